@@ -1,0 +1,103 @@
+// HTTP benchmark: p50/p99 of tools/list and tool_search through the real gateway process, against a
+// bare Hono JSON POST handler (the HTTP floor) measured in the same run, plus the gateway's idle RSS.
+// Targets (issue #2): tool_search p50 <= 1.5x the floor; idle RSS <= 80 MB. Ratios, not absolutes,
+// are what this prints, since the machine's speed varies between runs.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { packageRoot } from '../shared/package-root.js';
+
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2000);
+const root = packageRoot();
+
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+};
+
+async function launch(script: string, env: NodeJS.ProcessEnv, portOf: (line: string) => number | undefined, stream: 'stdout' | 'stderr'): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines = createInterface({ input: child[stream]! });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (c) => reject(new Error(`${script} exited with ${c}`)));
+    lines.on('line', (l) => {
+      const p = portOf(l);
+      if (p) resolve(p);
+    });
+  });
+  return { child, port };
+}
+
+function parsePort(line: string, event?: string): number | undefined {
+  try {
+    const j = JSON.parse(line) as { port?: number; event?: string };
+    return !event || j.event === event ? j.port : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function measure(url: string, method: string, name: string | undefined, params: Record<string, unknown>): Promise<number[]> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': method,
+    ...(name ? { 'mcp-name': name } : {}),
+  };
+  const samples: number[] = [];
+  for (let i = 0; i < WARMUP + ROUNDS; i++) {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: i + 1, method, params: { ...params, _meta: META } });
+    const t0 = performance.now();
+    const res = await fetch(url, { method: 'POST', headers, body });
+    const text = await res.text();
+    const dt = performance.now() - t0;
+    if (res.status !== 200) throw new Error(`${method} answered ${res.status}: ${text.slice(0, 200)}`);
+    if (i >= WARMUP) samples.push(dt);
+  }
+  return samples.sort((a, b) => a - b);
+}
+
+const pct = (s: number[], p: number) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+async function main(): Promise<void> {
+  const home = mkdtempSync(join(tmpdir(), 'hmcp-bench-'));
+  writeFileSync(join(home, 'SOUL.md'), '# Soul\n');
+  // Production configuration, request logging included: the log line per request is part of the cost.
+  const gw = await launch(join(root, 'dist', 'supervisor', 'main.js'), { HERMES_HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home }, (l) => parsePort(l, 'listening'), 'stderr');
+  const floor = await launch(join(root, 'dist', 'bench', 'floor-server.js'), {}, (l) => parsePort(l), 'stdout');
+  try {
+    await new Promise((r) => setTimeout(r, 1500));
+    const idleRss = rssMb(gw.child.pid!);
+    const gwUrl = `http://127.0.0.1:${gw.port}/mcp`;
+    const floorUrl = `http://127.0.0.1:${floor.port}/mcp`;
+    const floorSamples = await measure(floorUrl, 'tools/list', undefined, {});
+    const list = await measure(gwUrl, 'tools/list', undefined, {});
+    const search = await measure(gwUrl, 'tools/call', 'tool_search', { name: 'tool_search', arguments: { queries: ['session token', 'skill'], limit: 5 } });
+    const loadedRss = rssMb(gw.child.pid!);
+    const f50 = pct(floorSamples, 50);
+    const f99 = pct(floorSamples, 99);
+    const row = (label: string, s: number[]) =>
+      `${label.padEnd(28)} p50 ${pct(s, 50).toFixed(3).padStart(7)} ms  p99 ${pct(s, 99).toFixed(3).padStart(7)} ms  p50/floor ${(pct(s, 50) / f50).toFixed(2)}x  p99/floor ${(pct(s, 99) / f99).toFixed(2)}x`;
+    console.log(`bench/http: ${ROUNDS} sequential requests each after ${WARMUP} warm-up, keep-alive, Node ${process.version}`);
+    console.log(row('floor (bare Hono JSON POST)', floorSamples));
+    console.log(row('tools/list (modern era)', list));
+    console.log(row('tool_search (modern era)', search));
+    console.log(`tool_search p50 ratio ${(pct(search, 50) / f50).toFixed(2)}x (target <= 1.5x)`);
+    console.log(`gateway RSS idle ${idleRss.toFixed(1)} MB (target <= 80 MB), after the run ${loadedRss.toFixed(1)} MB`);
+  } finally {
+    gw.child.kill('SIGTERM');
+    floor.child.kill('SIGTERM');
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exitCode = 1;
+});

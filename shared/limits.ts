@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as v from 'valibot';
+import { packageRoot } from './package-root.js';
+
+// The defaults are data (policy/default-limits.json); this module only types, validates and
+// applies environment overrides, so an operator can see every limit in one file.
+const PositiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
+const LimitsSchema = v.object({
+  maxRequestBodyBytes: PositiveInt,
+  maxOutputChars: PositiveInt,
+  sessionTokenTtlSeconds: PositiveInt,
+  maxSessionTokens: PositiveInt,
+  legacySessionIdleSeconds: PositiveInt,
+  maxLegacySessions: PositiveInt,
+  startupMaxFileBytes: PositiveInt,
+  startupMaxTotalBytes: PositiveInt,
+  startupMaxEnvelopeChars: PositiveInt,
+  skillsMaxFiles: PositiveInt,
+  skillListReadChars: PositiveInt,
+  skillViewMaxBytes: PositiveInt,
+  searchDescriptionMaxChars: PositiveInt,
+  searchMaxQueries: PositiveInt,
+  searchMaxLimit: PositiveInt,
+  searchDefaultLimit: PositiveInt,
+  describeMaxNames: PositiveInt,
+  shutdownGraceSeconds: PositiveInt,
+});
+export type Limits = Readonly<v.InferOutput<typeof LimitsSchema>>;
+
+export function envNameFor(limit: string): string {
+  return 'HERMES_MCP_' + limit.replace(/([A-Z])/g, '_$1').toUpperCase();
+}
+
+let defaultsCache: Limits | undefined;
+export function defaultLimits(): Limits {
+  if (!defaultsCache) {
+    const raw = JSON.parse(readFileSync(join(packageRoot(), 'policy', 'default-limits.json'), 'utf8'));
+    delete raw.$comment;
+    defaultsCache = Object.freeze(v.parse(LimitsSchema, raw));
+  }
+  return defaultsCache;
+}
+
+/** Defaults, then `HERMES_MCP_*` environment overrides, then explicit overrides (embedding, tests). */
+export function loadLimits(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Limits> = {}): Limits {
+  const merged: Record<string, unknown> = { ...defaultLimits() };
+  for (const key of Object.keys(merged)) {
+    const text = env[envNameFor(key)];
+    if (text === undefined || text === '') continue;
+    const n = Number(text);
+    if (!Number.isSafeInteger(n) || n < 1) {
+      throw new Error(`${envNameFor(key)} must be a positive integer, got ${JSON.stringify(text)}`);
+    }
+    merged[key] = n;
+  }
+  Object.assign(merged, overrides);
+  const result = v.safeParse(LimitsSchema, merged);
+  if (!result.success) {
+    throw new Error('invalid limits: ' + result.issues.map((i) => `${v.getDotPath(i)}: ${i.message}`).join('; '));
+  }
+  return Object.freeze(result.output);
+}

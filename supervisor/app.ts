@@ -1,0 +1,55 @@
+import { localhostHostValidation, localhostOriginValidation } from '@modelcontextprotocol/hono';
+import { Hono } from 'hono';
+import type { Gateway } from './gateway.js';
+import type { McpEndpoint } from './mcp/endpoint.js';
+import { logRequest, newRequestRecord, runWithRequest } from './telemetry.js';
+
+// The HTTP surface: /mcp, /healthz, /readyz behind DNS-rebinding protection (loopback Host and
+// Origin names only, any port) and one log event per request.
+
+export interface HttpCounters {
+  inflightRequests: number;
+}
+
+export function createApp(gateway: Gateway, endpoint: McpEndpoint): { app: Hono; counters: HttpCounters } {
+  const counters: HttpCounters = { inflightRequests: 0 };
+  const app = new Hono();
+
+  app.use('*', async (c, next) => {
+    const record = newRequestRecord(c.req.method, c.req.path, c.req.header('x-request-id') ?? c.req.header('mcp-request-id'));
+    const isMcp = c.req.path === '/mcp';
+    if (isMcp) counters.inflightRequests++;
+    try {
+      await runWithRequest(record, next);
+    } finally {
+      if (isMcp) counters.inflightRequests--;
+      logRequest(gateway.log, record, c.res.status);
+    }
+  });
+  app.use('*', localhostHostValidation());
+  app.use('*', localhostOriginValidation());
+
+  app.all('/mcp', (c) => endpoint.handle(c.req.raw));
+
+  // Liveness only: never calls a provider, never touches the disk.
+  app.get('/healthz', (c) =>
+    c.json({
+      status: 'ok',
+      uptime_seconds: Math.round((Date.now() - gateway.startedAt) / 1000),
+      inflight_requests: counters.inflightRequests,
+      inflight_native_calls: gateway.owners.inflightNativeCalls,
+      catalog_size: gateway.catalog.size,
+      public_tools: gateway.publicToolList().length,
+      legacy_sessions: endpoint.legacySessions.size,
+      capability_sessions: gateway.capabilities.activeCount(),
+    }),
+  );
+
+  app.get('/readyz', async (c) => {
+    const report = await gateway.readiness.check();
+    return c.json({ status: report.ready ? 'ready' : 'not_ready', components: report.components }, report.ready ? 200 : 503);
+  });
+
+  app.notFound((c) => c.json({ error: 'NOT_FOUND', message: `no route ${c.req.method} ${c.req.path}` }, 404));
+  return { app, counters };
+}

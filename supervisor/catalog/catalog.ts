@@ -1,0 +1,77 @@
+import type { ToolDefinition, ToolSource, SourceName } from '../../shared/tool-types.js';
+import { isForbidden, type ToolPolicy } from './policy.js';
+import { compileArgumentValidator, type ArgumentValidator } from './validate.js';
+
+// The catalog is assembled once at startup from the registered sources, filtered by the
+// default-deny policy, and frozen: no tool is added, removed or changed until restart, so the
+// schemas a client discovered stay true for the life of the process.
+
+export interface CatalogEntry {
+  readonly tool: ToolDefinition;
+  readonly source: SourceName;
+  readonly validate: ArgumentValidator;
+}
+
+export interface AssembleReport {
+  /** Names a filtered source offered that the policy does not admit (logged, never catalogued). */
+  dropped: Array<{ source: SourceName; name: string; reason: 'not_allowlisted' | 'forbidden' }>;
+}
+
+export class Catalog {
+  private constructor(
+    private readonly entries: ReadonlyMap<string, CatalogEntry>,
+    readonly report: AssembleReport,
+  ) {}
+
+  static async assemble(sources: readonly ToolSource[], policy: ToolPolicy): Promise<Catalog> {
+    const entries = new Map<string, CatalogEntry>();
+    const report: AssembleReport = { dropped: [] };
+    const seenSources = new Set<SourceName>();
+    for (const source of sources) {
+      if (seenSources.has(source.name)) throw new Error(`catalog: source "${source.name}" registered twice`);
+      seenSources.add(source.name);
+      const filtered = policy.filteredSources.has(source.name);
+      for (const tool of await source.tools()) {
+        if (isForbidden(policy, tool.name)) {
+          // A filtered upstream may well advertise a forbidden tool (Hermes has browser_cdp);
+          // a gateway-owned source doing so is a bug, and failing startup is the safe answer.
+          if (!filtered) throw new Error(`catalog: source "${source.name}" offers forbidden tool "${tool.name}"`);
+          report.dropped.push({ source: source.name, name: tool.name, reason: 'forbidden' });
+          continue;
+        }
+        if (filtered && !policy.allow.has(tool.name)) {
+          report.dropped.push({ source: source.name, name: tool.name, reason: 'not_allowlisted' });
+          continue;
+        }
+        const existing = entries.get(tool.name);
+        if (existing) {
+          throw new Error(
+            `catalog: tool name collision "${tool.name}" between sources "${existing.source}" and "${source.name}"`,
+          );
+        }
+        entries.set(tool.name, Object.freeze({ tool: Object.freeze(tool), source: source.name, validate: compileArgumentValidator(tool) }));
+      }
+    }
+    return new Catalog(entries, report);
+  }
+
+  get(name: string): CatalogEntry | undefined {
+    return this.entries.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.entries.has(name);
+  }
+
+  names(): string[] {
+    return [...this.entries.keys()].sort();
+  }
+
+  all(): CatalogEntry[] {
+    return this.names().map((n) => this.entries.get(n)!);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}

@@ -1,0 +1,80 @@
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { loadLimits, type Limits } from '../shared/limits.js';
+
+// Everything the gateway reads from its environment, in one place, with the spec's defaults.
+
+export const DEFAULT_PORT = 3060;
+export const DEFAULT_HOST = '127.0.0.1';
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+export interface GatewayConfig {
+  host: string;
+  port: number;
+  /** `$HERMES_HOME`, default `~/.hermes`. A missing home is reported by /readyz, never a crash. */
+  hermesHome: string;
+  /** Where `.hermes.md` is read from (`HERMES_MCP_PROJECT_DIR`), default `$HERMES_HOME`. */
+  projectDir: string;
+  /** Allowed project roots (`HERMES_MCP_ROOTS`, colon-separated absolute paths), default `~/work`. */
+  roots: string[];
+  limits: Limits;
+  /** Components reported by /readyz but not required for 200 (`HERMES_MCP_OPTIONAL_COMPONENTS`). */
+  optionalComponents: ReadonlySet<string>;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+function expandHome(p: string): string {
+  return p === '~' ? homedir() : p.startsWith('~/') ? join(homedir(), p.slice(2)) : p;
+}
+
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOSTS.has(host) || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
+export function parseRoots(text: string | undefined): string[] {
+  const raw = text === undefined || text === '' ? ['~/work'] : text.split(':').filter((s) => s.length > 0);
+  return raw.map((r) => {
+    const p = expandHome(r);
+    if (!isAbsolute(p)) throw new ConfigError(`HERMES_MCP_ROOTS entries must be absolute paths, got ${JSON.stringify(r)}`);
+    return resolve(p);
+  });
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
+  const host = env.HERMES_MCP_HOST || DEFAULT_HOST;
+  if (!isLoopbackHost(host)) {
+    throw new ConfigError(
+      `HERMES_MCP_HOST=${host} is not a loopback address: the gateway runs code with your privileges and only ever binds 127.0.0.1/::1; put a tunnel in front of it instead`,
+    );
+  }
+  const portText = env.HERMES_MCP_PORT;
+  const port = portText === undefined || portText === '' ? DEFAULT_PORT : Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`HERMES_MCP_PORT must be an integer 0-65535, got ${JSON.stringify(portText)}`);
+  }
+  const hermesHome = resolve(expandHome(env.HERMES_HOME || '~/.hermes'));
+  const projectDir = resolve(expandHome(env.HERMES_MCP_PROJECT_DIR || hermesHome));
+  let limits: Limits;
+  try {
+    limits = loadLimits(env);
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
+  const config: GatewayConfig = {
+    host,
+    port,
+    hermesHome,
+    projectDir,
+    roots: parseRoots(env.HERMES_MCP_ROOTS),
+    limits,
+    optionalComponents: new Set((env.HERMES_MCP_OPTIONAL_COMPONENTS ?? '').split(',').map((s) => s.trim()).filter(Boolean)),
+    logLevel: env.HERMES_MCP_LOG_LEVEL || 'info',
+    ...overrides,
+  };
+  if (!isLoopbackHost(config.host)) throw new ConfigError(`host ${config.host} is not a loopback address`);
+  return config;
+}

@@ -1,0 +1,163 @@
+import type { Logger } from 'pino';
+import { ErrorCode } from '../shared/errors.js';
+import { errorOutcome, normalizeResult } from '../shared/result.js';
+import type { NormalizedToolResult, ToolDefinition, ToolSource } from '../shared/tool-types.js';
+import { bridgeTools, BRIDGE_TOOL_NAMES } from './catalog/bridge.js';
+import { Catalog, type CatalogEntry } from './catalog/catalog.js';
+import { loadToolPolicy, type ToolPolicy } from './catalog/policy.js';
+import { compileArgumentValidator } from './catalog/validate.js';
+import type { GatewayConfig } from './config.js';
+import { Dispatcher, type RequestScope } from './dispatch.js';
+import { Readiness, type ReadinessComponent } from './health/readiness.js';
+import { CapabilityStore } from './owners/capabilities.js';
+import { OwnerRegistry } from './owners/owners.js';
+import { currentRequest } from './telemetry.js';
+import { memoryPlaceholderReadiness, memoryPlaceholderTools } from './tools/memory-context.js';
+import { sessionTools } from './tools/sessions.js';
+import { skillsTools } from './tools/skills.js';
+import { startupContextTool, startupReadiness } from './tools/startup-context.js';
+
+// Composition root: registers every source and readiness component, freezes the catalog, and
+// exposes the two operations the MCP layer needs (list the six public tools, call one).
+
+export interface GatewayOptions {
+  config: GatewayConfig;
+  log: Logger;
+  /** Clock for token and session expiry (injectable so expiry can be exercised without waiting). */
+  now?: () => number;
+  /** Adapters contributed by later subsystems (native, jobs, graph, ...), with their probes. */
+  sources?: ToolSource[];
+  readiness?: ReadinessComponent[];
+  policy?: ToolPolicy;
+}
+
+/** The MCP `Tool` shape served by tools/list. */
+export interface PublicTool {
+  name: string;
+  description: string;
+  inputSchema: ToolDefinition['inputSchema'];
+  annotations: ToolDefinition['annotations'];
+}
+
+export class Gateway {
+  readonly now: () => number;
+  readonly owners: OwnerRegistry;
+  readonly capabilities: CapabilityStore;
+  readonly readiness: Readiness;
+  private catalogRef?: Catalog;
+  private dispatcherRef?: Dispatcher;
+  private publicEntries = new Map<string, CatalogEntry>();
+  private publicList: readonly PublicTool[] = [];
+  private sweepTimer?: NodeJS.Timeout;
+  readonly startedAt = Date.now();
+
+  private constructor(
+    readonly config: GatewayConfig,
+    readonly log: Logger,
+    now: () => number,
+  ) {
+    this.now = now;
+    this.owners = new OwnerRegistry((hook, owner, error) => log.error({ event: 'release_hook_failed', hook, owner_kind: owner.split(':')[0], err: String(error) }));
+    this.capabilities = new CapabilityStore({ ttlMs: config.limits.sessionTokenTtlSeconds * 1000, maxActive: config.limits.maxSessionTokens, now });
+    this.readiness = new Readiness(config.optionalComponents);
+  }
+
+  static async create(options: GatewayOptions): Promise<Gateway> {
+    const { config, log } = options;
+    const gw = new Gateway(config, log, options.now ?? Date.now);
+    const policy = options.policy ?? loadToolPolicy();
+
+    const sources: ToolSource[] = [
+      {
+        name: 'gateway',
+        tools: () => [
+          startupContextTool(config),
+          ...sessionTools({
+            capabilities: gw.capabilities,
+            owners: gw.owners,
+            ttlSeconds: config.limits.sessionTokenTtlSeconds,
+            onReleaseError: (owner, error) => log.error({ event: 'owner_release_failed', owner_kind: owner.split(':')[0], err: String(error) }),
+          }),
+        ],
+      },
+      { name: 'hermes', tools: () => skillsTools(config) },
+      ...(options.sources ?? []),
+    ];
+    // The memory issue replaces this placeholder with the Honcho adapter.
+    if (!sources.some((s) => s.name === 'memory')) sources.push({ name: 'memory', tools: memoryPlaceholderTools });
+    const catalog = await Catalog.assemble(sources, policy);
+    for (const d of catalog.report.dropped) log.info({ event: 'tool_dropped_by_policy', source: d.source, tool: d.name, reason: d.reason });
+
+    gw.readiness.register(startupReadiness(config));
+    if (!options.readiness?.some((c) => c.name === 'memory')) gw.readiness.register(memoryPlaceholderReadiness());
+    for (const c of options.readiness ?? []) gw.readiness.register(c);
+
+    const dispatcher = new Dispatcher({
+      owners: gw.owners,
+      capabilities: gw.capabilities,
+      limits: config.limits,
+      onInternalError: (tool, error) => log.error({ event: 'tool_internal_error', tool, err: error instanceof Error ? error.stack : String(error) }),
+    });
+    const bridge = new Map(bridgeTools({ catalog, limits: config.limits, dispatcher }).map((t) => [t.name, t]));
+    for (const name of policy.publicOrder) {
+      const bridged = bridge.get(name);
+      const entry: CatalogEntry | undefined = bridged
+        ? { tool: bridged, source: 'gateway', validate: compileArgumentValidator(bridged) }
+        : catalog.get(name);
+      if (!entry) throw new Error(`catalog: public tool "${name}" is not provided by any source`);
+      gw.publicEntries.set(name, entry);
+    }
+    for (const name of BRIDGE_TOOL_NAMES) if (!gw.publicEntries.has(name)) throw new Error(`policy: bridge tool ${name} must be public`);
+    gw.publicList = Object.freeze(
+      policy.publicOrder.map((name) => {
+        const { tool } = gw.publicEntries.get(name)!;
+        return Object.freeze({ name, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations });
+      }),
+    );
+    gw.catalogRef = catalog;
+    gw.dispatcherRef = dispatcher;
+    gw.sweepTimer = setInterval(() => gw.sweepExpiredCapabilities(), 30_000);
+    gw.sweepTimer.unref();
+    log.info({ event: 'catalog_frozen', tools: catalog.size, public: gw.publicList.length }, 'catalog frozen');
+    return gw;
+  }
+
+  get catalog(): Catalog {
+    return this.catalogRef!;
+  }
+
+  publicToolList(): readonly PublicTool[] {
+    return this.publicList;
+  }
+
+  /** tools/call on the MCP endpoint: only the six public tools are callable directly. */
+  async callPublic(name: string, args: unknown, scope: RequestScope): Promise<NormalizedToolResult> {
+    const entry = this.publicEntries.get(name);
+    const record = currentRequest();
+    if (record) record.tool = name;
+    if (!entry) {
+      const hidden = this.catalog.has(name);
+      const outcome = hidden
+        ? errorOutcome(ErrorCode.TOOL_NOT_PUBLIC, `${name} is a deferred tool: call it through tool_call {calls:[{name:"${name}", arguments:{...}}]}`)
+        : errorOutcome(ErrorCode.UNKNOWN_TOOL, `unknown tool "${name}"; tools/list shows the six public tools and tool_search finds the rest`);
+      if (record) record.category = `error:${hidden ? ErrorCode.TOOL_NOT_PUBLIC : ErrorCode.UNKNOWN_TOOL}`;
+      return normalizeResult(outcome, { maxChars: this.config.limits.maxOutputChars });
+    }
+    const dispatcher = this.dispatcherRef!;
+    return dispatcher.run(entry, args, scope, dispatcher.resolveOwner(scope));
+  }
+
+  /** An owner ended (legacy session gone, capability expired): release what it holds. */
+  endOwner(ownerId: string, reason: string): void {
+    this.log.info({ event: 'owner_ended', owner_kind: ownerId.split(':')[0], reason });
+    void this.owners.release(ownerId);
+  }
+
+  sweepExpiredCapabilities(): void {
+    for (const record of this.capabilities.sweepExpired()) this.endOwner(`cap:${record.id}`, 'expired');
+  }
+
+  async close(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+  }
+}

@@ -1,0 +1,65 @@
+// Readiness components. Each adapter registers one probe; /readyz is 200 only when every required
+// component says ready. A backend that is missing or not configured is reported with its reason,
+// never hidden, so an operator can see exactly what blocks the tunnel cutover.
+
+export interface ProbeResult {
+  ready: boolean;
+  /** Short machine-friendly status, e.g. "ok", "not_configured", "missing", "error". */
+  status: string;
+  reason?: string;
+  details?: Record<string, unknown>;
+}
+
+export interface ReadinessComponent {
+  name: string;
+  probe(): Promise<ProbeResult> | ProbeResult;
+}
+
+export interface ReadinessReport {
+  ready: boolean;
+  components: Record<string, ProbeResult & { required: boolean }>;
+}
+
+const PROBE_TIMEOUT_MS = 5000;
+
+export class Readiness {
+  private readonly components: ReadinessComponent[] = [];
+
+  constructor(private readonly optional: ReadonlySet<string>) {}
+
+  register(component: ReadinessComponent): void {
+    if (this.components.some((c) => c.name === component.name)) {
+      throw new Error(`readiness component "${component.name}" registered twice`);
+    }
+    this.components.push(component);
+  }
+
+  names(): string[] {
+    return this.components.map((c) => c.name);
+  }
+
+  async check(): Promise<ReadinessReport> {
+    const entries = await Promise.all(
+      this.components.map(async (c) => {
+        let result: ProbeResult;
+        let timer: NodeJS.Timeout | undefined;
+        try {
+          result = await Promise.race([
+            Promise.resolve(c.probe()),
+            new Promise<ProbeResult>((resolve) => {
+              timer = setTimeout(() => resolve({ ready: false, status: 'timeout', reason: `probe did not answer within ${PROBE_TIMEOUT_MS} ms` }), PROBE_TIMEOUT_MS);
+            }),
+          ]);
+        } catch (e) {
+          result = { ready: false, status: 'error', reason: (e as Error).message };
+        } finally {
+          if (timer) clearTimeout(timer);
+        }
+        return [c.name, { ...result, required: !this.optional.has(c.name) }] as const;
+      }),
+    );
+    const components = Object.fromEntries(entries);
+    const ready = entries.every(([, r]) => r.ready || !r.required);
+    return { ready, components };
+  }
+}

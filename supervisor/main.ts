@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+import { ConfigError, loadConfig } from './config.js';
+import { startGateway } from './server.js';
+import { createLogger } from './telemetry.js';
+
+// `hermes-mcp-gateway`: serve with embedded defaults (127.0.0.1:3060, HERMES_HOME=~/.hermes).
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`hermes-mcp-gateway: ${e.message}\n`);
+      process.exit(2);
+    }
+    throw e;
+  }
+  const log = createLogger(config.logLevel);
+  const running = await startGateway({ config, log });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ event: 'shutdown', signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), config.limits.shutdownGraceSeconds * 1000);
+    force.unref();
+    running.close().then(
+      () => {
+        log.flush();
+        process.exit(0);
+      },
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((e) => {
+  process.stderr.write(`hermes-mcp-gateway: failed to start: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,35 @@
+import { Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
+import type { Gateway } from '../gateway.js';
+import type { RequestScope } from '../dispatch.js';
+
+// One low-level SDK Server per modern request, or per legacy session. It only answers tools/list
+// (the frozen six) and tools/call (routed through the gateway); everything protocol-level
+// (initialize, server/discover, _meta and header checks, error codes) is the SDK's.
+
+export const SERVER_INFO = { name: 'hermes-mcp-gateway', version: '0.1.0' };
+
+const INSTRUCTIONS = [
+  'Hermes MCP gateway: six public tools; everything else is discovered progressively.',
+  'Use tool_search to find a tool, tool_describe for its schema, tool_call to run exactly one.',
+  'Terminal, process, browser and job tools need continuity: call session_open once (through tool_call) and pass its token as tool_call.session_token.',
+  'Long builds, tests and deploys go through job_prepare/job_start, never direct terminal.',
+].join(' ');
+
+export function createMcpServer(gateway: Gateway, era: 'legacy' | 'modern'): Server {
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false } },
+    instructions: INSTRUCTIONS,
+    // The catalog is frozen for the life of the process and identical for every caller.
+    cacheHints: { 'tools/list': { ttlMs: 300_000, cacheScope: 'public' } },
+  });
+  server.setRequestHandler('tools/list', async () => ({ tools: gateway.publicToolList() as Tool[] }));
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    // Cancellation: the SDK aborts mcpReq.signal on notifications/cancelled and transport close;
+    // the HTTP request's own signal aborts when the client disconnects mid-call.
+    const httpSignal = (ctx as { http?: { req?: Request } }).http?.req?.signal;
+    const signal = httpSignal ? AbortSignal.any([ctx.mcpReq.signal, httpSignal]) : ctx.mcpReq.signal;
+    const scope: RequestScope = { era, signal, ...(era === 'legacy' && ctx.sessionId ? { sessionId: ctx.sessionId } : {}) };
+    return (await gateway.callPublic(request.params.name, request.params.arguments, scope)) as CallToolResult;
+  });
+  return server;
+}

@@ -1,0 +1,49 @@
+import { serve, type ServerType } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { createApp } from './app.js';
+import { isLoopbackHost, type GatewayConfig } from './config.js';
+import { Gateway, type GatewayOptions } from './gateway.js';
+import { createMcpEndpoint } from './mcp/endpoint.js';
+
+// Starts the gateway: composition, then an HTTP listener on loopback only.
+
+export interface RunningGateway {
+  gateway: Gateway;
+  port: number;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startGateway(options: GatewayOptions & { config: GatewayConfig; log: Logger }): Promise<RunningGateway> {
+  const { config, log } = options;
+  // Checked again here (not only when parsing the environment) so no embedding can bind wider.
+  if (!isLoopbackHost(config.host)) throw new Error(`refusing to bind non-loopback host ${config.host}`);
+  const gateway = await Gateway.create(options);
+  const endpoint = createMcpEndpoint(gateway, (error) => log.warn({ event: 'mcp_rejected', reason: error.message }));
+  const { app } = createApp(gateway, endpoint);
+  const server: ServerType = await new Promise((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(s));
+    s.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host;
+  log.info({ event: 'listening', host: config.host, port }, 'hermes-mcp-gateway listening');
+  let closed = false;
+  return {
+    gateway,
+    port,
+    url: `http://${host}:${port}`,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await endpoint.close();
+      await gateway.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Keep-alive sockets would hold close() open; end them.
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      });
+    },
+  };
+}

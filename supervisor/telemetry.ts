@@ -1,0 +1,70 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash, randomUUID } from 'node:crypto';
+import { pino, type Logger } from 'pino';
+
+// One JSON log event per HTTP request: a generated request id, the tool, elapsed ms and a result
+// category. An inbound request id is only ever logged as a truncated SHA-256 (it is caller data and
+// may be a credential in disguise). Arguments, commands, tokens and raw headers are never logged:
+// the record below has no field that could carry them.
+
+export interface RequestRecord {
+  requestId: string;
+  inboundIdHash?: string;
+  method: string;
+  path: string;
+  startedAt: number;
+  /** The public tool called, and for tool_call the deferred target. */
+  tool?: string;
+  target?: string;
+  /** ok | error:<CODE> | http_<status> */
+  category?: string;
+}
+
+const storage = new AsyncLocalStorage<RequestRecord>();
+
+export function currentRequest(): RequestRecord | undefined {
+  return storage.getStore();
+}
+
+export function runWithRequest<T>(record: RequestRecord, fn: () => T): T {
+  return storage.run(record, fn);
+}
+
+export function hashInboundId(value: string): string {
+  return createHash('sha256').update(value).digest('hex').slice(0, 16);
+}
+
+export function newRequestRecord(method: string, path: string, inboundId: string | undefined): RequestRecord {
+  return {
+    requestId: randomUUID(),
+    method,
+    path,
+    startedAt: performance.now(),
+    ...(inboundId ? { inboundIdHash: hashInboundId(inboundId) } : {}),
+  };
+}
+
+export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
+  return pino(
+    { level, base: { service: 'hermes-mcp-gateway' }, timestamp: pino.stdTimeFunctions.isoTime },
+    destination ?? pino.destination({ dest: 2, sync: false }),
+  );
+}
+
+export function logRequest(log: Logger, record: RequestRecord, status: number): void {
+  log.info(
+    {
+      event: 'request',
+      request_id: record.requestId,
+      ...(record.inboundIdHash ? { inbound_request_id_sha256: record.inboundIdHash } : {}),
+      http_method: record.method,
+      path: record.path,
+      status,
+      ...(record.tool ? { tool: record.tool } : {}),
+      ...(record.target ? { target: record.target } : {}),
+      category: record.category ?? (status >= 400 ? `http_${status}` : 'ok'),
+      elapsed_ms: Math.round((performance.now() - record.startedAt) * 100) / 100,
+    },
+    'request',
+  );
+}

@@ -1,0 +1,58 @@
+import { ErrorCode, GatewayError } from '../../shared/errors.js';
+import type { ToolDefinition } from '../../shared/tool-types.js';
+import type { CapabilityStore } from '../owners/capabilities.js';
+import type { OwnerRegistry } from '../owners/owners.js';
+
+// session_open / session_close: capability sessions for sessionless (2026-07-28) clients, which
+// have no MCP session to hang terminal cwd, processes or browser bindings on.
+
+const NO_ARGS = { type: 'object', properties: {}, additionalProperties: false } as const;
+
+export function sessionTools(deps: {
+  capabilities: CapabilityStore;
+  owners: OwnerRegistry;
+  ttlSeconds: number;
+  onReleaseError: (ownerId: string, error: unknown) => void;
+}): ToolDefinition[] {
+  const open: ToolDefinition = {
+    name: 'session_open',
+    description: `Open a capability session and get a session_token (valid ${Math.round(deps.ttlSeconds / 60)} minutes, fixed). Pass it as the top-level tool_call.session_token on calls that need continuity: terminal cwd/environment, process_manage, browser tools, job_prepare/job_start. Close it with session_close when done.`,
+    inputSchema: { ...NO_ARGS },
+    annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false, idempotentHint: false },
+    async handler(_args, ctx) {
+      // Inside a legacy MCP session the token is bound to that session, so a leaked token cannot
+      // be replayed from another connection.
+      const opened = deps.capabilities.open(ctx.sessionId);
+      return {
+        structured: {
+          session_token: opened.token,
+          expires_at: new Date(opened.expiresAt).toISOString(),
+          expires_in_seconds: deps.ttlSeconds,
+          usage: 'Pass as tool_call.session_token. Keep it out of logs and durable memory.',
+        },
+      };
+    },
+  };
+
+  const close: ToolDefinition = {
+    name: 'session_close',
+    description:
+      'Close the capability session whose token is passed as tool_call.session_token: the token stops working at once, and the processes and browser binding it owns are released (after any of its calls still running have finished).',
+    inputSchema: { ...NO_ARGS },
+    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, idempotentHint: false },
+    async handler(_args, ctx) {
+      if (ctx.owner.kind !== 'capability') {
+        throw new GatewayError(ErrorCode.OWNER_REQUIRED, 'session_close closes the capability passed as tool_call.session_token; none was passed');
+      }
+      const id = ctx.owner.id.slice('cap:'.length);
+      deps.capabilities.revokeById(id);
+      const pending = deps.owners.leaseCount(ctx.owner.id);
+      const release = deps.owners.release(ctx.owner.id).catch((e) => deps.onReleaseError(ctx.owner.id, e));
+      // With nothing running, finish the release before answering so the caller knows its
+      // processes are gone; otherwise cleanup follows the running work's completion.
+      if (pending === 0) await release;
+      return { structured: { closed: true, pending_native_calls: pending, released: pending === 0 ? 'done' : 'after_running_calls_finish' } };
+    },
+  };
+  return [open, close];
+}

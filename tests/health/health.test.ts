@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { startTestGateway } from '../helpers/gateway.js';
+
+test('/healthz is liveness only: uptime, in-flight counters and catalog size', async () => {
+  const gw = await startTestGateway();
+  try {
+    const res = await fetch(`${gw.url}/healthz`);
+    assert.equal(res.status, 200);
+    const body = (await res.json()) as Record<string, unknown>;
+    assert.equal(body.status, 'ok');
+    assert.equal(typeof body.uptime_seconds, 'number');
+    assert.equal(body.inflight_requests, 0);
+    assert.equal(body.inflight_native_calls, 0);
+    assert.equal(body.catalog_size, gw.gateway.catalog.size);
+    assert.equal(body.public_tools, 6);
+  } finally {
+    await gw.close();
+  }
+});
+
+test('/readyz is 200 when every required component is ready, with per-component status', async () => {
+  const gw = await startTestGateway();
+  try {
+    const res = await fetch(`${gw.url}/readyz`);
+    const body = (await res.json()) as { status: string; components: Record<string, { ready: boolean; required: boolean; status: string }> };
+    assert.equal(res.status, 200, JSON.stringify(body));
+    assert.equal(body.components.startup_files!.ready, true);
+    assert.equal(body.components.memory!.ready, false, 'a missing backend is reported, not hidden');
+    assert.equal(body.components.memory!.required, false, 'memory is optional in this test configuration');
+  } finally {
+    await gw.close();
+  }
+});
+
+test('/readyz is 503 naming the memory backend when it is required but not configured', async () => {
+  const gw = await startTestGateway({ env: { HERMES_MCP_OPTIONAL_COMPONENTS: '' } });
+  try {
+    const res = await fetch(`${gw.url}/readyz`);
+    assert.equal(res.status, 503);
+    const body = (await res.json()) as { components: Record<string, { status: string; reason: string }> };
+    assert.equal(body.components.memory!.status, 'not_configured');
+    assert.match(body.components.memory!.reason, /memory backend not configured/);
+  } finally {
+    await gw.close();
+  }
+});
+
+test('a missing HERMES_HOME is reported by /readyz, not a crash; /healthz stays up', async () => {
+  const gw = await startTestGateway({ env: { HERMES_HOME: '/nonexistent/hermes-home-for-test' } });
+  try {
+    assert.equal((await fetch(`${gw.url}/healthz`)).status, 200);
+    const res = await fetch(`${gw.url}/readyz`);
+    assert.equal(res.status, 503);
+    const body = (await res.json()) as { components: Record<string, { ready: boolean; reason: string }> };
+    assert.equal(body.components.startup_files!.ready, false);
+    assert.match(body.components.startup_files!.reason, /STARTUP_FILE_MISSING/);
+  } finally {
+    await gw.close();
+  }
+});
+
+test('/readyz reads the startup files exactly as startup_context does (an oversized file fails it)', async () => {
+  const gw = await startTestGateway({ limits: { startupMaxFileBytes: 1024 } });
+  try {
+    assert.equal((await fetch(`${gw.url}/readyz`)).status, 200);
+    writeFileSync(join(gw.home, 'memories', 'USER.md'), 'x'.repeat(2048));
+    const res = await fetch(`${gw.url}/readyz`);
+    assert.equal(res.status, 503);
+    const body = (await res.json()) as { components: Record<string, { reason: string }> };
+    assert.match(body.components.startup_files!.reason, /STARTUP_FILE_TOO_LARGE/);
+    rmSync(join(gw.home, 'memories', 'USER.md'));
+    assert.equal((await fetch(`${gw.url}/readyz`)).status, 200, 'USER.md is optional');
+  } finally {
+    await gw.close();
+  }
+});

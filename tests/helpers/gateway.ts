@@ -1,0 +1,116 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { request as httpRequest } from 'node:http';
+import type { Limits } from '../../shared/limits.js';
+import { loadConfig } from '../../supervisor/config.js';
+import type { GatewayOptions } from '../../supervisor/gateway.js';
+import { startGateway, type RunningGateway } from '../../supervisor/server.js';
+import { createLogger } from '../../supervisor/telemetry.js';
+
+// A real gateway on an ephemeral loopback port with a throwaway HERMES_HOME, plus real SDK v2
+// clients in either protocol era. Every test gets its own; close() removes everything it made.
+
+export interface TestGateway extends RunningGateway {
+  home: string;
+  mcpUrl: string;
+  /** Every log line the gateway wrote, parsed. */
+  logs: Array<Record<string, unknown>>;
+  /** The raw log text (to assert secrets never reach it). */
+  rawLog(): string;
+}
+
+export function makeHermesHome(): string {
+  const home = mkdtempSync(join(tmpdir(), 'hmcp-home-'));
+  writeFileSync(join(home, 'SOUL.md'), '# Soul\nYou are Hermes.\n');
+  mkdirSync(join(home, 'memories'));
+  writeFileSync(join(home, 'memories', 'MEMORY.md'), 'Project uses pnpm.\n§\nDeploys on Fridays are banned.\n');
+  writeFileSync(join(home, 'memories', 'USER.md'), 'Name: Ada\n');
+  writeFileSync(join(home, '.hermes.md'), '# Project context\n');
+  mkdirSync(join(home, 'skills', 'demo'), { recursive: true });
+  writeFileSync(join(home, 'skills', 'demo', 'SKILL.md'), '---\nname: demo\ndescription: A demo skill\n---\n# Demo\nBody.\n');
+  return home;
+}
+
+export async function startTestGateway(
+  options: { env?: Record<string, string>; limits?: Partial<Limits>; home?: string } & Partial<Omit<GatewayOptions, 'config' | 'log'>> = {},
+): Promise<TestGateway> {
+  const home = options.home ?? makeHermesHome();
+  const base = loadConfig({ HERMES_HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, HERMES_MCP_OPTIONAL_COMPONENTS: 'memory', ...options.env });
+  const config = { ...base, limits: { ...base.limits, ...options.limits } };
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      cb();
+    },
+  });
+  const log = createLogger('info', sink);
+  const { env: _env, limits: _limits, home: _home, ...rest } = options;
+  const running = await startGateway({ ...rest, config, log });
+  return {
+    ...running,
+    home,
+    mcpUrl: `${running.url}/mcp`,
+    get logs() {
+      return lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    },
+    rawLog: () => lines.join('\n'),
+    async close() {
+      await running.close();
+      if (!options.home) rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+export type Era = 'legacy' | 'modern';
+export const ERAS: Era[] = ['legacy', 'modern'];
+
+export async function connect(mcpUrl: string, era: Era): Promise<Client> {
+  const client = new Client(
+    { name: `test-${era}`, version: '1.0.0' },
+    era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
+  await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl)));
+  return client;
+}
+
+/** tools/call of a public tool; returns the structuredContent (and the raw result). */
+export async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
+  const result = (await client.callTool({ name, arguments: args })) as {
+    content: Array<{ type: string; text?: string }>;
+    structuredContent?: Record<string, unknown>;
+    isError?: boolean;
+  };
+  return { result, data: result.structuredContent ?? {}, isError: result.isError === true };
+}
+
+/** tool_call of a deferred tool through the bridge. */
+export function viaBridge(client: Client, name: string, args: Record<string, unknown> = {}, sessionToken?: string) {
+  return call(client, 'tool_call', { calls: [{ name, arguments: args }], ...(sessionToken ? { session_token: sessionToken } : {}) });
+}
+
+/** A raw JSON-RPC POST (for transport-level cases the SDK client would never send). */
+export async function rawPost(url: string, body: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body,
+  });
+}
+
+/** A request through node:http, which (unlike fetch) lets a test forge the Host header. */
+export function rawHttp(url: string, options: { method?: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers ?? {} }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
