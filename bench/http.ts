@@ -19,11 +19,16 @@ const META = {
   'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
 };
 
-async function launch(script: string, env: NodeJS.ProcessEnv, portOf: (line: string) => number | undefined, stream: 'stdout' | 'stderr'): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+// The gateway runs as its bin does (its shebang carries its Node flags); the floor server gets the
+// same flags so the two differ only in what they do per request.
+const gatewayMain = join(root, 'dist', 'supervisor', 'main.js');
+const nodeFlags = (/^#!\/usr\/bin\/env -S node(.*)$/m.exec(readFileSync(gatewayMain, 'utf8'))?.[1] ?? '').trim().split(/\s+/).filter(Boolean);
+
+async function launch(command: string, args: string[], env: NodeJS.ProcessEnv, portOf: (line: string) => number | undefined, stream: 'stdout' | 'stderr'): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines = createInterface({ input: child[stream]! });
   const port = await new Promise<number>((resolve, reject) => {
-    child.once('exit', (c) => reject(new Error(`${script} exited with ${c}`)));
+    child.once('exit', (c) => reject(new Error(`${command} exited with ${c}`)));
     lines.on('line', (l) => {
       const p = portOf(l);
       if (p) resolve(p);
@@ -69,8 +74,8 @@ async function main(): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), 'hmcp-bench-'));
   writeFileSync(join(home, 'SOUL.md'), '# Soul\n');
   // Production configuration, request logging included: the log line per request is part of the cost.
-  const gw = await launch(join(root, 'dist', 'supervisor', 'main.js'), { HERMES_HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home }, (l) => parsePort(l, 'listening'), 'stderr');
-  const floor = await launch(join(root, 'dist', 'bench', 'floor-server.js'), {}, (l) => parsePort(l), 'stdout');
+  const gw = await launch(gatewayMain, [], { HERMES_HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home }, (l) => parsePort(l, 'listening'), 'stderr');
+  const floor = await launch(process.execPath, [...nodeFlags, join(root, 'dist', 'bench', 'floor-server.js')], {}, (l) => parsePort(l), 'stdout');
   try {
     await new Promise((r) => setTimeout(r, 1500));
     const idleRss = rssMb(gw.child.pid!);
@@ -84,7 +89,7 @@ async function main(): Promise<void> {
     const f99 = pct(floorSamples, 99);
     const row = (label: string, s: number[]) =>
       `${label.padEnd(28)} p50 ${pct(s, 50).toFixed(3).padStart(7)} ms  p99 ${pct(s, 99).toFixed(3).padStart(7)} ms  p50/floor ${(pct(s, 50) / f50).toFixed(2)}x  p99/floor ${(pct(s, 99) / f99).toFixed(2)}x`;
-    console.log(`bench/http: ${ROUNDS} sequential requests each after ${WARMUP} warm-up, keep-alive, Node ${process.version}`);
+    console.log(`bench/http: ${ROUNDS} sequential requests each after ${WARMUP} warm-up, keep-alive, Node ${process.version} ${nodeFlags.join(' ')}`);
     console.log(row('floor (bare Hono JSON POST)', floorSamples));
     console.log(row('tools/list (modern era)', list));
     console.log(row('tool_search (modern era)', search));

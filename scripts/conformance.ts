@@ -32,7 +32,7 @@ function install(): void {
 }
 
 async function startGateway(home: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [join(root, 'dist', 'supervisor', 'main.js')], {
+  const child = spawn(join(root, 'dist', 'supervisor', 'main.js'), [], {
     env: { ...process.env, HERMES_HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

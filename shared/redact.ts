@@ -575,17 +575,15 @@ function deepCopy(value: unknown, options: RedactOptions, seen: Map<object, unkn
     if (known !== undefined) return known;
     const out = Object.create(Object.getPrototypeOf(value) as object | null) as Record<PropertyKey, unknown>;
     seen.set(value, out);
-    for (const k of Reflect.ownKeys(value)) {
-      const desc = Object.getOwnPropertyDescriptor(value, k);
-      if (!desc?.enumerable) continue;
-      // defineProperty, not assignment: an own `__proto__` key (JSON.parse makes those) must stay
-      // data, not rewrite the copy's prototype.
-      Object.defineProperty(out, k, {
-        value: deepCopy(value[k], options, seen, typeof k === 'string' ? k : undefined),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+    // Object.keys lists exactly the own enumerable string keys; symbols are never JSON, and the
+    // results of tools are JSON, so plain assignment is enough for every key but `__proto__`.
+    for (const k of Object.keys(value)) {
+      const copied = deepCopy(value[k], options, seen, k);
+      if (k === '__proto__') {
+        // defineProperty, not assignment: an own `__proto__` key (JSON.parse makes those) must
+        // stay data, not rewrite the copy's prototype.
+        Object.defineProperty(out, k, { value: copied, enumerable: true, writable: true, configurable: true });
+      } else out[k] = copied;
     }
     return out;
   }

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=2
 import { ConfigError, loadConfig } from './config.js';
 import { startGateway } from './server.js';
 import { createLogger } from './telemetry.js';
@@ -26,11 +26,8 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), config.limits.shutdownGraceSeconds * 1000);
     force.unref();
     running.close().then(
-      () => {
-        log.flush();
-        process.exit(0);
-      },
-      () => process.exit(1),
+      () => log.flush(() => process.exit(0)),
+      () => log.flush(() => process.exit(1)),
     );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));

@@ -29,6 +29,8 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   const port = (server.address() as AddressInfo).port;
   const host = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host;
   log.info({ event: 'listening', host: config.host, port }, 'hermes-mcp-gateway listening');
+  // Supervisors and scripts wait for this line; don't leave it in the log buffer.
+  log.flush();
   let closed = false;
   return {
     gateway,

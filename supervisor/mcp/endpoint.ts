@@ -1,4 +1,4 @@
-import { createMcpHandler, isJsonContentType, isLegacyRequest, readRequestBody, type McpHandlerRequestOptions } from '@modelcontextprotocol/server';
+import { createMcpHandler, isJsonContentType, isLegacyRequest, PROTOCOL_VERSION_META_KEY, readRequestBody, type McpHandlerRequestOptions } from '@modelcontextprotocol/server';
 import type { Gateway } from '../gateway.js';
 import { LegacySessions, methodNotAllowed } from './legacy-sessions.js';
 import { createMcpServer } from './server-factory.js';
@@ -34,6 +34,27 @@ function unsupportedMediaType(): Response {
   );
 }
 
+/**
+ * The body text, or undefined when it exceeds `max` bytes. A declared Content-Length is judged
+ * before a byte is read (Node's parser holds the body to that length), and such a body is read in
+ * one piece; a chunked body is streamed under the cap.
+ */
+async function readCappedBody(request: Request, max: number): Promise<string | undefined> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && /^\d+$/.test(declared)) {
+    if (Number(declared) > max) return undefined;
+    return request.text();
+  }
+  const body = await readRequestBody(request, max);
+  return body.tooLarge ? undefined : body.text;
+}
+
+function carriesModernEnvelope(body: unknown): boolean {
+  const params = (body as { params?: { _meta?: Record<string, unknown> } } | null)?.params;
+  const method = (body as { method?: unknown } | null)?.method;
+  return method !== 'initialize' && typeof params?._meta?.[PROTOCOL_VERSION_META_KEY] === 'string';
+}
+
 export function createMcpEndpoint(gateway: Gateway, onError: (error: Error) => void): McpEndpoint {
   const { limits } = gateway.config;
   const modern = createMcpHandler((ctx) => createMcpServer(gateway, ctx.era), {
@@ -57,18 +78,22 @@ export function createMcpEndpoint(gateway: Gateway, onError: (error: Error) => v
     }
     if (request.method !== 'POST') return methodNotAllowed();
     if (!isJsonContentType(request.headers.get('content-type'))) return unsupportedMediaType();
-    // The body is read once, under the size cap (chunked bodies included), and handed to whichever
-    // era serves it instead of each layer reading and parsing it again.
-    const body = await readRequestBody(request, limits.maxRequestBodyBytes);
-    if (body.tooLarge) return payloadTooLarge(limits.maxRequestBodyBytes);
+    // The body is read once, under the size cap, and handed to whichever era serves it instead of
+    // each layer reading and parsing it again.
+    const text = await readCappedBody(request, limits.maxRequestBodyBytes);
+    if (text === undefined) return payloadTooLarge(limits.maxRequestBodyBytes);
     let parsedBody: unknown;
     try {
-      parsedBody = JSON.parse(body.text);
+      parsedBody = JSON.parse(text);
     } catch {
       return parseError();
     }
     const options: McpHandlerRequestOptions = { parsedBody };
-    if (await isLegacyRequest(request, parsedBody)) return legacySessions.handle(request, options);
+    // The spec's own era rule (basic/versioning): a request carrying the 2026-07-28 `_meta`
+    // envelope is modern. Those go straight to the modern handler, which classifies and validates
+    // them fully itself; everything else asks the SDK classifier, so the two can never disagree
+    // about a legacy request.
+    if (!carriesModernEnvelope(parsedBody) && (await isLegacyRequest(request, parsedBody))) return legacySessions.handle(request, options);
     return modern.fetch(request, options);
   }
 

@@ -24,9 +24,10 @@ export function createMcpServer(gateway: Gateway, era: 'legacy' | 'modern'): Ser
   });
   server.setRequestHandler('tools/list', async () => ({ tools: gateway.publicToolList() as Tool[] }));
   server.setRequestHandler('tools/call', async (request, ctx) => {
-    // Cancellation: the SDK aborts mcpReq.signal on notifications/cancelled and transport close;
-    // the HTTP request's own signal aborts when the client disconnects mid-call.
-    const httpSignal = (ctx as { http?: { req?: Request } }).http?.req?.signal;
+    // Cancellation: the SDK aborts mcpReq.signal on notifications/cancelled and transport close,
+    // and a modern exchange's transport closes when its client disconnects. A legacy session's
+    // transport outlives the HTTP request, so there the request's own signal is added.
+    const httpSignal = era === 'legacy' ? (ctx as { http?: { req?: Request } }).http?.req?.signal : undefined;
     const signal = httpSignal ? AbortSignal.any([ctx.mcpReq.signal, httpSignal]) : ctx.mcpReq.signal;
     const scope: RequestScope = { era, signal, ...(era === 'legacy' && ctx.sessionId ? { sessionId: ctx.sessionId } : {}) };
     return (await gateway.callPublic(request.params.name, request.params.arguments, scope)) as CallToolResult;
