@@ -1,0 +1,187 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
+import { encodeFrame, FrameDecoder, type Frame } from '../../shared/frame.js';
+import { subreaperAddon } from '../../shared/subreaper.js';
+import { WORKER_TAG_VAR } from '../../workers/runtime/reap.js';
+import type { IsolationReport } from './isolation.js';
+
+// Supervisor side of one worker process: spawned under the host's isolation prefix (and, when the
+// resource policy is enforced, a systemd scope), spoken to with length-prefixed frames on fd 3.
+// kill() is the whole-tree teardown: in pid-namespace mode SIGKILL of the `unshare` process makes
+// the kernel kill the namespace (its init is the worker, every escapee is inside); in the fallback
+// modes the process group is killed and the host is swept for processes carrying this worker's tag.
+
+export interface WorkerSpawnOptions {
+  /** Absolute path of the worker's compiled entry point (workers/*.js). */
+  entry: string;
+  isolation: IsolationReport;
+  /** The complete environment of the worker and everything it starts (already scrubbed). */
+  env: Record<string, string>;
+  cwd: string;
+  /** `systemd-run --scope ...` argv prefix when the resource policy is enforced. */
+  scope?: readonly string[];
+  maxFrameBytes?: number;
+  /** A protocol violation (bad frame) or a crash: the worker has already been killed. */
+  onFailure?: (reason: string) => void;
+}
+
+export interface WorkerExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+const STDERR_KEEP = 8192;
+
+export class WorkerProcess {
+  readonly tag = randomBytes(12).toString('hex');
+  readonly exited: Promise<WorkerExit>;
+  private readonly child: ChildProcess;
+  private readonly channel: Writable & Readable;
+  private readonly handlers = new Set<(frame: Frame) => void>();
+  private stderrTail = '';
+  private killed = false;
+  private exitInfo?: WorkerExit;
+
+  constructor(private readonly options: WorkerSpawnOptions) {
+    const argv = [...(options.scope ?? []), ...options.isolation.prefix, process.execPath, options.entry];
+    this.child = spawn(argv[0]!, argv.slice(1), {
+      cwd: options.cwd,
+      env: { ...options.env, [WORKER_TAG_VAR]: this.tag },
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+      // Own process group: the fallback teardown kills the whole group at once.
+      detached: true,
+    });
+    this.channel = this.child.stdio[3] as Writable & Readable;
+    const decoder = new FrameDecoder(
+      (frame) => {
+        for (const h of this.handlers) h(frame);
+      },
+      (error) => this.fail(`protocol violation: ${error.message}`),
+      options.maxFrameBytes,
+    );
+    this.channel.on('data', (chunk: Buffer) => decoder.push(chunk));
+    this.channel.on('error', () => {});
+    this.child.stderr!.on('data', (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_KEEP);
+    });
+    this.exited = new Promise((resolve) => {
+      this.child.once('exit', (code, signal) => {
+        this.exitInfo = { code, signal };
+        resolve(this.exitInfo);
+      });
+      this.child.once('error', (error) => {
+        this.stderrTail += `\nspawn failed: ${error.message}`;
+        this.exitInfo = { code: null, signal: null };
+        resolve(this.exitInfo);
+      });
+    });
+    void this.exited.then(() => {
+      // Whatever ended the worker, nothing it started may outlive it.
+      this.sweepFallback();
+      if (!this.killed) this.options.onFailure?.(`worker exited unexpectedly (${this.describeExit()})`);
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  get alive(): boolean {
+    return this.exitInfo === undefined;
+  }
+
+  get stderr(): string {
+    return this.stderrTail;
+  }
+
+  describeExit(): string {
+    const e = this.exitInfo;
+    return e ? (e.signal ? `signal ${e.signal}` : `code ${e.code}`) : 'running';
+  }
+
+  onFrame(handler: (frame: Frame) => void): () => void {
+    this.handlers.add(handler);
+    return () => this.handlers.delete(handler);
+  }
+
+  send(frame: Frame): void {
+    if (!this.alive || this.channel.destroyed) return;
+    this.channel.write(encodeFrame(frame, this.options.maxFrameBytes));
+  }
+
+  /** Resolves with the first frame `match` accepts; rejects if the worker exits first. */
+  waitFor(match: (frame: Frame) => boolean): Promise<Frame> {
+    return new Promise((resolve, reject) => {
+      const off = this.onFrame((frame) => {
+        if (match(frame)) {
+          off();
+          resolve(frame);
+        }
+      });
+      void this.exited.then(() => {
+        off();
+        reject(new Error(`worker exited (${this.describeExit()}) ${this.stderrTail.trim().slice(-500)}`.trim()));
+      });
+    });
+  }
+
+  private fail(reason: string): void {
+    if (this.killed) return;
+    void this.kill().then(() => this.options.onFailure?.(reason));
+  }
+
+  /**
+   * Whole-tree teardown; resolves once the worker has exited and the sweep is done. SIGKILL, not
+   * SIGTERM: the worker is PID 1 of its namespace and `unshare` blocks TERM (measured), and the
+   * point here is that nothing survives, not a graceful stop (workers get a 'shutdown' frame for that).
+   */
+  async kill(): Promise<void> {
+    this.killed = true;
+    if (this.alive && this.child.pid) {
+      try {
+        process.kill(-this.child.pid, 'SIGKILL');
+      } catch {
+        try {
+          this.child.kill('SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
+    await this.exited;
+    this.sweepFallback();
+  }
+
+  /**
+   * Outside a PID namespace, processes that left the worker's process group (setsid) survive the
+   * group kill: find them by this worker's environment tag, kill them, and reap the ones the
+   * supervisor adopted as a subreaper.
+   */
+  private sweepFallback(): void {
+    if (this.options.isolation.mode === 'pid-namespace') return;
+    const needle = `${WORKER_TAG_VAR}=${this.tag}`;
+    const addon = subreaperAddon();
+    for (let round = 0; round < 5; round++) {
+      const victims: number[] = [];
+      for (const name of readdirSync('/proc')) {
+        if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+        try {
+          if (readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(needle)) victims.push(Number(name));
+        } catch {
+          // gone, or not ours to read
+        }
+      }
+      if (victims.length === 0) return;
+      for (const pid of victims) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+      if (addon) for (const pid of victims) addon.reap(pid);
+    }
+  }
+}

@@ -1,0 +1,99 @@
+"""Pre-spawnable execute_code launcher.
+
+Started as ``python3 <this file>`` with cwd and environment already set. The interpreter starts
+(and can sit pre-warmed) before the script exists: it blocks reading the user's code from stdin
+until EOF, then runs it as ``__main__``:
+
+- this file's directory is first on ``sys.path``, so ``from hermes_tools import ...`` works;
+- the code is compiled with filename ``<execute_code>`` and its source is registered with
+  ``linecache``, so tracebacks show the offending source lines;
+- it runs in a fresh ``__main__`` module that replaces this launcher's in ``sys.modules``: the
+  script's globals hold only ``__name__``, ``__doc__``, ``__builtins__`` etc., never launcher state;
+- ``SystemExit`` behaves as in a normal script (status and message); any other uncaught exception
+  prints a traceback (launcher frames removed; a ``sys.excepthook`` the script installed is
+  honoured) and exits with status 1 (``KeyboardInterrupt`` ends the process by SIGINT, like
+  CPython);
+- once the code is read, stdin is re-pointed at /dev/null, as Hermes starts its child with
+  ``stdin=DEVNULL``.
+
+Python 3.9+, standard library only.
+"""
+
+import sys
+
+
+def _run():
+    import io
+    import linecache
+    import os
+    import tokenize
+    import types
+
+    # As Hermes' PYTHONDONTWRITEBYTECODE=1: never write __pycache__ next to this file (or anywhere).
+    sys.dont_write_bytecode = True
+    here = os.path.dirname(os.path.abspath(__file__))
+    if not sys.path or sys.path[0] != here:
+        sys.path.insert(0, here)
+    # Warm the tool module (json, socket, threading...) while no code is waiting; it connects to
+    # the RPC socket only on its first call.
+    try:
+        import hermes_tools  # noqa: F401
+    except Exception:  # noqa: BLE001 - the script's own import will report it
+        pass
+
+    source = sys.stdin.buffer.read()  # blocks until the code arrives and stdin closes
+
+    try:
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        sys.stdin = open(0, "r", closefd=False)
+    except OSError:
+        pass
+
+    filename = "<execute_code>"
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        text = source.decode(encoding, errors="replace")
+    except (SyntaxError, LookupError):
+        text = source.decode("utf-8", errors="replace")
+    lines = text.splitlines(True)
+    # mtime None: linecache.checkcache() keeps the entry (it cannot stat a pseudo-file).
+    linecache.cache[filename] = (len(text), None, lines, filename)
+
+    main = types.ModuleType("__main__")
+    main.__dict__["__builtins__"] = __builtins__
+    sys.modules["__main__"] = main
+    sys.argv = [filename] + sys.argv[1:]
+
+    try:
+        code = compile(source, filename, "exec", dont_inherit=True)
+        exec(code, main.__dict__)
+    except SystemExit:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - report like the interpreter would
+        tb = exc.__traceback__
+        # Drop this launcher's own frames so the traceback starts in the user's code.
+        own = _run.__code__.co_filename
+        while tb is not None and tb.tb_frame.f_code.co_filename == own:
+            tb = tb.tb_next
+        # The default hook prints exc.__traceback__ when set, whatever tb it is given.
+        exc.__traceback__ = tb
+        if sys.excepthook is sys.__excepthook__:
+            # The traceback module reads source lines through linecache (the C hook opens files
+            # by name, so it could not show <execute_code> lines).
+            import traceback
+            traceback.print_exception(type(exc), exc, tb)
+        else:
+            sys.excepthook(type(exc), exc, tb)
+        if isinstance(exc, KeyboardInterrupt):
+            import signal
+            sys.stdout.flush()
+            sys.stderr.flush()
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGINT)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    _run()

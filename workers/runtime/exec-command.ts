@@ -1,0 +1,102 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { constants } from 'node:os';
+import { killEverythingStarted, reapZombies } from './reap.js';
+
+// One foreground shell command inside a worker, Hermes-style: the owner's saved environment is
+// sourced, its cwd entered, the command eval'd in that same shell (so `cd` and `export` persist)
+// and on any exit the cwd and exports are saved atomically to the state directory. When the command
+// ends, or its deadline passes, everything it started is killed: nothing a call starts outlives it.
+
+const WRAPPER = String.raw`
+exec 2>&1
+__hermes_state="$HERMES_MCP_STATE_DIR"
+unset HERMES_MCP_STATE_DIR
+if [ -f "$__hermes_state/env.sh" ]; then . "$__hermes_state/env.sh" >/dev/null 2>&1; fi
+__hermes_save() {
+  pwd -P > "$__hermes_state/cwd.tmp" 2>/dev/null && mv -f "$__hermes_state/cwd.tmp" "$__hermes_state/cwd"
+  export -p | grep -v -e '^declare -x HERMES_MCP_' -e '^declare -x __hermes' > "$__hermes_state/env.tmp" 2>/dev/null && mv -f "$__hermes_state/env.tmp" "$__hermes_state/env.sh"
+}
+trap __hermes_save EXIT
+cd "$HERMES_MCP_CWD" 2>/dev/null || { echo "cannot enter working directory: $HERMES_MCP_CWD"; exit 1; }
+unset HERMES_MCP_CWD
+__hermes_cmd="$HERMES_MCP_COMMAND"
+unset HERMES_MCP_COMMAND
+eval "$__hermes_cmd"
+`;
+
+export interface ExecRequest {
+  command: string;
+  cwd: string;
+  timeoutMs: number;
+  stateDir: string;
+  maxOutputBytes: number;
+}
+
+export interface ExecResult {
+  exitCode: number;
+  timedOut: boolean;
+  output: string;
+  outputBytes: number;
+  cwd?: string;
+}
+
+/** Children spawned through child_process: killed by the sweep but reaped by libuv, not by us. */
+export const spawnedChildren = new Set<number>();
+
+export async function runCommand(req: ExecRequest): Promise<ExecResult> {
+  const child = spawn('bash', ['-c', WRAPPER], {
+    env: { ...process.env, HERMES_MCP_STATE_DIR: req.stateDir, HERMES_MCP_CWD: req.cwd, HERMES_MCP_COMMAND: req.command },
+    stdio: ['ignore', 'pipe', 'ignore'],
+    detached: true, // its own process group, killed as a whole on deadline
+  });
+  if (child.pid) spawnedChildren.add(child.pid);
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let total = 0;
+  child.stdout!.on('data', (chunk: Buffer) => {
+    total += chunk.length;
+    // Bounded transport: keep up to the cap; the supervisor applies Hermes' head/tail cut on text.
+    if (kept < req.maxOutputBytes) {
+      const piece = chunk.subarray(0, req.maxOutputBytes - kept);
+      chunks.push(piece);
+      kept += piece.length;
+    }
+  });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup(child.pid);
+  }, req.timeoutMs);
+  const drained = new Promise<void>((resolve) => child.stdout!.once('close', () => resolve()));
+  // 'exit', not 'close': an escapee that inherited the output pipe would hold 'close' off forever.
+  const { code, signal } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (c, s) => resolve({ code: c, signal: s }));
+    child.once('error', () => resolve({ code: 127, signal: null }));
+  });
+  clearTimeout(timer);
+  // The command is over: whatever it left behind (background jobs, setsid escapees) dies now,
+  // which also closes the output pipe they may have held.
+  killGroup(child.pid);
+  if (child.pid) spawnedChildren.delete(child.pid);
+  killEverythingStarted(spawnedChildren);
+  reapZombies(spawnedChildren);
+  await Promise.race([drained, new Promise((r) => setTimeout(r, 1000))]);
+  const exitCode = timedOut ? 124 : (code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1));
+  let cwd: string | undefined;
+  try {
+    cwd = readFileSync(`${req.stateDir}/cwd`, 'utf8').trim() || undefined;
+  } catch {
+    cwd = undefined;
+  }
+  return { exitCode, timedOut, output: Buffer.concat(chunks).toString('utf8'), outputBytes: total, ...(cwd ? { cwd } : {}) };
+}
+
+function killGroup(pid: number | undefined): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // group already gone
+  }
+}

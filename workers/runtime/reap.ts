@@ -1,0 +1,127 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { subreaperAddon } from '../../shared/subreaper.js';
+
+// Whole-tree cleanup from inside a worker. Two situations:
+// - PID-namespace mode: the worker is PID 1 of its own namespace (and /proc is the namespace's), so
+//   every other pid in /proc is something this worker's work started: kill them all. Escapees that
+//   setsid and double-fork are still in the namespace, and orphans re-parent to us.
+// - Fallback (no namespace): the worker is a child subreaper, so orphaned descendants re-parent to
+//   it instead of PID 1; walk /proc/self/task/*/children recursively, plus any process carrying this
+//   worker's environment tag (catches a grandchild whose parent is still alive elsewhere).
+// Either way, killed processes that are our children are reaped explicitly: libuv only reaps the
+// children it spawned itself.
+
+export const WORKER_TAG_VAR = 'HERMES_MCP_WORKER_TAG';
+
+function numericDirs(path: string): number[] {
+  try {
+    return readdirSync(path)
+      .filter((n) => /^\d+$/.test(n))
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const tid of numericDirs(`/proc/${pid}/task`)) {
+    try {
+      const text = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
+      if (text) out.push(...text.split(/\s+/).map(Number));
+    } catch {
+      // the task went away
+    }
+  }
+  return out;
+}
+
+function descendantsOf(pid: number): number[] {
+  const seen = new Set<number>();
+  const stack = [pid];
+  while (stack.length > 0) {
+    for (const child of childrenOf(stack.pop()!)) {
+      if (!seen.has(child)) {
+        seen.add(child);
+        stack.push(child);
+      }
+    }
+  }
+  return [...seen];
+}
+
+function taggedProcesses(tag: string): number[] {
+  const needle = `${WORKER_TAG_VAR}=${tag}`;
+  return numericDirs('/proc').filter((pid) => {
+    if (pid === process.pid) return false;
+    try {
+      return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(needle);
+    } catch {
+      return false;
+    }
+  });
+}
+
+function kill(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/** True when this worker is the init of its own PID namespace. */
+export function inOwnPidNamespace(): boolean {
+  return process.pid === 1;
+}
+
+/**
+ * SIGKILLs everything this worker started, then reaps the orphans it adopted. `spawned` are the
+ * children this worker spawned through child_process: they are killed but left for libuv to reap
+ * (reaping them here would swallow their 'exit' events). Loops because a process may fork between
+ * our scan and our kill.
+ */
+export function killEverythingStarted(spawned: ReadonlySet<number> = new Set()): number {
+  const tag = process.env[WORKER_TAG_VAR];
+  let killed = 0;
+  for (let round = 0; round < 5; round++) {
+    const victims = inOwnPidNamespace()
+      ? numericDirs('/proc').filter((p) => p !== 1)
+      : [...new Set([...descendantsOf(process.pid), ...(tag ? taggedProcesses(tag) : [])])];
+    const targets = victims.filter((p) => p !== process.pid && !isZombie(p));
+    if (targets.length === 0) break;
+    for (const pid of targets) kill(pid);
+    killed += targets.length;
+    reapAdopted(targets.filter((p) => !spawned.has(p)));
+  }
+  return killed;
+}
+
+/** waitpid() each pid that is our (adopted) child so no zombie is left behind. */
+export function reapAdopted(pids: readonly number[]): void {
+  const addon = subreaperAddon();
+  if (!addon) return;
+  for (const pid of pids) {
+    for (let i = 0; i < 50; i++) {
+      const r = addon.reap(pid);
+      if (r !== 0) break; // reaped, or not our child
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1); // 1 ms for SIGKILL to land
+    }
+  }
+}
+
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.charAt(stat.lastIndexOf(')') + 2); // comm may itself contain ") "
+    return state === 'Z' || state === 'X';
+  } catch {
+    return true; // gone
+  }
+}
+
+/** Zombie sweep for a long-lived namespace init: reap exited orphans that nobody waited for. */
+export function reapZombies(spawned: ReadonlySet<number> = new Set()): void {
+  if (!inOwnPidNamespace()) return;
+  reapAdopted(numericDirs('/proc').filter((pid) => pid !== 1 && !spawned.has(pid) && isZombie(pid)));
+}
