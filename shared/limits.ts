@@ -25,6 +25,16 @@ const LimitsSchema = v.object({
   searchDefaultLimit: PositiveInt,
   describeMaxNames: PositiveInt,
   shutdownGraceSeconds: PositiveInt,
+  terminalMaxTimeoutSeconds: PositiveInt,
+  terminalOutputMaxChars: PositiveInt,
+  workerTransportMaxBytes: PositiveInt,
+  executeCodeMaxBytes: PositiveInt,
+  executeCodeConcurrency: PositiveInt,
+  executeCodeMaxQueued: PositiveInt,
+  executeCodeDeadlineSeconds: PositiveInt,
+  executeCodeMaxToolCalls: PositiveInt,
+  executeCodeStdoutMaxBytes: PositiveInt,
+  processWaitMaxSeconds: PositiveInt,
 });
 export type Limits = Readonly<v.InferOutput<typeof LimitsSchema>>;
 

@@ -42,6 +42,7 @@ export function createApp(gateway: Gateway, endpoint: McpEndpoint): { app: Hono;
       public_tools: gateway.publicToolList().length,
       legacy_sessions: endpoint.legacySessions.size,
       capability_sessions: gateway.capabilities.activeCount(),
+      ...gateway.healthFacts(),
     }),
   );
 

@@ -1,4 +1,5 @@
-import { homedir } from 'node:os';
+import { existsSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { loadLimits, type Limits } from '../shared/limits.js';
 
@@ -21,6 +22,16 @@ export interface GatewayConfig {
   /** Components reported by /readyz but not required for 200 (`HERMES_MCP_OPTIONAL_COMPONENTS`). */
   optionalComponents: ReadonlySet<string>;
   logLevel: string;
+  /** Where an owner's terminal starts (`HERMES_MCP_TERMINAL_CWD`), default the first root, else home. */
+  terminalCwd: string;
+  /** The interpreter execute_code runs (`HERMES_MCP_PYTHON`). */
+  python: string;
+  /** Force a weaker isolation mode for diagnosis (`HERMES_MCP_ISOLATION`); never a stronger one. */
+  isolation?: string;
+  /** `HERMES_MCP_RESOURCE_POLICY`: when set, direct terminal is refused (work goes through jobs). */
+  resourcePolicy?: string;
+  /** Private runtime state (terminal cwd/env snapshots, RPC sockets), mode 0700. */
+  stateDir: string;
 }
 
 export class ConfigError extends Error {
@@ -42,6 +53,16 @@ export function parseRoots(text: string | undefined): string[] {
     if (!isAbsolute(p)) throw new ConfigError(`HERMES_MCP_ROOTS entries must be absolute paths, got ${JSON.stringify(r)}`);
     return resolve(p);
   });
+}
+
+function firstExisting(paths: string[]): string | undefined {
+  return paths.find((p) => existsSync(p));
+}
+
+/** Hermes runs execute_code with the session's venv interpreter; without one, Debian's python3. */
+function defaultPython(env: NodeJS.ProcessEnv): string {
+  if (env.VIRTUAL_ENV && existsSync(join(env.VIRTUAL_ENV, 'bin', 'python'))) return join(env.VIRTUAL_ENV, 'bin', 'python');
+  return existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
@@ -73,6 +94,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     limits,
     optionalComponents: new Set((env.HERMES_MCP_OPTIONAL_COMPONENTS ?? '').split(',').map((s) => s.trim()).filter(Boolean)),
     logLevel: env.HERMES_MCP_LOG_LEVEL || 'info',
+    terminalCwd: resolve(expandHome(env.HERMES_MCP_TERMINAL_CWD || firstExisting(parseRoots(env.HERMES_MCP_ROOTS)) || homedir())),
+    python: env.HERMES_MCP_PYTHON || defaultPython(env),
+    ...(env.HERMES_MCP_ISOLATION ? { isolation: env.HERMES_MCP_ISOLATION } : {}),
+    ...(env.HERMES_MCP_RESOURCE_POLICY ? { resourcePolicy: env.HERMES_MCP_RESOURCE_POLICY } : {}),
+    stateDir: resolve(expandHome(env.HERMES_MCP_STATE_DIR || join(env.XDG_RUNTIME_DIR || tmpdir(), `hermes-mcp-gateway-${process.getuid?.() ?? 'user'}`))),
     ...overrides,
   };
   if (!isLoopbackHost(config.host)) throw new ConfigError(`host ${config.host} is not a loopback address`);

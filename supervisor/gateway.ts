@@ -8,7 +8,8 @@ import { loadToolPolicy, type ToolPolicy } from './catalog/policy.js';
 import { compileArgumentValidator } from './catalog/validate.js';
 import type { GatewayConfig } from './config.js';
 import { Dispatcher, type RequestScope } from './dispatch.js';
-import { Readiness, type ReadinessComponent } from './health/readiness.js';
+import type { Adapter } from './adapter.js';
+import { Readiness } from './health/readiness.js';
 import { CapabilityStore } from './owners/capabilities.js';
 import { OwnerRegistry } from './owners/owners.js';
 import { currentRequest } from './telemetry.js';
@@ -25,9 +26,8 @@ export interface GatewayOptions {
   log: Logger;
   /** Clock for token and session expiry (injectable so expiry can be exercised without waiting). */
   now?: () => number;
-  /** Adapters contributed by later subsystems (native, jobs, graph, ...), with their probes. */
-  sources?: ToolSource[];
-  readiness?: ReadinessComponent[];
+  /** Adapters contributed by subsystems (native execution, jobs, graph, ...). */
+  adapters?: Adapter[];
   policy?: ToolPolicy;
 }
 
@@ -49,6 +49,7 @@ export class Gateway {
   private publicEntries = new Map<string, CatalogEntry>();
   private publicList: readonly PublicTool[] = [];
   private sweepTimer?: NodeJS.Timeout;
+  private adapters: Adapter[] = [];
   readonly startedAt = Date.now();
 
   private constructor(
@@ -66,6 +67,9 @@ export class Gateway {
     const { config, log } = options;
     const gw = new Gateway(config, log, options.now ?? Date.now);
     const policy = options.policy ?? loadToolPolicy();
+    const adapters = options.adapters ?? [];
+    gw.adapters = adapters;
+    const readiness = adapters.flatMap((a) => a.readiness ?? []);
 
     const sources: ToolSource[] = [
       {
@@ -81,7 +85,7 @@ export class Gateway {
         ],
       },
       { name: 'hermes', tools: () => skillsTools(config) },
-      ...(options.sources ?? []),
+      ...adapters.flatMap((a) => (a.source ? [a.source] : [])),
     ];
     // The memory issue replaces this placeholder with the Honcho adapter.
     if (!sources.some((s) => s.name === 'memory')) sources.push({ name: 'memory', tools: memoryPlaceholderTools });
@@ -89,8 +93,9 @@ export class Gateway {
     for (const d of catalog.report.dropped) log.info({ event: 'tool_dropped_by_policy', source: d.source, tool: d.name, reason: d.reason });
 
     gw.readiness.register(startupReadiness(config));
-    if (!options.readiness?.some((c) => c.name === 'memory')) gw.readiness.register(memoryPlaceholderReadiness());
-    for (const c of options.readiness ?? []) gw.readiness.register(c);
+    if (!readiness.some((c) => c.name === 'memory')) gw.readiness.register(memoryPlaceholderReadiness());
+    for (const c of readiness) gw.readiness.register(c);
+    for (const a of adapters) if (a.releaseHook) gw.owners.registerReleaseHook(a.name, a.releaseHook);
 
     const dispatcher = new Dispatcher({
       owners: gw.owners,
@@ -157,7 +162,13 @@ export class Gateway {
     for (const record of this.capabilities.sweepExpired()) this.endOwner(`cap:${record.id}`, 'expired');
   }
 
+  /** Liveness facts the adapters report (never calls a provider). */
+  healthFacts(): Record<string, unknown> {
+    return Object.assign({}, ...this.adapters.map((a) => a.health?.() ?? {}));
+  }
+
   async close(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
+    await Promise.all(this.adapters.map((a) => a.close?.()));
   }
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env -S node --max-semi-space-size=2
 import { ConfigError, loadConfig } from './config.js';
+import { becomeSubreaper } from '../shared/subreaper.js';
 import { startGateway } from './server.js';
 import { createLogger } from './telemetry.js';
 
@@ -17,6 +18,9 @@ async function main(): Promise<void> {
     throw e;
   }
   const log = createLogger(config.logLevel);
+  // Orphans of a worker's tree re-parent to us rather than to PID 1, so the fallback sweep can
+  // still find and reap them (inside PID namespaces nothing ever re-parents here).
+  if (!becomeSubreaper()) log.warn({ event: 'subreaper_unavailable' }, 'could not become a child subreaper (native addon missing?)');
   const running = await startGateway({ config, log });
   let stopping = false;
   const stop = (signal: string) => {

@@ -5,6 +5,7 @@ import { createApp } from './app.js';
 import { isLoopbackHost, type GatewayConfig } from './config.js';
 import { Gateway, type GatewayOptions } from './gateway.js';
 import { createMcpEndpoint } from './mcp/endpoint.js';
+import { nativeAdapter } from './native/index.js';
 
 // Starts the gateway: composition, then an HTTP listener on loopback only.
 
@@ -19,7 +20,8 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   const { config, log } = options;
   // Checked again here (not only when parsing the environment) so no embedding can bind wider.
   if (!isLoopbackHost(config.host)) throw new Error(`refusing to bind non-loopback host ${config.host}`);
-  const gateway = await Gateway.create(options);
+  // The native adapter is always part of the product; embedders and tests may add others.
+  const gateway = await Gateway.create({ ...options, adapters: [nativeAdapter(config, log), ...(options.adapters ?? [])] });
   const endpoint = createMcpEndpoint(gateway, (error) => log.warn({ event: 'mcp_rejected', reason: error.message }));
   const { app } = createApp(gateway, endpoint);
   const server: ServerType = await new Promise((resolve, reject) => {

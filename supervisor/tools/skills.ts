@@ -697,13 +697,13 @@ async function serveSkillFile(skillDir: string, filePath: string, label: string,
   } catch (e) {
     if (e instanceof FileRefused && e.reason === 'too_large') {
       throw new GatewayError(
-        ErrorCode.SKILL_PATH_INVALID,
+        ErrorCode.SKILL_FILE_TOO_LARGE,
         `File '${filePath}' in skill '${label}' is ${e.size} bytes, above ${limitText(config.limits, 'skillViewMaxBytes')}; it was not read.`,
         { reason: 'too_large', bytes: e.size },
       );
     }
     if (e instanceof FileRefused || (e as NodeJS.ErrnoException).code === 'ENOENT') throw await notFound();
-    throw e;
+    throw new GatewayError(ErrorCode.SKILL_READ_FAILED, `Failed to read file '${filePath}' in skill '${label}': ${(e as Error).message}`);
   }
   const text = looksBinary(read.bytes);
   if (text === null) {
@@ -763,21 +763,21 @@ async function skillView(config: SkillsConfig, args: Record<string, unknown>, si
   } catch (e) {
     if (e instanceof FileRefused && e.reason === 'too_large') {
       throw new GatewayError(
-        ErrorCode.SKILL_PATH_INVALID,
+        ErrorCode.SKILL_FILE_TOO_LARGE,
         `Skill file ${found.md} is ${e.size} bytes, above ${limitText(config.limits, 'skillViewMaxBytes')}; it was not read.`,
         { reason: 'too_large', bytes: e.size },
       );
     }
-    throw new GatewayError(ErrorCode.INTERNAL_ERROR, `Failed to read skill '${name}': ${(e as Error).message}`);
+    throw new GatewayError(ErrorCode.SKILL_READ_FAILED, `Failed to read skill '${name}': ${(e as Error).message}`);
   }
   if (content.startsWith('\ufeff')) content = content.slice(1);
   const { frontmatter } = parseFrontmatter(content);
   if (!matchesPlatform(frontmatter)) {
-    throw new GatewayError(ErrorCode.SKILL_NOT_FOUND, `Skill '${name}' is not supported on this platform.`, { readiness_status: 'unsupported' });
+    throw new GatewayError(ErrorCode.SKILL_UNSUPPORTED, `Skill '${name}' is not supported on this platform.`, { readiness_status: 'unsupported' });
   }
   const resolvedName = typeof frontmatter.name === 'string' ? frontmatter.name : basename(dirname(found.md));
   if ((await disabledSkillNames(config.hermesHome)).has(resolvedName)) {
-    throw new GatewayError(ErrorCode.SKILL_NOT_FOUND, `Skill '${resolvedName}' is disabled. Enable it with \`hermes skills\` or inspect the files directly on disk.`, {
+    throw new GatewayError(ErrorCode.SKILL_DISABLED, `Skill '${resolvedName}' is disabled. Enable it with \`hermes skills\` or inspect the files directly on disk.`, {
       reason: 'disabled',
     });
   }

@@ -80,7 +80,7 @@ async function checkMemoriesDir(dir: string): Promise<{ dev: bigint; ino: bigint
     st = await lstat(dir, { bigint: true });
   } catch (e) {
     if (errnoOf(e) === 'ENOENT') return null;
-    throw new GatewayError(ErrorCode.INTERNAL_ERROR, `cannot inspect startup directory ${dir}: ${(e as Error).message}`);
+    throw new GatewayError(ErrorCode.STARTUP_FILE_UNREADABLE, `cannot inspect startup directory ${dir} (holding MEMORY.md and USER.md): ${(e as Error).message}`);
   }
   if (st.isSymbolicLink()) {
     throw new GatewayError(
@@ -114,7 +114,7 @@ async function openChecked(spec: FileSpec, limits: Limits): Promise<Opened | nul
     if (code === 'ENXIO' || code === 'ENOTDIR') {
       throw new GatewayError(ErrorCode.STARTUP_FILE_NOT_REGULAR, `startup file ${spec.name} at ${spec.path} is not a regular file (${code})`);
     }
-    throw new GatewayError(ErrorCode.INTERNAL_ERROR, `cannot open startup file ${spec.name} at ${spec.path}: ${(e as Error).message}`);
+    throw new GatewayError(ErrorCode.STARTUP_FILE_UNREADABLE, `cannot open startup file ${spec.name} at ${spec.path}: ${(e as Error).message}`);
   }
   try {
     const stat = await handle.stat({ bigint: true });

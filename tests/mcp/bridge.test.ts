@@ -6,7 +6,7 @@ import { call, connect, ERAS, startTestGateway, viaBridge, type TestGateway } fr
 describe('discovery bridge: tool_search / tool_describe / tool_call', () => {
   let gw: TestGateway;
   before(async () => {
-    gw = await startTestGateway({ sources: [fixtureSource().source] });
+    gw = await startTestGateway({ adapters: [{ name: 'fixture', source: fixtureSource().source }] });
   });
   after(async () => gw.close());
 

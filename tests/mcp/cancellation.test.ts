@@ -18,7 +18,7 @@ async function until(cond: () => boolean, ms = 5000): Promise<void> {
 
 test('modern era: a client disconnect cancels the call, and native work stays counted until it really ends', async () => {
   const fixture = fixtureSource();
-  const gw = await startTestGateway({ sources: [fixture.source] });
+  const gw = await startTestGateway({ adapters: [{ name: 'fixture', source: fixture.source }] });
   try {
     const controller = new AbortController();
     const body = JSON.stringify({
@@ -51,7 +51,7 @@ test('modern era: a client disconnect cancels the call, and native work stays co
 
 test('legacy era: an HTTP disconnect mid-call also cancels the call', async () => {
   const fixture = fixtureSource();
-  const gw = await startTestGateway({ sources: [fixture.source] });
+  const gw = await startTestGateway({ adapters: [{ name: 'fixture', source: fixture.source }] });
   try {
     const init = await rawPost(
       gw.mcpUrl,

@@ -11,7 +11,7 @@ describe('capability sessions (session_open / session_close)', () => {
   before(async () => {
     const fixture = fixtureSource();
     probe = fixture.probe;
-    gw = await startTestGateway({ sources: [fixture.source], now: () => Date.now() + clockOffset, limits: { maxSessionTokens: 5 } });
+    gw = await startTestGateway({ adapters: [{ name: 'fixture', source: fixture.source }], now: () => Date.now() + clockOffset, limits: { maxSessionTokens: 5 } });
     gw.gateway.owners.registerReleaseHook('test', (owner) => {
       released.push(owner);
     });

@@ -1,13 +1,19 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import * as os from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
+import { after, before, describe, mock, test } from 'node:test';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { loadLimits, type Limits } from '../../shared/limits.js';
 import type { CallContext, ToolDefinition } from '../../shared/tool-types.js';
 import { compileArgumentValidator } from '../../supervisor/catalog/validate.js';
 import { skillsTools, type SkillsConfig } from '../../supervisor/tools/skills.js';
+
+// The CommonJS face of node:fs/promises: patching it plus syncBuiltinESMExports() reaches the
+// `open` that skills.ts imported.
+const fsp = createRequire(import.meta.url)('node:fs/promises') as typeof import('node:fs/promises');
 
 const ctx: CallContext = { owner: { id: 'request:t', kind: 'request' }, signal: new AbortController().signal, callId: 't', era: 'modern' };
 
@@ -58,6 +64,27 @@ async function list(f: Fixture, args: Record<string, unknown> = {}): Promise<Rec
 
 async function view(f: Fixture, args: Record<string, unknown>): Promise<Record<string, any>> {
   return (await f.view.handler(args, ctx)).structured as Record<string, any>;
+}
+
+/**
+ * Runs `fn` while every fs/promises open() of a path ending in `suffix` fails with EIO (root can
+ * open a chmod 000 file, so permissions cannot stand in for an unreadable file here).
+ */
+async function withFailingOpen<T>(suffix: string, fn: () => Promise<T>): Promise<T> {
+  const real = fsp.open;
+  const failing = mock.method(fsp, 'open', (path: fs.PathLike, ...rest: unknown[]) => {
+    if (String(path).endsWith(suffix)) {
+      return Promise.reject(Object.assign(new Error(`EIO: i/o error, open '${String(path)}'`), { code: 'EIO' }));
+    }
+    return (real as (...a: unknown[]) => Promise<FileHandle>)(path, ...rest);
+  });
+  syncBuiltinESMExports();
+  try {
+    return await fn();
+  } finally {
+    failing.mock.restore();
+    syncBuiltinESMExports();
+  }
 }
 
 async function expectCode(promise: Promise<unknown>, code: ErrorCode): Promise<GatewayError> {
@@ -287,8 +314,37 @@ describe('skill_view', () => {
 
   test('a disabled skill cannot be viewed', async () => {
     const f = fixture({ 'gone/SKILL.md': skill('gone', 'g'), '~/config.yaml': 'skills:\n  disabled: gone\n' });
-    const e = await expectCode(view(f, { name: 'gone' }), ErrorCode.SKILL_NOT_FOUND);
+    const e = await expectCode(view(f, { name: 'gone' }), ErrorCode.SKILL_DISABLED);
     assert.match(e.message, /disabled/);
+  });
+
+  test('a skill for another platform cannot be viewed', async () => {
+    const other = process.platform === 'win32' ? 'linux' : 'windows';
+    const f = fixture({ 'elsewhere/SKILL.md': skill('elsewhere', 'e', 'b\n', `platforms: [${other}]`) });
+    const e = await expectCode(view(f, { name: 'elsewhere' }), ErrorCode.SKILL_UNSUPPORTED);
+    assert.match(e.message, /not supported on this platform/);
+  });
+
+  test('a SKILL.md above skillViewMaxBytes is refused without being read', async () => {
+    const f = fixture({ 'big/SKILL.md': skill('big', 'b', 'x'.repeat(5000)) }, { skillViewMaxBytes: 1000 });
+    const e = await expectCode(view(f, { name: 'big' }), ErrorCode.SKILL_FILE_TOO_LARGE);
+    assert.match(e.message, /big\/SKILL\.md is \d+ bytes.*skillViewMaxBytes=1000/);
+  });
+
+  test('a SKILL.md that cannot be read is SKILL_READ_FAILED, with the cause', async () => {
+    const f = fixture({ 'broken/SKILL.md': skill('broken', 'b') });
+    const e = await withFailingOpen('broken/SKILL.md', () => expectCode(view(f, { name: 'broken' }), ErrorCode.SKILL_READ_FAILED));
+    assert.match(e.message, /broken/);
+    assert.match(e.message, /EIO/);
+  });
+
+  test('a linked file that cannot be read is SKILL_READ_FAILED', async () => {
+    const f = fixture({ 'deploy/SKILL.md': skill('deploy', 'd'), 'deploy/references/api.md': '# API\n' });
+    const e = await withFailingOpen('references/api.md', () =>
+      expectCode(view(f, { name: 'deploy', file_path: 'references/api.md' }), ErrorCode.SKILL_READ_FAILED),
+    );
+    assert.match(e.message, /references\/api\.md/);
+    assert.match(e.message, /EIO/);
   });
 
   test('file_path serves a file inside the skill directory', async () => {
@@ -338,7 +394,7 @@ describe('skill_view', () => {
 
   test('a file above skillViewMaxBytes is refused without being read', async () => {
     const f = fixture({ 'big/SKILL.md': skill('big', 'b'), 'big/references/huge.md': 'x'.repeat(5000) }, { skillViewMaxBytes: 1000 });
-    const e = await expectCode(view(f, { name: 'big', file_path: 'references/huge.md' }), ErrorCode.SKILL_PATH_INVALID);
+    const e = await expectCode(view(f, { name: 'big', file_path: 'references/huge.md' }), ErrorCode.SKILL_FILE_TOO_LARGE);
     assert.match(e.message, /5000 bytes.*skillViewMaxBytes=1000/);
   });
 

@@ -154,6 +154,24 @@ describe('startup_context tool', () => {
     assert.match(outcome.message, /USER\.md/);
   });
 
+  test('a startup file that cannot be opened for another reason is STARTUP_FILE_UNREADABLE, with the cause', async () => {
+    // ENAMETOOLONG: fails open() even for root, unlike a chmod 000 file.
+    const f = fixture({ 'SOUL.md': 'soul\n' });
+    const project = join(f.project, 'p'.repeat(300));
+    const config: StartupConfig = { ...f.config, projectDir: project };
+    const e = await expectCode(readStartupContext(config), ErrorCode.STARTUP_FILE_UNREADABLE);
+    assert.match(e.message, /\.hermes\.md/);
+    assert.match(e.message, /ENAMETOOLONG/);
+  });
+
+  test('a memories directory that cannot be inspected is STARTUP_FILE_UNREADABLE', async () => {
+    const f = fixture({ 'SOUL.md': 'soul\n' });
+    const config: StartupConfig = { ...f.config, hermesHome: join(f.home, 'h'.repeat(300)) };
+    const e = await expectCode(readStartupContext(config), ErrorCode.STARTUP_FILE_UNREADABLE);
+    assert.match(e.message, /memories/);
+    assert.match(e.message, /ENAMETOOLONG/);
+  });
+
   test('a directory in place of a file is refused as not regular', async () => {
     const f = fixture({ 'SOUL.md': 'soul\n' });
     fs.mkdirSync(join(f.project, '.hermes.md'));

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { constants } from 'node:os';
+import { BoundedCollector } from '../../shared/output-cap.js';
 import { killEverythingStarted, reapZombies } from './reap.js';
 
 // One foreground shell command inside a worker, Hermes-style: the owner's saved environment is
@@ -33,6 +34,15 @@ export interface ExecRequest {
   maxOutputBytes: number;
 }
 
+export interface RunOptions {
+  /**
+   * 'all' (terminal worker): after the command, kill everything else in the worker, since the
+   * worker holds nothing else. 'group' (execute worker): kill only the command's process group;
+   * the script itself is still running, and the whole namespace dies with it when it ends.
+   */
+  sweep: 'all' | 'group';
+}
+
 export interface ExecResult {
   exitCode: number;
   timedOut: boolean;
@@ -44,25 +54,17 @@ export interface ExecResult {
 /** Children spawned through child_process: killed by the sweep but reaped by libuv, not by us. */
 export const spawnedChildren = new Set<number>();
 
-export async function runCommand(req: ExecRequest): Promise<ExecResult> {
+export async function runCommand(req: ExecRequest, options: RunOptions = { sweep: 'all' }): Promise<ExecResult> {
   const child = spawn('bash', ['-c', WRAPPER], {
     env: { ...process.env, HERMES_MCP_STATE_DIR: req.stateDir, HERMES_MCP_CWD: req.cwd, HERMES_MCP_COMMAND: req.command },
     stdio: ['ignore', 'pipe', 'ignore'],
     detached: true, // its own process group, killed as a whole on deadline
   });
   if (child.pid) spawnedChildren.add(child.pid);
-  const chunks: Buffer[] = [];
-  let kept = 0;
-  let total = 0;
-  child.stdout!.on('data', (chunk: Buffer) => {
-    total += chunk.length;
-    // Bounded transport: keep up to the cap; the supervisor applies Hermes' head/tail cut on text.
-    if (kept < req.maxOutputBytes) {
-      const piece = chunk.subarray(0, req.maxOutputBytes - kept);
-      chunks.push(piece);
-      kept += piece.length;
-    }
-  });
+  // Bounded transport (head + rolling tail): memory stays flat whatever the command prints; the
+  // supervisor applies Hermes' character cap on the text.
+  const collector = new BoundedCollector({ maxBytes: req.maxOutputBytes });
+  child.stdout!.on('data', (chunk: Buffer) => collector.push(chunk));
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -79,7 +81,7 @@ export async function runCommand(req: ExecRequest): Promise<ExecResult> {
   // which also closes the output pipe they may have held.
   killGroup(child.pid);
   if (child.pid) spawnedChildren.delete(child.pid);
-  killEverythingStarted(spawnedChildren);
+  if (options.sweep === 'all') killEverythingStarted(spawnedChildren);
   reapZombies(spawnedChildren);
   await Promise.race([drained, new Promise((r) => setTimeout(r, 1000))]);
   const exitCode = timedOut ? 124 : (code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1));
@@ -89,7 +91,8 @@ export async function runCommand(req: ExecRequest): Promise<ExecResult> {
   } catch {
     cwd = undefined;
   }
-  return { exitCode, timedOut, output: Buffer.concat(chunks).toString('utf8'), outputBytes: total, ...(cwd ? { cwd } : {}) };
+  const out = collector.result();
+  return { exitCode, timedOut, output: out.text, outputBytes: out.totalBytes, ...(cwd ? { cwd } : {}) };
 }
 
 function killGroup(pid: number | undefined): void {

@@ -1,0 +1,40 @@
+import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
+
+// Unified diffs in the shape Hermes returns (difflib.unified_diff with `a/<path>` / `b/<path>`
+// headers and 3 context lines), computed with the maintained `diff` package. The only visible
+// difference from difflib: a missing final newline is marked with "\ No newline at end of file",
+// which is what `patch`/`git apply` expect.
+
+/** A pathological diff (huge, totally different inputs) gives up after this long. */
+const DIFF_TIMEOUT_MS = 2000;
+
+function wholeFileHunk(fromLabel: string, toLabel: string, oldText: string, newText: string): string {
+  const split = (t: string): string[] => (t === '' ? [] : t.replace(/\n$/, '').split('\n'));
+  const oldLines = split(oldText);
+  const newLines = split(newText);
+  const range = (start: number, n: number): string => (n === 0 ? `${start - 1},0` : `${start},${n}`);
+  return [
+    `--- ${fromLabel}`,
+    `+++ ${toLabel}`,
+    `@@ -${range(1, oldLines.length)} +${range(1, newLines.length)} @@`,
+    ...oldLines.map((l) => `-${l}`),
+    ...newLines.map((l) => `+${l}`),
+    '',
+  ].join('\n');
+}
+
+/** Unified diff from `fromLabel` to `toLabel`; '' when the texts are equal (like difflib). */
+export function unifiedDiff(fromLabel: string, toLabel: string, oldText: string, newText: string): string {
+  if (oldText === newText) return '';
+  const patch = createTwoFilesPatch(fromLabel, toLabel, oldText, newText, undefined, undefined, {
+    context: 3,
+    headerOptions: FILE_HEADERS_ONLY,
+    timeout: DIFF_TIMEOUT_MS,
+  }) as string | undefined;
+  return patch ?? wholeFileHunk(fromLabel, toLabel, oldText, newText);
+}
+
+/** `a/<path>` -> `b/<path>` diff of an edited file. */
+export function fileDiff(label: string, oldText: string, newText: string): string {
+  return unifiedDiff(`a/${label}`, `b/${label}`, oldText, newText);
+}

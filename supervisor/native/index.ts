@@ -1,0 +1,60 @@
+import type { Logger } from 'pino';
+import { compileArgumentValidator } from '../catalog/validate.js';
+import type { Adapter } from '../adapter.js';
+import type { GatewayConfig } from '../config.js';
+import { ExecuteCodePool, executeCodeTool, rpcErrorResult, type RpcDispatch } from './execute-code.js';
+import { fileTools } from './files/index.js';
+import { TerminalPool, terminalTool } from './terminal.js';
+import { createWorkerRuntime } from './worker-runtime.js';
+
+// The native adapter: Hermes' file tools, terminal and execute_code, executed by the gateway's own
+// isolated workers (the supervisor never runs user commands itself).
+
+export const WEB_NOT_CONFIGURED = 'web provider not configured: web_search/web_extract need the Hermes web backend adapter';
+
+export function nativeAdapter(config: GatewayConfig, log: Logger): Adapter {
+  const runtime = createWorkerRuntime(config);
+  if (runtime.isolation.degraded) log.warn({ event: 'isolation_degraded', mode: runtime.isolation.mode, reason: runtime.isolation.reason }, 'process isolation degraded');
+  else log.info({ event: 'isolation', mode: runtime.isolation.mode }, 'process isolation');
+  const terminals = new TerminalPool(runtime);
+  const cwdFor = (ownerId: string) => terminals.cwdFor(ownerId);
+  const files = fileTools({ hermesHome: config.hermesHome, cwdFor });
+  const fileEntries = new Map(files.map((tool) => [tool.name, { tool, validate: compileArgumentValidator(tool) }]));
+
+  // hermes_tools calls from a script: the same file tool handlers, validated the same way, under the
+  // execute_code call's owner; web tools answer "not configured" until the web adapter lands.
+  const dispatch: RpcDispatch = async (tool, args, ctx) => {
+    if (tool === 'web_search' || tool === 'web_extract') return { error: WEB_NOT_CONFIGURED };
+    const entry = fileEntries.get(tool);
+    if (!entry) return { error: `Tool '${tool}' is not available in execute_code.` };
+    try {
+      const outcome = await entry.tool.handler(entry.validate(args), ctx);
+      return outcome.structured ?? {};
+    } catch (e) {
+      return rpcErrorResult(e);
+    }
+  };
+  const exec = new ExecuteCodePool(runtime, dispatch);
+  exec.prewarm();
+
+  return {
+    name: 'native',
+    source: { name: 'native', tools: () => [...files, terminalTool(terminals, runtime), executeCodeTool(exec, runtime, cwdFor)] },
+    readiness: [
+      {
+        name: 'native_execution',
+        probe: () => ({
+          ready: true,
+          status: runtime.isolation.degraded ? 'degraded' : 'ok',
+          details: { isolation: runtime.isolation.mode, reason: runtime.isolation.reason },
+        }),
+      },
+    ],
+    releaseHook: (ownerId) => terminals.release(ownerId),
+    health: () => ({ isolation: runtime.isolation.mode, isolation_degraded: runtime.isolation.degraded, terminal_workers: terminals.activeWorkers }),
+    async close() {
+      await exec.close();
+      await terminals.closeAll();
+    },
+  };
+}

@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { after, describe, test } from 'node:test';
+import { ErrorCode } from '../../../shared/errors.js';
+import { Cases, call, ctx, expectCode } from './fixture.js';
+
+const cases = new Cases();
+after(() => cases.cleanup());
+
+describe('patch (replace mode)', () => {
+  test('replaces a unique string and returns a unified diff', async () => {
+    const c = cases.make();
+    const abs = c.file('app.py', 'def main():\n    print("hi")\n    return 0\n');
+    const r = await call(c.patch, { mode: 'replace', path: 'app.py', old_string: 'print("hi")', new_string: 'print("hello")' });
+    assert.equal(c.text('app.py'), 'def main():\n    print("hello")\n    return 0\n');
+    assert.equal(r.success, true);
+    assert.equal(
+      r.diff,
+      '--- a/app.py\n+++ b/app.py\n@@ -1,3 +1,3 @@\n def main():\n-    print("hi")\n+    print("hello")\n     return 0\n',
+    );
+    assert.deepEqual(r.files_modified, [fs.realpathSync(abs)]);
+    assert.deepEqual(r.files_created, []);
+    assert.deepEqual(r.files_deleted, []);
+    assert.equal(r.resolved_path, fs.realpathSync(abs));
+  });
+
+  test('mode defaults to replace', async () => {
+    const c = cases.make();
+    c.file('a.txt', 'one two\n');
+    await call(c.patch, { path: 'a.txt', old_string: 'two', new_string: 'three' });
+    assert.equal(c.text('a.txt'), 'one three\n');
+  });
+
+  test('an empty new_string deletes the match', async () => {
+    const c = cases.make();
+    c.file('a.txt', 'keep\ndrop me\nkeep too\n');
+    await call(c.patch, { path: 'a.txt', old_string: 'drop me\n', new_string: '' });
+    assert.equal(c.text('a.txt'), 'keep\nkeep too\n');
+  });
+
+  test('a fuzzy (whitespace-tolerant) match is applied', async () => {
+    const c = cases.make();
+    c.file('a.js', 'if (x) {\n\treturn   1;\n}\n');
+    await call(c.patch, { path: 'a.js', old_string: 'return 1;', new_string: 'return 2;' });
+    assert.equal(c.text('a.js'), 'if (x) {\n\treturn 2;\n}\n');
+  });
+
+  test('no match fails with "Could not find" and a did-you-mean snippet, file untouched', async () => {
+    const c = cases.make();
+    c.file('a.py', 'def compute(a, b):\n    return a + b\n');
+    const e = await expectCode(c.patch.handler({ path: 'a.py', old_string: 'def compute(x, y, z):\n    pass', new_string: 'x' }, ctx), ErrorCode.PATCH_NO_MATCH);
+    assert.match(e.message, /Could not find/);
+    assert.match(e.message, /Did you mean one of these sections\?\n {3}1\| def compute\(a, b\):/);
+    assert.equal(e.details?.success, false);
+    assert.equal(c.text('a.py'), 'def compute(a, b):\n    return a + b\n');
+  });
+
+  test('no close line gives the generic _hint instead', async () => {
+    const c = cases.make();
+    c.file('a.txt', 'zzz\n');
+    const e = await expectCode(c.patch.handler({ path: 'a.txt', old_string: 'qqqqqqqq', new_string: 'x' }, ctx), ErrorCode.PATCH_NO_MATCH);
+    assert.match(String(e.details?._hint), /Use read_file to verify/);
+  });
+
+  test('an ambiguous match is refused and nothing changes', async () => {
+    const c = cases.make();
+    c.file('a.txt', 'x = 1\ny = 2\nx = 1\n');
+    const e = await expectCode(c.patch.handler({ path: 'a.txt', old_string: 'x = 1', new_string: 'x = 5' }, ctx), ErrorCode.PATCH_AMBIGUOUS);
+    assert.match(e.message, /Found 2 matches/);
+    assert.equal(c.text('a.txt'), 'x = 1\ny = 2\nx = 1\n');
+  });
+
+  test('replace_all replaces every occurrence', async () => {
+    const c = cases.make();
+    c.file('a.txt', 'x = 1\ny = 2\nx = 1\n');
+    await call(c.patch, { path: 'a.txt', old_string: 'x = 1', new_string: 'x = 5', replace_all: true });
+    assert.equal(c.text('a.txt'), 'x = 5\ny = 2\nx = 5\n');
+  });
+
+  test('an edit that is already applied is a success-shaped no-op', async () => {
+    const c = cases.make();
+    c.file('a.txt', 'result = compute_total(items)\n');
+    const before = fs.statSync(c.p('a.txt')).mtimeMs;
+    const r = await call(c.patch, { path: 'a.txt', old_string: 'result = 0', new_string: 'result = compute_total(items)' });
+    assert.equal(r.success, true);
+    assert.equal(r.no_change, true);
+    assert.match(r.note, /already applied/);
+    assert.equal(fs.statSync(c.p('a.txt')).mtimeMs, before);
+  });
+
+  test('replace-mode requirements are enforced by the handler', async () => {
+    const c = cases.make();
+    c.file('a.txt', 'x\n');
+    const e1 = await expectCode(c.patch.handler({ mode: 'replace', old_string: 'x', new_string: 'y' }, ctx), ErrorCode.INVALID_ARGUMENTS);
+    assert.match(e1.message, /requires 'path'/);
+    const e2 = await expectCode(c.patch.handler({ mode: 'replace', path: 'a.txt', old_string: 'x' }, ctx), ErrorCode.INVALID_ARGUMENTS);
+    assert.match(e2.message, /requires 'old_string' and 'new_string'/);
+    await expectCode(c.patch.handler({ mode: 'replace', path: 'a.txt', old_string: 'x', new_string: 'x' }, ctx), ErrorCode.INVALID_ARGUMENTS);
+    await expectCode(c.patch.handler({ mode: 'sed', path: 'a.txt' }, ctx), ErrorCode.INVALID_ARGUMENTS);
+  });
+
+  test('a missing file is FILE_NOT_FOUND with suggestions', async () => {
+    const c = cases.make();
+    c.file('main.py', 'x\n');
+    const e = await expectCode(c.patch.handler({ path: 'main.pyy', old_string: 'x', new_string: 'y' }, ctx), ErrorCode.FILE_NOT_FOUND);
+    assert.deepEqual(e.details?.similar_files, ['main.py']);
+  });
+
+  test('CRLF files stay CRLF and a BOM survives', async () => {
+    const c = cases.make();
+    c.file('w.txt', '\ufeffone\r\ntwo\r\nthree\r\n');
+    await call(c.patch, { path: 'w.txt', old_string: 'two\nthree', new_string: 'TWO\nTHREE\nFOUR' });
+    assert.equal(c.text('w.txt'), '\ufeffone\r\nTWO\r\nTHREE\r\nFOUR\r\n');
+  });
+
+  test('sensitive targets are refused before reading', async () => {
+    const c = cases.make();
+    c.file('~/config.yaml', 'approvals:\n  mode: ask\n');
+    await expectCode(c.patch.handler({ path: c.p('~/config.yaml'), old_string: 'mode: ask', new_string: 'mode: off' }, ctx), ErrorCode.FILE_BLOCKED);
+    assert.equal(c.text('~/config.yaml'), 'approvals:\n  mode: ask\n');
+  });
+
+  test('binary files are not patched', async () => {
+    const c = cases.make();
+    c.file('b.dat2', Buffer.from([0x61, 0, 0x62]));
+    await expectCode(c.patch.handler({ path: 'b.dat2', old_string: 'a', new_string: 'b' }, ctx), ErrorCode.FILE_BINARY);
+  });
+
+  test('an existing file keeps its mode', async () => {
+    const c = cases.make();
+    const abs = c.file('tool.sh', 'echo a\n');
+    fs.chmodSync(abs, 0o755);
+    await call(c.patch, { path: 'tool.sh', old_string: 'echo a', new_string: 'echo b' });
+    assert.equal(fs.statSync(abs).mode & 0o777, 0o755);
+  });
+});
