@@ -77,6 +77,7 @@ export class ExecuteCodePool {
         HERMES_MCP_PYTHON: this.runtime.config.python,
         HERMES_MCP_RUNNER: RUNNER,
         HERMES_MCP_TRANSPORT_MAX_BYTES: String(limits.workerTransportMaxBytes),
+        ...(process.env.HERMES_TIMEZONE ? { TZ: process.env.HERMES_TIMEZONE } : {}),
       },
     });
     unit.ready = unit.worker.waitFor((f) => f.type === 'ready').then(() => undefined);
@@ -168,7 +169,12 @@ export class ExecuteCodePool {
     const deadlineSeconds = this.runtime.config.limits.executeCodeDeadlineSeconds;
     const deadline = started + deadlineSeconds * 1000;
     const elapsed = () => Math.round((Date.now() - started) / 10) / 100;
-    const slot = await this.acquireSlot(deadline, ctx.signal);
+    let slot = await this.acquireSlot(deadline, ctx.signal);
+    // A slot freed in the same instant the deadline passed is no use: never start a script late.
+    if (slot === 'ok' && Date.now() >= deadline) {
+      this.releaseSlot();
+      slot = 'timeout';
+    }
     if (slot !== 'ok') {
       return slot === 'timeout'
         ? { status: 'timeout', output: `⏰ Script timed out after ${deadlineSeconds}s waiting for a free worker and never ran.`, tool_calls_made: 0, duration_seconds: elapsed() }

@@ -5,7 +5,7 @@ import type { GatewayConfig } from '../config.js';
 import { ExecuteCodePool, executeCodeTool, rpcErrorResult, type RpcDispatch } from './execute-code.js';
 import { fileTools } from './files/index.js';
 import { TerminalPool, terminalTool } from './terminal.js';
-import { createWorkerRuntime } from './worker-runtime.js';
+import { createWorkerRuntime, SHORT_WORKER_SLICE } from './worker-runtime.js';
 
 // The native adapter: Hermes' file tools, terminal and execute_code, executed by the gateway's own
 // isolated workers (the supervisor never runs user commands itself).
@@ -16,6 +16,10 @@ export function nativeAdapter(config: GatewayConfig, log: Logger): Adapter {
   const runtime = createWorkerRuntime(config);
   if (runtime.isolation.degraded) log.warn({ event: 'isolation_degraded', mode: runtime.isolation.mode, reason: runtime.isolation.reason }, 'process isolation degraded');
   else log.info({ event: 'isolation', mode: runtime.isolation.mode }, 'process isolation');
+  // Under an enforced resource policy, execute_code workers belong in systemd scopes; without a
+  // reachable user manager they still run (isolated, unscoped) and the operator is told why.
+  if (config.resourcePolicy && !runtime.scoped) log.warn({ event: 'systemd_scope_unavailable', reason: runtime.scopeReason }, 'resource policy set but systemd scopes unavailable; execute_code workers run unscoped');
+  else if (runtime.scoped) log.info({ event: 'systemd_scope', slice: SHORT_WORKER_SLICE }, 'execute_code workers run in systemd scopes');
   const terminals = new TerminalPool(runtime);
   const cwdFor = (ownerId: string) => terminals.cwdFor(ownerId);
   const files = fileTools({ hermesHome: config.hermesHome, cwdFor });
@@ -51,7 +55,12 @@ export function nativeAdapter(config: GatewayConfig, log: Logger): Adapter {
       },
     ],
     releaseHook: (ownerId) => terminals.release(ownerId),
-    health: () => ({ isolation: runtime.isolation.mode, isolation_degraded: runtime.isolation.degraded, terminal_workers: terminals.activeWorkers }),
+    health: () => ({
+      isolation: runtime.isolation.mode,
+      isolation_degraded: runtime.isolation.degraded,
+      systemd_scope: runtime.scoped,
+      terminal_workers: terminals.activeWorkers,
+    }),
     async close() {
       await exec.close();
       await terminals.closeAll();

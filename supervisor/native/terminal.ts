@@ -17,7 +17,8 @@ import { removeDir, type WorkerRuntime } from './worker-runtime.js';
 interface OwnerTerminal {
   stateDir: string;
   worker?: WorkerProcess;
-  busy: boolean;
+  /** The id of the command currently running, if any (one at a time per owner). */
+  running?: string;
 }
 
 export interface CommandOutcome {
@@ -64,20 +65,26 @@ export class TerminalPool {
   async run(ownerId: string, command: string, options: { timeoutSeconds: number; workdir?: string; signal: AbortSignal }): Promise<CommandOutcome> {
     let owner = this.owners.get(ownerId);
     if (!owner) {
-      owner = { stateDir: this.runtime.privateDir('terminal'), busy: false };
+      owner = { stateDir: this.runtime.privateDir('terminal') };
       this.owners.set(ownerId, owner);
     }
-    if (owner.busy) {
+    if (owner.running) {
       throw new GatewayError(ErrorCode.BUSY, 'this session already has a terminal command running; terminal runs one foreground command at a time per session');
     }
-    owner.busy = true;
+    const id = randomUUID();
+    owner.running = id;
+    const current = owner;
     try {
       const worker = await this.workerFor(owner);
-      const id = randomUUID();
       const result = worker.waitFor((f) => f.type === 'result' && f.id === id);
       // A client that goes away takes its command with it: the worker (and with it the whole
-      // namespace) is killed; the owner's cwd/env snapshot survives for its next call.
-      const onAbort = () => void worker.kill();
+      // namespace) is killed; the owner's cwd/env snapshot survives. The owner is free at once:
+      // its next call gets a fresh worker instead of waiting for this one to finish dying.
+      const onAbort = () => {
+        if (current.worker === worker) current.worker = undefined;
+        if (current.running === id) current.running = undefined;
+        void worker.kill();
+      };
       options.signal.addEventListener('abort', onAbort, { once: true });
       try {
         worker.send({
@@ -98,7 +105,7 @@ export class TerminalPool {
         options.signal.removeEventListener('abort', onAbort);
       }
     } finally {
-      owner.busy = false;
+      if (current.running === id) current.running = undefined;
     }
   }
 

@@ -1,9 +1,108 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, statSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import { startRpcServer, type RpcServerOptions } from '../../../supervisor/native/execute-rpc.js';
-import { LineClient, tempDir } from './support.js';
+
+function tempDir(t: { after(fn: () => void): void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hx-rpc-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** A raw NDJSON client: send lines, read response lines. */
+class LineClient {
+  private buffer = '';
+  private readonly lines: string[] = [];
+  private waiters: Array<() => void> = [];
+  closed = false;
+
+  private constructor(readonly socket: Socket) {
+    socket.setEncoding('utf8');
+    socket.on('data', (d: string) => {
+      this.buffer += d;
+      let nl: number;
+      while ((nl = this.buffer.indexOf('\n')) !== -1) {
+        this.lines.push(this.buffer.slice(0, nl));
+        this.buffer = this.buffer.slice(nl + 1);
+      }
+      this.wake();
+    });
+    socket.on('close', () => {
+      this.closed = true;
+      this.wake();
+    });
+    socket.on('error', () => {});
+  }
+
+  static open(path: string): Promise<LineClient> {
+    return new Promise((resolveOpen, reject) => {
+      const socket = connect(path);
+      socket.once('error', reject);
+      socket.once('connect', () => {
+        socket.off('error', reject);
+        resolveOpen(new LineClient(socket));
+      });
+    });
+  }
+
+  private wake(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const fn of w) fn();
+  }
+
+  write(data: string | Buffer): void {
+    this.socket.write(data);
+  }
+
+  /** Next response line, or null once the connection has closed with nothing left. */
+  async next(timeoutMs = 5_000): Promise<string | null> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.lines.length === 0) {
+      if (this.closed) return null;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error('timed out waiting for a response line');
+      await new Promise<void>((r) => {
+        const timer = setTimeout(r, left);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          r();
+        });
+      });
+    }
+    return this.lines.shift()!;
+  }
+
+  async request(payload: unknown): Promise<unknown> {
+    this.write(JSON.stringify(payload) + '\n');
+    const line = await this.next();
+    if (line === null) throw new Error('connection closed before a response');
+    return JSON.parse(line);
+  }
+
+  /** Resolves once the server has closed the connection. */
+  async waitClosed(timeoutMs = 5_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!this.closed) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error('connection still open');
+      await new Promise<void>((r) => {
+        const timer = setTimeout(r, left);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          r();
+        });
+      });
+    }
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}
 
 const TOKEN = 'test-token-0123456789abcdef';
 const ALLOWED = ['web_search', 'web_extract', 'read_file', 'write_file', 'search_files', 'patch', 'terminal'];

@@ -62,18 +62,26 @@ test('stripAnsi returns clean text unchanged', () => {
   assert.equal(stripAnsi(s), s);
 });
 
+/** Small seeded PRNG (mulberry32): deterministic, well-mixed draws in [0, n). */
+function mulberry32(seed: number): (n: number) => number {
+  let a = seed >>> 0;
+  return (n) => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (((t ^ (t >>> 14)) >>> 0) % n);
+  };
+}
+
 // Hermes' `_ANSI_ESCAPE_RE`, transliterated: the oracle the scanner must agree with.
 const HERMES_ANSI_RE =
   /\x1b(?:\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|\][\s\S]*?(?:\x07|\x1b\\)|[PX^_][\s\S]*?(?:\x1b\\)|[\x20-\x2f]+[\x30-\x7e]|[\x30-\x7e])|\x9b[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|\x9d[\s\S]*?(?:\x07|\x9c)|[\x80-\x9f]/g;
 
 test('stripAnsi matches Hermes\' regex on random escape-heavy input', () => {
   const alphabet = ['\x1b', '[', ']', 'P', 'X', '^', '_', '\\', '\x07', '\x9b', '\x9c', '\x9d', '\x85', ' ', '(', '0', ';', '1', 'm', 'A', 'z', '~', '\n', 'é'];
-  let seed = 12345;
-  const rand = (n: number): number => {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-    return seed % n;
-  };
-  for (let round = 0; round < 3000; round++) {
+  const rand = mulberry32(12345);
+  for (let round = 0; round < 20_000; round++) {
     let s = '';
     const len = rand(40);
     for (let i = 0; i < len; i++) s += alphabet[rand(alphabet.length)];
@@ -110,13 +118,12 @@ test('BoundedCollector at exactly its cap is not truncated', () => {
 
 test('BoundedCollector keeps exactly the first 40% and last 60% of bytes, however the stream is chunked', () => {
   const data = Buffer.from(Array.from({ length: 5_000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join(''));
-  let seed = 7;
+  const rand = mulberry32(7);
   for (let round = 0; round < 50; round++) {
     const c = new BoundedCollector({ maxBytes: 1_000 });
     let off = 0;
     while (off < data.length) {
-      seed = (seed * 48271) % 0x7fffffff;
-      const n = Math.min(data.length - off, seed % 700);
+      const n = Math.min(data.length - off, rand(700));
       c.push(data.subarray(off, off + n));
       off += n;
     }

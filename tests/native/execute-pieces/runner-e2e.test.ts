@@ -2,10 +2,62 @@
 // hermes_tools, as the execute_code worker will wire them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { scrubChildEnv } from '../../../shared/env-scrub.js';
 import { startRpcServer, type RpcServerOptions } from '../../../supervisor/native/execute-rpc.js';
-import { PYTHON, RUNNER_PY, startRunner, tempDir } from './support.js';
+
+// This file runs as dist/tests/native/execute-pieces/runner-e2e.test.js; the .py files are not
+// compiled, so they are read from the source tree at the repository root.
+const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
+const RUNNER_PY = join(REPO_ROOT, 'workers/execute/runner.py');
+const PYTHON = '/usr/bin/python3';
+
+function tempDir(t: { after(fn: () => void): void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hx-rpc-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+interface RunnerProcess {
+  child: ChildProcessWithoutNullStreams;
+  /** Resolves when the process has exited and its pipes are drained. */
+  done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
+  /** Write the script and close stdin. */
+  send(code: string): void;
+}
+
+function startRunner(env: Record<string, string>, cwd: string, timeoutMs = 30_000): RunnerProcess {
+  const child = spawn(PYTHON, [RUNNER_PY], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PYTHONDONTWRITEBYTECODE: '1', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
+    (resolveDone, reject) => {
+      child.once('error', reject);
+      child.once('close', (code, signal) => {
+        clearTimeout(timer);
+        resolveDone({ code, signal, stdout, stderr });
+      });
+    },
+  );
+  return {
+    child,
+    done,
+    send(code: string) {
+      child.stdin.end(code, 'utf8');
+    },
+  };
+}
 
 const TOKEN = 'e2e-token-' + 'a1b2c3d4e5f6a7b8c9d0';
 const ALLOWED = ['web_search', 'web_extract', 'read_file', 'write_file', 'search_files', 'patch', 'terminal'];

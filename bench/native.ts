@@ -1,0 +1,266 @@
+// Native execution benchmark, in one run, through the real gateway process (spawned via its bin's
+// shebang, production configuration) over real HTTP in the modern (2026-07-28) era:
+//
+//   terminal `true` via tool_call (session_token from session_open) vs a raw spawn('sh -c true')
+//   execute_code `print(1)` (sequential calls: the pre-spawned unit serves each) vs a cold
+//     `/usr/bin/python3 -I -S -c pass`
+//   the HTTP floor (bare Hono JSON POST, bench/floor-server.ts) measured in the same run
+//   teardown of the 3-escapee tree (tests/fixtures/escape.sh): WorkerProcess.kill() (pid-namespace
+//     mode, supervisor/workers used in-process) until no escapee survives
+//
+// Targets printed: terminal p50 <= raw spawn p50 + 3 ms + floor p50; execute_code p50 <= cold python
+// p50 + floor p50; teardown p99 <= 50 ms. Everything this starts is stopped by pid before it exits.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { packageRoot } from '../shared/package-root.js';
+import { detectIsolation } from '../supervisor/workers/isolation.js';
+import { WorkerProcess } from '../supervisor/workers/worker-process.js';
+import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, survivors, waitForSurvivors } from '../tests/helpers/escapees.js';
+
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const FLOOR_WARMUP = env('BENCH_FLOOR_WARMUP', 300);
+const FLOOR_ROUNDS = env('BENCH_FLOOR_ROUNDS', 2000);
+const SPAWN_WARMUP = env('BENCH_SPAWN_WARMUP', 20);
+const SPAWN_ROUNDS = env('BENCH_SPAWN_ROUNDS', 300);
+const TERMINAL_WARMUP = env('BENCH_TERMINAL_WARMUP', 20);
+const TERMINAL_ROUNDS = env('BENCH_TERMINAL_ROUNDS', 300);
+const PYTHON_WARMUP = env('BENCH_PYTHON_WARMUP', 5);
+const PYTHON_ROUNDS = env('BENCH_PYTHON_ROUNDS', 100);
+const EXEC_WARMUP = env('BENCH_EXEC_WARMUP', 5);
+const EXEC_ROUNDS = env('BENCH_EXEC_ROUNDS', 60);
+/** Pause between execute_code calls so the next pre-spawned unit is up (an agent's calls are seconds apart). */
+const EXEC_GAP_MS = env('BENCH_EXEC_GAP_MS', 300);
+const TEARDOWN_ROUNDS = env('BENCH_TEARDOWN_ROUNDS', 30);
+const TERMINAL_OVERHEAD_MS = 3;
+const TEARDOWN_TARGET_MS = 50;
+const PYTHON = '/usr/bin/python3';
+
+const root = packageRoot();
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'bench-native', version: '1' },
+};
+
+const gatewayMain = join(root, 'dist', 'supervisor', 'main.js');
+const nodeFlags = (/^#!\/usr\/bin\/env -S node(.*)$/m.exec(readFileSync(gatewayMain, 'utf8'))?.[1] ?? '').trim().split(/\s+/).filter(Boolean);
+
+// ---- process bookkeeping: everything started here is stopped by pid ----
+
+const started = new Set<ChildProcess>();
+const workers = new Set<WorkerProcess>();
+const markers: string[] = [];
+const dirs: string[] = [];
+
+async function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+let cleaned = false;
+async function cleanup(): Promise<void> {
+  if (cleaned) return;
+  cleaned = true;
+  await Promise.all([...workers].map((w) => w.kill()));
+  await Promise.all([...started].map((c) => stopChild(c)));
+  for (const m of markers) killSurvivors(m);
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+async function launch(command: string, args: string[], childEnv: NodeJS.ProcessEnv, portOf: (line: string) => number | undefined, stream: 'stdout' | 'stderr'): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(command, args, { env: { ...process.env, ...childEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  started.add(child);
+  child.once('exit', () => started.delete(child));
+  // Both pipes are drained for the child's whole life (a full pipe would stall it).
+  child[stream === 'stdout' ? 'stderr' : 'stdout']!.resume();
+  const lines = createInterface({ input: child[stream]! });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (c) => reject(new Error(`${command} exited with ${c}`)));
+    child.once('error', reject);
+    lines.on('line', (l) => {
+      const p = portOf(l);
+      if (p) resolve(p);
+    });
+  });
+  return { child, port };
+}
+
+function parsePort(line: string, event?: string): number | undefined {
+  try {
+    const j = JSON.parse(line) as { port?: number; event?: string };
+    return !event || j.event === event ? j.port : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+// ---- measurement helpers ----
+
+const pct = (s: number[], p: number) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+const sorted = (s: number[]) => [...s].sort((a, b) => a - b);
+
+async function sample(warmup: number, rounds: number, once: (i: number) => Promise<void>, gapMs = 0): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < warmup + rounds; i++) {
+    if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
+    const t0 = performance.now();
+    await once(i);
+    const dt = performance.now() - t0;
+    if (i >= warmup) out.push(dt);
+  }
+  return sorted(out);
+}
+
+function runToExit(command: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: 'ignore' });
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} exited with ${code}`))));
+  });
+}
+
+let rpcId = 0;
+async function post(url: string, method: string, params: Record<string, unknown>, name?: string): Promise<Record<string, unknown>> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...(name ? { 'mcp-name': name } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params: { ...params, _meta: META } }),
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${method} answered ${res.status}: ${text.slice(0, 300)}`);
+  // A JSON body, or (if the server chose SSE) the last `data:` line.
+  const json = text.startsWith('{') ? text : (text.split('\n').filter((l) => l.startsWith('data:')).pop() ?? '').slice(5);
+  return JSON.parse(json) as Record<string, unknown>;
+}
+
+/** tools/call tool_call of one deferred tool; returns its structured result (throws on a tool error). */
+async function toolCall(url: string, tool: string, args: Record<string, unknown>, sessionToken?: string): Promise<Record<string, unknown>> {
+  const reply = await post(url, 'tools/call', { name: 'tool_call', arguments: { calls: [{ name: tool, arguments: args }], ...(sessionToken ? { session_token: sessionToken } : {}) } }, 'tool_call');
+  const result = reply.result as { structuredContent?: Record<string, unknown>; isError?: boolean; content?: unknown } | undefined;
+  if (!result || result.isError) throw new Error(`${tool} failed: ${JSON.stringify(reply).slice(0, 500)}`);
+  return result.structuredContent ?? {};
+}
+
+// ---- teardown of the escapee tree, in-process ----
+
+async function teardownSamples(rounds: number): Promise<number[]> {
+  const isolation = detectIsolation('pid-namespace');
+  if (isolation.mode !== 'pid-namespace') throw new Error(`pid-namespace isolation unavailable here: ${isolation.reason}`);
+  const entry = join(root, 'dist', 'workers', 'terminal-worker.js');
+  const out: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const stateDir = mkdtempSync(join(tmpdir(), 'hmcp-bench-td-'));
+    dirs.push(stateDir);
+    const worker = new WorkerProcess({ entry, isolation, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir() }, cwd: '/' });
+    workers.add(worker);
+    await worker.waitFor((f) => f.type === 'ready');
+    const marker = newMarker();
+    markers.push(marker);
+    worker.waitFor((f) => f.type === 'result').catch(() => {}); // never answered: killed first
+    worker.send({ type: 'exec', id: 'escape', command: escapeeCommand(marker), cwd: '/', timeoutMs: 120_000, stateDir, maxOutputBytes: 4096 });
+    if ((await waitForSurvivors(marker, ESCAPEE_COUNT)).length < ESCAPEE_COUNT) throw new Error('escapees did not start');
+    const t0 = performance.now();
+    const killed = worker.kill();
+    let left = survivors(marker);
+    while (left.length > 0) {
+      if (performance.now() - t0 > 5000) throw new Error(`teardown left survivors after 5 s: ${left.join(' ')}`);
+      await new Promise((r) => setImmediate(r));
+      left = survivors(marker);
+    }
+    out.push(performance.now() - t0);
+    await killed;
+    workers.delete(worker);
+  }
+  return sorted(out);
+}
+
+// ---- main ----
+
+async function main(): Promise<void> {
+  const t0 = performance.now();
+  const home = mkdtempSync(join(tmpdir(), 'hmcp-bench-native-'));
+  dirs.push(home);
+  writeFileSync(join(home, 'SOUL.md'), '# Soul\n');
+  const gw = await launch(
+    gatewayMain,
+    [],
+    { HERMES_HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, HERMES_MCP_TERMINAL_CWD: home, HERMES_MCP_STATE_DIR: join(home, '.state'), HERMES_MCP_PYTHON: PYTHON },
+    (l) => parsePort(l, 'listening'),
+    'stderr',
+  );
+  const floor = await launch(process.execPath, [...nodeFlags, join(root, 'dist', 'bench', 'floor-server.js')], {}, (l) => parsePort(l), 'stdout');
+  const gwUrl = `http://127.0.0.1:${gw.port}/mcp`;
+  const floorUrl = `http://127.0.0.1:${floor.port}/mcp`;
+
+  const token = (await toolCall(gwUrl, 'session_open', {})).session_token as string;
+  if (!token) throw new Error('session_open returned no session_token');
+
+  // Interleaving would blur the figures on a small machine: each series runs on its own.
+  const floorSamples = await sample(FLOOR_WARMUP, FLOOR_ROUNDS, async () => {
+    await post(floorUrl, 'tools/list', {});
+  });
+  const rawSpawn = await sample(SPAWN_WARMUP, SPAWN_ROUNDS, () => runToExit('sh', ['-c', 'true']));
+  const terminal = await sample(TERMINAL_WARMUP, TERMINAL_ROUNDS, async () => {
+    const r = await toolCall(gwUrl, 'terminal', { command: 'true' }, token);
+    if (r.exit_code !== 0) throw new Error(`terminal true: ${JSON.stringify(r)}`);
+  });
+  const coldPython = await sample(PYTHON_WARMUP, PYTHON_ROUNDS, () => runToExit(PYTHON, ['-I', '-S', '-c', 'pass']));
+  const execOnce = async () => {
+    const r = await toolCall(gwUrl, 'execute_code', { code: 'print(1)' });
+    if (r.status !== 'success' || r.output !== '1\n') throw new Error(`execute_code print(1): ${JSON.stringify(r)}`);
+  };
+  const execWarm = await sample(EXEC_WARMUP, EXEC_ROUNDS, execOnce, EXEC_GAP_MS);
+  const execBackToBack = await sample(2, Math.min(EXEC_ROUNDS, 30), execOnce);
+  await toolCall(gwUrl, 'session_close', {}, token);
+  const teardown = await teardownSamples(TEARDOWN_ROUNDS);
+
+  const f50 = pct(floorSamples, 50);
+  const ms = (n: number) => `${n.toFixed(2).padStart(7)} ms`;
+  const row = (label: string, s: number[]) => `${label.padEnd(50)} n=${String(s.length).padStart(4)}  p50 ${ms(pct(s, 50))}  p99 ${ms(pct(s, 99))}`;
+  console.log(`bench/native: Node ${process.version} ${nodeFlags.join(' ')}, gateway pid ${gw.child.pid}, sequential requests, keep-alive`);
+  console.log(row('HTTP floor (bare Hono JSON POST)', floorSamples));
+  console.log(row("raw spawn('sh', ['-c', 'true']) -> exit", rawSpawn));
+  console.log(row('terminal `true` via tool_call', terminal));
+  console.log(row(`cold ${PYTHON} -I -S -c pass`, coldPython));
+  console.log(row(`execute_code print(1) (${EXEC_GAP_MS} ms apart, spare warm)`, execWarm));
+  console.log(row('execute_code print(1) (back to back)', execBackToBack));
+  console.log(row(`teardown: kill() -> 0 of ${ESCAPEE_COUNT} escapees left`, teardown));
+  const termBudget = pct(rawSpawn, 50) + TERMINAL_OVERHEAD_MS + f50;
+  const execBudget = pct(coldPython, 50) + f50;
+  const verdict = (ok: boolean) => (ok ? 'OK' : 'OVER');
+  console.log(
+    `terminal p50 ${pct(terminal, 50).toFixed(2)} ms vs raw spawn p50 + ${TERMINAL_OVERHEAD_MS} ms + floor p50 = ${termBudget.toFixed(2)} ms: ratio ${(pct(terminal, 50) / termBudget).toFixed(2)}x ${verdict(pct(terminal, 50) <= termBudget)}`,
+  );
+  console.log(
+    `execute_code p50 ${pct(execWarm, 50).toFixed(2)} ms vs cold python p50 + floor p50 = ${execBudget.toFixed(2)} ms: ratio ${(pct(execWarm, 50) / execBudget).toFixed(2)}x ${verdict(pct(execWarm, 50) <= execBudget)}` +
+      ` (back to back: ${pct(execBackToBack, 50).toFixed(2)} ms, ${(pct(execBackToBack, 50) / execBudget).toFixed(2)}x)`,
+  );
+  console.log(`teardown p99 ${pct(teardown, 99).toFixed(2)} ms vs ${TEARDOWN_TARGET_MS} ms: ${verdict(pct(teardown, 99) <= TEARDOWN_TARGET_MS)} (p50 ${pct(teardown, 50).toFixed(2)} ms, max ${teardown[teardown.length - 1]!.toFixed(2)} ms)`);
+  console.log(`total run ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+main()
+  .catch((e) => {
+    console.error(e);
+    process.exitCode = 1;
+  })
+  .finally(() => cleanup());

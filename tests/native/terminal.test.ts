@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../helpers/escapees.js';
+import { connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
+
+describe('direct terminal through tool_call', () => {
+  let gw: TestGateway;
+  const markers: string[] = [];
+  before(async () => {
+    gw = await startTestGateway();
+  });
+  after(async () => {
+    await gw.close();
+    for (const m of markers) killSurvivors(m);
+  });
+
+  async function tokenClient() {
+    const client = await connect(gw.mcpUrl, 'modern');
+    const token = (await viaBridge(client, 'session_open')).data.session_token as string;
+    return { client, token };
+  }
+
+  test('runs a short command with Hermes’ result shape, timeout 30 injected', async () => {
+    const { client, token } = await tokenClient();
+    const r = await viaBridge(client, 'terminal', { command: 'echo hello; exit 3' }, token);
+    assert.deepEqual(r.data, { output: 'hello\n', exit_code: 3, error: null });
+    await client.close();
+  });
+
+  test('background, pty, notify, watch and long timeouts fail before execution', async () => {
+    const { client, token } = await tokenClient();
+    const flag = join(gw.home, 'ran-flag');
+    const cmd = `touch ${flag}`;
+    for (const extra of [{ background: true }, { pty: true }, { notify_on_complete: true }, { watch_patterns: ['done'] }, { timeout: 31 }]) {
+      const r = await viaBridge(client, 'terminal', { command: cmd, ...extra }, token);
+      assert.equal(r.data.error, 'LONG_RUNNING_OPERATION_REQUIRES_JOB', JSON.stringify(extra));
+      assert.match(String(r.data.message), /job_prepare/);
+    }
+    assert.equal(existsSync(flag), false, 'nothing ran');
+    await client.close();
+  });
+
+  test('needs an owner: a sessionless call without a token is refused', async () => {
+    const client = await connect(gw.mcpUrl, 'modern');
+    const r = await viaBridge(client, 'terminal', { command: 'true' });
+    assert.equal(r.data.error, 'OWNER_REQUIRED');
+    await client.close();
+  });
+
+  test('cwd and exports persist per owner and are invisible to other owners', async () => {
+    const a = await tokenClient();
+    const b = await tokenClient();
+    const legacy = await connect(gw.mcpUrl, 'legacy');
+    await viaBridge(a.client, 'terminal', { command: 'cd /tmp && export HMCP_OWNER=a' }, a.token);
+    const again = await viaBridge(a.client, 'terminal', { command: 'pwd; echo "v=$HMCP_OWNER"' }, a.token);
+    assert.equal(again.data.output, '/tmp\nv=a\n');
+    const other = await viaBridge(b.client, 'terminal', { command: 'pwd; echo "v=$HMCP_OWNER"' }, b.token);
+    assert.notEqual(other.data.output, '/tmp\nv=a\n');
+    assert.match(String(other.data.output), /v=\n$/);
+    const inSession = await viaBridge(legacy, 'terminal', { command: 'echo "v=$HMCP_OWNER"' });
+    assert.equal(inSession.data.output, 'v=\n', 'a legacy session is its own owner');
+    await Promise.all([a.client.close(), b.client.close(), legacy.close()]);
+  });
+
+  test('workdir must be inside the allowed roots (after realpath)', async () => {
+    const { client, token } = await tokenClient();
+    const outside = await viaBridge(client, 'terminal', { command: 'pwd', workdir: '/etc' }, token);
+    assert.equal(outside.data.error, 'PATH_OUTSIDE_ROOTS');
+    const inside = await viaBridge(client, 'terminal', { command: 'pwd', workdir: gw.home }, token);
+    assert.equal(inside.data.output, `${gw.home}\n`);
+    await client.close();
+  });
+
+  test('a timeout gives exit code 124 and kills every escapee', async () => {
+    const { client, token } = await tokenClient();
+    const marker = newMarker();
+    markers.push(marker);
+    const r = await viaBridge(client, 'terminal', { command: escapeeCommand(marker), timeout: 2 }, token);
+    assert.equal(r.data.exit_code, 124);
+    assert.equal(r.data.error, 'Command timed out after 2 seconds');
+    assert.deepEqual(await waitForNoSurvivors(marker), []);
+    await client.close();
+  });
+
+  test('background children of a finished foreground command do not outlive it', async () => {
+    const { client, token } = await tokenClient();
+    const marker = newMarker();
+    markers.push(marker);
+    const r = await viaBridge(client, 'terminal', { command: escapeeCommand(marker, 0) }, token);
+    assert.equal(r.data.exit_code, 0);
+    assert.deepEqual(await waitForNoSurvivors(marker), []);
+    await client.close();
+  });
+
+  test('a client disconnect mid-command kills the whole tree', async () => {
+    const { client, token } = await tokenClient();
+    const marker = newMarker();
+    markers.push(marker);
+    const controller = new AbortController();
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: {
+        name: 'tool_call',
+        arguments: { calls: [{ name: 'terminal', arguments: { command: escapeeCommand(marker), timeout: 30 } }], session_token: token },
+        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+      },
+    });
+    const pending = fetch(gw.mcpUrl, {
+      method: 'POST',
+      signal: controller.signal,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'tool_call' },
+      body,
+    }).catch(() => 'aborted');
+    assert.ok((await waitForSurvivors(marker, ESCAPEE_COUNT)).length >= ESCAPEE_COUNT);
+    controller.abort();
+    await pending;
+    assert.deepEqual(await waitForNoSurvivors(marker), []);
+    // The owner keeps working afterwards: a new worker, same cwd/env snapshot.
+    const next = await viaBridge(client, 'terminal', { command: 'echo still-here' }, token);
+    assert.equal(next.data.output, 'still-here\n');
+    await client.close();
+  });
+
+  test('session_close releases the owner’s terminal once its running command has finished', async () => {
+    const { client, token } = await tokenClient();
+    const marker = newMarker();
+    markers.push(marker);
+    await viaBridge(client, 'terminal', { command: 'true' }, token);
+    const before = gw.gateway.healthFacts().terminal_workers as number;
+    const running = viaBridge(client, 'terminal', { command: escapeeCommand(marker, 1) }, token);
+    assert.ok((await waitForSurvivors(marker, ESCAPEE_COUNT)).length >= ESCAPEE_COUNT);
+    const closed = await viaBridge(client, 'session_close', {}, token);
+    assert.equal(closed.data.released, 'after_running_calls_finish');
+    assert.equal((await running).data.exit_code, 0, 'the running command was allowed to finish');
+    assert.deepEqual(await waitForNoSurvivors(marker), []);
+    const end = Date.now() + 3000;
+    while ((gw.gateway.healthFacts().terminal_workers as number) >= before && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(gw.gateway.healthFacts().terminal_workers, before - 1, 'the owner’s worker is gone');
+    await client.close();
+  });
+
+  test('secrets in command output are redacted', async () => {
+    const { client, token } = await tokenClient();
+    const secret = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
+    const r = await viaBridge(client, 'terminal', { command: `echo token ${secret}` }, token);
+    assert.ok(!String(r.data.output).includes(secret));
+    assert.match(String(r.data.output), /token ghp_/);
+    await client.close();
+  });
+});
+
+test('under an enforced resource policy direct terminal is refused before execution', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'hmcp-policy-'));
+  const gw = await startTestGateway({ env: { HERMES_MCP_RESOURCE_POLICY: join(dir, 'policy.json') } });
+  try {
+    const client = await connect(gw.mcpUrl, 'legacy');
+    const r = await viaBridge(client, 'terminal', { command: `touch ${join(dir, 'ran')}` });
+    assert.equal(r.data.error, 'RESOURCE_ISOLATION_REQUIRES_JOB');
+    assert.equal(existsSync(join(dir, 'ran')), false);
+    await client.close();
+  } finally {
+    await gw.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

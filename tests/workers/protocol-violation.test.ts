@@ -1,0 +1,181 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Writable } from 'node:stream';
+import { after, describe, test } from 'node:test';
+import { packageRoot } from '../../shared/package-root.js';
+import { detectIsolation, type IsolationMode } from '../../supervisor/workers/isolation.js';
+import { WorkerProcess } from '../../supervisor/workers/worker-process.js';
+import { WORKER_TAG_VAR } from '../../workers/runtime/reap.js';
+import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../helpers/escapees.js';
+
+// A bad frame on the fd-3 pipe, in either direction, ends that one worker and nothing else:
+// - supervisor -> worker: the worker's decoder fails, it closes its channel, kills what it started
+//   and exits; the supervisor sees an unexpected exit (onFailure) and carries on.
+// - worker -> supervisor: WorkerProcess's decoder fails, it SIGKILLs the worker's whole tree and
+//   reports 'protocol violation: ...' through onFailure; the supervisor process is unharmed.
+
+const terminalEntry = join(packageRoot(), 'dist', 'workers', 'terminal-worker.js');
+const badEntry = join(packageRoot(), 'dist', 'tests', 'fixtures', 'bad-frame-worker.js');
+const dirs: string[] = [];
+const markers: string[] = [];
+const workers: WorkerProcess[] = [];
+after(async () => {
+  await Promise.all(workers.map((w) => w.kill()));
+  for (const m of markers) killSurvivors(m);
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function rawFrame(body: string, announced?: number): Buffer {
+  const bytes = Buffer.from(body, 'utf8');
+  const head = Buffer.alloc(4);
+  head.writeUInt32BE(announced ?? bytes.length, 0);
+  return Buffer.concat([head, bytes]);
+}
+
+/**
+ * The supervisor's end of the worker's fd-3 pipe. WorkerProcess keeps it private (send() only ever
+ * writes well-formed, capped frames); the test reaches the stream at runtime to write what send()
+ * never would, without widening WorkerProcess's API for it.
+ */
+function supervisorEnd(worker: WorkerProcess): Writable {
+  const channel = (worker as unknown as { channel?: Writable }).channel;
+  assert.ok(channel && typeof channel.write === 'function', 'WorkerProcess keeps its fd-3 stream in `channel`');
+  return channel;
+}
+
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+    }),
+  ]);
+}
+
+/** Live processes carrying a worker's environment tag (the worker itself and all it started). */
+function tagged(tag: string): number[] {
+  const needle = `${WORKER_TAG_VAR}=${tag}`;
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      if (!readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(needle)) continue;
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const state = stat.charAt(stat.lastIndexOf(')') + 2);
+      if (state !== 'Z' && state !== 'X') out.push(Number(name));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+function isolationFor(mode: IsolationMode) {
+  const isolation = detectIsolation(mode);
+  assert.equal(isolation.mode, mode, `host does not allow ${mode}: ${isolation.reason}`);
+  return isolation;
+}
+
+/** A worker plus a promise of its onFailure reasons (resolved with the first). */
+function spawnWorker(entry: string, mode: IsolationMode, extra: { env?: Record<string, string>; maxFrameBytes?: number } = {}) {
+  const failures: string[] = [];
+  let firstFailure!: (reason: string) => void;
+  const failed = new Promise<string>((resolve) => (firstFailure = resolve));
+  const worker = new WorkerProcess({
+    entry,
+    isolation: isolationFor(mode),
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir(), ...extra.env },
+    cwd: '/',
+    ...(extra.maxFrameBytes ? { maxFrameBytes: extra.maxFrameBytes } : {}),
+    onFailure: (reason) => {
+      failures.push(reason);
+      firstFailure(reason);
+    },
+  });
+  workers.push(worker);
+  return { worker, failures, failed };
+}
+
+for (const mode of ['pid-namespace', 'subreaper'] as const) {
+  describe(`garbage from the supervisor side (${mode})`, () => {
+    test('a header announcing ~4 GiB: the worker closes, kills its running command tree and exits', async () => {
+      const { worker, failures, failed } = spawnWorker(terminalEntry, mode);
+      await within(worker.waitFor((f) => f.type === 'ready'), 10_000, 'ready');
+      const marker = newMarker();
+      markers.push(marker);
+      const dir = mkdtempSync(join(tmpdir(), 'hmcp-pv-'));
+      dirs.push(dir);
+      const pending = worker.waitFor((f) => f.type === 'result');
+      pending.catch(() => {}); // never answered: the worker goes away first
+      worker.send({ type: 'exec', id: '1', command: escapeeCommand(marker), cwd: '/', timeoutMs: 60_000, stateDir: dir, maxOutputBytes: 4096 });
+      assert.ok((await waitForSurvivors(marker, ESCAPEE_COUNT)).length >= ESCAPEE_COUNT, 'escapees started');
+
+      supervisorEnd(worker).write(rawFrame('{"type":"exec","id":"2"', 0xfffffff0));
+
+      const exit = await within(worker.exited, 10_000, 'the worker to exit');
+      assert.deepEqual(exit, { code: 0, signal: null }, 'a clean exit of its own, not a kill');
+      assert.match(worker.stderr, /worker: incoming frame announces 4294967280 bytes, over the \d+-byte cap; closing/);
+      await assert.rejects(pending, /worker exited/);
+      assert.match(await within(failed, 5000, 'onFailure'), /worker exited unexpectedly \(code 0\)/);
+      assert.deepEqual(await waitForNoSurvivors(marker), [], 'nothing the command started survives');
+      assert.deepEqual(tagged(worker.tag), []);
+      assert.equal(failures.length, 1);
+      worker.send({ type: 'exec', id: '3' }); // a dead worker: a no-op, not a throw
+    });
+
+    test('a correctly sized frame that is not JSON: the worker exits', async () => {
+      const { worker, failed } = spawnWorker(terminalEntry, mode);
+      await within(worker.waitFor((f) => f.type === 'ready'), 10_000, 'ready');
+      supervisorEnd(worker).write(rawFrame('this is not json'));
+      await within(worker.exited, 10_000, 'the worker to exit');
+      assert.match(worker.stderr, /worker: incoming frame is not valid JSON; closing/);
+      assert.match(await within(failed, 5000, 'onFailure'), /exited unexpectedly/);
+      assert.deepEqual(tagged(worker.tag), []);
+    });
+  });
+}
+
+describe('garbage from the worker side', () => {
+  const cases = [
+    { kind: 'oversized', reason: /^protocol violation: incoming frame announces \d+ bytes, over the 1024-byte cap$/ },
+    { kind: 'huge-header', reason: /^protocol violation: incoming frame announces 4294967295 bytes, over the 1024-byte cap$/ },
+    { kind: 'malformed', reason: /^protocol violation: incoming frame is not valid JSON$/ },
+    { kind: 'array', reason: /^protocol violation: incoming frame is not a typed JSON object$/ },
+  ];
+  for (const mode of ['pid-namespace', 'subreaper'] as const) {
+    for (const { kind, reason } of mode === 'pid-namespace' ? cases : cases.slice(0, 1)) {
+      test(`${kind} frame (${mode}): WorkerProcess kills the worker and reports a protocol violation`, async () => {
+        const { worker, failures, failed } = spawnWorker(badEntry, mode, { env: { BAD_FRAME_KIND: kind, BAD_FRAME_BYTES: '4096' }, maxFrameBytes: 1024 });
+        const frames: string[] = [];
+        worker.onFrame((f) => frames.push(f.type));
+        const why = await within(failed, 10_000, 'onFailure');
+        assert.match(why, reason);
+        assert.deepEqual(frames, ['ready'], 'frames before the violation were delivered, none after');
+        assert.equal(worker.alive, false, 'onFailure runs once the worker is gone');
+        assert.equal(worker.describeExit(), 'signal SIGKILL', 'killed by the supervisor (the fixture never exits on its own)');
+        assert.deepEqual(tagged(worker.tag), [], 'nothing of the worker survives');
+        await new Promise((r) => setTimeout(r, 100));
+        assert.equal(failures.length, 1, 'reported once, not again as an unexpected exit');
+        worker.send({ type: 'shutdown' }); // no throw on a dead worker
+        await worker.kill(); // idempotent
+      });
+    }
+  }
+
+  test('the supervisor carries on: a fresh worker after the violations still runs commands', async () => {
+    const { worker, failures } = spawnWorker(terminalEntry, 'pid-namespace');
+    await within(worker.waitFor((f) => f.type === 'ready'), 10_000, 'ready');
+    const dir = mkdtempSync(join(tmpdir(), 'hmcp-pv-'));
+    dirs.push(dir);
+    const result = worker.waitFor((f) => f.type === 'result' && f.id === 'ok');
+    worker.send({ type: 'exec', id: 'ok', command: 'echo still-fine', cwd: '/', timeoutMs: 10_000, stateDir: dir, maxOutputBytes: 4096 });
+    const r = await within(result, 10_000, 'result');
+    assert.equal(r.exitCode, 0);
+    assert.match(String(r.output), /still-fine/);
+    await worker.kill();
+    assert.deepEqual(failures, []);
+  });
+});

@@ -1,0 +1,303 @@
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { after, describe, test } from 'node:test';
+import { packageRoot } from '../../shared/package-root.js';
+import { loadConfig } from '../../supervisor/config.js';
+import { nativeAdapter } from '../../supervisor/native/index.js';
+import { createWorkerRuntime, type WorkerRuntime } from '../../supervisor/native/worker-runtime.js';
+import { createLogger } from '../../supervisor/telemetry.js';
+import { detectSystemdScope, scopeArgv } from '../../supervisor/workers/systemd-scope.js';
+import type { WorkerProcess } from '../../supervisor/workers/worker-process.js';
+
+// systemd scopes for execute_code workers, against a FAKE systemd-run first on PATH: it logs its argv
+// as one JSON line, skips its options up to `--` (or the first non-option, as the probe has no `--`)
+// and execs the rest, like the real `--scope` (same pid, fds kept: the fd-3 channel still works).
+// Never the real systemd-run here: no test may start or talk to a systemd manager.
+
+const RUNNER = join(packageRoot(), 'workers', 'execute', 'runner.py');
+const ENTRY = (name: string) => join(packageRoot(), 'dist', 'workers', `${name}.js`);
+const cleanup: Array<() => Promise<void> | void> = [];
+after(async () => {
+  for (const fn of cleanup.reverse()) await fn();
+});
+
+function tempDir(prefix: string): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  cleanup.push(() => rmSync(d, { recursive: true, force: true }));
+  return d;
+}
+
+interface Fake {
+  /** Directory holding the fake `systemd-run`: put first on PATH. */
+  bin: string;
+  /** Where the fake appends one JSON array (its argv) per call. */
+  log: string;
+  /** The PATH to spawn with. */
+  path: string;
+  calls(): string[][];
+}
+
+/**
+ * Writes the fake. The gateway scrubs FAKE_* out of the environment workers get (only PATH-like,
+ * HOME-like, XDG_* ... survive), so the script carries its log path and failure mode as defaults
+ * of FAKE_SYSTEMD_RUN_LOG / FAKE_SYSTEMD_RUN_FAIL rather than relying on them being inherited.
+ */
+function makeFake(options: { fail?: boolean } = {}): Fake {
+  const root = tempDir('hmcp-fake-sdrun-');
+  const bin = join(root, 'bin');
+  mkdirSync(bin);
+  const log = join(root, 'systemd-run.jsonl');
+  const script = `#!/bin/bash
+: "\${FAKE_SYSTEMD_RUN_LOG:=${log}}"
+: "\${FAKE_SYSTEMD_RUN_FAIL:=${options.fail ? 1 : 0}}"
+/usr/bin/python3 -I -S -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$@" >> "$FAKE_SYSTEMD_RUN_LOG"
+if [ "$FAKE_SYSTEMD_RUN_FAIL" = 1 ]; then
+  echo "Failed to connect to bus: No medium found" >&2
+  exit 1
+fi
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --) shift; break ;;
+    -p|--property|--slice|--unit|-u) shift 2 ;;
+    -*) shift ;;
+    *) break ;;
+  esac
+done
+exec "$@"
+`;
+  writeFileSync(join(bin, 'systemd-run'), script);
+  chmodSync(join(bin, 'systemd-run'), 0o755);
+  return {
+    bin,
+    log,
+    path: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    calls: () =>
+      existsSync(log)
+        ? readFileSync(log, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as string[])
+        : [],
+  };
+}
+
+/** A script in its own directory, named systemd-run, for the probe's failure cases. */
+function fakeWith(body: string): string {
+  const bin = tempDir('hmcp-fake-sdrun-');
+  writeFileSync(join(bin, 'systemd-run'), `#!/bin/bash\n${body}\n`);
+  chmodSync(join(bin, 'systemd-run'), 0o755);
+  return `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`;
+}
+
+function configFor(options: { resourcePolicy: boolean }) {
+  const home = tempDir('hmcp-scope-home-');
+  const state = tempDir('hmcp-scope-state-');
+  return loadConfig({
+    HERMES_HOME: home,
+    HERMES_MCP_ROOTS: home,
+    HERMES_MCP_STATE_DIR: state,
+    ...(options.resourcePolicy ? { HERMES_MCP_RESOURCE_POLICY: join(home, 'resource-policy.json') } : {}),
+  });
+}
+
+function runtimeFor(fake: Fake, options: { resourcePolicy: boolean }): WorkerRuntime {
+  // The environment the gateway would be started with: the fake first on PATH, plus the FAKE_* knobs
+  // (which the scrub drops for workers, see makeFake).
+  return createWorkerRuntime(configFor(options), { ...process.env, PATH: fake.path, FAKE_SYSTEMD_RUN_LOG: fake.log });
+}
+
+function track(worker: WorkerProcess): WorkerProcess {
+  cleanup.push(() => worker.kill());
+  return worker;
+}
+
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+    }),
+  ]);
+}
+
+function spawnExecuteWorker(runtime: WorkerRuntime): WorkerProcess {
+  return track(
+    runtime.spawnWorker('execute-worker', {
+      env: {
+        PYTHONDONTWRITEBYTECODE: '1',
+        PYTHONIOENCODING: 'utf-8',
+        HERMES_MCP_PYTHON: '/usr/bin/python3',
+        HERMES_MCP_RUNNER: RUNNER,
+        HERMES_MCP_TRANSPORT_MAX_BYTES: String(1 << 20),
+      },
+    }),
+  );
+}
+
+const PROBE = ['--user', '--scope', '--quiet', '--collect', 'true'];
+const UNIT = /^--unit=hermes-exec-[0-9a-f]{16}$/;
+
+describe('scopeArgv', () => {
+  test('every property, in order, ending with --', () => {
+    assert.deepEqual(scopeArgv({ unit: 'hermes-exec-ab12', slice: 'hermesshort.slice', memoryMax: '1G', tasksMax: 256, cpuQuota: '100%' }), [
+      'systemd-run', '--user', '--scope', '--quiet', '--collect', '--slice=hermesshort.slice', '--unit=hermes-exec-ab12',
+      '-p', 'MemoryMax=1G', '-p', 'TasksMax=256', '-p', 'CPUQuota=100%', '--',
+    ]);
+  });
+
+  test('absent properties are omitted', () => {
+    assert.deepEqual(scopeArgv({ unit: 'u', slice: 's.slice' }), ['systemd-run', '--user', '--scope', '--quiet', '--collect', '--slice=s.slice', '--unit=u', '--']);
+    assert.deepEqual(scopeArgv({ unit: 'u', slice: 's.slice', tasksMax: 0 }), ['systemd-run', '--user', '--scope', '--quiet', '--collect', '--slice=s.slice', '--unit=u', '-p', 'TasksMax=0', '--']);
+  });
+});
+
+describe('detectSystemdScope', () => {
+  test('available when the probe succeeds; it runs `systemd-run --user --scope --quiet --collect true`', () => {
+    const fake = makeFake();
+    const r = detectSystemdScope({ PATH: fake.path });
+    assert.equal(r.available, true, r.reason);
+    assert.deepEqual(fake.calls(), [PROBE]);
+  });
+
+  test('"Failed to connect to bus" (no user manager): unavailable', () => {
+    const fake = makeFake({ fail: true });
+    const r = detectSystemdScope({ PATH: fake.path });
+    assert.equal(r.available, false);
+    assert.match(r.reason, /Failed to connect to bus: No medium found/);
+  });
+
+  test('"not been booted with systemd": unavailable', () => {
+    const r = detectSystemdScope({ PATH: fakeWith(`echo "System has not been booted with systemd as init system (PID 1). Can't operate." >&2; exit 1`) });
+    assert.equal(r.available, false);
+    assert.match(r.reason, /not booted with systemd/);
+  });
+
+  test('any other non-zero exit: unavailable, with the status', () => {
+    const r = detectSystemdScope({ PATH: fakeWith('echo "Unit hermes.scope already exists." >&2; exit 3') });
+    assert.equal(r.available, false);
+    assert.match(r.reason, /exited with status 3: Unit hermes.scope already exists/);
+  });
+
+  test('no systemd-run on PATH (ENOENT): unavailable', () => {
+    const r = detectSystemdScope({ PATH: tempDir('hmcp-empty-path-') });
+    assert.equal(r.available, false);
+    assert.match(r.reason, /ENOENT/);
+  });
+});
+
+describe('worker runtime', () => {
+  test('resource policy + scopes available: execute_code workers start in a hermesshort.slice scope and still work', async () => {
+    const fake = makeFake();
+    const runtime = runtimeFor(fake, { resourcePolicy: true });
+    assert.equal(runtime.scoped, true, runtime.scopeReason);
+    assert.deepEqual(fake.calls(), [PROBE], 'probed exactly once, at creation');
+
+    const worker = spawnExecuteWorker(runtime);
+    await within(worker.waitFor((f) => f.type === 'ready'), 15_000, 'ready');
+    const calls = fake.calls();
+    assert.equal(calls.length, 2);
+    const argv = calls[1]!;
+    const sep = argv.indexOf('--');
+    assert.deepEqual(argv.slice(0, 5), ['--user', '--scope', '--quiet', '--collect', '--slice=hermesshort.slice']);
+    assert.match(argv[5]!, UNIT);
+    assert.deepEqual(argv.slice(6, sep + 1), ['-p', 'MemoryMax=1G', '-p', 'TasksMax=256', '-p', 'CPUQuota=100%', '--']);
+    assert.deepEqual(argv.slice(sep + 1), [...runtime.isolation.prefix, process.execPath, ENTRY('execute-worker')], 'then the usual worker command line');
+
+    // Like the real --scope, the fake execs: the process WorkerProcess holds is no longer the script.
+    const cmdline = readFileSync(`/proc/${worker.pid}/cmdline`, 'utf8').split('\0');
+    assert.notEqual(cmdline[0], 'bash');
+    assert.ok(!cmdline.some((a) => a.endsWith('systemd-run')), `scope wrapper replaced itself: ${cmdline.join(' ')}`);
+
+    // Frames both ways: a hermes_tools.terminal-style command, then the script.
+    const stateDir = tempDir('hmcp-scope-exec-');
+    const result = worker.waitFor((f) => f.type === 'result' && f.id === 'c1');
+    worker.send({ type: 'exec', id: 'c1', command: 'echo scoped-$((6*7))', cwd: '/', timeoutMs: 10_000, stateDir, maxOutputBytes: 4096 });
+    const r = await within(result, 10_000, 'the command result');
+    assert.equal(r.exitCode, 0);
+    assert.match(String(r.output), /scoped-42/);
+    const done = worker.waitFor((f) => f.type === 'done');
+    worker.send({ type: 'run', code: 'print(1)' });
+    const d = await within(done, 10_000, 'the script');
+    assert.equal(d.exitCode, 0);
+    assert.equal(d.stdout, '1\n');
+    await within(worker.exited, 5000, 'the worker to exit after its one script');
+
+    // Each execute_code worker gets its own unit; terminal workers are never scoped.
+    const second = spawnExecuteWorker(runtime);
+    await within(second.waitFor((f) => f.type === 'ready'), 15_000, 'ready');
+    const terminal = track(runtime.spawnWorker('terminal-worker'));
+    await within(terminal.waitFor((f) => f.type === 'ready'), 15_000, 'ready');
+    const later = fake.calls();
+    assert.equal(later.length, 3, 'the terminal worker did not go through systemd-run');
+    assert.match(later[2]![5]!, UNIT);
+    assert.notEqual(later[2]![5], argv[5], 'a fresh unit name per worker');
+    await second.kill();
+    await terminal.kill();
+  });
+
+  test('resource policy but "Failed to connect to bus": scopes unavailable, workers spawn without the prefix', async () => {
+    const fake = makeFake({ fail: true });
+    const runtime = runtimeFor(fake, { resourcePolicy: true });
+    assert.equal(runtime.scoped, false);
+    assert.match(runtime.scopeReason, /Failed to connect to bus/);
+    const worker = spawnExecuteWorker(runtime);
+    await within(worker.waitFor((f) => f.type === 'ready'), 15_000, 'ready');
+    const done = worker.waitFor((f) => f.type === 'done');
+    worker.send({ type: 'run', code: 'print(2)' });
+    assert.equal((await within(done, 10_000, 'the script')).stdout, '2\n');
+    assert.deepEqual(fake.calls(), [PROBE], 'only the probe ever ran systemd-run');
+  });
+
+  test('no resource policy: systemd-run is never called (not even probed)', async () => {
+    const fake = makeFake();
+    const runtime = runtimeFor(fake, { resourcePolicy: false });
+    assert.equal(runtime.scoped, false);
+    const worker = spawnExecuteWorker(runtime);
+    await within(worker.waitFor((f) => f.type === 'ready'), 15_000, 'ready');
+    await worker.kill();
+    assert.equal(existsSync(fake.log), false, 'the fake never ran');
+  });
+});
+
+describe('native adapter health facts', () => {
+  const silent = () =>
+    createLogger(
+      'silent',
+      new Writable({
+        write(_c, _e, cb) {
+          cb();
+        },
+      }),
+    );
+
+  for (const [label, resourcePolicy, fail, expected] of [
+    ['scoped', true, false, true],
+    ['policy set, no bus', true, true, false],
+    ['no policy', false, false, false],
+  ] as const) {
+    test(`systemd_scope is ${expected} (${label})`, async () => {
+      const fake = makeFake({ fail });
+      // nativeAdapter reads the process environment; PATH is swapped only while it is created (the
+      // runtime copies the scrubbed environment then, so later spawns keep the fake PATH).
+      const saved = process.env.PATH;
+      process.env.PATH = fake.path;
+      const adapter = (() => {
+        try {
+          return nativeAdapter(configFor({ resourcePolicy }), silent());
+        } finally {
+          process.env.PATH = saved;
+        }
+      })();
+      try {
+        assert.equal(adapter.health?.().systemd_scope, expected);
+        assert.equal(existsSync(fake.log), resourcePolicy, resourcePolicy ? 'probed' : 'never probed without a policy');
+      } finally {
+        await adapter.close?.();
+      }
+    });
+  }
+});
