@@ -45,6 +45,8 @@ export const ErrorCode = {
   CODE_TOO_LARGE: 'CODE_TOO_LARGE',
   WEB_PROVIDER_NOT_CONFIGURED: 'WEB_PROVIDER_NOT_CONFIGURED',
   WORKER_FAILED: 'WORKER_FAILED',
+  PROCESS_NOT_FOUND: 'PROCESS_NOT_FOUND',
+  PROCESS_NOT_RUNNING: 'PROCESS_NOT_RUNNING',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -5,12 +5,13 @@ import { createApp } from './app.js';
 import { isLoopbackHost, type GatewayConfig } from './config.js';
 import { Gateway, type GatewayOptions } from './gateway.js';
 import { createMcpEndpoint } from './mcp/endpoint.js';
-import { nativeAdapter } from './native/index.js';
+import { nativeAdapter, type NativeAdapter } from './native/index.js';
 
 // Starts the gateway: composition, then an HTTP listener on loopback only.
 
 export interface RunningGateway {
   gateway: Gateway;
+  native: NativeAdapter;
   port: number;
   url: string;
   close(): Promise<void>;
@@ -21,7 +22,8 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   // Checked again here (not only when parsing the environment) so no embedding can bind wider.
   if (!isLoopbackHost(config.host)) throw new Error(`refusing to bind non-loopback host ${config.host}`);
   // The native adapter is always part of the product; embedders and tests may add others.
-  const gateway = await Gateway.create({ ...options, adapters: [nativeAdapter(config, log), ...(options.adapters ?? [])] });
+  const native = nativeAdapter(config, log);
+  const gateway = await Gateway.create({ ...options, adapters: [native, ...(options.adapters ?? [])] });
   const endpoint = createMcpEndpoint(gateway, (error) => log.warn({ event: 'mcp_rejected', reason: error.message }));
   const { app } = createApp(gateway, endpoint);
   const server: ServerType = await new Promise((resolve, reject) => {
@@ -36,6 +38,7 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   let closed = false;
   return {
     gateway,
+    native,
     port,
     url: `http://${host}:${port}`,
     async close() {

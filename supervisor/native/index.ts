@@ -4,6 +4,7 @@ import type { Adapter } from '../adapter.js';
 import type { GatewayConfig } from '../config.js';
 import { ExecuteCodePool, executeCodeTool, rpcErrorResult, type RpcDispatch } from './execute-code.js';
 import { fileTools } from './files/index.js';
+import { ProcessRegistry, processManageTool } from './processes.js';
 import { TerminalPool, terminalTool } from './terminal.js';
 import { createWorkerRuntime, SHORT_WORKER_SLICE } from './worker-runtime.js';
 
@@ -12,7 +13,12 @@ import { createWorkerRuntime, SHORT_WORKER_SLICE } from './worker-runtime.js';
 
 export const WEB_NOT_CONFIGURED = 'web provider not configured: web_search/web_extract need the Hermes web backend adapter';
 
-export function nativeAdapter(config: GatewayConfig, log: Logger): Adapter {
+export interface NativeAdapter extends Adapter {
+  /** Owner-scoped background processes; the jobs adapter starts its work through it. */
+  processes: ProcessRegistry;
+}
+
+export function nativeAdapter(config: GatewayConfig, log: Logger): NativeAdapter {
   const runtime = createWorkerRuntime(config);
   if (runtime.isolation.degraded) log.warn({ event: 'isolation_degraded', mode: runtime.isolation.mode, reason: runtime.isolation.reason }, 'process isolation degraded');
   else log.info({ event: 'isolation', mode: runtime.isolation.mode }, 'process isolation');
@@ -40,10 +46,15 @@ export function nativeAdapter(config: GatewayConfig, log: Logger): Adapter {
   };
   const exec = new ExecuteCodePool(runtime, dispatch);
   exec.prewarm();
+  const processes = new ProcessRegistry(runtime);
 
   return {
     name: 'native',
-    source: { name: 'native', tools: () => [...files, terminalTool(terminals, runtime), executeCodeTool(exec, runtime, cwdFor)] },
+    processes,
+    source: {
+      name: 'native',
+      tools: () => [...files, terminalTool(terminals, runtime), executeCodeTool(exec, runtime, cwdFor), processManageTool(processes, runtime)],
+    },
     readiness: [
       {
         name: 'native_execution',
@@ -54,16 +65,18 @@ export function nativeAdapter(config: GatewayConfig, log: Logger): Adapter {
         }),
       },
     ],
-    releaseHook: (ownerId) => terminals.release(ownerId),
+    async releaseHook(ownerId) {
+      await Promise.all([terminals.release(ownerId), processes.release(ownerId)]);
+    },
     health: () => ({
       isolation: runtime.isolation.mode,
       isolation_degraded: runtime.isolation.degraded,
       systemd_scope: runtime.scoped,
       terminal_workers: terminals.activeWorkers,
+      background_processes: processes.running,
     }),
     async close() {
-      await exec.close();
-      await terminals.closeAll();
+      await Promise.all([exec.close(), terminals.closeAll(), processes.closeAll()]);
     },
   };
 }

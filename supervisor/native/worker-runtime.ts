@@ -33,7 +33,7 @@ export interface WorkerRuntime {
   scopeReason: string;
   /** A fresh private directory under the state root (removed by the caller). */
   privateDir(prefix: string): string;
-  spawnWorker(entry: 'terminal-worker' | 'execute-worker', options?: { cwd?: string; env?: Record<string, string>; onFailure?: (reason: string) => void }): WorkerProcess;
+  spawnWorker(entry: 'terminal-worker' | 'execute-worker' | 'process-worker', options?: { cwd?: string; env?: Record<string, string>; onFailure?: (reason: string) => void }): WorkerProcess;
 }
 
 export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): WorkerRuntime {

@@ -1,0 +1,230 @@
+import { randomBytes } from 'node:crypto';
+import { ErrorCode, GatewayError } from '../../shared/errors.js';
+import { stripAnsi } from '../../shared/output-cap.js';
+import { redact } from '../../shared/redact.js';
+import type { ToolDefinition } from '../../shared/tool-types.js';
+import type { WorkerProcess } from '../workers/worker-process.js';
+import type { WorkerRuntime } from './worker-runtime.js';
+
+// The owner-scoped process registry behind process_manage (Hermes' `process` tool). Direct terminal
+// never backgrounds anything, so processes enter here only through the jobs adapter; each runs in a
+// worker of its own (own PID namespace). An owner sees and acts on its own processes only: another
+// owner's id answers exactly like an id that does not exist.
+
+const OUTPUT_KEEP_CHARS = 200_000; // Hermes' rolling buffer
+const FINISHED_KEEP_MS = 30 * 60_000; // finished processes stay visible for 30 minutes
+const MAX_TRACKED = 64;
+
+export interface TrackedProcess {
+  id: string;
+  ownerId: string;
+  command: string;
+  cwd: string;
+  pid?: number;
+  startedAt: number;
+  output: string;
+  exited: boolean;
+  exitCode?: number | null;
+  completionReason?: 'exited' | 'killed' | 'lost';
+  finishedAt?: number;
+  worker: WorkerProcess;
+  waiters: Array<() => void>;
+}
+
+export class ProcessRegistry {
+  private readonly processes = new Map<string, TrackedProcess>();
+
+  constructor(private readonly runtime: WorkerRuntime) {}
+
+  /** Starts `command` for `ownerId` in a fresh isolated worker (the jobs adapter's entry point). */
+  async start(ownerId: string, command: string, cwd: string): Promise<TrackedProcess> {
+    this.prune();
+    if (this.processes.size >= MAX_TRACKED) {
+      throw new GatewayError(ErrorCode.BUSY, `at most ${MAX_TRACKED} processes are tracked; kill or wait for some first`);
+    }
+    const worker = this.runtime.spawnWorker('process-worker');
+    const proc: TrackedProcess = { id: `proc_${randomBytes(6).toString('hex')}`, ownerId, command, cwd, startedAt: Date.now(), output: '', exited: false, worker, waiters: [] };
+    this.processes.set(proc.id, proc);
+    worker.onFrame((frame) => {
+      if (frame.type === 'output') {
+        proc.output = (proc.output + String(frame.data)).slice(-OUTPUT_KEEP_CHARS);
+      } else if (frame.type === 'started') {
+        proc.pid = frame.pid as number;
+      } else if (frame.type === 'exit') {
+        this.markExited(proc, frame.killed ? 'killed' : 'exited', (frame.exitCode as number | null) ?? (frame.killed ? -15 : null));
+      }
+    });
+    void worker.exited.then(() => this.markExited(proc, 'lost', null));
+    await worker.waitFor((f) => f.type === 'ready');
+    const started = worker.waitFor((f) => f.type === 'started' || f.type === 'exit');
+    worker.send({ type: 'start', command, cwd });
+    await started.catch(() => {});
+    return proc;
+  }
+
+  private markExited(proc: TrackedProcess, reason: 'exited' | 'killed' | 'lost', code: number | null): void {
+    if (proc.exited) return;
+    proc.exited = true;
+    proc.exitCode = code;
+    proc.completionReason = reason;
+    proc.finishedAt = Date.now();
+    for (const wake of proc.waiters.splice(0)) wake();
+  }
+
+  private prune(): void {
+    const now = Date.now();
+    for (const [id, p] of this.processes) if (p.exited && now - (p.finishedAt ?? now) > FINISHED_KEEP_MS) this.processes.delete(id);
+  }
+
+  /** The owner's process, or the same not-found for a missing id and for someone else's. */
+  get(ownerId: string, id: string): TrackedProcess {
+    const p = this.processes.get(id);
+    if (!p || p.ownerId !== ownerId) throw new GatewayError(ErrorCode.PROCESS_NOT_FOUND, `No process with ID ${id}`, { status: 'not_found' });
+    return p;
+  }
+
+  list(ownerId: string): TrackedProcess[] {
+    this.prune();
+    return [...this.processes.values()].filter((p) => p.ownerId === ownerId);
+  }
+
+  async kill(p: TrackedProcess): Promise<void> {
+    if (p.exited) return;
+    p.worker.send({ type: 'kill' });
+    const gone = new Promise<void>((resolve) => p.waiters.push(resolve));
+    await Promise.race([gone, new Promise((r) => setTimeout(r, 2000))]);
+    if (!p.exited) {
+      await p.worker.kill();
+      this.markExited(p, 'killed', -15);
+    }
+  }
+
+  /** Waits for exit up to `ms`; true when the process has exited. */
+  async wait(p: TrackedProcess, ms: number, signal: AbortSignal): Promise<boolean> {
+    if (p.exited) return true;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
+      signal.addEventListener('abort', done, { once: true });
+      p.waiters.push(done);
+    });
+    return p.exited;
+  }
+
+  /** Release hook: the owner ended; its processes die with it. */
+  async release(ownerId: string): Promise<void> {
+    await Promise.all(this.list(ownerId).map((p) => this.kill(p)));
+    for (const p of this.list(ownerId)) this.processes.delete(p.id);
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.processes.values()].map((p) => this.kill(p)));
+  }
+
+  get running(): number {
+    return [...this.processes.values()].filter((p) => !p.exited).length;
+  }
+}
+
+const clean = (text: string) => redact(stripAnsi(text), { codeFile: true });
+
+function status(p: TrackedProcess): 'running' | 'exited' {
+  return p.exited ? 'exited' : 'running';
+}
+
+function uptime(p: TrackedProcess): number {
+  return Math.round(((p.finishedAt ?? Date.now()) - p.startedAt) / 1000);
+}
+
+export function processManageTool(registry: ProcessRegistry, runtime: WorkerRuntime): ToolDefinition {
+  const maxWait = runtime.config.limits.processWaitMaxSeconds;
+  return {
+    name: 'process_manage',
+    description: `Manage this session's background processes (started by jobs): list, poll, log, wait (at most ${maxWait} s per call), kill, write/submit stdin, close stdin. Needs the session (session_token or MCP session) that owns them.`,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        action: { type: 'string', enum: ['list', 'poll', 'log', 'wait', 'kill', 'write', 'submit', 'close'] },
+        session_id: { type: 'string', minLength: 1, maxLength: 64 },
+        data: { type: 'string', maxLength: 65536 },
+        timeout: { type: 'integer', minimum: 1 },
+        offset: { type: 'integer', minimum: 0 },
+        limit: { type: 'integer', minimum: 1 },
+      },
+      required: ['action'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, idempotentHint: false },
+    requiresOwner: true,
+    async handler(args, ctx) {
+      const action = args.action as string;
+      if (action === 'list') {
+        return {
+          structured: {
+            processes: registry.list(ctx.owner.id).map((p) => ({
+              session_id: p.id,
+              command: clean(p.command.slice(0, 200)),
+              cwd: p.cwd,
+              pid: p.pid ?? null,
+              started_at: new Date(p.startedAt).toISOString(),
+              uptime_seconds: uptime(p),
+              status: status(p),
+              output_preview: clean(p.output.slice(-200)),
+              ...(p.exited ? { exit_code: p.exitCode ?? null } : {}),
+            })),
+          },
+        };
+      }
+      if (typeof args.session_id !== 'string') throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `process_manage ${action} needs session_id`);
+      const p = registry.get(ctx.owner.id, args.session_id);
+      const base = { session_id: p.id, command: clean(p.command) };
+      switch (action) {
+        case 'poll':
+          return { structured: { ...base, status: status(p), pid: p.pid ?? null, uptime_seconds: uptime(p), output_preview: clean(p.output.slice(-1000)), ...(p.exited ? { exit_code: p.exitCode ?? null, completion_reason: p.completionReason } : {}) } };
+        case 'log': {
+          const lines = p.output.split('\n');
+          if (lines[lines.length - 1] === '') lines.pop();
+          const limit = (args.limit as number | undefined) ?? 200;
+          const offset = (args.offset as number | undefined) ?? 0;
+          const shown = offset === 0 ? lines.slice(-limit) : lines.slice(offset, offset + limit);
+          return { structured: { ...base, status: status(p), output: clean(shown.join('\n')), total_lines: lines.length, showing: `${shown.length} lines` } };
+        }
+        case 'wait': {
+          const requested = (args.timeout as number | undefined) ?? maxWait;
+          const seconds = Math.min(requested, maxWait);
+          const exited = await registry.wait(p, seconds * 1000, ctx.signal);
+          return {
+            structured: exited
+              ? { ...base, status: 'exited', exit_code: p.exitCode ?? null, completion_reason: p.completionReason, output: clean(p.output.slice(-2000)) }
+              : {
+                  ...base,
+                  status: 'timeout',
+                  output: clean(p.output.slice(-1000)),
+                  ...(requested > maxWait ? { timeout_note: `waits are capped at ${maxWait} s per call; call wait again` } : {}),
+                },
+          };
+        }
+        case 'kill':
+          if (p.exited) return { structured: { ...base, status: 'already_exited', exit_code: p.exitCode ?? null } };
+          await registry.kill(p);
+          return { structured: { status: 'killed', session_id: p.id, completion_reason: 'killed', termination_source: 'process.kill' } };
+        case 'write':
+        case 'submit': {
+          if (p.exited) throw new GatewayError(ErrorCode.PROCESS_NOT_RUNNING, `process ${p.id} has exited; its stdin is gone`);
+          const data = String(args.data ?? '') + (action === 'submit' ? '\n' : '');
+          p.worker.send({ type: 'stdin', data });
+          return { structured: { status: 'ok', bytes_written: Buffer.byteLength(data) } };
+        }
+        case 'close':
+          if (!p.exited) p.worker.send({ type: 'close-stdin' });
+          return { structured: { status: 'ok', message: 'stdin closed' } };
+        default:
+          throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `unknown action ${action}`);
+      }
+    },
+  };
+}

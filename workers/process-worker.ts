@@ -1,0 +1,55 @@
+import { spawn } from 'node:child_process';
+import type { Frame } from '../shared/frame.js';
+import { becomeSubreaper } from '../shared/subreaper.js';
+import { openSupervisorChannel } from './runtime/channel.js';
+import { killEverythingStarted } from './runtime/reap.js';
+
+// One tracked background process (the process_manage surface; started by the jobs adapter), in its
+// own PID namespace. Output is streamed to the supervisor as it comes (the supervisor keeps the
+// rolling buffer); stdin can be written and closed; when the command exits, or on 'kill', everything
+// it started dies and the worker exits, taking the namespace with it.
+//
+// Frames in:  {type:'start', command, cwd}, {type:'stdin', data}, {type:'close-stdin'}, {type:'kill'}
+// Frames out: {type:'ready'}, {type:'started', pid}, {type:'output', data}, {type:'exit', exitCode, signal, killed}
+
+becomeSubreaper();
+const spawned = new Set<number>();
+let child: ReturnType<typeof spawn> | undefined;
+let killed = false;
+let done = false;
+
+const channel = openSupervisorChannel(onFrame, () => finish(null, 'SIGKILL'));
+process.on('SIGTERM', () => finish(null, 'SIGTERM'));
+channel.send({ type: 'ready' });
+
+function onFrame(frame: Frame): void {
+  if (frame.type === 'start' && !child) start(String(frame.command), String(frame.cwd));
+  else if (frame.type === 'stdin') child?.stdin?.write(String(frame.data));
+  else if (frame.type === 'close-stdin') child?.stdin?.end();
+  else if (frame.type === 'kill') {
+    killed = true;
+    finish(null, 'SIGKILL');
+  }
+}
+
+function start(command: string, cwd: string): void {
+  child = spawn('bash', ['-c', 'exec 2>&1\n' + command], { cwd, stdio: ['pipe', 'pipe', 'ignore'], detached: true });
+  if (child.pid) spawned.add(child.pid);
+  child.stdin!.on('error', () => {});
+  child.stdout!.on('data', (chunk: Buffer) => channel.send({ type: 'output', data: chunk.toString('utf8') }));
+  child.once('error', (e) => {
+    channel.send({ type: 'output', data: `failed to start: ${e.message}\n` });
+    finish(127, null);
+  });
+  child.once('spawn', () => channel.send({ type: 'started', pid: child!.pid }));
+  // 'exit', not 'close': an escapee holding the pipe must not keep the process "running".
+  child.once('exit', (code, signal) => setTimeout(() => finish(code, signal), 20));
+}
+
+function finish(code: number | null, signal: NodeJS.Signals | null): void {
+  if (done) return;
+  done = true;
+  killEverythingStarted(spawned);
+  channel.send({ type: 'exit', exitCode: code, signal, killed });
+  setTimeout(() => process.exit(0), 20);
+}
