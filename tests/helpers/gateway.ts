@@ -114,3 +114,31 @@ export function rawHttp(url: string, options: { method?: string; headers?: Recor
     req.end(options.body);
   });
 }
+
+/**
+ * A modern-era tool_call sent as raw HTTP so the test can drop the connection mid-call (the SDK
+ * client has no way to abandon a request). `done` resolves to 'aborted' once the client gave up.
+ */
+export function abortableToolCall(mcpUrl: string, name: string, args: Record<string, unknown>, sessionToken?: string) {
+  const controller = new AbortController();
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: {
+      name: 'tool_call',
+      arguments: { calls: [{ name, arguments: args }], ...(sessionToken ? { session_token: sessionToken } : {}) },
+      _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+    },
+  });
+  const done = fetch(mcpUrl, {
+    method: 'POST',
+    signal: controller.signal,
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'tool_call' },
+    body,
+  }).then(
+    () => 'answered' as const,
+    () => 'aborted' as const,
+  );
+  return { abort: () => controller.abort(), done };
+}

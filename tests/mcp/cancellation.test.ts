@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fixtureSource } from '../helpers/fixtures.js';
-import { rawPost, startTestGateway } from '../helpers/gateway.js';
-
-const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
+import { abortableToolCall, rawPost, startTestGateway } from '../helpers/gateway.js';
 
 async function until(cond: () => boolean, ms = 5000): Promise<void> {
   const end = Date.now() + ms;
@@ -20,24 +15,12 @@ test('modern era: a client disconnect cancels the call, and native work stays co
   const fixture = fixtureSource();
   const gw = await startTestGateway({ adapters: [{ name: 'fixture', source: fixture.source }] });
   try {
-    const controller = new AbortController();
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'tool_call', arguments: { calls: [{ name: 'fixture_hold', arguments: {} }] }, _meta: META },
-    });
-    const pending = fetch(gw.mcpUrl, {
-      method: 'POST',
-      signal: controller.signal,
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'tool_call' },
-      body,
-    }).catch(() => 'aborted');
+    const call = abortableToolCall(gw.mcpUrl, 'fixture_hold', {});
     await until(() => fixture.probe.started === 1);
     const health = async () => (await (await fetch(`${gw.url}/healthz`)).json()) as { inflight_native_calls: number; inflight_requests: number };
     assert.equal((await health()).inflight_native_calls, 1);
-    controller.abort();
-    assert.equal(await pending, 'aborted');
+    call.abort();
+    assert.equal(await call.done, 'aborted');
     await until(() => fixture.probe.aborted === 1);
     const h = await health();
     assert.equal(h.inflight_native_calls, 1, 'the waiter is gone but the native work has not finished');

@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { packageRoot } from '../../shared/package-root.js';
 import { ESCAPEE_COUNT, ESCAPE_SCRIPT, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../helpers/escapees.js';
-import { connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
+import { abortableToolCall, connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
 
 const py = (lines: string[]) => lines.join('\n');
 const escapeeScript = (marker: string, after: string) =>
@@ -136,26 +136,10 @@ describe('execute_code through tool_call', () => {
   test('a client disconnect mid-call kills the script and its escapees', async () => {
     const marker = newMarker();
     markers.push(marker);
-    const controller = new AbortController();
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name: 'tool_call',
-        arguments: { calls: [{ name: 'execute_code', arguments: { code: escapeeScript(marker, 'import time\ntime.sleep(60)') } }] },
-        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
-      },
-    });
-    const pending = fetch(gw.mcpUrl, {
-      method: 'POST',
-      signal: controller.signal,
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'tool_call' },
-      body,
-    }).catch(() => 'aborted');
+    const call = abortableToolCall(gw.mcpUrl, 'execute_code', { code: escapeeScript(marker, 'import time\ntime.sleep(60)') });
     assert.ok((await waitForSurvivors(marker, ESCAPEE_COUNT)).length >= ESCAPEE_COUNT);
-    controller.abort();
-    await pending;
+    call.abort();
+    assert.equal(await call.done, 'aborted');
     assert.deepEqual(await waitForNoSurvivors(marker), []);
   });
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../helpers/escapees.js';
-import { connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
+import { abortableToolCall, connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
 
 describe('direct terminal through tool_call', () => {
   let gw: TestGateway;
@@ -99,26 +99,10 @@ describe('direct terminal through tool_call', () => {
     const { client, token } = await tokenClient();
     const marker = newMarker();
     markers.push(marker);
-    const controller = new AbortController();
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: {
-        name: 'tool_call',
-        arguments: { calls: [{ name: 'terminal', arguments: { command: escapeeCommand(marker), timeout: 30 } }], session_token: token },
-        _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
-      },
-    });
-    const pending = fetch(gw.mcpUrl, {
-      method: 'POST',
-      signal: controller.signal,
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'tool_call' },
-      body,
-    }).catch(() => 'aborted');
+    const call = abortableToolCall(gw.mcpUrl, 'terminal', { command: escapeeCommand(marker), timeout: 30 }, token);
     assert.ok((await waitForSurvivors(marker, ESCAPEE_COUNT)).length >= ESCAPEE_COUNT);
-    controller.abort();
-    await pending;
+    call.abort();
+    assert.equal(await call.done, 'aborted');
     assert.deepEqual(await waitForNoSurvivors(marker), []);
     // The owner keeps working afterwards: a new worker, same cwd/env snapshot.
     const next = await viaBridge(client, 'terminal', { command: 'echo still-here' }, token);
