@@ -33,7 +33,9 @@ function onFrame(frame: Frame): void {
 }
 
 function start(command: string, cwd: string): void {
-  child = spawn('bash', ['-c', 'exec 2>&1\n' + command], { cwd, stdio: ['pipe', 'pipe', 'ignore'], detached: true });
+  // --norc: stdin is a socket pair, which makes bash believe it runs under rshd and source
+  // ~/.bashrc (which may block or print); the process gets exactly the gateway's scrubbed env.
+  child = spawn('bash', ['--norc', '--noprofile', '-c', 'exec 2>&1\n' + command], { cwd, stdio: ['pipe', 'pipe', 'ignore'], detached: true });
   if (child.pid) spawned.add(child.pid);
   child.stdin!.on('error', () => {});
   child.stdout!.on('data', (chunk: Buffer) => channel.send({ type: 'output', data: chunk.toString('utf8') }));

@@ -6,10 +6,13 @@ import { ExecuteCodePool, executeCodeTool, rpcErrorResult, type RpcDispatch } fr
 import { fileTools } from './files/index.js';
 import { ProcessRegistry, processManageTool } from './processes.js';
 import { TerminalPool, terminalTool } from './terminal.js';
+import { sampleWorkerUsage, type WorkerUsage } from '../workers/usage.js';
 import { createWorkerRuntime, SHORT_WORKER_SLICE } from './worker-runtime.js';
 
 // The native adapter: Hermes' file tools, terminal and execute_code, executed by the gateway's own
 // isolated workers (the supervisor never runs user commands itself).
+
+const USAGE_SAMPLE_MS = 10_000;
 
 export const WEB_NOT_CONFIGURED = 'web provider not configured: web_search/web_extract need the Hermes web backend adapter';
 
@@ -47,6 +50,17 @@ export function nativeAdapter(config: GatewayConfig, log: Logger): NativeAdapter
   const exec = new ExecuteCodePool(runtime, dispatch);
   exec.prewarm();
   const processes = new ProcessRegistry(runtime);
+  // Worker CPU/RSS, sampled in the background so /healthz stays a cheap read; logged while any
+  // worker is alive.
+  let usage: WorkerUsage = { workers: 0, processes: 0, cpu_percent: 0, rss_bytes: 0 };
+  const sampler = setInterval(() => {
+    const pids = runtime.liveWorkerPids();
+    void sampleWorkerUsage(pids).then((u) => {
+      usage = u;
+      if (pids.length > 0) log.info({ event: 'worker_usage', ...u });
+    });
+  }, USAGE_SAMPLE_MS);
+  sampler.unref();
 
   return {
     name: 'native',
@@ -74,8 +88,10 @@ export function nativeAdapter(config: GatewayConfig, log: Logger): NativeAdapter
       systemd_scope: runtime.scoped,
       terminal_workers: terminals.activeWorkers,
       background_processes: processes.running,
+      worker_usage: usage,
     }),
     async close() {
+      clearInterval(sampler);
       await Promise.all([exec.close(), terminals.closeAll(), processes.closeAll()]);
     },
   };

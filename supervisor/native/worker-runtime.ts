@@ -34,6 +34,8 @@ export interface WorkerRuntime {
   /** A fresh private directory under the state root (removed by the caller). */
   privateDir(prefix: string): string;
   spawnWorker(entry: 'terminal-worker' | 'execute-worker' | 'process-worker', options?: { cwd?: string; env?: Record<string, string>; onFailure?: (reason: string) => void }): WorkerProcess;
+  /** Pids of the workers currently alive (for usage sampling). */
+  liveWorkerPids(): number[];
 }
 
 export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): WorkerRuntime {
@@ -45,7 +47,9 @@ export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEn
   // same user manager (XDG_RUNTIME_DIR) the scoped spawns will.
   const scope = config.resourcePolicy ? detectSystemdScope(childEnv) : { available: false, reason: 'no resource policy (HERMES_MCP_RESOURCE_POLICY unset)' };
   const scoped = Boolean(config.resourcePolicy) && scope.available;
+  const live = new Set<WorkerProcess>();
   return {
+    liveWorkerPids: () => [...live].flatMap((w) => (w.alive && w.pid ? [w.pid] : [])),
     isolation,
     config,
     childEnv,
@@ -55,7 +59,7 @@ export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEn
       return mkdtempSync(join(config.stateDir, `${prefix}-`)); // mkdtemp creates 0700
     },
     spawnWorker(entry, options = {}) {
-      return new WorkerProcess({
+      const worker = new WorkerProcess({
         entry: join(packageRoot(), 'dist', 'workers', `${entry}.js`),
         isolation,
         ...(scoped && entry === 'execute-worker'
@@ -74,6 +78,9 @@ export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEn
         maxFrameBytes: config.limits.workerTransportMaxBytes * 4,
         ...(options.onFailure ? { onFailure: options.onFailure } : {}),
       });
+      live.add(worker);
+      void worker.exited.then(() => live.delete(worker));
+      return worker;
     },
   };
 }

@@ -55,7 +55,7 @@ export interface ExecResult {
 export const spawnedChildren = new Set<number>();
 
 export async function runCommand(req: ExecRequest, options: RunOptions = { sweep: 'all' }): Promise<ExecResult> {
-  const child = spawn('bash', ['-c', WRAPPER], {
+  const child = spawn('bash', ['--norc', '--noprofile', '-c', WRAPPER], {
     env: { ...process.env, HERMES_MCP_STATE_DIR: req.stateDir, HERMES_MCP_CWD: req.cwd, HERMES_MCP_COMMAND: req.command },
     stdio: ['ignore', 'pipe', 'ignore'],
     detached: true, // its own process group, killed as a whole on deadline

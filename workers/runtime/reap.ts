@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { descendantsOf, numericDirs } from '../../shared/proc.js';
 import { subreaperAddon } from '../../shared/subreaper.js';
 
 // Whole-tree cleanup from inside a worker. Two situations:
@@ -12,43 +13,6 @@ import { subreaperAddon } from '../../shared/subreaper.js';
 // children it spawned itself.
 
 export const WORKER_TAG_VAR = 'HERMES_MCP_WORKER_TAG';
-
-function numericDirs(path: string): number[] {
-  try {
-    return readdirSync(path)
-      .filter((n) => /^\d+$/.test(n))
-      .map(Number);
-  } catch {
-    return [];
-  }
-}
-
-function childrenOf(pid: number): number[] {
-  const out: number[] = [];
-  for (const tid of numericDirs(`/proc/${pid}/task`)) {
-    try {
-      const text = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
-      if (text) out.push(...text.split(/\s+/).map(Number));
-    } catch {
-      // the task went away
-    }
-  }
-  return out;
-}
-
-function descendantsOf(pid: number): number[] {
-  const seen = new Set<number>();
-  const stack = [pid];
-  while (stack.length > 0) {
-    for (const child of childrenOf(stack.pop()!)) {
-      if (!seen.has(child)) {
-        seen.add(child);
-        stack.push(child);
-      }
-    }
-  }
-  return [...seen];
-}
 
 function taggedProcesses(tag: string): number[] {
   const needle = `${WORKER_TAG_VAR}=${tag}`;

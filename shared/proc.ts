@@ -1,0 +1,41 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+// Small /proc readers shared by the worker-side reaper and the supervisor's usage sampling.
+
+export function numericDirs(path: string): number[] {
+  try {
+    return readdirSync(path)
+      .filter((n) => /^\d+$/.test(n))
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+export function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const tid of numericDirs(`/proc/${pid}/task`)) {
+    try {
+      const text = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
+      if (text) out.push(...text.split(/\s+/).map(Number));
+    } catch {
+      // the task went away
+    }
+  }
+  return out;
+}
+
+/** Every live descendant of `pid` (children lists only: orphans adopted elsewhere are not seen). */
+export function descendantsOf(pid: number): number[] {
+  const seen = new Set<number>();
+  const stack = [pid];
+  while (stack.length > 0) {
+    for (const child of childrenOf(stack.pop()!)) {
+      if (!seen.has(child)) {
+        seen.add(child);
+        stack.push(child);
+      }
+    }
+  }
+  return [...seen];
+}

@@ -1,0 +1,24 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { test } from 'node:test';
+import { sampleWorkerUsage } from '../../supervisor/workers/usage.js';
+
+test('worker usage sums CPU and RSS over a worker and its whole tree', async () => {
+  // A stand-in worker: a busy shell with a sleeping child.
+  const worker = spawn('bash', ['-c', 'bash -c "sleep 30" & while :; do :; done'], { stdio: 'ignore', detached: true });
+  try {
+    await new Promise((r) => setTimeout(r, 300));
+    // CPU is a rate: pidusage measures it between two samples of the same pids (the gateway samples
+    // every 10 s), so take two.
+    await sampleWorkerUsage([worker.pid!]);
+    await new Promise((r) => setTimeout(r, 500));
+    const u = await sampleWorkerUsage([worker.pid!]);
+    assert.equal(u.workers, 1);
+    assert.ok(u.processes >= 2, `the worker and its child are both sampled (${u.processes})`);
+    assert.ok(u.rss_bytes > 1024 * 1024, 'RSS is reported in bytes');
+    assert.ok(u.cpu_percent > 10, `the busy loop shows up (${u.cpu_percent}%)`);
+    assert.deepEqual(await sampleWorkerUsage([]), { workers: 0, processes: 0, cpu_percent: 0, rss_bytes: 0 });
+  } finally {
+    process.kill(-worker.pid!, 'SIGKILL'); // its own process group: the shell, the loop and the sleep
+  }
+});
