@@ -73,6 +73,20 @@ function tagged(tag: string): number[] {
   return out;
 }
 
+/**
+ * Waits until nothing carries the tag. In pid-namespace mode WorkerProcess.kill()/exited resolve when
+ * the `unshare` process is gone; the namespace's own processes finish dying (address-space teardown,
+ * the kernel's namespace zap) a few milliseconds later.
+ */
+async function waitForNoTagged(tag: string, ms = 3000): Promise<number[]> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const left = tagged(tag);
+    if (left.length === 0 || Date.now() > end) return left;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 function isolationFor(mode: IsolationMode) {
   const isolation = detectIsolation(mode);
   assert.equal(isolation.mode, mode, `host does not allow ${mode}: ${isolation.reason}`);
@@ -121,7 +135,7 @@ for (const mode of ['pid-namespace', 'subreaper'] as const) {
       await assert.rejects(pending, /worker exited/);
       assert.match(await within(failed, 5000, 'onFailure'), /worker exited unexpectedly \(code 0\)/);
       assert.deepEqual(await waitForNoSurvivors(marker), [], 'nothing the command started survives');
-      assert.deepEqual(tagged(worker.tag), []);
+      assert.deepEqual(await waitForNoTagged(worker.tag), []);
       assert.equal(failures.length, 1);
       worker.send({ type: 'exec', id: '3' }); // a dead worker: a no-op, not a throw
     });
@@ -133,7 +147,7 @@ for (const mode of ['pid-namespace', 'subreaper'] as const) {
       await within(worker.exited, 10_000, 'the worker to exit');
       assert.match(worker.stderr, /worker: incoming frame is not valid JSON; closing/);
       assert.match(await within(failed, 5000, 'onFailure'), /exited unexpectedly/);
-      assert.deepEqual(tagged(worker.tag), []);
+      assert.deepEqual(await waitForNoTagged(worker.tag), []);
     });
   });
 }
@@ -156,7 +170,7 @@ describe('garbage from the worker side', () => {
         assert.deepEqual(frames, ['ready'], 'frames before the violation were delivered, none after');
         assert.equal(worker.alive, false, 'onFailure runs once the worker is gone');
         assert.equal(worker.describeExit(), 'signal SIGKILL', 'killed by the supervisor (the fixture never exits on its own)');
-        assert.deepEqual(tagged(worker.tag), [], 'nothing of the worker survives');
+        assert.deepEqual(await waitForNoTagged(worker.tag), [], 'nothing of the worker survives');
         await new Promise((r) => setTimeout(r, 100));
         assert.equal(failures.length, 1, 'reported once, not again as an unexpected exit');
         worker.send({ type: 'shutdown' }); // no throw on a dead worker
