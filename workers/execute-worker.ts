@@ -36,9 +36,11 @@ python.once('error', (error) => {
   stderr.push(`could not start ${process.env.HERMES_MCP_PYTHON}: ${error.message}\n`);
   finish(127, null);
 });
+// 'close' comes once Python has exited and its pipes are drained; if an escapee holds the pipes
+// open, 'close' never comes, so 'exit' arms a short grace after which finish() kills it.
+python.once('close', (code, signal) => finish(code, signal));
 python.once('exit', (code, signal) => {
-  // Let the pipes drain (an escapee holding them is killed by finish()).
-  setTimeout(() => finish(code, signal), 20);
+  setTimeout(() => finish(code, signal), 50);
 });
 
 let finished = false;
@@ -49,8 +51,9 @@ function finish(code: number | null, signal: NodeJS.Signals | null): void {
   const out = stdout.result({ thousands: true });
   const err = stderr.result({ thousands: true });
   channel.send({ type: 'done', exitCode: code, signal, stdout: out.text, stdoutBytes: out.totalBytes, stderr: err.text, stderrBytes: err.totalBytes });
-  // Give the frame a moment to leave, then end the namespace.
-  setTimeout(() => process.exit(0), 20);
+  // The supervisor tears the namespace down once it has the frame; exiting on our own is the
+  // fallback should it not (a socket write completes before exit only if we yield once).
+  setImmediate(() => process.exit(0));
 }
 
 function onFrame(frame: Frame): void {

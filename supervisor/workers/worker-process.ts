@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { encodeFrame, FrameDecoder, type Frame } from '../../shared/frame.js';
+import { descendantsOf } from '../../shared/proc.js';
 import { subreaperAddon } from '../../shared/subreaper.js';
 import { WORKER_TAG_VAR } from '../../workers/runtime/reap.js';
 import type { IsolationReport } from './isolation.js';
@@ -140,6 +141,16 @@ export class WorkerProcess {
   async kill(): Promise<void> {
     this.killed = true;
     if (this.alive && this.child.pid) {
+      // Kill the whole visible tree at once (in a PID namespace every escapee is a descendant of
+      // the worker, re-parented to it as the namespace init) rather than waiting for the kernel to
+      // tear the namespace down after the worker's own, much larger, exit.
+      for (const pid of descendantsOf(this.child.pid)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
       try {
         process.kill(-this.child.pid, 'SIGKILL');
       } catch {

@@ -15,8 +15,12 @@ __hermes_state="$HERMES_MCP_STATE_DIR"
 unset HERMES_MCP_STATE_DIR
 if [ -f "$__hermes_state/env.sh" ]; then . "$__hermes_state/env.sh" >/dev/null 2>&1; fi
 __hermes_save() {
-  pwd -P > "$__hermes_state/cwd.tmp" 2>/dev/null && mv -f "$__hermes_state/cwd.tmp" "$__hermes_state/cwd"
-  export -p | grep -v -e '^declare -x HERMES_MCP_' -e '^declare -x __hermes' > "$__hermes_state/env.tmp" 2>/dev/null && mv -f "$__hermes_state/env.tmp" "$__hermes_state/env.sh"
+  # Builtins only: no mv/grep processes on the hot path. The other HERMES_MCP_* are unset above,
+  # the worker tag belongs to this worker only, and the __hermes_* helpers are not exported, so
+  # export -p holds exactly the user's exports.
+  unset HERMES_MCP_WORKER_TAG
+  builtin pwd -P > "$__hermes_state/cwd" 2>/dev/null
+  export -p > "$__hermes_state/env.sh" 2>/dev/null
 }
 trap __hermes_save EXIT
 cd "$HERMES_MCP_CWD" 2>/dev/null || { echo "cannot enter working directory: $HERMES_MCP_CWD"; exit 1; }
