@@ -35,6 +35,7 @@ const LimitsSchema = v.object({
   executeCodeMaxToolCalls: PositiveInt,
   executeCodeStdoutMaxBytes: PositiveInt,
   processWaitMaxSeconds: PositiveInt,
+  offloadResultChars: PositiveInt,
 });
 export type Limits = Readonly<v.InferOutput<typeof LimitsSchema>>;
 

@@ -4,6 +4,7 @@ import type { Limits } from '../shared/limits.js';
 import { errorOutcome, normalizeResult, outcomeFromError } from '../shared/result.js';
 import type { CallContext, NormalizedToolResult, Owner, ToolOutcome } from '../shared/tool-types.js';
 import type { CatalogEntry } from './catalog/catalog.js';
+import { normalizeOffloaded } from './cpu/pool.js';
 import type { CapabilityStore } from './owners/capabilities.js';
 import type { OwnerRegistry } from './owners/owners.js';
 import { currentRequest } from './telemetry.js';
@@ -70,7 +71,14 @@ export class Dispatcher {
       }
     }
     if (record) record.category = categorize(outcome);
-    return normalizeResult(outcome, { maxChars: this.deps.limits.maxOutputChars, allowImages: tool.returnsImages === true });
+    const options = { maxChars: this.deps.limits.maxOutputChars, allowImages: tool.returnsImages === true };
+    try {
+      return await normalizeOffloaded(outcome, options, this.deps.limits.offloadResultChars);
+    } catch (e) {
+      // The thread pool failing must not lose the answer: normalise inline instead.
+      this.deps.onInternalError(`${tool.name}:normalize`, e);
+      return normalizeResult(outcome, options);
+    }
   }
 }
 

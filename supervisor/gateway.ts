@@ -9,6 +9,7 @@ import { compileArgumentValidator } from './catalog/validate.js';
 import type { GatewayConfig } from './config.js';
 import { Dispatcher, type RequestScope } from './dispatch.js';
 import type { Adapter } from './adapter.js';
+import { closeCpuPool } from './cpu/pool.js';
 import { Readiness } from './health/readiness.js';
 import { CapabilityStore } from './owners/capabilities.js';
 import { OwnerRegistry } from './owners/owners.js';
@@ -170,5 +171,6 @@ export class Gateway {
   async close(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     await Promise.all(this.adapters.map((a) => a.close?.()));
+    await closeCpuPool();
   }
 }
