@@ -1,7 +1,12 @@
 import { constants as fsConstants, existsSync, type Stats } from 'node:fs';
 import { lstat, open, opendir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative, sep } from 'node:path';
-import { parseDocument } from 'yaml';
+import { createRequire } from 'node:module';
+
+// Loaded on first use (CommonJS build, so the call sites stay synchronous): an idle gateway never
+// needs it, and every module loaded at startup counts against the idle-RSS budget.
+let yamlLibModule: typeof import('yaml') | undefined;
+const yamlLib = (): typeof import('yaml') => (yamlLibModule ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
 import { GatewayError, ErrorCode } from '../../shared/errors.js';
 import { envNameFor, type Limits } from '../../shared/limits.js';
 import { isInside } from '../../shared/roots.js';
@@ -144,7 +149,7 @@ async function containedReal(p: string, realRoot: string): Promise<string | null
 
 function parseYaml(text: string): unknown {
   // PyYAML (what Hermes uses) implements YAML 1.1 and keeps the last of duplicate keys.
-  const doc = parseDocument(text, { version: '1.1', uniqueKeys: false, prettyErrors: false });
+  const doc = yamlLib().parseDocument(text, { version: '1.1', uniqueKeys: false, prettyErrors: false });
   if (doc.errors.length > 0) throw doc.errors[0];
   return doc.toJS({ maxAliasCount: 100 });
 }

@@ -1,6 +1,11 @@
 import { opendir, open, readdir, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import picomatch from 'picomatch';
+import { createRequire } from 'node:module';
+
+// Loaded on first use (CommonJS build, so the call sites stay synchronous): an idle gateway never
+// needs it, and every module loaded at startup counts against the idle-RSS budget.
+let picomatchLibModule: typeof import('picomatch') | undefined;
+const picomatchLib = (): typeof import('picomatch') => (picomatchLibModule ??= createRequire(import.meta.url)('picomatch') as typeof import('picomatch'));
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { redact } from '../../../shared/redact.js';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../../../shared/tool-types.js';
@@ -96,7 +101,7 @@ export function compileSearchRegex(pattern: string, multiline: boolean): RegExp 
 function globMatcher(glob: string): (rel: string) => boolean {
   try {
     // (picomatch's own `basename` option also applies to globs that contain a slash, so it is not used.)
-    const isMatch = picomatch(glob, { dot: true });
+    const isMatch = picomatchLib()(glob, { dot: true });
     if (glob.includes('/')) return (rel) => isMatch(rel);
     return (rel) => isMatch(rel.slice(rel.lastIndexOf('/') + 1));
   } catch (e) {

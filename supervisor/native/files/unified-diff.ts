@@ -1,4 +1,9 @@
-import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
+import { createRequire } from 'node:module';
+
+// Loaded on first use (CommonJS build, so the call sites stay synchronous): an idle gateway never
+// needs it, and every module loaded at startup counts against the idle-RSS budget.
+let diffLibModule: typeof import('diff') | undefined;
+const diffLib = (): typeof import('diff') => (diffLibModule ??= createRequire(import.meta.url)('diff') as typeof import('diff'));
 
 // Unified diffs in the shape Hermes returns (difflib.unified_diff with `a/<path>` / `b/<path>`
 // headers and 3 context lines), computed with the maintained `diff` package. The only visible
@@ -26,9 +31,9 @@ function wholeFileHunk(fromLabel: string, toLabel: string, oldText: string, newT
 /** Unified diff from `fromLabel` to `toLabel`; '' when the texts are equal (like difflib). */
 export function unifiedDiff(fromLabel: string, toLabel: string, oldText: string, newText: string): string {
   if (oldText === newText) return '';
-  const patch = createTwoFilesPatch(fromLabel, toLabel, oldText, newText, undefined, undefined, {
+  const patch = diffLib().createTwoFilesPatch(fromLabel, toLabel, oldText, newText, undefined, undefined, {
     context: 3,
-    headerOptions: FILE_HEADERS_ONLY,
+    headerOptions: diffLib().FILE_HEADERS_ONLY,
     timeout: DIFF_TIMEOUT_MS,
   }) as string | undefined;
   return patch ?? wholeFileHunk(fromLabel, toLabel, oldText, newText);
