@@ -169,7 +169,11 @@ describe('garbage from the worker side', () => {
         assert.match(why, reason);
         assert.deepEqual(frames, ['ready'], 'frames before the violation were delivered, none after');
         assert.equal(worker.alive, false, 'onFailure runs once the worker is gone');
-        assert.equal(worker.describeExit(), 'signal SIGKILL', 'killed by the supervisor (the fixture never exits on its own)');
+        // Killed by the supervisor (the fixture never exits on its own). In pid-namespace mode the
+        // teardown kills the namespace's processes first, so `unshare` may report its child's death
+        // (code 1) before its own SIGKILL lands; either way it did not exit on its own with 0.
+        const exit = worker.describeExit();
+        assert.ok(exit === 'signal SIGKILL' || (mode === 'pid-namespace' && exit === 'code 1'), `killed by the supervisor (${exit})`);
         assert.deepEqual(await waitForNoTagged(worker.tag), [], 'nothing of the worker survives');
         await new Promise((r) => setTimeout(r, 100));
         assert.equal(failures.length, 1, 'reported once, not again as an unexpected exit');

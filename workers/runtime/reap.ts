@@ -43,16 +43,16 @@ export function inOwnPidNamespace(): boolean {
  * SIGKILLs everything this worker started, then reaps the orphans it adopted. `spawned` are the
  * children this worker spawned through child_process: they are killed but left for libuv to reap
  * (reaping them here would swallow their 'exit' events). Loops because a process may fork between
- * our scan and our kill.
+ * our scan and our kill. `spare` are left alone (a persistent shell that outlives its commands).
  */
-export function killEverythingStarted(spawned: ReadonlySet<number> = new Set()): number {
+export function killEverythingStarted(spawned: ReadonlySet<number> = new Set(), spare: ReadonlySet<number> = new Set()): number {
   const tag = process.env[WORKER_TAG_VAR];
   let killed = 0;
   for (let round = 0; round < 5; round++) {
     const victims = inOwnPidNamespace()
       ? numericDirs('/proc').filter((p) => p !== 1)
       : [...new Set([...descendantsOf(process.pid), ...(tag ? taggedProcesses(tag) : [])])];
-    const targets = victims.filter((p) => p !== process.pid && !isZombie(p));
+    const targets = victims.filter((p) => p !== process.pid && !spare.has(p) && !isZombie(p));
     if (targets.length === 0) break;
     for (const pid of targets) kill(pid);
     killed += targets.length;
