@@ -2,16 +2,13 @@
 // bare Hono JSON POST handler (the HTTP floor) measured in the same run, plus the gateway's idle RSS.
 // Targets (issue #2): tool_search p50 <= 1.5x the floor; idle RSS <= 80 MB. Ratios, not absolutes,
 // are what this prints, since the machine's speed varies between runs.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { packageRoot } from '../shared/package-root.js';
+import { launchFloor, launchGateway, nodeFlags } from './launch.js';
 
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2000);
-const root = packageRoot();
 
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -19,32 +16,7 @@ const META = {
   'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
 };
 
-// The gateway runs as its bin does (its shebang carries its Node flags); the floor server gets the
-// same flags so the two differ only in what they do per request.
-const gatewayMain = join(root, 'dist', 'supervisor', 'main.js');
-const nodeFlags = (/^#!\/usr\/bin\/env -S node(.*)$/m.exec(readFileSync(gatewayMain, 'utf8'))?.[1] ?? '').trim().split(/\s+/).filter(Boolean);
 
-async function launch(command: string, args: string[], env: NodeJS.ProcessEnv, portOf: (line: string) => number | undefined, stream: 'stdout' | 'stderr'): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines = createInterface({ input: child[stream]! });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('exit', (c) => reject(new Error(`${command} exited with ${c}`)));
-    lines.on('line', (l) => {
-      const p = portOf(l);
-      if (p) resolve(p);
-    });
-  });
-  return { child, port };
-}
-
-function parsePort(line: string, event?: string): number | undefined {
-  try {
-    const j = JSON.parse(line) as { port?: number; event?: string };
-    return !event || j.event === event ? j.port : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 interface Target {
   url: string;
@@ -92,8 +64,8 @@ async function main(): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), 'hmcp-bench-'));
   writeFileSync(join(home, 'SOUL.md'), '# Soul\n');
   // Production configuration, request logging included: the log line per request is part of the cost.
-  const gw = await launch(gatewayMain, [], { HERMES_HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home }, (l) => parsePort(l, 'listening'), 'stderr');
-  const floor = await launch(process.execPath, [...nodeFlags, join(root, 'dist', 'bench', 'floor-server.js')], {}, (l) => parsePort(l), 'stdout');
+  const gw = await launchGateway(home);
+  const floor = await launchFloor();
   try {
     await new Promise((r) => setTimeout(r, 1500));
     const idleRss = rssMb(gw.child.pid!);

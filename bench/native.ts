@@ -11,11 +11,11 @@
 // Targets printed: terminal p50 <= raw spawn p50 + 3 ms + floor p50; execute_code p50 <= cold python
 // p50 + floor p50; teardown p99 <= 50 ms. Everything this starts is stopped by pid before it exits.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { packageRoot } from '../shared/package-root.js';
+import { launchFloor, launchGateway, nodeFlags, started } from './launch.js';
 import { detectIsolation } from '../supervisor/workers/isolation.js';
 import { WorkerProcess } from '../supervisor/workers/worker-process.js';
 import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, survivors, waitForSurvivors } from '../tests/helpers/escapees.js';
@@ -45,12 +45,9 @@ const META = {
   'io.modelcontextprotocol/clientInfo': { name: 'bench-native', version: '1' },
 };
 
-const gatewayMain = join(root, 'dist', 'supervisor', 'main.js');
-const nodeFlags = (/^#!\/usr\/bin\/env -S node(.*)$/m.exec(readFileSync(gatewayMain, 'utf8'))?.[1] ?? '').trim().split(/\s+/).filter(Boolean);
 
 // ---- process bookkeeping: everything started here is stopped by pid ----
 
-const started = new Set<ChildProcess>();
 const workers = new Set<WorkerProcess>();
 const markers: string[] = [];
 const dirs: string[] = [];
@@ -80,32 +77,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-async function launch(command: string, args: string[], childEnv: NodeJS.ProcessEnv, portOf: (line: string) => number | undefined, stream: 'stdout' | 'stderr'): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(command, args, { env: { ...process.env, ...childEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
-  started.add(child);
-  child.once('exit', () => started.delete(child));
-  // Both pipes are drained for the child's whole life (a full pipe would stall it).
-  child[stream === 'stdout' ? 'stderr' : 'stdout']!.resume();
-  const lines = createInterface({ input: child[stream]! });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('exit', (c) => reject(new Error(`${command} exited with ${c}`)));
-    child.once('error', reject);
-    lines.on('line', (l) => {
-      const p = portOf(l);
-      if (p) resolve(p);
-    });
-  });
-  return { child, port };
-}
-
-function parsePort(line: string, event?: string): number | undefined {
-  try {
-    const j = JSON.parse(line) as { port?: number; event?: string };
-    return !event || j.event === event ? j.port : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 // ---- measurement helpers ----
 
@@ -200,14 +171,8 @@ async function main(): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), 'hmcp-bench-native-'));
   dirs.push(home);
   writeFileSync(join(home, 'SOUL.md'), '# Soul\n');
-  const gw = await launch(
-    gatewayMain,
-    [],
-    { HERMES_HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, HERMES_MCP_TERMINAL_CWD: home, HERMES_MCP_STATE_DIR: join(home, '.state'), HERMES_MCP_PYTHON: PYTHON },
-    (l) => parsePort(l, 'listening'),
-    'stderr',
-  );
-  const floor = await launch(process.execPath, [...nodeFlags, join(root, 'dist', 'bench', 'floor-server.js')], {}, (l) => parsePort(l), 'stdout');
+  const gw = await launchGateway(home, { HERMES_MCP_TERMINAL_CWD: home, HERMES_MCP_STATE_DIR: join(home, '.state'), HERMES_MCP_PYTHON: PYTHON });
+  const floor = await launchFloor();
   const gwUrl = `http://127.0.0.1:${gw.port}/mcp`;
   const floorUrl = `http://127.0.0.1:${floor.port}/mcp`;
 
