@@ -47,6 +47,7 @@ export const ErrorCode = {
   WORKER_FAILED: 'WORKER_FAILED',
   PROCESS_NOT_FOUND: 'PROCESS_NOT_FOUND',
   PROCESS_NOT_RUNNING: 'PROCESS_NOT_RUNNING',
+  COMMAND_BLOCKED: 'COMMAND_BLOCKED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

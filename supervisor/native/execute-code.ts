@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { approvalPolicy, checkCommand } from '../../shared/approval.js';
 import { ErrorCode, GatewayError, isGatewayError } from '../../shared/errors.js';
 import { capHeadTail, stripAnsi } from '../../shared/output-cap.js';
 import { packageRoot } from '../../shared/package-root.js';
@@ -48,7 +49,9 @@ export class ExecuteCodePool {
   constructor(
     private readonly runtime: WorkerRuntime,
     private readonly dispatch: RpcDispatch,
-  ) {}
+  ) {
+    approvalPolicy(); // a broken policy/dangerous-commands.json fails startup, not the first script
+  }
 
   private async createUnit(cwd: string): Promise<Unit> {
     const { limits } = this.runtime.config;
@@ -88,6 +91,11 @@ export class ExecuteCodePool {
   private async dispatchRpc(unit: Unit, tool: string, args: Record<string, unknown>): Promise<unknown> {
     const call = unit.call!;
     if (tool !== 'terminal') return this.dispatch(tool, args, call.ctx);
+    // The approval guard, request-bound: dispatching the script was its one approval, so any
+    // command inside it that would need another (dangerous) or may never run (hardline) is denied
+    // with Hermes' blocked result, before anything reaches the worker. Nothing is granted for later.
+    const verdict = checkCommand(String(args.command ?? ''));
+    if (verdict.verdict !== 'allow') return blockedCommandResult(verdict.verdict, verdict.key);
     // hermes_tools.terminal runs inside this call's own namespace, bounded by the call's deadline.
     const remaining = Math.max(1, Math.floor((call.deadline - Date.now()) / 1000));
     const requested = typeof args.timeout === 'number' && args.timeout > 0 ? args.timeout : this.runtime.config.limits.terminalMaxTimeoutSeconds;
@@ -188,7 +196,6 @@ export class ExecuteCodePool {
       } else {
         unit = await this.createUnit(cwd);
       }
-      this.prewarm();
       unit.call = { ctx, deadline };
       await unit.ready;
       const u = unit;
@@ -219,8 +226,17 @@ export class ExecuteCodePool {
       }
       return this.shape(outcome.frame, calls, elapsed());
     } finally {
-      if (unit) await this.destroy(unit);
-      this.releaseSlot();
+      // The answer does not wait for the teardown (the worker is already ending its namespace),
+      // but the slot is only handed on once it is done, so the concurrency bound stays true.
+      // The next spare is prepared only now: spawning it during this call would compete with the
+      // script for the CPU.
+      const u = unit;
+      const after = () => {
+        this.releaseSlot();
+        this.prewarm();
+      };
+      if (u) void this.destroy(u).finally(after);
+      else after();
     }
   }
 
@@ -252,7 +268,7 @@ export function executeCodeTool(pool: ExecuteCodePool, runtime: WorkerRuntime, c
   const { limits } = runtime.config;
   return {
     name: 'execute_code',
-    description: `Run a Python script in a fresh, isolated worker (interpreter state never persists; \`reset\` is accepted and ignored). Import tools with \`from hermes_tools import terminal, read_file, write_file, search_files, patch, web_search, web_extract\` (at most ${limits.executeCodeMaxToolCalls} calls; terminal is foreground only). Print the final result. Limits: ${limits.executeCodeDeadlineSeconds} s total including queue wait, ${limits.executeCodeConcurrency} scripts at once, ${limits.executeCodeMaxBytes} bytes of code, ${limits.executeCodeStdoutMaxBytes} characters of stdout kept (head and tail). The script runs with the service user's privileges: this is not a sandbox.`,
+    description: `Run a Python script in a fresh, isolated worker (interpreter state never persists; \`reset\` is accepted and ignored). Import tools with \`from hermes_tools import terminal, read_file, write_file, search_files, patch, web_search, web_extract\` (at most ${limits.executeCodeMaxToolCalls} calls; terminal is foreground only, and a command Hermes would ask approval for, e.g. rm -r, git reset --hard or curl | sh, is denied with status "blocked": the script was the one approval). Print the final result. Limits: ${limits.executeCodeDeadlineSeconds} s total including queue wait, ${limits.executeCodeConcurrency} scripts at once, ${limits.executeCodeMaxBytes} bytes of code, ${limits.executeCodeStdoutMaxBytes} characters of stdout kept (head and tail). The script runs with the service user's privileges: this is not a sandbox.`,
     inputSchema: {
       type: 'object',
       properties: {
@@ -274,6 +290,15 @@ export function executeCodeTool(pool: ExecuteCodePool, runtime: WorkerRuntime, c
       return { structured: { ...result } };
     },
   };
+}
+
+/** Hermes' terminal result for a command its approval guard refused (`status: "blocked"`). */
+export function blockedCommandResult(verdict: 'hardline' | 'dangerous', key: string) {
+  const why =
+    verdict === 'hardline'
+      ? 'it is on the unconditional (hardline) blocklist, so it cannot run through this gateway at all. Do not retry or rephrase it; if it is really needed, the user has to run it outside the agent.'
+      : 'the script itself was the one approval. Do not retry or rephrase it inside execute_code; if it is needed, run it with the direct terminal tool, where the user is asked to confirm.';
+  return { output: '', exit_code: -1, error: `Command denied: ${key}. execute_code scripts get no further approvals; ${why}`, status: 'blocked' };
 }
 
 /** Turns a thrown error from an RPC-dispatched tool into the `{error}` shape Hermes stubs expect. */

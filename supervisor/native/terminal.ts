@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { approvalPolicy, checkCommand } from '../../shared/approval.js';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { capHeadTail, stripAnsi } from '../../shared/output-cap.js';
 import { redact } from '../../shared/redact.js';
@@ -136,6 +137,7 @@ export function shapeTerminalOutput(output: string, maxChars: number, command: s
 export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime): ToolDefinition {
   const { limits, roots } = { limits: runtime.config.limits, roots: runtime.config.roots };
   const maxTimeout = limits.terminalMaxTimeoutSeconds;
+  approvalPolicy(); // a broken policy/dangerous-commands.json fails startup, not the first command
   return {
     name: 'terminal',
     description: `Run a short foreground shell command (at most ${maxTimeout} s; timeout=${maxTimeout} when omitted) on the Hermes host. cwd and exported variables persist per session (session_token or MCP session). Background, PTY, notification options or longer timeouts are refused: use job_prepare/job_start for builds, tests and deploys, or execute_code with hermes_tools.terminal for independent pipelines.`,
@@ -158,6 +160,19 @@ export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime): ToolDe
     native: true,
     async handler(args, ctx) {
       const command = args.command as string;
+      // The approval guard: a hardline command never runs, whatever else the call asks for.
+      // Dangerous-but-not-hardline commands (git reset --hard, chmod 777, …) do run here: this is
+      // a write tool, and the ChatGPT host asks the user to confirm its calls, which is the
+      // approval Hermes would have asked for. (Inside execute_code there is no such prompt, so
+      // hermes_tools.terminal denies them; see execute-code.ts.)
+      const verdict = checkCommand(command);
+      if (verdict.verdict === 'hardline') {
+        throw new GatewayError(
+          ErrorCode.COMMAND_BLOCKED,
+          `BLOCKED (hardline): ${verdict.key}. This command is on the unconditional blocklist and is refused before execution; it cannot run through this gateway. Do not retry or rephrase it; if it is really needed, the user has to run it outside the agent.`,
+          { pattern_key: verdict.key },
+        );
+      }
       // The Execution Guard: every refusal happens before anything runs.
       const reasons: string[] = [];
       if (args.background === true) reasons.push('background=true');
