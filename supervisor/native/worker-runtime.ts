@@ -38,7 +38,10 @@ export interface WorkerRuntime {
   liveWorkerPids(): number[];
 }
 
-export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): WorkerRuntime {
+/** Where a worker's failure (protocol violation, crash) is reported; the worker is already dead. */
+export type WorkerFailureLog = (entry: string, reason: string) => void;
+
+export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env, onWorkerFailure: WorkerFailureLog = () => {}): WorkerRuntime {
   const isolation = detectIsolation(config.isolation);
   mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
   const childEnv = scrubChildEnv(env);
@@ -76,7 +79,11 @@ export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEn
         env: { ...childEnv, ...options.env },
         cwd: options.cwd ?? '/',
         maxFrameBytes: config.limits.workerTransportMaxBytes * 4,
-        ...(options.onFailure ? { onFailure: options.onFailure } : {}),
+        oneShot: entry !== 'terminal-worker',
+        onFailure: (reason) => {
+          onWorkerFailure(entry, reason);
+          options.onFailure?.(reason);
+        },
       });
       live.add(worker);
       void worker.exited.then(() => live.delete(worker));

@@ -24,6 +24,8 @@ export interface WorkerSpawnOptions {
   /** `systemd-run --scope ...` argv prefix when the resource policy is enforced. */
   scope?: readonly string[];
   maxFrameBytes?: number;
+  /** The worker does one job and exits 0 by itself when done (not a failure). */
+  oneShot?: boolean;
   /** A protocol violation (bad frame) or a crash: the worker has already been killed. */
   onFailure?: (reason: string) => void;
 }
@@ -81,7 +83,10 @@ export class WorkerProcess {
     void this.exited.then(() => {
       // Whatever ended the worker, nothing it started may outlive it.
       this.sweepFallback();
-      if (!this.killed) this.options.onFailure?.(`worker exited unexpectedly (${this.describeExit()})`);
+      // A one-shot worker (execute, process) exiting cleanly has finished its job; any other exit
+      // we did not ask for is a crash.
+      const finished = this.options.oneShot === true && this.exitInfo?.code === 0;
+      if (!this.killed && !finished) this.options.onFailure?.(`worker exited unexpectedly (${this.describeExit()})`);
     });
   }
 

@@ -67,3 +67,20 @@ export function killSurvivors(marker: string): void {
     }
   }
 }
+
+/** The nearest ancestor of `pid` whose command line matches `re` (walking ppid links in /proc). */
+export function ancestorMatching(pid: number, re: RegExp): number | undefined {
+  let current = pid;
+  for (let depth = 0; depth < 32 && current > 1; depth++) {
+    try {
+      const stat = readFileSync(`/proc/${current}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (!ppid) return undefined;
+      if (re.test(readFileSync(`/proc/${ppid}/cmdline`, 'utf8').replace(/\0/g, ' '))) return ppid;
+      current = ppid;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { packageRoot } from '../../shared/package-root.js';
-import { ESCAPEE_COUNT, ESCAPE_SCRIPT, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../helpers/escapees.js';
+import { ancestorMatching, ESCAPEE_COUNT, ESCAPE_SCRIPT, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../helpers/escapees.js';
 import { abortableToolCall, connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
 
 const py = (lines: string[]) => lines.join('\n');
@@ -129,6 +129,23 @@ describe('execute_code through tool_call', () => {
     markers.push(marker);
     const r = await viaBridge(client, 'execute_code', { code: escapeeScript(marker, 'import time\ntime.sleep(0.6)\nprint("done")') });
     assert.equal(r.data.status, 'success');
+    assert.deepEqual(await waitForNoSurvivors(marker), []);
+    await client.close();
+  });
+
+  test('SIGKILL of the execute worker mid-script kills every escapee and reports the failure', async () => {
+    const client = await connect(gw.mcpUrl, 'modern');
+    const marker = newMarker();
+    markers.push(marker);
+    const pending = viaBridge(client, 'execute_code', { code: escapeeScript(marker, 'import time\ntime.sleep(60)') });
+    const escapees = await waitForSurvivors(marker, ESCAPEE_COUNT);
+    assert.ok(escapees.length >= ESCAPEE_COUNT);
+    const worker = ancestorMatching(escapees[0]!, /execute-worker\.js/);
+    assert.ok(worker, 'the worker process holding the script was found');
+    process.kill(worker, 'SIGKILL');
+    const r = await pending;
+    assert.equal(r.data.status, 'error');
+    assert.match(String(r.data.error), /worker failed/);
     assert.deepEqual(await waitForNoSurvivors(marker), []);
     await client.close();
   });
