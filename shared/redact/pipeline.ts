@@ -1,0 +1,97 @@
+// redact(): the pass order of shared/redact.ts. The passes themselves live beside this file.
+
+import { redactEnvAssignments, redactJsonFields, redactYaml } from './assignments.js';
+import { MASK, maskToken, maskUnlessMasked } from './mask.js';
+import {
+  AUTH_GATE_RE,
+  AUTH_HEADER_RE,
+  DB_CONNSTR_RE,
+  JWT_RE,
+  maskPhone,
+  PHONE_RE,
+  redactFormBody,
+  redactPrivateKeys,
+  SECRET_HEADER_GATE_RE,
+  SECRET_HEADER_RE,
+  TELEGRAM_RE,
+  TEMPLATE_PLACEHOLDER_RE,
+  URL_BARE_TOKEN_RE,
+} from './patterns.js';
+import { hasKnownPrefix, PREFIX_RE } from './prefixes.js';
+
+export interface RedactOptions {
+  /**
+   * The text is source code or a file's contents (file reads, code-execution output). Skips the
+   * ENV / config / JSON / YAML assignment passes, which would otherwise mangle legitimate code
+   * (`MAX_TOKENS=100`, `"apiKey": "test"` fixtures), exactly as Hermes' `code_file=True` does.
+   * Prefix-matched keys, headers, PEM blocks, URL credentials and JWTs are still redacted.
+   */
+  codeFile?: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Public API
+// ---------------------------------------------------------------------------------------------
+
+/** Redact secrets from one string. Always on: the gateway has no opt-out. */
+export function redact(text: string, options: RedactOptions = {}): string {
+  if (typeof text !== 'string' || text === '') return text;
+  const codeFile = options.codeFile === true;
+
+  // 1. Known key prefixes.
+  if (hasKnownPrefix(text)) text = text.replace(PREFIX_RE, (token) => maskToken(token));
+
+  // 2-4. Assignment passes; skipped for code, where they mostly hit fixtures and limits.
+  if (!codeFile) {
+    text = redactEnvAssignments(text);
+    text = redactJsonFields(text);
+    text = redactYaml(text);
+  }
+
+  // 5. Authorization / Proxy-Authorization.
+  if (AUTH_GATE_RE.test(text)) {
+    text = text.replace(
+      AUTH_HEADER_RE,
+      (_whole, head: string, scheme: string | undefined, credential: string) =>
+        head + (scheme ?? '') + maskUnlessMasked(credential),
+    );
+  }
+
+  if (text.includes(':')) {
+    // 6. API-key headers.
+    if (SECRET_HEADER_GATE_RE.test(text)) {
+      text = text.replace(SECRET_HEADER_RE, (_whole, head: string, value: string) => head + maskUnlessMasked(value));
+    }
+    // 7. Telegram bot tokens.
+    text = text.replace(TELEGRAM_RE, (_whole, bot: string | undefined, id: string) => `${bot ?? ''}${id}:${MASK}`);
+  }
+
+  // 8. PEM private key blocks.
+  if (text.includes('PRIVATE KEY-----')) text = redactPrivateKeys(text);
+
+  if (text.includes('://')) {
+    // 9. Database connection-string passwords.
+    text = text.replace(DB_CONNSTR_RE, (whole, head: string, password: string, at: string) => {
+      if (codeFile && TEMPLATE_PLACEHOLDER_RE.test(password)) return whole;
+      return head + MASK + at;
+    });
+    // 10. Bare-token userinfo.
+    text = text.replace(URL_BARE_TOKEN_RE, (_whole, scheme: string, token: string) => scheme + maskUnlessMasked(token));
+  }
+
+  // 11. JWTs.
+  if (text.includes('eyJ')) text = text.replace(JWT_RE, (jwt) => maskToken(jwt));
+
+  // 12. Form-urlencoded bodies.
+  if (text.includes('&') && text.includes('=')) text = redactFormBody(text);
+
+  // 13. E.164 phone numbers.
+  if (text.includes('+')) text = text.replace(PHONE_RE, (phone) => maskPhone(phone));
+
+  return text;
+}
+
+/** True when redact() would change the text; used to refuse secret-like memory writes. */
+export function containsSecret(text: string): boolean {
+  return redact(text) !== text;
+}
