@@ -1,0 +1,42 @@
+import { sep } from 'node:path';
+import { GatewayError, ErrorCode } from '../../../shared/errors.js';
+import { envNameFor, type Limits } from '../../../shared/limits.js';
+import type { GatewayConfig } from '../../config.js';
+
+// Types, constants and small helpers shared by the skills tool modules.
+
+export type SkillsConfig = Pick<GatewayConfig, 'hermesHome' | 'limits'>;
+
+export interface SkillSummary {
+  name: string;
+  description: string;
+  category: string | null;
+}
+
+export const SUPPORT_DIRS = ['references', 'templates', 'assets', 'scripts'] as const;
+export const SUPPORT_DIR_SET = new Set<string>(SUPPORT_DIRS);
+
+export function limitText(limits: Limits, key: keyof Limits): string {
+  return `${key}=${limits[key]} (${envNameFor(key)})`;
+}
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+}
+
+export function checkAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new GatewayError(ErrorCode.CANCELLED, 'skills call cancelled');
+}
+
+export function toPosix(p: string): string {
+  return sep === '/' ? p : p.split(sep).join('/');
+}
+
+/** Python-style code-point-ish ordering (never locale-dependent). */
+export function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function sortSkills(skills: SkillSummary[]): SkillSummary[] {
+  return [...skills].sort((a, b) => cmp(a.category ?? '', b.category ?? '') || cmp(a.name, b.name));
+}

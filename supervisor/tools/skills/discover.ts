@@ -1,0 +1,224 @@
+import type { Stats } from 'node:fs';
+import { opendir, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, join, relative, sep } from 'node:path';
+import type { Limits } from '../../../shared/limits.js';
+import { checkAborted, cmp, isRecord, SUPPORT_DIR_SET, type SkillsConfig, type SkillSummary } from './common.js';
+import { MAX_NAME_LENGTH, matchesEnvironment, matchesPlatform, parseFrontmatter, parseYaml, truncateDescription } from './frontmatter.js';
+import { containedReal, decodeLenient, readBounded } from './io.js';
+
+// Walking `$HERMES_HOME/skills`: exclusions, symlink containment, the active org mirror, and
+// config.yaml `skills.disabled`.
+
+/** config.yaml is read only for `skills.disabled`; anything larger is ignored for that purpose. */
+const CONFIG_MAX_BYTES = 4 * 1024 * 1024;
+
+const EXCLUDED_SKILL_DIRS = new Set([
+  '.git', '.github', '.hub', '.archive', '.venv', 'venv', 'node_modules', 'site-packages', '__pycache__',
+  '.tox', '.nox', '.pytest_cache', '.mypy_cache', '.ruff_cache',
+]);
+const ORG_MIRROR_DIR = '_org';
+const ORG_ACTIVE_MARKER = '.active_org';
+
+/** Hermes `parse_config_string_list`: a list, a JSON/Python-literal list in a string, or one name. */
+function configStringList(value: unknown): string[] {
+  if (value === null || value === undefined) return [];
+  if (typeof value === 'string') {
+    if (value.trim().startsWith('[')) {
+      try {
+        const parsed = parseYaml(value.trim());
+        if (Array.isArray(parsed)) return parsed.map((x) => String(x));
+      } catch {
+        // a scalar string still means one name
+      }
+    }
+    return [value];
+  }
+  if (Array.isArray(value)) return value.map((x) => String(x));
+  return [];
+}
+
+/** `skills.disabled` (plus `skills.platform_disabled[$HERMES_PLATFORM]`) from config.yaml. */
+export async function disabledSkillNames(hermesHome: string): Promise<Set<string>> {
+  try {
+    const { bytes } = await readBounded(join(hermesHome, 'config.yaml'), CONFIG_MAX_BYTES, 'whole', true);
+    const parsed = parseYaml(decodeLenient(bytes));
+    const skills = isRecord(parsed) ? parsed.skills : undefined;
+    if (!isRecord(skills)) return new Set();
+    const names = configStringList(skills.disabled);
+    const platform = process.env.HERMES_PLATFORM || process.env.HERMES_SESSION_PLATFORM;
+    if (platform && isRecord(skills.platform_disabled) && skills.platform_disabled[platform] != null) {
+      names.push(...configStringList(skills.platform_disabled[platform]));
+    }
+    return new Set(names.map((n) => n.trim()).filter((n) => n.length > 0));
+  } catch {
+    return new Set(); // missing or broken config.yaml: nothing is disabled
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The skills tree
+
+export interface SkillsRoot {
+  /** `$HERMES_HOME/skills` as configured (lexical). */
+  dir: string;
+  /** Its real path: the containment boundary for every symlink. */
+  real: string;
+}
+
+export interface SkillFile {
+  /** Lexical path of SKILL.md (or of a legacy flat `<name>.md`) under the skills dir. */
+  md: string;
+  /** Real path to open (inside the skills dir). */
+  real: string;
+}
+
+interface WalkResult {
+  skillFiles: SkillFile[];
+  flatMatches: SkillFile[];
+  truncated: boolean;
+}
+
+export async function openRoot(hermesHome: string): Promise<SkillsRoot | { missing: string; reason: string }> {
+  const dir = join(hermesHome, 'skills');
+  let st: Stats;
+  try {
+    st = await stat(dir);
+  } catch {
+    return { missing: dir, reason: `Skills directory does not exist at ${dir} (the gateway is read-only and does not create it).` };
+  }
+  if (!st.isDirectory()) return { missing: dir, reason: `Skills path ${dir} is not a directory.` };
+  return { dir, real: await realpath(dir) };
+}
+
+async function readActiveOrg(root: SkillsRoot): Promise<string | null> {
+  try {
+    const marker = join(root.dir, ORG_MIRROR_DIR, ORG_ACTIVE_MARKER);
+    if (!(await containedReal(marker, root.real))) return null;
+    const { bytes } = await readBounded(marker, 4096, 'prefix');
+    const id = decodeLenient(bytes).trim();
+    return id || null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Hermes `iter_skill_index_files`: every SKILL.md below the skills dir, pruning excluded dirs and
+ * the support dirs of a skill root, walking `_org/` only into the active org mirror. Bounded by
+ * `maxEntries` directory entries; symlinks are followed only while their real path stays inside.
+ * With `flatName`, also collects legacy flat `<flatName>.md` files.
+ */
+export async function walkSkills(root: SkillsRoot, maxEntries: number, signal?: AbortSignal, flatName?: string): Promise<WalkResult> {
+  const skillFiles: SkillFile[] = [];
+  const flatMatches: SkillFile[] = [];
+  const visited = new Set<string>([root.real]);
+  const stack: Array<{ dir: string; real: string; orgRoot: boolean }> = [{ dir: root.dir, real: root.real, orgRoot: false }];
+  const activeOrg = await readActiveOrg(root);
+  const flatFile = flatName !== undefined ? `${flatName}.md` : undefined;
+  let entries = 0;
+  let truncated = false;
+
+  walk: while (stack.length > 0) {
+    checkAborted(signal);
+    const current = stack.pop()!;
+    const dirs: Array<{ name: string; dir: string; real: string }> = [];
+    const files: Array<{ name: string; path: string; real: string }> = [];
+    let handle;
+    try {
+      handle = await opendir(current.real); // the checked real path, not a re-resolved lexical one
+    } catch {
+      continue;
+    }
+    // for-await closes the directory handle on completion, break and throw.
+    for await (const ent of handle) {
+      if (++entries > maxEntries) {
+        truncated = true;
+        break;
+      }
+      const path = join(current.dir, ent.name);
+      if (ent.isSymbolicLink()) {
+        const real = await containedReal(path, root.real);
+        if (!real) continue; // never follow a symlink out of the skills directory
+        let st: Stats;
+        try {
+          st = await stat(real);
+        } catch {
+          continue;
+        }
+        if (st.isDirectory()) dirs.push({ name: ent.name, dir: path, real });
+        else if (st.isFile()) files.push({ name: ent.name, path, real });
+      } else if (ent.isDirectory()) {
+        dirs.push({ name: ent.name, dir: path, real: join(current.real, ent.name) });
+      } else if (ent.isFile()) {
+        files.push({ name: ent.name, path, real: join(current.real, ent.name) });
+      }
+    }
+    const hasSkillMd = files.some((f) => f.name === 'SKILL.md');
+    for (const f of files) {
+      if (f.name === 'SKILL.md') skillFiles.push({ md: f.path, real: f.real });
+      else if (flatFile !== undefined && f.name === flatFile) flatMatches.push({ md: f.path, real: f.real });
+    }
+    if (truncated) break walk;
+    const isRoot = current.dir === root.dir;
+    const children = dirs
+      .filter((d) => !EXCLUDED_SKILL_DIRS.has(d.name) && !(hasSkillMd && SUPPORT_DIR_SET.has(d.name)))
+      .filter((d) => !(isRoot && d.name === ORG_MIRROR_DIR && activeOrg === null))
+      .filter((d) => !current.orgRoot || d.name === activeOrg)
+      .sort((a, b) => cmp(b.name, a.name));
+    for (const d of children) {
+      if (visited.has(d.real)) continue; // symlink cycles and aliases are walked once
+      visited.add(d.real);
+      stack.push({ dir: d.dir, real: d.real, orgRoot: isRoot && d.name === ORG_MIRROR_DIR });
+    }
+  }
+  const byPath = (a: SkillFile, b: SkillFile) => cmp(a.md, b.md);
+  return { skillFiles: skillFiles.sort(byPath), flatMatches: flatMatches.sort(byPath), truncated };
+}
+
+function categoryOf(root: SkillsRoot, md: string): string | null {
+  const parts = relative(root.dir, md).split(sep);
+  return parts.length >= 3 ? parts[0]! : null;
+}
+
+export async function readSkillHead(file: SkillFile, limits: Limits): Promise<string> {
+  // Up to 4 bytes per character, then cut to the character budget.
+  const { bytes } = await readBounded(file.real, limits.skillListReadChars * 4, 'prefix');
+  return decodeLenient(bytes).slice(0, limits.skillListReadChars);
+}
+
+interface Listing {
+  skills: SkillSummary[];
+  missing?: string;
+  truncated: boolean;
+}
+
+/** Hermes `_find_all_skills`: first-wins by name, disabled / off-platform / off-environment hidden. */
+export async function findAllSkills(config: SkillsConfig, signal?: AbortSignal): Promise<Listing> {
+  const root = await openRoot(config.hermesHome);
+  if ('missing' in root) return { skills: [], missing: root.reason, truncated: false };
+  const disabled = await disabledSkillNames(config.hermesHome);
+  const { skillFiles, truncated } = await walkSkills(root, config.limits.skillsMaxFiles, signal);
+  const skills: SkillSummary[] = [];
+  const seen = new Set<string>();
+  for (const file of skillFiles) {
+    checkAborted(signal);
+    let head: string;
+    try {
+      head = await readSkillHead(file, config.limits);
+    } catch {
+      continue; // unreadable, FIFO, vanished: skipped like Hermes skips unreadable skills
+    }
+    const { frontmatter, body } = parseFrontmatter(head);
+    if (!matchesPlatform(frontmatter) || !matchesEnvironment(frontmatter)) continue;
+    const name = (typeof frontmatter.name === 'string' ? frontmatter.name : basename(dirname(file.md))).slice(0, MAX_NAME_LENGTH);
+    if (seen.has(name) || disabled.has(name)) continue;
+    let description = frontmatter.description == null ? '' : String(frontmatter.description);
+    if (!description) {
+      // First non-heading body line.
+      description = body.trim().split('\n').map((l) => l.trim()).find((l) => l && !l.startsWith('#')) ?? '';
+    }
+    seen.add(name);
+    skills.push({ name, description: truncateDescription(description), category: categoryOf(root, file.md) });
+  }
+  return { skills, truncated };
+}

@@ -1,0 +1,36 @@
+import { cmp, limitText, sortSkills, type SkillsConfig } from './common.js';
+import { findAllSkills } from './discover.js';
+
+// ---------------------------------------------------------------------------------------------
+// skills_list
+
+export async function skillsList(config: SkillsConfig, args: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  const listing = await findAllSkills(config, signal);
+  const truncation = listing.truncated
+    ? {
+        truncated: true,
+        warning: `Stopped walking the skills directory after ${config.limits.skillsMaxFiles} entries (${limitText(config.limits, 'skillsMaxFiles')}); the list may be incomplete.`,
+      }
+    : {};
+  if (listing.skills.length === 0) {
+    return {
+      success: true,
+      skills: [],
+      categories: [],
+      message: listing.missing ? `No skills found. ${listing.missing}` : 'No skills found in skills/ directory.',
+      ...truncation,
+    };
+  }
+  const category = typeof args.category === 'string' && args.category !== '' ? args.category : undefined;
+  const filtered = category === undefined ? listing.skills : listing.skills.filter((s) => s.category === category);
+  const skills = sortSkills(filtered);
+  const categories = [...new Set(skills.map((s) => s.category).filter((c): c is string => !!c))].sort(cmp);
+  return {
+    success: true,
+    skills,
+    categories,
+    count: skills.length,
+    hint: 'Use skill_view(name) to see full content, tags, and linked files',
+    ...truncation,
+  };
+}
