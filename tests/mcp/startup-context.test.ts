@@ -3,21 +3,14 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import type { StartupFile } from '../../supervisor/tools/startup-context.js';
 import { call, connect, ERAS, startTestGateway, type Era, type TestGateway } from '../helpers/gateway.js';
 
 // The gateway-owned public tools through the real HTTP endpoint, with real SDK v2 clients in both
 // protocol eras: startup_context, skills_list and the memory_context placeholder.
 
-interface WireStartupFile {
-  name: string;
-  path: string;
-  present: boolean;
-  bytes?: number;
-  sha256?: string;
-  mtime?: string;
-  mtime_ms?: number;
-  content?: string;
-}
+/** What arrives over the wire is the tool's own result shape. */
+type WireStartupFile = StartupFile;
 
 /** A fresh gateway (its own HERMES_HOME, so a test may break it) and a connected client. */
 async function withClient(era: Era, fn: (gw: TestGateway, client: Awaited<ReturnType<typeof connect>>) => Promise<void>): Promise<void> {
