@@ -44,6 +44,7 @@ export class ExecuteCodePool {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
   private spare?: Unit;
+  private preparing = false;
   private closed = false;
 
   constructor(
@@ -125,13 +126,19 @@ export class ExecuteCodePool {
 
   /** Keeps one unused unit ready for the default working directory. */
   prewarm(): void {
-    if (this.closed || this.spare) return;
+    // One spare at most, and one being prepared at most: a second would overwrite the first and
+    // leave its worker running unowned.
+    if (this.closed || this.spare || this.preparing) return;
+    this.preparing = true;
     void this.createUnit(this.runtime.config.terminalCwd).then(
       (unit) => {
-        if (this.closed) void this.destroy(unit);
+        this.preparing = false;
+        if (this.closed || this.spare) void this.destroy(unit);
         else this.spare = unit;
       },
-      () => {},
+      () => {
+        this.preparing = false;
+      },
     );
   }
 
