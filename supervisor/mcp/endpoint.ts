@@ -71,6 +71,11 @@ export function createMcpEndpoint(gateway: Gateway, onError: (error: Error) => v
     onSessionEnded: (id, reason) => gateway.endOwner(`legacy:${id}`, reason),
   });
 
+  // Idle sessions are ended on a timer too, not only when another client initializes, so an
+  // abandoned session's terminal and processes are released within a minute of its expiry.
+  const sweeper = setInterval(() => legacySessions.sweep(), 60_000);
+  sweeper.unref();
+
   async function handle(request: Request): Promise<Response> {
     if (request.method === 'GET' || request.method === 'DELETE') {
       // Only legacy sessions have GET/DELETE semantics; the modern era answers 405.
@@ -101,6 +106,7 @@ export function createMcpEndpoint(gateway: Gateway, onError: (error: Error) => v
     handle,
     legacySessions,
     async close() {
+      clearInterval(sweeper);
       legacySessions.closeAll();
       await modern.close();
     },
