@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# Render the hermes-mcp-gateway systemd units (service + workload slices) for a user or a system
+# install. Never runs systemctl itself: it prints the command for the operator.
+set -euo pipefail
+
+usage() {
+  cat <<'USAGE'
+Usage: scripts/install-units.sh (--user | --system) [options]
+
+Render systemd/hermes-mcp-gateway.service.in, hermesjobs.slice and hermesshort.slice.
+
+Modes (exactly one):
+  --user              install into ~/.config/systemd/user/ (WantedBy=default.target)
+  --system            install into /etc/systemd/system/ (WantedBy=multi-user.target),
+                      adding User=/Group= of the invoking user (or --user-name)
+
+Options:
+  --dest DIR          render into DIR instead of the mode's default directory
+  --dry-run           print the rendered units to stdout, write nothing
+  --user-name NAME    system mode: run the service as NAME (default: invoking user,
+                      $SUDO_USER when run through sudo); its primary group is used for Group=
+  --group NAME        system mode: override Group=
+  --hermes-home DIR   HERMES_HOME (default: $HERMES_HOME or ~/.hermes of the service user)
+  --state-dir DIR     HERMES_MCP_STATE_DIR (default: %t/hermes-mcp-gateway, the unit's
+                      RuntimeDirectory; a custom DIR must exist before the service starts)
+  --roots LIST        colon-separated allowed roots (default: $HERMES_MCP_ROOTS or ~/work)
+  --node PATH         node binary (default: command -v node)
+  -h, --help          show this help
+
+Paths must be absolute and must not contain whitespace or '@'.
+USAGE
+}
+
+die() { echo "install-units.sh: $*" >&2; exit 2; }
+
+mode=""
+dest=""
+dry_run=0
+user_name=""
+group_name=""
+hermes_home="${HERMES_HOME:-}"
+state_dir=""
+roots="${HERMES_MCP_ROOTS:-}"
+node_bin=""
+
+need_arg() { [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value"; }
+
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --user) [[ -z "$mode" || "$mode" == user ]] || die "--user and --system are exclusive"; mode=user; shift ;;
+    --system) [[ -z "$mode" || "$mode" == system ]] || die "--user and --system are exclusive"; mode=system; shift ;;
+    --dest) need_arg "$@"; dest="$2"; shift 2 ;;
+    --dry-run) dry_run=1; shift ;;
+    --user-name) need_arg "$@"; user_name="$2"; shift 2 ;;
+    --group) need_arg "$@"; group_name="$2"; shift 2 ;;
+    --hermes-home) need_arg "$@"; hermes_home="$2"; shift 2 ;;
+    --state-dir) need_arg "$@"; state_dir="$2"; shift 2 ;;
+    --roots) need_arg "$@"; roots="$2"; shift 2 ;;
+    --node) need_arg "$@"; node_bin="$2"; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) usage >&2; die "unknown argument: $1" ;;
+  esac
+done
+
+[[ -n "$mode" ]] || { usage >&2; die "choose --user or --system"; }
+
+script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+prefix="$(cd "$script_dir/.." && pwd)"
+template="$prefix/systemd/hermes-mcp-gateway.service.in"
+[[ -r "$template" ]] || die "template not found: $template"
+
+# The account the service runs as, and its home (for ~ defaults).
+if [[ "$mode" == system ]]; then
+  if [[ -z "$user_name" ]]; then
+    user_name="${SUDO_USER:-$(id -un)}"
+  fi
+  if [[ -z "$group_name" ]]; then
+    group_name="$(id -gn "$user_name" 2>/dev/null || true)"
+    [[ -n "$group_name" ]] || die "cannot find the primary group of '$user_name'; pass --group"
+  fi
+  svc_home="$(getent passwd "$user_name" 2>/dev/null | cut -d: -f6 || true)"
+  [[ -n "$svc_home" ]] || svc_home="$HOME"
+else
+  [[ -z "$user_name" && -z "$group_name" ]] || die "--user-name/--group only apply to --system"
+  svc_home="$HOME"
+fi
+
+expand_home() { local p="$1"; [[ "$p" == "~" ]] && p="$svc_home"; [[ "$p" == "~/"* ]] && p="$svc_home/${p#"~/"}"; printf '%s' "$p"; }
+
+check_path() { # name value [allow %-specifier prefix]
+  local name="$1" v="$2"
+  [[ "$v" =~ [[:space:]@] ]] && die "$name must not contain whitespace or '@': $v"
+  [[ "$v" == /* || "$v" == %t/* ]] || die "$name must be an absolute path: $v"
+  return 0
+}
+
+[[ -n "$node_bin" ]] || node_bin="$(command -v node || true)"
+[[ -n "$node_bin" ]] || die "node not found on PATH; pass --node"
+check_path node "$node_bin"
+check_path prefix "$prefix"
+
+[[ -n "$hermes_home" ]] || hermes_home='~/.hermes'
+hermes_home="$(expand_home "$hermes_home")"
+hermes_home="${hermes_home%/}"
+check_path HERMES_HOME "$hermes_home"
+
+[[ -n "$state_dir" ]] || state_dir='%t/hermes-mcp-gateway'
+state_dir="$(expand_home "$state_dir")"
+check_path state-dir "$state_dir"
+
+roots_colon=""
+roots_rw=""
+[[ -n "$roots" ]] || roots='~/work'
+IFS=: read -r -a root_list <<< "$roots"
+for r in "${root_list[@]}"; do
+  [[ -n "$r" ]] || continue
+  r="$(expand_home "$r")"
+  check_path root "$r"
+  roots_colon+="${roots_colon:+:}$r"
+  roots_rw+="${roots_rw:+ }-$r"
+done
+[[ -n "$roots_colon" ]] || die "no roots given"
+
+if [[ "$mode" == system ]]; then
+  [[ "$user_name" =~ ^[a-zA-Z_][a-zA-Z0-9_.-]*$ ]] || die "invalid user name: $user_name"
+  [[ "$group_name" =~ ^[a-zA-Z_][a-zA-Z0-9_.-]*$ ]] || die "invalid group name: $group_name"
+  user_group=$'# Runs as the account that owns HERMES_HOME, not as root.\n'"User=$user_name"$'\n'"Group=$group_name"
+  wanted_by="multi-user.target"
+  default_dest="/etc/systemd/system"
+  systemctl_cmd="systemctl"
+else
+  user_group="# User unit: runs as the user whose systemd --user manager loads it."
+  wanted_by="default.target"
+  default_dest="${XDG_CONFIG_HOME:-$HOME/.config}/systemd/user"
+  systemctl_cmd="systemctl --user"
+fi
+dest="${dest:-$default_dest}"
+
+render_service() {
+  local line
+  while IFS= read -r line || [[ -n "$line" ]]; do
+    if [[ "$line" == "@USER_GROUP@" ]]; then printf '%s\n' "$user_group"; continue; fi
+    line="${line//@NODE@/$node_bin}"
+    line="${line//@PREFIX@/$prefix}"
+    line="${line//@HERMES_HOME@/$hermes_home}"
+    line="${line//@STATE_DIR@/$state_dir}"
+    line="${line//@ROOTS_COLON@/$roots_colon}"
+    line="${line//@ROOTS_RW@/$roots_rw}"
+    line="${line//@ROOTS@/$roots_rw}"
+    line="${line//@WANTED_BY@/$wanted_by}"
+    printf '%s\n' "$line"
+  done < "$template"
+}
+
+rendered="$(render_service)"
+if grep -qE '@[A-Z_]+@' <<< "$rendered"; then
+  die "unsubstituted placeholder left in the rendered unit: $(grep -oE '@[A-Z_]+@' <<< "$rendered" | sort -u | tr '\n' ' ')"
+fi
+
+files=(hermes-mcp-gateway.service hermesjobs.slice hermesshort.slice)
+
+if [[ "$dry_run" == 1 ]]; then
+  echo "# --- $dest/hermes-mcp-gateway.service"
+  printf '%s\n' "$rendered"
+  for f in hermesjobs.slice hermesshort.slice; do
+    echo "# --- $dest/$f"
+    cat "$prefix/systemd/$f"
+  done
+else
+  mkdir -p "$dest"
+  tmp="$(mktemp "$dest/.hermes-mcp-gateway.service.XXXXXX")"
+  printf '%s\n' "$rendered" > "$tmp"
+  chmod 0644 "$tmp"
+  mv -f "$tmp" "$dest/hermes-mcp-gateway.service"
+  for f in hermesjobs.slice hermesshort.slice; do
+    install -m 0644 "$prefix/systemd/$f" "$dest/$f"
+  done
+  for f in "${files[@]}"; do echo "wrote $dest/$f"; done
+fi
+
+if [[ "$state_dir" != %t/* ]]; then
+  echo "note: create $state_dir (mode 0700, owned by the service user) before starting; ProtectSystem=strict will not let the gateway create it" >&2
+fi
+echo "Run (not executed by this script):"
+echo "  $systemctl_cmd daemon-reload && $systemctl_cmd enable --now hermes-mcp-gateway"
