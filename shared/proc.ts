@@ -39,3 +39,19 @@ export function descendantsOf(pid: number): number[] {
   }
   return [...seen];
 }
+
+/** The environment variable that tags every process a worker starts (the fallback sweep's key). */
+export const WORKER_TAG_VAR = 'HERMES_MCP_WORKER_TAG';
+
+/** Processes (other than this one) whose environment carries `tag` as the worker tag. */
+export function processesTagged(tag: string): number[] {
+  const needle = `${WORKER_TAG_VAR}=${tag}`;
+  return numericDirs('/proc').filter((pid) => {
+    if (pid === process.pid) return false;
+    try {
+      return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(needle);
+    } catch {
+      return false; // gone, or not ours to read
+    }
+  });
+}

@@ -1,11 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { encodeFrame, FrameDecoder, type Frame } from '../../shared/frame.js';
-import { descendantsOf } from '../../shared/proc.js';
+import { descendantsOf, processesTagged, WORKER_TAG_VAR } from '../../shared/proc.js';
 import { subreaperAddon } from '../../shared/subreaper.js';
-import { WORKER_TAG_VAR } from '../../workers/runtime/reap.js';
 import type { IsolationReport } from './isolation.js';
 
 // Supervisor side of one worker process: spawned under the host's isolation prefix (and, when the
@@ -177,18 +175,9 @@ export class WorkerProcess {
    */
   private sweepFallback(): void {
     if (this.options.isolation.mode === 'pid-namespace') return;
-    const needle = `${WORKER_TAG_VAR}=${this.tag}`;
     const addon = subreaperAddon();
     for (let round = 0; round < 5; round++) {
-      const victims: number[] = [];
-      for (const name of readdirSync('/proc')) {
-        if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-        try {
-          if (readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(needle)) victims.push(Number(name));
-        } catch {
-          // gone, or not ours to read
-        }
-      }
+      const victims = processesTagged(this.tag);
       if (victims.length === 0) return;
       for (const pid of victims) {
         try {

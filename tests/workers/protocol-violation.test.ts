@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -7,7 +7,7 @@ import { after, describe, test } from 'node:test';
 import { packageRoot } from '../../shared/package-root.js';
 import { detectIsolation, type IsolationMode } from '../../supervisor/workers/isolation.js';
 import { WorkerProcess } from '../../supervisor/workers/worker-process.js';
-import { WORKER_TAG_VAR } from '../../workers/runtime/reap.js';
+import { processesTagged } from '../../shared/proc.js';
 import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../helpers/escapees.js';
 
 // A bad frame on the fd-3 pipe, in either direction, ends that one worker and nothing else:
@@ -57,20 +57,15 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
 
 /** Live processes carrying a worker's environment tag (the worker itself and all it started). */
 function tagged(tag: string): number[] {
-  const needle = `${WORKER_TAG_VAR}=${tag}`;
-  const out: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+  return processesTagged(tag).filter((pid) => {
     try {
-      if (!readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(needle)) continue;
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const state = stat.charAt(stat.lastIndexOf(')') + 2);
-      if (state !== 'Z' && state !== 'X') out.push(Number(name));
+      return state !== 'Z' && state !== 'X';
     } catch {
-      // gone
+      return false; // gone
     }
-  }
-  return out;
+  });
 }
 
 /**

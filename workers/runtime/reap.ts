@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { descendantsOf, numericDirs } from '../../shared/proc.js';
+import { descendantsOf, numericDirs, processesTagged, WORKER_TAG_VAR } from '../../shared/proc.js';
 import { subreaperAddon } from '../../shared/subreaper.js';
 
 // Whole-tree cleanup from inside a worker. Two situations:
@@ -12,19 +12,6 @@ import { subreaperAddon } from '../../shared/subreaper.js';
 // Either way, killed processes that are our children are reaped explicitly: libuv only reaps the
 // children it spawned itself.
 
-export const WORKER_TAG_VAR = 'HERMES_MCP_WORKER_TAG';
-
-function taggedProcesses(tag: string): number[] {
-  const needle = `${WORKER_TAG_VAR}=${tag}`;
-  return numericDirs('/proc').filter((pid) => {
-    if (pid === process.pid) return false;
-    try {
-      return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(needle);
-    } catch {
-      return false;
-    }
-  });
-}
 
 function kill(pid: number): void {
   try {
@@ -51,7 +38,7 @@ export function killEverythingStarted(spawned: ReadonlySet<number> = new Set(), 
   for (let round = 0; round < 5; round++) {
     const victims = inOwnPidNamespace()
       ? numericDirs('/proc').filter((p) => p !== 1)
-      : [...new Set([...descendantsOf(process.pid), ...(tag ? taggedProcesses(tag) : [])])];
+      : [...new Set([...descendantsOf(process.pid), ...(tag ? processesTagged(tag) : [])])];
     const targets = victims.filter((p) => p !== process.pid && !spare.has(p) && !isZombie(p));
     if (targets.length === 0) break;
     for (const pid of targets) kill(pid);
