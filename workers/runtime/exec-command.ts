@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { BoundedCollector } from '../../shared/output-cap.js';
+import { SHELL_STATE } from './shell-state.js';
 import { killEverythingStarted, reapZombies } from './reap.js';
 
 // One foreground shell command inside a worker, Hermes-style: the owner's saved environment is
@@ -13,16 +14,7 @@ const WRAPPER = String.raw`
 exec 2>&1
 __hermes_state="$HERMES_MCP_STATE_DIR"
 unset HERMES_MCP_STATE_DIR
-if [ -f "$__hermes_state/env.sh" ]; then . "$__hermes_state/env.sh" >/dev/null 2>&1; fi
-__hermes_save() {
-  # Builtins only: no mv/grep processes on the hot path. The other HERMES_MCP_* are unset above,
-  # the worker tag belongs to this worker only, and the __hermes_* helpers are not exported, so
-  # export -p holds exactly the user's exports.
-  unset HERMES_MCP_WORKER_TAG
-  builtin pwd -P > "$__hermes_state/cwd" 2>/dev/null
-  export -p > "$__hermes_state/env.sh" 2>/dev/null
-}
-trap __hermes_save EXIT
+` + SHELL_STATE + String.raw`
 cd "$HERMES_MCP_CWD" 2>/dev/null || { echo "cannot enter working directory: $HERMES_MCP_CWD"; exit 1; }
 unset HERMES_MCP_CWD
 __hermes_cmd="$HERMES_MCP_COMMAND"

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { BoundedCollector } from '../../shared/output-cap.js';
 import { spawnedChildren, type ExecRequest, type ExecResult } from './exec-command.js';
 import { killEverythingStarted, reapZombies } from './reap.js';
+import { SHELL_STATE } from './shell-state.js';
 
 // One long-lived bash per owner's terminal worker (Hermes' "persistent shell" mode): a command
 // costs a write to the shell's stdin instead of a bash start-up, and `cd`/`export` persist in the
@@ -12,19 +13,10 @@ import { killEverythingStarted, reapZombies } from './reap.js';
 // resumes where the owner left off). After every command everything it left behind is killed
 // except the shell itself; on a deadline the shell goes too and is started again next time.
 
-// The worker's tag is re-exported after restoring the owner's saved environment: the snapshot may
-// hold an older worker's tag, and the fallback sweep finds this worker's processes by it.
 const INIT = (stateDir: string) => `exec 2>&1
 __hermes_state=${quote(stateDir)}
-__hermes_tag="$HERMES_MCP_WORKER_TAG"
-if [ -f "$__hermes_state/env.sh" ]; then . "$__hermes_state/env.sh" >/dev/null 2>&1; fi
-export HERMES_MCP_WORKER_TAG="$__hermes_tag"
+${SHELL_STATE}
 if [ -f "$__hermes_state/cwd" ]; then builtin cd -- "$(< "$__hermes_state/cwd")" 2>/dev/null; fi
-__hermes_save() {
-  builtin pwd -P > "$__hermes_state/cwd" 2>/dev/null
-  export -p > "$__hermes_state/env.sh" 2>/dev/null
-}
-trap __hermes_save EXIT
 `;
 
 function quote(s: string): string {
