@@ -9,6 +9,7 @@ import { detectIsolation, type IsolationMode } from '../../supervisor/workers/is
 import { WorkerProcess } from '../../supervisor/workers/worker-process.js';
 import { processesTagged } from '../../shared/proc.js';
 import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../helpers/escapees.js';
+import { within } from '../helpers/wait.js';
 
 // A bad frame on the fd-3 pipe, in either direction, ends that one worker and nothing else:
 // - supervisor -> worker: the worker's decoder fails, it closes its channel, kills what it started
@@ -45,15 +46,6 @@ function supervisorEnd(worker: WorkerProcess): Writable {
   return channel;
 }
 
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise.finally(() => clearTimeout(timer)),
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-    }),
-  ]);
-}
 
 /** Live processes carrying a worker's environment tag (the worker itself and all it started). */
 function tagged(tag: string): number[] {

@@ -11,6 +11,7 @@ import { createWorkerRuntime, type WorkerRuntime } from '../../supervisor/native
 import { createLogger } from '../../supervisor/telemetry.js';
 import { detectSystemdScope, scopeArgv } from '../../supervisor/workers/systemd-scope.js';
 import type { WorkerProcess } from '../../supervisor/workers/worker-process.js';
+import { within } from '../helpers/wait.js';
 
 // systemd scopes for execute_code workers, against a FAKE systemd-run first on PATH: it logs its argv
 // as one JSON line, skips its options up to `--` (or the first non-option, as the probe has no `--`)
@@ -114,15 +115,6 @@ function track(worker: WorkerProcess): WorkerProcess {
   return worker;
 }
 
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise.finally(() => clearTimeout(timer)),
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-    }),
-  ]);
-}
 
 function spawnExecuteWorker(runtime: WorkerRuntime): WorkerProcess {
   return track(
