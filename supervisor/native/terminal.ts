@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { approvalPolicy, checkCommand } from '../../shared/approval.js';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { capHeadTail, stripAnsi } from '../../shared/output-cap.js';
@@ -20,6 +18,8 @@ interface OwnerTerminal {
   worker?: WorkerProcess;
   /** The id of the command currently running, if any (one at a time per owner). */
   running?: string;
+  /** Where the owner's last command ended. */
+  cwd?: string;
 }
 
 export interface CommandOutcome {
@@ -37,16 +37,7 @@ export class TerminalPool {
 
   /** The owner's current working directory (where its last command ended), else the default. */
   cwdFor(ownerId: string): string {
-    const owner = this.owners.get(ownerId);
-    if (owner) {
-      try {
-        const cwd = readFileSync(join(owner.stateDir, 'cwd'), 'utf8').trim();
-        if (cwd) return cwd;
-      } catch {
-        // no command has finished yet
-      }
-    }
-    return this.runtime.config.terminalCwd;
+    return this.owners.get(ownerId)?.cwd ?? this.runtime.config.terminalCwd;
   }
 
   get activeWorkers(): number {
@@ -101,7 +92,11 @@ export class TerminalPool {
           if (options.signal.aborted) throw new GatewayError(ErrorCode.CANCELLED, 'the client disconnected; the command and everything it started were killed');
           throw new GatewayError(ErrorCode.WORKER_FAILED, `terminal worker failed: ${e.message}`);
         });
-        return frame as unknown as CommandOutcome;
+        const outcome = frame as unknown as CommandOutcome;
+        // Every result carries where the command ended; remembering it spares file and
+        // execute_code calls a synchronous read of the state directory.
+        if (outcome.cwd) current.cwd = outcome.cwd;
+        return outcome;
       } finally {
         options.signal.removeEventListener('abort', onAbort);
       }
