@@ -61,7 +61,7 @@ function onFrame(frame: Frame): void {
     python.stdin.end(String(frame.code));
   } else if (frame.type === 'exec') {
     const req = frame as unknown as ExecRequest & { id: string };
-    void runCommand(req, { sweep: 'group' }).then(
+    void runCommand(req).then(
       (result) => channel.send({ type: 'result', id: req.id, ...result }),
       (error: Error) => channel.send({ type: 'result', id: req.id, error: error.message }),
     );

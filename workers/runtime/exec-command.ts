@@ -3,12 +3,12 @@ import { readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { BoundedCollector } from '../../shared/output-cap.js';
 import { SHELL_STATE } from './shell-state.js';
-import { killEverythingStarted, reapZombies } from './reap.js';
+import { reapZombies } from './reap.js';
 
 // One foreground shell command inside a worker, Hermes-style: the owner's saved environment is
 // sourced, its cwd entered, the command eval'd in that same shell (so `cd` and `export` persist)
-// and on any exit the cwd and exports are saved atomically to the state directory. When the command
-// ends, or its deadline passes, everything it started is killed: nothing a call starts outlives it.
+// and on any exit the cwd and exports are saved to the state directory. Used for hermes_tools.terminal
+// inside an execute_code worker; the owner's direct terminal uses runtime/persistent-shell.ts.
 
 const WRAPPER = String.raw`
 exec 2>&1
@@ -30,15 +30,6 @@ export interface ExecRequest {
   maxOutputBytes: number;
 }
 
-export interface RunOptions {
-  /**
-   * 'all' (terminal worker): after the command, kill everything else in the worker, since the
-   * worker holds nothing else. 'group' (execute worker): kill only the command's process group;
-   * the script itself is still running, and the whole namespace dies with it when it ends.
-   */
-  sweep: 'all' | 'group';
-}
-
 export interface ExecResult {
   exitCode: number;
   timedOut: boolean;
@@ -50,7 +41,7 @@ export interface ExecResult {
 /** Children spawned through child_process: killed by the sweep but reaped by libuv, not by us. */
 export const spawnedChildren = new Set<number>();
 
-export async function runCommand(req: ExecRequest, options: RunOptions = { sweep: 'all' }): Promise<ExecResult> {
+export async function runCommand(req: ExecRequest): Promise<ExecResult> {
   const child = spawn('bash', ['--norc', '--noprofile', '-c', WRAPPER], {
     env: { ...process.env, HERMES_MCP_STATE_DIR: req.stateDir, HERMES_MCP_CWD: req.cwd, HERMES_MCP_COMMAND: req.command },
     stdio: ['ignore', 'pipe', 'ignore'],
@@ -73,11 +64,10 @@ export async function runCommand(req: ExecRequest, options: RunOptions = { sweep
     child.once('error', () => resolve({ code: 127, signal: null }));
   });
   clearTimeout(timer);
-  // The command is over: whatever it left behind (background jobs, setsid escapees) dies now,
-  // which also closes the output pipe they may have held.
+  // The command is over: its process group dies now. Setsid escapees are left to the namespace,
+  // which dies with the script that asked for the command (the execute worker is one-shot).
   killGroup(child.pid);
   if (child.pid) spawnedChildren.delete(child.pid);
-  if (options.sweep === 'all') killEverythingStarted(spawnedChildren);
   reapZombies(spawnedChildren);
   await Promise.race([drained, new Promise((r) => setTimeout(r, 1000))]);
   const exitCode = timedOut ? 124 : (code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1));
