@@ -36,6 +36,18 @@ const LimitsSchema = v.object({
   executeCodeStdoutMaxBytes: PositiveInt,
   processWaitMaxSeconds: PositiveInt,
   offloadResultChars: PositiveInt,
+  maxActiveJobs: PositiveInt,
+  maxActiveJobsPerSession: PositiveInt,
+  jobMaxRuntimeSeconds: PositiveInt,
+  jobDefaultRuntimeSeconds: PositiveInt,
+  jobPrepareTtlSeconds: PositiveInt,
+  maxPreparedJobs: PositiveInt,
+  jobStatusMaxWaitSeconds: PositiveInt,
+  jobReceiptRetentionSeconds: PositiveInt,
+  jobOutputTailChars: PositiveInt,
+  jobKillGraceSeconds: PositiveInt,
+  jobMaintenanceIntervalSeconds: PositiveInt,
+  drainTimeoutSeconds: PositiveInt,
 });
 export type Limits = Readonly<v.InferOutput<typeof LimitsSchema>>;
 

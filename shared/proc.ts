@@ -55,3 +55,25 @@ export function processesTagged(tag: string): number[] {
     }
   });
 }
+
+/**
+ * A process's start time (clock ticks since boot, /proc/<pid>/stat field 22) or undefined when it
+ * is gone. A pid together with its start time names one process for good: pids are reused, the
+ * pair is not (within one boot).
+ */
+export function processStartTime(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // comm may contain spaces
+    const state = fields[0];
+    if (state === 'Z' || state === 'X') return undefined;
+    return fields[19]; // field 22 overall; fields[0] is field 3
+  } catch {
+    return undefined;
+  }
+}
+
+/** True while the process identified by (pid, start time) still exists. */
+export function processIsAlive(pid: number, startTime: string): boolean {
+  return processStartTime(pid) === startTime;
+}

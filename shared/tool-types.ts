@@ -4,7 +4,8 @@
 export type JsonSchema = Record<string, unknown> & { type: 'object' };
 
 /** Where a tool comes from. A catalog source registers its tools under exactly one of these. */
-export type SourceName = 'native' | 'hermes' | 'guarded' | 'memory' | 'graph' | 'lsp' | 'jobs' | 'gateway';
+/** `embedded`: tools an embedding application adds through startGateway's `adapters`. */
+export type SourceName = 'native' | 'hermes' | 'guarded' | 'memory' | 'graph' | 'lsp' | 'jobs' | 'gateway' | 'embedded';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -73,6 +74,12 @@ export interface ToolDefinition {
    * even after the HTTP waiter is gone.
    */
   native?: boolean;
+  /**
+   * True when the tool authorizes by a credential in its own arguments (a job's recovery token):
+   * the session_token passed to tool_call is then not resolved, so an unrelated expired or revoked
+   * session cannot block it.
+   */
+  credentialAuthorized?: boolean;
   /** True for tools whose image content is the point (vision); other tools' images become markers. */
   returnsImages?: boolean;
   handler(args: Record<string, unknown>, ctx: CallContext): Promise<ToolOutcome>;

@@ -14,5 +14,7 @@ export interface Adapter {
   releaseHook?: ReleaseHook;
   /** Cheap, provider-free facts for /healthz. */
   health?: () => Record<string, unknown>;
+  /** Facts /readyz reports beside (not inside) control-plane readiness, e.g. `job_admission`. */
+  readyFacts?: () => Record<string, unknown>;
   close?: () => Promise<void>;
 }

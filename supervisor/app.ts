@@ -48,7 +48,7 @@ export function createApp(gateway: Gateway, endpoint: McpEndpoint): { app: Hono;
 
   app.get('/readyz', async (c) => {
     const report = await gateway.readiness.check();
-    return c.json({ status: report.ready ? 'ready' : 'not_ready', components: report.components }, report.ready ? 200 : 503);
+    return c.json({ status: report.ready ? 'ready' : 'not_ready', components: report.components, ...gateway.readyFacts() }, report.ready ? 200 : 503);
   });
 
   app.notFound((c) => c.json({ error: 'NOT_FOUND', message: `no route ${c.req.method} ${c.req.path}` }, 404));

@@ -28,10 +28,14 @@ export interface GatewayConfig {
   python: string;
   /** Force a weaker isolation mode for diagnosis (`HERMES_MCP_ISOLATION`); never a stronger one. */
   isolation?: string;
-  /** `HERMES_MCP_RESOURCE_POLICY`: when set, direct terminal is refused (work goes through jobs). */
+  /** `HERMES_MCP_RESOURCE_POLICY`: the host resource policy file; when set, direct terminal is refused (work goes through jobs). */
   resourcePolicy?: string;
   /** Private runtime state (terminal cwd/env snapshots, RPC sockets), mode 0700. */
   stateDir: string;
+  /** The job database (`HERMES_MCP_JOBS_DATABASE`), default `$HERMES_HOME/gateway-jobs.sqlite3`. */
+  jobsDatabase: string;
+  /** A delegated cgroup v2 directory for direct limits when systemd is unreachable (`HERMES_MCP_CGROUP_ROOT`). */
+  cgroupRoot?: string;
 }
 
 export class ConfigError extends Error {
@@ -98,6 +102,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     python: env.HERMES_MCP_PYTHON || defaultPython(env),
     ...(env.HERMES_MCP_ISOLATION ? { isolation: env.HERMES_MCP_ISOLATION } : {}),
     ...(env.HERMES_MCP_RESOURCE_POLICY ? { resourcePolicy: env.HERMES_MCP_RESOURCE_POLICY } : {}),
+    jobsDatabase: resolve(expandHome(env.HERMES_MCP_JOBS_DATABASE || join(hermesHome, 'gateway-jobs.sqlite3'))),
+    ...(env.HERMES_MCP_CGROUP_ROOT ? { cgroupRoot: resolve(env.HERMES_MCP_CGROUP_ROOT) } : {}),
     stateDir: resolve(expandHome(env.HERMES_MCP_STATE_DIR || join(env.XDG_RUNTIME_DIR || tmpdir(), `hermes-mcp-gateway-${process.getuid?.() ?? 'user'}`))),
     ...overrides,
   };

@@ -163,6 +163,11 @@ export class Gateway {
     for (const record of this.capabilities.sweepExpired()) this.endOwner(`cap:${record.id}`, 'expired');
   }
 
+  /** What the adapters report beside readiness (job admission capability); never affects the status code. */
+  readyFacts(): Record<string, unknown> {
+    return Object.assign({}, ...this.adapters.map((a) => a.readyFacts?.() ?? {}));
+  }
+
   /** Liveness facts the adapters report (never calls a provider). */
   healthFacts(): Record<string, unknown> {
     return Object.assign({}, ...this.adapters.map((a) => a.health?.() ?? {}));

@@ -36,6 +36,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // The local operator's pause: SIGUSR1 stops fresh job starts on this process, SIGUSR2 resumes
+  // them. Running jobs, status, cancel and authorized repeat starts are unaffected.
+  process.on('SIGUSR1', () => running.jobs.setSignalPause(true));
+  process.on('SIGUSR2', () => running.jobs.setSignalPause(false));
 }
 
 main().catch((e) => {

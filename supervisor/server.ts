@@ -5,6 +5,7 @@ import { createApp } from './app.js';
 import { isLoopbackHost, type GatewayConfig } from './config.js';
 import { Gateway, type GatewayOptions } from './gateway.js';
 import { createMcpEndpoint } from './mcp/endpoint.js';
+import { jobsAdapter, type JobsAdapter } from './jobs/index.js';
 import { nativeAdapter, type NativeAdapter } from './native/index.js';
 
 // Starts the gateway: composition, then an HTTP listener on loopback only.
@@ -12,6 +13,7 @@ import { nativeAdapter, type NativeAdapter } from './native/index.js';
 export interface RunningGateway {
   gateway: Gateway;
   native: NativeAdapter;
+  jobs: JobsAdapter;
   port: number;
   url: string;
   close(): Promise<void>;
@@ -21,9 +23,10 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   const { config, log } = options;
   // Checked again here (not only when parsing the environment) so no embedding can bind wider.
   if (!isLoopbackHost(config.host)) throw new Error(`refusing to bind non-loopback host ${config.host}`);
-  // The native adapter is always part of the product; embedders and tests may add others.
+  // The native and jobs adapters are always part of the product; embedders and tests may add others.
   const native = nativeAdapter(config, log);
-  const gateway = await Gateway.create({ ...options, adapters: [native, ...(options.adapters ?? [])] });
+  const jobs = jobsAdapter(native, log);
+  const gateway = await Gateway.create({ ...options, adapters: [native, jobs, ...(options.adapters ?? [])] });
   const endpoint = createMcpEndpoint(gateway, (error) => log.warn({ event: 'mcp_rejected', reason: error.message }));
   const { app } = createApp(gateway, endpoint);
   const server: ServerType = await new Promise((resolve, reject) => {
@@ -39,6 +42,7 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   return {
     gateway,
     native,
+    jobs,
     port,
     url: `http://${host}:${port}`,
     async close() {

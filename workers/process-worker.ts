@@ -1,15 +1,20 @@
 import { spawn } from 'node:child_process';
+import { renameSync, writeFileSync } from 'node:fs';
 import type { Frame } from '../shared/frame.js';
 import { becomeSubreaper } from '../shared/subreaper.js';
 import { openSupervisorChannel } from './runtime/channel.js';
-import { killEverythingStarted } from './runtime/reap.js';
+import { killEverythingStarted, signalEverythingStarted } from './runtime/reap.js';
 
 // One tracked background process (the process_manage surface; started by the jobs adapter), in its
 // own PID namespace. Output is streamed to the supervisor as it comes (the supervisor keeps the
 // rolling buffer); stdin can be written and closed; when the command exits, or on 'kill', everything
-// it started dies and the worker exits, taking the namespace with it.
+// it started dies and the worker exits, taking the namespace with it. 'terminate' is the polite step
+// (SIGTERM to everything started; the supervisor escalates to 'kill' after its grace period).
+// With `exitFile` (jobs), the outcome is also written there, atomically, before the exit frame: if
+// the gateway dies between the command's end and recording it, its successor reads the file
+// instead of calling the job unknown.
 //
-// Frames in:  {type:'start', command, cwd}, {type:'stdin', data}, {type:'close-stdin'}, {type:'kill'}
+// Frames in:  {type:'start', command, cwd, exitFile?}, {type:'stdin', data}, {type:'close-stdin'}, {type:'terminate'}, {type:'kill'}
 // Frames out: {type:'ready'}, {type:'started', pid}, {type:'output', data}, {type:'exit', exitCode, signal, killed}
 
 becomeSubreaper();
@@ -17,13 +22,18 @@ const spawned = new Set<number>();
 let child: ReturnType<typeof spawn> | undefined;
 let killed = false;
 let done = false;
+let exitFile: string | undefined;
 
-const channel = openSupervisorChannel(onFrame, () => finish(null, 'SIGKILL'));
+// The supervisor gone (its end of the channel closed): nothing may outlive it.
+const channel = openSupervisorChannel(onFrame, () => finish(null, 'SIGKILL', 'supervisor_lost'));
 process.on('SIGTERM', () => finish(null, 'SIGTERM'));
 channel.send({ type: 'ready' });
 
 function onFrame(frame: Frame): void {
-  if (frame.type === 'start' && !child) start(String(frame.command), String(frame.cwd));
+  if (frame.type === 'start' && !child) {
+    if (typeof frame.exitFile === 'string') exitFile = frame.exitFile;
+    start(String(frame.command), String(frame.cwd));
+  } else if (frame.type === 'terminate') signalEverythingStarted('SIGTERM');
   else if (frame.type === 'stdin') child?.stdin?.write(String(frame.data));
   else if (frame.type === 'close-stdin') child?.stdin?.end();
   else if (frame.type === 'kill') {
@@ -48,10 +58,20 @@ function start(command: string, cwd: string): void {
   child.once('exit', (code, signal) => setTimeout(() => finish(code, signal), 20));
 }
 
-function finish(code: number | null, signal: NodeJS.Signals | null): void {
+function finish(code: number | null, signal: NodeJS.Signals | null, cause?: 'supervisor_lost'): void {
   if (done) return;
   done = true;
   killEverythingStarted(spawned);
+  if (exitFile) recordExit(exitFile, { exitCode: code, signal, killed, ...(cause ? { cause } : {}), at: Date.now() });
   channel.send({ type: 'exit', exitCode: code, signal, killed });
   setTimeout(() => process.exit(0), 20);
+}
+
+function recordExit(path: string, outcome: Record<string, unknown>): void {
+  try {
+    writeFileSync(`${path}.tmp`, JSON.stringify(outcome), { mode: 0o600 });
+    renameSync(`${path}.tmp`, path);
+  } catch {
+    // Best effort: without the file a lost gateway reports the job unknown, which stays honest.
+  }
 }

@@ -133,7 +133,9 @@ export function bridgeTools(options: {
       if (record) record.target = call.name;
       const scope: RequestScope = { era: ctx.era, signal: ctx.signal, ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}) };
       const token = args.session_token as string | undefined;
-      const owner = token === undefined ? ctx.owner : dispatcher.resolveOwner(scope, token);
+      // A tool authorized by its own credential (job_status, job_cancel) ignores session_token: an
+      // unrelated expired session must never block recovery.
+      const owner = token === undefined || target.tool.credentialAuthorized ? ctx.owner : dispatcher.resolveOwner(scope, token);
       return { passthrough: await dispatcher.run(target, call.arguments ?? {}, scope, owner) };
     },
   };

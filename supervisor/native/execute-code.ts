@@ -293,6 +293,8 @@ export function executeCodeTool(pool: ExecuteCodePool, runtime: WorkerRuntime, c
       if (bytes > limits.executeCodeMaxBytes) {
         throw new GatewayError(ErrorCode.CODE_TOO_LARGE, `code is ${bytes} bytes of UTF-8; execute_code accepts at most ${limits.executeCodeMaxBytes}`);
       }
+      // A configured but broken resource policy fails closed: no short worker starts.
+      if (runtime.resources.mode === 'failed') throw new GatewayError(ErrorCode.RESOURCE_POLICY_INVALID, `execute_code refused: ${runtime.resources.reason}`);
       const result = await pool.run(code, ctx, cwdFor(ctx.owner.id));
       return { structured: { ...result } };
     },

@@ -7,7 +7,7 @@ import { fileTools } from './files/index.js';
 import { ProcessRegistry, processManageTool } from './processes.js';
 import { TerminalPool, terminalTool } from './terminal.js';
 import { sampleWorkerUsage, type WorkerUsage } from '../workers/usage.js';
-import { createWorkerRuntime, SHORT_WORKER_SLICE } from './worker-runtime.js';
+import { createWorkerRuntime, SHORT_WORKER_SLICE, type WorkerRuntime } from './worker-runtime.js';
 
 // The native adapter: Hermes' file tools, terminal and execute_code, executed by the gateway's own
 // isolated workers (the supervisor never runs user commands itself).
@@ -19,6 +19,8 @@ export const WEB_NOT_CONFIGURED = 'web provider not configured: web_search/web_e
 export interface NativeAdapter extends Adapter {
   /** Owner-scoped background processes; the jobs adapter starts its work through it. */
   processes: ProcessRegistry;
+  /** The worker runtime (isolation, resource policy), shared with the jobs adapter. */
+  runtime: WorkerRuntime;
 }
 
 export function nativeAdapter(config: GatewayConfig, log: Logger): NativeAdapter {
@@ -27,7 +29,9 @@ export function nativeAdapter(config: GatewayConfig, log: Logger): NativeAdapter
   else log.info({ event: 'isolation', mode: runtime.isolation.mode }, 'process isolation');
   // Under an enforced resource policy, execute_code workers belong in systemd scopes; without a
   // reachable user manager they still run (isolated, unscoped) and the operator is told why.
-  if (config.resourcePolicy && !runtime.scoped) log.warn({ event: 'systemd_scope_unavailable', reason: runtime.scopeReason }, 'resource policy set but systemd scopes unavailable; execute_code workers run unscoped');
+  const { resources } = runtime;
+  if (resources.mode === 'failed') log.error({ event: 'resource_policy_failed', reason: resources.reason }, 'resource policy invalid: jobs and execute_code refused until it is fixed');
+  else if (resources.mode === 'enforced' && !runtime.scoped) log.warn({ event: 'systemd_scope_unavailable', enforcement: resources.enforcement, reason: resources.reason }, 'resource policy set but systemd scopes unavailable; execute_code workers run unscoped');
   else if (runtime.scoped) log.info({ event: 'systemd_scope', slice: SHORT_WORKER_SLICE }, 'execute_code workers run in systemd scopes');
   const terminals = new TerminalPool(runtime);
   const cwdFor = (ownerId: string) => terminals.cwdFor(ownerId);
@@ -48,7 +52,7 @@ export function nativeAdapter(config: GatewayConfig, log: Logger): NativeAdapter
     }
   };
   const exec = new ExecuteCodePool(runtime, dispatch);
-  exec.prewarm();
+  if (resources.mode !== 'failed') exec.prewarm();
   const processes = new ProcessRegistry(runtime);
   // Worker CPU/RSS, sampled in the background so /healthz stays a cheap read; logged while any
   // worker is alive.
@@ -65,6 +69,7 @@ export function nativeAdapter(config: GatewayConfig, log: Logger): NativeAdapter
   return {
     name: 'native',
     processes,
+    runtime,
     source: {
       name: 'native',
       tools: () => [...files, terminalTool(terminals, runtime), executeCodeTool(exec, runtime, cwdFor), processManageTool(processes, runtime)],

@@ -8,7 +8,8 @@ import type { WorkerRuntime } from './worker-runtime.js';
 
 // The owner-scoped process registry behind process_manage (Hermes' `process` tool). Direct terminal
 // never backgrounds anything, so processes enter here only through the jobs adapter; each runs in a
-// worker of its own (own PID namespace). An owner sees and acts on its own processes only: another
+// worker of its own (own PID namespace). Jobs start with persistOnRelease (Hermes'
+// persist_on_release=true): their session ending does not stop them. An owner sees and acts on its own processes only: another
 // owner's id answers exactly like an id that does not exist.
 
 const OUTPUT_KEEP_CHARS = 200_000; // Hermes' rolling buffer
@@ -29,6 +30,22 @@ export interface TrackedProcess {
   finishedAt?: number;
   worker: WorkerProcess;
   waiters: Array<() => void>;
+  /** Hermes' persist_on_release: the owner ending does not kill it (jobs). */
+  persistOnRelease: boolean;
+  exitSignal?: string | null;
+}
+
+/** How the jobs adapter starts its work (Hermes' terminal background=true, persist_on_release=true). */
+export interface StartOptions {
+  persistOnRelease?: boolean;
+  /** A `systemd-run --scope` prefix for the worker (the job's slice and limits). */
+  scope?: readonly string[];
+  /** Runs after the worker is up and before the command starts (e.g. moving it into a cgroup). */
+  beforeStart?: (worker: WorkerProcess) => void;
+  /** The worker writes the command's outcome here before reporting it. */
+  exitFile?: string;
+  onOutput?: (data: string) => void;
+  onExit?: (proc: TrackedProcess) => void;
 }
 
 export class ProcessRegistry {
@@ -37,27 +54,42 @@ export class ProcessRegistry {
   constructor(private readonly runtime: WorkerRuntime) {}
 
   /** Starts `command` for `ownerId` in a fresh isolated worker (the jobs adapter's entry point). */
-  async start(ownerId: string, command: string, cwd: string): Promise<TrackedProcess> {
+  async start(ownerId: string, command: string, cwd: string, options: StartOptions = {}): Promise<TrackedProcess> {
     this.prune();
     if (this.processes.size >= MAX_TRACKED) {
       throw new GatewayError(ErrorCode.BUSY, `at most ${MAX_TRACKED} processes are tracked; kill or wait for some first`);
     }
-    const worker = this.runtime.spawnWorker('process-worker');
-    const proc: TrackedProcess = { id: `proc_${randomBytes(6).toString('hex')}`, ownerId, command, cwd, startedAt: Date.now(), output: '', exited: false, worker, waiters: [] };
+    const worker = this.runtime.spawnWorker('process-worker', options.scope ? { scope: options.scope } : {});
+    const proc: TrackedProcess = {
+      id: `proc_${randomBytes(6).toString('hex')}`,
+      ownerId,
+      command,
+      cwd,
+      startedAt: Date.now(),
+      output: '',
+      exited: false,
+      worker,
+      waiters: [],
+      persistOnRelease: options.persistOnRelease === true,
+    };
     this.processes.set(proc.id, proc);
     worker.onFrame((frame) => {
       if (frame.type === 'output') {
         proc.output = (proc.output + String(frame.data)).slice(-OUTPUT_KEEP_CHARS);
+        options.onOutput?.(String(frame.data));
       } else if (frame.type === 'started') {
         proc.pid = frame.pid as number;
       } else if (frame.type === 'exit') {
+        proc.exitSignal = (frame.signal as string | null) ?? null;
         this.markExited(proc, frame.killed ? 'killed' : 'exited', (frame.exitCode as number | null) ?? (frame.killed ? -15 : null));
       }
     });
+    if (options.onExit) proc.waiters.push(() => options.onExit!(proc));
     void worker.exited.then(() => this.markExited(proc, 'lost', null));
     await worker.waitFor((f) => f.type === 'ready');
+    options.beforeStart?.(worker);
     const started = worker.waitFor((f) => f.type === 'started' || f.type === 'exit');
-    worker.send({ type: 'start', command, cwd });
+    worker.send({ type: 'start', command, cwd, ...(options.exitFile ? { exitFile: options.exitFile } : {}) });
     await started.catch(() => {});
     return proc;
   }
@@ -115,14 +147,21 @@ export class ProcessRegistry {
     return p.exited;
   }
 
-  /** Release hook: the owner ended; its processes die with it. */
+  /** Release hook: the owner ended; its processes die with it, except those persisting on release (jobs). */
   async release(ownerId: string): Promise<void> {
-    await Promise.all(this.list(ownerId).map((p) => this.kill(p)));
-    for (const p of this.list(ownerId)) this.processes.delete(p.id);
+    const ending = this.list(ownerId).filter((p) => !p.persistOnRelease);
+    await Promise.all(ending.map((p) => this.kill(p)));
+    for (const p of ending) this.processes.delete(p.id);
   }
 
+  /** The polite first step of stopping: SIGTERM to everything the process started. */
+  terminate(p: TrackedProcess): void {
+    if (!p.exited) p.worker.send({ type: 'terminate' });
+  }
+
+  /** Gateway shutdown. Jobs (persistOnRelease) are left to the jobs adapter, which stops them politely and records how they ended. */
   async closeAll(): Promise<void> {
-    await Promise.all([...this.processes.values()].map((p) => this.kill(p)));
+    await Promise.all([...this.processes.values()].filter((p) => !p.persistOnRelease).map((p) => this.kill(p)));
   }
 
   get running(): number {

@@ -5,35 +5,33 @@ import { scrubChildEnv } from '../../shared/env-scrub.js';
 import { packageRoot } from '../../shared/package-root.js';
 import type { GatewayConfig } from '../config.js';
 import { detectIsolation, type IsolationReport } from '../workers/isolation.js';
-import { detectSystemdScope, scopeArgv } from '../workers/systemd-scope.js';
+import { loadResourceState, shortWorkerLimits, type ResourceState } from '../jobs/resource-policy.js';
+import { scopeArgv } from '../workers/systemd-scope.js';
 import { WorkerProcess } from '../workers/worker-process.js';
 
 // What every native adapter shares: the detected isolation, the scrubbed environment workers and
 // their commands inherit, and the private state directory (0700) for snapshots and sockets.
-// When the host resource policy is enforced and systemd user scopes work here, every execute_code
-// worker starts inside its own transient scope under hermesshort.slice (kernel-enforced limits on
-// the whole tree); terminal workers never do, since direct terminal is refused under the policy.
+// The host resource policy is loaded here too, once: when it is enforced through systemd user
+// scopes, every execute_code worker starts inside its own transient scope under hermesshort.slice
+// with the policy's short_workers limits (kernel-enforced on the whole tree); terminal workers never
+// do, since direct terminal is refused under the policy. Job workers get their scope from the jobs
+// adapter (hermesjobs.slice, the job's profile).
 
 /** The slice short execute_code workers' scopes go under. */
 export const SHORT_WORKER_SLICE = 'hermesshort.slice';
-// Per-scope limits for short workers. Defaults for now: the jobs issue moves them into the resource
-// policy (HERMES_MCP_RESOURCE_POLICY) next to the job slices' limits.
-export const SHORT_WORKER_MEMORY_MAX = '1G';
-export const SHORT_WORKER_TASKS_MAX = 256;
-export const SHORT_WORKER_CPU_QUOTA = '100%';
 
 export interface WorkerRuntime {
   isolation: IsolationReport;
   config: GatewayConfig;
   /** The environment of workers and everything they run: Hermes' scrubbing rules applied. */
   childEnv: Record<string, string>;
-  /** Whether execute_code workers run in systemd scopes (resource policy set AND scopes available). */
+  /** The host resource policy and how it is enforced here. */
+  resources: ResourceState;
+  /** Whether execute_code workers run in systemd scopes (policy enforced through systemd). */
   scoped: boolean;
-  /** Why scopes are (not) used, for the startup log. */
-  scopeReason: string;
   /** A fresh private directory under the state root (removed by the caller). */
   privateDir(prefix: string): string;
-  spawnWorker(entry: 'terminal-worker' | 'execute-worker' | 'process-worker', options?: { cwd?: string; env?: Record<string, string>; onFailure?: (reason: string) => void }): WorkerProcess;
+  spawnWorker(entry: 'terminal-worker' | 'execute-worker' | 'process-worker', options?: { cwd?: string; env?: Record<string, string>; scope?: readonly string[]; onFailure?: (reason: string) => void }): WorkerProcess;
   /** Pids of the workers currently alive (for usage sampling). */
   liveWorkerPids(): number[];
 }
@@ -48,16 +46,17 @@ export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEn
   // Probed once, and only when it matters: without a resource policy systemd-run is never run. The
   // probe gets the workers' own environment, so it finds the same systemd-run (PATH) and reaches the
   // same user manager (XDG_RUNTIME_DIR) the scoped spawns will.
-  const scope = config.resourcePolicy ? detectSystemdScope(childEnv) : { available: false, reason: 'no resource policy (HERMES_MCP_RESOURCE_POLICY unset)' };
-  const scoped = Boolean(config.resourcePolicy) && scope.available;
+  const resources = loadResourceState(config.resourcePolicy, childEnv, config.cgroupRoot);
+  const shortLimits = shortWorkerLimits(resources);
+  const scoped = resources.enforcement === 'systemd' && shortLimits !== undefined;
   const live = new Set<WorkerProcess>();
   return {
     liveWorkerPids: () => [...live].flatMap((w) => (w.alive && w.pid ? [w.pid] : [])),
     isolation,
     config,
     childEnv,
+    resources,
     scoped,
-    scopeReason: scope.reason,
     privateDir(prefix) {
       return mkdtempSync(join(config.stateDir, `${prefix}-`)); // mkdtemp creates 0700
     },
@@ -65,17 +64,11 @@ export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEn
       const worker = new WorkerProcess({
         entry: join(packageRoot(), 'dist', 'workers', `${entry}.js`),
         isolation,
-        ...(scoped && entry === 'execute-worker'
-          ? {
-              scope: scopeArgv({
-                unit: `hermes-exec-${randomBytes(8).toString('hex')}`,
-                slice: SHORT_WORKER_SLICE,
-                memoryMax: SHORT_WORKER_MEMORY_MAX,
-                tasksMax: SHORT_WORKER_TASKS_MAX,
-                cpuQuota: SHORT_WORKER_CPU_QUOTA,
-              }),
-            }
-          : {}),
+        ...(options.scope
+          ? { scope: options.scope }
+          : scoped && shortLimits && entry === 'execute-worker'
+            ? { scope: scopeArgv({ unit: `hermes-exec-${randomBytes(8).toString('hex')}`, slice: SHORT_WORKER_SLICE, limits: shortLimits }) }
+            : {}),
         env: { ...childEnv, ...options.env },
         cwd: options.cwd ?? '/',
         maxFrameBytes: config.limits.workerTransportMaxBytes * 4,

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import type { ResourceLimits } from '../../policy/resource-policy.js';
 
 // A transient systemd scope around a short worker when the host resource policy is enforced:
 // `systemd-run --user --scope` puts the worker (same pid: it execs the command, fds kept) into its
@@ -11,12 +12,8 @@ export interface ScopeOptions {
   unit: string;
   /** Parent slice, e.g. `hermesshort.slice`. */
   slice: string;
-  /** `MemoryMax=` value, e.g. `1G`. */
-  memoryMax?: string;
-  /** `TasksMax=` value. */
-  tasksMax?: number;
-  /** `CPUQuota=` value, e.g. `100%`. */
-  cpuQuota?: string;
+  /** MemoryMax=, CPUQuota=, TasksMax= from the resource policy. */
+  limits: ResourceLimits;
 }
 
 export interface ScopeAvailability {
@@ -26,10 +23,8 @@ export interface ScopeAvailability {
 
 /** The argv prefix that runs a command in a transient user scope; the command follows `--`. */
 export function scopeArgv(options: ScopeOptions): string[] {
-  const properties: string[] = [];
-  if (options.memoryMax !== undefined) properties.push('-p', `MemoryMax=${options.memoryMax}`);
-  if (options.tasksMax !== undefined) properties.push('-p', `TasksMax=${options.tasksMax}`);
-  if (options.cpuQuota !== undefined) properties.push('-p', `CPUQuota=${options.cpuQuota}`);
+  const { limits } = options;
+  const properties = ['-p', `MemoryMax=${limits.memory_max}`, '-p', `TasksMax=${limits.tasks_max}`, '-p', `CPUQuota=${limits.cpu_quota}`];
   return ['systemd-run', '--user', '--scope', '--quiet', '--collect', `--slice=${options.slice}`, `--unit=${options.unit}`, ...properties, '--'];
 }
 

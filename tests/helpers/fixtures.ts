@@ -60,5 +60,5 @@ export function fixtureSource(): { source: ToolSource; probe: FixtureProbe } {
       return { isError: true, structured: { error: 'UPSTREAM_FAILED', message: 'upstream said no', echoed: args.secret ?? null } };
     },
   };
-  return { source: { name: 'jobs', tools: () => [whoami, bound, hold, fail] }, probe };
+  return { source: { name: 'embedded', tools: () => [whoami, bound, hold, fail] }, probe };
 }

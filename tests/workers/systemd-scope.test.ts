@@ -96,11 +96,16 @@ function fakeWith(body: string): string {
 function configFor(options: { resourcePolicy: boolean }) {
   const home = tempDir('hmcp-scope-home-');
   const state = tempDir('hmcp-scope-state-');
+  const policy = join(home, 'resource-policy.json');
+  // The shipped example policy: short workers get 1G / 100% / 256 tasks.
+  writeFileSync(policy, readFileSync(join(packageRoot(), 'policy', 'resource-policy.example.json')), { mode: 0o644 });
   return loadConfig({
     HERMES_HOME: home,
     HERMES_MCP_ROOTS: home,
     HERMES_MCP_STATE_DIR: state,
-    ...(options.resourcePolicy ? { HERMES_MCP_RESOURCE_POLICY: join(home, 'resource-policy.json') } : {}),
+    // No delegated cgroup tree: without a bus the policy is unenforceable here, never half-applied.
+    HERMES_MCP_CGROUP_ROOT: join(home, 'no-cgroup'),
+    ...(options.resourcePolicy ? { HERMES_MCP_RESOURCE_POLICY: policy } : {}),
   });
 }
 
@@ -135,15 +140,16 @@ const UNIT = /^--unit=hermes-exec-[0-9a-f]{16}$/;
 
 describe('scopeArgv', () => {
   test('every property, in order, ending with --', () => {
-    assert.deepEqual(scopeArgv({ unit: 'hermes-exec-ab12', slice: 'hermesshort.slice', memoryMax: '1G', tasksMax: 256, cpuQuota: '100%' }), [
+    assert.deepEqual(scopeArgv({ unit: 'hermes-exec-ab12', slice: 'hermesshort.slice', limits: { memory_max: '1G', tasks_max: 256, cpu_quota: '100%' } }), [
       'systemd-run', '--user', '--scope', '--quiet', '--collect', '--slice=hermesshort.slice', '--unit=hermes-exec-ab12',
       '-p', 'MemoryMax=1G', '-p', 'TasksMax=256', '-p', 'CPUQuota=100%', '--',
     ]);
   });
 
-  test('absent properties are omitted', () => {
-    assert.deepEqual(scopeArgv({ unit: 'u', slice: 's.slice' }), ['systemd-run', '--user', '--scope', '--quiet', '--collect', '--slice=s.slice', '--unit=u', '--']);
-    assert.deepEqual(scopeArgv({ unit: 'u', slice: 's.slice', tasksMax: 0 }), ['systemd-run', '--user', '--scope', '--quiet', '--collect', '--slice=s.slice', '--unit=u', '-p', 'TasksMax=0', '--']);
+  test('the values are the policy\'s, verbatim', () => {
+    assert.deepEqual(scopeArgv({ unit: 'u', slice: 'hermesjobs.slice', limits: { memory_max: '8G', tasks_max: 4096, cpu_quota: '200%' } }).slice(5), [
+      '--slice=hermesjobs.slice', '--unit=u', '-p', 'MemoryMax=8G', '-p', 'TasksMax=4096', '-p', 'CPUQuota=200%', '--',
+    ]);
   });
 });
 
@@ -185,7 +191,7 @@ describe('worker runtime', () => {
   test('resource policy + scopes available: execute_code workers start in a hermesshort.slice scope and still work', async () => {
     const fake = makeFake();
     const runtime = runtimeFor(fake, { resourcePolicy: true });
-    assert.equal(runtime.scoped, true, runtime.scopeReason);
+    assert.equal(runtime.scoped, true, runtime.resources.reason);
     assert.deepEqual(fake.calls(), [PROBE], 'probed exactly once, at creation');
 
     const worker = spawnExecuteWorker(runtime);
@@ -235,7 +241,7 @@ describe('worker runtime', () => {
     const fake = makeFake({ fail: true });
     const runtime = runtimeFor(fake, { resourcePolicy: true });
     assert.equal(runtime.scoped, false);
-    assert.match(runtime.scopeReason, /Failed to connect to bus/);
+    assert.match(runtime.resources.reason, /Failed to connect to bus/);
     const worker = spawnExecuteWorker(runtime);
     await within(worker.waitFor((f) => f.type === 'ready'), 15_000, 'ready');
     const done = worker.waitFor((f) => f.type === 'done');

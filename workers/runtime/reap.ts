@@ -13,12 +13,30 @@ import { subreaperAddon } from '../../shared/subreaper.js';
 // children it spawned itself.
 
 
-function kill(pid: number): void {
+function kill(pid: number, signal: NodeJS.Signals = 'SIGKILL'): void {
   try {
-    process.kill(pid, 'SIGKILL');
+    process.kill(pid, signal);
   } catch {
     // already gone
   }
+}
+
+/** Everything this worker's work started that is still alive (the same scan the kill uses). */
+function startedProcesses(): number[] {
+  const tag = process.env[WORKER_TAG_VAR];
+  const victims = inOwnPidNamespace() ? numericDirs('/proc').filter((p) => p !== 1) : [...new Set([...descendantsOf(process.pid), ...(tag ? processesTagged(tag) : [])])];
+  return victims.filter((p) => p !== process.pid && !isZombie(p));
+}
+
+/**
+ * The polite first step of termination: SIGTERM to everything this worker started, once, so the
+ * command can clean up (flush, remove lock files). Whoever asked escalates to killEverythingStarted
+ * after a grace period; nothing here waits.
+ */
+export function signalEverythingStarted(signal: NodeJS.Signals): number {
+  const targets = startedProcesses();
+  for (const pid of targets) kill(pid, signal);
+  return targets.length;
 }
 
 /** True when this worker is the init of its own PID namespace. */
@@ -33,13 +51,9 @@ export function inOwnPidNamespace(): boolean {
  * our scan and our kill. `spare` are left alone (a persistent shell that outlives its commands).
  */
 export function killEverythingStarted(spawned: ReadonlySet<number> = new Set(), spare: ReadonlySet<number> = new Set()): number {
-  const tag = process.env[WORKER_TAG_VAR];
   let killed = 0;
   for (let round = 0; round < 5; round++) {
-    const victims = inOwnPidNamespace()
-      ? numericDirs('/proc').filter((p) => p !== 1)
-      : [...new Set([...descendantsOf(process.pid), ...(tag ? processesTagged(tag) : [])])];
-    const targets = victims.filter((p) => p !== process.pid && !spare.has(p) && !isZombie(p));
+    const targets = startedProcesses().filter((p) => !spare.has(p));
     if (targets.length === 0) break;
     for (const pid of targets) kill(pid);
     killed += targets.length;

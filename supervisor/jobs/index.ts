@@ -1,0 +1,94 @@
+import type { Logger } from 'pino';
+import { ErrorCode, GatewayError, isGatewayError } from '../../shared/errors.js';
+import type { Limits } from '../../shared/limits.js';
+import type { Adapter } from '../adapter.js';
+import type { NativeAdapter } from '../native/index.js';
+import { gateState } from './admission.js';
+import { JobRunner } from './runner.js';
+import { openJobDatabase, type JobDatabase } from './store.js';
+import { jobTools } from './tools.js';
+
+// The jobs adapter: the job database, the runner, the four deferred tools, /readyz.job_admission
+// and the local operator's pause. Admission capability is reported beside control-plane readiness,
+// never inside it: a resource outage or a paused gate rejects new jobs without making /readyz fail
+// (which would send the tunnel into a reconnect loop).
+
+export interface JobsAdapter extends Adapter {
+  /** SIGUSR1 / SIGUSR2 on the gateway: pause and resume fresh job starts on this process. */
+  setSignalPause(paused: boolean): void;
+  /** Resource capability and admission state, for /readyz.job_admission. */
+  admissionReport(): Record<string, unknown>;
+  runner?: JobRunner;
+}
+
+export function jobsAdapter(native: NativeAdapter, log: Logger): JobsAdapter {
+  const { runtime } = native;
+  const { config } = runtime;
+  let db: JobDatabase | undefined;
+  let runner: JobRunner | undefined;
+  let storeError: string | undefined;
+  try {
+    db = openJobDatabase(config.jobsDatabase);
+    runner = new JobRunner(db, runtime, native.processes, log);
+  } catch (e) {
+    // The control plane still starts; jobs answer JOB_STORE_UNAVAILABLE and /readyz says why.
+    storeError = isGatewayError(e) ? e.message : `job database ${config.jobsDatabase}: ${(e as Error).message}`;
+    log.error({ event: 'job_store_unavailable', reason: storeError }, 'job database unavailable');
+  }
+
+  const admissionReport = (): Record<string, unknown> => {
+    const resources = runtime.resources;
+    const resourceReady = resources.mode === 'development' || (resources.mode === 'enforced' && resources.enforcement !== 'none');
+    const gate = db ? gateState(db) : undefined;
+    const reasons = [
+      ...(storeError ? [storeError] : []),
+      ...(resourceReady ? [] : [resources.reason]),
+      ...(gate?.paused ? [`paused by the operator${gate.reason ? ` (${gate.reason})` : ''}`] : []),
+      ...(runner?.signalPaused ? ['paused by the local operator signal (SIGUSR1)'] : []),
+    ];
+    return {
+      accepting: reasons.length === 0,
+      resource_mode: resources.mode,
+      enforcement: resources.enforcement,
+      resource_reason: resources.reason,
+      ...(resources.path ? { policy: resources.path } : {}),
+      store: storeError ? 'unavailable' : 'ok',
+      paused: gate?.paused ?? false,
+      signal_paused: runner?.signalPaused ?? false,
+      active_jobs_here: runner?.activeLocal ?? 0,
+      ...(reasons.length > 0 ? { reasons } : {}),
+    };
+  };
+
+  return {
+    name: 'jobs',
+    ...(runner ? { runner } : {}),
+    source: {
+      name: 'jobs',
+      tools: () => (db && runner ? jobTools(db, runner, config.roots, config.limits) : unavailableTools(config.limits, storeError ?? 'job database unavailable')),
+    },
+    admissionReport,
+    readyFacts: () => ({ job_admission: admissionReport() }),
+    setSignalPause(paused) {
+      if (!runner) return;
+      runner.signalPaused = paused;
+      log.warn({ event: paused ? 'job_admission_signal_paused' : 'job_admission_signal_resumed' }, paused ? 'fresh job starts paused by signal' : 'fresh job starts resumed by signal');
+    },
+    health: () => ({ jobs_active: runner?.activeLocal ?? 0, job_admission_paused: Boolean((db && gateState(db).paused) || runner?.signalPaused) }),
+    async close() {
+      await runner?.close();
+      db?.close();
+    },
+  };
+}
+
+/** With no database the tools still exist (a frozen catalog does not change) and say why they cannot work. */
+function unavailableTools(limits: Limits, reason: string) {
+  // The handlers are replaced before anything could reach the missing database or runner.
+  return jobTools(null as unknown as JobDatabase, null as unknown as JobRunner, [], limits).map((tool) => ({
+    ...tool,
+    async handler(): Promise<never> {
+      throw new GatewayError(ErrorCode.JOB_STORE_UNAVAILABLE, `jobs are unavailable: ${reason}`);
+    },
+  }));
+}

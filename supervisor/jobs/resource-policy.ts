@@ -1,0 +1,133 @@
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import * as v from 'valibot';
+import { ErrorCode, GatewayError } from '../../shared/errors.js';
+import { ResourcePolicySchema, type ResourceLimits, type ResourcePolicy } from '../../policy/resource-policy.js';
+import { detectSystemdScope } from '../workers/systemd-scope.js';
+
+// The host resource policy, loaded once at startup.
+//
+// - Unset (HERMES_MCP_RESOURCE_POLICY empty): development mode. Nothing is enforced, the legacy
+//   job quotas still apply, and /readyz.job_admission says "development" so nobody mistakes it for
+//   production protection.
+// - Set and valid: enforced. Job scopes and short execute_code workers get the profile limits,
+//   through systemd user scopes when a user manager answers, else through direct cgroup v2
+//   directories when a delegated cgroup tree is writable, else the policy cannot be enforced and
+//   jobs are refused with that reason.
+// - Set but missing, unreadable, world-writable, owned by someone else or invalid: failed. The
+//   gateway fails closed: no job and no short worker starts, and /readyz says why. The control plane
+//   stays ready (a resource outage must not make the tunnel reconnect in a loop).
+
+export type ResourceMode = 'development' | 'enforced' | 'failed';
+export type Enforcement = 'systemd' | 'cgroup' | 'none';
+
+export interface ResourceState {
+  mode: ResourceMode;
+  path?: string;
+  policy?: ResourcePolicy;
+  enforcement: Enforcement;
+  /** Where direct cgroup limits are created (enforcement 'cgroup'). */
+  cgroupRoot?: string;
+  reason: string;
+}
+
+const CGROUP_CONTROLLERS = ['memory', 'pids', 'cpu'];
+
+/** Reads and validates the policy file; a GatewayError(RESOURCE_POLICY_INVALID) says what is wrong. */
+export function readResourcePolicy(path: string): ResourcePolicy {
+  const fail = (why: string): never => {
+    throw new GatewayError(ErrorCode.RESOURCE_POLICY_INVALID, `resource policy ${path}: ${why}`);
+  };
+  let st;
+  try {
+    st = statSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return fail(code === 'ENOENT' ? 'missing' : `unreadable (${code})`);
+  }
+  if (!st.isFile()) fail('not a regular file');
+  // Writable by others means anyone on the host could lift the limits: refuse rather than trust it.
+  if (st.mode & 0o002) fail(`world-writable (mode ${(st.mode & 0o777).toString(8)}); chmod o-w it`);
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid !== 0 && st.uid !== uid) fail(`owned by uid ${st.uid}, neither root nor the gateway's user`);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    return fail(`unreadable (${(e as NodeJS.ErrnoException).code})`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    return fail(`invalid JSON: ${(e as Error).message}`);
+  }
+  const parsed = v.safeParse(ResourcePolicySchema, raw);
+  if (!parsed.success) {
+    const issues = parsed.issues.slice(0, 5).map((i) => `${v.getDotPath(i) ?? '(root)'}: ${i.message}`);
+    fail(`does not match the schema (policy/resource-policy.ts): ${issues.join('; ')}`);
+  }
+  return (parsed as v.SafeParseResult<typeof ResourcePolicySchema> & { success: true }).output;
+}
+
+/** The gateway's own cgroup v2 directory (the fallback's default root), if cgroup v2 is mounted. */
+function ownCgroupV2Dir(): string | undefined {
+  try {
+    const line = readFileSync('/proc/self/cgroup', 'utf8').split('\n').find((l) => l.startsWith('0::'));
+    if (!line) return undefined;
+    const mount = readFileSync('/proc/self/mountinfo', 'utf8')
+      .split('\n')
+      .map((l) => l.split(' '))
+      .find((f) => f[f.indexOf('-') + 1] === 'cgroup2')?.[4];
+    return mount ? join(mount, line.slice(3)) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `root` is a cgroup v2 directory we may create limited children in. */
+export function probeCgroupRoot(root: string | undefined): { ok: boolean; reason: string } {
+  if (!root || !existsSync(join(root, 'cgroup.controllers'))) return { ok: false, reason: 'no cgroup v2 directory found' };
+  try {
+    accessSync(root, constants.W_OK);
+    accessSync(join(root, 'cgroup.subtree_control'), constants.W_OK);
+  } catch {
+    return { ok: false, reason: `cgroup ${root} is not writable` };
+  }
+  const have = readFileSync(join(root, 'cgroup.controllers'), 'utf8').trim().split(/\s+/);
+  const missing = CGROUP_CONTROLLERS.filter((c) => !have.includes(c));
+  if (missing.length > 0) return { ok: false, reason: `cgroup ${root} lacks the ${missing.join(', ')} controller(s)` };
+  return { ok: true, reason: `direct cgroup v2 limits under ${root}` };
+}
+
+/**
+ * Loads the policy named by `HERMES_MCP_RESOURCE_POLICY` and finds out how it can be enforced here.
+ * `childEnv` is the workers' environment (its PATH finds systemd-run, its XDG_RUNTIME_DIR the user
+ * manager); `HERMES_MCP_CGROUP_ROOT` names a delegated cgroup v2 directory for the fallback.
+ */
+export function loadResourceState(path: string | undefined, childEnv: NodeJS.ProcessEnv, cgroupRoot?: string): ResourceState {
+  if (!path) return { mode: 'development', enforcement: 'none', reason: 'HERMES_MCP_RESOURCE_POLICY unset: development mode, no resource limits enforced' };
+  let policy: ResourcePolicy;
+  try {
+    policy = readResourcePolicy(path);
+  } catch (e) {
+    return { mode: 'failed', path, enforcement: 'none', reason: (e as Error).message };
+  }
+  const scope = detectSystemdScope(childEnv);
+  if (scope.available) return { mode: 'enforced', path, policy, enforcement: 'systemd', reason: scope.reason };
+  const root = cgroupRoot || ownCgroupV2Dir();
+  const cgroup = probeCgroupRoot(root);
+  if (cgroup.ok) return { mode: 'enforced', path, policy, enforcement: 'cgroup', cgroupRoot: root!, reason: `${scope.reason}; ${cgroup.reason}` };
+  return { mode: 'enforced', path, policy, enforcement: 'none', reason: `resource policy cannot be enforced here: ${scope.reason}; ${cgroup.reason}` };
+}
+
+/** Throws the stable refusal when new work may not start under this state; returns otherwise. */
+export function assertCanStartWork(state: ResourceState, what: string): void {
+  if (state.mode === 'failed') throw new GatewayError(ErrorCode.RESOURCE_POLICY_INVALID, `${what} refused: ${state.reason}`);
+  if (state.mode === 'enforced' && state.enforcement === 'none') throw new GatewayError(ErrorCode.RESOURCE_POLICY_UNENFORCEABLE, `${what} refused: ${state.reason}`);
+}
+
+/** The limits a short execute_code worker runs under, when enforced. */
+export function shortWorkerLimits(state: ResourceState): ResourceLimits | undefined {
+  return state.mode === 'enforced' ? state.policy?.short_workers : undefined;
+}

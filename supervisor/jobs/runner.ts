@@ -1,0 +1,485 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { ErrorCode, GatewayError } from '../../shared/errors.js';
+import { stripAnsi } from '../../shared/output-cap.js';
+import { descendantsOf, processIsAlive, processStartTime } from '../../shared/proc.js';
+import { redact } from '../../shared/redact.js';
+import { sizeBytes, type ResourceProfile } from '../../policy/resource-policy.js';
+import type { ProcessRegistry, TrackedProcess } from '../native/processes.js';
+import type { WorkerRuntime } from '../native/worker-runtime.js';
+import { CgroupLimit } from '../workers/cgroup-limits.js';
+import { scopeArgv } from '../workers/systemd-scope.js';
+import {
+  activeJobs,
+  admitJob,
+  authorizedJob,
+  cancelPrepared,
+  finishJob,
+  getJob,
+  markRunning,
+  recordOutput,
+  requestCancel,
+  sweepJobs,
+  type AdmissionRules,
+  type Completion,
+  type Instance,
+  type JobRow,
+} from './admission.js';
+import { assertCanStartWork } from './resource-policy.js';
+import type { JobDatabase } from './store.js';
+
+// Runs admitted jobs and keeps their receipts true.
+//
+// A job's work is a background process in the native registry (Hermes' terminal background=true,
+// persist_on_release=true): its own worker and PID namespace, under a systemd scope in
+// hermesjobs.slice (or a direct cgroup) with the profile's limits when the resource policy is
+// enforced. It survives HTTP disconnects and session expiry; only its deadline, a cancel, or the
+// gateway's own shutdown stop it, always TERM first and KILL of the whole tree after a grace period.
+//
+// Every gateway process is an *instance* (random id + pid + process start time) and stamps the jobs
+// it launches. The maintenance loop flushes output, enforces deadlines, honours cancel requests made
+// through other instances, expires unused preparations, drops old receipts and reconciles the jobs
+// of instances that no longer exist: their worker wrote the command's outcome to an exit record if
+// it got that far; otherwise completion cannot be proven and the job becomes `unknown`, keeping its
+// capacity and workspace until someone cancels it (which first makes sure no process of it remains).
+
+export const JOB_SLICE = 'hermesjobs.slice';
+/** Extra raw output kept beyond the stored tail, so redaction sees a secret whole before the cut. */
+const REDACT_MARGIN = 4096;
+const RECONCILE_EVERY_TICKS = 5;
+
+interface LocalJob {
+  id: string;
+  proc?: TrackedProcess;
+  tail: string;
+  bytes: number;
+  dirty: boolean;
+  stopping?: { reason: 'cancelled' | 'timed_out' | 'gateway_shutdown'; killAt: number; killed?: boolean };
+  cgroup?: CgroupLimit;
+  exitFile: string;
+  done: Promise<void>;
+  settle: () => void;
+}
+
+interface ExitRecord {
+  exitCode: number | null;
+  signal: string | null;
+  killed: boolean;
+  cause?: string;
+}
+
+export class JobRunner {
+  readonly instance: Instance;
+  /** SIGUSR1/SIGUSR2: the local operator pausing fresh starts on this gateway process. */
+  signalPaused = false;
+  private readonly local = new Map<string, LocalJob>();
+  private readonly changeWaiters = new Map<string, Set<() => void>>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly exitsDir: string;
+  private timer?: NodeJS.Timeout;
+  private ticks = 0;
+  private closing = false;
+
+  constructor(
+    private readonly db: JobDatabase,
+    private readonly runtime: WorkerRuntime,
+    private readonly processes: ProcessRegistry,
+    private readonly log: Logger,
+  ) {
+    this.instance = { id: randomBytes(8).toString('hex'), pid: process.pid, start: processStartTime(process.pid) ?? '0' };
+    // Exit records live beside the database: whichever gateway opens it next can read them.
+    this.exitsDir = `${runtime.config.jobsDatabase}-exits`;
+    mkdirSync(this.exitsDir, { recursive: true, mode: 0o700 });
+    this.reconcileOrphans();
+    this.timer = setInterval(() => this.tick(), runtime.config.limits.jobMaintenanceIntervalSeconds * 1000);
+    this.timer.unref();
+  }
+
+  get limits() {
+    return this.runtime.config.limits;
+  }
+
+  get resources() {
+    return this.runtime.resources;
+  }
+
+  get activeLocal(): number {
+    return this.local.size;
+  }
+
+  /** Serialises start and cancel per job, so one slow job never blocks another. */
+  private withLock<T>(id: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(id) ?? Promise.resolve();
+    const next = previous.catch(() => {}).then(work);
+    const tail = next.catch(() => {});
+    this.locks.set(id, tail);
+    void tail.then(() => {
+      if (this.locks.get(id) === tail) this.locks.delete(id);
+    });
+    return next;
+  }
+
+  admissionRules(): AdmissionRules {
+    const { resources } = this.runtime;
+    const enforced = resources.mode === 'enforced' ? resources.policy : undefined;
+    return {
+      maxActive: this.limits.maxActiveJobs,
+      maxPerSession: this.limits.maxActiveJobsPerSession,
+      // One-heavy admission and memory reservations are host protections: they apply when the
+      // policy is enforced; development mode keeps the legacy count/workspace quotas only.
+      maxHeavy: enforced ? enforced.jobs.max_heavy : Infinity,
+      memoryBudget: enforced ? sizeBytes(enforced.jobs.memory_budget) : Infinity,
+    };
+  }
+
+  /** The memory a job of this profile reserves (0 in development mode). */
+  reservationFor(profile: ResourceProfile): number {
+    const { resources } = this.runtime;
+    return resources.mode === 'enforced' && resources.policy ? sizeBytes(resources.policy.profiles[profile].memory_max) : 0;
+  }
+
+  /** Host headroom: MemAvailable must cover the job's memory_max plus the policy's headroom. */
+  private assertHeadroom(reservation: number): void {
+    const policy = this.runtime.resources.mode === 'enforced' ? this.runtime.resources.policy : undefined;
+    if (!policy) return;
+    const headroom = sizeBytes(policy.jobs.host_headroom);
+    const available = memAvailableBytes();
+    if (available !== undefined && available < reservation + headroom) {
+      throw new GatewayError(
+        ErrorCode.JOB_MEMORY_UNAVAILABLE,
+        `the host has ${available} bytes available; this job needs ${reservation} plus ${headroom} bytes of host headroom. Nothing was started; try again later or use resource_profile "light"`,
+      );
+    }
+  }
+
+  async start(id: string, token: string, sessionId: string): Promise<JobRow> {
+    return this.withLock(id, async () => {
+      const existing = authorizedJob(this.db, id, token);
+      // An authorized repeat start answers with the job as it is: never a second launch.
+      if (existing.state !== 'prepared') return existing;
+      assertCanStartWork(this.runtime.resources, 'job_start');
+      if (this.closing) throw new GatewayError(ErrorCode.JOB_ADMISSION_PAUSED, 'the gateway is shutting down; start the job on the next one');
+      if (this.signalPaused) throw new GatewayError(ErrorCode.JOB_ADMISSION_PAUSED, 'the local operator paused fresh job starts on this gateway (SIGUSR1); the prepared job stays valid');
+      this.assertHeadroom(existing.memory_reservation);
+      const unit = `hermes-job-${id.slice(4)}`;
+      const result = admitJob(this.db, { id, token, sessionId, instance: this.instance, unit }, this.admissionRules(), Date.now());
+      if (!result.admitted) return result.job;
+      await this.launch(result.job, result.command, sessionId);
+      return getJob(this.db, id)!;
+    });
+  }
+
+  private async launch(job: JobRow, command: string, ownerId: string): Promise<void> {
+    let settle!: () => void;
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    const local: LocalJob = { id: job.id, tail: '', bytes: 0, dirty: false, exitFile: join(this.exitsDir, `${job.id}.json`), done, settle };
+    this.local.set(job.id, local);
+    const { resources } = this.runtime;
+    const limits = resources.mode === 'enforced' ? resources.policy?.profiles[job.profile as ResourceProfile] : undefined;
+    try {
+      let scope: readonly string[] | undefined;
+      if (limits && resources.enforcement === 'systemd') scope = scopeArgv({ unit: job.unit!, slice: JOB_SLICE, limits });
+      if (limits && resources.enforcement === 'cgroup') local.cgroup = new CgroupLimit(resources.cgroupRoot!, job.unit!, limits);
+      const proc = await this.processes.start(ownerId, command, job.workdir, {
+        persistOnRelease: true,
+        ...(scope ? { scope } : {}),
+        // Moved before the command starts, so everything it spawns is born inside the cgroup.
+        beforeStart: (worker) => {
+          if (local.cgroup && worker.pid) for (const pid of [worker.pid, ...descendantsOf(worker.pid)]) local.cgroup.adopt(pid);
+        },
+        exitFile: local.exitFile,
+        onOutput: (data) => {
+          local.bytes += Buffer.byteLength(data);
+          local.tail = (local.tail + data).slice(-(this.limits.jobOutputTailChars + REDACT_MARGIN));
+          local.dirty = true;
+        },
+        onExit: (p) => this.onLocalExit(local, p),
+      });
+      local.proc = proc;
+      const pid = proc.worker.pid;
+      const start = pid ? processStartTime(pid) : undefined;
+      markRunning(this.db, job.id, pid && start ? { pid, start } : undefined, Date.now());
+      this.log.info({ event: 'job_started', job: job.id, profile: job.profile, enforcement: limits ? resources.enforcement : 'none' }, 'job started');
+      this.notify(job.id);
+    } catch (e) {
+      // Nothing ran (or it died at once): a failed receipt, capacity released.
+      this.local.delete(job.id);
+      local.cgroup?.remove();
+      finishJob(this.db, job.id, { state: 'failed', exitCode: null, signal: null, reason: `launch_failed: ${(e as Error).message}` }, Date.now());
+      settle();
+      this.notify(job.id);
+    }
+  }
+
+  private storedTail(local: LocalJob): string {
+    return redact(stripAnsi(local.tail), { codeFile: true }).slice(-this.limits.jobOutputTailChars);
+  }
+
+  private flush(local: LocalJob): void {
+    if (!local.dirty) return;
+    local.dirty = false;
+    recordOutput(this.db, local.id, this.storedTail(local), local.bytes, Date.now());
+  }
+
+  private onLocalExit(local: LocalJob, proc: TrackedProcess): void {
+    let completion: Completion;
+    const base = { tail: this.storedTail(local), bytes: local.bytes };
+    if (local.stopping) {
+      const reason = local.stopping.reason;
+      completion = {
+        ...base,
+        state: reason === 'timed_out' ? 'timed_out' : 'cancelled',
+        exitCode: proc.exitCode ?? null,
+        signal: proc.exitSignal ?? (local.stopping.killed ? 'SIGKILL' : null),
+        reason: reason === 'timed_out' ? 'max_runtime_exceeded' : reason === 'gateway_shutdown' ? 'gateway_shutdown' : 'cancelled_by_request',
+      };
+    } else if (proc.completionReason === 'exited') {
+      const signal = proc.exitSignal ?? null;
+      completion = { ...base, state: proc.exitCode === 0 ? 'succeeded' : 'failed', exitCode: proc.exitCode ?? null, signal, reason: signal ? `signal ${signal}` : 'exited' };
+    } else if (proc.completionReason === 'killed') {
+      completion = { ...base, state: 'cancelled', exitCode: null, signal: 'SIGKILL', reason: 'killed_via_process_manage' };
+    } else {
+      completion = { ...base, ...(completionFromRecord(readExitRecord(local.exitFile)) ?? { state: 'unknown', exitCode: null, signal: null, reason: 'worker_lost_completion_unproven' }) };
+    }
+    finishJob(this.db, local.id, completion, Date.now());
+    rmSync(local.exitFile, { force: true });
+    local.cgroup?.remove();
+    this.local.delete(local.id);
+    this.log.info({ event: 'job_finished', job: local.id, state: completion.state, reason: completion.reason }, 'job finished');
+    local.settle();
+    this.notify(local.id);
+  }
+
+  /** TERM now; the maintenance loop KILLs the whole tree once the grace period is over. */
+  private stop(local: LocalJob, reason: 'cancelled' | 'timed_out' | 'gateway_shutdown'): void {
+    if (local.stopping) return;
+    local.stopping = { reason, killAt: Date.now() + this.limits.jobKillGraceSeconds * 1000 };
+    if (local.proc) this.processes.terminate(local.proc);
+  }
+
+  private escalate(local: LocalJob): void {
+    if (!local.stopping || local.stopping.killed || !local.proc) return;
+    local.stopping.killed = true;
+    void this.processes.kill(local.proc);
+  }
+
+  // ---- status and cancel -----------------------------------------------------------------------
+
+  /** The job, after waiting up to `waitSeconds` for its state to change. */
+  async status(id: string, token: string, waitSeconds: number, signal: AbortSignal): Promise<JobRow> {
+    let row = authorizedJob(this.db, id, token);
+    const local = this.local.get(id);
+    if (local) this.flush(local);
+    const until = Date.now() + Math.min(waitSeconds, this.limits.jobStatusMaxWaitSeconds) * 1000;
+    const initial = row.state;
+    while (Date.now() < until && !signal.aborted && row.state === initial && !isFinal(row.state)) {
+      // Woken at once by a change this process makes; polled for changes other processes make.
+      await this.changeOrDelay(id, Math.min(250, until - Date.now()), signal);
+      row = getJob(this.db, id) ?? row;
+    }
+    const after = this.local.get(id);
+    if (after) {
+      this.flush(after);
+      row = getJob(this.db, id) ?? row;
+    }
+    return row;
+  }
+
+  async cancel(id: string, token: string): Promise<JobRow> {
+    return this.withLock(id, async () => {
+      const row = authorizedJob(this.db, id, token);
+      const now = Date.now();
+      if (row.state === 'prepared') {
+        cancelPrepared(this.db, id, now);
+        return getJob(this.db, id)!;
+      }
+      if (isFinal(row.state)) return row;
+      const local = this.local.get(id);
+      if (local) {
+        this.stop(local, 'cancelled');
+        const graceMs = this.limits.jobKillGraceSeconds * 1000;
+        await Promise.race([local.done, delay(graceMs)]);
+        if (this.local.has(id)) {
+          this.escalate(local);
+          await Promise.race([local.done, delay(5000)]);
+        }
+        return getJob(this.db, id)!;
+      }
+      if (row.state !== 'unknown' && row.instance_id && row.instance_pid && row.instance_start && processIsAlive(row.instance_pid, row.instance_start)) {
+        // Another live gateway process owns it: ask it through the database and wait a little.
+        requestCancel(this.db, id, now);
+        const until = Date.now() + (this.limits.jobKillGraceSeconds + 5) * 1000;
+        let current = row;
+        while (!isFinal(current.state) && Date.now() < until) {
+          await delay(250);
+          current = getJob(this.db, id) ?? current;
+        }
+        return current;
+      }
+      if (row.state !== 'unknown') this.reconcile(row);
+      return this.cancelUnknown(id);
+    });
+  }
+
+  /**
+   * An `unknown` job is released only with evidence: any process left of it is killed first, and
+   * only when none remains does it become `cancelled` (never `succeeded`).
+   */
+  private async cancelUnknown(id: string): Promise<JobRow> {
+    const row = getJob(this.db, id)!;
+    if (row.state !== 'unknown') return row;
+    if (row.worker_pid && row.worker_start && processIsAlive(row.worker_pid, row.worker_start)) {
+      killTree(row.worker_pid);
+      for (let i = 0; i < 40 && processIsAlive(row.worker_pid, row.worker_start); i++) await delay(50);
+      if (processIsAlive(row.worker_pid, row.worker_start)) return row; // still there: stays unknown
+    }
+    finishJob(this.db, id, { state: 'cancelled', exitCode: null, signal: null, reason: 'cancelled_after_unknown: no process of the job remains' }, Date.now());
+    this.notify(id);
+    return getJob(this.db, id)!;
+  }
+
+  private changeOrDelay(id: string, ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const set = this.changeWaiters.get(id) ?? new Set();
+      this.changeWaiters.set(id, set);
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        set.delete(done);
+        if (set.size === 0) this.changeWaiters.delete(id);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(ms, 0));
+      signal.addEventListener('abort', done, { once: true });
+      set.add(done);
+    });
+  }
+
+  private notify(id: string): void {
+    for (const wake of [...(this.changeWaiters.get(id) ?? [])]) wake();
+  }
+
+  // ---- maintenance and reconciliation ----------------------------------------------------------
+
+  tick(): void {
+    try {
+      const now = Date.now();
+      const cancelRequested = new Set(
+        (this.db.prepare(`SELECT id FROM jobs WHERE cancel_requested = 1 AND instance_id = ? AND state IN ('starting','running')`).all(this.instance.id) as Array<{ id: string }>).map((r) => r.id),
+      );
+      for (const local of this.local.values()) {
+        this.flush(local);
+        const row = getJob(this.db, local.id);
+        if (cancelRequested.has(local.id)) this.stop(local, 'cancelled');
+        else if (row?.deadline_at && now >= row.deadline_at) this.stop(local, 'timed_out');
+        if (local.stopping && now >= local.stopping.killAt) this.escalate(local);
+      }
+      if (this.ticks++ % RECONCILE_EVERY_TICKS === 0) {
+        sweepJobs(this.db, this.limits.jobReceiptRetentionSeconds * 1000, now);
+        this.reconcileOrphans();
+        this.enforceOrphanDeadlines(now);
+      }
+    } catch (e) {
+      this.log.error({ event: 'job_maintenance_failed', error: (e as Error).message }, 'job maintenance failed');
+    }
+  }
+
+  /** Jobs of gateway processes that no longer exist: recover their outcome or call them unknown. */
+  reconcileOrphans(): void {
+    for (const row of activeJobs(this.db)) {
+      if (row.state === 'unknown' || row.instance_id === this.instance.id) continue;
+      if (row.instance_pid && row.instance_start && processIsAlive(row.instance_pid, row.instance_start)) continue;
+      this.reconcile(row);
+    }
+  }
+
+  private reconcile(row: JobRow): void {
+    const exitFile = join(this.exitsDir, `${row.id}.json`);
+    const recovered = completionFromRecord(readExitRecord(exitFile));
+    const workerAlive = row.worker_pid !== null && row.worker_start !== null && processIsAlive(row.worker_pid, row.worker_start);
+    const completion: Completion = recovered
+      ? { ...recovered, reason: `${recovered.reason} (recovered from the exit record after a gateway restart)` }
+      : {
+          state: 'unknown',
+          exitCode: null,
+          signal: null,
+          reason: workerAlive ? 'gateway_restarted: the job process is still running unowned' : 'gateway_restarted: completion cannot be proven',
+        };
+    if (finishJob(this.db, row.id, completion, Date.now())) {
+      this.log.warn({ event: 'job_reconciled', job: row.id, state: completion.state, reason: completion.reason }, 'job reconciled after restart');
+      rmSync(exitFile, { force: true });
+    }
+  }
+
+  /** An unowned process of an unknown job still gets its deadline: TERM, then KILL on a later pass. */
+  private enforceOrphanDeadlines(now: number): void {
+    for (const row of activeJobs(this.db)) {
+      if (row.state !== 'unknown' || !row.deadline_at || now < row.deadline_at || !row.worker_pid || !row.worker_start) continue;
+      if (!processIsAlive(row.worker_pid, row.worker_start)) continue;
+      killTree(row.worker_pid, now >= row.deadline_at + this.limits.jobKillGraceSeconds * 1000 ? 'SIGKILL' : 'SIGTERM');
+    }
+  }
+
+  /** Controlled shutdown: no new starts, every job this process runs is stopped (TERM, then KILL) and recorded. */
+  async close(): Promise<void> {
+    this.closing = true;
+    if (this.timer) clearInterval(this.timer);
+    const running = [...this.local.values()];
+    for (const local of running) this.stop(local, 'gateway_shutdown');
+    // TERM grace, then KILL, all inside the supervisor's own shutdown budget (main.ts exits hard
+    // after shutdownGraceSeconds).
+    const grace = Math.max(1, Math.min(this.limits.jobKillGraceSeconds, this.limits.shutdownGraceSeconds - 4)) * 1000;
+    await Promise.race([Promise.all(running.map((l) => l.done)), delay(grace)]);
+    for (const local of this.local.values()) this.escalate(local);
+    await Promise.race([Promise.all(running.map((l) => l.done)), delay(2500)]);
+  }
+}
+
+function isFinal(state: string): boolean {
+  return state !== 'prepared' && state !== 'starting' && state !== 'running' && state !== 'unknown';
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function readExitRecord(path: string): ExitRecord | undefined {
+  try {
+    return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as ExitRecord) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function completionFromRecord(record: ExitRecord | undefined): Completion | undefined {
+  if (!record) return undefined;
+  if (record.cause === 'supervisor_lost') {
+    // The worker outlived its gateway just long enough to kill the command and say so: the command
+    // did not complete.
+    return { state: 'failed', exitCode: null, signal: 'SIGKILL', reason: 'killed_when_the_gateway_died' };
+  }
+  if (record.killed) return { state: 'cancelled', exitCode: null, signal: 'SIGKILL', reason: 'killed' };
+  return { state: record.exitCode === 0 ? 'succeeded' : 'failed', exitCode: record.exitCode, signal: record.signal, reason: record.signal ? `signal ${record.signal}` : 'exited' };
+}
+
+/** Signals a worker's process group and the worker (the namespace dies with its init). */
+function killTree(pid: number, signal: NodeJS.Signals = 'SIGKILL'): void {
+  for (const target of [-pid, pid]) {
+    try {
+      process.kill(target, signal);
+    } catch {
+      // gone
+    }
+  }
+}
+
+function memAvailableBytes(): number | undefined {
+  try {
+    const m = /^MemAvailable:\s+(\d+) kB/m.exec(readFileSync('/proc/meminfo', 'utf8'));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}

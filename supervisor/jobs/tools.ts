@@ -1,0 +1,140 @@
+import { stat } from 'node:fs/promises';
+import { checkCommand } from '../../shared/approval.js';
+import { ErrorCode, GatewayError } from '../../shared/errors.js';
+import { resolveInsideRoots } from '../../shared/roots.js';
+import type { Limits } from '../../shared/limits.js';
+import type { ToolDefinition } from '../../shared/tool-types.js';
+import { DEFAULT_RESOURCE_PROFILE, RESOURCE_PROFILES, type ResourceProfile } from '../../policy/resource-policy.js';
+import { prepareJob, type JobRow } from './admission.js';
+import { assertCanStartWork } from './resource-policy.js';
+import type { JobRunner } from './runner.js';
+import type { JobDatabase } from './store.js';
+
+// The four deferred job tools. prepare/start need an interactive session (a capability token or a
+// legacy MCP session); status/cancel authorize by the job credential alone, so recovery works from
+// any new connection even after the session that started the job has expired.
+
+const JOB_ID = { type: 'string', pattern: '^job_[0-9a-f]{24}$', description: 'The job_id job_prepare returned.' };
+const TOKEN = { type: 'string', minLength: 20, maxLength: 128, description: 'The one-time recovery_token job_prepare returned (kept private, outside Git).' };
+const COMMAND_MAX_CHARS = 65_536;
+
+/** The receipt a client sees: never the command, the token or its hash. */
+export function jobView(row: JobRow): Record<string, unknown> {
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  return {
+    job_id: row.id,
+    state: row.state,
+    workdir: row.workdir,
+    resource_profile: row.profile,
+    max_runtime: row.max_runtime,
+    created_at: iso(row.created_at),
+    ...(row.state === 'prepared' ? { expires_at: iso(row.expires_at) } : {}),
+    started_at: iso(row.started_at),
+    deadline_at: iso(row.deadline_at),
+    finished_at: iso(row.finished_at),
+    exit_code: row.exit_code,
+    signal: row.signal,
+    termination_reason: row.termination_reason,
+    cancel_requested: row.cancel_requested === 1,
+    output_tail: row.output_tail,
+    output_bytes: row.output_bytes,
+    output_truncated: row.output_bytes > Buffer.byteLength(row.output_tail),
+  };
+}
+
+export function jobTools(db: JobDatabase, runner: JobRunner, roots: readonly string[], limits: Limits): ToolDefinition[] {
+  const jobPrepare: ToolDefinition = {
+    name: 'job_prepare',
+    description:
+      `Freeze a long command (build, test suite) as a resumable background job. Runs NOTHING: returns job_id and a one-time recovery_token — save both in a private owner-only file outside Git before calling job_start; never put the token in logs, memory or chat. workdir must be inside the allowed roots; one active job per workspace (use a git worktree per job). max_runtime 1-${limits.jobMaxRuntimeSeconds} s (default ${limits.jobDefaultRuntimeSeconds}). A repeated idempotency_key returns the earlier job_id and state, never its token. Needs session_token.`,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        command: { type: 'string', minLength: 1, maxLength: COMMAND_MAX_CHARS },
+        workdir: { type: 'string', minLength: 1, maxLength: 4096, description: 'Absolute directory inside HERMES_MCP_ROOTS.' },
+        max_runtime: { type: 'integer', minimum: 1, maximum: limits.jobMaxRuntimeSeconds },
+        idempotency_key: { type: 'string', minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9._~:-]+$', description: 'A fresh random key per request (16-128 characters).' },
+        resource_profile: { type: 'string', enum: [...RESOURCE_PROFILES], description: `Host-defined limits; default ${DEFAULT_RESOURCE_PROFILE}.` },
+      },
+      required: ['command', 'workdir'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false, idempotentHint: true },
+    requiresOwner: true,
+    async handler(args, ctx) {
+      assertCanStartWork(runner.resources, 'job_prepare');
+      const command = args.command as string;
+      if (command.trim() === '') throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, 'command is empty');
+      const verdict = checkCommand(command);
+      if (verdict.verdict === 'hardline') {
+        throw new GatewayError(ErrorCode.COMMAND_BLOCKED, `BLOCKED: the command matches the hardline pattern "${verdict.key}" and is never run; nothing was prepared`);
+      }
+      const workdir = await resolveInsideRoots(args.workdir as string, roots);
+      if (!(await stat(workdir)).isDirectory()) throw new GatewayError(ErrorCode.PATH_OUTSIDE_ROOTS, `workdir is not a directory: ${args.workdir}`);
+      const profile = ((args.resource_profile as ResourceProfile | undefined) ?? DEFAULT_RESOURCE_PROFILE) as ResourceProfile;
+      const result = prepareJob(
+        db,
+        {
+          command,
+          workdir,
+          maxRuntime: (args.max_runtime as number | undefined) ?? limits.jobDefaultRuntimeSeconds,
+          profile,
+          heavy: profile === 'heavy',
+          memoryReservation: runner.reservationFor(profile),
+          ...(typeof args.idempotency_key === 'string' ? { idempotencyKey: args.idempotency_key } : {}),
+          preparedBy: ctx.owner.id,
+        },
+        { maxPrepared: limits.maxPreparedJobs, ttlMs: limits.jobPrepareTtlSeconds * 1000 },
+        Date.now(),
+      );
+      return {
+        structured: result.duplicate
+          ? { job_id: result.job_id, state: result.state, duplicate: true, note: 'this idempotency_key was already prepared: use the recovery_token saved then (it is never returned again)' }
+          : { job_id: result.job_id, state: result.state, recovery_token: result.recovery_token, duplicate: false, expires_in_seconds: limits.jobPrepareTtlSeconds },
+      };
+    },
+  };
+
+  const jobStart: ToolDefinition = {
+    name: 'job_start',
+    description:
+      'Start exactly the request job_prepare froze (no command or workdir here). Admission is atomic: at most 4 active jobs on the host, 2 per session, one per workspace (same or nested directories), host resource limits; a full quota or busy workspace is an error, never a queue. If the answer is lost, call job_status with the same credential — repeating job_start never relaunches. Needs session_token.',
+    inputSchema: { type: 'object', properties: { job_id: JOB_ID, recovery_token: TOKEN }, required: ['job_id', 'recovery_token'], additionalProperties: false },
+    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true, idempotentHint: true },
+    requiresOwner: true,
+    native: true,
+    async handler(args, ctx) {
+      return { structured: jobView(await runner.start(args.job_id as string, args.recovery_token as string, ctx.owner.id)) };
+    },
+  };
+
+  const jobStatus: ToolDefinition = {
+    name: 'job_status',
+    description: `A job's state and receipt (exit code, signal, termination reason, timestamps, redacted output tail). Authorized by the job credential alone. wait_seconds (at most ${limits.jobStatusMaxWaitSeconds}) waits for a state change instead of polling in a tight loop. States: prepared, starting, running, succeeded, failed, cancelled, timed_out, expired, unknown.`,
+    inputSchema: {
+      type: 'object',
+      properties: { job_id: JOB_ID, recovery_token: TOKEN, wait_seconds: { type: 'integer', minimum: 0, maximum: limits.jobStatusMaxWaitSeconds } },
+      required: ['job_id', 'recovery_token'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
+    credentialAuthorized: true,
+    async handler(args, ctx) {
+      return { structured: jobView(await runner.status(args.job_id as string, args.recovery_token as string, (args.wait_seconds as number | undefined) ?? 0, ctx.signal)) };
+    },
+  };
+
+  const jobCancel: ToolDefinition = {
+    name: 'job_cancel',
+    description:
+      'Cancel a job by its credential: a prepared job never runs; a running one gets SIGTERM, then SIGKILL of its whole process tree after the grace period. An `unknown` job is released only after verifying no process of it remains (it becomes cancelled, never succeeded).',
+    inputSchema: { type: 'object', properties: { job_id: JOB_ID, recovery_token: TOKEN }, required: ['job_id', 'recovery_token'], additionalProperties: false },
+    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, idempotentHint: true },
+    credentialAuthorized: true,
+    async handler(args) {
+      return { structured: jobView(await runner.cancel(args.job_id as string, args.recovery_token as string)) };
+    },
+  };
+
+  return [jobPrepare, jobStart, jobStatus, jobCancel];
+}

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
+
+// The job protocol end to end over real MCP: prepare (runs nothing) -> start -> status with a wait
+// -> receipt; duplicates, cancellation, deadlines and the credential rules.
+
+describe('jobs: prepare, start, status, cancel', () => {
+  let gw: TestGateway;
+  before(async () => {
+    gw = await startTestGateway({ limits: { jobKillGraceSeconds: 1 } });
+  });
+  after(async () => {
+    await gw.close();
+  });
+
+  async function session() {
+    const client = await connect(gw.mcpUrl, 'modern');
+    const token = (await viaBridge(client, 'session_open')).data.session_token as string;
+    return { client, token };
+  }
+  function workdir(name: string): string {
+    const dir = join(gw.home, 'work', name);
+    mkdirSync(dir, { recursive: true });
+    return dir;
+  }
+  async function waitFinal(client: Awaited<ReturnType<typeof session>>['client'], job: { job_id: string; recovery_token: string }) {
+    for (let i = 0; i < 20; i++) {
+      const s = await viaBridge(client, 'job_status', { ...job, wait_seconds: 5 });
+      if (!['prepared', 'starting', 'running'].includes(s.data.state as string)) return s.data;
+    }
+    throw new Error('job never finished');
+  }
+
+  test('prepare runs nothing; start runs exactly the frozen request; the receipt keeps exit code and output', async () => {
+    const { client, token } = await session();
+    const dir = workdir('a');
+    const marker = join(dir, 'ran');
+    const prep = await viaBridge(client, 'job_prepare', { command: `touch ${marker}; echo hello-job; pwd`, workdir: dir }, token);
+    assert.equal(prep.isError, false, JSON.stringify(prep.data));
+    assert.match(prep.data.job_id as string, /^job_[0-9a-f]{24}$/);
+    assert.match(prep.data.recovery_token as string, /^hjr_/);
+    assert.equal(prep.data.state, 'prepared');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.throws(() => statSync(marker), 'nothing ran during preparation');
+    const job = { job_id: prep.data.job_id as string, recovery_token: prep.data.recovery_token as string };
+    const started = await viaBridge(client, 'job_start', job, token);
+    assert.equal(started.isError, false, JSON.stringify(started.data));
+    assert.ok(['running', 'succeeded'].includes(started.data.state as string), String(started.data.state));
+    const final = await waitFinal(client, job);
+    assert.equal(final.state, 'succeeded');
+    assert.equal(final.exit_code, 0);
+    assert.match(final.output_tail as string, new RegExp(`hello-job\\n${dir}\\n`));
+    assert.ok(statSync(marker).isFile());
+    const again = await viaBridge(client, 'job_start', job, token);
+    assert.equal(again.data.state, 'succeeded', 'an authorized repeat start never relaunches');
+    await client.close();
+  });
+
+  test('a failing command is failed with its exit code', async () => {
+    const { client, token } = await session();
+    const prep = await viaBridge(client, 'job_prepare', { command: 'echo oops; exit 3', workdir: workdir('b') }, token);
+    const job = { job_id: prep.data.job_id as string, recovery_token: prep.data.recovery_token as string };
+    await viaBridge(client, 'job_start', job, token);
+    const final = await waitFinal(client, job);
+    assert.equal(final.state, 'failed');
+    assert.equal(final.exit_code, 3);
+    await client.close();
+  });
+
+  test('cancel: TERM reaches the command; the job is cancelled and its workspace free again', async () => {
+    const { client, token } = await session();
+    const dir = workdir('c');
+    const prep = await viaBridge(client, 'job_prepare', { command: `trap 'echo got-term; exit 143' TERM; echo up; while true; do sleep 0.1; done`, workdir: dir }, token);
+    const job = { job_id: prep.data.job_id as string, recovery_token: prep.data.recovery_token as string };
+    await viaBridge(client, 'job_start', job, token);
+    const cancelled = await viaBridge(client, 'job_cancel', job);
+    assert.equal(cancelled.data.state, 'cancelled', JSON.stringify(cancelled.data));
+    assert.equal(cancelled.data.termination_reason, 'cancelled_by_request');
+    assert.match(cancelled.data.output_tail as string, /got-term/);
+    const next = await viaBridge(client, 'job_prepare', { command: 'true', workdir: dir }, token);
+    const started = await viaBridge(client, 'job_start', { job_id: next.data.job_id, recovery_token: next.data.recovery_token }, token);
+    assert.equal(started.isError, false, JSON.stringify(started.data));
+    await client.close();
+  });
+
+  test('max_runtime: the maintenance loop times the job out (TERM, then KILL when ignored)', async () => {
+    const { client, token } = await session();
+    const prep = await viaBridge(client, 'job_prepare', { command: `trap '' TERM; while true; do sleep 0.1; done`, workdir: workdir('d'), max_runtime: 1 }, token);
+    const job = { job_id: prep.data.job_id as string, recovery_token: prep.data.recovery_token as string };
+    await viaBridge(client, 'job_start', job, token);
+    const final = await waitFinal(client, job);
+    assert.equal(final.state, 'timed_out');
+    assert.equal(final.termination_reason, 'max_runtime_exceeded');
+    await client.close();
+  });
+});
