@@ -151,14 +151,15 @@ export type AdmitResult = { admitted: true; job: JobRow; command: string } | { a
  * is returned as it is: an authorized repeat start never relaunches.
  */
 export function admitJob(db: JobDatabase, args: { id: string; token: string; sessionId: string; instance: Instance; unit: string }, rules: AdmissionRules, now: number): AdmitResult {
-  return db
-    .transaction((): AdmitResult => {
+  const result = db
+    .transaction((): AdmitResult | 'expired' => {
       const job = authorizedJob(db, args.id, args.token);
       if (job.state === 'prepared' && job.expires_at !== null && job.expires_at <= now) {
+        // Committed, then reported: throwing here would roll the expiry (and the payload's deletion) back.
         expireJob(db, job.id, now);
-        throw new GatewayError(ErrorCode.JOB_EXPIRED, `job ${job.id} was prepared but not started in time; prepare it again with a new idempotency key`);
+        return 'expired';
       }
-      if (job.state === 'expired') throw new GatewayError(ErrorCode.JOB_EXPIRED, `job ${job.id} expired unstarted; prepare it again with a new idempotency key`);
+      if (job.state === 'expired') return 'expired';
       if (job.state !== 'prepared') return { admitted: false, job };
       const gate = db.prepare('SELECT paused, reason FROM admission_gate WHERE id = 1').get() as { paused: number; reason: string | null };
       if (gate.paused) throw new GatewayError(ErrorCode.JOB_ADMISSION_PAUSED, `the operator paused job admission${gate.reason ? ` (${gate.reason})` : ''}; the prepared job stays valid, start it later`);
@@ -189,6 +190,8 @@ export function admitJob(db: JobDatabase, args: { id: string; token: string; ses
       return { admitted: true, job: admitted, command: job.command ?? '' };
     })
     .immediate();
+  if (result === 'expired') throw new GatewayError(ErrorCode.JOB_EXPIRED, `job ${args.id} was prepared but not started in time; prepare it again with a new idempotency key`);
+  return result;
 }
 
 export function getJob(db: JobDatabase, id: string): JobRow | undefined {
