@@ -26,7 +26,8 @@ test('a non-loopback bind is refused at startup with a clear error', async () =>
   for (const host of ['0.0.0.0', '::', '192.168.1.10', 'example.com']) {
     assert.throws(() => loadConfig({ HERMES_MCP_HOST: host }), (e: unknown) => e instanceof ConfigError && /not a loopback address/.test((e as Error).message));
   }
-  const config = { ...loadConfig({ HERMES_MCP_PORT: '0' }), host: '0.0.0.0' };
+  // A throwaway HERMES_HOME even though the bind is refused first: no test may resolve the live job database.
+  const config = { ...loadConfig({ HERMES_HOME: join(tmpdir(), 'hmcp-never-created'), HERMES_MCP_PORT: '0' }), host: '0.0.0.0' };
   await assert.rejects(startGateway({ config, log: createLogger('silent') }), /non-loopback/);
 });
 

@@ -1,7 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { Writable } from 'node:stream';
 import { request as httpRequest } from 'node:http';
 import type { Limits } from '../../shared/limits.js';
@@ -34,12 +34,26 @@ export function makeHermesHome(): string {
   return home;
 }
 
+/** The job databases `npm start` would use here (embedded defaults, and this environment's): never touched by tests. */
+export function liveJobDatabasePaths(): string[] {
+  return [loadConfig({}).jobsDatabase, loadConfig(process.env).jobsDatabase];
+}
+
+/** Throws unless `path` is a throwaway job database (under the temp directory, not a live one). */
+export function assertIsolatedJobDatabase(path: string): void {
+  const tmp = realpathSync(tmpdir());
+  if (liveJobDatabasePaths().includes(path) || !(path.startsWith(tmpdir() + sep) || path.startsWith(tmp + sep))) {
+    throw new Error(`test isolation: refusing job database ${path}; tests use a temporary HERMES_HOME`);
+  }
+}
+
 export async function startTestGateway(
   options: { env?: Record<string, string>; limits?: Partial<Limits>; home?: string } & Partial<Omit<GatewayOptions, 'config' | 'log'>> = {},
 ): Promise<TestGateway> {
   const home = options.home ?? makeHermesHome();
   const base = loadConfig({ HERMES_HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, HERMES_MCP_OPTIONAL_COMPONENTS: 'memory', ...options.env });
   const config = { ...base, limits: { ...base.limits, ...options.limits } };
+  assertIsolatedJobDatabase(config.jobsDatabase);
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk, _enc, cb) {
