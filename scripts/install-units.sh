@@ -125,6 +125,15 @@ if [[ "$mode" == system ]]; then
   [[ "$user_name" =~ ^[a-zA-Z_][a-zA-Z0-9_.-]*$ ]] || die "invalid user name: $user_name"
   [[ "$group_name" =~ ^[a-zA-Z_][a-zA-Z0-9_.-]*$ ]] || die "invalid group name: $group_name"
   user_group=$'# Runs as the account that owns HERMES_HOME, not as root.\n'"User=$user_name"$'\n'"Group=$group_name"
+  # An enforced resource policy runs jobs in `systemd-run --user --scope` units: a system service
+  # reaches its account's user manager only through that manager's bus (the account needs
+  # `loginctl enable-linger`). Without it the gateway reports the policy unenforceable, never silent.
+  svc_uid="$(id -u "$user_name" 2>/dev/null || true)"
+  if [[ "$svc_uid" =~ ^[0-9]+$ ]]; then
+    user_group+=$'\n'"Environment=XDG_RUNTIME_DIR=/run/user/$svc_uid"$'\n'"Environment=DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/$svc_uid/bus"
+  else
+    user_group+=$'\n'"# ($user_name has no uid on this host yet: add Environment=XDG_RUNTIME_DIR=/run/user/<uid> and DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/<uid>/bus for systemd-run --user)"
+  fi
   wanted_by="multi-user.target"
   default_dest="/etc/systemd/system"
   systemctl_cmd="systemctl"

@@ -177,3 +177,15 @@ test('systemd-analyze security --offline=true: overall exposure <= 2.0', { skip:
   t.diagnostic(`overall exposure level: ${exposure}`);
   assert.ok(exposure <= 2.0, `exposure ${exposure} > 2.0:\n${securityRes.stdout}`);
 });
+
+test('a system unit reaches its account\'s user manager for systemd-run --user job scopes', () => {
+  const me = spawnSync('id', ['-un'], { encoding: 'utf8' }).stdout.trim();
+  const uid = String(process.getuid?.());
+  const r = render('system-self', ['--system', '--user-name', me]);
+  assert.deepEqual(values(r.text, 'Environment').filter((v) => /XDG_RUNTIME_DIR|DBUS_SESSION_BUS_ADDRESS/.test(v)), [
+    `XDG_RUNTIME_DIR=/run/user/${uid}`,
+    `DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/${uid}/bus`,
+  ]);
+  // A user unit already runs inside its user manager's environment.
+  assert.ok(!values(user.text, 'Environment').some((v) => v.startsWith('XDG_RUNTIME_DIR=')));
+});
