@@ -10,10 +10,11 @@ import { detectSystemdScope } from '../workers/systemd-scope.js';
 // - Unset (HERMES_MCP_RESOURCE_POLICY empty): development mode. Nothing is enforced, the legacy
 //   job quotas still apply, and /readyz.job_admission says "development" so nobody mistakes it for
 //   production protection.
-// - Set and valid: enforced. Job scopes and short execute_code workers get the profile limits,
-//   through systemd user scopes when a user manager answers, else through direct cgroup v2
-//   directories when a delegated cgroup tree is writable, else the policy cannot be enforced and
-//   jobs are refused with that reason.
+// - Set and valid: enforced. Jobs get their profile's limits through systemd user scopes when a
+//   user manager answers, else through direct cgroup v2 directories when a delegated cgroup tree
+//   is writable, else the policy cannot be enforced and jobs are refused with that reason. Short
+//   execute_code workers get the short_workers limits through systemd scopes only; without them
+//   they still run (30-second, isolated, one-shot) and the startup log says they are unscoped.
 // - Set but missing, unreadable, world-writable, owned by someone else or invalid: failed. The
 //   gateway fails closed: no job and no short worker starts, and /readyz says why. The control plane
 //   stays ready (a resource outage must not make the tunnel reconnect in a loop).
