@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startTestGateway } from '../helpers/gateway.js';
@@ -49,14 +50,18 @@ test('/readyz is 503 naming the memory backend when it is required but not confi
 });
 
 test('a missing HERMES_HOME is reported by /readyz, not a crash; /healthz stays up', async () => {
-  const gw = await startTestGateway({ env: { HERMES_HOME: '/nonexistent/hermes-home-for-test' } });
+  // Missing, but under the temp directory like every test home (the job-database guard insists).
+  const gw = await startTestGateway({ env: { HERMES_HOME: join(tmpdir(), `hmcp-missing-home-${process.pid}`) } });
   try {
     assert.equal((await fetch(`${gw.url}/healthz`)).status, 200);
     const res = await fetch(`${gw.url}/readyz`);
     assert.equal(res.status, 503);
-    const body = (await res.json()) as { components: Record<string, { ready: boolean; reason: string }> };
+    const body = (await res.json()) as { components: Record<string, { ready: boolean; reason: string }>; job_admission: { accepting: boolean; store: string } };
     assert.equal(body.components.startup_files!.ready, false);
     assert.match(body.components.startup_files!.reason, /STARTUP_FILE_MISSING/);
+    // No home, so no job database either: jobs say so instead of crashing the gateway.
+    assert.equal(body.job_admission.store, 'unavailable');
+    assert.equal(body.job_admission.accepting, false);
   } finally {
     await gw.close();
   }

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import { connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
+import { startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
+import { openSession, prepareJob, workdirIn, type JobCredential } from '../helpers/jobs.js';
 
 // Admission over MCP: quotas and workspace locks are explicit errors (never a queue) and nothing
 // runs when they refuse; bad preparations are refused before anything is stored; outputs are
@@ -18,22 +19,10 @@ describe('jobs: admission rules and input validation', () => {
     await gw.close();
   });
 
-  async function session() {
-    const client = await connect(gw.mcpUrl, 'modern');
-    const token = (await viaBridge(client, 'session_open')).data.session_token as string;
-    return { client, token };
-  }
-  function workdir(...parts: string[]): string {
-    const dir = join(gw.home, 'rules', ...parts);
-    mkdirSync(dir, { recursive: true });
-    return dir;
-  }
-  async function prepare(client: Client, token: string, command: string, dir: string, extra: Record<string, unknown> = {}) {
-    const prep = await viaBridge(client, 'job_prepare', { command, workdir: dir, ...extra }, token);
-    assert.equal(prep.isError, false, JSON.stringify(prep.data));
-    return { job_id: prep.data.job_id as string, recovery_token: prep.data.recovery_token as string };
-  }
-  async function cancelAll(client: Client, jobs: Array<{ job_id: string; recovery_token: string }>) {
+  const session = () => openSession(gw.mcpUrl);
+  const workdir = (...parts: string[]) => workdirIn(gw.home, 'rules', ...parts);
+  const prepare = prepareJob;
+  async function cancelAll(client: Client, jobs: JobCredential[]) {
     for (const job of jobs) await viaBridge(client, 'job_cancel', job);
   }
 
@@ -41,7 +30,7 @@ describe('jobs: admission rules and input validation', () => {
     const a = await session();
     const b = await session();
     const c = await session();
-    const running: Array<{ job_id: string; recovery_token: string }> = [];
+    const running: JobCredential[] = [];
     const startIn = async (s: typeof a, name: string) => {
       const job = await prepare(s.client, s.token, 'sleep 30', workdir(name));
       assert.equal((await viaBridge(s.client, 'job_start', job, s.token)).data.state, 'running');

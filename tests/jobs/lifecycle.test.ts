@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
+import { startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
+import { openSession, waitForFinal, workdirIn } from '../helpers/jobs.js';
 
 // The job protocol end to end over real MCP: prepare (runs nothing) -> start -> status with a wait
 // -> receipt; duplicates, cancellation, deadlines and the credential rules.
@@ -16,23 +17,9 @@ describe('jobs: prepare, start, status, cancel', () => {
     await gw.close();
   });
 
-  async function session() {
-    const client = await connect(gw.mcpUrl, 'modern');
-    const token = (await viaBridge(client, 'session_open')).data.session_token as string;
-    return { client, token };
-  }
-  function workdir(name: string): string {
-    const dir = join(gw.home, 'work', name);
-    mkdirSync(dir, { recursive: true });
-    return dir;
-  }
-  async function waitFinal(client: Awaited<ReturnType<typeof session>>['client'], job: { job_id: string; recovery_token: string }) {
-    for (let i = 0; i < 20; i++) {
-      const s = await viaBridge(client, 'job_status', { ...job, wait_seconds: 5 });
-      if (!['prepared', 'starting', 'running'].includes(s.data.state as string)) return s.data;
-    }
-    throw new Error('job never finished');
-  }
+  const session = () => openSession(gw.mcpUrl);
+  const workdir = (name: string) => workdirIn(gw.home, 'work', name);
+  const waitFinal = waitForFinal;
 
   test('prepare runs nothing; start runs exactly the frozen request; the receipt keeps exit code and output', async () => {
     const { client, token } = await session();

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { abortableToolCall, connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
+import { openSession, workdirIn } from '../helpers/jobs.js';
 
 // Recovery by credential: a lost start answer, an ended or expired session, duplicate
 // preparations; and the rule that the id alone grants nothing.
@@ -18,16 +19,8 @@ describe('jobs: recovery by credential', () => {
     await gw.close();
   });
 
-  async function session() {
-    const client = await connect(gw.mcpUrl, 'modern');
-    const token = (await viaBridge(client, 'session_open')).data.session_token as string;
-    return { client, token };
-  }
-  function workdir(name: string): string {
-    const dir = join(gw.home, 'rec', name);
-    mkdirSync(dir, { recursive: true });
-    return dir;
-  }
+  const session = () => openSession(gw.mcpUrl);
+  const workdir = (name: string) => workdirIn(gw.home, 'rec', name);
 
   test('lost start answer: job_status from a new connection with the saved credential; a second start does not relaunch', async () => {
     const { client, token } = await session();

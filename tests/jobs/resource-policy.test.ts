@@ -13,6 +13,7 @@ import { descendantsOf } from '../../shared/proc.js';
 import { readResourcePolicy } from '../../supervisor/jobs/resource-policy.js';
 import { detectIsolation } from '../../supervisor/workers/isolation.js';
 import { connect, makeHermesHome, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
+import { makeFakeSystemdRun, type FakeSystemdRun } from '../helpers/fake-systemd-run.js';
 
 // The host resource policy end to end: real gateways over real MCP, with a FAKE systemd-run first on
 // PATH (it logs its argv as one JSON line and execs the command after `--`, like the real --scope;
@@ -37,51 +38,8 @@ function tempDir(prefix: string): string {
 
 // ---- fixtures --------------------------------------------------------------------------------------
 
-interface Fake {
-  path: string;
-  calls(): string[][];
-}
-
-/**
- * A fake systemd-run. The gateway scrubs unknown variables (FAKE_*) from the workers' environment,
- * so the log path and failure mode are baked into the script rather than inherited.
- */
-function makeFake(options: { fail?: boolean } = {}): Fake {
-  const root = tempDir('hmcp-rp-fake-');
-  const bin = join(root, 'bin');
-  mkdirSync(bin);
-  const log = join(root, 'systemd-run.jsonl');
-  writeFileSync(
-    join(bin, 'systemd-run'),
-    `#!/bin/bash
-/usr/bin/python3 -I -S -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$@" >> '${log}'
-if [ ${options.fail ? 1 : 0} = 1 ]; then
-  echo "Failed to connect to bus: No medium found" >&2
-  exit 1
-fi
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --) shift; break ;;
-    -p|--property|--slice|--unit|-u) shift 2 ;;
-    -*) shift ;;
-    *) break ;;
-  esac
-done
-exec "$@"
-`,
-  );
-  chmodSync(join(bin, 'systemd-run'), 0o755);
-  return {
-    path: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
-    calls: () =>
-      existsSync(log)
-        ? readFileSync(log, 'utf8')
-            .split('\n')
-            .filter(Boolean)
-            .map((l) => JSON.parse(l) as string[])
-        : [],
-  };
-}
+type Fake = FakeSystemdRun;
+const makeFake = (options: { fail?: boolean } = {}): Fake => makeFakeSystemdRun(tempDir('hmcp-rp-fake-'), options);
 
 const LIGHT = { memory_max: '256M', cpu_quota: '50%', tasks_max: 64 };
 const HEAVY = { memory_max: '512M', cpu_quota: '150%', tasks_max: 128 };

@@ -12,6 +12,7 @@ import { createLogger } from '../../supervisor/telemetry.js';
 import { detectSystemdScope, scopeArgv } from '../../supervisor/workers/systemd-scope.js';
 import type { WorkerProcess } from '../../supervisor/workers/worker-process.js';
 import { within } from '../helpers/wait.js';
+import { makeFakeSystemdRun, type FakeSystemdRun } from '../helpers/fake-systemd-run.js';
 
 // systemd scopes for execute_code workers, against a FAKE systemd-run first on PATH: it logs its argv
 // as one JSON line, skips its options up to `--` (or the first non-option, as the probe has no `--`)
@@ -31,59 +32,8 @@ function tempDir(prefix: string): string {
   return d;
 }
 
-interface Fake {
-  /** Directory holding the fake `systemd-run`: put first on PATH. */
-  bin: string;
-  /** Where the fake appends one JSON array (its argv) per call. */
-  log: string;
-  /** The PATH to spawn with. */
-  path: string;
-  calls(): string[][];
-}
-
-/**
- * Writes the fake. The gateway scrubs FAKE_* out of the environment workers get (only PATH-like,
- * HOME-like, XDG_* ... survive), so the script carries its log path and failure mode as defaults
- * of FAKE_SYSTEMD_RUN_LOG / FAKE_SYSTEMD_RUN_FAIL rather than relying on them being inherited.
- */
-function makeFake(options: { fail?: boolean } = {}): Fake {
-  const root = tempDir('hmcp-fake-sdrun-');
-  const bin = join(root, 'bin');
-  mkdirSync(bin);
-  const log = join(root, 'systemd-run.jsonl');
-  const script = `#!/bin/bash
-: "\${FAKE_SYSTEMD_RUN_LOG:=${log}}"
-: "\${FAKE_SYSTEMD_RUN_FAIL:=${options.fail ? 1 : 0}}"
-/usr/bin/python3 -I -S -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$@" >> "$FAKE_SYSTEMD_RUN_LOG"
-if [ "$FAKE_SYSTEMD_RUN_FAIL" = 1 ]; then
-  echo "Failed to connect to bus: No medium found" >&2
-  exit 1
-fi
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --) shift; break ;;
-    -p|--property|--slice|--unit|-u) shift 2 ;;
-    -*) shift ;;
-    *) break ;;
-  esac
-done
-exec "$@"
-`;
-  writeFileSync(join(bin, 'systemd-run'), script);
-  chmodSync(join(bin, 'systemd-run'), 0o755);
-  return {
-    bin,
-    log,
-    path: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
-    calls: () =>
-      existsSync(log)
-        ? readFileSync(log, 'utf8')
-            .split('\n')
-            .filter(Boolean)
-            .map((l) => JSON.parse(l) as string[])
-        : [],
-  };
-}
+type Fake = FakeSystemdRun;
+const makeFake = (options: { fail?: boolean } = {}): Fake => makeFakeSystemdRun(tempDir('hmcp-fake-sdrun-'), options);
 
 /** A script in its own directory, named systemd-run, for the probe's failure cases. */
 function fakeWith(body: string): string {
