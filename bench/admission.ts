@@ -15,13 +15,17 @@
 //   exactly once, by the racer that admitted it, none left active).
 //   3. job_status latency: authorizedJob(db, id, token) (the read job_status does) p50/p99 in this
 //      process, idle and then while one racer churns admissions in another process.
+//   4. job_status end to end: the real gateway bin, a modern SDK client, a running job; job_status
+//      round trips against tool_search round trips on the same connection (ratio).
 //
 // Target printed: >= 500 admissions/s combined. Exits non-zero on any violation. Everything this
 // starts is stopped by pid before it exits.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { nodeFlags } from './launch.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { launchGateway, nodeFlags, started } from './launch.js';
 import { authorizedJob, nestedPaths, prepareJob, type AdmissionRules } from '../supervisor/jobs/admission.js';
 import { openJobDatabase, type JobDatabase } from '../supervisor/jobs/store.js';
 import {
@@ -64,6 +68,7 @@ function cleanup(): void {
   if (cleaned) return;
   cleaned = true;
   killRacers(racers);
+  for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   if (db?.open) db.close();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 }
@@ -174,6 +179,9 @@ async function main(): Promise<void> {
   const churned = await churner.result;
   postCheck([churned]);
 
+  // 4. job_status over MCP on the real gateway, next to tool_search on the same connection.
+  const mcp = await mcpStatusLatency(dir);
+
   // ---- report ----
   const ms = (n: number) => `${n.toFixed(3).padStart(7)} ms`;
   const rate = (r: RacerResult) => r.admitted / (r.elapsed_ms / 1000);
@@ -196,9 +204,47 @@ async function main(): Promise<void> {
   console.log(row('job_status read (authorizedJob), idle', idle));
   console.log(row('job_status read (authorizedJob), racer churning', busy));
   console.log(`  racer-status admitted ${during} jobs during those ${readMs.toFixed(0)} ms of reads (${churned.admitted} in all, ${rate(churned).toFixed(0)}/s alone, admitJob p99 ${churned.latency_ms.p99.toFixed(3)} ms)`);
+  console.log(row('job_status over MCP (tool_call, running job)', mcp.status));
+  console.log(row('tool_search over MCP (same connection)', mcp.search));
+  console.log(`  job_status / tool_search p50 ratio ${(pct(mcp.status, 50) / pct(mcp.search, 50)).toFixed(2)}x`);
   console.log(`violations: ${violations.length}${violations.length ? `\n  ${violations.join('\n  ')}` : ' (trigger armed for every admission in all three phases; post-check: each admitted job finished once by its racer, none left active)'}`);
   console.log(`total run ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   if (violations.length > 0) process.exitCode = 1;
+}
+
+/** Round trips of job_status (a running job) and tool_search against the gateway bin. */
+async function mcpStatusLatency(dir: string): Promise<{ status: number[]; search: number[] }> {
+  const home = join(dir, 'home');
+  mkdirSync(join(home, 'w'), { recursive: true });
+  writeFileSync(join(home, 'SOUL.md'), '# Soul\n');
+  const { child, port } = await launchGateway(home, { HERMES_MCP_OPTIONAL_COMPONENTS: 'memory' });
+  const client = new Client({ name: 'bench-admission', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+    const call = async (name: string, args: Record<string, unknown>, token?: string) =>
+      ((await client.callTool({ name: 'tool_call', arguments: { calls: [{ name, arguments: args }], ...(token ? { session_token: token } : {}) } })) as { structuredContent: Record<string, unknown> }).structuredContent;
+    const token = (await call('session_open', {})).session_token as string;
+    const prep = await call('job_prepare', { command: 'sleep 120', workdir: join(home, 'w') }, token);
+    const job = { job_id: prep.job_id, recovery_token: prep.recovery_token };
+    await call('job_start', job, token);
+    const sample = async (fn: () => Promise<unknown>) => {
+      const out: number[] = [];
+      for (let i = 0; i < 50 + 300; i++) {
+        const s = performance.now();
+        await fn();
+        if (i >= 50) out.push(performance.now() - s);
+      }
+      return out.sort((a, b) => a - b);
+    };
+    const status = await sample(() => call('job_status', job));
+    const search = await sample(() => client.callTool({ name: 'tool_search', arguments: { queries: ['job status'] } }));
+    await call('job_cancel', job);
+    return { status, search };
+  } finally {
+    await client.close().catch(() => {});
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
 }
 
 main()

@@ -62,7 +62,9 @@ function finish(code: number | null, signal: NodeJS.Signals | null, cause?: 'sup
   if (done) return;
   done = true;
   killEverythingStarted(spawned);
-  if (exitFile) recordExit(exitFile, { exitCode: code, signal, killed, ...(cause ? { cause } : {}), at: Date.now() });
+  // Killed because the gateway is gone: no record, so its successor reports the job `unknown` and
+  // keeps the workspace quarantined (a command cut off mid-way may have left it half-changed).
+  if (exitFile && cause !== 'supervisor_lost') recordExit(exitFile, { exitCode: code, signal, killed, at: Date.now() });
   channel.send({ type: 'exit', exitCode: code, signal, killed });
   setTimeout(() => process.exit(0), 20);
 }

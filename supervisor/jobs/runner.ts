@@ -67,7 +67,6 @@ interface ExitRecord {
   exitCode: number | null;
   signal: string | null;
   killed: boolean;
-  cause?: string;
 }
 
 export class JobRunner {
@@ -455,11 +454,6 @@ function readExitRecord(path: string): ExitRecord | undefined {
 
 function completionFromRecord(record: ExitRecord | undefined): Completion | undefined {
   if (!record) return undefined;
-  if (record.cause === 'supervisor_lost') {
-    // The worker outlived its gateway just long enough to kill the command and say so: the command
-    // did not complete.
-    return { state: 'failed', exitCode: null, signal: 'SIGKILL', reason: 'killed_when_the_gateway_died' };
-  }
   if (record.killed) return { state: 'cancelled', exitCode: null, signal: 'SIGKILL', reason: 'killed' };
   return { state: record.exitCode === 0 ? 'succeeded' : 'failed', exitCode: record.exitCode, signal: record.signal, reason: record.signal ? `signal ${record.signal}` : 'exited' };
 }
