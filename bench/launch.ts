@@ -50,7 +50,8 @@ export function parsePort(line: string, event?: string): number | undefined {
 
 /** The gateway bin on an ephemeral port with its own HERMES_HOME; resolves once it listens. */
 export function launchGateway(home: string, extraEnv: NodeJS.ProcessEnv = {}) {
-  return launch(gatewayMain, [], { HERMES_HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, ...extraEnv }, (l) => parsePort(l, 'listening'), 'stderr');
+  // HOME too: Hermes' ~/.hermes and ~/.honcho configuration fallbacks must not find the real account's.
+  return launch(gatewayMain, [], { HERMES_HOME: home, HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, ...extraEnv }, (l) => parsePort(l, 'listening'), 'stderr');
 }
 
 /** The bare-Hono floor server with the gateway's Node flags. */

@@ -48,6 +48,10 @@ const LimitsSchema = v.object({
   jobKillGraceSeconds: PositiveInt,
   jobMaintenanceIntervalSeconds: PositiveInt,
   drainTimeoutSeconds: PositiveInt,
+  memoryTimeoutSeconds: PositiveInt,
+  memoryWorkerMaxSeconds: PositiveInt,
+  memoryQueryMaxChars: PositiveInt,
+  memoryConclusionMaxChars: PositiveInt,
 });
 export type Limits = Readonly<v.InferOutput<typeof LimitsSchema>>;
 

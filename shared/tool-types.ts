@@ -31,6 +31,12 @@ export interface CallContext {
   era: 'legacy' | 'modern';
   /** The validated legacy MCP session this call arrived on, if any. */
   sessionId?: string;
+  /**
+   * Set for `native` tools only: keeps this call counted in /healthz `inflight_native_calls`, and its
+   * owner's lease held, until `work` settles, even after the handler has answered (an upstream
+   * request that outlived the tool's time budget is still running). Call it before returning.
+   */
+  retain?: (work: Promise<unknown>) => void;
 }
 
 export interface ContentBlock {

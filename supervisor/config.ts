@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { loadLimits, type Limits } from '../shared/limits.js';
+import { HONCHO_ENV_KEYS } from './memory/config.js';
 
 // Everything the gateway reads from its environment, in one place, with the spec's defaults.
 
@@ -36,6 +37,16 @@ export interface GatewayConfig {
   jobsDatabase: string;
   /** A delegated cgroup v2 directory for direct limits when systemd is unreachable (`HERMES_MCP_CGROUP_ROOT`). */
   cgroupRoot?: string;
+  /**
+   * What Hermes' Honcho configuration resolution reads from the environment (supervisor/memory/config.ts):
+   * HONCHO_API_KEY, HONCHO_BASE_URL, HONCHO_URL, HONCHO_ENVIRONMENT, HERMES_HONCHO_HOST,
+   * HERMES_PROFILE, and HOME (default: the account's home) for the ~/.hermes and ~/.honcho fallbacks.
+   */
+  honchoEnv: Readonly<Record<string, string>>;
+  /** Which cronjob mutations the host allows (`HERMES_MCP_CRONJOB_MUTATIONS`: off (default), on, or a list). */
+  cronjobMutations?: string;
+  /** Hermes' timezone for cron schedules (`HERMES_TIMEZONE`, as Hermes reads it; else config.yaml, else local). */
+  hermesTimezone?: string;
 }
 
 export class ConfigError extends Error {
@@ -67,6 +78,16 @@ function firstExisting(paths: string[]): string | undefined {
 function defaultPython(env: NodeJS.ProcessEnv): string {
   if (env.VIRTUAL_ENV && existsSync(join(env.VIRTUAL_ENV, 'bin', 'python'))) return join(env.VIRTUAL_ENV, 'bin', 'python');
   return existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+}
+
+/** The Honcho-related variables, copied so the memory adapter never reads process.env itself. */
+function honchoEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = { HOME: env.HOME || homedir() };
+  for (const key of HONCHO_ENV_KEYS) {
+    const value = env[key];
+    if (value !== undefined && value !== '') out[key] = value;
+  }
+  return out;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
@@ -104,6 +125,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     ...(env.HERMES_MCP_RESOURCE_POLICY ? { resourcePolicy: env.HERMES_MCP_RESOURCE_POLICY } : {}),
     jobsDatabase: resolve(expandHome(env.HERMES_MCP_JOBS_DATABASE || join(hermesHome, 'gateway-jobs.sqlite3'))),
     ...(env.HERMES_MCP_CGROUP_ROOT ? { cgroupRoot: resolve(env.HERMES_MCP_CGROUP_ROOT) } : {}),
+    ...(env.HERMES_MCP_CRONJOB_MUTATIONS !== undefined ? { cronjobMutations: env.HERMES_MCP_CRONJOB_MUTATIONS } : {}),
+    ...(env.HERMES_TIMEZONE !== undefined ? { hermesTimezone: env.HERMES_TIMEZONE } : {}),
+    honchoEnv: honchoEnvironment(env),
     stateDir: resolve(expandHome(env.HERMES_MCP_STATE_DIR || join(env.XDG_RUNTIME_DIR || tmpdir(), `hermes-mcp-gateway-${process.getuid?.() ?? 'user'}`))),
     ...overrides,
   };

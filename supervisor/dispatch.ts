@@ -61,6 +61,8 @@ export class Dispatcher {
       }
       if (scope.signal.aborted) throw new GatewayError(ErrorCode.CANCELLED, 'the request was cancelled before the tool started');
       const ctx: CallContext = { owner, signal: scope.signal, callId: randomUUID(), era: scope.era, ...(scope.sessionId ? { sessionId: scope.sessionId } : {}) };
+      // Work a native handler leaves running past its answer stays counted under the same owner.
+      if (tool.native) ctx.retain = (work) => void this.deps.owners.runNative(owner.id, () => work).catch(() => {});
       const work = () => tool.handler(args, ctx);
       outcome = tool.native ? await this.deps.owners.runNative(owner.id, work) : await work();
     } catch (e) {

@@ -14,7 +14,6 @@ import { Readiness } from './health/readiness.js';
 import { CapabilityStore } from './owners/capabilities.js';
 import { OwnerRegistry } from './owners/owners.js';
 import { currentRequest } from './telemetry.js';
-import { memoryPlaceholderReadiness, memoryPlaceholderTools } from './tools/memory-context.js';
 import { sessionTools } from './tools/sessions.js';
 import { skillsTools } from './tools/skills.js';
 import { startupContextTool, startupReadiness } from './tools/startup-context.js';
@@ -88,13 +87,10 @@ export class Gateway {
       { name: 'hermes', tools: () => skillsTools(config) },
       ...adapters.flatMap((a) => (a.source ? [a.source] : [])),
     ];
-    // The memory issue replaces this placeholder with the Honcho adapter.
-    if (!sources.some((s) => s.name === 'memory')) sources.push({ name: 'memory', tools: memoryPlaceholderTools });
     const catalog = await Catalog.assemble(sources, policy);
     for (const d of catalog.report.dropped) log.info({ event: 'tool_dropped_by_policy', source: d.source, tool: d.name, reason: d.reason });
 
     gw.readiness.register(startupReadiness(config));
-    if (!readiness.some((c) => c.name === 'memory')) gw.readiness.register(memoryPlaceholderReadiness());
     for (const c of readiness) gw.readiness.register(c);
     for (const a of adapters) if (a.releaseHook) gw.owners.registerReleaseHook(a.name, a.releaseHook);
 

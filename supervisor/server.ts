@@ -5,7 +5,9 @@ import { createApp } from './app.js';
 import { isLoopbackHost, type GatewayConfig } from './config.js';
 import { Gateway, type GatewayOptions } from './gateway.js';
 import { createMcpEndpoint } from './mcp/endpoint.js';
+import { guardedAdapter } from './guarded/index.js';
 import { jobsAdapter, type JobsAdapter } from './jobs/index.js';
+import { memoryAdapter, type MemoryAdapter } from './memory/index.js';
 import { nativeAdapter, type NativeAdapter } from './native/index.js';
 
 // Starts the gateway: composition, then an HTTP listener on loopback only.
@@ -14,6 +16,7 @@ export interface RunningGateway {
   gateway: Gateway;
   native: NativeAdapter;
   jobs: JobsAdapter;
+  memory: MemoryAdapter;
   port: number;
   url: string;
   close(): Promise<void>;
@@ -23,10 +26,11 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   const { config, log } = options;
   // Checked again here (not only when parsing the environment) so no embedding can bind wider.
   if (!isLoopbackHost(config.host)) throw new Error(`refusing to bind non-loopback host ${config.host}`);
-  // The native and jobs adapters are always part of the product; embedders and tests may add others.
+  // The native, jobs, guarded and memory adapters are always part of the product; embedders and tests may add others.
   const native = nativeAdapter(config, log);
   const jobs = jobsAdapter(native, log);
-  const gateway = await Gateway.create({ ...options, adapters: [native, jobs, ...(options.adapters ?? [])] });
+  const memory = memoryAdapter(config, log);
+  const gateway = await Gateway.create({ ...options, adapters: [native, jobs, guardedAdapter(config, log), memory, ...(options.adapters ?? [])] });
   const endpoint = createMcpEndpoint(gateway, (error) => log.warn({ event: 'mcp_rejected', reason: error.message }));
   const { app } = createApp(gateway, endpoint);
   const server: ServerType = await new Promise((resolve, reject) => {
@@ -43,6 +47,7 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
     gateway,
     native,
     jobs,
+    memory,
     port,
     url: `http://${host}:${port}`,
     async close() {

@@ -30,6 +30,7 @@ test('/readyz is 200 when every required component is ready, with per-component 
     assert.equal(res.status, 200, JSON.stringify(body));
     assert.equal(body.components.startup_files!.ready, true);
     assert.equal(body.components.memory!.ready, false, 'a missing backend is reported, not hidden');
+    assert.equal(body.components.memory!.status, 'not_configured', 'this test home has no honcho.json and no HONCHO_* variables');
     assert.equal(body.components.memory!.required, false, 'memory is optional in this test configuration');
   } finally {
     await gw.close();
@@ -43,7 +44,7 @@ test('/readyz is 503 naming the memory backend when it is required but not confi
     assert.equal(res.status, 503);
     const body = (await res.json()) as { components: Record<string, { status: string; reason: string }> };
     assert.equal(body.components.memory!.status, 'not_configured');
-    assert.match(body.components.memory!.reason, /memory backend not configured/);
+    assert.match(body.components.memory!.reason, /memory backend not configured: no Honcho API key or base URL/);
   } finally {
     await gw.close();
   }

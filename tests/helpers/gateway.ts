@@ -51,7 +51,9 @@ export async function startTestGateway(
   options: { env?: Record<string, string>; limits?: Partial<Limits>; home?: string } & Partial<Omit<GatewayOptions, 'config' | 'log'>> = {},
 ): Promise<TestGateway> {
   const home = options.home ?? makeHermesHome();
-  const base = loadConfig({ HERMES_HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, HERMES_MCP_OPTIONAL_COMPONENTS: 'memory', ...options.env });
+  // HOME is the throwaway home too, so Hermes' ~/.hermes and ~/.honcho Honcho fallbacks never find
+  // the real account's configuration; a test configures Honcho through honcho.json or HONCHO_* here.
+  const base = loadConfig({ HERMES_HOME: home, HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, HERMES_MCP_OPTIONAL_COMPONENTS: 'memory', ...options.env });
   const config = { ...base, limits: { ...base.limits, ...options.limits } };
   assertIsolatedJobDatabase(config.jobsDatabase);
   const lines: string[] = [];

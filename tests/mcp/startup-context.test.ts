@@ -7,7 +7,8 @@ import type { StartupFile } from '../../supervisor/tools/startup-context.js';
 import { call, connect, ERAS, startTestGateway, type Era, type TestGateway } from '../helpers/gateway.js';
 
 // The gateway-owned public tools through the real HTTP endpoint, with real SDK v2 clients in both
-// protocol eras: startup_context, skills_list and the memory_context placeholder.
+// protocol eras: startup_context, skills_list, and memory_context without a Honcho configuration
+// (tests/memory/ covers it with one).
 
 /** What arrives over the wire is the tool's own result shape. */
 type WireStartupFile = StartupFile;
@@ -92,7 +93,7 @@ for (const era of ERAS) {
       });
     });
 
-    test('memory_context answers MEMORY_NOT_CONFIGURED as an isError result', async () => {
+    test('memory_context without a Honcho configuration answers MEMORY_NOT_CONFIGURED as an isError result', async () => {
       await withClient(era, async (_gw, client) => {
         const { data, isError } = await call(client, 'memory_context', { query: 'what does the user prefer?' });
         assert.equal(isError, true);

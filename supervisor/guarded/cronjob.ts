@@ -1,0 +1,543 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import type { Logger } from 'pino';
+import { parse as parseYaml } from 'yaml';
+import { ErrorCode, GatewayError } from '../../shared/errors.js';
+import { resolveInsideRoots } from '../../shared/roots.js';
+import type { ToolDefinition } from '../../shared/tool-types.js';
+import type { GatewayConfig } from '../config.js';
+import type { ReadinessComponent } from '../health/readiness.js';
+import { hermesNowIso, resolveHermesTimezone } from './cron/clock.js';
+import { applySkillFields, canonicalSkills, formatJob, normalizeJobRecord, pySlice, repeatDisplay, scanCronPrompt, truthy } from './cron/format.js';
+import { availableLockHolder, withJobsLock, type LockHolder } from './cron/lock.js';
+import { computeNextRun, parseSchedule, type ParseContext, type Schedule } from './cron/schedule.js';
+import { atomicReplace, cronPaths, ensureCronDirs, loadJobs, serializeJobs, type JobRecord } from './cron/store.js';
+
+// cronjob — Hermes' cron job manager (tools/cronjob_tools.py over cron/jobs.py) as a gateway-owned
+// guarded adapter. It reads and writes Hermes' own `$HERMES_HOME/cron/jobs.json`:
+//   - `list` is read-only and always available (no lock, like Hermes; replaces are atomic);
+//   - `create`, `update`, `pause`, `resume`, `remove`, `run` are mutations: refused unless the
+//     host enables them (HERMES_MCP_CRONJOB_MUTATIONS, default off) and the call carries
+//     `confirm: true`; then everything is validated before Hermes' `cron/.jobs.lock` is taken,
+//     and the file is re-read, changed and atomically replaced under that lock, so a running
+//     Hermes scheduler and the gateway never lose each other's writes;
+//   - records are Hermes' create_job records (same field names and order), results are Hermes'
+//     tool results with its `_format_job` shape;
+//   - `run` does what Hermes' REST API `run` (cron.jobs.trigger_job) does: it re-enables the job
+//     and sets next_run_at to now, so the Hermes scheduler fires it on its next tick (within about
+//     60 s). The gateway never executes a job itself.
+// Not exposed (sending them is INVALID_ARGUMENTS): model/provider/base_url overrides, script,
+// no_agent, monitor and toolset fields, attach_to_session. Delivery defaults to `local`.
+
+export const CRONJOB_MUTATIONS_ENV = 'HERMES_MCP_CRONJOB_MUTATIONS';
+export const MUTATING_ACTIONS = ['create', 'update', 'pause', 'resume', 'remove', 'run'] as const;
+export type MutatingAction = (typeof MUTATING_ACTIONS)[number];
+const ACTIONS = ['list', ...MUTATING_ACTIONS] as const;
+type Action = (typeof ACTIONS)[number];
+
+export const PROMPT_MAX_CHARS = 20_000;
+const LOCK_TIMEOUT_MS = 10_000;
+
+export interface CronjobPermissions {
+  allowed: ReadonlySet<MutatingAction>;
+  /** The setting as the host wrote it, for messages. */
+  setting: string;
+  /** Set when the setting could not be read (then nothing is allowed). */
+  error?: string;
+}
+
+/**
+ * HERMES_MCP_CRONJOB_MUTATIONS: `off` (default; also unset, empty, false, 0, no, none), `on`
+ * (also true, 1, yes, all), or a comma-separated list of the mutating actions to allow, e.g.
+ * `pause,resume,run`. Anything else fails closed.
+ */
+export function parseCronjobMutations(value: string | undefined): CronjobPermissions {
+  const setting = (value ?? '').trim();
+  const lower = setting.toLowerCase();
+  if (['', 'off', 'false', '0', 'no', 'none'].includes(lower)) return { allowed: new Set(), setting: setting || 'off' };
+  if (['on', 'true', '1', 'yes', 'all'].includes(lower)) return { allowed: new Set(MUTATING_ACTIONS), setting };
+  const tokens = lower.split(',').map((t) => t.trim()).filter(Boolean);
+  const unknown = tokens.filter((t) => !(MUTATING_ACTIONS as readonly string[]).includes(t));
+  if (unknown.length > 0 || tokens.length === 0) {
+    return {
+      allowed: new Set(),
+      setting,
+      error: `${CRONJOB_MUTATIONS_ENV}=${JSON.stringify(setting)} is not off, on or a list of ${MUTATING_ACTIONS.join('/')}; mutations stay disabled`,
+    };
+  }
+  return { allowed: new Set(tokens as MutatingAction[]), setting };
+}
+
+export interface CronjobOptions {
+  lockTimeoutMs?: number;
+  lockHolder?: LockHolder;
+}
+
+// Which arguments each action takes; anything else for that action is refused, never ignored.
+const APPLIES: Record<Action, readonly string[]> = {
+  list: ['include_disabled'],
+  create: ['prompt', 'schedule', 'name', 'repeat', 'deliver', 'skills', 'context_from', 'workdir'],
+  update: ['job_id', 'prompt', 'schedule', 'name', 'repeat', 'deliver', 'skills', 'context_from', 'workdir'],
+  pause: ['job_id', 'reason'],
+  resume: ['job_id'],
+  remove: ['job_id'],
+  run: ['job_id'],
+};
+
+const DELIVER_TOKEN = /^[A-Za-z][A-Za-z0-9_-]*(?::[^,\u0000-\u001f]+)?$/;
+const SAFE_JOB_ID = /^[^/\\]+$/;
+
+function invalidArgs(message: string): GatewayError {
+  return new GatewayError(ErrorCode.INVALID_ARGUMENTS, message);
+}
+
+/** `_normalize_deliver_param` plus a shape check: comma-separated `local`, `origin`, `all`, `platform` or `platform:chat_id[:thread_id]`. */
+function normalizeDeliver(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  const text = String(value).trim();
+  if (!text) return null;
+  const parts = text.split(',').map((p) => p.trim());
+  if (parts.some((p) => !p || !DELIVER_TOKEN.test(p))) {
+    throw invalidArgs(`cronjob: deliver ${JSON.stringify(text)} is not a delivery target: use 'local' (the default), 'origin', 'all', 'platform' or 'platform:chat_id[:thread_id]', comma-separated to combine`);
+  }
+  return parts.join(',');
+}
+
+function skillsArg(value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  const skills = canonicalSkills(null, value);
+  for (const s of skills) {
+    if (s.split(/[/\\]/).some((seg) => seg === '..') || isAbsolute(s)) throw invalidArgs(`cronjob: skill name ${JSON.stringify(s)} is not a skill name`);
+  }
+  return skills;
+}
+
+function contextFromArg(value: unknown): string[] | undefined {
+  if (value === undefined) return undefined;
+  const refs: string[] = [];
+  for (const r of value as string[]) {
+    const t = r.trim();
+    if (t && !refs.includes(t)) refs.push(t);
+  }
+  return refs;
+}
+
+/** The global default model Hermes snapshots for unpinned jobs (`_resolve_default_model_snapshot`); null when unknown. */
+function defaultModelSnapshot(hermesHome: string): string | null {
+  try {
+    const cfg = parseYaml(readFileSync(join(hermesHome, 'config.yaml'), 'utf8')) as unknown;
+    if (!cfg || typeof cfg !== 'object') return null;
+    const model = (cfg as Record<string, unknown>).model;
+    let value: unknown = null;
+    if (typeof model === 'string') value = model;
+    else if (model && typeof model === 'object') value = (model as Record<string, unknown>).default || (model as Record<string, unknown>).model;
+    if (typeof value !== 'string') return null;
+    const text = value.trim();
+    // An env-expanded value (`${VAR}`) is resolved by Hermes at fire time; a guessed snapshot could
+    // falsely trip its drift guard, so leave it unset (Hermes' own fail-open).
+    return text && !text.includes('$') ? text : null;
+  } catch {
+    return null;
+  }
+}
+
+interface Resolved {
+  index: number;
+  job: JobRecord;
+  normalized: JobRecord;
+}
+
+/** `resolve_job_ref`: exact id first, then a case-insensitive name; several names are ambiguous. */
+function resolveJob(jobs: JobRecord[], ref: string): Resolved {
+  const byId = jobs.findIndex((j) => j.id === ref);
+  if (byId >= 0) return { index: byId, job: jobs[byId]!, normalized: normalizeJobRecord(jobs[byId]!) };
+  const lower = ref.toLowerCase();
+  const matches = jobs.map((job, index) => ({ job, index })).filter(({ job }) => typeof job.name === 'string' && job.name.toLowerCase() === lower);
+  if (matches.length === 0) {
+    throw new GatewayError(ErrorCode.CRONJOB_NOT_FOUND, `Job with ID or name '${ref}' not found. Use cronjob(action='list') to inspect jobs; nothing was written.`);
+  }
+  if (matches.length > 1) {
+    throw new GatewayError(
+      ErrorCode.CRONJOB_AMBIGUOUS,
+      `Job name '${ref}' is ambiguous — matches ${matches.length} jobs: ${matches.map((m) => pyId(m.job)).join(', ')}. Use the job ID instead; nothing was written.`,
+      {
+        matches: matches.map(({ job }) => {
+          const n = normalizeJobRecord(job);
+          return { id: n.id, name: n.name, schedule: n.schedule_display, next_run_at: n.next_run_at ?? null };
+        }),
+      },
+    );
+  }
+  const { index, job } = matches[0]!;
+  return { index, job, normalized: normalizeJobRecord(job) };
+}
+
+const pyId = (job: JobRecord) => String(job.id ?? 'unknown');
+
+/** `update_job`: merge, re-derive skills and schedule fields, recompute next_run_at when needed. */
+function applyUpdate(job: JobRecord, updates: JobRecord, clock: ParseContext): JobRecord {
+  const updated = applySkillFields({ ...job, ...updates });
+  if ('schedule' in updates) {
+    const schedule = updated.schedule as Schedule;
+    updated.schedule_display = 'schedule_display' in updates ? updates.schedule_display : (schedule.display ?? updated.schedule_display);
+    if (updated.state !== 'paused') updated.next_run_at = computeNextRun(schedule, clock);
+  }
+  const enabled = 'enabled' in updated ? truthy(updated.enabled) : true;
+  if (enabled && updated.state !== 'paused' && !truthy(updated.next_run_at)) updated.next_run_at = computeNextRun(updated.schedule, clock);
+  return updated;
+}
+
+/**
+ * Hermes re-validates a job's provider/base_url pair on every update (its F8 credential guard).
+ * The gateway cannot resolve Hermes' provider registry, so it fails closed on such a job.
+ */
+function assertGatewayCanUpdate(job: JobRecord): void {
+  const baseUrl = typeof job.base_url === 'string' ? job.base_url.trim() : '';
+  if (!baseUrl) return;
+  const provider = typeof job.provider === 'string' ? job.provider.trim().toLowerCase() : '';
+  if (provider === 'custom') return;
+  throw new GatewayError(
+    ErrorCode.CRONJOB_REQUIRES_HERMES,
+    `Job '${pyId(job)}' carries a base_url override${provider ? ` for provider '${provider}'` : ''} that only Hermes can validate; update it with Hermes itself (hermes cron). Nothing was written.`,
+  );
+}
+
+function newJobId(existing: JobRecord[]): string {
+  for (;;) {
+    const id = randomUUID().replaceAll('-', '').slice(0, 12);
+    if (!existing.some((j) => j.id === id)) return id;
+  }
+}
+
+/**
+ * The two host settings this tool reads: GatewayConfig's `cronjobMutations` / `hermesTimezone`
+ * (loadConfig parses HERMES_MCP_CRONJOB_MUTATIONS and HERMES_TIMEZONE); `env` is consulted only
+ * for a config built without them (embedding, unit tests).
+ */
+export function cronjobTools(config: GatewayConfig, log: Logger, env: NodeJS.ProcessEnv = process.env, options: CronjobOptions = {}): ToolDefinition[] {
+  const hostConfig = config;
+  const permissions = parseCronjobMutations(hostConfig.cronjobMutations ?? env[CRONJOB_MUTATIONS_ENV]);
+  const timezoneEnv = (): NodeJS.ProcessEnv => ({ HERMES_TIMEZONE: hostConfig.hermesTimezone ?? env.HERMES_TIMEZONE });
+  if (permissions.error) log.warn({ event: 'cronjob_permissions_invalid', reason: permissions.error }, 'cronjob mutations disabled');
+  const paths = cronPaths(config.hermesHome);
+  const lockOptions = { timeoutMs: options.lockTimeoutMs ?? LOCK_TIMEOUT_MS, ...(options.lockHolder ? { holder: options.lockHolder } : {}), python: config.python };
+  const enabledList = MUTATING_ACTIONS.filter((a) => permissions.allowed.has(a));
+  const hostState =
+    enabledList.length === MUTATING_ACTIONS.length
+      ? `enabled on this host (${CRONJOB_MUTATIONS_ENV}=${permissions.setting})`
+      : enabledList.length > 0
+        ? `enabled on this host only for ${enabledList.join(', ')} (${CRONJOB_MUTATIONS_ENV}=${permissions.setting})`
+        : `DISABLED on this host (${CRONJOB_MUTATIONS_ENV}=${permissions.setting}); only list works`;
+
+  const clockNow = (): ParseContext => ({ tz: resolveHermesTimezone(config.hermesHome, timezoneEnv()), now: Date.now() });
+
+  async function list(args: Record<string, unknown>) {
+    const includeDisabled = args.include_disabled !== false;
+    const jobs = (await loadJobs(paths.jobsFile)).map(normalizeJobRecord).filter((j) => includeDisabled || ('enabled' in j ? truthy(j.enabled) : true));
+    const formatted = jobs.map(formatJob);
+    return { success: true, count: formatted.length, jobs: formatted };
+  }
+
+  async function workdirArg(value: unknown): Promise<string | null | undefined> {
+    if (value === undefined) return undefined;
+    const raw = String(value).trim();
+    if (!raw) return null;
+    if (!isAbsolute(raw)) throw invalidArgs(`cronjob: workdir must be an absolute path inside the allowed roots (got ${JSON.stringify(raw)})`);
+    const real = await resolveInsideRoots(raw, config.roots);
+    if (!(await stat(real)).isDirectory()) throw invalidArgs(`cronjob: workdir is not a directory: ${raw}`);
+    return real;
+  }
+
+  function checkPrompt(prompt: string | undefined): void {
+    if (prompt === undefined) return;
+    const blocked = scanCronPrompt(prompt);
+    if (blocked) throw new GatewayError(ErrorCode.CRONJOB_PROMPT_BLOCKED, `${blocked} Nothing was written.`);
+  }
+
+  /** Runs one mutation under Hermes' lock: fresh load, change, atomic replace. */
+  async function commit<T>(signal: AbortSignal, change: (jobs: JobRecord[], clock: ParseContext) => { jobs: JobRecord[]; result: T; after?: () => Promise<void> }): Promise<T> {
+    await ensureCronDirs(config.hermesHome);
+    const { result, after } = await withJobsLock(
+      paths.lockFile,
+      lockOptions,
+      async (held) => {
+        const jobs = await loadJobs(paths.jobsFile);
+        const clock = clockNow();
+        const changed = change(jobs, clock);
+        held.assertHeld();
+        await atomicReplace(paths.jobsFile, paths.cronDir, serializeJobs(changed.jobs, hermesNowIso(clock.tz, clock.now)), () => held.assertHeld());
+        return changed;
+      },
+      signal,
+    );
+    if (after) await after();
+    return result;
+  }
+
+  async function mutate(action: MutatingAction, args: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
+    if (!permissions.allowed.has(action)) {
+      throw new GatewayError(
+        ErrorCode.CRONJOB_MUTATIONS_DISABLED,
+        permissions.error ??
+          `cronjob ${action} is disabled on this host (${CRONJOB_MUTATIONS_ENV}=${permissions.setting}); available here: ${['list', ...enabledList].join(', ')}. The host operator enables mutations with ${CRONJOB_MUTATIONS_ENV}=on (or a list such as pause,resume). Nothing was written.`,
+        { action },
+      );
+    }
+    if (args.confirm !== true) {
+      throw new GatewayError(
+        ErrorCode.CONFIRMATION_REQUIRED,
+        `cronjob ${action} changes Hermes' scheduled jobs: repeat the call with "confirm": true once the user has agreed to it. Nothing was written.`,
+        { action },
+      );
+    }
+    const jobRef = typeof args.job_id === 'string' ? args.job_id.trim() : '';
+    if (action !== 'create' && !jobRef) throw invalidArgs(`cronjob: job_id is required for action '${action}'`);
+
+    // Everything the caller sent is checked before the lock is taken.
+    const prompt = args.prompt as string | undefined;
+    checkPrompt(prompt);
+    const initialClock = clockNow();
+    const schedule = typeof args.schedule === 'string' ? parseSchedule(args.schedule, initialClock) : undefined;
+    const deliver = normalizeDeliver(args.deliver);
+    const skills = skillsArg(args.skills);
+    const contextFrom = contextFromArg(args.context_from);
+    const workdir = await workdirArg(args.workdir);
+    const repeat = args.repeat as number | undefined;
+    const assertContextRefs = (jobs: JobRecord[]) => {
+      for (const ref of contextFrom ?? []) {
+        if (!jobs.some((j) => j.id === ref)) {
+          throw new GatewayError(ErrorCode.CRONJOB_NOT_FOUND, `context_from job '${ref}' not found. Use cronjob(action='list') to see available jobs; nothing was written.`);
+        }
+      }
+    };
+
+    if (action === 'create') {
+      if (!schedule) throw invalidArgs('cronjob: schedule is required for create');
+      if (!prompt && !(skills && skills.length > 0)) throw invalidArgs('cronjob: create requires either prompt or at least one skill');
+      const modelSnapshot = defaultModelSnapshot(config.hermesHome);
+      const result = await commit(signal, (jobs, clock) => {
+        assertContextRefs(jobs);
+        const promptText = prompt ?? '';
+        const skillList = skills ?? [];
+        let times: number | null = repeat === undefined || repeat <= 0 ? null : repeat;
+        if (schedule.kind === 'once' && times === null) times = 1;
+        const label = promptText || skillList[0] || 'cron job';
+        const job: JobRecord = {
+          id: newJobId(jobs),
+          name: args.name ? (args.name as string) : pySlice(label, 50).trim(),
+          prompt: promptText,
+          skills: skillList,
+          skill: skillList[0] ?? null,
+          model: null,
+          provider: null,
+          provider_snapshot: null,
+          model_snapshot: modelSnapshot,
+          base_url: null,
+          script: null,
+          no_agent: false,
+          context_from: contextFrom && contextFrom.length > 0 ? contextFrom : null,
+          schedule,
+          schedule_display: schedule.display,
+          repeat: { times, completed: 0 },
+          enabled: true,
+          state: 'scheduled',
+          paused_at: null,
+          paused_reason: null,
+          created_at: hermesNowIso(clock.tz, clock.now),
+          next_run_at: computeNextRun(schedule, clock),
+          last_run_at: null,
+          last_status: null,
+          last_error: null,
+          last_delivery_error: null,
+          deliver: deliver ?? 'local',
+          origin: null,
+          enabled_toolsets: null,
+          workdir: workdir ?? null,
+        };
+        const localNote =
+          job.deliver === 'local'
+            ? ' Delivery is local: the output is saved in Hermes (cron/output) and not sent to any chat; set deliver to a platform target to be notified.'
+            : '';
+        return {
+          jobs: [...jobs, job],
+          result: {
+            success: true,
+            job_id: job.id,
+            name: job.name,
+            skill: job.skill,
+            skills: job.skills,
+            schedule: job.schedule_display,
+            repeat: repeatDisplay(job),
+            deliver: job.deliver,
+            next_run_at: job.next_run_at,
+            job: formatJob(job),
+            message: `Cron job '${job.name as string}' created.${localNote}`,
+          },
+        };
+      });
+      log.info({ event: 'cronjob_mutation', action, job_id: result.job_id }, 'cronjob created');
+      return result;
+    }
+
+    const resolveIn = (jobs: JobRecord[]) => resolveJob(jobs, jobRef);
+    const replaceAt = (jobs: JobRecord[], index: number, job: JobRecord) => jobs.map((j, i) => (i === index ? job : j));
+
+    if (action === 'remove') {
+      let removedId = '';
+      const result = await commit(signal, (jobs) => {
+        const { job, normalized } = resolveIn(jobs);
+        removedId = normalized.id as string;
+        if (!SAFE_JOB_ID.test(removedId) || removedId === '.' || removedId === '..') {
+          throw new GatewayError(ErrorCode.CRONJOB_REQUIRES_HERMES, `Job id ${JSON.stringify(removedId)} is not a safe output directory name; remove it with Hermes itself. Nothing was written.`);
+        }
+        return {
+          jobs: jobs.filter((j) => j !== job && j.id !== removedId),
+          result: {
+            success: true,
+            message: `Cron job '${normalized.name as string}' removed.`,
+            removed_job: { id: removedId, name: normalized.name, schedule: normalized.schedule_display },
+          },
+          // Hermes drops the removed job's saved outputs too (cron/output/<id>); a symlink is unlinked, never followed.
+          after: () => rm(join(paths.outputDir, removedId), { recursive: true, force: true }).catch(() => undefined),
+        };
+      });
+      log.info({ event: 'cronjob_mutation', action, job_id: removedId }, 'cronjob removed');
+      return result;
+    }
+
+    let changedId = '';
+    const result = await commit(signal, (jobs, clock) => {
+      const { index, job, normalized } = resolveIn(jobs);
+      changedId = normalized.id as string;
+      const nowIso = hermesNowIso(clock.tz, clock.now);
+      let updates: JobRecord;
+      if (action === 'pause') {
+        updates = { enabled: false, state: 'paused', paused_at: nowIso, paused_reason: typeof args.reason === 'string' && args.reason ? args.reason : null };
+      } else if (action === 'resume') {
+        updates = { enabled: true, state: 'scheduled', paused_at: null, paused_reason: null, next_run_at: computeNextRun(normalized.schedule, clock) };
+      } else if (action === 'run') {
+        // trigger_job: due now, so the scheduler's next tick fires it.
+        updates = { enabled: true, state: 'scheduled', paused_at: null, paused_reason: null, next_run_at: nowIso };
+      } else {
+        assertGatewayCanUpdate(job);
+        assertContextRefs(jobs);
+        updates = {};
+        if (prompt !== undefined) updates.prompt = prompt;
+        if (args.name !== undefined) updates.name = args.name;
+        if (args.deliver !== undefined) updates.deliver = deliver;
+        if (skills !== undefined) {
+          updates.skills = skills;
+          updates.skill = skills[0] ?? null;
+        }
+        if (contextFrom !== undefined) updates.context_from = contextFrom.length > 0 ? contextFrom : null;
+        if (workdir !== undefined) updates.workdir = workdir;
+        if (repeat !== undefined) {
+          const state = truthy(normalized.repeat) && typeof normalized.repeat === 'object' ? { ...(normalized.repeat as JobRecord) } : {};
+          state.times = repeat <= 0 ? null : repeat;
+          updates.repeat = state;
+        }
+        if (schedule) {
+          updates.schedule = schedule;
+          updates.schedule_display = schedule.display;
+          if (normalized.state !== 'paused') {
+            updates.state = 'scheduled';
+            updates.enabled = true;
+          }
+        }
+        if (Object.keys(updates).length === 0) throw invalidArgs('cronjob: No updates provided. Send at least one of prompt, schedule, name, repeat, deliver, skills, context_from, workdir.');
+      }
+      const updated = applyUpdate(job, updates, clock);
+      const formatted = formatJob(normalizeJobRecord(updated));
+      const answer: Record<string, unknown> =
+        action === 'run'
+          ? {
+              success: true,
+              job: {
+                ...formatted,
+                executed: false,
+                execution_success: false,
+                execution_skipped: 'Queued: next_run_at is now, so the Hermes scheduler runs it on its next tick (about a minute). The gateway never executes jobs itself.',
+              },
+            }
+          : { success: true, job: formatted };
+      return { jobs: replaceAt(jobs, index, updated), result: answer };
+    });
+    log.info({ event: 'cronjob_mutation', action, job_id: changedId }, `cronjob ${action}`);
+    return result;
+  }
+
+  const str = (max: number, description: string, min = 1) => ({ type: 'string', minLength: min, maxLength: max, description });
+
+  const cronjob: ToolDefinition = {
+    name: 'cronjob',
+    description: [
+      "Manage Hermes' scheduled cron jobs (its own cron/jobs.json, shared with the Hermes scheduler under Hermes' lock).",
+      "action='list' is read-only (include_disabled defaults to true). action='create', 'update', 'pause', 'resume', 'remove' or 'run' change jobs: each needs \"confirm\": true, after the user agreed, and the host must allow it",
+      `(${CRONJOB_MUTATIONS_ENV}=off|on|<comma list of actions>, default off). Mutations are currently ${hostState}.`,
+      'Always list first and use the job_id it shows (a unique job name also works); never guess IDs.',
+      "create: prompt (self-contained: jobs run in a fresh session with no chat context) and/or skills, plus schedule: '30m' / '2h' / '1d' (one-shot after that delay), 'every 30m' / 'every 2h' (recurring), a cron expression '0 9 * * *' (Hermes timezone), or an ISO timestamp '2026-06-01T09:00:00' (one-shot).",
+      'repeat: run count (omit: once for one-shots, forever for recurring; 0 = forever). deliver defaults to local (output saved in Hermes, not sent); or origin, all, platform, platform:chat_id[:thread_id], comma-combined.',
+      "update: any of prompt, schedule, name, repeat, deliver, skills ([] clears), context_from, workdir ('' clears). pause takes an optional reason. run queues the job for the Hermes scheduler's next tick (about a minute); the gateway never executes a job.",
+      'Not available here: model/provider/base_url overrides, script, no_agent, monitor and toolset fields; sending them is an error.',
+    ].join(' '),
+    inputSchema: {
+      type: 'object',
+      properties: {
+        action: { type: 'string', enum: [...ACTIONS], description: 'list (read-only), or one of the mutations create, update, pause, resume, remove, run.' },
+        job_id: str(200, 'The job_id from list (or a unique job name). Required for update, pause, resume, remove, run.'),
+        prompt: str(PROMPT_MAX_CHARS, 'create/update: the full self-contained prompt the job runs.'),
+        schedule: str(200, "create/update: '30m', 'every 2h', '0 9 * * *' or an ISO timestamp."),
+        name: str(200, 'Optional human-friendly name.', 0),
+        repeat: { type: 'integer', minimum: 0, maximum: 1_000_000, description: 'How many times to run; 0 = forever. Omit for the default.' },
+        deliver: str(512, "Where output goes; default 'local'."),
+        skills: { type: 'array', maxItems: 32, items: str(128, 'A skill name.'), description: 'Ordered skills loaded before the prompt; [] on update clears them.' },
+        context_from: { type: 'array', maxItems: 16, items: str(64, 'A job_id.'), description: 'Job IDs whose latest output is injected as context; [] on update clears.' },
+        workdir: str(4096, "Absolute directory inside the allowed roots to run the job from; '' on update clears.", 0),
+        reason: str(500, 'pause: why the job is paused.', 0),
+        include_disabled: { type: 'boolean', description: 'list: include paused/disabled jobs (default true).' },
+        confirm: { type: 'boolean', description: 'Must be true for every mutation, after the user agreed to it.' },
+      },
+      required: ['action'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, idempotentHint: false, title: 'Hermes cron jobs' },
+    async handler(args, ctx) {
+      const action = args.action as Action;
+      const stray = Object.keys(args).filter((k) => k !== 'action' && k !== 'confirm' && !APPLIES[action].includes(k));
+      if (stray.length > 0) {
+        throw invalidArgs(`cronjob: ${stray.map((s) => `'${s}'`).join(', ')} ${stray.length === 1 ? 'does' : 'do'} not apply to action '${action}' (it takes: ${APPLIES[action].join(', ') || 'nothing else'}); nothing was written.`);
+      }
+      if (action === 'list') return { structured: await list(args) };
+      return { structured: await mutate(action, args, ctx.signal) };
+    },
+  };
+  return [cronjob];
+}
+
+/**
+ * A /readyz component for the cronjob capability (for the guarded adapter to register): ready when
+ * the read-only list works on Hermes' jobs.json (a missing file is an empty list) and a lock holder
+ * exists for mutations. Reports the host's mutation setting; never writes.
+ */
+export function cronjobReadiness(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): ReadinessComponent {
+  const hostConfig = config;
+  return {
+    name: 'cronjob',
+    async probe() {
+      const permissions = parseCronjobMutations(hostConfig.cronjobMutations ?? env[CRONJOB_MUTATIONS_ENV]);
+      const mutations = MUTATING_ACTIONS.filter((a) => permissions.allowed.has(a));
+      const holder = availableLockHolder(config.python);
+      try {
+        const jobs = await loadJobs(cronPaths(config.hermesHome).jobsFile);
+        if (mutations.length > 0 && !holder) {
+          return { ready: false, status: 'error', reason: 'neither flock(1) nor python3 is available to take cron/.jobs.lock', details: { mutations } };
+        }
+        return { ready: true, status: 'ok', details: { jobs: jobs.length, mutations, lock_holder: holder ?? null } };
+      } catch (e) {
+        return { ready: false, status: 'error', reason: (e as Error).message, details: { mutations } };
+      }
+    },
+  };
+}

@@ -1,0 +1,444 @@
+import Database from 'better-sqlite3';
+import { chmodSync, statSync, type Stats } from 'node:fs';
+import {
+  containsCjk,
+  escapeLike,
+  nonOperatorTokens,
+  quoteFtsTokens,
+  sanitizeFtsQuery,
+  stripOuterQuotes,
+  trigramEligibleTokens,
+  trigramServesCjk,
+} from './fts.js';
+
+// Read-only access to Hermes' session database ($HERMES_HOME/state.db, hermes_state.py). The file is
+// opened with SQLITE_OPEN_READONLY and must already exist: nothing here migrates, checkpoints,
+// changes a pragma, or writes a page. As a WAL reader the connection never blocks Hermes' writer;
+// it is opened per call and closed before the call returns, so it never pins a WAL snapshot.
+//
+// SQLite itself may create the standard `-wal`/`-shm` sidecars when Hermes is not running (a WAL
+// reader needs the shared-memory index); Hermes reuses them. Sidecars this call caused to exist get
+// no wider permissions than state.db itself, because once Hermes writes, the WAL holds messages.
+
+/** Hermes `SCHEMA_VERSION` this adapter reads (hermes_state.py; the reference's section 6). */
+export const SUPPORTED_SCHEMA_VERSION = 17;
+
+/** Hermes' busy timeout for readers (`_READ_BUSY_TIMEOUT_S`). */
+const BUSY_TIMEOUT_MS = 5000;
+
+/** Rewound/undone rows (`active=0, compacted=0`) stay hidden; compaction-archived rows are history. */
+const VISIBLE = '(m.active = 1 OR m.compacted = 1)';
+
+export class StoreError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'StoreError';
+  }
+}
+
+export interface SessionRow {
+  id: string;
+  source: string | null;
+  model: string | null;
+  title: string | null;
+  started_at: number | null;
+  parent_session_id: string | null;
+  end_reason: string | null;
+}
+
+export interface MessageRow {
+  id: number;
+  session_id: string;
+  role: string;
+  content: unknown;
+  tool_call_id: string | null;
+  tool_calls: string | null;
+  tool_name: string | null;
+  timestamp: number;
+}
+
+export interface SearchHit {
+  id: number;
+  session_id: string;
+  role: string;
+  snippet: string | null;
+  source: string | null;
+  model: string | null;
+  session_started: number | null;
+}
+
+export interface MessagesAround {
+  window: MessageRow[];
+  messages_before: number;
+  messages_after: number;
+}
+
+export interface AnchoredView extends MessagesAround {
+  bookend_start: MessageRow[];
+  bookend_end: MessageRow[];
+}
+
+export interface BrowseRow {
+  id: string;
+  title: string | null;
+  source: string | null;
+  started_at: number | null;
+  message_count: number | null;
+  preview_raw: string | null;
+  last_active: number | null;
+}
+
+export interface SearchOptions {
+  roles: string[];
+  excludeSources: readonly string[];
+  limit: number;
+  sort: 'newest' | 'oldest' | undefined;
+}
+
+const MESSAGE_COLUMNS = 'm.id, m.session_id, m.role, m.content, m.tool_call_id, m.tool_calls, m.tool_name, m.timestamp';
+
+function sqliteCode(e: unknown): string {
+  const code = (e as { code?: unknown })?.code;
+  return typeof code === 'string' ? code : '';
+}
+
+function sidecarPaths(path: string): string[] {
+  return [`${path}-wal`, `${path}-shm`];
+}
+
+function exists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Map an SQLite failure to a stable store error. */
+export function storeErrorFrom(e: unknown, path: string): StoreError {
+  if (e instanceof StoreError) return e;
+  const code = sqliteCode(e);
+  const why = (e as Error)?.message ?? String(e);
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    return new StoreError('BUSY', `the Hermes session database ${path} stayed locked by a writer for ${BUSY_TIMEOUT_MS / 1000}s; try again`);
+  }
+  if (code === 'SQLITE_CANTOPEN' && !exists(path)) return missingError(path);
+  return new StoreError('STATE_DB_UNAVAILABLE', `the Hermes session database ${path} cannot be read: ${why}`, { sqlite_code: code || undefined });
+}
+
+function missingError(path: string): StoreError {
+  return new StoreError(
+    'STATE_DB_MISSING',
+    `no Hermes session database at ${path}: Hermes creates state.db on its first run in this HERMES_HOME, so there is no session history to search yet`,
+  );
+}
+
+export function isSqliteError(e: unknown): boolean {
+  return sqliteCode(e).startsWith('SQLITE_');
+}
+
+/** True for the transient error a read-only WAL reader can see while a writer resets the WAL (Hermes #100436). */
+export function isTransientReadError(e: unknown): boolean {
+  const code = sqliteCode(e);
+  return code.startsWith('SQLITE_IOERR') || code === 'SQLITE_BUSY_RECOVERY' || code === 'SQLITE_PROTOCOL';
+}
+
+export class SessionStore {
+  private readonly db: Database.Database;
+  private readonly trigram: boolean;
+  private readonly parentCache = new Map<string, string | null>();
+
+  private constructor(db: Database.Database, trigram: boolean) {
+    this.db = db;
+    this.trigram = trigram;
+  }
+
+  /** Opens `path` read-only and checks that it is a Hermes session database this adapter can read. */
+  static open(path: string): SessionStore {
+    let st: Stats;
+    try {
+      st = statSync(path);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw missingError(path);
+      throw new StoreError('STATE_DB_UNAVAILABLE', `the Hermes session database ${path} cannot be read: ${(e as Error).message}`);
+    }
+    if (!st.isFile()) throw new StoreError('STATE_DB_UNAVAILABLE', `${path} is not a regular file, so it is not a Hermes session database`);
+    const sidecarsBefore = sidecarPaths(path).map(exists);
+    let db: Database.Database;
+    try {
+      db = new Database(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+    } catch (e) {
+      if (isTransientReadError(e)) throw e;
+      throw storeErrorFrom(e, path);
+    }
+    try {
+      const trigram = SessionStore.checkSchema(db, path);
+      SessionStore.tightenNewSidecars(path, st, sidecarsBefore);
+      return new SessionStore(db, trigram);
+    } catch (e) {
+      db.close();
+      if (isTransientReadError(e) || !isSqliteError(e)) throw e;
+      throw storeErrorFrom(e, path);
+    }
+  }
+
+  private static checkSchema(db: Database.Database, path: string): boolean {
+    const tables = new Set(
+      (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>).map((r) => r.name),
+    );
+    const missing = ['schema_version', 'sessions', 'messages', 'messages_fts'].filter((t) => !tables.has(t));
+    if (missing.length > 0) {
+      throw new StoreError(
+        'STATE_DB_SCHEMA_UNSUPPORTED',
+        `${path} is not a Hermes session database this gateway can read (missing table${missing.length > 1 ? 's' : ''} ${missing.join(', ')})`,
+        { supported_schema_version: SUPPORTED_SCHEMA_VERSION },
+      );
+    }
+    const row = db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: unknown } | undefined;
+    const version = typeof row?.version === 'number' ? row.version : null;
+    if (version !== null && version > SUPPORTED_SCHEMA_VERSION) {
+      throw new StoreError(
+        'STATE_DB_SCHEMA_TOO_NEW',
+        `${path} has Hermes session schema version ${version}, newer than version ${SUPPORTED_SCHEMA_VERSION} this gateway reads; it is left untouched (upgrade the gateway to search it)`,
+        { schema_version: version, supported_schema_version: SUPPORTED_SCHEMA_VERSION },
+      );
+    }
+    if (version !== SUPPORTED_SCHEMA_VERSION) {
+      throw new StoreError(
+        'STATE_DB_SCHEMA_UNSUPPORTED',
+        `${path} has Hermes session schema version ${version ?? 'unknown'}, older than version ${SUPPORTED_SCHEMA_VERSION} this gateway reads; run Hermes once so it migrates the database (the gateway never migrates it)`,
+        { schema_version: version, supported_schema_version: SUPPORTED_SCHEMA_VERSION },
+      );
+    }
+    return tables.has('messages_fts_trigram');
+  }
+
+  /** Sidecars SQLite created for this reader get state.db's own permission bits (never wider). */
+  private static tightenNewSidecars(path: string, st: Stats, before: boolean[]): void {
+    const uid = process.getuid?.();
+    sidecarPaths(path).forEach((p, i) => {
+      if (before[i]) return;
+      try {
+        const s = statSync(p);
+        if (uid !== undefined && s.uid !== uid) return;
+        const mode = st.mode & 0o666;
+        if ((s.mode & 0o777) !== mode) chmodSync(p, mode);
+      } catch {
+        // Not created (or gone again): nothing to tighten.
+      }
+    });
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Sessions and lineage
+  // ---------------------------------------------------------------------------------------------
+
+  getSession(id: string): SessionRow | undefined {
+    return this.db
+      .prepare('SELECT id, source, model, title, started_at, parent_session_id, end_reason FROM sessions WHERE id = ?')
+      .get(id) as SessionRow | undefined;
+  }
+
+  private parentOf(id: string): string | null | undefined {
+    if (this.parentCache.has(id)) return this.parentCache.get(id);
+    const row = this.db.prepare('SELECT parent_session_id AS p FROM sessions WHERE id = ?').get(id) as { p: string | null } | undefined;
+    if (!row) return undefined;
+    this.parentCache.set(id, row.p);
+    return row.p;
+  }
+
+  /** Hermes `_resolve_to_parent`: walk parent_session_id to the lineage root (cycle-safe). */
+  lineageRoot(id: string): string {
+    const visited = new Set<string>();
+    let cur = id;
+    while (cur && !visited.has(cur)) {
+      visited.add(cur);
+      const parent = this.parentOf(cur);
+      if (!parent) break;
+      cur = parent;
+    }
+    return cur;
+  }
+
+  /** The session a message belongs to, if the message is visible. */
+  owningSession(messageId: number): string | undefined {
+    const row = this.db.prepare(`SELECT m.session_id AS s FROM messages m WHERE m.id = ? AND ${VISIBLE}`).get(messageId) as { s: string } | undefined;
+    return row?.s;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Messages
+  // ---------------------------------------------------------------------------------------------
+
+  /** Hermes `get_messages_around`: ±window visible messages around an anchor, by id. */
+  messagesAround(sessionId: string, anchorId: number, window: number): MessagesAround {
+    const anchor = this.db.prepare(`SELECT 1 FROM messages m WHERE m.id = ? AND m.session_id = ? AND ${VISIBLE}`).get(anchorId, sessionId);
+    if (!anchor) return { window: [], messages_before: 0, messages_after: 0 };
+    const before = this.db
+      .prepare(`SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.session_id = ? AND m.id <= ? AND ${VISIBLE} ORDER BY m.id DESC LIMIT ?`)
+      .all(sessionId, anchorId, window + 1) as MessageRow[];
+    const after = this.db
+      .prepare(`SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.session_id = ? AND m.id > ? AND ${VISIBLE} ORDER BY m.id ASC LIMIT ?`)
+      .all(sessionId, anchorId, window) as MessageRow[];
+    return { window: [...before.reverse(), ...after], messages_before: Math.max(0, before.length - 1), messages_after: after.length };
+  }
+
+  /**
+   * Hermes `get_anchored_view`: the window filtered to user/assistant (the anchor always kept), plus
+   * the first/last `bookend` non-empty user/assistant messages strictly outside the window.
+   */
+  anchoredView(sessionId: string, anchorId: number, window = 5, bookend = 3): AnchoredView {
+    const around = this.messagesAround(sessionId, anchorId, window);
+    if (around.window.length === 0) return { ...around, bookend_start: [], bookend_end: [] };
+    const keep = new Set(['user', 'assistant']);
+    const filtered = around.window.filter((m) => m.id === anchorId || keep.has(m.role));
+    const first = around.window[0]!.id;
+    const last = around.window[around.window.length - 1]!.id;
+    const bookendSql = (op: '<' | '>', order: 'ASC' | 'DESC') =>
+      `SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.session_id = ? AND m.id ${op} ? AND m.role IN ('user', 'assistant') ` +
+      `AND length(m.content) > 0 AND ${VISIBLE} ORDER BY m.id ${order} LIMIT ?`;
+    const start = this.db.prepare(bookendSql('<', 'ASC')).all(sessionId, first, bookend) as MessageRow[];
+    const end = (this.db.prepare(bookendSql('>', 'DESC')).all(sessionId, last, bookend) as MessageRow[]).reverse();
+    return { window: filtered, messages_before: around.messages_before, messages_after: around.messages_after, bookend_start: start, bookend_end: end };
+  }
+
+  countMessages(sessionId: string): number {
+    return (this.db.prepare(`SELECT COUNT(*) AS n FROM messages m WHERE m.session_id = ? AND ${VISIBLE}`).get(sessionId) as { n: number }).n;
+  }
+
+  /** The first `head` and last `tail` visible messages of a session (or all of them when they overlap). */
+  headTail(sessionId: string, head: number, tail: number): MessageRow[] {
+    const first = this.db
+      .prepare(`SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.session_id = ? AND ${VISIBLE} ORDER BY m.id ASC LIMIT ?`)
+      .all(sessionId, head) as MessageRow[];
+    const lastRows = (
+      this.db.prepare(`SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.session_id = ? AND ${VISIBLE} ORDER BY m.id DESC LIMIT ?`).all(sessionId, tail) as MessageRow[]
+    ).reverse();
+    const seen = new Set(first.map((m) => m.id));
+    return [...first, ...lastRows.filter((m) => !seen.has(m.id))];
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Search (hermes_state `search_messages` for the schema-17 single-column FTS tables)
+  // ---------------------------------------------------------------------------------------------
+
+  private filters(opts: SearchOptions): { where: string[]; params: unknown[] } {
+    const where = [VISIBLE];
+    const params: unknown[] = [];
+    if (opts.excludeSources.length > 0) {
+      where.push(`s.source NOT IN (${opts.excludeSources.map(() => '?').join(',')})`);
+      params.push(...opts.excludeSources);
+    }
+    if (opts.roles.length > 0) {
+      where.push(`m.role IN (${opts.roles.map(() => '?').join(',')})`);
+      params.push(...opts.roles);
+    }
+    return { where, params };
+  }
+
+  private matchRows(table: 'messages_fts' | 'messages_fts_trigram', match: string, opts: SearchOptions): SearchHit[] | null {
+    const { where, params } = this.filters(opts);
+    const order =
+      opts.sort === 'newest' ? 'ORDER BY m.timestamp DESC, rank' : opts.sort === 'oldest' ? 'ORDER BY m.timestamp ASC, rank' : 'ORDER BY rank';
+    const sql =
+      `SELECT m.id, m.session_id, m.role, snippet(${table}, 0, '>>>', '<<<', '...', 40) AS snippet, ` +
+      `s.source, s.model, s.started_at AS session_started ` +
+      `FROM ${table} JOIN messages m ON m.id = ${table}.rowid JOIN sessions s ON s.id = m.session_id ` +
+      `WHERE ${table} MATCH ? AND ${where.join(' AND ')} ${order} LIMIT ?`;
+    try {
+      return this.db.prepare(sql).all(match, ...params, opts.limit) as SearchHit[];
+    } catch (e) {
+      // An FTS5 syntax error despite sanitization: Hermes answers "no results" rather than failing.
+      if (sqliteCode(e) === 'SQLITE_ERROR') return null;
+      throw e;
+    }
+  }
+
+  /** Substring scan for CJK terms the indexes cannot serve (Hermes' LIKE fallback; newest first). */
+  private likeRows(tokens: string[], opts: SearchOptions): SearchHit[] {
+    const { where, params } = this.filters(opts);
+    const any = `(m.content LIKE ? ESCAPE '\\' OR m.tool_name LIKE ? ESCAPE '\\' OR m.tool_calls LIKE ? ESCAPE '\\')`;
+    const likeParams = tokens.flatMap((t) => {
+      const p = `%${escapeLike(t)}%`;
+      return [p, p, p];
+    });
+    const sql =
+      `SELECT m.id, m.session_id, m.role, substr(m.content, max(1, instr(m.content, ?) - 40), 120) AS snippet, ` +
+      `s.source, s.model, s.started_at AS session_started FROM messages m JOIN sessions s ON s.id = m.session_id ` +
+      `WHERE (${tokens.map(() => any).join(' OR ')}) AND ${where.join(' AND ')} ORDER BY m.timestamp DESC LIMIT ?`;
+    return this.db.prepare(sql).all(tokens[0], ...likeParams, ...params, opts.limit) as SearchHit[];
+  }
+
+  /** The route a query takes, for the response (`fts5`, `trigram`, `like`, or `none`). */
+  search(query: string, opts: SearchOptions): { hits: SearchHit[]; route: string } {
+    const sanitized = sanitizeFtsQuery(query);
+    if (!sanitized) return { hits: [], route: 'none' };
+    if (containsCjk(sanitized)) {
+      const raw = stripOuterQuotes(sanitized);
+      if (this.trigram && trigramServesCjk(raw)) {
+        const hits = this.matchRows('messages_fts_trigram', quoteFtsTokens(raw), opts);
+        if (hits !== null) return { hits, route: 'trigram' };
+      }
+      const tokens = nonOperatorTokens(raw).map(stripOuterQuotes).filter((t) => t !== '');
+      return { hits: this.likeRows(tokens.length > 0 ? tokens : [raw], opts), route: 'like' };
+    }
+    const hits = this.matchRows('messages_fts', sanitized, opts) ?? [];
+    if (hits.length > 0 || !this.trigram) return { hits, route: 'fts5' };
+    // unicode61 sees no boundary between Latin and adjacent CJK ("修改youer服务端" is one token):
+    // on a miss, retry the substring-capable trigram index (Hermes does the same, miss-only so hits
+    // keep their BM25 ranking).
+    const raw = stripOuterQuotes(sanitized).split(/\s+/).map(stripOuterQuotes).filter((t) => t !== '').join(' ');
+    if (raw === '' || !trigramEligibleTokens(raw)) return { hits, route: 'fts5' };
+    const retry = this.matchRows('messages_fts_trigram', quoteFtsTokens(raw), opts);
+    return retry && retry.length > 0 ? { hits: retry, route: 'trigram' } : { hits, route: 'fts5' };
+  }
+
+  /** The full content of one message (to check what its snippet may have cut). */
+  messageContent(id: number): unknown {
+    return (this.db.prepare('SELECT content FROM messages WHERE id = ?').get(id) as { content: unknown } | undefined)?.content;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Browse (hermes_state `list_sessions_rich(order_by_last_active=True)`)
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * Root sessions (no parent), hidden sources excluded, most recently active first; a compression
+   * chain's activity counts for its root. `preview_raw` is the start of the first user message.
+   */
+  browse(excludeSources: readonly string[], limit: number, previewChars: number): BrowseRow[] {
+    const exclude = excludeSources.length > 0 ? ` AND s.source NOT IN (${excludeSources.map(() => '?').join(',')})` : '';
+    const sql = `
+      WITH RECURSIVE chain(root_id, cur_id) AS (
+        SELECT s.id, s.id FROM sessions s WHERE s.parent_session_id IS NULL${exclude}
+        UNION ALL
+        SELECT c.root_id, child.id FROM chain c
+        JOIN sessions parent ON parent.id = c.cur_id
+        JOIN sessions child ON child.parent_session_id = c.cur_id
+        WHERE parent.end_reason = 'compression' AND child.started_at >= parent.ended_at
+      ),
+      chain_max AS (
+        SELECT c.root_id,
+          MAX(COALESCE((SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = c.cur_id), ss.started_at)) AS effective
+        FROM chain c JOIN sessions ss ON ss.id = c.cur_id GROUP BY c.root_id
+      )
+      SELECT s.id, s.title, s.source, s.started_at, s.message_count,
+        COALESCE((SELECT SUBSTR(REPLACE(REPLACE(m.content, X'0A', ' '), X'0D', ' '), 1, ?)
+                  FROM messages m WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL
+                  ORDER BY m.timestamp, m.id LIMIT 1), '') AS preview_raw,
+        COALESCE((SELECT MAX(m2.timestamp) FROM messages m2 WHERE m2.session_id = s.id), s.started_at) AS last_active
+      FROM sessions s JOIN chain_max cm ON cm.root_id = s.id
+      ORDER BY cm.effective DESC, s.started_at DESC, s.id DESC
+      LIMIT ?`;
+    return this.db.prepare(sql).all(...excludeSources, previewChars, limit) as BrowseRow[];
+  }
+}

@@ -1,0 +1,294 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+
+// Hermes' Honcho configuration, resolved the way Hermes resolves it (steering reference,
+// hermes.md §8; upstream plugins/memory/honcho/client.py), so the gateway talks to the same
+// Honcho, workspace and user peer as the Hermes agent:
+//
+//   file:  $HERMES_HOME/honcho.json -> the default profile's honcho.json -> ~/.honcho/config.json
+//          (the first that exists; none -> environment only)
+//   host:  HERMES_HONCHO_HOST, else `hermes` for the default profile / `hermes_<profile>`
+//          (legacy `hermes.<profile>` host blocks accepted)
+//   keys:  hosts.<host>.<key> (truthy) > root <key> > environment > default
+//   env:   HONCHO_API_KEY, HONCHO_BASE_URL (then HONCHO_URL), HONCHO_ENVIRONMENT
+//
+// Only the assistant peer differs from Hermes': this adapter writes as `chatgpt`. The user peer is
+// `peerName`; Hermes without one derives a per-session peer from its runtime identity, which the
+// gateway has no way to reproduce, so a configuration without it is reported as invalid instead of
+// guessing (writing conclusions about a peer Hermes never reads would silently split the memory).
+
+export const ASSISTANT_PEER = 'chatgpt';
+const DEFAULT_HOST = 'hermes';
+const ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
+const ENVIRONMENT_URLS: Record<string, string> = {
+  production: 'https://api.honcho.dev',
+  local: 'http://localhost:8000',
+  demo: 'https://demo.honcho.dev',
+};
+export const REASONING_LEVELS = ['minimal', 'low', 'medium', 'high', 'max'] as const;
+export type ReasoningLevel = (typeof REASONING_LEVELS)[number];
+
+/** The environment variables this resolution reads (GatewayConfig.honchoEnv carries them). */
+export const HONCHO_ENV_KEYS = ['HONCHO_API_KEY', 'HONCHO_BASE_URL', 'HONCHO_URL', 'HONCHO_ENVIRONMENT', 'HERMES_HONCHO_HOST', 'HERMES_PROFILE', 'HOME'] as const;
+
+export interface HonchoIdentity {
+  /** The honcho.json host block this gateway reads (`hermes`, `hermes_<profile>`, HERMES_HONCHO_HOST). */
+  host: string;
+  workspace: string;
+  userPeer: string;
+  assistantPeer: typeof ASSISTANT_PEER;
+}
+
+export interface HonchoSettings {
+  identity: HonchoIdentity;
+  /** API root without a version suffix (the SDK adds `/v3`). */
+  baseURL: string;
+  /** Bearer token; `local` is Hermes' placeholder for self-hosted servers without a configured key. */
+  apiKey?: string;
+  /** Where the key came from, for diagnostics (never the key itself). */
+  apiKeySource: 'host_block' | 'root' | 'environment' | 'placeholder' | 'none';
+  /** `dialecticReasoningLevel` (default `low`) and whether a caller may override it (`dialecticDynamic`). */
+  reasoningLevel: ReasoningLevel;
+  reasoningDynamic: boolean;
+  /** `contextTokens`: the token budget Hermes gives session.context. */
+  contextTokens?: number;
+  /** The file the settings came from, or `environment`. */
+  source: string;
+  warnings: string[];
+}
+
+export type HonchoResolution =
+  | { status: 'configured'; settings: HonchoSettings }
+  | { status: 'not_configured'; reason: string; source: string; warnings: string[] }
+  | { status: 'invalid'; reason: string; source: string; warnings: string[] };
+
+type Env = Readonly<Record<string, string | undefined>>;
+type Json = Record<string, unknown>;
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function str(v: unknown): string | undefined {
+  if (typeof v !== 'string') return undefined;
+  const t = v.trim();
+  return t === '' ? undefined : t;
+}
+
+/** `hermes` for the default profile, `hermes_<sanitized profile>` otherwise (client.profile_host_key). */
+export function profileHostKey(profile: string | undefined): string {
+  if (!profile || profile === 'default' || profile === 'custom') return DEFAULT_HOST;
+  const sanitized = profile.replace(/[^a-zA-Z0-9_-]/g, '_').replace(/^_+|_+$/g, '');
+  return `${DEFAULT_HOST}_${sanitized || 'profile'}`;
+}
+
+/** The active profile: HERMES_PROFILE, else the name of a `<root>/profiles/<name>` HERMES_HOME. */
+function activeProfile(hermesHome: string, env: Env): string | undefined {
+  const explicit = str(env.HERMES_PROFILE);
+  if (explicit) return explicit;
+  return basename(dirname(hermesHome)) === 'profiles' ? basename(hermesHome) : undefined;
+}
+
+/** The default profile's home: the root of a profile home, else ~/.hermes. */
+function defaultHermesHome(hermesHome: string, userHome: string): string {
+  return basename(dirname(hermesHome)) === 'profiles' ? dirname(dirname(hermesHome)) : join(userHome, '.hermes');
+}
+
+/** The config file Hermes reads (client.resolve_config_path). */
+export function honchoConfigPath(hermesHome: string, userHome: string): string {
+  const local = join(hermesHome, 'honcho.json');
+  if (existsSync(local)) return local;
+  const fallback = join(defaultHermesHome(hermesHome, userHome), 'honcho.json');
+  if (resolve(fallback) !== resolve(local) && existsSync(fallback)) return fallback;
+  return join(userHome, '.honcho', 'config.json');
+}
+
+function hostBlock(raw: Json, host: string): Json {
+  const hosts = isObject(raw.hosts) ? raw.hosts : {};
+  const block = hosts[host];
+  if (isObject(block) && Object.keys(block).length > 0) return block;
+  if (host.startsWith(`${DEFAULT_HOST}_`)) {
+    const legacy = hosts[`${DEFAULT_HOST}.${host.slice(DEFAULT_HOST.length + 1)}`];
+    if (isObject(legacy)) return legacy;
+  }
+  return isObject(block) ? block : {};
+}
+
+/** Loopback / private / link-local / CGNAT hosts: Hermes sends the placeholder key `local` there. */
+export function isLocalBaseUrl(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  } catch {
+    return false;
+  }
+  if (host === 'localhost' || host === '::1') return true;
+  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+  if (v4) {
+    const [a, b] = [Number(v4[1]), Number(v4[2])];
+    return a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127);
+  }
+  return /^f[cd][0-9a-f]{2}:/.test(host) || /^fe[89ab][0-9a-f]:/.test(host);
+}
+
+/** config.yaml `honcho.base_url`: fills a base URL honcho.json and the environment left unset. */
+function configYamlBaseUrl(hermesHome: string, warnings: string[]): string | undefined {
+  const file = join(hermesHome, 'config.yaml');
+  if (!existsSync(file)) return undefined;
+  try {
+    const doc = parseYaml(readFileSync(file, 'utf8')) as unknown;
+    const honcho = isObject(doc) ? doc.honcho : undefined;
+    return isObject(honcho) ? str(honcho.base_url) : undefined;
+  } catch (e) {
+    warnings.push(`${file}: ${(e as Error).message.split('\n')[0]}`);
+    return undefined;
+  }
+}
+
+interface RawFields {
+  apiKey?: string;
+  apiKeySource: HonchoSettings['apiKeySource'];
+  explicitFileKey: boolean;
+  baseUrl?: string;
+  workspace: string;
+  peerName?: string;
+  environment: string;
+  enabled: boolean;
+  /** `enabled` was set explicitly (host block or root), not derived from a key or URL. */
+  enabledExplicit: boolean;
+  reasoningLevel?: string;
+  reasoningDynamic: boolean;
+  contextTokens?: number;
+}
+
+function envBaseUrl(env: Env): string | undefined {
+  return str(env.HONCHO_BASE_URL) ?? str(env.HONCHO_URL);
+}
+
+/** Fields from a honcho.json: host block (truthy) > root > environment > default. */
+function fromFile(raw: Json, host: string, env: Env): RawFields {
+  const block = hostBlock(raw, host);
+  const pick = (key: string): unknown => block[key] || raw[key];
+  const firstSet = (key: string): unknown => (block[key] !== undefined && block[key] !== null ? block[key] : raw[key]);
+  const hostKey = str(block.apiKey);
+  const rootKey = str(raw.apiKey);
+  const envKey = str(env.HONCHO_API_KEY);
+  const apiKey = hostKey ?? rootKey ?? envKey;
+  const baseUrl = str(block.baseUrl) ?? str(block.base_url) ?? str(raw.baseUrl) ?? str(raw.base_url) ?? envBaseUrl(env);
+  const enabledSetting = firstSet('enabled');
+  const tokens = Number(firstSet('contextTokens'));
+  const dynamic = firstSet('dialecticDynamic');
+  return {
+    ...(apiKey ? { apiKey } : {}),
+    apiKeySource: hostKey ? 'host_block' : rootKey ? 'root' : envKey ? 'environment' : 'none',
+    explicitFileKey: Boolean(hostKey ?? rootKey),
+    ...(baseUrl ? { baseUrl } : {}),
+    workspace: str(pick('workspace')) ?? host,
+    ...(str(pick('peerName')) ? { peerName: str(pick('peerName'))! } : {}),
+    environment: str(pick('environment')) ?? 'production',
+    enabled: enabledSetting === undefined || enabledSetting === null ? Boolean(apiKey || baseUrl) : Boolean(enabledSetting),
+    enabledExplicit: enabledSetting !== undefined && enabledSetting !== null,
+    ...(str(pick('dialecticReasoningLevel')) ? { reasoningLevel: str(pick('dialecticReasoningLevel'))! } : {}),
+    reasoningDynamic: dynamic === undefined || dynamic === null ? true : Boolean(dynamic),
+    ...(Number.isSafeInteger(tokens) && tokens > 0 ? { contextTokens: tokens } : {}),
+  };
+}
+
+/** Environment-only configuration (HonchoClientConfig.from_env): workspace `hermes`, no user peer. */
+function fromEnv(env: Env): RawFields {
+  const apiKey = str(env.HONCHO_API_KEY);
+  const baseUrl = envBaseUrl(env);
+  return {
+    ...(apiKey ? { apiKey } : {}),
+    apiKeySource: apiKey ? 'environment' : 'none',
+    explicitFileKey: false,
+    ...(baseUrl ? { baseUrl } : {}),
+    workspace: DEFAULT_HOST,
+    environment: str(env.HONCHO_ENVIRONMENT) ?? 'production',
+    enabled: Boolean(apiKey || baseUrl),
+    enabledExplicit: false,
+    reasoningDynamic: true,
+  };
+}
+
+export function resolveHonchoConfig(hermesHome: string, env: Env): HonchoResolution {
+  const userHome = str(env.HOME) ?? homedir();
+  const warnings: string[] = [];
+  const host = str(env.HERMES_HONCHO_HOST) ?? profileHostKey(activeProfile(hermesHome, env));
+  const path = honchoConfigPath(hermesHome, userHome);
+  let fields: RawFields;
+  let source = 'environment';
+  if (existsSync(path)) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(path, 'utf8').replace(/^\uFEFF/, ''));
+      if (!isObject(raw)) throw new Error('not a JSON object');
+    } catch (e) {
+      // Hermes falls back to the environment (with a warning) when its config does not parse.
+      warnings.push(`${path} is unreadable (${(e as Error).message}); using the environment like Hermes does`);
+      raw = undefined;
+    }
+    if (raw !== undefined) {
+      fields = fromFile(raw as Json, host, env);
+      source = path;
+    } else fields = fromEnv(env);
+  } else fields = fromEnv(env);
+
+  const lookedAt = `${path}, HONCHO_API_KEY, HONCHO_BASE_URL`;
+  if (!fields.enabled || !(fields.apiKey || fields.baseUrl)) {
+    const why = !fields.enabled && fields.enabledExplicit ? `Honcho is disabled (enabled: false in ${source})` : `no Honcho API key or base URL (looked at ${lookedAt})`;
+    return { status: 'not_configured', reason: `memory backend not configured: ${why}`, source, warnings };
+  }
+  const invalid = (reason: string): HonchoResolution => ({ status: 'invalid', reason: `Honcho configuration invalid: ${reason}`, source, warnings });
+
+  if (!fields.baseUrl) fields.baseUrl = configYamlBaseUrl(hermesHome, warnings);
+  let baseURL: string;
+  if (fields.baseUrl) {
+    baseURL = fields.baseUrl.replace(/\/v\d+\/*$/, '').replace(/\/+$/, '');
+    let parsed: URL;
+    try {
+      parsed = new URL(baseURL);
+    } catch {
+      return invalid(`base URL ${JSON.stringify(fields.baseUrl)} is not a URL`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return invalid(`base URL must be http(s), got ${parsed.protocol}`);
+  } else {
+    const url = ENVIRONMENT_URLS[fields.environment];
+    if (!url) return invalid(`unknown environment ${JSON.stringify(fields.environment)} (production, local or demo)`);
+    baseURL = url;
+  }
+  if (!ID_PATTERN.test(fields.workspace) || fields.workspace.length > 512) return invalid(`workspace ${JSON.stringify(fields.workspace)} is not a Honcho id`);
+  if (!fields.peerName) {
+    return invalid(
+      `no user peer: set peerName in ${source === 'environment' ? '$HERMES_HOME/honcho.json' : source} (hosts.${host}.peerName or the root); without it Hermes derives a per-session peer the gateway cannot reproduce`,
+    );
+  }
+  // Hermes' session manager sanitizes peer ids to Honcho's pattern.
+  const userPeer = fields.peerName.replace(/[^a-zA-Z0-9_-]/g, '-').slice(0, 512);
+  if (userPeer === ASSISTANT_PEER) return invalid(`the user peer cannot be "${ASSISTANT_PEER}", the gateway's assistant peer`);
+  let reasoningLevel: ReasoningLevel = 'low';
+  if (fields.reasoningLevel) {
+    if ((REASONING_LEVELS as readonly string[]).includes(fields.reasoningLevel)) reasoningLevel = fields.reasoningLevel as ReasoningLevel;
+    else warnings.push(`dialecticReasoningLevel ${JSON.stringify(fields.reasoningLevel)} is not a reasoning level; using low`);
+  }
+  // Local servers usually run without auth, but the SDK wants a key: Hermes sends `local` unless the
+  // file itself sets one (an environment key is assumed to be a cloud key and is not sent there).
+  const placeholder = isLocalBaseUrl(baseURL) && !fields.explicitFileKey;
+  const apiKey = placeholder ? 'local' : fields.apiKey;
+  return {
+    status: 'configured',
+    settings: {
+      identity: { host, workspace: fields.workspace, userPeer, assistantPeer: ASSISTANT_PEER },
+      baseURL,
+      ...(apiKey ? { apiKey } : {}),
+      apiKeySource: placeholder ? 'placeholder' : fields.apiKeySource,
+      reasoningLevel,
+      reasoningDynamic: fields.reasoningDynamic,
+      ...(fields.contextTokens ? { contextTokens: fields.contextTokens } : {}),
+      source,
+      warnings,
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import { ErrorCode, GatewayError } from '../../shared/errors.js';
+import { containsSecret } from '../../shared/redact.js';
+
+// The gateway's write policy for Honcho conclusions (spec "Memory tools"): a conclusion is a
+// durable fact of one of four kinds; secret-like or explicitly temporary content is refused before
+// anything is sent. This is gateway policy, not a Honcho feature: Honcho conclusions carry no kind
+// field, so the kind travels inside the content as a `[kind] ` prefix and is parsed back on reads.
+
+export const CONCLUSION_KINDS = ['preference', 'decision', 'architecture', 'project_state'] as const;
+export type ConclusionKind = (typeof CONCLUSION_KINDS)[number];
+
+const KIND_PREFIX = new RegExp(`^\\[(${CONCLUSION_KINDS.join('|')})\\] ([\\s\\S]*)$`);
+
+// Explicit markers of short-lived content. Deliberately phrases, not single words like "currently":
+// a project_state fact ("the gateway currently listens on 3060") is durable until it changes.
+const TEMPORARY_PATTERNS: RegExp[] = [
+  /\btemporar(?:y|ily)\b/i,
+  /\bfor (?:now|the (?:time being|moment)|today|tonight)\b/i,
+  /\b(?:today|tonight) only\b/i,
+  /\bjust (?:for )?today\b/i,
+  /\b(?:this|the current) (?:session|conversation|chat|turn) only\b/i,
+  /\bfor (?:this|the current) (?:session|conversation|chat|turn)\b/i,
+  /\buntil (?:tomorrow|tonight|later|the end of (?:the |this )?(?:day|session|conversation|chat|week))\b/i,
+  /\b(?:just|only) (?:this|for this) (?:once|time)\b/i,
+  /\bshort[- ]term\b/i,
+  /\bephemeral\b/i,
+];
+
+export function temporaryPhrase(text: string): string | undefined {
+  for (const re of TEMPORARY_PATTERNS) {
+    const m = re.exec(text);
+    if (m) return m[0];
+  }
+  return undefined;
+}
+
+export function encodeConclusion(kind: ConclusionKind, text: string): string {
+  return `[${kind}] ${text}`;
+}
+
+/** A stored conclusion's kind and text; `kind: null` for conclusions the gateway did not write. */
+export function decodeConclusion(content: string): { kind: ConclusionKind | null; content: string } {
+  const m = KIND_PREFIX.exec(content);
+  return m ? { kind: m[1] as ConclusionKind, content: m[2]! } : { kind: null, content };
+}
+
+export function contentDigest(content: string): string {
+  return createHash('sha256').update(content).digest('hex');
+}
+
+/**
+ * Checks a conclusion before anything is sent. Returns the trimmed text. Throws a GatewayError with
+ * a stable code: MEMORY_KIND_REQUIRED, MEMORY_CONCLUSION_TOO_LARGE, MEMORY_CONCLUSION_SECRET,
+ * MEMORY_CONCLUSION_TEMPORARY or INVALID_ARGUMENTS.
+ */
+export function checkConclusion(text: unknown, kind: unknown, maxChars: number): { text: string; kind: ConclusionKind } {
+  if (typeof text !== 'string' || text.trim() === '') {
+    throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, 'memory_conclude create needs a non-empty `conclusion`');
+  }
+  if (kind === undefined) {
+    throw new GatewayError(ErrorCode.MEMORY_KIND_REQUIRED, `memory_conclude create needs a durable \`kind\`: one of ${CONCLUSION_KINDS.join(', ')}`, {
+      kinds: [...CONCLUSION_KINDS],
+    });
+  }
+  if (!(CONCLUSION_KINDS as readonly unknown[]).includes(kind)) {
+    throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `kind must be one of ${CONCLUSION_KINDS.join(', ')}`);
+  }
+  const trimmed = text.trim();
+  if (trimmed.length > maxChars) {
+    throw new GatewayError(ErrorCode.MEMORY_CONCLUSION_TOO_LARGE, `a conclusion is at most ${maxChars} characters (got ${trimmed.length}); store one durable fact per conclusion`, {
+      max_chars: maxChars,
+    });
+  }
+  if (containsSecret(trimmed)) {
+    throw new GatewayError(ErrorCode.MEMORY_CONCLUSION_SECRET, 'the conclusion looks like it contains a secret (key, token, password, credential or phone number); secrets never go to durable memory');
+  }
+  const phrase = temporaryPhrase(trimmed);
+  if (phrase !== undefined) {
+    throw new GatewayError(ErrorCode.MEMORY_CONCLUSION_TEMPORARY, `the conclusion is explicitly temporary ("${phrase}"); durable memory only keeps lasting preferences, decisions, architecture and project state`);
+  }
+  return { text: trimmed, kind: kind as ConclusionKind };
+}

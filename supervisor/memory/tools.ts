@@ -1,0 +1,432 @@
+import { type Conclusion, Session } from '@honcho-ai/sdk';
+import type { Logger } from 'pino';
+import { ErrorCode, GatewayError } from '../../shared/errors.js';
+import type { Limits } from '../../shared/limits.js';
+import { redact } from '../../shared/redact.js';
+import { errorOutcome } from '../../shared/result.js';
+import type { CallContext, ToolDefinition, ToolOutcome } from '../../shared/tool-types.js';
+import { REASONING_LEVELS, type ReasoningLevel } from './config.js';
+import { describeFailure, honchoStatus, toGatewayError, type HonchoBackend, type Prepared } from './honcho.js';
+import { MutationLedger } from './ledger.js';
+import { checkConclusion, CONCLUSION_KINDS, contentDigest, decodeConclusion, encodeConclusion } from './policy.js';
+
+// The five memory tools over Honcho v3 (spec "Memory tools"; steering reference backends.md §2.6):
+//
+//   memory_profile    GET  peers/{user}/card                                      (read-only)
+//   memory_search     GET  peers/{user}/context?target={user}&search_query&search_top_k
+//                     (fallback POST peers/{user}/representation) + POST conclusions/query
+//   memory_context    GET  peers/{user}/context?target={user}[&search_query] + POST conclusions/list
+//                     [+ GET sessions/{s}/context?summary=true&peer_target={user}]
+//   memory_reasoning  POST peers/{user}/chat                                      (Honcho's LLM)
+//   memory_conclude   POST conclusions | POST conclusions/list | DELETE conclusions/{id}
+//
+// Reads take the user peer's own perspective (the representation Hermes' conversations build);
+// writes are conclusions observed by the assistant peer `chatgpt` about the user peer. Every call
+// is `native`: it is counted in /healthz inflight_native_calls until its Honcho request really ends.
+// A call answers after memoryTimeoutSeconds; a read that ran out answers MEMORY_TIMEOUT (safe to
+// retry), a mutation whose request was already sent answers `state: unknown` and is never re-sent.
+
+export type MemoryState =
+  | { kind: 'configured'; backend: HonchoBackend }
+  | { kind: 'not_configured'; reason: string }
+  | { kind: 'invalid'; reason: string };
+
+export interface MemoryToolDeps {
+  state: MemoryState;
+  limits: Limits;
+  ledger: MutationLedger;
+  log: Logger;
+}
+
+const TIMED_OUT = Symbol('timed out');
+const RECENT_CONCLUSIONS = 10;
+const SESSION_MESSAGES = 5;
+const SESSION_MESSAGE_CHARS = 200;
+const ID = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,128}$' } as const;
+
+function backendOf(deps: MemoryToolDeps): HonchoBackend {
+  if (deps.state.kind === 'not_configured') throw new GatewayError(ErrorCode.MEMORY_NOT_CONFIGURED, deps.state.reason);
+  if (deps.state.kind === 'invalid') throw new GatewayError(ErrorCode.MEMORY_CONFIG_INVALID, deps.state.reason);
+  return deps.state.backend;
+}
+
+/**
+ * Waits for `work` at most `ms`. On timeout the work keeps running and stays counted (ctx.retain);
+ * its eventual rejection is observed there, so nothing is left unhandled.
+ */
+async function budgeted<T>(work: Promise<T>, ms: number, ctx: CallContext): Promise<T | typeof TIMED_OUT> {
+  const settled = work.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([settled, new Promise<typeof TIMED_OUT>((resolve) => (timer = setTimeout(() => resolve(TIMED_OUT), ms)))]);
+  clearTimeout(timer);
+  if (outcome === TIMED_OUT) {
+    ctx.retain?.(settled);
+    return TIMED_OUT;
+  }
+  if (!outcome.ok) throw outcome.error;
+  return outcome.value;
+}
+
+function checkQuery(query: unknown, limits: Limits, name = 'query'): string | undefined {
+  if (query === undefined) return undefined;
+  const text = String(query);
+  if (text.length > limits.memoryQueryMaxChars) {
+    throw new GatewayError(ErrorCode.MEMORY_QUERY_TOO_LARGE, `${name} is ${text.length} characters; memory tools accept at most ${limits.memoryQueryMaxChars}`, {
+      max_chars: limits.memoryQueryMaxChars,
+    });
+  }
+  if (text.trim() === '') throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `${name} must not be blank`);
+  return text;
+}
+
+/** A read: prepared peers, then `fn`, within the tool budget. */
+async function read<T>(deps: MemoryToolDeps, ctx: CallContext, fn: (p: Prepared) => Promise<T>): Promise<T> {
+  const backend = backendOf(deps);
+  const seconds = deps.limits.memoryTimeoutSeconds;
+  let result: T | typeof TIMED_OUT;
+  try {
+    result = await budgeted(backend.prepare().then(fn), seconds * 1000, ctx);
+  } catch (e) {
+    throw toGatewayError(e, backend.settings.baseURL);
+  }
+  if (result === TIMED_OUT) {
+    throw new GatewayError(
+      ErrorCode.MEMORY_TIMEOUT,
+      `Honcho did not answer within ${seconds} s; nothing was changed (reads are safe to retry later). The request stays counted until it ends.`,
+      { timeout_seconds: seconds },
+    );
+  }
+  return result;
+}
+
+function conclusionView(c: Conclusion): Record<string, unknown> {
+  const { kind, content } = decodeConclusion(c.content);
+  return { id: c.id, kind, content, created_at: c.createdAt, ...(c.level && c.level !== 'explicit' ? { level: c.level } : {}) };
+}
+
+function identityView(p: Prepared): Record<string, unknown> {
+  return { workspace: p.honcho.workspaceId, user_peer: p.user.id, assistant_peer: p.assistant.id };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mutations
+
+interface MutationSpec<T> {
+  key: string;
+  operation: 'create' | 'delete';
+  kind?: string;
+  content_sha256?: string;
+  id?: string;
+  send(p: Prepared): Promise<T>;
+  /** The id Honcho gave the created conclusion, for the ledger. */
+  resultId?(value: T): string | undefined;
+}
+
+/** `running`: the request is still in flight (timed out at the budget) rather than ended unconfirmed. */
+type MutationResult<T> = { state: 'done'; value: T } | { state: 'unknown'; running: boolean };
+
+async function mutate<T>(deps: MemoryToolDeps, ctx: CallContext, spec: MutationSpec<T>): Promise<MutationResult<T>> {
+  const backend = backendOf(deps);
+  const { ledger, log, limits } = deps;
+  const seconds = limits.memoryTimeoutSeconds;
+  const ref = { operation: spec.operation, ...(spec.kind ? { kind: spec.kind } : {}), ...(spec.content_sha256 ? { content_sha256: spec.content_sha256 } : {}), ...(spec.id ? { id: spec.id } : {}) };
+  const earlier = ledger.get(spec.key);
+  if (earlier) {
+    throw new GatewayError(
+      ErrorCode.MEMORY_MUTATION_PENDING,
+      `an identical memory ${spec.operation} is still running (started ${earlier.started_at}${earlier.unknown ? ', outcome unknown' : ''}); it is not sent again. Check memory_conclude {"action":"list"} once it has settled.`,
+      { ...ref, state: earlier.unknown ? 'unknown' : 'running' },
+    );
+  }
+  ledger.begin({ key: spec.key, ...ref });
+  let sent = false;
+  let abandoned = false;
+  const work = backend.prepare().then((p) => {
+    // The budget ran out before the mutation left the gateway: it never will.
+    if (abandoned) throw new GatewayError(ErrorCode.MEMORY_TIMEOUT, 'abandoned before sending');
+    sent = true;
+    return spec.send(p);
+  });
+  work.then(
+    (value) => {
+      const late = ledger.settle(spec.key, { outcome: 'applied', ...(spec.resultId?.(value) ? { id: spec.resultId(value)! } : {}) });
+      if (late) log.warn({ event: 'memory_mutation_settled', ...late }, 'a memory mutation that had answered unknown finished');
+    },
+    (e: unknown) => {
+      const late = ledger.settle(spec.key, { outcome: 'failed', error: redact(describeFailure(e, backend.settings.baseURL)) });
+      if (late) log.warn({ event: 'memory_mutation_settled', ...late }, 'a memory mutation that had answered unknown failed');
+    },
+  );
+  let result: T | typeof TIMED_OUT;
+  try {
+    result = await budgeted(work, seconds * 1000, ctx);
+  } catch (e) {
+    if (!sent) throw withState(toGatewayError(e, backend.settings.baseURL), 'not_sent');
+    const status = honchoStatus(e);
+    // Honcho answered with a refusal: nothing was written.
+    if (status !== undefined && status >= 400 && status < 500) throw withState(toGatewayError(e, backend.settings.baseURL), 'failed');
+    // A timeout, a dropped connection or a server error after sending: it may have been applied.
+    log.warn({ event: 'memory_mutation_unknown', ...ref, reason: redact(describeFailure(e, backend.settings.baseURL)) }, 'memory mutation ended unconfirmed; outcome unknown');
+    return { state: 'unknown', running: false };
+  }
+  if (result === TIMED_OUT) {
+    if (!sent) {
+      abandoned = true;
+      throw new GatewayError(ErrorCode.MEMORY_TIMEOUT, `Honcho did not answer within ${seconds} s while preparing the ${spec.operation}; it was not sent and never will be.`, {
+        ...ref,
+        state: 'not_sent',
+        timeout_seconds: seconds,
+      });
+    }
+    ledger.markUnknown(spec.key);
+    log.warn({ event: 'memory_mutation_unknown', ...ref, timeout_seconds: seconds }, 'memory mutation timed out; outcome unknown');
+    return { state: 'unknown', running: true };
+  }
+  return { state: 'done', value: result };
+}
+
+function withState(e: GatewayError, state: string): GatewayError {
+  return new GatewayError(e.code, e.message, { ...(e.details ?? {}), state });
+}
+
+function unknownOutcome(operation: 'create' | 'delete', seconds: number, running: boolean, ref: Record<string, unknown>): ToolOutcome {
+  const what = operation === 'create' ? 'The conclusion may or may not have been written' : 'The conclusion may or may not have been deleted';
+  const why = running
+    ? `Honcho did not confirm the ${operation} within ${seconds} s. ${what}: the request is still running and counted until it ends, and the gateway will not send it again. Do not retry it; reconcile with memory_conclude {"action":"list"} (its unresolved and late_outcomes fields show how it ended).`
+    : `The ${operation} was sent but its connection ended without Honcho's confirmation. ${what}; the gateway will not send it again. Do not retry it blindly; reconcile with memory_conclude {"action":"list"} first.`;
+  return errorOutcome(ErrorCode.MEMORY_OUTCOME_UNKNOWN, why, { state: 'unknown', operation, ...ref });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools
+
+const READ_ONLY = { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true } as const;
+
+export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
+  const { limits } = deps;
+  const queryText = `at most ${limits.memoryQueryMaxChars} characters`;
+
+  const profile: ToolDefinition = {
+    name: 'memory_profile',
+    description:
+      "Read the user's Honcho peer card from the Hermes memory: the curated list of durable facts (name, role, preferences, working style) Hermes has learned about the user. Read-only: the card is built by Honcho and cannot be replaced through this gateway.",
+    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    annotations: READ_ONLY,
+    native: true,
+    async handler(_args, ctx) {
+      const r = await read(deps, ctx, async (p) => ({ p, card: await p.user.getCard() }));
+      const card = r.card ?? [];
+      return {
+        structured: {
+          ...identityView(r.p),
+          card,
+          ...(card.length === 0
+            ? { hint: 'No profile facts yet: this is not an error. Honcho builds the peer card over time from observed Hermes conversations; try memory_search or memory_reasoning.' }
+            : {}),
+        },
+      };
+    },
+  };
+
+  const search: ToolDefinition = {
+    name: 'memory_search',
+    description:
+      "Search the Hermes memory (Honcho) for what is known about the user: the user's representation curated around the query, plus matching durable conclusions this gateway stored. Raw excerpts, no LLM synthesis: cheaper than memory_reasoning.",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', minLength: 1, description: `What to look for (${queryText}).` },
+        limit: { type: 'integer', minimum: 1, maximum: 25, description: 'How many semantically matching conclusions to use (default 10).' },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    annotations: READ_ONLY,
+    native: true,
+    async handler(args, ctx) {
+      const query = checkQuery(args.query, limits)!;
+      const limit = (args.limit as number | undefined) ?? 10;
+      const r = await read(deps, ctx, async (p) => {
+        const [context, conclusions] = await Promise.all([
+          p.user.context({ target: p.user.id, searchQuery: query, searchTopK: limit }),
+          p.assistant.conclusionsOf(p.user.id).query(query, limit),
+        ]);
+        // Hermes' fallback when the context carries no representation.
+        const representation = context.representation || (await p.user.representation({ target: p.user.id, searchQuery: query, searchTopK: limit })) || null;
+        return { p, representation, conclusions };
+      });
+      return { structured: { ...identityView(r.p), query, representation: r.representation, conclusions: r.conclusions.map(conclusionView) } };
+    },
+  };
+
+  const context: ToolDefinition = {
+    name: 'memory_context',
+    description:
+      "Return durable context about the user and project from the Hermes memory backend (Honcho): the user's representation and peer card, the most recent conclusions stored through this gateway, and optionally a Hermes session's summary and last messages. No LLM synthesis.",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', minLength: 1, description: `Optional focus: curate the representation around this topic (${queryText}).` },
+        session: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,100}$', description: 'Optional Honcho session id (e.g. the Hermes project directory name) whose summary and recent messages to include.' },
+      },
+      additionalProperties: false,
+    },
+    annotations: READ_ONLY,
+    native: true,
+    async handler(args, ctx) {
+      const query = checkQuery(args.query, limits);
+      const sessionId = args.session as string | undefined;
+      const contextTokens = deps.state.kind === 'configured' ? deps.state.backend.settings.contextTokens : undefined;
+      const r = await read(deps, ctx, async (p) => {
+        const [peer, recent, session] = await Promise.all([
+          p.user.context({ target: p.user.id, ...(query ? { searchQuery: query } : {}) }),
+          p.assistant.conclusionsOf(p.user.id).list({ page: 1, size: RECENT_CONCLUSIONS }),
+          sessionId ? sessionContext(p, sessionId, contextTokens) : Promise.resolve(undefined),
+        ]);
+        return { p, peer, recent, session };
+      });
+      return {
+        structured: {
+          ...identityView(r.p),
+          ...(query ? { query } : {}),
+          representation: r.peer.representation,
+          card: r.peer.peerCard ?? [],
+          recent_conclusions: r.recent.items.map(conclusionView),
+          ...(r.session ? { session: r.session } : {}),
+        },
+      };
+    },
+  };
+
+  const reasoning: ToolDefinition = {
+    name: 'memory_reasoning',
+    description:
+      "Ask Honcho's dialectic reasoning a natural-language question about the user and get a synthesized answer from everything Hermes' memory knows. Uses Honcho's LLM: slower and costlier than memory_search or memory_profile. reasoning_level: minimal, low (default), medium, high, max.",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', minLength: 1, description: `A natural-language question (${queryText}).` },
+        reasoning_level: { type: 'string', enum: [...REASONING_LEVELS], description: 'Depth of reasoning; omit for the configured default (dialecticReasoningLevel, usually low).' },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    annotations: READ_ONLY,
+    native: true,
+    async handler(args, ctx) {
+      const query = checkQuery(args.query, limits)!;
+      const settings = deps.state.kind === 'configured' ? deps.state.backend.settings : undefined;
+      const requested = args.reasoning_level as ReasoningLevel | undefined;
+      const level: ReasoningLevel = requested && (settings?.reasoningDynamic ?? true) ? requested : (settings?.reasoningLevel ?? 'low');
+      const r = await read(deps, ctx, async (p) => ({ p, answer: await p.user.chat(query, { reasoningLevel: level }) }));
+      return { structured: { ...identityView(r.p), query, reasoning_level: level, answer: r.answer } };
+    },
+  };
+
+  const conclude: ToolDefinition = {
+    name: 'memory_conclude',
+    description:
+      `Store, list or delete durable conclusions about the user in the Hermes memory (Honcho), written as the assistant peer "chatgpt". action "create" (default) needs \`conclusion\` (one lasting fact, at most ${limits.memoryConclusionMaxChars} characters) and \`kind\`: ${CONCLUSION_KINDS.join(', ')}. Secret-like or explicitly temporary content is refused. action "list" pages through this gateway's conclusions (newest first); action "delete" removes one by \`id\` (Honcho semantics: permanent). A create or delete that times out answers state "unknown" and is never re-sent: reconcile with list instead of retrying.`,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        action: { type: 'string', enum: ['create', 'list', 'delete'], description: 'create (default), list or delete.' },
+        conclusion: { type: 'string', minLength: 1, description: 'create: the durable fact to store.' },
+        kind: { type: 'string', enum: [...CONCLUSION_KINDS], description: 'create: what kind of durable fact this is.' },
+        id: { ...ID, description: 'delete: the conclusion id (from list or create).' },
+        page: { type: 'integer', minimum: 1, maximum: 100000, description: 'list: page number (default 1).' },
+        size: { type: 'integer', minimum: 1, maximum: 100, description: 'list: page size (default 20).' },
+      },
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, idempotentHint: false },
+    native: true,
+    async handler(args, ctx) {
+      const action = (args.action as string | undefined) ?? 'create';
+      const allowed: Record<string, string[]> = { create: ['action', 'conclusion', 'kind'], list: ['action', 'page', 'size'], delete: ['action', 'id'] };
+      const stray = Object.keys(args).filter((k) => !allowed[action]!.includes(k));
+      if (stray.length > 0) throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `memory_conclude ${action} does not take ${stray.map((s) => `\`${s}\``).join(', ')}`);
+      if (action === 'create') return create(args, ctx);
+      if (action === 'list') return list(args, ctx);
+      return remove(args, ctx);
+    },
+  };
+
+  async function create(args: Record<string, unknown>, ctx: CallContext): Promise<ToolOutcome> {
+    // Policy first: nothing reaches Honcho (or even the ledger) unless the conclusion passes.
+    const { text, kind } = checkConclusion(args.conclusion, args.kind, limits.memoryConclusionMaxChars);
+    const content = encodeConclusion(kind, text);
+    const digest = contentDigest(content);
+    const result = await mutate(deps, ctx, {
+      key: `create:${digest}`,
+      operation: 'create',
+      kind,
+      content_sha256: digest,
+      send: (p) => p.assistant.conclusionsOf(p.user.id).create({ content }),
+      resultId: (created) => created[0]?.id,
+    });
+    if (result.state === 'unknown') return unknownOutcome('create', limits.memoryTimeoutSeconds, result.running, { kind, content_sha256: digest });
+    const created = result.value[0];
+    if (!created) throw new GatewayError(ErrorCode.MEMORY_UNAVAILABLE, 'Honcho accepted the conclusion but returned no record of it');
+    return { structured: { state: 'created', conclusion: conclusionView(created) } };
+  }
+
+  async function list(args: Record<string, unknown>, ctx: CallContext): Promise<ToolOutcome> {
+    const page = (args.page as number | undefined) ?? 1;
+    const size = (args.size as number | undefined) ?? 20;
+    const r = await read(deps, ctx, async (p) => ({ p, page: await p.assistant.conclusionsOf(p.user.id).list({ page, size }) }));
+    return {
+      structured: {
+        ...identityView(r.p),
+        conclusions: r.page.items.map(conclusionView),
+        page: r.page.page,
+        size: r.page.size,
+        total: r.page.total,
+        pages: r.page.pages,
+        unresolved: deps.ledger.unresolved(),
+        late_outcomes: deps.ledger.late(),
+      },
+    };
+  }
+
+  async function remove(args: Record<string, unknown>, ctx: CallContext): Promise<ToolOutcome> {
+    const id = args.id;
+    if (typeof id !== 'string') throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, 'memory_conclude delete needs the conclusion `id`');
+    let result: MutationResult<void>;
+    try {
+      result = await mutate(deps, ctx, { key: `delete:${id}`, operation: 'delete', id, send: (p) => p.assistant.conclusionsOf(p.user.id).delete(id) });
+    } catch (e) {
+      if (e instanceof GatewayError && e.details?.http_status === 404) {
+        throw new GatewayError(ErrorCode.MEMORY_CONCLUSION_NOT_FOUND, `no conclusion ${id} in this Honcho workspace`, { id, state: 'failed' });
+      }
+      throw e;
+    }
+    if (result.state === 'unknown') return unknownOutcome('delete', limits.memoryTimeoutSeconds, result.running, { id });
+    return { structured: { state: 'deleted', id } };
+  }
+
+  return [profile, search, context, reasoning, conclude];
+}
+
+/** GET sessions/{s}/context without the SDK's session get-or-create: a read never creates a session. */
+async function sessionContext(p: Prepared, id: string, tokens: number | undefined): Promise<Record<string, unknown>> {
+  const session = new Session(id, p.honcho.workspaceId, p.honcho.http);
+  try {
+    const ctx = await session.context({ summary: true, peerTarget: p.user.id, ...(tokens ? { tokens } : {}) });
+    return {
+      id,
+      summary: ctx.summary?.content ?? null,
+      messages: ctx.messages.slice(-SESSION_MESSAGES).map((m) => ({
+        peer: m.peerId,
+        content: m.content.length > SESSION_MESSAGE_CHARS ? `${m.content.slice(0, SESSION_MESSAGE_CHARS)}…` : m.content,
+        created_at: m.createdAt,
+      })),
+    };
+  } catch (e) {
+    if (honchoStatus(e) === 404) return { id, error: 'not_found' };
+    throw e;
+  }
+}
