@@ -25,9 +25,15 @@ import { atomicReplace, cronPaths, ensureCronDirs, loadJobs, serializeJobs, type
 //     Hermes scheduler and the gateway never lose each other's writes;
 //   - records are Hermes' create_job records (same field names and order), results are Hermes'
 //     tool results with its `_format_job` shape;
-//   - `run` does what Hermes' REST API `run` (cron.jobs.trigger_job) does: it re-enables the job
-//     and sets next_run_at to now, so the Hermes scheduler fires it on its next tick (within about
-//     60 s). The gateway never executes a job itself.
+//   - `run` (aliases `run_now`, `trigger`, as in Hermes: reference hermes.md §1.12) follows Hermes'
+//     cronjob tool `run`, not its older REST `trigger_job`: Hermes claims the job with
+//     claim_job_for_fire, which refuses a paused/disabled job ("Job is paused/disabled; resume it
+//     before running") and leaves it paused, reporting `executed: false` with `execution_skipped`
+//     (reference §7: run results carry executed/execution_success/execution_skipped). So here a
+//     paused or disabled job is left exactly as it is (nothing is written) and the same skipped
+//     result is returned; a runnable job only gets next_run_at = now, so the Hermes scheduler fires
+//     it on its next tick (within about 60 s). Its pause state is never changed. The gateway never
+//     executes a job itself.
 // Not exposed (sending them is INVALID_ARGUMENTS): model/provider/base_url overrides, script,
 // no_agent, monitor and toolset fields, attach_to_session. Delivery defaults to `local`.
 
@@ -36,6 +42,11 @@ export const MUTATING_ACTIONS = ['create', 'update', 'pause', 'resume', 'remove'
 export type MutatingAction = (typeof MUTATING_ACTIONS)[number];
 const ACTIONS = ['list', ...MUTATING_ACTIONS] as const;
 type Action = (typeof ACTIONS)[number];
+/** Hermes accepts these as aliases of `run` (reference hermes.md §1.12; tools/cronjob_tools.py). */
+const ACTION_ALIASES: Readonly<Record<string, Action>> = { run_now: 'run', trigger: 'run' };
+const SCHEMA_ACTIONS = [...ACTIONS, ...Object.keys(ACTION_ALIASES)];
+/** Hermes' message when its run claim finds the job paused or disabled (cron/jobs.py is_job_runnable). */
+export const RUN_PAUSED_SKIP = 'Job is paused/disabled; resume it before running.';
 
 export const PROMPT_MAX_CHARS = 20_000;
 const LOCK_TIMEOUT_MS = 10_000;
@@ -176,6 +187,12 @@ function resolveJob(jobs: JobRecord[], ref: string): Resolved {
 
 const pyId = (job: JobRecord) => String(job.id ?? 'unknown');
 
+/** Hermes' `is_job_runnable` for a manual run: enabled (missing = enabled) and not paused. */
+function isRunnable(job: JobRecord): boolean {
+  const enabled = 'enabled' in job ? truthy(job.enabled) : true;
+  return enabled && job.state !== 'paused';
+}
+
 /** `update_job`: merge, re-derive skills and schedule fields, recompute next_run_at when needed. */
 function applyUpdate(job: JobRecord, updates: JobRecord, clock: ParseContext): JobRecord {
   const updated = applySkillFields({ ...job, ...updates });
@@ -257,7 +274,8 @@ export function cronjobTools(config: GatewayConfig, log: Logger, env: NodeJS.Pro
   }
 
   /** Runs one mutation under Hermes' lock: fresh load, change, atomic replace. */
-  async function commit<T>(signal: AbortSignal, change: (jobs: JobRecord[], clock: ParseContext) => { jobs: JobRecord[]; result: T; after?: () => Promise<void> }): Promise<T> {
+  /** `change` returns `jobs: null` to write nothing (the decision was still made under the lock, on a fresh load). */
+  async function commit<T>(signal: AbortSignal, change: (jobs: JobRecord[], clock: ParseContext) => { jobs: JobRecord[] | null; result: T; after?: () => Promise<void> }): Promise<T> {
     await ensureCronDirs(config.hermesHome);
     const { result, after } = await withJobsLock(
       paths.lockFile,
@@ -266,8 +284,9 @@ export function cronjobTools(config: GatewayConfig, log: Logger, env: NodeJS.Pro
         const jobs = await loadJobs(paths.jobsFile);
         const clock = clockNow();
         const changed = change(jobs, clock);
+        if (changed.jobs === null) return changed;
         held.assertHeld();
-        await atomicReplace(paths.jobsFile, paths.cronDir, serializeJobs(changed.jobs, hermesNowIso(clock.tz, clock.now)), () => held.assertHeld());
+        await atomicReplace(paths.jobsFile, paths.cronDir, serializeJobs(changed.jobs as JobRecord[], hermesNowIso(clock.tz, clock.now)), () => held.assertHeld());
         return changed;
       },
       signal,
@@ -408,7 +427,8 @@ export function cronjobTools(config: GatewayConfig, log: Logger, env: NodeJS.Pro
     }
 
     let changedId = '';
-    const result = await commit(signal, (jobs, clock) => {
+    let skipped = false;
+    const result = await commit<Record<string, unknown>>(signal, (jobs, clock) => {
       const { index, job, normalized } = resolveIn(jobs);
       changedId = normalized.id as string;
       const nowIso = hermesNowIso(clock.tz, clock.now);
@@ -418,8 +438,20 @@ export function cronjobTools(config: GatewayConfig, log: Logger, env: NodeJS.Pro
       } else if (action === 'resume') {
         updates = { enabled: true, state: 'scheduled', paused_at: null, paused_reason: null, next_run_at: computeNextRun(normalized.schedule, clock) };
       } else if (action === 'run') {
-        // trigger_job: due now, so the scheduler's next tick fires it.
-        updates = { enabled: true, state: 'scheduled', paused_at: null, paused_reason: null, next_run_at: nowIso };
+        // Hermes' cronjob `run` claims the job (cron/jobs.py claim_job_for_fire), and that claim
+        // refuses a paused/disabled job: the job stays paused and the result says it was skipped
+        // (reference hermes.md §7, run results; Hermes' older REST trigger_job re-enabled the job
+        // instead, which the tool no longer does). So: never touch the pause state; a paused job is
+        // not written at all.
+        if (!isRunnable(normalized)) {
+          skipped = true;
+          return {
+            jobs: null,
+            result: { success: true, job: { ...formatJob(normalized), executed: false, execution_success: false, execution_skipped: `${RUN_PAUSED_SKIP} Nothing was changed.` } },
+          };
+        }
+        // Runnable: due now, so the scheduler's next tick fires it.
+        updates = { next_run_at: nowIso };
       } else {
         assertGatewayCanUpdate(job);
         assertContextRefs(jobs);
@@ -464,7 +496,8 @@ export function cronjobTools(config: GatewayConfig, log: Logger, env: NodeJS.Pro
           : { success: true, job: formatted };
       return { jobs: replaceAt(jobs, index, updated), result: answer };
     });
-    log.info({ event: 'cronjob_mutation', action, job_id: changedId }, `cronjob ${action}`);
+    if (skipped) log.info({ event: 'cronjob_run_skipped', action, job_id: changedId, reason: 'paused_or_disabled' }, 'cronjob run skipped: job is paused/disabled; nothing written');
+    else log.info({ event: 'cronjob_mutation', action, job_id: changedId }, `cronjob ${action}`);
     return result;
   }
 
@@ -479,13 +512,13 @@ export function cronjobTools(config: GatewayConfig, log: Logger, env: NodeJS.Pro
       'Always list first and use the job_id it shows (a unique job name also works); never guess IDs.',
       "create: prompt (self-contained: jobs run in a fresh session with no chat context) and/or skills, plus schedule: '30m' / '2h' / '1d' (one-shot after that delay), 'every 30m' / 'every 2h' (recurring), a cron expression '0 9 * * *' (Hermes timezone), or an ISO timestamp '2026-06-01T09:00:00' (one-shot).",
       'repeat: run count (omit: once for one-shots, forever for recurring; 0 = forever). deliver defaults to local (output saved in Hermes, not sent); or origin, all, platform, platform:chat_id[:thread_id], comma-combined.',
-      "update: any of prompt, schedule, name, repeat, deliver, skills ([] clears), context_from, workdir ('' clears). pause takes an optional reason. run queues the job for the Hermes scheduler's next tick (about a minute); the gateway never executes a job.",
+      "update: any of prompt, schedule, name, repeat, deliver, skills ([] clears), context_from, workdir ('' clears). pause takes an optional reason. run (aliases run_now, trigger) queues the job for the Hermes scheduler's next tick (about a minute); the gateway never executes a job. Like Hermes, run never un-pauses: a paused or disabled job is left as it is and reported with executed=false and execution_skipped — resume it first.",
       'Not available here: model/provider/base_url overrides, script, no_agent, monitor and toolset fields; sending them is an error.',
     ].join(' '),
     inputSchema: {
       type: 'object',
       properties: {
-        action: { type: 'string', enum: [...ACTIONS], description: 'list (read-only), or one of the mutations create, update, pause, resume, remove, run.' },
+        action: { type: 'string', enum: SCHEMA_ACTIONS, description: "list (read-only), or one of the mutations create, update, pause, resume, remove, run ('run_now' and 'trigger' are Hermes' aliases of run)." },
         job_id: str(200, 'The job_id from list (or a unique job name). Required for update, pause, resume, remove, run.'),
         prompt: str(PROMPT_MAX_CHARS, 'create/update: the full self-contained prompt the job runs.'),
         schedule: str(200, "create/update: '30m', 'every 2h', '0 9 * * *' or an ISO timestamp."),
@@ -504,7 +537,7 @@ export function cronjobTools(config: GatewayConfig, log: Logger, env: NodeJS.Pro
     },
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, idempotentHint: false, title: 'Hermes cron jobs' },
     async handler(args, ctx) {
-      const action = args.action as Action;
+      const action = ACTION_ALIASES[args.action as string] ?? (args.action as Action);
       const stray = Object.keys(args).filter((k) => k !== 'action' && k !== 'confirm' && !APPLIES[action].includes(k));
       if (stray.length > 0) {
         throw invalidArgs(`cronjob: ${stray.map((s) => `'${s}'`).join(', ')} ${stray.length === 1 ? 'does' : 'do'} not apply to action '${action}' (it takes: ${APPLIES[action].join(', ') || 'nothing else'}); nothing was written.`);

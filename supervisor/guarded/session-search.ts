@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import type { ToolDefinition } from '../../shared/tool-types.js';
 import type { GatewayConfig } from '../config.js';
+import type { ProbeResult, ReadinessComponent } from '../health/readiness.js';
 import { MAX_QUERY_CHARS } from './session-search/fts.js';
 import type { SearchArgs, TaskInput } from './session-search/shapes.js';
 import type { TaskResult } from './session-search/task.js';
@@ -159,4 +160,61 @@ export function sessionSearchTools(config: GatewayConfig, log: Logger): ToolDefi
       },
     },
   ];
+}
+
+/** The probe runs on the event loop: it waits at most this long on a writer's lock. */
+const PROBE_BUSY_TIMEOUT_MS = 100;
+const PROBE_TRANSIENT_RETRIES = 2;
+
+/**
+ * A /readyz component for session_search's database (`session_db`). It opens state.db exactly as
+ * the tool does (SessionStore.open: SQLITE_OPEN_READONLY, file must exist, same schema check; no
+ * migration, no pragma change, no write), reads only sqlite_master and schema_version, and closes.
+ *   - schema 17, readable: ready, status `ok`, with the schema version;
+ *   - no state.db yet (Hermes has not run in this HERMES_HOME): ready, status `missing` (nothing to
+ *     search is not a failure; session_search answers STATE_DB_MISSING);
+ *   - a newer, older or foreign/unreadable database: not ready, status `error`, the stable code
+ *     (STATE_DB_SCHEMA_TOO_NEW, STATE_DB_SCHEMA_UNSUPPORTED, STATE_DB_UNAVAILABLE) in the reason;
+ *   - locked by Hermes' writer past the probe's short wait: ready, status `busy` (transient).
+ */
+export function sessionDbReadiness(config: GatewayConfig): ReadinessComponent {
+  const dbPath = join(config.hermesHome, 'state.db');
+  return {
+    name: 'session_db',
+    async probe(): Promise<ProbeResult> {
+      const { SessionStore, StoreError, SUPPORTED_SCHEMA_VERSION, isSqliteError, isTransientReadError, storeErrorFrom } = await import('./session-search/store.js');
+      for (let attempt = 0; ; attempt++) {
+        let store: ReturnType<typeof SessionStore.open> | undefined;
+        try {
+          store = SessionStore.open(dbPath, { busyTimeoutMs: PROBE_BUSY_TIMEOUT_MS });
+          return {
+            ready: true,
+            status: 'ok',
+            details: { path: dbPath, schema_version: SUPPORTED_SCHEMA_VERSION, trigram_index: store.hasTrigramIndex },
+          };
+        } catch (e) {
+          if (!(e instanceof StoreError) && isTransientReadError(e) && attempt < PROBE_TRANSIENT_RETRIES) {
+            await new Promise((r) => setTimeout(r, 50 * (attempt + 1)));
+            continue;
+          }
+          if (!(e instanceof StoreError) && !isSqliteError(e)) throw e; // a defect: Readiness reports it as an error
+          const err = storeErrorFrom(e, dbPath);
+          if (err.code === ErrorCode.STATE_DB_MISSING) {
+            return { ready: true, status: 'missing', reason: `${err.code}: ${err.message}`, details: { path: dbPath } };
+          }
+          if (err.code === ErrorCode.BUSY) {
+            return {
+              ready: true,
+              status: 'busy',
+              reason: `${dbPath} is locked by a Hermes writer right now; session_search waits for it (this probe does not)`,
+              details: { path: dbPath },
+            };
+          }
+          return { ready: false, status: 'error', reason: `${err.code}: ${err.message}`, details: { path: dbPath, code: err.code, ...(err.details ?? {}) } };
+        } finally {
+          store?.close();
+        }
+      }
+    },
+  };
 }

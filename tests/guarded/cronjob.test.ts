@@ -119,6 +119,8 @@ describe('cronjob with mutations disabled (the default)', () => {
       { action: 'resume', job_id: FIXTURE_JOB_ID, confirm: true },
       { action: 'remove', job_id: FIXTURE_JOB_ID, confirm: true },
       { action: 'run', job_id: FIXTURE_JOB_ID, confirm: true },
+      { action: 'run_now', job_id: FIXTURE_JOB_ID, confirm: true },
+      { action: 'trigger', job_id: FIXTURE_JOB_ID, confirm: true },
       { action: 'create', prompt: 'no confirmation either', schedule: 'every 30m' },
     ];
     for (const args of calls) {
@@ -140,7 +142,9 @@ describe('cronjob with mutations disabled (the default)', () => {
     const props = Object.keys(described.parameters.properties as object);
     for (const field of Object.keys(FORBIDDEN)) assert.ok(!props.includes(field), `${field} is not in the public schema`);
     assert.equal(described.parameters.additionalProperties, false);
-    assert.deepEqual((described.parameters.properties as Record<string, { enum?: string[] }>).action!.enum, ['list', 'create', 'update', 'pause', 'resume', 'remove', 'run']);
+    assert.deepEqual((described.parameters.properties as Record<string, { enum?: string[] }>).action!.enum, ['list', 'create', 'update', 'pause', 'resume', 'remove', 'run', 'run_now', 'trigger']);
+    assert.match(described.description, /run \(aliases run_now, trigger\)/);
+    assert.match(described.description, /never un-pauses/);
     assert.match(described.description, /DISABLED on this host/);
     assert.match(described.description, /confirm/);
     const search = await call(client, 'tool_search', { queries: ['cron schedule job'] });
@@ -323,7 +327,6 @@ describe('cronjob with mutations enabled', () => {
     assert.deepEqual([fixture.enabled, fixture.state, fixture.paused_at, fixture.paused_reason], [true, 'scheduled', null, null]);
     near(fixture.next_run_at, t0 + 1440 * 60_000);
 
-    await mutate({ action: 'pause', job_id: FIXTURE_JOB_ID });
     const ran = await mutate({ action: 'run', job_id: FIXTURE_JOB_ID });
     assert.equal(ran.isError, false, JSON.stringify(ran.data));
     const job = ran.data.job as Record<string, unknown>;
@@ -334,6 +337,48 @@ describe('cronjob with mutations enabled', () => {
     assert.deepEqual([fixture.enabled, fixture.state, fixture.paused_at, fixture.last_run_at, fixture.last_status], [true, 'scheduled', null, null, null]);
     near(fixture.next_run_at, Date.now(), 5_000);
     assert.ok(Date.parse(fixture.next_run_at as string) <= Date.now(), 'due now: the scheduler picks it up on its next tick');
+  });
+
+  test("run on a paused job does not un-pause it (Hermes' run claim refuses paused jobs): skipped, nothing written", async () => {
+    await mutate({ action: 'pause', job_id: FIXTURE_JOB_ID, reason: 'holiday' });
+    const before = sha256(jobsPath(home));
+    const pausedRecord = readJobsFile(home).jobs.find((j) => j.id === FIXTURE_JOB_ID)!;
+    for (const action of ['run', 'run_now', 'trigger']) {
+      const ran = await mutate({ action, job_id: FIXTURE_JOB_ID });
+      assert.equal(ran.isError, false, JSON.stringify(ran.data));
+      assert.deepEqual(Object.keys(ran.data), ['success', 'job']);
+      const job = ran.data.job as Record<string, unknown>;
+      assert.deepEqual([job.executed, job.execution_success], [false, false]);
+      assert.match(job.execution_skipped as string, /paused\/disabled; resume it before running/);
+      assert.deepEqual([job.enabled, job.state, job.paused_reason], [false, 'paused', 'holiday'], 'the result shows the job still paused');
+      assert.equal(sha256(jobsPath(home)), before, `${action}: jobs.json not rewritten`);
+    }
+    assert.deepEqual(readJobsFile(home).jobs.find((j) => j.id === FIXTURE_JOB_ID), pausedRecord);
+    noTempFiles(home);
+
+    // A job disabled without the paused state (e.g. a finished one-shot) is not runnable either.
+    const file = readJobsFile(home);
+    file.jobs.push({ ...fixtureJob(), id: 'ddddeeeeffff', name: 'finished-oneshot', enabled: false, state: 'completed' });
+    writeFileSync(jobsPath(home), JSON.stringify(file, null, 2));
+    const disabledBefore = sha256(jobsPath(home));
+    const skipped = await mutate({ action: 'run', job_id: 'ddddeeeeffff' });
+    assert.match((skipped.data.job as Record<string, unknown>).execution_skipped as string, /paused\/disabled/);
+    assert.equal(sha256(jobsPath(home)), disabledBefore);
+    const cleaned = readJobsFile(home);
+    cleaned.jobs = cleaned.jobs.filter((j) => j.id !== 'ddddeeeeffff');
+    writeFileSync(jobsPath(home), JSON.stringify(cleaned, null, 2));
+
+    // Resume, then the aliases queue it exactly like run and leave the pause fields alone.
+    await mutate({ action: 'resume', job_id: FIXTURE_JOB_ID });
+    for (const action of ['run_now', 'trigger']) {
+      const r = await mutate({ action, job_id: 'walrus-check' });
+      assert.equal(r.isError, false, JSON.stringify(r.data));
+      assert.match((r.data.job as Record<string, unknown>).execution_skipped as string, /next tick/);
+      const fixture = readJobsFile(home).jobs.find((j) => j.id === FIXTURE_JOB_ID)!;
+      assert.deepEqual([fixture.enabled, fixture.state, fixture.paused_at, fixture.paused_reason], [true, 'scheduled', null, null]);
+      assert.ok(Date.parse(fixture.next_run_at as string) <= Date.now());
+    }
+    await refused({ action: 'trigger', job_id: FIXTURE_JOB_ID, schedule: 'every 5m', confirm: true }, 'INVALID_ARGUMENTS', /does not apply to action 'run'/);
   });
 
   test('remove deletes only that job (and its saved outputs, like Hermes)', async () => {

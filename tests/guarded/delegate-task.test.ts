@@ -40,10 +40,12 @@ describe('delegate_task', () => {
     const r = await call(client, 'tool_describe', { names: ['delegate_task'] });
     const d = (r.data.tools as Record<string, { description: string; parameters: Record<string, unknown>; source: string }>).delegate_task!;
     assert.equal(d.source, 'guarded');
-    assert.deepEqual(Object.keys(d.parameters.properties as object), ['goal', 'context', 'tasks', 'role']);
+    // Hermes' upstream field set (reference hermes.md §1.11), plus the handler-forwarded max_iterations.
+    assert.deepEqual(Object.keys(d.parameters.properties as object), ['goal', 'context', 'tasks', 'role', 'background', 'acp_command', 'acp_args', 'max_iterations']);
     assert.equal(d.parameters.additionalProperties, false);
-    const tasks = (d.parameters.properties as Record<string, { items: { properties: object; required: string[] } }>).tasks!;
-    assert.deepEqual(Object.keys(tasks.items.properties), ['goal', 'context', 'role']);
+    const tasks = (d.parameters.properties as Record<string, { items: { properties: object; required: string[]; additionalProperties: boolean } }>).tasks!;
+    assert.deepEqual(Object.keys(tasks.items.properties), ['goal', 'context', 'acp_command', 'acp_args', 'role']);
+    assert.equal(tasks.items.additionalProperties, false);
     assert.deepEqual(tasks.items.required, ['goal']);
     assert.match(d.description, /DELEGATION_REQUIRES_JOB/);
     assert.match(d.description, /job_prepare/);
@@ -79,11 +81,55 @@ describe('delegate_task', () => {
     });
   }
 
-  test('fields outside the guarded schema (ACP transport, background, max_iterations) are INVALID_ARGUMENTS', async () => {
+  test("Hermes' own fields (ACP transport, background, max_iterations) are accepted and refused with DELEGATION_REQUIRES_JOB; nothing is run", async () => {
     const client = await connect(gw.mcpUrl, 'modern');
-    for (const extra of [{ acp_command: 'copilot' }, { acp_args: ['--acp'] }, { background: true }, { max_iterations: 5 }, { tasks: [{ goal: 'a', acp_command: 'x' }] }]) {
-      const r = await viaBridge(client, 'delegate_task', { goal: 'x', ...extra });
-      assert.equal(r.data.error, 'INVALID_ARGUMENTS', JSON.stringify(r.data));
+    const before = snapshot(home);
+    const hermesShaped: Array<Record<string, unknown>> = [
+      { goal: 'x', acp_command: 'copilot' },
+      { goal: 'x', acp_args: ['--acp', '--stdio'] },
+      { goal: 'x', background: true },
+      { goal: 'x', background: false },
+      { goal: 'x', max_iterations: 5 },
+      { tasks: [{ goal: 'a', acp_command: 'x' }] },
+      { tasks: [{ goal: 'a', context: 'c', acp_command: 'copilot', acp_args: ['--acp', '--stdio'], role: 'leaf' }] },
+      // Everything at once, the way Hermes' own schema lets a model send it.
+      {
+        goal: 'Refactor the walrus module',
+        context: 'repo at /srv/app',
+        role: 'orchestrator',
+        background: true,
+        acp_command: 'copilot',
+        acp_args: ['--acp', '--stdio'],
+        max_iterations: 50,
+        tasks: [{ goal: 'a', context: 'b', acp_command: 'claude', acp_args: [], role: 'orchestrator' }],
+      },
+      { tasks: Array.from({ length: 20 }, (_, i) => ({ goal: `task ${i}` })) },
+    ];
+    for (const args of hermesShaped) {
+      const r = await viaBridge(client, 'delegate_task', args);
+      assert.equal(r.isError, true);
+      assert.equal(r.data.error, 'DELEGATION_REQUIRES_JOB', JSON.stringify(args));
+      assert.match(r.data.message as string, /job_prepare/);
+      assert.match(r.data.message as string, /job_start/);
+    }
+    assert.deepEqual(snapshot(home), before, 'nothing in HERMES_HOME was created or touched (no ACP subprocess, no job)');
+    await client.close();
+  });
+
+  test('fields Hermes does not know, and wrongly typed Hermes fields, are still INVALID_ARGUMENTS', async () => {
+    const client = await connect(gw.mcpUrl, 'modern');
+    for (const args of [
+      { goal: 'x', bogus: 1 },
+      { goal: 'x', toolsets: ['terminal'] },
+      { tasks: [{ goal: 'a', bogus: true }] },
+      { tasks: [{ context: 'no goal' }] },
+      { goal: 'x', background: 'yes' },
+      { goal: 'x', max_iterations: 2.5 },
+      { goal: 'x', acp_args: '--acp' },
+      { goal: 'x', role: 'boss' },
+    ]) {
+      const r = await viaBridge(client, 'delegate_task', args);
+      assert.equal(r.data.error, 'INVALID_ARGUMENTS', JSON.stringify(args));
     }
     await client.close();
   });

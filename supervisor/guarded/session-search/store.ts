@@ -158,8 +158,12 @@ export class SessionStore {
     this.trigram = trigram;
   }
 
-  /** Opens `path` read-only and checks that it is a Hermes session database this adapter can read. */
-  static open(path: string): SessionStore {
+  /**
+   * Opens `path` read-only and checks that it is a Hermes session database this adapter can read.
+   * `busyTimeoutMs` (default Hermes' reader timeout) is shortened by the /readyz probe, which runs
+   * on the gateway's event loop and must never wait long on a writer.
+   */
+  static open(path: string, options: { busyTimeoutMs?: number } = {}): SessionStore {
     let st: Stats;
     try {
       st = statSync(path);
@@ -171,7 +175,7 @@ export class SessionStore {
     const sidecarsBefore = sidecarPaths(path).map(exists);
     let db: Database.Database;
     try {
-      db = new Database(path, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+      db = new Database(path, { readonly: true, fileMustExist: true, timeout: options.busyTimeoutMs ?? BUSY_TIMEOUT_MS });
     } catch (e) {
       if (isTransientReadError(e)) throw e;
       throw storeErrorFrom(e, path);
@@ -232,6 +236,11 @@ export class SessionStore {
         // Not created (or gone again): nothing to tighten.
       }
     });
+  }
+
+  /** Whether the CJK trigram index (`messages_fts_trigram`) exists in this database. */
+  get hasTrigramIndex(): boolean {
+    return this.trigram;
   }
 
   close(): void {
