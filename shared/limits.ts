@@ -48,6 +48,7 @@ const LimitsSchema = v.object({
   jobKillGraceSeconds: PositiveInt,
   jobMaintenanceIntervalSeconds: PositiveInt,
   drainTimeoutSeconds: PositiveInt,
+  workerStartTimeoutSeconds: PositiveInt,
   memoryTimeoutSeconds: PositiveInt,
   memoryWorkerMaxSeconds: PositiveInt,
   memoryQueryMaxChars: PositiveInt,

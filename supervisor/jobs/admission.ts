@@ -127,6 +127,8 @@ export function authorizedJob(db: JobDatabase, id: string, token: string): JobRo
 }
 
 export interface AdmissionRules {
+  /** The memory a job of `profile` reserves under the policy in force now (default: what prepare stored). */
+  reservationFor?: (profile: string) => number;
   maxActive: number;
   maxPerSession: number;
   /** Heavy jobs active at once (Infinity in development mode). */
@@ -175,17 +177,19 @@ export function admitJob(db: JobDatabase, args: { id: string; token: string; ses
       if (clash) {
         throw new GatewayError(ErrorCode.JOB_WORKSPACE_BUSY, `another active job works in ${clash.workdir}, the same as or nested with ${job.workdir}; use a separate git worktree per job`);
       }
-      if (job.heavy && active.filter((a) => a.heavy).length >= rules.maxHeavy) {
+      const heavy = job.profile === 'heavy';
+      const reservation = rules.reservationFor ? rules.reservationFor(job.profile) : job.memory_reservation;
+      if (heavy && active.filter((a) => a.heavy).length >= rules.maxHeavy) {
         throw new GatewayError(ErrorCode.JOB_HEAVY_BUSY, `a heavy job is already active (limit ${rules.maxHeavy}); wait, or prepare with resource_profile "light"`);
       }
       const reserved = active.reduce((sum, a) => sum + a.memory_reservation, 0);
-      if (reserved + job.memory_reservation > rules.memoryBudget) {
-        throw new GatewayError(ErrorCode.JOB_MEMORY_UNAVAILABLE, `active jobs reserve ${reserved} bytes of the ${rules.memoryBudget}-byte job memory budget; this job needs ${job.memory_reservation}`);
+      if (reserved + reservation > rules.memoryBudget) {
+        throw new GatewayError(ErrorCode.JOB_MEMORY_UNAVAILABLE, `active jobs reserve ${reserved} bytes of the ${rules.memoryBudget}-byte job memory budget; this job needs ${reservation}`);
       }
       db.prepare(
         `UPDATE jobs SET state = 'starting', command = NULL, session_id = ?, started_at = ?, deadline_at = ?, expires_at = NULL,
-           instance_id = ?, instance_pid = ?, instance_start = ?, unit = ?, updated_at = ? WHERE id = ?`,
-      ).run(args.sessionId, now, now + job.max_runtime * 1000, args.instance.id, args.instance.pid, args.instance.start, args.unit, now, job.id);
+           heavy = ?, memory_reservation = ?, instance_id = ?, instance_pid = ?, instance_start = ?, unit = ?, updated_at = ? WHERE id = ?`,
+      ).run(args.sessionId, now, now + job.max_runtime * 1000, heavy ? 1 : 0, reservation, args.instance.id, args.instance.pid, args.instance.start, args.unit, now, job.id);
       const admitted = db.prepare('SELECT * FROM jobs WHERE id = ?').get(job.id) as JobRow;
       return { admitted: true, job: admitted, command: job.command ?? '' };
     })

@@ -71,24 +71,17 @@ export function readResourcePolicy(path: string): ResourcePolicy {
   return (parsed as v.SafeParseResult<typeof ResourcePolicySchema> & { success: true }).output;
 }
 
-/** The gateway's own cgroup v2 directory (the fallback's default root), if cgroup v2 is mounted. */
-function ownCgroupV2Dir(): string | undefined {
-  try {
-    const line = readFileSync('/proc/self/cgroup', 'utf8').split('\n').find((l) => l.startsWith('0::'));
-    if (!line) return undefined;
-    const mount = readFileSync('/proc/self/mountinfo', 'utf8')
-      .split('\n')
-      .map((l) => l.split(' '))
-      .find((f) => f[f.indexOf('-') + 1] === 'cgroup2')?.[4];
-    return mount ? join(mount, line.slice(3)) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Whether `root` is a cgroup v2 directory we may create limited children in. */
 export function probeCgroupRoot(root: string | undefined): { ok: boolean; reason: string } {
-  if (!root || !existsSync(join(root, 'cgroup.controllers'))) return { ok: false, reason: 'no cgroup v2 directory found' };
+  // Only an explicitly delegated directory: the kernel refuses to enable controllers for the
+  // children of a cgroup that has member processes (the gateway's own cgroup always has one).
+  if (!root) return { ok: false, reason: 'no delegated cgroup v2 directory configured (HERMES_MCP_CGROUP_ROOT)' };
+  if (!existsSync(join(root, 'cgroup.controllers'))) return { ok: false, reason: `${root} is not a cgroup v2 directory` };
+  try {
+    if (readFileSync(join(root, 'cgroup.procs'), 'utf8').trim() !== '') return { ok: false, reason: `cgroup ${root} has member processes; delegate an empty one` };
+  } catch {
+    return { ok: false, reason: `cgroup ${root} cannot be read` };
+  }
   try {
     accessSync(root, constants.W_OK);
     accessSync(join(root, 'cgroup.subtree_control'), constants.W_OK);
@@ -104,7 +97,8 @@ export function probeCgroupRoot(root: string | undefined): { ok: boolean; reason
 /**
  * Loads the policy named by `HERMES_MCP_RESOURCE_POLICY` and finds out how it can be enforced here.
  * `childEnv` is the workers' environment (its PATH finds systemd-run, its XDG_RUNTIME_DIR the user
- * manager); `HERMES_MCP_CGROUP_ROOT` names a delegated cgroup v2 directory for the fallback.
+ * manager); `HERMES_MCP_CGROUP_ROOT` names a delegated, process-free cgroup v2 directory for the
+ * fallback (there is no default: a guessed cgroup would fail every job at launch).
  */
 export function loadResourceState(path: string | undefined, childEnv: NodeJS.ProcessEnv, cgroupRoot?: string): ResourceState {
   if (!path) return { mode: 'development', enforcement: 'none', reason: 'HERMES_MCP_RESOURCE_POLICY unset: development mode, no resource limits enforced' };
@@ -116,7 +110,7 @@ export function loadResourceState(path: string | undefined, childEnv: NodeJS.Pro
   }
   const scope = detectSystemdScope(childEnv);
   if (scope.available) return { mode: 'enforced', path, policy, enforcement: 'systemd', reason: scope.reason };
-  const root = cgroupRoot || ownCgroupV2Dir();
+  const root = cgroupRoot;
   const cgroup = probeCgroupRoot(root);
   if (cgroup.ok) return { mode: 'enforced', path, policy, enforcement: 'cgroup', cgroupRoot: root!, reason: `${scope.reason}; ${cgroup.reason}` };
   return { mode: 'enforced', path, policy, enforcement: 'none', reason: `resource policy cannot be enforced here: ${scope.reason}; ${cgroup.reason}` };

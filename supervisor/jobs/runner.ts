@@ -80,6 +80,7 @@ export class JobRunner {
   private timer?: NodeJS.Timeout;
   private ticks = 0;
   private closing = false;
+  private admittedSinceCheckpoint = false;
 
   constructor(
     private readonly db: JobDatabase,
@@ -124,6 +125,8 @@ export class JobRunner {
     const { resources } = this.runtime;
     const enforced = resources.mode === 'enforced' ? resources.policy : undefined;
     return {
+      // The policy in force at admission decides the reservation, not the one at preparation.
+      reservationFor: (profile) => this.reservationFor(profile as ResourceProfile),
       maxActive: this.limits.maxActiveJobs,
       maxPerSession: this.limits.maxActiveJobsPerSession,
       // One-heavy admission and memory reservations are host protections: they apply when the
@@ -161,10 +164,14 @@ export class JobRunner {
       assertCanStartWork(this.runtime.resources, 'job_start');
       if (this.closing) throw new GatewayError(ErrorCode.JOB_ADMISSION_PAUSED, 'the gateway is shutting down; start the job on the next one');
       if (this.signalPaused) throw new GatewayError(ErrorCode.JOB_ADMISSION_PAUSED, 'the local operator paused fresh job starts on this gateway (SIGUSR1); the prepared job stays valid');
-      this.assertHeadroom(existing.memory_reservation);
+      const reservation = this.reservationFor(existing.profile as ResourceProfile);
+      this.assertHeadroom(reservation);
+      // Checked before admission: a job admitted and then unable to start would be lost.
+      if (!this.processes.hasCapacity) throw new GatewayError(ErrorCode.BUSY, 'too many background processes are running on this gateway; the prepared job stays valid, start it later');
       const unit = `hermes-job-${id.slice(4)}`;
       const result = admitJob(this.db, { id, token, sessionId, instance: this.instance, unit }, this.admissionRules(), Date.now());
       if (!result.admitted) return result.job;
+      this.admittedSinceCheckpoint = true;
       await this.launch(result.job, result.command, sessionId);
       return getJob(this.db, id)!;
     });
@@ -291,9 +298,18 @@ export class JobRunner {
       const row = authorizedJob(this.db, id, token);
       const now = Date.now();
       if (row.state === 'prepared') {
-        cancelPrepared(this.db, id, now);
-        return getJob(this.db, id)!;
+        if (cancelPrepared(this.db, id, now)) return getJob(this.db, id)!;
+        // Another gateway process admitted it meanwhile: cancel it as the active job it now is.
+        return this.cancelActive(getJob(this.db, id)!);
       }
+      return this.cancelActive(row);
+    });
+  }
+
+  private async cancelActive(row: JobRow): Promise<JobRow> {
+    {
+      const id = row.id;
+      const now = Date.now();
       if (isFinal(row.state)) return row;
       const local = this.local.get(id);
       if (local) {
@@ -319,7 +335,7 @@ export class JobRunner {
       }
       if (row.state !== 'unknown') this.reconcile(row);
       return this.cancelUnknown(id);
-    });
+    }
   }
 
   /**
@@ -374,6 +390,12 @@ export class JobRunner {
         if (cancelRequested.has(local.id)) this.stop(local, 'cancelled');
         else if (row?.deadline_at && now >= row.deadline_at) this.stop(local, 'timed_out');
         if (local.stopping && now >= local.stopping.killAt) this.escalate(local);
+      }
+      if (this.admittedSinceCheckpoint) {
+        // Admitted commands were deleted with secure_delete; the WAL still holds the old page
+        // images until a checkpoint folds them in (best effort: a busy reader just means next time).
+        this.admittedSinceCheckpoint = false;
+        this.db.pragma('wal_checkpoint(TRUNCATE)');
       }
       if (this.ticks++ % RECONCILE_EVERY_TICKS === 0) {
         sweepJobs(this.db, this.limits.jobReceiptRetentionSeconds * 1000, now);

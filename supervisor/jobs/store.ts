@@ -108,6 +108,8 @@ export function openJobDatabase(path: string, options: { create?: boolean } = {}
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
   db.pragma('synchronous = NORMAL');
+  // Deleted content (an admitted job's command) is overwritten, not left in free pages.
+  db.pragma('secure_delete = ON');
   migrate(db);
   return db;
 }

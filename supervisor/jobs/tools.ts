@@ -59,7 +59,8 @@ export function jobTools(db: JobDatabase, runner: JobRunner, roots: readonly str
       required: ['command', 'workdir'],
       additionalProperties: false,
     },
-    annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false, idempotentHint: true },
+    // Destructive: this is the call that shows the command, so the host's confirmation happens here.
+    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true, idempotentHint: true },
     requiresOwner: true,
     async handler(args, ctx) {
       assertCanStartWork(runner.resources, 'job_prepare');

@@ -14,7 +14,17 @@ import type { WorkerRuntime } from './worker-runtime.js';
 
 const OUTPUT_KEEP_CHARS = 200_000; // Hermes' rolling buffer
 const FINISHED_KEEP_MS = 30 * 60_000; // finished processes stay visible for 30 minutes
+const MAX_FINISHED_KEPT = 256;
+/** Running background processes at once (finished ones stay listed but do not count). */
 const MAX_TRACKED = 64;
+
+function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
 
 export interface TrackedProcess {
   id: string;
@@ -53,11 +63,16 @@ export class ProcessRegistry {
 
   constructor(private readonly runtime: WorkerRuntime) {}
 
+  /** How long a process worker may take to come up and to start its command (workerStartTimeoutSeconds). */
+  private get startTimeoutMs(): number {
+    return this.runtime.config.limits.workerStartTimeoutSeconds * 1000;
+  }
+
   /** Starts `command` for `ownerId` in a fresh isolated worker (the jobs adapter's entry point). */
   async start(ownerId: string, command: string, cwd: string, options: StartOptions = {}): Promise<TrackedProcess> {
     this.prune();
-    if (this.processes.size >= MAX_TRACKED) {
-      throw new GatewayError(ErrorCode.BUSY, `at most ${MAX_TRACKED} processes are tracked; kill or wait for some first`);
+    if (!this.hasCapacity) {
+      throw new GatewayError(ErrorCode.BUSY, `at most ${MAX_TRACKED} background processes run at once; kill or wait for some first`);
     }
     const worker = this.runtime.spawnWorker('process-worker', options.scope ? { scope: options.scope } : {});
     const proc: TrackedProcess = {
@@ -84,14 +99,36 @@ export class ProcessRegistry {
         this.markExited(proc, frame.killed ? 'killed' : 'exited', (frame.exitCode as number | null) ?? (frame.killed ? -15 : null));
       }
     });
-    if (options.onExit) proc.waiters.push(() => options.onExit!(proc));
+    const exitHook = () => options.onExit?.(proc);
+    proc.waiters.push(exitHook);
     void worker.exited.then(() => this.markExited(proc, 'lost', null));
-    await worker.waitFor((f) => f.type === 'ready');
-    options.beforeStart?.(worker);
+    // A worker that never comes up (a hung scope wrapper, a stuck exec) must not hold its caller
+    // forever: bounded waits, and on failure the worker and everything it started are killed.
+    try {
+      await withDeadline(worker.waitFor((f) => f.type === 'ready'), this.startTimeoutMs, 'the worker did not come up');
+      options.beforeStart?.(worker);
+    } catch (e) {
+      // Nothing was started: the caller records its own failure, not an exit of the command.
+      proc.waiters = proc.waiters.filter((w) => w !== exitHook);
+      await worker.kill();
+      this.processes.delete(proc.id);
+      throw new GatewayError(ErrorCode.WORKER_FAILED, `could not start the background process: ${(e as Error).message}`);
+    }
     const started = worker.waitFor((f) => f.type === 'started' || f.type === 'exit');
     worker.send({ type: 'start', command, cwd, ...(options.exitFile ? { exitFile: options.exitFile } : {}) });
-    await started.catch(() => {});
+    try {
+      await withDeadline(started, this.startTimeoutMs, 'the command did not start');
+    } catch (e) {
+      // The command may have begun: kill it; its exit is reported through onExit as usual.
+      await worker.kill();
+      throw new GatewayError(ErrorCode.WORKER_FAILED, `could not start the background process: ${(e as Error).message}`);
+    }
     return proc;
+  }
+
+  /** Whether another process may start (finished ones do not count). */
+  get hasCapacity(): boolean {
+    return this.running < MAX_TRACKED;
   }
 
   private markExited(proc: TrackedProcess, reason: 'exited' | 'killed' | 'lost', code: number | null): void {
@@ -106,6 +143,9 @@ export class ProcessRegistry {
   private prune(): void {
     const now = Date.now();
     for (const [id, p] of this.processes) if (p.exited && now - (p.finishedAt ?? now) > FINISHED_KEEP_MS) this.processes.delete(id);
+    // Finished processes are kept for their owners to read, but not without bound.
+    const finished = [...this.processes.values()].filter((p) => p.exited);
+    for (const p of finished.slice(0, Math.max(0, finished.length - MAX_FINISHED_KEPT))) this.processes.delete(p.id);
   }
 
   /** The owner's process, or the same not-found for a missing id and for someone else's. */

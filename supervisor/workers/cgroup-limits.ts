@@ -26,9 +26,14 @@ export class CgroupLimit {
       // Already enabled or delegated that way; the limit writes below fail loudly if not.
     }
     mkdirSync(this.dir, { recursive: false });
-    writeFileSync(join(this.dir, 'memory.max'), String(sizeBytes(limits.memory_max)));
-    writeFileSync(join(this.dir, 'pids.max'), String(limits.tasks_max));
-    writeFileSync(join(this.dir, 'cpu.max'), cpuMax(limits.cpu_quota));
+    try {
+      writeFileSync(join(this.dir, 'memory.max'), String(sizeBytes(limits.memory_max)));
+      writeFileSync(join(this.dir, 'pids.max'), String(limits.tasks_max));
+      writeFileSync(join(this.dir, 'cpu.max'), cpuMax(limits.cpu_quota));
+    } catch (e) {
+      this.remove(); // no half-limited cgroup left behind
+      throw e;
+    }
   }
 
   /** Moves a process (the worker, before it starts anything) into the limited cgroup. */

@@ -110,20 +110,25 @@ describe('jobs: recovery by credential', () => {
 
   test('the database is 0600 and holds the token only as a hash, the command only until admission', async () => {
     const { client, token } = await session();
-    const prep = await viaBridge(client, 'job_prepare', { command: 'echo payload-marker-123', workdir: workdir('db') }, token);
+    // ':' prints nothing, so only the stored command itself could carry the marker into the file.
+    const prep = await viaBridge(client, 'job_prepare', { command: ': payload-marker-123', workdir: workdir('db') }, token);
     const path = gw.gateway.config.jobsDatabase;
     assert.equal(statSync(path).mode & 0o777, 0o600);
     // Read independently of the gateway's connection, as any other SQLite client would.
     const db = new Database(path, { readonly: true });
     const row = () => db.prepare('SELECT token_hash, command FROM jobs WHERE id = ?').get(prep.data.job_id) as { token_hash: string; command: string | null };
-    assert.equal(row().command, 'echo payload-marker-123', 'kept while prepared (it must start exactly as frozen)');
+    assert.equal(row().command, ': payload-marker-123', 'kept while prepared (it must start exactly as frozen)');
     assert.equal(row().token_hash, createHash('sha256').update(prep.data.recovery_token as string).digest('hex'));
     await viaBridge(client, 'job_start', { job_id: prep.data.job_id, recovery_token: prep.data.recovery_token }, token);
     assert.equal(row().command, null, 'the payload is discarded once admitted');
     db.close();
+    // secure_delete plus the checkpoint after admission: the payload is gone from the file and the WAL too.
+    await new Promise((r) => setTimeout(r, 2500));
     for (const file of [path, `${path}-wal`]) {
       try {
-        assert.ok(!readFileSync(file).includes(prep.data.recovery_token as string), `${file} never holds the token`);
+        const bytes = readFileSync(file);
+        assert.ok(!bytes.includes(prep.data.recovery_token as string), `${file} never holds the token`);
+        assert.ok(!bytes.includes('payload-marker-123'), `${file} no longer holds the admitted command`);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
       }
