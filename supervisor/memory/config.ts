@@ -12,7 +12,9 @@ import { parse as parseYaml } from 'yaml';
 //   host:  HERMES_HONCHO_HOST, else `hermes` for the default profile / `hermes_<profile>`
 //          (legacy `hermes.<profile>` host blocks accepted)
 //   keys:  hosts.<host>.<key> (truthy) > root <key> > environment > default
-//   env:   HONCHO_API_KEY, HONCHO_BASE_URL (then HONCHO_URL), HONCHO_ENVIRONMENT
+//   env:   HONCHO_API_KEY, HONCHO_BASE_URL (then HONCHO_URL), HONCHO_ENVIRONMENT: each fills its key
+//          when neither the host block nor the root sets it, with or without a honcho.json
+//   apiKey on a local base URL: the placeholder `local` unless the host block sets its own key
 //
 // Only the assistant peer differs from Hermes': this adapter writes as `chatgpt`. The user peer is
 // `peerName`; Hermes without one derives a per-session peer from its runtime identity, which the
@@ -150,7 +152,8 @@ function configYamlBaseUrl(hermesHome: string, warnings: string[]): string | und
 interface RawFields {
   apiKey?: string;
   apiKeySource: HonchoSettings['apiKeySource'];
-  explicitFileKey: boolean;
+  /** The host block sets its own apiKey: the only key that is sent to a local Honcho (hermes.md §8). */
+  hostBlockKey: boolean;
   baseUrl?: string;
   workspace: string;
   peerName?: string;
@@ -183,11 +186,11 @@ function fromFile(raw: Json, host: string, env: Env): RawFields {
   return {
     ...(apiKey ? { apiKey } : {}),
     apiKeySource: hostKey ? 'host_block' : rootKey ? 'root' : envKey ? 'environment' : 'none',
-    explicitFileKey: Boolean(hostKey ?? rootKey),
+    hostBlockKey: Boolean(hostKey),
     ...(baseUrl ? { baseUrl } : {}),
     workspace: str(pick('workspace')) ?? host,
     ...(str(pick('peerName')) ? { peerName: str(pick('peerName'))! } : {}),
-    environment: str(pick('environment')) ?? 'production',
+    environment: str(pick('environment')) ?? str(env.HONCHO_ENVIRONMENT) ?? 'production',
     enabled: enabledSetting === undefined || enabledSetting === null ? Boolean(apiKey || baseUrl) : Boolean(enabledSetting),
     enabledExplicit: enabledSetting !== undefined && enabledSetting !== null,
     ...(str(pick('dialecticReasoningLevel')) ? { reasoningLevel: str(pick('dialecticReasoningLevel'))! } : {}),
@@ -203,7 +206,7 @@ function fromEnv(env: Env): RawFields {
   return {
     ...(apiKey ? { apiKey } : {}),
     apiKeySource: apiKey ? 'environment' : 'none',
-    explicitFileKey: false,
+    hostBlockKey: false,
     ...(baseUrl ? { baseUrl } : {}),
     workspace: DEFAULT_HOST,
     environment: str(env.HONCHO_ENVIRONMENT) ?? 'production',
@@ -274,8 +277,9 @@ export function resolveHonchoConfig(hermesHome: string, env: Env): HonchoResolut
     else warnings.push(`dialecticReasoningLevel ${JSON.stringify(fields.reasoningLevel)} is not a reasoning level; using low`);
   }
   // Local servers usually run without auth, but the SDK wants a key: Hermes sends `local` unless the
-  // file itself sets one (an environment key is assumed to be a cloud key and is not sent there).
-  const placeholder = isLocalBaseUrl(baseURL) && !fields.explicitFileKey;
+  // host block has its own key (hermes.md §8). A root-level or environment key is assumed to be the
+  // cloud key shared across hosts and is not sent to a local server.
+  const placeholder = isLocalBaseUrl(baseURL) && !fields.hostBlockKey;
   const apiKey = placeholder ? 'local' : fields.apiKey;
   return {
     status: 'configured',

@@ -120,6 +120,8 @@ interface MutationSpec<T> {
   kind?: string;
   content_sha256?: string;
   id?: string;
+  /** Runs before anything is sent (within the same budget); a throw means nothing was sent. */
+  precheck?(p: Prepared): Promise<void>;
   send(p: Prepared): Promise<T>;
   /** The id Honcho gave the created conclusion, for the ledger. */
   resultId?(value: T): string | undefined;
@@ -137,26 +139,38 @@ async function mutate<T>(deps: MemoryToolDeps, ctx: CallContext, spec: MutationS
   if (earlier) {
     throw new GatewayError(
       ErrorCode.MEMORY_MUTATION_PENDING,
-      `an identical memory ${spec.operation} is still running (started ${earlier.started_at}${earlier.unknown ? ', outcome unknown' : ''}); it is not sent again. Check memory_conclude {"action":"list"} once it has settled.`,
-      { ...ref, state: earlier.unknown ? 'unknown' : 'running' },
+      earlier.ended_at
+        ? `an identical memory ${spec.operation} was sent at ${earlier.started_at} and ended without Honcho's confirmation (outcome unknown); it is not sent again before ${new Date(earlier.hold_until!).toISOString()}. Reconcile with memory_conclude {"action":"list"} (unresolved) first.`
+        : `an identical memory ${spec.operation} is still running (started ${earlier.started_at}${earlier.unknown ? ', outcome unknown' : ''}); it is not sent again. Check memory_conclude {"action":"list"} once it has settled.`,
+      { ...ref, state: earlier.unknown ? 'unknown' : 'running', ...(earlier.ended_at ? { request: 'ended', duplicate_guard_until: new Date(earlier.hold_until!).toISOString() } : {}) },
     );
   }
   ledger.begin({ key: spec.key, ...ref });
+  const holdMs = limits.memoryWorkerMaxSeconds * 1000;
   let sent = false;
   let abandoned = false;
-  const work = backend.prepare().then((p) => {
+  const work = backend.prepare().then(async (p) => {
+    if (spec.precheck) await spec.precheck(p);
     // The budget ran out before the mutation left the gateway: it never will.
     if (abandoned) throw new GatewayError(ErrorCode.MEMORY_TIMEOUT, 'abandoned before sending');
     sent = true;
     return spec.send(p);
   });
+  // The ledger bookkeeping for every way the worker can end; the call's answer below reads the same
+  // classification (unconfirmed), so every `state: unknown` answer is recorded as unresolved.
   work.then(
     (value) => {
       const late = ledger.settle(spec.key, { outcome: 'applied', ...(spec.resultId?.(value) ? { id: spec.resultId(value)! } : {}) });
       if (late) log.warn({ event: 'memory_mutation_settled', ...late }, 'a memory mutation that had answered unknown finished');
     },
     (e: unknown) => {
-      const late = ledger.settle(spec.key, { outcome: 'failed', error: redact(describeFailure(e, backend.settings.baseURL)) });
+      const error = redact(describeFailure(e, backend.settings.baseURL));
+      if (unconfirmed(e, sent)) {
+        const late = ledger.endUnconfirmed(spec.key, error, holdMs);
+        if (late) log.warn({ event: 'memory_mutation_ended_unconfirmed', ...ref, error }, 'a memory mutation that had answered unknown ended without confirmation; still unresolved');
+        return;
+      }
+      const late = ledger.settle(spec.key, { outcome: 'failed', error });
       if (late) log.warn({ event: 'memory_mutation_settled', ...late }, 'a memory mutation that had answered unknown failed');
     },
   );
@@ -164,11 +178,15 @@ async function mutate<T>(deps: MemoryToolDeps, ctx: CallContext, spec: MutationS
   try {
     result = await budgeted(work, seconds * 1000, ctx);
   } catch (e) {
-    if (!sent) throw withState(toGatewayError(e, backend.settings.baseURL), 'not_sent');
-    const status = honchoStatus(e);
+    if (!sent) {
+      if (e instanceof GatewayError) throw withState(e, 'not_sent');
+      throw withState(toGatewayError(e, backend.settings.baseURL), 'not_sent');
+    }
     // Honcho answered with a refusal: nothing was written.
-    if (status !== undefined && status >= 400 && status < 500) throw withState(toGatewayError(e, backend.settings.baseURL), 'failed');
+    if (!unconfirmed(e, sent)) throw withState(toGatewayError(e, backend.settings.baseURL), 'failed');
     // A timeout, a dropped connection or a server error after sending: it may have been applied.
+    // The rejection handler above already recorded it as unresolved; this is idempotent.
+    ledger.endUnconfirmed(spec.key, redact(describeFailure(e, backend.settings.baseURL)), holdMs);
     log.warn({ event: 'memory_mutation_unknown', ...ref, reason: redact(describeFailure(e, backend.settings.baseURL)) }, 'memory mutation ended unconfirmed; outcome unknown');
     return { state: 'unknown', running: false };
   }
@@ -188,15 +206,24 @@ async function mutate<T>(deps: MemoryToolDeps, ctx: CallContext, spec: MutationS
   return { state: 'done', value: result };
 }
 
+/** A failure after sending that is not Honcho's refusal (4xx): the mutation may have been applied. */
+function unconfirmed(e: unknown, sent: boolean): boolean {
+  if (!sent) return false;
+  const status = honchoStatus(e);
+  return !(status !== undefined && status >= 400 && status < 500);
+}
+
 function withState(e: GatewayError, state: string): GatewayError {
   return new GatewayError(e.code, e.message, { ...(e.details ?? {}), state });
 }
 
-function unknownOutcome(operation: 'create' | 'delete', seconds: number, running: boolean, ref: Record<string, unknown>): ToolOutcome {
+function unknownOutcome(operation: 'create' | 'delete', limits: Limits, running: boolean, ref: Record<string, unknown>): ToolOutcome {
+  const seconds = limits.memoryTimeoutSeconds;
+  const holdSeconds = limits.memoryWorkerMaxSeconds;
   const what = operation === 'create' ? 'The conclusion may or may not have been written' : 'The conclusion may or may not have been deleted';
   const why = running
     ? `Honcho did not confirm the ${operation} within ${seconds} s. ${what}: the request is still running and counted until it ends, and the gateway will not send it again. Do not retry it; reconcile with memory_conclude {"action":"list"} (its unresolved and late_outcomes fields show how it ended).`
-    : `The ${operation} was sent but its connection ended without Honcho's confirmation. ${what}; the gateway will not send it again. Do not retry it blindly; reconcile with memory_conclude {"action":"list"} first.`;
+    : `The ${operation} was sent but ended without Honcho's confirmation (a server error or a dropped connection). ${what}; the gateway will not send it again, and refuses an identical ${operation} for the next ${holdSeconds} s. Do not retry it blindly; reconcile with memory_conclude {"action":"list"} first (its unresolved field lists it with the error).`;
   return errorOutcome(ErrorCode.MEMORY_OUTCOME_UNKNOWN, why, { state: 'unknown', operation, ...ref });
 }
 
@@ -329,7 +356,7 @@ export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
   const conclude: ToolDefinition = {
     name: 'memory_conclude',
     description:
-      `Store, list or delete durable conclusions about the user in the Hermes memory (Honcho), written as the assistant peer "chatgpt". action "create" (default) needs \`conclusion\` (one lasting fact, at most ${limits.memoryConclusionMaxChars} characters) and \`kind\`: ${CONCLUSION_KINDS.join(', ')}. Secret-like or explicitly temporary content is refused. action "list" pages through this gateway's conclusions (newest first); action "delete" removes one by \`id\` (Honcho semantics: permanent). A create or delete that times out answers state "unknown" and is never re-sent: reconcile with list instead of retrying.`,
+      `Store, list or delete durable conclusions about the user in the Hermes memory (Honcho), written as the assistant peer "chatgpt". action "create" (default) needs \`conclusion\` (one lasting fact, at most ${limits.memoryConclusionMaxChars} characters) and \`kind\`: ${CONCLUSION_KINDS.join(', ')}. Secret-like or explicitly temporary content is refused. action "list" pages through this gateway's conclusions (newest first); action "delete" removes one of those listed conclusions by \`id\` (permanent; conclusions of other peers, e.g. Hermes' own, are not deletable here). A create or delete that times out answers state "unknown" and is never re-sent: reconcile with list instead of retrying.`,
     inputSchema: {
       type: 'object',
       properties: {
@@ -368,7 +395,7 @@ export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
       send: (p) => p.assistant.conclusionsOf(p.user.id).create({ content }),
       resultId: (created) => created[0]?.id,
     });
-    if (result.state === 'unknown') return unknownOutcome('create', limits.memoryTimeoutSeconds, result.running, { kind, content_sha256: digest });
+    if (result.state === 'unknown') return unknownOutcome('create', limits, result.running, { kind, content_sha256: digest });
     const created = result.value[0];
     if (!created) throw new GatewayError(ErrorCode.MEMORY_UNAVAILABLE, 'Honcho accepted the conclusion but returned no record of it');
     return { structured: { state: 'created', conclusion: conclusionView(created) } };
@@ -397,18 +424,51 @@ export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
     if (typeof id !== 'string') throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, 'memory_conclude delete needs the conclusion `id`');
     let result: MutationResult<void>;
     try {
-      result = await mutate(deps, ctx, { key: `delete:${id}`, operation: 'delete', id, send: (p) => p.assistant.conclusionsOf(p.user.id).delete(id) });
+      result = await mutate(deps, ctx, {
+        key: `delete:${id}`,
+        operation: 'delete',
+        id,
+        // Only a conclusion this gateway could list (observer chatgpt, observed the user peer) is
+        // deleted: Honcho's DELETE /conclusions/{id} itself would remove any conclusion in the workspace.
+        precheck: (p) => assertOwnConclusion(p, id),
+        send: (p) => p.assistant.conclusionsOf(p.user.id).delete(id),
+      });
     } catch (e) {
       if (e instanceof GatewayError && e.details?.http_status === 404) {
         throw new GatewayError(ErrorCode.MEMORY_CONCLUSION_NOT_FOUND, `no conclusion ${id} in this Honcho workspace`, { id, state: 'failed' });
       }
       throw e;
     }
-    if (result.state === 'unknown') return unknownOutcome('delete', limits.memoryTimeoutSeconds, result.running, { id });
+    if (result.state === 'unknown') return unknownOutcome('delete', limits, result.running, { id });
     return { structured: { state: 'deleted', id } };
   }
 
   return [profile, search, context, reasoning, conclude];
+}
+
+const OWNERSHIP_PAGE_SIZE = 100;
+const OWNERSHIP_MAX_PAGES = 10;
+
+/**
+ * Throws MEMORY_CONCLUSION_NOT_FOUND unless `id` is among the conclusions observed by the assistant
+ * peer about the user peer: the filtered list memory_conclude list reads, paged through at most
+ * OWNERSHIP_MAX_PAGES pages. Another peer's conclusion answers exactly like a missing one.
+ */
+async function assertOwnConclusion(p: Prepared, id: string): Promise<void> {
+  const view = p.assistant.conclusionsOf(p.user.id);
+  let pages = 1;
+  for (let page = 1; page <= Math.min(pages, OWNERSHIP_MAX_PAGES); page++) {
+    const listed = await view.list({ page, size: OWNERSHIP_PAGE_SIZE });
+    if (listed.items.some((c) => c.id === id)) return;
+    pages = listed.pages;
+    if (listed.items.length === 0) break;
+  }
+  const scanned = pages > OWNERSHIP_MAX_PAGES;
+  throw new GatewayError(
+    ErrorCode.MEMORY_CONCLUSION_NOT_FOUND,
+    `no conclusion ${id} among this gateway's conclusions (observer ${p.assistant.id}, observed ${p.user.id})${scanned ? `; only the newest ${OWNERSHIP_MAX_PAGES * OWNERSHIP_PAGE_SIZE} were checked` : ''}; nothing was deleted`,
+    { id, state: 'not_sent', ...(scanned ? { checked: OWNERSHIP_MAX_PAGES * OWNERSHIP_PAGE_SIZE } : {}) },
+  );
 }
 
 /** GET sessions/{s}/context without the SDK's session get-or-create: a read never creates a session. */

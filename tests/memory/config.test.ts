@@ -109,6 +109,20 @@ describe('host blocks and precedence', () => {
     assert.equal(configured(resolve()).baseURL, 'https://api.honcho.dev');
   });
 
+  test('HONCHO_ENVIRONMENT fills environment when honcho.json exists but leaves it unset: host > root > env > default', () => {
+    writeJson(join(hermesHome, 'honcho.json'), { peerName: 'ada', apiKey: 'k' });
+    assert.equal(configured(resolve({ HONCHO_ENVIRONMENT: 'local' })).baseURL, 'http://localhost:8000', 'env beats the default');
+    assert.equal(configured(resolve({ HONCHO_ENVIRONMENT: 'demo' })).baseURL, 'https://demo.honcho.dev');
+    writeJson(join(hermesHome, 'honcho.json'), { peerName: 'ada', apiKey: 'k', environment: 'production' });
+    assert.equal(configured(resolve({ HONCHO_ENVIRONMENT: 'local' })).baseURL, 'https://api.honcho.dev', 'root beats env');
+    writeJson(join(hermesHome, 'honcho.json'), { peerName: 'ada', apiKey: 'k', environment: 'production', hosts: { hermes: { environment: 'local' } } });
+    assert.equal(configured(resolve({ HONCHO_ENVIRONMENT: 'demo' })).baseURL, 'http://localhost:8000', 'host beats root and env');
+    writeJson(join(hermesHome, 'honcho.json'), { peerName: 'ada', apiKey: 'k', baseUrl: 'https://self.example' });
+    assert.equal(configured(resolve({ HONCHO_ENVIRONMENT: 'local' })).baseURL, 'https://self.example', 'a base URL beats any environment');
+    writeJson(join(hermesHome, 'honcho.json'), { peerName: 'ada', apiKey: 'k' });
+    assert.equal(resolve({ HONCHO_ENVIRONMENT: 'staging' }).status, 'invalid', 'an unknown environment from the env is invalid too');
+  });
+
   test('HERMES_HONCHO_HOST selects another host block', () => {
     writeJson(join(hermesHome, 'honcho.json'), {
       hosts: { hermes: { peerName: 'ada', baseUrl: 'http://127.0.0.1:1' }, work: { peerName: 'ada-work', baseUrl: 'http://127.0.0.1:2', workspace: 'acme' } },
@@ -143,13 +157,30 @@ describe('host blocks and precedence', () => {
 });
 
 describe('credentials', () => {
-  test('a loopback base URL gets the placeholder key "local" unless honcho.json sets a key; an environment key is not sent there', () => {
+  test('a loopback base URL gets the placeholder key "local" unless the host block sets a key; an environment key is not sent there', () => {
     writeJson(join(hermesHome, 'honcho.json'), { hosts: { hermes: { peerName: 'ada', baseUrl: 'http://127.0.0.1:8000' } } });
     const s = configured(resolve({ HONCHO_API_KEY: 'cloud-key' }));
     assert.equal(s.apiKey, 'local');
     assert.equal(s.apiKeySource, 'placeholder');
     writeJson(join(hermesHome, 'honcho.json'), { hosts: { hermes: { peerName: 'ada', baseUrl: 'http://127.0.0.1:8000', apiKey: 'file-key' } } });
     assert.equal(configured(resolve({ HONCHO_API_KEY: 'cloud-key' })).apiKey, 'file-key');
+  });
+
+  test('a root-level apiKey does not replace the placeholder on a loopback base URL; only a host-block key does (hermes.md §8)', () => {
+    writeJson(join(hermesHome, 'honcho.json'), { apiKey: 'root-cloud-key', hosts: { hermes: { peerName: 'ada', baseUrl: 'http://127.0.0.1:8000' } } });
+    let s = configured(resolve());
+    assert.equal(s.apiKey, 'local');
+    assert.equal(s.apiKeySource, 'placeholder');
+    writeJson(join(hermesHome, 'honcho.json'), { apiKey: 'root-cloud-key', peerName: 'ada', baseUrl: 'http://localhost:8000' });
+    assert.equal(configured(resolve()).apiKey, 'local', 'root key and root base URL: still the placeholder');
+    writeJson(join(hermesHome, 'honcho.json'), { apiKey: 'root-cloud-key', hosts: { hermes: { peerName: 'ada', baseUrl: 'http://127.0.0.1:8000', apiKey: 'host-key' } } });
+    s = configured(resolve());
+    assert.equal(s.apiKey, 'host-key');
+    assert.equal(s.apiKeySource, 'host_block');
+    writeJson(join(hermesHome, 'honcho.json'), { apiKey: 'root-cloud-key', hosts: { hermes: { peerName: 'ada', baseUrl: 'https://honcho.example' } } });
+    s = configured(resolve({ HONCHO_API_KEY: 'env-key' }));
+    assert.equal(s.apiKey, 'root-cloud-key', 'a remote URL still uses the root key over the environment');
+    assert.equal(s.apiKeySource, 'root');
   });
 
   test('a remote base URL uses the environment key', () => {

@@ -158,6 +158,8 @@ describe('memory tools over MCP', () => {
           status: 201,
         },
         { method: 'POST', path: `${CONCLUSIONS}/list`, query: { page: '1', size: '20' }, body: { filters: { observer_id: 'chatgpt', observed_id: USER_PEER } }, status: 200 },
+        // delete: ownership first, through the same filtered list, then the DELETE.
+        { method: 'POST', path: `${CONCLUSIONS}/list`, query: { page: '1', size: '100' }, body: { filters: { observer_id: 'chatgpt', observed_id: USER_PEER } }, status: 200 },
         { method: 'DELETE', path: `${CONCLUSIONS}/${conclusion.id}`, query: {}, body: undefined, status: 204 },
         { method: 'POST', path: `${CONCLUSIONS}/list`, query: { page: '1', size: '20' }, body: { filters: { observer_id: 'chatgpt', observed_id: USER_PEER } }, status: 200 },
       ]);
@@ -174,6 +176,64 @@ describe('memory tools over MCP', () => {
       const { data, isError } = await viaBridge(client, 'memory_conclude', { action: 'delete', id: 'no-such-conclusion' });
       assert.equal(isError, true);
       assert.equal(data.error, 'MEMORY_CONCLUSION_NOT_FOUND');
+    } finally {
+      await client.close();
+    }
+  });
+
+  test("delete only reaches this gateway's conclusions: Hermes' own and the user's deductive ones answer NOT_FOUND and stay", async () => {
+    // Conclusions in the same workspace the gateway never wrote: Hermes' peer observing the user,
+    // and a deductive conclusion by the user about themself.
+    m.standin.seed({
+      workspace: 'hermes',
+      conclusions: [
+        { observer: 'hermes', observed: USER_PEER, content: 'Ada reviews PRs in the morning' },
+        { observer: USER_PEER, observed: USER_PEER, content: 'Ada values reproducible builds', level: 'deductive' },
+      ],
+    });
+    const foreign = m.standin.conclusions('hermes').filter((c) => c.observer_id !== 'chatgpt');
+    assert.ok(foreign.length >= 2);
+    const client = await connect(m.gw.mcpUrl, 'modern');
+    try {
+      const listed = await viaBridge(client, 'memory_conclude', { action: 'list', size: 100 });
+      const listedIds = (listed.data.conclusions as Array<{ id: string }>).map((c) => c.id);
+      for (const c of foreign) {
+        assert.ok(!listedIds.includes(c.id), 'list never shows a foreign conclusion');
+        const { data, isError } = await viaBridge(client, 'memory_conclude', { action: 'delete', id: c.id });
+        assert.equal(isError, true);
+        assert.equal(data.error, 'MEMORY_CONCLUSION_NOT_FOUND', JSON.stringify(data));
+        assert.equal(data.state, 'not_sent');
+        assert.ok(m.standin.conclusions('hermes').some((x) => x.id === c.id), 'the foreign conclusion stays in Honcho');
+        // The ledger released it: a second try answers the same, not MEMORY_MUTATION_PENDING.
+        assert.equal((await viaBridge(client, 'memory_conclude', { action: 'delete', id: c.id })).data.error, 'MEMORY_CONCLUSION_NOT_FOUND');
+      }
+      assert.equal(m.callsTo('DELETE', /\/conclusions\//).filter((c) => foreign.some((f) => c.path.endsWith(`/${f.id}`))).length, 0, 'no DELETE was sent for them');
+
+      // The gateway's own conclusion is still deletable.
+      const created = await viaBridge(client, 'memory_conclude', { kind: 'preference', conclusion: 'Ada prefers small reviewed diffs' });
+      const own = (created.data.conclusion as { id: string }).id;
+      const deleted = await viaBridge(client, 'memory_conclude', { action: 'delete', id: own });
+      assert.deepEqual(deleted.data, { state: 'deleted', id: own });
+      assert.ok(!m.standin.conclusions('hermes').some((x) => x.id === own));
+    } finally {
+      await client.close();
+    }
+  });
+
+  test('the ownership check pages through the filtered list (bounded) to find an older own conclusion', async () => {
+    // 120 of the gateway's own conclusions: the oldest is on page 2 of the 100-per-page ownership scan.
+    m.standin.seed({
+      workspace: 'hermes',
+      conclusions: Array.from({ length: 120 }, (_, i) => ({ observer: 'chatgpt', observed: USER_PEER, content: `[project_state] bulk fact ${i}` })),
+    });
+    const oldest = m.standin.conclusions('hermes').find((c) => c.content === '[project_state] bulk fact 0')!;
+    const client = await connect(m.gw.mcpUrl, 'legacy');
+    try {
+      const before = m.standin.calls.length;
+      const deleted = await viaBridge(client, 'memory_conclude', { action: 'delete', id: oldest.id });
+      assert.deepEqual(deleted.data, { state: 'deleted', id: oldest.id });
+      const pages = m.standin.calls.slice(before).filter((c) => c.path === `${CONCLUSIONS}/list`).map((c) => c.query.page);
+      assert.deepEqual(pages, ['1', '2']);
     } finally {
       await client.close();
     }
