@@ -5,11 +5,12 @@ import { chmodSync, copyFileSync, existsSync, readFileSync, rmSync, unlinkSync, 
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { makeHermesHome, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { HERMES_HOME_FIXTURE } from '../fixtures/hermes-home.js';
 
 // /readyz's `session_db` component: state.db opened read-only exactly as session_search opens it.
 // Every database here is a private copy of the real fixture (schema 17); the original is only read.
 
-const FIXTURE = '/work/shared/data/hermes-home/state.db';
+const FIXTURE = join(HERMES_HOME_FIXTURE, 'state.db');
 
 type Component = { ready: boolean; required: boolean; status: string; reason?: string; details?: Record<string, unknown> };
 

@@ -5,12 +5,13 @@ import { chmodSync, copyFileSync, existsSync, readFileSync, rmSync, statSync, un
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ERAS, connect, makeHermesHome, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
+import { HERMES_HOME_FIXTURE } from '../fixtures/hermes-home.js';
 
 // session_search end to end over real MCP, against copies of the real Hermes state.db fixture
 // (schema 17). The original fixture is only ever copied; rows a test needs are inserted through
 // that exact schema, so Hermes' own triggers keep messages_fts and messages_fts_trigram in step.
 
-const FIXTURE = '/work/shared/data/hermes-home/state.db';
+const FIXTURE = join(HERMES_HOME_FIXTURE, 'state.db');
 const S_CLI = '20260901_090000_0a0a0a'; // cli: walrus certificates (messages 1, 2)
 const S_API = '20260902_100000_0b0b0b'; // api_server: otter backup (messages 3, 4)
 const S_SUB = '20260903_110000_0c0c0c'; // subagent child of S_API: "otter subtask detail" (message 5)
