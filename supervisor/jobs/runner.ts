@@ -307,35 +307,33 @@ export class JobRunner {
   }
 
   private async cancelActive(row: JobRow): Promise<JobRow> {
-    {
-      const id = row.id;
-      const now = Date.now();
-      if (isFinal(row.state)) return row;
-      const local = this.local.get(id);
-      if (local) {
-        this.stop(local, 'cancelled');
-        const graceMs = this.limits.jobKillGraceSeconds * 1000;
-        await Promise.race([local.done, delay(graceMs)]);
-        if (this.local.has(id)) {
-          this.escalate(local);
-          await Promise.race([local.done, delay(5000)]);
-        }
-        return getJob(this.db, id)!;
+    const id = row.id;
+    const now = Date.now();
+    if (isFinal(row.state)) return row;
+    const local = this.local.get(id);
+    if (local) {
+      this.stop(local, 'cancelled');
+      const graceMs = this.limits.jobKillGraceSeconds * 1000;
+      await Promise.race([local.done, delay(graceMs)]);
+      if (this.local.has(id)) {
+        this.escalate(local);
+        await Promise.race([local.done, delay(5000)]);
       }
-      if (row.state !== 'unknown' && row.instance_id && row.instance_pid && row.instance_start && processIsAlive(row.instance_pid, row.instance_start)) {
-        // Another live gateway process owns it: ask it through the database and wait a little.
-        requestCancel(this.db, id, now);
-        const until = Date.now() + (this.limits.jobKillGraceSeconds + 5) * 1000;
-        let current = row;
-        while (!isFinal(current.state) && Date.now() < until) {
-          await delay(250);
-          current = getJob(this.db, id) ?? current;
-        }
-        return current;
-      }
-      if (row.state !== 'unknown') this.reconcile(row);
-      return this.cancelUnknown(id);
+      return getJob(this.db, id)!;
     }
+    if (row.state !== 'unknown' && row.instance_id && row.instance_pid && row.instance_start && processIsAlive(row.instance_pid, row.instance_start)) {
+      // Another live gateway process owns it: ask it through the database and wait a little.
+      requestCancel(this.db, id, now);
+      const until = Date.now() + (this.limits.jobKillGraceSeconds + 5) * 1000;
+      let current = row;
+      while (!isFinal(current.state) && Date.now() < until) {
+        await delay(250);
+        current = getJob(this.db, id) ?? current;
+      }
+      return current;
+    }
+    if (row.state !== 'unknown') this.reconcile(row);
+    return this.cancelUnknown(id);
   }
 
   /**
