@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { isInside } from '../../shared/roots.js';
+import type { Statement } from 'better-sqlite3';
 import type { JobDatabase } from './store.js';
 
 // Every state change of a job, as SQL against the shared job database. Nothing here keeps state in
@@ -13,8 +14,13 @@ export type JobState = 'prepared' | 'starting' | 'running' | 'succeeded' | 'fail
 /** States that hold capacity and lock their workspace. `unknown` keeps both until proven over. */
 export const ACTIVE_STATES: readonly JobState[] = ['starting', 'running', 'unknown'];
 export const FINAL_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled', 'timed_out', 'expired'];
-const ACTIVE_SQL = `('starting','running','unknown')`;
-const FINAL_SQL = `('succeeded','failed','cancelled','timed_out','expired')`;
+const sqlList = (states: readonly JobState[]) => `(${states.map((st) => `'${st}'`).join(',')})`;
+const ACTIVE_SQL = sqlList(ACTIVE_STATES);
+const FINAL_SQL = sqlList(FINAL_STATES);
+
+export function isFinal(state: JobState): boolean {
+  return FINAL_STATES.includes(state);
+}
 
 export interface JobRow {
   id: string;
@@ -48,6 +54,17 @@ export interface JobRow {
   unit: string | null;
   cancel_requested: number;
   updated_at: number;
+}
+
+// Statements are compiled once per connection: admission and the maintenance loop run these
+// thousands of times.
+const statements = new WeakMap<JobDatabase, Map<string, Statement>>();
+export function stmt(db: JobDatabase, sql: string): Statement {
+  let cache = statements.get(db);
+  if (!cache) statements.set(db, (cache = new Map()));
+  let s = cache.get(sql);
+  if (!s) cache.set(sql, (s = db.prepare(sql)));
+  return s;
 }
 
 export function hashSecret(secret: string): string {
@@ -94,7 +111,7 @@ export function prepareJob(db: JobDatabase, req: PrepareRequest, rules: { maxPre
   return db
     .transaction((): PrepareResult => {
       if (req.idempotencyKey !== undefined) {
-        const earlier = db.prepare('SELECT id, state, request_hash FROM jobs WHERE idempotency_key = ?').get(req.idempotencyKey) as Pick<JobRow, 'id' | 'state' | 'request_hash'> | undefined;
+        const earlier = stmt(db, 'SELECT id, state, request_hash FROM jobs WHERE idempotency_key = ?').get(req.idempotencyKey) as Pick<JobRow, 'id' | 'state' | 'request_hash'> | undefined;
         if (earlier) {
           if (earlier.request_hash !== requestHash(req)) {
             throw new GatewayError(ErrorCode.JOB_IDEMPOTENCY_CONFLICT, `idempotency_key was already used for a different request (job ${earlier.id}); use a new random key for a new request`, { job_id: earlier.id });
@@ -102,13 +119,13 @@ export function prepareJob(db: JobDatabase, req: PrepareRequest, rules: { maxPre
           return { job_id: earlier.id, state: earlier.state, duplicate: true };
         }
       }
-      const waiting = (db.prepare(`SELECT count(*) AS n FROM jobs WHERE state = 'prepared'`).get() as { n: number }).n;
+      const waiting = (stmt(db, `SELECT count(*) AS n FROM jobs WHERE state = 'prepared'`).get() as { n: number }).n;
       if (waiting >= rules.maxPrepared) {
         throw new GatewayError(ErrorCode.JOB_PREPARE_LIMIT, `${waiting} unused preparations are waiting (limit ${rules.maxPrepared}); start or let them expire first`);
       }
       const id = `job_${randomBytes(12).toString('hex')}`;
       const token = `hjr_${randomBytes(32).toString('base64url')}`;
-      db.prepare(
+      stmt(db, 
         `INSERT INTO jobs (id, token_hash, request_hash, idempotency_key, prepared_by, command, workdir, max_runtime, profile, heavy, memory_reservation, state, created_at, expires_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'prepared', ?, ?, ?)`,
       ).run(id, hashSecret(token), requestHash(req), req.idempotencyKey ?? null, req.preparedBy, req.command, req.workdir, req.maxRuntime, req.profile, req.heavy ? 1 : 0, req.memoryReservation, now, now + rules.ttlMs, now);
@@ -119,7 +136,7 @@ export function prepareJob(db: JobDatabase, req: PrepareRequest, rules: { maxPre
 
 /** The job `id` if `token` is its recovery credential; the same JOB_NOT_FOUND for a wrong token. */
 export function authorizedJob(db: JobDatabase, id: string, token: string): JobRow {
-  const row = db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
+  const row = stmt(db, 'SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
   if (!row || !sameHash(row.token_hash, hashSecret(token))) {
     throw new GatewayError(ErrorCode.JOB_NOT_FOUND, `no job ${id} for this recovery_token (the id alone grants nothing; receipts are kept 7 days)`);
   }
@@ -163,9 +180,9 @@ export function admitJob(db: JobDatabase, args: { id: string; token: string; ses
       }
       if (job.state === 'expired') return 'expired';
       if (job.state !== 'prepared') return { admitted: false, job };
-      const gate = db.prepare('SELECT paused, reason FROM admission_gate WHERE id = 1').get() as { paused: number; reason: string | null };
+      const gate = stmt(db, 'SELECT paused, reason FROM admission_gate WHERE id = 1').get() as { paused: number; reason: string | null };
       if (gate.paused) throw new GatewayError(ErrorCode.JOB_ADMISSION_PAUSED, `the operator paused job admission${gate.reason ? ` (${gate.reason})` : ''}; the prepared job stays valid, start it later`);
-      const active = db.prepare(`SELECT id, session_id, workdir, heavy, memory_reservation FROM jobs WHERE state IN ${ACTIVE_SQL}`).all() as Array<Pick<JobRow, 'id' | 'session_id' | 'workdir' | 'heavy' | 'memory_reservation'>>;
+      const active = stmt(db, `SELECT id, session_id, workdir, heavy, memory_reservation FROM jobs WHERE state IN ${ACTIVE_SQL}`).all() as Array<Pick<JobRow, 'id' | 'session_id' | 'workdir' | 'heavy' | 'memory_reservation'>>;
       if (active.length >= rules.maxActive) {
         throw new GatewayError(ErrorCode.JOB_QUOTA_EXCEEDED, `${active.length} jobs are active (limit ${rules.maxActive} on this host); wait for one to finish, then start again`);
       }
@@ -186,11 +203,11 @@ export function admitJob(db: JobDatabase, args: { id: string; token: string; ses
       if (reserved + reservation > rules.memoryBudget) {
         throw new GatewayError(ErrorCode.JOB_MEMORY_UNAVAILABLE, `active jobs reserve ${reserved} bytes of the ${rules.memoryBudget}-byte job memory budget; this job needs ${reservation}`);
       }
-      db.prepare(
+      stmt(db, 
         `UPDATE jobs SET state = 'starting', command = NULL, session_id = ?, started_at = ?, deadline_at = ?, expires_at = NULL,
            heavy = ?, memory_reservation = ?, instance_id = ?, instance_pid = ?, instance_start = ?, unit = ?, updated_at = ? WHERE id = ?`,
       ).run(args.sessionId, now, now + job.max_runtime * 1000, heavy ? 1 : 0, reservation, args.instance.id, args.instance.pid, args.instance.start, args.unit, now, job.id);
-      const admitted = db.prepare('SELECT * FROM jobs WHERE id = ?').get(job.id) as JobRow;
+      const admitted = stmt(db, 'SELECT * FROM jobs WHERE id = ?').get(job.id) as JobRow;
       return { admitted: true, job: admitted, command: job.command ?? '' };
     })
     .immediate();
@@ -199,15 +216,15 @@ export function admitJob(db: JobDatabase, args: { id: string; token: string; ses
 }
 
 export function getJob(db: JobDatabase, id: string): JobRow | undefined {
-  return db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
+  return stmt(db, 'SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
 }
 
 export function markRunning(db: JobDatabase, id: string, worker: { pid: number; start: string } | undefined, now: number): void {
-  db.prepare(`UPDATE jobs SET state = 'running', worker_pid = ?, worker_start = ?, updated_at = ? WHERE id = ? AND state = 'starting'`).run(worker?.pid ?? null, worker?.start ?? null, now, id);
+  stmt(db, `UPDATE jobs SET state = 'running', worker_pid = ?, worker_start = ?, updated_at = ? WHERE id = ? AND state = 'starting'`).run(worker?.pid ?? null, worker?.start ?? null, now, id);
 }
 
 export function recordOutput(db: JobDatabase, id: string, tail: string, bytes: number, now: number): void {
-  db.prepare('UPDATE jobs SET output_tail = ?, output_bytes = ?, updated_at = ? WHERE id = ?').run(tail, bytes, now, id);
+  stmt(db, 'UPDATE jobs SET output_tail = ?, output_bytes = ?, updated_at = ? WHERE id = ?').run(tail, bytes, now, id);
 }
 
 export interface Completion {
@@ -233,31 +250,31 @@ export function finishJob(db: JobDatabase, id: string, c: Completion, now: numbe
 }
 
 export function requestCancel(db: JobDatabase, id: string, now: number): void {
-  db.prepare('UPDATE jobs SET cancel_requested = 1, updated_at = ? WHERE id = ?').run(now, id);
+  stmt(db, 'UPDATE jobs SET cancel_requested = 1, updated_at = ? WHERE id = ?').run(now, id);
 }
 
 /** A prepared job cancelled before it ever started: final at once, payload gone. */
 export function cancelPrepared(db: JobDatabase, id: string, now: number): boolean {
-  return db.prepare(`UPDATE jobs SET state = 'cancelled', command = NULL, termination_reason = 'cancelled_before_start', finished_at = ?, updated_at = ? WHERE id = ? AND state = 'prepared'`).run(now, now, id).changes > 0;
+  return stmt(db, `UPDATE jobs SET state = 'cancelled', command = NULL, termination_reason = 'cancelled_before_start', finished_at = ?, updated_at = ? WHERE id = ? AND state = 'prepared'`).run(now, now, id).changes > 0;
 }
 
 function expireJob(db: JobDatabase, id: string, now: number): void {
-  db.prepare(`UPDATE jobs SET state = 'expired', command = NULL, finished_at = ?, updated_at = ? WHERE id = ? AND state = 'prepared'`).run(now, now, id);
+  stmt(db, `UPDATE jobs SET state = 'expired', command = NULL, finished_at = ?, updated_at = ? WHERE id = ? AND state = 'prepared'`).run(now, now, id);
 }
 
 /** Housekeeping: unused preparations expire (their payload deleted), old receipts go. */
 export function sweepJobs(db: JobDatabase, retentionMs: number, now: number): { expired: number; deleted: number } {
-  const expired = db.prepare(`UPDATE jobs SET state = 'expired', command = NULL, finished_at = ?, updated_at = ? WHERE state = 'prepared' AND expires_at <= ?`).run(now, now, now).changes;
-  const deleted = db.prepare(`DELETE FROM jobs WHERE state IN ${FINAL_SQL} AND finished_at <= ?`).run(now - retentionMs).changes;
+  const expired = stmt(db, `UPDATE jobs SET state = 'expired', command = NULL, finished_at = ?, updated_at = ? WHERE state = 'prepared' AND expires_at <= ?`).run(now, now, now).changes;
+  const deleted = stmt(db, `DELETE FROM jobs WHERE state IN ${FINAL_SQL} AND finished_at <= ?`).run(now - retentionMs).changes;
   return { expired, deleted };
 }
 
 export function activeJobs(db: JobDatabase): JobRow[] {
-  return db.prepare(`SELECT * FROM jobs WHERE state IN ${ACTIVE_SQL}`).all() as JobRow[];
+  return stmt(db, `SELECT * FROM jobs WHERE state IN ${ACTIVE_SQL}`).all() as JobRow[];
 }
 
 export function jobCounts(db: JobDatabase): Record<string, number> {
-  const rows = db.prepare('SELECT state, count(*) AS n FROM jobs GROUP BY state').all() as Array<{ state: string; n: number }>;
+  const rows = stmt(db, 'SELECT state, count(*) AS n FROM jobs GROUP BY state').all() as Array<{ state: string; n: number }>;
   return Object.fromEntries(rows.map((r) => [r.state, r.n]));
 }
 
@@ -270,7 +287,7 @@ export interface GateState {
 }
 
 export function gateState(db: JobDatabase): GateState {
-  const g = db.prepare('SELECT paused, paused_at, reason FROM admission_gate WHERE id = 1').get() as { paused: number; paused_at: number | null; reason: string | null };
+  const g = stmt(db, 'SELECT paused, paused_at, reason FROM admission_gate WHERE id = 1').get() as { paused: number; paused_at: number | null; reason: string | null };
   return { paused: g.paused === 1, paused_at: g.paused_at, reason: g.reason };
 }
 
@@ -280,12 +297,12 @@ export function gateState(db: JobDatabase): GateState {
  */
 export function pauseAdmission(db: JobDatabase, ownerToken: string, reason: string, now: number): void {
   db.transaction(() => {
-    const g = db.prepare('SELECT paused, owner_hash FROM admission_gate WHERE id = 1').get() as { paused: number; owner_hash: string | null };
+    const g = stmt(db, 'SELECT paused, owner_hash FROM admission_gate WHERE id = 1').get() as { paused: number; owner_hash: string | null };
     const mine = hashSecret(ownerToken);
     if (g.paused && g.owner_hash && !sameHash(g.owner_hash, mine)) {
       throw new GatewayError(ErrorCode.ADMISSION_GATE_HELD, 'admission is already paused by another operator token; only that token can resume it');
     }
-    db.prepare('UPDATE admission_gate SET paused = 1, owner_hash = ?, paused_at = ?, reason = ? WHERE id = 1').run(mine, now, reason);
+    stmt(db, 'UPDATE admission_gate SET paused = 1, owner_hash = ?, paused_at = ?, reason = ? WHERE id = 1').run(mine, now, reason);
   }).immediate();
 }
 
@@ -293,12 +310,12 @@ export function pauseAdmission(db: JobDatabase, ownerToken: string, reason: stri
 export function resumeAdmission(db: JobDatabase, ownerToken: string): boolean {
   return db
     .transaction(() => {
-      const g = db.prepare('SELECT paused, owner_hash FROM admission_gate WHERE id = 1').get() as { paused: number; owner_hash: string | null };
+      const g = stmt(db, 'SELECT paused, owner_hash FROM admission_gate WHERE id = 1').get() as { paused: number; owner_hash: string | null };
       if (!g.paused) return false;
       if (!g.owner_hash || !sameHash(g.owner_hash, hashSecret(ownerToken))) {
         throw new GatewayError(ErrorCode.ADMISSION_GATE_HELD, 'admission was paused by another operator token; it alone can resume it');
       }
-      db.prepare('UPDATE admission_gate SET paused = 0, owner_hash = NULL, paused_at = NULL, reason = NULL WHERE id = 1').run();
+      stmt(db, 'UPDATE admission_gate SET paused = 0, owner_hash = NULL, paused_at = NULL, reason = NULL WHERE id = 1').run();
       return true;
     })
     .immediate();

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
+import { withKeyedLocks } from '../../shared/keyed-lock.js';
 import { stripAnsi } from '../../shared/output-cap.js';
 import { descendantsOf, processIsAlive, processStartTime } from '../../shared/proc.js';
 import { redact } from '../../shared/redact.js';
@@ -18,8 +19,10 @@ import {
   cancelPrepared,
   finishJob,
   getJob,
+  isFinal,
   markRunning,
   recordOutput,
+  stmt,
   requestCancel,
   sweepJobs,
   type AdmissionRules,
@@ -52,6 +55,8 @@ const RECONCILE_EVERY_TICKS = 5;
 
 interface LocalJob {
   id: string;
+  /** Fixed at admission. */
+  deadlineAt: number;
   proc?: TrackedProcess;
   tail: string;
   bytes: number;
@@ -75,7 +80,6 @@ export class JobRunner {
   signalPaused = false;
   private readonly local = new Map<string, LocalJob>();
   private readonly changeWaiters = new Map<string, Set<() => void>>();
-  private readonly locks = new Map<string, Promise<unknown>>();
   private readonly exitsDir: string;
   private timer?: NodeJS.Timeout;
   private ticks = 0;
@@ -111,14 +115,7 @@ export class JobRunner {
 
   /** Serialises start and cancel per job, so one slow job never blocks another. */
   private withLock<T>(id: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.locks.get(id) ?? Promise.resolve();
-    const next = previous.catch(() => {}).then(work);
-    const tail = next.catch(() => {});
-    this.locks.set(id, tail);
-    void tail.then(() => {
-      if (this.locks.get(id) === tail) this.locks.delete(id);
-    });
-    return next;
+    return withKeyedLocks([`job:${id}`], work);
   }
 
   admissionRules(): AdmissionRules {
@@ -159,6 +156,8 @@ export class JobRunner {
   async start(id: string, token: string, sessionId: string): Promise<JobRow> {
     return this.withLock(id, async () => {
       const existing = authorizedJob(this.db, id, token);
+      // An expired preparation is an error whether the maintenance sweep or admission noticed it.
+      if (existing.state === 'expired') throw new GatewayError(ErrorCode.JOB_EXPIRED, `job ${id} expired unstarted; prepare it again with a new idempotency key`);
       // An authorized repeat start answers with the job as it is: never a second launch.
       if (existing.state !== 'prepared') return existing;
       assertCanStartWork(this.runtime.resources, 'job_start');
@@ -180,7 +179,7 @@ export class JobRunner {
   private async launch(job: JobRow, command: string, ownerId: string): Promise<void> {
     let settle!: () => void;
     const done = new Promise<void>((resolve) => (settle = resolve));
-    const local: LocalJob = { id: job.id, tail: '', bytes: 0, dirty: false, exitFile: join(this.exitsDir, `${job.id}.json`), done, settle };
+    const local: LocalJob = { id: job.id, deadlineAt: job.deadline_at ?? Infinity, tail: '', bytes: 0, dirty: false, exitFile: join(this.exitsDir, `${job.id}.json`), done, settle };
     this.local.set(job.id, local);
     const { resources } = this.runtime;
     const limits = resources.mode === 'enforced' ? resources.policy?.profiles[job.profile as ResourceProfile] : undefined;
@@ -380,13 +379,12 @@ export class JobRunner {
     try {
       const now = Date.now();
       const cancelRequested = new Set(
-        (this.db.prepare(`SELECT id FROM jobs WHERE cancel_requested = 1 AND instance_id = ? AND state IN ('starting','running')`).all(this.instance.id) as Array<{ id: string }>).map((r) => r.id),
+        (stmt(this.db, `SELECT id FROM jobs WHERE cancel_requested = 1 AND instance_id = ? AND state IN ('starting','running')`).all(this.instance.id) as Array<{ id: string }>).map((r) => r.id),
       );
       for (const local of this.local.values()) {
         this.flush(local);
-        const row = getJob(this.db, local.id);
         if (cancelRequested.has(local.id)) this.stop(local, 'cancelled');
-        else if (row?.deadline_at && now >= row.deadline_at) this.stop(local, 'timed_out');
+        else if (now >= local.deadlineAt) this.stop(local, 'timed_out');
         if (local.stopping && now >= local.stopping.killAt) this.escalate(local);
       }
       if (this.admittedSinceCheckpoint) {
@@ -454,10 +452,6 @@ export class JobRunner {
     for (const local of this.local.values()) this.escalate(local);
     await Promise.race([Promise.all(running.map((l) => l.done)), delay(2500)]);
   }
-}
-
-function isFinal(state: string): boolean {
-  return state !== 'prepared' && state !== 'starting' && state !== 'running' && state !== 'unknown';
 }
 
 function delay(ms: number): Promise<void> {

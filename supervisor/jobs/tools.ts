@@ -99,7 +99,7 @@ export function jobTools(db: JobDatabase, runner: JobRunner, roots: readonly str
   const jobStart: ToolDefinition = {
     name: 'job_start',
     description:
-      'Start exactly the request job_prepare froze (no command or workdir here). Admission is atomic: at most 4 active jobs on the host, 2 per session, one per workspace (same or nested directories), host resource limits; a full quota or busy workspace is an error, never a queue. If the answer is lost, call job_status with the same credential — repeating job_start never relaunches. Needs session_token.',
+      `Start exactly the request job_prepare froze (no command or workdir here). Admission is atomic: at most ${limits.maxActiveJobs} active jobs on the host, ${limits.maxActiveJobsPerSession} per session, one per workspace (same or nested directories), host resource limits; a full quota or busy workspace is an error, never a queue. If the answer is lost, call job_status with the same credential — repeating job_start never relaunches. Needs session_token.`,
     inputSchema: { type: 'object', properties: { job_id: JOB_ID, recovery_token: TOKEN }, required: ['job_id', 'recovery_token'], additionalProperties: false },
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true, idempotentHint: true },
     requiresOwner: true,

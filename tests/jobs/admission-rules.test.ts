@@ -102,6 +102,8 @@ describe('jobs: admission rules and input validation', () => {
     await new Promise((r) => setTimeout(r, 3200));
     assert.equal((await viaBridge(client, 'job_start', job, token)).data.error, 'JOB_EXPIRED');
     assert.equal((await viaBridge(client, 'job_status', job)).data.state, 'expired');
+    // Once the sweep (or the first start) has marked it expired, a start still answers JOB_EXPIRED.
+    assert.equal((await viaBridge(client, 'job_start', job, token)).data.error, 'JOB_EXPIRED');
     await client.close();
   });
 

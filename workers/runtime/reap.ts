@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { descendantsOf, numericDirs, processesTagged, WORKER_TAG_VAR } from '../../shared/proc.js';
+import { descendantsOf, numericDirs, processesTagged, processStartTime, WORKER_TAG_VAR } from '../../shared/proc.js';
 import { subreaperAddon } from '../../shared/subreaper.js';
 
 // Whole-tree cleanup from inside a worker. Two situations:
@@ -75,14 +74,9 @@ export function reapAdopted(pids: readonly number[]): void {
   }
 }
 
+/** Gone, or a zombie waiting to be reaped (processStartTime answers undefined for both). */
 function isZombie(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.charAt(stat.lastIndexOf(')') + 2); // comm may itself contain ") "
-    return state === 'Z' || state === 'X';
-  } catch {
-    return true; // gone
-  }
+  return processStartTime(pid) === undefined;
 }
 
 /** Zombie sweep for a long-lived namespace init: reap exited orphans that nobody waited for. */

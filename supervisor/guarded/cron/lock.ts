@@ -3,6 +3,7 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import { withKeyedLocks } from '../../../shared/keyed-lock.js';
 
 // Hermes' cross-process lock on `cron/.jobs.lock` (cron/jobs.py `_jobs_lock`): an exclusive BSD
 // `flock(2)` on the file, taken around every load -> modify -> save. Node has no flock, so a tiny
@@ -63,8 +64,6 @@ export function availableLockHolder(python?: string): LockHolder | undefined {
   const py = python ?? '/usr/bin/python3';
   return existsSync(py) || onPath('python3') ? 'python' : undefined;
 }
-
-const queues = new Map<string, Promise<unknown>>();
 
 function unavailable(message: string): GatewayError {
   return new GatewayError(ErrorCode.CRONJOB_LOCK_UNAVAILABLE, `${message}; nothing was written`);
@@ -170,21 +169,12 @@ async function acquire(lockPath: string, options: JobsLockOptions, signal?: Abor
  * then under the cross-process flock. `fn` must call `held.assertHeld()` right before it commits.
  */
 export async function withJobsLock<T>(lockPath: string, options: JobsLockOptions, fn: (held: HeldLock) => Promise<T>, signal?: AbortSignal): Promise<T> {
-  const previous = queues.get(lockPath) ?? Promise.resolve();
-  let release!: () => void;
-  const mine = new Promise<void>((r) => (release = r));
-  const tail = previous.then(() => mine);
-  queues.set(lockPath, tail);
-  try {
-    await previous;
+  return withKeyedLocks([`cron:${lockPath}`], async () => {
     const holder = await acquire(lockPath, options, signal);
     try {
       return await fn(holder);
     } finally {
       await holder.release();
     }
-  } finally {
-    release();
-    if (queues.get(lockPath) === tail) queues.delete(lockPath);
-  }
+  });
 }

@@ -362,31 +362,6 @@ export function writeFailed(input: string, e: unknown): GatewayError {
   return new GatewayError(ErrorCode.FILE_WRITE_FAILED, `Failed to write file: ${input}: ${(e as Error)?.message ?? String(e)}`, code ? { errno: code } : undefined);
 }
 
-// ---------------------------------------------------------------------------------------------
 // Per-path locks (Hermes `file_state.lock_path`): concurrent writers to one file are serialised
-// within this process. Paths are locked in sorted order so overlapping multi-file patches
-// cannot deadlock.
-
-const locks = new Map<string, Promise<void>>();
-
-export async function withPathLocks<T>(paths: readonly string[], fn: () => Promise<T>): Promise<T> {
-  const ordered = [...new Set(paths)].sort();
-  const releases: Array<() => void> = [];
-  try {
-    for (const p of ordered) {
-      const previous = locks.get(p) ?? Promise.resolve();
-      let release!: () => void;
-      const current = new Promise<void>((r) => (release = r));
-      const chained = previous.then(() => current);
-      locks.set(p, chained);
-      releases.push(() => {
-        release();
-        if (locks.get(p) === chained) locks.delete(p);
-      });
-      await previous;
-    }
-    return await fn();
-  } finally {
-    for (const r of releases.reverse()) r();
-  }
-}
+// within this process (paths are the keys of the shared keyed lock).
+export { withKeyedLocks as withPathLocks } from '../../../shared/keyed-lock.js';
