@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import type { Logger } from 'pino';
-import { parse as parseYaml } from 'yaml';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { resolveInsideRoots } from '../../shared/roots.js';
 import type { ToolDefinition } from '../../shared/tool-types.js';
@@ -14,6 +12,7 @@ import { applySkillFields, canonicalSkills, formatJob, normalizeJobRecord, pySli
 import { availableLockHolder, withJobsLock, type LockHolder } from './cron/lock.js';
 import { computeNextRun, parseSchedule, type ParseContext, type Schedule } from './cron/schedule.js';
 import { atomicReplace, cronPaths, ensureCronDirs, loadJobs, serializeJobs, type JobRecord } from './cron/store.js';
+import { readHermesConfig } from '../hermes-config.js';
 
 // cronjob — Hermes' cron job manager (tools/cronjob_tools.py over cron/jobs.py) as a gateway-owned
 // guarded adapter. It reads and writes Hermes' own `$HERMES_HOME/cron/jobs.json`:
@@ -138,9 +137,9 @@ function contextFromArg(value: unknown): string[] | undefined {
 /** The global default model Hermes snapshots for unpinned jobs (`_resolve_default_model_snapshot`); null when unknown. */
 function defaultModelSnapshot(hermesHome: string): string | null {
   try {
-    const cfg = parseYaml(readFileSync(join(hermesHome, 'config.yaml'), 'utf8')) as unknown;
-    if (!cfg || typeof cfg !== 'object') return null;
-    const model = (cfg as Record<string, unknown>).model;
+    const cfg = readHermesConfig(hermesHome).doc;
+    if (!cfg) return null;
+    const model = cfg.model;
     let value: unknown = null;
     if (typeof model === 'string') value = model;
     else if (model && typeof model === 'object') value = (model as Record<string, unknown>).default || (model as Record<string, unknown>).model;

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { readHermesConfig } from '../hermes-config.js';
 
 // Hermes' Honcho configuration, resolved the way Hermes resolves it (steering reference,
 // hermes.md §8; upstream plugins/memory/honcho/client.py), so the gateway talks to the same
@@ -137,16 +137,10 @@ export function isLocalBaseUrl(url: string): boolean {
 
 /** config.yaml `honcho.base_url`: fills a base URL honcho.json and the environment left unset. */
 function configYamlBaseUrl(hermesHome: string, warnings: string[]): string | undefined {
-  const file = join(hermesHome, 'config.yaml');
-  if (!existsSync(file)) return undefined;
-  try {
-    const doc = parseYaml(readFileSync(file, 'utf8')) as unknown;
-    const honcho = isObject(doc) ? doc.honcho : undefined;
-    return isObject(honcho) ? str(honcho.base_url) : undefined;
-  } catch (e) {
-    warnings.push(`${file}: ${(e as Error).message.split('\n')[0]}`);
-    return undefined;
-  }
+  const { doc, error } = readHermesConfig(hermesHome);
+  if (error) warnings.push(error);
+  const honcho = doc?.honcho;
+  return isObject(honcho) ? str(honcho.base_url) : undefined;
 }
 
 interface RawFields {

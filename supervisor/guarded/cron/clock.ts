@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { readHermesConfig } from '../../hermes-config.js';
 
 // Hermes' clock (hermes_time.py) as the gateway needs it for cron/jobs.json: the configured IANA
 // zone (HERMES_TIMEZONE, else config.yaml `timezone`, else the server's local zone; an invalid name
@@ -50,13 +48,9 @@ export function resolveHermesTimezone(hermesHome: string, env: NodeJS.ProcessEnv
   const fromEnv = (env.HERMES_TIMEZONE ?? '').trim();
   let name = fromEnv;
   if (!name) {
-    try {
-      const cfg = parseYaml(readFileSync(join(hermesHome, 'config.yaml'), 'utf8')) as unknown;
-      const tz = cfg && typeof cfg === 'object' ? (cfg as Record<string, unknown>).timezone : undefined;
-      if (typeof tz === 'string' && tz.trim()) name = tz.trim();
-    } catch {
-      // a missing or unreadable config.yaml means "no configured zone", as upstream
-    }
+    // A missing or unreadable config.yaml means "no configured zone", as upstream.
+    const tz = readHermesConfig(hermesHome).doc?.timezone;
+    if (typeof tz === 'string' && tz.trim()) name = tz.trim();
   }
   return name && isValidTimezone(name) ? name : localTimezone();
 }

@@ -5,12 +5,12 @@ import type { Limits } from '../../../shared/limits.js';
 import { checkAborted, cmp, isRecord, SUPPORT_DIR_SET, type SkillsConfig, type SkillSummary } from './common.js';
 import { MAX_NAME_LENGTH, matchesEnvironment, matchesPlatform, parseFrontmatter, parseYaml, truncateDescription } from './frontmatter.js';
 import { containedReal, decodeLenient, readBounded } from './io.js';
+import { CONFIG_MAX_BYTES } from '../../hermes-config.js';
 
 // Walking `$HERMES_HOME/skills`: exclusions, symlink containment, the active org mirror, and
 // config.yaml `skills.disabled`.
 
 /** config.yaml is read only for `skills.disabled`; anything larger is ignored for that purpose. */
-const CONFIG_MAX_BYTES = 4 * 1024 * 1024;
 
 const EXCLUDED_SKILL_DIRS = new Set([
   '.git', '.github', '.hub', '.archive', '.venv', 'venv', 'node_modules', 'site-packages', '__pycache__',
