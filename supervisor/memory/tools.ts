@@ -185,8 +185,7 @@ async function mutate<T>(deps: MemoryToolDeps, ctx: CallContext, spec: MutationS
     // Honcho answered with a refusal: nothing was written.
     if (!unconfirmed(e, sent)) throw withState(toGatewayError(e, backend.settings.baseURL), 'failed');
     // A timeout, a dropped connection or a server error after sending: it may have been applied.
-    // The rejection handler above already recorded it as unresolved; this is idempotent.
-    ledger.endUnconfirmed(spec.key, redact(describeFailure(e, backend.settings.baseURL)), holdMs);
+    // The rejection handler above (registered first, so it already ran) recorded it as unresolved.
     log.warn({ event: 'memory_mutation_unknown', ...ref, reason: redact(describeFailure(e, backend.settings.baseURL)) }, 'memory mutation ended unconfirmed; outcome unknown');
     return { state: 'unknown', running: false };
   }
