@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import * as v from 'valibot';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { ResourcePolicySchema, type ResourceLimits, type ResourcePolicy } from '../../policy/resource-policy.js';
+import { enableCgroupControllers } from '../workers/cgroup-limits.js';
 import { detectSystemdScope } from '../workers/systemd-scope.js';
 
 // The host resource policy, loaded once at startup.
@@ -112,7 +113,10 @@ export function loadResourceState(path: string | undefined, childEnv: NodeJS.Pro
   if (scope.available) return { mode: 'enforced', path, policy, enforcement: 'systemd', reason: scope.reason };
   const root = cgroupRoot;
   const cgroup = probeCgroupRoot(root);
-  if (cgroup.ok) return { mode: 'enforced', path, policy, enforcement: 'cgroup', cgroupRoot: root!, reason: `${scope.reason}; ${cgroup.reason}` };
+  if (cgroup.ok) {
+    enableCgroupControllers(root!);
+    return { mode: 'enforced', path, policy, enforcement: 'cgroup', cgroupRoot: root!, reason: `${scope.reason}; ${cgroup.reason}` };
+  }
   return { mode: 'enforced', path, policy, enforcement: 'none', reason: `resource policy cannot be enforced here: ${scope.reason}; ${cgroup.reason}` };
 }
 

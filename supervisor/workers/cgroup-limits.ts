@@ -9,6 +9,18 @@ import { sizeBytes, type ResourceLimits } from '../../policy/resource-policy.js'
 
 const CPU_PERIOD_US = 100_000;
 
+/**
+ * Enables the memory, pids and cpu controllers for the children of `root`, once at startup;
+ * harmless when they already are (the per-job limit writes fail loudly if they are not).
+ */
+export function enableCgroupControllers(root: string): void {
+  try {
+    writeFileSync(join(root, 'cgroup.subtree_control'), '+memory +pids +cpu');
+  } catch {
+    // Already enabled, or delegated that way.
+  }
+}
+
 /** cpu.max for a systemd-style percentage: "200%" -> "200000 100000". */
 export function cpuMax(quota: string): string {
   return `${Math.round((Number(quota.replace('%', '')) / 100) * CPU_PERIOD_US)} ${CPU_PERIOD_US}`;
@@ -19,12 +31,6 @@ export class CgroupLimit {
 
   constructor(root: string, unit: string, limits: ResourceLimits) {
     this.dir = join(root, unit);
-    // Controllers must be enabled for the children of root; harmless when they already are.
-    try {
-      writeFileSync(join(root, 'cgroup.subtree_control'), '+memory +pids +cpu');
-    } catch {
-      // Already enabled or delegated that way; the limit writes below fail loudly if not.
-    }
     mkdirSync(this.dir, { recursive: false });
     try {
       writeFileSync(join(this.dir, 'memory.max'), String(sizeBytes(limits.memory_max)));
