@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
-import { openSession, waitForFinal, workdirIn } from '../helpers/jobs.js';
+import { connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
+import { openSession, prepareJob, waitForFinal, workdirIn } from '../helpers/jobs.js';
 
 // The job protocol end to end over real MCP: prepare (runs nothing) -> start -> status with a wait
 // -> receipt; duplicates, cancellation, deadlines and the credential rules.
@@ -82,5 +82,24 @@ describe('jobs: prepare, start, status, cancel', () => {
     assert.equal(final.state, 'timed_out');
     assert.equal(final.termination_reason, 'max_runtime_exceeded');
     await client.close();
+  });
+  test('status and cancel synchronize per job: a long status wait on one job never delays another job', async () => {
+    const { client, token } = await session();
+    const slow = await prepareJob(client, token, 'sleep 30', workdir('sync-a'));
+    const other = await prepareJob(client, token, 'sleep 30', workdir('sync-b'));
+    await viaBridge(client, 'job_start', slow, token);
+    await viaBridge(client, 'job_start', other, token);
+    const second = await connect(gw.mcpUrl, 'modern');
+    const waiting = viaBridge(client, 'job_status', { ...slow, wait_seconds: 20 });
+    await new Promise((r) => setTimeout(r, 200));
+    const t0 = Date.now();
+    const cancelled = await viaBridge(second, 'job_cancel', other);
+    const status = await viaBridge(second, 'job_status', other);
+    assert.equal(cancelled.data.state, 'cancelled');
+    assert.equal(status.data.state, 'cancelled');
+    assert.ok(Date.now() - t0 < 5000, 'the other job was served while the first one was being waited on');
+    await viaBridge(second, 'job_cancel', slow);
+    assert.equal((await waiting).data.state, 'cancelled', 'the waiter woke on the change');
+    await Promise.all([client.close(), second.close()]);
   });
 });
