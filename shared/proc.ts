@@ -77,3 +77,24 @@ export function processStartTime(pid: number): string | undefined {
 export function processIsAlive(pid: number, startTime: string): boolean {
   return processStartTime(pid) === startTime;
 }
+
+/** Signals a worker's process group and the worker itself (a PID namespace dies with its init). */
+export function signalTree(pid: number, signal: NodeJS.Signals = 'SIGKILL'): void {
+  for (const target of [-pid, pid]) {
+    try {
+      process.kill(target, signal);
+    } catch {
+      // gone
+    }
+  }
+}
+
+/** MemAvailable from /proc/meminfo, in bytes (undefined where it cannot be read). */
+export function memAvailableBytes(): number | undefined {
+  try {
+    const m = /^MemAvailable:\s+(\d+) kB/m.exec(readFileSync('/proc/meminfo', 'utf8'));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}

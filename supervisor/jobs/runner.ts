@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { withKeyedLocks } from '../../shared/keyed-lock.js';
 import { stripAnsi } from '../../shared/output-cap.js';
-import { descendantsOf, processIsAlive, processStartTime } from '../../shared/proc.js';
+import { descendantsOf, memAvailableBytes, processIsAlive, processStartTime, signalTree } from '../../shared/proc.js';
 import { redact } from '../../shared/redact.js';
 import { sizeBytes, type ResourceProfile } from '../../policy/resource-policy.js';
 import type { ProcessRegistry, TrackedProcess } from '../native/processes.js';
@@ -30,6 +31,7 @@ import {
   type Instance,
   type JobRow,
 } from './admission.js';
+import { completionFromRecord, readExitRecord } from './exit-record.js';
 import { assertCanStartWork } from './resource-policy.js';
 import type { JobDatabase } from './store.js';
 
@@ -66,12 +68,6 @@ interface LocalJob {
   exitFile: string;
   done: Promise<void>;
   settle: () => void;
-}
-
-interface ExitRecord {
-  exitCode: number | null;
-  signal: string | null;
-  killed: boolean;
 }
 
 export class JobRunner {
@@ -343,7 +339,7 @@ export class JobRunner {
     const row = getJob(this.db, id)!;
     if (row.state !== 'unknown') return row;
     if (row.worker_pid && row.worker_start && processIsAlive(row.worker_pid, row.worker_start)) {
-      killTree(row.worker_pid);
+      signalTree(row.worker_pid);
       for (let i = 0; i < 40 && processIsAlive(row.worker_pid, row.worker_start); i++) await delay(50);
       if (processIsAlive(row.worker_pid, row.worker_start)) return row; // still there: stays unknown
     }
@@ -435,7 +431,7 @@ export class JobRunner {
     for (const row of activeJobs(this.db)) {
       if (row.state !== 'unknown' || !row.deadline_at || now < row.deadline_at || !row.worker_pid || !row.worker_start) continue;
       if (!processIsAlive(row.worker_pid, row.worker_start)) continue;
-      killTree(row.worker_pid, now >= row.deadline_at + this.limits.jobKillGraceSeconds * 1000 ? 'SIGKILL' : 'SIGTERM');
+      signalTree(row.worker_pid, now >= row.deadline_at + this.limits.jobKillGraceSeconds * 1000 ? 'SIGKILL' : 'SIGTERM');
     }
   }
 
@@ -451,43 +447,5 @@ export class JobRunner {
     await Promise.race([Promise.all(running.map((l) => l.done)), delay(grace)]);
     for (const local of this.local.values()) this.escalate(local);
     await Promise.race([Promise.all(running.map((l) => l.done)), delay(2500)]);
-  }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function readExitRecord(path: string): ExitRecord | undefined {
-  try {
-    return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as ExitRecord) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function completionFromRecord(record: ExitRecord | undefined): Completion | undefined {
-  if (!record) return undefined;
-  if (record.killed) return { state: 'cancelled', exitCode: null, signal: 'SIGKILL', reason: 'killed' };
-  return { state: record.exitCode === 0 ? 'succeeded' : 'failed', exitCode: record.exitCode, signal: record.signal, reason: record.signal ? `signal ${record.signal}` : 'exited' };
-}
-
-/** Signals a worker's process group and the worker (the namespace dies with its init). */
-function killTree(pid: number, signal: NodeJS.Signals = 'SIGKILL'): void {
-  for (const target of [-pid, pid]) {
-    try {
-      process.kill(target, signal);
-    } catch {
-      // gone
-    }
-  }
-}
-
-function memAvailableBytes(): number | undefined {
-  try {
-    const m = /^MemAvailable:\s+(\d+) kB/m.exec(readFileSync('/proc/meminfo', 'utf8'));
-    return m ? Number(m[1]) * 1024 : undefined;
-  } catch {
-    return undefined;
   }
 }
