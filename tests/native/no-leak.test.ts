@@ -23,12 +23,12 @@ test('no worker outlives the gateway, whatever the pre-spawn timing', async () =
   // Calls right after start-up race the initial pre-spawn; short gaps race the next ones.
   for (let i = 0; i < 6; i++) {
     const r = await viaBridge(client, 'execute_code', { code: 'print(1)' });
-    assert.equal(r.data.status, 'success');
+    assert.equal(r.data.status, 'success', JSON.stringify(r.data));
     await new Promise((resolve) => setTimeout(resolve, i * 15));
   }
   // Calls finishing together each ask for the next spare at the same moment.
   const together = await Promise.all([0, 1].map(() => viaBridge(client, 'execute_code', { code: 'import time\ntime.sleep(0.3)' })));
-  assert.deepEqual(together.map((r) => r.data.status), ['success', 'success']);
+  assert.deepEqual(together.map((r) => r.data.status), ['success', 'success'], JSON.stringify(together.map((r) => r.data)));
   await new Promise((resolve) => setTimeout(resolve, 300));
   await viaBridge(client, 'terminal', { command: 'true' });
   await client.close();
