@@ -1,11 +1,11 @@
 import Database from 'better-sqlite3';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { makeHermesHome, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { HERMES_HOME_FIXTURE } from '../fixtures/hermes-home.js';
+import { HERMES_HOME_FIXTURE, installStateDb } from '../fixtures/hermes-home.js';
 
 // /readyz's `session_db` component: state.db opened read-only exactly as session_search opens it.
 // Every database here is a private copy of the real fixture (schema 17); the original is only read.
@@ -38,19 +38,7 @@ describe('/readyz session_db', () => {
     assert.equal(sha256(FIXTURE), fixtureHash, 'the original fixture is never written');
   });
 
-  /** Replaces the home's state.db (and any sidecars) with a fresh copy of the fixture, optionally changed. */
-  function install(mutate?: (w: Database.Database) => void): string {
-    const db = join(home, 'state.db');
-    for (const f of [db, `${db}-wal`, `${db}-shm`]) if (existsSync(f)) unlinkSync(f);
-    copyFileSync(FIXTURE, db);
-    chmodSync(db, 0o600);
-    if (mutate) {
-      const w = new Database(db);
-      mutate(w);
-      w.close();
-    }
-    return db;
-  }
+  const install = (mutate?: (w: Database.Database) => void) => installStateDb(home, mutate);
 
   test('no state.db yet (Hermes has not run here): ready, status missing, /readyz 200, nothing created', async () => {
     const { status, body } = await readyz(gw.url);

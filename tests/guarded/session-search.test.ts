@@ -5,7 +5,7 @@ import { chmodSync, copyFileSync, existsSync, readFileSync, rmSync, statSync, un
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ERAS, connect, makeHermesHome, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
-import { HERMES_HOME_FIXTURE } from '../fixtures/hermes-home.js';
+import { HERMES_HOME_FIXTURE, installStateDb } from '../fixtures/hermes-home.js';
 
 // session_search end to end over real MCP, against copies of the real Hermes state.db fixture
 // (schema 17). The original fixture is only ever copied; rows a test needs are inserted through
@@ -425,18 +425,7 @@ describe('session_search: a missing, newer, older or foreign database is a clear
     rmSync(home, { recursive: true, force: true });
   });
 
-  function install(mutate?: (w: Database.Database) => void): string {
-    const db = join(home, 'state.db');
-    for (const f of [db, `${db}-wal`, `${db}-shm`]) if (existsSync(f)) unlinkSync(f);
-    copyFileSync(FIXTURE, db);
-    chmodSync(db, 0o600);
-    if (mutate) {
-      const w = new Database(db);
-      mutate(w);
-      w.close();
-    }
-    return db;
-  }
+  const install = (mutate?: (w: Database.Database) => void) => installStateDb(home, mutate);
 
   test('missing state.db → STATE_DB_MISSING (before Hermes ever ran here)', async () => {
     const client = await connect(gw.mcpUrl, 'modern');
