@@ -103,6 +103,17 @@ export async function call(client: Client, name: string, args: Record<string, un
   return { result, data: result.structuredContent ?? {}, isError: result.isError === true };
 }
 
+/** A capability session (session_open) on `client`: its token, for tool_call.session_token. */
+export async function sessionToken(client: Client): Promise<string> {
+  return (await viaBridge(client, 'session_open')).data.session_token as string;
+}
+
+/** A fresh client and a capability session on it. */
+export async function openSession(mcpUrl: string, era: Era = 'modern'): Promise<{ client: Client; token: string }> {
+  const client = await connect(mcpUrl, era);
+  return { client, token: await sessionToken(client) };
+}
+
 /** tool_call of a deferred tool through the bridge. */
 export function viaBridge(client: Client, name: string, args: Record<string, unknown> = {}, sessionToken?: string) {
   return call(client, 'tool_call', { calls: [{ name, arguments: args }], ...(sessionToken ? { session_token: sessionToken } : {}) });

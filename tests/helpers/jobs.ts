@@ -2,20 +2,15 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
-import { connect, viaBridge, type Era } from './gateway.js';
+import { viaBridge } from './gateway.js';
+
+export { openSession } from './gateway.js';
 
 // What the job tests share: a client with an open capability session, workdirs inside the test
 // gateway's root, and the prepare / wait-until-final steps of the job protocol.
 
 // A type alias (not an interface) so a credential passes as tool arguments as it is.
 export type JobCredential = { job_id: string; recovery_token: string };
-
-/** A fresh client and a capability session (session_open) on it. */
-export async function openSession(mcpUrl: string, era: Era = 'modern'): Promise<{ client: Client; token: string }> {
-  const client = await connect(mcpUrl, era);
-  const token = (await viaBridge(client, 'session_open')).data.session_token as string;
-  return { client, token };
-}
 
 /** A directory (created) below `root`. */
 export function workdirIn(root: string, ...parts: string[]): string {

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { abortableToolCall, connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
+import { abortableToolCall, connect, sessionToken, startTestGateway, type TestGateway, viaBridge } from '../helpers/gateway.js';
 import { openSession, workdirIn } from '../helpers/jobs.js';
 
 // Recovery by credential: a lost start answer, an ended or expired session, duplicate
@@ -41,7 +41,7 @@ describe('jobs: recovery by credential', () => {
     let status = await viaBridge(fresh, 'job_status', { ...job, wait_seconds: 3 });
     for (let i = 0; i < 10 && status.data.state !== 'succeeded'; i++) status = await viaBridge(fresh, 'job_status', { ...job, wait_seconds: 3 });
     assert.equal(status.data.state, 'succeeded', JSON.stringify(status.data));
-    const other = (await viaBridge(fresh, 'session_open')).data.session_token as string;
+    const other = await sessionToken(fresh);
     const again = await viaBridge(fresh, 'job_start', job, other);
     assert.equal(again.data.state, 'succeeded', 'repeating an authorized start returns the job as it is');
     await new Promise((r) => setTimeout(r, 300));

@@ -12,7 +12,7 @@ import { packageRoot } from '../../shared/package-root.js';
 import { descendantsOf } from '../../shared/proc.js';
 import { readResourcePolicy } from '../../supervisor/jobs/resource-policy.js';
 import { detectIsolation } from '../../supervisor/workers/isolation.js';
-import { connect, makeHermesHome, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
+import { connect, makeHermesHome, openSession, sessionToken, startTestGateway, type TestGateway, viaBridge } from '../helpers/gateway.js';
 import { makeFakeSystemdRun, type FakeSystemdRun } from '../helpers/fake-systemd-run.js';
 
 // The host resource policy end to end: real gateways over real MCP, with a FAKE systemd-run first on
@@ -94,7 +94,7 @@ function baselineStatus(): Promise<number> {
 async function session(gw: TestGateway, clients: Client[]): Promise<{ client: Client; token: string }> {
   const client = await connect(gw.mcpUrl, 'modern');
   clients.push(client);
-  const token = (await viaBridge(client, 'session_open')).data.session_token as string;
+  const token = await sessionToken(client);
   assert.ok(token, 'session_open gave a token');
   return { client, token };
 }
@@ -461,8 +461,7 @@ describe('policy set but unenforceable (no user manager, no cgroup v2 directory)
     // A job prepared while the host could still enforce the policy...
     const first = await startWith(makeFake(), env, { home });
     try {
-      const client = await connect(first.mcpUrl, 'modern');
-      const token = (await viaBridge(client, 'session_open')).data.session_token as string;
+      const { client, token } = await openSession(first.mcpUrl);
       earlier = await prepare(client, token, { command: 'true', workdir: workdir(first, 'earlier'), resource_profile: 'light' });
       await client.close();
     } finally {

@@ -7,7 +7,7 @@ import { after, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { launchGateway } from '../../bench/launch.js';
 import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../helpers/escapees.js';
-import { connect, viaBridge } from '../helpers/gateway.js';
+import { connect, sessionToken, viaBridge } from '../helpers/gateway.js';
 
 // The real gateway bin as a child process, killed and restarted around running jobs: receipts
 // survive, outcomes are recovered from the worker's exit record when it got that far and are
@@ -45,7 +45,7 @@ async function exited(child: ChildProcess): Promise<void> {
 }
 
 async function prepareAndStart(client: Client, command: string, workdir: string) {
-  const token = (await viaBridge(client, 'session_open')).data.session_token as string;
+  const token = await sessionToken(client);
   const prep = await viaBridge(client, 'job_prepare', { command, workdir }, token);
   assert.equal(prep.isError, false, JSON.stringify(prep.data));
   const job = { job_id: prep.data.job_id as string, recovery_token: prep.data.recovery_token as string };
@@ -75,7 +75,7 @@ describe('jobs across gateway restarts', () => {
     assert.match(status.data.termination_reason as string, /gateway_restarted: completion cannot be proven/);
     assert.match(status.data.output_tail as string, /before-kill/, 'the stored output survived');
     // Unknown keeps the workspace quarantined: a new job there is refused, never queued.
-    const token = (await viaBridge(second.client, 'session_open')).data.session_token as string;
+    const token = await sessionToken(second.client);
     const prep = await viaBridge(second.client, 'job_prepare', { command: 'true', workdir }, token);
     const refused = await viaBridge(second.client, 'job_start', { job_id: prep.data.job_id, recovery_token: prep.data.recovery_token }, token);
     assert.equal(refused.data.error, 'JOB_WORKSPACE_BUSY');
@@ -134,7 +134,7 @@ describe('jobs across gateway restarts', () => {
   test('SIGUSR1 pauses fresh starts on the running gateway, SIGUSR2 resumes them', async () => {
     const { home, env } = newHome();
     const gw = await start(home, env);
-    const token = (await viaBridge(gw.client, 'session_open')).data.session_token as string;
+    const token = await sessionToken(gw.client);
     const prep = await viaBridge(gw.client, 'job_prepare', { command: 'echo resumed', workdir: join(home, 'w') }, token);
     const job = { job_id: prep.data.job_id as string, recovery_token: prep.data.recovery_token as string };
     gw.child.kill('SIGUSR1');

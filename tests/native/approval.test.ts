@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
+import { connect, openSession, startTestGateway, type TestGateway, viaBridge } from '../helpers/gateway.js';
 
 // The approval guard through real MCP calls. Every command sent here is harmless if the guard
 // failed: the hardline one is `touch <marker> && true || rm -rf /` (the `||` branch cannot run
@@ -79,8 +79,7 @@ describe('approval guard through tool_call', () => {
   test('direct terminal: a hardline command is refused with COMMAND_BLOCKED before execution', async () => {
     const dir = scratch();
     const marker = join(dir, 'ran');
-    const client = await connect(gw.mcpUrl, 'modern');
-    const token = (await viaBridge(client, 'session_open')).data.session_token as string;
+    const { client, token } = await openSession(gw.mcpUrl);
     const r = await viaBridge(client, 'terminal', { command: hardlineCommand(marker) }, token);
     assert.equal(r.isError, true);
     assert.equal(r.data.error, 'COMMAND_BLOCKED');
@@ -101,8 +100,7 @@ describe('approval guard through tool_call', () => {
     const file = join(dir, 'perm.txt');
     writeFileSync(file, 'x\n');
     chmodSync(file, 0o644);
-    const client = await connect(gw.mcpUrl, 'modern');
-    const token = (await viaBridge(client, 'session_open')).data.session_token as string;
+    const { client, token } = await openSession(gw.mcpUrl);
     const chmod = await viaBridge(client, 'terminal', { command: `chmod 777 ${sh(file)}` }, token);
     assert.deepEqual(chmod.data, { output: '', exit_code: 0, error: null });
     assert.equal(statSync(file).mode & 0o777, 0o777);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../helpers/escapees.js';
-import { connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
+import { openSession, startTestGateway, type TestGateway, viaBridge } from '../helpers/gateway.js';
 
 // Processes enter the registry through the jobs adapter; here the tests start them through the
 // same registry entry point, then drive process_manage over real MCP calls.
@@ -18,8 +18,7 @@ describe('process_manage', () => {
   });
 
   async function owner() {
-    const client = await connect(gw.mcpUrl, 'modern');
-    const token = (await viaBridge(client, 'session_open')).data.session_token as string;
+    const { client, token } = await openSession(gw.mcpUrl);
     const ownerId = `cap:${gw.gateway.capabilities.resolve(token).id}`;
     return { client, token, ownerId };
   }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../helpers/escapees.js';
-import { abortableToolCall, connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
+import { abortableToolCall, connect, openSession, startTestGateway, type TestGateway, viaBridge } from '../helpers/gateway.js';
 
 describe('direct terminal through tool_call', () => {
   let gw: TestGateway;
@@ -17,11 +17,7 @@ describe('direct terminal through tool_call', () => {
     for (const m of markers) killSurvivors(m);
   });
 
-  async function tokenClient() {
-    const client = await connect(gw.mcpUrl, 'modern');
-    const token = (await viaBridge(client, 'session_open')).data.session_token as string;
-    return { client, token };
-  }
+  const tokenClient = () => openSession(gw.mcpUrl);
 
   test('runs a short command with Hermes’ result shape, timeout 30 injected', async () => {
     const { client, token } = await tokenClient();
