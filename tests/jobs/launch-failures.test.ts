@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { packageRoot } from '../../shared/package-root.js';
@@ -9,19 +8,14 @@ import { probeCgroupRoot } from '../../supervisor/jobs/resource-policy.js';
 import { openJobDatabase } from '../../supervisor/jobs/store.js';
 import { startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
 import { openSession, prepareJob as prepareOverMcp, workdirIn } from '../helpers/jobs.js';
+import { tempDirs } from '../helpers/temp.js';
 
 // Launches that go wrong after admission must end the job (failed, capacity and workspace back)
 // rather than leave it `starting` forever; admission decides with the policy in force at start.
 
-const dirs: string[] = [];
-after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-function tempDir(prefix: string): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
+const temp = tempDirs();
+after(() => temp.removeAll());
+const tempDir = temp.make;
 
 test('a scope wrapper that never comes up: job_start answers failed (launch_failed) within the start timeout, the hung wrapper is killed and the workspace is free', async () => {
   const root = tempDir('hmcp-hung-scope-');

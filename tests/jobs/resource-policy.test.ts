@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
@@ -14,6 +13,7 @@ import { readResourcePolicy } from '../../supervisor/jobs/resource-policy.js';
 import { detectIsolation } from '../../supervisor/workers/isolation.js';
 import { connect, makeHermesHome, openSession, sessionToken, startTestGateway, type TestGateway, viaBridge } from '../helpers/gateway.js';
 import { makeFakeSystemdRun, type FakeSystemdRun } from '../helpers/fake-systemd-run.js';
+import { tempDirs } from '../helpers/temp.js';
 
 // The host resource policy end to end: real gateways over real MCP, with a FAKE systemd-run first on
 // PATH (it logs its argv as one JSON line and execs the command after `--`, like the real --scope;
@@ -25,16 +25,13 @@ const ENTRY = (name: string) => join(packageRoot(), 'dist', 'workers', `${name}.
 const PROBE = ['--user', '--scope', '--quiet', '--collect', 'true'];
 const FAST: Partial<Limits> = { jobKillGraceSeconds: 1 };
 
-const cleanup: Array<() => Promise<void> | void> = [];
+const temp = tempDirs();
+// Run in reverse: whatever a test started goes before the directories it used (removed last).
+const cleanup: Array<() => Promise<void> | void> = [() => temp.removeAll()];
 after(async () => {
   for (const fn of cleanup.reverse()) await fn();
 });
-
-function tempDir(prefix: string): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  cleanup.push(() => rmSync(d, { recursive: true, force: true }));
-  return d;
-}
+const tempDir = temp.make;
 
 // ---- fixtures --------------------------------------------------------------------------------------
 

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, describe, test } from 'node:test';
@@ -13,6 +12,7 @@ import { detectSystemdScope, scopeArgv } from '../../supervisor/workers/systemd-
 import type { WorkerProcess } from '../../supervisor/workers/worker-process.js';
 import { within } from '../helpers/wait.js';
 import { makeFakeSystemdRun, type FakeSystemdRun } from '../helpers/fake-systemd-run.js';
+import { tempDirs } from '../helpers/temp.js';
 
 // systemd scopes for execute_code workers, against a FAKE systemd-run first on PATH: it logs its argv
 // as one JSON line, skips its options up to `--` (or the first non-option, as the probe has no `--`)
@@ -21,16 +21,13 @@ import { makeFakeSystemdRun, type FakeSystemdRun } from '../helpers/fake-systemd
 
 const RUNNER = join(packageRoot(), 'workers', 'execute', 'runner.py');
 const ENTRY = (name: string) => join(packageRoot(), 'dist', 'workers', `${name}.js`);
-const cleanup: Array<() => Promise<void> | void> = [];
+const temp = tempDirs();
+// Run in reverse: whatever a test started goes before the directories it used (removed last).
+const cleanup: Array<() => Promise<void> | void> = [() => temp.removeAll()];
 after(async () => {
   for (const fn of cleanup.reverse()) await fn();
 });
-
-function tempDir(prefix: string): string {
-  const d = mkdtempSync(join(tmpdir(), prefix));
-  cleanup.push(() => rmSync(d, { recursive: true, force: true }));
-  return d;
-}
+const tempDir = temp.make;
 
 type Fake = FakeSystemdRun;
 const makeFake = (options: { fail?: boolean } = {}): Fake => makeFakeSystemdRun(tempDir('hmcp-fake-sdrun-'), options);
