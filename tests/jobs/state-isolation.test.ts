@@ -41,8 +41,8 @@ test('no test starts a gateway, the gateway bin or a job database without its ow
     const opensDatabase = /\bopenJobDatabase\(/.test(text);
     // A gateway needs an explicit throwaway HERMES_HOME (or job database path) in the same file.
     if (startsGateway && !/HERMES_HOME: (?!'')|HERMES_MCP_JOBS_DATABASE: (?!'')|launchGateway\(home/.test(text)) offenders.push(`${rel}: starts a gateway without its own HERMES_HOME`);
-    // A database opened directly must live in a mkdtemp directory of that test.
-    if (opensDatabase && !/mkdtempSync\(/.test(text) && !/cfg\.db|args\.db|options\.db/.test(text)) offenders.push(`${rel}: opens a job database outside a temp directory`);
+    // A database opened directly must live in a mkdtemp directory of that test (directly or through tests/helpers/temp.ts).
+    if (opensDatabase && !/mkdtempSync\(|tempDirs\(\)/.test(text) && !/cfg\.db|args\.db|options\.db/.test(text)) offenders.push(`${rel}: opens a job database outside a temp directory`);
   }
   assert.deepEqual(offenders, []);
 });
