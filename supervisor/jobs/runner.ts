@@ -32,6 +32,7 @@ import {
   type JobRow,
 } from './admission.js';
 import { completionFromRecord, readExitRecord } from './exit-record.js';
+import { JobChanges } from './job-changes.js';
 import { assertCanStartWork } from './resource-policy.js';
 import type { JobDatabase } from './store.js';
 
@@ -75,7 +76,7 @@ export class JobRunner {
   /** SIGUSR1/SIGUSR2: the local operator pausing fresh starts on this gateway process. */
   signalPaused = false;
   private readonly local = new Map<string, LocalJob>();
-  private readonly changeWaiters = new Map<string, Set<() => void>>();
+  private readonly changes = new JobChanges();
   private readonly exitsDir: string;
   private timer?: NodeJS.Timeout;
   private ticks = 0;
@@ -203,14 +204,14 @@ export class JobRunner {
       const start = pid ? processStartTime(pid) : undefined;
       markRunning(this.db, job.id, pid && start ? { pid, start } : undefined, Date.now());
       this.log.info({ event: 'job_started', job: job.id, profile: job.profile, enforcement: limits ? resources.enforcement : 'none' }, 'job started');
-      this.notify(job.id);
+      this.changes.notify(job.id);
     } catch (e) {
       // Nothing ran (or it died at once): a failed receipt, capacity released.
       this.local.delete(job.id);
       local.cgroup?.remove();
       finishJob(this.db, job.id, { state: 'failed', exitCode: null, signal: null, reason: `launch_failed: ${(e as Error).message}` }, Date.now());
       settle();
-      this.notify(job.id);
+      this.changes.notify(job.id);
     }
   }
 
@@ -250,7 +251,7 @@ export class JobRunner {
     this.local.delete(local.id);
     this.log.info({ event: 'job_finished', job: local.id, state: completion.state, reason: completion.reason }, 'job finished');
     local.settle();
-    this.notify(local.id);
+    this.changes.notify(local.id);
   }
 
   /** TERM now; the maintenance loop KILLs the whole tree once the grace period is over. */
@@ -277,7 +278,7 @@ export class JobRunner {
     const initial = row.state;
     while (Date.now() < until && !signal.aborted && row.state === initial && !isFinal(row.state)) {
       // Woken at once by a change this process makes; polled for changes other processes make.
-      await this.changeOrDelay(id, Math.min(250, until - Date.now()), signal);
+      await this.changes.nextOrDelay(id, Math.min(250, until - Date.now()), signal);
       row = getJob(this.db, id) ?? row;
     }
     const after = this.local.get(id);
@@ -344,29 +345,8 @@ export class JobRunner {
       if (processIsAlive(row.worker_pid, row.worker_start)) return row; // still there: stays unknown
     }
     finishJob(this.db, id, { state: 'cancelled', exitCode: null, signal: null, reason: 'cancelled_after_unknown: no process of the job remains' }, Date.now());
-    this.notify(id);
+    this.changes.notify(id);
     return getJob(this.db, id)!;
-  }
-
-  private changeOrDelay(id: string, ms: number, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const set = this.changeWaiters.get(id) ?? new Set();
-      this.changeWaiters.set(id, set);
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        set.delete(done);
-        if (set.size === 0) this.changeWaiters.delete(id);
-        resolve();
-      };
-      const timer = setTimeout(done, Math.max(ms, 0));
-      signal.addEventListener('abort', done, { once: true });
-      set.add(done);
-    });
-  }
-
-  private notify(id: string): void {
-    for (const wake of [...(this.changeWaiters.get(id) ?? [])]) wake();
   }
 
   // ---- maintenance and reconciliation ----------------------------------------------------------
