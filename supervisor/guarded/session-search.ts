@@ -16,7 +16,7 @@ import type { TaskResult } from './session-search/task.js';
 // better-sqlite3 opened read-only on a worker thread (session-search/task.ts), never migrating or
 // writing the database. A missing database, an unknown schema and a newer schema are stable errors.
 
-/** Hermes MCP reads use a 30-second budget (spec "Backend budgets"). */
+/** Reads of Hermes' state use a 30-second budget, like every Hermes-backed read of the gateway. */
 const DEADLINE_MS = 30_000;
 /** Searches are cheap; two threads keep one slow scan from delaying the next call. */
 const MAX_THREADS = 2;

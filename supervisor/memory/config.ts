@@ -3,8 +3,8 @@ import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { readHermesConfig } from '../hermes-config.js';
 
-// Hermes' Honcho configuration, resolved the way Hermes resolves it (steering reference,
-// hermes.md §8; upstream plugins/memory/honcho/client.py), so the gateway talks to the same
+// Hermes' Honcho configuration, resolved the way Hermes resolves it (Hermes Agent's
+// plugins/memory/honcho/client.py), so the gateway talks to the same
 // Honcho, workspace and user peer as the Hermes agent:
 //
 //   file:  $HERMES_HOME/honcho.json -> the default profile's honcho.json -> ~/.honcho/config.json

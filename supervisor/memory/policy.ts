@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { containsSecret } from '../../shared/redact.js';
 
-// The gateway's write policy for Honcho conclusions (spec "Memory tools"): a conclusion is a
+// The gateway's write policy for Honcho conclusions: a conclusion is a
 // durable fact of one of four kinds; secret-like or explicitly temporary content is refused before
 // anything is sent. This is gateway policy, not a Honcho feature: Honcho conclusions carry no kind
 // field, so the kind travels inside the content as a `[kind] ` prefix and is parsed back on reads.

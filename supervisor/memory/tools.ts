@@ -6,7 +6,7 @@ import { honchoStatus, type Prepared } from './honcho.js';
 import { checkQuery, mutate, read, unknownOutcome, type MemoryToolDeps, type MutationResult } from './calls.js';
 import { checkConclusion, CONCLUSION_KINDS, contentDigest, decodeConclusion, encodeConclusion } from './policy.js';
 
-// The five memory tools over Honcho v3 (spec "Memory tools"; steering reference backends.md §2.6):
+// The five memory tools over Honcho v3 (the REST API in Honcho's docs/v3/openapi.json):
 //
 //   memory_profile    GET  peers/{user}/card                                      (read-only)
 //   memory_search     GET  peers/{user}/context?target={user}&search_query&search_top_k

@@ -8,7 +8,8 @@ import type { ToolDefinition } from '../../shared/tool-types.js';
 import type { WorkerProcess } from '../workers/worker-process.js';
 import { removeDir, type WorkerRuntime } from './worker-runtime.js';
 
-// Direct `terminal`: short foreground commands only (the spec's Execution Guard). Each owner gets
+// Direct `terminal`: short foreground commands only (the execution guard: at most 30 s, no
+// background, PTY or notification options; longer work is a job). Each owner gets
 // one long-lived terminal worker in its own PID namespace plus a private state directory holding
 // its cwd and exported environment, so they persist between calls like Hermes' terminal does.
 // Anything long, backgrounded, PTY or notification-shaped fails before execution and points to jobs.

@@ -17,7 +17,7 @@ export class OwnerRegistry {
 
   constructor(private readonly onHookError: (name: string, ownerId: string, error: unknown) => void = () => {}) {}
 
-  /** Execution issues register here what must be released when an owner ends. */
+  /** Execution adapters register here what must be released when an owner ends. */
   registerReleaseHook(name: string, hook: ReleaseHook): void {
     this.hooks.push({ name, hook });
   }

@@ -40,7 +40,7 @@ describe('delegate_task', () => {
     const r = await call(client, 'tool_describe', { names: ['delegate_task'] });
     const d = (r.data.tools as Record<string, { description: string; parameters: Record<string, unknown>; source: string }>).delegate_task!;
     assert.equal(d.source, 'guarded');
-    // Hermes' upstream field set (reference hermes.md §1.11), plus the handler-forwarded max_iterations.
+    // Hermes' upstream field set (tools/delegate_tool.py), plus the handler-forwarded max_iterations.
     assert.deepEqual(Object.keys(d.parameters.properties as object), ['goal', 'context', 'tasks', 'role', 'background', 'acp_command', 'acp_args', 'max_iterations']);
     assert.equal(d.parameters.additionalProperties, false);
     const tasks = (d.parameters.properties as Record<string, { items: { properties: object; required: string[]; additionalProperties: boolean } }>).tasks!;

@@ -1,6 +1,6 @@
 import type { ToolDefinition, ToolSource } from '../../shared/tool-types.js';
 
-// Tiny fixture tools standing in for the execution adapters later issues add: they let tests see
+// Tiny fixture tools standing in for real execution adapters: they let tests see
 // which owner a call got, hold a native lease for a while, and observe cancellation.
 
 export interface FixtureProbe {

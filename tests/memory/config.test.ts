@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { resolveHonchoConfig, type HonchoResolution, type HonchoSettings } from '../../supervisor/memory/config.js';
 
-// Hermes' Honcho configuration resolution (steering reference hermes.md §8): which file, which host
+// Hermes' Honcho configuration resolution (Hermes Agent's plugins/memory/honcho/client.py): which file, which host
 // block, and host block > root > environment > default for each key. No network here.
 
 let root: string;

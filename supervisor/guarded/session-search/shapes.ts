@@ -2,8 +2,8 @@ import { stripAnsi } from '../../../shared/output-cap.js';
 import { redact, redactDeep } from '../../../shared/redact.js';
 import { SessionStore, StoreError, type AnchoredView, type MessageRow, type SearchHit, type SessionRow } from './store.js';
 
-// Hermes' session_search (tools/session_search_tool.py at the pinned upstream; the steering
-// reference's sections 1.10 and 6) over a read-only SessionStore: the mode is inferred from the
+// Hermes' session_search (tools/session_search_tool.py and hermes_state.py at upstream commit
+// 88d1d6206f39) over a read-only SessionStore: the mode is inferred from the
 // arguments, and each mode answers in Hermes' own shape, with Hermes' defaults:
 //
 //   discover  query                          limit 3 (1-10), ±5 window, 3 bookends, 300 FTS rows scanned
@@ -11,7 +11,7 @@ import { SessionStore, StoreError, type AnchoredView, type MessageRow, type Sear
 //   read      session_id                     whole session, or first 20 + last 10
 //   browse    nothing                        limit 3 (1-10) most recently active root sessions
 //
-// Gateway differences: there is no `profile` parameter (the spec rules cross-profile reads out), no
+// Gateway differences: there is no `profile` parameter (cross-profile reads are deliberately unavailable), no
 // current session (the gateway is not inside a Hermes conversation, so nothing is excluded as
 // "already in context"), every answer carries a historical-context `note`, secrets are redacted
 // before anything is cut, and the answer is fitted to the gateway's output cap by shortening message

@@ -23,7 +23,7 @@ export type { SessionRow, MessageRow, SearchHit, MessagesAround, AnchoredView, B
 // reader needs the shared-memory index); Hermes reuses them. Sidecars this call caused to exist get
 // no wider permissions than state.db itself, because once Hermes writes, the WAL holds messages.
 
-/** Hermes `SCHEMA_VERSION` this adapter reads (hermes_state.py; the reference's section 6). */
+/** Hermes `SCHEMA_VERSION` this adapter reads (hermes_state.py at upstream commit 88d1d6206f39). */
 export const SUPPORTED_SCHEMA_VERSION = 17;
 
 /** Hermes' busy timeout for readers (`_READ_BUSY_TIMEOUT_S`). */

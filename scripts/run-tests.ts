@@ -1,0 +1,29 @@
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { packageRoot } from '../shared/package-root.js';
+
+// Runs the compiled test files with node's test runner, on whichever Node runs this script.
+// The files are listed here rather than handed to `node --test` as a directory or a glob:
+// Node 22 and 24 no longer expand a directory argument, and Node 20 does not expand globs.
+//
+//   node dist/scripts/run-tests.js                 every test
+//   node dist/scripts/run-tests.js jobs mcp/bridge only files whose path (under tests/) starts so
+
+const root = packageRoot();
+const testsDir = join(root, 'dist', 'tests');
+const prefixes = process.argv.slice(2).map((p) => p.replace(/^(dist\/)?tests\//, ''));
+
+const files = (readdirSync(testsDir, { recursive: true, encoding: 'utf8' }) as string[])
+  .filter((f) => f.endsWith('.test.js'))
+  .filter((f) => prefixes.length === 0 || prefixes.some((p) => f.startsWith(p)))
+  .sort()
+  .map((f) => join(testsDir, f));
+
+if (files.length === 0) {
+  process.stderr.write(`run-tests: no test file under ${relative(root, testsDir)} matches ${prefixes.join(' ')}\n`);
+  process.exit(1);
+}
+
+const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-force-exit', ...files], { cwd: root, stdio: 'inherit' });
+process.exit(r.status ?? 1);

@@ -1,0 +1,52 @@
+import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import { cpSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { packageRoot } from '../shared/package-root.js';
+import { nodeBinary } from './node-binary.js';
+
+// Runs the whole test suite on other Node.js major versions (CI: the current LTS lines), each in a
+// staged copy of this checkout so the native modules (better-sqlite3, the subreaper addon) can be
+// built against that version's headers without touching this checkout's node_modules.
+//
+//   node dist/scripts/test-on-node.js 24 22
+
+const root = packageRoot();
+
+function run(cmd: string, args: string[], options: SpawnSyncOptions): void {
+  const r = spawnSync(cmd, args, { stdio: 'inherit', ...options });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status ?? r.signal})`);
+}
+
+/** The files of this checkout as git sees them (tracked, plus untracked ones it does not ignore). */
+function checkoutFiles(): string[] {
+  const r = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error('test-on-node needs a git checkout to stage');
+  return r.stdout.split('\0').filter((f) => f !== '' && f !== 'node_modules');
+}
+
+function testOn(major: number): void {
+  const binary = nodeBinary(major);
+  const stage = join(root, '.cache', `node-${major}`, 'checkout');
+  rmSync(stage, { recursive: true, force: true });
+  for (const file of checkoutFiles()) {
+    mkdirSync(dirname(join(stage, file)), { recursive: true });
+    cpSync(join(root, file), join(stage, file), { recursive: false, errorOnExist: false, force: true });
+  }
+  // node-gyp builds against this version's headers; npm's own scripts run on this node.
+  const env = { ...process.env, PATH: `${binary.binDir}:${process.env.PATH ?? ''}`, npm_config_nodedir: binary.prefix };
+  process.stdout.write(`\n== test suite on ${spawnSync(binary.node, ['--version'], { encoding: 'utf8' }).stdout.trim()} ==\n`);
+  run('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: stage, env });
+  run(binary.node, [join(stage, 'dist', 'scripts', 'run-tests.js')], { cwd: stage, env });
+}
+
+const majors = process.argv.slice(2).map(Number);
+if (majors.length === 0 || majors.some((m) => !Number.isInteger(m) || m < 20)) {
+  process.stderr.write('usage: test-on-node.js MAJOR [MAJOR…]   e.g. 24 22\n');
+  process.exit(2);
+}
+try {
+  for (const major of majors) testOn(major);
+} catch (e) {
+  process.stderr.write(`test-on-node: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+}
