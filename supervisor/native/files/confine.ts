@@ -13,7 +13,8 @@ import { cwdOf, expandTilde, realResolve, resolveUserPath, type PathDeps, type U
 // terminal cwd only while that cwd is itself inside a root: after a `cd` out of the roots, a
 // relative path is refused rather than silently re-anchored somewhere the caller did not mean.
 // `hermes` keeps Hermes' unconfined semantics. Hermes' own deny lists (sensitive-paths.ts) apply in
-// both modes, after this check. The terminal is not confined: it is not a jail, and neither is this.
+// both modes, after this check. This is a guard rail for the file tools, not a sandbox: the terminal
+// and execute_code's Python are not confined (neither is a jail).
 
 export interface FileAccess {
   mode: FileAccessMode;
