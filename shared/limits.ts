@@ -19,6 +19,7 @@ const LimitsSchema = v.object({
   skillsMaxFiles: PositiveInt,
   skillListReadChars: PositiveInt,
   skillViewMaxBytes: PositiveInt,
+  readFileScanMaxBytes: PositiveInt,
   searchDescriptionMaxChars: PositiveInt,
   searchMaxQueries: PositiveInt,
   searchMaxLimit: PositiveInt,

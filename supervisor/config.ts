@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { loadLimits, type Limits } from '../shared/limits.js';
+import { FILE_ACCESS_MODES, type FileAccessMode } from '../shared/roots.js';
 import { HONCHO_ENV_KEYS } from './memory/config.js';
 
 // Everything the gateway reads from its environment, in one place, with the documented defaults
@@ -20,6 +21,11 @@ export interface GatewayConfig {
   projectDir: string;
   /** Allowed project roots (`HERMES_MCP_ROOTS`, colon-separated absolute paths), default `~/work`. */
   roots: string[];
+  /**
+   * How far read_file/write_file/patch/search_files reach (`HERMES_MCP_FILE_ACCESS`): `roots`
+   * (default) confines them to `roots`; `hermes` is Hermes' own whole-disk semantics (deny lists only).
+   */
+  fileAccess: FileAccessMode;
   limits: Limits;
   /** Components reported by /readyz but not required for 200 (`HERMES_MCP_OPTIONAL_COMPONENTS`). */
   optionalComponents: ReadonlySet<string>;
@@ -71,6 +77,13 @@ export function parseRoots(text: string | undefined): string[] {
   });
 }
 
+export function parseFileAccess(text: string | undefined): FileAccessMode {
+  if (text === undefined || text === '') return 'roots';
+  const mode = FILE_ACCESS_MODES.find((m) => m === text);
+  if (!mode) throw new ConfigError(`HERMES_MCP_FILE_ACCESS must be one of ${FILE_ACCESS_MODES.join(', ')}, got ${JSON.stringify(text)}`);
+  return mode;
+}
+
 function firstExisting(paths: string[]): string | undefined {
   return paths.find((p) => existsSync(p));
 }
@@ -117,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     hermesHome,
     projectDir,
     roots: parseRoots(env.HERMES_MCP_ROOTS),
+    fileAccess: parseFileAccess(env.HERMES_MCP_FILE_ACCESS),
     limits,
     optionalComponents: new Set((env.HERMES_MCP_OPTIONAL_COMPONENTS ?? '').split(',').map((s) => s.trim()).filter(Boolean)),
     logLevel: env.HERMES_MCP_LOG_LEVEL || 'info',

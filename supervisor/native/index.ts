@@ -3,6 +3,7 @@ import { compileArgumentValidator } from '../catalog/validate.js';
 import type { Adapter } from '../adapter.js';
 import type { GatewayConfig } from '../config.js';
 import { ExecuteCodePool, executeCodeTool, rpcErrorResult, type RpcDispatch } from './execute-code.js';
+import { fileAccessFacts } from './files/confine.js';
 import { fileTools } from './files/index.js';
 import { ProcessRegistry, processManageTool } from './processes.js';
 import { TerminalPool, terminalTool } from './terminal.js';
@@ -35,7 +36,8 @@ export function nativeAdapter(config: GatewayConfig, log: Logger): NativeAdapter
   else if (runtime.scoped) log.info({ event: 'systemd_scope', slice: SHORT_WORKER_SLICE }, 'execute_code workers run in systemd scopes');
   const terminals = new TerminalPool(runtime);
   const cwdFor = (ownerId: string) => terminals.cwdFor(ownerId);
-  const files = fileTools({ hermesHome: config.hermesHome, cwdFor });
+  const access = { mode: config.fileAccess, roots: config.roots };
+  const files = fileTools({ hermesHome: config.hermesHome, cwdFor, access, readFileScanMaxBytes: config.limits.readFileScanMaxBytes });
   const fileEntries = new Map(files.map((tool) => [tool.name, { tool, validate: compileArgumentValidator(tool) }]));
 
   // hermes_tools calls from a script: the same file tool handlers, validated the same way, under the
@@ -84,6 +86,8 @@ export function nativeAdapter(config: GatewayConfig, log: Logger): NativeAdapter
         }),
       },
     ],
+    // Beside the components, like job_admission: how far the file tools reach never changes readiness.
+    readyFacts: () => ({ file_access: fileAccessFacts(access) }),
     async releaseHook(ownerId) {
       await Promise.all([terminals.release(ownerId), processes.release(ownerId)]);
     },

@@ -217,14 +217,15 @@ export interface RawText {
 
 /**
  * Hermes `read_file_raw`: the whole file as text. Refuses missing (with suggestions), non-regular,
- * binary and oversized files with GatewayErrors.
+ * binary and oversized files with GatewayErrors. `absolutePath` is the checked real path, so a
+ * symlink found there now was swapped in since the check: O_NOFOLLOW refuses it.
  */
 export async function readRawText(input: string, absolutePath: string, maxBytes: number): Promise<RawText> {
   let handle: FileHandle;
   try {
     const st = await stat(absolutePath);
     if (!st.isFile()) throw notRegularError(input);
-    handle = await open(absolutePath, READ_FLAGS);
+    handle = await open(absolutePath, READ_FLAGS | (fsConstants.O_NOFOLLOW ?? 0));
   } catch (e) {
     if (e instanceof GatewayError) throw e;
     if (isNotFound(e)) throw await notFoundError(input, absolutePath);

@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '../../../shared/tool-types.js';
+import type { FileAccess } from './confine.js';
 import { patchTool } from './patch.js';
 import { readFileTool } from './read-file.js';
 import { searchFilesTool } from './search-files.js';
@@ -13,6 +14,7 @@ import { writeFileTool } from './write-file.js';
 //   patch.ts            replace mode + dispatch to V4A; fuzzy-match.ts holds the strategy chain
 //   v4a.ts              V4A parser and all-or-nothing applier
 //   search-files.ts     content (RegExp) and file-name (glob) search, bounded walk
+//   confine.ts          HERMES_MCP_FILE_ACCESS: every path confined to HERMES_MCP_ROOTS (default)
 //   sensitive-paths.ts  Hermes' read/write block lists and the cross-profile soft guard
 //   fs-util.ts, paths.ts, sequence-matcher.ts, unified-diff.ts   shared helpers
 //
@@ -21,6 +23,9 @@ import { writeFileTool } from './write-file.js';
 // Hermes' own text where upstream has one; Hermes' extra fields ride along as error details
 // (`similar_files`, `total_lines`/`file_size`, `is_binary`, `success: false` for patch, …):
 //
+//   PATH_OUTSIDE_ROOTS a path that leads outside HERMES_MCP_ROOTS (roots mode), or a relative path
+//                      while the owner's cwd is outside them
+//   INVALID_PATH       a path with a NUL byte, over PATH_MAX, or with a component over NAME_MAX
 //   INVALID_ARGUMENTS  missing/invalid arguments (replace mode without path/old_string/new_string,
 //                      unknown mode/target, invalid regex or glob, gutter text or a lone surrogate
 //                      as content, empty/identical old_string)
@@ -41,7 +46,8 @@ import { writeFileTool } from './write-file.js';
 //
 // Successful results therefore never carry `error`. Relative paths resolve against
 // `deps.cwdFor(ctx.owner.id)` — the owner's terminal cwd, or the default cwd for an owner-less
-// (per-request) call — and `~` is the service user's home.
+// (per-request) call; in roots mode only while that cwd is inside a root — and `~` is the service
+// user's home.
 //
 // Deliberately left out (the gateway is stateless per call): read dedup stubs, repeat-read and
 // repeat-search warnings/blocks, staleness warnings, patch failure counters. Also not done: lint
@@ -53,6 +59,10 @@ export interface FileToolDeps {
   hermesHome: string;
   /** The owner's current terminal working directory (relative paths resolve against it). */
   cwdFor(ownerId: string): string;
+  /** `HERMES_MCP_FILE_ACCESS` and `HERMES_MCP_ROOTS` (confine.ts). */
+  access: FileAccess;
+  /** The most read_file reads of one file per call (`readFileScanMaxBytes`). */
+  readFileScanMaxBytes: number;
 }
 
 /** read_file, write_file, patch, search_files — in that order. */

@@ -2,7 +2,8 @@ import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { CallContext, ToolDefinition } from '../../../shared/tool-types.js';
 import { assertEncodable, atomicWrite, BOM, detectLineEnding, normalizeLineEndings, readRawText, withPathLocks, writeFailed } from './fs-util.js';
 import { fuzzyFindAndReplace, isAlreadyApplied, noMatchHint } from './fuzzy-match.js';
-import { cwdOf, diffLabel, resolveUserPath, throwIfAborted, type PathDeps } from './paths.js';
+import { resolveToolPath } from './confine.js';
+import { diffLabel, throwIfAborted, type PathDeps } from './paths.js';
 import { assertWritable, hermesDirs } from './sensitive-paths.js';
 import { fileDiff } from './unified-diff.js';
 import { applyV4a, hasTraversal, operationPaths, parseV4aPatch, type ResolvedOperation } from './v4a.js';
@@ -13,7 +14,8 @@ import { LINT_SKIPPED } from './write-file.js';
 //   fuzzy strategy chain (fuzzy-match.ts); unique unless replace_all; a re-sent edit that is already
 //   in the file is a success-shaped no-op (`no_change: true`);
 // - mode "patch": a V4A multi-file patch (v4a.ts), all-or-nothing; header paths with `..` refused.
-// Every path passes the sensitive-path and cross-profile checks before anything is read. Success:
+// Every path passes the roots confinement (confine.ts), the sensitive-path and cross-profile checks
+// before anything is read, so no diff, hint or error quotes a refused file. Success:
 // `{success, diff, files_modified, files_created, files_deleted, lint, resolved_path?}` (absolute
 // paths). Failures are thrown GatewayErrors whose details carry `success: false`.
 
@@ -35,12 +37,12 @@ async function replaceMode(deps: PathDeps, args: Record<string, unknown>, ctx: C
     throw patchError(ErrorCode.INVALID_ARGUMENTS, "patch: mode 'replace' requires 'old_string' and 'new_string' (new_string may be '' to delete).");
   }
   const replaceAll = args.replace_all === true;
-  const target = resolveUserPath(input, cwdOf(deps, ctx));
+  const target = await resolveToolPath(deps, input, ctx);
   const checked = await assertWritable(target, await hermesDirs(deps.hermesHome), args.cross_profile === true);
   assertEncodable(input, newString);
 
   return withPathLocks([checked.real], async () => {
-    const raw = await readRawText(target.expanded, target.absolute, PATCH_MAX_FILE_BYTES);
+    const raw = await readRawText(target.expanded, checked.real, PATCH_MAX_FILE_BYTES);
     const result = fuzzyFindAndReplace(raw.content, oldString, newString, replaceAll);
     if (!result.ok) {
       if (isAlreadyApplied(raw.content, oldString, newString)) {
@@ -106,15 +108,14 @@ async function patchMode(deps: PathDeps, args: Record<string, unknown>, ctx: Cal
       );
     }
   }
-  const cwd = cwdOf(deps, ctx);
   const dirs = await hermesDirs(deps.hermesHome);
   const crossProfile = args.cross_profile === true;
   const resolved: ResolvedOperation[] = [];
   for (const op of operations) {
     const verb = op.operation === 'delete' ? 'Delete' : op.operation === 'move' ? 'Move' : 'Write';
-    const src = await assertWritable(resolveUserPath(op.filePath, cwd), dirs, crossProfile, verb);
+    const src = await assertWritable(await resolveToolPath(deps, op.filePath, ctx), dirs, crossProfile, verb);
     const r: ResolvedOperation = { ...op, absPath: src.real };
-    if (op.operation === 'move') r.absNewPath = (await assertWritable(resolveUserPath(op.newPath!, cwd), dirs, crossProfile, verb)).real;
+    if (op.operation === 'move') r.absNewPath = (await assertWritable(await resolveToolPath(deps, op.newPath!, ctx), dirs, crossProfile, verb)).real;
     resolved.push(r);
   }
   const lockPaths = resolved.flatMap((r) => (r.absNewPath ? [r.absPath, r.absNewPath] : [r.absPath]));

@@ -3,14 +3,17 @@ import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { CallContext } from '../../../shared/tool-types.js';
+import type { FileAccess } from './confine.js';
 
 // Path handling shared by the four file tools: `~` expansion, resolution against the owner's
 // terminal cwd, and Python-`Path.resolve()`-like real paths for the safety checks.
 
-/** What the tools need from their host: where Hermes lives and each owner's terminal cwd. */
+/** What the tools need from their host: where Hermes lives, each owner's terminal cwd, where files may be reached. */
 export interface PathDeps {
   hermesHome: string;
   cwdFor(ownerId: string): string;
+  /** The roots confinement (confine.ts). */
+  access: FileAccess;
 }
 
 export interface UserPath {

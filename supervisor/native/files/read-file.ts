@@ -1,3 +1,4 @@
+import { constants as fsConstants } from 'node:fs';
 import { stat, open, type FileHandle } from 'node:fs/promises';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { redact } from '../../../shared/redact.js';
@@ -15,7 +16,8 @@ import {
   notRegularError,
   readFailed,
 } from './fs-util.js';
-import { cwdOf, requireString, resolveUserPath, type PathDeps } from './paths.js';
+import { resolveToolPath } from './confine.js';
+import { requireString, type PathDeps } from './paths.js';
 import { checkedPath, deviceError, hermesDirs, isBlockedDevice, readBlockError, readBlockMessage } from './sensitive-paths.js';
 
 // read_file — Hermes' paginated text read (tools/file_tools.py `read_file_tool`,
@@ -23,6 +25,11 @@ import { checkedPath, deviceError, hermesDirs, isBlockedDevice, readBlockError, 
 // lines cut at 2000 characters, formatted content over 100,000 characters refused, device paths,
 // binaries, images and Hermes credential files refused, `similar_files` for a missing file,
 // content redacted in code-file mode.
+//
+// One call reads at most `readFileScanMaxBytes` of the file (HERMES_MCP_READ_FILE_SCAN_MAX_BYTES):
+// upstream counts every line (`wc -l`) for `total_lines`, which on a huge or sparse file means
+// reading gigabytes to show five lines. Past that budget counting stops: `total_lines` is then
+// what was seen (`total_lines_is_lower_bound: true`), and lines beyond it are not served.
 //
 // Hermes' per-task read state (the "unchanged since last read" dedup stub, the repeat warnings
 // and BLOCKED errors, staleness timestamps for later writes) is deliberately NOT kept: the gateway
@@ -59,15 +66,22 @@ function formatCount(n: number): string {
   return n.toLocaleString('en-US');
 }
 
+/** What read_file needs from its host besides paths: the per-call read budget. */
+export interface ReadFileDeps extends PathDeps {
+  readFileScanMaxBytes: number;
+}
+
 interface Page {
   /** Lines offset..end that exist, already byte-clamped, without terminators. */
   lines: Buffer[];
-  /** Lines in the file; a final line without a newline counts. */
+  /** Lines in the file (a final line without a newline counts), or those seen before the budget ran out. */
   totalLines: number;
+  /** Bytes read before the budget stopped the scan short of the end, or null when the whole file was scanned. */
+  stoppedAt: number | null;
 }
 
-/** One chunked pass: counts lines and keeps the requested window (never a whole huge line). */
-async function scanPage(handle: FileHandle, offset: number, endLine: number): Promise<Page> {
+/** One chunked pass of at most `maxBytes`: counts lines and keeps the requested window (never a whole huge line). */
+async function scanPage(handle: FileHandle, offset: number, endLine: number, maxBytes: number): Promise<Page> {
   const lines: Buffer[] = [];
   let newlines = 0;
   let lineno = 1;
@@ -76,8 +90,14 @@ async function scanPage(handle: FileHandle, offset: number, endLine: number): Pr
   let partial = false;
   const buffer = Buffer.alloc(CHUNK_BYTES);
   let position = 0;
+  let stoppedAt: number | null = null;
   for (;;) {
-    const { bytesRead } = await handle.read(buffer, 0, CHUNK_BYTES, position);
+    if (position >= maxBytes) {
+      // Out of budget: stop unless the file really ends here.
+      if ((await handle.read(buffer, 0, 1, position)).bytesRead > 0) stoppedAt = position;
+      break;
+    }
+    const { bytesRead } = await handle.read(buffer, 0, Math.min(CHUNK_BYTES, maxBytes - position), position);
     if (bytesRead === 0) break;
     position += bytesRead;
     const chunk = buffer.subarray(0, bytesRead);
@@ -113,7 +133,12 @@ async function scanPage(handle: FileHandle, offset: number, endLine: number): Pr
     }
   }
   if (partial && lineno >= offset && lineno <= endLine) lines.push(Buffer.concat(kept));
-  return { lines, totalLines: newlines + (partial ? 1 : 0) };
+  return { lines, totalLines: newlines + (partial ? 1 : 0), stoppedAt };
+}
+
+/** Why total_lines is a lower bound: the scan stopped at the per-call budget. */
+function budgetNote(stoppedAt: number, fileSize: number): string {
+  return `lines were counted in the first ${formatCount(stoppedAt)} of ${formatCount(fileSize)} bytes only (HERMES_MCP_READ_FILE_SCAN_MAX_BYTES)`;
 }
 
 function gutter(lines: string[], start: number): string {
@@ -122,10 +147,10 @@ function gutter(lines: string[], start: number): string {
     .join('\n');
 }
 
-export async function readFile(deps: PathDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
+export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
   const input = requireString(args, 'path', 'read_file');
   const { offset, limit } = normalizeReadPagination(args.offset, args.limit);
-  const target = resolveUserPath(input, cwdOf(deps, ctx));
+  const target = await resolveToolPath(deps, input, ctx);
   const checked = await checkedPath(target);
 
   // Order as upstream: device guard, binary extension, Hermes internal/credential files, then I/O.
@@ -141,12 +166,13 @@ export async function readFile(deps: PathDeps, args: Record<string, unknown>, ct
   const blocked = readBlockMessage(checked, input, await hermesDirs(deps.hermesHome));
   if (blocked) throw readBlockError(blocked);
 
-  // stat (not open) first, so a FIFO or device is refused before anything touches it.
+  // stat (not open) first, so a FIFO or device is refused before anything touches it. The real path
+  // is the one that was checked; O_NOFOLLOW refuses a symlink swapped in since.
   let handle: FileHandle;
   try {
-    const st = await stat(target.absolute);
+    const st = await stat(checked.real);
     if (!st.isFile()) throw notRegularError(input);
-    handle = await open(target.absolute, READ_FLAGS);
+    handle = await open(checked.real, READ_FLAGS | (fsConstants.O_NOFOLLOW ?? 0));
   } catch (e) {
     if (e instanceof GatewayError) throw e;
     if (isNotFound(e)) throw await notFoundError(target.expanded, target.absolute);
@@ -166,13 +192,23 @@ export async function readFile(deps: PathDeps, args: Record<string, unknown>, ct
     if (isLikelyBinaryBytes(head)) {
       throw new GatewayError(ErrorCode.FILE_BINARY, describeBinaryFile(head, fileSize), { is_binary: true, file_size: fileSize });
     }
-    page = await scanPage(handle, offset, endLine);
+    page = await scanPage(handle, offset, endLine, deps.readFileScanMaxBytes);
   } finally {
     await handle.close().catch(() => undefined);
   }
 
   const base = { total_lines: page.totalLines, file_size: fileSize, truncated: false, is_binary: false, is_image: false };
   if (fileSize === 0) return { content: '', ...base, total_lines: 0, hint: 'File is empty (0 bytes).' };
+  const budget = page.stoppedAt === null ? null : budgetNote(page.stoppedAt, fileSize);
+  if (offset > page.totalLines && budget) {
+    return {
+      content: '',
+      ...base,
+      truncated: true,
+      total_lines_is_lower_bound: true,
+      hint: `Note: offset ${offset} lies beyond what read_file reads of this file (${budget}: ${page.totalLines} lines seen). Use terminal for that part of the file.`,
+    };
+  }
   if (offset > page.totalLines) {
     return {
       content: '',
@@ -184,7 +220,8 @@ export async function readFile(deps: PathDeps, args: Record<string, unknown>, ct
   const lines = page.lines.map((bytes) => decodeLenient(bytes));
   if (offset === 1 && lines.length > 0 && lines[0]!.startsWith('\ufeff')) lines[0] = lines[0]!.slice(1);
   const content = gutter(lines, offset);
-  const truncated = page.totalLines > endLine;
+  const lastShown = offset + lines.length - 1;
+  const truncated = page.totalLines > endLine || budget !== null;
 
   // Size guard on the formatted content (what would enter the model's context), before redaction.
   if (content.length > MAX_READ_CHARS) {
@@ -197,8 +234,13 @@ export async function readFile(deps: PathDeps, args: Record<string, unknown>, ct
   }
 
   const result: Record<string, unknown> = { content: redact(content, { codeFile: true }), ...base, truncated };
-  if (truncated) {
+  if (budget) {
+    result.total_lines_is_lower_bound = true;
+    result.hint = `Use offset=${lastShown + 1} to continue reading (showing ${offset}-${lastShown} of at least ${page.totalLines} lines; ${budget})`;
+  } else if (truncated) {
     result.hint = `Use offset=${endLine + 1} to continue reading (showing ${offset}-${endLine} of ${page.totalLines} lines)`;
+  }
+  if (truncated) {
     if (fileSize > LARGE_FILE_HINT_BYTES && limit > 200) {
       result._hint =
         `This file is large (${formatCount(fileSize)} bytes). Consider reading only the section you need with offset and limit ` +
@@ -208,7 +250,7 @@ export async function readFile(deps: PathDeps, args: Record<string, unknown>, ct
   return result;
 }
 
-export function readFileTool(deps: PathDeps): ToolDefinition {
+export function readFileTool(deps: ReadFileDeps): ToolDefinition {
   return {
     name: 'read_file',
     description:

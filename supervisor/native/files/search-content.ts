@@ -3,7 +3,7 @@ import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { redact } from '../../../shared/redact.js';
 import { hasBinaryExtension, decodeLenient, READ_FLAGS } from './fs-util.js';
 import { throwIfAborted } from './paths.js';
-import { readBlockMessage } from './sensitive-paths.js';
+import { isBlockedDevicePath, readBlockMessage } from './sensitive-paths.js';
 import { globMatcher, rootFiles, type SearchPage, type SearchScope, type SearchTally } from './search-walk.js';
 
 // search_files target "content": a RegExp over the lines of every searchable file the walk yields
@@ -149,6 +149,7 @@ export async function searchContent(
   scan: for await (const f of await rootFiles(root, budget, signal)) {
     throwIfAborted(signal, 'search_files');
     if (globOk && !root.isFile && !globOk(f.rel)) continue;
+    if (isBlockedDevicePath(f.checked.lexical) || isBlockedDevicePath(f.checked.real)) continue; // e.g. /proc/<pid>/maps in a walk of /proc
     const text = await readSearchable(f.abs, skipped);
     if (text === null) continue;
     const lines = splitFileLines(text);

@@ -4,8 +4,9 @@ import { createRequire } from 'node:module';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { CallContext } from '../../../shared/tool-types.js';
 import { isNotFound } from './fs-util.js';
-import { cwdOf, resolveUserPath, throwIfAborted, type PathDeps } from './paths.js';
-import { checkedPath, readBlockError, readBlockMessage, type CheckedPath, type HermesDirs } from './sensitive-paths.js';
+import { resolveToolPath } from './confine.js';
+import { throwIfAborted, type PathDeps } from './paths.js';
+import { checkedPath, deviceError, isBlockedDevice, readBlockError, readBlockMessage, type CheckedPath, type HermesDirs } from './sensitive-paths.js';
 
 // What search_files' two targets share (search-files.ts describes the tool): opening the search
 // root, the bounded, rg-like walk beneath it, and rg `--glob` matching of the walked paths.
@@ -152,8 +153,10 @@ async function pathNotFound(input: string, display: string, absolute: string): P
 }
 
 export async function openRoot(deps: PathDeps, input: string, ctx: CallContext, dirs: HermesDirs): Promise<SearchRoot> {
-  const target = resolveUserPath(input, cwdOf(deps, ctx));
+  const target = await resolveToolPath(deps, input, ctx);
   const checked = await checkedPath(target);
+  // read_file's device guard too: a search of /proc/self/maps or /dev/zero must not read it either.
+  if (await isBlockedDevice(checked)) throw deviceError(input);
   const blocked = readBlockMessage(checked, input, dirs);
   if (blocked) throw readBlockError(blocked);
   let st;

@@ -49,8 +49,9 @@ export interface CheckedPath {
   real: string;
 }
 
-export async function checkedPath(p: UserPath): Promise<CheckedPath> {
-  return { lexical: p.absolute, real: await realResolve(p.absolute) };
+/** `p.real` when the caller already resolved it (confine.ts): the checks then judge the path that is opened. */
+export async function checkedPath(p: UserPath & { real?: string }): Promise<CheckedPath> {
+  return { lexical: p.absolute, real: p.real ?? (await realResolve(p.absolute)) };
 }
 
 function either(p: CheckedPath, test: (candidate: string) => boolean): boolean {
@@ -283,7 +284,7 @@ export function crossProfileMessage(p: CheckedPath, dirs: HermesDirs): string | 
 }
 
 /** Every write-side rule for one target; throws FILE_BLOCKED on the first refusal. */
-export async function assertWritable(p: UserPath, dirs: HermesDirs, crossProfile: boolean, verb = 'Write'): Promise<CheckedPath> {
+export async function assertWritable(p: UserPath & { real?: string }, dirs: HermesDirs, crossProfile: boolean, verb = 'Write'): Promise<CheckedPath> {
   const checked = await checkedPath(p);
   const message = writeBlockMessage(checked, p.input, dirs, verb);
   if (message) throw new GatewayError(ErrorCode.FILE_BLOCKED, message, { reason: 'sensitive_path' });

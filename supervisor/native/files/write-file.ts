@@ -1,8 +1,9 @@
-import { lstat, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { CallContext, ToolDefinition } from '../../../shared/tool-types.js';
 import { assertEncodable, atomicWrite, encodeForExisting, ensureParentDirs, isNotFound, probeExisting, withPathLocks, writeFailed } from './fs-util.js';
-import { cwdOf, requireString, resolveUserPath, throwIfAborted, type PathDeps } from './paths.js';
+import { resolveToolPath } from './confine.js';
+import { requireString, throwIfAborted, type PathDeps } from './paths.js';
 import { assertWritable, hermesDirs } from './sensitive-paths.js';
 
 // write_file — Hermes' whole-file write (tools/file_tools.py `write_file_tool`,
@@ -10,7 +11,8 @@ import { assertWritable, hermesDirs } from './sensitive-paths.js';
 // cross-profile soft guard (opt out with cross_profile), read_file gutter output refused as
 // content, parent directories created, atomic replace (temp file in the same directory, fsync,
 // rename) keeping an existing file's mode, CRLF line endings and UTF-8 BOM. A symlink target is
-// written through (the link survives), after its real target passed the same checks.
+// written through (the link survives), after its real target passed the same checks: every write
+// goes to the checked real path, and the final rename never follows a symlink.
 //
 // Not done here: the syntax/lint tier and LSP diagnostics (`lint` is always `skipped`), the
 // fail-closed JSON/YAML/TOML pre-write parse, and the staleness warnings (no per-task read state).
@@ -46,7 +48,7 @@ export async function writeFile(deps: PathDeps, args: Record<string, unknown>, c
   }
   const content = args.content;
   const crossProfile = args.cross_profile === true;
-  const target = resolveUserPath(input, cwdOf(deps, ctx));
+  const target = await resolveToolPath(deps, input, ctx);
   const dirs = await hermesDirs(deps.hermesHome);
   const checked = await assertWritable(target, dirs, crossProfile);
   if (looksLikeReadFileOutput(content)) {
@@ -58,8 +60,7 @@ export async function writeFile(deps: PathDeps, args: Record<string, unknown>, c
   assertEncodable(input, content);
 
   // A symlink is written through to its (already checked) real target, like upstream `readlink -f`.
-  const link = await lstat(target.absolute).catch(() => null);
-  const writePath = link?.isSymbolicLink() ? checked.real : target.absolute;
+  const writePath = checked.real;
 
   return withPathLocks([checked.real], async () => {
     throwIfAborted(ctx?.signal, 'write_file');

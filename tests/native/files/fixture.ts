@@ -3,11 +3,16 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { dirname, join } from 'node:path';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import { defaultLimits } from '../../../shared/limits.js';
+import type { FileAccessMode } from '../../../shared/roots.js';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../../../shared/tool-types.js';
 import { fileTools } from '../../../supervisor/native/files/index.js';
 
 // Shared fixture for the native file-tool tests: a throw-away HERMES_HOME + project directory per
-// case, the four tools bound to them, and helpers to call handlers and assert error codes.
+// case, the four tools bound to them, and helpers to call handlers and assert error codes. By default
+// the tools are confined (HERMES_MCP_FILE_ACCESS=roots) to the case directory, which holds both the
+// home and the project; `access: 'hermes'` gives Hermes' unconfined semantics (for its deny lists
+// outside any root: /etc, /dev, /proc).
 
 export const ctx: CallContext = { owner: { id: 'request:t', kind: 'request' }, signal: new AbortController().signal, callId: 't', era: 'modern' };
 
@@ -31,7 +36,7 @@ export class Cases {
   readonly base = fs.mkdtempSync(join(os.tmpdir(), 'native-files-'));
   private n = 0;
 
-  make(opts: { homeRel?: string } = {}): Case {
+  make(opts: { homeRel?: string; access?: FileAccessMode; roots?: string[]; cwd?: () => string; readFileScanMaxBytes?: number } = {}): Case {
     const root = join(this.base, `case-${++this.n}`);
     const home = join(root, opts.homeRel ?? 'home');
     const proj = join(root, 'proj');
@@ -42,8 +47,10 @@ export class Cases {
       hermesHome: home,
       cwdFor: (id) => {
         owners.push(id);
-        return proj;
+        return opts.cwd?.() ?? proj;
       },
+      access: { mode: opts.access ?? 'roots', roots: opts.roots ?? [root] },
+      readFileScanMaxBytes: opts.readFileScanMaxBytes ?? defaultLimits().readFileScanMaxBytes,
     });
     const p = (rel: string): string => (rel.startsWith('~/') ? join(home, rel.slice(2)) : join(proj, rel));
     return {

@@ -172,19 +172,19 @@ describe('read_file: refusals', () => {
   });
 
   test('device paths are refused without reading them', async () => {
-    const c = cases.make();
+    const c = cases.make({ access: 'hermes' }); // outside any root: Hermes' own deny list, unconfined
     const e = await expectCode(c.read.handler({ path: '/dev/zero' }, ctx), ErrorCode.FILE_BLOCKED);
     assert.match(e.message, /device file that would block or produce infinite output/);
   });
 
   test('a symlink to a device is refused as a device', async () => {
-    const c = cases.make();
+    const c = cases.make({ access: 'hermes' }); // outside any root: Hermes' own deny list, unconfined
     fs.symlinkSync('/dev/urandom', c.p('rand'));
     await expectCode(c.read.handler({ path: 'rand' }, ctx), ErrorCode.FILE_BLOCKED);
   });
 
   test('/proc/<pid>/environ is refused', async () => {
-    const c = cases.make();
+    const c = cases.make({ access: 'hermes' }); // outside any root: Hermes' own deny list, unconfined
     await expectCode(c.read.handler({ path: `/proc/${process.pid}/environ` }, ctx), ErrorCode.FILE_BLOCKED);
   });
 

@@ -140,7 +140,7 @@ describe('patch (V4A mode)', () => {
   });
 
   test('every header path passes the sensitive-path check', async () => {
-    const c = cases.make();
+    const c = cases.make({ access: 'hermes' }); // outside any root: Hermes' own deny list, unconfined
     c.file('a.txt', 'x\n');
     await expectCode(c.patch.handler({ mode: 'patch', patch: patch('*** Move File: a.txt -> /etc/cron.d/evil') }, ctx), ErrorCode.FILE_BLOCKED);
     await expectCode(c.patch.handler({ mode: 'patch', patch: patch(`*** Add File: ${c.p('~/auth.json')}`, '+{}') }, ctx), ErrorCode.FILE_BLOCKED);

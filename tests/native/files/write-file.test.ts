@@ -92,7 +92,7 @@ describe('write_file: writing', () => {
 
 describe('write_file: refusals', () => {
   test('system prefixes are refused', async () => {
-    const c = cases.make();
+    const c = cases.make({ access: 'hermes' }); // outside any root: Hermes' own deny list, unconfined
     const e = await expectCode(c.write.handler({ path: '/etc/hermes-gateway-test.conf', content: 'x' }, ctx), ErrorCode.FILE_BLOCKED);
     assert.match(e.message, /^Refusing to write to sensitive system path: \/etc\/hermes-gateway-test\.conf/);
     await expectCode(c.write.handler({ path: '/boot/x', content: 'x' }, ctx), ErrorCode.FILE_BLOCKED);
@@ -101,7 +101,7 @@ describe('write_file: refusals', () => {
   });
 
   test('docker.sock is refused', async () => {
-    const c = cases.make();
+    const c = cases.make({ access: 'hermes' }); // outside any root: Hermes' own deny list, unconfined
     await expectCode(c.write.handler({ path: '/var/run/docker.sock', content: 'x' }, ctx), ErrorCode.FILE_BLOCKED);
   });
 
