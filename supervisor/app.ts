@@ -38,6 +38,8 @@ export function createApp(gateway: Gateway, endpoint: McpEndpoint): { app: Hono;
       uptime_seconds: Math.round((Date.now() - gateway.startedAt) / 1000),
       inflight_requests: counters.inflightRequests,
       inflight_native_calls: gateway.owners.inflightNativeCalls,
+      zombie_children: gateway.orphans.zombieCount(),
+      orphans_reaped: gateway.orphans.reaped,
       catalog_size: gateway.catalog.size,
       public_tools: gateway.publicToolList().length,
       legacy_sessions: endpoint.legacySessions.size,
