@@ -2,7 +2,7 @@ import { localhostHostValidation, localhostOriginValidation } from '@modelcontex
 import { Hono } from 'hono';
 import type { Gateway } from './gateway.js';
 import type { McpEndpoint } from './mcp/endpoint.js';
-import { logRequest, newRequestRecord, runWithRequest } from './telemetry.js';
+import { currentRequest, isClientAbort, logRequest, newRequestRecord, runWithRequest } from './telemetry.js';
 
 // The HTTP surface: /mcp, /healthz, /readyz behind DNS-rebinding protection (loopback Host and
 // Origin names only, any port) and one log event per request.
@@ -54,5 +54,18 @@ export function createApp(gateway: Gateway, endpoint: McpEndpoint): { app: Hono;
   });
 
   app.notFound((c) => c.json({ error: 'NOT_FOUND', message: `no route ${c.req.method} ${c.req.path}` }, 404));
+  // Replaces Hono's default (console.error with a stack, 500): a client that went away while its
+  // body was being read (closed socket, broken chunked framing) is the client's doing, logged once
+  // by the request event as client_aborted, never as a server error. 499 is only what the log
+  // records: nobody is left to read it. Anything else is one structured error event and a 500.
+  app.onError((error, c) => {
+    const record = currentRequest();
+    if (isClientAbort(error, c.req.raw)) {
+      if (record) record.category = 'client_aborted';
+      return new Response(null, { status: 499 });
+    }
+    gateway.log.error({ event: 'http_unhandled_error', path: c.req.path, err: error.stack ?? String(error) }, 'unhandled error');
+    return c.text('Internal Server Error', 500);
+  });
   return { app, counters };
 }
