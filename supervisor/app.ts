@@ -11,8 +11,23 @@ export interface HttpCounters {
   inflightRequests: number;
 }
 
-export function createApp(gateway: Gateway, endpoint: McpEndpoint): { app: Hono; counters: HttpCounters } {
+/** Shutdown state: once draining, /mcp refuses new requests and /readyz says so. */
+export interface HttpLifecycle {
+  draining: boolean;
+}
+
+/** What /mcp answers while the gateway drains: retry later (a restarted gateway will serve it). */
+function shuttingDown(retryAfterSeconds: number): Response {
+  return new Response(
+    JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: `Service Unavailable: the gateway is shutting down; retry in ${retryAfterSeconds} s` }, id: null }),
+    // Connection: close, so a keep-alive client reconnects (to the restarted gateway) next time.
+    { status: 503, headers: { 'content-type': 'application/json', 'retry-after': String(retryAfterSeconds), connection: 'close' } },
+  );
+}
+
+export function createApp(gateway: Gateway, endpoint: McpEndpoint): { app: Hono; counters: HttpCounters; lifecycle: HttpLifecycle } {
   const counters: HttpCounters = { inflightRequests: 0 };
+  const lifecycle: HttpLifecycle = { draining: false };
   const app = new Hono();
 
   app.use('*', async (c, next) => {
@@ -29,7 +44,7 @@ export function createApp(gateway: Gateway, endpoint: McpEndpoint): { app: Hono;
   app.use('*', localhostHostValidation());
   app.use('*', localhostOriginValidation());
 
-  app.all('/mcp', (c) => endpoint.handle(c.req.raw));
+  app.all('/mcp', (c) => (lifecycle.draining ? shuttingDown(gateway.config.limits.shutdownGraceSeconds) : endpoint.handle(c.req.raw)));
 
   // Liveness only: never calls a provider, never touches the disk.
   app.get('/healthz', (c) =>
@@ -38,6 +53,7 @@ export function createApp(gateway: Gateway, endpoint: McpEndpoint): { app: Hono;
       uptime_seconds: Math.round((Date.now() - gateway.startedAt) / 1000),
       inflight_requests: counters.inflightRequests,
       inflight_native_calls: gateway.owners.inflightNativeCalls,
+      draining: lifecycle.draining,
       zombie_children: gateway.orphans.zombieCount(),
       orphans_reaped: gateway.orphans.reaped,
       catalog_size: gateway.catalog.size,
@@ -49,6 +65,7 @@ export function createApp(gateway: Gateway, endpoint: McpEndpoint): { app: Hono;
   );
 
   app.get('/readyz', async (c) => {
+    if (lifecycle.draining) return c.json({ status: 'draining' }, 503);
     const report = await gateway.readiness.check();
     return c.json({ status: report.ready ? 'ready' : 'not_ready', components: report.components, ...gateway.readyFacts() }, report.ready ? 200 : 503);
   });
@@ -67,5 +84,5 @@ export function createApp(gateway: Gateway, endpoint: McpEndpoint): { app: Hono;
     gateway.log.error({ event: 'http_unhandled_error', path: c.req.path, err: error.stack ?? String(error) }, 'unhandled error');
     return c.text('Internal Server Error', 500);
   });
-  return { app, counters };
+  return { app, counters, lifecycle };
 }
