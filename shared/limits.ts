@@ -26,6 +26,8 @@ const LimitsSchema = v.object({
   searchDefaultLimit: PositiveInt,
   describeMaxNames: PositiveInt,
   shutdownGraceSeconds: PositiveInt,
+  orphanReapIntervalSeconds: PositiveInt,
+  workerReapGraceSeconds: PositiveInt,
   terminalMaxTimeoutSeconds: PositiveInt,
   terminalOutputMaxChars: PositiveInt,
   workerTransportMaxBytes: PositiveInt,

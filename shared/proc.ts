@@ -73,6 +73,24 @@ export function processStartTime(pid: number): string | undefined {
   }
 }
 
+/**
+ * The children of `pid` that have exited but were not waited for (state Z), each with its start
+ * time, so a later look can tell the same zombie from a new process on a reused pid.
+ */
+export function zombieChildrenOf(pid: number): Array<{ pid: number; startTime: string }> {
+  const out: Array<{ pid: number; startTime: string }> = [];
+  for (const child of childrenOf(pid)) {
+    try {
+      const stat = readFileSync(`/proc/${child}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (fields[0] === 'Z') out.push({ pid: child, startTime: fields[19]! });
+    } catch {
+      // reaped meanwhile
+    }
+  }
+  return out;
+}
+
 /** True while the process identified by (pid, start time) still exists. */
 export function processIsAlive(pid: number, startTime: string): boolean {
   return processStartTime(pid) === startTime;

@@ -2,7 +2,7 @@ import { localhostHostValidation, localhostOriginValidation } from '@modelcontex
 import { Hono } from 'hono';
 import type { Gateway } from './gateway.js';
 import type { McpEndpoint } from './mcp/endpoint.js';
-import { logRequest, newRequestRecord, runWithRequest } from './telemetry.js';
+import { currentRequest, isClientAbort, logRequest, newRequestRecord, runWithRequest } from './telemetry.js';
 
 // The HTTP surface: /mcp, /healthz, /readyz behind DNS-rebinding protection (loopback Host and
 // Origin names only, any port) and one log event per request.
@@ -11,8 +11,23 @@ export interface HttpCounters {
   inflightRequests: number;
 }
 
-export function createApp(gateway: Gateway, endpoint: McpEndpoint): { app: Hono; counters: HttpCounters } {
+/** Shutdown state: once draining, /mcp refuses new requests and /readyz says so. */
+export interface HttpLifecycle {
+  draining: boolean;
+}
+
+/** What /mcp answers while the gateway drains: retry later (a restarted gateway will serve it). */
+function shuttingDown(retryAfterSeconds: number): Response {
+  return new Response(
+    JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: `Service Unavailable: the gateway is shutting down; retry in ${retryAfterSeconds} s` }, id: null }),
+    // Connection: close, so a keep-alive client reconnects (to the restarted gateway) next time.
+    { status: 503, headers: { 'content-type': 'application/json', 'retry-after': String(retryAfterSeconds), connection: 'close' } },
+  );
+}
+
+export function createApp(gateway: Gateway, endpoint: McpEndpoint): { app: Hono; counters: HttpCounters; lifecycle: HttpLifecycle } {
   const counters: HttpCounters = { inflightRequests: 0 };
+  const lifecycle: HttpLifecycle = { draining: false };
   const app = new Hono();
 
   app.use('*', async (c, next) => {
@@ -29,7 +44,7 @@ export function createApp(gateway: Gateway, endpoint: McpEndpoint): { app: Hono;
   app.use('*', localhostHostValidation());
   app.use('*', localhostOriginValidation());
 
-  app.all('/mcp', (c) => endpoint.handle(c.req.raw));
+  app.all('/mcp', (c) => (lifecycle.draining ? shuttingDown(gateway.config.limits.shutdownGraceSeconds) : endpoint.handle(c.req.raw)));
 
   // Liveness only: never calls a provider, never touches the disk.
   app.get('/healthz', (c) =>
@@ -38,6 +53,9 @@ export function createApp(gateway: Gateway, endpoint: McpEndpoint): { app: Hono;
       uptime_seconds: Math.round((Date.now() - gateway.startedAt) / 1000),
       inflight_requests: counters.inflightRequests,
       inflight_native_calls: gateway.owners.inflightNativeCalls,
+      draining: lifecycle.draining,
+      zombie_children: gateway.orphans.zombieCount(),
+      orphans_reaped: gateway.orphans.reaped,
       catalog_size: gateway.catalog.size,
       public_tools: gateway.publicToolList().length,
       legacy_sessions: endpoint.legacySessions.size,
@@ -47,10 +65,24 @@ export function createApp(gateway: Gateway, endpoint: McpEndpoint): { app: Hono;
   );
 
   app.get('/readyz', async (c) => {
+    if (lifecycle.draining) return c.json({ status: 'draining' }, 503);
     const report = await gateway.readiness.check();
     return c.json({ status: report.ready ? 'ready' : 'not_ready', components: report.components, ...gateway.readyFacts() }, report.ready ? 200 : 503);
   });
 
   app.notFound((c) => c.json({ error: 'NOT_FOUND', message: `no route ${c.req.method} ${c.req.path}` }, 404));
-  return { app, counters };
+  // Replaces Hono's default (console.error with a stack, 500): a client that went away while its
+  // body was being read (closed socket, broken chunked framing) is the client's doing, logged once
+  // by the request event as client_aborted, never as a server error. 499 is only what the log
+  // records: nobody is left to read it. Anything else is one structured error event and a 500.
+  app.onError((error, c) => {
+    const record = currentRequest();
+    if (isClientAbort(error, c.req.raw)) {
+      if (record) record.category = 'client_aborted';
+      return new Response(null, { status: 499 });
+    }
+    gateway.log.error({ event: 'http_unhandled_error', path: c.req.path, err: error.stack ?? String(error) }, 'unhandled error');
+    return c.text('Internal Server Error', 500);
+  });
+  return { app, counters, lifecycle };
 }

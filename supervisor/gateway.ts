@@ -16,6 +16,7 @@ import { OwnerRegistry } from './owners/owners.js';
 import { currentRequest } from './telemetry.js';
 import { sessionTools } from './tools/sessions.js';
 import { skillsTools } from './tools/skills.js';
+import { OrphanReaper } from './workers/orphan-reaper.js';
 import { startupContextTool, startupReadiness } from './tools/startup-context.js';
 
 // Composition root: registers every source and readiness component, freezes the catalog, and
@@ -44,6 +45,8 @@ export class Gateway {
   readonly owners: OwnerRegistry;
   readonly capabilities: CapabilityStore;
   readonly readiness: Readiness;
+  /** Reaps the zombies this process adopted as a child subreaper; /healthz reports the count. */
+  readonly orphans = new OrphanReaper();
   private catalogRef?: Catalog;
   private dispatcherRef?: Dispatcher;
   private publicEntries = new Map<string, CatalogEntry>();
@@ -120,6 +123,7 @@ export class Gateway {
     gw.dispatcherRef = dispatcher;
     gw.sweepTimer = setInterval(() => gw.sweepExpiredCapabilities(), 30_000);
     gw.sweepTimer.unref();
+    gw.orphans.start(config.limits.orphanReapIntervalSeconds * 1000);
     log.info({ event: 'catalog_frozen', tools: catalog.size, public: gw.publicList.length }, 'catalog frozen');
     return gw;
   }
@@ -172,6 +176,7 @@ export class Gateway {
   async close(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     await Promise.all(this.adapters.map((a) => a.close?.()));
+    this.orphans.stop();
     await closeCpuPool();
   }
 }

@@ -23,19 +23,25 @@ async function main(): Promise<void> {
   if (!becomeSubreaper()) log.warn({ event: 'subreaper_unavailable' }, 'could not become a child subreaper (native addon missing?)');
   const running = await startGateway({ config, log });
   let stopping = false;
-  const stop = (signal: string) => {
+  // Controlled shutdown in two bounded phases of shutdownGraceSeconds each: drain (no new requests,
+  // running calls finish and answer), then stop workers and jobs, close the listener and exit
+  // (forced if that phase overruns).
+  const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ event: 'shutdown', signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), config.limits.shutdownGraceSeconds * 1000);
+    const graceMs = config.limits.shutdownGraceSeconds * 1000;
+    log.info({ event: 'shutdown', signal }, 'shutting down: draining');
+    const drained = await running.drain(graceMs);
+    log.info({ event: 'drained', ...drained }, drained.drained ? 'drained' : 'drain timed out; stopping what still runs');
+    const force = setTimeout(() => process.exit(1), graceMs);
     force.unref();
     running.close().then(
       () => log.flush(() => process.exit(0)),
       () => log.flush(() => process.exit(1)),
     );
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
   // The local operator's pause: SIGUSR1 stops fresh job starts on this process, SIGUSR2 resumes
   // them. Running jobs, status, cancel and authorized repeat starts are unaffected.
   process.on('SIGUSR1', () => running.jobs.setSignalPause(true));

@@ -1,4 +1,5 @@
 import { serve, type ServerType } from '@hono/node-server';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
@@ -19,8 +20,22 @@ export interface RunningGateway {
   memory: MemoryAdapter;
   port: number;
   url: string;
+  /**
+   * The first half of a controlled shutdown: stop taking new work (/mcp answers 503 with
+   * Retry-After, /readyz 503 `draining`, /healthz keeps answering), then wait until no POST /mcp
+   * response is still open and no native call runs, at most `timeoutMs`. Reports what was left.
+   */
+  drain(timeoutMs: number): Promise<DrainOutcome>;
   close(): Promise<void>;
 }
+
+export interface DrainOutcome {
+  drained: boolean;
+  open_requests: number;
+  inflight_native_calls: number;
+}
+
+const DRAIN_POLL_MS = 25;
 
 export async function startGateway(options: GatewayOptions & { config: GatewayConfig; log: Logger }): Promise<RunningGateway> {
   const { config, log } = options;
@@ -32,10 +47,18 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   const memory = memoryAdapter(config, log);
   const gateway = await Gateway.create({ ...options, adapters: [native, jobs, guardedAdapter(config, log), memory, ...(options.adapters ?? [])] });
   const endpoint = createMcpEndpoint(gateway, (error) => log.warn({ event: 'mcp_rejected', reason: error.message }));
-  const { app } = createApp(gateway, endpoint);
+  const { app, lifecycle } = createApp(gateway, endpoint);
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(s));
     s.once('error', reject);
+  });
+  // Calls are POSTs; a response counts until it is fully written (a streamed answer outlives its
+  // handler). GET streams carry no call and would hold a drain open for nothing.
+  let openPosts = 0;
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'POST') return;
+    openPosts++;
+    res.once('close', () => openPosts--);
   });
   const port = (server.address() as AddressInfo).port;
   const host = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host;
@@ -50,6 +73,13 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
     memory,
     port,
     url: `http://${host}:${port}`,
+    async drain(timeoutMs) {
+      lifecycle.draining = true;
+      const outcome = (): DrainOutcome => ({ drained: openPosts === 0 && gateway.owners.inflightNativeCalls === 0, open_requests: openPosts, inflight_native_calls: gateway.owners.inflightNativeCalls });
+      const deadline = Date.now() + timeoutMs;
+      while (!outcome().drained && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+      return outcome();
+    },
     async close() {
       if (closed) return;
       closed = true;

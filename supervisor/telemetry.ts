@@ -16,7 +16,7 @@ export interface RequestRecord {
   /** The public tool called, and for tool_call the deferred target. */
   tool?: string;
   target?: string;
-  /** ok | error:<CODE> | http_<status> */
+  /** ok | error:<CODE> | http_<status> | client_aborted */
   category?: string;
 }
 
@@ -69,4 +69,15 @@ export function logRequest(log: Logger, record: RequestRecord, status: number): 
     },
     'request',
   );
+}
+
+/**
+ * True when a request failed because its client went away: the socket closed or reset while the
+ * body was still being read (a Content-Length longer than what was sent, broken chunked encoding).
+ * Node rejects the body read with `aborted` (ECONNRESET) and the request's signal is aborted.
+ */
+export function isClientAbort(error: unknown, request: Request): boolean {
+  if (request.signal.aborted) return true;
+  const e = error as { code?: unknown; message?: unknown } | null;
+  return e?.code === 'ECONNRESET' || e?.code === 'ERR_STREAM_PREMATURE_CLOSE' || e?.message === 'aborted';
 }

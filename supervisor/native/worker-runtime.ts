@@ -73,6 +73,7 @@ export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEn
         cwd: options.cwd ?? '/',
         maxFrameBytes: config.limits.workerTransportMaxBytes * 4,
         oneShot: entry !== 'terminal-worker',
+        reapGraceMs: config.limits.workerReapGraceSeconds * 1000,
         onFailure: (reason) => {
           onWorkerFailure(entry, reason);
           options.onFailure?.(reason);

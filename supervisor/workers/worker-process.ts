@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import { encodeFrame, FrameDecoder, type Frame } from '../../shared/frame.js';
+import { defaultLimits } from '../../shared/limits.js';
 import { descendantsOf, processesTagged, WORKER_TAG_VAR } from '../../shared/proc.js';
 import { subreaperAddon } from '../../shared/subreaper.js';
 import type { IsolationReport } from './isolation.js';
@@ -26,6 +27,8 @@ export interface WorkerSpawnOptions {
   oneShot?: boolean;
   /** A protocol violation (bad frame) or a crash: the worker has already been killed. */
   onFailure?: (reason: string) => void;
+  /** How long kill() lets the launcher (`unshare`) reap the killed worker before killing it too (default: the workerReapGraceSeconds limit). */
+  reapGraceMs?: number;
 }
 
 export interface WorkerExit {
@@ -147,13 +150,26 @@ export class WorkerProcess {
       // Kill the whole visible tree at once (in a PID namespace every escapee is a descendant of
       // the worker, re-parented to it as the namespace init) rather than waiting for the kernel to
       // tear the namespace down after the worker's own, much larger, exit.
-      for (const pid of descendantsOf(this.child.pid)) {
+      const tree = descendantsOf(this.child.pid);
+      for (const pid of tree) {
         try {
           process.kill(pid, 'SIGKILL');
         } catch {
           // gone
         }
       }
+      // Under an isolation prefix the spawned process is the launcher (`unshare --fork`) and the
+      // worker is its child. Killed in the same instant, the launcher dies before waiting for the
+      // worker, which is then re-parented to this process (a child subreaper) and, since libuv
+      // never waits for a child it did not spawn, stays a zombie for good. So the launcher gets to
+      // reap its worker and exit by itself first; only one that does not is killed.
+      if (tree.length > 0 && this.options.isolation.prefix.length > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([this.exited, new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.reapGraceMs ?? defaultLimits().workerReapGraceSeconds * 1000)))]);
+        clearTimeout(timer);
+      }
+    }
+    if (this.alive && this.child.pid) {
       try {
         process.kill(-this.child.pid, 'SIGKILL');
       } catch {
