@@ -32,7 +32,9 @@ const USAGE: Record<string, string> = {
   resume: `hermes-mcp-admission resume ${COMMON} (--owner-token-file F | --owner-token T)\n  Reopens admission; only the token that paused it may. Prefer --owner-token-file (a chmod 600\n  file of yours): a token on the command line is visible to other local users in ps.`,
   snapshot: `hermes-mcp-admission snapshot ${COMMON} --output PATH\n  Consistent copy of the job database into a new 0600 file.`,
 };
-const TOP_USAGE = `usage:\n${Object.values(USAGE).map((u) => `  ${u.replace(/\n/g, '\n  ')}`).join('\n')}\n  -h, --help on any subcommand prints its usage.\n`;
+// Said in every usage text: a base64url owner token starts with '-' one time in 64.
+const VALUES_NOTE = "  The argument after an option is always its value, even one beginning with '-'; --owner-token=T always works.";
+const TOP_USAGE = `usage:\n${Object.values(USAGE).map((u) => `  ${u.replace(/\n/g, '\n  ')}`).join('\n')}\n  -h, --help on any subcommand prints its usage.\n${VALUES_NOTE}\n`;
 
 type Values = Record<string, string | boolean | undefined>;
 type Run = (db: JobDatabase, out: Out) => number | Promise<number>;
@@ -180,6 +182,26 @@ const COMMANDS: Record<string, { flags: Record<string, typeof str>; prepare(valu
   },
 };
 
+type FlagSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
+
+/**
+ * parseArgs, strict about names and shapes, but an option that takes a value always takes the next
+ * argument, as getopt does. (parseArgs' own strict mode rejects `--owner-token -abc` as ambiguous,
+ * and a base64url owner token begins with '-' one time in 64.)
+ */
+function parseFlags(args: string[], options: FlagSpec): Values {
+  const { values, tokens } = parseArgs({ args, options, strict: false, allowPositionals: true, tokens: true });
+  for (const t of tokens) {
+    if (t.kind === 'positional') throw new UsageError(`unexpected argument ${JSON.stringify(t.value)}`);
+    if (t.kind !== 'option') continue;
+    const spec = Object.hasOwn(options, t.name) ? options[t.name] : undefined;
+    if (!spec) throw new UsageError(`unknown option ${t.rawName}`);
+    if (spec.type === 'string' && t.value === undefined) throw new UsageError(`${t.rawName} needs a value`);
+    if (spec.type === 'boolean' && t.value !== undefined) throw new UsageError(`${t.rawName} takes no value`);
+  }
+  return values;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === '-h' || name === '--help') {
@@ -189,15 +211,9 @@ async function main(argv: string[]): Promise<number> {
   try {
     const command = name !== undefined && Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
     if (!command) throw new UsageError(name === undefined ? 'a subcommand is required' : `unknown subcommand ${JSON.stringify(name)}`);
-    let values: Values;
-    try {
-      const options = { ...command.flags, database: str, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
-      ({ values } = parseArgs({ args: rest, options, strict: true, allowPositionals: false }));
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+    const values = parseFlags(rest, { ...command.flags, database: str, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
     if (values.help) {
-      process.stdout.write(`usage: ${USAGE[name!]}\n`);
+      process.stdout.write(`usage: ${USAGE[name!]}\n${VALUES_NOTE}\n`);
       return 0;
     }
     const database = required(values, 'database');

@@ -25,7 +25,7 @@ import { startupContextTool, startupReadiness } from './tools/startup-context.js
 export interface GatewayOptions {
   config: GatewayConfig;
   log: Logger;
-  /** Clock for token and session expiry (injectable so expiry can be exercised without waiting). */
+  /** Clock for token, session and job expiry and deadlines (injectable so they can be exercised without waiting). */
   now?: () => number;
   /** Adapters contributed by subsystems (native execution, jobs, graph, ...). */
   adapters?: Adapter[];

@@ -43,7 +43,7 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   if (!isLoopbackHost(config.host)) throw new Error(`refusing to bind non-loopback host ${config.host}`);
   // The native, jobs, guarded and memory adapters are always part of the product; embedders and tests may add others.
   const native = nativeAdapter(config, log);
-  const jobs = jobsAdapter(native, log);
+  const jobs = jobsAdapter(native, log, options.now);
   const memory = memoryAdapter(config, log);
   const gateway = await Gateway.create({ ...options, adapters: [native, jobs, guardedAdapter(config, log), memory, ...(options.adapters ?? [])] });
   const endpoint = createMcpEndpoint(gateway, (error) => log.warn({ event: 'mcp_rejected', reason: error.message }));

@@ -21,7 +21,8 @@ export interface JobsAdapter extends Adapter {
   runner?: JobRunner;
 }
 
-export function jobsAdapter(native: NativeAdapter, log: Logger): JobsAdapter {
+/** `now` is the clock receipts, expiry and deadlines follow (the gateway's; Date.now by default). */
+export function jobsAdapter(native: NativeAdapter, log: Logger, now: () => number = Date.now): JobsAdapter {
   const { runtime } = native;
   const { config } = runtime;
   let db: JobDatabase | undefined;
@@ -29,7 +30,7 @@ export function jobsAdapter(native: NativeAdapter, log: Logger): JobsAdapter {
   let storeError: string | undefined;
   try {
     db = openJobDatabase(config.jobsDatabase);
-    runner = new JobRunner(db, runtime, native.processes, log);
+    runner = new JobRunner(db, runtime, native.processes, log, now);
   } catch (e) {
     // The control plane still starts; jobs answer JOB_STORE_UNAVAILABLE and /readyz says why.
     storeError = isGatewayError(e) ? e.message : `job database ${config.jobsDatabase}: ${(e as Error).message}`;

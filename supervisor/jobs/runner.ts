@@ -50,6 +50,11 @@ import type { JobDatabase } from './store.js';
 // of instances that no longer exist: their worker wrote the command's outcome to an exit record if
 // it got that far; otherwise completion cannot be proven and the job becomes `unknown`, keeping its
 // capacity and workspace until someone cancels it (which first makes sure no process of it remains).
+//
+// Time comes from an injectable clock (`now`, Date.now by default): it stamps every receipt and
+// decides what is due (prepare expiry, deadlines, the KILL after the grace period, receipt
+// retention), so those can be exercised by moving the clock instead of waiting. Waits that pace
+// real work (a job_status wait, the grace given to a cancelled process) stay on real timers.
 
 export const JOB_SLICE = 'hermesjobs.slice';
 /** Extra raw output kept beyond the stored tail, so redaction sees a secret whole before the cut. */
@@ -88,6 +93,7 @@ export class JobRunner {
     private readonly runtime: WorkerRuntime,
     private readonly processes: ProcessRegistry,
     private readonly log: Logger,
+    readonly now: () => number = Date.now,
   ) {
     this.instance = { id: randomBytes(8).toString('hex'), pid: process.pid, start: processStartTime(process.pid) ?? '0' };
     // Exit records live beside the database: whichever gateway opens it next can read them.
@@ -165,7 +171,7 @@ export class JobRunner {
       // Checked before admission: a job admitted and then unable to start would be lost.
       if (!this.processes.hasCapacity) throw new GatewayError(ErrorCode.BUSY, 'too many background processes are running on this gateway; the prepared job stays valid, start it later');
       const unit = `hermes-job-${id.slice(4)}`;
-      const result = admitJob(this.db, { id, token, sessionId, instance: this.instance, unit }, this.admissionRules(), Date.now());
+      const result = admitJob(this.db, { id, token, sessionId, instance: this.instance, unit }, this.admissionRules(), this.now());
       if (!result.admitted) return result.job;
       this.admittedSinceCheckpoint = true;
       await this.launch(result.job, result.command, sessionId);
@@ -202,14 +208,14 @@ export class JobRunner {
       local.proc = proc;
       const pid = proc.worker.pid;
       const start = pid ? processStartTime(pid) : undefined;
-      markRunning(this.db, job.id, pid && start ? { pid, start } : undefined, Date.now());
+      markRunning(this.db, job.id, pid && start ? { pid, start } : undefined, this.now());
       this.log.info({ event: 'job_started', job: job.id, profile: job.profile, enforcement: limits ? resources.enforcement : 'none' }, 'job started');
       this.changes.notify(job.id);
     } catch (e) {
       // Nothing ran (or it died at once): a failed receipt, capacity released.
       this.local.delete(job.id);
       local.cgroup?.remove();
-      finishJob(this.db, job.id, { state: 'failed', exitCode: null, signal: null, reason: `launch_failed: ${(e as Error).message}` }, Date.now());
+      finishJob(this.db, job.id, { state: 'failed', exitCode: null, signal: null, reason: `launch_failed: ${(e as Error).message}` }, this.now());
       settle();
       this.changes.notify(job.id);
     }
@@ -222,7 +228,7 @@ export class JobRunner {
   private flush(local: LocalJob): void {
     if (!local.dirty) return;
     local.dirty = false;
-    recordOutput(this.db, local.id, this.storedTail(local), local.bytes, Date.now());
+    recordOutput(this.db, local.id, this.storedTail(local), local.bytes, this.now());
   }
 
   private onLocalExit(local: LocalJob, proc: TrackedProcess): void {
@@ -245,7 +251,7 @@ export class JobRunner {
     } else {
       completion = { ...base, ...(completionFromRecord(readExitRecord(local.exitFile)) ?? { state: 'unknown', exitCode: null, signal: null, reason: 'worker_lost_completion_unproven' }) };
     }
-    finishJob(this.db, local.id, completion, Date.now());
+    finishJob(this.db, local.id, completion, this.now());
     rmSync(local.exitFile, { force: true });
     local.cgroup?.remove();
     this.local.delete(local.id);
@@ -257,7 +263,7 @@ export class JobRunner {
   /** TERM now; the maintenance loop KILLs the whole tree once the grace period is over. */
   private stop(local: LocalJob, reason: 'cancelled' | 'timed_out' | 'gateway_shutdown'): void {
     if (local.stopping) return;
-    local.stopping = { reason, killAt: Date.now() + this.limits.jobKillGraceSeconds * 1000 };
+    local.stopping = { reason, killAt: this.now() + this.limits.jobKillGraceSeconds * 1000 };
     if (local.proc) this.processes.terminate(local.proc);
   }
 
@@ -292,7 +298,7 @@ export class JobRunner {
   async cancel(id: string, token: string): Promise<JobRow> {
     return this.withLock(id, async () => {
       const row = authorizedJob(this.db, id, token);
-      const now = Date.now();
+      const now = this.now();
       if (row.state === 'prepared') {
         if (cancelPrepared(this.db, id, now)) return getJob(this.db, id)!;
         // Another gateway process admitted it meanwhile: cancel it as the active job it now is.
@@ -304,7 +310,7 @@ export class JobRunner {
 
   private async cancelActive(row: JobRow): Promise<JobRow> {
     const id = row.id;
-    const now = Date.now();
+    const now = this.now();
     if (isFinal(row.state)) return row;
     const local = this.local.get(id);
     if (local) {
@@ -344,16 +350,17 @@ export class JobRunner {
       for (let i = 0; i < 40 && processIsAlive(row.worker_pid, row.worker_start); i++) await delay(50);
       if (processIsAlive(row.worker_pid, row.worker_start)) return row; // still there: stays unknown
     }
-    finishJob(this.db, id, { state: 'cancelled', exitCode: null, signal: null, reason: 'cancelled_after_unknown: no process of the job remains' }, Date.now());
+    finishJob(this.db, id, { state: 'cancelled', exitCode: null, signal: null, reason: 'cancelled_after_unknown: no process of the job remains' }, this.now());
     this.changes.notify(id);
     return getJob(this.db, id)!;
   }
 
   // ---- maintenance and reconciliation ----------------------------------------------------------
 
-  tick(): void {
+  /** One maintenance pass; a `full` one (every RECONCILE_EVERY_TICKS-th by default) also sweeps and reconciles. */
+  tick(full = this.ticks++ % RECONCILE_EVERY_TICKS === 0): void {
     try {
-      const now = Date.now();
+      const now = this.now();
       const cancelRequested = new Set(
         (stmt(this.db, `SELECT id FROM jobs WHERE cancel_requested = 1 AND instance_id = ? AND state IN ('starting','running')`).all(this.instance.id) as Array<{ id: string }>).map((r) => r.id),
       );
@@ -369,7 +376,7 @@ export class JobRunner {
         this.admittedSinceCheckpoint = false;
         this.db.pragma('wal_checkpoint(TRUNCATE)');
       }
-      if (this.ticks++ % RECONCILE_EVERY_TICKS === 0) {
+      if (full) {
         sweepJobs(this.db, this.limits.jobReceiptRetentionSeconds * 1000, now);
         this.reconcileOrphans();
         this.enforceOrphanDeadlines(now);
@@ -400,7 +407,7 @@ export class JobRunner {
           signal: null,
           reason: workerAlive ? 'gateway_restarted: the job process is still running unowned' : 'gateway_restarted: completion cannot be proven',
         };
-    if (finishJob(this.db, row.id, completion, Date.now())) {
+    if (finishJob(this.db, row.id, completion, this.now())) {
       this.log.warn({ event: 'job_reconciled', job: row.id, state: completion.state, reason: completion.reason }, 'job reconciled after restart');
       rmSync(exitFile, { force: true });
     }

@@ -86,7 +86,7 @@ export function jobTools(db: JobDatabase, runner: JobRunner, roots: readonly str
           preparedBy: ctx.owner.id,
         },
         { maxPrepared: limits.maxPreparedJobs, ttlMs: limits.jobPrepareTtlSeconds * 1000 },
-        Date.now(),
+        runner.now(),
       );
       return {
         structured: result.duplicate

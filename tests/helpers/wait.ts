@@ -10,3 +10,18 @@ export function within<T>(promise: Promise<T>, ms: number, what: string): Promis
     }),
   ]);
 }
+
+/**
+ * Polls `check` every `everyMs` until it returns something truthy (which it resolves to), or
+ * rejects naming `what` after `ms`. For real background effects (a process started, a file
+ * written); expiry and deadlines are driven by a TestClock instead (tests/helpers/clock.ts).
+ */
+export async function waitFor<T>(check: () => T | Promise<T>, ms: number, what: string, everyMs = 20): Promise<NonNullable<T>> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() >= end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

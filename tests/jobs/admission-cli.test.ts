@@ -7,12 +7,11 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { admitJob, finishJob, gateState, hashSecret, pauseAdmission, prepareJob, type AdmissionRules, type Instance } from '../../supervisor/jobs/admission.js';
 import { openJobDatabase, type JobDatabase } from '../../supervisor/jobs/store.js';
-import { within } from '../helpers/wait.js';
+import { waitFor, within } from '../helpers/wait.js';
 
 // dist/tests/jobs/admission-cli.test.js -> repo root is three levels up.
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -26,7 +25,9 @@ after(() => {
 
 const RULES: AdmissionRules = { maxActive: 4, maxPerSession: 2, maxHeavy: Infinity, memoryBudget: Infinity };
 const INSTANCE: Instance = { id: 'instance-test', pid: process.pid, start: 'x' };
-const ownerToken = () => randomBytes(30).toString('base64url'); // 40 characters
+// A base64url token begins with '-' one time in 64. These begin with `lead` ('-' unless told) on
+// purpose, so every drain and resume below passes a dash-led value, never by chance.
+const ownerToken = (lead = '-') => lead + randomBytes(30).toString('base64url'); // 41 characters
 
 interface Fixture {
   dir: string;
@@ -55,7 +56,12 @@ function addJob(f: Fixture, name: string, admit = true): { id: string; token: st
 }
 
 function run(...args: string[]) {
-  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 20_000 });
+  return runIn(undefined, ...args);
+}
+
+/** The CLI run from `cwd` (so relative paths beginning with '-' can be passed). */
+function runIn(cwd: string | undefined, ...args: string[]) {
+  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 20_000, ...(cwd ? { cwd } : {}) });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -134,13 +140,9 @@ test('drain succeeds once the last active job finishes while it waits', async ()
   const f = fixture();
   const job = addJob(f, 'a');
   const drain = runAsync('drain', '--database', f.path, '--owner-token', ownerToken(), '--timeout', '20');
-  const until = Date.now() + 10_000;
-  while (!gateState(f.db).paused) {
-    assert.ok(Date.now() < until, 'the CLI did not pause admission within 10 s');
-    await sleep(20);
-  }
-  await sleep(300);
-  assert.equal(drain.child.exitCode, null, 'drain must still be waiting for the active job');
+  await waitFor(() => gateState(f.db).paused, 10_000, 'the CLI to pause admission');
+  // It looks again every 250 ms: past its next look it must still be waiting (the job is active).
+  await assert.rejects(within(drain.done, 300, 'drain to exit'), /timed out/, 'drain must still be waiting for the active job');
   assert.equal(finishJob(f.db, job.id, { state: 'succeeded', exitCode: 0, signal: null, reason: 'exited' }, Date.now()), true);
   const r = await drain.done;
   assert.equal(r.status, 0, r.stderr);
@@ -185,10 +187,41 @@ test('resume when admission is not paused says so and exits 0', () => {
   assert.equal(r.stdout, 'admission was not paused\n');
 });
 
+test('an owner token beginning with "-", "--" or a letter is taken as the value, as --owner-token T and as --owner-token=T', () => {
+  const f = fixture();
+  const separate = (t: string) => ['--owner-token', t];
+  const joined = (t: string) => [`--owner-token=${t}`];
+  for (const [lead, form] of [['-', separate], ['--', separate], ['-h', separate], ['A', separate], ['-', joined]] as const) {
+    const owner = ownerToken(lead);
+    const drained = run('drain', '--database', f.path, ...form(owner), '--timeout', '1');
+    assert.equal(drained.status, 0, `drain with ${form('T').join(' ')} (token led by ${lead}): ${drained.stderr}`);
+    assert.equal(gateState(f.db).paused, true);
+    const resumed = run('resume', '--database', f.path, ...form(owner), '--json');
+    assert.equal(resumed.status, 0, `resume with ${form('T').join(' ')} (token led by ${lead}): ${resumed.stderr}`);
+    assert.deepEqual(JSON.parse(resumed.stdout), { resumed: true, paused: false });
+  }
+});
+
+test('every option value may begin with "-": --database, --owner-token-file, --reason and --output', () => {
+  const f = fixture();
+  const owner = ownerToken();
+  writeFileSync(join(f.dir, '-owner-token'), `${owner}\n`, { mode: 0o600 });
+  const db = `-${randomBytes(4).toString('hex')}.sqlite3`;
+  open.push(openJobDatabase(join(f.dir, db)));
+  const drained = runIn(f.dir, 'drain', '--database', db, '--owner-token-file', '-owner-token', '--reason', '-kernel update', '--timeout', '1');
+  assert.equal(drained.status, 0, drained.stderr);
+  assert.equal(gateState(open.at(-1)!).reason, '-kernel update');
+  const snap = runIn(f.dir, 'snapshot', '--database', db, '--output', '-snap.sqlite3');
+  assert.equal(snap.status, 0, snap.stderr);
+  assert.equal(statSync(join(f.dir, '-snap.sqlite3')).mode & 0o7777, 0o600);
+  assert.equal(runIn(f.dir, 'resume', '--database', db, '--owner-token-file', '-owner-token').status, 0);
+  assert.equal(gateState(open.at(-1)!).paused, false);
+});
+
 test('an owner token of the wrong shape is a usage error (exit 2) and claims nothing', () => {
   const f = fixture();
   for (const cmd of ['drain', 'resume']) {
-    for (const bad of ['short', `${'a'.repeat(40)} space`, 'a'.repeat(129)]) {
+    for (const bad of ['short', '--json', `${'a'.repeat(40)} space`, 'a'.repeat(129)]) {
       const r = run(cmd, '--database', f.path, '--owner-token', bad);
       assert.equal(r.status, 2, `${cmd} ${bad}`);
       assert.match(r.stderr, /^INVALID_ARGUMENTS: --owner-token must be 32-128 characters/);
@@ -270,12 +303,23 @@ test('--help / -h print usage and exit 0, on the top level and every subcommand'
     assert.equal(r.status, 0, `${args}: ${r.stderr}`);
     assert.match(r.stdout, /^usage:/, args.join(' '));
     if (args.length === 2) assert.ok(r.stdout.includes(`hermes-mcp-admission ${args[0]} `), args.join(' '));
+    assert.ok(r.stdout.includes('--owner-token=T always works'), `${args.join(' ')}: ${r.stdout}`);
   }
 });
 
 test('a missing or unknown subcommand, a flag from another subcommand or a bad value is a usage error (exit 2)', () => {
   const f = fixture();
-  for (const args of [[], ['pause'], ['status', '--database', f.path, '--owner-token', ownerToken()], ['status'], ['drain', '--database', f.path, '--owner-token', ownerToken(), '--timeout', '0'], ['status', '--database', f.path, 'extra']]) {
+  for (const args of [
+    [],
+    ['pause'],
+    ['status', '--database', f.path, '--owner-token', ownerToken()],
+    ['status'],
+    ['drain', '--database', f.path, '--owner-token', ownerToken(), '--timeout', '0'],
+    ['status', '--database', f.path, 'extra'],
+    ['drain', '--database', f.path, '--owner-token'],
+    ['status', '--database', f.path, '--json=yes'],
+    ['status', '--database', f.path, '-x'],
+  ]) {
     const r = run(...args);
     assert.equal(r.status, 2, args.join(' '));
     assert.match(r.stderr, /^INVALID_ARGUMENTS: /);

@@ -3,6 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
+import { advanceAndMaintain, testClock } from '../helpers/clock.js';
 import { startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
 import { openSession, prepareJob, workdirIn, type JobCredential } from '../helpers/jobs.js';
 
@@ -12,8 +13,9 @@ import { openSession, prepareJob, workdirIn, type JobCredential } from '../helpe
 
 describe('jobs: admission rules and input validation', () => {
   let gw: TestGateway;
+  const clock = testClock();
   before(async () => {
-    gw = await startTestGateway({ limits: { jobKillGraceSeconds: 1, jobOutputTailChars: 2000, jobPrepareTtlSeconds: 3 } });
+    gw = await startTestGateway({ now: clock.now, limits: { jobKillGraceSeconds: 1, jobOutputTailChars: 2000, jobPrepareTtlSeconds: 3 } });
   });
   after(async () => {
     await gw.close();
@@ -99,10 +101,22 @@ describe('jobs: admission rules and input validation', () => {
   test('an unused preparation expires: start answers JOB_EXPIRED and status says expired', async () => {
     const { client, token } = await session();
     const job = await prepare(client, token, 'true', workdir('exp'));
-    await new Promise((r) => setTimeout(r, 3200));
+    clock.advance(3000); // the 3 s preparation lifetime is over
     assert.equal((await viaBridge(client, 'job_start', job, token)).data.error, 'JOB_EXPIRED');
     assert.equal((await viaBridge(client, 'job_status', job)).data.state, 'expired');
     // Once the sweep (or the first start) has marked it expired, a start still answers JOB_EXPIRED.
+    assert.equal((await viaBridge(client, 'job_start', job, token)).data.error, 'JOB_EXPIRED');
+    await client.close();
+  });
+
+  test('the maintenance sweep expires an unused preparation on its own, and only once its lifetime is over', async () => {
+    const { client, token } = await session();
+    const job = await prepare(client, token, 'true', workdir('exp-sweep'));
+    advanceAndMaintain(gw, clock, 2900);
+    assert.equal((await viaBridge(client, 'job_status', job)).data.state, 'prepared', 'still inside its 3 s lifetime');
+    advanceAndMaintain(gw, clock, 100);
+    const swept = await viaBridge(client, 'job_status', job);
+    assert.equal(swept.data.state, 'expired', 'expired by the sweep, with no start attempted');
     assert.equal((await viaBridge(client, 'job_start', job, token)).data.error, 'JOB_EXPIRED');
     await client.close();
   });

@@ -2,16 +2,22 @@ import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { advanceAndMaintain, testClock } from '../helpers/clock.js';
 import { connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
-import { openSession, prepareJob, waitForFinal, workdirIn } from '../helpers/jobs.js';
+import { openSession, prepareJob, waitForFinal, workdirIn, type JobCredential } from '../helpers/jobs.js';
+import { waitFor, within } from '../helpers/wait.js';
 
 // The job protocol end to end over real MCP: prepare (runs nothing) -> start -> status with a wait
 // -> receipt; duplicates, cancellation, deadlines and the credential rules.
 
 describe('jobs: prepare, start, status, cancel', () => {
   let gw: TestGateway;
+  // Deadlines and the KILL after the grace period follow this clock; the long grace keeps the real
+  // maintenance timer from escalating before the test moves the clock past it.
+  const clock = testClock();
+  const graceSeconds = 30;
   before(async () => {
-    gw = await startTestGateway({ limits: { jobKillGraceSeconds: 1 } });
+    gw = await startTestGateway({ now: clock.now, limits: { jobKillGraceSeconds: graceSeconds } });
   });
   after(async () => {
     await gw.close();
@@ -20,6 +26,9 @@ describe('jobs: prepare, start, status, cancel', () => {
   const session = () => openSession(gw.mcpUrl);
   const workdir = (name: string) => workdirIn(gw.home, 'work', name);
   const waitFinal = waitForFinal;
+  /** job_status (which stores the output so far) until the output tail matches `pattern`. */
+  const waitForOutput = (client: Awaited<ReturnType<typeof session>>['client'], job: JobCredential, pattern: RegExp) =>
+    waitFor(async () => pattern.test((await viaBridge(client, 'job_status', job)).data.output_tail as string), 10_000, `job output ${pattern}`);
 
   test('prepare runs nothing; start runs exactly the frozen request; the receipt keeps exit code and output', async () => {
     const { client, token } = await session();
@@ -75,10 +84,16 @@ describe('jobs: prepare, start, status, cancel', () => {
 
   test('max_runtime: the maintenance loop times the job out (TERM, then KILL when ignored)', async () => {
     const { client, token } = await session();
-    const prep = await viaBridge(client, 'job_prepare', { command: `trap '' TERM; while true; do sleep 0.1; done`, workdir: workdir('d'), max_runtime: 1 }, token);
+    const prep = await viaBridge(client, 'job_prepare', { command: `trap 'echo term-ignored' TERM; echo up; while true; do sleep 0.1; done`, workdir: workdir('d'), max_runtime: 1 }, token);
     const job = { job_id: prep.data.job_id as string, recovery_token: prep.data.recovery_token as string };
     await viaBridge(client, 'job_start', job, token);
-    const final = await waitFinal(client, job);
+    await waitForOutput(client, job, /up/); // the TERM trap is in place
+    advanceAndMaintain(gw, clock, 1000); // max_runtime is over: TERM
+    await waitForOutput(client, job, /term-ignored/);
+    assert.equal((await viaBridge(client, 'job_status', job)).data.state, 'running', 'TERM ignored, no KILL before the grace period ends');
+    advanceAndMaintain(gw, clock, graceSeconds * 1000); // the grace period is over: KILL
+    // Bounded well below the real 30 s: the KILL follows the clock, not the wall.
+    const final = await within(waitFinal(client, job), 10_000, 'the KILL once the grace period is over');
     assert.equal(final.state, 'timed_out');
     assert.equal(final.termination_reason, 'max_runtime_exceeded');
     await client.close();
@@ -91,7 +106,8 @@ describe('jobs: prepare, start, status, cancel', () => {
     await viaBridge(client, 'job_start', other, token);
     const second = await connect(gw.mcpUrl, 'modern');
     const waiting = viaBridge(client, 'job_status', { ...slow, wait_seconds: 20 });
-    await new Promise((r) => setTimeout(r, 200));
+    const inflight = async () => ((await (await fetch(`${gw.url}/healthz`)).json()) as { inflight_requests: number }).inflight_requests;
+    await waitFor(async () => (await inflight()) === 1, 5000, 'the status wait to be in progress');
     const t0 = Date.now();
     const cancelled = await viaBridge(second, 'job_cancel', other);
     const status = await viaBridge(second, 'job_status', other);

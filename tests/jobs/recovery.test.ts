@@ -1,19 +1,22 @@
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { maintenancePass, testClock } from '../helpers/clock.js';
 import { abortableToolCall, connect, sessionToken, startTestGateway, type TestGateway, viaBridge } from '../helpers/gateway.js';
 import { openSession, workdirIn } from '../helpers/jobs.js';
+import { waitFor } from '../helpers/wait.js';
 
 // Recovery by credential: a lost start answer, an ended or expired session, duplicate
 // preparations; and the rule that the id alone grants nothing.
 
 describe('jobs: recovery by credential', () => {
   let gw: TestGateway;
+  const clock = testClock();
   before(async () => {
-    gw = await startTestGateway({ limits: { jobKillGraceSeconds: 1, sessionTokenTtlSeconds: 2 } });
+    gw = await startTestGateway({ now: clock.now, limits: { jobKillGraceSeconds: 1, sessionTokenTtlSeconds: 2 } });
   });
   after(async () => {
     await gw.close();
@@ -31,8 +34,7 @@ describe('jobs: recovery by credential', () => {
     const call = abortableToolCall(gw.mcpUrl, 'job_start', job, token);
     // Drop the connection once the start has reached the host (its command has begun), whether or
     // not the answer was on its way: from the client's side the answer is lost either way.
-    for (let i = 0; i < 200 && !existsSync(log); i++) await new Promise((r) => setTimeout(r, 25));
-    assert.ok(existsSync(log), 'the start reached the host');
+    await waitFor(() => existsSync(log), 5000, 'the start to reach the host (its command has begun)');
     call.abort();
     await call.done;
     await client.close();
@@ -44,21 +46,27 @@ describe('jobs: recovery by credential', () => {
     const other = await sessionToken(fresh);
     const again = await viaBridge(fresh, 'job_start', job, other);
     assert.equal(again.data.state, 'succeeded', 'repeating an authorized start returns the job as it is');
-    await new Promise((r) => setTimeout(r, 300));
+    // A relaunch would be running now (a job is launched before job_start answers, and this one takes 1 s).
+    assert.equal(gw.jobs.runner!.activeLocal, 0, 'no second launch is running');
     assert.equal(readFileSync(log, 'utf8'), 'launch\n', 'launched exactly once');
     await fresh.close();
   });
 
   test('the job outlives its session: session_close and token expiry do not stop it, and an expired token passed along does not block status', async () => {
     const { client, token } = await session();
-    const prep = await viaBridge(client, 'job_prepare', { command: 'sleep 3; echo survived', workdir: workdir('outlive') }, token);
+    // The job runs until the test lets it finish, so "still running" never depends on timing.
+    const dir = workdir('outlive');
+    const go = join(dir, 'go');
+    const prep = await viaBridge(client, 'job_prepare', { command: `while [ ! -e ${go} ]; do sleep 0.05; done; echo survived`, workdir: dir }, token);
     const job = { job_id: prep.data.job_id as string, recovery_token: prep.data.recovery_token as string };
     await viaBridge(client, 'job_start', job, token);
     await viaBridge(client, 'session_close', {}, token);
-    await new Promise((r) => setTimeout(r, 2200)); // past the 2 s token lifetime
+    clock.advance(2000); // the 2 s token lifetime is over
+    maintenancePass(gw); // the expiry sweep releases the expired owners' resources
     const running = await viaBridge(client, 'job_status', job, token);
     assert.equal(running.isError, false, JSON.stringify(running.data));
     assert.equal(running.data.state, 'running');
+    writeFileSync(go, '');
     const final = await viaBridge(client, 'job_status', { ...job, wait_seconds: 5 }, token);
     assert.equal(final.data.state, 'succeeded');
     assert.match(final.data.output_tail as string, /survived/);
@@ -122,8 +130,9 @@ describe('jobs: recovery by credential', () => {
     await viaBridge(client, 'job_start', { job_id: prep.data.job_id, recovery_token: prep.data.recovery_token }, token);
     assert.equal(row().command, null, 'the payload is discarded once admitted');
     db.close();
-    // secure_delete plus the checkpoint after admission: the payload is gone from the file and the WAL too.
-    await new Promise((r) => setTimeout(r, 2500));
+    // secure_delete plus the checkpoint after admission (the next maintenance pass): the payload is
+    // gone from the file and the WAL too.
+    maintenancePass(gw);
     for (const file of [path, `${path}-wal`]) {
       try {
         const bytes = readFileSync(file);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -8,6 +8,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { launchGateway } from '../../bench/launch.js';
 import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../helpers/escapees.js';
 import { connect, sessionToken, viaBridge } from '../helpers/gateway.js';
+import { waitFor } from '../helpers/wait.js';
 
 // The real gateway bin as a child process, killed and restarted around running jobs: receipts
 // survive, outcomes are recovered from the worker's exit record when it got that far and are
@@ -63,7 +64,8 @@ describe('jobs across gateway restarts', () => {
     const workdir = join(home, 'w');
     const job = await prepareAndStart(first.client, `echo before-kill; ${escapeeCommand(marker)}; sleep 600`, workdir);
     assert.ok((await waitForSurvivors(marker, ESCAPEE_COUNT)).length >= ESCAPEE_COUNT, 'the job and its escapees run');
-    await new Promise((r) => setTimeout(r, 1500)); // one maintenance pass flushes the output
+    // The output is stored before the kill (job_status flushes it, as the next maintenance pass would).
+    await waitFor(async () => /before-kill/.test((await viaBridge(first.client, 'job_status', job)).data.output_tail as string), 10_000, 'the output to be stored');
     first.child.kill('SIGKILL');
     await exited(first.child);
     assert.deepEqual(await waitForNoSurvivors(marker), [], 'nothing the job started outlives the gateway');
@@ -95,7 +97,9 @@ describe('jobs across gateway restarts', () => {
     const first = await start(home, env);
     const job = await prepareAndStart(first.client, 'sleep 1; exit 7', join(home, 'w'));
     first.child.kill('SIGSTOP');
-    await new Promise((r) => setTimeout(r, 2500)); // the command ends; the worker records it and exits
+    // The command ends and the worker records it (written atomically) while the gateway is frozen.
+    const exitRecord = join(home, 'gateway-jobs.sqlite3-exits', `${job.job_id}.json`);
+    await waitFor(() => existsSync(exitRecord), 10_000, 'the worker to write the exit record');
     first.child.kill('SIGKILL');
     await exited(first.child);
     await first.client.close().catch(() => {});
@@ -139,13 +143,13 @@ describe('jobs across gateway restarts', () => {
     const job = { job_id: prep.data.job_id as string, recovery_token: prep.data.recovery_token as string };
     gw.child.kill('SIGUSR1');
     const readyz = async () => ((await (await fetch(`http://127.0.0.1:${gw.port}/readyz`)).json()) as { job_admission: Record<string, unknown> }).job_admission;
-    for (let i = 0; i < 50 && (await readyz()).signal_paused !== true; i++) await new Promise((r) => setTimeout(r, 50));
+    await waitFor(async () => (await readyz()).signal_paused === true, 5000, 'SIGUSR1 to pause fresh starts');
     assert.equal((await readyz()).accepting, false);
     const refused = await viaBridge(gw.client, 'job_start', job, token);
     assert.equal(refused.data.error, 'JOB_ADMISSION_PAUSED');
     assert.equal((await viaBridge(gw.client, 'job_status', job)).data.state, 'prepared', 'the prepared job stays valid');
     gw.child.kill('SIGUSR2');
-    for (let i = 0; i < 50 && (await readyz()).signal_paused !== false; i++) await new Promise((r) => setTimeout(r, 50));
+    await waitFor(async () => (await readyz()).signal_paused === false, 5000, 'SIGUSR2 to resume fresh starts');
     const started = await viaBridge(gw.client, 'job_start', job, token);
     assert.equal(started.isError, false, JSON.stringify(started.data));
     await gw.client.close();

@@ -1,17 +1,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fixtureSource, type FixtureProbe } from '../helpers/fixtures.js';
+import { testClock } from '../helpers/clock.js';
 import { call, connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
+import { waitFor } from '../helpers/wait.js';
 
 describe('capability sessions (session_open / session_close)', () => {
   let gw: TestGateway;
   let probe: FixtureProbe;
-  let clockOffset = 0;
+  const clock = testClock();
   const released: string[] = [];
   before(async () => {
     const fixture = fixtureSource();
     probe = fixture.probe;
-    gw = await startTestGateway({ adapters: [{ name: 'fixture', source: fixture.source }], now: () => Date.now() + clockOffset, limits: { maxSessionTokens: 5 } });
+    gw = await startTestGateway({ adapters: [{ name: 'fixture', source: fixture.source }], now: clock.now, limits: { maxSessionTokens: 5 } });
     gw.gateway.owners.registerReleaseHook('test', (owner) => {
       released.push(owner);
     });
@@ -127,7 +129,7 @@ describe('capability sessions (session_open / session_close)', () => {
       const owner = (await viaBridge(client, 'fixture_whoami', {}, token)).data.owner as string;
       released.length = 0;
       const holding = viaBridge(client, 'fixture_hold', {}, token);
-      while (gw.gateway.owners.leaseCount(owner) === 0) await new Promise((r) => setTimeout(r, 5));
+      await waitFor(() => gw.gateway.owners.leaseCount(owner) > 0, 5000, 'the held call to take its lease', 5);
       const closed = await viaBridge(client, 'session_close', {}, token);
       assert.equal(closed.data.pending_native_calls, 1);
       assert.equal(closed.data.released, 'after_running_calls_finish');
@@ -135,7 +137,7 @@ describe('capability sessions (session_open / session_close)', () => {
       assert.deepEqual(released, [], 'nothing released while the work still runs');
       probe.releaseHolds();
       await holding;
-      while (released.length === 0) await new Promise((r) => setTimeout(r, 5));
+      await waitFor(() => released.length > 0, 5000, 'the owner to be released once the work completed', 5);
       assert.deepEqual(released, [owner]);
     } finally {
       await client.close();
@@ -147,14 +149,14 @@ describe('capability sessions (session_open / session_close)', () => {
     try {
       const token = await open(client);
       const owner = (await viaBridge(client, 'fixture_whoami', {}, token)).data.owner as string;
-      clockOffset += 14 * 60_000;
+      clock.advance(14 * 60_000);
       assert.equal((await viaBridge(client, 'fixture_whoami', {}, token)).isError, false, 'still valid at 14 min');
-      clockOffset += 61_000;
+      clock.advance(61_000);
       const expired = await viaBridge(client, 'fixture_whoami', {}, token);
       assert.equal(expired.data.error, 'SESSION_TOKEN_EXPIRED');
       released.length = 0;
       gw.gateway.sweepExpiredCapabilities();
-      while (!released.includes(owner)) await new Promise((r) => setTimeout(r, 5));
+      await waitFor(() => released.includes(owner), 5000, 'the expired owner to be released', 5);
     } finally {
       await client.close();
     }

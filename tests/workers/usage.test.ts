@@ -2,15 +2,15 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { sampleWorkerUsage } from '../../supervisor/workers/usage.js';
+import { waitFor } from '../helpers/wait.js';
 
 test('worker usage sums CPU and RSS over a worker and its whole tree', async () => {
   // A stand-in worker: a busy shell with a sleeping child.
   const worker = spawn('bash', ['-c', 'bash -c "sleep 30" & while :; do :; done'], { stdio: 'ignore', detached: true });
   try {
-    await new Promise((r) => setTimeout(r, 300));
     // CPU is a rate: pidusage measures it between two samples of the same pids (the gateway samples
-    // every 10 s), so take two.
-    await sampleWorkerUsage([worker.pid!]);
+    // every 10 s), so take two: the first once the shell has started its child, the second 500 ms on.
+    await waitFor(async () => (await sampleWorkerUsage([worker.pid!])).processes >= 2, 5000, 'the stand-in worker to start its child');
     await new Promise((r) => setTimeout(r, 500));
     const u = await sampleWorkerUsage([worker.pid!]);
     assert.equal(u.workers, 1);
