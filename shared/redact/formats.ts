@@ -7,7 +7,8 @@
 // a single token (private key blocks, JWTs, URLs with a password, Telegram bot tokens, header
 // values) are dedicated passes in patterns.ts instead, because they mask differently.
 //
-// Rules for an entry, checked by tests/shared/redact-formats.test.ts:
+// Rules for an entry, checked by tests/shared/redact-formats.test.ts (samples) and
+// tests/shared/redact-linear.test.ts (structure and timing):
 //   - `literal` occurs in every match (the cheap gate searches for it, so a gate can skip work but
 //     never hide a secret);
 //   - `pattern` is linear: no quantified group with an unbounded quantifier (nested quantifiers),
