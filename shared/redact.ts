@@ -1,8 +1,10 @@
 // The gateway's one secret-redaction module. Every tool result, log line and memory write passes
 // through here, so the rules live in exactly one place.
 //
-// Port of the passes of Hermes Agent's `agent/redact.py` (see the steering reference, section 10),
-// applied in the same order. Differences from Hermes are marked "Gateway:" where they occur.
+// Port of the passes of Hermes Agent's `agent/redact.py`, applied in the same order. Differences
+// from Hermes are marked "Gateway:" where they occur; the largest is pass 1, whose table of
+// credential formats (redact/formats.ts) extends Hermes' key prefixes to the providers the common
+// secret scanners know.
 //
 // Performance contract: this runs on every tool result (up to 65,536 chars), so
 //   - every regex is compiled once, at module load;
@@ -15,9 +17,10 @@
 //     keyword?" is decided in code on the captured name instead of inside the regex (the
 //     `[A-Z_]*KEYWORD[A-Z_]*` shape is quadratic on long identifiers).
 //
-// The passes live under shared/redact/: mask.ts (masking primitives), prefixes.ts (pass 1),
-// assignments.ts (passes 2-4 and their value policy), patterns.ts (passes 5-13), pipeline.ts
-// (redact() and the pass order) and deep.ts (redactDeep). This module is the public surface.
+// The passes live under shared/redact/: mask.ts (masking primitives), formats.ts and prefixes.ts
+// (pass 1: the format table and its compiled regex), assignments.ts (passes 2-4 and their value
+// policy), patterns.ts (passes 5-13), pipeline.ts (redact() and the pass order) and deep.ts
+// (redactDeep). This module is the public surface.
 
 export { redactDeep } from './redact/deep.js';
 export { maskToken } from './redact/mask.js';

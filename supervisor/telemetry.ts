@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomUUID } from 'node:crypto';
 import { pino, type Logger } from 'pino';
+import { redact, redactDeep } from '../shared/redact.js';
 
 // One JSON log event per HTTP request: a generated request id, the tool, elapsed ms and a result
 // category. An inbound request id is only ever logged as a truncated SHA-256 (it is caller data and
@@ -44,9 +45,25 @@ export function newRequestRecord(method: string, path: string, inboundId: string
   };
 }
 
+/**
+ * The gateway's logger. Every record passes through shared/redact.ts on its way out (fields, the
+ * message and serialized errors alike): a reason or stack built from a failing command, a provider
+ * error or a worker's stderr may quote a credential, and the log is one more place it must not land.
+ */
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   return pino(
-    { level, base: { service: 'hermes-mcp-gateway' }, timestamp: pino.stdTimeFunctions.isoTime },
+    {
+      level,
+      base: { service: 'hermes-mcp-gateway' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { log: (record) => redactDeep(record) },
+      serializers: {
+        msg: (message: unknown) => (typeof message === 'string' ? redact(message) : message),
+        // Spread: the standard serializer's result has its own prototype, which redactDeep would
+        // pass through untouched.
+        err: (error: Error) => redactDeep({ ...pino.stdSerializers.err(error) }),
+      },
+    },
     // Buffered (4 KiB) asynchronous writes: one write syscall per request would cost more than the
     // request; main() flushes on shutdown.
     destination ?? pino.destination({ dest: 2, sync: false, minLength: 4096 }),

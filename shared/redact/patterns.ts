@@ -22,8 +22,10 @@ export const AUTH_GATE_RE = /authorization/i;
 // key without a vendor prefix. The quoted dict form (`"x-api-key": "…"`) is accepted for the
 // hyphenated header names only: a quoted `"apiKey":` is a JSON field, which is pass 3's to judge
 // (and to skip in codeFile mode, where it is usually a fixture).
+// Gateway: Postmark's server and account token headers too (Postmark tokens are bare UUIDs, so
+// the header name is the only thing that marks them).
 export const SECRET_HEADER_RE =
-  /(?<![A-Za-z0-9_-])((?:(?:x-api-key|x-goog-api-key|api-key|x-api-token|x-auth-token|x-access-token)(?:\\?["'])?|apikey)[ \t]*:[ \t]*(?:\\?["'])?)([^\s"'\\]+)/gi;
+  /(?<![A-Za-z0-9_-])((?:(?:x-api-key|x-goog-api-key|api-key|x-api-token|x-auth-token|x-access-token|x-postmark-(?:server|account)-token)(?:\\?["'])?|apikey)[ \t]*:[ \t]*(?:\\?["'])?)([^\s"'\\]+)/gi;
 export const SECRET_HEADER_GATE_RE = /api-?key|-token/i;
 
 // `bot<id>:<secret>` / `<id>:<secret>`. The lookbehind starts each attempt at the beginning of a
@@ -35,8 +37,9 @@ export const TELEGRAM_RE = /(?<!\d)(bot)?(\d{8,}):([-A-Za-z0-9_]{30,})/g;
 // Pass 8: PEM private keys
 // ---------------------------------------------------------------------------------------------
 
-const PEM_BEGIN_RE = /-----BEGIN[A-Z ]{0,40}PRIVATE KEY-----/g;
-const PEM_END_RE = /-----END[A-Z ]{0,40}PRIVATE KEY-----/g;
+// Gateway: `PRIVATE KEY BLOCK` too (OpenPGP secret keys, `gpg --export-secret-keys --armor`).
+const PEM_BEGIN_RE = /-----BEGIN[A-Z ]{0,40}PRIVATE KEY(?: BLOCK)?-----/g;
+const PEM_END_RE = /-----END[A-Z ]{0,40}PRIVATE KEY(?: BLOCK)?-----/g;
 // Gateway: a block with no END marker (output truncated by the size cap) still holds key material.
 // Its body (base64 lines, plus the `Proc-Type:`/`DEK-Info:` headers of legacy encrypted keys) is
 // redacted up to the first line that is not part of a PEM body.
@@ -99,6 +102,14 @@ export const TEMPLATE_PLACEHOLDER_RE = /^\$?\{[^{}]*\}$/;
 // deliberately passed through (the class forbids `:`); 8+ chars skips short usernames (`git@`).
 // The class forbids `/?#` so an `@` in a path or query (`?email=a@b.com`) never counts.
 export const URL_BARE_TOKEN_RE = /(?<![A-Za-z0-9])((?:https?|wss?|git|ssh|ftps?|sftp):\/\/)([^\s:@/?#]{8,})(?=@)/gi;
+
+// Gateway: `scheme://user:PASSWORD@host` in any scheme (basic-auth URLs: `https://deploy:pw@host`,
+// `ftp://…`, `amqps://…`, `smtp://…`): the password is masked, the user and host kept. Hermes
+// passes web-URL userinfo through so that links round-trip; a credential in a tool result is worth
+// more than that. RFC 3986 userinfo cannot hold `/?#@`, so a port or an `@` later in a path or
+// query (`https://host:8080/p?email=a@b.c`) is never taken for a password. Lengths are bounded so
+// a text of many scheme prefixes without an `@` stays linear.
+export const URL_PASSWORD_RE = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,31}:\/\/[^\s:@/?#]{0,256}:)([^\s@/?#]{1,256})(?=@)/g;
 
 // ---------------------------------------------------------------------------------------------
 // Passes 11-13: JWTs, form bodies, phone numbers

@@ -1,7 +1,7 @@
 // redact(): the pass order of shared/redact.ts. The passes themselves live beside this file.
 
 import { redactEnvAssignments, redactJsonFields, redactYaml } from './assignments.js';
-import { MASK, maskToken, maskUnlessMasked } from './mask.js';
+import { ALREADY_MASKED_RE, MASK, maskToken, maskUnlessMasked } from './mask.js';
 import {
   AUTH_GATE_RE,
   AUTH_HEADER_RE,
@@ -16,8 +16,9 @@ import {
   TELEGRAM_RE,
   TEMPLATE_PLACEHOLDER_RE,
   URL_BARE_TOKEN_RE,
+  URL_PASSWORD_RE,
 } from './patterns.js';
-import { hasKnownPrefix, PREFIX_RE } from './prefixes.js';
+import { redactKnownFormats } from './prefixes.js';
 
 export interface RedactOptions {
   /**
@@ -38,8 +39,8 @@ export function redact(text: string, options: RedactOptions = {}): string {
   if (typeof text !== 'string' || text === '') return text;
   const codeFile = options.codeFile === true;
 
-  // 1. Known key prefixes.
-  if (hasKnownPrefix(text)) text = text.replace(PREFIX_RE, (token) => maskToken(token));
+  // 1. Known credential formats (formats.ts).
+  text = redactKnownFormats(text);
 
   // 2-4. Assignment passes; skipped for code, where they mostly hit fixtures and limits.
   if (!codeFile) {
@@ -67,7 +68,7 @@ export function redact(text: string, options: RedactOptions = {}): string {
   }
 
   // 8. PEM private key blocks.
-  if (text.includes('PRIVATE KEY-----')) text = redactPrivateKeys(text);
+  if (text.includes('PRIVATE KEY')) text = redactPrivateKeys(text);
 
   if (text.includes('://')) {
     // 9. Database connection-string passwords.
@@ -77,6 +78,12 @@ export function redact(text: string, options: RedactOptions = {}): string {
     });
     // 10. Bare-token userinfo.
     text = text.replace(URL_BARE_TOKEN_RE, (_whole, scheme: string, token: string) => scheme + maskUnlessMasked(token));
+    // 10b. Passwords in any other `user:password@` URL (basic auth). Placeholders in source are
+    // kept, and so is a password pass 1 already masked (its mask says which key it was).
+    text = text.replace(URL_PASSWORD_RE, (whole, head: string, password: string) => {
+      if (ALREADY_MASKED_RE.test(password) || (codeFile && TEMPLATE_PLACEHOLDER_RE.test(password))) return whole;
+      return head + MASK;
+    });
   }
 
   // 11. JWTs.

@@ -146,7 +146,7 @@ test('pass 9: database connection-string passwords', () => {
   assert.equal(redact('postgresql://localhost:5432/app'), 'postgresql://localhost:5432/app');
 });
 
-test('pass 10: bare-token URL userinfo is masked, user:pass userinfo is deliberately kept', () => {
+test('pass 10: bare-token URL userinfo is masked; user:password userinfo keeps the user, masks the password', () => {
   assert.equal(
     redact(`git remote set-url origin https://${GITHUB_PAT}@github.com/o/r.git`),
     'git remote set-url origin https://ghp_R4...5678@github.com/o/r.git',
@@ -155,7 +155,12 @@ test('pass 10: bare-token URL userinfo is masked, user:pass userinfo is delibera
     redact('git clone https://oauth2tokenvalue1234@gitlab.example.com/o/r.git'),
     'git clone https://oauth2...1234@gitlab.example.com/o/r.git',
   );
-  const kept = 'open https://alice:wonderland@example.com/x and ssh://git@github.com/o/r and https://example.com?email=someone@example.com';
+  // Gateway: basic-auth URLs lose their password (Hermes passes web-URL userinfo through).
+  assert.equal(redact('open https://alice:wonderland@example.com/x'), 'open https://alice:***@example.com/x');
+  // A password pass 1 already masked keeps that more informative mask.
+  assert.equal(redact(`https://oauth2:${GITHUB_PAT}@github.com/o/r`), 'https://oauth2:ghp_R4...5678@github.com/o/r');
+  // No password, a port, or an `@` in the path or query: nothing to mask.
+  const kept = 'ssh://git@github.com/o/r and https://example.com:8443/p?email=someone@example.com and https://example.com?email=someone@example.com';
   assert.equal(redact(kept), kept);
 });
 
@@ -215,7 +220,7 @@ test('codeFile skips the ENV/config/JSON/YAML passes but keeps the others', () =
 test('negative cases: clean text is returned unchanged', () => {
   const clean = [
     'The deploy finished in 42s; see the dashboard for details.',
-    'Visit https://user:pass@internal.example.com/status for the legacy page.',
+    'Visit https://internal.example.com:8443/status?owner=ops@example.com for the legacy page.',
     'The sk-1 model and task_runner are unrelated to secrets.',
     'function add(a: number, b: number): number { return a + b; }',
     'const token = await getToken(); if (token == null) throw new Error("no token");',

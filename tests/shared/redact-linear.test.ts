@@ -1,0 +1,65 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { redact } from '../../shared/redact.js';
+import { SECRET_FORMATS } from '../../shared/redact/formats.js';
+
+// The format table must stay linear-time: redaction runs on every tool result, log line and job
+// output. Two checks: the patterns' structure (no nested quantifiers, bounded quantifiers in the
+// gateway's own entries), and 100k-character adversarial runs of near-matching characters for
+// every format, whose cost must grow linearly with their length.
+
+/** The pattern with character classes and escapes collapsed to one atom each, so `+` in `[+/]` is not a quantifier. */
+function skeleton(pattern: string): string {
+  return pattern.replace(/\[(?:\\.|[^\]\\])*\]/g, 'C').replace(/\\./g, 'E');
+}
+
+test('format patterns have no capture groups, no nested quantifiers, and gateway entries only bounded quantifiers', () => {
+  for (const f of SECRET_FORMATS) {
+    const parts = f.mask === 'value' ? [f.lead, f.pattern] : [f.pattern];
+    for (const part of parts) {
+      const s = skeleton(part);
+      assert.doesNotMatch(s, /\((?!\?)/, `${f.id}: plain capture group in ${part}`);
+      assert.doesNotMatch(s, /\)(?:[*+]|\{\d+,\})/, `${f.id}: unbounded quantifier on a group in ${part}`);
+      if (f.origin === 'gateway') assert.doesNotMatch(s, /[*+]|\{\d+,\}/, `${f.id}: unbounded quantifier in ${part}`);
+    }
+  }
+});
+
+/** `fragment` repeated to exactly `n` characters. */
+function fill(fragment: string, n: number): string {
+  return fragment.repeat(Math.ceil(n / fragment.length)).slice(0, n);
+}
+
+/** Near-matching inputs of `n` characters for every format, plus the structural passes. */
+function adversarialInputs(n: number): string[] {
+  const inputs: string[] = [];
+  for (const f of SECRET_FORMATS) {
+    const lead = f.literal;
+    inputs.push(fill(lead, n)); // the literal over and over
+    inputs.push(lead + fill('aB3', n - lead.length)); // one run far longer than any format allows
+    inputs.push(fill(`${lead}${'x'.repeat(40)}-`, n)); // token-like runs glued together
+  }
+  for (const fragment of ['0123456789abcdef', 'A', '7Q~', '-us1', 'NRAL', 'https://u:', 'a://', 'x:y', '-----BEGIN PGP PRIVATE KEY BLOCK-----\n']) {
+    inputs.push(fill(fragment, n));
+  }
+  return inputs;
+}
+
+function timeAll(inputs: string[]): number {
+  const t0 = performance.now();
+  for (const text of inputs) redact(text);
+  return performance.now() - t0;
+}
+
+test('100k-character adversarial inputs cost linear time (4x the input, well under 16x the time)', () => {
+  const small = adversarialInputs(25_000);
+  const large = adversarialInputs(100_000);
+  timeAll(small); // warm up the regex compiler
+  // The best of three runs each, so another process on the machine only ever makes a run slower.
+  const best = (inputs: string[]): number => Math.min(timeAll(inputs), timeAll(inputs), timeAll(inputs));
+  const tSmall = best(small);
+  const tLarge = best(large);
+  // Linear work scales by 4; anything quadratic scales by 16 and more. Generous bounds both ways.
+  assert.ok(tLarge / tSmall < 9, `25k: ${tSmall.toFixed(1)} ms, 100k: ${tLarge.toFixed(1)} ms`);
+  assert.ok(tLarge < 20_000, `100k inputs took ${tLarge.toFixed(0)} ms`);
+});
