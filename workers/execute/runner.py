@@ -22,7 +22,8 @@ Python 3.9+, standard library only.
 import sys
 
 
-def _run():
+def _run(ready=None):
+    """``ready`` (optional) is called once warmed up, just before blocking on stdin."""
     import io
     import linecache
     import os
@@ -41,6 +42,8 @@ def _run():
     except Exception:  # noqa: BLE001 - the script's own import will report it
         pass
 
+    if ready is not None:
+        ready()
     source = sys.stdin.buffer.read()  # blocks until the code arrives and stdin closes
 
     try:

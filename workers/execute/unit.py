@@ -1,0 +1,178 @@
+"""One execute_code unit: the init of its own PID namespace, holding exactly one script.
+
+Started by the gateway as ``python3 unit.py`` (under ``setpriv ... unshare --pid --fork ...`` when
+the host allows it), with the cwd and scrubbed environment already set, stdin the pipe the code will
+arrive on, stdout/stderr the pipes the gateway collects, and fd 3 the gateway's frame channel
+(4-byte big-endian length, then UTF-8 JSON). It is cheap on purpose: a unit is prepared for every
+call, so its preparation cost bounds how fast calls can follow each other.
+
+- It forks the script process at once. That process warms up (``runner._run``: ``hermes_tools``
+  imported, nothing connected) and blocks reading the code from stdin, exactly like
+  ``python3 runner.py``; then this process sends ``{"type":"ready"}``. The fork happens before any
+  user code exists, so the script gets a pristine interpreter and is never reused.
+- The script's ``hermes_tools.terminal`` commands arrive as ``exec`` frames. The first one starts
+  the command helper (``workers/execute-commands.js``, Node) inside this namespace; frames are
+  forwarded whole both ways, so this process stays the only writer on fd 3 (a helper killed
+  mid-write can never leave half a frame in front of ``done``). A script that never calls
+  ``terminal`` never pays for the helper.
+- When the script process exits, everything else in the namespace is killed, then
+  ``{"type":"done","exitCode":N|null,"signal":N|null}`` is sent and this process exits, which
+  takes the namespace down with it.
+- If fd 3 closes (the gateway gave up on the unit), the script and everything it started are
+  killed at once.
+
+Outside a PID namespace (the gateway's degraded isolation modes) the gateway's own process-group
+kill and tagged sweep do the cleanup; this process then only runs the script and the helper.
+
+Python 3.9+, standard library only; only built-in modules are imported before the fork.
+"""
+
+import _thread
+import os
+
+import runner
+
+CHANNEL = 3
+_write_lock = _thread.allocate_lock()
+_helper = None  # the command helper's end of its socketpair, once started
+_script_pid = 0
+
+
+def _frame(body):
+    data = body.encode("utf-8")
+    return len(data).to_bytes(4, "big") + data
+
+
+def _send(frame_bytes, fd=CHANNEL):
+    with _write_lock:
+        view = memoryview(frame_bytes)
+        while view:
+            view = view[os.write(fd, view):]
+
+
+def _read_exact(read, n):
+    """n bytes from read(k), or None at EOF."""
+    chunks = []
+    while n > 0:
+        chunk = read(n)
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def _read_frame(read):
+    header = _read_exact(read, 4)
+    if header is None:
+        return None
+    body = _read_exact(read, int.from_bytes(header, "big"))
+    return None if body is None else header + body
+
+
+def _kill_everything(script_alive):
+    """SIGKILL the script (while it is still ours to wait for: its pid cannot have been reused) and,
+    inside our own PID namespace, every other process in it."""
+    targets = ([_script_pid] if script_alive else []) + ([-1] if os.getpid() == 1 else [])
+    for pid in targets:
+        try:
+            os.kill(pid, 9)
+        except OSError:
+            pass
+
+
+def _start_helper():
+    import socket
+
+    global _helper
+    ours, theirs = socket.socketpair()
+    env = _script_environment()
+    os.posix_spawn(
+        os.environ["HERMES_MCP_NODE"],
+        [os.environ["HERMES_MCP_NODE"], os.environ["HERMES_MCP_COMMANDS_ENTRY"]],
+        env,
+        file_actions=[(os.POSIX_SPAWN_DUP2, theirs.fileno(), CHANNEL)],
+    )
+    theirs.close()
+    _helper = ours
+    _thread.start_new_thread(_from_helper, (ours,))
+
+
+def _from_helper(sock):
+    """Helper -> gateway, whole frames only."""
+    global _helper
+    while True:
+        frame = _read_frame(sock.recv)
+        if frame is None:
+            break
+        _send(frame)
+    if _helper is sock:
+        _helper = None  # died: the next exec frame starts a fresh one
+    sock.close()
+
+
+def _from_gateway():
+    """Gateway -> helper. EOF: the gateway is gone or gave up on this unit."""
+    while True:
+        frame = _read_frame(lambda n: os.read(CHANNEL, n))
+        if frame is None:
+            _kill_everything(script_alive=True)
+            os._exit(1)
+        if _helper is None:
+            _start_helper()
+        try:
+            _helper.sendall(frame)
+        except OSError:
+            pass
+
+
+def _script_environment():
+    """The unit's own settings are not the script's (or its commands') business."""
+    env = dict(os.environ)
+    for name in ("HERMES_MCP_NODE", "HERMES_MCP_COMMANDS_ENTRY"):
+        env.pop(name, None)
+    return env
+
+
+def main():
+    global _script_pid
+    ready_r, ready_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(ready_r)
+        os.close(CHANNEL)
+        for name in ("HERMES_MCP_NODE", "HERMES_MCP_COMMANDS_ENTRY"):
+            os.environ.pop(name, None)
+
+        def ready():
+            os.write(ready_w, b"r")
+            os.close(ready_w)
+
+        # SystemExit (the script's, or the runner's after a traceback) propagates to the interpreter,
+        # which exits as a script would: message, atexit handlers, stdio flushed, threads joined.
+        runner._run(ready)
+        return
+
+    _script_pid = pid
+    os.close(ready_w)
+    # Only the script holds its stdio: its output pipes reach EOF when it (and what it started) ends.
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+    os.read(ready_r, 1)  # b"" if the script process died while warming up: done follows at once
+    os.close(ready_r)
+    _send(_frame('{"type":"ready"}'))
+    _thread.start_new_thread(_from_gateway, ())
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        code, signal = "null", str(os.WTERMSIG(status))
+    else:
+        code, signal = str(os.WEXITSTATUS(status)), "null"
+    _kill_everything(script_alive=False)
+    _send(_frame('{"type":"done","exitCode":%s,"signal":%s}' % (code, signal)))
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
