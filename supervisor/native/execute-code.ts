@@ -263,7 +263,7 @@ export class ExecuteCodePool {
       unit = await this.take(cwd);
       unit.call = { ctx, deadline };
       const u = unit;
-      const done = u.worker.waitFor((f) => f.type === 'done');
+      const done = doneFrame(u);
       done.catch(() => {});
       // The code goes in once the interpreter waits for it (at once for a prepared unit).
       u.ready.then(
@@ -294,7 +294,7 @@ export class ExecuteCodePool {
         if (outcome.kind === 'interrupted') return { status: 'interrupted', output: '', tool_calls_made: calls, duration_seconds: elapsed() };
         return { status: 'error', output: '', tool_calls_made: calls, duration_seconds: elapsed(), error: `execute_code worker failed (${outcome.why})` };
       }
-      await Promise.race([u.drained, new Promise((resolve) => setTimeout(resolve, OUTPUT_DRAIN_GRACE_MS))]);
+      await Promise.race([u.drained, sleep(OUTPUT_DRAIN_GRACE_MS)]);
       const signal = typeof outcome.frame.signal === 'number' ? signalName(outcome.frame.signal) : null;
       const stdout = u.stdout.result({ thousands: true });
       const stderr = u.stderr.result({ thousands: true });
@@ -363,6 +363,29 @@ export function executeCodeTool(pool: ExecuteCodePool, runtime: WorkerRuntime, c
       return { structured: { ...result } };
     },
   };
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The unit's `done` frame; rejects if the unit ends without one. The init exits right after
+ * sending it, and the exit may be noticed before the frame is read: the output pipes closing (or
+ * the drain grace) comes after the frame, so only then is a missing frame a crash.
+ */
+function doneFrame(unit: Unit): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const off = unit.worker.onFrame((frame) => {
+      if (frame.type !== 'done') return;
+      off();
+      resolve(frame);
+    });
+    void unit.worker.exited.then(async () => {
+      await Promise.race([unit.drained, sleep(OUTPUT_DRAIN_GRACE_MS)]);
+      await new Promise((r) => setImmediate(r));
+      off();
+      reject(new Error(`unit exited (${unit.worker.describeExit()}) without reporting its script`));
+    });
+  });
 }
 
 /** SIGKILL for 9: the name the result reports for a script killed by a signal. */

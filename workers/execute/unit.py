@@ -36,6 +36,7 @@ CHANNEL = 3
 _write_lock = _thread.allocate_lock()
 _helper = None  # the command helper's end of its socketpair, once started
 _script_pid = 0
+_script_reaped = False
 
 
 def _frame(body):
@@ -116,7 +117,7 @@ def _from_gateway():
     while True:
         frame = _read_frame(lambda n: os.read(CHANNEL, n))
         if frame is None:
-            _kill_everything(script_alive=True)
+            _kill_everything(script_alive=not _script_reaped)
             os._exit(1)
         if _helper is None:
             _start_helper()
@@ -135,7 +136,7 @@ def _script_environment():
 
 
 def main():
-    global _script_pid
+    global _script_pid, _script_reaped
     ready_r, ready_w = os.pipe()
     pid = os.fork()
     if pid == 0:
@@ -165,6 +166,7 @@ def main():
     _send(_frame('{"type":"ready"}'))
     _thread.start_new_thread(_from_gateway, ())
     _, status = os.waitpid(pid, 0)
+    _script_reaped = True
     if os.WIFSIGNALED(status):
         code, signal = "null", str(os.WTERMSIG(status))
     else:
