@@ -39,6 +39,8 @@ interface Unit {
   drained: Promise<void>;
   /** Settles once the script's interpreter is up and waiting for its code (rejects if it died). */
   ready: Promise<void>;
+  /** `ready` has resolved. */
+  isReady?: boolean;
   /** The call this unit serves; RPC calls arriving before it is claimed are refused. */
   call?: { ctx: CallContext; deadline: number };
 }
@@ -126,6 +128,7 @@ export class ExecuteCodePool {
         // Nothing but the init and the script's idle interpreter exists yet: moved in now, every
         // process the script starts is born inside the limited cgroup.
         if (cgroup && worker.pid) for (const pid of [worker.pid, ...descendantsOf(worker.pid)]) cgroup.adopt(pid);
+        unit.isReady = true;
       });
     unit.ready.catch(() => {});
     return unit;
@@ -197,12 +200,10 @@ export class ExecuteCodePool {
     }
   }
 
-  /** A unit for one call: a pooled one when there is one for `cwd` (replaced at once), else a new one. */
+  /** A unit for one call: a pooled one when there is one for `cwd`, else a new one. */
   private take(cwd: string): Promise<Unit> {
     const i = this.pooled.findIndex((p) => p.cwd === cwd);
-    const unit = i >= 0 ? this.pooled.splice(i, 1)[0]!.unit : this.createUnit(cwd);
-    this.prewarm();
-    return unit;
+    return i >= 0 ? this.pooled.splice(i, 1)[0]!.unit : this.createUnit(cwd);
   }
 
   private async acquireSlot(deadline: number, signal: AbortSignal): Promise<'ok' | 'timeout' | 'interrupted'> {
@@ -265,11 +266,11 @@ export class ExecuteCodePool {
       const u = unit;
       const done = doneFrame(u);
       done.catch(() => {});
-      // The code goes in once the interpreter waits for it (at once for a prepared unit).
-      u.ready.then(
-        () => u.worker.scriptIo.stdin.end(code),
-        () => {},
-      );
+      // The code goes in once the interpreter waits for it (at once for a prepared unit), and
+      // only then is the taken unit replaced: preparing the next one must not delay this script.
+      if (u.isReady) u.worker.scriptIo.stdin.end(code);
+      else u.ready.then(() => u.worker.scriptIo.stdin.end(code), () => {});
+      this.prewarm();
       type Outcome = { kind: 'done'; frame: Record<string, unknown> } | { kind: 'timeout' } | { kind: 'interrupted' } | { kind: 'crashed'; why: string };
       const outcome = await new Promise<Outcome>((resolve) => {
         const timer = setTimeout(() => resolve({ kind: 'timeout' }), Math.max(0, deadline - Date.now()));
