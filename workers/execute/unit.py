@@ -21,8 +21,9 @@ call, so its preparation cost bounds how fast calls can follow each other.
 - If fd 3 closes (the gateway gave up on the unit), the script and everything it started are
   killed at once.
 
-Outside a PID namespace (the gateway's degraded isolation modes) the gateway's own process-group
-kill and tagged sweep do the cleanup; this process then only runs the script and the helper.
+Outside a PID namespace (the gateway's degraded isolation modes) this process is a child
+subreaper instead: whatever the script orphans re-parents here, and everything below this process
+is killed when the script ends; the gateway's process-group kill and tagged sweep come after.
 
 Python 3.9+, standard library only; only built-in modules are imported before the fork.
 """
@@ -71,15 +72,69 @@ def _read_frame(read):
     return None if body is None else header + body
 
 
+def _kill(pid):
+    try:
+        os.kill(pid, 9)
+    except OSError:
+        pass
+
+
 def _kill_everything(script_alive):
-    """SIGKILL the script (while it is still ours to wait for: its pid cannot have been reused) and,
-    inside our own PID namespace, every other process in it."""
-    targets = ([_script_pid] if script_alive else []) + ([-1] if os.getpid() == 1 else [])
-    for pid in targets:
+    """SIGKILL the script (while it is still ours to wait for: its pid cannot have been reused) and
+    everything else it started: inside our own PID namespace, every other process in it; outside
+    one, every descendant of this (subreaper) process, a few rounds in case something forks."""
+    if script_alive:
+        _kill(_script_pid)
+    if os.getpid() == 1:
+        _kill(-1)
+        return
+    for _ in range(5):
+        found = _descendants()
+        if not found:
+            return
+        for pid in found:
+            _kill(pid)
+
+
+def _descendants():
+    """Live descendants of this process (/proc/<pid>/task/<tid>/children, recursively)."""
+    found, stack = [], [os.getpid()]
+    while stack:
+        pid = stack.pop()
         try:
-            os.kill(pid, 9)
+            tasks = os.listdir("/proc/%d/task" % pid)
         except OSError:
-            pass
+            continue
+        for tid in tasks:
+            try:
+                with open("/proc/%d/task/%s/children" % (pid, tid)) as f:
+                    children = [int(c) for c in f.read().split()]
+            except OSError:
+                continue
+            for child in children:
+                if child not in found and not _is_zombie(child):
+                    found.append(child)
+                    stack.append(child)
+    return found
+
+
+def _is_zombie(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            stat = f.read()
+        return stat[stat.rindex(")") + 2] in "ZX"
+    except (OSError, ValueError, IndexError):
+        return True
+
+
+def _become_subreaper():
+    """PR_SET_CHILD_SUBREAPER (36), so the script's orphans re-parent here (outside a namespace)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
+    except Exception:  # noqa: BLE001 - best effort, like the degraded mode it serves
+        pass
 
 
 def _start_helper():
@@ -137,6 +192,8 @@ def _script_environment():
 
 def main():
     global _script_pid, _script_reaped
+    if os.getpid() != 1:
+        _become_subreaper()
     ready_r, ready_w = os.pipe()
     pid = os.fork()
     if pid == 0:
