@@ -170,11 +170,6 @@ export class ExecuteCodePool {
     removeDir(unit.dir);
   }
 
-  /** Units prepared or being prepared and not yet taken (at most executeCodeConcurrency). */
-  get readyUnits(): number {
-    return this.pooled.length;
-  }
-
   /**
    * Tops the pool up to executeCodeConcurrency units for the default working directory. Nothing is
    * prepared while execute_code would be refused (a broken or unenforceable resource policy).

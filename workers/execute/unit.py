@@ -175,11 +175,23 @@ def _from_gateway():
             _kill_everything(script_alive=not _script_reaped)
             os._exit(1)
         if _helper is None:
-            _start_helper()
+            try:
+                _start_helper()
+            except Exception as exc:  # noqa: BLE001 - answered, so the script's call does not hang
+                _refuse(frame, "could not start the command helper: %s" % exc)
+                continue
         try:
             _helper.sendall(frame)
         except OSError:
             pass
+
+
+def _refuse(frame, message):
+    """Answers one exec request with an error result (the request's id is all that is needed)."""
+    import json
+
+    request = json.loads(frame[4:].decode("utf-8"))
+    _send(_frame(json.dumps({"type": "result", "id": request.get("id"), "error": message})))
 
 
 def _script_environment():
