@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { constants } from 'node:os';
 import { approvalPolicy, checkCommand } from '../../shared/approval.js';
 import { ErrorCode, GatewayError, isGatewayError } from '../../shared/errors.js';
@@ -167,7 +168,8 @@ export class ExecuteCodePool {
     await unit.worker.kill();
     await unit.rpc.close();
     unit.cgroup?.remove();
-    removeDir(unit.dir);
+    // Off the event loop: a unit is torn down per call, often while the next call is answered.
+    await rm(unit.dir, { recursive: true, force: true });
   }
 
   /**
