@@ -10,6 +10,7 @@ import { packageRoot } from '../shared/package-root.js';
 
 export const gatewayMain = join(packageRoot(), 'dist', 'supervisor', 'main.js');
 export const floorServer = join(packageRoot(), 'dist', 'bench', 'floor-server.js');
+export const sdkFloorServer = join(packageRoot(), 'dist', 'bench', 'sdk-floor-server.js');
 export const nodeFlags = (/^#!\/usr\/bin\/env -S node(.*)$/m.exec(readFileSync(gatewayMain, 'utf8'))?.[1] ?? '').trim().split(/\s+/).filter(Boolean);
 
 export const started = new Set<ChildProcess>();
@@ -57,4 +58,9 @@ export function launchGateway(home: string, extraEnv: NodeJS.ProcessEnv = {}) {
 /** The bare-Hono floor server with the gateway's Node flags. */
 export function launchFloor() {
   return launch(process.execPath, [...nodeFlags, floorServer], {}, (l) => parsePort(l), 'stdout');
+}
+
+/** The MCP SDK floor server (SDK handler, one no-op tool) with the gateway's Node flags. */
+export function launchSdkFloor() {
+  return launch(process.execPath, [...nodeFlags, sdkFloorServer], {}, (l) => parsePort(l), 'stdout');
 }

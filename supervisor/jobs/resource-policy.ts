@@ -14,8 +14,9 @@ import { detectSystemdScope } from '../workers/systemd-scope.js';
 // - Set and valid: enforced. Jobs get their profile's limits through systemd user scopes when a
 //   user manager answers, else through direct cgroup v2 directories when a delegated cgroup tree
 //   is writable, else the policy cannot be enforced and jobs are refused with that reason. Short
-//   execute_code workers get the short_workers limits through systemd scopes only; without them
-//   they still run (30-second, isolated, one-shot) and the startup log says they are unscoped.
+//   execute_code workers follow the same rule with the short_workers limits: a systemd scope under
+//   hermesshort.slice, else a direct cgroup, else execute_code is refused too (fail closed, never
+//   an unscoped worker under a policy that claims to limit it).
 // - Set but missing, unreadable, world-writable, owned by someone else or invalid: failed. The
 //   gateway fails closed: no job and no short worker starts, and /readyz says why. The control plane
 //   stays ready (a resource outage must not make the tunnel reconnect in a loop).
@@ -120,10 +121,17 @@ export function loadResourceState(path: string | undefined, childEnv: NodeJS.Pro
   return { mode: 'enforced', path, policy, enforcement: 'none', reason: `resource policy cannot be enforced here: ${scope.reason}; ${cgroup.reason}` };
 }
 
+/** The stable refusal when new work may not start under this state; undefined when it may. */
+export function startRefusal(state: ResourceState, what: string): GatewayError | undefined {
+  if (state.mode === 'failed') return new GatewayError(ErrorCode.RESOURCE_POLICY_INVALID, `${what} refused: ${state.reason}`);
+  if (state.mode === 'enforced' && state.enforcement === 'none') return new GatewayError(ErrorCode.RESOURCE_POLICY_UNENFORCEABLE, `${what} refused: ${state.reason}`);
+  return undefined;
+}
+
 /** Throws the stable refusal when new work may not start under this state; returns otherwise. */
 export function assertCanStartWork(state: ResourceState, what: string): void {
-  if (state.mode === 'failed') throw new GatewayError(ErrorCode.RESOURCE_POLICY_INVALID, `${what} refused: ${state.reason}`);
-  if (state.mode === 'enforced' && state.enforcement === 'none') throw new GatewayError(ErrorCode.RESOURCE_POLICY_UNENFORCEABLE, `${what} refused: ${state.reason}`);
+  const refusal = startRefusal(state, what);
+  if (refusal) throw refusal;
 }
 
 /** The limits a short execute_code worker runs under, when enforced. */

@@ -1,23 +1,28 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { constants } from 'node:os';
 import { approvalPolicy, checkCommand } from '../../shared/approval.js';
 import { ErrorCode, GatewayError, isGatewayError } from '../../shared/errors.js';
-import { capHeadTail, stripAnsi } from '../../shared/output-cap.js';
-import { packageRoot } from '../../shared/package-root.js';
+import { BoundedCollector, capHeadTail, stripAnsi } from '../../shared/output-cap.js';
+import { descendantsOf } from '../../shared/proc.js';
 import { redact } from '../../shared/redact.js';
 import type { CallContext, ToolDefinition } from '../../shared/tool-types.js';
+import { startRefusal } from '../jobs/resource-policy.js';
+import type { CgroupLimit } from '../workers/cgroup-limits.js';
 import type { WorkerProcess } from '../workers/worker-process.js';
 import { startRpcServer, type RpcServer } from './execute-rpc.js';
 import { shapeTerminalOutput } from './terminal.js';
 import { removeDir, type WorkerRuntime } from './worker-runtime.js';
 
-// execute_code: one fresh worker (own PID namespace) per call, never reused, with a 30-second
+// execute_code: one fresh unit (own PID namespace) per call, never reused, with a 30-second
 // deadline that includes queue wait, at most two running at once and a bounded queue (an explicit
-// BUSY, never an unbounded wait). One unit (worker + Python blocked on stdin + its RPC socket) is
-// kept pre-spawned so a call does not pay interpreter start-up; it still runs exactly one script.
+// BUSY, never an unbounded wait). A unit is the small Python init of workers/execute/unit.py with
+// the script's interpreter already forked and blocked on stdin, plus its own RPC socket and token.
+// As many units as may run at once (executeCodeConcurrency) are kept prepared, and a replacement
+// is started the moment a call takes one, not after the call: calls that follow each other closely
+// then find a unit ready instead of paying for its start-up. Each still runs exactly one script.
 
 export const RPC_TOOLS = ['web_search', 'web_extract', 'read_file', 'write_file', 'search_files', 'patch', 'terminal'] as const;
-const RUNNER = join(packageRoot(), 'workers', 'execute', 'runner.py');
 
 /** Dispatches one hermes_tools call made by the script of the call `ctx` belongs to. */
 export type RpcDispatch = (tool: string, args: Record<string, unknown>, ctx: CallContext) => Promise<unknown>;
@@ -27,10 +32,31 @@ interface Unit {
   rpc: RpcServer;
   dir: string;
   cwd: string;
+  /** Its own cgroup under the direct cgroup fallback of the resource policy. */
+  cgroup?: CgroupLimit;
+  stdout: BoundedCollector;
+  stderr: BoundedCollector;
+  /** Both of the script's output pipes reached EOF. */
+  drained: Promise<void>;
+  /** Settles once the script's interpreter is up and waiting for its code (rejects if it died). */
   ready: Promise<void>;
+  /** `ready` has resolved. */
+  isReady?: boolean;
   /** The call this unit serves; RPC calls arriving before it is claimed are refused. */
   call?: { ctx: CallContext; deadline: number };
 }
+
+/** A prepared (or still preparing) unit nobody has taken yet. */
+interface Pooled {
+  cwd: string;
+  unit: Promise<Unit>;
+}
+
+/**
+ * After the script's exit, how long its output pipes may stay open (something it started outside
+ * the PID namespace still holding them) before the output is taken as it is.
+ */
+const OUTPUT_DRAIN_GRACE_MS = 50;
 
 export interface ExecuteResult {
   status: 'success' | 'error' | 'timeout' | 'interrupted';
@@ -43,8 +69,7 @@ export interface ExecuteResult {
 export class ExecuteCodePool {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
-  private spare?: Unit;
-  private preparing = false;
+  private readonly pooled: Pooled[] = [];
   private closed = false;
 
   constructor(
@@ -56,20 +81,27 @@ export class ExecuteCodePool {
 
   private async createUnit(cwd: string): Promise<Unit> {
     const { limits } = this.runtime.config;
+    const cgroup = this.runtime.shortWorkerCgroup();
     const dir = this.runtime.privateDir('exec');
     const token = randomBytes(32).toString('base64url');
-    const unit = { dir, cwd } as Unit;
-    unit.rpc = await startRpcServer({
-      dir,
-      token,
-      allowed: RPC_TOOLS,
-      maxCalls: limits.executeCodeMaxToolCalls,
-      dispatch: (tool, args) => {
-        if (!unit.call) return Promise.resolve({ error: 'no execute_code call is bound to this socket' });
-        return this.dispatchRpc(unit, tool, args);
-      },
-    });
-    unit.worker = this.runtime.spawnWorker('execute-worker', {
+    const unit = { dir, cwd, ...(cgroup ? { cgroup } : {}) } as Unit;
+    try {
+      unit.rpc = await startRpcServer({
+        dir,
+        token,
+        allowed: RPC_TOOLS,
+        maxCalls: limits.executeCodeMaxToolCalls,
+        dispatch: (tool, args) => {
+          if (!unit.call) return Promise.resolve({ error: 'no execute_code call is bound to this socket' });
+          return this.dispatchRpc(unit, tool, args);
+        },
+      });
+    } catch (e) {
+      cgroup?.remove();
+      removeDir(dir);
+      throw e;
+    }
+    const worker = this.runtime.spawnWorker('execute-unit', {
       cwd,
       env: {
         // Injected after scrubbing, as Hermes does: the script's RPC endpoint and Python settings.
@@ -78,13 +110,27 @@ export class ExecuteCodePool {
         PYTHONDONTWRITEBYTECODE: '1',
         PYTHONIOENCODING: 'utf-8',
         PYTHONUTF8: '1',
-        HERMES_MCP_PYTHON: this.runtime.config.python,
-        HERMES_MCP_RUNNER: RUNNER,
-        HERMES_MCP_TRANSPORT_MAX_BYTES: String(limits.workerTransportMaxBytes),
         ...(process.env.HERMES_TIMEZONE ? { TZ: process.env.HERMES_TIMEZONE } : {}),
       },
     });
-    unit.ready = unit.worker.waitFor((f) => f.type === 'ready').then(() => undefined);
+    unit.worker = worker;
+    // The script's output, bounded in transit (head + rolling tail) whatever it prints.
+    const io = worker.scriptIo;
+    io.stdin.on('error', () => {}); // the script may exit before reading its code
+    unit.stdout = new BoundedCollector({ maxBytes: limits.workerTransportMaxBytes });
+    unit.stderr = new BoundedCollector({ maxBytes: limits.workerTransportMaxBytes });
+    io.stdout.on('data', (chunk: Buffer) => unit.stdout.push(chunk));
+    io.stderr.on('data', (chunk: Buffer) => unit.stderr.push(chunk));
+    const ended = (stream: NodeJS.ReadableStream) => new Promise<void>((resolve) => stream.once('close', () => resolve()));
+    unit.drained = Promise.all([ended(io.stdout), ended(io.stderr)]).then(() => undefined);
+    unit.ready = worker
+      .waitFor((f) => f.type === 'ready')
+      .then(() => {
+        // Nothing but the init and the script's idle interpreter exists yet: moved in now, every
+        // process the script starts is born inside the limited cgroup.
+        if (cgroup && worker.pid) for (const pid of [worker.pid, ...descendantsOf(worker.pid)]) cgroup.adopt(pid);
+        unit.isReady = true;
+      });
     unit.ready.catch(() => {});
     return unit;
   }
@@ -121,25 +167,40 @@ export class ExecuteCodePool {
   private async destroy(unit: Unit): Promise<void> {
     await unit.worker.kill();
     await unit.rpc.close();
-    removeDir(unit.dir);
+    unit.cgroup?.remove();
+    // Off the event loop: a unit is torn down per call, often while the next call is answered.
+    await rm(unit.dir, { recursive: true, force: true });
   }
 
-  /** Keeps one unused unit ready for the default working directory. */
+  /**
+   * Tops the pool up to executeCodeConcurrency units for the default working directory. Nothing is
+   * prepared while execute_code would be refused (a broken or unenforceable resource policy).
+   */
   prewarm(): void {
-    // One spare at most, and one being prepared at most: a second would overwrite the first and
-    // leave its worker running unowned.
-    if (this.closed || this.spare || this.preparing) return;
-    this.preparing = true;
-    void this.createUnit(this.runtime.config.terminalCwd).then(
-      (unit) => {
-        this.preparing = false;
-        if (this.closed || this.spare) void this.destroy(unit);
-        else this.spare = unit;
-      },
-      () => {
-        this.preparing = false;
-      },
-    );
+    if (this.closed || startRefusal(this.runtime.resources, 'execute_code')) return;
+    while (this.pooled.length < this.runtime.config.limits.executeCodeConcurrency) {
+      const entry: Pooled = { cwd: this.runtime.config.terminalCwd, unit: this.createUnit(this.runtime.config.terminalCwd) };
+      this.pooled.push(entry);
+      // A unit that fails to come up, or dies while waiting, leaves the pool (and is not replaced
+      // at once: a host that cannot start units must not be made to spin). The next call refills.
+      const leave = () => {
+        const i = this.pooled.indexOf(entry);
+        if (i >= 0) {
+          this.pooled.splice(i, 1);
+          void entry.unit.then((u) => this.destroy(u), () => {});
+        }
+      };
+      entry.unit.then((u) => {
+        u.ready.catch(leave);
+        void u.worker.exited.then(leave);
+      }, leave);
+    }
+  }
+
+  /** A unit for one call: a pooled one when there is one for `cwd`, else a new one. */
+  private take(cwd: string): Promise<Unit> {
+    const i = this.pooled.findIndex((p) => p.cwd === cwd);
+    return i >= 0 ? this.pooled.splice(i, 1)[0]!.unit : this.createUnit(cwd);
   }
 
   private async acquireSlot(deadline: number, signal: AbortSignal): Promise<'ok' | 'timeout' | 'interrupted'> {
@@ -197,25 +258,25 @@ export class ExecuteCodePool {
     }
     let unit: Unit | undefined;
     try {
-      if (this.spare && this.spare.cwd === cwd && this.spare.worker.alive) {
-        unit = this.spare;
-        this.spare = undefined;
-      } else {
-        unit = await this.createUnit(cwd);
-      }
+      unit = await this.take(cwd);
       unit.call = { ctx, deadline };
-      await unit.ready;
       const u = unit;
-      const done = u.worker.waitFor((f) => f.type === 'done');
+      const done = doneFrame(u);
       done.catch(() => {});
-      u.worker.send({ type: 'run', code });
-      const outcome = await new Promise<{ kind: 'done'; frame: Record<string, unknown> } | { kind: 'timeout' | 'interrupted' | 'crashed' }>((resolve) => {
+      // The code goes in once the interpreter waits for it (at once for a prepared unit), and
+      // only then is the taken unit replaced: preparing the next one must not delay this script.
+      if (u.isReady) u.worker.scriptIo.stdin.end(code);
+      else u.ready.then(() => u.worker.scriptIo.stdin.end(code), () => {});
+      this.prewarm();
+      type Outcome = { kind: 'done'; frame: Record<string, unknown> } | { kind: 'timeout' } | { kind: 'interrupted' } | { kind: 'crashed'; why: string };
+      const outcome = await new Promise<Outcome>((resolve) => {
         const timer = setTimeout(() => resolve({ kind: 'timeout' }), Math.max(0, deadline - Date.now()));
         const onAbort = () => resolve({ kind: 'interrupted' });
         ctx.signal.addEventListener('abort', onAbort, { once: true });
+        u.ready.catch((e: Error) => resolve({ kind: 'crashed', why: u.worker.alive ? e.message : u.worker.describeExit() }));
         done.then(
           (frame) => resolve({ kind: 'done', frame }),
-          () => resolve({ kind: 'crashed' }),
+          () => resolve({ kind: 'crashed', why: u.worker.describeExit() }),
         );
         void done.finally(() => {
           clearTimeout(timer);
@@ -229,21 +290,20 @@ export class ExecuteCodePool {
           return { status: 'timeout', output: `⏰ Script timed out after ${deadlineSeconds}s and was killed.`, tool_calls_made: calls, duration_seconds: elapsed() };
         }
         if (outcome.kind === 'interrupted') return { status: 'interrupted', output: '', tool_calls_made: calls, duration_seconds: elapsed() };
-        return { status: 'error', output: '', tool_calls_made: calls, duration_seconds: elapsed(), error: `execute_code worker failed (${u.worker.describeExit()})` };
+        return { status: 'error', output: '', tool_calls_made: calls, duration_seconds: elapsed(), error: `execute_code worker failed (${outcome.why})` };
       }
-      return this.shape(outcome.frame, calls, elapsed());
+      await Promise.race([u.drained, sleep(OUTPUT_DRAIN_GRACE_MS)]);
+      const signal = typeof outcome.frame.signal === 'number' ? signalName(outcome.frame.signal) : null;
+      const stdout = u.stdout.result({ thousands: true });
+      const stderr = u.stderr.result({ thousands: true });
+      return this.shape({ exitCode: outcome.frame.exitCode ?? null, signal, stdout: stdout.text, stderr: stderr.text }, calls, elapsed());
     } finally {
-      // The answer does not wait for the teardown (the worker is already ending its namespace),
-      // but the slot is only handed on once it is done, so the concurrency bound stays true.
-      // The next spare is prepared only now: spawning it during this call would compete with the
-      // script for the CPU.
+      // The answer does not wait for the teardown (the unit is already ending its namespace), but
+      // the slot is only handed on once it is done, so the concurrency bound stays true. The
+      // replacement unit was started when this one was taken.
       const u = unit;
-      const after = () => {
-        this.releaseSlot();
-        this.prewarm();
-      };
-      if (u) void this.destroy(u).finally(after);
-      else after();
+      if (u) void this.destroy(u).finally(() => this.releaseSlot());
+      else this.releaseSlot();
     }
   }
 
@@ -265,9 +325,8 @@ export class ExecuteCodePool {
 
   async close(): Promise<void> {
     this.closed = true;
-    const spare = this.spare;
-    this.spare = undefined;
-    if (spare) await this.destroy(spare);
+    const pooled = this.pooled.splice(0);
+    await Promise.all(pooled.map((p) => p.unit.then((u) => this.destroy(u), () => {})));
   }
 }
 
@@ -293,12 +352,43 @@ export function executeCodeTool(pool: ExecuteCodePool, runtime: WorkerRuntime, c
       if (bytes > limits.executeCodeMaxBytes) {
         throw new GatewayError(ErrorCode.CODE_TOO_LARGE, `code is ${bytes} bytes of UTF-8; execute_code accepts at most ${limits.executeCodeMaxBytes}`);
       }
-      // A configured but broken resource policy fails closed: no short worker starts.
-      if (runtime.resources.mode === 'failed') throw new GatewayError(ErrorCode.RESOURCE_POLICY_INVALID, `execute_code refused: ${runtime.resources.reason}`);
+      // A configured resource policy that is broken (RESOURCE_POLICY_INVALID) or that this host
+      // cannot enforce (RESOURCE_POLICY_UNENFORCEABLE: no user manager, no delegated cgroup) fails
+      // closed, as jobs do: no short worker starts unlimited.
+      const refusal = startRefusal(runtime.resources, 'execute_code');
+      if (refusal) throw refusal;
       const result = await pool.run(code, ctx, cwdFor(ctx.owner.id));
       return { structured: { ...result } };
     },
   };
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The unit's `done` frame; rejects if the unit ends without one. The init exits right after
+ * sending it, and the exit may be noticed before the frame is read: the output pipes closing (or
+ * the drain grace) comes after the frame, so only then is a missing frame a crash.
+ */
+function doneFrame(unit: Unit): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const off = unit.worker.onFrame((frame) => {
+      if (frame.type !== 'done') return;
+      off();
+      resolve(frame);
+    });
+    void unit.worker.exited.then(async () => {
+      await Promise.race([unit.drained, sleep(OUTPUT_DRAIN_GRACE_MS)]);
+      await new Promise((r) => setImmediate(r));
+      off();
+      reject(new Error(`unit exited (${unit.worker.describeExit()}) without reporting its script`));
+    });
+  });
+}
+
+/** SIGKILL for 9: the name the result reports for a script killed by a signal. */
+function signalName(signo: number): string {
+  return Object.entries(constants.signals).find(([, n]) => n === signo)?.[0] ?? `signal ${signo}`;
 }
 
 /** Hermes' terminal result for a command its approval guard refused (`status: "blocked"`). */

@@ -9,6 +9,7 @@ import { ProcessRegistry, processManageTool } from './processes.js';
 import { TerminalPool, terminalTool } from './terminal.js';
 import { sampleWorkerUsage, type WorkerUsage } from '../workers/usage.js';
 import { createWorkerRuntime, SHORT_WORKER_SLICE, type WorkerRuntime } from './worker-runtime.js';
+import { shortWorkerLimits, startRefusal } from '../jobs/resource-policy.js';
 
 // The native adapter: Hermes' file tools, terminal and execute_code, executed by the gateway's own
 // isolated workers (the supervisor never runs user commands itself).
@@ -28,12 +29,13 @@ export function nativeAdapter(config: GatewayConfig, log: Logger): NativeAdapter
   const runtime = createWorkerRuntime(config, process.env, (entry, reason) => log.warn({ event: 'worker_failed', worker: entry, reason }, 'worker failed'));
   if (runtime.isolation.degraded) log.warn({ event: 'isolation_degraded', mode: runtime.isolation.mode, reason: runtime.isolation.reason }, 'process isolation degraded');
   else log.info({ event: 'isolation', mode: runtime.isolation.mode }, 'process isolation');
-  // Under an enforced resource policy, execute_code workers belong in systemd scopes; without a
-  // reachable user manager they still run (isolated, unscoped) and the operator is told why.
+  // Under an enforced resource policy, execute_code units run in systemd scopes, else in direct
+  // cgroups; when neither is possible execute_code is refused like jobs (never run unlimited).
   const { resources } = runtime;
   if (resources.mode === 'failed') log.error({ event: 'resource_policy_failed', reason: resources.reason }, 'resource policy invalid: jobs and execute_code refused until it is fixed');
-  else if (resources.mode === 'enforced' && !runtime.scoped) log.warn({ event: 'systemd_scope_unavailable', enforcement: resources.enforcement, reason: resources.reason }, 'resource policy set but systemd scopes unavailable; execute_code workers run unscoped');
+  else if (startRefusal(resources, 'execute_code')) log.error({ event: 'resource_policy_unenforceable', reason: resources.reason }, 'resource policy cannot be enforced here: jobs and execute_code refused');
   else if (runtime.scoped) log.info({ event: 'systemd_scope', slice: SHORT_WORKER_SLICE }, 'execute_code workers run in systemd scopes');
+  else if (resources.enforcement === 'cgroup') log.info({ event: 'short_worker_cgroup', root: resources.cgroupRoot }, 'execute_code workers run in their own cgroups');
   const terminals = new TerminalPool(runtime);
   const cwdFor = (ownerId: string) => terminals.cwdFor(ownerId);
   const access = { mode: config.fileAccess, roots: config.roots };
@@ -54,7 +56,7 @@ export function nativeAdapter(config: GatewayConfig, log: Logger): NativeAdapter
     }
   };
   const exec = new ExecuteCodePool(runtime, dispatch);
-  if (resources.mode !== 'failed') exec.prewarm();
+  exec.prewarm(); // nothing is prepared while execute_code would be refused
   const processes = new ProcessRegistry(runtime);
   // Worker CPU/RSS, sampled in the background so /healthz stays a cheap read; logged while any
   // worker is alive.
@@ -86,8 +88,9 @@ export function nativeAdapter(config: GatewayConfig, log: Logger): NativeAdapter
         }),
       },
     ],
-    // Beside the components, like job_admission: how far the file tools reach never changes readiness.
-    readyFacts: () => ({ file_access: fileAccessFacts(access) }),
+    // Beside the components, like job_admission: neither how far the file tools reach nor whether
+    // execute_code may start units under the resource policy ever changes readiness.
+    readyFacts: () => ({ file_access: fileAccessFacts(access), short_worker_admission: shortWorkerAdmission(runtime) }),
     async releaseHook(ownerId) {
       await Promise.all([terminals.release(ownerId), processes.release(ownerId)]);
     },
@@ -103,5 +106,27 @@ export function nativeAdapter(config: GatewayConfig, log: Logger): NativeAdapter
       clearInterval(sampler);
       await Promise.all([exec.close(), terminals.closeAll(), processes.closeAll()]);
     },
+  };
+}
+
+/**
+ * /readyz.short_worker_admission: whether execute_code may start units here and how the resource
+ * policy's short_workers limits are applied to them. Reported beside control-plane readiness, like
+ * job_admission: a resource outage refuses execute_code without failing /readyz (which would send
+ * the tunnel into a reconnect loop).
+ */
+export function shortWorkerAdmission(runtime: WorkerRuntime): Record<string, unknown> {
+  const { resources } = runtime;
+  const refusal = startRefusal(resources, 'execute_code');
+  const limits = refusal ? undefined : shortWorkerLimits(resources);
+  return {
+    accepting: refusal === undefined,
+    resource_mode: resources.mode,
+    enforcement: resources.enforcement,
+    ...(limits && resources.enforcement === 'systemd' ? { slice: SHORT_WORKER_SLICE } : {}),
+    ...(limits && resources.enforcement === 'cgroup' ? { cgroup_root: resources.cgroupRoot } : {}),
+    ...(limits ? { limits } : {}),
+    resource_reason: resources.reason,
+    ...(refusal ? { reasons: [resources.reason], error: refusal.code } : {}),
   };
 }

@@ -5,7 +5,8 @@ import type { ResourceLimits } from '../../policy/resource-policy.js';
 // `systemd-run --user --scope` puts the worker (same pid: it execs the command, fds kept) into its
 // own cgroup under a slice, with memory, task and CPU limits the kernel enforces on the whole tree.
 // Whether the host allows it (a systemd user manager reachable over D-Bus) is probed once at
-// startup; without it workers run unscoped and /healthz says so (`systemd_scope: false`).
+// startup; without it /healthz says so (`systemd_scope: false`) and the resource policy falls back
+// to direct cgroups or refuses the work (supervisor/jobs/resource-policy.ts).
 
 export interface ScopeOptions {
   /** Unit name (systemd appends `.scope`), e.g. `hermes-exec-3f9a…`. */

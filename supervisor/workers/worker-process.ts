@@ -14,8 +14,15 @@ import type { IsolationReport } from './isolation.js';
 // modes the process group is killed and the host is swept for processes carrying this worker's tag.
 
 export interface WorkerSpawnOptions {
-  /** Absolute path of the worker's compiled entry point (workers/*.js). */
+  /** Absolute path of the worker's compiled entry point (workers/*.js), or of its script. */
   entry: string;
+  /** What runs `entry`: this Node by default (an execute_code unit is a Python script). */
+  interpreter?: string;
+  /**
+   * stdin, stdout and stderr are pipes the caller uses (an execute_code unit: the code goes in,
+   * the script's output comes out); by default only stderr is piped, kept as a diagnostic tail.
+   */
+  scriptIo?: boolean;
   isolation: IsolationReport;
   /** The complete environment of the worker and everything it starts (already scrubbed). */
   env: Record<string, string>;
@@ -49,11 +56,11 @@ export class WorkerProcess {
   private exitInfo?: WorkerExit;
 
   constructor(private readonly options: WorkerSpawnOptions) {
-    const argv = [...(options.scope ?? []), ...options.isolation.prefix, process.execPath, options.entry];
+    const argv = [...(options.scope ?? []), ...options.isolation.prefix, options.interpreter ?? process.execPath, options.entry];
     this.child = spawn(argv[0]!, argv.slice(1), {
       cwd: options.cwd,
       env: { ...options.env, [WORKER_TAG_VAR]: this.tag },
-      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+      stdio: options.scriptIo ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['ignore', 'ignore', 'pipe', 'pipe'],
       // Own process group: the fallback teardown kills the whole group at once.
       detached: true,
     });
@@ -101,6 +108,12 @@ export class WorkerProcess {
 
   get stderr(): string {
     return this.stderrTail;
+  }
+
+  /** The script's stdio (`scriptIo` workers only). */
+  get scriptIo(): { stdin: Writable; stdout: Readable; stderr: Readable } {
+    if (!this.options.scriptIo) throw new Error('this worker was not spawned with scriptIo');
+    return { stdin: this.child.stdin!, stdout: this.child.stdout!, stderr: this.child.stderr! };
   }
 
   describeExit(): string {

@@ -356,7 +356,7 @@ describe('policy enforced through systemd scopes (fake systemd-run)', () => {
     assert.ok(short.length >= 1, 'the (prewarmed) worker that ran the script was scoped');
     for (const argv of short) {
       assert.match(argv[5]!, /^--unit=hermes-exec-[0-9a-f]{16}$/);
-      assert.deepEqual(argv, [...scopeOf('hermesshort.slice', argv[5]!, SHORT), ...prefix, process.execPath, ENTRY('execute-worker')]);
+      assert.deepEqual(argv, [...scopeOf('hermesshort.slice', argv[5]!, SHORT), ...prefix, gw.native.runtime.config.python, join(packageRoot(), 'workers', 'execute', 'unit.py')]);
     }
     assert.equal(new Set(short.map((a) => a[5])).size, short.length, 'a fresh unit per worker');
   });

@@ -10,6 +10,7 @@ import { ancestorMatching, ESCAPEE_COUNT, ESCAPE_SCRIPT, killSurvivors, newMarke
 import { abortableToolCall, connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
 
 const py = (lines: string[]) => lines.join('\n');
+const UNIT_INIT = /workers\/execute\/unit\.py/;
 const escapeeScript = (marker: string, after: string) =>
   py(['import subprocess', `subprocess.Popen(["bash", ${JSON.stringify(ESCAPE_SCRIPT)}, ${JSON.stringify(marker)}, "600"])`, after]);
 
@@ -140,8 +141,11 @@ describe('execute_code through tool_call', () => {
     const pending = viaBridge(client, 'execute_code', { code: escapeeScript(marker, 'import time\ntime.sleep(60)') });
     const escapees = await waitForSurvivors(marker, ESCAPEE_COUNT);
     assert.ok(escapees.length >= ESCAPEE_COUNT);
-    const worker = ancestorMatching(escapees[0]!, /execute-worker\.js/);
-    assert.ok(worker, 'the worker process holding the script was found');
+    // The unit's init: the outermost unit.py process above the escapee (the script's own process,
+    // forked from it, carries the same command line).
+    let worker = ancestorMatching(escapees[0]!, UNIT_INIT);
+    for (let up = worker; up; up = ancestorMatching(up, UNIT_INIT)) worker = up;
+    assert.ok(worker, 'the unit process holding the script was found');
     process.kill(worker, 'SIGKILL');
     const r = await pending;
     assert.equal(r.data.status, 'error');

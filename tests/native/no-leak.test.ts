@@ -4,13 +4,14 @@ import { test } from 'node:test';
 import { descendantsOf } from '../../shared/proc.js';
 import { connect, startTestGateway, viaBridge } from '../helpers/gateway.js';
 
-// Closing the gateway leaves no worker behind: not the pre-spawned execute unit, not one being
+// Closing the gateway leaves no worker behind: not the prepared execute_code units, not one being
 // prepared while calls come and go (a second spare prepared concurrently once leaked a worker).
 
 function workersOfThisProcess(): number[] {
   return descendantsOf(process.pid).filter((pid) => {
     try {
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('/dist/workers/');
+      // Node workers (dist/workers/*.js) and execute_code units (workers/execute/unit.py).
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('/workers/');
     } catch {
       return false;
     }

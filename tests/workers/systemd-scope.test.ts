@@ -19,8 +19,7 @@ import { tempDirs } from '../helpers/temp.js';
 // and execs the rest, like the real `--scope` (same pid, fds kept: the fd-3 channel still works).
 // Never the real systemd-run here: no test may start or talk to a systemd manager.
 
-const RUNNER = join(packageRoot(), 'workers', 'execute', 'runner.py');
-const ENTRY = (name: string) => join(packageRoot(), 'dist', 'workers', `${name}.js`);
+const UNIT_PY = join(packageRoot(), 'workers', 'execute', 'unit.py');
 const temp = tempDirs();
 // Run in reverse: whatever a test started goes before the directories it used (removed last).
 const cleanup: Array<() => Promise<void> | void> = [() => temp.removeAll()];
@@ -69,17 +68,20 @@ function track(worker: WorkerProcess): WorkerProcess {
 
 
 function spawnExecuteWorker(runtime: WorkerRuntime): WorkerProcess {
-  return track(
-    runtime.spawnWorker('execute-worker', {
-      env: {
-        PYTHONDONTWRITEBYTECODE: '1',
-        PYTHONIOENCODING: 'utf-8',
-        HERMES_MCP_PYTHON: '/usr/bin/python3',
-        HERMES_MCP_RUNNER: RUNNER,
-        HERMES_MCP_TRANSPORT_MAX_BYTES: String(1 << 20),
-      },
-    }),
-  );
+  return track(runtime.spawnWorker('execute-unit', { env: { PYTHONDONTWRITEBYTECODE: '1', PYTHONIOENCODING: 'utf-8' } }));
+}
+
+/** Sends a ready unit its script; resolves with the done frame and what the script printed. */
+async function runScript(worker: WorkerProcess, code: string): Promise<{ exitCode: unknown; stdout: string }> {
+  let stdout = '';
+  worker.scriptIo.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  const closed = new Promise((resolve) => worker.scriptIo.stdout.once('close', resolve));
+  const done = worker.waitFor((f) => f.type === 'done');
+  worker.scriptIo.stdin.end(code);
+  const frame = await within(done, 10_000, 'the script');
+  await worker.kill(); // as the gateway does once it has the answer: its wrappers hold the pipes
+  await within(closed, 5000, 'the script output to end');
+  return { exitCode: frame.exitCode, stdout };
 }
 
 const PROBE = ['--user', '--scope', '--quiet', '--collect', 'true'];
@@ -150,7 +152,7 @@ describe('worker runtime', () => {
     assert.deepEqual(argv.slice(0, 5), ['--user', '--scope', '--quiet', '--collect', '--slice=hermesshort.slice']);
     assert.match(argv[5]!, UNIT);
     assert.deepEqual(argv.slice(6, sep + 1), ['-p', 'MemoryMax=1G', '-p', 'TasksMax=256', '-p', 'CPUQuota=100%', '--']);
-    assert.deepEqual(argv.slice(sep + 1), [...runtime.isolation.prefix, process.execPath, ENTRY('execute-worker')], 'then the usual worker command line');
+    assert.deepEqual(argv.slice(sep + 1), [...runtime.isolation.prefix, runtime.config.python, UNIT_PY], 'then the usual unit command line');
 
     // Like the real --scope, the fake execs: the process WorkerProcess holds is no longer the script.
     const cmdline = readFileSync(`/proc/${worker.pid}/cmdline`, 'utf8').split('\0');
@@ -164,12 +166,9 @@ describe('worker runtime', () => {
     const r = await within(result, 10_000, 'the command result');
     assert.equal(r.exitCode, 0);
     assert.match(String(r.output), /scoped-42/);
-    const done = worker.waitFor((f) => f.type === 'done');
-    worker.send({ type: 'run', code: 'print(1)' });
-    const d = await within(done, 10_000, 'the script');
+    const d = await runScript(worker, 'print(1)');
     assert.equal(d.exitCode, 0);
     assert.equal(d.stdout, '1\n');
-    await within(worker.exited, 5000, 'the worker to exit after its one script');
 
     // Each execute_code worker gets its own unit; terminal workers are never scoped.
     const second = spawnExecuteWorker(runtime);
@@ -191,9 +190,7 @@ describe('worker runtime', () => {
     assert.match(runtime.resources.reason, /Failed to connect to bus/);
     const worker = spawnExecuteWorker(runtime);
     await within(worker.waitFor((f) => f.type === 'ready'), 15_000, 'ready');
-    const done = worker.waitFor((f) => f.type === 'done');
-    worker.send({ type: 'run', code: 'print(2)' });
-    assert.equal((await within(done, 10_000, 'the script')).stdout, '2\n');
+    assert.equal((await runScript(worker, 'print(2)')).stdout, '2\n');
     assert.deepEqual(fake.calls(), [PROBE], 'only the probe ever ran systemd-run');
   });
 

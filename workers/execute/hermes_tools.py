@@ -15,14 +15,15 @@ protocol has no request ids; 300 s socket timeout.
 Gateway: optional arguments left at ``None`` are omitted from ``args`` (Hermes sends them as
 ``null``), so the tool applies its own default.
 
+Import cost: every execute_code unit imports this module while it is being prepared, before its
+script exists, so only built-in modules are imported here; ``json`` and ``socket`` are loaded by the
+first call, ``shlex`` by the first ``shell_quote``.
+
 Python 3.9+, standard library only.
 """
 
-import json
+import _thread
 import os
-import shlex
-import socket
-import threading
 import time
 
 __all__ = [
@@ -43,7 +44,7 @@ _SOCKET_TIMEOUT = 300
 _sock = None
 # One connection, no request ids: concurrent calls (threads) must not interleave their
 # send/receive, or they would read each other's responses.
-_call_lock = threading.Lock()
+_call_lock = _thread.allocate_lock()  # what threading.Lock() returns
 # Bytes received past the end of the last response line (normally none).
 _pending = b""
 
@@ -51,6 +52,8 @@ _pending = b""
 def _connect():
     global _sock
     if _sock is None:
+        import socket
+
         endpoint = os.environ["HERMES_RPC_SOCKET"]
         if endpoint.startswith("tcp://"):
             host, _, port = endpoint[len("tcp://"):].rpartition(":")
@@ -78,6 +81,8 @@ def _drop_connection():
 
 def _call(tool_name, args):
     """Send one tool call to the gateway and return the parsed result."""
+    import json
+
     global _pending
     request = json.dumps({
         "tool": tool_name,
@@ -166,12 +171,16 @@ def terminal(command, timeout=None, workdir=None):
 def json_parse(text):
     """json.loads with strict=False: tolerates raw control characters (tabs, newlines) inside
     strings, as found in terminal() or web_extract() output."""
+    import json
+
     return json.loads(text, strict=False)
 
 
 def shell_quote(s):
     """Shell-escape a string for safe interpolation into terminal() commands:
     terminal(f"echo {shell_quote(user_input)}")"""
+    import shlex
+
     return shlex.quote(s)
 
 
