@@ -2,7 +2,7 @@
   "targets": [
     {
       "target_name": "subreaper",
-      "sources": ["native/subreaper.c"],
+      "sources": ["subreaper/subreaper.c"],
       "cflags": ["-O2", "-Wall"]
     }
   ]

@@ -19,8 +19,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
 import { launchFloor, launchGateway, launchSdkFloor, nodeFlags, started } from './launch.js';
-import { detectIsolation } from '../supervisor/workers/isolation.js';
-import { WorkerProcess } from '../supervisor/workers/worker-process.js';
+import { detectIsolation } from '../supervisor/spawning/isolation.js';
+import { WorkerProcess } from '../supervisor/spawning/worker-process.js';
 import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, survivors, waitForSurvivors } from '../tests/helpers/escapees.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);

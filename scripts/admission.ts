@@ -11,8 +11,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { ErrorCode, GatewayError, isGatewayError } from '../shared/errors.js';
 import { loadLimits } from '../shared/limits.js';
-import { OWNER_TOKEN_PATTERN, activeJobs, gateState, jobCounts, pauseAdmission, resumeAdmission, type JobRow } from '../supervisor/jobs/admission.js';
-import { assertSafePath, openJobDatabase, type JobDatabase } from '../supervisor/jobs/store.js';
+import { OWNER_TOKEN_PATTERN, activeJobs, gateState, jobCounts, pauseAdmission, resumeAdmission, type JobRow } from '../supervisor/jobs/job-repository.js';
+import { assertSafePath, openJobDatabase, type JobDatabase } from '../supervisor/jobs/database.js';
 
 const EXIT_FAILED = 1;
 const EXIT_USAGE = 2;

@@ -1,6 +1,6 @@
 import { GatewayError, type ErrorCode } from './errors.js';
 import { redact, redactDeep } from './redact.js';
-import type { ContentBlock, NormalizedToolResult, ToolOutcome } from './tool-types.js';
+import type { ContentBlock, NormalizedToolResult, ToolOutcome } from '../supervisor/tool-types.js';
 
 // Every tool result leaves the gateway through normalizeResult: secrets redacted, text capped with
 // an explicit marker, structuredContent kept and mirrored as one JSON text block (the MCP spec's

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { packageRoot } from './package-root.js';
 
-// Loader for the native subreaper addon (native/subreaper.c, built by `npm install` through
+// Loader for the native subreaper addon (subreaper/subreaper.c, built by `npm install` through
 // node-gyp). Missing addon = degraded isolation, reported by the caller, never a crash.
 
 interface SubreaperAddon {

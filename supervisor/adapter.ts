@@ -1,4 +1,4 @@
-import type { ToolSource } from '../shared/tool-types.js';
+import type { ToolSource } from './tool-types.js';
 import type { ReadinessComponent } from './health/readiness.js';
 import type { ReleaseHook } from './owners/owners.js';
 

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { loadLimits, type Limits } from '../shared/limits.js';
-import { FILE_ACCESS_MODES, type FileAccessMode } from '../shared/roots.js';
+import { FILE_ACCESS_MODES, type FileAccessMode } from './roots.js';
 import { HONCHO_ENV_KEYS } from './memory/config.js';
 
 // Everything the gateway reads from its environment, in one place, with the documented defaults

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ErrorCode, GatewayError, isGatewayError } from '../shared/errors.js';
 import type { Limits } from '../shared/limits.js';
 import { errorOutcome, normalizeResult, outcomeFromError } from '../shared/result.js';
-import type { CallContext, NormalizedToolResult, Owner, ToolOutcome } from '../shared/tool-types.js';
+import type { CallContext, NormalizedToolResult, Owner, ToolOutcome } from './tool-types.js';
 import type { CatalogEntry } from './catalog/catalog.js';
 import { normalizeOffloaded } from './cpu/pool.js';
 import type { CapabilityStore } from './owners/capabilities.js';
@@ -10,7 +10,7 @@ import type { OwnerRegistry } from './owners/owners.js';
 import { currentRequest } from './telemetry.js';
 
 // The one path every tool call takes: owner resolution, argument validation (before anything runs),
-// the owner check, the native-work lease, error mapping and result normalisation. A reader follows
+// the owner check, the owner lease for work that may outlive its answer, error mapping and result normalisation. A reader follows
 // any tool from its schema (the source file) through here to its handler.
 
 /** What the MCP layer knows about the request a call arrived on. */
@@ -61,10 +61,10 @@ export class Dispatcher {
       }
       if (scope.signal.aborted) throw new GatewayError(ErrorCode.CANCELLED, 'the request was cancelled before the tool started');
       const ctx: CallContext = { owner, signal: scope.signal, callId: randomUUID(), era: scope.era, ...(scope.sessionId ? { sessionId: scope.sessionId } : {}) };
-      // Work a native handler leaves running past its answer stays counted under the same owner.
-      if (tool.native) ctx.retain = (work) => void this.deps.owners.runNative(owner.id, () => work).catch(() => {});
+      // Work a lease-holding handler leaves running past its answer stays counted under the same owner.
+      if (tool.holdsLease) ctx.retain = (work) => void this.deps.owners.runLeased(owner.id, () => work).catch(() => {});
       const work = () => tool.handler(args, ctx);
-      outcome = tool.native ? await this.deps.owners.runNative(owner.id, work) : await work();
+      outcome = tool.holdsLease ? await this.deps.owners.runLeased(owner.id, work) : await work();
     } catch (e) {
       if (isGatewayError(e)) outcome = outcomeFromError(e);
       else {

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { ErrorCode } from '../shared/errors.js';
 import { errorOutcome, normalizeResult } from '../shared/result.js';
-import type { NormalizedToolResult, ToolDefinition, ToolSource } from '../shared/tool-types.js';
+import type { NormalizedToolResult, ToolDefinition, ToolSource } from './tool-types.js';
 import { bridgeTools, BRIDGE_TOOL_NAMES } from './catalog/bridge.js';
 import { Catalog, type CatalogEntry } from './catalog/catalog.js';
 import { loadToolPolicy, type ToolPolicy } from './catalog/policy.js';
@@ -16,7 +16,7 @@ import { OwnerRegistry } from './owners/owners.js';
 import { currentRequest } from './telemetry.js';
 import { sessionTools } from './tools/sessions.js';
 import { skillsTools } from './tools/skills.js';
-import { OrphanReaper } from './workers/orphan-reaper.js';
+import { OrphanReaper } from './spawning/orphan-reaper.js';
 import { startupContextTool, startupReadiness } from './tools/startup-context.js';
 
 // Composition root: registers every source and readiness component, freezes the catalog, and

@@ -9,7 +9,7 @@ import { createMcpEndpoint } from './mcp/endpoint.js';
 import { guardedAdapter } from './guarded/index.js';
 import { jobsAdapter, type JobsAdapter } from './jobs/index.js';
 import { memoryAdapter, type MemoryAdapter } from './memory/index.js';
-import { nativeAdapter, type NativeAdapter } from './native/index.js';
+import { nativeAdapter, type NativeAdapter } from './native-tools/index.js';
 
 // Starts the gateway: composition, then an HTTP listener on loopback only.
 

@@ -1,6 +1,6 @@
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import type { Limits } from '../../shared/limits.js';
-import type { ToolDefinition } from '../../shared/tool-types.js';
+import type { ToolDefinition } from '../tool-types.js';
 import type { Dispatcher, RequestScope } from '../dispatch.js';
 import { currentRequest } from '../telemetry.js';
 import type { Catalog, CatalogEntry } from './catalog.js';

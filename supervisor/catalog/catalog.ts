@@ -1,4 +1,4 @@
-import type { ToolDefinition, ToolSource, SourceName } from '../../shared/tool-types.js';
+import type { ToolDefinition, ToolSource, SourceName } from '../tool-types.js';
 import { isForbidden, type ToolPolicy } from './policy.js';
 import { compileArgumentValidator, type ArgumentValidator } from './validate.js';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as v from 'valibot';
 import { packageRoot } from '../../shared/package-root.js';
-import type { SourceName } from '../../shared/tool-types.js';
+import type { SourceName } from '../tool-types.js';
 
 // The default-deny tool policy is data (policy/tool-policy.json); this is its typed reader.
 const Name = v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]{0,63}$/));

@@ -1,6 +1,6 @@
 import Ajv2020Module, { type ErrorObject } from 'ajv/dist/2020.js';
 import { GatewayError, ErrorCode } from '../../shared/errors.js';
-import type { ToolDefinition } from '../../shared/tool-types.js';
+import type { ToolDefinition } from '../tool-types.js';
 
 // One JSON Schema 2020-12 validator (ajv) for every tool's input, compiled once when the catalog
 // is frozen: a schema that does not compile fails startup instead of failing a call later.

@@ -1,5 +1,5 @@
 import { normalizeResult, type NormalizeOptions } from '../../shared/result.js';
-import type { ToolOutcome } from '../../shared/tool-types.js';
+import type { ToolOutcome } from '../tool-types.js';
 
 // Runs in a piscina worker thread: redaction and truncation of a large result, off the event loop.
 export default function normalizeTask(input: { outcome: ToolOutcome; options: NormalizeOptions }) {

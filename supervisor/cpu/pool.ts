@@ -1,6 +1,6 @@
 import type { Piscina } from 'piscina';
 import { normalizeResult, type NormalizeOptions } from '../../shared/result.js';
-import type { NormalizedToolResult, ToolOutcome } from '../../shared/tool-types.js';
+import type { NormalizedToolResult, ToolOutcome } from '../tool-types.js';
 
 // CPU-bound work inside the supervisor goes to a piscina thread so the event loop never stalls on
 // one big result (the redaction passes are linear, but 100k+ characters of them still take

@@ -1,5 +1,5 @@
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
-import type { ToolDefinition } from '../../shared/tool-types.js';
+import type { ToolDefinition } from '../tool-types.js';
 
 // delegate_task — catalogued with Hermes' own parameter set (tools/delegate_tool.py; reference
 // hermes.md §1.11: goal, context, tasks[{goal, context, acp_command, acp_args, role}], role,

@@ -2,7 +2,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
-import type { ToolDefinition } from '../../shared/tool-types.js';
+import type { ToolDefinition } from '../tool-types.js';
 import type { GatewayConfig } from '../config.js';
 import type { ProbeResult, ReadinessComponent } from '../health/readiness.js';
 import { MAX_QUERY_CHARS } from './session-search/fts.js';

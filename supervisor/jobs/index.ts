@@ -2,10 +2,10 @@ import type { Logger } from 'pino';
 import { ErrorCode, GatewayError, isGatewayError } from '../../shared/errors.js';
 import type { Limits } from '../../shared/limits.js';
 import type { Adapter } from '../adapter.js';
-import type { NativeAdapter } from '../native/index.js';
-import { gateState } from './admission.js';
+import type { NativeAdapter } from '../native-tools/index.js';
+import { gateState } from './job-repository.js';
 import { JobRunner } from './runner.js';
-import { openJobDatabase, type JobDatabase } from './store.js';
+import { openJobDatabase, type JobDatabase } from './database.js';
 import { jobTools } from './tools.js';
 
 // The jobs adapter: the job database, the runner, the four deferred tools, /readyz.job_admission

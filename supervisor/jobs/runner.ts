@@ -4,15 +4,15 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
-import { withKeyedLocks } from '../../shared/keyed-lock.js';
+import { withKeyedLocks } from '../keyed-lock.js';
 import { stripAnsi } from '../../shared/output-cap.js';
 import { descendantsOf, memAvailableBytes, processIsAlive, processStartTime, signalTree } from '../../shared/proc.js';
 import { redact } from '../../shared/redact.js';
 import { sizeBytes, type ResourceProfile } from '../../policy/resource-policy.js';
-import type { ProcessRegistry, TrackedProcess } from '../native/processes.js';
-import type { WorkerRuntime } from '../native/worker-runtime.js';
-import { CgroupLimit } from '../workers/cgroup-limits.js';
-import { scopeArgv } from '../workers/systemd-scope.js';
+import type { ProcessRegistry, TrackedProcess } from '../native-tools/processes.js';
+import type { WorkerRuntime } from '../spawning/worker-runtime.js';
+import { CgroupLimit } from '../spawning/cgroup-limits.js';
+import { scopeArgv } from '../spawning/systemd-scope.js';
 import {
   activeJobs,
   admitJob,
@@ -30,11 +30,11 @@ import {
   type Completion,
   type Instance,
   type JobRow,
-} from './admission.js';
+} from './job-repository.js';
 import { completionFromRecord, readExitRecord } from './exit-record.js';
 import { JobChanges } from './job-changes.js';
-import { assertCanStartWork } from './resource-policy.js';
-import type { JobDatabase } from './store.js';
+import { assertCanStartWork } from '../spawning/resource-policy.js';
+import type { JobDatabase } from './database.js';
 
 // Runs admitted jobs and keeps their receipts true.
 //

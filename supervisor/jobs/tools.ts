@@ -1,14 +1,14 @@
 import { stat } from 'node:fs/promises';
-import { checkCommand } from '../../shared/approval.js';
+import { checkCommand } from '../native-tools/approval.js';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
-import { resolveInsideRoots } from '../../shared/roots.js';
+import { resolveInsideRoots } from '../roots.js';
 import type { Limits } from '../../shared/limits.js';
-import type { ToolDefinition } from '../../shared/tool-types.js';
+import type { ToolDefinition } from '../tool-types.js';
 import { DEFAULT_RESOURCE_PROFILE, RESOURCE_PROFILES, type ResourceProfile } from '../../policy/resource-policy.js';
-import { prepareJob, type JobRow } from './admission.js';
-import { assertCanStartWork } from './resource-policy.js';
+import { prepareJob, type JobRow } from './job-repository.js';
+import { assertCanStartWork } from '../spawning/resource-policy.js';
 import type { JobRunner } from './runner.js';
-import type { JobDatabase } from './store.js';
+import type { JobDatabase } from './database.js';
 
 // The four deferred job tools. prepare/start need an interactive session (a capability token or a
 // legacy MCP session); status/cancel authorize by the job credential alone, so recovery works from
@@ -103,7 +103,7 @@ export function jobTools(db: JobDatabase, runner: JobRunner, roots: readonly str
     inputSchema: { type: 'object', properties: { job_id: JOB_ID, recovery_token: TOKEN }, required: ['job_id', 'recovery_token'], additionalProperties: false },
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true, idempotentHint: true },
     requiresOwner: true,
-    native: true,
+    holdsLease: true,
     async handler(args, ctx) {
       return { structured: jobView(await runner.start(args.job_id as string, args.recovery_token as string, ctx.owner.id)) };
     },

@@ -3,7 +3,7 @@ import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import type { Limits } from '../../shared/limits.js';
 import { redact } from '../../shared/redact.js';
 import { errorOutcome } from '../../shared/result.js';
-import type { CallContext, ToolOutcome } from '../../shared/tool-types.js';
+import type { CallContext, ToolOutcome } from '../tool-types.js';
 import { describeFailure, honchoStatus, toGatewayError, type HonchoBackend, type Prepared } from './honcho.js';
 import { MutationLedger } from './ledger.js';
 

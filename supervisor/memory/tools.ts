@@ -1,6 +1,6 @@
 import { type Conclusion, Session } from '@honcho-ai/sdk';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
-import type { CallContext, ToolDefinition, ToolOutcome } from '../../shared/tool-types.js';
+import type { CallContext, ToolDefinition, ToolOutcome } from '../tool-types.js';
 import { REASONING_LEVELS, type ReasoningLevel } from './config.js';
 import { honchoStatus, type Prepared } from './honcho.js';
 import { checkQuery, mutate, read, unknownOutcome, type MemoryToolDeps, type MutationResult } from './calls.js';
@@ -53,7 +53,7 @@ export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
       "Read the user's Honcho peer card from the Hermes memory: the curated list of durable facts (name, role, preferences, working style) Hermes has learned about the user. Read-only: the card is built by Honcho and cannot be replaced through this gateway.",
     inputSchema: { type: 'object', properties: {}, additionalProperties: false },
     annotations: READ_ONLY,
-    native: true,
+    holdsLease: true,
     async handler(_args, ctx) {
       const r = await read(deps, ctx, async (p) => ({ p, card: await p.user.getCard() }));
       const card = r.card ?? [];
@@ -83,7 +83,7 @@ export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
       additionalProperties: false,
     },
     annotations: READ_ONLY,
-    native: true,
+    holdsLease: true,
     async handler(args, ctx) {
       const query = checkQuery(args.query, limits)!;
       const limit = (args.limit as number | undefined) ?? 10;
@@ -113,7 +113,7 @@ export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
       additionalProperties: false,
     },
     annotations: READ_ONLY,
-    native: true,
+    holdsLease: true,
     async handler(args, ctx) {
       const query = checkQuery(args.query, limits);
       const sessionId = args.session as string | undefined;
@@ -153,7 +153,7 @@ export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
       additionalProperties: false,
     },
     annotations: READ_ONLY,
-    native: true,
+    holdsLease: true,
     async handler(args, ctx) {
       const query = checkQuery(args.query, limits)!;
       const settings = deps.state.kind === 'configured' ? deps.state.backend.settings : undefined;
@@ -181,7 +181,7 @@ export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
       additionalProperties: false,
     },
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, idempotentHint: false },
-    native: true,
+    holdsLease: true,
     async handler(args, ctx) {
       const action = (args.action as string | undefined) ?? 'create';
       const allowed: Record<string, string[]> = { create: ['action', 'conclusion', 'kind'], list: ['action', 'page', 'size'], delete: ['action', 'id'] };

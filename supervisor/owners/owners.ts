@@ -1,8 +1,8 @@
 // Owner leases and release hooks.
 //
-// An owner (a legacy MCP session or a capability token) holds a lease for every native call it has
-// running. Native work is counted until it actually settles, even after the HTTP waiter gave up, so
-// /healthz never reports "idle" while a worker is still doing something. When an owner ends
+// An owner (a legacy MCP session or a capability token) holds a lease for every call of a
+// `holdsLease` tool it has running. Such work is counted until it actually settles, even after the
+// HTTP waiter gave up, so /healthz never reports "idle" while a worker is still doing something. When an owner ends
 // (session_close, expiry, legacy session deleted) its resources are released only after its leases
 // drain: cleanup must not race the work that is still using those resources.
 
@@ -31,10 +31,10 @@ export class OwnerRegistry {
   }
 
   /**
-   * Runs native work under the owner's lease. The returned promise settles with the work; the
+   * Runs work under the owner's lease. The returned promise settles with the work; the
    * counters drop only when the work itself settles, never when a caller stops waiting.
    */
-  async runNative<T>(ownerId: string, work: () => Promise<T>): Promise<T> {
+  async runLeased<T>(ownerId: string, work: () => Promise<T>): Promise<T> {
     this.leases.set(ownerId, this.leaseCount(ownerId) + 1);
     this.nativeInflight++;
     try {

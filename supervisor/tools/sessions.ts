@@ -1,5 +1,5 @@
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
-import type { ToolDefinition } from '../../shared/tool-types.js';
+import type { ToolDefinition } from '../tool-types.js';
 import type { CapabilityStore } from '../owners/capabilities.js';
 import type { OwnerRegistry } from '../owners/owners.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { GatewayError, ErrorCode, isGatewayError } from '../../shared/errors.js';
 import { envNameFor, type Limits } from '../../shared/limits.js';
 import { redact } from '../../shared/redact.js';
-import type { ToolDefinition } from '../../shared/tool-types.js';
+import type { ToolDefinition } from '../tool-types.js';
 import type { ReadinessComponent } from '../health/readiness.js';
 import type { GatewayConfig } from '../config.js';
 

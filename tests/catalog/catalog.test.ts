@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ToolDefinition, ToolSource } from '../../shared/tool-types.js';
+import type { ToolDefinition, ToolSource } from '../../supervisor/tool-types.js';
 import { Catalog } from '../../supervisor/catalog/catalog.js';
 import { loadToolPolicy } from '../../supervisor/catalog/policy.js';
 

@@ -4,7 +4,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { defaultLimits, loadLimits } from '../../shared/limits.js';
-import { resolveInsideRoots } from '../../shared/roots.js';
+import { resolveInsideRoots } from '../../supervisor/roots.js';
 import { ConfigError, loadConfig } from '../../supervisor/config.js';
 import { startGateway } from '../../supervisor/server.js';
 import { createLogger } from '../../supervisor/telemetry.js';

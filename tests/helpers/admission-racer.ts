@@ -5,8 +5,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../../shared/package-root.js';
 import { isGatewayError } from '../../shared/errors.js';
-import { admitJob, finishJob, type AdmissionRules } from '../../supervisor/jobs/admission.js';
-import { openJobDatabase, type JobDatabase } from '../../supervisor/jobs/store.js';
+import { admitJob, finishJob, type AdmissionRules } from '../../supervisor/jobs/job-repository.js';
+import { openJobDatabase, type JobDatabase } from '../../supervisor/jobs/database.js';
 
 // An admission racer: a separate process that opens the job database and, on a start signal,
 // admits pre-prepared jobs as fast as it can. It checks nothing itself: it counts what admitJob

@@ -1,4 +1,4 @@
-import type { ToolDefinition, ToolSource } from '../../shared/tool-types.js';
+import type { ToolDefinition, ToolSource } from '../../supervisor/tool-types.js';
 
 // Tiny fixture tools standing in for real execution adapters: they let tests see
 // which owner a call got, hold a native lease for a while, and observe cancellation.
@@ -42,7 +42,7 @@ export function fixtureSource(): { source: ToolSource; probe: FixtureProbe } {
     description: 'Fixture: native work that runs until released by the test (ignores cancellation, like a thread-backed handler).',
     inputSchema: { type: 'object', properties: {}, additionalProperties: false },
     annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
-    native: true,
+    holdsLease: true,
     async handler(_args, ctx) {
       probe.owners.push(ctx.owner.id);
       probe.started++;

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { admitJob, finishJob, gateState, hashSecret, pauseAdmission, prepareJob, type AdmissionRules, type Instance } from '../../supervisor/jobs/admission.js';
-import { openJobDatabase, type JobDatabase } from '../../supervisor/jobs/store.js';
+import { admitJob, finishJob, gateState, hashSecret, pauseAdmission, prepareJob, type AdmissionRules, type Instance } from '../../supervisor/jobs/job-repository.js';
+import { openJobDatabase, type JobDatabase } from '../../supervisor/jobs/database.js';
 import { waitFor, within } from '../helpers/wait.js';
 
 // dist/tests/jobs/admission-cli.test.js -> repo root is three levels up.

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import { ErrorCode, isGatewayError } from '../../shared/errors.js';
-import { admitJob, finishJob, getJob, prepareJob, type AdmissionRules, type JobRow } from '../../supervisor/jobs/admission.js';
-import { openJobDatabase, type JobDatabase } from '../../supervisor/jobs/store.js';
+import { admitJob, finishJob, getJob, prepareJob, type AdmissionRules, type JobRow } from '../../supervisor/jobs/job-repository.js';
+import { openJobDatabase, type JobDatabase } from '../../supervisor/jobs/database.js';
 import {
   installInvariantTrigger,
   invariantViolations,

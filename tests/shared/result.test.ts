@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { ErrorCode } from '../../shared/errors.js';
 import { defaultLimits } from '../../shared/limits.js';
 import { capText, errorOutcome, normalizeResult, TRUNCATION_MARKER } from '../../shared/result.js';
-import type { ContentBlock, NormalizedToolResult } from '../../shared/tool-types.js';
+import type { ContentBlock, NormalizedToolResult } from '../../supervisor/tool-types.js';
 
 // Every tool result leaves the gateway through normalizeResult; these pin its contract one
 // behaviour at a time: caps with an explicit marker, the structuredContent mirror and its

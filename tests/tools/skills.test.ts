@@ -7,7 +7,7 @@ import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { after, before, describe, mock, test } from 'node:test';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { loadLimits, type Limits } from '../../shared/limits.js';
-import type { CallContext, ToolDefinition } from '../../shared/tool-types.js';
+import type { CallContext, ToolDefinition } from '../../supervisor/tool-types.js';
 import { compileArgumentValidator } from '../../supervisor/catalog/validate.js';
 import { skillsTools, type SkillsConfig } from '../../supervisor/tools/skills.js';
 

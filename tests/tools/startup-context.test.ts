@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { loadLimits, type Limits } from '../../shared/limits.js';
-import type { CallContext } from '../../shared/tool-types.js';
+import type { CallContext } from '../../supervisor/tool-types.js';
 import { compileArgumentValidator } from '../../supervisor/catalog/validate.js';
 import { loadConfig } from '../../supervisor/config.js';
 import {

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { zombieChildrenOf } from '../../shared/proc.js';
 import { becomeSubreaper } from '../../shared/subreaper.js';
-import { OrphanReaper } from '../../supervisor/workers/orphan-reaper.js';
+import { OrphanReaper } from '../../supervisor/spawning/orphan-reaper.js';
 import { startTestGateway } from '../helpers/gateway.js';
 import { within } from '../helpers/wait.js';
 

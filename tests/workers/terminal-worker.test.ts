@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { packageRoot } from '../../shared/package-root.js';
-import { detectIsolation, type IsolationMode } from '../../supervisor/workers/isolation.js';
-import { WorkerProcess } from '../../supervisor/workers/worker-process.js';
+import { detectIsolation, type IsolationMode } from '../../supervisor/spawning/isolation.js';
+import { WorkerProcess } from '../../supervisor/spawning/worker-process.js';
 import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../helpers/escapees.js';
 
 const entry = join(packageRoot(), 'dist', 'workers', 'terminal-worker.js');

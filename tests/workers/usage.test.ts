@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
-import { sampleWorkerUsage } from '../../supervisor/workers/usage.js';
+import { sampleWorkerUsage } from '../../supervisor/spawning/usage.js';
 import { waitFor } from '../helpers/wait.js';
 
 test('worker usage sums CPU and RSS over a worker and its whole tree', async () => {

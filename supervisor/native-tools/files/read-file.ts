@@ -1,0 +1,283 @@
+import { constants as fsConstants } from 'node:fs';
+import { stat, open, type FileHandle } from 'node:fs/promises';
+import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import { redact } from '../../../shared/redact.js';
+import type { CallContext, ToolDefinition } from '../../tool-types.js';
+import {
+  IMAGE_EXTENSIONS,
+  READ_FLAGS,
+  decodeLenient,
+  describeBinaryFile,
+  fileExtension,
+  hasBinaryExtension,
+  isLikelyBinaryBytes,
+  isNotFound,
+  notFoundError,
+  notRegularError,
+  readFailed,
+} from './fs-util.js';
+import { resolveToolPath } from './confine.js';
+import { requireString, type PathDeps } from './paths.js';
+import { checkedPath, deviceError, hermesDirs, isBlockedDevice, readBlockError, readBlockMessage } from './sensitive-paths.js';
+
+// read_file — Hermes' paginated text read (tools/file_tools.py `read_file_tool`,
+// tools/file_operations.py `_read_file_native`): `N|line` gutter, 1-indexed offset, limit ≤ 2000,
+// lines cut at 2000 characters, formatted content over 100,000 characters refused, device paths,
+// binaries, images and Hermes credential files refused, `similar_files` for a missing file,
+// content redacted in code-file mode.
+//
+// One call reads at most `readFileScanMaxBytes` of the file (HERMES_MCP_READ_FILE_SCAN_MAX_BYTES):
+// upstream counts every line (`wc -l`) for `total_lines`, which on a huge or sparse file means
+// reading gigabytes to show five lines. Past that budget counting stops: `total_lines` is then
+// what was seen (`total_lines_is_lower_bound: true`), and lines beyond it are not served.
+//
+// Hermes' per-task read state (the "unchanged since last read" dedup stub, the repeat warnings
+// and BLOCKED errors, staleness timestamps for later writes) is deliberately NOT kept: the gateway
+// is stateless per call, so every read returns the file's content.
+
+export const READ_DEFAULT_OFFSET = 1;
+export const READ_DEFAULT_LIMIT = 500;
+export const READ_MAX_LIMIT = 2000;
+/** `tool_output.max_line_length`. */
+export const MAX_LINE_LENGTH = 2000;
+/** `file_read_max_chars`: formatted content above this is refused. */
+export const MAX_READ_CHARS = 100_000;
+/** Above this size (and a wide, truncated read) a `_hint` nudges toward targeted reads. */
+const LARGE_FILE_HINT_BYTES = 512_000;
+/** Per-line byte clamp while scanning (`cut -b1-N` upstream): enough bytes for 2000 code points. */
+const LINE_CLAMP_BYTES = 4 * MAX_LINE_LENGTH + 1;
+const CHUNK_BYTES = 1 << 20;
+
+function intArg(v: unknown, fallback: number): number {
+  if (v === undefined || v === null) return fallback;
+  const n = typeof v === 'number' ? v : Number(v);
+  return Number.isFinite(n) ? Math.trunc(n) : fallback;
+}
+
+/** Hermes `normalize_read_pagination`: offset ≥ 1; 1 ≤ limit ≤ 2000. */
+export function normalizeReadPagination(offset: unknown, limit: unknown): { offset: number; limit: number } {
+  return {
+    offset: Math.max(1, intArg(offset, READ_DEFAULT_OFFSET)),
+    limit: Math.max(1, Math.min(intArg(limit, READ_DEFAULT_LIMIT), READ_MAX_LIMIT)),
+  };
+}
+
+function formatCount(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/** What read_file needs from its host besides paths: the per-call read budget. */
+export interface ReadFileDeps extends PathDeps {
+  readFileScanMaxBytes: number;
+}
+
+interface Page {
+  /** Lines offset..end that exist, already byte-clamped, without terminators. */
+  lines: Buffer[];
+  /** Lines in the file (a final line without a newline counts), or those seen before the budget ran out. */
+  totalLines: number;
+  /** Bytes read before the budget stopped the scan short of the end, or null when the whole file was scanned. */
+  stoppedAt: number | null;
+}
+
+/** One chunked pass of at most `maxBytes`: counts lines and keeps the requested window (never a whole huge line). */
+async function scanPage(handle: FileHandle, offset: number, endLine: number, maxBytes: number): Promise<Page> {
+  const lines: Buffer[] = [];
+  let newlines = 0;
+  let lineno = 1;
+  let kept: Buffer[] = [];
+  let keptLen = 0;
+  let partial = false;
+  const buffer = Buffer.alloc(CHUNK_BYTES);
+  let position = 0;
+  let stoppedAt: number | null = null;
+  for (;;) {
+    if (position >= maxBytes) {
+      // Out of budget: stop unless the file really ends here.
+      if ((await handle.read(buffer, 0, 1, position)).bytesRead > 0) stoppedAt = position;
+      break;
+    }
+    const { bytesRead } = await handle.read(buffer, 0, Math.min(CHUNK_BYTES, maxBytes - position), position);
+    if (bytesRead === 0) break;
+    position += bytesRead;
+    const chunk = buffer.subarray(0, bytesRead);
+    if (lineno > endLine) {
+      // Past the window: only the line count and whether the last line is open matter.
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) newlines++;
+      partial = chunk[chunk.length - 1] !== 10;
+      continue;
+    }
+    let pos = 0;
+    while (pos < chunk.length) {
+      const nl = chunk.indexOf(10, pos);
+      const inPage = lineno >= offset && lineno <= endLine;
+      const stop = nl === -1 ? chunk.length : nl;
+      if (inPage && keptLen < LINE_CLAMP_BYTES) {
+        const take = Math.min(stop, pos + (LINE_CLAMP_BYTES - keptLen));
+        if (take > pos) {
+          kept.push(Buffer.from(chunk.subarray(pos, take)));
+          keptLen += take - pos;
+        }
+      }
+      if (nl === -1) {
+        partial = true;
+        break;
+      }
+      if (inPage) lines.push(Buffer.concat(kept));
+      kept = [];
+      keptLen = 0;
+      partial = false;
+      newlines++;
+      lineno++;
+      pos = nl + 1;
+    }
+  }
+  if (partial && lineno >= offset && lineno <= endLine) lines.push(Buffer.concat(kept));
+  return { lines, totalLines: newlines + (partial ? 1 : 0), stoppedAt };
+}
+
+/** Why total_lines is a lower bound: the scan stopped at the per-call budget. */
+function budgetNote(stoppedAt: number, fileSize: number): string {
+  return `lines were counted in the first ${formatCount(stoppedAt)} of ${formatCount(fileSize)} bytes only (HERMES_MCP_READ_FILE_SCAN_MAX_BYTES)`;
+}
+
+function gutter(lines: string[], start: number): string {
+  return lines
+    .map((line, i) => `${start + i}|${line.length <= MAX_LINE_LENGTH ? line : line.slice(0, MAX_LINE_LENGTH) + '... [truncated]'}`)
+    .join('\n');
+}
+
+export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
+  const input = requireString(args, 'path', 'read_file');
+  const { offset, limit } = normalizeReadPagination(args.offset, args.limit);
+  const target = await resolveToolPath(deps, input, ctx);
+  const checked = await checkedPath(target);
+
+  // Order as upstream: device guard, binary extension, Hermes internal/credential files, then I/O.
+  if (await isBlockedDevice(checked)) throw deviceError(input);
+  if (hasBinaryExtension(checked.real)) {
+    const ext = fileExtension(checked.real);
+    throw new GatewayError(
+      ErrorCode.FILE_BINARY,
+      `Cannot read binary file '${input}' (${ext}). Use vision_analyze for images, or terminal to inspect binary files.`,
+      { is_binary: true, is_image: IMAGE_EXTENSIONS.has(ext) },
+    );
+  }
+  const blocked = readBlockMessage(checked, input, await hermesDirs(deps.hermesHome));
+  if (blocked) throw readBlockError(blocked);
+
+  // stat (not open) first, so a FIFO or device is refused before anything touches it. The real path
+  // is the one that was checked; O_NOFOLLOW refuses a symlink swapped in since.
+  let handle: FileHandle;
+  try {
+    const st = await stat(checked.real);
+    if (!st.isFile()) throw notRegularError(input);
+    handle = await open(checked.real, READ_FLAGS | (fsConstants.O_NOFOLLOW ?? 0));
+  } catch (e) {
+    if (e instanceof GatewayError) throw e;
+    if (isNotFound(e)) throw await notFoundError(target.expanded, target.absolute);
+    throw readFailed(input, e);
+  }
+
+  let fileSize: number;
+  let page: Page;
+  const endLine = offset + limit - 1;
+  try {
+    const st = await handle.stat();
+    if (!st.isFile()) throw notRegularError(input);
+    fileSize = st.size;
+    const sample = Buffer.alloc(Math.min(1000, fileSize));
+    const { bytesRead } = await handle.read(sample, 0, sample.length, 0);
+    const head = sample.subarray(0, bytesRead);
+    if (isLikelyBinaryBytes(head)) {
+      throw new GatewayError(ErrorCode.FILE_BINARY, describeBinaryFile(head, fileSize), { is_binary: true, file_size: fileSize });
+    }
+    page = await scanPage(handle, offset, endLine, deps.readFileScanMaxBytes);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+
+  const base = { total_lines: page.totalLines, file_size: fileSize, truncated: false, is_binary: false, is_image: false };
+  if (fileSize === 0) return { content: '', ...base, total_lines: 0, hint: 'File is empty (0 bytes).' };
+  const budget = page.stoppedAt === null ? null : budgetNote(page.stoppedAt, fileSize);
+  if (offset > page.totalLines && budget) {
+    return {
+      content: '',
+      ...base,
+      truncated: true,
+      total_lines_is_lower_bound: true,
+      hint: `Note: offset ${offset} lies beyond what read_file reads of this file (${budget}: ${page.totalLines} lines seen). Use terminal for that part of the file.`,
+    };
+  }
+  if (offset > page.totalLines) {
+    return {
+      content: '',
+      ...base,
+      hint: `Note: offset ${offset} is beyond the end of the file (${page.totalLines} lines total). Retry with offset <= ${page.totalLines}.`,
+    };
+  }
+
+  const lines = page.lines.map((bytes) => decodeLenient(bytes));
+  if (offset === 1 && lines.length > 0 && lines[0]!.startsWith('\ufeff')) lines[0] = lines[0]!.slice(1);
+  const content = gutter(lines, offset);
+  const lastShown = offset + lines.length - 1;
+  const truncated = page.totalLines > endLine || budget !== null;
+
+  // Size guard on the formatted content (what would enter the model's context), before redaction.
+  if (content.length > MAX_READ_CHARS) {
+    throw new GatewayError(
+      ErrorCode.FILE_TOO_LARGE,
+      `Read produced ${formatCount(content.length)} characters which exceeds the safety limit (${formatCount(MAX_READ_CHARS)} chars). ` +
+        `Use offset and limit to read a smaller range. The file has ${page.totalLines} lines total.`,
+      { path: input, total_lines: page.totalLines, file_size: fileSize },
+    );
+  }
+
+  const result: Record<string, unknown> = { content: redact(content, { codeFile: true }), ...base, truncated };
+  if (budget) {
+    result.total_lines_is_lower_bound = true;
+    result.hint = `Use offset=${lastShown + 1} to continue reading (showing ${offset}-${lastShown} of at least ${page.totalLines} lines; ${budget})`;
+  } else if (truncated) {
+    result.hint = `Use offset=${endLine + 1} to continue reading (showing ${offset}-${endLine} of ${page.totalLines} lines)`;
+  }
+  if (truncated) {
+    if (fileSize > LARGE_FILE_HINT_BYTES && limit > 200) {
+      result._hint =
+        `This file is large (${formatCount(fileSize)} bytes). Consider reading only the section you need with offset and limit ` +
+        'to keep context usage efficient.';
+    }
+  }
+  return result;
+}
+
+export function readFileTool(deps: ReadFileDeps): ToolDefinition {
+  return {
+    name: 'read_file',
+    description:
+      'Read a text file with line numbers and pagination. Use this instead of cat/head/tail in terminal. ' +
+      "Output format: 'LINE_NUM|CONTENT'. Suggests similar filenames if not found. Use offset and limit for large files. " +
+      'Reads exceeding ~100K characters are rejected; use offset and limit to read specific sections of large files. ' +
+      'NOTE: Cannot read images or other binary files — use vision_analyze for images.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', minLength: 1, description: 'Path to the file to read (absolute, relative, or ~/path)' },
+        offset: { type: 'integer', minimum: 1, default: READ_DEFAULT_OFFSET, description: 'Line number to start reading from (1-indexed, default: 1)' },
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: READ_MAX_LIMIT,
+          default: READ_DEFAULT_LIMIT,
+          description: 'Maximum number of lines to read (default: 500, max: 2000)',
+        },
+      },
+      required: ['path'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, title: 'Read a file' },
+    requiresOwner: false,
+    async handler(args: Record<string, unknown>, ctx: CallContext) {
+      return { structured: await readFile(deps, args ?? {}, ctx) };
+    },
+  };
+}

@@ -1,0 +1,309 @@
+import { randomBytes } from 'node:crypto';
+import { ErrorCode, GatewayError } from '../../shared/errors.js';
+import { stripAnsi } from '../../shared/output-cap.js';
+import { redact } from '../../shared/redact.js';
+import type { ToolDefinition } from '../tool-types.js';
+import type { WorkerProcess } from '../spawning/worker-process.js';
+import type { WorkerRuntime } from '../spawning/worker-runtime.js';
+
+// The owner-scoped process registry behind process_manage (Hermes' `process` tool). Direct terminal
+// never backgrounds anything, so processes enter here only through the jobs adapter; each runs in a
+// worker of its own (own PID namespace). Jobs start with persistOnRelease (Hermes'
+// persist_on_release=true): their session ending does not stop them. An owner sees and acts on its own processes only: another
+// owner's id answers exactly like an id that does not exist.
+
+const OUTPUT_KEEP_CHARS = 200_000; // Hermes' rolling buffer
+const FINISHED_KEEP_MS = 30 * 60_000; // finished processes stay visible for 30 minutes
+const MAX_FINISHED_KEPT = 256;
+/** Running background processes at once (finished ones stay listed but do not count). */
+const MAX_TRACKED = 64;
+
+function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
+export interface TrackedProcess {
+  id: string;
+  ownerId: string;
+  command: string;
+  cwd: string;
+  pid?: number;
+  startedAt: number;
+  output: string;
+  exited: boolean;
+  exitCode?: number | null;
+  completionReason?: 'exited' | 'killed' | 'lost';
+  finishedAt?: number;
+  worker: WorkerProcess;
+  waiters: Array<() => void>;
+  /** Hermes' persist_on_release: the owner ending does not kill it (jobs). */
+  persistOnRelease: boolean;
+  exitSignal?: string | null;
+}
+
+/** How the jobs adapter starts its work (Hermes' terminal background=true, persist_on_release=true). */
+export interface StartOptions {
+  persistOnRelease?: boolean;
+  /** A `systemd-run --scope` prefix for the worker (the job's slice and limits). */
+  scope?: readonly string[];
+  /** Runs after the worker is up and before the command starts (e.g. moving it into a cgroup). */
+  beforeStart?: (worker: WorkerProcess) => void;
+  /** The worker writes the command's outcome here before reporting it. */
+  exitFile?: string;
+  onOutput?: (data: string) => void;
+  onExit?: (proc: TrackedProcess) => void;
+}
+
+export class ProcessRegistry {
+  private readonly processes = new Map<string, TrackedProcess>();
+
+  constructor(private readonly runtime: WorkerRuntime) {}
+
+  /** How long a process worker may take to come up and to start its command (workerStartTimeoutSeconds). */
+  private get startTimeoutMs(): number {
+    return this.runtime.config.limits.workerStartTimeoutSeconds * 1000;
+  }
+
+  /** Starts `command` for `ownerId` in a fresh isolated worker (the jobs adapter's entry point). */
+  async start(ownerId: string, command: string, cwd: string, options: StartOptions = {}): Promise<TrackedProcess> {
+    this.prune();
+    if (!this.hasCapacity) {
+      throw new GatewayError(ErrorCode.BUSY, `at most ${MAX_TRACKED} background processes run at once; kill or wait for some first`);
+    }
+    const worker = this.runtime.spawnWorker('process-worker', options.scope ? { scope: options.scope } : {});
+    const proc: TrackedProcess = {
+      id: `proc_${randomBytes(6).toString('hex')}`,
+      ownerId,
+      command,
+      cwd,
+      startedAt: Date.now(),
+      output: '',
+      exited: false,
+      worker,
+      waiters: [],
+      persistOnRelease: options.persistOnRelease === true,
+    };
+    this.processes.set(proc.id, proc);
+    worker.onFrame((frame) => {
+      if (frame.type === 'output') {
+        proc.output = (proc.output + String(frame.data)).slice(-OUTPUT_KEEP_CHARS);
+        options.onOutput?.(String(frame.data));
+      } else if (frame.type === 'started') {
+        proc.pid = frame.pid as number;
+      } else if (frame.type === 'exit') {
+        proc.exitSignal = (frame.signal as string | null) ?? null;
+        this.markExited(proc, frame.killed ? 'killed' : 'exited', (frame.exitCode as number | null) ?? (frame.killed ? -15 : null));
+      }
+    });
+    const exitHook = () => options.onExit?.(proc);
+    proc.waiters.push(exitHook);
+    void worker.exited.then(() => this.markExited(proc, 'lost', null));
+    // A worker that never comes up (a hung scope wrapper, a stuck exec) must not hold its caller
+    // forever: bounded waits, and on failure the worker and everything it started are killed.
+    try {
+      await withDeadline(worker.waitFor((f) => f.type === 'ready'), this.startTimeoutMs, 'the worker did not come up');
+      options.beforeStart?.(worker);
+    } catch (e) {
+      // Nothing was started: the caller records its own failure, not an exit of the command.
+      proc.waiters = proc.waiters.filter((w) => w !== exitHook);
+      await worker.kill();
+      this.processes.delete(proc.id);
+      throw new GatewayError(ErrorCode.WORKER_FAILED, `could not start the background process: ${(e as Error).message}`);
+    }
+    const started = worker.waitFor((f) => f.type === 'started' || f.type === 'exit');
+    worker.send({ type: 'start', command, cwd, ...(options.exitFile ? { exitFile: options.exitFile } : {}) });
+    try {
+      await withDeadline(started, this.startTimeoutMs, 'the command did not start');
+    } catch (e) {
+      // The command may have begun: kill it; its exit is reported through onExit as usual.
+      await worker.kill();
+      throw new GatewayError(ErrorCode.WORKER_FAILED, `could not start the background process: ${(e as Error).message}`);
+    }
+    return proc;
+  }
+
+  /** Whether another process may start (finished ones do not count). */
+  get hasCapacity(): boolean {
+    return this.running < MAX_TRACKED;
+  }
+
+  private markExited(proc: TrackedProcess, reason: 'exited' | 'killed' | 'lost', code: number | null): void {
+    if (proc.exited) return;
+    proc.exited = true;
+    proc.exitCode = code;
+    proc.completionReason = reason;
+    proc.finishedAt = Date.now();
+    for (const wake of proc.waiters.splice(0)) wake();
+  }
+
+  private prune(): void {
+    const now = Date.now();
+    for (const [id, p] of this.processes) if (p.exited && now - (p.finishedAt ?? now) > FINISHED_KEEP_MS) this.processes.delete(id);
+    // Finished processes are kept for their owners to read, but not without bound.
+    const finished = [...this.processes.values()].filter((p) => p.exited);
+    for (const p of finished.slice(0, Math.max(0, finished.length - MAX_FINISHED_KEPT))) this.processes.delete(p.id);
+  }
+
+  /** The owner's process, or the same not-found for a missing id and for someone else's. */
+  get(ownerId: string, id: string): TrackedProcess {
+    const p = this.processes.get(id);
+    if (!p || p.ownerId !== ownerId) throw new GatewayError(ErrorCode.PROCESS_NOT_FOUND, `No process with ID ${id}`, { status: 'not_found' });
+    return p;
+  }
+
+  list(ownerId: string): TrackedProcess[] {
+    this.prune();
+    return [...this.processes.values()].filter((p) => p.ownerId === ownerId);
+  }
+
+  async kill(p: TrackedProcess): Promise<void> {
+    if (p.exited) return;
+    p.worker.send({ type: 'kill' });
+    const gone = new Promise<void>((resolve) => p.waiters.push(resolve));
+    await Promise.race([gone, new Promise((r) => setTimeout(r, 2000))]);
+    if (!p.exited) {
+      await p.worker.kill();
+      this.markExited(p, 'killed', -15);
+    }
+  }
+
+  /** Waits for exit up to `ms`; true when the process has exited. */
+  async wait(p: TrackedProcess, ms: number, signal: AbortSignal): Promise<boolean> {
+    if (p.exited) return true;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
+      signal.addEventListener('abort', done, { once: true });
+      p.waiters.push(done);
+    });
+    return p.exited;
+  }
+
+  /** Release hook: the owner ended; its processes die with it, except those persisting on release (jobs). */
+  async release(ownerId: string): Promise<void> {
+    const ending = this.list(ownerId).filter((p) => !p.persistOnRelease);
+    await Promise.all(ending.map((p) => this.kill(p)));
+    for (const p of ending) this.processes.delete(p.id);
+  }
+
+  /** The polite first step of stopping: SIGTERM to everything the process started. */
+  terminate(p: TrackedProcess): void {
+    if (!p.exited) p.worker.send({ type: 'terminate' });
+  }
+
+  /** Gateway shutdown. Jobs (persistOnRelease) are left to the jobs adapter, which stops them politely and records how they ended. */
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.processes.values()].filter((p) => !p.persistOnRelease).map((p) => this.kill(p)));
+  }
+
+  get running(): number {
+    return [...this.processes.values()].filter((p) => !p.exited).length;
+  }
+}
+
+const clean = (text: string) => redact(stripAnsi(text), { codeFile: true });
+
+function status(p: TrackedProcess): 'running' | 'exited' {
+  return p.exited ? 'exited' : 'running';
+}
+
+function uptime(p: TrackedProcess): number {
+  return Math.round(((p.finishedAt ?? Date.now()) - p.startedAt) / 1000);
+}
+
+export function processManageTool(registry: ProcessRegistry, runtime: WorkerRuntime): ToolDefinition {
+  const maxWait = runtime.config.limits.processWaitMaxSeconds;
+  return {
+    name: 'process_manage',
+    description: `Manage this session's background processes (started by jobs): list, poll, log, wait (at most ${maxWait} s per call), kill, write/submit stdin, close stdin. Needs the session (session_token or MCP session) that owns them.`,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        action: { type: 'string', enum: ['list', 'poll', 'log', 'wait', 'kill', 'write', 'submit', 'close'] },
+        session_id: { type: 'string', minLength: 1, maxLength: 64 },
+        data: { type: 'string', maxLength: 65536 },
+        timeout: { type: 'integer', minimum: 1 },
+        offset: { type: 'integer', minimum: 0 },
+        limit: { type: 'integer', minimum: 1 },
+      },
+      required: ['action'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, idempotentHint: false },
+    requiresOwner: true,
+    async handler(args, ctx) {
+      const action = args.action as string;
+      if (action === 'list') {
+        return {
+          structured: {
+            processes: registry.list(ctx.owner.id).map((p) => ({
+              session_id: p.id,
+              command: clean(p.command.slice(0, 200)),
+              cwd: p.cwd,
+              pid: p.pid ?? null,
+              started_at: new Date(p.startedAt).toISOString(),
+              uptime_seconds: uptime(p),
+              status: status(p),
+              output_preview: clean(p.output.slice(-200)),
+              ...(p.exited ? { exit_code: p.exitCode ?? null } : {}),
+            })),
+          },
+        };
+      }
+      if (typeof args.session_id !== 'string') throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `process_manage ${action} needs session_id`);
+      const p = registry.get(ctx.owner.id, args.session_id);
+      const base = { session_id: p.id, command: clean(p.command) };
+      switch (action) {
+        case 'poll':
+          return { structured: { ...base, status: status(p), pid: p.pid ?? null, uptime_seconds: uptime(p), output_preview: clean(p.output.slice(-1000)), ...(p.exited ? { exit_code: p.exitCode ?? null, completion_reason: p.completionReason } : {}) } };
+        case 'log': {
+          const lines = p.output.split('\n');
+          if (lines[lines.length - 1] === '') lines.pop();
+          const limit = (args.limit as number | undefined) ?? 200;
+          const offset = (args.offset as number | undefined) ?? 0;
+          const shown = offset === 0 ? lines.slice(-limit) : lines.slice(offset, offset + limit);
+          return { structured: { ...base, status: status(p), output: clean(shown.join('\n')), total_lines: lines.length, showing: `${shown.length} lines` } };
+        }
+        case 'wait': {
+          const requested = (args.timeout as number | undefined) ?? maxWait;
+          const seconds = Math.min(requested, maxWait);
+          const exited = await registry.wait(p, seconds * 1000, ctx.signal);
+          return {
+            structured: exited
+              ? { ...base, status: 'exited', exit_code: p.exitCode ?? null, completion_reason: p.completionReason, output: clean(p.output.slice(-2000)) }
+              : {
+                  ...base,
+                  status: 'timeout',
+                  output: clean(p.output.slice(-1000)),
+                  ...(requested > maxWait ? { timeout_note: `waits are capped at ${maxWait} s per call; call wait again` } : {}),
+                },
+          };
+        }
+        case 'kill':
+          if (p.exited) return { structured: { ...base, status: 'already_exited', exit_code: p.exitCode ?? null } };
+          await registry.kill(p);
+          return { structured: { status: 'killed', session_id: p.id, completion_reason: 'killed', termination_source: 'process.kill' } };
+        case 'write':
+        case 'submit': {
+          if (p.exited) throw new GatewayError(ErrorCode.PROCESS_NOT_RUNNING, `process ${p.id} has exited; its stdin is gone`);
+          const data = String(args.data ?? '') + (action === 'submit' ? '\n' : '');
+          p.worker.send({ type: 'stdin', data });
+          return { structured: { status: 'ok', bytes_written: Buffer.byteLength(data) } };
+        }
+        case 'close':
+          if (!p.exited) p.worker.send({ type: 'close-stdin' });
+          return { structured: { status: 'ok', message: 'stdin closed' } };
+        default:
+          throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `unknown action ${action}`);
+      }
+    },
+  };
+}

@@ -1,0 +1,202 @@
+import { randomUUID } from 'node:crypto';
+import { approvalPolicy, checkCommand } from './approval.js';
+import { ErrorCode, GatewayError } from '../../shared/errors.js';
+import { capHeadTail, stripAnsi } from '../../shared/output-cap.js';
+import { redact } from '../../shared/redact.js';
+import { resolveInsideRoots } from '../roots.js';
+import type { ToolDefinition } from '../tool-types.js';
+import type { WorkerProcess } from '../spawning/worker-process.js';
+import { removeDir, type WorkerRuntime } from '../spawning/worker-runtime.js';
+
+// Direct `terminal`: short foreground commands only (the execution guard: at most 30 s, no
+// background, PTY or notification options; longer work is a job). Each owner gets
+// one long-lived terminal worker in its own PID namespace plus a private state directory holding
+// its cwd and exported environment, so they persist between calls like Hermes' terminal does.
+// Anything long, backgrounded, PTY or notification-shaped fails before execution and points to jobs.
+
+interface OwnerTerminal {
+  stateDir: string;
+  worker?: WorkerProcess;
+  /** The id of the command currently running, if any (one at a time per owner). */
+  running?: string;
+  /** Where the owner's last command ended. */
+  cwd?: string;
+}
+
+export interface CommandOutcome {
+  exitCode: number;
+  timedOut: boolean;
+  output: string;
+  outputBytes: number;
+  cwd?: string;
+}
+
+export class TerminalPool {
+  private readonly owners = new Map<string, OwnerTerminal>();
+
+  constructor(private readonly runtime: WorkerRuntime) {}
+
+  /** The owner's current working directory (where its last command ended), else the default. */
+  cwdFor(ownerId: string): string {
+    return this.owners.get(ownerId)?.cwd ?? this.runtime.config.terminalCwd;
+  }
+
+  get activeWorkers(): number {
+    let n = 0;
+    for (const o of this.owners.values()) if (o.worker?.alive) n++;
+    return n;
+  }
+
+  private async workerFor(owner: OwnerTerminal): Promise<WorkerProcess> {
+    if (owner.worker?.alive) return owner.worker;
+    const worker = this.runtime.spawnWorker('terminal-worker');
+    owner.worker = worker;
+    await worker.waitFor((f) => f.type === 'ready');
+    return worker;
+  }
+
+  async run(ownerId: string, command: string, options: { timeoutSeconds: number; workdir?: string; signal: AbortSignal }): Promise<CommandOutcome> {
+    let owner = this.owners.get(ownerId);
+    if (!owner) {
+      owner = { stateDir: this.runtime.privateDir('terminal') };
+      this.owners.set(ownerId, owner);
+    }
+    if (owner.running) {
+      throw new GatewayError(ErrorCode.BUSY, 'this session already has a terminal command running; terminal runs one foreground command at a time per session');
+    }
+    const id = randomUUID();
+    owner.running = id;
+    const current = owner;
+    try {
+      const worker = await this.workerFor(owner);
+      const result = worker.waitFor((f) => f.type === 'result' && f.id === id);
+      // A client that goes away takes its command with it: the worker (and with it the whole
+      // namespace) is killed; the owner's cwd/env snapshot survives. The owner is free at once:
+      // its next call gets a fresh worker instead of waiting for this one to finish dying.
+      const onAbort = () => {
+        if (current.worker === worker) current.worker = undefined;
+        if (current.running === id) current.running = undefined;
+        void worker.kill();
+      };
+      options.signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        worker.send({
+          type: 'exec',
+          id,
+          command,
+          cwd: options.workdir ?? this.cwdFor(ownerId),
+          timeoutMs: options.timeoutSeconds * 1000,
+          stateDir: owner.stateDir,
+          maxOutputBytes: this.runtime.config.limits.workerTransportMaxBytes,
+        });
+        const frame = await result.catch((e: Error) => {
+          if (options.signal.aborted) throw new GatewayError(ErrorCode.CANCELLED, 'the client disconnected; the command and everything it started were killed');
+          throw new GatewayError(ErrorCode.WORKER_FAILED, `terminal worker failed: ${e.message}`);
+        });
+        const outcome = frame as unknown as CommandOutcome;
+        // Every result carries where the command ended; remembering it spares file and
+        // execute_code calls a synchronous read of the state directory.
+        if (outcome.cwd) current.cwd = outcome.cwd;
+        return outcome;
+      } finally {
+        options.signal.removeEventListener('abort', onAbort);
+      }
+    } finally {
+      if (current.running === id) current.running = undefined;
+    }
+  }
+
+  /** Release hook: the owner ended; kill its worker and forget its cwd/env. */
+  async release(ownerId: string): Promise<void> {
+    const owner = this.owners.get(ownerId);
+    if (!owner) return;
+    this.owners.delete(ownerId);
+    await owner.worker?.kill();
+    removeDir(owner.stateDir);
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.owners.keys()].map((id) => this.release(id)));
+  }
+}
+
+
+/** Hermes' terminal output pipeline: cap (40% head / 60% tail) → ANSI strip → redact. */
+export function shapeTerminalOutput(output: string, maxChars: number, command: string): string {
+  const capped = capHeadTail(output, maxChars).text;
+  const plain = stripAnsi(capped);
+  // Hermes turns the ENV pass on only for commands that print the environment.
+  const printsEnv = /^\s*(env|printenv|set|export|declare)\b/.test(command);
+  return redact(plain, { codeFile: !printsEnv });
+}
+
+export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime): ToolDefinition {
+  const { limits, roots } = { limits: runtime.config.limits, roots: runtime.config.roots };
+  const maxTimeout = limits.terminalMaxTimeoutSeconds;
+  approvalPolicy(); // a broken policy/dangerous-commands.json fails startup, not the first command
+  return {
+    name: 'terminal',
+    description: `Run a short foreground shell command (at most ${maxTimeout} s; timeout=${maxTimeout} when omitted) on the Hermes host. cwd and exported variables persist per session (session_token or MCP session). Background, PTY, notification options or longer timeouts are refused: use job_prepare/job_start for builds, tests and deploys, or execute_code with hermes_tools.terminal for independent pipelines.`,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        command: { type: 'string', minLength: 1, maxLength: 65536 },
+        background: { type: 'boolean', default: false },
+        timeout: { type: 'integer', minimum: 1 },
+        workdir: { type: 'string', minLength: 1, maxLength: 4096 },
+        pty: { type: 'boolean', default: false },
+        notify_on_complete: { type: 'boolean', default: false },
+        watch_patterns: { type: 'array', items: { type: 'string' } },
+      },
+      required: ['command'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true, idempotentHint: false },
+    requiresOwner: true,
+    holdsLease: true,
+    async handler(args, ctx) {
+      const command = args.command as string;
+      // The approval guard: a hardline command never runs, whatever else the call asks for.
+      // Dangerous-but-not-hardline commands (git reset --hard, chmod 777, …) do run here: this is
+      // a write tool, and the ChatGPT host asks the user to confirm its calls, which is the
+      // approval Hermes would have asked for. (Inside execute_code there is no such prompt, so
+      // hermes_tools.terminal denies them; see execute-code.ts.)
+      const verdict = checkCommand(command);
+      if (verdict.verdict === 'hardline') {
+        throw new GatewayError(
+          ErrorCode.COMMAND_BLOCKED,
+          `BLOCKED (hardline): ${verdict.key}. This command is on the unconditional blocklist and is refused before execution; it cannot run through this gateway. Do not retry or rephrase it; if it is really needed, the user has to run it outside the agent.`,
+          { pattern_key: verdict.key },
+        );
+      }
+      // The Execution Guard: every refusal happens before anything runs.
+      const reasons: string[] = [];
+      if (args.background === true) reasons.push('background=true');
+      if (args.pty === true) reasons.push('pty=true');
+      if (args.notify_on_complete === true) reasons.push('notify_on_complete');
+      if (Array.isArray(args.watch_patterns) && args.watch_patterns.length > 0) reasons.push('watch_patterns');
+      if (typeof args.timeout === 'number' && args.timeout > maxTimeout) reasons.push(`timeout=${args.timeout} (direct terminal allows at most ${maxTimeout} s)`);
+      if (reasons.length > 0) {
+        throw new GatewayError(
+          ErrorCode.LONG_RUNNING_OPERATION_REQUIRES_JOB,
+          `direct terminal runs short foreground commands only; refused before execution: ${reasons.join(', ')}. Use job_prepare + job_start (with a session_token) for long or background work.`,
+        );
+      }
+      if (runtime.config.resourcePolicy) {
+        throw new GatewayError(
+          ErrorCode.RESOURCE_ISOLATION_REQUIRES_JOB,
+          'the host resource policy is enforced, so direct terminal is refused before execution; use execute_code with hermes_tools.terminal for short independent commands, or job_prepare + job_start',
+        );
+      }
+      const workdir = typeof args.workdir === 'string' ? await resolveInsideRoots(args.workdir, roots) : undefined;
+      const timeoutSeconds = (args.timeout as number | undefined) ?? maxTimeout;
+      const r = await pool.run(ctx.owner.id, command, { timeoutSeconds, signal: ctx.signal, ...(workdir ? { workdir } : {}) });
+      const output = shapeTerminalOutput(r.output, limits.terminalOutputMaxChars, command);
+      return {
+        structured: r.timedOut
+          ? { output, exit_code: 124, error: `Command timed out after ${timeoutSeconds} seconds` }
+          : { output, exit_code: r.exitCode, error: null },
+      };
+    },
+  };
+}

@@ -1,0 +1,114 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { scrubChildEnv } from './env-scrub.js';
+import { packageRoot } from '../../shared/package-root.js';
+import type { GatewayConfig } from '../config.js';
+import { detectIsolation, type IsolationReport } from './isolation.js';
+import { loadResourceState, shortWorkerLimits, type ResourceState } from './resource-policy.js';
+import { CgroupLimit } from './cgroup-limits.js';
+import { scopeArgv } from './systemd-scope.js';
+import { WorkerProcess } from './worker-process.js';
+
+// What every native adapter shares: the detected isolation, the scrubbed environment workers and
+// their commands inherit, and the private state directory (0700) for snapshots and sockets.
+// The host resource policy is loaded here too, once: when it is enforced through systemd user
+// scopes, every execute_code unit starts inside its own transient scope under hermesshort.slice
+// with the policy's short_workers limits (kernel-enforced on the whole tree); with the direct
+// cgroup fallback it gets its own limited cgroup under HERMES_MCP_CGROUP_ROOT instead (see
+// shortWorkerCgroup); when the policy cannot be enforced at all, execute_code is refused before any
+// unit exists. Terminal workers are never scoped, since direct terminal is refused under the
+// policy. Job workers get their scope from the jobs adapter (hermesjobs.slice, the job's profile).
+
+/** The slice short execute_code workers' scopes go under. */
+export const SHORT_WORKER_SLICE = 'hermesshort.slice';
+
+/** One execute_code unit's init (workers/execute/unit.py), run by the configured Python. */
+const EXECUTE_UNIT = join(packageRoot(), 'workers', 'execute', 'unit.py');
+/** The Node helper a unit starts for the script's terminal commands. */
+const EXECUTE_COMMANDS = join(packageRoot(), 'dist', 'workers', 'execute-commands.js');
+
+export type WorkerEntry = 'terminal-worker' | 'execute-unit' | 'process-worker';
+
+export interface WorkerRuntime {
+  isolation: IsolationReport;
+  config: GatewayConfig;
+  /** The environment of workers and everything they run: Hermes' scrubbing rules applied. */
+  childEnv: Record<string, string>;
+  /** The host resource policy and how it is enforced here. */
+  resources: ResourceState;
+  /** Whether execute_code workers run in systemd scopes (policy enforced through systemd). */
+  scoped: boolean;
+  /**
+   * A fresh cgroup with the short_workers limits for one execute_code unit when the policy is
+   * enforced through the direct cgroup fallback (the caller moves the unit in before its script
+   * runs, and removes it after); undefined otherwise.
+   */
+  shortWorkerCgroup(): CgroupLimit | undefined;
+  /** A fresh private directory under the state root (removed by the caller). */
+  privateDir(prefix: string): string;
+  spawnWorker(entry: WorkerEntry, options?: { cwd?: string; env?: Record<string, string>; scope?: readonly string[]; onFailure?: (reason: string) => void }): WorkerProcess;
+  /** Pids of the workers currently alive (for usage sampling). */
+  liveWorkerPids(): number[];
+}
+
+/** Where a worker's failure (protocol violation, crash) is reported; the worker is already dead. */
+export type WorkerFailureLog = (entry: string, reason: string) => void;
+
+export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env, onWorkerFailure: WorkerFailureLog = () => {}): WorkerRuntime {
+  const isolation = detectIsolation(config.isolation);
+  mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
+  const childEnv = scrubChildEnv(env);
+  // Probed once, and only when it matters: without a resource policy systemd-run is never run. The
+  // probe gets the workers' own environment, so it finds the same systemd-run (PATH) and reaches the
+  // same user manager (XDG_RUNTIME_DIR) the scoped spawns will.
+  const resources = loadResourceState(config.resourcePolicy, childEnv, config.cgroupRoot);
+  const shortLimits = shortWorkerLimits(resources);
+  const scoped = resources.enforcement === 'systemd' && shortLimits !== undefined;
+  const live = new Set<WorkerProcess>();
+  return {
+    liveWorkerPids: () => [...live].flatMap((w) => (w.alive && w.pid ? [w.pid] : [])),
+    isolation,
+    config,
+    childEnv,
+    resources,
+    scoped,
+    shortWorkerCgroup() {
+      if (resources.enforcement !== 'cgroup' || !shortLimits) return undefined;
+      return new CgroupLimit(resources.cgroupRoot!, `hermes-exec-${randomBytes(8).toString('hex')}`, shortLimits);
+    },
+    privateDir(prefix) {
+      return mkdtempSync(join(config.stateDir, `${prefix}-`)); // mkdtemp creates 0700
+    },
+    spawnWorker(entry, options = {}) {
+      const unit = entry === 'execute-unit';
+      const worker = new WorkerProcess({
+        // An execute_code unit is a small Python init, not a Node worker: a unit is prepared for
+        // every call, and a Node start-up would cost more than the script's own interpreter.
+        ...(unit ? { entry: EXECUTE_UNIT, interpreter: config.python, scriptIo: true } : { entry: join(packageRoot(), 'dist', 'workers', `${entry}.js`) }),
+        isolation,
+        ...(options.scope
+          ? { scope: options.scope }
+          : scoped && shortLimits && unit
+            ? { scope: scopeArgv({ unit: `hermes-exec-${randomBytes(8).toString('hex')}`, slice: SHORT_WORKER_SLICE, limits: shortLimits }) }
+            : {}),
+        env: { ...childEnv, ...options.env, ...(unit ? { HERMES_MCP_NODE: process.execPath, HERMES_MCP_COMMANDS_ENTRY: EXECUTE_COMMANDS } : {}) },
+        cwd: options.cwd ?? '/',
+        maxFrameBytes: config.limits.workerTransportMaxBytes * 4,
+        oneShot: entry !== 'terminal-worker',
+        reapGraceMs: config.limits.workerReapGraceSeconds * 1000,
+        onFailure: (reason) => {
+          onWorkerFailure(entry, reason);
+          options.onFailure?.(reason);
+        },
+      });
+      live.add(worker);
+      void worker.exited.then(() => live.delete(worker));
+      return worker;
+    },
+  };
+}
+
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,99 @@
+// What every tool source speaks: a tool definition, the per-call context, and the raw outcome a
+// handler returns before the gateway normalises it (redaction, caps, mirroring) into an MCP result.
+
+export type JsonSchema = Record<string, unknown> & { type: 'object' };
+
+/** Where a tool comes from. A catalog source registers its tools under exactly one of these. */
+/** `embedded`: tools an embedding application adds through startGateway's `adapters`. */
+export type SourceName = 'native' | 'hermes' | 'guarded' | 'memory' | 'graph' | 'lsp' | 'jobs' | 'gateway' | 'embedded';
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  openWorldHint: boolean;
+  idempotentHint?: boolean;
+  title?: string;
+}
+
+/** Who a call acts for. Ownership is only ever derived by the gateway, never from caller input. */
+export interface Owner {
+  /** Stable id for the life of the owner: `legacy:<session>`, `cap:<id>` or `request:<uuid>`. */
+  id: string;
+  kind: 'legacy' | 'capability' | 'request';
+}
+
+export interface CallContext {
+  owner: Owner;
+  /** Aborted when the client disconnects (modern era) or its session closes. */
+  signal: AbortSignal;
+  /** Generated per call; distinguishes concurrent executions, never grants ownership. */
+  callId: string;
+  era: 'legacy' | 'modern';
+  /** The validated legacy MCP session this call arrived on, if any. */
+  sessionId?: string;
+  /**
+   * Set for `holdsLease` tools only: keeps this call counted in /healthz `inflight_native_calls`, and its
+   * owner's lease held, until `work` settles, even after the handler has answered (an upstream
+   * request that outlived the tool's time budget is still running). Call it before returning.
+   */
+  retain?: (work: Promise<unknown>) => void;
+}
+
+export interface ContentBlock {
+  type: string;
+  [key: string]: unknown;
+}
+
+/** What a handler returns. `structured` becomes structuredContent (and its JSON text mirror). */
+export interface ToolOutcome {
+  structured?: Record<string, unknown>;
+  content?: ContentBlock[];
+  isError?: boolean;
+  /**
+   * A result the gateway already normalised (tool_call forwarding its target's result): returned
+   * unchanged, so it is neither redacted twice nor mirrored twice.
+   */
+  passthrough?: NormalizedToolResult;
+}
+
+/** An MCP CallToolResult as the gateway emits it. */
+export interface NormalizedToolResult {
+  content: ContentBlock[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  [key: string]: unknown;
+}
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+  annotations: ToolAnnotations;
+  /**
+   * True when the tool only makes sense for a durable owner (legacy session or capability token);
+   * a sessionless request without a token is refused with OWNER_REQUIRED before the handler runs.
+   */
+  requiresOwner?: boolean;
+  /**
+   * True when the handler starts work that may outlive its answer (processes, workers, upstream
+   * mutations): the call holds its owner's lease until that work settles, even after the HTTP
+   * waiter is gone, and is counted meanwhile in /healthz `inflight_native_calls` (the name the
+   * deployment's restart check reads).
+   */
+  holdsLease?: boolean;
+  /**
+   * True when the tool authorizes by a credential in its own arguments (a job's recovery token):
+   * the session_token passed to tool_call is then not resolved, so an unrelated expired or revoked
+   * session cannot block it.
+   */
+  credentialAuthorized?: boolean;
+  /** True for tools whose image content is the point (vision); other tools' images become markers. */
+  returnsImages?: boolean;
+  handler(args: Record<string, unknown>, ctx: CallContext): Promise<ToolOutcome>;
+}
+
+/** A catalog source: one adapter contributing tools (and, usually, a readiness probe). */
+export interface ToolSource {
+  name: SourceName;
+  tools(): ToolDefinition[] | Promise<ToolDefinition[]>;
+}

@@ -1,0 +1,220 @@
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { ErrorCode } from '../../../shared/errors.js';
+import type { CallContext } from '../../../supervisor/tool-types.js';
+import { SEARCH_MAX_ENTRIES, SEARCH_MAX_FILE_BYTES } from '../../../supervisor/native-tools/files/search-files.js';
+import { Cases, call, ctx, expectCode, outcome, type Case } from './fixture.js';
+
+const cases = new Cases();
+after(() => cases.cleanup());
+
+function project(): Case {
+  const c = cases.make();
+  c.file('src/app.ts', 'import x from "y";\nconst answer = 42;\nexport default answer;\n');
+  c.file('src/util.ts', 'export const answer = 41;\n// answer again\n');
+  c.file('README.md', '# Answer\nThe answer is here.\n');
+  return c;
+}
+
+describe('search_files: content', () => {
+  test('returns {path, line, content} matches with total_count', async () => {
+    const c = project();
+    const r = await call(c.search, { pattern: 'const answer' });
+    assert.equal(r.total_count, 2);
+    assert.deepEqual(r.matches, [
+      { path: './src/app.ts', line: 2, content: 'const answer = 42;' },
+      { path: './src/util.ts', line: 1, content: 'export const answer = 41;' },
+    ]);
+    assert.equal(r.truncated, false);
+  });
+
+  test('paths are shown relative to the path argument as given', async () => {
+    const c = project();
+    const r = await call(c.search, { pattern: '42', path: 'src' });
+    assert.deepEqual(r.matches, [{ path: 'src/app.ts', line: 2, content: 'const answer = 42;' }]);
+    const abs = await call(c.search, { pattern: '42', path: c.p('src') });
+    assert.equal(abs.matches[0].path, join(c.proj, 'src/app.ts'));
+  });
+
+  test('output_mode files_only lists matching files', async () => {
+    const c = project();
+    const r = await call(c.search, { pattern: 'answer', output_mode: 'files_only' });
+    assert.deepEqual(r.files, ['./README.md', './src/app.ts', './src/util.ts']);
+    assert.equal(r.total_count, 3);
+    assert.equal(r.matches, undefined);
+  });
+
+  test('output_mode count gives matching lines per file', async () => {
+    const c = project();
+    const r = await call(c.search, { pattern: 'answer', output_mode: 'count' });
+    assert.deepEqual(r.counts, { './README.md': 1, './src/app.ts': 2, './src/util.ts': 2 });
+    assert.equal(r.total_count, 5);
+  });
+
+  test('context adds neighbouring lines, merged and in order', async () => {
+    const c = cases.make();
+    c.file('f.txt', 'l1\nl2\nHIT3\nl4\nHIT5\nl6\nl7\nl8\n');
+    const r = await call(c.search, { pattern: 'HIT', context: 1 });
+    assert.deepEqual(
+      r.matches.map((m: any) => `${m.line}:${m.content}`),
+      ['2:l2', '3:HIT3', '4:l4', '5:HIT5', '6:l6'],
+    );
+  });
+
+  test('file_glob restricts the files searched', async () => {
+    const c = project();
+    const r = await call(c.search, { pattern: 'answer', file_glob: '*.md', output_mode: 'files_only' });
+    assert.deepEqual(r.files, ['./README.md']);
+    const nested = await call(c.search, { pattern: 'answer', file_glob: 'src/u*.ts', output_mode: 'files_only' });
+    assert.deepEqual(nested.files, ['./src/util.ts']);
+  });
+
+  test('offset/limit paginate, and a truncated page carries the trailing hint', async () => {
+    const c = cases.make();
+    c.file('many.txt', Array.from({ length: 10 }, (_, i) => `item ${i + 1}`).join('\n') + '\n');
+    const o = await outcome(c.search, { pattern: 'item', offset: 2, limit: 3 });
+    const r = o.structured as Record<string, any>;
+    assert.deepEqual(r.matches.map((m: any) => m.line), [3, 4, 5]);
+    assert.equal(r.truncated, true);
+    assert.equal(r.total_count_is_lower_bound, true);
+    assert.deepEqual(o.content, [
+      { type: 'text', text: '[Hint: Results truncated. Use offset=5 to see more, or narrow with a more specific pattern or file_glob.]' },
+    ]);
+    const last = await outcome(c.search, { pattern: 'item', offset: 8, limit: 3 });
+    assert.deepEqual((last.structured as any).matches.map((m: any) => m.line), [9, 10]);
+    assert.equal((last.structured as any).truncated, false);
+    assert.equal(last.content, undefined);
+  });
+
+  test('an invalid regex is INVALID_ARGUMENTS', async () => {
+    const c = project();
+    const e = await expectCode(c.search.handler({ pattern: 'foo(' }, ctx), ErrorCode.INVALID_ARGUMENTS);
+    assert.match(e.message, /Invalid regex pattern/);
+  });
+
+  test('a leading (?i) makes the search case-insensitive', async () => {
+    const c = project();
+    const r = await call(c.search, { pattern: '(?i)^# ANSWER' });
+    assert.deepEqual(r.matches, [{ path: './README.md', line: 1, content: '# Answer' }]);
+  });
+
+  test('a pattern with \\n matches across lines', async () => {
+    const c = cases.make();
+    c.file('m.txt', 'a\nfoo\nbar\nz\n');
+    const r = await call(c.search, { pattern: 'foo\\nbar' });
+    assert.deepEqual(r.matches.map((m: any) => m.line), [2, 3]);
+    assert.match(r.warning, /multiline/);
+  });
+
+  test('hidden entries, node_modules, binary and oversized files are skipped', async () => {
+    const c = cases.make();
+    c.file('visible.txt', 'needle\n');
+    c.file('.hidden/secret.txt', 'needle\n');
+    c.file('.dotfile', 'needle\n');
+    c.file('node_modules/pkg/index.js', 'needle\n');
+    c.file('bin.dat2', Buffer.concat([Buffer.from('needle\n'), Buffer.from([0, 1, 2])]));
+    c.file('huge.log', 'needle\n' + 'x'.repeat(SEARCH_MAX_FILE_BYTES));
+    const r = await call(c.search, { pattern: 'needle', output_mode: 'files_only' });
+    assert.deepEqual(r.files, ['./visible.txt']);
+    assert.match(r.warning, /1 file\(s\) larger than 2 MiB were not searched/);
+  });
+
+  test('matches in credential files are dropped and counted in _omitted', async () => {
+    const c = cases.make();
+    c.file('~/auth.json', '{"token": "abc"}\n');
+    c.file('~/notes.md', 'token rotation notes\n');
+    const r = await call(c.search, { pattern: 'token', path: c.home });
+    assert.deepEqual(r.matches.map((m: any) => m.path), [join(c.home, 'notes.md')]);
+    assert.match(r._omitted, /^1 result\(s\) omitted because they target credential/);
+  });
+
+  test('a credential file as the search path is refused', async () => {
+    const c = cases.make();
+    c.file('~/auth.json', '{}\n');
+    await expectCode(c.search.handler({ pattern: 'x', path: c.p('~/auth.json') }, ctx), ErrorCode.FILE_BLOCKED);
+  });
+
+  test('a missing path is FILE_NOT_FOUND with similar paths', async () => {
+    const c = project();
+    const e = await expectCode(c.search.handler({ pattern: 'x', path: 'sr' }, ctx), ErrorCode.FILE_NOT_FOUND);
+    assert.match(e.message, /^Path not found: sr\. Similar paths: src$/);
+  });
+
+  test('an aborted signal cancels the walk', async () => {
+    const c = project();
+    const ac = new AbortController();
+    ac.abort();
+    const aborted: CallContext = { ...ctx, signal: ac.signal };
+    await expectCode(c.search.handler({ pattern: 'answer' }, aborted), ErrorCode.CANCELLED);
+  });
+
+  test('secrets in matched lines are redacted', async () => {
+    const c = cases.make();
+    const key = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2';
+    c.file('ci.yml', `token: ${key}\n`);
+    const r = await call(c.search, { pattern: 'token' });
+    assert.equal(r.matches.length, 1);
+    assert.ok(!r.matches[0].content.includes(key));
+  });
+});
+
+describe('search_files: files', () => {
+  test('finds files by glob, newest first', async () => {
+    const c = cases.make();
+    const older = c.file('a/old.py', '');
+    const newer = c.file('b/new.py', '');
+    c.file('c/skip.txt', '');
+    fs.utimesSync(older, new Date(2020, 0, 1), new Date(2020, 0, 1));
+    fs.utimesSync(newer, new Date(2024, 0, 1), new Date(2024, 0, 1));
+    const r = await call(c.search, { pattern: '*.py', target: 'files' });
+    assert.deepEqual(r.files, ['./b/new.py', './a/old.py']);
+    assert.equal(r.total_count, 2);
+  });
+
+  test('a bare name matches at any depth (Hermes wraps it as *name)', async () => {
+    const c = cases.make();
+    c.file('deep/er/config.yaml', '');
+    c.file('myconfig.yaml', '');
+    c.file('config.yaml.bak', '');
+    const r = await call(c.search, { pattern: 'config.yaml', target: 'files' });
+    assert.deepEqual([...r.files].sort(), ['./deep/er/config.yaml', './myconfig.yaml']);
+  });
+
+  test('a pattern with / matches the relative path', async () => {
+    const c = cases.make();
+    c.file('src/a/x.ts', '');
+    c.file('test/x.ts', '');
+    const r = await call(c.search, { pattern: 'src/**/*.ts', target: 'files' });
+    assert.deepEqual(r.files, ['./src/a/x.ts']);
+  });
+
+  test('files mode paginates', async () => {
+    const c = cases.make();
+    for (let i = 0; i < 5; i++) fs.utimesSync(c.file(`f${i}.md`, ''), new Date(2020, 0, 1 + i), new Date(2020, 0, 1 + i));
+    const r = await call(c.search, { pattern: '*.md', target: 'files', offset: 1, limit: 2 });
+    assert.deepEqual(r.files, ['./f3.md', './f2.md']);
+    assert.equal(r.total_count, 5);
+    assert.equal(r.truncated, true);
+  });
+
+  test('legacy target aliases grep/find are accepted by the handler', async () => {
+    const c = project();
+    const found = await call(c.search, { pattern: '*.md', target: 'find' });
+    assert.deepEqual(found.files, ['./README.md']);
+    const grep = await call(c.search, { pattern: '42', target: 'grep' });
+    assert.equal(grep.matches.length, 1);
+  });
+
+  test(`the walk stops after ${SEARCH_MAX_ENTRIES} entries`, async () => {
+    const c = cases.make();
+    const dir = c.p('bulk');
+    fs.mkdirSync(dir);
+    for (let i = 0; i <= SEARCH_MAX_ENTRIES; i++) fs.writeFileSync(join(dir, `f${i}`), '');
+    const r = await call(c.search, { pattern: '*.none', target: 'files' });
+    assert.equal(r.limit_reason, 'entry_limit');
+    assert.equal(r.truncated, true);
+    assert.match(r.warning, /results are incomplete/);
+  });
+});
