@@ -1,12 +1,60 @@
 #!/usr/bin/env -S node --max-semi-space-size=2
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../shared/package-root.js';
 import { ConfigError, loadConfig } from './config.js';
 import { becomeSubreaper } from '../shared/subreaper.js';
 import { startGateway } from './server.js';
 import { createLogger } from './telemetry.js';
 
 // `hermes-mcp-gateway`: serve with embedded defaults (127.0.0.1:3060, HERMES_HOME=~/.hermes).
+// Every setting comes from the environment (README, Configuration); the only arguments are
+// --help and --version, and anything else is a usage error rather than a server started anyway.
+
+const USAGE = `usage: hermes-mcp-gateway [--help | --version]
+
+Serves one localhost-only MCP endpoint for a Hermes Agent host:
+  POST http://127.0.0.1:3060/mcp   MCP (2026-07-28 sessionless and the 2025 session-based revisions)
+  GET  /healthz                    liveness (never calls a provider)
+  GET  /readyz                     readiness: 200 when every required component is ready, else 503
+                                   with a reason and what to do for each
+
+Configuration is read from the environment only, for example:
+  HERMES_HOME                      Hermes home (default ~/.hermes)
+  HERMES_MCP_PORT, HERMES_MCP_HOST listen port (default 3060) and loopback address (127.0.0.1)
+  HERMES_MCP_ROOTS                 colon-separated project roots the tools may use (default ~/work)
+  HERMES_MCP_OPTIONAL_COMPONENTS   e.g. memory, to run without Honcho
+  HERMES_MCP_<LIMIT>               any limit of policy/default-limits.json, e.g. HERMES_MCP_MAX_OUTPUT_CHARS
+The README lists every setting. SIGTERM drains and stops; SIGUSR1/SIGUSR2 pause/resume job starts.
+
+Operator CLI for job admission: hermes-mcp-admission --help
+(installed with the package; from a checkout run npx --no-install hermes-mcp-admission --help)
+`;
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: string };
+  return pkg.version ?? 'unknown';
+}
+
+/** Handles the arguments; returns false when the bin should not serve. */
+function handleArguments(args: string[]): boolean {
+  if (args.length === 0) return true;
+  const [first] = args;
+  if (args.length === 1 && (first === '--help' || first === '-h')) {
+    process.stdout.write(USAGE);
+    process.exitCode = 0;
+  } else if (args.length === 1 && (first === '--version' || first === '-v')) {
+    process.stdout.write(`hermes-mcp-gateway ${version()}\n`);
+    process.exitCode = 0;
+  } else {
+    process.stderr.write(`hermes-mcp-gateway: unexpected argument ${JSON.stringify(args.find((a) => a !== '--help' && a !== '--version') ?? first)}; settings come from the environment\n${USAGE}`);
+    process.exitCode = 2;
+  }
+  return false;
+}
 
 async function main(): Promise<void> {
+  if (!handleArguments(process.argv.slice(2))) return;
   let config;
   try {
     config = loadConfig(process.env);
