@@ -11,7 +11,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { ErrorCode, GatewayError, isGatewayError } from '../shared/errors.js';
 import { loadLimits } from '../shared/limits.js';
-import { OWNER_TOKEN_PATTERN, activeJobs, gateState, jobCounts, pauseAdmission, resumeAdmission, type JobRow } from '../supervisor/jobs/job-repository.js';
+import { processIsAlive } from '../shared/proc.js';
+import { defaultJobsDatabase } from '../supervisor/config.js';
+import { OWNER_TOKEN_PATTERN, activeJobs, gateState, jobCounts, liveSignalPauses, pauseAdmission, resumeAdmission, type JobRow } from '../supervisor/jobs/job-repository.js';
 import { assertSafePath, openJobDatabase, type JobDatabase } from '../supervisor/jobs/database.js';
 
 const EXIT_FAILED = 1;
@@ -21,7 +23,7 @@ const DRAIN_POLL_MS = 250;
 // A CLI-only condition, not a gateway error: it never reaches an MCP client.
 const DRAIN_TIMEOUT = 'DRAIN_TIMEOUT';
 
-const COMMON = '--database PATH [--json]';
+const COMMON = '[--database PATH] [--json]';
 const USAGE: Record<string, string> = {
   status: `hermes-mcp-admission status ${COMMON}\n  Gate state, job counts by state and the active jobs (never tokens or commands).`,
   drain:
@@ -32,9 +34,20 @@ const USAGE: Record<string, string> = {
   resume: `hermes-mcp-admission resume ${COMMON} (--owner-token-file F | --owner-token T)\n  Reopens admission; only the token that paused it may. Prefer --owner-token-file (a chmod 600\n  file of yours): a token on the command line is visible to other local users in ps.`,
   snapshot: `hermes-mcp-admission snapshot ${COMMON} --output PATH\n  Consistent copy of the job database into a new 0600 file.`,
 };
-// Said in every usage text: a base64url owner token starts with '-' one time in 64.
-const VALUES_NOTE = "  The argument after an option is always its value, even one beginning with '-'; --owner-token=T always works.";
-const TOP_USAGE = `usage:\n${Object.values(USAGE).map((u) => `  ${u.replace(/\n/g, '\n  ')}`).join('\n')}\n  -h, --help on any subcommand prints its usage.\n${VALUES_NOTE}\n`;
+// Said in every usage text: where the database is, what the owner token is and how to make one,
+// and that a value may begin with '-' (a base64url owner token does one time in 64).
+const NOTES = [
+  '  --database defaults to $HERMES_MCP_JOBS_DATABASE, else $HERMES_HOME/gateway-jobs.sqlite3',
+  '  (HERMES_HOME defaulting to ~/.hermes): the database the gateway itself uses.',
+  '  The owner token is a secret you create: 32-128 characters from A-Z a-z 0-9 . _ ~ + / = -.',
+  '  The token that pauses admission is the only one that can reopen it. Make one, private:',
+  '    (umask 077; mkdir -p ~/.config/hermes && head -c 33 /dev/urandom | base64 > ~/.config/hermes/admission-token)',
+  '  and pass --owner-token-file ~/.config/hermes/admission-token (a token on the command line is',
+  '  visible to other local users in ps).',
+  "  The argument after an option is always its value, even one beginning with '-'; --owner-token=T always works.",
+  '  Not on PATH after npm install in a checkout: run it as npx --no-install hermes-mcp-admission.',
+].join('\n');
+const TOP_USAGE = `usage:\n${Object.values(USAGE).map((u) => `  ${u.replace(/\n/g, '\n  ')}`).join('\n')}\n  -h, --help on any subcommand prints its usage.\n${NOTES}\n`;
 
 type Values = Record<string, string | boolean | undefined>;
 type Run = (db: JobDatabase, out: Out) => number | Promise<number>;
@@ -50,25 +63,49 @@ function required(values: Values, name: string): string {
   return v;
 }
 
-/** The token from a private file: a regular file of ours that nobody else can read or write. */
+const TOKEN_FORMAT = '32-128 characters from A-Z a-z 0-9 . _ ~ + / = -';
+const MAKE_TOKEN = '(umask 077; head -c 33 /dev/urandom | base64 > FILE)';
+
+/**
+ * The token from a private file: a regular file of ours that nobody else can read or write, whose
+ * first line is the token. Every problem with the file is reported at once, so fixing it takes one
+ * round, not one per problem.
+ */
 function tokenFromFile(path: string): string {
   let st;
   try {
     st = lstatSync(path);
   } catch (e) {
-    throw new UsageError(`--owner-token-file ${path}: ${(e as NodeJS.ErrnoException).code}`);
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      code === 'ENOENT'
+        ? `--owner-token-file ${path} does not exist. The owner token is a secret you create (${TOKEN_FORMAT}), e.g. ${MAKE_TOKEN.replace('FILE', path)}`
+        : `--owner-token-file ${path}: ${code}`,
+    );
   }
   if (!st.isFile()) throw new UsageError(`--owner-token-file ${path} is not a regular file (symbolic links are refused)`);
-  if (st.uid !== process.getuid?.()) throw new UsageError(`--owner-token-file ${path} belongs to uid ${st.uid}, not to you`);
-  if (st.mode & 0o077) throw new UsageError(`--owner-token-file ${path} has mode ${(st.mode & 0o777).toString(8)}: group or others can access it; chmod 600 it`);
-  return readFileSync(path, 'utf8').split('\n')[0]!.replace(/\r$/, '');
+  const problems: string[] = [];
+  if (st.uid !== process.getuid?.()) problems.push(`it belongs to uid ${st.uid}, not to you`);
+  if (st.mode & 0o077) problems.push(`it has mode ${(st.mode & 0o777).toString(8)}, so group or others can access it (chmod 600 ${path}, and consider a new token)`);
+  let token = '';
+  try {
+    token = readFileSync(path, 'utf8').split('\n')[0]!.replace(/\r$/, '');
+    // Checked here so a typo'd or truncated token never becomes the gate's owner.
+    if (!OWNER_TOKEN_PATTERN.test(token)) problems.push(`its first line is not a token of ${TOKEN_FORMAT} (${token.length} characters read)`);
+  } catch (e) {
+    problems.push(`it cannot be read (${(e as NodeJS.ErrnoException).code})`);
+  }
+  if (problems.length > 0) throw new UsageError(`--owner-token-file ${path}: ${problems.join('; ')}`);
+  return token;
 }
 
 function ownerToken(values: Values): string {
   if (typeof values['owner-token-file'] === 'string' && typeof values['owner-token'] === 'string') throw new UsageError('give --owner-token-file or --owner-token, not both');
-  const token = typeof values['owner-token-file'] === 'string' ? tokenFromFile(values['owner-token-file']) : required(values, 'owner-token');
+  if (typeof values['owner-token-file'] === 'string') return tokenFromFile(values['owner-token-file']);
+  if (values['owner-token'] === undefined) throw new UsageError(`an owner token is required: --owner-token-file FILE (preferred; create one with ${MAKE_TOKEN}) or --owner-token T`);
+  const token = required(values, 'owner-token');
   // Checked here so a typo'd or truncated token never becomes the gate's owner.
-  if (!OWNER_TOKEN_PATTERN.test(token)) throw new UsageError('--owner-token must be 32-128 characters from A-Z a-z 0-9 . _ ~ + / = -');
+  if (!OWNER_TOKEN_PATTERN.test(token)) throw new UsageError(`--owner-token must be ${TOKEN_FORMAT}`);
   return token;
 }
 
@@ -82,10 +119,14 @@ function status(db: JobDatabase, out: Out): number {
   const gate = gateState(db);
   const counts = jobCounts(db);
   const active = activeJobs(db).map(describeJob);
-  const gateText = gate.paused ? `paused since ${iso(gate.paused_at)}${gate.reason ? ` (reason: ${gate.reason})` : ''}` : 'open';
+  // A gateway paused by SIGUSR1 refuses fresh starts too: shown beside the operator's gate, as
+  // /readyz shows it (signal_paused), for every gateway process using this database.
+  const signalPaused = liveSignalPauses(db, processIsAlive).map((p) => ({ pid: p.pid, paused_at: iso(p.paused_at) }));
+  const signalText = signalPaused.map((p) => `; fresh starts paused by SIGUSR1 on gateway pid ${p.pid} since ${p.paused_at} (SIGUSR2 resumes)`).join('');
+  const gateText = (gate.paused ? `paused since ${iso(gate.paused_at)}${gate.reason ? ` (reason: ${gate.reason})` : ''}` : 'open') + signalText;
   const countText = Object.keys(counts).length ? Object.entries(counts).map(([s, n]) => `${s} ${n}`).join(', ') : 'none';
   out.print(
-    { paused: gate.paused, paused_at: iso(gate.paused_at), reason: gate.reason, counts, active_jobs: active },
+    { paused: gate.paused, paused_at: iso(gate.paused_at), reason: gate.reason, signal_paused: signalPaused, counts, active_jobs: active },
     [`admission: ${gateText}`, `jobs: ${countText}`, active.length ? `active jobs:\n${active.map(jobLine).join('\n')}` : 'active jobs: none'].join('\n'),
   );
   return 0;
@@ -213,10 +254,10 @@ async function main(argv: string[]): Promise<number> {
     if (!command) throw new UsageError(name === undefined ? 'a subcommand is required' : `unknown subcommand ${JSON.stringify(name)}`);
     const values = parseFlags(rest, { ...command.flags, database: str, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } });
     if (values.help) {
-      process.stdout.write(`usage: ${USAGE[name!]}\n${VALUES_NOTE}\n`);
+      process.stdout.write(`usage: ${USAGE[name!]}\n${NOTES}\n`);
       return 0;
     }
-    const database = required(values, 'database');
+    const database = typeof values.database === 'string' ? required(values, 'database') : defaultJobsDatabase(process.env);
     const run = command.prepare(values);
     const json = values.json === true;
     const out: Out = { print: (obj, human) => void process.stdout.write(`${json ? JSON.stringify(obj) : human}\n`) };

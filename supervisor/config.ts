@@ -104,6 +104,12 @@ function honchoEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
   return out;
 }
 
+/** Where the job database lives: `HERMES_MCP_JOBS_DATABASE`, else `$HERMES_HOME/gateway-jobs.sqlite3` (the gateway's and the operator CLI's default). */
+export function defaultJobsDatabase(env: NodeJS.ProcessEnv): string {
+  const hermesHome = resolve(expandHome(env.HERMES_HOME || '~/.hermes'));
+  return resolve(expandHome(env.HERMES_MCP_JOBS_DATABASE || join(hermesHome, 'gateway-jobs.sqlite3')));
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
   const host = env.HERMES_MCP_HOST || DEFAULT_HOST;
   if (!isLoopbackHost(host)) {
@@ -138,7 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     python: env.HERMES_MCP_PYTHON || defaultPython(env),
     ...(env.HERMES_MCP_ISOLATION ? { isolation: env.HERMES_MCP_ISOLATION } : {}),
     ...(env.HERMES_MCP_RESOURCE_POLICY ? { resourcePolicy: env.HERMES_MCP_RESOURCE_POLICY } : {}),
-    jobsDatabase: resolve(expandHome(env.HERMES_MCP_JOBS_DATABASE || join(hermesHome, 'gateway-jobs.sqlite3'))),
+    jobsDatabase: defaultJobsDatabase(env),
     ...(env.HERMES_MCP_CGROUP_ROOT ? { cgroupRoot: resolve(env.HERMES_MCP_CGROUP_ROOT) } : {}),
     ...(env.HERMES_MCP_CRONJOB_MUTATIONS !== undefined ? { cronjobMutations: env.HERMES_MCP_CRONJOB_MUTATIONS } : {}),
     ...(env.HERMES_TIMEZONE !== undefined ? { hermesTimezone: env.HERMES_TIMEZONE } : {}),

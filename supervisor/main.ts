@@ -92,8 +92,13 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   // The local operator's pause: SIGUSR1 stops fresh job starts on this process, SIGUSR2 resumes
   // them. Running jobs, status, cancel and authorized repeat starts are unaffected.
-  process.on('SIGUSR1', () => running.jobs.setSignalPause(true));
-  process.on('SIGUSR2', () => running.jobs.setSignalPause(false));
+  const onSignal = (signal: 'SIGUSR1' | 'SIGUSR2') => {
+    log.info({ event: 'signal', signal }, signal === 'SIGUSR1' ? 'SIGUSR1: pausing fresh job starts' : 'SIGUSR2: resuming fresh job starts');
+    running.jobs.setSignalPause(signal === 'SIGUSR1');
+    log.flush(); // an operator's action shows in the journal at once, not when the buffer fills
+  };
+  process.on('SIGUSR1', () => onSignal('SIGUSR1'));
+  process.on('SIGUSR2', () => onSignal('SIGUSR2'));
 }
 
 main().catch((e) => {

@@ -58,6 +58,14 @@ const MIGRATIONS: readonly string[] = [
      reason TEXT
    );
    INSERT INTO admission_gate (id, paused) VALUES (1, 0);`,
+  // 2: each gateway process's SIGUSR1 pause, so the operator CLI sees what /readyz sees. A row
+  // belongs to one process (instance id, pid and start time); rows of dead processes mean nothing.
+  `CREATE TABLE signal_pauses (
+     instance_id TEXT PRIMARY KEY,
+     pid INTEGER NOT NULL,
+     instance_start TEXT NOT NULL,
+     paused_at INTEGER NOT NULL
+   );`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -322,4 +322,30 @@ export function resumeAdmission(db: JobDatabase, ownerToken: string): boolean {
 }
 
 /** The operator owner token's shape: 32–128 safe characters. */
+/** One gateway process's SIGUSR1 pause of fresh job starts. */
+export interface SignalPause {
+  pid: number;
+  paused_at: number;
+}
+
+/** Records (or clears) this process's signal pause. */
+export function recordSignalPause(db: JobDatabase, instance: Instance, paused: boolean, now: number): void {
+  if (paused) {
+    stmt(db, 'INSERT OR REPLACE INTO signal_pauses (instance_id, pid, instance_start, paused_at) VALUES (?, ?, ?, ?)').run(instance.id, instance.pid, instance.start, now);
+  } else {
+    stmt(db, 'DELETE FROM signal_pauses WHERE instance_id = ?').run(instance.id);
+  }
+}
+
+/** The signal pauses of gateway processes still alive (a dead process's row is dropped). */
+export function liveSignalPauses(db: JobDatabase, isAlive: (pid: number, start: string) => boolean): SignalPause[] {
+  const rows = stmt(db, 'SELECT instance_id, pid, instance_start, paused_at FROM signal_pauses ORDER BY paused_at').all() as Array<{ instance_id: string; pid: number; instance_start: string; paused_at: number }>;
+  const live: SignalPause[] = [];
+  for (const row of rows) {
+    if (isAlive(row.pid, row.instance_start)) live.push({ pid: row.pid, paused_at: row.paused_at });
+    else stmt(db, 'DELETE FROM signal_pauses WHERE instance_id = ?').run(row.instance_id);
+  }
+  return live;
+}
+
 export const OWNER_TOKEN_PATTERN = /^[A-Za-z0-9._~+\/=-]{32,128}$/;

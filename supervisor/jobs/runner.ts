@@ -23,6 +23,7 @@ import {
   isFinal,
   markRunning,
   recordOutput,
+  recordSignalPause,
   stmt,
   requestCancel,
   sweepJobs,
@@ -79,7 +80,22 @@ interface LocalJob {
 export class JobRunner {
   readonly instance: Instance;
   /** SIGUSR1/SIGUSR2: the local operator pausing fresh starts on this gateway process. */
-  signalPaused = false;
+  private paused = false;
+
+  /** SIGUSR1's pause of fresh starts on this process; recorded in the database for the operator CLI. */
+  get signalPaused(): boolean {
+    return this.paused;
+  }
+
+  set signalPaused(paused: boolean) {
+    this.paused = paused;
+    try {
+      recordSignalPause(this.db, this.instance, paused, this.now());
+    } catch (e) {
+      // The pause itself is in force either way; only the CLI's view of it is missing.
+      this.log.error({ event: 'signal_pause_not_recorded', error: (e as Error).message }, 'could not record the signal pause in the job database');
+    }
+  }
   private readonly local = new Map<string, LocalJob>();
   private readonly changes = new JobChanges();
   private readonly exitsDir: string;
@@ -426,6 +442,7 @@ export class JobRunner {
   async close(): Promise<void> {
     this.closing = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.paused) this.signalPaused = false; // this process's pause ends with it
     const running = [...this.local.values()];
     for (const local of running) this.stop(local, 'gateway_shutdown');
     // TERM grace, then KILL, all inside the supervisor's own shutdown budget (main.ts exits hard

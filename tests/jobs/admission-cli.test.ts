@@ -313,7 +313,7 @@ test('a missing or unknown subcommand, a flag from another subcommand or a bad v
     [],
     ['pause'],
     ['status', '--database', f.path, '--owner-token', ownerToken()],
-    ['status'],
+    ['status', '--database', ''],
     ['drain', '--database', f.path, '--owner-token', ownerToken(), '--timeout', '0'],
     ['status', '--database', f.path, 'extra'],
     ['drain', '--database', f.path, '--owner-token'],
@@ -351,5 +351,67 @@ test('--owner-token-file: a private file works for drain and resume; a readable,
   assert.equal(gateState(f.db).paused, true, 'nothing above reopened it');
   const resumed = run('resume', '--database', f.path, '--owner-token-file', file);
   assert.equal(resumed.status, 0, resumed.stderr);
+  assert.equal(gateState(f.db).paused, false);
+});
+
+/** The CLI with `env` as its whole environment (plus PATH), so no default can reach a real database. */
+function runWithEnv(env: Record<string, string>, ...args: string[]) {
+  const r = spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env } });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test('--database defaults to the gateway\'s own: $HERMES_MCP_JOBS_DATABASE, else $HERMES_HOME/gateway-jobs.sqlite3', () => {
+  const f = fixture(); // <dir>/jobs.sqlite3
+  const home = join(f.dir, 'home');
+  mkdirSync(home, { mode: 0o700 });
+  const g = openJobDatabase(join(home, 'gateway-jobs.sqlite3'));
+  open.push(g);
+  pauseAdmission(g, ownerToken(), 'home database', Date.now());
+  const fromHome = runWithEnv({ HERMES_HOME: home, HOME: home }, 'status', '--json');
+  assert.equal(fromHome.status, 0, fromHome.stderr);
+  assert.equal(JSON.parse(fromHome.stdout).reason, 'home database');
+  const fromSetting = runWithEnv({ HERMES_HOME: home, HOME: home, HERMES_MCP_JOBS_DATABASE: f.path }, 'status', '--json');
+  assert.equal(fromSetting.status, 0, fromSetting.stderr);
+  assert.equal(JSON.parse(fromSetting.stdout).paused, false, 'HERMES_MCP_JOBS_DATABASE wins over HERMES_HOME');
+  // A default that does not exist is an error, never a new empty database.
+  const missing = runWithEnv({ HERMES_HOME: join(f.dir, 'nowhere'), HOME: home }, 'status');
+  assert.equal(missing.status, 1);
+  assert.equal(existsSync(join(f.dir, 'nowhere', 'gateway-jobs.sqlite3')), false);
+});
+
+test('--help says what the owner token is, how to make one, where the database is and how to run the CLI from a checkout', () => {
+  for (const args of [['--help'], ['drain', '--help']]) {
+    const r = run(...args);
+    assert.equal(r.status, 0);
+    assert.match(r.stdout, /owner token is a secret you create: 32-128 characters/);
+    assert.match(r.stdout, /head -c 33 \/dev\/urandom \| base64 > ~\/\.config\/hermes\/admission-token/);
+    assert.match(r.stdout, /--database defaults to \$HERMES_MCP_JOBS_DATABASE, else \$HERMES_HOME\/gateway-jobs\.sqlite3/);
+    assert.match(r.stdout, /npx --no-install hermes-mcp-admission/);
+  }
+});
+
+test('the token recipe in --help makes a token the CLI accepts', () => {
+  const f = fixture();
+  const file = join(f.dir, 'made-token');
+  const made = spawnSync('bash', ['-c', `(umask 077; head -c 33 /dev/urandom | base64 > '${file}')`]);
+  assert.equal(made.status, 0);
+  const drained = run('drain', '--database', f.path, '--owner-token-file', file, '--timeout', '1');
+  assert.equal(drained.status, 0, drained.stderr);
+  assert.equal(run('resume', '--database', f.path, '--owner-token-file', file).status, 0);
+});
+
+test('a token file\'s problems are named together, under --owner-token-file, and a missing one says how to create it', () => {
+  const f = fixture();
+  const missing = run('resume', '--database', f.path, '--owner-token-file', join(f.dir, 'absent'));
+  assert.equal(missing.status, 2);
+  assert.match(missing.stderr, /--owner-token-file \S+absent does not exist\. The owner token is a secret you create/);
+  assert.match(missing.stderr, /head -c 33 \/dev\/urandom/);
+  const bad = join(f.dir, 'bad-token');
+  writeFileSync(bad, 'short\n');
+  chmodSync(bad, 0o644);
+  const r = run('drain', '--database', f.path, '--owner-token-file', bad);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /^INVALID_ARGUMENTS: --owner-token-file \S+bad-token: it has mode 644, .*; its first line is not a token of 32-128 characters/);
+  assert.doesNotMatch(r.stderr, /--owner-token must/);
   assert.equal(gateState(f.db).paused, false);
 });

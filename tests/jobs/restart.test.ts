@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { after, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { launchGateway } from '../../bench/launch.js';
+import { packageRoot } from '../../shared/package-root.js';
 import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../helpers/escapees.js';
 import { connect, sessionToken, viaBridge } from '../helpers/gateway.js';
 import { waitFor } from '../helpers/wait.js';
@@ -36,8 +38,17 @@ function newHome(): { home: string; env: NodeJS.ProcessEnv } {
 async function start(home: string, env: NodeJS.ProcessEnv) {
   const { child, port } = await launchGateway(home, env);
   children.add(child);
+  // The log events from here on (one JSON object per stderr line).
+  const events: Array<Record<string, unknown>> = [];
+  createInterface({ input: child.stderr! }).on('line', (line) => {
+    try {
+      events.push(JSON.parse(line) as Record<string, unknown>);
+    } catch {
+      // not a log line
+    }
+  });
   const client = await connect(`http://127.0.0.1:${port}/mcp`, 'modern');
-  return { child, port, client };
+  return { child, port, client, logs: () => events };
 }
 
 async function exited(child: ChildProcess): Promise<void> {
@@ -145,11 +156,18 @@ describe('jobs across gateway restarts', () => {
     const readyz = async () => ((await (await fetch(`http://127.0.0.1:${gw.port}/readyz`)).json()) as { job_admission: Record<string, unknown> }).job_admission;
     await waitFor(async () => (await readyz()).signal_paused === true, 5000, 'SIGUSR1 to pause fresh starts');
     assert.equal((await readyz()).accepting, false);
+    // The operator CLI sees the same gate as /readyz: this gateway's SIGUSR1 pause.
+    const cliStatus = () => JSON.parse(spawnSync(process.execPath, [join(packageRoot(), 'dist', 'scripts', 'admission.js'), 'status', '--json', '--database', join(home, 'gateway-jobs.sqlite3')], { encoding: 'utf8' }).stdout) as { signal_paused: Array<{ pid: number }> };
+    assert.deepEqual(cliStatus().signal_paused.map((p) => p.pid), [gw.child.pid]);
     const refused = await viaBridge(gw.client, 'job_start', job, token);
     assert.equal(refused.data.error, 'JOB_ADMISSION_PAUSED');
     assert.equal((await viaBridge(gw.client, 'job_status', job)).data.state, 'prepared', 'the prepared job stays valid');
     gw.child.kill('SIGUSR2');
     await waitFor(async () => (await readyz()).signal_paused === false, 5000, 'SIGUSR2 to resume fresh starts');
+    assert.deepEqual(cliStatus().signal_paused, []);
+    // Each signal is logged as it arrives.
+    const signals = gw.logs().flatMap((l) => (l.event === 'signal' ? [l.signal] : []));
+    assert.deepEqual(signals, ['SIGUSR1', 'SIGUSR2']);
     const started = await viaBridge(gw.client, 'job_start', job, token);
     assert.equal(started.isError, false, JSON.stringify(started.data));
     await gw.client.close();
