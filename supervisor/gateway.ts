@@ -119,7 +119,9 @@ export class Gateway {
       owners: gw.owners,
       capabilities: gw.capabilities,
       limits: config.limits,
-      onInternalError: (tool, error) => log.error({ event: 'tool_internal_error', tool, err: error instanceof Error ? error.stack : String(error) }),
+      // The Error itself: the logger's err serializer keeps (and redacts) its message and stack; a
+      // string there would be spread into one field per character.
+      onInternalError: (tool, error) => log.error({ event: 'tool_internal_error', tool, ...(error instanceof Error ? { err: error } : { reason: String(error) }) }),
     });
     gw.catalogRef = catalog;
     gw.dispatcherRef = dispatcher;
