@@ -1,8 +1,8 @@
 // The host side of execute_code's tool RPC: a Unix-socket server that the child's `hermes_tools`
 // module (workers/execute/hermes_tools.py) calls to run the granted tools.
 //
-// Port of Hermes Agent's local UDS transport (`_rpc_server_loop` / `_handle_rpc_request`,
-// steering reference §2), with Hermes' framing, checks, check order and error strings:
+// Port of Hermes Agent's local UDS transport (tools/code_execution_tool.py `_rpc_server_loop` /
+// `_handle_rpc_request`), with Hermes' framing, checks, check order and error strings:
 //
 //   - socket `<dir>/hermes_rpc_<32 hex>.sock`, chmod 0600, exactly ONE accepted connection
 //     (Hermes `listen(1)` + a single `accept()`); later connections are closed at once;
