@@ -15,7 +15,8 @@ import type { TaskResult } from './session-search/task.js';
 // handle), so the gateway re-implements it: same parameters minus the cross-profile `profile`
 // override, same four result shapes and defaults (see session-search/shapes.ts), read through
 // better-sqlite3 opened read-only on a thread of the supervisor's CPU pool (cpu/pool.ts) running
-// session-search/task.ts, never migrating or writing the database. A missing database, an unknown schema and a newer schema are stable errors.
+// session-search/task.ts, never migrating or writing the database. A missing database, an unknown
+// schema and a newer schema are stable errors.
 
 /** Reads of Hermes' state use a 30-second budget, like every Hermes-backed read of the gateway. */
 const DEADLINE_MS = 30_000;
