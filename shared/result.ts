@@ -78,7 +78,6 @@ function omittedMarker(block: ContentBlock): ContentBlock {
 }
 
 export function normalizeResult(outcome: ToolOutcome, options: NormalizeOptions): McpToolResult {
-  if (outcome.passthrough) return outcome.passthrough;
   const { maxChars } = options;
   const blocks: ContentBlock[] = [];
   let structured: Record<string, unknown> | undefined;

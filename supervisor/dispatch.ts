@@ -2,16 +2,22 @@ import { randomUUID } from 'node:crypto';
 import { ErrorCode, GatewayError, isGatewayError } from '../shared/errors.js';
 import type { Limits } from '../shared/limits.js';
 import { errorOutcome, normalizeResult, outcomeFromError } from '../shared/result.js';
-import type { CallContext, NormalizedToolResult, Owner, ToolOutcome } from './tool-types.js';
-import type { CatalogEntry } from './catalog/catalog.js';
+import type { CallContext, DeferredCall, ForwardingToolDefinition, NormalizedToolResult, Owner, ToolDefinition, ToolOutcome } from './tool-types.js';
+import type { Catalog, CatalogEntry } from './catalog/catalog.js';
+import type { ArgumentValidator } from './catalog/validate.js';
 import { normalizeOffloaded } from './cpu/pool.js';
 import type { CapabilityStore } from './owners/capabilities.js';
 import type { OwnerRegistry } from './owners/owners.js';
-import { currentRequest } from './telemetry.js';
+import { currentRequest, type RequestRecord } from './telemetry.js';
 
-// The one path every tool call takes: owner resolution, argument validation (before anything runs),
-// the owner check, the owner lease for work that may outlive its answer, error mapping and result normalisation. A reader follows
-// any tool from its schema (the source file) through here to its handler.
+// The one path every tool call takes: target resolution, owner resolution, argument validation
+// (before anything runs), the owner check, the owner lease for work that may outlive its answer,
+// error mapping, categorisation and result normalisation, each done once. A reader follows any
+// tool from its schema (the source file) through here to its handler. There are three ways in:
+//   - callPublic: tools/call of one of the six public tools; tool_call forwards to callDeferred;
+//   - callDeferred: the one deferred tool a tool_call names;
+//   - CallContext.callNested: a tool called from inside another call (execute_code's hermes_tools),
+//     for that call's owner; its outcome goes back to the caller, not to an MCP client.
 
 /** What the MCP layer knows about the request a call arrived on. */
 export interface RequestScope {
@@ -22,9 +28,17 @@ export interface RequestScope {
   signal: AbortSignal;
 }
 
+/** A public tool: a catalogued tool run here, or tool_call, which forwards to one deferred tool. */
+export type PublicEntry =
+  | { kind: 'tool'; entry: CatalogEntry }
+  | { kind: 'forward'; tool: ForwardingToolDefinition; validate: ArgumentValidator };
+
 export class Dispatcher {
   constructor(
     private readonly deps: {
+      catalog: Catalog;
+      /** The six public tools by name. */
+      publicTools: ReadonlyMap<string, PublicEntry>;
       owners: OwnerRegistry;
       capabilities: CapabilityStore;
       limits: Limits;
@@ -32,11 +46,52 @@ export class Dispatcher {
     },
   ) {}
 
+  /** tools/call on the MCP endpoint: only the six public tools are callable directly. Never throws. */
+  async callPublic(name: string, rawArgs: unknown, scope: RequestScope): Promise<NormalizedToolResult> {
+    const record = currentRequest();
+    if (record) record.tool = name;
+    const pub = this.deps.publicTools.get(name);
+    if (!pub) {
+      const outcome = this.deps.catalog.has(name)
+        ? errorOutcome(ErrorCode.TOOL_NOT_PUBLIC, `${name} is a deferred tool: call it through tool_call {calls:[{name:"${name}", arguments:{...}}]}`)
+        : errorOutcome(ErrorCode.UNKNOWN_TOOL, `unknown tool "${name}"; tools/list shows the six public tools and tool_search finds the rest`);
+      return this.answer(record, outcome);
+    }
+    if (pub.kind === 'tool') return this.answer(record, await this.run(pub.entry, rawArgs, scope, this.resolveOwner(scope)), pub.entry.tool);
+    let call: DeferredCall;
+    try {
+      call = pub.tool.forward(pub.validate(rawArgs));
+      if (scope.signal.aborted) throw new GatewayError(ErrorCode.CANCELLED, 'the request was cancelled before the tool started');
+    } catch (e) {
+      return this.answer(record, this.outcomeOfError(name, e));
+    }
+    return this.callDeferred(call, scope);
+  }
+
+  /** The one deferred tool a tool_call names: its result is the MCP result. Never throws. */
+  async callDeferred(call: DeferredCall, scope: RequestScope): Promise<NormalizedToolResult> {
+    const record = currentRequest();
+    const target = this.deps.catalog.get(call.name);
+    if (!target) {
+      return this.answer(record, errorOutcome(ErrorCode.UNKNOWN_TOOL, `"${call.name}" is not a tool in this gateway's catalog; use tool_search to find tools`));
+    }
+    if (record) record.target = call.name;
+    let owner: Owner;
+    try {
+      // A tool authorized by its own credential (job_status, job_cancel) ignores session_token: an
+      // unrelated expired session must never block recovery.
+      owner = this.resolveOwner(scope, target.tool.credentialAuthorized ? undefined : call.sessionToken);
+    } catch (e) {
+      return this.answer(record, this.outcomeOfError(target.tool.name, e), target.tool);
+    }
+    return this.answer(record, await this.run(target, call.arguments, scope, owner), target.tool);
+  }
+
   /**
    * The owner of a call. Only a validated legacy session or a live capability token grants a durable
    * owner; a sessionless call without a token gets a fresh owner nobody else can ever present.
    */
-  resolveOwner(scope: RequestScope, sessionToken?: string): Owner {
+  private resolveOwner(scope: RequestScope, sessionToken?: string): Owner {
     if (sessionToken !== undefined) {
       const record = this.deps.capabilities.resolve(sessionToken, scope.sessionId);
       return { id: `cap:${record.id}`, kind: 'capability' };
@@ -45,12 +100,17 @@ export class Dispatcher {
     return { id: `request:${randomUUID()}`, kind: 'request' };
   }
 
-  /** Validates and runs one catalogued tool for an already-resolved owner. Never throws. */
-  async run(entry: CatalogEntry, rawArgs: unknown, scope: RequestScope, owner: Owner): Promise<NormalizedToolResult> {
+  /** A tool called from inside `parent` (same owner, signal and era). Never throws. */
+  private async callNested(parent: CallContext, name: string, rawArgs: unknown): Promise<ToolOutcome> {
+    const entry = this.deps.catalog.get(name);
+    if (!entry) return errorOutcome(ErrorCode.UNKNOWN_TOOL, `"${name}" is not a tool in this gateway's catalog`);
+    const scope: RequestScope = { era: parent.era, signal: parent.signal, ...(parent.sessionId ? { sessionId: parent.sessionId } : {}) };
+    return this.run(entry, rawArgs, scope, parent.owner);
+  }
+
+  /** Validates and runs one catalogued tool for a resolved owner; every error becomes an outcome. */
+  private async run(entry: CatalogEntry, rawArgs: unknown, scope: RequestScope, owner: Owner): Promise<ToolOutcome> {
     const { tool } = entry;
-    const record = currentRequest();
-    if (record && !record.tool) record.tool = tool.name;
-    let outcome: ToolOutcome;
     try {
       const args = entry.validate(rawArgs);
       if (tool.requiresOwner && owner.kind === 'request') {
@@ -60,33 +120,46 @@ export class Dispatcher {
         );
       }
       if (scope.signal.aborted) throw new GatewayError(ErrorCode.CANCELLED, 'the request was cancelled before the tool started');
-      const ctx: CallContext = { owner, signal: scope.signal, callId: randomUUID(), era: scope.era, ...(scope.sessionId ? { sessionId: scope.sessionId } : {}) };
+      const ctx: CallContext = {
+        owner,
+        signal: scope.signal,
+        callId: randomUUID(),
+        era: scope.era,
+        ...(scope.sessionId ? { sessionId: scope.sessionId } : {}),
+        callNested: (name, nestedArgs) => this.callNested(ctx, name, nestedArgs),
+      };
       // Work a lease-holding handler leaves running past its answer stays counted under the same owner.
       if (tool.holdsLease) ctx.retain = (work) => void this.deps.owners.runLeased(owner.id, () => work).catch(() => {});
       const work = () => tool.handler(args, ctx);
-      outcome = tool.holdsLease ? await this.deps.owners.runLeased(owner.id, work) : await work();
+      return tool.holdsLease ? await this.deps.owners.runLeased(owner.id, work) : await work();
     } catch (e) {
-      if (isGatewayError(e)) outcome = outcomeFromError(e);
-      else {
-        this.deps.onInternalError(tool.name, e);
-        outcome = errorOutcome(ErrorCode.INTERNAL_ERROR, `${tool.name} failed inside the gateway; see the gateway log for details`);
-      }
+      return this.outcomeOfError(tool.name, e);
     }
+  }
+
+  /** A GatewayError keeps its code and message; anything else is logged here, once, and answered generically. */
+  private outcomeOfError(toolName: string, e: unknown): ToolOutcome {
+    if (isGatewayError(e)) return outcomeFromError(e);
+    this.deps.onInternalError(toolName, e);
+    return errorOutcome(ErrorCode.INTERNAL_ERROR, `${toolName} failed inside the gateway; see the gateway log for details`);
+  }
+
+  /** Records the call's category and normalises its outcome into the MCP result, once. */
+  private async answer(record: RequestRecord | undefined, outcome: ToolOutcome, tool?: ToolDefinition): Promise<NormalizedToolResult> {
     if (record) record.category = categorize(outcome);
-    const options = { maxChars: this.deps.limits.maxOutputChars, allowImages: tool.returnsImages === true };
+    const options = { maxChars: this.deps.limits.maxOutputChars, allowImages: tool?.returnsImages === true };
     try {
       return await normalizeOffloaded(outcome, options, this.deps.limits.offloadResultChars);
     } catch (e) {
       // The thread pool failing must not lose the answer: normalise inline instead.
-      this.deps.onInternalError(`${tool.name}:normalize`, e);
+      this.deps.onInternalError(`${tool?.name ?? 'result'}:normalize`, e);
       return normalizeResult(outcome, options);
     }
   }
 }
 
 function categorize(outcome: ToolOutcome): string {
-  const result = outcome.passthrough ?? { isError: outcome.isError, structuredContent: outcome.structured };
-  if (!result.isError) return 'ok';
-  const code = result.structuredContent?.error;
+  if (!outcome.isError) return 'ok';
+  const code = outcome.structured?.error;
   return typeof code === 'string' ? `error:${code}` : 'error';
 }

@@ -1,19 +1,16 @@
 import type { Logger } from 'pino';
-import { ErrorCode } from '../shared/errors.js';
-import { errorOutcome, normalizeResult } from '../shared/result.js';
 import type { NormalizedToolResult, ToolDefinition, ToolSource } from './tool-types.js';
 import { bridgeTools, BRIDGE_TOOL_NAMES } from './catalog/bridge.js';
 import { Catalog, type CatalogEntry } from './catalog/catalog.js';
 import { loadToolPolicy, type ToolPolicy } from './catalog/policy.js';
 import { compileArgumentValidator } from './catalog/validate.js';
 import type { GatewayConfig } from './config.js';
-import { Dispatcher, type RequestScope } from './dispatch.js';
+import { Dispatcher, type PublicEntry, type RequestScope } from './dispatch.js';
 import type { Adapter } from './adapter.js';
 import { closeCpuPool } from './cpu/pool.js';
 import { Readiness } from './health/readiness.js';
 import { CapabilityStore } from './owners/capabilities.js';
 import { OwnerRegistry } from './owners/owners.js';
-import { currentRequest } from './telemetry.js';
 import { sessionTools } from './tools/sessions.js';
 import { skillsTools } from './tools/skills.js';
 import { OrphanReaper } from './spawning/orphan-reaper.js';
@@ -49,7 +46,6 @@ export class Gateway {
   readonly orphans = new OrphanReaper();
   private catalogRef?: Catalog;
   private dispatcherRef?: Dispatcher;
-  private publicEntries = new Map<string, CatalogEntry>();
   private publicList: readonly PublicTool[] = [];
   private sweepTimer?: NodeJS.Timeout;
   private adapters: Adapter[] = [];
@@ -97,28 +93,36 @@ export class Gateway {
     for (const c of readiness) gw.readiness.register(c);
     for (const a of adapters) if (a.releaseHook) gw.owners.registerReleaseHook(a.name, a.releaseHook);
 
-    const dispatcher = new Dispatcher({
-      owners: gw.owners,
-      capabilities: gw.capabilities,
-      limits: config.limits,
-      onInternalError: (tool, error) => log.error({ event: 'tool_internal_error', tool, err: error instanceof Error ? error.stack : String(error) }),
-    });
-    const bridge = new Map(bridgeTools({ catalog, limits: config.limits, dispatcher }).map((t) => [t.name, t]));
+    const bridge = bridgeTools({ catalog, limits: config.limits });
+    const bridged = new Map<string, PublicEntry>(
+      bridge.tools.map((tool) => [tool.name, { kind: 'tool', entry: { tool, source: 'gateway', validate: compileArgumentValidator(tool) } }]),
+    );
+    bridged.set(bridge.toolCall.name, { kind: 'forward', tool: bridge.toolCall, validate: compileArgumentValidator(bridge.toolCall) });
+    const publicTools = new Map<string, PublicEntry>();
     for (const name of policy.publicOrder) {
-      const bridged = bridge.get(name);
-      const entry: CatalogEntry | undefined = bridged
-        ? { tool: bridged, source: 'gateway', validate: compileArgumentValidator(bridged) }
-        : catalog.get(name);
+      const catalogued: CatalogEntry | undefined = catalog.get(name);
+      const entry: PublicEntry | undefined = bridged.get(name) ?? (catalogued ? { kind: 'tool', entry: catalogued } : undefined);
       if (!entry) throw new Error(`catalog: public tool "${name}" is not provided by any source`);
-      gw.publicEntries.set(name, entry);
+      publicTools.set(name, entry);
     }
-    for (const name of BRIDGE_TOOL_NAMES) if (!gw.publicEntries.has(name)) throw new Error(`policy: bridge tool ${name} must be public`);
+    for (const name of BRIDGE_TOOL_NAMES) if (!publicTools.has(name)) throw new Error(`policy: bridge tool ${name} must be public`);
     gw.publicList = Object.freeze(
       policy.publicOrder.map((name) => {
-        const { tool } = gw.publicEntries.get(name)!;
+        const pub = publicTools.get(name)!;
+        const tool = pub.kind === 'tool' ? pub.entry.tool : pub.tool;
         return Object.freeze({ name, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations });
       }),
     );
+    const dispatcher = new Dispatcher({
+      catalog,
+      publicTools,
+      owners: gw.owners,
+      capabilities: gw.capabilities,
+      limits: config.limits,
+      // The Error itself: the logger's err serializer keeps (and redacts) its message and stack; a
+      // string there would be spread into one field per character.
+      onInternalError: (tool, error) => log.error({ event: 'tool_internal_error', tool, ...(error instanceof Error ? { err: error } : { reason: String(error) }) }),
+    });
     gw.catalogRef = catalog;
     gw.dispatcherRef = dispatcher;
     gw.sweepTimer = setInterval(() => gw.sweepExpiredCapabilities(), 30_000);
@@ -137,20 +141,8 @@ export class Gateway {
   }
 
   /** tools/call on the MCP endpoint: only the six public tools are callable directly. */
-  async callPublic(name: string, args: unknown, scope: RequestScope): Promise<NormalizedToolResult> {
-    const entry = this.publicEntries.get(name);
-    const record = currentRequest();
-    if (record) record.tool = name;
-    if (!entry) {
-      const hidden = this.catalog.has(name);
-      const outcome = hidden
-        ? errorOutcome(ErrorCode.TOOL_NOT_PUBLIC, `${name} is a deferred tool: call it through tool_call {calls:[{name:"${name}", arguments:{...}}]}`)
-        : errorOutcome(ErrorCode.UNKNOWN_TOOL, `unknown tool "${name}"; tools/list shows the six public tools and tool_search finds the rest`);
-      if (record) record.category = `error:${hidden ? ErrorCode.TOOL_NOT_PUBLIC : ErrorCode.UNKNOWN_TOOL}`;
-      return normalizeResult(outcome, { maxChars: this.config.limits.maxOutputChars });
-    }
-    const dispatcher = this.dispatcherRef!;
-    return dispatcher.run(entry, args, scope, dispatcher.resolveOwner(scope));
+  callPublic(name: string, args: unknown, scope: RequestScope): Promise<NormalizedToolResult> {
+    return this.dispatcherRef!.callPublic(name, args, scope);
   }
 
   /** An owner ended (legacy session gone, capability expired): release what it holds. */

@@ -37,6 +37,13 @@ export interface CallContext {
    * request that outlived the tool's time budget is still running). Call it before returning.
    */
   retain?: (work: Promise<unknown>) => void;
+  /**
+   * Runs another catalogued tool as part of this call, for the same owner, signal and era (an
+   * execute_code script's hermes_tools file calls). The Dispatcher validates, runs and maps errors
+   * as for any call, and logs an internal error there; the outcome is not normalised into an MCP
+   * result: the caller shapes it for its own client.
+   */
+  callNested(name: string, rawArgs: unknown): Promise<ToolOutcome>;
 }
 
 export interface ContentBlock {
@@ -49,11 +56,6 @@ export interface ToolOutcome {
   structured?: Record<string, unknown>;
   content?: ContentBlock[];
   isError?: boolean;
-  /**
-   * A result the gateway already normalised (tool_call forwarding its target's result): returned
-   * unchanged, so it is neither redacted twice nor mirrored twice.
-   */
-  passthrough?: NormalizedToolResult;
 }
 
 /** An MCP CallToolResult as the gateway emits it. */
@@ -90,6 +92,22 @@ export interface ToolDefinition {
   /** True for tools whose image content is the point (vision); other tools' images become markers. */
   returnsImages?: boolean;
   handler(args: Record<string, unknown>, ctx: CallContext): Promise<ToolOutcome>;
+}
+
+/** One deferred tool call, as tool_call names it. */
+export interface DeferredCall {
+  name: string;
+  arguments: unknown;
+  /** tool_call.session_token: the capability session the call acts for. */
+  sessionToken?: string;
+}
+
+/**
+ * tool_call: a public tool with no handler of its own. Its validated arguments name exactly one
+ * deferred tool, and its answer is that tool's result, dispatched and normalised once.
+ */
+export interface ForwardingToolDefinition extends Pick<ToolDefinition, 'name' | 'description' | 'inputSchema' | 'annotations'> {
+  forward(args: Record<string, unknown>): DeferredCall;
 }
 
 /** A catalog source: one adapter contributing tools (and, usually, a readiness probe). */

@@ -1,13 +1,12 @@
-import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import type { Limits } from '../../shared/limits.js';
-import type { ToolDefinition } from '../tool-types.js';
-import type { Dispatcher, RequestScope } from '../dispatch.js';
-import { currentRequest } from '../telemetry.js';
+import type { ForwardingToolDefinition, ToolDefinition } from '../tool-types.js';
 import type { Catalog, CatalogEntry } from './catalog.js';
 import { Bm25Index } from './search.js';
 
 // The three discovery-bridge tools. Their public shapes are those of the original Python gateway,
 // so existing clients and prompts keep working: search -> describe -> call exactly one tool.
+// tool_call runs nothing itself: it names the one deferred call, which the Dispatcher runs
+// (callDeferred) and whose result is tool_call's answer.
 
 export const BRIDGE_TOOL_NAMES = ['tool_search', 'tool_describe', 'tool_call'] as const;
 
@@ -22,12 +21,8 @@ function shortDescription(text: string, max: number): string {
   return text.length <= max ? text : text.slice(0, max - 3) + '...';
 }
 
-export function bridgeTools(options: {
-  catalog: Catalog;
-  limits: Limits;
-  dispatcher: Dispatcher;
-}): ToolDefinition[] {
-  const { catalog, limits, dispatcher } = options;
+export function bridgeTools(options: { catalog: Catalog; limits: Limits }): { tools: ToolDefinition[]; toolCall: ForwardingToolDefinition } {
+  const { catalog, limits } = options;
   const searchable = catalog.all();
   const index = new Bm25Index(
     searchable.map((e) => ({
@@ -97,7 +92,7 @@ export function bridgeTools(options: {
     },
   };
 
-  const toolCall: ToolDefinition = {
+  const toolCall: ForwardingToolDefinition = {
     name: 'tool_call',
     description:
       'Call exactly one deferred tool found with tool_search/tool_describe: {calls:[{name, arguments}]}. Its arguments are validated against the schema tool_describe returned before anything runs. Pass session_token (from session_open) for tools that need continuity (terminal cwd/env, processes, browser, jobs).',
@@ -123,22 +118,12 @@ export function bridgeTools(options: {
     // tool_call can reach write tools, so it must not claim to be read-only (ChatGPT confirms
     // write tools with the user); openWorld because targets include web and browser tools.
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true, idempotentHint: false },
-    async handler(args, ctx) {
+    forward(args) {
       const call = (args.calls as Array<{ name: string; arguments?: Record<string, unknown> }>)[0]!;
-      const target = byName.get(call.name);
-      if (!target) {
-        throw new GatewayError(ErrorCode.UNKNOWN_TOOL, `"${call.name}" is not a tool in this gateway's catalog; use tool_search to find tools`);
-      }
-      const record = currentRequest();
-      if (record) record.target = call.name;
-      const scope: RequestScope = { era: ctx.era, signal: ctx.signal, ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}) };
       const token = args.session_token as string | undefined;
-      // A tool authorized by its own credential (job_status, job_cancel) ignores session_token: an
-      // unrelated expired session must never block recovery.
-      const owner = token === undefined || target.tool.credentialAuthorized ? ctx.owner : dispatcher.resolveOwner(scope, token);
-      return { passthrough: await dispatcher.run(target, call.arguments ?? {}, scope, owner) };
+      return { name: call.name, arguments: call.arguments ?? {}, ...(token === undefined ? {} : { sessionToken: token }) };
     },
   };
 
-  return [toolSearch, toolDescribe, toolCall];
+  return { tools: [toolSearch, toolDescribe], toolCall };
 }

@@ -1,26 +1,54 @@
 import type { Piscina } from 'piscina';
 import { normalizeResult, type NormalizeOptions } from '../../shared/result.js';
 import type { NormalizedToolResult, ToolOutcome } from '../tool-types.js';
+import type normalizeTask from './normalize-task.js';
 
-// CPU-bound work inside the supervisor goes to a piscina thread so the event loop never stalls on
-// one big result (the redaction passes are linear, but 100k+ characters of them still take
-// milliseconds every other request would wait for). Small results stay inline: a thread hop costs
-// more than they do. The thread is created on first use and exits after a minute idle, so an idle
-// gateway pays no memory for it.
+// The supervisor's one piscina pool. CPU-bound or blocking work goes to its threads so the event
+// loop never stalls on it: normalising one big result (the redaction passes are linear, but 100k+
+// characters of them still take milliseconds every other request would wait for) and
+// session_search's synchronous SQLite reads (guarded/session-search/task.ts). Each use names its
+// task module per run; the pool is sized here and closed by the gateway's close(). Threads are
+// created on first use and exit after IDLE_TIMEOUT_MS idle, so an idle gateway pays no memory for them.
+
+/** Two threads: one slow session_search scan never delays the next call or a big result. */
+const MAX_THREADS = 2;
+/** Waiting tasks beyond this are refused at once (session_search answers BUSY; a result is normalised inline). */
+const MAX_QUEUED = 16;
+const IDLE_TIMEOUT_MS = 30_000;
+
+/** A task module the pool runs: its default export's type says what it takes and returns. */
+export interface CpuTask<Run extends (input: never) => unknown> {
+  readonly filename: string;
+  /** Type-only: never set. */
+  readonly run?: Run;
+}
+
+export function cpuTask<Run extends (input: never) => unknown>(url: URL): CpuTask<Run> {
+  return { filename: url.href };
+}
 
 let pool: Piscina | undefined;
 
 async function threadPool(): Promise<Piscina> {
-  // Imported on first use, like the thread itself: piscina costs ~9 MB of RSS at load.
+  // Imported on first use, like the threads themselves: piscina costs ~9 MB of RSS at load.
   const { Piscina: PiscinaClass } = await import('piscina');
-  pool ??= new PiscinaClass({
-    filename: new URL('./normalize-task.js', import.meta.url).href,
-    minThreads: 0,
-    maxThreads: 1,
-    idleTimeout: 60_000,
-  });
+  pool ??= new PiscinaClass({ minThreads: 0, maxThreads: MAX_THREADS, maxQueue: MAX_QUEUED, idleTimeout: IDLE_TIMEOUT_MS });
   return pool;
 }
+
+/**
+ * Runs `input` through `task` on a pool thread. Rejects with piscina's "Task queue is at limit"
+ * when MAX_QUEUED tasks already wait; aborting `signal` stops the task (its thread is replaced).
+ */
+export async function runOnCpuPool<Run extends (input: never) => unknown>(
+  task: CpuTask<Run>,
+  input: Parameters<Run>[0],
+  signal?: AbortSignal,
+): Promise<Awaited<ReturnType<Run>>> {
+  return (await threadPool()).run(input, { filename: task.filename, ...(signal ? { signal } : {}) });
+}
+
+const NORMALIZE = cpuTask<typeof normalizeTask>(new URL('./normalize-task.js', import.meta.url));
 
 /** The serialized size of an outcome, in characters (what redaction will have to scan). */
 export function outcomeSize(outcome: ToolOutcome): number {
@@ -29,13 +57,14 @@ export function outcomeSize(outcome: ToolOutcome): number {
   return n;
 }
 
+/** normalizeResult, on a pool thread for outcomes above `offloadAboveChars` (a thread hop costs more than a small one). */
 export async function normalizeOffloaded(outcome: ToolOutcome, options: NormalizeOptions, offloadAboveChars: number): Promise<NormalizedToolResult> {
-  if (outcome.passthrough || outcomeSize(outcome) <= offloadAboveChars) return normalizeResult(outcome, options);
-  return (await (await threadPool()).run({ outcome, options })) as NormalizedToolResult;
+  if (outcomeSize(outcome) <= offloadAboveChars) return normalizeResult(outcome, options);
+  return runOnCpuPool(NORMALIZE, { outcome, options });
 }
 
-/** How many results were normalised on the thread so far (for tests and /healthz). */
-export function offloadedCount(): number {
+/** How many tasks the pool has completed so far, of every kind (for tests). */
+export function cpuPoolCompleted(): number {
   return pool?.completed ?? 0;
 }
 

@@ -3,7 +3,7 @@ import type { Adapter } from '../adapter.js';
 import type { GatewayConfig } from '../config.js';
 import { cronjobReadiness, cronjobTools } from './cronjob.js';
 import { delegateTaskTools } from './delegate-task.js';
-import { closeSessionSearchPool, sessionDbReadiness, sessionSearchTools } from './session-search.js';
+import { sessionDbReadiness, sessionSearchTools } from './session-search.js';
 
 // Gateway-owned guarded adapters for three Hermes agent-loop capabilities that the stateless Hermes
 // allowlist never exposes: session_search (read-only over state.db), cronjob (Hermes' jobs.json
@@ -16,8 +16,5 @@ export function guardedAdapter(config: GatewayConfig, log: Logger): Adapter {
     name: 'guarded',
     source: { name: 'guarded', tools: () => [...sessionSearchTools(config, log), ...cronjobTools(config, log), ...delegateTaskTools()] },
     readiness: [cronjobReadiness(config), sessionDbReadiness(config)],
-    async close() {
-      await closeSessionSearchPool();
-    },
   };
 }

@@ -1,26 +1,25 @@
 import { basename, dirname, join } from 'node:path';
-import type { Piscina } from 'piscina';
 import type { Logger } from 'pino';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import type { ToolDefinition } from '../tool-types.js';
 import type { GatewayConfig } from '../config.js';
+import { cpuTask, runOnCpuPool } from '../cpu/pool.js';
 import type { ProbeResult, ReadinessComponent } from '../health/readiness.js';
 import { MAX_QUERY_CHARS } from './session-search/fts.js';
 import type { SearchArgs, TaskInput } from './session-search/shapes.js';
+import type sessionSearchTask from './session-search/task.js';
 import type { TaskResult } from './session-search/task.js';
 
 // session_search — the guarded, read-only adapter over Hermes' session database
 // ($HERMES_HOME/state.db). Hermes' own tool is an agent-loop tool (it needs the live agent's db
 // handle), so the gateway re-implements it: same parameters minus the cross-profile `profile`
 // override, same four result shapes and defaults (see session-search/shapes.ts), read through
-// better-sqlite3 opened read-only on a worker thread (session-search/task.ts), never migrating or
-// writing the database. A missing database, an unknown schema and a newer schema are stable errors.
+// better-sqlite3 opened read-only on a thread of the supervisor's CPU pool (cpu/pool.ts) running
+// session-search/task.ts, never migrating or writing the database. A missing database, an unknown
+// schema and a newer schema are stable errors.
 
 /** Reads of Hermes' state use a 30-second budget, like every Hermes-backed read of the gateway. */
 const DEADLINE_MS = 30_000;
-/** Searches are cheap; two threads keep one slow scan from delaying the next call. */
-const MAX_THREADS = 2;
-const MAX_QUEUED = 16;
 /** Room left under the gateway's output cap for its own envelope. */
 const ENVELOPE_RESERVE_CHARS = 1024;
 const SESSION_ID_MAX_CHARS = 512;
@@ -94,26 +93,7 @@ const INPUT_SCHEMA = {
   additionalProperties: false,
 } as const;
 
-let pool: Piscina | undefined;
-
-async function searchPool(): Promise<Piscina> {
-  const { Piscina: PiscinaClass } = await import('piscina');
-  pool ??= new PiscinaClass({
-    filename: new URL('./session-search/task.js', import.meta.url).href,
-    minThreads: 0,
-    maxThreads: MAX_THREADS,
-    maxQueue: MAX_QUEUED,
-    idleTimeout: 30_000,
-  });
-  return pool;
-}
-
-/** Stops session_search's worker threads (for a gateway shutdown; idle threads also exit by themselves). */
-export async function closeSessionSearchPool(): Promise<void> {
-  const p = pool;
-  pool = undefined;
-  await p?.destroy();
-}
+const SEARCH = cpuTask<typeof sessionSearchTask>(new URL('./session-search/task.js', import.meta.url));
 
 /** The Hermes profile a HERMES_HOME is: `<root>/profiles/<name>` is `<name>`, anything else `default`. */
 export function profileNameOf(hermesHome: string): string {
@@ -140,7 +120,7 @@ export function sessionSearchTools(config: GatewayConfig, log: Logger): ToolDefi
         const deadline = AbortSignal.timeout(DEADLINE_MS);
         let result: TaskResult;
         try {
-          result = (await (await searchPool()).run(input, { signal: AbortSignal.any([ctx.signal, deadline]) })) as TaskResult;
+          result = await runOnCpuPool(SEARCH, input, AbortSignal.any([ctx.signal, deadline]));
         } catch (e) {
           if (ctx.signal.aborted) throw new GatewayError(ErrorCode.CANCELLED, 'session_search was cancelled; its read was stopped');
           if (deadline.aborted) {

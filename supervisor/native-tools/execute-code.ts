@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { constants } from 'node:os';
 import { approvalPolicy, checkCommand } from './approval.js';
-import { ErrorCode, GatewayError, isGatewayError } from '../../shared/errors.js';
+import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { BoundedCollector, capHeadTail, stripAnsi } from '../../shared/output-cap.js';
 import { descendantsOf } from '../../shared/proc.js';
 import { redact } from '../../shared/redact.js';
@@ -398,9 +398,4 @@ export function blockedCommandResult(verdict: 'hardline' | 'dangerous', key: str
       ? 'it is on the unconditional (hardline) blocklist, so it cannot run through this gateway at all. Do not retry or rephrase it; if it is really needed, the user has to run it outside the agent.'
       : 'the script itself was the one approval. Do not retry or rephrase it inside execute_code; if it is needed, run it with the direct terminal tool, where the user is asked to confirm.';
   return { output: '', exit_code: -1, error: `Command denied: ${key}. execute_code scripts get no further approvals; ${why}`, status: 'blocked' };
-}
-
-/** Turns a thrown error from an RPC-dispatched tool into the `{error}` shape Hermes stubs expect. */
-export function rpcErrorResult(e: unknown): { error: string } {
-  return { error: isGatewayError(e) ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e) };
 }

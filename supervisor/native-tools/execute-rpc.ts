@@ -1,8 +1,8 @@
 // The host side of execute_code's tool RPC: a Unix-socket server that the child's `hermes_tools`
 // module (workers/execute/hermes_tools.py) calls to run the granted tools.
 //
-// Port of Hermes Agent's local UDS transport (`_rpc_server_loop` / `_handle_rpc_request`,
-// steering reference §2), with Hermes' framing, checks, check order and error strings:
+// Port of Hermes Agent's local UDS transport (tools/code_execution_tool.py `_rpc_server_loop` /
+// `_handle_rpc_request`), with Hermes' framing, checks, check order and error strings:
 //
 //   - socket `<dir>/hermes_rpc_<32 hex>.sock`, chmod 0600, exactly ONE accepted connection
 //     (Hermes `listen(1)` + a single `accept()`); later connections are closed at once;
@@ -15,6 +15,7 @@
 //       4. call cap                      → {"error": "Tool call limit reached (N). No more tool calls allowed in this execution."}
 //       5. `terminal`: drop background / pty / notify_on_complete / watch_patterns
 //       6. dispatch; a thrown error      → {"error": "<message>"}
+//          (a gateway tool's error arrives as an outcome instead, shaped by rpcReplyFor below)
 //     Refusals (1-4) are free; every dispatched call counts toward the cap, failed or not, and is
 //     counted once the dispatch settles (Hermes increments after `handle_function_call` returns);
 //   - a connection idle for 300 s is closed (Hermes' `conn.settimeout(300)` on recv; the clock is
@@ -38,6 +39,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmod, rm } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
+import type { ToolOutcome } from '../tool-types.js';
 
 /** `terminal` arguments a sandbox script may not use (Hermes `_TERMINAL_BLOCKED_PARAMS`). */
 export const TERMINAL_BLOCKED_PARAMS: readonly string[] = Object.freeze([
@@ -74,6 +76,20 @@ export interface RpcServer {
   callsMade(): number;
   /** Stop listening, drop the connection and remove the socket file. Idempotent. */
   close(): Promise<void>;
+}
+
+/**
+ * A gateway tool's outcome as the reply Hermes' tools give a script: the structured value, or for
+ * an error `{"error": "<CODE>: <message>"}`. The Dispatcher has already mapped the error (a stable
+ * code and a clear message; an internal error is the generic message, its details only in the
+ * gateway log), so nothing internal reaches the script from here.
+ */
+export function rpcReplyFor(outcome: ToolOutcome): Record<string, unknown> {
+  const value = outcome.structured ?? {};
+  if (!outcome.isError) return value;
+  const { error: code, message } = value;
+  if (typeof message !== 'string') return { error: typeof code === 'string' ? code : 'the tool failed' };
+  return { error: typeof code === 'string' ? `${code}: ${message}` : message };
 }
 
 function errorLine(message: string): string {

@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import { compileArgumentValidator } from '../catalog/validate.js';
 import type { Adapter } from '../adapter.js';
 import type { GatewayConfig } from '../config.js';
-import { ExecuteCodePool, executeCodeTool, rpcErrorResult, type RpcDispatch } from './execute-code.js';
+import { ExecuteCodePool, executeCodeTool } from './execute-code.js';
 import { fileAccessFacts } from './files/confine.js';
 import { fileTools } from './files/index.js';
 import { ProcessRegistry, processManageTool } from './processes.js';
+import { scriptToolDispatch } from './script-tools.js';
 import { TerminalPool, terminalTool } from './terminal.js';
 import { sampleWorkerUsage, type WorkerUsage } from '../spawning/usage.js';
 import { createWorkerRuntime, SHORT_WORKER_SLICE, type WorkerRuntime } from '../spawning/worker-runtime.js';
@@ -15,8 +15,6 @@ import { shortWorkerLimits, startRefusal } from '../spawning/resource-policy.js'
 // isolated workers (the supervisor never runs user commands itself).
 
 const USAGE_SAMPLE_MS = 10_000;
-
-export const WEB_NOT_CONFIGURED = 'web provider not configured: web_search/web_extract need the Hermes web backend adapter';
 
 export interface NativeAdapter extends Adapter {
   /** Owner-scoped background processes; the jobs adapter starts its work through it. */
@@ -40,22 +38,8 @@ export function nativeAdapter(config: GatewayConfig, log: Logger): NativeAdapter
   const cwdFor = (ownerId: string) => terminals.cwdFor(ownerId);
   const access = { mode: config.fileAccess, roots: config.roots };
   const files = fileTools({ hermesHome: config.hermesHome, cwdFor, access, readFileScanMaxBytes: config.limits.readFileScanMaxBytes });
-  const fileEntries = new Map(files.map((tool) => [tool.name, { tool, validate: compileArgumentValidator(tool) }]));
-
-  // hermes_tools calls from a script: the same file tool handlers, validated the same way, under the
-  // execute_code call's owner; web tools answer "not configured" until the web adapter lands.
-  const dispatch: RpcDispatch = async (tool, args, ctx) => {
-    if (tool === 'web_search' || tool === 'web_extract') return { error: WEB_NOT_CONFIGURED };
-    const entry = fileEntries.get(tool);
-    if (!entry) return { error: `Tool '${tool}' is not available in execute_code.` };
-    try {
-      const outcome = await entry.tool.handler(entry.validate(args), ctx);
-      return outcome.structured ?? {};
-    } catch (e) {
-      return rpcErrorResult(e);
-    }
-  };
-  const exec = new ExecuteCodePool(runtime, dispatch);
+  // hermes_tools file calls from a script are nested calls of its execute_code call (script-tools.ts).
+  const exec = new ExecuteCodePool(runtime, scriptToolDispatch(files.map((tool) => tool.name)));
   exec.prewarm(); // nothing is prepared while execute_code would be refused
   const processes = new ProcessRegistry(runtime);
   // Worker CPU/RSS, sampled in the background so /healthz stays a cheap read; logged while any

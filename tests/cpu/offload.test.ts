@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { normalizeResult } from '../../shared/result.js';
-import { closeCpuPool, normalizeOffloaded, offloadedCount } from '../../supervisor/cpu/pool.js';
+import { closeCpuPool, normalizeOffloaded, cpuPoolCompleted } from '../../supervisor/cpu/pool.js';
 
 after(() => closeCpuPool());
 
@@ -10,17 +10,17 @@ const secret = 'ghp_' + 'Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2';
 
 test('a large result is normalised on the piscina thread, identically to inline', async () => {
   const outcome = { structured: { content: ('line of output\n'.repeat(20_000)) + `token ${secret}\n`, total_lines: 20_001 } };
-  const before = offloadedCount();
+  const before = cpuPoolCompleted();
   const result = await normalizeOffloaded(outcome, options, 65536);
-  assert.equal(offloadedCount(), before + 1, 'it went through the thread');
+  assert.equal(cpuPoolCompleted(), before + 1, 'it went through the thread');
   assert.deepEqual(result, normalizeResult(outcome, options));
   assert.ok(!JSON.stringify(result).includes(secret));
 });
 
 test('small results stay inline (a thread hop would cost more than they do)', async () => {
-  const before = offloadedCount();
+  const before = cpuPoolCompleted();
   const result = await normalizeOffloaded({ structured: { ok: true, note: `key ${secret}` } }, options, 65536);
-  assert.equal(offloadedCount(), before);
+  assert.equal(cpuPoolCompleted(), before);
   assert.ok(!JSON.stringify(result).includes(secret));
 });
 

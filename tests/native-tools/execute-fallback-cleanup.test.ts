@@ -37,7 +37,7 @@ test('subreaper mode: orphans of the script, tagged or not, die with it', async 
       'time.sleep(0.8)',
       'print("started")',
     ].join('\n');
-    const ctx: CallContext = { owner: { id: `request:${randomUUID()}`, kind: 'request' }, signal: new AbortController().signal, callId: randomUUID(), era: 'modern' };
+    const ctx: CallContext = { owner: { id: `request:${randomUUID()}`, kind: 'request' }, signal: new AbortController().signal, callId: randomUUID(), era: 'modern', callNested: () => Promise.reject(new Error('nested calls are not part of this test')) };
     const r = await pool.run(code, ctx, home);
     assert.equal(r.status, 'success', JSON.stringify(r));
     assert.match(r.output, /started\n$/);

@@ -20,7 +20,7 @@ const temp = tempDirs();
 after(() => temp.removeAll());
 
 function ctx(): CallContext {
-  return { owner: { id: `request:${randomUUID()}`, kind: 'request' }, signal: new AbortController().signal, callId: randomUUID(), era: 'modern' };
+  return { owner: { id: `request:${randomUUID()}`, kind: 'request' }, signal: new AbortController().signal, callId: randomUUID(), era: 'modern', callNested: () => Promise.reject(new Error('nested calls are not part of this test')) };
 }
 
 function cmdline(pid: number): string {

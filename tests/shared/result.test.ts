@@ -7,7 +7,7 @@ import type { ContentBlock, NormalizedToolResult } from '../../supervisor/tool-t
 
 // Every tool result leaves the gateway through normalizeResult; these pin its contract one
 // behaviour at a time: caps with an explicit marker, the structuredContent mirror and its
-// truncation receipt, redaction, non-text markers, passthrough and isError.
+// truncation receipt, redaction, non-text markers and isError.
 
 const MARKER = '...[truncated by hermes-mcp-gateway]';
 const SECRET = 'sk-proj-' + 'A1b2C3d4E5f6G7h8I9j0'.repeat(3);
@@ -239,19 +239,7 @@ describe('normalizeResult: non-text content', () => {
   });
 });
 
-describe('normalizeResult: passthrough and isError', () => {
-  test('a passthrough result is returned unchanged: not redacted, capped or mirrored again', () => {
-    const passthrough: NormalizedToolResult = {
-      content: [{ type: 'text', text: `${SECRET} ${'p'.repeat(500)}` }, { type: 'audio', data: 'YXVkaW8=' }],
-      structuredContent: { secret: SECRET },
-      isError: true,
-    };
-    const snapshot = structuredClone(passthrough);
-    const result = normalizeResult({ passthrough, structured: { ignored: true } }, { maxChars: 50 });
-    assert.equal(result, passthrough);
-    assert.deepEqual(result, snapshot);
-  });
-
+describe('normalizeResult: isError', () => {
   test('isError is preserved on an error outcome', () => {
     const result = normalizeResult(errorOutcome(ErrorCode.MEMORY_NOT_CONFIGURED, 'no backend'), { maxChars: PRODUCT_CAP });
     assert.equal(result.isError, true);

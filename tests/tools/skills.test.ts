@@ -15,7 +15,7 @@ import { skillsTools, type SkillsConfig } from '../../supervisor/tools/skills.js
 // `open` that skills.ts imported.
 const fsp = createRequire(import.meta.url)('node:fs/promises') as typeof import('node:fs/promises');
 
-const ctx: CallContext = { owner: { id: 'request:t', kind: 'request' }, signal: new AbortController().signal, callId: 't', era: 'modern' };
+const ctx: CallContext = { owner: { id: 'request:t', kind: 'request' }, signal: new AbortController().signal, callId: 't', era: 'modern', callNested: () => Promise.reject(new Error('nested calls are not part of this test')) };
 
 let base: string;
 let counter = 0;

@@ -18,7 +18,7 @@ import {
   type StartupContext,
 } from '../../supervisor/tools/startup-context.js';
 
-const ctx: CallContext = { owner: { id: 'request:t', kind: 'request' }, signal: new AbortController().signal, callId: 't', era: 'modern' };
+const ctx: CallContext = { owner: { id: 'request:t', kind: 'request' }, signal: new AbortController().signal, callId: 't', era: 'modern', callNested: () => Promise.reject(new Error('nested calls are not part of this test')) };
 
 let base: string;
 let counter = 0;

@@ -14,7 +14,7 @@ import { fileTools } from '../../../supervisor/native-tools/files/index.js';
 // home and the project; `access: 'hermes'` gives Hermes' unconfined semantics (for its deny lists
 // outside any root: /etc, /dev, /proc).
 
-export const ctx: CallContext = { owner: { id: 'request:t', kind: 'request' }, signal: new AbortController().signal, callId: 't', era: 'modern' };
+export const ctx: CallContext = { owner: { id: 'request:t', kind: 'request' }, signal: new AbortController().signal, callId: 't', era: 'modern', callNested: () => Promise.reject(new Error('nested calls are not part of this test')) };
 
 export interface Case {
   root: string;
