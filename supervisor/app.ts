@@ -81,7 +81,7 @@ export function createApp(gateway: Gateway, endpoint: McpEndpoint): { app: Hono;
       if (record) record.category = 'client_aborted';
       return new Response(null, { status: 499 });
     }
-    gateway.log.error({ event: 'http_unhandled_error', path: c.req.path, err: error.stack ?? String(error) }, 'unhandled error');
+    gateway.log.error({ event: 'http_unhandled_error', path: c.req.path, err: error }, 'unhandled error');
     return c.text('Internal Server Error', 500);
   });
   return { app, counters, lifecycle };

@@ -61,7 +61,9 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
         msg: (message: unknown) => (typeof message === 'string' ? redact(message) : message),
         // Spread: the standard serializer's result has its own prototype, which redactDeep would
         // pass through untouched.
-        err: (error: Error) => redactDeep({ ...pino.stdSerializers.err(error) }),
+        // Anything logged as `err` that is not an Error (a string, a rejected value) is kept as one
+        // redacted string: the error serializer would spread a string into one field per character.
+        err: (error: unknown) => (error instanceof Error ? redactDeep({ ...pino.stdSerializers.err(error) }) : redactDeep(String(error))),
       },
     },
     // Buffered (4 KiB) asynchronous writes: one write syscall per request would cost more than the

@@ -36,3 +36,18 @@ test('fields, messages and errors are redacted before a log line is written', ()
   assert.equal(info?.msg, 'hermes-mcp-gateway listening');
   assert.equal(info?.port, 3060);
 });
+
+test('an err that is not an Error is logged as one redacted string, not one field per character', () => {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      cb();
+    },
+  });
+  const log = createLogger('info', sink);
+  log.error({ event: 'release_hook_failed', err: `hook failed: ${GITLAB_PAT}` });
+  log.flush();
+  const [line] = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.equal(line?.err, 'hook failed: glpat-...8sDe');
+});
