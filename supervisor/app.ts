@@ -67,7 +67,7 @@ export function createApp(gateway: Gateway, endpoint: McpEndpoint): { app: Hono;
   app.get('/readyz', async (c) => {
     if (lifecycle.draining) return c.json({ status: 'draining' }, 503);
     const report = await gateway.readiness.check();
-    return c.json({ status: report.ready ? 'ready' : 'not_ready', components: report.components, ...gateway.readyFacts() }, report.ready ? 200 : 503);
+    return c.json({ status: report.ready ? 'ready' : 'not_ready', ...(report.ready ? {} : { reasons: report.reasons }), components: report.components, ...gateway.readyFacts() }, report.ready ? 200 : 503);
   });
 
   app.notFound((c) => c.json({ error: 'NOT_FOUND', message: `no route ${c.req.method} ${c.req.path}` }, 404));

@@ -9,6 +9,7 @@ import { Dispatcher, type PublicEntry, type RequestScope } from './dispatch.js';
 import type { Adapter } from './adapter.js';
 import { closeCpuPool } from './cpu/pool.js';
 import { Readiness } from './health/readiness.js';
+import { missingRoots, rootsReadiness } from './health/roots.js';
 import { CapabilityStore } from './owners/capabilities.js';
 import { OwnerRegistry } from './owners/owners.js';
 import { sessionTools } from './tools/sessions.js';
@@ -90,6 +91,11 @@ export class Gateway {
     for (const d of catalog.report.dropped) log.info({ event: 'tool_dropped_by_policy', source: d.source, tool: d.name, reason: d.reason });
 
     gw.readiness.register(startupReadiness(config));
+    gw.readiness.register(rootsReadiness(config));
+    const missing = missingRoots(config.roots);
+    if (missing.length > 0) {
+      log.warn({ event: 'roots_missing', missing, terminal_cwd: config.terminalCwd }, `project roots that do not exist admit nothing: ${missing.join(', ')} (HERMES_MCP_ROOTS)`);
+    }
     for (const c of readiness) gw.readiness.register(c);
     for (const a of adapters) if (a.releaseHook) gw.owners.registerReleaseHook(a.name, a.releaseHook);
 

@@ -427,11 +427,17 @@ export function cronjobReadiness(config: GatewayConfig, env: NodeJS.ProcessEnv =
       try {
         const jobs = await loadJobs(cronPaths(config.hermesHome).jobsFile);
         if (mutations.length > 0 && !holder) {
-          return { ready: false, status: 'error', reason: 'neither flock(1) nor python3 is available to take cron/.jobs.lock', details: { mutations } };
+          return {
+            ready: false,
+            status: 'error',
+            reason: 'neither flock(1) nor python3 is available to take cron/.jobs.lock',
+            action: `install util-linux (flock) or python3, or turn cron mutations off (${CRONJOB_MUTATIONS_ENV}=off)`,
+            details: { mutations },
+          };
         }
         return { ready: true, status: 'ok', details: { jobs: jobs.length, mutations, lock_holder: holder ?? null } };
       } catch (e) {
-        return { ready: false, status: 'error', reason: (e as Error).message, details: { mutations } };
+        return { ready: false, status: 'error', reason: (e as Error).message, action: `repair or restore Hermes' ${cronPaths(config.hermesHome).jobsFile}`, details: { mutations } };
       }
     },
   };

@@ -190,7 +190,11 @@ export function sessionDbReadiness(config: GatewayConfig): ReadinessComponent {
               details: { path: dbPath },
             };
           }
-          return { ready: false, status: 'error', reason: `${err.code}: ${err.message}`, details: { path: dbPath, code: err.code, ...(err.details ?? {}) } };
+          const action =
+            err.code === ErrorCode.STATE_DB_SCHEMA_TOO_NEW || err.code === ErrorCode.STATE_DB_SCHEMA_UNSUPPORTED
+              ? `this gateway reads Hermes' state.db schema ${SUPPORTED_SCHEMA_VERSION}: use a gateway and a Hermes release that agree on it`
+              : `check that ${dbPath} is Hermes' readable session database (Hermes itself can open it)`;
+          return { ready: false, status: 'error', reason: `${err.code}: ${err.message}`, action, details: { path: dbPath, code: err.code, ...(err.details ?? {}) } };
         } finally {
           store?.close();
         }

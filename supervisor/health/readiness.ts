@@ -7,6 +7,8 @@ export interface ProbeResult {
   /** Short machine-friendly status, e.g. "ok", "not_configured", "missing", "error". */
   status: string;
   reason?: string;
+  /** When not ready: the one thing an operator should do about it. */
+  action?: string;
   details?: Record<string, unknown>;
 }
 
@@ -15,10 +17,22 @@ export interface ReadinessComponent {
   probe(): Promise<ProbeResult> | ProbeResult;
 }
 
+/** One line of /readyz's summary: a required component that is not ready, and what to do. */
+export interface ReadinessReason {
+  component: string;
+  reason: string;
+  action: string;
+}
+
 export interface ReadinessReport {
   ready: boolean;
+  /** Every required component that is not ready (empty when ready). */
+  reasons: ReadinessReason[];
   components: Record<string, ProbeResult & { required: boolean }>;
 }
+
+/** Said for a not-ready component whose probe gave no action of its own. */
+const GENERIC_ACTION = 'see this component\'s reason and details in /readyz';
 
 const PROBE_TIMEOUT_MS = 5000;
 
@@ -47,7 +61,10 @@ export class Readiness {
           result = await Promise.race([
             Promise.resolve(c.probe()),
             new Promise<ProbeResult>((resolve) => {
-              timer = setTimeout(() => resolve({ ready: false, status: 'timeout', reason: `probe did not answer within ${PROBE_TIMEOUT_MS} ms` }), PROBE_TIMEOUT_MS);
+              timer = setTimeout(
+                () => resolve({ ready: false, status: 'timeout', reason: `probe did not answer within ${PROBE_TIMEOUT_MS} ms`, action: 'check that the backend behind this component is running and answering' }),
+                PROBE_TIMEOUT_MS,
+              );
             }),
           ]);
         } catch (e) {
@@ -59,7 +76,9 @@ export class Readiness {
       }),
     );
     const components = Object.fromEntries(entries);
-    const ready = entries.every(([, r]) => r.ready || !r.required);
-    return { ready, components };
+    const reasons = entries
+      .filter(([, r]) => !r.ready && r.required)
+      .map(([component, r]) => ({ component, reason: r.reason ?? r.status, action: r.action ?? GENERIC_ACTION }));
+    return { ready: reasons.length === 0, reasons, components };
   }
 }

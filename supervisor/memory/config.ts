@@ -99,12 +99,16 @@ function defaultHermesHome(hermesHome: string, userHome: string): string {
 }
 
 /** The config file Hermes reads (client.resolve_config_path). */
-export function honchoConfigPath(hermesHome: string, userHome: string): string {
+/** The files Hermes reads its Honcho settings from, in order (the first that exists wins). */
+export function honchoConfigCandidates(hermesHome: string, userHome: string): string[] {
   const local = join(hermesHome, 'honcho.json');
-  if (existsSync(local)) return local;
   const fallback = join(defaultHermesHome(hermesHome, userHome), 'honcho.json');
-  if (resolve(fallback) !== resolve(local) && existsSync(fallback)) return fallback;
-  return join(userHome, '.honcho', 'config.json');
+  return [local, ...(resolve(fallback) !== resolve(local) ? [fallback] : []), join(userHome, '.honcho', 'config.json')];
+}
+
+export function honchoConfigPath(hermesHome: string, userHome: string): string {
+  const candidates = honchoConfigCandidates(hermesHome, userHome);
+  return candidates.find((p) => existsSync(p)) ?? candidates[candidates.length - 1]!;
 }
 
 function hostBlock(raw: Json, host: string): Json {
@@ -233,7 +237,7 @@ export function resolveHonchoConfig(hermesHome: string, env: Env): HonchoResolut
     } else fields = fromEnv(env);
   } else fields = fromEnv(env);
 
-  const lookedAt = `${path}, HONCHO_API_KEY, HONCHO_BASE_URL`;
+  const lookedAt = `${existsSync(path) ? path : honchoConfigCandidates(hermesHome, userHome).join(', ')}, HONCHO_API_KEY, HONCHO_BASE_URL`;
   if (!fields.enabled || !(fields.apiKey || fields.baseUrl)) {
     const why = !fields.enabled && fields.enabledExplicit ? `Honcho is disabled (enabled: false in ${source})` : `no Honcho API key or base URL (looked at ${lookedAt})`;
     return { status: 'not_configured', reason: `memory backend not configured: ${why}`, source, warnings };

@@ -82,7 +82,13 @@ export class HonchoBackend {
       await this.newClient().http.post('/v3/workspaces', { body: { id: identity.workspace }, timeout: PROBE_TIMEOUT_MS });
       return { ready: true, status: 'ok', details: { ...details, latency_ms: Date.now() - started } };
     } catch (e) {
-      return { ready: false, status: 'error', reason: redact(describeFailure(e, baseURL)), details };
+      return {
+        ready: false,
+        status: 'error',
+        reason: redact(describeFailure(e, baseURL)),
+        action: `start Honcho at ${displayUrl(baseURL)} or correct its address and key in ${source}, or set HERMES_MCP_OPTIONAL_COMPONENTS=memory to run without it`,
+        details,
+      };
     }
   }
 }

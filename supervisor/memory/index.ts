@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Adapter } from '../adapter.js';
 import type { GatewayConfig } from '../config.js';
@@ -54,7 +55,15 @@ export function memoryAdapter(config: GatewayConfig, log: Logger): MemoryAdapter
         name: 'memory',
         probe: () => {
           if (state.kind === 'configured') return state.backend.probe();
-          return { ready: false, status: state.kind === 'not_configured' ? 'not_configured' : 'error', reason: state.reason };
+          return {
+            ready: false,
+            status: state.kind === 'not_configured' ? 'not_configured' : 'error',
+            reason: state.reason,
+            action:
+              state.kind === 'not_configured'
+                ? `configure Honcho in ${join(config.hermesHome, 'honcho.json')} (README, Memory), or set HERMES_MCP_OPTIONAL_COMPONENTS=memory to run without Honcho`
+                : 'fix the Honcho configuration named in the reason and restart the gateway, or set HERMES_MCP_OPTIONAL_COMPONENTS=memory to run without Honcho',
+          };
         },
       },
     ],

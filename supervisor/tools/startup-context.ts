@@ -279,7 +279,11 @@ export function startupReadiness(config: StartupConfig): ReadinessComponent {
       } catch (e) {
         const code = isGatewayError(e) ? e.code : ErrorCode.INTERNAL_ERROR;
         const message = e instanceof Error ? e.message : String(e);
-        return { ready: false, status: 'error', reason: `${code}: ${message}` };
+        const action =
+          code === ErrorCode.STARTUP_FILE_MISSING
+            ? `point HERMES_HOME at your Hermes home (now ${config.hermesHome}); Hermes writes SOUL.md there on its first run`
+            : 'fix the startup file named in the reason (read as UTF-8, without following symlinks, within its size budget)';
+        return { ready: false, status: 'error', reason: `${code}: ${message}`, action };
       }
     },
   };
