@@ -18,6 +18,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
+import { terminalProtocol, type TerminalProtocol } from '../shared/worker-protocol/terminal.js';
 import { launchFloor, launchGateway, launchSdkFloor, nodeFlags, started } from './launch.js';
 import { detectIsolation } from '../supervisor/spawning/isolation.js';
 import { WorkerProcess } from '../supervisor/spawning/worker-process.js';
@@ -53,7 +54,7 @@ const META = {
 
 // ---- process bookkeeping: everything started here is stopped by pid ----
 
-const workers = new Set<WorkerProcess>();
+const workers = new Set<WorkerProcess<TerminalProtocol>>();
 const markers: string[] = [];
 const dirs: string[] = [];
 
@@ -146,13 +147,13 @@ async function teardownSamples(rounds: number): Promise<number[]> {
   for (let i = 0; i < rounds; i++) {
     const stateDir = mkdtempSync(join(tmpdir(), 'hmcp-bench-td-'));
     dirs.push(stateDir);
-    const worker = new WorkerProcess({ entry, isolation, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir() }, cwd: '/' });
+    const worker = new WorkerProcess({ protocol: terminalProtocol, entry, isolation, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir() }, cwd: '/' });
     workers.add(worker);
     await worker.waitFor((f) => f.type === 'ready');
     const marker = newMarker();
     markers.push(marker);
-    worker.waitFor((f) => f.type === 'result').catch(() => {}); // never answered: killed first
-    worker.send({ type: 'exec', id: 'escape', command: escapeeCommand(marker), cwd: '/', timeoutMs: 120_000, stateDir, maxOutputBytes: 4096 });
+    // Never answered: killed first.
+    worker.request({ type: 'exec', command: escapeeCommand(marker), cwd: '/', timeoutMs: 120_000, stateDir, maxOutputBytes: 4096 }).catch(() => {});
     if ((await waitForSurvivors(marker, ESCAPEE_COUNT)).length < ESCAPEE_COUNT) throw new Error('escapees did not start');
     const t0 = performance.now();
     const killed = worker.kill();

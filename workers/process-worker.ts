@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { renameSync, writeFileSync } from 'node:fs';
-import type { Frame } from '../shared/frame.js';
 import { becomeSubreaper } from '../shared/subreaper.js';
+import { processProtocol, type ProcessProtocol } from '../shared/worker-protocol/process.js';
 import { openSupervisorChannel } from './runtime/channel.js';
 import { killEverythingStarted, signalEverythingStarted } from './runtime/reap.js';
 
@@ -13,9 +13,7 @@ import { killEverythingStarted, signalEverythingStarted } from './runtime/reap.j
 // With `exitFile` (jobs), the outcome is also written there, atomically, before the exit frame: if
 // the gateway dies between the command's end and recording it, its successor reads the file
 // instead of calling the job unknown.
-//
-// Frames in:  {type:'start', command, cwd, exitFile?}, {type:'stdin', data}, {type:'close-stdin'}, {type:'terminate'}, {type:'kill'}
-// Frames out: {type:'ready'}, {type:'started', pid}, {type:'output', data}, {type:'exit', exitCode, signal, killed}
+// It speaks the process protocol (shared/worker-protocol/process.ts).
 
 becomeSubreaper();
 const spawned = new Set<number>();
@@ -25,18 +23,18 @@ let done = false;
 let exitFile: string | undefined;
 
 // The supervisor gone (its end of the channel closed): nothing may outlive it.
-const channel = openSupervisorChannel(onFrame, () => finish(null, 'SIGKILL', 'supervisor_lost'));
+const channel = openSupervisorChannel(processProtocol, onMessage, () => finish(null, 'SIGKILL', 'supervisor_lost'));
 process.on('SIGTERM', () => finish(null, 'SIGTERM'));
 channel.send({ type: 'ready' });
 
-function onFrame(frame: Frame): void {
-  if (frame.type === 'start' && !child) {
-    if (typeof frame.exitFile === 'string') exitFile = frame.exitFile;
-    start(String(frame.command), String(frame.cwd));
-  } else if (frame.type === 'terminate') signalEverythingStarted('SIGTERM');
-  else if (frame.type === 'stdin') child?.stdin?.write(String(frame.data));
-  else if (frame.type === 'close-stdin') child?.stdin?.end();
-  else if (frame.type === 'kill') {
+function onMessage(message: ProcessProtocol['toWorker']): void {
+  if (message.type === 'start' && !child) {
+    if (typeof message.exitFile === 'string') exitFile = message.exitFile;
+    start(message.command, message.cwd);
+  } else if (message.type === 'terminate') signalEverythingStarted('SIGTERM');
+  else if (message.type === 'stdin') child?.stdin?.write(message.data);
+  else if (message.type === 'close-stdin') child?.stdin?.end();
+  else if (message.type === 'kill') {
     killed = true;
     finish(null, 'SIGKILL');
   }

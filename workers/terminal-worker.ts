@@ -1,7 +1,8 @@
-import type { Frame } from '../shared/frame.js';
 import { becomeSubreaper } from '../shared/subreaper.js';
+import type { ExecMessage } from '../shared/worker-protocol/exec.js';
+import { terminalProtocol, type TerminalProtocol } from '../shared/worker-protocol/terminal.js';
 import { openSupervisorChannel } from './runtime/channel.js';
-import { spawnedChildren, type ExecRequest } from './runtime/exec-command.js';
+import { spawnedChildren } from './runtime/exec-command.js';
 import { PersistentShell } from './runtime/persistent-shell.js';
 import { killEverythingStarted } from './runtime/reap.js';
 
@@ -10,15 +11,13 @@ import { killEverythingStarted } from './runtime/reap.js';
 // (runtime/persistent-shell.ts); cwd and exports persist in that shell and in the owner's state
 // directory, which the supervisor owns.
 //
-// Frames in:  {type:'exec', id, command, cwd, timeoutMs, stateDir, maxOutputBytes}, {type:'shutdown'}
-// Frames out: {type:'ready'}, {type:'result', id, exitCode, timedOut, output, outputBytes, cwd?}
-//             or {type:'result', id, error:'busy'}
+// It speaks the terminal protocol (shared/worker-protocol/terminal.ts).
 
 becomeSubreaper();
 let busy = false;
 const shell = new PersistentShell();
 
-const channel = openSupervisorChannel(onFrame, () => shutdown());
+const channel = openSupervisorChannel(terminalProtocol, onMessage, () => shutdown());
 process.on('SIGTERM', () => shutdown()); // as PID 1 of the namespace there is no default TERM action
 channel.send({ type: 'ready' });
 
@@ -28,12 +27,12 @@ function shutdown(): never {
   process.exit(0);
 }
 
-function onFrame(frame: Frame): void {
-  if (frame.type === 'shutdown') shutdown();
-  if (frame.type === 'exec') void exec(frame as unknown as ExecRequest & { id: string });
+function onMessage(message: TerminalProtocol['toWorker']): void {
+  if (message.type === 'shutdown') shutdown();
+  else void exec(message);
 }
 
-async function exec(req: ExecRequest & { id: string }): Promise<void> {
+async function exec(req: ExecMessage): Promise<void> {
   if (busy) return channel.send({ type: 'result', id: req.id, error: 'busy' });
   busy = true;
   try {

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { constants } from 'node:os';
 import { approvalPolicy, checkCommand } from './approval.js';
@@ -6,6 +6,7 @@ import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { BoundedCollector, capHeadTail, stripAnsi } from '../../shared/output-cap.js';
 import { descendantsOf } from '../../shared/proc.js';
 import { redact } from '../../shared/redact.js';
+import type { DoneMessage, ExecuteUnitProtocol } from '../../shared/worker-protocol/execute.js';
 import type { CallContext, ToolDefinition } from '../tool-types.js';
 import { startRefusal } from '../spawning/resource-policy.js';
 import type { CgroupLimit } from '../spawning/cgroup-limits.js';
@@ -28,7 +29,7 @@ export const RPC_TOOLS = ['web_search', 'web_extract', 'read_file', 'write_file'
 export type RpcDispatch = (tool: string, args: Record<string, unknown>, ctx: CallContext) => Promise<unknown>;
 
 interface Unit {
-  worker: WorkerProcess;
+  worker: WorkerProcess<ExecuteUnitProtocol>;
   rpc: RpcServer;
   dir: string;
   cwd: string;
@@ -147,19 +148,15 @@ export class ExecuteCodePool {
     const remaining = Math.max(1, Math.floor((call.deadline - Date.now()) / 1000));
     const requested = typeof args.timeout === 'number' && args.timeout > 0 ? args.timeout : this.runtime.config.limits.terminalMaxTimeoutSeconds;
     const timeoutSeconds = Math.min(requested, remaining);
-    const id = randomUUID();
-    const result = unit.worker.waitFor((f) => f.type === 'result' && f.id === id);
-    unit.worker.send({
+    const r = await unit.worker.request({
       type: 'exec',
-      id,
       command: String(args.command ?? ''),
       cwd: typeof args.workdir === 'string' ? args.workdir : unit.cwd,
       timeoutMs: timeoutSeconds * 1000,
       stateDir: unit.dir,
       maxOutputBytes: this.runtime.config.limits.workerTransportMaxBytes,
     });
-    const r = (await result) as unknown as { exitCode: number; timedOut: boolean; output: string; error?: string };
-    if (r.error) return { error: r.error };
+    if ('error' in r) return { error: r.error };
     const output = shapeTerminalOutput(r.output, this.runtime.config.limits.terminalOutputMaxChars, String(args.command ?? ''));
     return r.timedOut ? { output, exit_code: 124, error: `Command timed out after ${timeoutSeconds} seconds` } : { output, exit_code: r.exitCode, error: null };
   }
@@ -268,7 +265,7 @@ export class ExecuteCodePool {
       if (u.isReady) u.worker.scriptIo.stdin.end(code);
       else u.ready.then(() => u.worker.scriptIo.stdin.end(code), () => {});
       this.prewarm();
-      type Outcome = { kind: 'done'; frame: Record<string, unknown> } | { kind: 'timeout' } | { kind: 'interrupted' } | { kind: 'crashed'; why: string };
+      type Outcome = { kind: 'done'; frame: DoneMessage } | { kind: 'timeout' } | { kind: 'interrupted' } | { kind: 'crashed'; why: string };
       const outcome = await new Promise<Outcome>((resolve) => {
         const timer = setTimeout(() => resolve({ kind: 'timeout' }), Math.max(0, deadline - Date.now()));
         const onAbort = () => resolve({ kind: 'interrupted' });
@@ -370,12 +367,12 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * sending it, and the exit may be noticed before the frame is read: the output pipes closing (or
  * the drain grace) comes after the frame, so only then is a missing frame a crash.
  */
-function doneFrame(unit: Unit): Promise<Record<string, unknown>> {
+function doneFrame(unit: Unit): Promise<DoneMessage> {
   return new Promise((resolve, reject) => {
-    const off = unit.worker.onFrame((frame) => {
-      if (frame.type !== 'done') return;
+    const off = unit.worker.onFrame((message) => {
+      if (message.type !== 'done') return;
       off();
-      resolve(frame);
+      resolve(message);
     });
     void unit.worker.exited.then(async () => {
       await Promise.race([unit.drained, sleep(OUTPUT_DRAIN_GRACE_MS)]);

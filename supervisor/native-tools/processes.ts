@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { stripAnsi } from '../../shared/output-cap.js';
 import { redact } from '../../shared/redact.js';
+import type { ProcessProtocol } from '../../shared/worker-protocol/process.js';
 import type { ToolDefinition } from '../tool-types.js';
 import type { WorkerProcess } from '../spawning/worker-process.js';
 import type { WorkerRuntime } from '../spawning/worker-runtime.js';
@@ -38,7 +39,7 @@ export interface TrackedProcess {
   exitCode?: number | null;
   completionReason?: 'exited' | 'killed' | 'lost';
   finishedAt?: number;
-  worker: WorkerProcess;
+  worker: WorkerProcess<ProcessProtocol>;
   waiters: Array<() => void>;
   /** Hermes' persist_on_release: the owner ending does not kill it (jobs). */
   persistOnRelease: boolean;
@@ -51,7 +52,7 @@ export interface StartOptions {
   /** A `systemd-run --scope` prefix for the worker (the job's slice and limits). */
   scope?: readonly string[];
   /** Runs after the worker is up and before the command starts (e.g. moving it into a cgroup). */
-  beforeStart?: (worker: WorkerProcess) => void;
+  beforeStart?: (worker: WorkerProcess<ProcessProtocol>) => void;
   /** The worker writes the command's outcome here before reporting it. */
   exitFile?: string;
   onOutput?: (data: string) => void;
@@ -88,15 +89,15 @@ export class ProcessRegistry {
       persistOnRelease: options.persistOnRelease === true,
     };
     this.processes.set(proc.id, proc);
-    worker.onFrame((frame) => {
-      if (frame.type === 'output') {
-        proc.output = (proc.output + String(frame.data)).slice(-OUTPUT_KEEP_CHARS);
-        options.onOutput?.(String(frame.data));
-      } else if (frame.type === 'started') {
-        proc.pid = frame.pid as number;
-      } else if (frame.type === 'exit') {
-        proc.exitSignal = (frame.signal as string | null) ?? null;
-        this.markExited(proc, frame.killed ? 'killed' : 'exited', (frame.exitCode as number | null) ?? (frame.killed ? -15 : null));
+    worker.onFrame((message) => {
+      if (message.type === 'output') {
+        proc.output = (proc.output + message.data).slice(-OUTPUT_KEEP_CHARS);
+        options.onOutput?.(message.data);
+      } else if (message.type === 'started') {
+        proc.pid = message.pid;
+      } else if (message.type === 'exit') {
+        proc.exitSignal = message.signal ?? null;
+        this.markExited(proc, message.killed ? 'killed' : 'exited', message.exitCode ?? (message.killed ? -15 : null));
       }
     });
     const exitHook = () => options.onExit?.(proc);

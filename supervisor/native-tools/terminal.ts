@@ -1,8 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { approvalPolicy, checkCommand } from './approval.js';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { capHeadTail, stripAnsi } from '../../shared/output-cap.js';
 import { redact } from '../../shared/redact.js';
+import type { ExecResult } from '../../shared/worker-protocol/exec.js';
+import type { TerminalProtocol } from '../../shared/worker-protocol/terminal.js';
 import { resolveInsideRoots } from '../roots.js';
 import type { ToolDefinition } from '../tool-types.js';
 import type { WorkerProcess } from '../spawning/worker-process.js';
@@ -16,18 +17,10 @@ import { removeDir, type WorkerRuntime } from '../spawning/worker-runtime.js';
 
 interface OwnerTerminal {
   stateDir: string;
-  worker?: WorkerProcess;
-  /** The id of the command currently running, if any (one at a time per owner). */
-  running?: string;
+  worker?: WorkerProcess<TerminalProtocol>;
+  /** The command currently running, if any (one at a time per owner). */
+  running?: symbol;
   /** Where the owner's last command ended. */
-  cwd?: string;
-}
-
-export interface CommandOutcome {
-  exitCode: number;
-  timedOut: boolean;
-  output: string;
-  outputBytes: number;
   cwd?: string;
 }
 
@@ -47,7 +40,7 @@ export class TerminalPool {
     return n;
   }
 
-  private async workerFor(owner: OwnerTerminal): Promise<WorkerProcess> {
+  private async workerFor(owner: OwnerTerminal): Promise<WorkerProcess<TerminalProtocol>> {
     if (owner.worker?.alive) return owner.worker;
     const worker = this.runtime.spawnWorker('terminal-worker');
     owner.worker = worker;
@@ -55,7 +48,7 @@ export class TerminalPool {
     return worker;
   }
 
-  async run(ownerId: string, command: string, options: { timeoutSeconds: number; workdir?: string; signal: AbortSignal }): Promise<CommandOutcome> {
+  async run(ownerId: string, command: string, options: { timeoutSeconds: number; workdir?: string; signal: AbortSignal }): Promise<ExecResult> {
     let owner = this.owners.get(ownerId);
     if (!owner) {
       owner = { stateDir: this.runtime.privateDir('terminal') };
@@ -64,36 +57,37 @@ export class TerminalPool {
     if (owner.running) {
       throw new GatewayError(ErrorCode.BUSY, 'this session already has a terminal command running; terminal runs one foreground command at a time per session');
     }
-    const id = randomUUID();
-    owner.running = id;
+    const run = Symbol('terminal command');
+    owner.running = run;
     const current = owner;
     try {
       const worker = await this.workerFor(owner);
-      const result = worker.waitFor((f) => f.type === 'result' && f.id === id);
       // A client that goes away takes its command with it: the worker (and with it the whole
       // namespace) is killed; the owner's cwd/env snapshot survives. The owner is free at once:
       // its next call gets a fresh worker instead of waiting for this one to finish dying.
       const onAbort = () => {
         if (current.worker === worker) current.worker = undefined;
-        if (current.running === id) current.running = undefined;
+        if (current.running === run) current.running = undefined;
         void worker.kill();
       };
       options.signal.addEventListener('abort', onAbort, { once: true });
       try {
-        worker.send({
-          type: 'exec',
-          id,
-          command,
-          cwd: options.workdir ?? this.cwdFor(ownerId),
-          timeoutMs: options.timeoutSeconds * 1000,
-          stateDir: owner.stateDir,
-          maxOutputBytes: this.runtime.config.limits.workerTransportMaxBytes,
-        });
-        const frame = await result.catch((e: Error) => {
-          if (options.signal.aborted) throw new GatewayError(ErrorCode.CANCELLED, 'the client disconnected; the command and everything it started were killed');
-          throw new GatewayError(ErrorCode.WORKER_FAILED, `terminal worker failed: ${e.message}`);
-        });
-        const outcome = frame as unknown as CommandOutcome;
+        const outcome = await worker
+          .request({
+            type: 'exec',
+            command,
+            cwd: options.workdir ?? this.cwdFor(ownerId),
+            timeoutMs: options.timeoutSeconds * 1000,
+            stateDir: owner.stateDir,
+            maxOutputBytes: this.runtime.config.limits.workerTransportMaxBytes,
+          })
+          .catch((e: Error) => {
+            if (options.signal.aborted) throw new GatewayError(ErrorCode.CANCELLED, 'the client disconnected; the command and everything it started were killed');
+            throw new GatewayError(ErrorCode.WORKER_FAILED, `terminal worker failed: ${e.message}`);
+          });
+        // Only a second command while one runs is refused by the worker, and `running` above
+        // never lets one through; should it happen anyway, it is the worker's failure, not output.
+        if ('error' in outcome) throw new GatewayError(ErrorCode.WORKER_FAILED, `terminal worker failed: ${outcome.error}`);
         // Every result carries where the command ended; remembering it spares file and
         // execute_code calls a synchronous read of the state directory.
         if (outcome.cwd) current.cwd = outcome.cwd;
@@ -102,7 +96,7 @@ export class TerminalPool {
         options.signal.removeEventListener('abort', onAbort);
       }
     } finally {
-      if (current.running === id) current.running = undefined;
+      if (current.running === run) current.running = undefined;
     }
   }
 

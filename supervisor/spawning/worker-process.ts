@@ -1,19 +1,27 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
-import { encodeFrame, FrameDecoder, type Frame } from '../../shared/frame.js';
 import { defaultLimits } from '../../shared/limits.js';
 import { descendantsOf, processesTagged, WORKER_TAG_VAR } from '../../shared/proc.js';
 import { subreaperAddon } from '../../shared/subreaper.js';
+import { defaultMaxFrameBytes, FRAME_CAP_VAR } from '../../shared/worker-protocol/caps.js';
+import { encodeFrame, type Frame } from '../../shared/worker-protocol/frame.js';
+import { messageDecoder, type ProtocolMessages, type ReplyTo, type RequestBody, type RequestType, type WorkerProtocol } from '../../shared/worker-protocol/protocol.js';
+import { PendingRequests } from '../../shared/worker-protocol/requests.js';
 import type { IsolationReport } from './isolation.js';
 
 // Supervisor side of one worker process: spawned under the host's isolation prefix (and, when the
-// resource policy is enforced, a systemd scope), spoken to with length-prefixed frames on fd 3.
+// resource policy is enforced, a systemd scope), spoken to with length-prefixed frames on fd 3 in
+// its kind's protocol (shared/worker-protocol/): send() and onFrame() take and give only that
+// kind's messages, request() pairs a request with its response by id, and a frame of a type the
+// kind does not speak is a protocol violation like a malformed one.
 // kill() is the whole-tree teardown: in pid-namespace mode SIGKILL of the `unshare` process makes
 // the kernel kill the namespace (its init is the worker, every escapee is inside); in the fallback
 // modes the process group is killed and the host is swept for processes carrying this worker's tag.
 
-export interface WorkerSpawnOptions {
+export interface WorkerSpawnOptions<P extends ProtocolMessages> {
+  /** The protocol the worker speaks (its kind). */
+  protocol: WorkerProtocol<P>;
   /** Absolute path of the worker's compiled entry point (workers/*.js), or of its script. */
   entry: string;
   /** What runs `entry`: this Node by default (an execute_code unit is a Python script). */
@@ -29,6 +37,7 @@ export interface WorkerSpawnOptions {
   cwd: string;
   /** `systemd-run --scope ...` argv prefix when the resource policy is enforced. */
   scope?: readonly string[];
+  /** The frame cap of both ends (default: the one derived from the default limits); handed to the worker in its environment. */
   maxFrameBytes?: number;
   /** The worker does one job and exits 0 by itself when done (not a failure). */
   oneShot?: boolean;
@@ -45,32 +54,38 @@ export interface WorkerExit {
 
 const STDERR_KEEP = 8192;
 
-export class WorkerProcess {
+export class WorkerProcess<P extends ProtocolMessages> {
   readonly tag = randomBytes(12).toString('hex');
   readonly exited: Promise<WorkerExit>;
   private readonly child: ChildProcess;
   private readonly channel: Writable & Readable;
-  private readonly handlers = new Set<(frame: Frame) => void>();
+  private readonly handlers = new Set<(message: P['fromWorker']) => void>();
+  private readonly requests: PendingRequests<P>;
+  private readonly maxFrameBytes: number;
   private stderrTail = '';
   private killed = false;
   private exitInfo?: WorkerExit;
 
-  constructor(private readonly options: WorkerSpawnOptions) {
+  constructor(private readonly options: WorkerSpawnOptions<P>) {
+    this.requests = new PendingRequests(options.protocol);
+    this.maxFrameBytes = options.maxFrameBytes ?? defaultMaxFrameBytes();
     const argv = [...(options.scope ?? []), ...options.isolation.prefix, options.interpreter ?? process.execPath, options.entry];
     this.child = spawn(argv[0]!, argv.slice(1), {
       cwd: options.cwd,
-      env: { ...options.env, [WORKER_TAG_VAR]: this.tag },
+      env: { ...options.env, [WORKER_TAG_VAR]: this.tag, [FRAME_CAP_VAR]: String(this.maxFrameBytes) },
       stdio: options.scriptIo ? ['pipe', 'pipe', 'pipe', 'pipe'] : ['ignore', 'ignore', 'pipe', 'pipe'],
       // Own process group: the fallback teardown kills the whole group at once.
       detached: true,
     });
     this.channel = this.child.stdio[3] as Writable & Readable;
-    const decoder = new FrameDecoder(
-      (frame) => {
-        for (const h of this.handlers) h(frame);
+    const decoder = messageDecoder(
+      options.protocol.isFromWorker,
+      (message) => {
+        this.requests.settle(message);
+        for (const h of this.handlers) h(message);
       },
       (error) => this.fail(`protocol violation: ${error.message}`),
-      options.maxFrameBytes,
+      this.maxFrameBytes,
     );
     this.channel.on('data', (chunk: Buffer) => decoder.push(chunk));
     this.channel.on('error', () => {});
@@ -89,6 +104,7 @@ export class WorkerProcess {
       });
     });
     void this.exited.then(() => {
+      this.requests.close(() => this.exitError());
       // Whatever ended the worker, nothing it started may outlive it.
       this.sweepFallback();
       // A one-shot worker (execute, process) exiting cleanly has finished its job; any other exit
@@ -121,30 +137,50 @@ export class WorkerProcess {
     return e ? (e.signal ? `signal ${e.signal}` : `code ${e.code}`) : 'running';
   }
 
-  onFrame(handler: (frame: Frame) => void): () => void {
+  /** Every message the worker sends, in order (responses to request() included). */
+  onFrame(handler: (message: P['fromWorker']) => void): () => void {
     this.handlers.add(handler);
     return () => this.handlers.delete(handler);
   }
 
-  send(frame: Frame): void {
-    if (!this.alive || this.channel.destroyed) return;
-    this.channel.write(encodeFrame(frame, this.options.maxFrameBytes));
+  /** A message that expects no response; a no-op once the worker is gone. */
+  send(message: P['toWorker']): void {
+    this.write(message);
   }
 
-  /** Resolves with the first frame `match` accepts; rejects if the worker exits first. */
-  waitFor(match: (frame: Frame) => boolean): Promise<Frame> {
+  /**
+   * Sends a request (the id is assigned here) and resolves with the worker's response to it,
+   * whatever else arrives in between; rejects if the worker exits (or is killed) first.
+   */
+  request<K extends RequestType<P>>(body: RequestBody<P, K>): Promise<ReplyTo<P, K>> {
+    return this.requests.request(body, (message) => this.write(message));
+  }
+
+  /** Resolves with the first message `match` accepts; rejects if the worker exits first. */
+  waitFor<M extends P['fromWorker']>(match: (message: P['fromWorker']) => message is M): Promise<M>;
+  waitFor(match: (message: P['fromWorker']) => boolean): Promise<P['fromWorker']>;
+  waitFor(match: (message: P['fromWorker']) => boolean): Promise<P['fromWorker']> {
     return new Promise((resolve, reject) => {
-      const off = this.onFrame((frame) => {
-        if (match(frame)) {
+      const off = this.onFrame((message) => {
+        if (match(message)) {
           off();
-          resolve(frame);
+          resolve(message);
         }
       });
       void this.exited.then(() => {
         off();
-        reject(new Error(`worker exited (${this.describeExit()}) ${this.stderrTail.trim().slice(-500)}`.trim()));
+        reject(this.exitError());
       });
     });
+  }
+
+  private write(message: Frame): void {
+    if (!this.alive || this.channel.destroyed) return;
+    this.channel.write(encodeFrame(message, this.maxFrameBytes));
+  }
+
+  private exitError(): Error {
+    return new Error(`worker exited (${this.describeExit()}) ${this.stderrTail.trim().slice(-500)}`.trim());
   }
 
   private fail(reason: string): void {

@@ -3,6 +3,11 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { scrubChildEnv } from './env-scrub.js';
 import { packageRoot } from '../../shared/package-root.js';
+import { maxFrameBytes } from '../../shared/worker-protocol/caps.js';
+import { executeUnitProtocol, type ExecuteUnitProtocol } from '../../shared/worker-protocol/execute.js';
+import { processProtocol, type ProcessProtocol } from '../../shared/worker-protocol/process.js';
+import type { ProtocolMessages, WorkerProtocol } from '../../shared/worker-protocol/protocol.js';
+import { terminalProtocol, type TerminalProtocol } from '../../shared/worker-protocol/terminal.js';
 import type { GatewayConfig } from '../config.js';
 import { detectIsolation, type IsolationReport } from './isolation.js';
 import { loadResourceState, shortWorkerLimits, type ResourceState } from './resource-policy.js';
@@ -28,7 +33,19 @@ const EXECUTE_UNIT = join(packageRoot(), 'workers', 'execute', 'unit.py');
 /** The Node helper a unit starts for the script's terminal commands. */
 const EXECUTE_COMMANDS = join(packageRoot(), 'dist', 'workers', 'execute-commands.js');
 
-export type WorkerEntry = 'terminal-worker' | 'execute-unit' | 'process-worker';
+/** The worker kinds, by entry, and the protocol each speaks. */
+export interface WorkerProtocols {
+  'terminal-worker': TerminalProtocol;
+  'execute-unit': ExecuteUnitProtocol;
+  'process-worker': ProcessProtocol;
+}
+export type WorkerEntry = keyof WorkerProtocols;
+
+const PROTOCOLS: { [E in WorkerEntry]: WorkerProtocol<WorkerProtocols[E]> } = {
+  'terminal-worker': terminalProtocol,
+  'execute-unit': executeUnitProtocol,
+  'process-worker': processProtocol,
+};
 
 export interface WorkerRuntime {
   isolation: IsolationReport;
@@ -47,7 +64,7 @@ export interface WorkerRuntime {
   shortWorkerCgroup(): CgroupLimit | undefined;
   /** A fresh private directory under the state root (removed by the caller). */
   privateDir(prefix: string): string;
-  spawnWorker(entry: WorkerEntry, options?: { cwd?: string; env?: Record<string, string>; scope?: readonly string[]; onFailure?: (reason: string) => void }): WorkerProcess;
+  spawnWorker<E extends WorkerEntry>(entry: E, options?: { cwd?: string; env?: Record<string, string>; scope?: readonly string[]; onFailure?: (reason: string) => void }): WorkerProcess<WorkerProtocols[E]>;
   /** Pids of the workers currently alive (for usage sampling). */
   liveWorkerPids(): number[];
 }
@@ -65,7 +82,7 @@ export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEn
   const resources = loadResourceState(config.resourcePolicy, childEnv, config.cgroupRoot);
   const shortLimits = shortWorkerLimits(resources);
   const scoped = resources.enforcement === 'systemd' && shortLimits !== undefined;
-  const live = new Set<WorkerProcess>();
+  const live = new Set<Pick<WorkerProcess<ProtocolMessages>, 'alive' | 'pid'>>();
   return {
     liveWorkerPids: () => [...live].flatMap((w) => (w.alive && w.pid ? [w.pid] : [])),
     isolation,
@@ -80,9 +97,10 @@ export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEn
     privateDir(prefix) {
       return mkdtempSync(join(config.stateDir, `${prefix}-`)); // mkdtemp creates 0700
     },
-    spawnWorker(entry, options = {}) {
+    spawnWorker<E extends WorkerEntry>(entry: E, options: { cwd?: string; env?: Record<string, string>; scope?: readonly string[]; onFailure?: (reason: string) => void } = {}) {
       const unit = entry === 'execute-unit';
-      const worker = new WorkerProcess({
+      const worker = new WorkerProcess<WorkerProtocols[E]>({
+        protocol: PROTOCOLS[entry],
         // An execute_code unit is a small Python init, not a Node worker: a unit is prepared for
         // every call, and a Node start-up would cost more than the script's own interpreter.
         ...(unit ? { entry: EXECUTE_UNIT, interpreter: config.python, scriptIo: true } : { entry: join(packageRoot(), 'dist', 'workers', `${entry}.js`) }),
@@ -94,7 +112,7 @@ export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEn
             : {}),
         env: { ...childEnv, ...options.env, ...(unit ? { HERMES_MCP_NODE: process.execPath, HERMES_MCP_COMMANDS_ENTRY: EXECUTE_COMMANDS } : {}) },
         cwd: options.cwd ?? '/',
-        maxFrameBytes: config.limits.workerTransportMaxBytes * 4,
+        maxFrameBytes: maxFrameBytes(config.limits.workerTransportMaxBytes),
         oneShot: entry !== 'terminal-worker',
         reapGraceMs: config.limits.workerReapGraceSeconds * 1000,
         onFailure: (reason) => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { encodeFrame, FrameDecoder, FrameError, type Frame } from '../../shared/frame.js';
+import { encodeFrame, FrameDecoder, FrameError, type Frame } from '../../shared/worker-protocol/frame.js';
 
-// The supervisor <-> worker wire (shared/frame.ts): 4-byte big-endian length, then UTF-8 JSON.
+// The supervisor <-> worker wire (shared/worker-protocol/frame.ts): 4-byte big-endian length, then UTF-8 JSON.
 
 /** A hand-made frame: `announced` (default: the body's real length) in the header, then `body`. */
 function rawFrame(body: string | Buffer, announced?: number): Buffer {
@@ -109,7 +109,7 @@ test('a header announcing more than the cap is rejected before the body arrives'
   assert.equal(errors.length, 1);
   assert.match(errors[0]!.message, /announces 1025 bytes, over the 1024-byte cap/);
 
-  // The default cap (8 MiB) against a 4 GiB announcement, header split in two.
+  // The default cap (derived from the default workerTransportMaxBytes) against a 4 GiB announcement, header split in two.
   const big = recorder();
   const head = rawFrame(Buffer.alloc(0), 0xffffffff);
   big.decoder.push(head.subarray(0, 2));

@@ -5,13 +5,16 @@ import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import { packageRoot } from '../../shared/package-root.js';
+import { terminalProtocol, type TerminalProtocol } from '../../shared/worker-protocol/terminal.js';
 import { detectIsolation, type IsolationMode } from '../../supervisor/spawning/isolation.js';
 import { WorkerProcess } from '../../supervisor/spawning/worker-process.js';
 import { processesTagged } from '../../shared/proc.js';
 import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../helpers/escapees.js';
 import { within } from '../helpers/wait.js';
 
-// A bad frame on the fd-3 pipe, in either direction, ends that one worker and nothing else:
+// A bad frame on the fd-3 pipe, in either direction, ends that one worker and nothing else. Bad is
+// oversized, not JSON, not a typed object, or a well-formed message of a type the worker's kind
+// does not speak (here: the terminal protocol):
 // - supervisor -> worker: the worker's decoder fails, it closes its channel, kills what it started
 //   and exits; the supervisor sees an unexpected exit (onFailure) and carries on.
 // - worker -> supervisor: WorkerProcess's decoder fails, it SIGKILLs the worker's whole tree and
@@ -21,7 +24,7 @@ const terminalEntry = join(packageRoot(), 'dist', 'workers', 'terminal-worker.js
 const badEntry = join(packageRoot(), 'dist', 'tests', 'fixtures', 'bad-frame-worker.js');
 const dirs: string[] = [];
 const markers: string[] = [];
-const workers: WorkerProcess[] = [];
+const workers: WorkerProcess<TerminalProtocol>[] = [];
 after(async () => {
   await Promise.all(workers.map((w) => w.kill()));
   for (const m of markers) killSurvivors(m);
@@ -40,7 +43,7 @@ function rawFrame(body: string, announced?: number): Buffer {
  * writes well-formed, capped frames); the test reaches the stream at runtime to write what send()
  * never would, without widening WorkerProcess's API for it.
  */
-function supervisorEnd(worker: WorkerProcess): Writable {
+function supervisorEnd(worker: WorkerProcess<TerminalProtocol>): Writable {
   const channel = (worker as unknown as { channel?: Writable }).channel;
   assert.ok(channel && typeof channel.write === 'function', 'WorkerProcess keeps its fd-3 stream in `channel`');
   return channel;
@@ -86,6 +89,7 @@ function spawnWorker(entry: string, mode: IsolationMode, extra: { env?: Record<s
   let firstFailure!: (reason: string) => void;
   const failed = new Promise<string>((resolve) => (firstFailure = resolve));
   const worker = new WorkerProcess({
+    protocol: terminalProtocol,
     entry,
     isolation: isolationFor(mode),
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir(), ...extra.env },
@@ -109,9 +113,8 @@ for (const mode of ['pid-namespace', 'subreaper'] as const) {
       markers.push(marker);
       const dir = mkdtempSync(join(tmpdir(), 'hmcp-pv-'));
       dirs.push(dir);
-      const pending = worker.waitFor((f) => f.type === 'result');
+      const pending = worker.request({ type: 'exec', command: escapeeCommand(marker), cwd: '/', timeoutMs: 60_000, stateDir: dir, maxOutputBytes: 4096 });
       pending.catch(() => {}); // never answered: the worker goes away first
-      worker.send({ type: 'exec', id: '1', command: escapeeCommand(marker), cwd: '/', timeoutMs: 60_000, stateDir: dir, maxOutputBytes: 4096 });
       assert.ok((await waitForSurvivors(marker, ESCAPEE_COUNT)).length >= ESCAPEE_COUNT, 'escapees started');
 
       supervisorEnd(worker).write(rawFrame('{"type":"exec","id":"2"', 0xfffffff0));
@@ -124,7 +127,8 @@ for (const mode of ['pid-namespace', 'subreaper'] as const) {
       assert.deepEqual(await waitForNoSurvivors(marker), [], 'nothing the command started survives');
       assert.deepEqual(await waitForNoTagged(worker.tag), []);
       assert.equal(failures.length, 1);
-      worker.send({ type: 'exec', id: '3' }); // a dead worker: a no-op, not a throw
+      worker.send({ type: 'shutdown' }); // a dead worker: a no-op, not a throw
+      await assert.rejects(worker.request({ type: 'exec', command: 'true', cwd: '/', timeoutMs: 1000, stateDir: dir, maxOutputBytes: 4096 }), /worker exited/, 'a request to a dead worker fails at once');
     });
 
     test('a correctly sized frame that is not JSON: the worker exits', async () => {
@@ -133,6 +137,16 @@ for (const mode of ['pid-namespace', 'subreaper'] as const) {
       supervisorEnd(worker).write(rawFrame('this is not json'));
       await within(worker.exited, 10_000, 'the worker to exit');
       assert.match(worker.stderr, /worker: incoming frame is not valid JSON; closing/);
+      assert.match(await within(failed, 5000, 'onFailure'), /exited unexpectedly/);
+      assert.deepEqual(await waitForNoTagged(worker.tag), []);
+    });
+
+    test('a well-formed message of a type the terminal worker is never sent: the worker exits', async () => {
+      const { worker, failed } = spawnWorker(terminalEntry, mode);
+      await within(worker.waitFor((f) => f.type === 'ready'), 10_000, 'ready');
+      supervisorEnd(worker).write(rawFrame(JSON.stringify({ type: 'start', command: 'true', cwd: '/' })));
+      await within(worker.exited, 10_000, 'the worker to exit');
+      assert.match(worker.stderr, /worker: incoming frame has unknown type "start"; closing/);
       assert.match(await within(failed, 5000, 'onFailure'), /exited unexpectedly/);
       assert.deepEqual(await waitForNoTagged(worker.tag), []);
     });
@@ -145,6 +159,7 @@ describe('garbage from the worker side', () => {
     { kind: 'huge-header', reason: /^protocol violation: incoming frame announces 4294967295 bytes, over the 1024-byte cap$/ },
     { kind: 'malformed', reason: /^protocol violation: incoming frame is not valid JSON$/ },
     { kind: 'array', reason: /^protocol violation: incoming frame is not a typed JSON object$/ },
+    { kind: 'unknown-type', reason: /^protocol violation: incoming frame has unknown type "exit"$/ },
   ];
   for (const mode of ['pid-namespace', 'subreaper'] as const) {
     for (const { kind, reason } of mode === 'pid-namespace' ? cases : cases.slice(0, 1)) {
@@ -175,9 +190,9 @@ describe('garbage from the worker side', () => {
     await within(worker.waitFor((f) => f.type === 'ready'), 10_000, 'ready');
     const dir = mkdtempSync(join(tmpdir(), 'hmcp-pv-'));
     dirs.push(dir);
-    const result = worker.waitFor((f) => f.type === 'result' && f.id === 'ok');
-    worker.send({ type: 'exec', id: 'ok', command: 'echo still-fine', cwd: '/', timeoutMs: 10_000, stateDir: dir, maxOutputBytes: 4096 });
+    const result = worker.request({ type: 'exec', command: 'echo still-fine', cwd: '/', timeoutMs: 10_000, stateDir: dir, maxOutputBytes: 4096 });
     const r = await within(result, 10_000, 'result');
+    assert.ok(!('error' in r), JSON.stringify(r));
     assert.equal(r.exitCode, 0);
     assert.match(String(r.output), /still-fine/);
     await worker.kill();

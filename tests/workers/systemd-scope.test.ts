@@ -7,6 +7,8 @@ import { packageRoot } from '../../shared/package-root.js';
 import { loadConfig } from '../../supervisor/config.js';
 import { nativeAdapter } from '../../supervisor/native-tools/index.js';
 import { createWorkerRuntime, type WorkerRuntime } from '../../supervisor/spawning/worker-runtime.js';
+import type { ExecuteUnitProtocol } from '../../shared/worker-protocol/execute.js';
+import type { ProtocolMessages } from '../../shared/worker-protocol/protocol.js';
 import { createLogger } from '../../supervisor/telemetry.js';
 import { detectSystemdScope, scopeArgv } from '../../supervisor/spawning/systemd-scope.js';
 import type { WorkerProcess } from '../../supervisor/spawning/worker-process.js';
@@ -61,18 +63,18 @@ function runtimeFor(fake: Fake, options: { resourcePolicy: boolean }): WorkerRun
   return createWorkerRuntime(configFor(options), { ...process.env, PATH: fake.path, FAKE_SYSTEMD_RUN_LOG: fake.log });
 }
 
-function track(worker: WorkerProcess): WorkerProcess {
+function track<P extends ProtocolMessages>(worker: WorkerProcess<P>): WorkerProcess<P> {
   cleanup.push(() => worker.kill());
   return worker;
 }
 
 
-function spawnExecuteWorker(runtime: WorkerRuntime): WorkerProcess {
+function spawnExecuteWorker(runtime: WorkerRuntime): WorkerProcess<ExecuteUnitProtocol> {
   return track(runtime.spawnWorker('execute-unit', { env: { PYTHONDONTWRITEBYTECODE: '1', PYTHONIOENCODING: 'utf-8' } }));
 }
 
 /** Sends a ready unit its script; resolves with the done frame and what the script printed. */
-async function runScript(worker: WorkerProcess, code: string): Promise<{ exitCode: unknown; stdout: string }> {
+async function runScript(worker: WorkerProcess<ExecuteUnitProtocol>, code: string): Promise<{ exitCode: unknown; stdout: string }> {
   let stdout = '';
   worker.scriptIo.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
   const closed = new Promise((resolve) => worker.scriptIo.stdout.once('close', resolve));
@@ -161,9 +163,9 @@ describe('worker runtime', () => {
 
     // Frames both ways: a hermes_tools.terminal-style command, then the script.
     const stateDir = tempDir('hmcp-scope-exec-');
-    const result = worker.waitFor((f) => f.type === 'result' && f.id === 'c1');
-    worker.send({ type: 'exec', id: 'c1', command: 'echo scoped-$((6*7))', cwd: '/', timeoutMs: 10_000, stateDir, maxOutputBytes: 4096 });
+    const result = worker.request({ type: 'exec', command: 'echo scoped-$((6*7))', cwd: '/', timeoutMs: 10_000, stateDir, maxOutputBytes: 4096 });
     const r = await within(result, 10_000, 'the command result');
+    assert.ok(!('error' in r), JSON.stringify(r));
     assert.equal(r.exitCode, 0);
     assert.match(String(r.output), /scoped-42/);
     const d = await runScript(worker, 'print(1)');

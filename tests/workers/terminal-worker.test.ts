@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { packageRoot } from '../../shared/package-root.js';
+import { terminalProtocol, type TerminalProtocol } from '../../shared/worker-protocol/terminal.js';
 import { detectIsolation, type IsolationMode } from '../../supervisor/spawning/isolation.js';
 import { WorkerProcess } from '../../supervisor/spawning/worker-process.js';
 import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../helpers/escapees.js';
@@ -26,17 +27,15 @@ function stateDir(): string {
 async function startWorker(mode: IsolationMode) {
   const isolation = detectIsolation(mode);
   assert.equal(isolation.mode, mode, `host does not allow ${mode}: ${isolation.reason}`);
-  const worker = new WorkerProcess({ entry, isolation, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir() }, cwd: '/' });
+  const worker = new WorkerProcess({ protocol: terminalProtocol, entry, isolation, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir() }, cwd: '/' });
   await worker.waitFor((f) => f.type === 'ready');
   return worker;
 }
 
-let nextId = 0;
-function exec(worker: WorkerProcess, command: string, options: { timeoutMs?: number; dir?: string; cwd?: string } = {}) {
-  const id = String(++nextId);
-  const result = worker.waitFor((f) => f.type === 'result' && f.id === id);
-  worker.send({ type: 'exec', id, command, cwd: options.cwd ?? '/', timeoutMs: options.timeoutMs ?? 10_000, stateDir: options.dir ?? stateDir(), maxOutputBytes: 1 << 20 });
-  return result as Promise<Record<string, unknown>>;
+async function exec(worker: WorkerProcess<TerminalProtocol>, command: string, options: { timeoutMs?: number; dir?: string; cwd?: string } = {}) {
+  const r = await worker.request({ type: 'exec', command, cwd: options.cwd ?? '/', timeoutMs: options.timeoutMs ?? 10_000, stateDir: options.dir ?? stateDir(), maxOutputBytes: 1 << 20 });
+  assert.ok(!('error' in r), `the command ran: ${JSON.stringify(r)}`);
+  return r;
 }
 
 for (const mode of ['pid-namespace', 'subreaper'] as const) {

@@ -211,7 +211,8 @@ def main():
     if pid == 0:
         os.close(ready_r)
         os.close(CHANNEL)
-        for name in ("HERMES_MCP_NODE", "HERMES_MCP_COMMANDS_ENTRY"):
+        # The frame cap is the command helper's (its channel's), not the script's.
+        for name in ("HERMES_MCP_NODE", "HERMES_MCP_COMMANDS_ENTRY", "HERMES_MCP_MAX_FRAME_BYTES"):
             os.environ.pop(name, None)
 
         def ready():

@@ -1,25 +1,35 @@
 import { Socket } from 'node:net';
-import { encodeFrame, FrameDecoder, type Frame } from '../../shared/frame.js';
+import { takeFrameCap } from '../../shared/worker-protocol/caps.js';
+import { encodeFrame } from '../../shared/worker-protocol/frame.js';
+import { messageDecoder, type ProtocolMessages, type WorkerProtocol } from '../../shared/worker-protocol/protocol.js';
 
-// Worker side of the supervisor pipe (fd 3). When the pipe closes the supervisor is gone (or gave
-// up on us): the worker must not outlive it, so `onClose` runs the worker's cleanup and exits.
+// Worker side of the supervisor pipe (fd 3), in the worker's own protocol: what arrives is one of
+// the messages its kind is sent (anything else, like a malformed or oversized frame, closes the
+// channel), and send() takes only the messages its kind may send. The frame cap is the one the
+// supervisor handed over at spawn. When the pipe closes the supervisor is gone (or gave up on us):
+// the worker must not outlive it, so `onClose` runs the worker's cleanup and exits.
 
-export interface SupervisorChannel {
-  send(frame: Frame): void;
+export interface SupervisorChannel<P extends ProtocolMessages> {
+  send(message: P['fromWorker']): void;
 }
 
-export function openSupervisorChannel(onFrame: (frame: Frame) => void, onClose: () => void): SupervisorChannel {
+export function openSupervisorChannel<P extends ProtocolMessages>(
+  protocol: WorkerProtocol<P>,
+  onMessage: (message: P['toWorker']) => void,
+  onClose: () => void,
+): SupervisorChannel<P> {
+  const maxBytes = takeFrameCap();
   const socket = new Socket({ fd: 3, readable: true, writable: true });
-  const decoder = new FrameDecoder(onFrame, (error) => {
+  const decoder = messageDecoder(protocol.isToWorker, onMessage, (error) => {
     process.stderr.write(`worker: ${error.message}; closing\n`);
     socket.destroy();
-  });
+  }, maxBytes);
   socket.on('data', (chunk: Buffer) => decoder.push(chunk));
   socket.on('close', onClose);
   socket.on('error', () => socket.destroy());
   return {
-    send(frame) {
-      if (!socket.destroyed) socket.write(encodeFrame(frame));
+    send(message) {
+      if (!socket.destroyed) socket.write(encodeFrame(message, maxBytes));
     },
   };
 }

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { BoundedCollector } from '../../shared/output-cap.js';
+import type { ExecRequest, ExecResult } from '../../shared/worker-protocol/exec.js';
 import { SHELL_STATE } from './shell-state.js';
 import { reapZombies } from './reap.js';
 
@@ -21,22 +22,6 @@ __hermes_cmd="$HERMES_MCP_COMMAND"
 unset HERMES_MCP_COMMAND
 eval "$__hermes_cmd"
 `;
-
-export interface ExecRequest {
-  command: string;
-  cwd: string;
-  timeoutMs: number;
-  stateDir: string;
-  maxOutputBytes: number;
-}
-
-export interface ExecResult {
-  exitCode: number;
-  timedOut: boolean;
-  output: string;
-  outputBytes: number;
-  cwd?: string;
-}
 
 /** Children spawned through child_process: killed by the sweep but reaped by libuv, not by us. */
 export const spawnedChildren = new Set<number>();

@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BoundedCollector } from '../../shared/output-cap.js';
-import { spawnedChildren, type ExecRequest, type ExecResult } from './exec-command.js';
+import type { ExecRequest, ExecResult } from '../../shared/worker-protocol/exec.js';
+import { spawnedChildren } from './exec-command.js';
 import { killEverythingStarted, reapZombies } from './reap.js';
 import { SHELL_STATE } from './shell-state.js';
 
