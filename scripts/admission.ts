@@ -199,7 +199,7 @@ const COMMANDS: Record<string, { flags: Record<string, typeof str>; prepare(valu
     flags: { 'owner-token': str, 'owner-token-file': str, timeout: str, reason: str },
     prepare(values) {
       const token = ownerToken(values);
-      const timeout = typeof values.timeout === 'string' ? values.timeout : String(loadLimits().drainTimeoutSeconds);
+      const timeout = typeof values.timeout === 'string' ? values.timeout : String(loadLimits(process.env).drainTimeoutSeconds);
       if (!/^[1-9][0-9]{0,6}$/.test(timeout)) throw new UsageError('--timeout must be a whole number of seconds, at least 1');
       const reason = typeof values.reason === 'string' ? values.reason : 'operator drain';
       // The reason reaches agents in JOB_ADMISSION_PAUSED, so keep it one short line.

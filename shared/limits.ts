@@ -74,7 +74,7 @@ export function defaultLimits(): Limits {
 }
 
 /** Defaults, then `HERMES_MCP_*` environment overrides, then explicit overrides (embedding, tests). */
-export function loadLimits(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Limits> = {}): Limits {
+export function loadLimits(env: NodeJS.ProcessEnv, overrides: Partial<Limits> = {}): Limits {
   const merged: Record<string, unknown> = { ...defaultLimits() };
   for (const key of Object.keys(merged)) {
     const text = env[envNameFor(key)];

@@ -52,8 +52,26 @@ export interface GatewayConfig {
   honchoEnv: Readonly<Record<string, string>>;
   /** Which cronjob mutations the host allows (`HERMES_MCP_CRONJOB_MUTATIONS`: off (default), on, or a list). */
   cronjobMutations?: string;
-  /** Hermes' timezone for cron schedules (`HERMES_TIMEZONE`, as Hermes reads it; else config.yaml, else local). */
+  /**
+   * Hermes' timezone (`HERMES_TIMEZONE`, as Hermes reads it): cron schedules (else config.yaml, else
+   * local), and the `TZ` of execute_code scripts, as Hermes exports it to its execute_code child.
+   */
   hermesTimezone?: string;
+  /** The service user's home (`HOME`, default the account's home): absolute paths under it read as `~/` to the approval guard. */
+  userHome: string;
+  /** The Hermes platform this gateway serves (`HERMES_PLATFORM`, else `HERMES_SESSION_PLATFORM`): picks config.yaml `skills.platform_disabled`. */
+  hermesPlatform?: string;
+  /** Whether this runs for a Kanban task (`HERMES_KANBAN_TASK` or `HERMES_KANBAN_BOARD` set): Hermes offers `environments: [kanban]` skills then. */
+  kanbanContext: boolean;
+  /** Where the gateway looks for the helper programs it runs itself (flock, python3 for the cron lock): `PATH`, default `/usr/bin:/bin`. */
+  helperSearchPath: string;
+  /**
+   * The environment the gateway was started with, copied once (defined values only): the base every
+   * child's scrubbed environment is built from (supervisor/spawning/env-scrub.ts), and what Hermes'
+   * "is this variable set" checks read (a skill's required_environment_variables). Nothing else in
+   * the gateway reads the environment; loadConfig is the one place that does.
+   */
+  inheritedEnvironment: Readonly<Record<string, string>>;
 }
 
 export class ConfigError extends Error {
@@ -110,7 +128,18 @@ export function defaultJobsDatabase(env: NodeJS.ProcessEnv): string {
   return resolve(expandHome(env.HERMES_MCP_JOBS_DATABASE || join(hermesHome, 'gateway-jobs.sqlite3')));
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
+/** A frozen copy of `env` without its undefined entries (the shape of `inheritedEnvironment`). */
+export function environmentSnapshot(env: NodeJS.ProcessEnv): Readonly<Record<string, string>> {
+  const copy: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    // defineProperty: a variable literally named `__proto__` is still an ordinary entry.
+    if (value !== undefined) Object.defineProperty(copy, name, { value, enumerable: true });
+  }
+  return Object.freeze(copy);
+}
+
+/** The configuration from `env` alone (main passes process.env; nothing else reads it), then `overrides`. */
+export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
   const host = env.HERMES_MCP_HOST || DEFAULT_HOST;
   if (!isLoopbackHost(host)) {
     throw new ConfigError(
@@ -149,6 +178,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     ...(env.HERMES_MCP_CRONJOB_MUTATIONS !== undefined ? { cronjobMutations: env.HERMES_MCP_CRONJOB_MUTATIONS } : {}),
     ...(env.HERMES_TIMEZONE !== undefined ? { hermesTimezone: env.HERMES_TIMEZONE } : {}),
     honchoEnv: honchoEnvironment(env),
+    userHome: env.HOME || homedir(),
+    ...(env.HERMES_PLATFORM || env.HERMES_SESSION_PLATFORM ? { hermesPlatform: env.HERMES_PLATFORM || env.HERMES_SESSION_PLATFORM } : {}),
+    kanbanContext: Boolean(env.HERMES_KANBAN_TASK || env.HERMES_KANBAN_BOARD),
+    helperSearchPath: env.PATH || '/usr/bin:/bin',
+    inheritedEnvironment: environmentSnapshot(env),
     stateDir: resolve(expandHome(env.HERMES_MCP_STATE_DIR || join(env.XDG_RUNTIME_DIR || tmpdir(), `hermes-mcp-gateway-${process.getuid?.() ?? 'user'}`))),
     ...overrides,
   };

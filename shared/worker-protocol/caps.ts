@@ -26,7 +26,7 @@ export const FRAME_CAP_VAR = 'HERMES_MCP_MAX_FRAME_BYTES';
  * A worker's cap: the one its supervisor handed it, else the default. The variable is removed from
  * `env` on the way: it is the channel's business, not that of the commands the worker runs.
  */
-export function takeFrameCap(env: NodeJS.ProcessEnv = process.env): number {
+export function takeFrameCap(env: NodeJS.ProcessEnv): number {
   const value = Number(env[FRAME_CAP_VAR]);
   delete env[FRAME_CAP_VAR];
   return Number.isSafeInteger(value) && value > 0 ? value : defaultMaxFrameBytes();

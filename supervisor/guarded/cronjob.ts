@@ -95,13 +95,11 @@ const APPLIES: Record<Action, readonly string[]> = {
   run: ['job_id'],
 };
 
-export function cronjobTools(config: GatewayConfig, log: Logger, env: NodeJS.ProcessEnv = process.env, options: CronjobOptions = {}): ToolDefinition[] {
-  const hostConfig = config;
-  const permissions = parseCronjobMutations(hostConfig.cronjobMutations ?? env[CRONJOB_MUTATIONS_ENV]);
-  const timezoneEnv = (): NodeJS.ProcessEnv => ({ HERMES_TIMEZONE: hostConfig.hermesTimezone ?? env.HERMES_TIMEZONE });
+export function cronjobTools(config: GatewayConfig, log: Logger, options: CronjobOptions = {}): ToolDefinition[] {
+  const permissions = parseCronjobMutations(config.cronjobMutations);
   if (permissions.error) log.warn({ event: 'cronjob_permissions_invalid', reason: permissions.error }, 'cronjob mutations disabled');
   const paths = cronPaths(config.hermesHome);
-  const lockOptions = { timeoutMs: options.lockTimeoutMs ?? LOCK_TIMEOUT_MS, ...(options.lockHolder ? { holder: options.lockHolder } : {}), python: config.python };
+  const lockOptions = { timeoutMs: options.lockTimeoutMs ?? LOCK_TIMEOUT_MS, ...(options.lockHolder ? { holder: options.lockHolder } : {}), python: config.python, searchPath: config.helperSearchPath };
   const enabledList = MUTATING_ACTIONS.filter((a) => permissions.allowed.has(a));
   const hostState =
     enabledList.length === MUTATING_ACTIONS.length
@@ -110,7 +108,7 @@ export function cronjobTools(config: GatewayConfig, log: Logger, env: NodeJS.Pro
         ? `enabled on this host only for ${enabledList.join(', ')} (${CRONJOB_MUTATIONS_ENV}=${permissions.setting})`
         : `DISABLED on this host (${CRONJOB_MUTATIONS_ENV}=${permissions.setting}); only list works`;
 
-  const clockNow = (): ParseContext => ({ tz: resolveHermesTimezone(config.hermesHome, timezoneEnv()), now: Date.now() });
+  const clockNow = (): ParseContext => ({ tz: resolveHermesTimezone(config.hermesHome, config.hermesTimezone), now: Date.now() });
 
   async function list(args: Record<string, unknown>) {
     const includeDisabled = args.include_disabled !== false;
@@ -416,14 +414,13 @@ export function cronjobTools(config: GatewayConfig, log: Logger, env: NodeJS.Pro
  * the read-only list works on Hermes' jobs.json (a missing file is an empty list) and a lock holder
  * exists for mutations. Reports the host's mutation setting; never writes.
  */
-export function cronjobReadiness(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env): ReadinessComponent {
-  const hostConfig = config;
+export function cronjobReadiness(config: GatewayConfig): ReadinessComponent {
   return {
     name: 'cronjob',
     async probe() {
-      const permissions = parseCronjobMutations(hostConfig.cronjobMutations ?? env[CRONJOB_MUTATIONS_ENV]);
+      const permissions = parseCronjobMutations(config.cronjobMutations);
       const mutations = MUTATING_ACTIONS.filter((a) => permissions.allowed.has(a));
-      const holder = availableLockHolder(config.python);
+      const holder = availableLockHolder(config.helperSearchPath, config.python);
       try {
         const jobs = await loadJobs(cronPaths(config.hermesHome).jobsFile);
         if (mutations.length > 0 && !holder) {

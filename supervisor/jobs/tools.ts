@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { checkCommand } from '../native-tools/approval.js';
+import { checkCommand, type CommandHomes } from '../native-tools/approval.js';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { resolveInsideRoots } from '../roots.js';
 import type { Limits } from '../../shared/limits.js';
@@ -42,7 +42,7 @@ export function jobView(row: JobRow): Record<string, unknown> {
   };
 }
 
-export function jobTools(db: JobDatabase, runner: JobRunner, roots: readonly string[], limits: Limits): ToolDefinition[] {
+export function jobTools(db: JobDatabase, runner: JobRunner, roots: readonly string[], limits: Limits, homes: CommandHomes): ToolDefinition[] {
   const jobPrepare: ToolDefinition = {
     name: 'job_prepare',
     description:
@@ -66,7 +66,7 @@ export function jobTools(db: JobDatabase, runner: JobRunner, roots: readonly str
       assertCanStartWork(runner.resources, 'job_prepare');
       const command = args.command as string;
       if (command.trim() === '') throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, 'command is empty');
-      const verdict = checkCommand(command);
+      const verdict = checkCommand(command, homes);
       if (verdict.verdict === 'hardline') {
         throw new GatewayError(ErrorCode.COMMAND_BLOCKED, `BLOCKED: the command matches the hardline pattern "${verdict.key}" and is never run; nothing was prepared`);
       }

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as v from 'valibot';
 import { stripAnsi } from '../../shared/output-cap.js';
 import { packageRoot } from '../../shared/package-root.js';
+import type { GatewayConfig } from '../config.js';
 
 // The gateway's approval guard: Hermes' dangerous-command detection (tools/approval.py), with the
 // patterns as data in policy/dangerous-commands.json. A command is normalised like Hermes does it
@@ -21,6 +21,9 @@ export interface CommandPattern {
   key: string;
   re: RegExp;
 }
+
+/** The configured homes whose absolute paths read as `~/.hermes/` and `~/` (the patterns' spelling). */
+export type CommandHomes = Pick<GatewayConfig, 'hermesHome' | 'userHome'>;
 
 export interface ApprovalPolicy {
   readonly hardline: readonly CommandPattern[];
@@ -81,8 +84,8 @@ export function approvalPolicy(): ApprovalPolicy {
  * Quoted text is matched like any other text (Hermes does the same): `echo "rm -rf /"` is
  * dangerous; hardline rm/shutdown forms need a command position, so it is not hardline.
  */
-export function checkCommand(command: string, policy: ApprovalPolicy = approvalPolicy()): CommandVerdict {
-  const normalised = normaliseCommand(command);
+export function checkCommand(command: string, homes: CommandHomes, policy: ApprovalPolicy = approvalPolicy()): CommandVerdict {
+  const normalised = normaliseCommand(command, homes);
   if (!normalised) return { verdict: 'allow' };
   const variants = [normalised];
   const starts = commandStartVariant(normalised);
@@ -100,11 +103,11 @@ export function checkCommand(command: string, policy: ApprovalPolicy = approvalP
 // ---------------------------------------------------------------------------------------------
 
 /** The text every pattern sees. Exported for tests. */
-export function normaliseCommand(command: string): string {
+export function normaliseCommand(command: string, homes: CommandHomes): string {
   let c = stripAnsi(command).replace(/\0/g, '').normalize('NFKC');
   // A line continuation joins its two lines: `rm -rf \<newline>/` runs `rm -rf /`.
   c = c.replace(/\\\r?\n/g, '');
-  c = foldHomes(c);
+  c = foldHomes(c, homes);
   // r\m → rm, r''m → rm, rm${IFS}-rf → rm -rf: spellings the shell reads as the plain word.
   c = c.replace(/\\([^\n])/g, '$1');
   c = c.replace(/''|""/g, '');
@@ -114,11 +117,14 @@ export function normaliseCommand(command: string): string {
   return c.toLowerCase();
 }
 
-/** Absolute Hermes-home and user-home prefixes read as ~/.hermes/ and ~/ (the patterns' spelling). */
-function foldHomes(c: string): string {
-  const hermesHome = process.env.HERMES_HOME || join(homedir(), '.hermes');
-  c = foldPrefix(c, [hermesHome], '~/.hermes');
-  return foldPrefix(c, [homedir(), process.env.HOME ?? ''], '~');
+/**
+ * Absolute Hermes-home and user-home prefixes read as ~/.hermes/ and ~/ (the patterns' spelling).
+ * Both are the gateway's configured ones (config.hermesHome, config.userHome), so a HERMES_HOME
+ * outside ~/.hermes is guarded like ~/.hermes.
+ */
+function foldHomes(c: string, homes: CommandHomes): string {
+  c = foldPrefix(c, [homes.hermesHome], '~/.hermes');
+  return foldPrefix(c, [homes.userHome], '~');
 }
 
 function foldPrefix(c: string, paths: string[], replacement: string): string {

@@ -111,7 +111,7 @@ export class ExecuteCodePool {
         PYTHONDONTWRITEBYTECODE: '1',
         PYTHONIOENCODING: 'utf-8',
         PYTHONUTF8: '1',
-        ...(process.env.HERMES_TIMEZONE ? { TZ: process.env.HERMES_TIMEZONE } : {}),
+        ...(this.runtime.config.hermesTimezone ? { TZ: this.runtime.config.hermesTimezone } : {}),
       },
     });
     unit.worker = worker;
@@ -142,7 +142,7 @@ export class ExecuteCodePool {
     // The approval guard, request-bound: dispatching the script was its one approval, so any
     // command inside it that would need another (dangerous) or may never run (hardline) is denied
     // with Hermes' blocked result, before anything reaches the worker. Nothing is granted for later.
-    const verdict = checkCommand(String(args.command ?? ''));
+    const verdict = checkCommand(String(args.command ?? ''), this.runtime.config);
     if (verdict.verdict !== 'allow') return blockedCommandResult(verdict.verdict, verdict.key);
     // hermes_tools.terminal runs inside this call's own namespace, bounded by the call's deadline.
     const remaining = Math.max(1, Math.floor((call.deadline - Date.now()) / 1000));

@@ -24,7 +24,7 @@ export interface NativeAdapter extends Adapter {
 }
 
 export function nativeAdapter(config: GatewayConfig, log: Logger): NativeAdapter {
-  const runtime = createWorkerRuntime(config, process.env, (entry, reason) => log.warn({ event: 'worker_failed', worker: entry, reason }, 'worker failed'));
+  const runtime = createWorkerRuntime(config, config.inheritedEnvironment, (entry, reason) => log.warn({ event: 'worker_failed', worker: entry, reason }, 'worker failed'));
   if (runtime.isolation.degraded) log.warn({ event: 'isolation_degraded', mode: runtime.isolation.mode, reason: runtime.isolation.reason }, 'process isolation degraded');
   else log.info({ event: 'isolation', mode: runtime.isolation.mode }, 'process isolation');
   // Under an enforced resource policy, execute_code units run in systemd scopes, else in direct

@@ -155,7 +155,7 @@ export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime): ToolDe
       // a write tool, and the ChatGPT host asks the user to confirm its calls, which is the
       // approval Hermes would have asked for. (Inside execute_code there is no such prompt, so
       // hermes_tools.terminal denies them; see execute-code.ts.)
-      const verdict = checkCommand(command);
+      const verdict = checkCommand(command, runtime.config);
       if (verdict.verdict === 'hardline') {
         throw new GatewayError(
           ErrorCode.COMMAND_BLOCKED,

@@ -36,7 +36,7 @@ const PROBE_TIMEOUT_MS = 5000;
  * environment the workers are spawned with (its PATH decides which `systemd-run` is found, and its
  * XDG_RUNTIME_DIR / DBUS_SESSION_BUS_ADDRESS which user manager is reached).
  */
-export function detectSystemdScope(env: NodeJS.ProcessEnv = process.env): ScopeAvailability {
+export function detectSystemdScope(env: NodeJS.ProcessEnv): ScopeAvailability {
   const probe = spawnSync('systemd-run', ['--user', '--scope', '--quiet', '--collect', 'true'], {
     env,
     encoding: 'utf8',

@@ -72,7 +72,7 @@ export interface WorkerRuntime {
 /** Where a worker's failure (protocol violation, crash) is reported; the worker is already dead. */
 export type WorkerFailureLog = (entry: string, reason: string) => void;
 
-export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEnv = process.env, onWorkerFailure: WorkerFailureLog = () => {}): WorkerRuntime {
+export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEnv, onWorkerFailure: WorkerFailureLog = () => {}): WorkerRuntime {
   const isolation = detectIsolation(config.isolation);
   mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
   const childEnv = scrubChildEnv(env);

@@ -7,7 +7,8 @@
 //   whose real path leaves the skills directory (or, for linked files, the skill directory);
 // - files are opened with O_NOFOLLOW|O_NONBLOCK, judged by fstat, and size-bounded before reading;
 // - no SKILL.md preprocessing (template variables, inline shell), no plugin/external/project skill
-//   directories, and required environment variables are checked against process.env only.
+//   directories, and required environment variables are checked against the gateway's own environment
+//   (config.inheritedEnvironment) only.
 
 export type { SkillsConfig, SkillSummary } from './skills/common.js';
 export { parseFrontmatter, requiredEnvironmentVariables, type RequiredEnv } from './skills/frontmatter.js';

@@ -86,10 +86,10 @@ describe('Hermes clock', () => {
   test('timezone: HERMES_TIMEZONE, then config.yaml timezone, else local; invalid names fall back', () => {
     const home = homeWithCron({ timezone: 'Asia/Tokyo' });
     try {
-      assert.equal(resolveHermesTimezone(home, { HERMES_TIMEZONE: 'Europe/Paris' }), 'Europe/Paris');
-      assert.equal(resolveHermesTimezone(home, {}), 'Asia/Tokyo');
-      assert.equal(resolveHermesTimezone(home, { HERMES_TIMEZONE: 'Not/AZone' }), Intl.DateTimeFormat().resolvedOptions().timeZone);
-      assert.equal(resolveHermesTimezone(join(home, 'missing'), {}), Intl.DateTimeFormat().resolvedOptions().timeZone);
+      assert.equal(resolveHermesTimezone(home, 'Europe/Paris'), 'Europe/Paris');
+      assert.equal(resolveHermesTimezone(home, undefined), 'Asia/Tokyo');
+      assert.equal(resolveHermesTimezone(home, 'Not/AZone'), Intl.DateTimeFormat().resolvedOptions().timeZone);
+      assert.equal(resolveHermesTimezone(join(home, 'missing'), undefined), Intl.DateTimeFormat().resolvedOptions().timeZone);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
@@ -191,13 +191,13 @@ describe('cronjob readiness', () => {
     try {
       const config = loadConfig({ HERMES_HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home });
       const before = sha256(jobsPath(home));
-      const ok = await cronjobReadiness(config, { HERMES_MCP_CRONJOB_MUTATIONS: 'pause' }).probe();
+      const ok = await cronjobReadiness({ ...config, cronjobMutations: 'pause' }).probe();
       assert.equal(ok.ready, true, JSON.stringify(ok));
       assert.deepEqual({ ...ok.details, lock_holder: undefined }, { jobs: 1, mutations: ['pause'], lock_holder: undefined });
       assert.ok(['flock', 'python'].includes(ok.details!.lock_holder as string));
       assert.equal(sha256(jobsPath(home)), before);
       writeFileSync(jobsPath(home), 'not json');
-      const bad = await cronjobReadiness(config, {}).probe();
+      const bad = await cronjobReadiness(config).probe();
       assert.deepEqual([bad.ready, bad.status], [false, 'error']);
     } finally {
       rmSync(home, { recursive: true, force: true });

@@ -5,7 +5,7 @@ import { join, sep } from 'node:path';
 import { Writable } from 'node:stream';
 import { request as httpRequest } from 'node:http';
 import type { Limits } from '../../shared/limits.js';
-import { loadConfig } from '../../supervisor/config.js';
+import { environmentSnapshot, loadConfig } from '../../supervisor/config.js';
 import type { GatewayOptions } from '../../supervisor/gateway.js';
 import { startGateway, type RunningGateway } from '../../supervisor/server.js';
 import { createLogger } from '../../supervisor/telemetry.js';
@@ -53,7 +53,12 @@ export async function startTestGateway(
   const home = options.home ?? makeHermesHome();
   // HOME is the throwaway home too, so Hermes' ~/.hermes and ~/.honcho Honcho fallbacks never find
   // the real account's configuration; a test configures Honcho through honcho.json or HONCHO_* here.
-  const base = loadConfig({ HERMES_HOME: home, HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, HERMES_MCP_OPTIONAL_COMPONENTS: 'memory', ...options.env });
+  // The gateway's children inherit this test process's environment as it is now (PATH, ...), as the
+  // service's inherit the service's; PATH also finds the helper programs the gateway runs itself.
+  const base = loadConfig(
+    { PATH: process.env.PATH, HERMES_HOME: home, HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, HERMES_MCP_OPTIONAL_COMPONENTS: 'memory', ...options.env },
+    { inheritedEnvironment: environmentSnapshot(process.env) },
+  );
   const config = { ...base, limits: { ...base.limits, ...options.limits } };
   assertIsolatedJobDatabase(config.jobsDatabase);
   const lines: string[] = [];

@@ -3,14 +3,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { approvalPolicy, checkCommand, loadApprovalPolicy, normaliseCommand } from '../../supervisor/native-tools/approval.js';
+import { approvalPolicy, checkCommand, loadApprovalPolicy, normaliseCommand, type CommandHomes } from '../../supervisor/native-tools/approval.js';
 
 // The approval guard as text matching only: nothing here runs a command. The truly destructive
 // strings are only ever handed to checkCommand.
 
-const hardline = (command: string, key: string) => assert.deepEqual(checkCommand(command), { verdict: 'hardline', key }, command);
-const dangerous = (command: string, key: string) => assert.deepEqual(checkCommand(command), { verdict: 'dangerous', key }, command);
-const allowed = (command: string) => assert.deepEqual(checkCommand(command), { verdict: 'allow' }, command);
+/** The configured homes the guard folds to ~ and ~/.hermes (config.userHome, config.hermesHome). */
+const HOMES: CommandHomes = { userHome: '/home/alice', hermesHome: '/home/alice/.hermes' };
+const hardline = (command: string, key: string, homes = HOMES) => assert.deepEqual(checkCommand(command, homes), { verdict: 'hardline', key }, command);
+const dangerous = (command: string, key: string, homes = HOMES) => assert.deepEqual(checkCommand(command, homes), { verdict: 'dangerous', key }, command);
+const allowed = (command: string) => assert.deepEqual(checkCommand(command, HOMES), { verdict: 'allow' }, command);
 
 describe('policy/dangerous-commands.json', () => {
   test('loads once with Hermes’ 12 hardline and 73 dangerous patterns', () => {
@@ -52,7 +54,7 @@ describe('policy/dangerous-commands.json', () => {
 
     test('flags default to i', () => {
       const policy = loadApprovalPolicy(write('default-flags.json', { hardline: [{ key: 'k', pattern: 'boom' }], dangerous: [good] }));
-      assert.deepEqual(checkCommand('BOOM', policy), { verdict: 'hardline', key: 'k' });
+      assert.deepEqual(checkCommand('BOOM', HOMES, policy), { verdict: 'hardline', key: 'k' });
     });
   });
 });
@@ -91,7 +93,7 @@ describe('hardline: every family is blocked', () => {
     const keys = new Set(approvalPolicy().hardline.map((p) => p.key));
     const hit = new Set(
       ['rm -rf /', 'rm -rf /etc', 'rm -rf ~', 'mkfs /dev/sdb', 'dd of=/dev/sda', 'echo > /dev/sda', ':(){ :|:& };:', 'kill -1', 'reboot', 'init 0', 'systemctl reboot', 'telinit 0'].map((c) => {
-        const v = checkCommand(c);
+        const v = checkCommand(c, HOMES);
         return v.verdict === 'hardline' ? v.key : '';
       }),
     );
@@ -204,18 +206,18 @@ describe('benign look-alikes', () => {
 
 describe('normalisation and command segments', () => {
   test('whitespace collapses, newlines stay, case folds', () => {
-    assert.equal(normaliseCommand('  RM \t -RF\t\t/  '), 'rm -rf /');
-    assert.equal(normaliseCommand('echo a \n\n  echo b\r\n'), 'echo a\necho b');
+    assert.equal(normaliseCommand('  RM \t -RF\t\t/  ', HOMES), 'rm -rf /');
+    assert.equal(normaliseCommand('echo a \n\n  echo b\r\n', HOMES), 'echo a\necho b');
   });
 
   test('obfuscations Hermes undoes: ANSI, NUL, fullwidth, line continuations, escapes, empty quotes, $IFS', () => {
-    assert.equal(normaliseCommand('\x1b[31mrm\x1b[0m -rf /'), 'rm -rf /');
-    assert.equal(normaliseCommand('r\0m -rf /'), 'rm -rf /');
-    assert.equal(normaliseCommand('ｒｍ -rf /'), 'rm -rf /');
-    assert.equal(normaliseCommand('rm -rf \\\n/'), 'rm -rf /');
-    assert.equal(normaliseCommand('r\\m -rf /'), 'rm -rf /');
-    assert.equal(normaliseCommand("r''m -rf \"\"/"), 'rm -rf /');
-    assert.equal(normaliseCommand('rm${IFS}-rf$IFS/'), 'rm -rf /');
+    assert.equal(normaliseCommand('\x1b[31mrm\x1b[0m -rf /', HOMES), 'rm -rf /');
+    assert.equal(normaliseCommand('r\0m -rf /', HOMES), 'rm -rf /');
+    assert.equal(normaliseCommand('ｒｍ -rf /', HOMES), 'rm -rf /');
+    assert.equal(normaliseCommand('rm -rf \\\n/', HOMES), 'rm -rf /');
+    assert.equal(normaliseCommand('r\\m -rf /', HOMES), 'rm -rf /');
+    assert.equal(normaliseCommand("r''m -rf \"\"/", HOMES), 'rm -rf /');
+    assert.equal(normaliseCommand('rm${IFS}-rf$IFS/', HOMES), 'rm -rf /');
     for (const c of ['\x1b[1mrm -rf /', 'ＲＭ -ＲＦ /', 'rm -rf \\\n/', 'r\\m -rf /', "r''m -rf /", 'rm${IFS}-rf${IFS}/']) {
       hardline(c, 'recursive delete of root filesystem');
     }
@@ -250,20 +252,11 @@ describe('normalisation and command segments', () => {
   });
 
   test('absolute home and HERMES_HOME paths read as ~ and ~/.hermes', () => {
-    const saved = { HOME: process.env.HOME, HERMES_HOME: process.env.HERMES_HOME };
-    try {
-      process.env.HOME = '/home/alice';
-      process.env.HERMES_HOME = '/srv/hermes/.hermes';
-      assert.equal(normaliseCommand('echo x > /home/alice/.bashrc'), 'echo x > ~/.bashrc');
-      dangerous('echo x >> /home/alice/.ssh/authorized_keys', 'overwrite system file via redirection');
-      dangerous('sed -i s/manual/off/ /srv/hermes/.hermes/config.yaml', 'in-place edit of Hermes config/env');
-      hardline('rm -rf /home/alice/', 'recursive delete of home directory');
-    } finally {
-      for (const [k, v] of Object.entries(saved)) {
-        if (v === undefined) delete process.env[k];
-        else process.env[k] = v;
-      }
-    }
+    const homes = { userHome: '/home/alice', hermesHome: '/srv/hermes/.hermes' };
+    assert.equal(normaliseCommand('echo x > /home/alice/.bashrc', homes), 'echo x > ~/.bashrc');
+    dangerous('echo x >> /home/alice/.ssh/authorized_keys', 'overwrite system file via redirection', homes);
+    dangerous('sed -i s/manual/off/ /srv/hermes/.hermes/config.yaml', 'in-place edit of Hermes config/env', homes);
+    hardline('rm -rf /home/alice/', 'recursive delete of home directory', homes);
   });
 });
 
@@ -274,7 +267,7 @@ test('the check stays linear on pathological input (128 KiB each, no regex blow-
   for (const unit of units) {
     const command = unit.repeat(Math.ceil((128 * 1024) / unit.length)) + '\u0001/';
     const started = performance.now();
-    checkCommand(command);
+    checkCommand(command, HOMES);
     const ms = performance.now() - started;
     assert.ok(ms < 4000, `${JSON.stringify(unit)}: ${Math.round(ms)} ms`);
   }

@@ -22,7 +22,7 @@ after(() => {
 
 test('subreaper mode: orphans of the script, tagged or not, die with it', async (t) => {
   const home = temp.make('hmcp-fallback-home-');
-  const runtime = createWorkerRuntime(loadConfig({ HERMES_HOME: home, HERMES_MCP_ROOTS: home, HERMES_MCP_STATE_DIR: join(home, '.state'), HERMES_MCP_TERMINAL_CWD: home, HERMES_MCP_ISOLATION: 'subreaper' }));
+  const runtime = createWorkerRuntime(loadConfig({ HERMES_HOME: home, HERMES_MCP_ROOTS: home, HERMES_MCP_STATE_DIR: join(home, '.state'), HERMES_MCP_TERMINAL_CWD: home, HERMES_MCP_ISOLATION: 'subreaper' }), process.env);
   if (runtime.isolation.mode !== 'subreaper') return t.skip(`subreaper mode unavailable here: ${runtime.isolation.reason}`);
   const pool = new ExecuteCodePool(runtime, async () => ({}));
   try {

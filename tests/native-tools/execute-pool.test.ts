@@ -60,7 +60,7 @@ describe('execute_code unit pool', () => {
   let concurrency: number;
   before(() => {
     home = temp.make('hmcp-pool-home-');
-    runtime = createWorkerRuntime(loadConfig({ HERMES_HOME: home, HERMES_MCP_ROOTS: home, HERMES_MCP_STATE_DIR: join(home, '.state'), HERMES_MCP_TERMINAL_CWD: home }));
+    runtime = createWorkerRuntime(loadConfig({ HERMES_HOME: home, HERMES_MCP_ROOTS: home, HERMES_MCP_STATE_DIR: join(home, '.state'), HERMES_MCP_TERMINAL_CWD: home }), process.env);
     concurrency = runtime.config.limits.executeCodeConcurrency;
     pool = new ExecuteCodePool(runtime, async () => ({ error: 'no tools in this test' }));
     pool.prewarm();

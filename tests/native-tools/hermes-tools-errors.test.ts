@@ -68,7 +68,7 @@ describe('hermes_tools errors reach the script mapped, and internal ones are log
         },
       }),
     );
-    const runtime = createWorkerRuntime(config);
+    const runtime = createWorkerRuntime(config, process.env);
     const fileTools = [brokenReadFile, refusingWriteFile];
     const pool = new ExecuteCodePool(runtime, scriptToolDispatch(fileTools.map((t) => t.name)));
     gateway = await Gateway.create({

@@ -34,8 +34,11 @@ interface Fixture {
   view: ToolDefinition;
 }
 
-/** A fresh HERMES_HOME; `files` maps paths relative to `skills/` (or `~/` for HERMES_HOME) to content. */
-function fixture(files: Record<string, string | Buffer> = {}, limits: Partial<Limits> = {}, createSkillsDir = true): Fixture {
+/**
+ * A fresh HERMES_HOME; `files` maps paths relative to `skills/` (or `~/` for HERMES_HOME) to content.
+ * `host` is what the gateway read from its environment (default: nothing set).
+ */
+function fixture(files: Record<string, string | Buffer> = {}, limits: Partial<Limits> = {}, createSkillsDir = true, host: Partial<SkillsConfig> = {}): Fixture {
   const home = join(base, `case-${++counter}`);
   const skills = join(home, 'skills');
   fs.mkdirSync(createSkillsDir ? skills : home, { recursive: true });
@@ -44,7 +47,7 @@ function fixture(files: Record<string, string | Buffer> = {}, limits: Partial<Li
     fs.mkdirSync(join(path, '..'), { recursive: true });
     fs.writeFileSync(path, content);
   }
-  const config: SkillsConfig = { hermesHome: home, limits: loadLimits({}, limits) };
+  const config: SkillsConfig = { hermesHome: home, limits: loadLimits({}, limits), kanbanContext: false, inheritedEnvironment: {}, ...host };
   const [list, view] = skillsTools(config);
   return { home, skills, list: list!, view: view! };
 }
@@ -398,23 +401,23 @@ describe('skill_view', () => {
     assert.match(e.message, /5000 bytes.*skillViewMaxBytes=1000/);
   });
 
-  test('required environment variables are checked against process.env', async () => {
+  test("required environment variables are checked against the gateway's environment", async () => {
     const present = 'SKILLS_TEST_PRESENT_VAR';
-    const absent = 'SKILLS_TEST_ABSENT_VAR_' + process.pid;
-    process.env[present] = '1';
-    try {
-      const f = fixture({
+    const absent = 'SKILLS_TEST_ABSENT_VAR';
+    const f = fixture(
+      {
         'envy/SKILL.md': skill('envy', 'e', 'b\n', `required_environment_variables:\n  - ${present}\n  - name: ${absent}\n    help: https://example.test/key\n  - name: OPTIONAL_ONE\n    optional: true`),
-      });
-      const r = await view(f, { name: 'envy' });
-      assert.deepEqual(r.required_environment_variables.map((e: any) => e.name), [present, absent, 'OPTIONAL_ONE']);
-      assert.deepEqual(r.missing_required_environment_variables, [absent]);
-      assert.equal(r.setup_needed, true);
-      assert.equal(r.readiness_status, 'setup_needed');
-      assert.equal(r.setup_help, 'https://example.test/key');
-    } finally {
-      delete process.env[present];
-    }
+      },
+      {},
+      true,
+      { inheritedEnvironment: { [present]: '1' } },
+    );
+    const r = await view(f, { name: 'envy' });
+    assert.deepEqual(r.required_environment_variables.map((e: any) => e.name), [present, absent, 'OPTIONAL_ONE']);
+    assert.deepEqual(r.missing_required_environment_variables, [absent]);
+    assert.equal(r.setup_needed, true);
+    assert.equal(r.readiness_status, 'setup_needed');
+    assert.equal(r.setup_help, 'https://example.test/key');
   });
 
   test('viewing has no side effects on the skills tree', async () => {

@@ -68,7 +68,7 @@ test('a terminal worker enforces the cap it was handed, and its commands do not 
 test('the runtime derives the cap from workerTransportMaxBytes; an execute_code script and its commands never see it', async () => {
   const home = temp.make('hmcp-cap-home-');
   const config = loadConfig({ HERMES_HOME: home, HERMES_MCP_ROOTS: home, HERMES_MCP_STATE_DIR: temp.make('hmcp-cap-state-'), HERMES_MCP_WORKER_TRANSPORT_MAX_BYTES: '512' });
-  const runtime = createWorkerRuntime(config);
+  const runtime = createWorkerRuntime(config, process.env);
 
   const terminal = track(runtime.spawnWorker('terminal-worker'));
   await within(terminal.waitFor((m) => m.type === 'ready'), 10_000, 'ready');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import { packageRoot } from '../../shared/package-root.js';
-import { loadConfig } from '../../supervisor/config.js';
+import { environmentSnapshot, loadConfig } from '../../supervisor/config.js';
 import { nativeAdapter } from '../../supervisor/native-tools/index.js';
 import { createWorkerRuntime, type WorkerRuntime } from '../../supervisor/spawning/worker-runtime.js';
 import type { ExecuteUnitProtocol } from '../../shared/worker-protocol/execute.js';
@@ -225,17 +225,8 @@ describe('native adapter health facts', () => {
   ] as const) {
     test(`systemd_scope is ${expected} (${label})`, async () => {
       const fake = makeFake({ fail });
-      // nativeAdapter reads the process environment; PATH is swapped only while it is created (the
-      // runtime copies the scrubbed environment then, so later spawns keep the fake PATH).
-      const saved = process.env.PATH;
-      process.env.PATH = fake.path;
-      const adapter = (() => {
-        try {
-          return nativeAdapter(configFor({ resourcePolicy }), silent());
-        } finally {
-          process.env.PATH = saved;
-        }
-      })();
+      // The environment the gateway was started with: the fake first on PATH.
+      const adapter = nativeAdapter({ ...configFor({ resourcePolicy }), inheritedEnvironment: environmentSnapshot({ ...process.env, PATH: fake.path }) }, silent());
       try {
         assert.equal(adapter.health?.().systemd_scope, expected);
         assert.equal(existsSync(fake.log), resourcePolicy, resourcePolicy ? 'probed' : 'never probed without a policy');

@@ -18,7 +18,7 @@ export function openSupervisorChannel<P extends ProtocolMessages>(
   onMessage: (message: P['toWorker']) => void,
   onClose: () => void,
 ): SupervisorChannel<P> {
-  const maxBytes = takeFrameCap();
+  const maxBytes = takeFrameCap(process.env);
   const socket = new Socket({ fd: 3, readable: true, writable: true });
   const decoder = messageDecoder(protocol.isToWorker, onMessage, (error) => {
     process.stderr.write(`worker: ${error.message}; closing\n`);

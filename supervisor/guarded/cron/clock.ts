@@ -43,9 +43,12 @@ export function localTimezone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }
 
-/** hermes_time._resolve_timezone_name plus its fallbacks. Read on every call: cheap, and never stale. */
-export function resolveHermesTimezone(hermesHome: string, env: NodeJS.ProcessEnv): string {
-  const fromEnv = (env.HERMES_TIMEZONE ?? '').trim();
+/**
+ * hermes_time._resolve_timezone_name plus its fallbacks: `configured` (HERMES_TIMEZONE), else
+ * config.yaml `timezone`, else local. config.yaml is read on every call: cheap, and never stale.
+ */
+export function resolveHermesTimezone(hermesHome: string, configured: string | undefined): string {
+  const fromEnv = (configured ?? '').trim();
   let name = fromEnv;
   if (!name) {
     // A missing or unreadable config.yaml means "no configured zone", as upstream.

@@ -29,6 +29,8 @@ export interface JobsLockOptions {
   holder?: LockHolder;
   /** The python3 used by the fallback holder. */
   python?: string;
+  /** The PATH flock(1) and python3 are looked up on (config.helperSearchPath), also the holder's own PATH. */
+  searchPath: string;
 }
 
 const CONFLICT_EXIT = 75;
@@ -40,8 +42,8 @@ const PYTHON_HOLDER = [
   'sys.stdin.read()',
 ].join('\n');
 
-function onPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH || '/usr/bin:/bin').split(delimiter)) {
+function onPath(name: string, searchPath: string): string | undefined {
+  for (const dir of searchPath.split(delimiter)) {
     if (!dir) continue;
     const p = join(dir, name);
     try {
@@ -54,15 +56,15 @@ function onPath(name: string): string | undefined {
   return undefined;
 }
 
-function defaultFlock(): string | undefined {
-  return onPath('flock') ?? ['/usr/bin/flock', '/bin/flock'].find((p) => existsSync(p));
+function defaultFlock(searchPath: string): string | undefined {
+  return onPath('flock', searchPath) ?? ['/usr/bin/flock', '/bin/flock'].find((p) => existsSync(p));
 }
 
 /** Which holder a write would use here, or undefined when neither flock(1) nor python3 exists. */
-export function availableLockHolder(python?: string): LockHolder | undefined {
-  if (defaultFlock()) return 'flock';
+export function availableLockHolder(searchPath: string, python?: string): LockHolder | undefined {
+  if (defaultFlock(searchPath)) return 'flock';
   const py = python ?? '/usr/bin/python3';
-  return existsSync(py) || onPath('python3') ? 'python' : undefined;
+  return existsSync(py) || onPath('python3', searchPath) ? 'python' : undefined;
 }
 
 function unavailable(message: string): GatewayError {
@@ -104,10 +106,10 @@ class Holder implements HeldLock {
 }
 
 function spawnHolder(lockPath: string, options: JobsLockOptions): ChildProcess {
-  const env = { PATH: process.env.PATH || '/usr/bin:/bin', LC_ALL: 'C' };
-  const holder = options.holder ?? (defaultFlock() ? 'flock' : 'python');
+  const env = { PATH: options.searchPath, LC_ALL: 'C' };
+  const holder = options.holder ?? (defaultFlock(options.searchPath) ? 'flock' : 'python');
   if (holder === 'flock') {
-    const bin = defaultFlock() ?? 'flock';
+    const bin = defaultFlock(options.searchPath) ?? 'flock';
     const seconds = Math.max(1, Math.ceil(options.timeoutMs / 1000));
     return spawn(bin, ['--exclusive', '--wait', String(seconds), '--conflict-exit-code', String(CONFLICT_EXIT), '--close', lockPath, 'cat'], {
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -5,7 +5,7 @@ import type { GatewayConfig } from '../../config.js';
 
 // Types, constants and small helpers shared by the skills tool modules.
 
-export type SkillsConfig = Pick<GatewayConfig, 'hermesHome' | 'limits'>;
+export type SkillsConfig = Pick<GatewayConfig, 'hermesHome' | 'limits' | 'hermesPlatform' | 'kanbanContext' | 'inheritedEnvironment'>;
 
 export interface SkillSummary {
   name: string;

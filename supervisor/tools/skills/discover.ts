@@ -37,15 +37,14 @@ function configStringList(value: unknown): string[] {
   return [];
 }
 
-/** `skills.disabled` (plus `skills.platform_disabled[$HERMES_PLATFORM]`) from config.yaml. */
-export async function disabledSkillNames(hermesHome: string): Promise<Set<string>> {
+/** `skills.disabled` (plus `skills.platform_disabled[platform]`, config.hermesPlatform) from config.yaml. */
+export async function disabledSkillNames(hermesHome: string, platform: string | undefined): Promise<Set<string>> {
   try {
     const { bytes } = await readBounded(join(hermesHome, 'config.yaml'), CONFIG_MAX_BYTES, 'whole', true);
     const parsed = parseYaml(decodeLenient(bytes));
     const skills = isRecord(parsed) ? parsed.skills : undefined;
     if (!isRecord(skills)) return new Set();
     const names = configStringList(skills.disabled);
-    const platform = process.env.HERMES_PLATFORM || process.env.HERMES_SESSION_PLATFORM;
     if (platform && isRecord(skills.platform_disabled) && skills.platform_disabled[platform] != null) {
       names.push(...configStringList(skills.platform_disabled[platform]));
     }
@@ -196,7 +195,7 @@ interface Listing {
 export async function findAllSkills(config: SkillsConfig, signal?: AbortSignal): Promise<Listing> {
   const root = await openRoot(config.hermesHome);
   if ('missing' in root) return { skills: [], missing: root.reason, truncated: false };
-  const disabled = await disabledSkillNames(config.hermesHome);
+  const disabled = await disabledSkillNames(config.hermesHome, config.hermesPlatform);
   const { skillFiles, truncated } = await walkSkills(root, config.limits.skillsMaxFiles, signal);
   const skills: SkillSummary[] = [];
   const seen = new Set<string>();
@@ -209,7 +208,7 @@ export async function findAllSkills(config: SkillsConfig, signal?: AbortSignal):
       continue; // unreadable, FIFO, vanished: skipped like Hermes skips unreadable skills
     }
     const { frontmatter, body } = parseFrontmatter(head);
-    if (!matchesPlatform(frontmatter) || !matchesEnvironment(frontmatter)) continue;
+    if (!matchesPlatform(frontmatter) || !matchesEnvironment(frontmatter, config.kanbanContext)) continue;
     const name = (typeof frontmatter.name === 'string' ? frontmatter.name : basename(dirname(file.md))).slice(0, MAX_NAME_LENGTH);
     if (seen.has(name) || disabled.has(name)) continue;
     let description = frontmatter.description == null ? '' : String(frontmatter.description);

@@ -61,15 +61,18 @@ export function matchesPlatform(fm: Frontmatter): boolean {
   });
 }
 
-/** Offer-time relevance gate (listing only; an explicit skill_view bypasses it, as in Hermes). */
-export function matchesEnvironment(fm: Frontmatter): boolean {
+/**
+ * Offer-time relevance gate (listing only; an explicit skill_view bypasses it, as in Hermes).
+ * `kanbanContext`: whether this runs for a Kanban task (config.kanbanContext).
+ */
+export function matchesEnvironment(fm: Frontmatter, kanbanContext: boolean): boolean {
   const environments = fm.environments;
   if (!environments || (Array.isArray(environments) && environments.length === 0)) return true;
   for (const env of asList(environments)) {
     const normalized = String(env).toLowerCase().trim();
     if (!normalized) continue;
     if (normalized === 'kanban') {
-      if (process.env.HERMES_KANBAN_TASK || process.env.HERMES_KANBAN_BOARD) return true;
+      if (kanbanContext) return true;
     } else if (normalized === 'docker') {
       if (existsSync('/.dockerenv') || existsSync('/run/.containerenv')) return true;
     } else if (normalized === 's6') {

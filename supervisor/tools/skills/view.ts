@@ -78,7 +78,7 @@ export async function skillView(config: SkillsConfig, args: Record<string, unkno
     throw new GatewayError(ErrorCode.SKILL_UNSUPPORTED, `Skill '${name}' is not supported on this platform.`, { readiness_status: 'unsupported' });
   }
   const resolvedName = typeof frontmatter.name === 'string' ? frontmatter.name : basename(dirname(found.md));
-  if ((await disabledSkillNames(config.hermesHome)).has(resolvedName)) {
+  if ((await disabledSkillNames(config.hermesHome, config.hermesPlatform)).has(resolvedName)) {
     throw new GatewayError(ErrorCode.SKILL_DISABLED, `Skill '${resolvedName}' is disabled. Enable it with \`hermes skills\` or inspect the files directly on disk.`, {
       reason: 'disabled',
     });
@@ -98,7 +98,7 @@ export async function skillView(config: SkillsConfig, args: Record<string, unkno
     typeof frontmatter.name === 'string' ? frontmatter.name : found.skillDir ? basename(found.skillDir) : basename(found.md, extname(found.md));
 
   const required = requiredEnvironmentVariables(frontmatter);
-  const missing = required.filter((e) => !e.optional && !process.env[e.name]).map((e) => e.name);
+  const missing = required.filter((e) => !e.optional && !config.inheritedEnvironment[e.name]).map((e) => e.name);
   const setupNeeded = missing.length > 0;
   const result: Record<string, unknown> = {
     success: true,

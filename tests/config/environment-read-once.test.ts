@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { packageRoot } from '../../shared/package-root.js';
+
+// The gateway reads its environment in one place: supervisor/config.ts's loadConfig(env), which
+// supervisor/main.ts hands process.env. Everything else gets named fields of the configuration (or
+// config.inheritedEnvironment, the one snapshot children's environments are built from), so no
+// module can silently depend on the real environment and every test can say what it sets.
+// scripts/ (their own entry points) and workers/ (child processes) read their own environments.
+
+const ENVIRONMENT_READS = [
+  /\bprocess\s*\.\s*env\b/g,
+  /\bprocess\s*\[\s*['"`]env['"`]\s*\]/g,
+  /import\s*\{[^}]*\benv\b[^}]*\}\s*from\s*['"](?:node:)?process['"]/g,
+];
+/** The composition's entry point: its one mention is the hand-over to loadConfig. */
+const MAIN_HAND_OVER = 'loadConfig(process.env)';
+
+function sourceFiles(dir: string): string[] {
+  const root = packageRoot();
+  return (readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }) as string[])
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => join(dir, f));
+}
+
+test('only supervisor/config.ts reads the environment (main.ts hands it process.env); nothing else under supervisor/ or shared/ does', () => {
+  const files = [...sourceFiles('supervisor'), ...sourceFiles('shared')];
+  assert.ok(files.includes(join('supervisor', 'config.ts')) && files.length > 50, 'the source tree is there to scan');
+  const offenders: string[] = [];
+  for (const file of files) {
+    if (file === join('supervisor', 'config.ts')) continue;
+    let text = readFileSync(join(packageRoot(), file), 'utf8');
+    if (file === join('supervisor', 'main.ts')) {
+      assert.equal(text.split(MAIN_HAND_OVER).length - 1, 1, 'main.ts hands process.env to loadConfig once');
+      text = text.replace(MAIN_HAND_OVER, '');
+    }
+    for (const re of ENVIRONMENT_READS) {
+      for (const m of text.matchAll(re)) offenders.push(`${file}:${text.slice(0, m.index).split('\n').length}: ${m[0]}`);
+    }
+  }
+  assert.deepEqual(offenders, [], 'read the setting in loadConfig and pass it down as a GatewayConfig field');
+});
