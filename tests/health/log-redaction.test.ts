@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { createLogger } from '../../supervisor/telemetry.js';
+import { logSink } from '../helpers/log-sink.js';
 
 // The gateway's logger redacts every record on its way out: fields, the message and serialized
 // errors. A GitLab token (assembled here, not a real one) stands for any credential a failing
@@ -10,13 +10,7 @@ import { createLogger } from '../../supervisor/telemetry.js';
 const GITLAB_PAT = 'glpat-' + 'Xq7vR2mK9tLw4ZpN8sDe';
 
 test('fields, messages and errors are redacted before a log line is written', () => {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, cb) {
-      lines.push(...String(chunk).split('\n').filter(Boolean));
-      cb();
-    },
-  });
+  const { stream: sink, lines } = logSink();
   const log = createLogger('info', sink);
   log.warn({ event: 'worker_failed', reason: `git clone failed: remote said ${GITLAB_PAT}`, nested: { detail: [GITLAB_PAT] } }, `clone with ${GITLAB_PAT} failed`);
   log.error({ event: 'tool_internal_error', err: new Error(`provider rejected ${GITLAB_PAT}`) });
@@ -38,13 +32,7 @@ test('fields, messages and errors are redacted before a log line is written', ()
 });
 
 test('an err that is not an Error is logged as one redacted string, not one field per character', () => {
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, cb) {
-      lines.push(...String(chunk).split('\n').filter(Boolean));
-      cb();
-    },
-  });
+  const { stream: sink, lines } = logSink();
   const log = createLogger('info', sink);
   log.error({ event: 'release_hook_failed', err: `hook failed: ${GITLAB_PAT}` });
   log.flush();

@@ -2,13 +2,13 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
-import { Writable } from 'node:stream';
 import { request as httpRequest } from 'node:http';
 import type { Limits } from '../../shared/limits.js';
 import { environmentSnapshot, loadConfig } from '../../supervisor/config.js';
 import type { GatewayOptions } from '../../supervisor/gateway.js';
 import { startGateway, type RunningGateway } from '../../supervisor/server.js';
 import { createLogger } from '../../supervisor/telemetry.js';
+import { logSink } from './log-sink.js';
 
 // A real gateway on an ephemeral loopback port with a throwaway HERMES_HOME, plus real SDK v2
 // clients in either protocol era. Every test gets its own; close() removes everything it made.
@@ -61,13 +61,7 @@ export async function startTestGateway(
   );
   const config = { ...base, limits: { ...base.limits, ...options.limits } };
   assertIsolatedJobDatabase(config.jobsDatabase);
-  const lines: string[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, cb) {
-      lines.push(...String(chunk).split('\n').filter(Boolean));
-      cb();
-    },
-  });
+  const { stream: sink, lines } = logSink();
   const log = createLogger('info', sink);
   const { env: _env, limits: _limits, home: _home, ...rest } = options;
   const running = await startGateway({ ...rest, config, log });

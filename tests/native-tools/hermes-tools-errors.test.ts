@@ -2,7 +2,6 @@ import { serve, type ServerType } from '@hono/node-server';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { createApp } from '../../supervisor/app.js';
@@ -17,6 +16,7 @@ import { createLogger } from '../../supervisor/telemetry.js';
 import type { ToolDefinition } from '../../supervisor/tool-types.js';
 import { connect, makeHermesHome, viaBridge } from '../helpers/gateway.js';
 import { waitFor } from '../helpers/wait.js';
+import { logSink } from '../helpers/log-sink.js';
 
 // execute_code's hermes_tools file calls are nested calls of the Dispatcher: an error reaches the
 // script as Hermes' {"error": "..."} with the stable code and the mapped message, and an internal
@@ -51,7 +51,7 @@ const refusingWriteFile: ToolDefinition = {
 
 describe('hermes_tools errors reach the script mapped, and internal ones are logged once', () => {
   const home = makeHermesHome();
-  const lines: string[] = [];
+  const { stream: logStream, lines } = logSink();
   let gateway: Gateway;
   let endpoint: McpEndpoint;
   let server: ServerType;
@@ -59,15 +59,7 @@ describe('hermes_tools errors reach the script mapped, and internal ones are log
 
   before(async () => {
     const config = loadConfig({ HERMES_HOME: home, HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, HERMES_MCP_TERMINAL_CWD: home, HERMES_MCP_OPTIONAL_COMPONENTS: 'memory' });
-    const log = createLogger(
-      'info',
-      new Writable({
-        write(chunk, _enc, cb) {
-          lines.push(...String(chunk).split('\n').filter(Boolean));
-          cb();
-        },
-      }),
-    );
+    const log = createLogger('info', logStream);
     const runtime = createWorkerRuntime(config, process.env);
     const fileTools = [brokenReadFile, refusingWriteFile];
     const pool = new ExecuteCodePool(runtime, scriptToolDispatch(fileTools.map((t) => t.name)));
