@@ -124,6 +124,9 @@ export function shapeTerminalOutput(output: string, maxChars: number, command: s
   return redact(plain, { codeFile: !printsEnv });
 }
 
+const LONG_WORK_REFUSED = `${ErrorCode.LONG_RUNNING_OPERATION_REQUIRES_JOB}, before anything runs`;
+const USE_A_JOB = 'For long or background work use a job: session_open, job_prepare(command, workdir), job_start, then job_status.';
+
 export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime): ToolDefinition {
   const { limits, roots } = { limits: runtime.config.limits, roots: runtime.config.roots };
   const maxTimeout = limits.terminalMaxTimeoutSeconds;
@@ -133,14 +136,36 @@ export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime): ToolDe
     description: `Run a short foreground shell command (at most ${maxTimeout} s; timeout=${maxTimeout} when omitted) on the Hermes host. cwd and exported variables persist per session (session_token or MCP session). Background, PTY, notification options or longer timeouts are refused: use job_prepare/job_start for builds, tests and deploys, or execute_code with hermes_tools.terminal for independent pipelines.`,
     inputSchema: {
       type: 'object',
+      // Hermes' field names are kept so Hermes-shaped calls validate and get the refusal that says
+      // what to do, instead of a schema error; each refused field says so in its description.
       properties: {
-        command: { type: 'string', minLength: 1, maxLength: 65536 },
-        background: { type: 'boolean', default: false },
-        timeout: { type: 'integer', minimum: 1 },
-        workdir: { type: 'string', minLength: 1, maxLength: 4096 },
-        pty: { type: 'boolean', default: false },
-        notify_on_complete: { type: 'boolean', default: false },
-        watch_patterns: { type: 'array', items: { type: 'string' } },
+        command: { type: 'string', minLength: 1, maxLength: 65536, description: 'The shell command, run in bash in the session\'s cwd.' },
+        background: {
+          type: 'boolean',
+          default: false,
+          description: `Refused when true (${LONG_WORK_REFUSED}): direct terminal never backgrounds a command. ${USE_A_JOB}`,
+        },
+        timeout: {
+          type: 'integer',
+          minimum: 1,
+          description: `Seconds before the command is killed (exit code 124); default and maximum ${maxTimeout}. A larger value is refused (${LONG_WORK_REFUSED}). ${USE_A_JOB}`,
+        },
+        workdir: { type: 'string', minLength: 1, maxLength: 4096, description: 'Directory to run in (inside the allowed roots); default the session\'s current directory.' },
+        pty: {
+          type: 'boolean',
+          default: false,
+          description: `Refused when true (${LONG_WORK_REFUSED}): there is no pseudo-terminal, so interactive programs cannot run here; pass their input non-interactively (flags, a here-document). ${USE_A_JOB}`,
+        },
+        notify_on_complete: {
+          type: 'boolean',
+          default: false,
+          description: `Refused when true (${LONG_WORK_REFUSED}): nothing is delivered to the client later. ${USE_A_JOB} job_status(wait_seconds) waits for the end.`,
+        },
+        watch_patterns: {
+          type: 'array',
+          items: { type: 'string' },
+          description: `Refused when non-empty (${LONG_WORK_REFUSED}): output is not watched in the background. ${USE_A_JOB} job_status shows its output tail.`,
+        },
       },
       required: ['command'],
       additionalProperties: false,
