@@ -64,6 +64,8 @@ export function delegateTaskTools(): ToolDefinition[] {
       additionalProperties: false,
     },
     annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true, title: 'Hermes delegation (refused: use background jobs)' },
+    // Every call is refused: tool_search ranks it below the job tools that do the work.
+    alwaysRefused: true,
     async handler() {
       throw new GatewayError(ErrorCode.DELEGATION_REQUIRES_JOB, DELEGATION_REFUSAL, {
         model_inference: false,
