@@ -14,6 +14,9 @@ import { removeDir, type WorkerRuntime } from '../spawning/worker-runtime.js';
 // one long-lived terminal worker in its own PID namespace plus a private state directory holding
 // its cwd and exported environment, so they persist between calls like Hermes' terminal does.
 // Anything long, backgrounded, PTY or notification-shaped fails before execution and points to jobs.
+// A worker idle for ownerWorkerIdleSeconds is released long before its owner ends (an abandoned
+// legacy session lives legacySessionIdleSeconds): only the shell goes; the state directory stays,
+// so the owner's next command starts a fresh shell in the same cwd with the same exports.
 
 interface OwnerTerminal {
   stateDir: string;
@@ -22,10 +25,13 @@ interface OwnerTerminal {
   running?: symbol;
   /** Where the owner's last command ended. */
   cwd?: string;
+  /** Releases the worker once the owner has been idle for ownerWorkerIdleSeconds. */
+  idleTimer?: NodeJS.Timeout;
 }
 
 export class TerminalPool {
   private readonly owners = new Map<string, OwnerTerminal>();
+  private idleReleased = 0;
 
   constructor(private readonly runtime: WorkerRuntime) {}
 
@@ -38,6 +44,30 @@ export class TerminalPool {
     let n = 0;
     for (const o of this.owners.values()) if (o.worker?.alive) n++;
     return n;
+  }
+
+  /** Workers released because their owner was idle (its cwd and exports kept). */
+  get idleReleases(): number {
+    return this.idleReleased;
+  }
+
+  /** Owners whose terminal state (cwd, exports) is kept, with or without a live worker. */
+  get owned(): number {
+    return this.owners.size;
+  }
+
+  private armIdleRelease(owner: OwnerTerminal): void {
+    clearTimeout(owner.idleTimer);
+    const worker = owner.worker;
+    if (!worker) return;
+    owner.idleTimer = setTimeout(() => {
+      owner.idleTimer = undefined;
+      if (owner.running || owner.worker !== worker || !worker.alive) return;
+      owner.worker = undefined;
+      this.idleReleased++;
+      void worker.kill();
+    }, this.runtime.config.limits.ownerWorkerIdleSeconds * 1000);
+    owner.idleTimer.unref();
   }
 
   private async workerFor(owner: OwnerTerminal): Promise<WorkerProcess<TerminalProtocol>> {
@@ -59,6 +89,7 @@ export class TerminalPool {
     }
     const run = Symbol('terminal command');
     owner.running = run;
+    clearTimeout(owner.idleTimer);
     const current = owner;
     try {
       const worker = await this.workerFor(owner);
@@ -97,6 +128,7 @@ export class TerminalPool {
       }
     } finally {
       if (current.running === run) current.running = undefined;
+      if (!current.running && this.owners.get(ownerId) === current) this.armIdleRelease(current);
     }
   }
 
@@ -105,6 +137,7 @@ export class TerminalPool {
     const owner = this.owners.get(ownerId);
     if (!owner) return;
     this.owners.delete(ownerId);
+    clearTimeout(owner.idleTimer);
     await owner.worker?.kill();
     removeDir(owner.stateDir);
   }
