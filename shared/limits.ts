@@ -12,6 +12,7 @@ const LimitsSchema = v.object({
   sessionTokenTtlSeconds: PositiveInt,
   maxSessionTokens: PositiveInt,
   legacySessionIdleSeconds: PositiveInt,
+  ownerWorkerIdleSeconds: PositiveInt,
   maxLegacySessions: PositiveInt,
   startupMaxFileBytes: PositiveInt,
   startupMaxTotalBytes: PositiveInt,

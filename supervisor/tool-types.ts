@@ -89,6 +89,11 @@ export interface ToolDefinition {
    * session cannot block it.
    */
   credentialAuthorized?: boolean;
+  /**
+   * True when every call is refused by design (the tool is catalogued so that agents that know its
+   * name get a refusal saying what to use instead): tool_search ranks it below the tools that work.
+   */
+  alwaysRefused?: boolean;
   /** True for tools whose image content is the point (vision); other tools' images become markers. */
   returnsImages?: boolean;
   handler(args: Record<string, unknown>, ctx: CallContext): Promise<ToolOutcome>;

@@ -1,7 +1,8 @@
 import type { Limits } from '../../shared/limits.js';
 import type { ForwardingToolDefinition, ToolDefinition } from '../tool-types.js';
 import type { Catalog, CatalogEntry } from './catalog.js';
-import { Bm25Index } from './search.js';
+import { Bm25Index, searchDocument } from './search.js';
+import { loadSearchKeywords } from './search-keywords.js';
 
 // The three discovery-bridge tools. Their public shapes are those of the original Python gateway,
 // so existing clients and prompts keep working: search -> describe -> call exactly one tool.
@@ -24,13 +25,8 @@ function shortDescription(text: string, max: number): string {
 export function bridgeTools(options: { catalog: Catalog; limits: Limits }): { tools: ToolDefinition[]; toolCall: ForwardingToolDefinition } {
   const { catalog, limits } = options;
   const searchable = catalog.all();
-  const index = new Bm25Index(
-    searchable.map((e) => ({
-      name: e.tool.name,
-      description: e.tool.description,
-      parameterNames: Object.keys((e.tool.inputSchema.properties as Record<string, unknown> | undefined) ?? {}),
-    })),
-  );
+  const keywords = loadSearchKeywords();
+  const index = new Bm25Index(searchable.map((e) => searchDocument(e.tool, keywords.get(e.tool.name))));
   const byName = new Map(searchable.map((e) => [e.tool.name, e]));
 
   const toolSearch: ToolDefinition = {

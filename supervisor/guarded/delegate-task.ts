@@ -1,8 +1,8 @@
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import type { ToolDefinition } from '../tool-types.js';
 
-// delegate_task — catalogued with Hermes' own parameter set (tools/delegate_tool.py; reference
-// hermes.md §1.11: goal, context, tasks[{goal, context, acp_command, acp_args, role}], role,
+// delegate_task — catalogued with Hermes' own parameter set (tools/delegate_tool.py:
+// goal, context, tasks[{goal, context, acp_command, acp_args, role}], role,
 // background, acp_command, acp_args, plus the handler-forwarded max_iterations), so agents that know
 // Hermes find it, and every Hermes-shaped call gets DELEGATION_REQUIRES_JOB rather than a schema
 // error; a field Hermes does not know is still INVALID_ARGUMENTS (additionalProperties: false).
@@ -64,6 +64,8 @@ export function delegateTaskTools(): ToolDefinition[] {
       additionalProperties: false,
     },
     annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true, title: 'Hermes delegation (refused: use background jobs)' },
+    // Every call is refused: tool_search ranks it below the job tools that do the work.
+    alwaysRefused: true,
     async handler() {
       throw new GatewayError(ErrorCode.DELEGATION_REQUIRES_JOB, DELEGATION_REFUSAL, {
         model_inference: false,

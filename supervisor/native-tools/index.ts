@@ -83,6 +83,8 @@ export function nativeAdapter(config: GatewayConfig, log: Logger): NativeAdapter
       isolation_degraded: runtime.isolation.degraded,
       systemd_scope: runtime.scoped,
       terminal_workers: terminals.activeWorkers,
+      terminal_owners: terminals.owned,
+      terminal_workers_idle_released: terminals.idleReleases,
       background_processes: processes.running,
       worker_usage: usage,
     }),

@@ -229,7 +229,13 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
       type: 'object',
       properties: {
         action: { type: 'string', enum: ['list', 'poll', 'log', 'wait', 'kill', 'write', 'submit', 'close'] },
-        session_id: { type: 'string', minLength: 1, maxLength: 64 },
+        session_id: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 64,
+          description:
+            "Which background process: its id `proc_…` (Hermes' name for the field), as action=list shows it for the processes this session's jobs started. Required for every action but list. Not the session_token, which goes in tool_call.session_token.",
+        },
         data: { type: 'string', maxLength: 65536 },
         timeout: { type: 'integer', minimum: 1 },
         offset: { type: 'integer', minimum: 0 },

@@ -14,6 +14,9 @@ import { removeDir, type WorkerRuntime } from '../spawning/worker-runtime.js';
 // one long-lived terminal worker in its own PID namespace plus a private state directory holding
 // its cwd and exported environment, so they persist between calls like Hermes' terminal does.
 // Anything long, backgrounded, PTY or notification-shaped fails before execution and points to jobs.
+// A worker idle for ownerWorkerIdleSeconds is released long before its owner ends (an abandoned
+// legacy session lives legacySessionIdleSeconds): only the shell goes; the state directory stays,
+// so the owner's next command starts a fresh shell in the same cwd with the same exports.
 
 interface OwnerTerminal {
   stateDir: string;
@@ -22,10 +25,13 @@ interface OwnerTerminal {
   running?: symbol;
   /** Where the owner's last command ended. */
   cwd?: string;
+  /** Releases the worker once the owner has been idle for ownerWorkerIdleSeconds. */
+  idleTimer?: NodeJS.Timeout;
 }
 
 export class TerminalPool {
   private readonly owners = new Map<string, OwnerTerminal>();
+  private idleReleased = 0;
 
   constructor(private readonly runtime: WorkerRuntime) {}
 
@@ -38,6 +44,30 @@ export class TerminalPool {
     let n = 0;
     for (const o of this.owners.values()) if (o.worker?.alive) n++;
     return n;
+  }
+
+  /** Workers released because their owner was idle (its cwd and exports kept). */
+  get idleReleases(): number {
+    return this.idleReleased;
+  }
+
+  /** Owners whose terminal state (cwd, exports) is kept, with or without a live worker. */
+  get owned(): number {
+    return this.owners.size;
+  }
+
+  private armIdleRelease(owner: OwnerTerminal): void {
+    clearTimeout(owner.idleTimer);
+    const worker = owner.worker;
+    if (!worker) return;
+    owner.idleTimer = setTimeout(() => {
+      owner.idleTimer = undefined;
+      if (owner.running || owner.worker !== worker || !worker.alive) return;
+      owner.worker = undefined;
+      this.idleReleased++;
+      void worker.kill();
+    }, this.runtime.config.limits.ownerWorkerIdleSeconds * 1000);
+    owner.idleTimer.unref();
   }
 
   private async workerFor(owner: OwnerTerminal): Promise<WorkerProcess<TerminalProtocol>> {
@@ -59,6 +89,7 @@ export class TerminalPool {
     }
     const run = Symbol('terminal command');
     owner.running = run;
+    clearTimeout(owner.idleTimer);
     const current = owner;
     try {
       const worker = await this.workerFor(owner);
@@ -97,6 +128,7 @@ export class TerminalPool {
       }
     } finally {
       if (current.running === run) current.running = undefined;
+      if (!current.running && this.owners.get(ownerId) === current) this.armIdleRelease(current);
     }
   }
 
@@ -105,6 +137,7 @@ export class TerminalPool {
     const owner = this.owners.get(ownerId);
     if (!owner) return;
     this.owners.delete(ownerId);
+    clearTimeout(owner.idleTimer);
     await owner.worker?.kill();
     removeDir(owner.stateDir);
   }
@@ -124,6 +157,9 @@ export function shapeTerminalOutput(output: string, maxChars: number, command: s
   return redact(plain, { codeFile: !printsEnv });
 }
 
+const LONG_WORK_REFUSED = `${ErrorCode.LONG_RUNNING_OPERATION_REQUIRES_JOB}, before anything runs`;
+const USE_A_JOB = 'For long or background work use a job: session_open, job_prepare(command, workdir), job_start, then job_status.';
+
 export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime): ToolDefinition {
   const { limits, roots } = { limits: runtime.config.limits, roots: runtime.config.roots };
   const maxTimeout = limits.terminalMaxTimeoutSeconds;
@@ -133,14 +169,36 @@ export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime): ToolDe
     description: `Run a short foreground shell command (at most ${maxTimeout} s; timeout=${maxTimeout} when omitted) on the Hermes host. cwd and exported variables persist per session (session_token or MCP session). Background, PTY, notification options or longer timeouts are refused: use job_prepare/job_start for builds, tests and deploys, or execute_code with hermes_tools.terminal for independent pipelines.`,
     inputSchema: {
       type: 'object',
+      // Hermes' field names are kept so Hermes-shaped calls validate and get the refusal that says
+      // what to do, instead of a schema error; each refused field says so in its description.
       properties: {
-        command: { type: 'string', minLength: 1, maxLength: 65536 },
-        background: { type: 'boolean', default: false },
-        timeout: { type: 'integer', minimum: 1 },
-        workdir: { type: 'string', minLength: 1, maxLength: 4096 },
-        pty: { type: 'boolean', default: false },
-        notify_on_complete: { type: 'boolean', default: false },
-        watch_patterns: { type: 'array', items: { type: 'string' } },
+        command: { type: 'string', minLength: 1, maxLength: 65536, description: 'The shell command, run in bash in the session\'s cwd.' },
+        background: {
+          type: 'boolean',
+          default: false,
+          description: `Refused when true (${LONG_WORK_REFUSED}): direct terminal never backgrounds a command. ${USE_A_JOB}`,
+        },
+        timeout: {
+          type: 'integer',
+          minimum: 1,
+          description: `Seconds before the command is killed (exit code 124); default and maximum ${maxTimeout}. A larger value is refused (${LONG_WORK_REFUSED}). ${USE_A_JOB}`,
+        },
+        workdir: { type: 'string', minLength: 1, maxLength: 4096, description: 'Directory to run in (inside the allowed roots); default the session\'s current directory.' },
+        pty: {
+          type: 'boolean',
+          default: false,
+          description: `Refused when true (${LONG_WORK_REFUSED}): there is no pseudo-terminal, so interactive programs cannot run here; pass their input non-interactively (flags, a here-document). ${USE_A_JOB}`,
+        },
+        notify_on_complete: {
+          type: 'boolean',
+          default: false,
+          description: `Refused when true (${LONG_WORK_REFUSED}): nothing is delivered to the client later. ${USE_A_JOB} job_status(wait_seconds) waits for the end.`,
+        },
+        watch_patterns: {
+          type: 'array',
+          items: { type: 'string' },
+          description: `Refused when non-empty (${LONG_WORK_REFUSED}): output is not watched in the background. ${USE_A_JOB} job_status shows its output tail.`,
+        },
       },
       required: ['command'],
       additionalProperties: false,

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { formatDuration } from '../../shared/duration.js';
 import { GatewayError, ErrorCode } from '../../shared/errors.js';
 
 // Capability sessions for clients without a durable MCP session (the 2026-07-28 era is sessionless).
@@ -26,6 +27,13 @@ export interface OpenedCapability {
 }
 
 const TOMBSTONE_LIMIT = 4096;
+
+// A client that reconnects for every call lands here: each connection is a new MCP session, so a
+// token opened on an earlier one is foreign. Say what works instead of only what failed.
+const FOREIGN_MESSAGE =
+  'session_token was opened inside another MCP session, and a token opened inside an MCP session works only on that session. ' +
+  'Use it on the MCP session that opened it (keep that connection open rather than reconnecting per call), call session_open on this session for a token of its own, ' +
+  'or open the token from a sessionless 2026-07-28 client, where it works on every request.';
 
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
@@ -75,10 +83,13 @@ export class CapabilityStore {
     if (!record) throw new GatewayError(ErrorCode.SESSION_TOKEN_INVALID, 'session_token is not a token this gateway issued');
     if (record.revoked) throw new GatewayError(ErrorCode.SESSION_TOKEN_REVOKED, 'session_token was closed with session_close; open a new one');
     if (record.expiresAt <= this.options.now()) {
-      throw new GatewayError(ErrorCode.SESSION_TOKEN_EXPIRED, 'session_token expired (tokens live 15 minutes from session_open); open a new one');
+      throw new GatewayError(
+        ErrorCode.SESSION_TOKEN_EXPIRED,
+        `session_token expired (tokens live ${formatDuration(this.options.ttlMs / 1000)} from session_open); open a new one`,
+      );
     }
     if (record.boundSession && record.boundSession !== fromSession) {
-      throw new GatewayError(ErrorCode.SESSION_TOKEN_FOREIGN, 'session_token belongs to another MCP session');
+      throw new GatewayError(ErrorCode.SESSION_TOKEN_FOREIGN, FOREIGN_MESSAGE);
     }
     return record;
   }

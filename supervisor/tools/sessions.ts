@@ -1,3 +1,4 @@
+import { formatDuration } from '../../shared/duration.js';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import type { ToolDefinition } from '../tool-types.js';
 import type { CapabilityStore } from '../owners/capabilities.js';
@@ -16,7 +17,10 @@ export function sessionTools(deps: {
 }): ToolDefinition[] {
   const open: ToolDefinition = {
     name: 'session_open',
-    description: `Open a capability session and get a session_token (valid ${Math.round(deps.ttlSeconds / 60)} minutes, fixed). Pass it as the top-level tool_call.session_token on calls that need continuity: terminal cwd/environment, process_manage, browser tools, job_prepare/job_start. Close it with session_close when done.`,
+    description:
+      `Open a capability session and get a session_token (valid ${formatDuration(deps.ttlSeconds)}, fixed). Pass it as the top-level tool_call.session_token on calls that need continuity: terminal cwd/environment, process_manage, browser tools, job_prepare/job_start. Close it with session_close when done. ` +
+      'Opened inside an MCP session (2025 protocol), the token works only on that session (SESSION_TOKEN_FOREIGN elsewhere), and that session is already an owner of its own. ' +
+      'A client that reconnects for every call gets a new MCP session, so a fresh owner, each time: cwd and exported variables are lost between calls and an earlier token is foreign. Keep one MCP session open, or call from a sessionless 2026-07-28 client with a token.',
     inputSchema: { ...NO_ARGS },
     annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false, idempotentHint: false },
     async handler(_args, ctx) {

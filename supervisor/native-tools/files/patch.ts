@@ -145,7 +145,7 @@ export function patchTool(deps: PathDeps): ToolDefinition {
     description:
       'Targeted find-and-replace edits in files. Use this instead of sed/awk in terminal. ' +
       "Uses fuzzy matching (9 strategies) so minor whitespace/indentation differences won't break it. Returns a unified diff.\n\n" +
-      "REPLACE MODE (mode='replace', default): find a unique string and replace it. REQUIRED PARAMETERS: mode, path, old_string, new_string.\n" +
+      "REPLACE MODE (mode='replace', default): find a unique string and replace it. REQUIRED PARAMETERS: path, old_string, new_string (mode may be omitted).\n" +
       "PATCH MODE (mode='patch'): apply V4A multi-file patches for bulk changes, all-or-nothing. REQUIRED PARAMETERS: mode, patch.",
     inputSchema: {
       type: 'object',
@@ -176,7 +176,8 @@ export function patchTool(deps: PathDeps): ToolDefinition {
             "Opt out of the cross-profile soft guard. Defaults to false. Set true ONLY after explicit user direction to edit another Hermes profile's skills/plugins/cron/memories.",
         },
       },
-      required: ['mode'],
+      // mode is optional, as described (Hermes' stub defaults it to "replace"); what each mode
+      // needs is checked by the handler, with Hermes' messages.
       additionalProperties: false,
     },
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, title: 'Patch files' },

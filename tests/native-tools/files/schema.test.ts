@@ -62,15 +62,15 @@ describe('file tool definitions', () => {
     rejects(validate, { path: 'a', content: 1 });
   });
 
-  test('patch schema: only mode is required, mode is replace|patch', () => {
+  test('patch schema: mode is optional (default replace) and is replace|patch', () => {
     const { patch } = tools();
-    assert.deepEqual(patch.inputSchema.required, ['mode']);
+    assert.equal(patch.inputSchema.required, undefined);
     assert.equal((patch.inputSchema.properties as any).mode.default, 'replace');
     const validate = compileArgumentValidator(patch);
     validate({ mode: 'replace' });
     validate({ mode: 'patch', patch: '*** Begin Patch' });
+    validate({ path: 'a', old_string: 'x', new_string: 'y' });
     rejects(validate, { mode: 'sed' });
-    rejects(validate, { path: 'a', old_string: 'x', new_string: 'y' });
   });
 
   test('search_files schema: target content|files, output modes, pagination defaults', () => {
