@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { formatDuration } from '../../shared/duration.js';
+import { formatDuration } from '../duration.js';
 import { GatewayError, ErrorCode } from '../../shared/errors.js';
 
 // Capability sessions for clients without a durable MCP session (the 2026-07-28 era is sessionless).

@@ -1,4 +1,4 @@
-import { formatDuration } from '../../shared/duration.js';
+import { formatDuration } from '../duration.js';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import type { ToolDefinition } from '../tool-types.js';
 import type { CapabilityStore } from '../owners/capabilities.js';

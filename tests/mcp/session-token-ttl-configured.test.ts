@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { formatDuration } from '../../shared/duration.js';
+import { formatDuration } from '../../supervisor/duration.js';
 import { testClock } from '../helpers/clock.js';
 import { fixtureSource } from '../helpers/fixtures.js';
 import { call, connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
