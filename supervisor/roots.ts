@@ -10,6 +10,13 @@ import { GatewayError, ErrorCode } from '../shared/errors.js';
 export const FILE_ACCESS_MODES = ['roots', 'hermes'] as const;
 export type FileAccessMode = (typeof FILE_ACCESS_MODES)[number];
 
+/** How far the file tools reach, and the roots that bounds them in `roots` mode. */
+export interface FileAccess {
+  mode: FileAccessMode;
+  /** `HERMES_MCP_ROOTS` as configured (absolute, lexically normalised). */
+  roots: readonly string[];
+}
+
 export function isInside(child: string, parent: string): boolean {
   return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
 }

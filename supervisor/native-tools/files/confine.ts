@@ -1,6 +1,6 @@
 import { isAbsolute, sep } from 'node:path';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import { insideAnyRoot, isInside, realRoots, type FileAccessMode } from '../../roots.js';
+import { insideAnyRoot, isInside, realRoots, type FileAccess } from '../../roots.js';
 import type { CallContext } from '../../tool-types.js';
 import { cwdOf, expandTilde, realResolve, resolveUserPath, type PathDeps, type UserPath } from './paths.js';
 
@@ -16,11 +16,6 @@ import { cwdOf, expandTilde, realResolve, resolveUserPath, type PathDeps, type U
 // both modes, after this check. This is a guard rail for the file tools, not a sandbox: the terminal
 // and execute_code's Python are not confined (neither is a jail).
 
-export interface FileAccess {
-  mode: FileAccessMode;
-  /** `HERMES_MCP_ROOTS` as configured (absolute, lexically normalised). */
-  roots: readonly string[];
-}
 
 /** A caller's path, resolved for use: the real path is the one that was checked and is opened. */
 export interface ToolPath extends UserPath {

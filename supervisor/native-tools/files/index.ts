@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '../../tool-types.js';
-import type { FileAccess } from './confine.js';
+import type { FileAccess } from '../../roots.js';
 import { patchTool } from './patch.js';
 import { readFileTool } from './read-file.js';
 import { searchFilesTool } from './search-files.js';

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { CallContext } from '../../tool-types.js';
-import type { FileAccess } from './confine.js';
+import type { FileAccess } from '../../roots.js';
 
 // Path handling shared by the four file tools: `~` expansion, resolution against the owner's
 // terminal cwd, and Python-`Path.resolve()`-like real paths for the safety checks.
