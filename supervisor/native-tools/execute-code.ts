@@ -9,7 +9,7 @@ import { redact } from '../../shared/redact.js';
 import type { CallContext, ToolDefinition } from '../tool-types.js';
 import { startRefusal } from '../spawning/resource-policy.js';
 import type { CgroupLimit } from '../spawning/cgroup-limits.js';
-import type { WorkerProcess } from '../spawning/worker-process.js';
+import { ExecuteUnitSource, type ExecuteUnit } from '../spawning/execute-units.js';
 import { startRpcServer, type RpcServer } from './execute-rpc.js';
 import { shapeTerminalOutput } from './terminal.js';
 import { removeDir, type WorkerRuntime } from '../spawning/worker-runtime.js';
@@ -28,7 +28,7 @@ export const RPC_TOOLS = ['web_search', 'web_extract', 'read_file', 'write_file'
 export type RpcDispatch = (tool: string, args: Record<string, unknown>, ctx: CallContext) => Promise<unknown>;
 
 interface Unit {
-  worker: WorkerProcess;
+  worker: ExecuteUnit;
   rpc: RpcServer;
   dir: string;
   cwd: string;
@@ -71,12 +71,15 @@ export class ExecuteCodePool {
   private readonly waiting: Array<() => void> = [];
   private readonly pooled: Pooled[] = [];
   private closed = false;
+  /** Forks units from the warm unit zygote, or spawns them where that cannot be done. */
+  readonly units: ExecuteUnitSource;
 
   constructor(
     private readonly runtime: WorkerRuntime,
     private readonly dispatch: RpcDispatch,
   ) {
     approvalPolicy(); // a broken policy/dangerous-commands.json fails startup, not the first script
+    this.units = new ExecuteUnitSource(runtime);
   }
 
   private async createUnit(cwd: string): Promise<Unit> {
@@ -101,18 +104,9 @@ export class ExecuteCodePool {
       removeDir(dir);
       throw e;
     }
-    const worker = this.runtime.spawnWorker('execute-unit', {
-      cwd,
-      env: {
-        // Injected after scrubbing, as Hermes does: the script's RPC endpoint and Python settings.
-        HERMES_RPC_SOCKET: unit.rpc.path,
-        HERMES_RPC_TOKEN: token,
-        PYTHONDONTWRITEBYTECODE: '1',
-        PYTHONIOENCODING: 'utf-8',
-        PYTHONUTF8: '1',
-        ...(process.env.HERMES_TIMEZONE ? { TZ: process.env.HERMES_TIMEZONE } : {}),
-      },
-    });
+    // Injected after scrubbing, as Hermes does: the script's RPC endpoint (the Python settings are
+    // the unit source's, the same for every unit).
+    const worker = await this.units.start({ cwd, env: { HERMES_RPC_SOCKET: unit.rpc.path, HERMES_RPC_TOKEN: token } });
     unit.worker = worker;
     // The script's output, bounded in transit (head + rolling tail) whatever it prints.
     const io = worker.scriptIo;
@@ -327,6 +321,7 @@ export class ExecuteCodePool {
     this.closed = true;
     const pooled = this.pooled.splice(0);
     await Promise.all(pooled.map((p) => p.unit.then((u) => this.destroy(u), () => {})));
+    await this.units.close();
   }
 }
 

@@ -27,8 +27,12 @@ export const SHORT_WORKER_SLICE = 'hermesshort.slice';
 const EXECUTE_UNIT = join(packageRoot(), 'workers', 'execute', 'unit.py');
 /** The Node helper a unit starts for the script's terminal commands. */
 const EXECUTE_COMMANDS = join(packageRoot(), 'dist', 'workers', 'execute-commands.js');
+/** The warm interpreter that forks execute_code units (workers/execute/zygote.py). */
+const EXECUTE_ZYGOTE = join(packageRoot(), 'workers', 'execute', 'zygote.py');
+/** The zygote only dies with the gateway: no namespace of its own (each unit it forks gets one). */
+const ZYGOTE_PREFIX = ['setpriv', '--pdeathsig', 'KILL'];
 
-export type WorkerEntry = 'terminal-worker' | 'execute-unit' | 'process-worker';
+export type WorkerEntry = 'terminal-worker' | 'execute-unit' | 'execute-zygote' | 'process-worker';
 
 export interface WorkerRuntime {
   isolation: IsolationReport;
@@ -48,6 +52,8 @@ export interface WorkerRuntime {
   /** A fresh private directory under the state root (removed by the caller). */
   privateDir(prefix: string): string;
   spawnWorker(entry: WorkerEntry, options?: { cwd?: string; env?: Record<string, string>; scope?: readonly string[]; onFailure?: (reason: string) => void }): WorkerProcess;
+  /** Logs a worker's failure (for workers not spawned here, such as zygote-forked units). */
+  reportWorkerFailure: WorkerFailureLog;
   /** Pids of the workers currently alive (for usage sampling). */
   liveWorkerPids(): number[];
 }
@@ -80,19 +86,23 @@ export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEn
     privateDir(prefix) {
       return mkdtempSync(join(config.stateDir, `${prefix}-`)); // mkdtemp creates 0700
     },
+    reportWorkerFailure: onWorkerFailure,
     spawnWorker(entry, options = {}) {
       const unit = entry === 'execute-unit';
+      const zygote = entry === 'execute-zygote';
       const worker = new WorkerProcess({
         // An execute_code unit is a small Python init, not a Node worker: a unit is prepared for
-        // every call, and a Node start-up would cost more than the script's own interpreter.
-        ...(unit ? { entry: EXECUTE_UNIT, interpreter: config.python, scriptIo: true } : { entry: join(packageRoot(), 'dist', 'workers', `${entry}.js`) }),
-        isolation,
+        // every call, and a Node start-up would cost more than the script's own interpreter. The
+        // zygote that forks units gets the same stdio as a unit, so the interpreter it hands on to
+        // every unit has set up sys.stdin/stdout/stderr exactly as a unit's own would.
+        ...(unit || zygote ? { entry: zygote ? EXECUTE_ZYGOTE : EXECUTE_UNIT, interpreter: config.python, scriptIo: true } : { entry: join(packageRoot(), 'dist', 'workers', `${entry}.js`) }),
+        isolation: zygote ? { ...isolation, prefix: ZYGOTE_PREFIX } : isolation,
         ...(options.scope
           ? { scope: options.scope }
           : scoped && shortLimits && unit
             ? { scope: scopeArgv({ unit: `hermes-exec-${randomBytes(8).toString('hex')}`, slice: SHORT_WORKER_SLICE, limits: shortLimits }) }
             : {}),
-        env: { ...childEnv, ...options.env, ...(unit ? { HERMES_MCP_NODE: process.execPath, HERMES_MCP_COMMANDS_ENTRY: EXECUTE_COMMANDS } : {}) },
+        env: { ...childEnv, ...options.env, ...(unit || zygote ? { HERMES_MCP_NODE: process.execPath, HERMES_MCP_COMMANDS_ENTRY: EXECUTE_COMMANDS } : {}) },
         cwd: options.cwd ?? '/',
         maxFrameBytes: config.limits.workerTransportMaxBytes * 4,
         oneShot: entry !== 'terminal-worker',
