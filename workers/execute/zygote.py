@@ -13,31 +13,37 @@ stdio would be (so the interpreter sets up ``sys.stdin``/``stdout``/``stderr`` e
 for a unit) and fd 3 its control channel (4-byte big-endian length, then UTF-8 JSON):
 
 - gateway -> zygote ``{"type":"spawn","id","token","socket","cwd","env"}``: fork a unit;
-  ``{"type":"kill","id"}``: SIGKILL that unit's holder if it has not been reaped yet.
+  ``{"type":"kill","id"}``: SIGKILL that unit's first process (init or holder) if not yet reaped.
   ``{"type":"shutdown"}`` (or EOF): kill every unit still here, reap everything, exit 0.
 - zygote -> gateway ``{"type":"ready"}`` once it has checked that it can make units here, else
   ``{"type":"unavailable","reason"}`` (and nothing more); ``{"type":"exit","id","code","signal"}``
-  when a unit's holder has been reaped (its namespace is gone by then).
+  when a unit's first process has been reaped (its namespace is gone by then).
 
-One unit, per request (what ``setpriv --pdeathsig KILL unshare [--map-root-user] --pid --fork
---kill-child --mount-proc python3 unit.py`` gives, made with the same system calls):
+One unit, per request: what ``setpriv --pdeathsig KILL unshare [--map-root-user] --pid --fork
+--kill-child --mount-proc python3 unit.py`` gives, made with the same system calls:
 
-- the HOLDER (forked here, parent-death signal SIGKILL) unshares a new PID and mount namespace (and
-  a user namespace mapping root to the gateway's uid when not root, like ``--map-root-user``),
-  makes ``/`` private recursively so nothing mounted inside propagates out, forks the unit's init
-  and exits with its status (like ``unshare --fork``);
-- the INIT (PID 1 of the new namespace; parent-death signal SIGKILL on the holder, like
-  ``--kill-child``) mounts a fresh ``/proc``, changes to the request's cwd, takes the request's
-  environment, connects three times to the gateway's private unit socket (each connection starts
-  with a kind byte, the unit id and the unit's one-time token): the script's stdin+stdout, its
-  stderr, and the frame channel, which become fds 0/1, 2 and 3 exactly as in a spawned unit, and
-  then runs ``unit.main()`` unchanged. Its first frame is ``{"type":"hello","pid"}``: its pid as
-  the gateway sees it, which the gateway SIGKILLs to end the whole namespace.
+- the unit's INIT is PID 1 of a new PID namespace, in a mount namespace of its own whose ``/`` is
+  private recursively (nothing mounted inside propagates out), with a fresh ``/proc``; it changes
+  to the request's cwd, takes the request's environment, connects three times to the gateway's
+  private unit socket (each connection starts with a kind byte, the unit id and the unit's one-time
+  token): the script's stdin+stdout, its stderr, and the frame channel, which become fds 0/1, 2 and
+  3 exactly as in a spawned unit, and then runs ``unit.main()`` unchanged. Its first frame is
+  ``{"type":"hello","pid"}``: its pid as the gateway sees it, which the gateway SIGKILLs to end the
+  whole namespace.
+- Who makes the namespaces. As root, this process does: ``unshare(CLONE_NEWPID)`` only decides
+  which namespace its next child is born in, and ``setns()`` back to its own undoes that at once,
+  so the zygote itself never leaves its namespaces; the child is the init, and unshares its own
+  mount namespace. The zygote is then what ``unshare --fork`` is: it waits for the init (and
+  reports its exit), and the init has a parent-death signal on it (``--kill-child``). Without root
+  a user namespace mapping root to the gateway's uid is needed as well (``--map-root-user``), and
+  ``unshare(CLONE_NEWUSER)`` would move the caller itself, so a HOLDER is forked to make all three
+  namespaces and fork the init; it waits for the init and exits with its status, and the init has
+  its parent-death signal on the holder.
 
 The gateway cannot hand file descriptors to a process it did not spawn (Node has no SCM_RIGHTS on
 plain sockets), which is why the unit connects back instead. A parent-death signal is checked
 against the parent right after it is set, so a parent that died in between is never missed: the
-chain gateway -> zygote -> holder -> init has one on every link, and the kernel kills everything
+chain gateway -> zygote (-> holder) -> init has one on every link, and the kernel kills everything
 else in a namespace when its init dies. This process is a child subreaper and reaps whatever comes
 to it, so no unit leaves a zombie anywhere.
 
@@ -64,16 +70,23 @@ CLONE_NEWPID = 0x20000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REC, MS_PRIVATE = 2, 4, 8, 1 << 14, 1 << 18
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
+MADV_POPULATE_WRITE = 23  # Linux 5.14+; older kernels refuse it (EINVAL) and nothing is pre-faulted
 UNIT_KINDS = (b"o", b"e", b"f")  # stdin+stdout, stderr, frames: the order the init connects in
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _libc.unshare.argtypes = [ctypes.c_int]
 _libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_void_p]
 _libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+_libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+_libc.setns.argtypes = [ctypes.c_int, ctypes.c_int]
 
 _ZYGOTE_PID = os.getpid()
 _BASE_ENV = {k: v for k, v in os.environ.items() if k != "HERMES_MCP_WORKER_TAG"}
-_holders = {}  # holder pid -> unit id, until reaped
+# As root the zygote makes each unit's PID namespace itself (see the module docstring).
+_DIRECT = os.getuid() == 0
+# Its own PID namespace, to go back to after each unit's fork (never left open in a unit).
+_OWN_PID_NS = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC) if _DIRECT else -1
+_units = {}  # pid of each unit's first process (init or holder) -> unit id, until reaped
 _wake = None  # (read, write) ends of the SIGCHLD wake-up pipe
 
 
@@ -113,20 +126,82 @@ def _write_file(path, text):
         os.close(fd)
 
 
-def _new_namespaces():
-    """unshare(2) as ``unshare [--map-root-user] --pid --mount`` with private propagation."""
+def _fork_unit():
+    """Forks a unit's first process: as root its init, already PID 1 of a new PID namespace;
+    otherwise its holder. Returns 0 in the child, as os.fork() does."""
+    if not _DIRECT:
+        return os.fork()
+    _check(_libc.unshare(CLONE_NEWPID), "unshare(CLONE_NEWPID)")
+    try:
+        pid = os.fork()
+    except OSError:
+        pid = None
+        raise
+    finally:
+        if pid != 0:
+            # Back to its own namespace for its children before anything else can happen here.
+            _check(_libc.setns(_OWN_PID_NS, CLONE_NEWPID), "setns(CLONE_NEWPID)")
+    return pid
+
+
+def _leave_zygote():
+    """In the zygote's child: nothing of the zygote's loop is kept (signals, descriptors)."""
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    for fd in (CONTROL, _OWN_PID_NS) + (_wake or ()):
+        if fd >= 0:
+            os.close(fd)
+
+
+def _private_mounts(flags):
+    """unshare(2) of a mount namespace (plus ``flags``) with ``/`` made private recursively, as
+    ``unshare --mount`` does by default; a user namespace gets root mapped to the caller's uid."""
     uid, gid = os.getuid(), os.getgid()
-    user = uid != 0
-    _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWPID | (CLONE_NEWUSER if user else 0)), "unshare")
-    if user:
+    _check(_libc.unshare(CLONE_NEWNS | flags), "unshare")
+    if flags & CLONE_NEWUSER:
         _write_file("/proc/self/setgroups", "deny")
         _write_file("/proc/self/uid_map", "0 %d 1" % uid)
         _write_file("/proc/self/gid_map", "0 %d 1" % gid)
     _check(_libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate /")
 
 
+def _enter_unit():
+    """In the zygote's child: makes the unit's namespaces and returns in its init (PID 1, its own
+    mounts, /proc not yet mounted). A holder, when there is one, waits there for the init and
+    exits with its status, never returning."""
+    _die_with_parent(_ZYGOTE_PID)
+    _leave_zygote()
+    if _DIRECT:
+        _private_mounts(0)
+        return
+    _private_mounts(CLONE_NEWPID | CLONE_NEWUSER)
+    holder = os.getpid()
+    child = os.fork()
+    if child == 0:
+        _die_with_parent(holder)
+        return
+    _, status = os.waitpid(child, 0)
+    if os.WIFSIGNALED(status):
+        _exit_by_signal(os.WTERMSIG(status))
+    os._exit(os.WEXITSTATUS(status))
+
+
 def _mount_proc():
     _check(_libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None), "mount /proc")
+
+
+def _populate_writable():
+    """Copies every private writable page the script process still shares with the zygote now,
+    while it waits for its code, rather than one fault at a time during its run: interpreter
+    finalization writes to nearly all of them (reference counts), and that is on the call's path."""
+    with open("/proc/self/maps", "rb") as f:
+        maps = f.read()
+    for line in maps.splitlines():
+        fields = line.split()
+        if fields[1] != b"rw-p" or (len(fields) > 5 and fields[5].startswith(b"[stack")):
+            continue
+        start, end = (int(x, 16) for x in fields[0].split(b"-"))
+        _libc.madvise(start, end - start, MADV_POPULATE_WRITE)
 
 
 def _connect(path, preamble):
@@ -141,16 +216,22 @@ def _frame(obj):
     return len(body).to_bytes(4, "big") + body
 
 
-def _init(request, holder_pid):
-    """PID 1 of the unit's namespace: set up exactly like a spawned unit's process."""
-    _die_with_parent(holder_pid)
+def _take_environment(extra):
+    """os.environ becomes the zygote's own environment (less its worker tag) plus ``extra``, as a
+    spawned unit's would be; only what differs is changed (a few putenv calls, not ~40)."""
+    for name in [k for k in os.environ if k not in _BASE_ENV and k not in extra]:
+        del os.environ[name]
+    for name, value in extra.items():
+        if os.environ.get(name) != value:
+            os.environ[name] = value
+
+
+def _init(request):
+    """The unit's init, in its namespaces: set up exactly like a spawned unit's process."""
     pid = _outer_pid()
     _mount_proc()
     os.chdir(request["cwd"])
-    env = dict(_BASE_ENV)
-    env.update(request["env"])
-    os.environ.clear()
-    os.environ.update(env)
+    _take_environment(request["env"])
     head = request["id"].encode() + request["token"].encode()
     fds = [_connect(request["socket"], kind + head) for kind in UNIT_KINDS]
     hello = _frame({"type": "hello", "pid": pid})
@@ -164,38 +245,19 @@ def _init(request, holder_pid):
     # The token is spent: the gateway accepts each of the three connections once, then no more.
 
 
-def _holder(request):
-    """Makes the namespaces and forks the init; the holder itself waits for the init and exits
-    with its status. Returns in the init, set up and ready to run ``unit.main()``."""
-    _die_with_parent(_ZYGOTE_PID)
-    signal.set_wakeup_fd(-1)
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    for fd in (CONTROL,) + (_wake or ()):
-        os.close(fd)
-    _new_namespaces()
-    me = os.getpid()
-    child = os.fork()
-    if child == 0:
-        _init(request, me)
-        return
-    _, status = os.waitpid(child, 0)
-    if os.WIFSIGNALED(status):
-        _exit_by_signal(os.WTERMSIG(status))
-    os._exit(os.WEXITSTATUS(status))
-
-
 def _unit(request):
-    """Runs in a holder the zygote just forked. Returns (or raises SystemExit...) only in the unit's
-    script process, once its script has run: everything else here ends with os._exit. The script
-    process must get back to the module's top level with nothing of the zygote's on its stack, so
-    that its interpreter finishes exactly as ``python3 unit.py`` would (SystemExit, atexit, stdio
-    flushed, threads joined)."""
+    """Runs in a unit's first process, just forked. Returns (or raises SystemExit...) only in the
+    unit's script process, once its script has run: everything else here ends with os._exit. The
+    script process must get back to the module's top level with nothing of the zygote's loop on its
+    stack, so that its interpreter finishes exactly as ``python3 unit.py`` would (SystemExit,
+    atexit, stdio flushed, threads joined)."""
     try:
-        _holder(request)
+        _enter_unit()
+        _init(request)
     except BaseException as exc:  # noqa: BLE001 - holder or init: nothing may return into the loop
         _setup_failed(exc)
     gc.enable()
-    unit.main()
+    unit.main(prepare_script=_populate_writable)
 
 
 def _exit_by_signal(signo):
@@ -215,43 +277,29 @@ def _setup_failed(exc):
     os._exit(127)
 
 
-def _run_or_exit(fn, *args):
-    """Runs a forked child's part; whatever happens, the child never returns into the caller."""
-    try:
-        fn(*args)
-    except BaseException as exc:  # noqa: BLE001 - reported on the zygote's stderr
-        _setup_failed(exc)
-    os._exit(127)
-
-
 def _self_test():
-    """Forks one unit-shaped holder/init that only mounts /proc: None if units can be made here,
-    else the reason (read from what the failed child wrote on a pipe)."""
+    """Makes one unit-shaped process tree exactly as for a unit, whose init only mounts /proc and
+    checks it is PID 1: None if units can be made here, else the reason (what the failed probe
+    wrote on a pipe)."""
     r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
+    try:
+        pid = _fork_unit()
+    except OSError as exc:
         os.close(r)
-        os.dup2(w, 2)
-
-        def probe():
-            _die_with_parent(_ZYGOTE_PID)
-            _new_namespaces()
-            me = os.getpid()
-            child = os.fork()
-            if child == 0:
-                def init():
-                    _die_with_parent(me)
-                    _outer_pid()
-                    _mount_proc()
-                    if os.getpid() != 1 or not os.path.exists("/proc/1/stat"):
-                        raise OSError("the new namespace's init is not PID 1 with its own /proc")
-                    os._exit(0)
-
-                _run_or_exit(init)
-            _, status = os.waitpid(child, 0)
-            os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
-
-        _run_or_exit(probe)
+        os.close(w)
+        return str(exc)
+    if pid == 0:
+        try:
+            os.close(r)
+            os.dup2(w, 2)
+            _enter_unit()
+            _outer_pid()
+            _mount_proc()
+            if os.getpid() != 1 or not os.path.exists("/proc/1/stat"):
+                raise OSError("the new namespace's init is not PID 1 with its own /proc")
+        except BaseException as exc:  # noqa: BLE001 - the reason goes back on the pipe
+            _setup_failed(exc)
+        os._exit(0)
     os.close(w)
     with os.fdopen(r, "rb") as f:
         why = f.read().decode("utf-8", "replace").strip()
@@ -268,20 +316,20 @@ def _send(obj):
 
 
 def _spawn(request):
-    """Forks a holder: True in the holder (which leaves the loop), False here."""
+    """Forks a unit's first process: True in it (it leaves the loop), False here."""
     try:
-        pid = os.fork()
+        pid = _fork_unit()
     except OSError as exc:
         _send({"type": "exit", "id": request["id"], "code": None, "signal": None, "error": "fork failed: %s" % exc})
         return False
     if pid == 0:
         return True
-    _holders[pid] = request["id"]
+    _units[pid] = request["id"]
     return False
 
 
 def _kill(unit_id):
-    for pid, owner in _holders.items():
+    for pid, owner in _units.items():
         if owner == unit_id:
             os.kill(pid, signal.SIGKILL)  # still ours (not reaped), so the pid is still its
 
@@ -294,7 +342,7 @@ def _reap():
             return
         if pid == 0:
             return
-        unit_id = _holders.pop(pid, None)
+        unit_id = _units.pop(pid, None)
         if unit_id is None:
             continue  # an init whose holder died first, adopted as the subreaper: reaped, nothing to say
         if os.WIFSIGNALED(status):
@@ -305,7 +353,7 @@ def _reap():
 
 def _shutdown():
     """The gateway closed the channel: kill every unit still here, reap everything, exit."""
-    for pid in list(_holders):
+    for pid in list(_units):
         try:
             os.kill(pid, signal.SIGKILL)
         except OSError:
@@ -319,7 +367,7 @@ def _shutdown():
 
 
 def _handle(request):
-    """True in a newly forked holder."""
+    """True in a newly forked unit."""
     kind = request.get("type")
     if kind == "spawn":
         return _spawn(request)
@@ -331,7 +379,7 @@ def _handle(request):
 
 
 def serve():
-    """The zygote's loop. Returns only in a newly forked holder, with its request."""
+    """The zygote's loop. Returns only in a newly forked unit's first process, with its request."""
     global _wake
     # Objects made before the first fork are never collected (gc.freeze below): a collection in a
     # unit would otherwise write to every one of them and copy the pages they share with this process.
