@@ -46,6 +46,8 @@ export class ZygoteUnit implements ExecuteUnit {
   private readonly handlers = new Set<(frame: Frame) => void>();
   private readonly unsent: Buffer[] = [];
   private framesClosed?: Promise<void>;
+  /** The frame channel has closed: the init is dead (only it holds that socket), its pid maybe reused. */
+  private initGone = false;
   private initPid?: number;
   private exitReported = false;
   private exitInfo?: WorkerExit;
@@ -108,7 +110,12 @@ export class ZygoteUnit implements ExecuteUnit {
   }
 
   private attachFrames(socket: Socket, rest: Buffer): void {
-    this.framesClosed = new Promise((resolve) => socket.once('close', () => resolve()));
+    this.framesClosed = new Promise((resolve) =>
+      socket.once('close', () => {
+        this.initGone = true;
+        resolve();
+      }),
+    );
     const decoder = new FrameDecoder(
       (frame) => {
         if (frame.type === 'hello' && this.initPid === undefined && typeof frame.pid === 'number') {
@@ -185,7 +192,9 @@ export class ZygoteUnit implements ExecuteUnit {
   async kill(): Promise<void> {
     this.killed = true;
     if (!this.exitReported) {
-      if (this.initPid !== undefined) {
+      if (this.initGone) {
+        // Already ending: its exit is on the way.
+      } else if (this.initPid !== undefined) {
         try {
           process.kill(this.initPid, 'SIGKILL');
         } catch {
