@@ -17,7 +17,9 @@ import { removeDir, type WorkerRuntime } from '../spawning/worker-runtime.js';
 // execute_code: one fresh unit (own PID namespace) per call, never reused, with a 30-second
 // deadline that includes queue wait, at most two running at once and a bounded queue (an explicit
 // BUSY, never an unbounded wait). A unit is the small Python init of workers/execute/unit.py with
-// the script's interpreter already forked and blocked on stdin, plus its own RPC socket and token.
+// the script's interpreter already forked and blocked on stdin, plus its own RPC socket and token;
+// it is forked by the warm unit zygote where that gives the same guarantees, else spawned
+// (spawning/execute-units.ts).
 // As many units as may run at once (executeCodeConcurrency) are kept prepared, and a replacement
 // is started the moment a call takes one, not after the call: calls that follow each other closely
 // then find a unit ready instead of paying for its start-up. Each still runs exactly one script.
