@@ -50,13 +50,16 @@ to it, so no unit leaves a zombie anywhere.
 Linux only; Python 3.9+, standard library only (ctypes for unshare, mount and prctl).
 """
 
+# Only built-in (C) modules besides ctypes: everything imported here is in every unit and is torn
+# down with its script, so the json, socket and signal packages (which bring re, enum, selectors...)
+# would make every unit's interpreter finalization slower.
+import _json
+import _signal as signal
+import _socket as socket
 import ctypes
 import gc
-import json
 import os
 import select
-import signal
-import socket
 import sys
 
 import hermes_tools  # noqa: F401 - warm for every unit (imports only built-in modules)
@@ -211,9 +214,34 @@ def _connect(path, preamble):
     return sock.detach()
 
 
+class _Decoding:
+    """What the C JSON scanner reads from a decoder: plain JSON, nothing customised."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = float
+    memo = {}
+
+
+_scan_json = _json.make_scanner(_Decoding())
+
+
+def _json_value(value):
+    if value is None:
+        return "null"
+    if isinstance(value, int):
+        return str(value)
+    return _json.encode_basestring_ascii(str(value))
+
+
 def _frame(obj):
-    body = json.dumps(obj).encode("utf-8")
-    return len(body).to_bytes(4, "big") + body
+    """One frame of a flat object (strings, integers, None)."""
+    body = "{%s}" % ",".join("%s:%s" % (_json.encode_basestring_ascii(k), _json_value(v)) for k, v in obj.items())
+    data = body.encode("ascii")
+    return len(data).to_bytes(4, "big") + data
 
 
 def _take_environment(extra):
@@ -418,7 +446,7 @@ def serve():
                 if len(pending) < 4 + size:
                     break
                 body, pending = pending[4:4 + size], pending[4 + size:]
-                request = json.loads(body)
+                request, _ = _scan_json(body.decode("utf-8"), 0)
                 if _handle(request):
                     return request
         _reap()
