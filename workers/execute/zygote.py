@@ -415,10 +415,10 @@ def serve():
     _check(_libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "prctl(PR_SET_CHILD_SUBREAPER)")
     why = _self_test()
     if why is not None:
-        # Said once; the gateway logs it, serves without a zygote and closes this channel.
+        # Said once; the gateway logs it and serves without a zygote. Whatever it says next (it
+        # can only be its shutdown), or its closing the channel, ends this process.
         _send({"type": "unavailable", "reason": why})
-        while os.read(CONTROL, 1 << 16):
-            pass
+        os.read(CONTROL, 1 << 16)
         os._exit(0)
     _wake = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
     signal.signal(signal.SIGCHLD, lambda *_: None)
