@@ -10,7 +10,7 @@ import type { DoneMessage, ExecuteUnitProtocol } from '../../shared/worker-proto
 import type { CallContext, ToolDefinition } from '../tool-types.js';
 import { startRefusal } from '../spawning/resource-policy.js';
 import type { CgroupLimit } from '../spawning/cgroup-limits.js';
-import type { WorkerProcess } from '../spawning/worker-process.js';
+import { ExecuteUnitSource, type ExecuteUnit } from '../spawning/execute-units.js';
 import { startRpcServer, type RpcServer } from './execute-rpc.js';
 import { shapeTerminalOutput } from './terminal.js';
 import { removeDir, type WorkerRuntime } from '../spawning/worker-runtime.js';
@@ -18,7 +18,9 @@ import { removeDir, type WorkerRuntime } from '../spawning/worker-runtime.js';
 // execute_code: one fresh unit (own PID namespace) per call, never reused, with a 30-second
 // deadline that includes queue wait, at most two running at once and a bounded queue (an explicit
 // BUSY, never an unbounded wait). A unit is the small Python init of workers/execute/unit.py with
-// the script's interpreter already forked and blocked on stdin, plus its own RPC socket and token.
+// the script's interpreter already forked and blocked on stdin, plus its own RPC socket and token;
+// it is forked by the warm unit zygote where that gives the same guarantees, else spawned
+// (spawning/execute-units.ts).
 // As many units as may run at once (executeCodeConcurrency) are kept prepared, and a replacement
 // is started the moment a call takes one, not after the call: calls that follow each other closely
 // then find a unit ready instead of paying for its start-up. Each still runs exactly one script.
@@ -29,7 +31,7 @@ export const RPC_TOOLS = ['web_search', 'web_extract', 'read_file', 'write_file'
 export type RpcDispatch = (tool: string, args: Record<string, unknown>, ctx: CallContext) => Promise<unknown>;
 
 interface Unit {
-  worker: WorkerProcess<ExecuteUnitProtocol>;
+  worker: ExecuteUnit;
   rpc: RpcServer;
   dir: string;
   cwd: string;
@@ -72,12 +74,15 @@ export class ExecuteCodePool {
   private readonly waiting: Array<() => void> = [];
   private readonly pooled: Pooled[] = [];
   private closed = false;
+  /** Forks units from the warm unit zygote, or spawns them where that cannot be done. */
+  readonly units: ExecuteUnitSource;
 
   constructor(
     private readonly runtime: WorkerRuntime,
     private readonly dispatch: RpcDispatch,
   ) {
     approvalPolicy(); // a broken policy/dangerous-commands.json fails startup, not the first script
+    this.units = new ExecuteUnitSource(runtime);
   }
 
   private async createUnit(cwd: string): Promise<Unit> {
@@ -102,18 +107,9 @@ export class ExecuteCodePool {
       removeDir(dir);
       throw e;
     }
-    const worker = this.runtime.spawnWorker('execute-unit', {
-      cwd,
-      env: {
-        // Injected after scrubbing, as Hermes does: the script's RPC endpoint and Python settings.
-        HERMES_RPC_SOCKET: unit.rpc.path,
-        HERMES_RPC_TOKEN: token,
-        PYTHONDONTWRITEBYTECODE: '1',
-        PYTHONIOENCODING: 'utf-8',
-        PYTHONUTF8: '1',
-        ...(this.runtime.config.hermesTimezone ? { TZ: this.runtime.config.hermesTimezone } : {}),
-      },
-    });
+    // Injected after scrubbing, as Hermes does: the script's RPC endpoint (the Python settings are
+    // the unit source's, the same for every unit).
+    const worker = await this.units.start({ cwd, env: { HERMES_RPC_SOCKET: unit.rpc.path, HERMES_RPC_TOKEN: token } });
     unit.worker = worker;
     // The script's output, bounded in transit (head + rolling tail) whatever it prints.
     const io = worker.scriptIo;
@@ -324,6 +320,7 @@ export class ExecuteCodePool {
     this.closed = true;
     const pooled = this.pooled.splice(0);
     await Promise.all(pooled.map((p) => p.unit.then((u) => this.destroy(u), () => {})));
+    await this.units.close();
   }
 }
 

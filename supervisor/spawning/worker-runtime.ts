@@ -8,6 +8,7 @@ import { executeUnitProtocol, type ExecuteUnitProtocol } from '../../shared/work
 import { processProtocol, type ProcessProtocol } from '../../shared/worker-protocol/process.js';
 import type { ProtocolMessages, WorkerProtocol } from '../../shared/worker-protocol/protocol.js';
 import { terminalProtocol, type TerminalProtocol } from '../../shared/worker-protocol/terminal.js';
+import { zygoteProtocol, type ZygoteProtocol } from '../../shared/worker-protocol/zygote.js';
 import type { GatewayConfig } from '../config.js';
 import { detectIsolation, type IsolationReport } from './isolation.js';
 import { loadResourceState, shortWorkerLimits, type ResourceState } from './resource-policy.js';
@@ -32,12 +33,17 @@ export const SHORT_WORKER_SLICE = 'hermesshort.slice';
 const EXECUTE_UNIT = join(packageRoot(), 'workers', 'execute', 'unit.py');
 /** The Node helper a unit starts for the script's terminal commands. */
 const EXECUTE_COMMANDS = join(packageRoot(), 'dist', 'workers', 'execute-commands.js');
+/** The warm interpreter that forks execute_code units (workers/execute/zygote.py). */
+const EXECUTE_ZYGOTE = join(packageRoot(), 'workers', 'execute', 'zygote.py');
+/** The zygote only dies with the gateway: no namespace of its own (each unit it forks gets one). */
+const ZYGOTE_PREFIX = ['setpriv', '--pdeathsig', 'KILL'];
 
 /** The worker kinds, by entry, and the protocol each speaks. */
 export interface WorkerProtocols {
   'terminal-worker': TerminalProtocol;
   'execute-unit': ExecuteUnitProtocol;
   'process-worker': ProcessProtocol;
+  'execute-zygote': ZygoteProtocol;
 }
 export type WorkerEntry = keyof WorkerProtocols;
 
@@ -45,6 +51,7 @@ const PROTOCOLS: { [E in WorkerEntry]: WorkerProtocol<WorkerProtocols[E]> } = {
   'terminal-worker': terminalProtocol,
   'execute-unit': executeUnitProtocol,
   'process-worker': processProtocol,
+  'execute-zygote': zygoteProtocol,
 };
 
 export interface WorkerRuntime {
@@ -65,6 +72,8 @@ export interface WorkerRuntime {
   /** A fresh private directory under the state root (removed by the caller). */
   privateDir(prefix: string): string;
   spawnWorker<E extends WorkerEntry>(entry: E, options?: { cwd?: string; env?: Record<string, string>; scope?: readonly string[]; onFailure?: (reason: string) => void }): WorkerProcess<WorkerProtocols[E]>;
+  /** Logs a worker's failure (for workers not spawned here, such as zygote-forked units). */
+  reportWorkerFailure: WorkerFailureLog;
   /** Pids of the workers currently alive (for usage sampling). */
   liveWorkerPids(): number[];
 }
@@ -97,20 +106,24 @@ export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEn
     privateDir(prefix) {
       return mkdtempSync(join(config.stateDir, `${prefix}-`)); // mkdtemp creates 0700
     },
+    reportWorkerFailure: onWorkerFailure,
     spawnWorker<E extends WorkerEntry>(entry: E, options: { cwd?: string; env?: Record<string, string>; scope?: readonly string[]; onFailure?: (reason: string) => void } = {}) {
       const unit = entry === 'execute-unit';
+      const zygote = entry === 'execute-zygote';
       const worker = new WorkerProcess<WorkerProtocols[E]>({
         protocol: PROTOCOLS[entry],
         // An execute_code unit is a small Python init, not a Node worker: a unit is prepared for
-        // every call, and a Node start-up would cost more than the script's own interpreter.
-        ...(unit ? { entry: EXECUTE_UNIT, interpreter: config.python, scriptIo: true } : { entry: join(packageRoot(), 'dist', 'workers', `${entry}.js`) }),
-        isolation,
+        // every call, and a Node start-up would cost more than the script's own interpreter. The
+        // zygote that forks units gets the same stdio as a unit, so the interpreter it hands on to
+        // every unit has set up sys.stdin/stdout/stderr exactly as a unit's own would.
+        ...(unit || zygote ? { entry: zygote ? EXECUTE_ZYGOTE : EXECUTE_UNIT, interpreter: config.python, scriptIo: true } : { entry: join(packageRoot(), 'dist', 'workers', `${entry}.js`) }),
+        isolation: zygote ? { ...isolation, prefix: ZYGOTE_PREFIX } : isolation,
         ...(options.scope
           ? { scope: options.scope }
           : scoped && shortLimits && unit
             ? { scope: scopeArgv({ unit: `hermes-exec-${randomBytes(8).toString('hex')}`, slice: SHORT_WORKER_SLICE, limits: shortLimits }) }
             : {}),
-        env: { ...childEnv, ...options.env, ...(unit ? { HERMES_MCP_NODE: process.execPath, HERMES_MCP_COMMANDS_ENTRY: EXECUTE_COMMANDS } : {}) },
+        env: { ...childEnv, ...options.env, ...(unit || zygote ? { HERMES_MCP_NODE: process.execPath, HERMES_MCP_COMMANDS_ENTRY: EXECUTE_COMMANDS } : {}) },
         cwd: options.cwd ?? '/',
         maxFrameBytes: maxFrameBytes(config.limits.workerTransportMaxBytes),
         oneShot: entry !== 'terminal-worker',

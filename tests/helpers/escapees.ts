@@ -84,3 +84,28 @@ export function ancestorMatching(pid: number, re: RegExp): number | undefined {
   }
   return undefined;
 }
+
+/** Whether `pid` is PID 1 of a PID namespace of its own (the last NSpid entry is its pid there). */
+export function isNamespaceInit(pid: number): boolean {
+  try {
+    const ids = /^NSpid:\s+(.*)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]?.trim().split(/\s+/) ?? [];
+    return ids.length > 1 && ids[ids.length - 1] === '1';
+  } catch {
+    return false;
+  }
+}
+
+/** The nearest ancestor of `pid` that is the init of its own PID namespace (see isNamespaceInit). */
+export function namespaceInitAbove(pid: number): number | undefined {
+  let current = pid;
+  for (let depth = 0; depth < 32 && current > 1; depth++) {
+    try {
+      const stat = readFileSync(`/proc/${current}/stat`, 'utf8');
+      current = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    } catch {
+      return undefined;
+    }
+    if (isNamespaceInit(current)) return current;
+  }
+  return undefined;
+}

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { packageRoot } from '../../shared/package-root.js';
-import { ancestorMatching, ESCAPEE_COUNT, ESCAPE_SCRIPT, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../helpers/escapees.js';
+import { ancestorMatching, ESCAPEE_COUNT, ESCAPE_SCRIPT, killSurvivors, namespaceInitAbove, newMarker, waitForNoSurvivors, waitForSurvivors } from '../helpers/escapees.js';
 import { abortableToolCall, connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
 
 const py = (lines: string[]) => lines.join('\n');
@@ -141,10 +141,14 @@ describe('execute_code through tool_call', () => {
     const pending = viaBridge(client, 'execute_code', { code: escapeeScript(marker, 'import time\ntime.sleep(60)') });
     const escapees = await waitForSurvivors(marker, ESCAPEE_COUNT);
     assert.ok(escapees.length >= ESCAPEE_COUNT);
-    // The unit's init: the outermost unit.py process above the escapee (the script's own process,
-    // forked from it, carries the same command line).
-    let worker = ancestorMatching(escapees[0]!, UNIT_INIT);
-    for (let up = worker; up; up = ancestorMatching(up, UNIT_INIT)) worker = up;
+    // The unit's init: PID 1 of the namespace the escapee is in (spawned, or forked by the unit
+    // zygote); without namespaces, the outermost unit.py process above it (the script's own
+    // process, forked from it, carries the same command line).
+    let worker = namespaceInitAbove(escapees[0]!);
+    if (worker === undefined) {
+      worker = ancestorMatching(escapees[0]!, UNIT_INIT);
+      for (let up = worker; up; up = ancestorMatching(up, UNIT_INIT)) worker = up;
+    }
     assert.ok(worker, 'the unit process holding the script was found');
     process.kill(worker, 'SIGKILL');
     const r = await pending;

@@ -8,6 +8,7 @@ import type { CallContext } from '../../supervisor/tool-types.js';
 import { loadConfig } from '../../supervisor/config.js';
 import { ExecuteCodePool } from '../../supervisor/native-tools/execute-code.js';
 import { createWorkerRuntime, type WorkerRuntime } from '../../supervisor/spawning/worker-runtime.js';
+import { isNamespaceInit } from '../helpers/escapees.js';
 import { tempDirs } from '../helpers/temp.js';
 import { within } from '../helpers/wait.js';
 
@@ -40,9 +41,15 @@ function parentOf(pid: number): number {
   }
 }
 
-/** One pid per execute_code unit this process has alive: the outermost process of its command line. */
+/**
+ * One pid per execute_code unit this process has alive: with PID namespaces the unit's init (PID 1
+ * of its own namespace, whether spawned or forked by the unit zygote, which is no unit itself),
+ * without them the outermost process of its command line.
+ */
 function units(): number[] {
-  return descendantsOf(process.pid).filter((pid) => cmdline(pid).includes('/workers/') && !cmdline(parentOf(pid)).includes('/workers/'));
+  const workers = descendantsOf(process.pid).filter((pid) => cmdline(pid).includes('/workers/'));
+  if (runtime.isolation.mode === 'pid-namespace') return workers.filter(isNamespaceInit);
+  return workers.filter((pid) => !cmdline(parentOf(pid)).includes('/workers/'));
 }
 
 async function until(what: string, check: () => boolean, ms = 10_000): Promise<void> {
@@ -53,8 +60,9 @@ async function until(what: string, check: () => boolean, ms = 10_000): Promise<v
   }
 }
 
+let runtime: WorkerRuntime;
+
 describe('execute_code unit pool', () => {
-  let runtime: WorkerRuntime;
   let pool: ExecuteCodePool;
   let home: string;
   let concurrency: number;
@@ -118,6 +126,8 @@ describe('execute_code unit pool', () => {
     await until(`${concurrency} prepared units`, () => units().length === concurrency);
     await pool.close();
     await until('no unit left', () => units().length === 0, 3000);
+    // Nor the unit zygote, nor anything else of the pool's.
+    await until('no worker process left', () => descendantsOf(process.pid).every((pid) => !cmdline(pid).includes('/workers/')), 3000);
     pool.prewarm(); // a closed pool prepares nothing
     await new Promise((r) => setTimeout(r, 200));
     assert.deepEqual(units(), []);

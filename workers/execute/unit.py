@@ -4,7 +4,9 @@ Started by the gateway as ``python3 unit.py`` (under ``setpriv ... unshare --pid
 the host allows it), with the cwd and scrubbed environment already set, stdin the pipe the code will
 arrive on, stdout/stderr the pipes the gateway collects, and fd 3 the gateway's frame channel
 (4-byte big-endian length, then UTF-8 JSON). It is cheap on purpose: a unit is prepared for every
-call, so its preparation cost bounds how fast calls can follow each other.
+call, so its preparation cost bounds how fast calls can follow each other. Where it can, the unit
+zygote (``zygote.py``) forks this process instead, sets up the same fds, cwd and environment in the
+fork (fds 0-3 are then sockets the unit connected back to the gateway) and calls ``main()``.
 
 - It forks the script process at once. That process warms up (``runner._run``: ``hermes_tools``
   imported, nothing connected) and blocks reading the code from stdin, exactly like
@@ -202,7 +204,9 @@ def _script_environment():
     return env
 
 
-def main():
+def main(prepare_script=None):
+    """``prepare_script`` (optional) runs in the script process once it has warmed up, just before
+    it reports ready (the unit zygote uses it to take copy-on-write faults off the script's run)."""
     global _script_pid, _script_reaped
     if os.getpid() != 1:
         _become_subreaper()
@@ -216,6 +220,8 @@ def main():
             os.environ.pop(name, None)
 
         def ready():
+            if prepare_script is not None:
+                prepare_script()
             os.write(ready_w, b"r")
             os.close(ready_w)
 
