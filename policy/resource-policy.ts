@@ -12,7 +12,7 @@ const CpuQuota = v.pipe(v.string(), v.regex(/^[1-9][0-9]*%$/, 'a CPU percentage 
 const Tasks = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1_000_000));
 
 /** The limits one unit of work runs under (a job's scope or a short execute_code worker's). */
-export const ResourceLimitsSchema = v.strictObject({
+const ResourceLimitsSchema = v.strictObject({
   memory_max: Size,
   cpu_quota: CpuQuota,
   tasks_max: Tasks,

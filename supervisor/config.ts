@@ -8,7 +8,7 @@ import { HONCHO_ENV_KEYS } from './memory/config.js';
 // Everything the gateway reads from its environment, in one place, with the documented defaults
 // (README, Configuration).
 
-export const DEFAULT_PORT = 3060;
+const DEFAULT_PORT = 3060;
 export const DEFAULT_HOST = '127.0.0.1';
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 
@@ -86,7 +86,7 @@ export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_HOSTS.has(host) || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
-export function parseRoots(text: string | undefined): string[] {
+function parseRoots(text: string | undefined): string[] {
   const raw = text === undefined || text === '' ? ['~/work'] : text.split(':').filter((s) => s.length > 0);
   return raw.map((r) => {
     const p = expandHome(r);
@@ -95,7 +95,7 @@ export function parseRoots(text: string | undefined): string[] {
   });
 }
 
-export function parseFileAccess(text: string | undefined): FileAccessMode {
+function parseFileAccess(text: string | undefined): FileAccessMode {
   if (text === undefined || text === '') return 'roots';
   const mode = FILE_ACCESS_MODES.find((m) => m === text);
   if (!mode) throw new ConfigError(`HERMES_MCP_FILE_ACCESS must be one of ${FILE_ACCESS_MODES.join(', ')}, got ${JSON.stringify(text)}`);

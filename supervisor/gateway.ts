@@ -31,7 +31,7 @@ export interface GatewayOptions {
 }
 
 /** The MCP `Tool` shape served by tools/list. */
-export interface PublicTool {
+interface PublicTool {
   name: string;
   description: string;
   inputSchema: ToolDefinition['inputSchema'];

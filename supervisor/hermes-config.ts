@@ -9,7 +9,7 @@ import { parse as parseYaml } from 'yaml';
 /** Hermes' config.yaml is small; anything past this is not a config file to trust. */
 export const CONFIG_MAX_BYTES = 4 * 1024 * 1024;
 
-export interface HermesConfig {
+interface HermesConfig {
   /** The parsed mapping; undefined when the file is missing, unreadable or not a mapping. */
   doc?: Record<string, unknown>;
   /** Why an existing file could not be used (missing is not an error). */

@@ -29,7 +29,7 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-export interface DrainOutcome {
+interface DrainOutcome {
   drained: boolean;
   open_requests: number;
   inflight_native_calls: number;

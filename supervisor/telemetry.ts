@@ -31,7 +31,7 @@ export function runWithRequest<T>(record: RequestRecord, fn: () => T): T {
   return storage.run(record, fn);
 }
 
-export function hashInboundId(value: string): string {
+function hashInboundId(value: string): string {
   return createHash('sha256').update(value).digest('hex').slice(0, 16);
 }
 

@@ -1,13 +1,13 @@
 // What every tool source speaks: a tool definition, the per-call context, and the raw outcome a
 // handler returns before the gateway normalises it (redaction, caps, mirroring) into an MCP result.
 
-export type JsonSchema = Record<string, unknown> & { type: 'object' };
+type JsonSchema = Record<string, unknown> & { type: 'object' };
 
 /** Where a tool comes from. A catalog source registers its tools under exactly one of these. */
 /** `embedded`: tools an embedding application adds through startGateway's `adapters`. */
 export type SourceName = 'native' | 'hermes' | 'guarded' | 'memory' | 'graph' | 'lsp' | 'jobs' | 'gateway' | 'embedded';
 
-export interface ToolAnnotations {
+interface ToolAnnotations {
   readOnlyHint: boolean;
   destructiveHint: boolean;
   openWorldHint: boolean;

@@ -21,7 +21,7 @@
 // 6 + last 4 characters kept from 18 characters up, else `***`); `value` keeps `lead` (a URL or a
 // key name that is not itself secret) and masks only what follows it the same way.
 
-export type SecretCategory =
+type SecretCategory =
   | 'ai'
   | 'source-control'
   | 'cloud'

@@ -29,7 +29,7 @@ export const PREFIX_RE = new RegExp(
   'g',
 );
 
-export function hasKnownPrefix(text: string): boolean {
+function hasKnownPrefix(text: string): boolean {
   for (const literal of FORMAT_LITERALS) if (text.includes(literal)) return true;
   return false;
 }

@@ -8,7 +8,7 @@ import { defaultLimits } from '../limits.js';
 // computes it from its configuration and hands it to every worker it spawns (FRAME_CAP_VAR).
 
 /** Frame bytes allowed per byte of workerTransportMaxBytes. */
-export const FRAME_BYTES_PER_TRANSPORT_BYTE = 4;
+const FRAME_BYTES_PER_TRANSPORT_BYTE = 4;
 
 export function maxFrameBytes(workerTransportMaxBytes: number): number {
   return workerTransportMaxBytes * FRAME_BYTES_PER_TRANSPORT_BYTE;

@@ -24,7 +24,7 @@ export type ExecResult = {
 };
 
 /** The command did not run at all (the worker was busy, the helper could not be started). */
-export type ExecFailure = { error: string };
+type ExecFailure = { error: string };
 
 export type ExecMessage = { type: 'exec'; id: string } & ExecRequest;
 export type ResultMessage = { type: 'result'; id: string } & (ExecResult | ExecFailure);

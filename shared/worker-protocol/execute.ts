@@ -26,7 +26,7 @@ export const executeUnitProtocol = defineProtocol<ExecuteUnitProtocol>('execute_
 });
 
 /** What the command helper speaks with unit.py: the unit protocol's commands, nothing else. */
-export type ExecuteCommandsProtocol = {
+type ExecuteCommandsProtocol = {
   toWorker: ExecMessage;
   fromWorker: ResultMessage;
   replies: { exec: ResultMessage };

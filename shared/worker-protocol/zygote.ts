@@ -8,8 +8,8 @@ import { defineProtocol, type ReadyMessage } from './protocol.js';
 // kills every unit still held and exits. The zygote answers 'ready' once it has checked that it can
 // make units on this host, else 'unavailable' with the reason; 'exit' reports a reaped unit.
 
-export type SpawnUnitMessage = { type: 'spawn'; id: string; token: string; socket: string; cwd: string; env: Record<string, string> };
-export type UnitExitMessage = { type: 'exit'; id: string; code: number | null; signal: number | null; error?: string };
+type SpawnUnitMessage = { type: 'spawn'; id: string; token: string; socket: string; cwd: string; env: Record<string, string> };
+type UnitExitMessage = { type: 'exit'; id: string; code: number | null; signal: number | null; error?: string };
 
 export type ZygoteProtocol = {
   toWorker: SpawnUnitMessage | { type: 'kill'; id: string } | { type: 'shutdown' };

@@ -12,7 +12,7 @@ export interface CatalogEntry {
   readonly validate: ArgumentValidator;
 }
 
-export interface AssembleReport {
+interface AssembleReport {
   /** Names a filtered source offered that the policy does not admit (logged, never catalogued). */
   dropped: Array<{ source: SourceName; name: string; reason: 'not_allowlisted' | 'forbidden' }>;
 }

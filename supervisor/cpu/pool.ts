@@ -17,7 +17,7 @@ const MAX_QUEUED = 16;
 const IDLE_TIMEOUT_MS = 30_000;
 
 /** A task module the pool runs: its default export's type says what it takes and returns. */
-export interface CpuTask<Run extends (input: never) => unknown> {
+interface CpuTask<Run extends (input: never) => unknown> {
   readonly filename: string;
   /** Type-only: never set. */
   readonly run?: Run;
@@ -51,7 +51,7 @@ export async function runOnCpuPool<Run extends (input: never) => unknown>(
 const NORMALIZE = cpuTask<typeof normalizeTask>(new URL('./normalize-task.js', import.meta.url));
 
 /** The serialized size of an outcome, in characters (what redaction will have to scan). */
-export function outcomeSize(outcome: ToolOutcome): number {
+function outcomeSize(outcome: ToolOutcome): number {
   let n = outcome.structured === undefined ? 0 : JSON.stringify(outcome.structured).length;
   for (const block of outcome.content ?? []) if (typeof block.text === 'string') n += block.text.length;
   return n;

@@ -35,21 +35,21 @@ import { applyUpdate, assertGatewayCanUpdate, contextFromArg, defaultModelSnapsh
 // Not exposed (sending them is INVALID_ARGUMENTS): model/provider/base_url overrides, script,
 // no_agent, monitor and toolset fields, attach_to_session. Delivery defaults to `local`.
 
-export const CRONJOB_MUTATIONS_ENV = 'HERMES_MCP_CRONJOB_MUTATIONS';
-export const MUTATING_ACTIONS = ['create', 'update', 'pause', 'resume', 'remove', 'run'] as const;
-export type MutatingAction = (typeof MUTATING_ACTIONS)[number];
+const CRONJOB_MUTATIONS_ENV = 'HERMES_MCP_CRONJOB_MUTATIONS';
+const MUTATING_ACTIONS = ['create', 'update', 'pause', 'resume', 'remove', 'run'] as const;
+type MutatingAction = (typeof MUTATING_ACTIONS)[number];
 const ACTIONS = ['list', ...MUTATING_ACTIONS] as const;
 type Action = (typeof ACTIONS)[number];
 /** Hermes accepts these as aliases of `run` (tools/cronjob_tools.py). */
 const ACTION_ALIASES: Readonly<Record<string, Action>> = { run_now: 'run', trigger: 'run' };
 const SCHEMA_ACTIONS = [...ACTIONS, ...Object.keys(ACTION_ALIASES)];
 /** Hermes' message when its run claim finds the job paused or disabled (cron/jobs.py is_job_runnable). */
-export const RUN_PAUSED_SKIP = 'Job is paused/disabled; resume it before running.';
+const RUN_PAUSED_SKIP = 'Job is paused/disabled; resume it before running.';
 
-export const PROMPT_MAX_CHARS = 20_000;
+const PROMPT_MAX_CHARS = 20_000;
 const LOCK_TIMEOUT_MS = 10_000;
 
-export interface CronjobPermissions {
+interface CronjobPermissions {
   allowed: ReadonlySet<MutatingAction>;
   /** The setting as the host wrote it, for messages. */
   setting: string;

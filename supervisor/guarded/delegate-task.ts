@@ -23,7 +23,7 @@ const ACP_ARGS = {
 /** Bounds stay (cheap validation) but far above Hermes' runtime fan-out cap (delegation.max_concurrent_children, default 3). */
 const MAX_TASKS = 64;
 
-export const DELEGATION_REFUSAL =
+const DELEGATION_REFUSAL =
   'delegate_task is not run through the gateway: a synchronous delegation would hold this MCP call open for a whole sub-agent run, so it is refused before any model inference and nothing was started. ' +
   'Run long work as a prepared background job instead: session_open (once), then job_prepare(command, workdir) — it runs nothing and returns job_id plus a one-time recovery_token to keep private — then job_start(job_id, recovery_token), and follow it with job_status. ' +
   "For agent work, prepare a job whose command runs Hermes itself (for example `hermes chat -q '<task>'`) in a workdir inside the allowed roots.";

@@ -96,7 +96,7 @@ const INPUT_SCHEMA = {
 const SEARCH = cpuTask<typeof sessionSearchTask>(new URL('./session-search/task.js', import.meta.url));
 
 /** The Hermes profile a HERMES_HOME is: `<root>/profiles/<name>` is `<name>`, anything else `default`. */
-export function profileNameOf(hermesHome: string): string {
+function profileNameOf(hermesHome: string): string {
   return basename(dirname(hermesHome)) === 'profiles' ? basename(hermesHome) : 'default';
 }
 

@@ -18,13 +18,13 @@ export interface ReadinessComponent {
 }
 
 /** One line of /readyz's summary: a required component that is not ready, and what to do. */
-export interface ReadinessReason {
+interface ReadinessReason {
   component: string;
   reason: string;
   action: string;
 }
 
-export interface ReadinessReport {
+interface ReadinessReport {
   ready: boolean;
   /** Every required component that is not ready (empty when ready). */
   reasons: ReadinessReason[];

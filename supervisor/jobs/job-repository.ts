@@ -10,10 +10,10 @@ import type { JobDatabase } from './database.js';
 // `BEGIN IMMEDIATE` transaction, which holds SQLite's write lock from its first statement, so two
 // racing admissions are strictly ordered and the second sees the first's result.
 
-export type JobState = 'prepared' | 'starting' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'timed_out' | 'expired' | 'unknown';
+type JobState = 'prepared' | 'starting' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'timed_out' | 'expired' | 'unknown';
 /** States that hold capacity and lock their workspace. `unknown` keeps both until proven over. */
-export const ACTIVE_STATES: readonly JobState[] = ['starting', 'running', 'unknown'];
-export const FINAL_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled', 'timed_out', 'expired'];
+const ACTIVE_STATES: readonly JobState[] = ['starting', 'running', 'unknown'];
+const FINAL_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled', 'timed_out', 'expired'];
 const sqlList = (states: readonly JobState[]) => `(${states.map((st) => `'${st}'`).join(',')})`;
 const ACTIVE_SQL = sqlList(ACTIVE_STATES);
 const FINAL_SQL = sqlList(FINAL_STATES);
@@ -82,7 +82,7 @@ export function nestedPaths(a: string, b: string): boolean {
   return isInside(a, b) || isInside(b, a);
 }
 
-export interface PrepareRequest {
+interface PrepareRequest {
   command: string;
   workdir: string;
   maxRuntime: number;
@@ -94,7 +94,7 @@ export interface PrepareRequest {
   preparedBy: string;
 }
 
-export interface PrepareResult {
+interface PrepareResult {
   job_id: string;
   state: JobState;
   /** Only on a fresh preparation: a duplicate never returns the earlier token. */
@@ -160,7 +160,7 @@ export interface Instance {
   start: string;
 }
 
-export type AdmitResult = { admitted: true; job: JobRow; command: string } | { admitted: false; job: JobRow };
+type AdmitResult = { admitted: true; job: JobRow; command: string } | { admitted: false; job: JobRow };
 
 /**
  * Admits a prepared job for `sessionId`, atomically: the operator gate, the global and per-session
@@ -280,7 +280,7 @@ export function jobCounts(db: JobDatabase): Record<string, number> {
 
 // ---- the operator gate -----------------------------------------------------------------------
 
-export interface GateState {
+interface GateState {
   paused: boolean;
   paused_at: number | null;
   reason: string | null;
@@ -323,7 +323,7 @@ export function resumeAdmission(db: JobDatabase, ownerToken: string): boolean {
 
 /** The operator owner token's shape: 32–128 safe characters. */
 /** One gateway process's SIGUSR1 pause of fresh job starts. */
-export interface SignalPause {
+interface SignalPause {
   pid: number;
   paused_at: number;
 }

@@ -57,7 +57,7 @@ import type { JobDatabase } from './database.js';
 // retention), so those can be exercised by moving the clock instead of waiting. Waits that pace
 // real work (a job_status wait, the grace given to a cancelled process) stay on real timers.
 
-export const JOB_SLICE = 'hermesjobs.slice';
+const JOB_SLICE = 'hermesjobs.slice';
 /** Extra raw output kept beyond the stored tail, so redaction sees a secret whole before the cut. */
 const REDACT_MARGIN = 4096;
 const RECONCILE_EVERY_TICKS = 5;

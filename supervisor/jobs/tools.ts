@@ -19,7 +19,7 @@ const TOKEN = { type: 'string', minLength: 20, maxLength: 128, description: 'The
 const COMMAND_MAX_CHARS = 65_536;
 
 /** The receipt a client sees: never the command, the token or its hash. */
-export function jobView(row: JobRow): Record<string, unknown> {
+function jobView(row: JobRow): Record<string, unknown> {
   const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
   return {
     job_id: row.id,

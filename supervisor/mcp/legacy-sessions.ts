@@ -12,7 +12,7 @@ interface SessionEntry {
   lastSeen: number;
 }
 
-export interface LegacySessionOptions {
+interface LegacySessionOptions {
   createServer: () => Server;
   idleMs: number;
   maxSessions: number;
@@ -30,7 +30,7 @@ function jsonRpcError(status: number, code: number, message: string): Response {
   });
 }
 
-export const sessionNotFound = () => jsonRpcError(404, -32001, 'Session not found');
+const sessionNotFound = () => jsonRpcError(404, -32001, 'Session not found');
 
 export class LegacySessions {
   private readonly sessions = new Map<string, SessionEntry>();

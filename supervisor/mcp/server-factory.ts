@@ -6,7 +6,7 @@ import type { RequestScope } from '../dispatch.js';
 // (the frozen six) and tools/call (routed through the gateway); everything protocol-level
 // (initialize, server/discover, _meta and header checks, error codes) is the SDK's.
 
-export const SERVER_INFO = { name: 'hermes-mcp-gateway', version: '0.1.0' };
+const SERVER_INFO = { name: 'hermes-mcp-gateway', version: '0.1.0' };
 
 const INSTRUCTIONS = [
   'Hermes MCP gateway: six public tools; everything else is discovered progressively.',

@@ -24,9 +24,9 @@ export interface MemoryToolDeps {
   log: Logger;
 }
 
-export const TIMED_OUT = Symbol('timed out');
+const TIMED_OUT = Symbol('timed out');
 
-export function backendOf(deps: MemoryToolDeps): HonchoBackend {
+function backendOf(deps: MemoryToolDeps): HonchoBackend {
   if (deps.state.kind === 'not_configured') throw new GatewayError(ErrorCode.MEMORY_NOT_CONFIGURED, deps.state.reason);
   if (deps.state.kind === 'invalid') throw new GatewayError(ErrorCode.MEMORY_CONFIG_INVALID, deps.state.reason);
   return deps.state.backend;
@@ -84,7 +84,7 @@ export async function read<T>(deps: MemoryToolDeps, ctx: CallContext, fn: (p: Pr
   return result;
 }
 
-export interface MutationSpec<T> {
+interface MutationSpec<T> {
   key: string;
   operation: 'create' | 'delete';
   kind?: string;
@@ -182,7 +182,7 @@ export function unconfirmed(e: unknown, sent: boolean): boolean {
   return !(status !== undefined && status >= 400 && status < 500);
 }
 
-export function withState(e: GatewayError, state: string): GatewayError {
+function withState(e: GatewayError, state: string): GatewayError {
   return new GatewayError(e.code, e.message, { ...(e.details ?? {}), state });
 }
 

@@ -21,7 +21,7 @@ import { readHermesConfig } from '../hermes-config.js';
 // gateway has no way to reproduce, so a configuration without it is reported as invalid instead of
 // guessing (writing conclusions about a peer Hermes never reads would silently split the memory).
 
-export const ASSISTANT_PEER = 'chatgpt';
+const ASSISTANT_PEER = 'chatgpt';
 const DEFAULT_HOST = 'hermes';
 const ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
 const ENVIRONMENT_URLS: Record<string, string> = {
@@ -35,7 +35,7 @@ export type ReasoningLevel = (typeof REASONING_LEVELS)[number];
 /** The environment variables this resolution reads (GatewayConfig.honchoEnv carries them). */
 export const HONCHO_ENV_KEYS = ['HONCHO_API_KEY', 'HONCHO_BASE_URL', 'HONCHO_URL', 'HONCHO_ENVIRONMENT', 'HERMES_HONCHO_HOST', 'HERMES_PROFILE', 'HOME'] as const;
 
-export interface HonchoIdentity {
+interface HonchoIdentity {
   /** The honcho.json host block this gateway reads (`hermes`, `hermes_<profile>`, HERMES_HONCHO_HOST). */
   host: string;
   workspace: string;
@@ -80,7 +80,7 @@ function str(v: unknown): string | undefined {
 }
 
 /** `hermes` for the default profile, `hermes_<sanitized profile>` otherwise (client.profile_host_key). */
-export function profileHostKey(profile: string | undefined): string {
+function profileHostKey(profile: string | undefined): string {
   if (!profile || profile === 'default' || profile === 'custom') return DEFAULT_HOST;
   const sanitized = profile.replace(/[^a-zA-Z0-9_-]/g, '_').replace(/^_+|_+$/g, '');
   return `${DEFAULT_HOST}_${sanitized || 'profile'}`;
@@ -100,13 +100,13 @@ function defaultHermesHome(hermesHome: string, userHome: string): string {
 
 /** The config file Hermes reads (client.resolve_config_path). */
 /** The files Hermes reads its Honcho settings from, in order (the first that exists wins). */
-export function honchoConfigCandidates(hermesHome: string, userHome: string): string[] {
+function honchoConfigCandidates(hermesHome: string, userHome: string): string[] {
   const local = join(hermesHome, 'honcho.json');
   const fallback = join(defaultHermesHome(hermesHome, userHome), 'honcho.json');
   return [local, ...(resolve(fallback) !== resolve(local) ? [fallback] : []), join(userHome, '.honcho', 'config.json')];
 }
 
-export function honchoConfigPath(hermesHome: string, userHome: string): string {
+function honchoConfigPath(hermesHome: string, userHome: string): string {
   const candidates = honchoConfigCandidates(hermesHome, userHome);
   return candidates.find((p) => existsSync(p)) ?? candidates[candidates.length - 1]!;
 }
@@ -123,7 +123,7 @@ function hostBlock(raw: Json, host: string): Json {
 }
 
 /** Loopback / private / link-local / CGNAT hosts: Hermes sends the placeholder key `local` there. */
-export function isLocalBaseUrl(url: string): boolean {
+function isLocalBaseUrl(url: string): boolean {
   let host: string;
   try {
     host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, '');

@@ -10,7 +10,7 @@
 // A mutation that ends with a definite answer leaves the ledger (into the late outcomes if its call
 // had already answered unknown).
 
-export interface PendingMutation {
+interface PendingMutation {
   key: string;
   operation: 'create' | 'delete';
   kind?: string;
@@ -28,7 +28,7 @@ export interface PendingMutation {
   hold_until?: number;
 }
 
-export interface UnresolvedMutation {
+interface UnresolvedMutation {
   operation: 'create' | 'delete';
   kind?: string;
   content_sha256?: string;
@@ -42,7 +42,7 @@ export interface UnresolvedMutation {
   duplicate_guard_until?: string;
 }
 
-export interface LateOutcome {
+interface LateOutcome {
   operation: 'create' | 'delete';
   kind?: string;
   content_sha256?: string;

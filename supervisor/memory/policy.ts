@@ -8,7 +8,7 @@ import { containsSecret } from '../../shared/redact.js';
 // field, so the kind travels inside the content as a `[kind] ` prefix and is parsed back on reads.
 
 export const CONCLUSION_KINDS = ['preference', 'decision', 'architecture', 'project_state'] as const;
-export type ConclusionKind = (typeof CONCLUSION_KINDS)[number];
+type ConclusionKind = (typeof CONCLUSION_KINDS)[number];
 
 const KIND_PREFIX = new RegExp(`^\\[(${CONCLUSION_KINDS.join('|')})\\] ([\\s\\S]*)$`);
 

@@ -15,9 +15,9 @@ import type { GatewayConfig } from '../config.js';
 //     approval (the host's consent covers that one script, never a session-wide grant), so the
 //     caller denies these there.
 
-export type CommandVerdict = { verdict: 'allow' } | { verdict: 'hardline' | 'dangerous'; key: string };
+type CommandVerdict = { verdict: 'allow' } | { verdict: 'hardline' | 'dangerous'; key: string };
 
-export interface CommandPattern {
+interface CommandPattern {
   key: string;
   re: RegExp;
 }
@@ -25,7 +25,7 @@ export interface CommandPattern {
 /** The configured homes whose absolute paths read as `~/.hermes/` and `~/` (the patterns' spelling). */
 export type CommandHomes = Pick<GatewayConfig, 'hermesHome' | 'userHome'>;
 
-export interface ApprovalPolicy {
+interface ApprovalPolicy {
   readonly hardline: readonly CommandPattern[];
   readonly dangerous: readonly CommandPattern[];
 }
@@ -42,7 +42,7 @@ const PolicyFile = v.strictObject({
   dangerous: v.pipe(v.array(Entry), v.minLength(1)),
 });
 
-export const DEFAULT_POLICY_FILE = join(packageRoot(), 'policy', 'dangerous-commands.json');
+const DEFAULT_POLICY_FILE = join(packageRoot(), 'policy', 'dangerous-commands.json');
 
 /** Reads, validates and compiles a pattern file; any problem is an Error naming the file and entry. */
 export function loadApprovalPolicy(file = DEFAULT_POLICY_FILE): ApprovalPolicy {

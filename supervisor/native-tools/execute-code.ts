@@ -6,7 +6,7 @@ import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { BoundedCollector, capHeadTail, stripAnsi } from '../../shared/output-cap.js';
 import { descendantsOf } from '../../shared/proc.js';
 import { redact } from '../../shared/redact.js';
-import type { DoneMessage, ExecuteUnitProtocol } from '../../shared/worker-protocol/execute.js';
+import type { DoneMessage } from '../../shared/worker-protocol/execute.js';
 import type { CallContext, ToolDefinition } from '../tool-types.js';
 import { startRefusal } from '../spawning/resource-policy.js';
 import type { CgroupLimit } from '../spawning/cgroup-limits.js';
@@ -25,7 +25,7 @@ import { removeDir, type WorkerRuntime } from '../spawning/worker-runtime.js';
 // is started the moment a call takes one, not after the call: calls that follow each other closely
 // then find a unit ready instead of paying for its start-up. Each still runs exactly one script.
 
-export const RPC_TOOLS = ['web_search', 'web_extract', 'read_file', 'write_file', 'search_files', 'patch', 'terminal'] as const;
+const RPC_TOOLS = ['web_search', 'web_extract', 'read_file', 'write_file', 'search_files', 'patch', 'terminal'] as const;
 
 /** Dispatches one hermes_tools call made by the script of the call `ctx` belongs to. */
 export type RpcDispatch = (tool: string, args: Record<string, unknown>, ctx: CallContext) => Promise<unknown>;
@@ -61,7 +61,7 @@ interface Pooled {
  */
 const OUTPUT_DRAIN_GRACE_MS = 50;
 
-export interface ExecuteResult {
+interface ExecuteResult {
   status: 'success' | 'error' | 'timeout' | 'interrupted';
   output: string;
   tool_calls_made: number;
@@ -386,7 +386,7 @@ function signalName(signo: number): string {
 }
 
 /** Hermes' terminal result for a command its approval guard refused (`status: "blocked"`). */
-export function blockedCommandResult(verdict: 'hardline' | 'dangerous', key: string) {
+function blockedCommandResult(verdict: 'hardline' | 'dangerous', key: string) {
   const why =
     verdict === 'hardline'
       ? 'it is on the unconditional (hardline) blocklist, so it cannot run through this gateway at all. Do not retry or rephrase it; if it is really needed, the user has to run it outside the agent.'

@@ -42,15 +42,15 @@ import { join } from 'node:path';
 import type { ToolOutcome } from '../tool-types.js';
 
 /** `terminal` arguments a sandbox script may not use (Hermes `_TERMINAL_BLOCKED_PARAMS`). */
-export const TERMINAL_BLOCKED_PARAMS: readonly string[] = Object.freeze([
+const TERMINAL_BLOCKED_PARAMS: readonly string[] = Object.freeze([
   'background',
   'pty',
   'notify_on_complete',
   'watch_patterns',
 ]);
 
-export const DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024;
-export const RPC_IDLE_TIMEOUT_MS = 300_000;
+const DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+const RPC_IDLE_TIMEOUT_MS = 300_000;
 /** Linux `sun_path` holds 108 bytes including the terminating NUL. */
 const MAX_SOCKET_PATH_BYTES = 107;
 

@@ -101,7 +101,7 @@ export function nativeAdapter(config: GatewayConfig, log: Logger): NativeAdapter
  * job_admission: a resource outage refuses execute_code without failing /readyz (which would send
  * the tunnel into a reconnect loop).
  */
-export function shortWorkerAdmission(runtime: WorkerRuntime): Record<string, unknown> {
+function shortWorkerAdmission(runtime: WorkerRuntime): Record<string, unknown> {
   const { resources } = runtime;
   const refusal = startRefusal(resources, 'execute_code');
   const limits = refusal ? undefined : shortWorkerLimits(resources);

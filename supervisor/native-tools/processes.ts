@@ -47,7 +47,7 @@ export interface TrackedProcess {
 }
 
 /** How the jobs adapter starts its work (Hermes' terminal background=true, persist_on_release=true). */
-export interface StartOptions {
+interface StartOptions {
   persistOnRelease?: boolean;
   /** A `systemd-run --scope` prefix for the worker (the job's slice and limits). */
   scope?: readonly string[];

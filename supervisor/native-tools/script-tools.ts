@@ -7,7 +7,7 @@ import { rpcReplyFor } from './execute-rpc.js';
 // logged there), and only the reply is shaped here, as Hermes' RPC answers; web tools answer "not
 // configured" until the web adapter lands.
 
-export const WEB_NOT_CONFIGURED = 'web provider not configured: web_search/web_extract need the Hermes web backend adapter';
+const WEB_NOT_CONFIGURED = 'web provider not configured: web_search/web_extract need the Hermes web backend adapter';
 
 export function scriptToolDispatch(fileTools: readonly string[]): RpcDispatch {
   const files: ReadonlySet<string> = new Set(fileTools);

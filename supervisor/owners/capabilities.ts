@@ -8,7 +8,7 @@ import { GatewayError, ErrorCode } from '../../shared/errors.js';
 // schedule. Revoked and expired tokens leave a small tombstone so a client is told *why* its token
 // stopped working instead of a generic "invalid".
 
-export interface CapabilityRecord {
+interface CapabilityRecord {
   /** Internal id used as the owner id (`cap:<id>`); never the token, never derived from it. */
   id: string;
   createdAt: number;
@@ -20,7 +20,7 @@ export interface CapabilityRecord {
   swept?: boolean;
 }
 
-export interface OpenedCapability {
+interface OpenedCapability {
   token: string;
   id: string;
   expiresAt: number;
@@ -35,7 +35,7 @@ const FOREIGN_MESSAGE =
   'Use it on the MCP session that opened it (keep that connection open rather than reconnecting per call), call session_open on this session for a token of its own, ' +
   'or open the token from a sessionless 2026-07-28 client, where it works on every request.';
 
-export function hashToken(token: string): string {
+function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 

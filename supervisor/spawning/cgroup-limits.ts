@@ -22,7 +22,7 @@ export function enableCgroupControllers(root: string): void {
 }
 
 /** cpu.max for a systemd-style percentage: "200%" -> "200000 100000". */
-export function cpuMax(quota: string): string {
+function cpuMax(quota: string): string {
   return `${Math.round((Number(quota.replace('%', '')) / 100) * CPU_PERIOD_US)} ${CPU_PERIOD_US}`;
 }
 

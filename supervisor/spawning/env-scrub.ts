@@ -28,7 +28,7 @@
 // (`--require` hooks, CA bundle loading).
 
 /** Substrings (matched against the uppercased name) that mark a variable as a secret. */
-export const SECRET_SUBSTRINGS: readonly string[] = Object.freeze([
+const SECRET_SUBSTRINGS: readonly string[] = Object.freeze([
   'KEY',
   'TOKEN',
   'SECRET',
@@ -45,7 +45,7 @@ export const SECRET_SUBSTRINGS: readonly string[] = Object.freeze([
 ]);
 
 /** Case-sensitive name prefixes kept once the secret check has passed. */
-export const SAFE_ENV_PREFIXES: readonly string[] = Object.freeze([
+const SAFE_ENV_PREFIXES: readonly string[] = Object.freeze([
   'PATH',
   'HOME',
   'USER',
@@ -64,7 +64,7 @@ export const SAFE_ENV_PREFIXES: readonly string[] = Object.freeze([
 ]);
 
 /** Operational HERMES_* names kept by exact match; every other HERMES_* name is dropped. */
-export const HERMES_CHILD_ALLOWED: readonly string[] = Object.freeze([
+const HERMES_CHILD_ALLOWED: readonly string[] = Object.freeze([
   'HERMES_HOME',
   'HERMES_PROFILE',
   'HERMES_CONFIG',
@@ -72,12 +72,12 @@ export const HERMES_CHILD_ALLOWED: readonly string[] = Object.freeze([
 ]);
 
 /** Gateway: never handed to a child, whatever the passthrough says. */
-export const ALWAYS_DROPPED: readonly string[] = Object.freeze(['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS']);
+const ALWAYS_DROPPED: readonly string[] = Object.freeze(['NODE_EXTRA_CA_CERTS', 'NODE_OPTIONS']);
 
 const HERMES_ALLOWED_SET: ReadonlySet<string> = new Set(HERMES_CHILD_ALLOWED);
 const ALWAYS_DROPPED_SET: ReadonlySet<string> = new Set(ALWAYS_DROPPED);
 
-export interface ScrubChildEnvOptions {
+interface ScrubChildEnvOptions {
   /**
    * Names kept whatever they look like (Hermes: skill-declared or `terminal.env_passthrough`).
    * Exact, case-sensitive names; a listed name absent from `env` is simply not added.
@@ -86,7 +86,7 @@ export interface ScrubChildEnvOptions {
 }
 
 /** Whether the name looks like it holds a secret (rule 2). */
-export function isSecretEnvName(name: string): boolean {
+function isSecretEnvName(name: string): boolean {
   const upper = name.toUpperCase();
   return SECRET_SUBSTRINGS.some((s) => upper.includes(s));
 }

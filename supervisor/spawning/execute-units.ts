@@ -40,7 +40,7 @@ export interface ExecuteUnit {
 type UnitMessage = ExecuteUnitProtocol['fromWorker'];
 
 /** The settings every unit's interpreter starts with, injected after scrubbing as Hermes does. */
-export function unitPythonEnv(runtime: WorkerRuntime): Record<string, string> {
+function unitPythonEnv(runtime: WorkerRuntime): Record<string, string> {
   return {
     PYTHONDONTWRITEBYTECODE: '1',
     PYTHONIOENCODING: 'utf-8',
@@ -50,7 +50,7 @@ export function unitPythonEnv(runtime: WorkerRuntime): Record<string, string> {
 }
 
 /** Why units cannot come from a zygote on this runtime at all, if they cannot. */
-export function zygoteRefusal(runtime: WorkerRuntime): string | undefined {
+function zygoteRefusal(runtime: WorkerRuntime): string | undefined {
   if (runtime.isolation.mode !== 'pid-namespace') return `isolation is ${runtime.isolation.mode}, not pid-namespace`;
   if (runtime.scoped) return 'units run in systemd scopes, which only a new process can be started in';
   return undefined;

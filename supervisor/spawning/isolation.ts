@@ -22,7 +22,7 @@ export interface IsolationReport {
   reason: string;
 }
 
-export function namespacePrefix(isRoot: boolean): string[] {
+function namespacePrefix(isRoot: boolean): string[] {
   return ['setpriv', '--pdeathsig', 'KILL', 'unshare', ...(isRoot ? [] : ['--map-root-user']), '--pid', '--fork', '--kill-child', '--mount-proc'];
 }
 

@@ -21,8 +21,8 @@ import { detectSystemdScope } from './systemd-scope.js';
 //   gateway fails closed: no job and no short worker starts, and /readyz says why. The control plane
 //   stays ready (a resource outage must not make the tunnel reconnect in a loop).
 
-export type ResourceMode = 'development' | 'enforced' | 'failed';
-export type Enforcement = 'systemd' | 'cgroup' | 'none';
+type ResourceMode = 'development' | 'enforced' | 'failed';
+type Enforcement = 'systemd' | 'cgroup' | 'none';
 
 export interface ResourceState {
   mode: ResourceMode;

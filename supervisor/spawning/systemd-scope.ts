@@ -8,7 +8,7 @@ import type { ResourceLimits } from '../../policy/resource-policy.js';
 // startup; without it /healthz says so (`systemd_scope: false`) and the resource policy falls back
 // to direct cgroups or refuses the work (supervisor/spawning/resource-policy.ts).
 
-export interface ScopeOptions {
+interface ScopeOptions {
   /** Unit name (systemd appends `.scope`), e.g. `hermes-exec-3f9a…`. */
   unit: string;
   /** Parent slice, e.g. `hermesshort.slice`. */
@@ -17,7 +17,7 @@ export interface ScopeOptions {
   limits: ResourceLimits;
 }
 
-export interface ScopeAvailability {
+interface ScopeAvailability {
   available: boolean;
   reason: string;
 }

@@ -13,13 +13,13 @@ import { createServer, type Server, type Socket } from 'node:net';
 /** What a unit connection carries: the script's stdin+stdout, its stderr, or the frame channel. */
 export type UnitConnectionKind = 'o' | 'e' | 'f';
 
-export const UNIT_ID_CHARS = 16;
-export const UNIT_TOKEN_CHARS = 43; // 32 random bytes, base64url
+const UNIT_ID_CHARS = 16;
+const UNIT_TOKEN_CHARS = 43; // 32 random bytes, base64url
 const PREAMBLE_BYTES = 1 + UNIT_ID_CHARS + UNIT_TOKEN_CHARS;
 /** Linux `sun_path` holds 108 bytes including the terminating NUL. */
 export const MAX_SOCKET_PATH_BYTES = 107;
 
-export interface ExpectedUnit {
+interface ExpectedUnit {
   token: string;
   /** Takes the authenticated connection (`rest`: bytes that came after the preamble); false refuses it. */
   attach(kind: UnitConnectionKind, socket: Socket, rest: Buffer): boolean;

@@ -19,7 +19,7 @@ import type { IsolationReport } from './isolation.js';
 // the kernel kill the namespace (its init is the worker, every escapee is inside); in the fallback
 // modes the process group is killed and the host is swept for processes carrying this worker's tag.
 
-export interface WorkerSpawnOptions<P extends ProtocolMessages> {
+interface WorkerSpawnOptions<P extends ProtocolMessages> {
   /** The protocol the worker speaks (its kind). */
   protocol: WorkerProtocol<P>;
   /** Absolute path of the worker's compiled entry point (workers/*.js), or of its script. */

@@ -79,7 +79,7 @@ export interface WorkerRuntime {
 }
 
 /** Where a worker's failure (protocol violation, crash) is reported; the worker is already dead. */
-export type WorkerFailureLog = (entry: string, reason: string) => void;
+type WorkerFailureLog = (entry: string, reason: string) => void;
 
 export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEnv, onWorkerFailure: WorkerFailureLog = () => {}): WorkerRuntime {
   const isolation = detectIsolation(config.isolation);

@@ -23,7 +23,7 @@ import type { WorkerExit } from './worker-process.js';
 // the frame channel has closed as well, so every frame the unit sent is delivered before `exited`.
 
 /** What a zygote unit needs from its zygote. */
-export interface UnitHost {
+interface UnitHost {
   /** Stop accepting connections for this unit (its token is spent, or it has ended). */
   forget(id: string): void;
   /** SIGKILL the unit's holder (the zygote's child, so never a reused pid). */
@@ -34,7 +34,7 @@ export interface UnitHost {
 
 type UnitMessage = ExecuteUnitProtocol['fromWorker'];
 
-export interface ZygoteUnitOptions {
+interface ZygoteUnitOptions {
   id: string;
   token: string;
   maxFrameBytes: number;

@@ -15,7 +15,7 @@ import type { GatewayConfig } from '../config.js';
 // size) before a single byte is read, and the serialized envelope must fit its budget — an
 // oversized result is an explicit error, never a cut document. /readyz runs exactly the same read.
 
-export type StartupFileName = '.hermes.md' | 'SOUL.md' | 'MEMORY.md' | 'USER.md';
+type StartupFileName = '.hermes.md' | 'SOUL.md' | 'MEMORY.md' | 'USER.md';
 
 export interface StartupFile {
   name: StartupFileName;

@@ -9,7 +9,7 @@ import { messageDecoder, type ProtocolMessages, type WorkerProtocol } from '../.
 // supervisor handed over at spawn. When the pipe closes the supervisor is gone (or gave up on us):
 // the worker must not outlive it, so `onClose` runs the worker's cleanup and exits.
 
-export interface SupervisorChannel<P extends ProtocolMessages> {
+interface SupervisorChannel<P extends ProtocolMessages> {
   send(message: P['fromWorker']): void;
 }
 

@@ -39,7 +39,7 @@ export function signalEverythingStarted(signal: NodeJS.Signals): number {
 }
 
 /** True when this worker is the init of its own PID namespace. */
-export function inOwnPidNamespace(): boolean {
+function inOwnPidNamespace(): boolean {
   return process.pid === 1;
 }
 
@@ -62,7 +62,7 @@ export function killEverythingStarted(spawned: ReadonlySet<number> = new Set(), 
 }
 
 /** waitpid() each pid that is our (adopted) child so no zombie is left behind. */
-export function reapAdopted(pids: readonly number[]): void {
+function reapAdopted(pids: readonly number[]): void {
   const addon = subreaperAddon();
   if (!addon) return;
   for (const pid of pids) {

@@ -29,7 +29,7 @@ function formatterFor(tz: string): Intl.DateTimeFormat {
   return f;
 }
 
-export function isValidTimezone(tz: string): boolean {
+function isValidTimezone(tz: string): boolean {
   try {
     formatterFor(tz);
     return true;
@@ -39,7 +39,7 @@ export function isValidTimezone(tz: string): boolean {
 }
 
 /** The server's local zone (honours TZ), what Python's `datetime.now().astimezone()` uses. */
-export function localTimezone(): string {
+function localTimezone(): string {
   return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 }
 
@@ -70,7 +70,7 @@ export interface Wall {
 }
 
 /** The wall-clock fields of an instant in `tz` (whole seconds; `micro` from the millisecond part). */
-export function wallAt(ms: number, tz: string): Wall {
+function wallAt(ms: number, tz: string): Wall {
   const parts = formatterFor(tz).formatToParts(new Date(ms));
   const get = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? NaN);
   let year = get('year');
@@ -94,7 +94,7 @@ function wallAsUtc(w: Wall): number {
 }
 
 /** The zone's UTC offset at an instant, in minutes (east positive). */
-export function offsetMinutesAt(ms: number, tz: string): number {
+function offsetMinutesAt(ms: number, tz: string): number {
   const whole = Math.floor(ms / 1000) * 1000;
   return Math.round((wallAsUtc(wallAt(whole, tz)) - whole) / 60_000);
 }

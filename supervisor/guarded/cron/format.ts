@@ -13,7 +13,7 @@ export function truthy(v: unknown): boolean {
 }
 
 /** Python `str()` of a JSON value. */
-export function pyStr(v: unknown): string {
+function pyStr(v: unknown): string {
   if (v === true) return 'True';
   if (v === false) return 'False';
   if (v === null || v === undefined) return 'None';

@@ -22,7 +22,7 @@ import { withKeyedLocks } from '../../keyed-lock.js';
 
 export type LockHolder = 'flock' | 'python';
 
-export interface JobsLockOptions {
+interface JobsLockOptions {
   /** How long to wait for Hermes to release the lock. */
   timeoutMs: number;
   /** Force a holder (tests); default: flock(1) when on PATH, else python3. */
@@ -72,7 +72,7 @@ function unavailable(message: string): GatewayError {
 }
 
 /** A held lock: `assertHeld()` throws when the holder died, so a write never lands unlocked. */
-export interface HeldLock {
+interface HeldLock {
   assertHeld(): void;
 }
 

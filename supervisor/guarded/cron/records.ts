@@ -67,7 +67,7 @@ export function defaultModelSnapshot(hermesHome: string): string | null {
   }
 }
 
-export interface Resolved {
+interface Resolved {
   index: number;
   job: JobRecord;
   normalized: JobRecord;

@@ -24,9 +24,9 @@ export type Schedule =
   | { kind: 'cron'; expr: string; display: string }
   | { kind: 'once'; run_at: string; display: string };
 
-export const ONESHOT_GRACE_SECONDS = 120;
+const ONESHOT_GRACE_SECONDS = 120;
 /** Ten years: beyond this a duration is a typo, not a schedule. */
-export const MAX_DURATION_MINUTES = 10 * 366 * 1440;
+const MAX_DURATION_MINUTES = 10 * 366 * 1440;
 
 const DURATION_RE = /^(\d+)\s*(m|min|mins|minute|minutes|h|hr|hrs|hour|hours|d|day|days)$/;
 const CRON_FIELD_RE = /^[\d*\-,/]+$/;
@@ -39,7 +39,7 @@ function invalid(message: string): GatewayError {
 }
 
 /** parse_duration: minutes, or null when the text is not a duration. */
-export function parseDuration(text: string): number | null {
+function parseDuration(text: string): number | null {
   const m = DURATION_RE.exec(text.trim().toLowerCase());
   if (!m) return null;
   if (m[1]!.length > 9) return Number.POSITIVE_INFINITY;
@@ -71,7 +71,7 @@ function covers(values: number[], from: number, to: number): boolean {
 }
 
 /** Hermes' cron shape test plus croniter's field layout, translated to a croner pattern. */
-export function compileCron(expr: string): CompiledCron | null {
+function compileCron(expr: string): CompiledCron | null {
   const parts = expr.trim().split(/\s+/);
   if (parts.length < 5 || !parts.slice(0, 5).every((p) => CRON_FIELD_RE.test(p))) return null;
   if (parts.length > 7) throw invalid(`Invalid cron expression '${expr}': at most 7 fields (minute hour day month weekday [second] [year]).`);
@@ -121,7 +121,7 @@ interface ParsedIso {
   offset: number | null;
 }
 
-export function parseIsoTimestamp(text: string): ParsedIso | null {
+function parseIsoTimestamp(text: string): ParsedIso | null {
   const m = ISO_RE.exec(text);
   if (!m) return null;
   const [, y, , mo, d, h, mi, s, frac, sign, oh, om] = m;

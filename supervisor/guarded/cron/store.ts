@@ -19,7 +19,7 @@ import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 export type JobRecord = Record<string, unknown>;
 
 /** A jobs.json larger than this is not a job list; refuse rather than load it. */
-export const MAX_JOBS_FILE_BYTES = 32 * 1024 * 1024;
+const MAX_JOBS_FILE_BYTES = 32 * 1024 * 1024;
 
 export function cronPaths(hermesHome: string) {
   const cronDir = join(hermesHome, 'cron');

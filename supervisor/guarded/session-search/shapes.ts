@@ -36,12 +36,12 @@ export interface TaskInput {
   profile: string;
 }
 
-export const HISTORICAL_NOTE =
+const HISTORICAL_NOTE =
   'Historical context from the local Hermes session database (read-only): it records what was said in past conversations at the time, ' +
   'not proof of the current state of any file, service or external source. Check the original source when it is accessible.';
 
 /** Sources never listed or searched (`_HIDDEN_SESSION_SOURCES` at the pinned upstream). */
-export const HIDDEN_SOURCES = ['subagent', 'tool'] as const;
+const HIDDEN_SOURCES = ['subagent', 'tool'] as const;
 /** Searchable, but ranked below interactive sessions (`_DEMOTED_SESSION_SOURCES`). */
 const DEMOTED_SOURCES = new Set(['cron']);
 /** FTS rows discover scans before lineage dedup (`_DISCOVER_SCAN_LIMIT`). */
@@ -83,7 +83,7 @@ function clampInt(value: number | undefined, fallback: number, lo: number, hi: n
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
 /** Hermes `_format_timestamp`: local time as `%B %d, %Y at %I:%M %p`; `unknown` for none. */
-export function formatWhen(ts: unknown): string {
+function formatWhen(ts: unknown): string {
   if (ts === null || ts === undefined) return 'unknown';
   let n: number;
   if (typeof ts === 'number') n = ts;

@@ -18,7 +18,7 @@ import { cwdOf, expandTilde, realResolve, resolveUserPath, type PathDeps, type U
 
 
 /** A caller's path, resolved for use: the real path is the one that was checked and is opened. */
-export interface ToolPath extends UserPath {
+interface ToolPath extends UserPath {
   /** realResolve(absolute): every existing symlink followed. */
   real: string;
 }
@@ -36,7 +36,7 @@ function invalidPath(input: string, why: string): GatewayError {
 }
 
 /** A NUL byte or a name the kernel would refuse is bad input, refused before any file system call. */
-export function assertValidPath(input: string, absolute?: string): void {
+function assertValidPath(input: string, absolute?: string): void {
   if (input.includes('\0')) throw invalidPath(input, 'it contains a NUL byte.');
   const p = absolute ?? input;
   const bytes = Buffer.byteLength(p);

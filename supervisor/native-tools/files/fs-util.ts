@@ -12,7 +12,7 @@ import { SequenceMatcher } from './sequence-matcher.js';
 export const READ_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0);
 
 // tools/binary_extensions.py
-export const BINARY_EXTENSIONS = new Set([
+const BINARY_EXTENSIONS = new Set([
   '.png', '.jpg', '.jpeg', '.gif', '.bmp', '.ico', '.webp', '.tiff', '.tif',
   '.mp4', '.mov', '.avi', '.mkv', '.webm', '.wmv', '.flv', '.m4v', '.mpeg', '.mpg',
   '.mp3', '.wav', '.ogg', '.flac', '.aac', '.m4a', '.wma', '.aiff', '.opus',
@@ -116,7 +116,7 @@ export function decodeLenient(bytes: Uint8Array): string {
 
 export const BOM = '\ufeff';
 
-export function stripBom(text: string): { text: string; hadBom: boolean } {
+function stripBom(text: string): { text: string; hadBom: boolean } {
   return text.startsWith(BOM) ? { text: text.slice(1), hadBom: true } : { text, hadBom: false };
 }
 
@@ -165,7 +165,7 @@ export function notRegularError(input: string): GatewayError {
  * Up to five names from the same directory that look like `displayPath`'s file name, best first.
  * Like `ls -1 | head -50`: dot-files are not listed and only the first 50 names are scored.
  */
-export async function similarFiles(displayPath: string, absolutePath: string): Promise<string[]> {
+async function similarFiles(displayPath: string, absolutePath: string): Promise<string[]> {
   const dirShown = dirname(displayPath);
   const fileName = basename(displayPath);
   const lower = fileName.toLowerCase();
@@ -204,7 +204,7 @@ export async function notFoundError(input: string, absolutePath: string): Promis
 // ---------------------------------------------------------------------------------------------
 // Whole-file text reads (patch, V4A)
 
-export interface RawText {
+interface RawText {
   /** Decoded content, BOM stripped (a phantom U+FEFF would defeat a first-line match). */
   content: string;
   hadBom: boolean;

@@ -42,7 +42,7 @@ export {
 } from './fuzzy-strategies.js';
 export { findClosestLines, noMatchHint } from './fuzzy-hint.js';
 
-export type FuzzyErrorKind = 'empty' | 'whitespace_only' | 'identical' | 'ambiguous' | 'escape_drift' | 'rogue_indent' | 'no_match';
+type FuzzyErrorKind = 'empty' | 'whitespace_only' | 'identical' | 'ambiguous' | 'escape_drift' | 'rogue_indent' | 'no_match';
 
 export type FuzzyResult =
   | { ok: true; content: string; count: number; strategy: StrategyName }

@@ -55,7 +55,7 @@ import { writeFileTool } from './write-file.js';
 // .ipynb/.docx/.xlsx extraction, UTF-16 transcoding, unicode-equivalent file-name retries,
 // HERMES_WRITE_SAFE_ROOT, and ripgrep itself (search is native TypeScript; see search-files.ts).
 
-export interface FileToolDeps {
+interface FileToolDeps {
   hermesHome: string;
   /** The owner's current terminal working directory (relative paths resolve against it). */
   cwdFor(ownerId: string): string;

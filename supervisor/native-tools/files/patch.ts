@@ -20,7 +20,7 @@ import { LINT_SKIPPED } from './write-file.js';
 // paths). Failures are thrown GatewayErrors whose details carry `success: false`.
 
 /** Files larger than this are not patched in place (upstream reads up to 50 MiB through a shell). */
-export const PATCH_MAX_FILE_BYTES = 10 * 1024 * 1024;
+const PATCH_MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 const NOT_FOUND_HINT = 'old_string not found. Use read_file to verify the current content, or search_files to locate the text.';
 

@@ -35,13 +35,13 @@ import { checkedPath, deviceError, hermesDirs, isBlockedDevice, readBlockError, 
 // and BLOCKED errors, staleness timestamps for later writes) is deliberately NOT kept: the gateway
 // is stateless per call, so every read returns the file's content.
 
-export const READ_DEFAULT_OFFSET = 1;
-export const READ_DEFAULT_LIMIT = 500;
-export const READ_MAX_LIMIT = 2000;
+const READ_DEFAULT_OFFSET = 1;
+const READ_DEFAULT_LIMIT = 500;
+const READ_MAX_LIMIT = 2000;
 /** `tool_output.max_line_length`. */
-export const MAX_LINE_LENGTH = 2000;
+const MAX_LINE_LENGTH = 2000;
 /** `file_read_max_chars`: formatted content above this is refused. */
-export const MAX_READ_CHARS = 100_000;
+const MAX_READ_CHARS = 100_000;
 /** Above this size (and a wide, truncated read) a `_hint` nudges toward targeted reads. */
 const LARGE_FILE_HINT_BYTES = 512_000;
 /** Per-line byte clamp while scanning (`cut -b1-N` upstream): enough bytes for 2000 code points. */
@@ -55,7 +55,7 @@ function intArg(v: unknown, fallback: number): number {
 }
 
 /** Hermes `normalize_read_pagination`: offset ≥ 1; 1 ≤ limit ≤ 2000. */
-export function normalizeReadPagination(offset: unknown, limit: unknown): { offset: number; limit: number } {
+function normalizeReadPagination(offset: unknown, limit: unknown): { offset: number; limit: number } {
   return {
     offset: Math.max(1, intArg(offset, READ_DEFAULT_OFFSET)),
     limit: Math.max(1, Math.min(intArg(limit, READ_DEFAULT_LIMIT), READ_MAX_LIMIT)),
@@ -67,7 +67,7 @@ function formatCount(n: number): string {
 }
 
 /** What read_file needs from its host besides paths: the per-call read budget. */
-export interface ReadFileDeps extends PathDeps {
+interface ReadFileDeps extends PathDeps {
   readFileScanMaxBytes: number;
 }
 

@@ -118,7 +118,7 @@ function withContext(matched: number[], context: number, lineCount: number): num
   return out;
 }
 
-export interface ContentQuery {
+interface ContentQuery {
   pattern: string;
   outputMode: string;
   context: number;

@@ -49,7 +49,7 @@ function intArg(v: unknown, fallback: number): number {
 
 const OMITTED_NOTE = 'result(s) omitted because they target credential, token, cache, or secret-bearing environment files.';
 
-export async function searchFiles(deps: PathDeps, args: Record<string, unknown>, ctx: CallContext): Promise<ToolOutcome> {
+async function searchFiles(deps: PathDeps, args: Record<string, unknown>, ctx: CallContext): Promise<ToolOutcome> {
   const pattern = args.pattern;
   if (typeof pattern !== 'string' || pattern === '') throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, "search_files: missing required field 'pattern'.");
   const rawTarget = args.target === undefined ? 'content' : String(args.target);

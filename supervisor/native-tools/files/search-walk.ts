@@ -20,7 +20,7 @@ export const SEARCH_MAX_ENTRIES = 20_000;
 export const SEARCH_DEADLINE_MS = 20_000;
 const PRUNE_DIRS = new Set(['node_modules', '__pycache__', 'site-packages', 'venv']);
 
-export interface WalkFile {
+interface WalkFile {
   abs: string;
   /** Relative to the search root, `/`-separated ('' when the root is the file itself). */
   rel: string;
@@ -34,7 +34,7 @@ export interface WalkBudget {
   limitReason: string | null;
 }
 
-export interface SearchRoot {
+interface SearchRoot {
   abs: string;
   real: string;
   display: string;

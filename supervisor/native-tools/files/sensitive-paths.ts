@@ -218,7 +218,7 @@ function writeDeniedPrefixes(dirs: HermesDirs): string[] {
  * Hermes `_check_sensitive_path` + `get_write_denied_error`: the refusal message for writing (or
  * deleting/moving) `p`, or null. `verb` names the operation in the credential message.
  */
-export function writeBlockMessage(p: CheckedPath, input: string, dirs: HermesDirs, verb = 'Write'): string | null {
+function writeBlockMessage(p: CheckedPath, input: string, dirs: HermesDirs, verb = 'Write'): string | null {
   if (either(p, (c) => SENSITIVE_PREFIXES.some((prefix) => c.startsWith(prefix)) || SENSITIVE_EXACT.has(c))) {
     return `Refusing to write to sensitive system path: ${input}\nUse the terminal tool with sudo if you need to modify system files.`;
   }
@@ -244,7 +244,7 @@ export function writeBlockMessage(p: CheckedPath, input: string, dirs: HermesDir
 
 const PROFILE_SCOPED_AREAS = new Set(['skills', 'plugins', 'cron', 'memories']);
 
-export function crossProfileMessage(p: CheckedPath, dirs: HermesDirs): string | null {
+function crossProfileMessage(p: CheckedPath, dirs: HermesDirs): string | null {
   const target = p.real;
   if (isUnder(target, dirs.root) && target !== dirs.root) {
     const parts = relative(dirs.root, target).split(sep);

@@ -4,7 +4,7 @@
 // occurs in more than 1% (+1) of positions is "popular" and never starts a match. Keeping the
 // heuristic keeps similarity scores, and therefore fuzzy-match decisions, close to upstream's.
 
-export type Opcode = ['equal' | 'replace' | 'delete' | 'insert', number, number, number, number];
+type Opcode = ['equal' | 'replace' | 'delete' | 'insert', number, number, number, number];
 
 type Block = [number, number, number];
 

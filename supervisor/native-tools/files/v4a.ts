@@ -26,7 +26,7 @@ import { encodeSim, Simulation, type Original, type ResolvedOperation, type Vali
 export { hasTraversal, operationPaths, parseV4aPatch, type Hunk, type HunkLine, type OperationType, type PatchOperation } from './v4a-parse.js';
 export type { ResolvedOperation } from './v4a-simulate.js';
 
-export interface V4aOutcome {
+interface V4aOutcome {
   diff: string;
   filesModified: string[];
   filesCreated: string[];

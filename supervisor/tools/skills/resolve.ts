@@ -36,7 +36,7 @@ async function isSupportPath(root: SkillsRoot, p: string): Promise<boolean> {
   return false;
 }
 
-export interface Candidate {
+interface Candidate {
   /** Skill directory (lexical), null for a legacy flat `<name>.md`. */
   skillDir: string | null;
   md: string;
