@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
-import { ErrorCode, GatewayError, isGatewayError } from '../../shared/errors.js';
+import { isGatewayError } from '../../shared/errors.js';
 import type { Adapter } from '../adapter.js';
-import type { GatewayConfig } from '../config.js';
 import type { NativeAdapter } from '../native-tools/index.js';
 import { gateState } from './job-repository.js';
 import { JobRunner } from './runner.js';
@@ -66,7 +65,7 @@ export function jobsAdapter(native: NativeAdapter, log: Logger, now: () => numbe
     ...(runner ? { runner } : {}),
     source: {
       name: 'jobs',
-      tools: () => (db && runner ? jobTools(db, runner, config.roots, config.limits, config) : unavailableTools(config, storeError ?? 'job database unavailable')),
+      tools: () => jobTools(db && runner ? { db, runner } : { unavailable: storeError ?? 'job database unavailable' }, config.roots, config.limits, config),
     },
     admissionReport,
     readyFacts: () => ({ job_admission: admissionReport() }),
@@ -81,15 +80,4 @@ export function jobsAdapter(native: NativeAdapter, log: Logger, now: () => numbe
       db?.close();
     },
   };
-}
-
-/** With no database the tools still exist (a frozen catalog does not change) and say why they cannot work. */
-function unavailableTools(config: GatewayConfig, reason: string) {
-  // The handlers are replaced before anything could reach the missing database or runner.
-  return jobTools(null as unknown as JobDatabase, null as unknown as JobRunner, [], config.limits, config).map((tool) => ({
-    ...tool,
-    async handler(): Promise<never> {
-      throw new GatewayError(ErrorCode.JOB_STORE_UNAVAILABLE, `jobs are unavailable: ${reason}`);
-    },
-  }));
 }

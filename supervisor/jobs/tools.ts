@@ -42,7 +42,16 @@ function jobView(row: JobRow): Record<string, unknown> {
   };
 }
 
-export function jobTools(db: JobDatabase, runner: JobRunner, roots: readonly string[], limits: Limits, homes: CommandHomes): ToolDefinition[] {
+/** The job store the tools work on, or why there is none (the tools still exist, and say so). */
+export type JobStore = { db: JobDatabase; runner: JobRunner } | { unavailable: string };
+
+export function jobTools(store: JobStore, roots: readonly string[], limits: Limits, homes: CommandHomes): ToolDefinition[] {
+  // A frozen catalog does not change: without a database the tools are listed as always and every
+  // call answers JOB_STORE_UNAVAILABLE, before anything else is looked at.
+  const open = (): { db: JobDatabase; runner: JobRunner } => {
+    if ('unavailable' in store) throw new GatewayError(ErrorCode.JOB_STORE_UNAVAILABLE, `jobs are unavailable: ${store.unavailable}`);
+    return store;
+  };
   const jobPrepare: ToolDefinition = {
     name: 'job_prepare',
     description:
@@ -63,6 +72,7 @@ export function jobTools(db: JobDatabase, runner: JobRunner, roots: readonly str
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true, idempotentHint: true },
     requiresOwner: true,
     async handler(args, ctx) {
+      const { db, runner } = open();
       assertCanStartWork(runner.resources, 'job_prepare');
       const command = args.command as string;
       if (command.trim() === '') throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, 'command is empty');
@@ -105,6 +115,7 @@ export function jobTools(db: JobDatabase, runner: JobRunner, roots: readonly str
     requiresOwner: true,
     holdsLease: true,
     async handler(args, ctx) {
+      const { runner } = open();
       return { structured: jobView(await runner.start(args.job_id as string, args.recovery_token as string, ctx.owner.id)) };
     },
   };
@@ -121,6 +132,7 @@ export function jobTools(db: JobDatabase, runner: JobRunner, roots: readonly str
     annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true },
     credentialAuthorized: true,
     async handler(args, ctx) {
+      const { runner } = open();
       return { structured: jobView(await runner.status(args.job_id as string, args.recovery_token as string, (args.wait_seconds as number | undefined) ?? 0, ctx.signal)) };
     },
   };
@@ -133,6 +145,7 @@ export function jobTools(db: JobDatabase, runner: JobRunner, roots: readonly str
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, idempotentHint: true },
     credentialAuthorized: true,
     async handler(args) {
+      const { runner } = open();
       return { structured: jobView(await runner.cancel(args.job_id as string, args.recovery_token as string)) };
     },
   };
