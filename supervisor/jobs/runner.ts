@@ -14,7 +14,6 @@ import type { WorkerRuntime } from '../spawning/worker-runtime.js';
 import { CgroupLimit } from '../spawning/cgroup-limits.js';
 import { scopeArgv } from '../spawning/systemd-scope.js';
 import {
-  activeJobs,
   admitJob,
   authorizedJob,
   cancelPrepared,
@@ -34,6 +33,7 @@ import {
 } from './job-repository.js';
 import { completionFromRecord, readExitRecord } from './exit-record.js';
 import { JobChanges } from './job-changes.js';
+import { enforceOrphanDeadlines, reconcileOrphanJob, reconcileOrphanJobs } from './orphans.js';
 import { assertCanStartWork } from '../spawning/resource-policy.js';
 import type { JobDatabase } from './database.js';
 
@@ -350,7 +350,7 @@ export class JobRunner {
       }
       return current;
     }
-    if (row.state !== 'unknown') this.reconcile(row);
+    if (row.state !== 'unknown') reconcileOrphanJob(this.db, row, { exitsDir: this.exitsDir, log: this.log, now: this.now() });
     return this.cancelUnknown(id);
   }
 
@@ -395,7 +395,7 @@ export class JobRunner {
       if (full) {
         sweepJobs(this.db, this.limits.jobReceiptRetentionSeconds * 1000, now);
         this.reconcileOrphans();
-        this.enforceOrphanDeadlines(now);
+        enforceOrphanDeadlines(this.db, this.limits.jobKillGraceSeconds * 1000, now);
       }
     } catch (e) {
       this.log.error({ event: 'job_maintenance_failed', error: (e as Error).message }, 'job maintenance failed');
@@ -404,38 +404,7 @@ export class JobRunner {
 
   /** Jobs of gateway processes that no longer exist: recover their outcome or call them unknown. */
   reconcileOrphans(): void {
-    for (const row of activeJobs(this.db)) {
-      if (row.state === 'unknown' || row.instance_id === this.instance.id) continue;
-      if (row.instance_pid && row.instance_start && processIsAlive(row.instance_pid, row.instance_start)) continue;
-      this.reconcile(row);
-    }
-  }
-
-  private reconcile(row: JobRow): void {
-    const exitFile = join(this.exitsDir, `${row.id}.json`);
-    const recovered = completionFromRecord(readExitRecord(exitFile));
-    const workerAlive = row.worker_pid !== null && row.worker_start !== null && processIsAlive(row.worker_pid, row.worker_start);
-    const completion: Completion = recovered
-      ? { ...recovered, reason: `${recovered.reason} (recovered from the exit record after a gateway restart)` }
-      : {
-          state: 'unknown',
-          exitCode: null,
-          signal: null,
-          reason: workerAlive ? 'gateway_restarted: the job process is still running unowned' : 'gateway_restarted: completion cannot be proven',
-        };
-    if (finishJob(this.db, row.id, completion, this.now())) {
-      this.log.warn({ event: 'job_reconciled', job: row.id, state: completion.state, reason: completion.reason }, 'job reconciled after restart');
-      rmSync(exitFile, { force: true });
-    }
-  }
-
-  /** An unowned process of an unknown job still gets its deadline: TERM, then KILL on a later pass. */
-  private enforceOrphanDeadlines(now: number): void {
-    for (const row of activeJobs(this.db)) {
-      if (row.state !== 'unknown' || !row.deadline_at || now < row.deadline_at || !row.worker_pid || !row.worker_start) continue;
-      if (!processIsAlive(row.worker_pid, row.worker_start)) continue;
-      signalTree(row.worker_pid, now >= row.deadline_at + this.limits.jobKillGraceSeconds * 1000 ? 'SIGKILL' : 'SIGTERM');
-    }
+    reconcileOrphanJobs(this.db, { instance: this.instance, exitsDir: this.exitsDir, log: this.log, now: this.now() });
   }
 
   /** Controlled shutdown: no new starts, every job this process runs is stopped (TERM, then KILL) and recorded. */

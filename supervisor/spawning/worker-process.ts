@@ -160,18 +160,7 @@ export class WorkerProcess<P extends ProtocolMessages> {
   waitFor<M extends P['fromWorker']>(match: (message: P['fromWorker']) => message is M): Promise<M>;
   waitFor(match: (message: P['fromWorker']) => boolean): Promise<P['fromWorker']>;
   waitFor(match: (message: P['fromWorker']) => boolean): Promise<P['fromWorker']> {
-    return new Promise((resolve, reject) => {
-      const off = this.onFrame((message) => {
-        if (match(message)) {
-          off();
-          resolve(message);
-        }
-      });
-      void this.exited.then(() => {
-        off();
-        reject(this.exitError());
-      });
-    });
+    return firstMessage(this, match, () => this.exitError());
   }
 
   private write(message: Frame): void {
@@ -254,4 +243,26 @@ export class WorkerProcess<P extends ProtocolMessages> {
       if (addon) for (const pid of victims) addon.reap(pid);
     }
   }
+}
+
+/**
+ * The first message from `source` that `match` accepts; rejects with `exitError()` if the source
+ * exits first. Shared by every kind of worker handle (spawned workers, zygote-forked units).
+ */
+type MessageSource<M> = { onFrame(handler: (message: M) => void): () => void; readonly exited: Promise<unknown> };
+export function firstMessage<M, A extends M>(source: MessageSource<M>, match: (message: M) => message is A, exitError: () => Error): Promise<A>;
+export function firstMessage<M>(source: MessageSource<M>, match: (message: M) => boolean, exitError: () => Error): Promise<M>;
+export function firstMessage<M>(source: MessageSource<M>, match: (message: M) => boolean, exitError: () => Error): Promise<M> {
+  return new Promise((resolve, reject) => {
+    const off = source.onFrame((message) => {
+      if (match(message)) {
+        off();
+        resolve(message);
+      }
+    });
+    void source.exited.then(() => {
+      off();
+      reject(exitError());
+    });
+  });
 }

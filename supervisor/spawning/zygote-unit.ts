@@ -8,7 +8,7 @@ import { PendingRequests } from '../../shared/worker-protocol/requests.js';
 import type { UnitHelloMessage } from '../../shared/worker-protocol/zygote.js';
 import type { ExecuteUnit } from './execute-units.js';
 import type { UnitConnectionKind } from './unit-connections.js';
-import type { WorkerExit } from './worker-process.js';
+import { firstMessage, type WorkerExit } from './worker-process.js';
 
 // One execute_code unit forked by the unit zygote (workers/execute/zygote.py), seen through the
 // same surface a spawned unit's WorkerProcess offers execute-code.ts: frames, the script's stdio,
@@ -185,18 +185,7 @@ export class ZygoteUnit implements ExecuteUnit {
 
   /** Resolves with the first message `match` accepts; rejects if the unit exits first. */
   waitFor<M extends UnitMessage>(match: (message: UnitMessage) => message is M): Promise<M> {
-    return new Promise((resolve, reject) => {
-      const off = this.onFrame((message) => {
-        if (match(message)) {
-          off();
-          resolve(message);
-        }
-      });
-      void this.exited.then(() => {
-        off();
-        reject(new Error(`worker exited (${this.describeExit()})`));
-      });
-    });
+    return firstMessage(this, match, () => new Error(`worker exited (${this.describeExit()})`));
   }
 
   private fail(reason: string): void {

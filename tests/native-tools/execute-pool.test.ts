@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { randomUUID } from 'node:crypto';
@@ -11,6 +11,7 @@ import { createWorkerRuntime, type WorkerRuntime } from '../../supervisor/spawni
 import { isNamespaceInit } from '../helpers/escapees.js';
 import { tempDirs } from '../helpers/temp.js';
 import { within } from '../helpers/wait.js';
+import { cmdline, parentOf } from '../helpers/procfs.js';
 
 // The execute_code pool on its own (real runtime, real units, real Python): as many prepared units
 // as may run at once, a replacement started the moment a call takes one (not after the call), a
@@ -24,22 +25,7 @@ function ctx(): CallContext {
   return { owner: { id: `request:${randomUUID()}`, kind: 'request' }, signal: new AbortController().signal, callId: randomUUID(), era: 'modern', callNested: () => Promise.reject(new Error('nested calls are not part of this test')) };
 }
 
-function cmdline(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  } catch {
-    return '';
-  }
-}
 
-function parentOf(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return 0;
-  }
-}
 
 /**
  * One pid per execute_code unit this process has alive: with PID namespaces the unit's init (PID 1

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { launchGateway } from '../../bench/launch.js';
@@ -9,6 +9,7 @@ import { ESCAPEE_COUNT, ESCAPE_SCRIPT, killSurvivors, namespaceInitAbove, newMar
 import { connect, startTestGateway, viaBridge } from '../helpers/gateway.js';
 import { tempDirs } from '../helpers/temp.js';
 import { waitFor, within } from '../helpers/wait.js';
+import { cmdline, parentOf } from '../helpers/procfs.js';
 
 // The unit zygote (workers/execute/zygote.py): with PID namespaces available, execute_code units are
 // forked from one warm interpreter per gateway, each still the init of a new PID namespace of its
@@ -26,22 +27,7 @@ after(() => {
 
 const ZYGOTE = 'workers/execute/zygote.py';
 
-function cmdline(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-  } catch {
-    return '';
-  }
-}
 
-function parentOf(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return 0;
-  }
-}
 
 /** The zygotes among `parent`'s children (a unit forked from one carries its command line too). */
 function zygotesOf(parent: number): number[] {

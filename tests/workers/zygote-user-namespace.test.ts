@@ -10,6 +10,7 @@ import { zygoteProtocol, type ZygoteProtocol } from '../../shared/worker-protoco
 import { packageRoot } from '../../shared/package-root.js';
 import { tempDirs } from '../helpers/temp.js';
 import { within } from '../helpers/wait.js';
+import { parentOf } from '../helpers/procfs.js';
 
 // Without root the unit zygote cannot make a PID namespace itself: each unit gets a holder that
 // unshares a user namespace (root mapped to the gateway's uid, setgroups denied, as
@@ -21,10 +22,6 @@ after(() => temp.removeAll());
 
 const NOBODY = 65534;
 
-function parentOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-}
 
 test('as a non-root user, every unit gets a holder and a user namespace of its own', async (t) => {
   if (process.getuid?.() !== 0) return t.skip('needs root to run the zygote as another user (as non-root every zygote test takes this path)');
