@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { constants } from 'node:os';
 
 // Small /proc readers shared by the worker-side reaper and the supervisor's usage sampling.
 
@@ -57,20 +58,28 @@ export function processesTagged(tag: string): number[] {
 }
 
 /**
+ * /proc/<pid>/stat from field 3 (the state) on, or undefined when the process is gone: fields[0] is
+ * the state, fields[1] the parent pid, fields[19] the start time. The command name (field 2) is cut
+ * off first, since it may contain spaces and parentheses.
+ */
+export function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * A process's start time (clock ticks since boot, /proc/<pid>/stat field 22) or undefined when it
  * is gone. A pid together with its start time names one process for good: pids are reused, the
  * pair is not (within one boot).
  */
 export function processStartTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // comm may contain spaces
-    const state = fields[0];
-    if (state === 'Z' || state === 'X') return undefined;
-    return fields[19]; // field 22 overall; fields[0] is field 3
-  } catch {
-    return undefined;
-  }
+  const fields = statFields(pid);
+  if (!fields || fields[0] === 'Z' || fields[0] === 'X') return undefined;
+  return fields[19];
 }
 
 /**
@@ -80,13 +89,8 @@ export function processStartTime(pid: number): string | undefined {
 export function zombieChildrenOf(pid: number): Array<{ pid: number; startTime: string }> {
   const out: Array<{ pid: number; startTime: string }> = [];
   for (const child of childrenOf(pid)) {
-    try {
-      const stat = readFileSync(`/proc/${child}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (fields[0] === 'Z') out.push({ pid: child, startTime: fields[19]! });
-    } catch {
-      // reaped meanwhile
-    }
+    const fields = statFields(child); // undefined: reaped meanwhile
+    if (fields?.[0] === 'Z') out.push({ pid: child, startTime: fields[19]! });
   }
   return out;
 }
@@ -115,4 +119,9 @@ export function memAvailableBytes(): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The name of signal number `signo` (9 → SIGKILL), as exit reports carry numbers across processes. */
+export function signalName(signo: number): NodeJS.Signals | undefined {
+  return (Object.keys(constants.signals) as NodeJS.Signals[]).find((name) => constants.signals[name] === signo);
 }

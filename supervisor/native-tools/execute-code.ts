@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
-import { constants } from 'node:os';
 import { approvalPolicy, checkCommand } from './approval.js';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { BoundedCollector, capHeadTail, stripAnsi } from '../../shared/output-cap.js';
-import { descendantsOf } from '../../shared/proc.js';
+import { descendantsOf, signalName } from '../../shared/proc.js';
 import { redact } from '../../shared/redact.js';
 import type { DoneMessage } from '../../shared/worker-protocol/execute.js';
 import type { CallContext, ToolDefinition } from '../tool-types.js';
@@ -286,7 +285,7 @@ export class ExecuteCodePool {
         return { status: 'error', output: '', tool_calls_made: calls, duration_seconds: elapsed(), error: `execute_code worker failed (${outcome.why})` };
       }
       await Promise.race([u.drained, sleep(OUTPUT_DRAIN_GRACE_MS)]);
-      const signal = typeof outcome.frame.signal === 'number' ? signalName(outcome.frame.signal) : null;
+      const signal = typeof outcome.frame.signal === 'number' ? (signalName(outcome.frame.signal) ?? `signal ${outcome.frame.signal}`) : null;
       const stdout = u.stdout.result({ thousands: true });
       const stderr = u.stderr.result({ thousands: true });
       return this.shape({ exitCode: outcome.frame.exitCode ?? null, signal, stdout: stdout.text, stderr: stderr.text }, calls, elapsed());
@@ -378,11 +377,6 @@ function doneFrame(unit: Unit): Promise<DoneMessage> {
       reject(new Error(`unit exited (${unit.worker.describeExit()}) without reporting its script`));
     });
   });
-}
-
-/** SIGKILL for 9: the name the result reports for a script killed by a signal. */
-function signalName(signo: number): string {
-  return Object.entries(constants.signals).find(([, n]) => n === signo)?.[0] ?? `signal ${signo}`;
 }
 
 /** Hermes' terminal result for a command its approval guard refused (`status: "blocked"`). */

@@ -1,6 +1,6 @@
-import { constants } from 'node:os';
 import { PassThrough, type Writable } from 'node:stream';
 import type { Socket } from 'node:net';
+import { signalName } from '../../shared/proc.js';
 import { encodeFrame, type Frame } from '../../shared/worker-protocol/frame.js';
 import { executeUnitProtocol, type ExecuteUnitProtocol } from '../../shared/worker-protocol/execute.js';
 import { messageDecoder, type ReplyTo, type RequestBody, type RequestType } from '../../shared/worker-protocol/protocol.js';
@@ -150,7 +150,7 @@ export class ZygoteUnit implements ExecuteUnit {
     this.exitReported = true;
     this.note = note;
     this.host.forget(this.id);
-    const exit: WorkerExit = { code, signal: signal === null ? null : signalName(signal) };
+    const exit: WorkerExit = { code, signal: signal === null ? null : (signalName(signal) ?? 'SIGKILL') };
     let timer: NodeJS.Timeout | undefined;
     const framesDone = this.framesClosed ?? Promise.resolve();
     void Promise.race([framesDone, new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.reapGraceMs)))]).then(() => {
@@ -221,9 +221,4 @@ export class ZygoteUnit implements ExecuteUnit {
     // passed on), and the gateway does not wait for that.
     for (const socket of this.sockets.values()) socket.destroy();
   }
-}
-
-function signalName(signo: number): NodeJS.Signals {
-  const name = Object.entries(constants.signals).find(([, n]) => n === signo)?.[0];
-  return (name ?? 'SIGKILL') as NodeJS.Signals;
 }

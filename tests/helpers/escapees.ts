@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../shared/package-root.js';
+import { processStartTime } from '../../shared/proc.js';
+import { cmdline, parentOf } from './procfs.js';
 
 export const ESCAPE_SCRIPT = join(packageRoot(), 'tests', 'fixtures', 'escape.sh');
 
@@ -25,15 +27,8 @@ export function survivors(marker: string): number[] {
   const out: number[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
-    try {
-      const cmdline = readFileSync(`/proc/${name}/cmdline`, 'utf8');
-      if (!cmdline.includes(marker)) continue;
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const state = stat.charAt(stat.lastIndexOf(')') + 2);
-      if (state !== 'Z' && state !== 'X') out.push(Number(name));
-    } catch {
-      // gone
-    }
+    // cmdline() reads as empty, processStartTime() as undefined, for a process gone or a zombie.
+    if (cmdline(Number(name)).includes(marker) && processStartTime(Number(name)) !== undefined) out.push(Number(name));
   }
   return out;
 }
@@ -72,15 +67,10 @@ export function killSurvivors(marker: string): void {
 export function ancestorMatching(pid: number, re: RegExp): number | undefined {
   let current = pid;
   for (let depth = 0; depth < 32 && current > 1; depth++) {
-    try {
-      const stat = readFileSync(`/proc/${current}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (!ppid) return undefined;
-      if (re.test(readFileSync(`/proc/${ppid}/cmdline`, 'utf8').replace(/\0/g, ' '))) return ppid;
-      current = ppid;
-    } catch {
-      return undefined;
-    }
+    const ppid = parentOf(current);
+    if (!ppid) return undefined;
+    if (re.test(cmdline(ppid))) return ppid;
+    current = ppid;
   }
   return undefined;
 }
@@ -99,12 +89,8 @@ export function isNamespaceInit(pid: number): boolean {
 export function namespaceInitAbove(pid: number): number | undefined {
   let current = pid;
   for (let depth = 0; depth < 32 && current > 1; depth++) {
-    try {
-      const stat = readFileSync(`/proc/${current}/stat`, 'utf8');
-      current = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    } catch {
-      return undefined;
-    }
+    current = parentOf(current);
+    if (!current) return undefined;
     if (isNamespaceInit(current)) return current;
   }
   return undefined;

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { statFields } from '../../shared/proc.js';
 
 // What tests read about a process from /proc (a process that is gone reads as empty / 0).
 
@@ -13,10 +14,5 @@ export function cmdline(pid: number): string {
 
 /** The process's parent pid. */
 export function parentOf(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return 0;
-  }
+  return Number(statFields(pid)?.[1] ?? 0);
 }

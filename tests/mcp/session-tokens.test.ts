@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fixtureSource, type FixtureProbe } from '../helpers/fixtures.js';
 import { testClock } from '../helpers/clock.js';
-import { call, connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
+import { connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('capability sessions (session_open / session_close)', () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -8,7 +8,7 @@ import { packageRoot } from '../../shared/package-root.js';
 import { terminalProtocol, type TerminalProtocol } from '../../shared/worker-protocol/terminal.js';
 import { detectIsolation, type IsolationMode } from '../../supervisor/spawning/isolation.js';
 import { WorkerProcess } from '../../supervisor/spawning/worker-process.js';
-import { processesTagged } from '../../shared/proc.js';
+import { processesTagged, processStartTime } from '../../shared/proc.js';
 import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../helpers/escapees.js';
 import { within } from '../helpers/wait.js';
 
@@ -49,18 +49,9 @@ function supervisorEnd(worker: WorkerProcess<TerminalProtocol>): Writable {
   return channel;
 }
 
-
 /** Live processes carrying a worker's environment tag (the worker itself and all it started). */
 function tagged(tag: string): number[] {
-  return processesTagged(tag).filter((pid) => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const state = stat.charAt(stat.lastIndexOf(')') + 2);
-      return state !== 'Z' && state !== 'X';
-    } catch {
-      return false; // gone
-    }
-  });
+  return processesTagged(tag).filter((pid) => processStartTime(pid) !== undefined); // alive, not a zombie
 }
 
 /**
