@@ -34,17 +34,22 @@ function hasKnownPrefix(text: string): boolean {
   return false;
 }
 
+/** The index in SECRET_FORMATS of the format a PREFIX_RE match belongs to (its named groups), or -1. */
+function matchedIndex(groups: Record<string, string | undefined>): number {
+  for (let i = 0; i < SECRET_FORMATS.length; i++) if (groups[`f${i}`] !== undefined) return i;
+  return -1;
+}
+
 /** The format a PREFIX_RE match belongs to (its named groups), or undefined. */
 export function matchedFormat(groups: Record<string, string | undefined>): SecretFormat | undefined {
-  for (let i = 0; i < SECRET_FORMATS.length; i++) if (groups[`f${i}`] !== undefined) return SECRET_FORMATS[i];
-  return undefined;
+  return SECRET_FORMATS[matchedIndex(groups)];
 }
 
 /** Masks one PREFIX_RE match as its format says: the whole token, or only the value after its lead. */
 function maskMatch(match: string, groups: Record<string, string | undefined>): string {
-  const format = matchedFormat(groups);
-  if (format?.mask !== 'value') return maskToken(match);
-  const secret = groups[`v${SECRET_FORMATS.indexOf(format)}`] ?? match;
+  const index = matchedIndex(groups);
+  if (SECRET_FORMATS[index]?.mask !== 'value') return maskToken(match);
+  const secret = groups[`v${index}`] ?? match;
   return match.slice(0, match.length - secret.length) + maskToken(secret);
 }
 
