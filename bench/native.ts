@@ -13,13 +13,14 @@
 // Targets printed: terminal p50 <= raw spawn p50 + 3 ms + floor p50; execute_code p50 <= cold python
 // p50 + floor p50 (spaced out) and <= SDK floor p50 + cold python p50 + 3 ms (back to back); teardown
 // p99 <= 50 ms. Everything this starts is stopped by pid before it exits.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
 import { terminalProtocol, type TerminalProtocol } from '../shared/worker-protocol/terminal.js';
 import { launchFloor, launchGateway, launchSdkFloor, nodeFlags, started } from './launch.js';
+import { pct, post, row, sample, sorted, stopChild, toolCall, verdict } from './measure.js';
 import { detectIsolation } from '../supervisor/spawning/isolation.js';
 import { WorkerProcess } from '../supervisor/spawning/worker-process.js';
 import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, survivors, waitForSurvivors } from '../tests/helpers/escapees.js';
@@ -45,11 +46,6 @@ const TEARDOWN_TARGET_MS = 50;
 const PYTHON = '/usr/bin/python3';
 
 const root = packageRoot();
-const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-  'io.modelcontextprotocol/clientInfo': { name: 'bench-native', version: '1' },
-};
 
 
 // ---- process bookkeeping: everything started here is stopped by pid ----
@@ -57,15 +53,6 @@ const META = {
 const workers = new Set<WorkerProcess<TerminalProtocol>>();
 const markers: string[] = [];
 const dirs: string[] = [];
-
-async function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-  await exited;
-  clearTimeout(timer);
-}
 
 let cleaned = false;
 async function cleanup(): Promise<void> {
@@ -84,57 +71,12 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 
-// ---- measurement helpers ----
-
-const pct = (s: number[], p: number) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-const sorted = (s: number[]) => [...s].sort((a, b) => a - b);
-
-async function sample(warmup: number, rounds: number, once: (i: number) => Promise<void>, gapMs = 0): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < warmup + rounds; i++) {
-    if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
-    const t0 = performance.now();
-    await once(i);
-    const dt = performance.now() - t0;
-    if (i >= warmup) out.push(dt);
-  }
-  return sorted(out);
-}
-
 function runToExit(command: string, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: 'ignore' });
     child.once('error', reject);
     child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} exited with ${code}`))));
   });
-}
-
-let rpcId = 0;
-async function post(url: string, method: string, params: Record<string, unknown>, name?: string): Promise<Record<string, unknown>> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      ...(name ? { 'mcp-name': name } : {}),
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params: { ...params, _meta: META } }),
-  });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`${method} answered ${res.status}: ${text.slice(0, 300)}`);
-  // A JSON body, or (if the server chose SSE) the last `data:` line.
-  const json = text.startsWith('{') ? text : (text.split('\n').filter((l) => l.startsWith('data:')).pop() ?? '').slice(5);
-  return JSON.parse(json) as Record<string, unknown>;
-}
-
-/** tools/call tool_call of one deferred tool; returns its structured result (throws on a tool error). */
-async function toolCall(url: string, tool: string, args: Record<string, unknown>, sessionToken?: string): Promise<Record<string, unknown>> {
-  const reply = await post(url, 'tools/call', { name: 'tool_call', arguments: { calls: [{ name: tool, arguments: args }], ...(sessionToken ? { session_token: sessionToken } : {}) } }, 'tool_call');
-  const result = reply.result as { structuredContent?: Record<string, unknown>; isError?: boolean; content?: unknown } | undefined;
-  if (!result || result.isError) throw new Error(`${tool} failed: ${JSON.stringify(reply).slice(0, 500)}`);
-  return result.structuredContent ?? {};
 }
 
 // ---- teardown of the escapee tree, in-process ----
@@ -211,8 +153,6 @@ async function main(): Promise<void> {
   const teardown = await teardownSamples(TEARDOWN_ROUNDS);
 
   const f50 = pct(floorSamples, 50);
-  const ms = (n: number) => `${n.toFixed(2).padStart(7)} ms`;
-  const row = (label: string, s: number[]) => `${label.padEnd(50)} n=${String(s.length).padStart(4)}  p50 ${ms(pct(s, 50))}  p99 ${ms(pct(s, 99))}`;
   console.log(`bench/native: Node ${process.version} ${nodeFlags.join(' ')}, gateway pid ${gw.child.pid}, sequential requests, keep-alive`);
   console.log(row('HTTP floor (bare Hono JSON POST)', floorSamples));
   console.log(row('MCP SDK floor (tools/call of a no-op tool)', sdkFloorSamples));
@@ -224,7 +164,6 @@ async function main(): Promise<void> {
   console.log(row(`teardown: kill() -> 0 of ${ESCAPEE_COUNT} escapees left`, teardown));
   const termBudget = pct(rawSpawn, 50) + TERMINAL_OVERHEAD_MS + f50;
   const execBudget = pct(coldPython, 50) + f50;
-  const verdict = (ok: boolean) => (ok ? 'OK' : 'OVER');
   console.log(
     `terminal p50 ${pct(terminal, 50).toFixed(2)} ms vs raw spawn p50 + ${TERMINAL_OVERHEAD_MS} ms + floor p50 = ${termBudget.toFixed(2)} ms: ratio ${(pct(terminal, 50) / termBudget).toFixed(2)}x ${verdict(pct(terminal, 50) <= termBudget)}`,
   );

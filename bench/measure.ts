@@ -1,0 +1,68 @@
+import type { ChildProcess } from 'node:child_process';
+
+// What the benches that time calls share: percentiles of sorted samples, a sequential sampler with
+// warm-up, a modern-era (2026-07-28, sessionless) JSON-RPC POST to an MCP endpoint, tool_call of one
+// deferred tool through it, and stopping a child by pid with a bounded grace.
+
+export const pct = (s: number[], p: number) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+export const sorted = (s: number[]) => [...s].sort((a, b) => a - b);
+export const ms = (n: number) => `${n.toFixed(2).padStart(7)} ms`;
+export const row = (label: string, s: number[]) => `${label.padEnd(50)} n=${String(s.length).padStart(4)}  p50 ${ms(pct(s, 50))}  p99 ${ms(pct(s, 99))}`;
+export const verdict = (ok: boolean) => (ok ? 'OK' : 'OVER');
+
+/** `rounds` timings of `once` after `warmup` untimed runs, one at a time, sorted; `gapMs` apart. */
+export async function sample(warmup: number, rounds: number, once: (i: number) => Promise<void>, gapMs = 0): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < warmup + rounds; i++) {
+    if (gapMs > 0) await new Promise((r) => setTimeout(r, gapMs));
+    const t0 = performance.now();
+    await once(i);
+    const dt = performance.now() - t0;
+    if (i >= warmup) out.push(dt);
+  }
+  return sorted(out);
+}
+
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+};
+
+let rpcId = 0;
+export async function post(url: string, method: string, params: Record<string, unknown>, name?: string): Promise<Record<string, unknown>> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...(name ? { 'mcp-name': name } : {}),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params: { ...params, _meta: META } }),
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${method} answered ${res.status}: ${text.slice(0, 300)}`);
+  // A JSON body, or (if the server chose SSE) the last `data:` line.
+  const json = text.startsWith('{') ? text : (text.split('\n').filter((l) => l.startsWith('data:')).pop() ?? '').slice(5);
+  return JSON.parse(json) as Record<string, unknown>;
+}
+
+/** tools/call tool_call of one deferred tool; returns its structured result (throws on a tool error). */
+export async function toolCall(url: string, tool: string, args: Record<string, unknown>, sessionToken?: string): Promise<Record<string, unknown>> {
+  const reply = await post(url, 'tools/call', { name: 'tool_call', arguments: { calls: [{ name: tool, arguments: args }], ...(sessionToken ? { session_token: sessionToken } : {}) } }, 'tool_call');
+  const result = reply.result as { structuredContent?: Record<string, unknown>; isError?: boolean; content?: unknown } | undefined;
+  if (!result || result.isError) throw new Error(`${tool} failed: ${JSON.stringify(reply).slice(0, 500)}`);
+  return result.structuredContent ?? {};
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves once the child has exited. */
+export async function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
