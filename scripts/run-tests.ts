@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
+import { ensureChromium } from './browser-prerequisite.js';
 
 // Runs the compiled test files with node's test runner, on whichever Node runs this script.
 // The files are listed here rather than handed to `node --test` as a directory or a glob:
@@ -22,6 +23,14 @@ const files = (readdirSync(testsDir, { recursive: true, encoding: 'utf8' }) as s
 
 if (files.length === 0) {
   process.stderr.write(`run-tests: no test file under ${relative(root, testsDir)} matches ${prefixes.join(' ')}\n`);
+  process.exit(1);
+}
+
+// The browser tests need Debian's chromium; install it (as root on Debian) or say how, before any test starts.
+try {
+  ensureChromium();
+} catch (err) {
+  process.stderr.write(`run-tests: ${(err as Error).message}\n`);
   process.exit(1);
 }
 
