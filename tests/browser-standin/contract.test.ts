@@ -134,3 +134,10 @@ test('DELETE /sessions/{userId}: 200, also for a user it does not know', async (
   conforms(await standin.call('DELETE', `/sessions/${USER}`), 'delete', '/sessions/{userId}', 200, ['closed']);
   conforms(await standin.call('DELETE', '/sessions/nobody'), 'delete', '/sessions/{userId}', 200, ['closed']);
 });
+
+test('Camofox has no console route: Express\' plain 404, as for any unknown path', async () => {
+  const r = await standin.call('GET', `/tabs/${UNKNOWN}/console?userId=${USER}`);
+  assert.equal(r.status, 404);
+  assert.match(r.contentType, /^text\/html/);
+  assert.match(r.bytes.toString('utf8'), new RegExp(`<pre>Cannot GET /tabs/${UNKNOWN}/console</pre>`));
+});
