@@ -28,6 +28,10 @@ export const DEFAULT_LSP_SERVERS: readonly LspServerSpec[] = Object.freeze<LspSe
     extensions: ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'],
     languageId: { '.ts': 'typescript', '.mts': 'typescript', '.cts': 'typescript', '.tsx': 'typescriptreact', '.js': 'javascript', '.mjs': 'javascript', '.cjs': 'javascript', '.jsx': 'javascriptreact' },
     install: 'npm install -g typescript-language-server typescript',
+    // Its default ("auto") answers hover and definition from a syntax-only tsserver while the
+    // project loads, which cannot follow imports ("import add" instead of the function): every
+    // answer here comes from the semantic server.
+    initializationOptions: { tsserver: { useSyntaxServer: 'never' } },
   },
   {
     name: 'pyright',
