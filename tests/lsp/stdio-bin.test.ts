@@ -54,17 +54,19 @@ test('tools/list is exactly the six read-only LSP tools', async () => {
   assert.ok(tools.every((t) => t.annotations?.readOnlyHint === true && t.annotations?.destructiveHint === false));
 });
 
-test('TypeScript: the deliberate type error, hover and definition', async () => {
+test('TypeScript, first call on a cold server: definition and hover follow the import (semantic answers, not syntax-only ones)', async () => {
+  const definition = await callTool('lsp_definition', { path: ts.main, ...TS.addCall });
+  assert.deepEqual(definition.structuredContent!.locations, [{ path: ts.math, line: 1, character: 17, end_line: 1, end_character: 20 }], JSON.stringify(definition));
+  const hover = await callTool('lsp_hover', { path: ts.main, ...TS.addCall });
+  assert.match(hover.structuredContent!.contents as string, /add\(a: number, b: number\): number/);
+});
+
+test('TypeScript: the deliberate type error', async () => {
   const diagnostics = await callTool('lsp_diagnostics', { path: ts.main });
   assert.equal(diagnostics.isError, undefined, JSON.stringify(diagnostics));
   const errors = (diagnostics.structuredContent!.diagnostics as Array<{ severity: string; line: number }>).filter((d) => d.severity === 'error');
   assert.deepEqual(errors.map((d) => d.line), [TS.errorLine]);
   assert.deepEqual(JSON.parse(diagnostics.content[0]!.text!), diagnostics.structuredContent, 'the text block mirrors the structured result');
-
-  const hover = await callTool('lsp_hover', { path: ts.main, ...TS.addCall });
-  assert.match(hover.structuredContent!.contents as string, /add\(a: number, b: number\): number/);
-  const definition = await callTool('lsp_definition', { path: ts.main, ...TS.addCall });
-  assert.deepEqual(definition.structuredContent!.locations, [{ path: ts.math, line: 1, character: 17, end_line: 1, end_character: 20 }]);
 });
 
 test('Python: the deliberate type error, symbols and references', async () => {

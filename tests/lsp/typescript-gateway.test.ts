@@ -86,4 +86,6 @@ test('lsp_status lists the running server; after the gateway stops, no language 
   await client.close();
   await gw.close();
   await waitFor(() => servers.every((p) => !alive(p)), 5000, `language server pids ${servers.join(',')} to be gone`);
+  // A stop the gateway asked for is not a crash: nothing logs the LSP worker as failed.
+  assert.deepEqual(gw.logs.filter((l) => l.event === 'worker_failed'), []);
 });
