@@ -57,6 +57,10 @@ const LimitsSchema = v.object({
   memoryWorkerMaxSeconds: PositiveInt,
   memoryQueryMaxChars: PositiveInt,
   memoryConclusionMaxChars: PositiveInt,
+  lspCallTimeoutSeconds: PositiveInt,
+  lspServerIdleSeconds: PositiveInt,
+  lspDiagnosticsSettleMs: PositiveInt,
+  lspMaxFileBytes: PositiveInt,
 });
 export type Limits = Readonly<v.InferOutput<typeof LimitsSchema>>;
 

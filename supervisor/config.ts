@@ -4,6 +4,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { loadLimits, type Limits } from '../shared/limits.js';
 import { FILE_ACCESS_MODES, type FileAccessMode } from './roots.js';
 import { HONCHO_ENV_KEYS } from './memory/config.js';
+import { loadLspServers, type LspServerSpec } from './lsp/servers.js';
 
 // Everything the gateway reads from its environment, in one place, with the documented defaults
 // (README, Configuration).
@@ -72,6 +73,21 @@ export interface GatewayConfig {
    * the gateway reads the environment; loadConfig is the one place that does.
    */
   inheritedEnvironment: Readonly<Record<string, string>>;
+  /** The read-only LSP tools (supervisor/lsp/). */
+  lsp: LspConfig;
+}
+
+export interface LspConfig {
+  /**
+   * Roots where a language server may be started (`HERMES_MCP_LSP_TRUSTED_ROOTS`, colon-separated
+   * absolute paths; default none): a server runs the project's own configuration and plugins, so
+   * starting one is an act of trust the operator makes per root.
+   */
+  trustedRoots: string[];
+  /** The servers in effect: the defaults plus `HERMES_MCP_LSP_SERVERS` (a JSON file), by name. */
+  servers: LspServerSpec[];
+  /** Where server programs are looked up, and the PATH they run with: `PATH` at start-up. */
+  searchPath: string;
 }
 
 export class ConfigError extends Error {
@@ -93,6 +109,24 @@ function parseRoots(text: string | undefined): string[] {
     if (!isAbsolute(p)) throw new ConfigError(`HERMES_MCP_ROOTS entries must be absolute paths, got ${JSON.stringify(r)}`);
     return resolve(p);
   });
+}
+
+function parseTrustedRoots(text: string | undefined): string[] {
+  return (text ?? '').split(':').filter((s) => s.length > 0).map((r) => {
+    const p = expandHome(r);
+    if (!isAbsolute(p)) throw new ConfigError(`HERMES_MCP_LSP_TRUSTED_ROOTS entries must be absolute paths, got ${JSON.stringify(r)}`);
+    return resolve(p);
+  });
+}
+
+function lspConfig(env: NodeJS.ProcessEnv): LspConfig {
+  let servers: LspServerSpec[];
+  try {
+    servers = loadLspServers(env.HERMES_MCP_LSP_SERVERS || undefined);
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
+  return { trustedRoots: parseTrustedRoots(env.HERMES_MCP_LSP_TRUSTED_ROOTS), servers, searchPath: env.PATH || '/usr/bin:/bin' };
 }
 
 function parseFileAccess(text: string | undefined): FileAccessMode {
@@ -183,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<GatewayCon
     kanbanContext: Boolean(env.HERMES_KANBAN_TASK || env.HERMES_KANBAN_BOARD),
     helperSearchPath: env.PATH || '/usr/bin:/bin',
     inheritedEnvironment: environmentSnapshot(env),
+    lsp: lspConfig(env),
     stateDir: resolve(expandHome(env.HERMES_MCP_STATE_DIR || join(env.XDG_RUNTIME_DIR || tmpdir(), `hermes-mcp-gateway-${process.getuid?.() ?? 'user'}`))),
     ...overrides,
   };

@@ -9,6 +9,7 @@ import { createMcpEndpoint } from './mcp/endpoint.js';
 import { guardedAdapter } from './guarded/index.js';
 import { jobsAdapter, type JobsAdapter } from './jobs/index.js';
 import { memoryAdapter, type MemoryAdapter } from './memory/index.js';
+import { lspAdapter } from './lsp/index.js';
 import { nativeAdapter, type NativeAdapter } from './native-tools/index.js';
 
 // Starts the gateway: composition, then an HTTP listener on loopback only.
@@ -45,7 +46,7 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   const native = nativeAdapter(config, log);
   const jobs = jobsAdapter(native, log, options.now);
   const memory = memoryAdapter(config, log);
-  const gateway = await Gateway.create({ ...options, adapters: [native, jobs, guardedAdapter(config, log), memory, ...(options.adapters ?? [])] });
+  const gateway = await Gateway.create({ ...options, adapters: [native, jobs, guardedAdapter(config, log), memory, lspAdapter(config, native.runtime, log), ...(options.adapters ?? [])] });
   const endpoint = createMcpEndpoint(gateway, (error) => log.warn({ event: 'mcp_rejected', reason: error.message }));
   const { app, lifecycle } = createApp(gateway, endpoint);
   const server: ServerType = await new Promise((resolve, reject) => {

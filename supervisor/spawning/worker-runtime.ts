@@ -5,6 +5,7 @@ import { scrubChildEnv } from './env-scrub.js';
 import { packageRoot } from '../../shared/package-root.js';
 import { maxFrameBytes } from '../../shared/worker-protocol/caps.js';
 import { executeUnitProtocol, type ExecuteUnitProtocol } from '../../shared/worker-protocol/execute.js';
+import { lspProtocol, type LspProtocol } from '../../shared/worker-protocol/lsp.js';
 import { processProtocol, type ProcessProtocol } from '../../shared/worker-protocol/process.js';
 import type { ProtocolMessages, WorkerProtocol } from '../../shared/worker-protocol/protocol.js';
 import { terminalProtocol, type TerminalProtocol } from '../../shared/worker-protocol/terminal.js';
@@ -44,14 +45,19 @@ export interface WorkerProtocols {
   'execute-unit': ExecuteUnitProtocol;
   'process-worker': ProcessProtocol;
   'execute-zygote': ZygoteProtocol;
+  'lsp-worker': LspProtocol;
 }
 export type WorkerEntry = keyof WorkerProtocols;
+
+/** Workers that serve many requests and only exit when told to (any other exit is a crash). */
+const LONG_LIVED_WORKERS: ReadonlySet<WorkerEntry> = new Set<WorkerEntry>(['terminal-worker', 'lsp-worker']);
 
 const PROTOCOLS: { [E in WorkerEntry]: WorkerProtocol<WorkerProtocols[E]> } = {
   'terminal-worker': terminalProtocol,
   'execute-unit': executeUnitProtocol,
   'process-worker': processProtocol,
   'execute-zygote': zygoteProtocol,
+  'lsp-worker': lspProtocol,
 };
 
 export interface WorkerRuntime {
@@ -126,7 +132,7 @@ export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEn
         env: { ...childEnv, ...options.env, ...(unit || zygote ? { HERMES_MCP_NODE: process.execPath, HERMES_MCP_COMMANDS_ENTRY: EXECUTE_COMMANDS } : {}) },
         cwd: options.cwd ?? '/',
         maxFrameBytes: maxFrameBytes(config.limits.workerTransportMaxBytes),
-        oneShot: entry !== 'terminal-worker',
+        oneShot: !LONG_LIVED_WORKERS.has(entry),
         reapGraceMs: config.limits.workerReapGraceSeconds * 1000,
         onFailure: (reason) => {
           onWorkerFailure(entry, reason);

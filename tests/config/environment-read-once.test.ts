@@ -15,8 +15,9 @@ const ENVIRONMENT_READS = [
   /\bprocess\s*\[\s*['"`]env['"`]\s*\]/g,
   /import\s*\{[^}]*\benv\b[^}]*\}\s*from\s*['"](?:node:)?process['"]/g,
 ];
-/** The composition's entry point: its one mention is the hand-over to loadConfig. */
+/** The entry points (the gateway, and the hermes-mcp-lsp stdio server): each one mention is the hand-over to loadConfig. */
 const MAIN_HAND_OVER = 'loadConfig(process.env)';
+const ENTRY_POINTS = [join('supervisor', 'main.ts'), join('supervisor', 'lsp', 'stdio-main.ts')];
 
 function sourceFiles(dir: string): string[] {
   const root = packageRoot();
@@ -32,8 +33,8 @@ test('only supervisor/config.ts reads the environment (main.ts hands it process.
   for (const file of files) {
     if (file === join('supervisor', 'config.ts')) continue;
     let text = readFileSync(join(packageRoot(), file), 'utf8');
-    if (file === join('supervisor', 'main.ts')) {
-      assert.equal(text.split(MAIN_HAND_OVER).length - 1, 1, 'main.ts hands process.env to loadConfig once');
+    if (ENTRY_POINTS.includes(file)) {
+      assert.equal(text.split(MAIN_HAND_OVER).length - 1, 1, `${file} hands process.env to loadConfig once`);
       text = text.replace(MAIN_HAND_OVER, '');
     }
     for (const re of ENVIRONMENT_READS) {
