@@ -57,6 +57,19 @@ const LimitsSchema = v.object({
   memoryWorkerMaxSeconds: PositiveInt,
   memoryQueryMaxChars: PositiveInt,
   memoryConclusionMaxChars: PositiveInt,
+  bridgeMaxBodyBytes: PositiveInt,
+  bridgeRateLimitPerMinute: PositiveInt,
+  bridgeMaxBatch: PositiveInt,
+  bridgeAuditMaxBytes: PositiveInt,
+  bridgeFileMaxBytes: PositiveInt,
+  bridgeResultMaxBytes: PositiveInt,
+  bridgeUpstreamMaxBytes: PositiveInt,
+  bridgeContractMaxBytes: PositiveInt,
+  bridgeListMaxEntries: PositiveInt,
+  bridgeResponseMaxChars: PositiveInt,
+  bridgeSyncTimeoutSeconds: PositiveInt,
+  bridgeRequestTimeoutSeconds: PositiveInt,
+  bridgeProbeTimeoutSeconds: PositiveInt,
 });
 export type Limits = Readonly<v.InferOutput<typeof LimitsSchema>>;
 

@@ -72,6 +72,12 @@ export interface GatewayConfig {
    * the gateway reads the environment; loadConfig is the one place that does.
    */
   inheritedEnvironment: Readonly<Record<string, string>>;
+  /**
+   * `HERMES_MCP_BRIDGE_ENV`: a hermes-mcp-bridge `.env` file (MCP_AUTH_TOKEN, HERMES_ENV_PATH,
+   * TASKS_DIR, ...) read by supervisor/bridge/settings.ts. Unset, the agent-task tools answer
+   * BRIDGE_NOT_CONFIGURED and the bridge profile is not served.
+   */
+  bridgeEnvFile?: string;
 }
 
 export class ConfigError extends Error {
@@ -183,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<GatewayCon
     kanbanContext: Boolean(env.HERMES_KANBAN_TASK || env.HERMES_KANBAN_BOARD),
     helperSearchPath: env.PATH || '/usr/bin:/bin',
     inheritedEnvironment: environmentSnapshot(env),
+    ...(env.HERMES_MCP_BRIDGE_ENV ? { bridgeEnvFile: resolve(expandHome(env.HERMES_MCP_BRIDGE_ENV)) } : {}),
     stateDir: resolve(expandHome(env.HERMES_MCP_STATE_DIR || join(env.XDG_RUNTIME_DIR || tmpdir(), `hermes-mcp-gateway-${process.getuid?.() ?? 'user'}`))),
     ...overrides,
   };
