@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { chmodSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { packageRoot } from '../../shared/package-root.js';
 import { AgentRegistry } from '../../supervisor/bridge/registry.js';
 import { resolveBridgeSettings, type BridgeSettings } from '../../supervisor/bridge/settings.js';
 import { tempDirs } from '../helpers/temp.js';
@@ -99,6 +100,14 @@ describe('agent registry', () => {
       write(`agents:\n  - name: x\n    base_url: ${url}\n    key_env: ENV_KEY\n`);
       assert.equal(registry.current().error, undefined, `${url} allowed`);
     }
+  });
+
+  test('the shipped policy/agents.example.yaml is a valid registry', () => {
+    const { registry, write } = setup();
+    write(readFileSync(join(packageRoot(), 'policy', 'agents.example.yaml'), 'utf8'));
+    const view = registry.current();
+    assert.equal(view.error, undefined);
+    assert.deepEqual(view.agents.map((a) => a.name), ['hermes', 'coder', 'workstation']);
   });
 
   test('an inline key is a schema error, never loaded', () => {
