@@ -115,6 +115,11 @@ describe('hermes-mcp-bridge tools through the gateway catalog', () => {
     assert.equal(fx.standin.calls.length, before);
   });
 
+  test('/readyz reports the configured bridge beside readiness', async () => {
+    const ready = (await (await fetch(`${gw.url}/readyz`)).json()) as { bridge: Record<string, unknown> };
+    assert.deepEqual(ready.bridge, { status: 'configured', agents: 1, default_agent: 'hermes', degraded: 'no_registry' });
+  });
+
   test('list_agents without a registry: the synthetic default agent, degraded no_registry, no key', async () => {
     const r = await viaBridge(client, 'list_agents');
     assert.equal(r.data.degraded, 'no_registry');
@@ -149,6 +154,9 @@ describe('without HERMES_MCP_BRIDGE_ENV', () => {
       assert.match(String(r.data.message), /HERMES_MCP_BRIDGE_ENV/);
       const health = await fetch(`${gw.url}/bridge/health`);
       assert.equal(health.status, 503);
+      const ready = (await (await fetch(`${gw.url}/readyz`)).json()) as { bridge: { status: string }; components: Record<string, unknown> };
+      assert.equal(ready.bridge.status, 'not_configured');
+      assert.ok(!('bridge' in ready.components), 'optional: reported beside readiness, never a component');
     } finally {
       await client.close();
       await gw.close();
