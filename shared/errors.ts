@@ -100,6 +100,16 @@ export const ErrorCode = {
   LSP_NO_SERVER_FOR_FILE: 'LSP_NO_SERVER_FOR_FILE',
   LSP_TIMEOUT: 'LSP_TIMEOUT',
   LSP_SERVER_FAILED: 'LSP_SERVER_FAILED',
+  // Hermes agent tasks (hermes-mcp-bridge tools); the bridge profile sends these lower-cased
+  BRIDGE_NOT_CONFIGURED: 'BRIDGE_NOT_CONFIGURED',
+  UNKNOWN_AGENT: 'UNKNOWN_AGENT',
+  AGENT_UNAVAILABLE: 'AGENT_UNAVAILABLE',
+  DUPLICATE_ID: 'DUPLICATE_ID',
+  TASK_NOT_FOUND: 'TASK_NOT_FOUND',
+  RESULT_NOT_FOUND: 'RESULT_NOT_FOUND',
+  RUN_NOT_FOUND: 'RUN_NOT_FOUND',
+  TASK_TIMEOUT: 'TASK_TIMEOUT',
+  CONTRACT_UNREADABLE: 'CONTRACT_UNREADABLE',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -61,6 +61,19 @@ const LimitsSchema = v.object({
   lspServerIdleSeconds: PositiveInt,
   lspDiagnosticsSettleMs: PositiveInt,
   lspMaxFileBytes: PositiveInt,
+  bridgeMaxBodyBytes: PositiveInt,
+  bridgeRateLimitPerMinute: PositiveInt,
+  bridgeMaxBatch: PositiveInt,
+  bridgeAuditMaxBytes: PositiveInt,
+  bridgeFileMaxBytes: PositiveInt,
+  bridgeResultMaxBytes: PositiveInt,
+  bridgeUpstreamMaxBytes: PositiveInt,
+  bridgeContractMaxBytes: PositiveInt,
+  bridgeListMaxEntries: PositiveInt,
+  bridgeResponseMaxChars: PositiveInt,
+  bridgeSyncTimeoutSeconds: PositiveInt,
+  bridgeRequestTimeoutSeconds: PositiveInt,
+  bridgeProbeTimeoutSeconds: PositiveInt,
 });
 export type Limits = Readonly<v.InferOutput<typeof LimitsSchema>>;
 

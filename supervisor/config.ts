@@ -75,6 +75,12 @@ export interface GatewayConfig {
   inheritedEnvironment: Readonly<Record<string, string>>;
   /** The read-only LSP tools (supervisor/lsp/). */
   lsp: LspConfig;
+  /**
+   * `HERMES_MCP_BRIDGE_ENV`: a hermes-mcp-bridge `.env` file (MCP_AUTH_TOKEN, HERMES_ENV_PATH,
+   * TASKS_DIR, ...) read by supervisor/bridge/settings.ts. Unset, the agent-task tools answer
+   * BRIDGE_NOT_CONFIGURED and the bridge profile is not served.
+   */
+  bridgeEnvFile?: string;
 }
 
 export interface LspConfig {
@@ -218,6 +224,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<GatewayCon
     helperSearchPath: env.PATH || '/usr/bin:/bin',
     inheritedEnvironment: environmentSnapshot(env),
     lsp: lspConfig(env),
+    ...(env.HERMES_MCP_BRIDGE_ENV ? { bridgeEnvFile: resolve(expandHome(env.HERMES_MCP_BRIDGE_ENV)) } : {}),
     stateDir: resolve(expandHome(env.HERMES_MCP_STATE_DIR || join(env.XDG_RUNTIME_DIR || tmpdir(), `hermes-mcp-gateway-${process.getuid?.() ?? 'user'}`))),
     ...overrides,
   };

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
+import { bridgeAdapter, type BridgeAdapter } from './bridge/index.js';
 import { isLoopbackHost, type GatewayConfig } from './config.js';
 import { Gateway, type GatewayOptions } from './gateway.js';
 import { createMcpEndpoint } from './mcp/endpoint.js';
@@ -19,6 +20,9 @@ export interface RunningGateway {
   native: NativeAdapter;
   jobs: JobsAdapter;
   memory: MemoryAdapter;
+  /** The hermes-mcp-bridge profile; `bridgeUrl` is its own MCP_PORT listener, when configured. */
+  bridge: BridgeAdapter;
+  bridgeUrl?: string;
   port: number;
   url: string;
   /**
@@ -46,9 +50,11 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   const native = nativeAdapter(config, log);
   const jobs = jobsAdapter(native, log, options.now);
   const memory = memoryAdapter(config, log);
-  const gateway = await Gateway.create({ ...options, adapters: [native, jobs, guardedAdapter(config, log), memory, lspAdapter(config, native.runtime, log), ...(options.adapters ?? [])] });
+  const bridge = bridgeAdapter(config, log);
+  const gateway = await Gateway.create({ ...options, adapters: [native, jobs, guardedAdapter(config, log), memory, lspAdapter(config, native.runtime, log), bridge, ...(options.adapters ?? [])] });
   const endpoint = createMcpEndpoint(gateway, (error) => log.warn({ event: 'mcp_rejected', reason: error.message }));
   const { app, lifecycle } = createApp(gateway, endpoint);
+  app.route('/bridge', bridge.profile);
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(s));
     s.once('error', reject);
@@ -62,6 +68,7 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
     res.once('close', () => openPosts--);
   });
   const port = (server.address() as AddressInfo).port;
+  const bridgeUrl = await bridge.listen();
   const host = config.host.includes(':') && !config.host.startsWith('[') ? `[${config.host}]` : config.host;
   log.info({ event: 'listening', host: config.host, port }, 'hermes-mcp-gateway listening');
   // Supervisors and scripts wait for this line; don't leave it in the log buffer.
@@ -72,6 +79,8 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
     native,
     jobs,
     memory,
+    bridge,
+    ...(bridgeUrl ? { bridgeUrl } : {}),
     port,
     url: `http://${host}:${port}`,
     async drain(timeoutMs) {

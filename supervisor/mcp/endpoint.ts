@@ -1,4 +1,5 @@
-import { createMcpHandler, isJsonContentType, isLegacyRequest, PROTOCOL_VERSION_META_KEY, readRequestBody, type McpHandlerRequestOptions } from '@modelcontextprotocol/server';
+import { createMcpHandler, isJsonContentType, isLegacyRequest, PROTOCOL_VERSION_META_KEY, type McpHandlerRequestOptions } from '@modelcontextprotocol/server';
+import { readCappedBody } from '../edge/body-limit.js';
 import type { Gateway } from '../gateway.js';
 import { LegacySessions, methodNotAllowed } from './legacy-sessions.js';
 import { createMcpServer } from './server-factory.js';
@@ -32,21 +33,6 @@ function unsupportedMediaType(): Response {
     JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Unsupported Media Type: Content-Type must be application/json' }, id: null }),
     { status: 415, headers: { 'content-type': 'application/json' } },
   );
-}
-
-/**
- * The body text, or undefined when it exceeds `max` bytes. A declared Content-Length is judged
- * before a byte is read (Node's parser holds the body to that length), and such a body is read in
- * one piece; a chunked body is streamed under the cap.
- */
-async function readCappedBody(request: Request, max: number): Promise<string | undefined> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null && /^\d+$/.test(declared)) {
-    if (Number(declared) > max) return undefined;
-    return request.text();
-  }
-  const body = await readRequestBody(request, max);
-  return body.tooLarge ? undefined : body.text;
 }
 
 function carriesModernEnvelope(body: unknown): boolean {

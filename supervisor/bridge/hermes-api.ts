@@ -1,0 +1,148 @@
+import { ErrorCode, GatewayError } from '../../shared/errors.js';
+import { baseUrlProblem } from './base-url.js';
+
+// A client for one Hermes API server (Hermes' gateway/platforms/api_server.py): chat completions
+// for sync tasks, runs for async ones. Every request carries the agent's bearer key, follows no
+// redirect (a redirect could leave loopback/Tailscale), has a deadline, and reads at most
+// `maxBytes` of the answer. The base URL is re-checked here, not only when the registry loaded.
+
+export interface RunStatus {
+  run_id: string;
+  status: string;
+  session_id?: string;
+  output?: string;
+  error?: string;
+  created_at?: number | string;
+  updated_at?: number | string;
+  [key: string]: unknown;
+}
+
+export interface ChatReply {
+  content: string;
+  model?: string;
+  usage?: unknown;
+}
+
+interface Answer {
+  status: number;
+  body: unknown;
+  headers: Headers;
+}
+
+export class HermesApi {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly key: string,
+    private readonly maxBytes: number,
+  ) {
+    const problem = baseUrlProblem(baseUrl);
+    if (problem) throw new GatewayError(ErrorCode.AGENT_UNAVAILABLE, `agent base_url refused: ${problem}`);
+  }
+
+  /** POST /v1/chat/completions (X-Hermes-Session-Id keeps the transcript of `sessionId`). */
+  async chat(messages: Array<{ role: string; content: string }>, sessionId: string, signal: AbortSignal): Promise<ChatReply> {
+    const a = await this.request('POST', '/v1/chat/completions', signal, { model: 'hermes-agent', messages, stream: false }, { 'x-hermes-session-id': sessionId });
+    if (a.status !== 200) throw upstreamError('chat completion', a);
+    const body = a.body as { model?: string; usage?: unknown; choices?: Array<{ message?: { content?: unknown } }> };
+    const content = body.choices?.[0]?.message?.content;
+    if (typeof content !== 'string') throw new GatewayError(ErrorCode.UPSTREAM_FAILED, 'the Hermes API answered a chat completion without message content');
+    return { content, ...(body.model ? { model: body.model } : {}), ...(body.usage !== undefined ? { usage: body.usage } : {}) };
+  }
+
+  /** POST /v1/runs with `Idempotency-Key`: 202 {run_id}. A key reused with another body is 409 (DUPLICATE_ID). */
+  async createRun(body: Record<string, unknown>, idempotencyKey: string, signal: AbortSignal): Promise<{ runId: string; replayed: boolean }> {
+    const a = await this.request('POST', '/v1/runs', signal, body, { 'idempotency-key': idempotencyKey });
+    if (a.status === 409) {
+      throw new GatewayError(ErrorCode.DUPLICATE_ID, `task id ${idempotencyKey} was already submitted to this agent with a different task; choose another id`);
+    }
+    const runId = (a.body as { run_id?: unknown } | null)?.run_id;
+    if (a.status !== 202 && a.status !== 200) throw upstreamError('run submission', a);
+    if (typeof runId !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(runId)) throw new GatewayError(ErrorCode.UPSTREAM_FAILED, 'the Hermes API accepted a run without a usable run_id');
+    return { runId, replayed: a.headers.get('idempotency-replayed') === 'true' };
+  }
+
+  /** GET /v1/runs/{id}; undefined when the API no longer knows the run (404). */
+  async getRun(runId: string, signal: AbortSignal): Promise<RunStatus | undefined> {
+    const a = await this.request('GET', `/v1/runs/${encodeURIComponent(runId)}`, signal);
+    if (a.status === 404) return undefined;
+    if (a.status !== 200) throw upstreamError('run status', a);
+    return a.body as RunStatus;
+  }
+
+  /** GET /health (no key needed, sent anyway): true when the server answers 200. */
+  async healthy(signal: AbortSignal): Promise<boolean> {
+    try {
+      return (await this.request('GET', '/health', signal)).status === 200;
+    } catch {
+      return false;
+    }
+  }
+
+  private async request(method: string, path: string, signal: AbortSignal, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+    let response: Response;
+    try {
+      response = await fetch(this.baseUrl + path, {
+        method,
+        redirect: 'error',
+        signal,
+        headers: { authorization: `Bearer ${this.key}`, accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+    } catch (e) {
+      throw aborted(signal) ?? new GatewayError(ErrorCode.AGENT_UNAVAILABLE, `the Hermes API at ${this.baseUrl} is unreachable: ${causeOf(e)}`, { unavailable_reason: 'unreachable' });
+    }
+    let text: string;
+    try {
+      text = await readCapped(response, this.maxBytes);
+    } catch (e) {
+      throw aborted(signal) ?? e;
+    }
+    let parsed: unknown = null;
+    try {
+      parsed = text === '' ? null : JSON.parse(text);
+    } catch {
+      parsed = { error: { message: text.slice(0, 200) } };
+    }
+    return { status: response.status, body: parsed, headers: response.headers };
+  }
+}
+
+/** The error for an aborted request: the deadline's own (TASK_TIMEOUT), else a cancellation. */
+function aborted(signal: AbortSignal): GatewayError | undefined {
+  if (!signal.aborted) return undefined;
+  return signal.reason instanceof GatewayError ? signal.reason : new GatewayError(ErrorCode.CANCELLED, 'the request to the Hermes API was cancelled');
+}
+
+function causeOf(e: unknown): string {
+  const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (e as Error).message;
+}
+
+function upstreamError(what: string, a: Answer): GatewayError {
+  const err = (a.body as { error?: { message?: unknown; code?: unknown } | string } | null)?.error;
+  const message = typeof err === 'string' ? err : typeof err?.message === 'string' ? err.message : '';
+  const code = typeof err === 'object' && typeof err?.code === 'string' ? ` (${err.code})` : '';
+  if (a.status === 401 || a.status === 403) {
+    return new GatewayError(ErrorCode.AGENT_UNAVAILABLE, `the Hermes API refused the agent's key (${a.status})`, { unavailable_reason: 'key_rejected' });
+  }
+  return new GatewayError(ErrorCode.UPSTREAM_FAILED, `Hermes API ${what} failed with HTTP ${a.status}${code}${message ? `: ${message.slice(0, 200)}` : ''}`, { http_status: a.status });
+}
+
+/** The body as text, refusing more than `max` bytes (the stream is cancelled at the first byte over). */
+async function readCapped(response: Response, max: number): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) {
+      await reader.cancel().catch(() => {});
+      throw new GatewayError(ErrorCode.UPSTREAM_FAILED, `the Hermes API answer exceeds ${max} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

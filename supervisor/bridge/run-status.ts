@@ -1,0 +1,55 @@
+import { ErrorCode, GatewayError } from '../../shared/errors.js';
+import { resultFromReply } from './reply.js';
+import { resolveAgent, withDeadline, type BridgeService } from './service.js';
+import { TERMINAL, type RunRecord, type TaskResult } from './tasks.js';
+
+// hermes_status: GET /v1/runs/{run_id} on the agent that accepted the run (run.json says which;
+// without one, the `agent` argument or the default agent). Hermes' own states pass through; the
+// terminal ones (completed, failed, cancelled) are written to the task's result.json the first
+// time they are seen (`result_updated: true`). A run the API no longer knows but run.json does has
+// left the API without a result (restart, retention): it is `interrupted`, recorded the same way.
+
+function resultOf(service: BridgeService, record: RunRecord, status: string, output: string | undefined, error: string | undefined): TaskResult {
+  const details = { agent: record.agent, mode: 'async', session_id: record.session_id, run_id: record.run_id, created_at: record.created_at, finished_at: new Date().toISOString() };
+  const dir = service.store.taskDir(record.task_id);
+  if (status === 'completed') return resultFromReply(record.task_id, output ?? '', dir, details);
+  const summary =
+    status === 'failed' ? `the run failed: ${error ?? 'no error given'}` : status === 'cancelled' ? 'the run was cancelled' : 'the run left the agent API before a result was recorded (agent restart or retention expiry)';
+  return { id: record.task_id, status, summary, artifacts: [], next_steps: [], details: { ...details, ...(error ? { error } : {}) } };
+}
+
+export async function runStatus(service: BridgeService, runId: string, agentName: string | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+  const record = service.store.findRun(runId);
+  if (record && agentName !== undefined && agentName !== record.agent) {
+    throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `run ${runId} belongs to agent ${record.agent}, not ${agentName}`);
+  }
+  const { agent, api } = resolveAgent(service, record?.agent ?? agentName);
+  const run = await api.getRun(runId, withDeadline(signal, service.limits.bridgeRequestTimeoutSeconds, `agent ${agent.name}`));
+  if (!run && !record) throw new GatewayError(ErrorCode.RUN_NOT_FOUND, `agent ${agent.name} knows no run ${runId}, and no task recorded it`);
+  const status = run?.status ?? 'interrupted';
+  const output = typeof run?.output === 'string' ? run.output : undefined;
+  const error = typeof run?.error === 'string' ? run.error : run?.error !== undefined && run?.error !== null ? JSON.stringify(run.error) : undefined;
+  let resultUpdated: boolean | undefined;
+  if (record && TERMINAL.has(status)) {
+    const current = service.store.readResult(record.task_id);
+    const settled = current && current.details?.run_id === runId && TERMINAL.has(current.status);
+    // A result already settled for this run stays as it is (an interrupted run read again, a second poll).
+    if (!settled) {
+      service.store.writeResult(resultOf(service, record, status, output, error));
+      resultUpdated = true;
+    } else resultUpdated = false;
+  }
+  return {
+    run_id: runId,
+    status,
+    output: output ?? null,
+    error: error ?? null,
+    created_at: run?.created_at ?? record?.created_at ?? null,
+    updated_at: run?.updated_at ?? null,
+    agent: agent.name,
+    task_id: record?.task_id ?? null,
+    session_id: run?.session_id ?? record?.session_id ?? null,
+    terminal: TERMINAL.has(status),
+    ...(resultUpdated !== undefined ? { result_updated: resultUpdated } : {}),
+  };
+}

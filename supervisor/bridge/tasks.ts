@@ -1,0 +1,155 @@
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { ErrorCode, GatewayError } from '../../shared/errors.js';
+
+// The tasks directory: one subdirectory per task id holding `run.json` (written right after an
+// async accept, so run_id -> task_id -> agent never needs guessing), `result.json` (the durable
+// result, readable after the run has left the agent API) and whatever artifacts the agent wrote.
+// Both JSON files are replaced atomically (write a private temp file, fsync, rename).
+
+export const TASK_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+export const RUN_FILE = 'run.json';
+export const RESULT_FILE = 'result.json';
+export const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'interrupted']);
+
+export interface RunRecord {
+  run_id: string;
+  session_id: string;
+  task_id: string;
+  agent: string;
+  agent_base_url: string;
+  created_at: string;
+}
+
+export interface TaskResult {
+  id: string;
+  status: string;
+  summary: string;
+  artifacts: string[];
+  next_steps: string[];
+  details?: Record<string, unknown>;
+}
+
+export function newTaskId(): string {
+  return `task-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '')}-${randomBytes(4).toString('hex')}`;
+}
+
+function checkId(id: string): void {
+  if (!TASK_ID.test(id)) throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `task id must match ${TASK_ID.source}`);
+}
+
+export class TaskStore {
+  /** run_id -> task_id for runs accepted by this process; older ones are found by a scan. */
+  private readonly runs = new Map<string, string>();
+
+  constructor(
+    readonly dir: string,
+    private readonly maxJsonBytes: number,
+  ) {}
+
+  taskDir(id: string): string {
+    checkId(id);
+    return join(this.dir, id);
+  }
+
+  /** The task's directory, created (0700) on demand; an existing non-directory or symlink is refused. */
+  ensureTaskDir(id: string): string {
+    const dir = this.taskDir(id);
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    try {
+      mkdirSync(dir, { mode: 0o700 });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      if (!lstatSync(dir).isDirectory()) throw new GatewayError(ErrorCode.INVALID_PATH, `task ${id}: its path is not a plain directory`);
+    }
+    return dir;
+  }
+
+  /** The task directory if it exists as a real directory, else undefined. */
+  existingTaskDir(id: string): string | undefined {
+    const dir = this.taskDir(id);
+    const stat = lstatSync(dir, { throwIfNoEntry: false });
+    return stat?.isDirectory() ? dir : undefined;
+  }
+
+  /** The agent a task already belongs to (its run.json, else its result.json), if any. */
+  ownerOf(id: string): string | undefined {
+    const run = this.readRun(id);
+    if (run) return run.agent;
+    const agent = this.readResult(id)?.details?.agent;
+    return typeof agent === 'string' ? agent : undefined;
+  }
+
+  writeRun(record: RunRecord): void {
+    writeJsonAtomic(join(this.ensureTaskDir(record.task_id), RUN_FILE), record);
+    this.runs.set(record.run_id, record.task_id);
+  }
+
+  readRun(id: string): RunRecord | undefined {
+    const value = this.readJson(id, RUN_FILE) as RunRecord | undefined;
+    return value && typeof value.run_id === 'string' && typeof value.agent === 'string' ? value : undefined;
+  }
+
+  writeResult(result: TaskResult): void {
+    writeJsonAtomic(join(this.ensureTaskDir(result.id), RESULT_FILE), result);
+  }
+
+  readResult(id: string): TaskResult | undefined {
+    const value = this.readJson(id, RESULT_FILE) as TaskResult | undefined;
+    return value && typeof value === 'object' && typeof value.status === 'string' ? value : undefined;
+  }
+
+  /** The run.json naming `runId`: from this process's index, else by reading each task's run.json. */
+  findRun(runId: string): RunRecord | undefined {
+    const known = this.runs.get(runId);
+    if (known) {
+      const record = this.readRun(known);
+      if (record?.run_id === runId) return record;
+    }
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch {
+      return undefined;
+    }
+    for (const name of names) {
+      if (!TASK_ID.test(name)) continue;
+      const record = this.readRun(name);
+      if (record?.run_id === runId) {
+        this.runs.set(runId, name);
+        return record;
+      }
+    }
+    return undefined;
+  }
+
+  /** A bridge JSON file of a task, size-capped; undefined when absent or unreadable (never follows a symlink). */
+  private readJson(id: string, file: string): unknown {
+    const path = join(this.taskDir(id), file);
+    const stat = lstatSync(path, { throwIfNoEntry: false });
+    if (!stat?.isFile()) return undefined;
+    if (stat.size > this.maxJsonBytes) throw new GatewayError(ErrorCode.FILE_TOO_LARGE, `${file} of task ${id} exceeds ${this.maxJsonBytes} bytes`);
+    try {
+      return JSON.parse(readFileSync(path, 'utf8'));
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** Replaces `file` atomically with `value` as JSON (0600): readers see the old or the new file, never a part. */
+export function writeJsonAtomic(file: string, value: unknown): void {
+  const temp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const fd = openSync(temp, 'wx', 0o600);
+  try {
+    writeSync(fd, JSON.stringify(value, null, 2) + '\n');
+    fsyncSync(fd);
+  } catch (e) {
+    closeSync(fd);
+    rmSync(temp, { force: true });
+    throw e;
+  }
+  closeSync(fd);
+  renameSync(temp, file);
+}

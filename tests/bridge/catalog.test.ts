@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Client } from '@modelcontextprotocol/client';
+import { makeBridgeFixture, type BridgeFixture } from '../helpers/bridge.js';
+import { connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
+import { tempDirs } from '../helpers/temp.js';
+import { waitFor } from '../helpers/wait.js';
+
+// The five bridge tools as deferred catalog tools on a real gateway (tool_call through a real SDK
+// v2 client), driving a Hermes API stand-in: sync and async tasks end to end, results, files.
+
+describe('hermes-mcp-bridge tools through the gateway catalog', () => {
+  const temp = tempDirs();
+  let fx: BridgeFixture;
+  let gw: TestGateway;
+  let client: Client;
+  before(async () => {
+    fx = await makeBridgeFixture(temp.make('hmcp-bridge-'));
+    gw = await startTestGateway({ env: fx.env });
+    client = await connect(gw.mcpUrl, 'modern');
+  });
+  after(async () => {
+    await client.close();
+    await gw.close();
+    await fx.close();
+    temp.removeAll();
+  });
+
+  test('the five tools are catalogued with their annotations', async () => {
+    for (const name of ['hermes_task', 'hermes_status', 'list_agents', 'hermes_result', 'hermes_files']) assert.ok(gw.gateway.catalog.has(name), name);
+    assert.equal(gw.gateway.catalog.get('hermes_task')!.tool.annotations.destructiveHint, true);
+    assert.equal(gw.gateway.catalog.get('hermes_task')!.tool.annotations.openWorldHint, true);
+    assert.equal(gw.gateway.catalog.get('hermes_files')!.tool.annotations.readOnlyHint, true);
+  });
+
+  test('a sync task: chat completion with the contract and session header, result.json persisted', async () => {
+    const r = await viaBridge(client, 'hermes_task', { task: 'Say hello', mode: 'sync', id: 'sync-1', constraints: ['be brief'] });
+    assert.equal(r.isError, false, JSON.stringify(r.data));
+    assert.equal(r.data.id, 'sync-1');
+    assert.equal(r.data.status, 'completed');
+    assert.match(String(r.data.summary), /^Echo: ## Task Say hello/);
+    const call = fx.standin.calls.find((c) => c.path === '/v1/chat/completions')!;
+    assert.equal(call.sessionHeader, 'gb-task-sync-1');
+    const messages = call.body!.messages as Array<{ role: string; content: string }>;
+    assert.equal(messages[0]!.role, 'system');
+    assert.match(messages[0]!.content, /# Contract/);
+    assert.match(messages[1]!.content, /## Constraints\n- be brief/);
+    const stored = JSON.parse(readFileSync(join(fx.tasksDir, 'sync-1', 'result.json'), 'utf8'));
+    assert.equal(stored.status, 'completed');
+    assert.equal(stored.details.agent, 'hermes');
+    const result = await viaBridge(client, 'hermes_result', { id: 'sync-1' });
+    assert.equal(result.data.summary, r.data.summary);
+  });
+
+  test('an async task: 202 run, run.json written at once, status to completed, result updated', async () => {
+    const r = await viaBridge(client, 'hermes_task', { task: 'Work long', mode: 'async', id: 'async-1', session: 'proj' });
+    assert.equal(r.data.status, 'accepted', JSON.stringify(r.data));
+    const runId = r.data.run_id as string;
+    assert.match(runId, /^run_[0-9a-f]{32}$/);
+    const run = JSON.parse(readFileSync(join(fx.tasksDir, 'async-1', 'run.json'), 'utf8'));
+    assert.deepEqual(Object.keys(run).sort(), ['agent', 'agent_base_url', 'created_at', 'run_id', 'session_id', 'task_id']);
+    assert.equal(run.session_id, 'gb-sess-hermes-proj');
+    const submit = fx.standin.calls.find((c) => c.path === '/v1/runs')!;
+    assert.equal(submit.idempotencyKey, 'async-1');
+    assert.equal(submit.body!.session_id, 'gb-sess-hermes-proj');
+    assert.match(String(submit.body!.instructions), /# Contract/);
+    const status = await waitFor(async () => {
+      const s = await viaBridge(client, 'hermes_status', { run_id: runId });
+      return s.data.status === 'completed' ? s.data : undefined;
+    }, 5000, 'the run to complete');
+    assert.equal(status.task_id, 'async-1');
+    assert.equal(status.agent, 'hermes');
+    assert.equal(status.result_updated, true);
+    const result = await viaBridge(client, 'hermes_result', { id: 'async-1' });
+    assert.equal(result.data.status, 'completed');
+    assert.match(String(result.data.summary), /Work long/);
+    const again = await viaBridge(client, 'hermes_status', { run_id: runId });
+    assert.equal(again.data.result_updated, false, 'a settled result is written once');
+  });
+
+  test('a failed run and a run the API forgot (interrupted) are terminal and recorded', async () => {
+    const failed = await viaBridge(client, 'hermes_task', { task: 'FAIL please', mode: 'async', id: 'async-fail' });
+    const s = await waitFor(async () => {
+      const x = await viaBridge(client, 'hermes_status', { run_id: failed.data.run_id as string });
+      return x.data.status === 'failed' ? x.data : undefined;
+    }, 5000, 'the run to fail');
+    assert.match(String(s.error), /failed on purpose/);
+    const gone = await viaBridge(client, 'hermes_task', { task: 'vanish', mode: 'async', id: 'async-gone' });
+    fx.standin.forget(gone.data.run_id as string);
+    const i = await viaBridge(client, 'hermes_status', { run_id: gone.data.run_id as string });
+    assert.equal(i.data.status, 'interrupted');
+    assert.equal((await viaBridge(client, 'hermes_result', { id: 'async-gone' })).data.status, 'interrupted');
+    const unknown = await viaBridge(client, 'hermes_status', { run_id: 'run_00000000000000000000000000000000' });
+    assert.equal(unknown.data.error, 'RUN_NOT_FOUND');
+  });
+
+  test('an idempotent retry returns the same run; the same id with another task is duplicate_id', async () => {
+    const a = await viaBridge(client, 'hermes_task', { task: 'same', mode: 'async', id: 'idem-1' });
+    const b = await viaBridge(client, 'hermes_task', { task: 'same', mode: 'async', id: 'idem-1' });
+    assert.equal(b.data.run_id, a.data.run_id);
+    const c = await viaBridge(client, 'hermes_task', { task: 'different', mode: 'async', id: 'idem-1' });
+    assert.equal(c.data.error, 'DUPLICATE_ID');
+  });
+
+  test('unknown agents fail before any upstream call; a task id owned by another agent is duplicate_id', async () => {
+    const before = fx.standin.calls.length;
+    const r = await viaBridge(client, 'hermes_task', { task: 'x', mode: 'sync', agent: 'nobody' });
+    assert.equal(r.data.error, 'UNKNOWN_AGENT');
+    assert.equal(fx.standin.calls.length, before);
+    writeFileSync(join(fx.tasksDir, 'sync-1', 'result.json'), JSON.stringify({ id: 'sync-1', status: 'completed', summary: '', artifacts: [], next_steps: [], details: { agent: 'other' } }));
+    const d = await viaBridge(client, 'hermes_task', { task: 'x', mode: 'sync', id: 'sync-1' });
+    assert.equal(d.data.error, 'DUPLICATE_ID');
+    assert.equal(fx.standin.calls.length, before);
+  });
+
+  test('/readyz reports the configured bridge beside readiness', async () => {
+    const ready = (await (await fetch(`${gw.url}/readyz`)).json()) as { bridge: Record<string, unknown> };
+    assert.deepEqual(ready.bridge, { status: 'configured', agents: 1, default_agent: 'hermes', degraded: 'no_registry' });
+  });
+
+  test('list_agents without a registry: the synthetic default agent, degraded no_registry, no key', async () => {
+    const r = await viaBridge(client, 'list_agents');
+    assert.equal(r.data.degraded, 'no_registry');
+    assert.equal(r.data.count, 1);
+    assert.equal(r.data.default, 'hermes');
+    const [agent] = r.data.agents as Array<Record<string, unknown>>;
+    assert.equal(agent!.available, true);
+    assert.ok(!JSON.stringify(r.data).includes('sk-standin'), 'no key is returned');
+  });
+
+  test('hermes_files lists and reads artifacts; missing results and tasks have their own codes', async () => {
+    writeFileSync(join(fx.tasksDir, 'async-1', 'report.md'), '# Report\nfine\n');
+    const list = await viaBridge(client, 'hermes_files', { id: 'async-1' });
+    assert.ok((list.data.entries as Array<{ name: string }>).some((e) => e.name === 'report.md'));
+    const file = await viaBridge(client, 'hermes_files', { id: 'async-1', path: 'report.md' });
+    assert.equal(file.data.content, '# Report\nfine\n');
+    assert.equal(file.data.encoding, 'utf-8');
+    assert.equal((await viaBridge(client, 'hermes_result', { id: 'never' })).data.error, 'TASK_NOT_FOUND');
+    assert.equal((await viaBridge(client, 'hermes_files', { id: 'async-1', path: '../sync-1/result.json' })).data.error, 'INVALID_PATH');
+    assert.ok(!existsSync(join(fx.tasksDir, 'never')));
+  });
+});
+
+describe('without HERMES_MCP_BRIDGE_ENV', () => {
+  test('the tools are still catalogued and answer BRIDGE_NOT_CONFIGURED', async () => {
+    const gw = await startTestGateway();
+    const client = await connect(gw.mcpUrl, 'modern');
+    try {
+      assert.ok(gw.gateway.catalog.has('hermes_task'));
+      const r = await viaBridge(client, 'list_agents');
+      assert.equal(r.data.error, 'BRIDGE_NOT_CONFIGURED');
+      assert.match(String(r.data.message), /HERMES_MCP_BRIDGE_ENV/);
+      const health = await fetch(`${gw.url}/bridge/health`);
+      assert.equal(health.status, 503);
+      const ready = (await (await fetch(`${gw.url}/readyz`)).json()) as { bridge: { status: string }; components: Record<string, unknown> };
+      assert.equal(ready.bridge.status, 'not_configured');
+      assert.ok(!('bridge' in ready.components), 'optional: reported beside readiness, never a component');
+    } finally {
+      await client.close();
+      await gw.close();
+    }
+  });
+});
