@@ -57,6 +57,9 @@ const LimitsSchema = v.object({
   memoryWorkerMaxSeconds: PositiveInt,
   memoryQueryMaxChars: PositiveInt,
   memoryConclusionMaxChars: PositiveInt,
+  graphMaxSessions: PositiveInt,
+  graphCallTimeoutSeconds: PositiveInt,
+  graphStartupTimeoutSeconds: PositiveInt,
 });
 export type Limits = Readonly<v.InferOutput<typeof LimitsSchema>>;
 

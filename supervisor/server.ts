@@ -6,6 +6,7 @@ import { createApp } from './app.js';
 import { isLoopbackHost, type GatewayConfig } from './config.js';
 import { Gateway, type GatewayOptions } from './gateway.js';
 import { createMcpEndpoint } from './mcp/endpoint.js';
+import { graphAdapter, type GraphAdapter } from './graph/index.js';
 import { guardedAdapter } from './guarded/index.js';
 import { jobsAdapter, type JobsAdapter } from './jobs/index.js';
 import { memoryAdapter, type MemoryAdapter } from './memory/index.js';
@@ -18,6 +19,7 @@ export interface RunningGateway {
   native: NativeAdapter;
   jobs: JobsAdapter;
   memory: MemoryAdapter;
+  graph: GraphAdapter;
   port: number;
   url: string;
   /**
@@ -45,7 +47,8 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   const native = nativeAdapter(config, log);
   const jobs = jobsAdapter(native, log, options.now);
   const memory = memoryAdapter(config, log);
-  const gateway = await Gateway.create({ ...options, adapters: [native, jobs, guardedAdapter(config, log), memory, ...(options.adapters ?? [])] });
+  const graph = graphAdapter(config, native.runtime, log);
+  const gateway = await Gateway.create({ ...options, adapters: [native, jobs, guardedAdapter(config, log), memory, graph, ...(options.adapters ?? [])] });
   const endpoint = createMcpEndpoint(gateway, (error) => log.warn({ event: 'mcp_rejected', reason: error.message }));
   const { app, lifecycle } = createApp(gateway, endpoint);
   const server: ServerType = await new Promise((resolve, reject) => {
@@ -71,6 +74,7 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
     native,
     jobs,
     memory,
+    graph,
     port,
     url: `http://${host}:${port}`,
     async drain(timeoutMs) {

@@ -5,6 +5,7 @@ import { scrubChildEnv } from './env-scrub.js';
 import { packageRoot } from '../../shared/package-root.js';
 import { maxFrameBytes } from '../../shared/worker-protocol/caps.js';
 import { executeUnitProtocol, type ExecuteUnitProtocol } from '../../shared/worker-protocol/execute.js';
+import { graphProtocol, type GraphProtocol } from '../../shared/worker-protocol/graph.js';
 import { processProtocol, type ProcessProtocol } from '../../shared/worker-protocol/process.js';
 import type { ProtocolMessages, WorkerProtocol } from '../../shared/worker-protocol/protocol.js';
 import { terminalProtocol, type TerminalProtocol } from '../../shared/worker-protocol/terminal.js';
@@ -44,6 +45,7 @@ export interface WorkerProtocols {
   'execute-unit': ExecuteUnitProtocol;
   'process-worker': ProcessProtocol;
   'execute-zygote': ZygoteProtocol;
+  'graph-worker': GraphProtocol;
 }
 export type WorkerEntry = keyof WorkerProtocols;
 
@@ -52,7 +54,11 @@ const PROTOCOLS: { [E in WorkerEntry]: WorkerProtocol<WorkerProtocols[E]> } = {
   'execute-unit': executeUnitProtocol,
   'process-worker': processProtocol,
   'execute-zygote': zygoteProtocol,
+  'graph-worker': graphProtocol,
 };
+
+/** Workers that serve many requests and only exit when told to (or killed); any exit of theirs is a crash. */
+const LONG_LIVED_WORKERS: ReadonlySet<WorkerEntry> = new Set<WorkerEntry>(['terminal-worker', 'graph-worker']);
 
 export interface WorkerRuntime {
   isolation: IsolationReport;
@@ -126,7 +132,7 @@ export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEn
         env: { ...childEnv, ...options.env, ...(unit || zygote ? { HERMES_MCP_NODE: process.execPath, HERMES_MCP_COMMANDS_ENTRY: EXECUTE_COMMANDS } : {}) },
         cwd: options.cwd ?? '/',
         maxFrameBytes: maxFrameBytes(config.limits.workerTransportMaxBytes),
-        oneShot: entry !== 'terminal-worker',
+        oneShot: !LONG_LIVED_WORKERS.has(entry),
         reapGraceMs: config.limits.workerReapGraceSeconds * 1000,
         onFailure: (reason) => {
           onWorkerFailure(entry, reason);
