@@ -4,7 +4,7 @@ import { graphProtocol, type GraphCallResult, type GraphFailure, type GraphProto
 import { openSupervisorChannel } from './runtime/channel.js';
 import { killEverythingStarted } from './runtime/reap.js';
 import { SessionPool } from './graph/pool.js';
-import { GraphFailureError } from './graph/session.js';
+import { GraphFailureError, type UpstreamSession } from './graph/session.js';
 
 // The graph worker: one long-lived child of the gateway, in its own PID namespace, owning the graph
 // upstream's stdio MCP sessions (graph/pool.ts, graph/session.ts). The upstreams are its children,
@@ -74,23 +74,33 @@ async function serve(sessions: SessionPool, message: Request): Promise<void> {
 }
 
 /**
- * Readiness of the session at `cwd`, never waiting behind a call: a session in use answers `busy`
- * at once; an idle one must answer an MCP ping; a missing one is opened (surface check included).
+ * Readiness of the session at `cwd`, never waiting behind a call: a session in use (or still
+ * opening) answers `busy` at once; an idle one must answer an MCP ping; a missing one is opened,
+ * surface check included. The answer always comes within `timeoutMs`: an open that takes longer
+ * goes on in the background and the probe says so.
  */
 async function probe(sessions: SessionPool, cwd: string, timeoutMs: number): Promise<{ state: 'ok' | 'busy' | 'failed'; failure?: GraphFailure }> {
   const resident = sessions.peek(cwd);
-  if (resident && resident.users > 0) return { state: 'busy' };
-  if (!resident && sessions.isOpening(cwd)) return { state: 'busy' };
-  let session;
+  if (resident ? resident.users > 0 : sessions.isOpening(cwd)) return { state: 'busy' };
+  const deadline = Date.now() + timeoutMs;
+  const claimed = sessions.acquire(cwd);
+  let timer: NodeJS.Timeout | undefined;
+  let session: UpstreamSession | undefined;
   try {
-    session = await sessions.acquire(cwd);
+    session = await Promise.race([claimed, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), timeoutMs)))]);
   } catch (e) {
     // Every session slot is taken by calls: the upstream is evidently serving, not failing.
     if (e instanceof GraphFailureError && e.code === 'GRAPH_BUSY') return { state: 'busy' };
     throw e;
+  } finally {
+    clearTimeout(timer);
+  }
+  if (!session) {
+    void claimed.then((late) => sessions.release(late), () => {});
+    return { state: 'failed', failure: { code: 'GRAPH_TIMEOUT', message: `the graph upstream did not open a session in ${cwd} within ${timeoutMs} ms` } };
   }
   try {
-    if (await session.ping(timeoutMs)) return { state: 'ok' };
+    if (await session.ping(Math.max(1, deadline - Date.now()))) return { state: 'ok' };
     return { state: 'failed', failure: { code: 'GRAPH_UPSTREAM_FAILED', message: `the graph upstream for ${cwd} did not answer a ping within ${timeoutMs} ms` } };
   } finally {
     sessions.release(session);

@@ -6,7 +6,7 @@ import type { WorkerRuntime } from '../spawning/worker-runtime.js';
 import { builtinDefinition } from './schema.js';
 import { resolveStartup, type GraphStartup } from './startup.js';
 import { graphTool } from './tool.js';
-import { GraphWorker } from './worker.js';
+import { GraphWorker, WORKER_SLACK_MS } from './worker.js';
 
 // The graph adapter: Samchon Graph (or any upstream with the same one-tool contract) as the one
 // deferred tool `inspect_code_graph`. The upstream's stdio MCP sessions live in the graph worker, a
@@ -20,6 +20,7 @@ import { GraphWorker } from './worker.js';
 
 /** Below Readiness' own 5 s probe timeout, so the reason is this adapter's, not a generic timeout. */
 const PROBE_BOUND_MS = 3000;
+/** What the worker's probe may take (session open included); the rest of PROBE_BOUND_MS is transport. */
 const PING_TIMEOUT_MS = 2000;
 
 export interface GraphAdapter extends Adapter {
@@ -37,7 +38,7 @@ export function graphAdapter(config: GatewayConfig, runtime: WorkerRuntime, log:
     log,
   );
   // A call may open a session, then wait its turn and run: the worker answers within these budgets.
-  const callBoundMs = (limits.graphStartupTimeoutSeconds + limits.graphCallTimeoutSeconds + limits.workerStartTimeoutSeconds) * 1000;
+  const callBoundMs = (limits.graphStartupTimeoutSeconds + limits.graphCallTimeoutSeconds) * 1000 + WORKER_SLACK_MS;
   let lastProbe: ProbeResult | undefined;
   let probing: Promise<ProbeResult> | undefined;
 

@@ -5,7 +5,7 @@ import { compileArgumentValidator } from '../catalog/validate.js';
 import type { GatewayConfig } from '../config.js';
 import { realRoots } from '../roots.js';
 import { builtinDefinition, publicDefinition, PUBLIC_TOOL_NAME } from './schema.js';
-import type { GraphWorker } from './worker.js';
+import { WORKER_SLACK_MS, type GraphWorker } from './worker.js';
 
 // What the graph adapter learns once, at startup, to freeze into the catalog: the upstream tool's
 // schema, asked of a session in the schema root (the first existing allowed root; that session
@@ -47,7 +47,7 @@ export async function resolveStartup(config: GatewayConfig, worker: GraphWorker,
     return fallback('GRAPH_NOT_INSTALLED', `the graph upstream command ${JSON.stringify(command)} was not found on PATH (HERMES_MCP_GRAPH_COMMAND)`);
   }
   const { limits } = config;
-  const reply = await worker.request({ type: 'schema', cwd: schemaRoot }, (limits.graphStartupTimeoutSeconds + limits.workerStartTimeoutSeconds) * 1000);
+  const reply = await worker.request({ type: 'schema', cwd: schemaRoot }, limits.graphStartupTimeoutSeconds * 1000 + WORKER_SLACK_MS);
   if (reply.failure) return fallback(reply.failure.code, reply.failure.message);
   const upstream: GraphToolDefinition | undefined = 'tool' in reply ? reply.tool : undefined;
   if (!upstream) return fallback('GRAPH_UPSTREAM_FAILED', 'the graph worker answered without the tool definition');

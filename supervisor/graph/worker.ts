@@ -8,10 +8,13 @@ import type { WorkerRuntime } from '../spawning/worker-runtime.js';
 // runtime, so it gets the workers' isolation: its own PID namespace with a parent-death signal), and
 // spawned afresh on the next request after it died: a crash costs the resident sessions, never the
 // adapter. Every request is bounded here as well, in case the worker itself wedges: the worker
-// answers within its own budgets, so a request past `boundMs` means the worker is stuck, and it is
-// killed (and replaced on the next request).
+// answers within its own budgets, so a request unanswered `boundMs` after it was sent means the
+// worker is stuck, and it is killed (and replaced on the next request).
 
 type Request = RequestType<GraphProtocol>;
+
+/** Beyond the worker's own budgets before it counts as wedged (frames, scheduling on a busy host). */
+export const WORKER_SLACK_MS = 5000;
 
 export type WorkerSettings = GraphSettings & { openTimeoutMs: number };
 
@@ -29,24 +32,30 @@ export class GraphWorker {
   ) {}
 
   /**
-   * Sends `body` and resolves with the worker's reply; a reply that never comes within `boundMs`,
-   * or a worker that dies first, becomes a GRAPH_UPSTREAM_FAILED / GRAPH_TIMEOUT failure reply.
+   * Sends `body` and resolves with the worker's reply. A worker that cannot be started or dies
+   * first becomes a GRAPH_UPSTREAM_FAILED failure; no reply within `boundMs` of sending (the
+   * worker's own budgets are inside it) means the worker is wedged: it is killed, and the answer is
+   * GRAPH_TIMEOUT.
    */
   async request<K extends Request>(body: RequestBody<GraphProtocol, K>, boundMs: number): Promise<ReplyTo<GraphProtocol, K> | { failure: GraphFailure }> {
     if (this.closed) return { failure: { code: 'GRAPH_UPSTREAM_FAILED', message: 'the gateway is shutting down' } };
+    const failed = (e: unknown) => ({ failure: { code: 'GRAPH_UPSTREAM_FAILED' as const, message: `the graph worker failed (${(e as Error).message}); it is restarted on the next request` } });
+    let worker: WorkerProcess<GraphProtocol>;
+    try {
+      worker = await this.start();
+    } catch (e) {
+      return failed(e);
+    }
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<{ failure: GraphFailure }>((resolve) => {
       timer = setTimeout(() => {
-        this.log.error({ event: 'graph_worker_stuck', request: body.type, bound_ms: boundMs }, 'graph worker did not answer within its bound; restarting it');
-        void this.worker?.kill();
+        this.log.error({ event: 'graph_worker_stuck', request: body.type, bound_ms: boundMs }, 'graph worker did not answer within its bound; killing it (a new one starts on the next request)');
+        void worker.kill();
         resolve({ failure: { code: 'GRAPH_TIMEOUT', message: `the graph worker did not answer within ${Math.round(boundMs / 1000)} s and was restarted` } });
       }, boundMs);
     });
-    const answer = this.start()
-      .then((worker) => worker.request(body))
-      .catch((e: unknown) => ({ failure: { code: 'GRAPH_UPSTREAM_FAILED' as const, message: `the graph worker failed (${(e as Error).message}); it is restarted on the next request` } }));
     try {
-      return await Promise.race([answer, bound]);
+      return await Promise.race([worker.request(body).catch(failed), bound]);
     } finally {
       clearTimeout(timer);
     }

@@ -141,10 +141,11 @@ export class UpstreamSession {
 
   /** Polite close (eviction): stdin ends and the upstream gets a few seconds; then its tree is killed. */
   async close(): Promise<void> {
-    const tree = this.pid ? treeOf(this.pid) : [];
+    const pid = this.pid; // read now: the transport forgets it once the upstream has exited
+    const tree = pid ? treeOf(pid) : [];
     this.ended();
     await this.client.close().catch(() => {});
-    killTree(tree, this.pid);
+    killTree(tree, pid);
   }
 
   /** Immediate whole-tree kill (timeout, shutdown). */
