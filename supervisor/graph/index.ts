@@ -44,10 +44,12 @@ export function graphAdapter(config: GatewayConfig, runtime: WorkerRuntime, log:
 
   async function probeSchemaSession(schemaRoot: string): Promise<ProbeResult> {
     const reply = await worker.request({ type: 'probe', cwd: schemaRoot, timeoutMs: PING_TIMEOUT_MS }, PROBE_BOUND_MS);
-    const details = { command: config.graphCommand.join(' '), upstream_tool: config.graphTool, schema_root: schemaRoot };
+    // Not the command line: an operator may have put a credential in its arguments.
+    const details = { upstream_tool: config.graphTool, schema_root: schemaRoot };
     if (!('state' in reply) || reply.state === 'failed') {
       return { ready: false, status: 'error', reason: reply.failure?.message ?? 'the graph probe failed', action: 'see the reason; the graph upstream is restarted on the next call or probe', details };
     }
+    // Busy: the last known state, which before any probe is startup's (the exact surface answered).
     if (reply.state === 'busy') return { ...(lastProbe ?? { ready: true, status: 'ok' }), details: { ...details, busy: true } };
     return { ready: true, status: 'ok', details };
   }

@@ -40,7 +40,7 @@ const busyRoots = async () => {
   return 'sessions' in reply ? reply.sessions.filter((s) => s.busy).map((s) => s.root) : [];
 };
 
-test('two project roots get two resident upstream sessions, each in its own root, reused by later calls', async () => {
+test('two project roots get two resident upstream sessions, each in its own root, reused by later calls without another spawn or tools/list', async () => {
   for (const cwd of [project.a, project.b, project.a, project.b]) {
     const { result, data, isError } = await inspect(client, cwd, { question: 'where is main', ...LOOKUP });
     assert.equal(isError, false, JSON.stringify(data));
@@ -49,6 +49,7 @@ test('two project roots get two resident upstream sessions, each in its own root
     assert.ok(result.content.some((b) => b.text === `stand-in answer from ${cwd}`), 'the upstream text content passes through beside structuredContent');
   }
   assert.deepEqual(up.starts().map((s) => s.cwd), [root, project.a, project.b], 'the schema root at startup, then one upstream per project root');
+  assert.equal(up.lists(), 3, 'one tools/list per session (its surface check), none per call');
   assert.deepEqual(up.live().map((p) => p.cwd).sort(), [root, project.a, project.b].sort());
 });
 

@@ -21,6 +21,8 @@ export interface StandIn {
   command: string;
   /** Every start, in order: the cwd the session was opened in. */
   starts(): Array<{ pid: number; cwd: string }>;
+  /** How many tools/list requests the stand-ins have answered. */
+  lists(): number;
   /** The stand-in processes alive on the host now, with their cwd. */
   live(): Array<{ pid: number; cwd: string }>;
 }
@@ -29,9 +31,11 @@ export function standIn(recordDir: string, ...flags: string[]): StandIn {
   mkdirSync(recordDir, { recursive: true });
   const marker = `graph-standin-${randomBytes(6).toString('hex')}`;
   const file = join(recordDir, 'starts.jsonl');
+  const lists = join(recordDir, 'lists.jsonl');
   return {
     command: [process.execPath, STAND_IN, '--record', recordDir, '--marker', marker, ...flags].join(' '),
     starts: () => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { pid: number; cwd: string }) : []),
+    lists: () => (existsSync(lists) ? readFileSync(lists, 'utf8').trim().split('\n').filter(Boolean).length : 0),
     live: () =>
       numericDirs('/proc')
         .filter((pid) => pid !== process.pid && cmdline(pid).includes(marker) && processStartTime(pid) !== undefined)
