@@ -57,7 +57,6 @@ const PROTOCOLS: { [E in WorkerEntry]: WorkerProtocol<WorkerProtocols[E]> } = {
   'graph-worker': graphProtocol,
 };
 
-/** Workers that serve many requests and only exit when told to (or killed); any exit of theirs is a crash. */
 const LONG_LIVED_WORKERS: ReadonlySet<WorkerEntry> = new Set<WorkerEntry>(['terminal-worker', 'graph-worker']);
 
 export interface WorkerRuntime {
