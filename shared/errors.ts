@@ -110,6 +110,12 @@ export const ErrorCode = {
   RUN_NOT_FOUND: 'RUN_NOT_FOUND',
   TASK_TIMEOUT: 'TASK_TIMEOUT',
   CONTRACT_UNREADABLE: 'CONTRACT_UNREADABLE',
+  // code graph (inspect_code_graph, the graph worker's upstream sessions)
+  GRAPH_NOT_INSTALLED: 'GRAPH_NOT_INSTALLED',
+  GRAPH_SURFACE_MISMATCH: 'GRAPH_SURFACE_MISMATCH',
+  GRAPH_TIMEOUT: 'GRAPH_TIMEOUT',
+  GRAPH_UPSTREAM_FAILED: 'GRAPH_UPSTREAM_FAILED',
+  GRAPH_BUSY: 'GRAPH_BUSY',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

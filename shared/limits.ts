@@ -74,6 +74,9 @@ const LimitsSchema = v.object({
   bridgeSyncTimeoutSeconds: PositiveInt,
   bridgeRequestTimeoutSeconds: PositiveInt,
   bridgeProbeTimeoutSeconds: PositiveInt,
+  graphMaxSessions: PositiveInt,
+  graphCallTimeoutSeconds: PositiveInt,
+  graphStartupTimeoutSeconds: PositiveInt,
 });
 export type Limits = Readonly<v.InferOutput<typeof LimitsSchema>>;
 

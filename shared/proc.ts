@@ -13,7 +13,7 @@ export function numericDirs(path: string): number[] {
   }
 }
 
-function childrenOf(pid: number): number[] {
+export function childrenOf(pid: number): number[] {
   const out: number[] = [];
   for (const tid of numericDirs(`/proc/${pid}/task`)) {
     try {

@@ -81,6 +81,16 @@ export interface GatewayConfig {
    * BRIDGE_NOT_CONFIGURED and the bridge profile is not served.
    */
   bridgeEnvFile?: string;
+  /** The graph upstream's argv (`HERMES_MCP_GRAPH_COMMAND`, split on whitespace, no shell), default `samchon-graph`. */
+  graphCommand: readonly string[];
+  /** The one tool the graph upstream must list (`HERMES_MCP_GRAPH_TOOL`), default `inspect_code_graph`. */
+  graphTool: string;
+  /**
+   * Variables handed to the graph upstream on top of the workers' scrubbed environment, which would
+   * drop them (`HERMES_MCP_GRAPH_ENV_PASSTHROUGH`, comma-separated names, default `TTSC_GRAPH_BINARY`):
+   * the names that are set, with their values.
+   */
+  graphEnvironment: Readonly<Record<string, string>>;
 }
 
 export interface LspConfig {
@@ -178,6 +188,38 @@ export function environmentSnapshot(env: NodeJS.ProcessEnv): Readonly<Record<str
   return Object.freeze(copy);
 }
 
+const DEFAULT_GRAPH_COMMAND = 'samchon-graph';
+const DEFAULT_GRAPH_TOOL = 'inspect_code_graph';
+/** ttsc's graph provider finds its compiler snapshot through this variable when the project has no local ttsc. */
+const DEFAULT_GRAPH_PASSTHROUGH = 'TTSC_GRAPH_BINARY';
+/** MCP tool names: 1-128 characters of A-Z a-z 0-9 _ - . */
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** argv split on whitespace, never a shell: quoting and expansion are not applied. Blank means the default. */
+function parseGraphCommand(text: string | undefined): string[] {
+  const argv = (text ?? '').split(/\s+/).filter(Boolean);
+  return argv.length > 0 ? argv : [DEFAULT_GRAPH_COMMAND];
+}
+
+function parseGraphTool(text: string | undefined): string {
+  const name = text || DEFAULT_GRAPH_TOOL;
+  if (!TOOL_NAME.test(name)) throw new ConfigError(`HERMES_MCP_GRAPH_TOOL must be an MCP tool name (1-128 of A-Z a-z 0-9 _ - .), got ${JSON.stringify(name)}`);
+  return name;
+}
+
+/** The passthrough names that are set in `env`, with their values. An empty setting passes nothing. */
+function graphEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  const names = (env.HERMES_MCP_GRAPH_ENV_PASSTHROUGH ?? DEFAULT_GRAPH_PASSTHROUGH).split(',').map((s) => s.trim()).filter(Boolean);
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    if (!ENV_NAME.test(name)) throw new ConfigError(`HERMES_MCP_GRAPH_ENV_PASSTHROUGH must list variable names, got ${JSON.stringify(name)}`);
+    const value = env[name];
+    if (value !== undefined) out[name] = value;
+  }
+  return out;
+}
+
 /** The configuration from `env` alone (main passes process.env; nothing else reads it), then `overrides`. */
 export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
   const host = env.HERMES_MCP_HOST || DEFAULT_HOST;
@@ -225,6 +267,9 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<GatewayCon
     inheritedEnvironment: environmentSnapshot(env),
     lsp: lspConfig(env),
     ...(env.HERMES_MCP_BRIDGE_ENV ? { bridgeEnvFile: resolve(expandHome(env.HERMES_MCP_BRIDGE_ENV)) } : {}),
+    graphCommand: parseGraphCommand(env.HERMES_MCP_GRAPH_COMMAND),
+    graphTool: parseGraphTool(env.HERMES_MCP_GRAPH_TOOL),
+    graphEnvironment: graphEnvironment(env),
     stateDir: resolve(expandHome(env.HERMES_MCP_STATE_DIR || join(env.XDG_RUNTIME_DIR || tmpdir(), `hermes-mcp-gateway-${process.getuid?.() ?? 'user'}`))),
     ...overrides,
   };

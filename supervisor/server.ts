@@ -7,6 +7,7 @@ import { bridgeAdapter, type BridgeAdapter } from './bridge/index.js';
 import { isLoopbackHost, type GatewayConfig } from './config.js';
 import { Gateway, type GatewayOptions } from './gateway.js';
 import { createMcpEndpoint } from './mcp/endpoint.js';
+import { graphAdapter, type GraphAdapter } from './graph/index.js';
 import { guardedAdapter } from './guarded/index.js';
 import { jobsAdapter, type JobsAdapter } from './jobs/index.js';
 import { memoryAdapter, type MemoryAdapter } from './memory/index.js';
@@ -23,6 +24,7 @@ export interface RunningGateway {
   /** The hermes-mcp-bridge profile; `bridgeUrl` is its own MCP_PORT listener, when configured. */
   bridge: BridgeAdapter;
   bridgeUrl?: string;
+  graph: GraphAdapter;
   port: number;
   url: string;
   /**
@@ -51,7 +53,8 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   const jobs = jobsAdapter(native, log, options.now);
   const memory = memoryAdapter(config, log);
   const bridge = bridgeAdapter(config, log);
-  const gateway = await Gateway.create({ ...options, adapters: [native, jobs, guardedAdapter(config, log), memory, lspAdapter(config, native.runtime, log), bridge, ...(options.adapters ?? [])] });
+  const graph = graphAdapter(config, native.runtime, log);
+  const gateway = await Gateway.create({ ...options, adapters: [native, jobs, guardedAdapter(config, log), memory, lspAdapter(config, native.runtime, log), graph, bridge, ...(options.adapters ?? [])] });
   const endpoint = createMcpEndpoint(gateway, (error) => log.warn({ event: 'mcp_rejected', reason: error.message }));
   const { app, lifecycle } = createApp(gateway, endpoint);
   app.route('/bridge', bridge.profile);
@@ -81,6 +84,7 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
     memory,
     bridge,
     ...(bridgeUrl ? { bridgeUrl } : {}),
+    graph,
     port,
     url: `http://${host}:${port}`,
     async drain(timeoutMs) {

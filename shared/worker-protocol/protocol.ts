@@ -10,7 +10,7 @@ import { FrameDecoder, type Frame, type FrameError } from './frame.js';
 // only messages its kind can send. Field shapes are not re-validated: both ends are this package's
 // own code (or workers/execute/unit.py, which mirrors execute.ts by hand).
 //
-// A new worker kind (the graph worker is the next) adds a module beside terminal.ts, execute.ts and
+// A new worker kind adds a module beside terminal.ts, execute.ts and
 // process.ts: its message types, one defineProtocol() call naming every type in each direction and
 // each request's response type, and an entry in the supervisor's worker table
 // (WorkerProtocols in supervisor/spawning/worker-runtime.ts); its worker opens its channel with

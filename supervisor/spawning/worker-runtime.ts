@@ -6,6 +6,7 @@ import { packageRoot } from '../../shared/package-root.js';
 import { maxFrameBytes } from '../../shared/worker-protocol/caps.js';
 import { executeUnitProtocol, type ExecuteUnitProtocol } from '../../shared/worker-protocol/execute.js';
 import { lspProtocol, type LspProtocol } from '../../shared/worker-protocol/lsp.js';
+import { graphProtocol, type GraphProtocol } from '../../shared/worker-protocol/graph.js';
 import { processProtocol, type ProcessProtocol } from '../../shared/worker-protocol/process.js';
 import type { ProtocolMessages, WorkerProtocol } from '../../shared/worker-protocol/protocol.js';
 import { terminalProtocol, type TerminalProtocol } from '../../shared/worker-protocol/terminal.js';
@@ -46,11 +47,12 @@ export interface WorkerProtocols {
   'process-worker': ProcessProtocol;
   'execute-zygote': ZygoteProtocol;
   'lsp-worker': LspProtocol;
+  'graph-worker': GraphProtocol;
 }
 export type WorkerEntry = keyof WorkerProtocols;
 
 /** Workers that serve many requests and only exit when told to (any other exit is a crash). */
-const LONG_LIVED_WORKERS: ReadonlySet<WorkerEntry> = new Set<WorkerEntry>(['terminal-worker', 'lsp-worker']);
+const LONG_LIVED_WORKERS: ReadonlySet<WorkerEntry> = new Set<WorkerEntry>(['terminal-worker', 'lsp-worker', 'graph-worker']);
 
 const PROTOCOLS: { [E in WorkerEntry]: WorkerProtocol<WorkerProtocols[E]> } = {
   'terminal-worker': terminalProtocol,
@@ -58,6 +60,7 @@ const PROTOCOLS: { [E in WorkerEntry]: WorkerProtocol<WorkerProtocols[E]> } = {
   'process-worker': processProtocol,
   'execute-zygote': zygoteProtocol,
   'lsp-worker': lspProtocol,
+  'graph-worker': graphProtocol,
 };
 
 export interface WorkerRuntime {

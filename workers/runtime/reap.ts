@@ -62,7 +62,7 @@ export function killEverythingStarted(spawned: ReadonlySet<number> = new Set(), 
 }
 
 /** waitpid() each pid that is our (adopted) child so no zombie is left behind. */
-function reapAdopted(pids: readonly number[]): void {
+export function reapAdopted(pids: readonly number[]): void {
   const addon = subreaperAddon();
   if (!addon) return;
   for (const pid of pids) {
