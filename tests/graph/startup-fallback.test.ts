@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { realpathSync } from 'node:fs';
 import { test } from 'node:test';
-import { call, connect, startTestGateway } from '../helpers/gateway.js';
+import { call, connect, optionalComponents, startTestGateway } from '../helpers/gateway.js';
 import { graphReadiness, inspect, standIn } from '../helpers/graph.js';
 import { tempDirs } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
@@ -14,7 +14,7 @@ const dirs = tempDirs();
 test.after(() => dirs.removeAll());
 const LOOKUP = { request: { type: 'lookup' } };
 
-async function gatewayWith(command: string, optional = 'memory') {
+async function gatewayWith(command: string, optional = optionalComponents('graph')) {
   const root = realpathSync(dirs.make('hmcp-graph-root-'));
   const gw = await startTestGateway({ env: { HERMES_MCP_ROOTS: root, HERMES_MCP_GRAPH_COMMAND: command, HERMES_MCP_OPTIONAL_COMPONENTS: optional } });
   return { gw, root, client: await connect(gw.mcpUrl, 'modern') };
@@ -46,7 +46,7 @@ test('an upstream publishing two tools is refused: GRAPH_SURFACE_MISMATCH in /re
 });
 
 test('a missing upstream command: /readyz graph not_installed (optional here, so 200), no worker started, GRAPH_NOT_INSTALLED on the call', async () => {
-  const { gw, root, client } = await gatewayWith('/nonexistent/samchon-graph --mode static', 'memory,graph');
+  const { gw, root, client } = await gatewayWith('/nonexistent/samchon-graph --mode static', optionalComponents());
   try {
     const { code, graph } = await graphReadiness(gw.url);
     assert.equal(code, 200);

@@ -3,7 +3,7 @@ import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import { call, connect, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { call, connect, optionalComponents, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { graphReadiness, inspect, TTSC_GRAPH_BIN, TTSC_GRAPH_BINARY, typescriptProject } from '../helpers/graph.js';
 import { tempDirs } from '../helpers/temp.js';
 
@@ -26,7 +26,7 @@ before(async () => {
       HERMES_MCP_GRAPH_COMMAND: `${process.execPath} ${TTSC_GRAPH_BIN}`,
       HERMES_MCP_GRAPH_TOOL: 'inspect_typescript_graph',
       TTSC_GRAPH_BINARY,
-      HERMES_MCP_OPTIONAL_COMPONENTS: 'memory',
+      HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents('graph'),
     },
   });
   client = await connect(gw.mcpUrl, 'modern');

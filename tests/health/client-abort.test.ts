@@ -7,6 +7,7 @@ import { after, test } from 'node:test';
 import { launchGateway } from '../../bench/launch.js';
 import { tempDirs } from '../helpers/temp.js';
 import { within } from '../helpers/wait.js';
+import { optionalComponents } from '../helpers/gateway.js';
 
 // A client that goes away mid-body (a Content-Length longer than what it sent, broken or cut-off
 // chunked encoding) is the client's doing: one request event each, category client_aborted, never
@@ -39,7 +40,7 @@ function sendAndVanish(port: number, text: string): Promise<void> {
 test('cut-off request bodies are logged once each as client_aborted: no http_500, no stack trace', async () => {
   const home = dirs.make('hmcp-abort-');
   writeFileSync(join(home, 'SOUL.md'), '# Soul\n');
-  const { child, port } = await launchGateway(home, { HERMES_MCP_OPTIONAL_COMPONENTS: 'memory' });
+  const { child, port } = await launchGateway(home, { HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents() });
   children.add(child);
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));

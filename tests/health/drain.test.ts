@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { launchGateway } from '../../bench/launch.js';
 import { descendantsOf, processIsAlive, processStartTime } from '../../shared/proc.js';
-import { connect, rawPost, sessionToken, viaBridge } from '../helpers/gateway.js';
+import { connect, optionalComponents, rawPost, sessionToken, viaBridge } from '../helpers/gateway.js';
 import { tempDirs } from '../helpers/temp.js';
 import { within } from '../helpers/wait.js';
 
@@ -54,7 +54,7 @@ test('SIGTERM with a call in flight: the call gets its real answer, a new call g
   const home = dirs.make('hmcp-drain-');
   writeFileSync(join(home, 'SOUL.md'), '# Soul\n');
   mkdirSync(join(home, 'state'), { mode: 0o700 });
-  const { child, port } = await launchGateway(home, { HERMES_MCP_STATE_DIR: join(home, 'state'), HERMES_MCP_OPTIONAL_COMPONENTS: 'memory' });
+  const { child, port } = await launchGateway(home, { HERMES_MCP_STATE_DIR: join(home, 'state'), HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents() });
   children.add(child);
   const base = `http://127.0.0.1:${port}`;
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

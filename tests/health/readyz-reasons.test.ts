@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeHermesHome, startTestGateway } from '../helpers/gateway.js';
+import { makeHermesHome, optionalComponents, startTestGateway } from '../helpers/gateway.js';
 
 // /readyz gives a top-level summary when it answers 503: each required component that is not ready,
 // why, and the one thing to do about it. Missing project roots are reported at startup and there.
@@ -31,8 +31,7 @@ test('a ready gateway has no reasons', async () => {
 });
 
 test('memory without Honcho: the reason names $HERMES_HOME/honcho.json first, the action says how to run without it', async () => {
-  // Memory required; the code graph and the language servers (none configured here) stay optional.
-  const gw = await startTestGateway({ env: { HERMES_MCP_OPTIONAL_COMPONENTS: 'graph,lsp' } });
+  const gw = await startTestGateway({ env: { HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents('memory') } });
   try {
     const r = await readyz(gw.url);
     assert.equal(r.code, 503);

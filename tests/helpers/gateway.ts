@@ -13,6 +13,17 @@ import { logSink } from './log-sink.js';
 // A real gateway on an ephemeral loopback port with a throwaway HERMES_HOME, plus real SDK v2
 // clients in either protocol era. Every test gets its own; close() removes everything it made.
 
+/**
+ * The /readyz components whose upstream a test machine lacks unless a test provides one (Honcho, a
+ * trusted root with language servers, a graph upstream): optional in every test gateway by default.
+ */
+const UNAVAILABLE_HERE = ['memory', 'lsp', 'graph'];
+
+/** HERMES_MCP_OPTIONAL_COMPONENTS for a test about `required`: every other unavailable component stays optional. */
+export function optionalComponents(...required: string[]): string {
+  return UNAVAILABLE_HERE.filter((c) => !required.includes(c)).join(',');
+}
+
 export interface TestGateway extends RunningGateway {
   home: string;
   mcpUrl: string;
@@ -56,7 +67,7 @@ export async function startTestGateway(
   // The gateway's children inherit this test process's environment as it is now (PATH, ...), as the
   // service's inherit the service's; PATH also finds the helper programs the gateway runs itself.
   const base = loadConfig(
-    { PATH: process.env.PATH, HERMES_HOME: home, HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, HERMES_MCP_OPTIONAL_COMPONENTS: 'memory,lsp,graph', ...options.env },
+    { PATH: process.env.PATH, HERMES_HOME: home, HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents(), ...options.env },
     { inheritedEnvironment: environmentSnapshot(process.env) },
   );
   const config = { ...base, limits: { ...base.limits, ...options.limits } };

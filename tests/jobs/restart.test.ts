@@ -9,7 +9,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { launchGateway } from '../../bench/launch.js';
 import { packageRoot } from '../../shared/package-root.js';
 import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../helpers/escapees.js';
-import { connect, sessionToken, viaBridge } from '../helpers/gateway.js';
+import { connect, optionalComponents, sessionToken, viaBridge } from '../helpers/gateway.js';
 import { waitFor } from '../helpers/wait.js';
 
 // The real gateway bin as a child process, killed and restarted around running jobs: receipts
@@ -32,7 +32,7 @@ function newHome(): { home: string; env: NodeJS.ProcessEnv } {
   writeFileSync(join(home, 'SOUL.md'), '# Soul\n');
   mkdirSync(join(home, 'state'), { mode: 0o700 });
   mkdirSync(join(home, 'w'));
-  return { home, env: { HERMES_MCP_STATE_DIR: join(home, 'state'), HERMES_MCP_OPTIONAL_COMPONENTS: 'memory', HERMES_MCP_JOB_KILL_GRACE_SECONDS: '1' } };
+  return { home, env: { HERMES_MCP_STATE_DIR: join(home, 'state'), HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents(), HERMES_MCP_JOB_KILL_GRACE_SECONDS: '1' } };
 }
 
 async function start(home: string, env: NodeJS.ProcessEnv) {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { realpathSync } from 'node:fs';
-import { startTestGateway } from '../helpers/gateway.js';
+import { optionalComponents, startTestGateway } from '../helpers/gateway.js';
 import { tempDirs } from '../helpers/temp.js';
 import { pathWithoutServers, pathWithServers } from './fixtures.js';
 
@@ -17,7 +17,7 @@ interface Readyz {
 async function lspReadiness(env: Record<string, string>): Promise<{ code: number; body: Readyz }> {
   const dirs = tempDirs();
   const root = realpathSync(dirs.make('hmcp-lsp-readyz-'));
-  const gw = await startTestGateway({ env: { HERMES_MCP_ROOTS: root, HERMES_MCP_OPTIONAL_COMPONENTS: 'memory', ...env, ...(env.HERMES_MCP_LSP_TRUSTED_ROOTS === 'ROOT' ? { HERMES_MCP_LSP_TRUSTED_ROOTS: root } : {}) } });
+  const gw = await startTestGateway({ env: { HERMES_MCP_ROOTS: root, HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents('lsp'), ...env, ...(env.HERMES_MCP_LSP_TRUSTED_ROOTS === 'ROOT' ? { HERMES_MCP_LSP_TRUSTED_ROOTS: root } : {}) } });
   try {
     const res = await fetch(`${gw.url}/readyz`);
     return { code: res.status, body: (await res.json()) as Readyz };
@@ -53,7 +53,7 @@ test('trusted with both servers installed: ready (200)', async () => {
 });
 
 test('HERMES_MCP_OPTIONAL_COMPONENTS=lsp keeps an unconfigured LSP from failing readiness', async () => {
-  const { code, body } = await lspReadiness({ PATH: pathWithServers(), HERMES_MCP_OPTIONAL_COMPONENTS: 'memory,lsp' });
+  const { code, body } = await lspReadiness({ PATH: pathWithServers(), HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents() });
   assert.equal(body.components.lsp!.required, false);
   assert.equal(code, 200, JSON.stringify(body.reasons));
 });

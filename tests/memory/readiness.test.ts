@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { call, connect, startTestGateway, viaBridge } from '../helpers/gateway.js';
+import { call, connect, optionalComponents, startTestGateway, viaBridge } from '../helpers/gateway.js';
 import { honchoJson, startMemoryGateway, USER_PEER } from '../helpers/memory.js';
 
 // /readyz `memory`: ready when Honcho answers, not_configured without a Honcho configuration, error
@@ -14,7 +14,7 @@ async function readyz(url: string): Promise<{ code: number; body: Ready }> {
 }
 
 test('/readyz memory is ready when the configured Honcho answers, and required memory then passes', async () => {
-  const m = await startMemoryGateway({ env: { HERMES_MCP_OPTIONAL_COMPONENTS: 'lsp' } });
+  const m = await startMemoryGateway({ env: { HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents('memory') } });
   try {
     const { code, body } = await readyz(m.gw.url);
     const memory = body.components.memory!;

@@ -6,7 +6,7 @@ import { after, test } from 'node:test';
 import { launchGateway } from '../../bench/launch.js';
 import { descendantsOf, processStartTime } from '../../shared/proc.js';
 import { ESCAPEE_COUNT, ESCAPE_SCRIPT, killSurvivors, namespaceInitAbove, newMarker, waitForNoSurvivors, waitForSurvivors } from '../helpers/escapees.js';
-import { connect, startTestGateway, viaBridge } from '../helpers/gateway.js';
+import { connect, optionalComponents, startTestGateway, viaBridge } from '../helpers/gateway.js';
 import { tempDirs } from '../helpers/temp.js';
 import { waitFor, within } from '../helpers/wait.js';
 import { cmdline, parentOf } from '../helpers/procfs.js';
@@ -121,7 +121,7 @@ test('SIGKILL of the zygote mid-script: the call fails, its escapees die, the ne
 test('SIGKILL of the gateway process mid-script leaves no escapee, unit or zygote behind', async (t) => {
   const home = temp.make('hmcp-zygote-kill-');
   writeFileSync(join(home, 'SOUL.md'), '# Soul\n');
-  const { child, port } = await launchGateway(home, { HERMES_MCP_OPTIONAL_COMPONENTS: 'memory' });
+  const { child, port } = await launchGateway(home, { HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents() });
   children.add(child);
   const base = `http://127.0.0.1:${port}`;
   if (((await (await fetch(`${base}/healthz`)).json()) as { isolation?: string }).isolation !== 'pid-namespace') {

@@ -14,7 +14,7 @@ import { scriptToolDispatch } from '../../supervisor/native-tools/script-tools.j
 import { createWorkerRuntime } from '../../supervisor/spawning/worker-runtime.js';
 import { createLogger } from '../../supervisor/telemetry.js';
 import type { ToolDefinition } from '../../supervisor/tool-types.js';
-import { connect, makeHermesHome, viaBridge } from '../helpers/gateway.js';
+import { connect, makeHermesHome, optionalComponents, viaBridge } from '../helpers/gateway.js';
 import { waitFor } from '../helpers/wait.js';
 import { logSink } from '../helpers/log-sink.js';
 
@@ -58,7 +58,7 @@ describe('hermes_tools errors reach the script mapped, and internal ones are log
   let mcpUrl: string;
 
   before(async () => {
-    const config = loadConfig({ HERMES_HOME: home, HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, HERMES_MCP_TERMINAL_CWD: home, HERMES_MCP_OPTIONAL_COMPONENTS: 'memory' });
+    const config = loadConfig({ HERMES_HOME: home, HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, HERMES_MCP_TERMINAL_CWD: home, HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents() });
     const log = createLogger('info', logStream);
     const runtime = createWorkerRuntime(config, process.env);
     const fileTools = [brokenReadFile, refusingWriteFile];

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { launchGateway } from '../../bench/launch.js';
 import { zombieChildrenOf } from '../../shared/proc.js';
-import { connect, sessionToken, viaBridge } from '../helpers/gateway.js';
+import { connect, optionalComponents, sessionToken, viaBridge } from '../helpers/gateway.js';
 import { tempDirs } from '../helpers/temp.js';
 import { within } from '../helpers/wait.js';
 
@@ -25,7 +25,7 @@ async function start(env: NodeJS.ProcessEnv) {
   const home = dirs.make('hmcp-zombies-');
   writeFileSync(join(home, 'SOUL.md'), '# Soul\n');
   mkdirSync(join(home, 'state'), { mode: 0o700 });
-  const { child, port } = await launchGateway(home, { HERMES_MCP_STATE_DIR: join(home, 'state'), HERMES_MCP_OPTIONAL_COMPONENTS: 'memory', ...env });
+  const { child, port } = await launchGateway(home, { HERMES_MCP_STATE_DIR: join(home, 'state'), HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents(), ...env });
   children.add(child);
   const base = `http://127.0.0.1:${port}`;
   return { child, pid: child.pid!, base, client: await connect(`${base}/mcp`, 'modern') };
