@@ -49,12 +49,23 @@ export async function post(url: string, method: string, params: Record<string, u
   return JSON.parse(json) as Record<string, unknown>;
 }
 
+interface CallResult {
+  structuredContent?: Record<string, unknown>;
+  content?: Array<{ type: string; text?: string }>;
+  isError?: boolean;
+}
+
+/** tools/call tool_call of one deferred tool; returns its whole result (throws on a tool error). */
+export async function toolCallResult(url: string, tool: string, args: Record<string, unknown>, sessionToken?: string): Promise<CallResult> {
+  const reply = await post(url, 'tools/call', { name: 'tool_call', arguments: { calls: [{ name: tool, arguments: args }], ...(sessionToken ? { session_token: sessionToken } : {}) } }, 'tool_call');
+  const result = reply.result as CallResult | undefined;
+  if (!result || result.isError) throw new Error(`${tool} failed: ${JSON.stringify(reply).slice(0, 500)}`);
+  return result;
+}
+
 /** tools/call tool_call of one deferred tool; returns its structured result (throws on a tool error). */
 export async function toolCall(url: string, tool: string, args: Record<string, unknown>, sessionToken?: string): Promise<Record<string, unknown>> {
-  const reply = await post(url, 'tools/call', { name: 'tool_call', arguments: { calls: [{ name: tool, arguments: args }], ...(sessionToken ? { session_token: sessionToken } : {}) } }, 'tool_call');
-  const result = reply.result as { structuredContent?: Record<string, unknown>; isError?: boolean; content?: unknown } | undefined;
-  if (!result || result.isError) throw new Error(`${tool} failed: ${JSON.stringify(reply).slice(0, 500)}`);
-  return result.structuredContent ?? {};
+  return (await toolCallResult(url, tool, args, sessionToken)).structuredContent ?? {};
 }
 
 /** SIGTERM, then SIGKILL after `graceMs`; resolves once the child has exited. */
