@@ -57,6 +57,14 @@ const LimitsSchema = v.object({
   memoryWorkerMaxSeconds: PositiveInt,
   memoryQueryMaxChars: PositiveInt,
   memoryConclusionMaxChars: PositiveInt,
+  browserCommandTimeoutSeconds: PositiveInt,
+  browserNavigateTimeoutSeconds: PositiveInt,
+  browserHealthTimeoutSeconds: PositiveInt,
+  browserSnapshotMaxChars: PositiveInt,
+  browserUrlMaxChars: PositiveInt,
+  browserTypeMaxChars: PositiveInt,
+  browserExpressionMaxChars: PositiveInt,
+  browserQuestionMaxChars: PositiveInt,
 });
 export type Limits = Readonly<v.InferOutput<typeof LimitsSchema>>;
 

@@ -56,7 +56,7 @@ export async function startTestGateway(
   // The gateway's children inherit this test process's environment as it is now (PATH, ...), as the
   // service's inherit the service's; PATH also finds the helper programs the gateway runs itself.
   const base = loadConfig(
-    { PATH: process.env.PATH, HERMES_HOME: home, HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, HERMES_MCP_OPTIONAL_COMPONENTS: 'memory', ...options.env },
+    { PATH: process.env.PATH, HERMES_HOME: home, HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, HERMES_MCP_OPTIONAL_COMPONENTS: 'memory,browser', ...options.env },
     { inheritedEnvironment: environmentSnapshot(process.env) },
   );
   const config = { ...base, limits: { ...base.limits, ...options.limits } };
