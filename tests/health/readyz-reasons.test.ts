@@ -31,7 +31,7 @@ test('a ready gateway has no reasons', async () => {
 });
 
 test('memory without Honcho: the reason names $HERMES_HOME/honcho.json first, the action says how to run without it', async () => {
-  const gw = await startTestGateway({ env: { HERMES_MCP_OPTIONAL_COMPONENTS: '' } });
+  const gw = await startTestGateway({ env: { HERMES_MCP_OPTIONAL_COMPONENTS: 'browser' } });
   try {
     const r = await readyz(gw.url);
     assert.equal(r.code, 503);

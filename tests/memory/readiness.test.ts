@@ -14,7 +14,7 @@ async function readyz(url: string): Promise<{ code: number; body: Ready }> {
 }
 
 test('/readyz memory is ready when the configured Honcho answers, and required memory then passes', async () => {
-  const m = await startMemoryGateway({ env: { HERMES_MCP_OPTIONAL_COMPONENTS: '' } });
+  const m = await startMemoryGateway({ env: { HERMES_MCP_OPTIONAL_COMPONENTS: 'browser' } });
   try {
     const { code, body } = await readyz(m.gw.url);
     const memory = body.components.memory!;
