@@ -64,11 +64,12 @@ describe('default policy', () => {
   ];
   for (const [url, code, reason] of cases) {
     test(`${url.slice(0, 60)} → ${code}${reason ? ` (${reason})` : ''}`, async () => {
+      const before = tabRequests().length;
       const r = await navigate(url);
       assert.equal(r.isError, true);
       assert.equal(r.data.error, code, r.text);
       if (reason) assert.equal(r.data.reason, reason);
-      assert.deepEqual(tabRequests(), [], 'nothing reached Camofox');
+      assert.deepEqual(tabRequests().slice(before), [], 'nothing reached Camofox');
     });
   }
 });
@@ -80,11 +81,12 @@ describe('security.allow_private_urls: true', () => {
   });
 
   test('cloud metadata stays refused', async () => {
+    const before = tabRequests().length;
     for (const url of ['http://169.254.169.254/', 'http://[::ffff:169.254.169.254]/', 'http://100.100.100.200/']) {
       const r = await navigate(url);
       assert.equal(r.data.reason, 'cloud_metadata', `${url}: ${r.text}`);
     }
-    assert.deepEqual(tabRequests(), []);
+    assert.deepEqual(tabRequests().slice(before), []);
   });
 
   test('a private address is opened', async () => {
