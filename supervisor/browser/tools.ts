@@ -142,7 +142,7 @@ export function browserTools({ sessions, vision }: Deps): ToolDefinition[] {
       annotations: { ...acts, title: 'Press a key' },
       async run(args, ctx) {
         const key = String(args.key);
-        if (key.length > KEY_MAX_CHARS) throw tooLarge('key', key.length, KEY_MAX_CHARS, 'a key name');
+        if (key.length > KEY_MAX_CHARS) throw tooLarge('key', key.length, KEY_MAX_CHARS, 'Playwright key names are short');
         await sessions.onTab(ctx.owner.id, ctx.signal, 'POST', '/press', 'browser_press', { body: { key } });
         return ok({ pressed: key });
       },

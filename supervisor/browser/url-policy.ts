@@ -121,7 +121,7 @@ async function checkHost(hostname: string, policy: UrlPolicy): Promise<void> {
 
 /** The URL to send to Camofox, or a stable error. `reportedByBrowser`: a URL Camofox landed on (only the host is checked). */
 export async function checkPageUrl(raw: string, policy: UrlPolicy, reportedByBrowser = false): Promise<string> {
-  if (raw.length > policy.urlMaxChars) {
+  if (!reportedByBrowser && raw.length > policy.urlMaxChars) {
     throw new GatewayError(ErrorCode.BROWSER_INPUT_TOO_LARGE, `url is ${raw.length} characters; the limit is ${policy.urlMaxChars} (browserUrlMaxChars)`);
   }
   let url: URL;
