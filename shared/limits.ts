@@ -77,6 +77,14 @@ const LimitsSchema = v.object({
   graphMaxSessions: PositiveInt,
   graphCallTimeoutSeconds: PositiveInt,
   graphStartupTimeoutSeconds: PositiveInt,
+  browserCommandTimeoutSeconds: PositiveInt,
+  browserNavigateTimeoutSeconds: PositiveInt,
+  browserHealthTimeoutSeconds: PositiveInt,
+  browserSnapshotMaxChars: PositiveInt,
+  browserUrlMaxChars: PositiveInt,
+  browserTypeMaxChars: PositiveInt,
+  browserExpressionMaxChars: PositiveInt,
+  browserQuestionMaxChars: PositiveInt,
 });
 export type Limits = Readonly<v.InferOutput<typeof LimitsSchema>>;
 

@@ -5,6 +5,7 @@ import { loadLimits, type Limits } from '../shared/limits.js';
 import { FILE_ACCESS_MODES, type FileAccessMode } from './roots.js';
 import { HONCHO_ENV_KEYS } from './memory/config.js';
 import { loadLspServers, type LspServerSpec } from './lsp/servers.js';
+import { BROWSER_ENV_KEYS } from './browser/settings.js';
 
 // Everything the gateway reads from its environment, in one place, with the documented defaults
 // (README, Configuration).
@@ -91,6 +92,11 @@ export interface GatewayConfig {
    * the names that are set, with their values.
    */
   graphEnvironment: Readonly<Record<string, string>>;
+  /**
+   * What Hermes' Camofox browser backend reads from the environment (supervisor/browser/settings.ts):
+   * CAMOFOX_URL, CAMOFOX_API_KEY, CAMOFOX_USER_ID, CAMOFOX_SESSION_KEY, HERMES_ALLOW_PRIVATE_URLS.
+   */
+  browserEnv: Readonly<Record<string, string>>;
 }
 
 export interface LspConfig {
@@ -166,6 +172,16 @@ function defaultPython(env: NodeJS.ProcessEnv): string {
 function honchoEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = { HOME: env.HOME || homedir() };
   for (const key of HONCHO_ENV_KEYS) {
+    const value = env[key];
+    if (value !== undefined && value !== '') out[key] = value;
+  }
+  return out;
+}
+
+/** The browser-related variables, copied so the browser adapter never reads process.env itself. */
+function browserEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of BROWSER_ENV_KEYS) {
     const value = env[key];
     if (value !== undefined && value !== '') out[key] = value;
   }
@@ -260,6 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<GatewayCon
     ...(env.HERMES_MCP_CRONJOB_MUTATIONS !== undefined ? { cronjobMutations: env.HERMES_MCP_CRONJOB_MUTATIONS } : {}),
     ...(env.HERMES_TIMEZONE !== undefined ? { hermesTimezone: env.HERMES_TIMEZONE } : {}),
     honchoEnv: honchoEnvironment(env),
+    browserEnv: browserEnvironment(env),
     userHome: env.HOME || homedir(),
     ...(env.HERMES_PLATFORM || env.HERMES_SESSION_PLATFORM ? { hermesPlatform: env.HERMES_PLATFORM || env.HERMES_SESSION_PLATFORM } : {}),
     kanbanContext: Boolean(env.HERMES_KANBAN_TASK || env.HERMES_KANBAN_BOARD),

@@ -9,6 +9,7 @@ import { Gateway, type GatewayOptions } from './gateway.js';
 import { createMcpEndpoint } from './mcp/endpoint.js';
 import { graphAdapter, type GraphAdapter } from './graph/index.js';
 import { guardedAdapter } from './guarded/index.js';
+import { browserAdapter } from './browser/index.js';
 import { jobsAdapter, type JobsAdapter } from './jobs/index.js';
 import { memoryAdapter, type MemoryAdapter } from './memory/index.js';
 import { lspAdapter } from './lsp/index.js';
@@ -48,13 +49,13 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   const { config, log } = options;
   // Checked again here (not only when parsing the environment) so no embedding can bind wider.
   if (!isLoopbackHost(config.host)) throw new Error(`refusing to bind non-loopback host ${config.host}`);
-  // The native, jobs, guarded and memory adapters are always part of the product; embedders and tests may add others.
+  // The native, jobs, guarded, memory and browser adapters are always part of the product; embedders and tests may add others.
   const native = nativeAdapter(config, log);
   const jobs = jobsAdapter(native, log, options.now);
   const memory = memoryAdapter(config, log);
   const bridge = bridgeAdapter(config, log);
   const graph = graphAdapter(config, native.runtime, log);
-  const gateway = await Gateway.create({ ...options, adapters: [native, jobs, guardedAdapter(config, log), memory, lspAdapter(config, native.runtime, log), graph, bridge, ...(options.adapters ?? [])] });
+  const gateway = await Gateway.create({ ...options, adapters: [native, jobs, guardedAdapter(config, log), memory, browserAdapter(config, log), lspAdapter(config, native.runtime, log), graph, bridge, ...(options.adapters ?? [])] });
   const endpoint = createMcpEndpoint(gateway, (error) => log.warn({ event: 'mcp_rejected', reason: error.message }));
   const { app, lifecycle } = createApp(gateway, endpoint);
   app.route('/bridge', bridge.profile);

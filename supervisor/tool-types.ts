@@ -5,7 +5,7 @@ type JsonSchema = Record<string, unknown> & { type: 'object' };
 
 /** Where a tool comes from. A catalog source registers its tools under exactly one of these. */
 /** `embedded`: tools an embedding application adds through startGateway's `adapters`. */
-export type SourceName = 'native' | 'hermes' | 'guarded' | 'memory' | 'graph' | 'lsp' | 'jobs' | 'gateway' | 'embedded' | 'agents';
+export type SourceName = 'native' | 'hermes' | 'guarded' | 'memory' | 'graph' | 'lsp' | 'jobs' | 'gateway' | 'embedded' | 'agents' | 'browser';
 
 interface ToolAnnotations {
   readOnlyHint: boolean;

@@ -8,7 +8,7 @@ import type { SourceName } from '../tool-types.js';
 const Name = v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]{0,63}$/));
 const ToolPolicySchema = v.object({
   allow: v.array(Name),
-  filteredSources: v.array(v.picklist(['native', 'hermes', 'guarded', 'memory', 'graph', 'lsp', 'jobs', 'gateway', 'embedded', 'agents'])),
+  filteredSources: v.array(v.picklist(['native', 'hermes', 'guarded', 'memory', 'graph', 'lsp', 'jobs', 'gateway', 'embedded', 'agents', 'browser'])),
   forbidden: v.array(Name),
   forbiddenPrefixes: v.array(v.string()),
   public: v.pipe(v.array(Name), v.length(6)),

@@ -1,0 +1,80 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/client';
+import { makeHermesHome, viaBridge } from './gateway.js';
+
+// Helpers for the browser tool tests: a Hermes home with a browser section in config.yaml, a
+// browser tool call through tool_call with a session token, and a recording fake Camofox for the
+// cases where what matters is which requests reach Camofox (or that none does).
+
+/** A throwaway Hermes home whose config.yaml has `yaml` (e.g. a `browser:` block). */
+export function homeWithConfig(yaml: string): string {
+  const home = makeHermesHome();
+  writeFileSync(join(home, 'config.yaml'), yaml);
+  return home;
+}
+
+/** The config.yaml the stand-in tests use: the fixture pages live on 127.0.0.1, a private address. */
+export const ALLOW_LOOPBACK_PAGES = 'browser:\n  allow_private_urls: true\n';
+
+/** A browser tool through tool_call for the capability `token`: its structured result, error flag and text. */
+export async function browse(client: Client, token: string, name: string, args: Record<string, unknown> = {}) {
+  const { data, isError, result } = await viaBridge(client, name, args, token);
+  return { data, isError, text: result.content.map((c) => c.text ?? '').join('\n') };
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: unknown;
+}
+
+export interface FakeCamofox {
+  url: string;
+  requests: RecordedRequest[];
+  close(): Promise<void>;
+}
+
+/**
+ * A fake Camofox that records every request and answers `reply` (default: the happy path of the
+ * routes browser_navigate uses). `hang: true` accepts requests and never answers them.
+ */
+export async function startFakeCamofox(options: { hang?: boolean; reply?: (r: RecordedRequest) => { status: number; body: unknown } } = {}): Promise<FakeCamofox> {
+  const requests: RecordedRequest[] = [];
+  const open = new Set<ServerResponse>();
+  const defaultReply = (r: RecordedRequest) => {
+    if (r.path === '/health') return { status: 200, body: { ok: true, browserRunning: true, activeTabs: 0 } };
+    if (r.method === 'POST' && r.path === '/tabs') return { status: 200, body: { tabId: 'tab-1', url: (r.body as { url?: string }).url } };
+    if (r.path.startsWith('/tabs/tab-1/snapshot')) return { status: 200, body: { url: 'http://x/', snapshot: '- button "Go" [e1]', refsCount: 1 } };
+    return { status: 404, body: { error: 'Not found' } };
+  };
+  const server: Server = createServer((req, res) => {
+    let raw = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (raw += c));
+    req.on('end', () => {
+      const record: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: raw ? (JSON.parse(raw) as unknown) : undefined };
+      requests.push(record);
+      if (options.hang) {
+        open.add(res);
+        return;
+      }
+      const { status, body } = (options.reply ?? defaultReply)(record);
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () =>
+      new Promise((resolve) => {
+        for (const res of open) res.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
