@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { rmSync } from 'node:fs';
 import { after, test } from 'node:test';
 import { ALLOW_LOOPBACK_PAGES, browse, homeWithConfig, startFakeCamofox } from '../helpers/browser.js';
-import { openSession, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { openSession, optionalComponents, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 // Camofox down or hanging: the call answers isError naming Camofox within its time budget (here
 // browserCommandTimeoutSeconds / browserNavigateTimeoutSeconds = 1), never a hang; /readyz says
@@ -39,7 +39,7 @@ async function closedPort(): Promise<number> {
 
 test('Camofox not running: BROWSER_UNAVAILABLE naming Camofox, and /readyz 503 with a browser reason', async () => {
   const url = `http://127.0.0.1:${await closedPort()}`;
-  const gw = await gateway(url, 'memory');
+  const gw = await gateway(url, optionalComponents('browser'));
   const { client, token } = await openSession(gw.mcpUrl);
   const r = await browse(client, token, 'browser_navigate', { url: 'http://127.0.0.1:1/' });
   assert.equal(r.data.error, 'BROWSER_UNAVAILABLE', r.text);
@@ -56,7 +56,7 @@ test('Camofox not running: BROWSER_UNAVAILABLE naming Camofox, and /readyz 503 w
 test('Camofox hanging: BROWSER_TIMEOUT within the budget; optional browser keeps /readyz 200', async () => {
   const hung = await startFakeCamofox({ hang: true });
   try {
-    const gw = await gateway(hung.url, 'memory,browser');
+    const gw = await gateway(hung.url, optionalComponents());
     const { client, token } = await openSession(gw.mcpUrl);
     const started = Date.now();
     const r = await browse(client, token, 'browser_navigate', { url: 'http://127.0.0.1:1/' });
