@@ -11,7 +11,7 @@
 // Target printed: warm overhead (gateway p50 - direct p50) <= 5 ms for each. Everything this starts
 // is stopped by pid before it exits.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,6 +20,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createProtocolConnection, DocumentSymbolRequest, InitializedNotification, InitializeRequest, StreamMessageReader, StreamMessageWriter, DidOpenTextDocumentNotification } from 'vscode-languageserver-protocol/node';
 import { packageRoot } from '../shared/package-root.js';
 import { launchGateway, nodeFlags, started } from './launch.js';
+import { typescriptProject } from '../tests/helpers/graph.js';
 import { pct, row, sample, stopChild, toolCall, toolCallResult, verdict } from './measure.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -48,31 +49,12 @@ async function cleanup(): Promise<void> {
 }
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanup().finally(() => process.exit(130)));
 
-/** A small TypeScript project, the same one both sides look at. */
+/** A small TypeScript project (the graph tests' fixture), the same one both sides look at. */
 function fixtureProject(): { dir: string; file: string } {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'hmcp-bench-code-')));
   dirs.push(dir);
-  mkdirSync(join(dir, 'src'));
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, target: 'es2022', module: 'nodenext' }, include: ['src'] }));
-  const file = join(dir, 'src', 'index.ts');
-  writeFileSync(
-    file,
-    [
-      'export function shout(s: string): string {',
-      '  return s.toUpperCase();',
-      '}',
-      'export class LoudGreeter {',
-      '  greet(name: string): string {',
-      '    return shout(`hello ${name}`);',
-      '  }',
-      '}',
-      'export function main(): string {',
-      "  return new LoudGreeter().greet('world');",
-      '}',
-      '',
-    ].join('\n'),
-  );
-  return { dir, file };
+  typescriptProject(dir);
+  return { dir, file: join(dir, 'src', 'index.ts') };
 }
 
 /** typescript-language-server on its own stdio, initialized, with `file` open. */

@@ -1,7 +1,5 @@
 #!/usr/bin/env -S node --max-semi-space-size=2
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { packageRoot } from '../shared/package-root.js';
+import { handleBinArguments } from './bin-arguments.js';
 import { ConfigError, loadConfig } from './config.js';
 import { becomeSubreaper } from '../shared/subreaper.js';
 import { startGateway } from './server.js';
@@ -31,30 +29,8 @@ Operator CLI for job admission: hermes-mcp-admission --help
 (installed with the package; from a checkout run npx --no-install hermes-mcp-admission --help)
 `;
 
-function version(): string {
-  const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: string };
-  return pkg.version ?? 'unknown';
-}
-
-/** Handles the arguments; returns false when the bin should not serve. */
-function handleArguments(args: string[]): boolean {
-  if (args.length === 0) return true;
-  const [first] = args;
-  if (args.length === 1 && (first === '--help' || first === '-h')) {
-    process.stdout.write(USAGE);
-    process.exitCode = 0;
-  } else if (args.length === 1 && (first === '--version' || first === '-v')) {
-    process.stdout.write(`hermes-mcp-gateway ${version()}\n`);
-    process.exitCode = 0;
-  } else {
-    process.stderr.write(`hermes-mcp-gateway: unexpected argument ${JSON.stringify(args.find((a) => a !== '--help' && a !== '--version') ?? first)}; settings come from the environment\n${USAGE}`);
-    process.exitCode = 2;
-  }
-  return false;
-}
-
 async function main(): Promise<void> {
-  if (!handleArguments(process.argv.slice(2))) return;
+  if (!handleBinArguments('hermes-mcp-gateway', USAGE, process.argv.slice(2))) return;
   let config;
   try {
     config = loadConfig(process.env);

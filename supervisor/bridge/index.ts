@@ -1,11 +1,9 @@
 import { serve, type ServerType } from '@hono/node-server';
-import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Adapter } from '../adapter.js';
-import { packageRoot } from '../../shared/package-root.js';
+import { packageVersion } from '../../shared/package-root.js';
 import type { GatewayConfig } from '../config.js';
 import { bridgeProfileApp } from './profile.js';
 import { AgentRegistry } from './registry.js';
@@ -26,10 +24,6 @@ export interface BridgeAdapter extends Adapter {
   profile: Hono;
   /** Starts the MCP_PORT listener when configured; resolves to its URL. */
   listen(): Promise<string | undefined>;
-}
-
-function packageVersion(): string {
-  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0';
 }
 
 export function bridgeAdapter(config: GatewayConfig, log: Logger): BridgeAdapter {

@@ -1,8 +1,6 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { packageRoot } from '../../shared/package-root.js';
+import { handleBinArguments } from '../bin-arguments.js';
 import { becomeSubreaper } from '../../shared/subreaper.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { createWorkerRuntime } from '../spawning/worker-runtime.js';
@@ -31,27 +29,8 @@ Configuration is read from the environment only (pass it in the client's env blo
   HERMES_MCP_<LIMIT>               e.g. HERMES_MCP_LSP_CALL_TIMEOUT_SECONDS, HERMES_MCP_MAX_OUTPUT_CHARS
 `;
 
-function version(): string {
-  const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: string };
-  return pkg.version ?? 'unknown';
-}
-
-function handleArguments(args: string[]): boolean {
-  if (args.length === 0) return true;
-  const [first] = args;
-  if (args.length === 1 && (first === '--help' || first === '-h')) {
-    process.stdout.write(USAGE);
-  } else if (args.length === 1 && (first === '--version' || first === '-v')) {
-    process.stdout.write(`hermes-mcp-lsp ${version()}\n`);
-  } else {
-    process.stderr.write(`hermes-mcp-lsp: unexpected argument ${JSON.stringify(first)}; settings come from the environment\n${USAGE}`);
-    process.exitCode = 2;
-  }
-  return false;
-}
-
 function main(): void {
-  if (!handleArguments(process.argv.slice(2))) return;
+  if (!handleBinArguments('hermes-mcp-lsp', USAGE, process.argv.slice(2))) return;
   let config;
   try {
     config = loadConfig(process.env);

@@ -1,12 +1,13 @@
 import { Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
 import type { Gateway } from '../gateway.js';
 import type { RequestScope } from '../dispatch.js';
+import { packageVersion } from '../../shared/package-root.js';
 
 // One low-level SDK Server per modern request, or per legacy session. It only answers tools/list
 // (the frozen six) and tools/call (routed through the gateway); everything protocol-level
 // (initialize, server/discover, _meta and header checks, error codes) is the SDK's.
 
-const SERVER_INFO = { name: 'hermes-mcp-gateway', version: '0.1.0' };
+const SERVER_INFO = { name: 'hermes-mcp-gateway', version: packageVersion() };
 
 const INSTRUCTIONS = [
   'Hermes MCP gateway: six public tools; everything else is discovered progressively.',
