@@ -17,7 +17,7 @@ interface HttpLifecycle {
 }
 
 /** What /mcp answers while the gateway drains: retry later (a restarted gateway will serve it). */
-function shuttingDown(retryAfterSeconds: number): Response {
+export function shuttingDown(retryAfterSeconds: number): Response {
   return new Response(
     JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: `Service Unavailable: the gateway is shutting down; retry in ${retryAfterSeconds} s` }, id: null }),
     // Connection: close, so a keep-alive client reconnects (to the restarted gateway) next time.

@@ -59,6 +59,7 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   const endpoint = createMcpEndpoint(gateway, (error) => log.warn({ event: 'mcp_rejected', reason: error.message }));
   const { app, lifecycle } = createApp(gateway, endpoint);
   app.route('/bridge', bridge.profile);
+  bridge.attach({ draining: () => lifecycle.draining, counted: (owner, work) => gateway.owners.runLeased(owner, work) });
   const server: ServerType = await new Promise((resolve, reject) => {
     const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(s));
     s.once('error', reject);
@@ -90,7 +91,9 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
     url: `http://${host}:${port}`,
     async drain(timeoutMs) {
       lifecycle.draining = true;
-      const outcome = (): DrainOutcome => ({ drained: openPosts === 0 && gateway.owners.inflightNativeCalls === 0, open_requests: openPosts, inflight_native_calls: gateway.owners.inflightNativeCalls });
+      // The bridge's own MCP_PORT listener counts too: its tasks are this gateway's calls.
+      const open = () => openPosts + bridge.openRequests();
+      const outcome = (): DrainOutcome => ({ drained: open() === 0 && gateway.owners.inflightNativeCalls === 0, open_requests: open(), inflight_native_calls: gateway.owners.inflightNativeCalls });
       const deadline = Date.now() + timeoutMs;
       while (!outcome().drained && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
       return outcome();

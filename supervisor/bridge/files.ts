@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, type Stats } from 'node:fs';
 import { join, sep } from 'node:path';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
+import { isBridgeTempFile } from './tasks.js';
 
 // Read-only access to one task's directory for hermes_files. A path is refused before the disk is
 // touched when it is absolute or holds `..`, a backslash or NUL; then every component is lstat'ed
@@ -29,7 +30,7 @@ function refuse(message: string): never {
 export function taskPathSegments(path: string): string[] {
   if (path.includes('\0')) refuse('the path contains a NUL byte');
   if (path.includes('\\')) refuse('the path contains a backslash; use / between components');
-  if (path.startsWith('/') || /^[A-Za-z]:/.test(path)) refuse('the path must be relative to the task directory');
+  if (path.startsWith('/')) refuse('the path must be relative to the task directory');
   const segments = path.split('/').filter((s) => s !== '' && s !== '.');
   if (segments.includes('..')) refuse('the path must not contain ..');
   return segments;
@@ -63,7 +64,7 @@ export function readTaskPath(taskDir: string, id: string, path: string, limits: 
 }
 
 function listing(dir: string, id: string, path: string, maxEntries: number): Record<string, unknown> {
-  const names = readdirSync(dir).filter((n) => !n.includes('.tmp-')).sort();
+  const names = readdirSync(dir).filter((n) => !isBridgeTempFile(n)).sort();
   const entries: Entry[] = [];
   for (const name of names.slice(0, maxEntries)) {
     const s = lstatSync(join(dir, name), { throwIfNoEntry: false });

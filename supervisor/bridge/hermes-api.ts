@@ -19,6 +19,8 @@ export interface RunStatus {
 
 export interface ChatReply {
   content: string;
+  /** OpenAI's finish_reason: Hermes answers `stop`, `length` (partial, truncated) or `error`. */
+  finishReason?: string;
   model?: string;
   usage?: unknown;
 }
@@ -43,10 +45,16 @@ export class HermesApi {
   async chat(messages: Array<{ role: string; content: string }>, sessionId: string, signal: AbortSignal): Promise<ChatReply> {
     const a = await this.request('POST', '/v1/chat/completions', signal, { model: 'hermes-agent', messages, stream: false }, { 'x-hermes-session-id': sessionId });
     if (a.status !== 200) throw upstreamError('chat completion', a);
-    const body = a.body as { model?: string; usage?: unknown; choices?: Array<{ message?: { content?: unknown } }> };
+    const body = a.body as { model?: string; usage?: unknown; choices?: Array<{ message?: { content?: unknown }; finish_reason?: unknown }> };
     const content = body.choices?.[0]?.message?.content;
+    const finishReason = body.choices?.[0]?.finish_reason;
     if (typeof content !== 'string') throw new GatewayError(ErrorCode.UPSTREAM_FAILED, 'the Hermes API answered a chat completion without message content');
-    return { content, ...(body.model ? { model: body.model } : {}), ...(body.usage !== undefined ? { usage: body.usage } : {}) };
+    return {
+      content,
+      ...(typeof finishReason === 'string' ? { finishReason } : {}),
+      ...(body.model ? { model: body.model } : {}),
+      ...(body.usage !== undefined ? { usage: body.usage } : {}),
+    };
   }
 
   /** POST /v1/runs with `Idempotency-Key`: 202 {run_id}. A key reused with another body is 409 (DUPLICATE_ID). */
@@ -125,7 +133,15 @@ function upstreamError(what: string, a: Answer): GatewayError {
   if (a.status === 401 || a.status === 403) {
     return new GatewayError(ErrorCode.AGENT_UNAVAILABLE, `the Hermes API refused the agent's key (${a.status})`, { unavailable_reason: 'key_rejected' });
   }
-  return new GatewayError(ErrorCode.UPSTREAM_FAILED, `Hermes API ${what} failed with HTTP ${a.status}${code}${message ? `: ${message.slice(0, 200)}` : ''}`, { http_status: a.status });
+  if (a.status === 429) {
+    // Hermes' max_concurrent_runs: every agent-serving endpoint answers 429 + Retry-After while it is full.
+    const retryAfter = Number(a.headers.get('retry-after'));
+    const seconds = Number.isInteger(retryAfter) && retryAfter >= 0 ? retryAfter : 1;
+    return new GatewayError(ErrorCode.AGENT_BUSY, `the Hermes agent is running as many tasks as it allows (HTTP 429); retry in ${seconds} s`, { retryable: true, retry_after_seconds: seconds, http_status: 429 });
+  }
+  // An incomplete agent run is 502 agent_incomplete with the (already redacted) reason in X-Hermes-Error.
+  const reason = message || (a.headers.get('x-hermes-error') ?? '');
+  return new GatewayError(ErrorCode.UPSTREAM_FAILED, `Hermes API ${what} failed with HTTP ${a.status}${code}${reason ? `: ${reason.slice(0, 200)}` : ''}`, { http_status: a.status });
 }
 
 /** The body as text, refusing more than `max` bytes (the stream is cancelled at the first byte over). */

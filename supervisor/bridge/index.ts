@@ -1,8 +1,10 @@
 import { serve, type ServerType } from '@hono/node-server';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Adapter } from '../adapter.js';
+import { shuttingDown } from '../app.js';
 import { packageVersion } from '../../shared/package-root.js';
 import type { GatewayConfig } from '../config.js';
 import { bridgeProfileApp } from './profile.js';
@@ -18,13 +20,29 @@ import { bridgeTools, type BridgeState } from './tools.js';
 // on their own). The bridge is optional for the product, so it adds no /readyz component (whose
 // failure would hold readiness at 503); /readyz reports it beside readiness as `bridge`.
 
+/** What the server lends the bridge once the gateway exists: its shutdown state and its in-flight accounting. */
+export interface BridgeHost {
+  draining(): boolean;
+  /** Runs a lease-holding call counted where drain looks (gateway.owners.runLeased). */
+  counted<T>(ownerId: string, work: () => Promise<T>): Promise<T>;
+}
+
 export interface BridgeAdapter extends Adapter {
   state: BridgeState;
   /** The profile app, mounted by the server at /bridge. */
   profile: Hono;
-  /** Starts the MCP_PORT listener when configured; resolves to its URL. */
+  /**
+   * Starts the MCP_PORT listener when configured; resolves to its URL. Never rejects: the bridge is
+   * optional, so a port it cannot bind (say, the old bridge still holds it) is logged and reported
+   * as `listen_error` in /readyz's `bridge`, and the gateway serves on without it.
+   */
   listen(): Promise<string | undefined>;
+  attach(host: BridgeHost): void;
+  /** POSTs still open on the MCP_PORT listener (those on /bridge count with the gateway port's). */
+  openRequests(): number;
 }
+
+const POLL_MS = 25;
 
 export function bridgeAdapter(config: GatewayConfig, log: Logger): BridgeAdapter {
   let state: BridgeState;
@@ -45,8 +63,29 @@ export function bridgeAdapter(config: GatewayConfig, log: Logger): BridgeAdapter
     }
   }
   const tools = bridgeTools(state);
-  const { app: profile, audit } = bridgeProfileApp({ state, tools, limits: config.limits, version: packageVersion(), log });
+  let host: BridgeHost = { draining: () => false, counted: (_owner, work) => work() };
+  let closing = false;
+  let running = 0; // tool calls of either mount still running
+  let ownOpen = 0;
+  const { app: profile, audit } = bridgeProfileApp({
+    state,
+    tools,
+    limits: config.limits,
+    version: packageVersion(),
+    log,
+    refusing: () => closing || host.draining(),
+    refusal: () => shuttingDown(config.limits.shutdownGraceSeconds),
+    track: async (tool, ownerId, work) => {
+      running++;
+      try {
+        return tool.holdsLease ? await host.counted(ownerId, work) : await work();
+      } finally {
+        running--;
+      }
+    },
+  });
   let own: ServerType | undefined;
+  let listenError: string | undefined;
 
   return {
     name: 'agents',
@@ -63,29 +102,52 @@ export function bridgeAdapter(config: GatewayConfig, log: Logger): BridgeAdapter
           default_agent: view.defaultName,
           ...(view.degraded ? { degraded: view.degraded } : {}),
           ...(view.error ? { registry_error: view.error } : {}),
+          ...(listenError ? { listen_error: listenError } : {}),
         },
       };
     },
+    attach(next) {
+      host = next;
+    },
+    openRequests: () => ownOpen,
     async listen() {
       const port = state.kind === 'configured' ? state.service.settings.mcpPort : undefined;
       if (port === undefined) return undefined;
       // Loopback only, like the bridge: its tunnel or proxy is the sole ingress.
-      own = await new Promise<ServerType>((resolve, reject) => {
-        const s = serve({ fetch: profile.fetch, hostname: '127.0.0.1', port }, () => resolve(s));
-        s.once('error', reject);
+      let server: ServerType | undefined;
+      try {
+        server = await new Promise<ServerType>((resolve, reject) => {
+          const s = serve({ fetch: profile.fetch, hostname: '127.0.0.1', port }, () => resolve(s));
+          s.once('error', reject);
+        });
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        listenError = `cannot listen on 127.0.0.1:${port} (MCP_PORT): ${code ?? (e as Error).message}${code === 'EADDRINUSE' ? '; is the old hermes-mcp-bridge still running?' : ''}`;
+        log.error({ event: 'bridge_listen_failed', port, reason: listenError }, listenError);
+        return undefined;
+      }
+      own = server;
+      // Calls are POSTs; one counts until its response is written (drain and close wait for it).
+      server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+        if (req.method !== 'POST') return;
+        ownOpen++;
+        res.once('close', () => ownOpen--);
       });
-      const url = `http://127.0.0.1:${(own.address() as AddressInfo).port}`;
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       log.info({ event: 'bridge_listening', url }, 'hermes-mcp-bridge profile listening');
       return url;
     },
     async close() {
-      if (own) {
-        const server = own;
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-        });
-      }
+      // New requests are refused from here on; running tasks get up to shutdownGraceSeconds to
+      // answer before any connection is cut.
+      closing = true;
+      const server = own as (ServerType & { closeIdleConnections?: () => void; closeAllConnections?: () => void }) | undefined;
+      const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
+      server?.closeIdleConnections?.();
+      const deadline = Date.now() + config.limits.shutdownGraceSeconds * 1000;
+      while ((running > 0 || ownOpen > 0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      server?.closeAllConnections?.();
+      await closed;
       audit?.close();
     },
   };

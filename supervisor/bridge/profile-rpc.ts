@@ -20,6 +20,8 @@ export interface RpcDeps {
   maxBatch: number;
   maxResultChars: number;
   onInternalError: (tool: string, error: unknown) => void;
+  /** Runs one tool call inside the gateway's in-flight accounting (what a drain and close wait for). */
+  track<T>(tool: ToolDefinition, ownerId: string, work: () => Promise<T>): Promise<T>;
 }
 
 export type RpcAnswer = { status: 200 | 400; body: unknown } | { status: 202 };
@@ -32,6 +34,14 @@ interface Message {
   id?: string | number | null;
   method: string;
   params?: Record<string, unknown>;
+}
+
+// What the audit log may record of a client-chosen name: the names this profile knows, else
+// "other". A method or tool name is client text; the audit line never carries client text.
+const AUDITED_METHODS = new Set(['initialize', 'ping', 'tools/list', 'tools/call', 'notifications/initialized', 'notifications/cancelled', 'notifications/progress', 'notifications/roots/list_changed']);
+
+export function auditedMethod(method: string): string {
+  return AUDITED_METHODS.has(method) ? method : 'other';
 }
 
 function error(id: unknown, code: number, message: string): Record<string, unknown> {
@@ -54,8 +64,11 @@ export function createRpcHandler(deps: RpcDeps) {
   async function callTool(params: Record<string, unknown>, signal: AbortSignal, facts: AuditFacts): Promise<{ result: NormalizedToolResult } | { rpcError: [number, string] }> {
     const name = params.name;
     const entry = typeof name === 'string' ? byName.get(name) : undefined;
-    if (!entry) return { rpcError: [-32602, `unknown tool ${JSON.stringify(name)}; tools/list shows the five tools`] };
-    facts.tool = entry.tool.name;
+    if (!entry) {
+      facts.tool = 'other';
+      return { rpcError: [-32602, `unknown tool ${JSON.stringify(name)}; tools/list shows the five tools`] };
+    }
+    facts.tool = entry.tool.name; // one of the five (byName holds nothing else)
     let args: Record<string, unknown>;
     try {
       args = entry.validate(params.arguments ?? {});
@@ -72,7 +85,7 @@ export function createRpcHandler(deps: RpcDeps) {
     };
     let outcome: ToolOutcome;
     try {
-      outcome = await entry.tool.handler(args, ctx);
+      outcome = await deps.track(entry.tool, ctx.owner.id, () => entry.tool.handler(args, ctx));
     } catch (e) {
       if (!isGatewayError(e)) deps.onInternalError(entry.tool.name, e);
       outcome = isGatewayError(e) ? outcomeFromError(e) : errorOutcome(ErrorCode.INTERNAL_ERROR, `${entry.tool.name} failed inside the gateway; see the gateway log`);
@@ -87,7 +100,7 @@ export function createRpcHandler(deps: RpcDeps) {
 
   async function one(message: unknown, signal: AbortSignal, facts: AuditFacts): Promise<Record<string, unknown> | undefined> {
     if (!isMessage(message)) return error((message as { id?: unknown } | null)?.id, -32600, 'Invalid Request');
-    facts.rpc_method ??= message.method;
+    facts.rpc_method ??= auditedMethod(message.method);
     if (message.id === undefined) return undefined; // a notification: nothing to answer
     const params = message.params ?? {};
     const ok = (result: unknown) => ({ jsonrpc: '2.0', id: message.id, result });

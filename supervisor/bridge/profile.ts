@@ -9,7 +9,7 @@ import { readCappedBody } from '../edge/body-limit.js';
 import { clientIp } from '../edge/client-ip.js';
 import { rateLimit, TokenBuckets } from '../edge/rate-limit.js';
 import type { ToolDefinition } from '../tool-types.js';
-import { createRpcHandler } from './profile-rpc.js';
+import { createRpcHandler, type RpcDeps } from './profile-rpc.js';
 import { readBridgeToken } from './settings.js';
 import type { BridgeState } from './tools.js';
 
@@ -47,6 +47,10 @@ export interface ProfileOptions {
   limits: Limits;
   version: string;
   log: Logger;
+  /** While true (the gateway drains or the bridge closes), /mcp answers `refusal()`: 503 + Retry-After. */
+  refusing(): boolean;
+  refusal(): Response;
+  track: RpcDeps['track'];
 }
 
 export function bridgeProfileApp(options: ProfileOptions): { app: Hono; audit?: AuditLog } {
@@ -65,16 +69,22 @@ export function bridgeProfileApp(options: ProfileOptions): { app: Hono; audit?: 
     maxBatch: limits.bridgeMaxBatch,
     maxResultChars: limits.bridgeResponseMaxChars,
     onInternalError: (tool, error) => log.error({ event: 'tool_internal_error', tool, ...(error instanceof Error ? { err: error } : { reason: String(error) }) }),
+    track: options.track,
   });
   const expected = tokenSource(service.settings.envFile);
 
   app.use('*', auditRequests(audit, clientIp));
+  // A shutting-down gateway takes no new task on either mount; running ones finish (drain waits).
+  app.use('/mcp', async (c, next) => (options.refusing() ? options.refusal() : next()));
   app.use('*', rateLimit(new TokenBuckets(limits.bridgeRateLimitPerMinute), clientIp));
   app.on(['GET', 'HEAD'], '/health', (c) => {
     const view = service.registry.current();
     const available = view.agents.filter((a) => 'key' in service.registry.keyOf(a)).length;
+    // Without a usable MCP_AUTH_TOKEN /mcp fails closed (503), so health must not say ok.
+    const authMissing = expected() === undefined;
     return c.json({
-      status: 'ok',
+      status: authMissing ? 'degraded' : 'ok',
+      ...(authMissing ? { auth: 'not_configured' } : {}),
       service: SERVICE,
       version: options.version,
       tools: options.tools.length,

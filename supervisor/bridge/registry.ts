@@ -29,6 +29,13 @@ const Registry = v.pipe(
   v.strictObject({ default: v.optional(v.string()), agents: v.pipe(v.array(Agent), v.minLength(1), v.maxLength(64)) }),
   v.check((r) => new Set(r.agents.map((a) => a.name)).size === r.agents.length, 'agent names must be unique'),
   v.check((r) => r.default === undefined || r.agents.some((a) => a.name === r.default), 'default must name a listed agent'),
+  // One default, stated once or twice consistently: which agent gets a task must never depend on
+  // the order of the rules above.
+  v.check((r) => r.agents.filter((a) => a.default === true).length <= 1, 'at most one agent may have default: true'),
+  v.check(
+    (r) => r.default === undefined || r.agents.every((a) => a.default !== true || a.name === r.default),
+    (issue) => `default names ${(issue.input as { default?: string }).default} but another agent has default: true`,
+  ),
   v.check((r) => r.agents.every((a) => !(a.key_env && a.key_file)), 'an agent has key_env or key_file, not both'),
 );
 

@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { RESULT_FILE, RUN_FILE, type TaskResult } from './tasks.js';
+import { isBridgeTempFile, RESULT_FILE, RUN_FILE, type TaskResult } from './tasks.js';
 
 // From an agent's final text to the result shape. A contract (HERMES_CONTRACT_PATH) usually asks
 // the agent to answer JSON {status?, summary, artifacts?, next_steps?, details?}, bare or in one
@@ -29,7 +29,7 @@ function jsonObject(text: string): Record<string, unknown> | undefined {
 export function taskArtifacts(dir: string): string[] {
   try {
     return readdirSync(dir)
-      .filter((n) => n !== RUN_FILE && n !== RESULT_FILE && !n.includes('.tmp-') && lstatSync(join(dir, n)).isFile())
+      .filter((n) => n !== RUN_FILE && n !== RESULT_FILE && !isBridgeTempFile(n) && lstatSync(join(dir, n)).isFile())
       .sort();
   } catch {
     return [];

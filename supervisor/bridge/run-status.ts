@@ -1,6 +1,6 @@
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { resultFromReply } from './reply.js';
-import { resolveAgent, withDeadline, type BridgeService } from './service.js';
+import { resolveAgent, withDeadline, type BridgeService, type ResolvedAgent } from './service.js';
 import { TERMINAL, type RunRecord, type TaskResult } from './tasks.js';
 
 // hermes_status: GET /v1/runs/{run_id} on the agent that accepted the run (run.json says which;
@@ -18,12 +18,41 @@ function resultOf(service: BridgeService, record: RunRecord, status: string, out
   return { id: record.task_id, status, summary, artifacts: [], next_steps: [], details: { ...details, ...(error ? { error } : {}) } };
 }
 
+/**
+ * A timestamp as ISO 8601, whatever its source: Hermes sends Unix seconds (a float), run.json holds
+ * ISO text, and a number large enough to be milliseconds is read as such. Anything else is null.
+ */
+export function isoTimestamp(value: unknown): string | null {
+  let ms: number;
+  if (typeof value === 'number' || (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim()))) {
+    const n = Number(value);
+    ms = n >= 1e12 ? n : n * 1000;
+  } else if (typeof value === 'string' && value.trim() !== '') {
+    ms = Date.parse(value);
+  } else return null;
+  if (!Number.isFinite(ms)) return null;
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
+
+/** The agent a recorded run went to: gone from the registry is its own answer, not unknown_agent. */
+function recordedAgent(service: BridgeService, record: RunRecord): ResolvedAgent {
+  if (!service.registry.find(record.agent)) {
+    throw new GatewayError(
+      ErrorCode.AGENT_UNAVAILABLE,
+      `run ${record.run_id} (task ${record.task_id}) was accepted by agent ${record.agent}, which is no longer in the agent registry; restore that entry to follow the run (hermes_result ${record.task_id} keeps what was recorded)`,
+      { unavailable_reason: 'not_registered', run_id: record.run_id, task_id: record.task_id, agent: record.agent },
+    );
+  }
+  return resolveAgent(service, record.agent);
+}
+
 export async function runStatus(service: BridgeService, runId: string, agentName: string | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
   const record = service.store.findRun(runId);
   if (record && agentName !== undefined && agentName !== record.agent) {
     throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `run ${runId} belongs to agent ${record.agent}, not ${agentName}`);
   }
-  const { agent, api } = resolveAgent(service, record?.agent ?? agentName);
+  const { agent, api } = record ? recordedAgent(service, record) : resolveAgent(service, agentName);
   const run = await api.getRun(runId, withDeadline(signal, service.limits.bridgeRequestTimeoutSeconds, `agent ${agent.name}`));
   if (!run && !record) throw new GatewayError(ErrorCode.RUN_NOT_FOUND, `agent ${agent.name} knows no run ${runId}, and no task recorded it`);
   const status = run?.status ?? 'interrupted';
@@ -44,8 +73,8 @@ export async function runStatus(service: BridgeService, runId: string, agentName
     status,
     output: output ?? null,
     error: error ?? null,
-    created_at: run?.created_at ?? record?.created_at ?? null,
-    updated_at: run?.updated_at ?? null,
+    created_at: isoTimestamp(run?.created_at) ?? isoTimestamp(record?.created_at),
+    updated_at: isoTimestamp(run?.updated_at),
     agent: agent.name,
     task_id: record?.task_id ?? null,
     session_id: run?.session_id ?? record?.session_id ?? null,

@@ -36,6 +36,35 @@ function prompt(args: TaskArgs, id: string, dir: string): string {
   return parts.join('\n\n');
 }
 
+/**
+ * A sync task that got no answer still leaves a durable result for hermes_result: `interrupted`
+ * when the agent may still be working (the deadline passed, the caller went away), `failed` with
+ * the error code when the API refused or broke (429, 5xx, unreachable, a rejected key). Returns the
+ * error for the caller, carrying the task id.
+ */
+function recordSyncFailure(service: BridgeService, id: string, details: Record<string, unknown>, e: unknown): unknown {
+  const error = e instanceof GatewayError ? e : undefined;
+  const finished_at = new Date().toISOString();
+  let result: TaskResult;
+  let thrown: unknown = e;
+  if (error?.code === ErrorCode.TASK_TIMEOUT || error?.code === ErrorCode.CANCELLED) {
+    const summary = error.code === ErrorCode.TASK_TIMEOUT ? `${error.message}; the agent may still be working. Use mode "async" for long tasks.` : `${error.message} before the agent answered; the agent may still be working`;
+    result = { id, status: 'interrupted', summary, artifacts: [], next_steps: [], details: { ...details, error: error.code, finished_at } };
+    if (error.code === ErrorCode.TASK_TIMEOUT) thrown = new GatewayError(ErrorCode.TASK_TIMEOUT, summary, { id });
+  } else {
+    const retry = error?.details?.retryable === true ? [`hermes_task again with id ${id} in ${String(error.details.retry_after_seconds ?? 1)} s`] : [];
+    const summary = `the task failed: ${e instanceof Error ? e.message : String(e)}`;
+    result = { id, status: 'failed', summary, artifacts: [], next_steps: retry, details: { ...details, ...error?.details, error: error?.code ?? ErrorCode.UPSTREAM_FAILED, finished_at } };
+    if (error) thrown = new GatewayError(error.code, error.message, { ...error.details, id });
+  }
+  try {
+    service.store.writeResult(result);
+  } catch {
+    // The caller needs the task's own failure more than this write's; hermes_result then says no result.
+  }
+  return thrown;
+}
+
 export async function runTask(service: BridgeService, args: TaskArgs, signal: AbortSignal): Promise<Record<string, unknown>> {
   const { agent, api } = resolveAgent(service, args.agent);
   const id = args.id ?? newTaskId();
@@ -56,14 +85,14 @@ export async function runTask(service: BridgeService, args: TaskArgs, signal: Ab
       try {
         reply = await api.chat(messages, sessionId, timed);
       } catch (e) {
-        if (e instanceof GatewayError && e.code === ErrorCode.TASK_TIMEOUT) {
-          const summary = `${e.message}; the agent may still be working. Use mode "async" for long tasks.`;
-          service.store.writeResult({ id, status: 'interrupted', summary, artifacts: [], next_steps: [], details: { ...details, finished_at: new Date().toISOString() } });
-          throw new GatewayError(ErrorCode.TASK_TIMEOUT, summary, { id });
-        }
-        throw e;
+        throw recordSyncFailure(service, id, details, e);
       }
-      const result = resultFromReply(id, reply.content, dir, { ...details, model: reply.model, usage: reply.usage, finished_at: new Date().toISOString() });
+      const finished = { ...details, model: reply.model, usage: reply.usage, ...(reply.finishReason && reply.finishReason !== 'stop' ? { finish_reason: reply.finishReason } : {}), finished_at: new Date().toISOString() };
+      const result: TaskResult =
+        reply.finishReason === 'error'
+          ? // Hermes ends a chat completion whose agent run failed with finish_reason "error"; its text says why.
+            { id, status: 'failed', summary: `the agent reported an error: ${reply.content.slice(0, 2000)}`, artifacts: [], next_steps: [], details: { ...finished, error: 'agent_error' } }
+          : resultFromReply(id, reply.content, dir, finished);
       service.store.writeResult(result);
       return publicResult(result);
     }

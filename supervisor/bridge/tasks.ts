@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 
@@ -12,6 +12,13 @@ export const TASK_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export const RUN_FILE = 'run.json';
 export const RESULT_FILE = 'result.json';
 export const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'interrupted']);
+/** The private temp name writeJsonAtomic gives a file before renaming it: `<name>.tmp-<pid>-<8 hex>`. */
+const TEMP_FILE = /\.tmp-\d+-[0-9a-f]{8}$/;
+
+/** True for the bridge's own in-flight temp files, which listings and artifacts never show. */
+export function isBridgeTempFile(name: string): boolean {
+  return TEMP_FILE.test(name);
+}
 
 export interface RunRecord {
   run_id: string;
@@ -104,7 +111,7 @@ export class TaskStore {
   findRun(runId: string): RunRecord | undefined {
     const known = this.runs.get(runId);
     if (known) {
-      const record = this.readRun(known);
+      const record = this.scanRun(known);
       if (record?.run_id === runId) return record;
     }
     let names: string[];
@@ -115,7 +122,8 @@ export class TaskStore {
     }
     for (const name of names) {
       if (!TASK_ID.test(name)) continue;
-      const record = this.readRun(name);
+      // One bad run.json (oversized, unreadable) must not hide every other run from hermes_status.
+      const record = this.scanRun(name);
       if (record?.run_id === runId) {
         this.runs.set(runId, name);
         return record;
@@ -124,16 +132,49 @@ export class TaskStore {
     return undefined;
   }
 
-  /** A bridge JSON file of a task, size-capped; undefined when absent or unreadable (never follows a symlink). */
-  private readJson(id: string, file: string): unknown {
-    const path = join(this.taskDir(id), file);
-    const stat = lstatSync(path, { throwIfNoEntry: false });
-    if (!stat?.isFile()) return undefined;
-    if (stat.size > this.maxJsonBytes) throw new GatewayError(ErrorCode.FILE_TOO_LARGE, `${file} of task ${id} exceeds ${this.maxJsonBytes} bytes`);
+  /** `readRun`, but a file that cannot be used (oversized, unreadable, not a file) is no record: a scan skips it. */
+  private scanRun(id: string): RunRecord | undefined {
     try {
-      return JSON.parse(readFileSync(path, 'utf8'));
+      return this.readRun(id);
     } catch {
       return undefined;
+    }
+  }
+
+  /**
+   * A bridge JSON file of a task, size-capped; undefined when absent, not a regular file, a symlink
+   * or not JSON. Opened with O_NOFOLLOW and judged by fstat on that descriptor, so what is checked
+   * is what is read (no window between a path check and the read); O_NONBLOCK keeps a FIFO from
+   * blocking the open. Oversized: FILE_TOO_LARGE.
+   */
+  private readJson(id: string, file: string): unknown {
+    const path = join(this.taskDir(id), file);
+    let fd: number;
+    try {
+      fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ELOOP' || code === 'ENOTDIR') return undefined;
+      throw new GatewayError(ErrorCode.FILE_NOT_FOUND, `${file} of task ${id} cannot be opened (${code ?? 'error'})`);
+    }
+    try {
+      const stat = fstatSync(fd);
+      if (!stat.isFile()) return undefined;
+      if (stat.size > this.maxJsonBytes) throw new GatewayError(ErrorCode.FILE_TOO_LARGE, `${file} of task ${id} exceeds ${this.maxJsonBytes} bytes`);
+      // One byte over the cap is enough to tell a file that grew after fstat.
+      const buffer = Buffer.alloc(this.maxJsonBytes + 1);
+      let length = 0;
+      for (;;) {
+        const n = readSync(fd, buffer, length, buffer.length - length, null);
+        if (n === 0 || (length += n) === buffer.length) break;
+      }
+      if (length > this.maxJsonBytes) throw new GatewayError(ErrorCode.FILE_TOO_LARGE, `${file} of task ${id} exceeds ${this.maxJsonBytes} bytes`);
+      return JSON.parse(buffer.subarray(0, length).toString('utf8'));
+    } catch (e) {
+      if (e instanceof GatewayError) throw e;
+      return undefined;
+    } finally {
+      closeSync(fd);
     }
   }
 }

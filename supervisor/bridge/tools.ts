@@ -1,8 +1,8 @@
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
+import { redact } from '../../shared/redact.js';
 import type { ToolDefinition } from '../tool-types.js';
 import { readTaskPath } from './files.js';
 import { HermesApi } from './hermes-api.js';
-import { AGENT_NAME } from './registry.js';
 import { publicResult, runTask, type TaskArgs } from './run-task.js';
 import { runStatus } from './run-status.js';
 import type { BridgeService } from './service.js';
@@ -15,7 +15,9 @@ import { TASK_ID } from './tasks.js';
 export type BridgeState = { kind: 'configured'; service: BridgeService } | { kind: 'not_configured' | 'invalid'; reason: string };
 
 const ID = { type: 'string', pattern: TASK_ID.source } as const;
-const AGENT = { type: 'string', pattern: AGENT_NAME.source, description: 'A registered agent (list_agents); default: the registry default.' } as const;
+// No pattern: a name that is not registered (whatever its spelling) is refused by resolveAgent
+// as unknown_agent, naming the registered agents, before any upstream call.
+const AGENT = { type: 'string', maxLength: 64, description: 'A registered agent (list_agents); default: the registry default.' } as const;
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true } as const;
 
 function serviceOf(state: BridgeState): BridgeService {
@@ -115,7 +117,11 @@ export function bridgeTools(state: BridgeState): ToolDefinition[] {
       const service = serviceOf(state);
       const id = args.id as string;
       const limits = { maxBytes: service.limits.bridgeFileMaxBytes, maxEntries: service.limits.bridgeListMaxEntries };
-      return { structured: readTaskPath(service.store.taskDir(id), id, (args.path as string | undefined) ?? '', limits) };
+      const answer = readTaskPath(service.store.taskDir(id), id, (args.path as string | undefined) ?? '', limits);
+      // Every result is redacted on its way out (normalizeResult); say so when that changes the
+      // file's text, so a reader never takes the masked copy for the file itself.
+      if (typeof answer.content === 'string' && redact(answer.content) !== answer.content) answer.redacted = true;
+      return { structured: answer };
     },
   };
   return [hermesTask, hermesStatus, listAgentsTool, hermesResult, hermesFiles];

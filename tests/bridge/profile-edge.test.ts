@@ -66,6 +66,24 @@ describe('bridge profile edge', () => {
     assert.equal((await post(ping, auth, '198.51.100.8')).status, 200);
   });
 
+  test('client-chosen method and tool names reach the audit log only as known names, else "other"', async () => {
+    const send = (ip: string, message: Record<string, unknown>) => post(JSON.stringify({ jsonrpc: '2.0', ...message }), auth, ip);
+    await send('192.0.2.71', { id: 1, method: 'SECRET-METHOD-x"y\nz' });
+    await send('192.0.2.72', { id: 2, method: 'tools/call', params: { name: 'SECRET-TOOL-NAME', arguments: {} } });
+    await send('192.0.2.73', { method: 'notifications/initialized' });
+    await send('192.0.2.74', { method: 'notifications/SECRET-NOTE' });
+    const text = readFileSync(fx.auditLog, 'utf8');
+    assert.ok(!text.includes('SECRET-'), 'no client-chosen name is recorded verbatim');
+    const lines = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const at = (ip: string) => lines.find((l) => l.ip === ip)!;
+    assert.equal(at('192.0.2.71').rpc_method, 'other');
+    assert.equal(at('192.0.2.71').error, 'method_not_found');
+    assert.equal(at('192.0.2.72').rpc_method, 'tools/call');
+    assert.equal(at('192.0.2.72').tool, 'other');
+    assert.equal(at('192.0.2.73').rpc_method, 'notifications/initialized');
+    assert.equal(at('192.0.2.74').rpc_method, 'other');
+  });
+
   test('the audit log is 0600 and holds no token, key, header or body', async () => {
     await post(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'hermes_task', arguments: { task: 'TOP-SECRET-TASK-TEXT', mode: 'sync' } } }), auth, '192.0.2.55');
     const text = readFileSync(fx.auditLog, 'utf8');

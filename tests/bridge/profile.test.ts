@@ -96,6 +96,14 @@ describe('bridge profile (drop-in hermes-mcp-bridge surface)', () => {
     };
     assert.equal(r.result.isError, true);
     assert.equal(r.result.structuredContent.error, 'unknown_agent');
+    // Any spelling of a name that is not registered is unknown_agent (naming the agents), not -32602.
+    for (const agent of ['Coder', 'no such agent!']) {
+      const u = (await (await post(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'hermes_task', arguments: { task: 'x', mode: 'sync', agent } } })).json()) as {
+        result?: { isError: boolean; structuredContent: { error: string; message: string } };
+      };
+      assert.equal(u.result?.structuredContent.error, 'unknown_agent', `${agent}: ${JSON.stringify(u)}`);
+      assert.match(u.result!.structuredContent.message, /registered agents \(hermes\)/);
+    }
   });
 
   test('batches: up to 20 for 2025-03-26 (or no version header), refused over 20 and for 2025-06-18', async () => {

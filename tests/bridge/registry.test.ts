@@ -79,6 +79,25 @@ describe('agent registry', () => {
     assert.equal(registry.current().error, undefined, 'a fixed file clears the error');
   });
 
+  test('two default: true, or a top-level default contradicting one, is registry_error; the last good state stays', () => {
+    const { registry, write } = setup();
+    write(TWO);
+    assert.equal(registry.current().defaultName, 'coder');
+    const two = 'agents:\n  - name: a\n    base_url: http://127.0.0.1:1\n    key_env: ENV_KEY\n    default: true\n  - name: b\n    base_url: http://127.0.0.1:1\n    key_env: ENV_KEY\n    default: true\n';
+    write(two);
+    let view = registry.current();
+    assert.match(view.error!, /at most one agent may have default: true/);
+    assert.equal(view.defaultName, 'coder', 'last good kept');
+    write(`default: a\n${two.replace(/    default: true\n(  - name: b)/, '$1')}`);
+    view = registry.current();
+    assert.match(view.error!, /default names a but another agent has default: true/);
+    assert.deepEqual(view.agents.map((a) => a.name), ['hermes', 'coder'], 'last good kept');
+    write(`default: b\n${two.replace(/    default: true\n(  - name: b)/, '$1')}`);
+    view = registry.current();
+    assert.equal(view.error, undefined, 'the same default stated twice is consistent');
+    assert.equal(view.defaultName, 'b');
+  });
+
   test('a file readable by others is refused (last good kept, registry_error says chmod 600)', () => {
     const { registry, write } = setup();
     write(TWO, 0o644);
