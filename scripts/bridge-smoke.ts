@@ -1,27 +1,41 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
-import { loadConfig } from '../supervisor/config.js';
+import { ConfigError, loadConfig } from '../supervisor/config.js';
 
 // A smoke test for any hermes-mcp-bridge-compatible endpoint (this gateway's /bridge profile, its
 // MCP_PORT listener, or the original bridge): health, 401 without auth, initialize, tools/list,
 // a sync task, hermes_result, hermes_files, traversal and absolute-path refusal, the body limit.
 // The token is read from the bridge .env (MCP_AUTH_TOKEN) and never printed.
 //
-//   node dist/scripts/bridge-smoke.js BASE_URL [--env FILE] [--id TASK_ID]   (FILE defaults to $HERMES_MCP_BRIDGE_ENV)
+//   node dist/scripts/bridge-smoke.js BASE_URL|--base BASE_URL [--env FILE] [--id TASK_ID]   (FILE defaults to $HERMES_MCP_BRIDGE_ENV)
 //   BASE_URL: e.g. http://127.0.0.1:8765 or http://127.0.0.1:3060/bridge (…/mcp and …/health are appended)
 
+const USAGE = 'usage: bridge-smoke BASE_URL|--base BASE_URL [--env FILE] [--id TASK_ID]   (FILE defaults to $HERMES_MCP_BRIDGE_ENV)\n';
 const args = process.argv.slice(2);
 const option = (name: string) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : undefined;
 };
-const base = args[0]?.replace(/\/+$/, '');
-const envFile = option('--env') ?? loadConfig(process.env).bridgeEnvFile;
-if (!base || base.startsWith('--') || !envFile) {
-  process.stderr.write('usage: bridge-smoke BASE_URL [--env FILE] [--id TASK_ID]   (FILE defaults to $HERMES_MCP_BRIDGE_ENV)\n');
+
+function fail(message: string): never {
+  process.stderr.write(`bridge-smoke: ${message}\n${USAGE}`);
   process.exit(2);
 }
+
+// The bridge's own smoke test takes `--base URL`; a bare first argument works too.
+const base = (option('--base') ?? (args[0]?.startsWith('--') ? undefined : args[0]))?.replace(/\/+$/, '');
+let envFile = option('--env');
+if (!envFile) {
+  try {
+    envFile = loadConfig(process.env).bridgeEnvFile;
+  } catch (e) {
+    if (e instanceof ConfigError) fail(e.message);
+    throw e;
+  }
+}
+if (!base || base.startsWith('--')) fail('no base URL');
+if (!envFile) fail('no env file: pass --env FILE or set HERMES_MCP_BRIDGE_ENV');
 const token = parseEnv(readFileSync(envFile, 'utf8')).MCP_AUTH_TOKEN;
 if (!token) {
   process.stderr.write(`bridge-smoke: no MCP_AUTH_TOKEN in ${envFile}\n`);

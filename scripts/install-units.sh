@@ -25,6 +25,10 @@ Options:
                       RuntimeDirectory; a custom DIR must exist before the service starts)
   --roots LIST        colon-separated allowed roots (default: $HERMES_MCP_ROOTS or ~/work)
   --node PATH         node binary (default: command -v node)
+  --bridge-env FILE   the hermes-mcp-bridge .env (default: $HERMES_MCP_BRIDGE_ENV): sets
+                      HERMES_MCP_BRIDGE_ENV in the unit and adds the bridge's TASKS_DIR and
+                      AUDIT_LOG directory to ReadWritePaths (read as the gateway reads the file;
+                      needs a built dist/)
   -h, --help          show this help
 
 Paths must be absolute and must not contain whitespace or '@'.
@@ -42,6 +46,7 @@ hermes_home="${HERMES_HOME:-}"
 state_dir=""
 roots="${HERMES_MCP_ROOTS:-}"
 node_bin=""
+bridge_env="${HERMES_MCP_BRIDGE_ENV:-}"
 
 need_arg() { [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value"; }
 
@@ -57,6 +62,7 @@ while [[ $# -gt 0 ]]; do
     --state-dir) need_arg "$@"; state_dir="$2"; shift 2 ;;
     --roots) need_arg "$@"; roots="$2"; shift 2 ;;
     --node) need_arg "$@"; node_bin="$2"; shift 2 ;;
+    --bridge-env) need_arg "$@"; bridge_env="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $1" ;;
   esac
@@ -121,6 +127,29 @@ for r in "${root_list[@]}"; do
 done
 [[ -n "$roots_colon" ]] || die "no roots given"
 
+# The hermes-mcp-bridge profile writes its tasks and audit log wherever its .env says; outside
+# HERMES_HOME, ProtectHome=read-only would make them read-only. The paths are resolved by the
+# gateway's own reader (dist/scripts/bridge-paths.js), so the unit and the service agree.
+bridge_env_line="# No hermes-mcp-bridge profile (render with --bridge-env FILE to add one)."
+bridge_rw=""
+bridge_notes=()
+if [[ -n "$bridge_env" ]]; then
+  bridge_env="$(expand_home "$bridge_env")"
+  check_path bridge-env "$bridge_env"
+  paths_js="$prefix/dist/scripts/bridge-paths.js"
+  [[ -r "$paths_js" ]] || die "$paths_js not found; run npm run build first"
+  bridge_paths="$("$node_bin" "$paths_js" "$bridge_env" "$hermes_home" "$svc_home")" || die "cannot use --bridge-env $bridge_env (see above)"
+  bridge_env_line="Environment=HERMES_MCP_BRIDGE_ENV=$bridge_env"
+  while IFS='=' read -r key value; do
+    [[ "$key" == tasks_dir || "$key" == audit_dir ]] || continue
+    check_path "bridge $key" "$value"
+    bridge_rw+=" -$value"
+    if [[ "$value" != "$hermes_home" && "$value" != "$hermes_home"/* && ! -d "$value" ]]; then
+      bridge_notes+=("note: create $value (mode 0700, owned by the service user) before starting; outside HERMES_HOME the gateway cannot create it")
+    fi
+  done <<< "$bridge_paths"
+fi
+
 if [[ "$mode" == system ]]; then
   [[ "$user_name" =~ ^[a-zA-Z_][a-zA-Z0-9_.-]*$ ]] || die "invalid user name: $user_name"
   [[ "$group_name" =~ ^[a-zA-Z_][a-zA-Z0-9_.-]*$ ]] || die "invalid group name: $group_name"
@@ -149,6 +178,8 @@ render_service() {
   local line
   while IFS= read -r line || [[ -n "$line" ]]; do
     if [[ "$line" == "@USER_GROUP@" ]]; then printf '%s\n' "$user_group"; continue; fi
+    if [[ "$line" == "@BRIDGE_ENV@" ]]; then printf '%s\n' "$bridge_env_line"; continue; fi
+    line="${line//@BRIDGE_RW@/$bridge_rw}"
     line="${line//@NODE@/$node_bin}"
     line="${line//@PREFIX@/$prefix}"
     line="${line//@HERMES_HOME@/$hermes_home}"
@@ -190,5 +221,6 @@ fi
 if [[ "$state_dir" != %t/* ]]; then
   echo "note: create $state_dir (mode 0700, owned by the service user) before starting; ProtectSystem=strict will not let the gateway create it" >&2
 fi
+for n in ${bridge_notes[@]+"${bridge_notes[@]}"}; do echo "$n" >&2; done
 echo "Run (not executed by this script):"
 echo "  $systemctl_cmd daemon-reload && $systemctl_cmd enable --now hermes-mcp-gateway"

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
@@ -72,6 +72,8 @@ describe('hermes-mcp-bridge tools through the gateway catalog', () => {
     }, 5000, 'the run to complete');
     assert.equal(status.task_id, 'async-1');
     assert.equal(status.agent, 'hermes');
+    // Hermes sends Unix seconds, run.json holds ISO text: the answer is ISO 8601 either way.
+    for (const key of ['created_at', 'updated_at']) assert.match(String(status[key]), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/, key);
     assert.equal(status.result_updated, true);
     const result = await viaBridge(client, 'hermes_result', { id: 'async-1' });
     assert.equal(result.data.status, 'completed');
@@ -115,6 +117,19 @@ describe('hermes-mcp-bridge tools through the gateway catalog', () => {
     assert.equal(fx.standin.calls.length, before);
   });
 
+  test('hermes_status of a run whose agent left the registry: agent_unavailable naming the run and its agent', async () => {
+    const r = await viaBridge(client, 'hermes_task', { task: 'orphaned later', mode: 'async', id: 'orphan-1' });
+    fx.writeAgents(`agents:\n  - name: coder\n    base_url: ${fx.standin.url}\n    key_env: API_SERVER_KEY\n`);
+    try {
+      const s = await viaBridge(client, 'hermes_status', { run_id: r.data.run_id as string });
+      assert.equal(s.data.error, 'AGENT_UNAVAILABLE', JSON.stringify(s.data));
+      assert.match(String(s.data.message), new RegExp(`run ${r.data.run_id as string} \\(task orphan-1\\) was accepted by agent hermes, which is no longer in the agent registry`));
+      assert.equal(s.data.agent, 'hermes');
+    } finally {
+      rmSync(fx.agentsFile);
+    }
+  });
+
   test('/readyz reports the configured bridge beside readiness', async () => {
     const ready = (await (await fetch(`${gw.url}/readyz`)).json()) as { bridge: Record<string, unknown> };
     assert.deepEqual(ready.bridge, { status: 'configured', agents: 1, default_agent: 'hermes', degraded: 'no_registry' });
@@ -137,6 +152,11 @@ describe('hermes-mcp-bridge tools through the gateway catalog', () => {
     const file = await viaBridge(client, 'hermes_files', { id: 'async-1', path: 'report.md' });
     assert.equal(file.data.content, '# Report\nfine\n');
     assert.equal(file.data.encoding, 'utf-8');
+    assert.equal(file.data.redacted, undefined, 'nothing was masked');
+    writeFileSync(join(fx.tasksDir, 'async-1', 'notes.txt'), 'token: ghp_abcdefghijklmnopqrstuvwxyz0123456789\n');
+    const masked = await viaBridge(client, 'hermes_files', { id: 'async-1', path: 'notes.txt' });
+    assert.equal(masked.data.redacted, true, 'a file answer changed by redaction says so');
+    assert.ok(!String(masked.data.content).includes('ghp_abcdefghijklmnopqrstuvwxyz0123456789'));
     assert.equal((await viaBridge(client, 'hermes_result', { id: 'never' })).data.error, 'TASK_NOT_FOUND');
     assert.equal((await viaBridge(client, 'hermes_files', { id: 'async-1', path: '../sync-1/result.json' })).data.error, 'INVALID_PATH');
     assert.ok(!existsSync(join(fx.tasksDir, 'never')));

@@ -41,6 +41,18 @@ describe('bridge operator scripts', () => {
     });
   }
 
+  test('bridge-smoke takes the bridge\'s own --base URL form too', async () => {
+    const { stdout } = await run(process.execPath, [script('bridge-smoke.js'), '--base', gw.bridgeUrl!, '--env', fx.envFile, '--id', 'smoke-base'], { timeout: 20_000 });
+    assert.match(stdout, /all checks passed/);
+  });
+
+  test('bridge-smoke: a bad gateway configuration is a one-line usage error (exit 2), not a stack trace', async () => {
+    await assert.rejects(
+      run(process.execPath, [script('bridge-smoke.js'), gw.bridgeUrl!], { timeout: 20_000, env: { PATH: process.env.PATH ?? '', HERMES_MCP_ROOTS: 'relative/root', HERMES_MCP_BRIDGE_ENV: fx.envFile } }),
+      (e: { code?: number; stderr?: string }) => e.code === 2 && /^bridge-smoke: HERMES_MCP_ROOTS entries must be absolute/.test(e.stderr ?? '') && !/\n\s+at /.test(e.stderr ?? ''),
+    );
+  });
+
   test('bridge-smoke fails (exit 1) against an endpoint that is not a bridge', async () => {
     await assert.rejects(run(process.execPath, [script('bridge-smoke.js'), `${gw.url}`, '--env', fx.envFile], { timeout: 20_000 }), (e: { code?: number; stdout?: string }) => e.code === 1 && /FAIL GET \/health/.test(e.stdout ?? ''));
   });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { startHermesApiStandin, type HermesApiStandin } from '../fixtures/hermes-api-standin.js';
 import { waitFor } from '../helpers/wait.js';
@@ -44,6 +45,42 @@ describe('Hermes API stand-in', () => {
     const stop = (await (await req(`/v1/runs/${run_id}/stop`, { method: 'POST' })).json()) as { status: string };
     assert.equal(stop.status, 'stopping');
     await waitFor(async () => ((await (await req(`/v1/runs/${run_id}`)).json()) as { status: string }).status === 'cancelled', 2000, 'cancelled');
+  });
+
+  test('X-Hermes-Session-Id over 256 characters, or with NUL/CR/LF, is refused 400', async () => {
+    const chat = (session: string) => req('/v1/chat/completions', { method: 'POST', headers: { 'x-hermes-session-id': session }, body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }) });
+    assert.equal((await chat('s'.repeat(256))).status, 200);
+    const long = await chat('s'.repeat(257));
+    assert.equal(long.status, 400);
+    assert.equal(((await long.json()) as { error: { code: string } }).error.code, 'invalid_session_id');
+    // fetch refuses to send control characters in a header, so a raw request carries the NUL.
+    const { port } = new URL(s.url);
+    const raw = await new Promise<string>((resolve, reject) => {
+      const body = '{"messages":[{"role":"user","content":"hi"}]}';
+      const socket = connect(Number(port), '127.0.0.1', () =>
+        socket.end(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk-k\r\nX-Hermes-Session-Id: a\0b\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`),
+      );
+      let text = '';
+      socket.on('data', (d: Buffer) => (text += String(d)));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    assert.match(raw, /^HTTP\/1\.1 400 /);
+  });
+
+  test('--max-concurrent: a request beyond max_concurrent_runs gets 429 with Retry-After: 1', async () => {
+    const busy = await startHermesApiStandin({ key: 'sk-k', maxConcurrent: 1, runDelayMs: 300, chatDelayMs: 300 });
+    try {
+      const post = (path: string, body: unknown) => fetch(`${busy.url}${path}`, { method: 'POST', headers: { authorization: 'Bearer sk-k' }, body: JSON.stringify(body) });
+      assert.equal((await post('/v1/runs', { input: 'first' })).status, 202);
+      const refused = await post('/v1/chat/completions', { messages: [{ role: 'user', content: 'second' }] });
+      assert.equal(refused.status, 429);
+      assert.equal(refused.headers.get('retry-after'), '1');
+      assert.equal((await post('/v1/runs', { input: 'third' })).status, 429);
+      await waitFor(async () => (await post('/v1/chat/completions', { messages: [{ role: 'user', content: 'later' }] })).status === 200, 3000, 'the slot to free');
+    } finally {
+      await busy.close();
+    }
   });
 
   test('Idempotency-Key: identical retry replays the run; another body is 409; unknown run 404; bad body 400', async () => {

@@ -5,7 +5,7 @@
 // reach a bus/manager is reported as a visible skip, never worked around.
 import assert from 'node:assert/strict';
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, test } from 'node:test';
@@ -37,11 +37,11 @@ const HARDENING = [
   'KillMode=control-group',
 ];
 
-function install(args: string[]): SpawnSyncReturns<string> {
+function install(args: string[], extraEnv: Record<string, string> = {}): SpawnSyncReturns<string> {
   return spawnSync('bash', [script, ...args], {
     encoding: 'utf8',
     timeout: 30_000,
-    env: { ...process.env, HOME: fakeHome, HERMES_HOME: '', HERMES_MCP_ROOTS: '', XDG_CONFIG_HOME: join(fakeHome, '.config') },
+    env: { ...process.env, HOME: fakeHome, HERMES_HOME: '', HERMES_MCP_ROOTS: '', HERMES_MCP_BRIDGE_ENV: '', XDG_CONFIG_HOME: join(fakeHome, '.config'), ...extraEnv },
   });
 }
 
@@ -139,6 +139,30 @@ test('install script: --dry-run writes nothing, --help, bad arguments rejected',
   assert.notEqual(install(['--user', '--dry-run', '--roots', '/has space']).status, 0);
   assert.notEqual(install(['--user', '--dry-run', '--roots', 'relative/path']).status, 0);
   assert.notEqual(install(['--user', '--dry-run', '--user-name', 'x']).status, 0);
+});
+
+test('with a hermes-mcp-bridge .env, its TASKS_DIR and audit directory become writable and the unit names the file', () => {
+  const bridge = join(work, 'bridge');
+  mkdirSync(bridge, { recursive: true });
+  const envFile = join(bridge, 'bridge.env');
+  // Outside HERMES_HOME (ProtectHome=read-only would make them read-only); $HOME is the service user's.
+  writeFileSync(envFile, `MCP_AUTH_TOKEN=${'a'.repeat(64)}\nTASKS_DIR=${bridge}/tasks\nAUDIT_LOG=$HOME/audit/bridge.jsonl\n`, { mode: 0o600 });
+  const viaEnv = install(['--user', '--dry-run'], { HERMES_MCP_BRIDGE_ENV: envFile });
+  assert.equal(viaEnv.status, 0, viaEnv.stderr);
+  const rw = values(viaEnv.stdout, 'ReadWritePaths').join(' ').split(/\s+/);
+  assert.ok(rw.includes(`-${bridge}/tasks`), `TASKS_DIR writable: ${rw}`);
+  assert.ok(rw.includes(`-${fakeHome}/audit`), `audit directory writable: ${rw}`);
+  assert.ok(values(viaEnv.stdout, 'Environment').includes(`HERMES_MCP_BRIDGE_ENV=${envFile}`));
+  assert.match(viaEnv.stderr, new RegExp(`create ${bridge}/tasks`), 'a missing directory outside HERMES_HOME is pointed out');
+  const viaFlag = render('bridge-flag', ['--user', '--bridge-env', envFile]);
+  assert.ok(values(viaFlag.text, 'ReadWritePaths').join(' ').includes(`-${bridge}/tasks`));
+  // Without one, nothing is added.
+  assert.ok(!values(user.text, 'Environment').some((v) => v.startsWith('HERMES_MCP_BRIDGE_ENV=')));
+  // A file the gateway would refuse (readable by others) is refused here too, with the gateway's reason.
+  chmodSync(envFile, 0o644);
+  const refused = install(['--user', '--dry-run', '--bridge-env', envFile]);
+  assert.notEqual(refused.status, 0);
+  assert.match(refused.stderr, /chmod 600/);
 });
 
 // ---- offline systemd-analyze checks --------------------------------------------------------------
