@@ -81,8 +81,10 @@ describe('bridge operator scripts', () => {
     assert.equal((await ping(fresh)).status, 200);
   });
 
-  test('the Hermes API stand-in runs on its own: --port 0 --key K', async () => {
-    const child = spawn(process.execPath, [join(packageRoot(), 'dist', 'tests', 'fixtures', 'hermes-api-standin.js'), '--port', '0', '--key', 'sk-alone-0123456789'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  test('the Hermes API stand-in runs on its own: --port 0 --key K --max-concurrent 1', async () => {
+    const child = spawn(process.execPath, [join(packageRoot(), 'dist', 'tests', 'fixtures', 'hermes-api-standin.js'), '--port', '0', '--key', 'sk-alone-0123456789', '--max-concurrent', '1', '--run-delay-ms', '5000'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     try {
       const url = await within(
         new Promise<string>((resolve) => child.stdout.on('data', (d: Buffer) => /listening (\S+)/.test(String(d)) && resolve(/listening (\S+)/.exec(String(d))![1]!))),
@@ -93,6 +95,9 @@ describe('bridge operator scripts', () => {
       assert.equal((await fetch(`${url}/v1/runs`, { method: 'POST', body: '{}' })).status, 401);
       const accepted = await fetch(`${url}/v1/runs`, { method: 'POST', headers: { authorization: 'Bearer sk-alone-0123456789' }, body: JSON.stringify({ input: 'hi' }) });
       assert.equal(accepted.status, 202);
+      const second = await fetch(`${url}/v1/runs`, { method: 'POST', headers: { authorization: 'Bearer sk-alone-0123456789' }, body: JSON.stringify({ input: 'again' }) });
+      assert.equal(second.status, 429, 'max_concurrent_runs 1: the first run still holds the slot');
+      assert.equal(second.headers.get('retry-after'), '1');
     } finally {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
