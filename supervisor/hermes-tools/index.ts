@@ -69,6 +69,13 @@ export function hermesToolsAdapter(config: GatewayConfig, runtime: WorkerRuntime
     startup.kind === 'unavailable' ? `Hermes' tool server is not running (${startup.reason})` : `Hermes' tool server does not offer ${name}`;
 
   async function start(): Promise<ToolDefinition[]> {
+    const tools = await listTools();
+    if (startup.kind === 'listed') log.info({ event: 'hermes_tools_ready', tools: startup.served, missing: startup.missing, unusable: startup.unusable }, "Hermes' tool server listed its tools");
+    else if (startup.kind === 'unavailable') log.warn({ event: 'hermes_tools_unavailable', status: startup.status, reason: startup.reason }, "Hermes' tool server unavailable at startup; its tools are not catalogued");
+    return tools;
+  }
+
+  async function listTools(): Promise<ToolDefinition[]> {
     const argv0 = config.hermesToolsCommand[0]!;
     if (!existsSync(config.hermesToolsCwd) || !commandExists(argv0, inherited.PATH ?? '', config.hermesToolsCwd)) {
       const what = existsSync(config.hermesToolsCwd) ? `the interpreter ${JSON.stringify(argv0)} was not found` : `its directory ${config.hermesToolsCwd} does not exist`;

@@ -33,14 +33,17 @@ const ANNOTATIONS: Record<string, Annotations> = {
 /** The tools whose budget is the media one: an auxiliary model's download and inference, not a web read. */
 const MEDIA_TOOLS: ReadonlySet<string> = new Set(['vision_analyze', 'video_analyze', 'image_generate']);
 
+/** A budget other than the tool's own (the startup smoke calls'), with its limit's name. */
+export type CallBudget = { name: 'hermesToolsWebSmokeTimeoutSeconds' };
+
 export interface ToolServerCall {
-  (name: string, args: Record<string, unknown>): Promise<HermesToolResult>;
+  (name: string, args: Record<string, unknown>, budget?: CallBudget): Promise<HermesToolResult>;
 }
 
 /** One tools/call on the tool server within the tool's budget; the tool server's failure as a GatewayError. */
 export function toolServerCall(worker: HermesToolsWorker, limits: Limits): ToolServerCall {
-  return async (name, args) => {
-    const budgetName = MEDIA_TOOLS.has(name) ? 'hermesToolsMediaTimeoutSeconds' : 'hermesToolsCallTimeoutSeconds';
+  return async (name, args, budget) => {
+    const budgetName = budget?.name ?? (MEDIA_TOOLS.has(name) ? 'hermesToolsMediaTimeoutSeconds' : 'hermesToolsCallTimeoutSeconds');
     const timeoutMs = limits[budgetName] * 1000;
     const reply = await worker.request({ type: 'call', name, arguments: args, timeoutMs, budgetName }, timeoutMs + WORKER_SLACK_MS);
     if (reply.failure) throw new GatewayError(ErrorCode[reply.failure.code], reply.failure.message, { component: 'hermes_tools', retryable: reply.failure.code !== 'HERMES_TOOLS_NOT_INSTALLED' });

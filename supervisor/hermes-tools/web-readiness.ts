@@ -24,7 +24,7 @@ export async function smokeWeb(call: ToolServerCall): Promise<WebCheck[]> {
   const checks: WebCheck[] = [];
   for (const [tool, args] of [['web_search', SMOKE_SEARCH], ['web_extract', SMOKE_EXTRACT]] as const) {
     try {
-      const reason = providerError(await call(tool, { ...args }));
+      const reason = providerError(await call(tool, { ...args }, { name: 'hermesToolsWebSmokeTimeoutSeconds' }));
       checks.push(reason ? { tool, ok: false, reason } : { tool, ok: true });
     } catch (e) {
       checks.push({ tool, ok: false, reason: (e as Error).message });
