@@ -130,6 +130,11 @@ export const ErrorCode = {
   BROWSER_TIMEOUT: 'BROWSER_TIMEOUT',
   STALE_TAB: 'STALE_TAB',
   VISION_UNAVAILABLE: 'VISION_UNAVAILABLE',
+  // Hermes' own tool server (web, vision, image, video tools)
+  HERMES_TOOLS_NOT_INSTALLED: 'HERMES_TOOLS_NOT_INSTALLED',
+  HERMES_TOOLS_UNAVAILABLE: 'HERMES_TOOLS_UNAVAILABLE',
+  HERMES_TOOLS_TIMEOUT: 'HERMES_TOOLS_TIMEOUT',
+  HERMES_TOOLS_FAILED: 'HERMES_TOOLS_FAILED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

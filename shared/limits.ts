@@ -85,6 +85,12 @@ const LimitsSchema = v.object({
   browserTypeMaxChars: PositiveInt,
   browserExpressionMaxChars: PositiveInt,
   browserQuestionMaxChars: PositiveInt,
+  hermesToolsCallTimeoutSeconds: PositiveInt,
+  hermesToolsMediaTimeoutSeconds: PositiveInt,
+  hermesToolsStartupTimeoutSeconds: PositiveInt,
+  hermesToolsWebSmokeTimeoutSeconds: PositiveInt,
+  hermesToolsRestartMinMs: PositiveInt,
+  hermesToolsRestartMaxSeconds: PositiveInt,
 });
 export type Limits = Readonly<v.InferOutput<typeof LimitsSchema>>;
 

@@ -97,6 +97,14 @@ export interface GatewayConfig {
    * CAMOFOX_URL, CAMOFOX_API_KEY, CAMOFOX_USER_ID, CAMOFOX_SESSION_KEY, HERMES_ALLOW_PRIVATE_URLS.
    */
   browserEnv: Readonly<Record<string, string>>;
+  /**
+   * Hermes' own stdio MCP tool server (supervisor/hermes-tools/): `HERMES_MCP_HERMES_TOOLS_COMMAND`
+   * (split on whitespace, no shell), else `$HERMES_AGENT_PYTHON -m agent.transports.hermes_tools_mcp_server`
+   * (default interpreter: the venv Hermes' installer makes in its source tree, `$HERMES_AGENT_SRC/venv/bin/python`).
+   */
+  hermesToolsCommand: readonly string[];
+  /** Its cwd: `HERMES_AGENT_SRC` (default `$HERMES_HOME/hermes-agent`, where the installer clones Hermes; `$HERMES_HOME` when that does not exist). */
+  hermesToolsCwd: string;
 }
 
 export interface LspConfig {
@@ -236,6 +244,21 @@ function graphEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
   return out;
 }
 
+/** Where Hermes' installer (scripts/install.sh) clones Hermes: `$HERMES_HOME/hermes-agent`, with its venv in `venv/`. */
+const HERMES_SOURCE_DIR = 'hermes-agent';
+const HERMES_TOOLS_MODULE = 'agent.transports.hermes_tools_mcp_server';
+
+function hermesTools(env: NodeJS.ProcessEnv, hermesHome: string): { hermesToolsCommand: string[]; hermesToolsCwd: string } {
+  const defaultSource = join(hermesHome, HERMES_SOURCE_DIR);
+  const source = env.HERMES_AGENT_SRC ? resolve(expandHome(env.HERMES_AGENT_SRC)) : defaultSource;
+  const python = env.HERMES_AGENT_PYTHON ? expandHome(env.HERMES_AGENT_PYTHON) : join(source, 'venv', 'bin', 'python');
+  const argv = (env.HERMES_MCP_HERMES_TOOLS_COMMAND ?? '').split(/\s+/).filter(Boolean);
+  return {
+    hermesToolsCommand: argv.length > 0 ? argv : [python, '-m', HERMES_TOOLS_MODULE],
+    hermesToolsCwd: env.HERMES_AGENT_SRC || existsSync(defaultSource) ? source : hermesHome,
+  };
+}
+
 /** The configuration from `env` alone (main passes process.env; nothing else reads it), then `overrides`. */
 export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
   const host = env.HERMES_MCP_HOST || DEFAULT_HOST;
@@ -287,6 +310,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<GatewayCon
     graphCommand: parseGraphCommand(env.HERMES_MCP_GRAPH_COMMAND),
     graphTool: parseGraphTool(env.HERMES_MCP_GRAPH_TOOL),
     graphEnvironment: graphEnvironment(env),
+    ...hermesTools(env, hermesHome),
     stateDir: resolve(expandHome(env.HERMES_MCP_STATE_DIR || join(env.XDG_RUNTIME_DIR || tmpdir(), `hermes-mcp-gateway-${process.getuid?.() ?? 'user'}`))),
     ...overrides,
   };

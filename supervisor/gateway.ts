@@ -70,6 +70,7 @@ export class Gateway {
     const adapters = options.adapters ?? [];
     gw.adapters = adapters;
     const readiness = adapters.flatMap((a) => a.readiness ?? []);
+    const hermesSources = adapters.flatMap((a) => (a.source?.name === 'hermes' ? [a.source] : []));
 
     const sources: ToolSource[] = [
       {
@@ -84,8 +85,12 @@ export class Gateway {
           }),
         ],
       },
-      { name: 'hermes', tools: () => skillsTools(config) },
-      ...adapters.flatMap((a) => (a.source ? [a.source] : [])),
+      // Hermes' tools come from two places under one source name, so the policy filters them as
+      // one upstream: the skills, read here from $HERMES_HOME, and what adapters add for Hermes
+      // (its own tool server's web, vision, image and video tools). Asked before every other
+      // adapter's source, so those can describe what Hermes' tool server turned out to serve.
+      { name: 'hermes', tools: async () => [...skillsTools(config), ...(await Promise.all(hermesSources.map((s) => s.tools()))).flat()] },
+      ...adapters.flatMap((a) => (a.source && a.source.name !== 'hermes' ? [a.source] : [])),
     ];
     const catalog = await Catalog.assemble(sources, policy);
     for (const d of catalog.report.dropped) log.info({ event: 'tool_dropped_by_policy', source: d.source, tool: d.name, reason: d.reason });

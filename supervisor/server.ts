@@ -8,6 +8,7 @@ import { isLoopbackHost, type GatewayConfig } from './config.js';
 import { Gateway, type GatewayOptions } from './gateway.js';
 import { createMcpEndpoint } from './mcp/endpoint.js';
 import { graphAdapter, type GraphAdapter } from './graph/index.js';
+import { hermesToolsAdapter, type HermesToolsAdapter } from './hermes-tools/index.js';
 import { guardedAdapter } from './guarded/index.js';
 import { browserAdapter } from './browser/index.js';
 import { jobsAdapter, type JobsAdapter } from './jobs/index.js';
@@ -26,6 +27,8 @@ export interface RunningGateway {
   bridge: BridgeAdapter;
   bridgeUrl?: string;
   graph: GraphAdapter;
+  /** Hermes' own tool server (web, vision, image, video tools). */
+  hermesTools: HermesToolsAdapter;
   port: number;
   url: string;
   /**
@@ -55,7 +58,8 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   const memory = memoryAdapter(config, log);
   const bridge = bridgeAdapter(config, log);
   const graph = graphAdapter(config, native.runtime, log);
-  const gateway = await Gateway.create({ ...options, adapters: [native, jobs, guardedAdapter(config, log), memory, browserAdapter(config, log), lspAdapter(config, native.runtime, log), graph, bridge, ...(options.adapters ?? [])] });
+  const hermesTools = hermesToolsAdapter(config, native.runtime, log, options.policy);
+  const gateway = await Gateway.create({ ...options, adapters: [native, jobs, guardedAdapter(config, log), memory, browserAdapter(config, log, hermesTools.vision), lspAdapter(config, native.runtime, log), graph, bridge, hermesTools, ...(options.adapters ?? [])] });
   const endpoint = createMcpEndpoint(gateway, (error) => log.warn({ event: 'mcp_rejected', reason: error.message }));
   const { app, lifecycle } = createApp(gateway, endpoint);
   app.route('/bridge', bridge.profile);
@@ -87,6 +91,7 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
     bridge,
     ...(bridgeUrl ? { bridgeUrl } : {}),
     graph,
+    hermesTools,
     port,
     url: `http://${host}:${port}`,
     async drain(timeoutMs) {

@@ -11,8 +11,9 @@ import { checkPageUrl } from './url-policy.js';
 import type { VisionAnalyzer } from './vision.js';
 
 // The ten Hermes browser tools on Camofox (tools/browser_tool.py schemas, tools/browser_camofox.py
-// calls and result shapes). Descriptions say what this build serves: no web_extract or vision_analyze
-// to point at, and browser_vision's analysis step is not connected yet (vision.ts).
+// calls and result shapes). Descriptions say what this gateway serves: browser_vision's says whether
+// its analysis step works here (vision.ts; known before these tools are built, since Hermes' tool
+// server is asked for its tools first), and none points at tools it may not have.
 
 const SCROLL_REPEATS = 5; // Hermes scrolls 5 × Camofox' 500 px step, about one screenful and a half
 const KEY_MAX_CHARS = 64;
@@ -229,7 +230,11 @@ export function browserTools({ sessions, vision }: Deps): ToolDefinition[] {
     }),
     tool({
       name: 'browser_vision',
-      description: `Take a screenshot of the current page (saved under $HERMES_HOME/browser_screenshots) for visual questions: CAPTCHAs, complex layouts, what the text snapshot misses. The screenshot step works; its analysis needs Hermes' vision model, which this build does not connect yet, so the call answers VISION_UNAVAILABLE with the saved screenshot_path. ${AFTER_NAVIGATE}`,
+      description: `Take a screenshot of the current page (saved under $HERMES_HOME/browser_screenshots) for visual questions: CAPTCHAs, complex layouts, what the text snapshot misses. ${
+        vision.available()
+          ? "Hermes' vision model answers the question about it; the result has the analysis and the screenshot_path."
+          : "The screenshot step works; its analysis needs Hermes' vision model, which this gateway does not reach (Hermes' tool server serves no vision_analyze here), so the call answers VISION_UNAVAILABLE with the saved screenshot_path."
+      } ${AFTER_NAVIGATE}`,
       inputSchema: {
         type: 'object',
         properties: {

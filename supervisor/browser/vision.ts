@@ -2,9 +2,9 @@ import { ErrorCode, GatewayError } from '../../shared/errors.js';
 
 // The seam between browser_vision's screenshot step (done here, against Camofox) and its analysis
 // step, which in Hermes is the auxiliary vision model (tools/browser_camofox.py camofox_vision →
-// agent.auxiliary_client.call_llm). That model is reached through Hermes' own tool server, which
-// this build does not start yet: the adapter for it will implement VisionAnalyzer. Until then the
-// analysis step refuses with VISION_UNAVAILABLE; it never makes up an analysis.
+// agent.auxiliary_client.call_llm). This gateway reaches that model through Hermes' own tool
+// server's vision_analyze (supervisor/hermes-tools/vision.ts). Without it the analysis step
+// refuses with VISION_UNAVAILABLE; it never makes up an analysis.
 
 export interface VisionRequest {
   /** The screenshot, PNG bytes. */
@@ -18,19 +18,25 @@ export interface VisionRequest {
 }
 
 export interface VisionAnalyzer {
+  /** Whether analysis can work in this process (fixed once the catalog is frozen): descriptions say so. */
+  available(): boolean;
   /** The model's answer to the question about the screenshot. */
   analyze(request: VisionRequest): Promise<string>;
 }
 
-/** The analyzer of a build without Hermes' vision path. */
+/** The refusal of an analysis step that cannot run, keeping the screenshot for the caller. */
+export function visionRefusal(screenshotPath: string, why: string): GatewayError {
+  return new GatewayError(ErrorCode.VISION_UNAVAILABLE, `the screenshot was taken and saved to ${screenshotPath}, but ${why}; use browser_snapshot for the page's text and refs`, {
+    screenshot_path: screenshotPath,
+    retryable: false,
+    recovery: 'browser_snapshot',
+  });
+}
+
+/** The analyzer of a gateway without Hermes' vision path. */
 export const visionUnavailable: VisionAnalyzer = {
+  available: () => false,
   analyze(request) {
-    return Promise.reject(
-      new GatewayError(
-        ErrorCode.VISION_UNAVAILABLE,
-        `the screenshot was taken and saved to ${request.screenshotPath}, but this gateway has no vision model to analyse it yet (Hermes' vision path is not connected); use browser_snapshot for the page's text and refs`,
-        { screenshot_path: request.screenshotPath, retryable: false, recovery: 'browser_snapshot' },
-      ),
-    );
+    return Promise.reject(visionRefusal(request.screenshotPath, "this gateway has no vision model to analyse it (Hermes' tool server does not serve vision_analyze here)"));
   },
 };

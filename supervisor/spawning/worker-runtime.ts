@@ -7,6 +7,7 @@ import { maxFrameBytes } from '../../shared/worker-protocol/caps.js';
 import { executeUnitProtocol, type ExecuteUnitProtocol } from '../../shared/worker-protocol/execute.js';
 import { lspProtocol, type LspProtocol } from '../../shared/worker-protocol/lsp.js';
 import { graphProtocol, type GraphProtocol } from '../../shared/worker-protocol/graph.js';
+import { hermesToolsProtocol, type HermesToolsProtocol } from '../../shared/worker-protocol/hermes-tools.js';
 import { processProtocol, type ProcessProtocol } from '../../shared/worker-protocol/process.js';
 import type { ProtocolMessages, WorkerProtocol } from '../../shared/worker-protocol/protocol.js';
 import { terminalProtocol, type TerminalProtocol } from '../../shared/worker-protocol/terminal.js';
@@ -48,11 +49,12 @@ export interface WorkerProtocols {
   'execute-zygote': ZygoteProtocol;
   'lsp-worker': LspProtocol;
   'graph-worker': GraphProtocol;
+  'hermes-tools-worker': HermesToolsProtocol;
 }
 export type WorkerEntry = keyof WorkerProtocols;
 
 /** Workers that serve many requests and only exit when told to (any other exit is a crash). */
-const LONG_LIVED_WORKERS: ReadonlySet<WorkerEntry> = new Set<WorkerEntry>(['terminal-worker', 'lsp-worker', 'graph-worker']);
+const LONG_LIVED_WORKERS: ReadonlySet<WorkerEntry> = new Set<WorkerEntry>(['terminal-worker', 'lsp-worker', 'graph-worker', 'hermes-tools-worker']);
 
 const PROTOCOLS: { [E in WorkerEntry]: WorkerProtocol<WorkerProtocols[E]> } = {
   'terminal-worker': terminalProtocol,
@@ -61,6 +63,7 @@ const PROTOCOLS: { [E in WorkerEntry]: WorkerProtocol<WorkerProtocols[E]> } = {
   'execute-zygote': zygoteProtocol,
   'lsp-worker': lspProtocol,
   'graph-worker': graphProtocol,
+  'hermes-tools-worker': hermesToolsProtocol,
 };
 
 export interface WorkerRuntime {

@@ -63,7 +63,9 @@ export async function startFakeCamofox(options: { hang?: boolean; reply?: (r: Re
         return;
       }
       const { status, body } = (options.reply ?? defaultReply)(record);
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      // A Buffer body is an image (a screenshot); anything else is JSON.
+      if (Buffer.isBuffer(body)) res.writeHead(status, { 'content-type': 'image/png' }).end(body);
+      else res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

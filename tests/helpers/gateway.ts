@@ -15,9 +15,10 @@ import { logSink } from './log-sink.js';
 
 /**
  * The /readyz components whose upstream a test machine lacks unless a test provides one (Honcho, a
- * trusted root with language servers, a graph upstream, Camofox): optional in every test gateway by default.
+ * trusted root with language servers, a graph upstream, Camofox, Hermes' tool server and its web
+ * provider): optional in every test gateway by default.
  */
-const UNAVAILABLE_HERE = ['memory', 'lsp', 'graph', 'browser'];
+const UNAVAILABLE_HERE = ['memory', 'lsp', 'graph', 'browser', 'hermes_tools', 'web_provider'];
 
 /** HERMES_MCP_OPTIONAL_COMPONENTS for a test about `required`: every other unavailable component stays optional. */
 export function optionalComponents(...required: string[]): string {

@@ -1,0 +1,136 @@
+import { becomeSubreaper } from '../shared/subreaper.js';
+import { FrameError } from '../shared/worker-protocol/frame.js';
+import { hermesToolsProtocol, type HermesToolResult, type HermesToolsFailure, type HermesToolsProtocol } from '../shared/worker-protocol/hermes-tools.js';
+import { RestartPending, UpstreamKeeper } from './hermes-tools/keeper.js';
+import { timer, UpstreamFailure } from './mcp-upstream/session.js';
+import { openSupervisorChannel } from './runtime/channel.js';
+import { killEverythingStarted } from './runtime/reap.js';
+
+// The Hermes tools worker: one long-lived child of the gateway, in its own PID namespace, hosting
+// Hermes' own stdio MCP tool server (hermes-tools/keeper.ts keeps it running). The tool server is
+// its child, so nothing it starts outlives this worker, and this worker outlives no gateway.
+// Requests are served concurrently (the MCP session multiplexes calls) and each gets exactly one
+// reply. A call past its budget is cancelled on the wire (MCP notifications/cancelled), not killed:
+// the tool server serves other calls meanwhile, and one slow web page must not cost them.
+//
+// It speaks the Hermes tools protocol (shared/worker-protocol/hermes-tools.ts).
+
+becomeSubreaper();
+let keeper: UpstreamKeeper | undefined;
+
+type Request = Exclude<HermesToolsProtocol['toWorker'], { type: 'configure' }>;
+
+/** A failure worded here, already final. */
+class Refusal extends Error {
+  constructor(readonly failure: HermesToolsFailure) {
+    super(failure.message);
+  }
+}
+
+const channel = openSupervisorChannel(hermesToolsProtocol, onMessage, () => shutdown());
+process.on('SIGTERM', () => shutdown()); // as PID 1 of the namespace there is no default TERM action
+channel.send({ type: 'ready' });
+
+function shutdown(): never {
+  keeper?.stop();
+  killEverythingStarted();
+  process.exit(0);
+}
+
+/**
+ * The tool server's environment: exactly this worker's own, which the supervisor built (Hermes'
+ * home, its redaction and quiet switches, the gateway's environment; the frame cap already taken
+ * out). The worker tag stays: the fallback isolation modes find escapees by it.
+ */
+function upstreamEnvironment(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
+  return env;
+}
+
+function onMessage(message: HermesToolsProtocol['toWorker']): void {
+  if (message.type === 'configure') {
+    const { type: _type, ...settings } = message;
+    if (keeper) return;
+    keeper = new UpstreamKeeper(settings, upstreamEnvironment());
+    void keeper.open().catch(() => {}); // a failed first start is retried with backoff; status reports it
+    return;
+  }
+  if (!keeper) return reply(message, { code: 'HERMES_TOOLS_FAILED', message: 'the Hermes tools worker was sent a request before its configuration' });
+  void serve(keeper, message).catch((e: unknown) => reply(message, failureOf(e, message)));
+}
+
+async function serve(tools: UpstreamKeeper, message: Request): Promise<void> {
+  switch (message.type) {
+    case 'status':
+      return channel.send({ type: 'status-result', id: message.id, status: await tools.status(message.pingTimeoutMs) });
+    case 'tools': {
+      // The first session's list: waiting for it at most one start budget (and a restart's backoff).
+      if (!tools.tools) await tools.session(Number.MAX_SAFE_INTEGER);
+      return channel.send({ type: 'tools-result', id: message.id, tools: tools.tools ?? [] });
+    }
+    case 'call': {
+      const deadline = Date.now() + message.timeoutMs;
+      const expiry = timer(message.timeoutMs);
+      let upstream;
+      try {
+        upstream = await Promise.race([tools.session(message.timeoutMs), expiry.promise]);
+      } catch (e) {
+        if (!expiry.expired) throw e;
+        throw new Refusal({ code: 'HERMES_TOOLS_TIMEOUT', message: `Hermes' tool server did not come up within the ${message.name} call's ${message.timeoutMs / 1000} s (${message.budgetName}); the call was not run` });
+      } finally {
+        expiry.cancel();
+      }
+      const result = await upstream.call(message.name, message.arguments, deadline - Date.now(), 'cancel');
+      tools.healthy();
+      return sendResult(message.id, result);
+    }
+  }
+}
+
+function sendResult(id: string, result: HermesToolResult): void {
+  try {
+    channel.send({ type: 'call-result', id, result });
+  } catch (e) {
+    // A result larger than the worker transport's frame cap cannot cross it; say so instead.
+    if (!(e instanceof FrameError)) throw e;
+    channel.send({ type: 'call-result', id, failure: { code: 'HERMES_TOOLS_FAILED', message: `the result is too large for the worker transport (workerTransportMaxBytes): ${e.message}` } });
+  }
+}
+
+/** The failure as the caller reads it: what happened, to which component, and what comes next. */
+function failureOf(e: unknown, message: Request): HermesToolsFailure {
+  const subject = message.type === 'call' ? `the ${message.name} call` : 'the request';
+  if (e instanceof Refusal) return e.failure;
+  if (e instanceof RestartPending) return { code: 'HERMES_TOOLS_UNAVAILABLE', message: `${e.message}; ${subject} was not run` };
+  if (!(e instanceof UpstreamFailure)) return { code: 'HERMES_TOOLS_FAILED', message: `the Hermes tools worker failed: ${(e as Error).message ?? String(e)}` };
+  const next = keeper?.restartInMs();
+  const restart = next !== undefined ? `; it is restarted in ${Math.ceil(next / 1000)} s` : '';
+  switch (e.kind) {
+    case 'not_installed':
+      return { code: 'HERMES_TOOLS_NOT_INSTALLED', message: `Hermes' tool server could not be started (${e.cause}): check HERMES_AGENT_PYTHON / HERMES_AGENT_SRC (or HERMES_MCP_HERMES_TOOLS_COMMAND)${restart}` };
+    case 'timeout':
+      // A call's own timeout (the open's is below): cancelled on the wire, the session stays.
+      if (message.type === 'call' && keeper?.serving) {
+        return { code: 'HERMES_TOOLS_TIMEOUT', message: `Hermes' tool server did not answer ${subject} within ${message.timeoutMs / 1000} s (${message.budgetName}); the call was cancelled and the tool server keeps serving` };
+      }
+      return { code: 'HERMES_TOOLS_TIMEOUT', message: `Hermes' tool server did not finish its MCP handshake and tools/list within the start budget (hermesToolsStartupTimeoutSeconds)${restart}` };
+    case 'exited':
+      return { code: 'HERMES_TOOLS_FAILED', message: `Hermes' tool server (/readyz hermes_tools) exited during ${subject}${e.stderrNote()}${restart}` };
+    case 'refused':
+      return { code: 'HERMES_TOOLS_FAILED', message: `Hermes' tool server refused ${subject}: ${e.cause}` };
+    case 'failed':
+      return { code: 'HERMES_TOOLS_FAILED', message: `Hermes' tool server failed to start: ${e.cause}${e.stderrNote()}${restart}` };
+  }
+}
+
+function reply(message: Request, failure: HermesToolsFailure): void {
+  switch (message.type) {
+    case 'tools':
+      return channel.send({ type: 'tools-result', id: message.id, failure });
+    case 'call':
+      return channel.send({ type: 'call-result', id: message.id, failure });
+    case 'status':
+      return channel.send({ type: 'status-result', id: message.id, status: { state: 'restarting', restarts: 0, failures: 0, lastFailure: failure.message } });
+  }
+}

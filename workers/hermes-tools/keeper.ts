@@ -1,0 +1,125 @@
+import type { HermesToolDefinition, HermesToolsSettings, HermesToolsStatus } from '../../shared/worker-protocol/hermes-tools.js';
+import { McpUpstream, UpstreamFailure } from '../mcp-upstream/session.js';
+
+// Keeps Hermes' tool server running: one stdio MCP session (../mcp-upstream/session.ts), opened at
+// configuration and reopened after every exit or failed open, after a backoff that doubles per
+// consecutive failure (restartMinMs … restartMaxMs) and resets once a call succeeds — so a server
+// that crashes on start is not respawned in a tight loop, and one that crashed once is back
+// quickly. The restart is eager: readiness reports a server that is down, not one that merely
+// has not been asked for a while. A call that arrives while the backoff runs waits for the
+// restart if it comes within the call's budget, and is refused at once otherwise.
+
+export class RestartPending extends Error {}
+
+export class UpstreamKeeper {
+  /** The tools/list of the first session: the catalog froze it; later sessions serve the same names. */
+  tools?: HermesToolDefinition[];
+  private upstream?: McpUpstream;
+  private opening?: Promise<McpUpstream>;
+  private restart?: { at: number; due: Promise<void>; timer: NodeJS.Timeout };
+  private restarts = 0;
+  private failures = 0;
+  private lastFailure?: string;
+  private stopped = false;
+
+  constructor(
+    private readonly settings: HermesToolsSettings,
+    /** The tool server's complete environment. */
+    private readonly env: Record<string, string>,
+  ) {}
+
+  /**
+   * The live session: the current one, the one opening, or the one a restart due within
+   * `withinMs` will open. A restart due later is refused with RestartPending; a failed open
+   * rejects with its UpstreamFailure.
+   */
+  async session(withinMs: number): Promise<McpUpstream> {
+    if (this.upstream && !this.upstream.closed) return this.upstream;
+    if (this.opening) return this.opening;
+    if (this.restart) {
+      const waitMs = this.restart.at - Date.now();
+      if (waitMs > withinMs) throw new RestartPending(`Hermes' tool server is restarting after ${this.lastFailure ?? 'a failure'}; the next attempt is in ${Math.ceil(waitMs / 1000)} s (restart ${this.restarts + 1})`);
+      await this.restart.due;
+      return this.session(withinMs - Math.max(0, waitMs));
+    }
+    return this.open();
+  }
+
+  /** Whether a session is up now. */
+  get serving(): boolean {
+    return this.upstream !== undefined && !this.upstream.closed;
+  }
+
+  /** A call succeeded: the server is healthy again, and the next failure starts the backoff over. */
+  healthy(): void {
+    this.failures = 0;
+  }
+
+  /** Milliseconds until the restart that is pending, if one is. */
+  restartInMs(): number | undefined {
+    return this.restart ? Math.max(0, this.restart.at - Date.now()) : undefined;
+  }
+
+  async status(pingTimeoutMs: number): Promise<HermesToolsStatus> {
+    const base = { restarts: this.restarts, failures: this.failures, ...(this.lastFailure ? { lastFailure: this.lastFailure } : {}) };
+    if (this.upstream && !this.upstream.closed) return { state: 'up', ...base, answersPing: await this.upstream.ping(pingTimeoutMs) };
+    const nextAttemptInMs = this.restartInMs();
+    if (this.opening && this.tools === undefined && this.restarts === 0) return { state: 'starting', ...base };
+    return { state: 'restarting', ...base, ...(nextAttemptInMs !== undefined ? { nextAttemptInMs } : {}) };
+  }
+
+  /** Kills the server's tree and never restarts it (the worker is going away). */
+  stop(): void {
+    this.stopped = true;
+    if (this.restart) clearTimeout(this.restart.timer);
+    this.restart = undefined;
+    void this.upstream?.kill();
+  }
+
+  /** Opens a session now (the first one, or a restart). */
+  open(): Promise<McpUpstream> {
+    if (this.opening) return this.opening;
+    const { command, cwd, openTimeoutMs } = this.settings;
+    this.opening = McpUpstream.open({ command, cwd, env: this.env, timeoutMs: openTimeoutMs })
+      .then(({ upstream, tools }) => {
+        this.tools ??= tools;
+        if (this.stopped) {
+          void upstream.kill();
+          throw new UpstreamFailure('exited', 'the worker is stopping', '');
+        }
+        this.upstream = upstream;
+        upstream.onGone = () => this.lost(upstream);
+        if (upstream.closed) this.lost(upstream);
+        return upstream;
+      })
+      .catch((e: unknown) => {
+        if (!this.stopped) this.failed(e instanceof UpstreamFailure ? `a failed start (${e.kind}: ${e.cause}${e.stderrNote()})` : `a failed start (${String(e)})`);
+        throw e;
+      })
+      .finally(() => (this.opening = undefined));
+    return this.opening;
+  }
+
+  private lost(upstream: McpUpstream): void {
+    if (this.upstream === upstream) this.upstream = undefined;
+    if (this.stopped) return;
+    const tail = upstream.stderr.trim().slice(-300);
+    this.failed(`an exit${tail ? ` (its stderr ended: ${tail})` : ''}`);
+  }
+
+  private failed(what: string): void {
+    this.failures++;
+    this.lastFailure = what;
+    if (this.restart) return;
+    const delay = Math.min(this.settings.restartMinMs * 2 ** (this.failures - 1), this.settings.restartMaxMs);
+    let resolveDue = () => {};
+    const due = new Promise<void>((resolve) => (resolveDue = resolve));
+    const timer = setTimeout(() => {
+      this.restart = undefined;
+      this.restarts++;
+      void this.open().catch(() => {}); // a failed restart schedules the next one
+      resolveDue();
+    }, delay);
+    this.restart = { at: Date.now() + delay, due, timer };
+  }
+}
