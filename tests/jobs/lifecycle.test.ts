@@ -72,6 +72,8 @@ describe('jobs: prepare, start, status, cancel', () => {
     const prep = await viaBridge(client, 'job_prepare', { command: `trap 'echo got-term; exit 143' TERM; echo up; while true; do sleep 0.1; done`, workdir: dir }, token);
     const job = { job_id: prep.data.job_id as string, recovery_token: prep.data.recovery_token as string };
     await viaBridge(client, 'job_start', job, token);
+    // On a loaded machine a cancel right after the start can reach bash before its trap is set.
+    await waitForOutput(client, job, /up/);
     const cancelled = await viaBridge(client, 'job_cancel', job);
     assert.equal(cancelled.data.state, 'cancelled', JSON.stringify(cancelled.data));
     assert.equal(cancelled.data.termination_reason, 'cancelled_by_request');
