@@ -51,6 +51,11 @@ test('paths that leave the roots are PATH_OUTSIDE_ROOTS: "..", a symlink out, a 
   assert.equal((await refused('lsp_document_symbols', { path: 'ts/src/main.ts' })).error, 'PATH_OUTSIDE_ROOTS');
 });
 
+test('a missing file inside the roots is FILE_NOT_FOUND; a missing one outside stays PATH_OUTSIDE_ROOTS', async () => {
+  assert.equal((await refused('lsp_diagnostics', { path: join(trusted, 'ts', 'src', 'missing.ts') })).error, 'FILE_NOT_FOUND');
+  assert.equal((await refused('lsp_diagnostics', { path: join(outside, 'missing.ts') })).error, 'PATH_OUTSIDE_ROOTS');
+});
+
 test('a file in a root that is not trusted is LSP_WORKSPACE_UNTRUSTED, naming the variable', async () => {
   const data = await refused('lsp_document_symbols', { path: join(untrusted, 'ts', 'src', 'main.ts') });
   assert.equal(data.error, 'LSP_WORKSPACE_UNTRUSTED');
