@@ -57,7 +57,8 @@ type Success = Extract<LspAnswer, { ok: true }>;
 
 /**
  * One query on a session: the file is synced from disk, then the one LSP request is sent with the
- * query's cancellation token. The raw LSP result goes back as is; the supervisor shapes it.
+ * query's cancellation token (diagnostics: lsp/diagnostics.ts). The raw LSP result goes back as
+ * is; the supervisor shapes it.
  */
 async function runQuery(session: ServerSession, q: LspQuery, budget: Budget): Promise<Omit<Success, 'type' | 'id' | 'ok'>> {
   const init = await budget.race(session.guard(session.ready));
@@ -66,26 +67,25 @@ async function runQuery(session: ServerSession, q: LspQuery, budget: Budget): Pr
     const verdict = await fileDiagnostics(session, q.file, q.languageId, budget, q.settleMs);
     return { result: verdict.items, diagnosticModel: verdict.model, ...serverInfo };
   }
-  const uri = await budget.race(session.guard(session.sync(q.file, q.languageId)));
-  const textDocument = { uri };
-  const position = q.position ?? { line: 0, character: 0 };
-  const { connection } = session;
-  const send = <T>(work: Promise<T>) => budget.race(session.guard(work));
-  switch (q.op) {
-    case 'hover':
-      return { result: await send(connection.sendRequest(HoverRequest.type, { textDocument, position }, budget.token)), ...serverInfo };
-    case 'definition':
-      return { result: await send(connection.sendRequest(DefinitionRequest.type, { textDocument, position }, budget.token)), ...serverInfo };
-    case 'references':
-      return {
-        result: await send(connection.sendRequest(ReferencesRequest.type, { textDocument, position, context: { includeDeclaration: q.includeDeclaration ?? true } }, budget.token)),
-        ...serverInfo,
-      };
-    case 'documentSymbol':
-      return { result: await send(connection.sendRequest(DocumentSymbolRequest.type, { textDocument }, budget.token)), ...serverInfo };
-    default:
-      throw new LspFailure('LSP_SERVER_FAILED', `unknown operation ${String(q.op)}`);
-  }
+  // Sync and request in one turn on the document: a diagnostics call's close/reopen cannot land in between.
+  const result = await session.withDocument(q.file, budget, async () => {
+    const textDocument = { uri: await session.sync(q.file, q.languageId) };
+    const position = q.position ?? { line: 0, character: 0 };
+    const { connection } = session;
+    switch (q.op) {
+      case 'hover':
+        return connection.sendRequest(HoverRequest.type, { textDocument, position }, budget.token);
+      case 'definition':
+        return connection.sendRequest(DefinitionRequest.type, { textDocument, position }, budget.token);
+      case 'references':
+        return connection.sendRequest(ReferencesRequest.type, { textDocument, position, context: { includeDeclaration: q.includeDeclaration ?? true } }, budget.token);
+      case 'documentSymbol':
+        return connection.sendRequest(DocumentSymbolRequest.type, { textDocument }, budget.token);
+      default:
+        throw new LspFailure('LSP_SERVER_FAILED', `unknown operation ${String(q.op)}`);
+    }
+  });
+  return { result, ...serverInfo };
 }
 
 function asFailure(e: unknown, q: LspQuery): LspFailure {
