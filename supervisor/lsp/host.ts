@@ -10,12 +10,15 @@ import type { WorkerRuntime } from '../spawning/worker-runtime.js';
 // runs before a call needs one), restarted by the next query after it died (a query in flight when
 // it died gets LSP_SERVER_FAILED), stopped on close. It mirrors the worker's running-server
 // reports, so /readyz and lsp_status never wait on the worker, and a query never waits longer than
-// its budget plus a margin for the worker's own answer.
+// its budget plus a margin for the worker's own answer. A worker that cannot start, or dies soon
+// after starting, is remembered (`failing`) for /readyz.
 
 /** Time past a query's budget the worker has to deliver its own LSP_TIMEOUT before this side gives up. */
 const ANSWER_MARGIN_MS = 2000;
 /** How long a stopping worker has to stop its servers before it is killed. */
 const STOP_GRACE_MS = 5000;
+/** A worker that dies on its own this soon after its start is failing, not unlucky: /readyz says so until a new one starts. */
+const EARLY_DEATH_MS = 60_000;
 
 type QueryBody = Omit<LspQuery, 'type' | 'id' | 'key'>;
 export type LspSuccess = Extract<LspAnswer, { ok: true }>;
@@ -28,6 +31,11 @@ export class LspWorkerHost {
   /** Worker starts so far (1 after the first query; more after crashes). */
   starts = 0;
   lastFailure?: string;
+  /**
+   * The last worker start failed, or the worker died on its own within EARLY_DEATH_MS of starting;
+   * cleared when a worker starts. Read by /readyz (the worker cannot start, or keeps dying).
+   */
+  failing = false;
 
   constructor(private readonly runtime: WorkerRuntime) {}
 
@@ -93,9 +101,11 @@ export class LspWorkerHost {
 
   private async start(): Promise<WorkerProcess<LspProtocol>> {
     this.starts++;
+    const startedAt = Date.now();
     const worker = this.runtime.spawnWorker('lsp-worker', {
       onFailure: (reason) => {
         this.lastFailure = reason;
+        if (Date.now() - startedAt < EARLY_DEATH_MS) this.failing = true;
       },
     });
     worker.onFrame((message) => {
@@ -113,10 +123,13 @@ export class LspWorkerHost {
       ]);
     } catch (e) {
       await worker.kill();
-      throw new GatewayError(ErrorCode.LSP_SERVER_FAILED, `the LSP worker did not start: ${(e as Error).message}`);
+      this.lastFailure = `the LSP worker did not start: ${(e as Error).message}`;
+      this.failing = true;
+      throw new GatewayError(ErrorCode.LSP_SERVER_FAILED, this.lastFailure);
     } finally {
       clearTimeout(timer);
     }
+    this.failing = false;
     this.worker = worker;
     return worker;
   }

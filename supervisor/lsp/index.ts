@@ -13,8 +13,10 @@ import { lspStatus, lspTools } from './tools.js';
 // MCP server (stdio-main.ts) that Hermes Agent connects to as one of its own mcp_servers. Both run
 // their language servers in one LSP worker under the workers' process isolation.
 // /readyz `lsp`: not_configured without a trusted root, missing when no configured server is
-// installed, ready otherwise (degraded when only some are). The probe reads configuration, PATH
-// and the worker's last report: it never waits on the worker or on a call in flight.
+// installed, degraded and not ready when the LSP worker cannot start or died soon after starting
+// (until a call starts one again), ready otherwise (degraded when only some servers are
+// installed). The probe reads configuration, PATH and the worker's last report: it never waits on
+// the worker or on a call in flight.
 
 export interface LspService {
   tools: ToolDefinition[];
@@ -55,6 +57,15 @@ function lspProbe(config: GatewayConfig, host: LspWorkerHost): ProbeResult {
       status: 'missing',
       reason: `no configured language server is installed on the gateway's PATH (${lsp.servers.map((s) => s.command[0]).join(', ')})`,
       action: `install one yourself (the gateway never installs anything): ${missing.map((s) => `\`${s.install}\``).join(' or ')}, ${optional}`,
+      details,
+    };
+  }
+  if (host.failing) {
+    return {
+      ready: false,
+      status: 'degraded',
+      reason: `the LSP worker is failing: ${host.lastFailure ?? 'unknown failure'}`,
+      action: `the next LSP call starts it again; if it keeps failing, see the worker_failed entries of the log, ${optional}`,
       details,
     };
   }

@@ -3,6 +3,7 @@ import { Server, type CallToolResult, type Tool } from '@modelcontextprotocol/se
 import type { Logger } from 'pino';
 import { ErrorCode, isGatewayError } from '../../shared/errors.js';
 import type { Limits } from '../../shared/limits.js';
+import { packageVersion } from '../../shared/package-root.js';
 import { errorOutcome, normalizeResult, outcomeFromError } from '../../shared/result.js';
 import { compileArgumentValidator, type ArgumentValidator } from '../catalog/validate.js';
 import type { CallContext, NormalizedToolResult, ToolDefinition, ToolOutcome } from '../tool-types.js';
@@ -12,7 +13,7 @@ import type { CallContext, NormalizedToolResult, ToolDefinition, ToolOutcome } f
 // the same normalizeResult (redaction, output cap, JSON truncation receipt) as a gateway call. Only
 // tools/list and tools/call; the rest of the protocol is the SDK's.
 
-const SERVER_INFO = { name: 'hermes-mcp-lsp', version: '0.1.0' };
+const SERVER_INFO = { name: 'hermes-mcp-lsp', version: packageVersion() };
 const INSTRUCTIONS =
   'Read-only language-server tools (diagnostics, hover, definition, references, document symbols, status) for files inside the allowed project roots. Positions are 1-based. Nothing here edits files.';
 

@@ -1,14 +1,23 @@
-import type { LspOperation } from '../../shared/worker-protocol/lsp.js';
-import type { GatewayConfig } from '../config.js';
+import { stat } from 'node:fs/promises';
+import { ErrorCode, GatewayError } from '../../shared/errors.js';
+import type { LspLaunch, LspOperation } from '../../shared/worker-protocol/lsp.js';
+import type { GatewayConfig, LspConfig } from '../config.js';
+import { isInside, realRoots, resolveInsideRoots } from '../roots.js';
 import type { ToolDefinition, ToolOutcome } from '../tool-types.js';
-import { findProgram } from './servers.js';
+import { findProgram, languageIdFor, projectWorkspace, serverForFile } from './servers.js';
 import type { LspWorkerHost, LspSuccess } from './host.js';
-import { resolveTarget } from './resolve.js';
 import { shapeDiagnostics, shapeHover, shapeLocations, shapeSymbols } from './shape.js';
 
 // The six read-only LSP tools, the same definitions for both faces (deferred tools in the gateway
 // catalog, and the hermes-mcp-lsp stdio server). Nothing here edits: no rename, no code action,
 // no formatting. Positions are 1-based; LSP's are 0-based, converted here and in shape.ts.
+//
+// A call, end to end:
+//   1. here: the tool's schema, then resolveTarget (every refusal, before anything starts), then query();
+//   2. host.ts: LspWorkerHost.query() sends it to the one LSP worker (started on demand), with the budget;
+//   3. workers/lsp-worker.ts: answer() takes the session for (server, workspace) and runs the operation
+//      (diagnostics.ts for the pull/push verdict; session.ts is the server process and its documents);
+//   4. back here: the raw LSP result is shaped (shape.ts) into the tool's answer.
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true } as const;
 
@@ -22,6 +31,78 @@ function fileSchema(): ToolDefinition['inputSchema'] {
 
 function positionSchema(extra: Record<string, unknown> = {}): ToolDefinition['inputSchema'] {
   return { type: 'object', properties: { path: PATH, line: LINE, character: CHARACTER, ...extra }, required: ['path', 'line', 'character'], additionalProperties: false };
+}
+
+// The policy: everything a query needs, decided before anything starts, in this order: the path is
+// an existing regular file inside HERMES_MCP_ROOTS (realpath: `..`, symlinks and relative paths
+// that leave a root are refused), a configured server handles its extension, its workspace is
+// trusted, and the server's program is installed. Each refusal has its stable code; nothing is
+// installed.
+
+export interface LspTarget {
+  /** The file's real path. */
+  file: string;
+  /**
+   * The workspace the server runs in: the nearest project directory above the file (the server's
+   * root markers, else `.git`), never above the deeper of its trusted root and its HERMES_MCP_ROOTS
+   * entry (which is the workspace when no marker is found).
+   */
+  root: string;
+  languageId: string;
+  launch: LspLaunch;
+}
+
+/** The deepest of `roots` that contains `real` (roots already real paths). */
+function deepestContaining(real: string, roots: readonly string[]): string | undefined {
+  return roots.filter((r) => isInside(real, r)).sort((a, b) => b.length - a.length)[0];
+}
+
+export async function resolveTarget(
+  path: string,
+  options: { roots: readonly string[]; lsp: LspConfig; childEnv: Record<string, string>; maxFileBytes: number },
+): Promise<LspTarget> {
+  const file = await resolveInsideRoots(path, options.roots);
+  const info = await stat(file);
+  if (!info.isFile()) throw new GatewayError(ErrorCode.FILE_NOT_REGULAR, `not a regular file: ${path}`);
+  if (info.size > options.maxFileBytes) {
+    throw new GatewayError(ErrorCode.FILE_TOO_LARGE, `${path} is ${info.size} bytes; language servers get files up to ${options.maxFileBytes} bytes (HERMES_MCP_LSP_MAX_FILE_BYTES)`);
+  }
+  const { lsp } = options;
+  const server = serverForFile(lsp.servers, file);
+  if (!server) {
+    const known = [...new Set(lsp.servers.flatMap((s) => s.extensions))].join(' ');
+    throw new GatewayError(ErrorCode.LSP_NO_SERVER_FOR_FILE, `no language server is configured for ${path} (configured extensions: ${known}); add one in the HERMES_MCP_LSP_SERVERS file`);
+  }
+  const trusted = deepestContaining(file, await realRoots(lsp.trustedRoots));
+  if (!trusted) {
+    throw new GatewayError(
+      ErrorCode.LSP_WORKSPACE_UNTRUSTED,
+      `${path} is not inside a trusted workspace: a language server runs the project's own configuration, so it starts only in a root listed in HERMES_MCP_LSP_TRUSTED_ROOTS`,
+      { variable: 'HERMES_MCP_LSP_TRUSTED_ROOTS' },
+    );
+  }
+  const allowed = deepestContaining(file, await realRoots(options.roots))!;
+  const root = projectWorkspace(server, file, allowed.length > trusted.length ? allowed : trusted);
+  const program = findProgram(server.command[0]!, lsp.searchPath);
+  if (!program) {
+    throw new GatewayError(
+      ErrorCode.LSP_SERVER_NOT_INSTALLED,
+      `the ${server.name} language server (${server.command[0]}) is not installed on the gateway's PATH; the gateway never installs anything: install it with \`${server.install}\` and restart the gateway if PATH changed`,
+      { server: server.name, program: server.command[0], install: server.install },
+    );
+  }
+  return {
+    file,
+    root,
+    languageId: languageIdFor(server, file),
+    launch: {
+      name: server.name,
+      argv: [program, ...server.command.slice(1)],
+      // The gateway's PATH, where the program was found: a server started through `#!/usr/bin/env node` finds its interpreter the same way.
+      env: { ...options.childEnv, PATH: lsp.searchPath },
+      ...(server.initializationOptions !== undefined ? { initializationOptions: server.initializationOptions } : {}),
+    },
+  };
 }
 
 export interface LspToolDeps {

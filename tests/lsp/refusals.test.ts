@@ -51,6 +51,11 @@ test('paths that leave the roots are PATH_OUTSIDE_ROOTS: "..", a symlink out, a 
   assert.equal((await refused('lsp_document_symbols', { path: 'ts/src/main.ts' })).error, 'PATH_OUTSIDE_ROOTS');
 });
 
+test('a missing file inside the roots is FILE_NOT_FOUND; a missing one outside stays PATH_OUTSIDE_ROOTS', async () => {
+  assert.equal((await refused('lsp_diagnostics', { path: join(trusted, 'ts', 'src', 'missing.ts') })).error, 'FILE_NOT_FOUND');
+  assert.equal((await refused('lsp_diagnostics', { path: join(outside, 'missing.ts') })).error, 'PATH_OUTSIDE_ROOTS');
+});
+
 test('a file in a root that is not trusted is LSP_WORKSPACE_UNTRUSTED, naming the variable', async () => {
   const data = await refused('lsp_document_symbols', { path: join(untrusted, 'ts', 'src', 'main.ts') });
   assert.equal(data.error, 'LSP_WORKSPACE_UNTRUSTED');
@@ -61,8 +66,8 @@ test('a file in a root that is not trusted is LSP_WORKSPACE_UNTRUSTED, naming th
 test('a server missing from PATH is LSP_SERVER_NOT_INSTALLED with the exact install command', async () => {
   const data = await refused('lsp_references', { path: join(trusted, 'ts', 'src', 'math.ts'), line: 1, character: 17 });
   assert.equal(data.error, 'LSP_SERVER_NOT_INSTALLED');
-  assert.equal(data.install, 'npm install -g typescript-language-server typescript');
-  assert.match(data.message as string, /npm install -g typescript-language-server typescript/);
+  assert.equal(data.install, 'npm install -g typescript-language-server typescript@5');
+  assert.match(data.message as string, /npm install -g typescript-language-server typescript@5`/);
 });
 
 test('a file no configured server handles is LSP_NO_SERVER_FOR_FILE', async () => {

@@ -44,6 +44,8 @@ test('an invalid file is a ConfigError naming the file and the field', () => {
   assert.throws(() => loadConfig({ HERMES_MCP_LSP_SERVERS: notJson }), (e: unknown) => e instanceof ConfigError && /cannot read .* as JSON/.test(e.message));
   const badExtension = serversFile({ servers: [{ name: 'x', command: ['x'], extensions: ['x'], install: 'i' }] });
   assert.throws(() => loadConfig({ HERMES_MCP_LSP_SERVERS: badExtension }), (e: unknown) => e instanceof ConfigError && /extensions/.test(e.message));
+  const badMarker = serversFile({ servers: [{ name: 'x', command: ['x'], extensions: ['.x'], install: 'i', rootMarkers: ['../up'] }] });
+  assert.throws(() => loadConfig({ HERMES_MCP_LSP_SERVERS: badMarker }), (e: unknown) => e instanceof ConfigError && /rootMarkers/.test(e.message));
 });
 
 test('a relative trusted root is a ConfigError', () => {

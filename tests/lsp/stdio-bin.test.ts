@@ -4,7 +4,7 @@ import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { packageRoot } from '../../shared/package-root.js';
+import { packageRoot, packageVersion } from '../../shared/package-root.js';
 import { tempDirs } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
 import { alive, languageServersUnder, pathWithServers, PY, TS, writePythonProject, writeTypeScriptProject } from './fixtures.js';
@@ -46,6 +46,11 @@ before(async () => {
 after(async () => {
   await client?.close();
   dirs.removeAll();
+});
+
+test('serverInfo names the bin and the package version', () => {
+  const info = client.getServerVersion();
+  assert.deepEqual([info?.name, info?.version], ['hermes-mcp-lsp', packageVersion()]);
 });
 
 test('tools/list is exactly the six read-only LSP tools', async () => {

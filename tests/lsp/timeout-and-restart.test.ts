@@ -11,7 +11,8 @@ import { waitFor } from '../helpers/wait.js';
 // A wedged language server (tests/fixtures/silent-language-server.ts, configured through a
 // HERMES_MCP_LSP_SERVERS file) never answers: diagnostics end in LSP_TIMEOUT within the call budget,
 // /readyz answers at once while such a call is in flight, and when the LSP worker dies under a
-// call, that call gets LSP_SERVER_FAILED and the next call starts a new worker.
+// call, that call gets LSP_SERVER_FAILED, /readyz reports `lsp` degraded (not ready) with the
+// failure until the next call starts a new worker.
 
 const SILENT = join(packageRoot(), 'dist', 'tests', 'fixtures', 'silent-language-server.js');
 const dirs = tempDirs();
@@ -37,6 +38,11 @@ after(async () => {
   dirs.removeAll();
 });
 
+async function lspReadiness(): Promise<{ ready: boolean; status: string; reason?: string }> {
+  const body = (await (await fetch(`${gw.url}/readyz`)).json()) as { components: Record<string, { ready: boolean; status: string; reason?: string }> };
+  return body.components.lsp!;
+}
+
 test('a server that never answers: LSP_TIMEOUT within the budget, and /readyz answers meanwhile', async () => {
   const started = Date.now();
   const pending = viaBridge(client, 'lsp_diagnostics', { path: file });
@@ -59,8 +65,14 @@ test('the LSP worker dying under a call: LSP_SERVER_FAILED for that call, a new 
   process.kill(before.pid, 'SIGKILL');
   const { data } = await pending;
   assert.equal(data.error, 'LSP_SERVER_FAILED', JSON.stringify(data));
+  const failing = await lspReadiness();
+  assert.deepEqual([failing.ready, failing.status], [false, 'degraded'], JSON.stringify(failing));
+  assert.match(failing.reason!, /LSP worker is failing: worker exited unexpectedly \(signal SIGKILL\)/);
   const next = await viaBridge(client, 'lsp_document_symbols', { path: file });
   assert.equal(next.data.error, 'LSP_TIMEOUT', 'the next call reached a (new) server');
+  const recovered = await lspReadiness();
+  assert.equal(recovered.ready, true, JSON.stringify(recovered));
+  assert.doesNotMatch(recovered.reason ?? '', /worker/, 'what remains is only that the default servers are not installed here');
   const after = (await viaBridge(client, 'lsp_status')).data.worker as { pid: number; starts: number };
   assert.equal(after.starts, before.starts + 1);
   assert.notEqual(after.pid, before.pid);

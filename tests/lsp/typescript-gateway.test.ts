@@ -5,6 +5,8 @@ import type { Client } from '@modelcontextprotocol/client';
 import { connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
 import { tempDirs } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
+import { descendantsOf } from '../../shared/proc.js';
+import { cmdline } from '../helpers/procfs.js';
 import { alive, languageServersUnder, pathWithServers, TS, writeTypeScriptProject } from './fixtures.js';
 
 // The LSP tools as deferred gateway tools (tool_call), against the real typescript-language-server
@@ -71,6 +73,14 @@ test('lsp_diagnostics: the deliberate type error is reported (push model), on it
   const errors = (data.diagnostics as Array<{ severity: string; line: number; code?: number; message: string }>).filter((d) => d.severity === 'error');
   assert.deepEqual(errors.map((d) => [d.line, d.code]), [[TS.errorLine, 2322]], JSON.stringify(data));
   assert.match(errors[0]!.message, /not assignable to type 'string'/);
+});
+
+test('manual installation only: tsserver runs without automatic type acquisition, so no typings installer (npm install @types/...) runs', () => {
+  const tree = descendantsOf(process.pid).map((pid) => ({ pid, cmd: cmdline(pid) }));
+  const tsservers = tree.filter((p) => /tsserver\.js/.test(p.cmd));
+  assert.ok(tsservers.length > 0, 'the server from the calls above is still running');
+  for (const p of tsservers) assert.match(p.cmd, /--disableAutomaticTypingAcquisition/);
+  assert.deepEqual(tree.filter((p) => /typingsInstaller|\bnpm\b/.test(p.cmd)), []);
 });
 
 test('lsp_status lists the running server; after the gateway stops, no language server process is left', async () => {

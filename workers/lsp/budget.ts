@@ -22,6 +22,8 @@ export class Budget {
   private rejectExpired!: (error: LspFailure) => void;
   readonly expired: Promise<never>;
   readonly deadline: number;
+  /** Set once the budget ran out or the caller gave up: nothing more should be sent for this query. */
+  ended = false;
 
   constructor(readonly ms: number) {
     this.deadline = Date.now() + ms;
@@ -40,6 +42,7 @@ export class Budget {
 
   /** The caller gave up (or the budget ran out): cancel in-flight requests, fail every wait. */
   end(reason: string): void {
+    this.ended = true;
     clearTimeout(this.timer);
     this.source.cancel();
     this.rejectExpired(new LspFailure('LSP_TIMEOUT', reason));

@@ -42,39 +42,47 @@ export async function fileDiagnostics(session: ServerSession, file: string, lang
   const pull = pullSupport(session, staticProvider);
   if (pull) return { items: await pullDiagnostics(session, file, languageId, pull.identifier, budget), model: 'pull' };
 
-  const started = Date.now();
-  const baseline = await budget.race(session.guard(session.reopen(file, languageId)));
-  // The first publish for this opening, unless the server registers pull diagnostics meanwhile.
-  for (;;) {
-    const registered = pullSupport(session, staticProvider);
-    if (registered) return { items: await pullDiagnostics(session, file, languageId, registered.identifier, budget), model: 'pull' };
-    if (session.pushedAfter(file, baseline)) break;
-    await budget.race(session.guard(session.nextChange()));
-  }
-  const first = session.pushedAfter(file, baseline)!;
-  const quietMs = Math.max(settleMs, Math.round((first.at - started) / 2));
-  for (;;) {
-    const last = session.pushedAfter(file, baseline)!;
-    const wait = last.at + quietMs - Date.now();
-    if (wait <= 0) return { items: last.items, model: 'push' };
-    await budget.race(session.guard(Promise.race([session.nextChange(), new Promise((r) => setTimeout(r, wait))])));
-  }
+  // The reopen and the wait for its publishes are one turn on the document: a concurrent call's
+  // close/open would otherwise publish in the middle of this one's wait.
+  const pushed = await session.withDocument(file, budget, async (): Promise<Diagnostic[] | 'pull'> => {
+    const started = Date.now();
+    const baseline = await session.reopen(file, languageId, budget);
+    // The first publish for this opening, unless the server registers pull diagnostics meanwhile.
+    for (;;) {
+      if (pullSupport(session, staticProvider)) return 'pull';
+      if (session.pushedAfter(file, baseline)) break;
+      await budget.race(session.guard(session.nextChange()));
+    }
+    const first = session.pushedAfter(file, baseline)!;
+    const quietMs = Math.max(settleMs, Math.round((first.at - started) / 2));
+    for (;;) {
+      const last = session.pushedAfter(file, baseline)!;
+      const wait = last.at + quietMs - Date.now();
+      if (wait <= 0) return last.items;
+      await budget.race(session.guard(Promise.race([session.nextChange(), new Promise((r) => setTimeout(r, wait))])));
+    }
+  });
+  if (pushed !== 'pull') return { items: pushed, model: 'push' };
+  const registered = pullSupport(session, staticProvider)!;
+  return { items: await pullDiagnostics(session, file, languageId, registered.identifier, budget), model: 'pull' };
 }
 
 async function pullDiagnostics(session: ServerSession, file: string, languageId: string, identifier: string | undefined, budget: Budget): Promise<Diagnostic[]> {
-  const uri = await budget.race(session.guard(session.sync(file, languageId)));
-  for (;;) {
-    try {
-      const report = await budget.race(
-        session.guard(session.connection.sendRequest(DocumentDiagnosticRequest.type, { textDocument: { uri }, ...(identifier ? { identifier } : {}) }, budget.token)),
-      );
-      // No previousResultId is ever sent, so a conforming server answers `full`; anything else is no verdict.
-      if (report.kind === 'full') return report.items;
-      throw new LspFailure('LSP_SERVER_FAILED', `${session.launch.name} answered a diagnostics pull with "${String(report.kind)}" instead of a full report`);
-    } catch (e) {
-      const retrigger = e instanceof ResponseError && e.code === LSPErrorCodes.ServerCancelled && (e.data as { retriggerRequest?: boolean } | undefined)?.retriggerRequest !== false;
-      if (!retrigger) throw e;
-      await budget.sleep(RETRIGGER_DELAY_MS);
+  return session.withDocument(file, budget, async () => {
+    const uri = await session.sync(file, languageId);
+    for (;;) {
+      try {
+        const report = await budget.race(
+          session.guard(session.connection.sendRequest(DocumentDiagnosticRequest.type, { textDocument: { uri }, ...(identifier ? { identifier } : {}) }, budget.token)),
+        );
+        // No previousResultId is ever sent, so a conforming server answers `full`; anything else is no verdict.
+        if (report.kind === 'full') return report.items;
+        throw new LspFailure('LSP_SERVER_FAILED', `${session.launch.name} answered a diagnostics pull with "${String(report.kind)}" instead of a full report`);
+      } catch (e) {
+        const retrigger = e instanceof ResponseError && e.code === LSPErrorCodes.ServerCancelled && (e.data as { retriggerRequest?: boolean } | undefined)?.retriggerRequest !== false;
+        if (!retrigger) throw e;
+        await budget.sleep(RETRIGGER_DELAY_MS);
+      }
     }
-  }
+  });
 }

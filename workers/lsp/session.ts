@@ -19,8 +19,9 @@ import {
   type ProtocolConnection,
   type Registration,
 } from 'vscode-languageserver-protocol/node';
+import { withKeyedLocks } from '../../shared/keyed-lock.js';
 import type { LspLaunch } from '../../shared/worker-protocol/lsp.js';
-import { LspFailure } from './budget.js';
+import { LspFailure, type Budget } from './budget.js';
 import { answerServerRequests, CLIENT_CAPABILITIES, workspaceFolder } from './client-requests.js';
 
 // One running language server for one workspace root: its process (own process group, so a stop
@@ -28,6 +29,9 @@ import { answerServerRequests, CLIENT_CAPABILITIES, workspaceFolder } from './cl
 // initialize handshake, the documents this client has opened (full-text sync, content read fresh
 // from disk by every query, one version counter per document), the diagnostics it pushed and the
 // capabilities it registered. Pull-or-push decisions are in diagnostics.ts.
+// Queries on one document take turns (withDocument): a diagnostics call closes and reopens it, and
+// another call's didOpen, request or publish wait landing in between would see a closed document,
+// open it twice, or take the other call's publishes for its own.
 
 const STDERR_KEEP = 4000;
 /** How long a stopping server gets to answer `shutdown`, and then to exit after `exit`. */
@@ -45,7 +49,11 @@ export interface PushedDiagnostics {
 /** Pids of every server process spawned here: libuv reaps these, the zombie sweep must not. */
 export const spawnedServerPids = new Set<number>();
 
+let sessionCount = 0;
+
 export class ServerSession extends EventEmitter {
+  /** Distinguishes this session's document locks from those of a restarted server for the same root. */
+  private readonly id = ++sessionCount;
   readonly startedAt = Date.now();
   lastUsedAt = Date.now();
   inflight = 0;
@@ -138,6 +146,22 @@ export class ServerSession extends EventEmitter {
     return Promise.race([work, this.died]);
   }
 
+  /**
+   * Runs `work` (this query's whole use of `file`: sync and request, or reopen and the wait for its
+   * publishes) once no other query of this session uses `file`, in arrival order. The turn ends
+   * with `work`, or when the budget runs out or the server dies; a query whose budget ran out while
+   * it waited for its turn sends nothing.
+   */
+  withDocument<T>(file: string, budget: Budget, work: () => Promise<T>): Promise<T> {
+    const key = `${this.id}\0${pathToFileURL(file).href}`;
+    return budget.race(
+      withKeyedLocks([key], async () => {
+        if (budget.ended) return budget.expired;
+        return budget.race(this.guard(work()));
+      }),
+    );
+  }
+
   /** Opens `file` or brings the server's copy up to date with the disk; returns its URI. */
   async sync(file: string, languageId: string): Promise<string> {
     const text = await readText(file);
@@ -161,13 +185,14 @@ export class ServerSession extends EventEmitter {
    * publish belongs to this opening: the barrier request is answered only after the server handled
    * didClose, so the empty publish a close causes is counted before it.
    */
-  async reopen(file: string, languageId: string): Promise<number> {
+  async reopen(file: string, languageId: string, budget: Budget): Promise<number> {
     const uri = pathToFileURL(file).href;
     const doc = this.documents.get(uri);
     if (doc) {
       this.documents.delete(uri);
       await this.connection.sendNotification(DidCloseTextDocumentNotification.type, { textDocument: { uri } });
-      await this.guard(this.connection.sendRequest(BARRIER_METHOD).then(() => undefined, () => undefined));
+      // Raced with the budget so that a query out of time never sends its didOpen after its turn ended.
+      await budget.race(this.guard(this.connection.sendRequest(BARRIER_METHOD).then(() => undefined, () => undefined)));
     }
     const baseline = this.pushSeq;
     const text = await readText(file);
