@@ -3,6 +3,7 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { becomeSubreaper } from '../shared/subreaper.js';
 import { processProtocol, type ProcessProtocol } from '../shared/worker-protocol/process.js';
 import { openSupervisorChannel } from './runtime/channel.js';
+import { startPtyCommand, type PtyCommand } from './pty/pty-command.js';
 import { killEverythingStarted, signalEverythingStarted } from './runtime/reap.js';
 
 // One tracked background process (the process_manage surface; started by the jobs adapter), in its
@@ -13,11 +14,16 @@ import { killEverythingStarted, signalEverythingStarted } from './runtime/reap.j
 // With `exitFile` (jobs), the outcome is also written there, atomically, before the exit frame: if
 // the gateway dies between the command's end and recording it, its successor reads the file
 // instead of calling the job unknown.
+// With `pty` the command runs on a pseudo-terminal instead of pipes (workers/pty/), inside this same
+// namespace, so the same cleanup covers it; its output is rendered to text here, where the terminal
+// is, and its rendering costs count against the job's own limits, not the supervisor's.
 // It speaks the process protocol (shared/worker-protocol/process.ts).
 
 becomeSubreaper();
 const spawned = new Set<number>();
 let child: ReturnType<typeof spawn> | undefined;
+let terminal: PtyCommand | undefined;
+let starting = false;
 let killed = false;
 let done = false;
 let exitFile: string | undefined;
@@ -28,12 +34,22 @@ process.on('SIGTERM', () => finish(null, 'SIGTERM'));
 channel.send({ type: 'ready' });
 
 function onMessage(message: ProcessProtocol['toWorker']): void {
-  if (message.type === 'start' && !child) {
+  if (message.type === 'start' && !starting) {
+    starting = true;
     if (typeof message.exitFile === 'string') exitFile = message.exitFile;
-    start(message.command, message.cwd);
+    if (message.pty) void startOnTerminal(message.command, message.cwd, message.pty);
+    else start(message.command, message.cwd);
   } else if (message.type === 'terminate') signalEverythingStarted('SIGTERM');
-  else if (message.type === 'stdin') child?.stdin?.write(message.data);
-  else if (message.type === 'close-stdin') child?.stdin?.end();
+  else if (message.type === 'stdin') {
+    // What is written is passed on, never logged or kept.
+    if (terminal) writeToTerminal(() => terminal!.write(message.data));
+    else child?.stdin?.write(message.data);
+  } else if (message.type === 'close-stdin') {
+    if (terminal) writeToTerminal(() => terminal!.endInput());
+    else child?.stdin?.end();
+  } else if (message.type === 'resize') {
+    if (terminal) writeToTerminal(() => terminal!.resize({ cols: message.cols, rows: message.rows }));
+  }
   else if (message.type === 'kill') {
     killed = true;
     finish(null, 'SIGKILL');
@@ -54,6 +70,32 @@ function start(command: string, cwd: string): void {
   child.once('spawn', () => channel.send({ type: 'started', pid: child!.pid }));
   // 'exit', not 'close': an escapee holding the pipe must not keep the process "running".
   child.once('exit', (code, signal) => setTimeout(() => finish(code, signal), 20));
+}
+
+async function startOnTerminal(command: string, cwd: string, size: { cols: number; rows: number }): Promise<void> {
+  try {
+    terminal = await startPtyCommand(command, cwd, size, {
+      output: (data) => channel.send({ type: 'output', data }),
+      screen: (data) => channel.send({ type: 'screen', data }),
+      exit: (code, signal) => finish(code, signal),
+    });
+  } catch (e) {
+    channel.send({ type: 'output', data: `failed to start on a terminal: ${(e as Error).message}\n` });
+    finish(127, null);
+    return;
+  }
+  // Left for node-pty to reap (its own waitpid), like a child_process child is left to libuv.
+  spawned.add(terminal.pid);
+  channel.send({ type: 'started', pid: terminal.pid });
+}
+
+/** A write (or resize) racing the command's exit finds the terminal closed: nothing is left to read it. */
+function writeToTerminal(write: () => void): void {
+  try {
+    write();
+  } catch {
+    // the terminal is gone
+  }
 }
 
 function finish(code: number | null, signal: NodeJS.Signals | null, cause?: 'supervisor_lost'): void {
