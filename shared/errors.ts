@@ -129,6 +129,8 @@ export const ErrorCode = {
   BROWSER_TIMEOUT: 'BROWSER_TIMEOUT',
   STALE_TAB: 'STALE_TAB',
   VISION_UNAVAILABLE: 'VISION_UNAVAILABLE',
+  // PTY jobs (process_manage resize)
+  PROCESS_NOT_A_TTY: 'PROCESS_NOT_A_TTY',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
