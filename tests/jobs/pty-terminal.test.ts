@@ -45,6 +45,19 @@ describe('jobs: pty', () => {
     await client.close();
   });
 
+  test('the end of a fast flood is not lost when the command exits at once', async () => {
+    // Linux can drop a PTY's last unread output once the command's side of the terminal closes;
+    // the worker holds that side open until the exit, so every line arrives.
+    const { client, token } = await openSession(gw.mcpUrl);
+    const job = await prepareJob(client, token, 'seq 1 100000', workdir('flood'), { pty: true });
+    await viaBridge(client, 'job_start', job, token);
+    const final = await waitForFinal(client, job);
+    assert.equal(final.output_bytes, 588_895, 'every line of seq 1 100000, as text');
+    assert.match(final.output_tail as string, /\n99999\n100000\n$/);
+    assert.equal(final.output_truncated, true);
+    await client.close();
+  });
+
   test('resize reaches the program (stty size) and is refused for a plain process', async () => {
     const { client, token } = await openSession(gw.mcpUrl);
     // Prints its size, then again after each Enter.
