@@ -19,6 +19,10 @@ import { killEverythingStarted, signalEverythingStarted } from './runtime/reap.j
 // is, and its rendering costs count against the job's own limits, not the supervisor's.
 // It speaks the process protocol (shared/worker-protocol/process.ts).
 
+const OUTPUT_SLICE_CHARS = 65_536;
+/** How long the last frames may take to leave before the worker exits anyway (the supervisor waits 2 s for an exit). */
+const EXIT_FLUSH_MS = 1000;
+
 becomeSubreaper();
 const spawned = new Set<number>();
 let child: ReturnType<typeof spawn> | undefined;
@@ -75,7 +79,11 @@ function start(command: string, cwd: string): void {
 async function startOnTerminal(command: string, cwd: string, size: { cols: number; rows: number }): Promise<void> {
   try {
     terminal = await startPtyCommand(command, cwd, size, {
-      output: (data) => channel.send({ type: 'output', data }),
+      // Finished rows arrive a rendered piece at a time (up to the emulator's whole scrollback):
+      // sent in slices, well inside the frame cap whatever the characters' encoded size.
+      output: (data) => {
+        for (let i = 0; i < data.length; i += OUTPUT_SLICE_CHARS) channel.send({ type: 'output', data: data.slice(i, i + OUTPUT_SLICE_CHARS) });
+      },
       screen: (data) => channel.send({ type: 'screen', data }),
       exit: (code, signal) => finish(code, signal),
     });
@@ -106,7 +114,9 @@ function finish(code: number | null, signal: NodeJS.Signals | null, cause?: 'sup
   // keeps the workspace quarantined (a command cut off mid-way may have left it half-changed).
   if (exitFile && cause !== 'supervisor_lost') recordExit(exitFile, { exitCode: code, signal, killed, at: Date.now() });
   channel.send({ type: 'exit', exitCode: code, signal, killed });
-  setTimeout(() => process.exit(0), 20);
+  // The output may still be queued behind a slow reader (a PTY's last screenful is sent in one
+  // burst when the command ends): exiting before it is written would cut the receipt short.
+  void channel.flushed(EXIT_FLUSH_MS).then(() => process.exit(0));
 }
 
 function recordExit(path: string, outcome: Record<string, unknown>): void {
