@@ -9,6 +9,7 @@ import { nodeBinary } from './node-binary.js';
 // built against that version's headers without touching this checkout's node_modules.
 //
 //   node dist/scripts/test-on-node.js 24 22
+//   node dist/scripts/test-on-node.js 24 -- jobs/pty   only the test files run-tests.js selects so
 
 const root = packageRoot();
 
@@ -24,7 +25,7 @@ function checkoutFiles(): string[] {
   return r.stdout.split('\0').filter((f) => f !== '' && f !== 'node_modules');
 }
 
-function testOn(major: number): void {
+function testOn(major: number, testPrefixes: readonly string[]): void {
   const binary = nodeBinary(major);
   const stage = join(root, '.cache', `node-${major}`, 'checkout');
   rmSync(stage, { recursive: true, force: true });
@@ -39,16 +40,19 @@ function testOn(major: number): void {
   // other platforms' optional binaries of ttsc (@ttsc/darwin-arm64, ...) when the registry in use
   // does not carry them, and `npm ci` refuses such a lock while `npm install` skips them as optional.
   run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: stage, env });
-  run(binary.node, [join(stage, 'dist', 'scripts', 'run-tests.js')], { cwd: stage, env });
+  run(binary.node, [join(stage, 'dist', 'scripts', 'run-tests.js'), ...testPrefixes], { cwd: stage, env });
 }
 
-const majors = process.argv.slice(2).map(Number);
+const args = process.argv.slice(2);
+const dashes = args.indexOf('--');
+const majors = (dashes < 0 ? args : args.slice(0, dashes)).map(Number);
+const testPrefixes = dashes < 0 ? [] : args.slice(dashes + 1);
 if (majors.length === 0 || majors.some((m) => !Number.isInteger(m) || m < 20)) {
-  process.stderr.write('usage: test-on-node.js MAJOR [MAJOR…]   e.g. 24 22\n');
+  process.stderr.write('usage: test-on-node.js MAJOR [MAJOR…] [-- TEST_PREFIX…]   e.g. 24 22, or 24 -- jobs\n');
   process.exit(2);
 }
 try {
-  for (const major of majors) testOn(major);
+  for (const major of majors) testOn(major, testPrefixes);
 } catch (e) {
   process.stderr.write(`test-on-node: ${e instanceof Error ? e.message : String(e)}\n`);
   process.exit(1);

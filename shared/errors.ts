@@ -135,6 +135,8 @@ export const ErrorCode = {
   HERMES_TOOLS_UNAVAILABLE: 'HERMES_TOOLS_UNAVAILABLE',
   HERMES_TOOLS_TIMEOUT: 'HERMES_TOOLS_TIMEOUT',
   HERMES_TOOLS_FAILED: 'HERMES_TOOLS_FAILED',
+  // PTY jobs (process_manage resize)
+  PROCESS_NOT_A_TTY: 'PROCESS_NOT_A_TTY',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -91,6 +91,11 @@ const LimitsSchema = v.object({
   hermesToolsWebSmokeTimeoutSeconds: PositiveInt,
   hermesToolsRestartMinMs: PositiveInt,
   hermesToolsRestartMaxSeconds: PositiveInt,
+  // PTY jobs: the terminal's window size when job_prepare gives none, and the largest allowed.
+  ptyDefaultCols: PositiveInt,
+  ptyDefaultRows: PositiveInt,
+  ptyMaxCols: PositiveInt,
+  ptyMaxRows: PositiveInt,
 });
 export type Limits = Readonly<v.InferOutput<typeof LimitsSchema>>;
 

@@ -3,6 +3,7 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { becomeSubreaper } from '../shared/subreaper.js';
 import { processProtocol, type ProcessProtocol } from '../shared/worker-protocol/process.js';
 import { openSupervisorChannel } from './runtime/channel.js';
+import { startPtyCommand, type PtyCommand } from './pty/pty-command.js';
 import { killEverythingStarted, signalEverythingStarted } from './runtime/reap.js';
 
 // One tracked background process (the process_manage surface; started by the jobs adapter), in its
@@ -13,11 +14,20 @@ import { killEverythingStarted, signalEverythingStarted } from './runtime/reap.j
 // With `exitFile` (jobs), the outcome is also written there, atomically, before the exit frame: if
 // the gateway dies between the command's end and recording it, its successor reads the file
 // instead of calling the job unknown.
+// With `pty` the command runs on a pseudo-terminal instead of pipes (workers/pty/), inside this same
+// namespace, so the same cleanup covers it; its output is rendered to text here, where the terminal
+// is, and its rendering costs count against the job's own limits, not the supervisor's.
 // It speaks the process protocol (shared/worker-protocol/process.ts).
+
+const OUTPUT_SLICE_CHARS = 65_536;
+/** How long the last frames may take to leave before the worker exits anyway (the supervisor waits 2 s for an exit). */
+const EXIT_FLUSH_MS = 1000;
 
 becomeSubreaper();
 const spawned = new Set<number>();
 let child: ReturnType<typeof spawn> | undefined;
+let terminal: PtyCommand | undefined;
+let starting = false;
 let killed = false;
 let done = false;
 let exitFile: string | undefined;
@@ -28,12 +38,22 @@ process.on('SIGTERM', () => finish(null, 'SIGTERM'));
 channel.send({ type: 'ready' });
 
 function onMessage(message: ProcessProtocol['toWorker']): void {
-  if (message.type === 'start' && !child) {
+  if (message.type === 'start' && !starting) {
+    starting = true;
     if (typeof message.exitFile === 'string') exitFile = message.exitFile;
-    start(message.command, message.cwd);
+    if (message.pty) void startOnTerminal(message.command, message.cwd, message.pty);
+    else start(message.command, message.cwd);
   } else if (message.type === 'terminate') signalEverythingStarted('SIGTERM');
-  else if (message.type === 'stdin') child?.stdin?.write(message.data);
-  else if (message.type === 'close-stdin') child?.stdin?.end();
+  else if (message.type === 'stdin') {
+    // What is written is passed on, never logged or kept.
+    if (terminal) writeToTerminal(() => terminal!.write(message.data));
+    else child?.stdin?.write(message.data);
+  } else if (message.type === 'close-stdin') {
+    if (terminal) writeToTerminal(() => terminal!.endInput());
+    else child?.stdin?.end();
+  } else if (message.type === 'resize') {
+    if (terminal) writeToTerminal(() => terminal!.resize({ cols: message.cols, rows: message.rows }));
+  }
   else if (message.type === 'kill') {
     killed = true;
     finish(null, 'SIGKILL');
@@ -56,6 +76,36 @@ function start(command: string, cwd: string): void {
   child.once('exit', (code, signal) => setTimeout(() => finish(code, signal), 20));
 }
 
+async function startOnTerminal(command: string, cwd: string, size: { cols: number; rows: number }): Promise<void> {
+  try {
+    terminal = await startPtyCommand(command, cwd, size, {
+      // Finished rows arrive a rendered piece at a time (up to the emulator's whole scrollback):
+      // sent in slices, well inside the frame cap whatever the characters' encoded size.
+      output: (data) => {
+        for (let i = 0; i < data.length; i += OUTPUT_SLICE_CHARS) channel.send({ type: 'output', data: data.slice(i, i + OUTPUT_SLICE_CHARS) });
+      },
+      screen: (data) => channel.send({ type: 'screen', data }),
+      exit: (code, signal) => finish(code, signal),
+    });
+  } catch (e) {
+    channel.send({ type: 'output', data: `failed to start on a terminal: ${(e as Error).message}\n` });
+    finish(127, null);
+    return;
+  }
+  // Left for node-pty to reap (its own waitpid), like a child_process child is left to libuv.
+  spawned.add(terminal.pid);
+  channel.send({ type: 'started', pid: terminal.pid });
+}
+
+/** A write (or resize) racing the command's exit finds the terminal closed: nothing is left to read it. */
+function writeToTerminal(write: () => void): void {
+  try {
+    write();
+  } catch {
+    // the terminal is gone
+  }
+}
+
 function finish(code: number | null, signal: NodeJS.Signals | null, cause?: 'supervisor_lost'): void {
   if (done) return;
   done = true;
@@ -64,7 +114,9 @@ function finish(code: number | null, signal: NodeJS.Signals | null, cause?: 'sup
   // keeps the workspace quarantined (a command cut off mid-way may have left it half-changed).
   if (exitFile && cause !== 'supervisor_lost') recordExit(exitFile, { exitCode: code, signal, killed, at: Date.now() });
   channel.send({ type: 'exit', exitCode: code, signal, killed });
-  setTimeout(() => process.exit(0), 20);
+  // The output may still be queued behind a slow reader (a PTY's last screenful is sent in one
+  // burst when the command ends): exiting before it is written would cut the receipt short.
+  void channel.flushed(EXIT_FLUSH_MS).then(() => process.exit(0));
 }
 
 function recordExit(path: string, outcome: Record<string, unknown>): void {

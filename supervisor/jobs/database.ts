@@ -66,6 +66,11 @@ const MIGRATIONS: readonly string[] = [
      instance_start TEXT NOT NULL,
      paused_at INTEGER NOT NULL
    );`,
+  // 3: PTY jobs. Whether the command runs on a pseudo-terminal, and its window size, are part of
+  // the frozen request (NULL sizes on a plain job).
+  `ALTER TABLE jobs ADD COLUMN pty INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE jobs ADD COLUMN pty_cols INTEGER;
+   ALTER TABLE jobs ADD COLUMN pty_rows INTEGER;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

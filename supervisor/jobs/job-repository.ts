@@ -54,6 +54,10 @@ export interface JobRow {
   unit: string | null;
   cancel_requested: number;
   updated_at: number;
+  /** 1 when the command runs on a pseudo-terminal of pty_cols × pty_rows. */
+  pty: number;
+  pty_cols: number | null;
+  pty_rows: number | null;
 }
 
 // Statements are compiled once per connection: admission and the maintenance loop run these
@@ -92,6 +96,8 @@ interface PrepareRequest {
   idempotencyKey?: string;
   /** The owner (capability or legacy session) that prepared it. */
   preparedBy: string;
+  /** Run on a pseudo-terminal of this size. */
+  terminal?: { cols: number; rows: number };
 }
 
 interface PrepareResult {
@@ -103,7 +109,9 @@ interface PrepareResult {
 }
 
 function requestHash(r: PrepareRequest): string {
-  return hashSecret(JSON.stringify([r.command, r.workdir, r.maxRuntime, r.profile]));
+  // A plain request hashes as it always has, so keys recorded before PTY jobs existed still match.
+  const terminal = r.terminal ? [r.terminal.cols, r.terminal.rows] : [];
+  return hashSecret(JSON.stringify([r.command, r.workdir, r.maxRuntime, r.profile, ...terminal]));
 }
 
 /** Freezes a request. Runs nothing, reserves nothing, locks no workspace. */
@@ -126,9 +134,9 @@ export function prepareJob(db: JobDatabase, req: PrepareRequest, rules: { maxPre
       const id = `job_${randomBytes(12).toString('hex')}`;
       const token = `hjr_${randomBytes(32).toString('base64url')}`;
       stmt(db, 
-        `INSERT INTO jobs (id, token_hash, request_hash, idempotency_key, prepared_by, command, workdir, max_runtime, profile, heavy, memory_reservation, state, created_at, expires_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'prepared', ?, ?, ?)`,
-      ).run(id, hashSecret(token), requestHash(req), req.idempotencyKey ?? null, req.preparedBy, req.command, req.workdir, req.maxRuntime, req.profile, req.heavy ? 1 : 0, req.memoryReservation, now, now + rules.ttlMs, now);
+        `INSERT INTO jobs (id, token_hash, request_hash, idempotency_key, prepared_by, command, workdir, max_runtime, profile, heavy, memory_reservation, state, created_at, expires_at, updated_at, pty, pty_cols, pty_rows)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'prepared', ?, ?, ?, ?, ?, ?)`,
+      ).run(id, hashSecret(token), requestHash(req), req.idempotencyKey ?? null, req.preparedBy, req.command, req.workdir, req.maxRuntime, req.profile, req.heavy ? 1 : 0, req.memoryReservation, now, now + rules.ttlMs, now, req.terminal ? 1 : 0, req.terminal?.cols ?? null, req.terminal?.rows ?? null);
       return { job_id: id, state: 'prepared', recovery_token: token, duplicate: false };
     })
     .immediate();

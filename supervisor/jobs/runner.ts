@@ -69,6 +69,8 @@ interface LocalJob {
   proc?: TrackedProcess;
   tail: string;
   bytes: number;
+  /** A PTY job's lines still on its screen (not yet in `tail`; replaced, never appended). */
+  screen: string;
   dirty: boolean;
   stopping?: { reason: 'cancelled' | 'timed_out' | 'gateway_shutdown'; killAt: number; killed?: boolean };
   cgroup?: CgroupLimit;
@@ -198,7 +200,7 @@ export class JobRunner {
   private async launch(job: JobRow, command: string, ownerId: string): Promise<void> {
     let settle!: () => void;
     const done = new Promise<void>((resolve) => (settle = resolve));
-    const local: LocalJob = { id: job.id, deadlineAt: job.deadline_at ?? Infinity, tail: '', bytes: 0, dirty: false, exitFile: join(this.exitsDir, `${job.id}.json`), done, settle };
+    const local: LocalJob = { id: job.id, deadlineAt: job.deadline_at ?? Infinity, tail: '', bytes: 0, screen: '', dirty: false, exitFile: join(this.exitsDir, `${job.id}.json`), done, settle };
     this.local.set(job.id, local);
     const { resources } = this.runtime;
     const limits = resources.mode === 'enforced' ? resources.policy?.profiles[job.profile as ResourceProfile] : undefined;
@@ -214,6 +216,15 @@ export class JobRunner {
           if (local.cgroup && worker.pid) for (const pid of [worker.pid, ...descendantsOf(worker.pid)]) local.cgroup.adopt(pid);
         },
         exitFile: local.exitFile,
+        jobId: job.id,
+        // A PTY job's output arrives rendered (workers/pty/): finished lines through onOutput like
+        // any output, the live screen through onScreen. The stored tail is both, so a prompt or a
+        // progress bar's last state is in the receipt, redacted and capped with the rest.
+        ...(job.pty === 1 ? { pty: { cols: job.pty_cols ?? this.limits.ptyDefaultCols, rows: job.pty_rows ?? this.limits.ptyDefaultRows } } : {}),
+        onScreen: (screen) => {
+          local.screen = screen;
+          local.dirty = true;
+        },
         onOutput: (data) => {
           local.bytes += Buffer.byteLength(data);
           local.tail = (local.tail + data).slice(-(this.limits.jobOutputTailChars + REDACT_MARGIN));
@@ -238,18 +249,23 @@ export class JobRunner {
   }
 
   private storedTail(local: LocalJob): string {
-    return redact(stripAnsi(local.tail), { codeFile: true }).slice(-this.limits.jobOutputTailChars);
+    return redact(stripAnsi(local.tail + local.screen), { codeFile: true }).slice(-this.limits.jobOutputTailChars);
+  }
+
+  /** Output bytes so far: a PTY job's screen counts as the text it is now. */
+  private outputBytes(local: LocalJob): number {
+    return local.bytes + Buffer.byteLength(local.screen);
   }
 
   private flush(local: LocalJob): void {
     if (!local.dirty) return;
     local.dirty = false;
-    recordOutput(this.db, local.id, this.storedTail(local), local.bytes, this.now());
+    recordOutput(this.db, local.id, this.storedTail(local), this.outputBytes(local), this.now());
   }
 
   private onLocalExit(local: LocalJob, proc: TrackedProcess): void {
     let completion: Completion;
-    const base = { tail: this.storedTail(local), bytes: local.bytes };
+    const base = { tail: this.storedTail(local), bytes: this.outputBytes(local) };
     if (local.stopping) {
       const reason = local.stopping.reason;
       completion = {

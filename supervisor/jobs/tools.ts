@@ -9,6 +9,7 @@ import { prepareJob, type JobRow } from './job-repository.js';
 import { assertCanStartWork } from '../spawning/resource-policy.js';
 import type { JobRunner } from './runner.js';
 import type { JobDatabase } from './database.js';
+import { terminalSizeProperties } from '../native-tools/process-terminal.js';
 
 // The four deferred job tools. prepare/start need an interactive session (a capability token or a
 // legacy MCP session); status/cancel authorize by the job credential alone, so recovery works from
@@ -36,10 +37,23 @@ function jobView(row: JobRow): Record<string, unknown> {
     signal: row.signal,
     termination_reason: row.termination_reason,
     cancel_requested: row.cancel_requested === 1,
+    tty: row.pty === 1,
+    ...(row.pty === 1 ? { terminal: { cols: row.pty_cols, rows: row.pty_rows } } : {}),
     output_tail: row.output_tail,
     output_bytes: row.output_bytes,
     output_truncated: row.output_bytes > Buffer.byteLength(row.output_tail),
   };
+}
+
+/** The window size of a PTY job; cols/rows without pty: true are a mistake worth saying so. */
+function terminalFor(args: Record<string, unknown>, limits: Limits): { cols: number; rows: number } | undefined {
+  const cols = args.cols as number | undefined;
+  const rows = args.rows as number | undefined;
+  if (args.pty !== true) {
+    if (cols !== undefined || rows !== undefined) throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, 'cols and rows size a terminal: they need pty: true');
+    return undefined;
+  }
+  return { cols: cols ?? limits.ptyDefaultCols, rows: rows ?? limits.ptyDefaultRows };
 }
 
 /** The job store the tools work on, or why there is none (the tools still exist, and say so). */
@@ -55,7 +69,7 @@ export function jobTools(store: JobStore, roots: readonly string[], limits: Limi
   const jobPrepare: ToolDefinition = {
     name: 'job_prepare',
     description:
-      `Freeze a long command (build, test suite) as a resumable background job. Runs NOTHING: returns job_id and a one-time recovery_token — save both in a private owner-only file outside Git before calling job_start; never put the token in logs, memory or chat. workdir must be inside the allowed roots; one active job per workspace (use a git worktree per job). max_runtime 1-${limits.jobMaxRuntimeSeconds} s (default ${limits.jobDefaultRuntimeSeconds}). A repeated idempotency_key returns the earlier job_id and state, never its token. Needs session_token.`,
+      `Freeze a long command (build, test suite) as a resumable background job. Runs NOTHING: returns job_id and a one-time recovery_token — save both in a private owner-only file outside Git before calling job_start; never put the token in logs, memory or chat. workdir must be inside the allowed roots; one active job per workspace (use a git worktree per job). pty: true runs it on a terminal (cols×rows, default ${limits.ptyDefaultCols}×${limits.ptyDefaultRows}) for prompts, REPLs and tools that need a TTY: answer through process_manage write/submit, resize there too; its output is rendered to plain text. max_runtime 1-${limits.jobMaxRuntimeSeconds} s (default ${limits.jobDefaultRuntimeSeconds}). A repeated idempotency_key returns the earlier job_id and state, never its token. Needs session_token.`,
     inputSchema: {
       type: 'object',
       properties: {
@@ -64,6 +78,8 @@ export function jobTools(store: JobStore, roots: readonly string[], limits: Limi
         max_runtime: { type: 'integer', minimum: 1, maximum: limits.jobMaxRuntimeSeconds },
         idempotency_key: { type: 'string', minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9._~:-]+$', description: 'A fresh random key per request (16-128 characters).' },
         resource_profile: { type: 'string', enum: [...RESOURCE_PROFILES], description: `Host-defined limits; default ${DEFAULT_RESOURCE_PROFILE}.` },
+        pty: { type: 'boolean', description: 'Run the command on a pseudo-terminal (default false).' },
+        ...terminalSizeProperties(limits),
       },
       required: ['command', 'workdir'],
       additionalProperties: false,
@@ -76,6 +92,7 @@ export function jobTools(store: JobStore, roots: readonly string[], limits: Limi
       assertCanStartWork(runner.resources, 'job_prepare');
       const command = args.command as string;
       if (command.trim() === '') throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, 'command is empty');
+      const terminal = terminalFor(args, limits);
       const verdict = checkCommand(command, homes);
       if (verdict.verdict === 'hardline') {
         throw new GatewayError(ErrorCode.COMMAND_BLOCKED, `BLOCKED: the command matches the hardline pattern "${verdict.key}" and is never run; nothing was prepared`);
@@ -94,6 +111,7 @@ export function jobTools(store: JobStore, roots: readonly string[], limits: Limi
           memoryReservation: runner.reservationFor(profile),
           ...(typeof args.idempotency_key === 'string' ? { idempotencyKey: args.idempotency_key } : {}),
           preparedBy: ctx.owner.id,
+          ...(terminal ? { terminal } : {}),
         },
         { maxPrepared: limits.maxPreparedJobs, ttlMs: limits.jobPrepareTtlSeconds * 1000 },
         runner.now(),

@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { stripAnsi } from '../../shared/output-cap.js';
 import { redact } from '../../shared/redact.js';
-import type { ProcessProtocol } from '../../shared/worker-protocol/process.js';
+import type { ProcessProtocol, TerminalSize } from '../../shared/worker-protocol/process.js';
 import type { ToolDefinition } from '../tool-types.js';
 import type { WorkerProcess } from '../spawning/worker-process.js';
 import type { WorkerRuntime } from '../spawning/worker-runtime.js';
+import { enterKey, resizeTerminal, terminalSizeProperties, visibleOutput } from './process-terminal.js';
 
 // The owner-scoped process registry behind process_manage (Hermes' `process` tool). Direct terminal
 // never backgrounds anything, so processes enter here only through the jobs adapter; each runs in a
@@ -44,6 +45,12 @@ export interface TrackedProcess {
   /** Hermes' persist_on_release: the owner ending does not kill it (jobs). */
   persistOnRelease: boolean;
   exitSignal?: string | null;
+  /** A PTY process: its current window size (absent: plain pipes). */
+  terminal?: TerminalSize;
+  /** A PTY process's rendered lines still on the screen (see process-terminal.ts); '' otherwise. */
+  screen: string;
+  /** The job this process runs, when a job started it. */
+  jobId?: string;
 }
 
 /** How the jobs adapter starts its work (Hermes' terminal background=true, persist_on_release=true). */
@@ -56,6 +63,11 @@ interface StartOptions {
   /** The worker writes the command's outcome here before reporting it. */
   exitFile?: string;
   onOutput?: (data: string) => void;
+  /** Run the command on a pseudo-terminal of this size. */
+  pty?: TerminalSize;
+  /** PTY only: the rendered lines still on the screen, each call replacing the last. */
+  onScreen?: (screen: string) => void;
+  jobId?: string;
   onExit?: (proc: TrackedProcess) => void;
 }
 
@@ -87,12 +99,18 @@ export class ProcessRegistry {
       worker,
       waiters: [],
       persistOnRelease: options.persistOnRelease === true,
+      screen: '',
+      ...(options.pty ? { terminal: options.pty } : {}),
+      ...(options.jobId ? { jobId: options.jobId } : {}),
     };
     this.processes.set(proc.id, proc);
     worker.onFrame((message) => {
       if (message.type === 'output') {
         proc.output = (proc.output + message.data).slice(-OUTPUT_KEEP_CHARS);
         options.onOutput?.(message.data);
+      } else if (message.type === 'screen') {
+        proc.screen = message.data.slice(-OUTPUT_KEEP_CHARS);
+        options.onScreen?.(proc.screen);
       } else if (message.type === 'started') {
         proc.pid = message.pid;
       } else if (message.type === 'exit') {
@@ -116,7 +134,7 @@ export class ProcessRegistry {
       throw new GatewayError(ErrorCode.WORKER_FAILED, `could not start the background process: ${(e as Error).message}`);
     }
     const started = worker.waitFor((f) => f.type === 'started' || f.type === 'exit');
-    worker.send({ type: 'start', command, cwd, ...(options.exitFile ? { exitFile: options.exitFile } : {}) });
+    worker.send({ type: 'start', command, cwd, ...(options.exitFile ? { exitFile: options.exitFile } : {}), ...(options.pty ? { pty: options.pty } : {}) });
     try {
       await withDeadline(started, this.startTimeoutMs, 'the command did not start');
     } catch (e) {
@@ -221,14 +239,15 @@ function uptime(p: TrackedProcess): number {
 }
 
 export function processManageTool(registry: ProcessRegistry, runtime: WorkerRuntime): ToolDefinition {
-  const maxWait = runtime.config.limits.processWaitMaxSeconds;
+  const { limits } = runtime.config;
+  const maxWait = limits.processWaitMaxSeconds;
   return {
     name: 'process_manage',
-    description: `Manage this session's background processes (started by jobs): list, poll, log, wait (at most ${maxWait} s per call), kill, write/submit stdin, close stdin. Needs the session (session_token or MCP session) that owns them.`,
+    description: `Manage this session's background processes (started by jobs): list, poll, log, wait (at most ${maxWait} s per call), kill, write/submit stdin, close stdin; for a job prepared with pty: true, write/submit go to its terminal (submit presses Enter), close sends ^D and resize changes its window (cols/rows). Needs the session (session_token or MCP session) that owns them.`,
     inputSchema: {
       type: 'object',
       properties: {
-        action: { type: 'string', enum: ['list', 'poll', 'log', 'wait', 'kill', 'write', 'submit', 'close'] },
+        action: { type: 'string', enum: ['list', 'poll', 'log', 'wait', 'kill', 'write', 'submit', 'close', 'resize'] },
         session_id: {
           type: 'string',
           minLength: 1,
@@ -240,6 +259,7 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
         timeout: { type: 'integer', minimum: 1 },
         offset: { type: 'integer', minimum: 0 },
         limit: { type: 'integer', minimum: 1 },
+        ...terminalSizeProperties(limits),
       },
       required: ['action'],
       additionalProperties: false,
@@ -259,7 +279,9 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
               started_at: new Date(p.startedAt).toISOString(),
               uptime_seconds: uptime(p),
               status: status(p),
-              output_preview: clean(p.output.slice(-200)),
+              tty: p.terminal !== undefined,
+              ...(p.jobId ? { job_id: p.jobId } : {}),
+              output_preview: clean(visibleOutput(p).slice(-200)),
               ...(p.exited ? { exit_code: p.exitCode ?? null } : {}),
             })),
           },
@@ -270,9 +292,9 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
       const base = { session_id: p.id, command: clean(p.command) };
       switch (action) {
         case 'poll':
-          return { structured: { ...base, status: status(p), pid: p.pid ?? null, uptime_seconds: uptime(p), output_preview: clean(p.output.slice(-1000)), ...(p.exited ? { exit_code: p.exitCode ?? null, completion_reason: p.completionReason } : {}) } };
+          return { structured: { ...base, status: status(p), pid: p.pid ?? null, tty: p.terminal !== undefined, uptime_seconds: uptime(p), output_preview: clean(visibleOutput(p).slice(-1000)), ...(p.exited ? { exit_code: p.exitCode ?? null, completion_reason: p.completionReason } : {}) } };
         case 'log': {
-          const lines = p.output.split('\n');
+          const lines = visibleOutput(p).split('\n');
           if (lines[lines.length - 1] === '') lines.pop();
           const limit = (args.limit as number | undefined) ?? 200;
           const offset = (args.offset as number | undefined) ?? 0;
@@ -285,11 +307,11 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
           const exited = await registry.wait(p, seconds * 1000, ctx.signal);
           return {
             structured: exited
-              ? { ...base, status: 'exited', exit_code: p.exitCode ?? null, completion_reason: p.completionReason, output: clean(p.output.slice(-2000)) }
+              ? { ...base, status: 'exited', exit_code: p.exitCode ?? null, completion_reason: p.completionReason, output: clean(visibleOutput(p).slice(-2000)) }
               : {
                   ...base,
                   status: 'timeout',
-                  output: clean(p.output.slice(-1000)),
+                  output: clean(visibleOutput(p).slice(-1000)),
                   ...(requested > maxWait ? { timeout_note: `waits are capped at ${maxWait} s per call; call wait again` } : {}),
                 },
           };
@@ -301,13 +323,15 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
         case 'write':
         case 'submit': {
           if (p.exited) throw new GatewayError(ErrorCode.PROCESS_NOT_RUNNING, `process ${p.id} has exited; its stdin is gone`);
-          const data = String(args.data ?? '') + (action === 'submit' ? '\n' : '');
+          const data = String(args.data ?? '') + (action === 'submit' ? enterKey(p) : '');
           p.worker.send({ type: 'stdin', data });
           return { structured: { status: 'ok', bytes_written: Buffer.byteLength(data) } };
         }
         case 'close':
           if (!p.exited) p.worker.send({ type: 'close-stdin' });
-          return { structured: { status: 'ok', message: 'stdin closed' } };
+          return { structured: { status: 'ok', message: p.terminal ? 'EOF sent' : 'stdin closed' } };
+        case 'resize':
+          return { structured: { status: 'ok', session_id: p.id, ...resizeTerminal(p, args) } };
         default:
           throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `unknown action ${action}`);
       }

@@ -11,6 +11,11 @@ import { messageDecoder, type ProtocolMessages, type WorkerProtocol } from '../.
 
 interface SupervisorChannel<P extends ProtocolMessages> {
   send(message: P['fromWorker']): void;
+  /**
+   * Resolves once everything sent so far has been handed to the OS (or the channel is gone), or
+   * after `ms`: a worker about to exit waits for this, or its last frames die with it.
+   */
+  flushed(ms: number): Promise<void>;
 }
 
 export function openSupervisorChannel<P extends ProtocolMessages>(
@@ -27,9 +32,18 @@ export function openSupervisorChannel<P extends ProtocolMessages>(
   socket.on('data', (chunk: Buffer) => decoder.push(chunk));
   socket.on('close', onClose);
   socket.on('error', () => socket.destroy());
+  let lastWrite: Promise<void> = Promise.resolve();
   return {
     send(message) {
-      if (!socket.destroyed) socket.write(encodeFrame(message, maxBytes));
+      if (!socket.destroyed) {
+        const frame = encodeFrame(message, maxBytes);
+        lastWrite = new Promise((resolve) => socket.write(frame, () => resolve()));
+      }
+    },
+    flushed(ms) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+      return Promise.race([lastWrite, late]).finally(() => clearTimeout(timer));
     },
   };
 }
