@@ -221,9 +221,20 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** argv split on whitespace, never a shell: quoting and expansion are not applied. Blank means the default. */
-function parseGraphCommand(text: string | undefined): string[] {
+/**
+ * A command setting (whitespace-separated argv, no shell), or `fallback` when unset. Its program is
+ * a bare name looked up on PATH or an absolute path: a relative path such as `bin/x` would be
+ * resolved against each upstream's working directory (a project root), so every project could
+ * supply its own executable.
+ */
+function parseCommand(variable: string, text: string | undefined, fallback: string[]): string[] {
   const argv = (text ?? '').split(/\s+/).filter(Boolean);
-  return argv.length > 0 ? argv : [DEFAULT_GRAPH_COMMAND];
+  if (argv.length === 0) return fallback;
+  const program = argv[0]!;
+  if (program.includes('/') && !isAbsolute(program)) {
+    throw new ConfigError(`${variable} must name its program by a bare name found on PATH or an absolute path, got ${JSON.stringify(program)}`);
+  }
+  return argv;
 }
 
 function parseGraphTool(text: string | undefined): string {
@@ -252,9 +263,8 @@ function hermesTools(env: NodeJS.ProcessEnv, hermesHome: string): { hermesToolsC
   const defaultSource = join(hermesHome, HERMES_SOURCE_DIR);
   const source = env.HERMES_AGENT_SRC ? resolve(expandHome(env.HERMES_AGENT_SRC)) : defaultSource;
   const python = env.HERMES_AGENT_PYTHON ? expandHome(env.HERMES_AGENT_PYTHON) : join(source, 'venv', 'bin', 'python');
-  const argv = (env.HERMES_MCP_HERMES_TOOLS_COMMAND ?? '').split(/\s+/).filter(Boolean);
   return {
-    hermesToolsCommand: argv.length > 0 ? argv : [python, '-m', HERMES_TOOLS_MODULE],
+    hermesToolsCommand: parseCommand('HERMES_MCP_HERMES_TOOLS_COMMAND', env.HERMES_MCP_HERMES_TOOLS_COMMAND, [python, '-m', HERMES_TOOLS_MODULE]),
     hermesToolsCwd: env.HERMES_AGENT_SRC || existsSync(defaultSource) ? source : hermesHome,
   };
 }
@@ -307,7 +317,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<GatewayCon
     inheritedEnvironment: environmentSnapshot(env),
     lsp: lspConfig(env),
     ...(env.HERMES_MCP_BRIDGE_ENV ? { bridgeEnvFile: resolve(expandHome(env.HERMES_MCP_BRIDGE_ENV)) } : {}),
-    graphCommand: parseGraphCommand(env.HERMES_MCP_GRAPH_COMMAND),
+    graphCommand: parseCommand('HERMES_MCP_GRAPH_COMMAND', env.HERMES_MCP_GRAPH_COMMAND, [DEFAULT_GRAPH_COMMAND]),
     graphTool: parseGraphTool(env.HERMES_MCP_GRAPH_TOOL),
     graphEnvironment: graphEnvironment(env),
     ...hermesTools(env, hermesHome),

@@ -43,7 +43,7 @@ export function graphAdapter(config: GatewayConfig, runtime: WorkerRuntime, log:
   let probing: Promise<ProbeResult> | undefined;
 
   async function probeSchemaSession(schemaRoot: string): Promise<ProbeResult> {
-    const reply = await worker.request({ type: 'probe', cwd: schemaRoot, timeoutMs: PING_TIMEOUT_MS }, PROBE_BOUND_MS);
+    const reply = await worker.request({ type: 'probe', cwd: schemaRoot, timeoutMs: PING_TIMEOUT_MS }, PROBE_BOUND_MS, 'spare-busy');
     // Not the command line: an operator may have put a credential in its arguments.
     const details = { upstream_tool: config.graphTool, schema_root: schemaRoot };
     if (!('state' in reply) || reply.state === 'failed') {

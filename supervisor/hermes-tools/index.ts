@@ -116,7 +116,7 @@ export function hermesToolsAdapter(config: GatewayConfig, runtime: WorkerRuntime
       return { ready: false, status: startup.status, reason: startup.reason, action };
     }
     const details = { tools: startup.served, missing: startup.missing, ...(Object.keys(startup.unusable).length > 0 ? { unusable: startup.unusable } : {}) };
-    const reply = await worker.request({ type: 'status', pingTimeoutMs: PING_TIMEOUT_MS }, PROBE_BOUND_MS);
+    const reply = await worker.request({ type: 'status', pingTimeoutMs: PING_TIMEOUT_MS }, PROBE_BOUND_MS, 'spare-busy');
     if (!('status' in reply)) return { ready: false, status: 'error', reason: reply.failure.message, details };
     const { status } = reply;
     const facts = { ...details, state: status.state, restarts: status.restarts, ...(status.lastFailure ? { last_failure: status.lastFailure } : {}) };

@@ -34,6 +34,8 @@ export class ResidentWorker<E extends ResidentEntry, C extends string> {
   private worker?: WorkerProcess<Protocol<E>>;
   private ready?: Promise<WorkerProcess<Protocol<E>>>;
   private closed = false;
+  /** Requests sent and not yet answered (or bounded). */
+  private inflight = 0;
 
   constructor(
     private readonly runtime: WorkerRuntime,
@@ -50,7 +52,17 @@ export class ResidentWorker<E extends ResidentEntry, C extends string> {
    * first becomes a `failedCode` failure; no reply within `boundMs` of sending (the worker's own
    * budgets are inside it) means the worker is wedged: it is killed, and the answer is `timeoutCode`.
    */
-  async request<K extends RequestType<Protocol<E>>>(body: RequestBody<Protocol<E>, K>, boundMs: number): Promise<ReplyTo<Protocol<E>, K> | { failure: { code: C; message: string } }> {
+  async request<K extends RequestType<Protocol<E>>>(
+    body: RequestBody<Protocol<E>, K>,
+    boundMs: number,
+    /**
+     * `spare-busy` for readiness probes: a probe past its bound while calls are in flight says so
+     * and leaves the worker alone (on a busy host a slow answer is likelier than a wedge, and a kill
+     * would end every session and call in flight); with nothing else in flight the worker is
+     * treated as wedged, as for any request.
+     */
+    onBound: 'kill' | 'spare-busy' = 'kill',
+  ): Promise<ReplyTo<Protocol<E>, K> | { failure: { code: C; message: string } }> {
     const { what, failedCode, timeoutCode, name } = this.labels;
     if (this.closed) return { failure: { code: failedCode, message: 'the gateway is shutting down' } };
     const failed = (e: unknown) => ({ failure: { code: failedCode, message: `the ${what} failed (${(e as Error).message}); it is restarted on the next request` } });
@@ -63,14 +75,20 @@ export class ResidentWorker<E extends ResidentEntry, C extends string> {
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<{ failure: { code: C; message: string } }>((resolve) => {
       timer = setTimeout(() => {
+        if (onBound === 'spare-busy' && this.inflight > 1) {
+          resolve({ failure: { code: timeoutCode, message: `the ${what} did not answer a ${body.type} within ${Math.round(boundMs / 1000)} s` } });
+          return;
+        }
         this.log.error({ event: `${name}_worker_stuck`, request: body.type, bound_ms: boundMs }, `${what} did not answer within its bound; killing it (a new one starts on the next request)`);
         void worker.kill();
         resolve({ failure: { code: timeoutCode, message: `the ${what} did not answer within ${Math.round(boundMs / 1000)} s and was restarted` } });
       }, boundMs);
     });
+    this.inflight++;
     try {
       return await Promise.race([worker.request(body).catch(failed), bound]);
     } finally {
+      this.inflight--;
       clearTimeout(timer);
     }
   }

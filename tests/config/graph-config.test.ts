@@ -21,6 +21,15 @@ test('HERMES_MCP_GRAPH_COMMAND is split on whitespace with no shell; a blank one
   assert.deepEqual(loadConfig({ HERMES_MCP_GRAPH_COMMAND: '   ' }).graphCommand, ['samchon-graph']);
 });
 
+test('a command setting names its program on PATH or by an absolute path, never relative to a project root', () => {
+  for (const variable of ['HERMES_MCP_GRAPH_COMMAND', 'HERMES_MCP_HERMES_TOOLS_COMMAND']) {
+    assert.throws(() => loadConfig({ [variable]: 'bin/samchon-graph --mode static' }), (e: unknown) => e instanceof ConfigError && new RegExp(`${variable} must name its program`).test((e as Error).message));
+    assert.throws(() => loadConfig({ [variable]: './graph' }), ConfigError);
+  }
+  assert.deepEqual(loadConfig({ HERMES_MCP_GRAPH_COMMAND: '/opt/graph/bin/samchon-graph --mode static' }).graphCommand, ['/opt/graph/bin/samchon-graph', '--mode', 'static']);
+  assert.deepEqual(loadConfig({ HERMES_MCP_HERMES_TOOLS_COMMAND: 'python3 -m x' }).hermesToolsCommand, ['python3', '-m', 'x']);
+});
+
 test('HERMES_MCP_GRAPH_TOOL must be an MCP tool name', () => {
   assert.equal(loadConfig({ HERMES_MCP_GRAPH_TOOL: 'inspect_typescript_graph' }).graphTool, 'inspect_typescript_graph');
   for (const bad of ['two words', 'x'.repeat(129), 'semi;colon']) {

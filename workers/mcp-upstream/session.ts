@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { killTree, trackUpstream, treeOf, upstreamGone } from './tree.js';
+import { packageVersion } from '../../shared/package-root.js';
 
 // One stdio MCP session with an upstream server that a worker hosts (the graph upstream, Hermes'
 // tool server): spawned without a shell, with exactly the environment it is given (the SDK's
@@ -14,7 +15,7 @@ import { killTree, trackUpstream, treeOf, upstreamGone } from './tree.js';
 // Failures carry a kind, not a message: each owner words them for its own operator (its settings'
 // names, its error codes).
 
-const CLIENT_INFO = { name: 'hermes-mcp-gateway', version: '0.1.0' };
+const CLIENT_INFO = { name: 'hermes-mcp-gateway', version: packageVersion() };
 const STDERR_KEEP = 2048;
 /** Past our own deadline, so the SDK's request timer (60 s by default) never fires first. */
 const SDK_TIMEOUT_SLACK_MS = 5000;
