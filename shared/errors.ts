@@ -129,6 +129,8 @@ export const ErrorCode = {
   BROWSER_TIMEOUT: 'BROWSER_TIMEOUT',
   STALE_TAB: 'STALE_TAB',
   VISION_UNAVAILABLE: 'VISION_UNAVAILABLE',
+  // authentication and authorization (supervisor/auth/)
+  SCOPE_INSUFFICIENT: 'SCOPE_INSUFFICIENT',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

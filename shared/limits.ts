@@ -85,6 +85,15 @@ const LimitsSchema = v.object({
   browserTypeMaxChars: PositiveInt,
   browserExpressionMaxChars: PositiveInt,
   browserQuestionMaxChars: PositiveInt,
+  // authentication (supervisor/auth/)
+  authAccessTokenTtlSeconds: PositiveInt,
+  authRefreshTokenTtlSeconds: PositiveInt,
+  authCodeTtlSeconds: PositiveInt,
+  authConsentTtlSeconds: PositiveInt,
+  authConsentMaxTries: PositiveInt,
+  authRateLimitPerMinute: PositiveInt,
+  authOauthRateLimitPerMinute: PositiveInt,
+  authAuditMaxBytes: PositiveInt,
 });
 export type Limits = Readonly<v.InferOutput<typeof LimitsSchema>>;
 

@@ -6,6 +6,7 @@ import { FILE_ACCESS_MODES, type FileAccessMode } from './roots.js';
 import { HONCHO_ENV_KEYS } from './memory/config.js';
 import { loadLspServers, type LspServerSpec } from './lsp/servers.js';
 import { BROWSER_ENV_KEYS } from './browser/settings.js';
+import { authSettings, type AuthConfig } from './auth/settings.js';
 
 // Everything the gateway reads from its environment, in one place, with the documented defaults
 // (README, Configuration).
@@ -97,6 +98,8 @@ export interface GatewayConfig {
    * CAMOFOX_URL, CAMOFOX_API_KEY, CAMOFOX_USER_ID, CAMOFOX_SESSION_KEY, HERMES_ALLOW_PRIVATE_URLS.
    */
   browserEnv: Readonly<Record<string, string>>;
+  /** Public URL, credentials, OAuth and audit (supervisor/auth/settings.ts). */
+  auth: AuthConfig;
 }
 
 export interface LspConfig {
@@ -236,6 +239,14 @@ function graphEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
   return out;
 }
 
+function parseAuth(env: NodeJS.ProcessEnv, hermesHome: string): AuthConfig {
+  try {
+    return authSettings(env, hermesHome);
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
+}
+
 /** The configuration from `env` alone (main passes process.env; nothing else reads it), then `overrides`. */
 export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
   const host = env.HERMES_MCP_HOST || DEFAULT_HOST;
@@ -287,6 +298,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<GatewayCon
     graphCommand: parseGraphCommand(env.HERMES_MCP_GRAPH_COMMAND),
     graphTool: parseGraphTool(env.HERMES_MCP_GRAPH_TOOL),
     graphEnvironment: graphEnvironment(env),
+    auth: parseAuth(env, hermesHome),
     stateDir: resolve(expandHome(env.HERMES_MCP_STATE_DIR || join(env.XDG_RUNTIME_DIR || tmpdir(), `hermes-mcp-gateway-${process.getuid?.() ?? 'user'}`))),
     ...overrides,
   };
