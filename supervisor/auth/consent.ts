@@ -68,7 +68,9 @@ export class ConsentPages {
     }
     const current = pendingByUid(this.o.db, uid);
     if (!current?.approved_scope) return this.render(res, pending, 'Not approved yet. Ask the operator to run the command below, then press Continue.');
-    return this.grant(req, res, current, current.approved_scope);
+    // The MCP SDK client asks for offline_access (a refresh token) whenever the server offers it.
+    const offline = String(details.params.scope ?? '').split(' ').includes('offline_access');
+    return this.grant(req, res, current, current.approved_scope, offline);
   }
 
   private async ensurePending(uid: string, params: Record<string, unknown>, expiresAt: number): Promise<PendingApproval> {
@@ -110,8 +112,11 @@ export class ConsentPages {
     return sameText(given, expected);
   }
 
-  private async grant(req: IncomingMessage, res: ServerResponse, p: PendingApproval, scope: string): Promise<void> {
+  private async grant(req: IncomingMessage, res: ServerResponse, p: PendingApproval, scope: string, offline: boolean): Promise<void> {
     const grant = new this.o.provider.Grant({ accountId: 'operator', clientId: p.client_id });
+    // Our scopes are both advertised by the authorization server and the resource's scopes: oidc-provider
+    // checks the first kind for consent and puts the second into the audience-bound token.
+    grant.addOIDCScope(offline ? `${scope} offline_access` : scope);
     grant.addResourceScope(p.resource, scope);
     const grantId = await grant.save();
     this.cleanup(p.uid);
