@@ -1,5 +1,6 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { tokenDigest } from '../edge/bearer.js';
+import type { Statement } from 'better-sqlite3';
 import type { AuthDatabase } from './auth-db.js';
 import { SCOPE_FULL, type Scope } from './scopes.js';
 
@@ -54,8 +55,12 @@ interface Loaded {
 export class StaticTokenVerifier {
   private loaded: Loaded[] = [];
   private version = -1;
+  /** Prepared once: this runs on every request (db.pragma() would compile it each time). */
+  private readonly dataVersion: Statement<[], number>;
 
-  constructor(private readonly db: AuthDatabase) {}
+  constructor(private readonly db: AuthDatabase) {
+    this.dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+  }
 
   /** The token's name and scope, or undefined. Every stored digest is compared, each in constant time. */
   verify(token: string): { name: string; scope: Scope } | undefined {
@@ -73,7 +78,7 @@ export class StaticTokenVerifier {
 
   /** SQLite's data_version changes when another connection commits: reload only then. */
   private refresh(): void {
-    const version = this.db.pragma('data_version', { simple: true }) as number;
+    const version = this.dataVersion.get()!;
     if (version === this.version) return;
     this.version = version;
     this.loaded = (this.db.prepare('SELECT name, scope, digest FROM static_tokens').all() as Array<{ name: string; scope: string; digest: string }>).map((r) => ({
