@@ -118,6 +118,13 @@ export class ConsentPages {
     // checks the first kind for consent and puts the second into the audience-bound token.
     grant.addOIDCScope(offline ? `${scope} offline_access` : scope);
     grant.addResourceScope(p.resource, scope);
+    // What was asked for but not approved (approve --read-only) is rejected explicitly, so the
+    // request completes with the narrower scope instead of asking for consent again.
+    const narrowed = p.scope.split(' ').filter((s) => !scope.split(' ').includes(s));
+    if (narrowed.length > 0) {
+      grant.rejectOIDCScope(narrowed.join(' '));
+      grant.rejectResourceScope(p.resource, narrowed.join(' '));
+    }
     const grantId = await grant.save();
     this.cleanup(p.uid);
     this.o.audit({ client: p.client_id, outcome: 'granted', scope });

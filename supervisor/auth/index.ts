@@ -56,7 +56,10 @@ export async function createAuthEdge(config: GatewayConfig, log: Logger, now: ()
 
   log.info({ event: 'auth_enabled', public_urls: auth.publicUrls.map((u) => u.origin), oauth: auth.oauth, static_tokens: staticTokens.count });
   return {
-    originGuard: originGuard(origins),
+    // The refusal's reason names only the kind of header at fault, never its value beyond the name.
+    originGuard: originGuard(origins, (c, message) =>
+      audit.write({ ts: new Date(now()).toISOString(), ip: clientIp(c), method: c.req.method, path: c.req.path, status: 403, duration_ms: 0, grant: 'none', outcome: `forbidden:${refusalKind(message)}` }),
+    ),
     mcp: mcpGate({ origins, staticTokens, ...(provider ? { provider } : {}), audit, mcpPerMinute: limits.authRateLimitPerMinute, now }),
     mount(app) {
       if (provider) mountOAuth(app, { provider, db, audit, origins, config, now, log });
@@ -68,6 +71,10 @@ export async function createAuthEdge(config: GatewayConfig, log: Logger, now: ()
       db.close();
     },
   };
+}
+
+function refusalKind(message: string): string {
+  return message.startsWith('Forbidden: X-Forwarded') ? 'forwarded_from_remote_peer' : message.startsWith('Invalid Origin') ? 'invalid_origin' : message.startsWith('Invalid X-Forwarded-Host') ? 'invalid_forwarded_host' : 'invalid_host';
 }
 
 interface MountOptions {

@@ -36,13 +36,16 @@ function peerOf(c: Context): string | undefined {
   }
 }
 
-/** Host / Origin / X-Forwarded-* judgement for every request; refused requests get the SDK's 403 shape. */
-export function originGuard(origins: PublicOrigin): MiddlewareHandler {
+/** Host / Origin / X-Forwarded-* judgement for every request; refused requests get the SDK's 403 shape and are reported to `onRefused` (the audit log). */
+export function originGuard(origins: PublicOrigin, onRefused: (c: Context, message: string) => void = () => {}): MiddlewareHandler {
   return async (c, next) => {
     const h = (name: string) => c.req.header(name) ?? undefined;
     const forwarded = ['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'forwarded'].some((n) => h(n) !== undefined);
     const verdict = origins.judge({ host: h('host'), origin: h('origin'), forwardedHost: h('x-forwarded-host'), forwardedProto: h('x-forwarded-proto'), forwarded, peer: peerOf(c) });
-    if (!verdict.ok) return c.json({ jsonrpc: '2.0', error: { code: -32000, message: verdict.message }, id: null }, 403);
+    if (!verdict.ok) {
+      onRefused(c, verdict.message);
+      return c.json({ jsonrpc: '2.0', error: { code: -32000, message: verdict.message }, id: null }, 403);
+    }
     verdicts.set(c.req.raw, verdict);
     return next();
   };
@@ -79,6 +82,13 @@ function verifier(o: McpGateOptions, resource: URL | undefined): OAuthTokenVerif
   };
 }
 
+/** Legacy sessions remembered per credential; beyond this the oldest binding is forgotten (its session is long idle by then). */
+const MAX_SESSION_BINDINGS = 10_000;
+
+function sessionNotFound(): Response {
+  return Response.json({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }, { status: 404 });
+}
+
 function tooManyRequests(retryAfterSeconds: number): Response {
   return Response.json({ error: 'rate_limited', message: `too many requests; retry in ${retryAfterSeconds} s` }, { status: 429, headers: { 'retry-after': String(retryAfterSeconds) } });
 }
@@ -91,6 +101,9 @@ function tooManyRequests(retryAfterSeconds: number): Response {
 export function mcpGate(o: McpGateOptions): (c: Context, serve: (authInfo: AuthInfo) => Promise<Response>) => Promise<Response> {
   const clients = new TokenBuckets(o.mcpPerMinute, o.now);
   const failures = new TokenBuckets(o.mcpPerMinute, o.now);
+  // A 2025-era session belongs to the credential that opened it: another credential presenting its
+  // id (leaked, guessed) is told the session does not exist, as for any unknown id.
+  const sessionOwners = new Map<string, string>();
   return async (c, serve) => {
     const started = performance.now();
     const verdict = verdictOf(c.req.raw);
@@ -119,7 +132,19 @@ export function mcpGate(o: McpGateOptions): (c: Context, serve: (authInfo: AuthI
         facts.outcome = 'rate_limited';
         return (response = tooManyRequests(taken.retryAfterSeconds));
       }
+      const who = `${grant.kind}:${grant.principal}`;
+      const sessionId = c.req.header('mcp-session-id');
+      const owner = sessionId === undefined ? undefined : sessionOwners.get(sessionId);
+      if (owner !== undefined && owner !== who) {
+        facts.outcome = 'session_foreign';
+        return (response = sessionNotFound());
+      }
       response = await serve(authInfo);
+      const issued = response.headers.get('mcp-session-id');
+      if (issued && sessionId === undefined) {
+        sessionOwners.set(issued, who);
+        if (sessionOwners.size > MAX_SESSION_BINDINGS) sessionOwners.delete(sessionOwners.keys().next().value!);
+      }
       return response;
     } finally {
       const record = currentRequest();

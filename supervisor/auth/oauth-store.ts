@@ -117,7 +117,9 @@ export function revokeClient(db: AuthDatabase, clientId: string): boolean {
     for (const g of grantIds) db.prepare('DELETE FROM oidc WHERE grant_id = ?').run(g);
     db.prepare("DELETE FROM approvals WHERE client_id = ?").run(clientId);
     return db.prepare('DELETE FROM oidc WHERE client_id = ?').run(clientId).changes > 0 || grantIds.length > 0;
-  })();
+    // IMMEDIATE: take the write lock first (waiting on the gateway's writes), instead of reading and
+    // then failing to upgrade with SQLITE_BUSY when the gateway wrote in between.
+  }).immediate();
 }
 
 /** Revokes the grant of one access or refresh token given as itself (only its hash is looked up). True when found. */
@@ -127,6 +129,6 @@ export function revokeOAuthToken(db: AuthDatabase, token: string): boolean {
   db.transaction(() => {
     db.prepare("DELETE FROM oidc WHERE model IN ('AccessToken', 'RefreshToken') AND id_hash = ?").run(sha256Hex(token));
     if (row.grant_id) db.prepare('DELETE FROM oidc WHERE grant_id = ?').run(row.grant_id);
-  })();
+  }).immediate();
   return true;
 }

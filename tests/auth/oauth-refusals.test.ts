@@ -25,12 +25,12 @@ after(async () => {
 });
 
 /** Registration, authorization with PKCE, the operator's approval, Continue: the code and its verifier. */
-async function authorizedCode(g: TestGateway, host = A): Promise<{ c: HandClient; code: string; verifier: string }> {
+async function authorizedCode(g: TestGateway, host = A, approveArgs: string[] = []): Promise<{ c: HandClient; code: string; verifier: string }> {
   const c = new HandClient(g.url, host);
   assert.equal((await c.register()).status, 201);
   const { verifier, challenge } = pkcePair();
   const page = await c.consentPage(await c.authorize({ code_challenge: challenge, code_challenge_method: 'S256' }));
-  assert.equal(authCli(g.home, ['approve', page.code]).status, 0);
+  assert.equal(authCli(g.home, ['approve', page.code, ...approveArgs]).status, 0);
   const { query } = await c.continueTo(page.path, { csrf: page.csrf, action: 'continue' });
   return { c, code: query!.get('code')!, verifier };
 }
@@ -129,4 +129,28 @@ test('expiry: an expired code is invalid_grant; an expired access token is 401',
   assert.equal((await mcp(fast, A, access_token)).status, 200);
   await new Promise((r) => setTimeout(r, 1500));
   assert.equal((await mcp(fast, A, access_token)).status, 401);
+});
+
+test('approve --read-only: the token carries hermes:read, and terminal is refused before it runs', async () => {
+  const { c, code, verifier } = await authorizedCode(gw, A, ['--read-only']);
+  const tokens = JSON.parse((await exchange(c, code, verifier)).body) as { access_token: string; scope: string };
+  assert.equal(tokens.scope.split(' ').includes('hermes:full'), false, tokens.scope);
+  const callTool = (name: string, args: Record<string, unknown>) =>
+    raw(gw.url, '/mcp', {
+      method: 'POST',
+      host: A,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${tokens.access_token}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'tool_call' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'tool_call', arguments: { calls: [{ name, arguments: args }] }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+      }),
+    });
+  const refused = JSON.parse((await callTool('terminal', { command: 'true' })).body) as { result: { structuredContent: { error: string; message: string } } };
+  assert.equal(refused.result.structuredContent.error, 'SCOPE_INSUFFICIENT');
+  assert.match(refused.result.structuredContent.message, /needs the hermes:full scope/);
+  const read = JSON.parse((await callTool('read_file', { path: `${gw.home}/SOUL.md` })).body) as { result: { isError?: boolean } };
+  assert.notEqual(read.result.isError, true);
+  assert.ok(auditLines(gw.home).some((l) => l.client === c.clientId && l.tool === 'terminal' && l.outcome === 'error:SCOPE_INSUFFICIENT'));
 });

@@ -57,6 +57,8 @@ test('any other Host, Origin or forwarded Host is refused 403 and nothing is ser
     assert.match(res.body, /Invalid (Host|Origin|X-Forwarded-Host)/);
   }
   assert.equal((await raw(gw.url, '/readyz', { host: 'evil.example' })).status, 403);
+  const outcomes = auditLines(gw.home).filter((l) => l.status === 403).map((l) => l.outcome);
+  for (const kind of ['invalid_host', 'invalid_origin', 'invalid_forwarded_host']) assert.ok(outcomes.includes(`forbidden:${kind}`), kind);
 });
 
 test('readiness details and metrics only for the local operator; through the public name a bare status', async () => {
@@ -73,7 +75,8 @@ test('readiness details and metrics only for the local operator; through the pub
 
 test('X-Forwarded-* from a non-loopback peer is refused before anything runs', async () => {
   const app = new Hono();
-  app.use('*', originGuard(new PublicOrigin([new URL(`https://${PUBLIC}`)])));
+  const refused: string[] = [];
+  app.use('*', originGuard(new PublicOrigin([new URL(`https://${PUBLIC}`)]), (_c, message) => refused.push(message)));
   app.get('/x', (c) => c.text('served'));
   const fetchFrom = (address: string, headers: Record<string, string>) =>
     app.fetch(new Request(`http://${PUBLIC}/x`, { headers: { host: PUBLIC, ...headers } }), { incoming: { socket: { remoteAddress: address } } });
@@ -82,6 +85,7 @@ test('X-Forwarded-* from a non-loopback peer is refused before anything runs', a
     assert.equal(res.status, 403, JSON.stringify(forged));
     assert.match(await res.text(), /accepted only from the local tunnel or proxy/);
   }
+  assert.equal(refused.length, 4, 'each refusal is reported for the audit log');
   // The same headers from the local forwarder are fine.
   assert.equal(await (await fetchFrom('127.0.0.1', { 'x-forwarded-for': '203.0.113.7', 'x-forwarded-host': PUBLIC })).text(), 'served');
 });

@@ -84,3 +84,20 @@ test('every subcommand has --help; usage errors are exit 2', () => {
   assert.equal(authCli(gw.home, ['frobnicate']).status, 2);
   assert.equal(authCli(gw.home, ['token', 'create', 'x', '--scope', 'admin']).status, 2);
 });
+
+test('a 2025-era session opened with one token is "not found" for another', async () => {
+  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
+  const alice = createStaticToken(gw.home, 'alice');
+  const mallory = createStaticToken(gw.home, 'mallory');
+  const transport = new StreamableHTTPClientTransport(new URL(gw.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${alice}` } } });
+  const client = new Client({ name: 'alice', version: '1' });
+  await client.connect(transport);
+  const sessionId = transport.sessionId!;
+  assert.ok(sessionId);
+  const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+  const headers = (token: string) => ({ authorization: `Bearer ${token}`, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' });
+  assert.equal((await rawPost(gw.mcpUrl, list, headers(mallory))).status, 404);
+  assert.equal((await rawPost(gw.mcpUrl, list, headers(alice))).status, 200);
+  assert.ok(auditLines(gw.home).some((l) => l.client === 'mallory' && l.outcome === 'session_foreign'));
+  await client.close();
+});
