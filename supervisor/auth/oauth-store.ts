@@ -80,10 +80,17 @@ export class SqliteOidcAdapter implements Adapter {
   }
 }
 
-/** Drops expired rows (the gateway calls it on a timer). */
+/** A registered client that never got a grant is forgotten after this long (registration is open to anyone). */
+const ABANDONED_CLIENT_SECONDS = 24 * 3600;
+
+/** Drops expired rows, and clients registered a day ago that were never approved (the gateway calls it on a timer). */
 export function sweepExpired(db: AuthDatabase, now = Date.now()): void {
   db.prepare('DELETE FROM oidc WHERE expires_at IS NOT NULL AND expires_at <= ?').run(now);
   db.prepare('DELETE FROM approvals WHERE expires_at <= ?').run(now);
+  db.prepare(
+    `DELETE FROM oidc WHERE model = 'Client' AND json_extract(payload, '$.client_id_issued_at') <= ?
+       AND client_id NOT IN (SELECT client_id FROM oidc WHERE model = 'Grant' AND client_id IS NOT NULL)`,
+  ).run(Math.floor(now / 1000) - ABANDONED_CLIENT_SECONDS);
 }
 
 export interface ClientSummary {
