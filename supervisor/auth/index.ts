@@ -5,6 +5,7 @@ import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../config.js';
 import { AuditLog } from '../edge/audit.js';
+import { readCappedBody } from '../edge/body-limit.js';
 import { clientIp } from '../edge/client-ip.js';
 import { TokenBuckets } from '../edge/rate-limit.js';
 import { openAuthDatabase, type AuthDatabase } from './auth-db.js';
@@ -71,6 +72,27 @@ export async function createAuthEdge(config: GatewayConfig, log: Logger, now: ()
       db.close();
     },
   };
+}
+
+const MAX_REGISTRATION_BYTES = 64 * 1024;
+
+/**
+ * Every client is public: PKCE S256 is its proof and no client secret exists to be stored. A
+ * registration asking for a secret-based method (client_secret_post/basic) is registered with
+ * `none` instead, as RFC 7591 §3.2.1 lets the server decide; the response says so, and a client that
+ * follows it needs no secret. The JSON text, or undefined when it is not a JSON object within bounds.
+ */
+async function publicClientRegistration(request: Request): Promise<string | undefined> {
+  const text = await readCappedBody(request, MAX_REGISTRATION_BYTES);
+  if (text === undefined) return undefined;
+  let metadata: unknown;
+  try {
+    metadata = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return undefined;
+  return JSON.stringify({ ...metadata, token_endpoint_auth_method: 'none' });
 }
 
 function refusalKind(message: string): string {
@@ -150,7 +172,13 @@ function mountOAuth(app: Hono, o: MountOptions): void {
     // RFC 8414's name for the document oidc-provider serves under the OpenID one.
     if (c.req.path === '/.well-known/oauth-authorization-server') incoming.url = '/.well-known/openid-configuration';
     if (c.req.path.startsWith(CONSENT_PREFIX)) await consent.handle(c.req.path.slice(CONSENT_PREFIX.length), incoming, outgoing);
-    else await handOff(provider, incoming, outgoing);
+    else if (c.req.path === OAUTH_ROUTES.registration && c.req.method === 'POST') {
+      const body = await publicClientRegistration(c.req.raw);
+      if (body === undefined) return c.json({ error: 'invalid_client_metadata', error_description: 'the registration must be a JSON object of at most 64 KiB' }, 400);
+      // oidc-provider reads an already-read body from req.body (it warns once that one was parsed upstream).
+      (incoming as IncomingMessage & { body?: string }).body = body;
+      await handOff(provider, incoming, outgoing);
+    } else await handOff(provider, incoming, outgoing);
     const outcome = outcomes.get(incoming);
     audit.write({
       ts: new Date(o.now()).toISOString(),

@@ -58,6 +58,21 @@ test('registration: a non-https redirect URI is invalid_redirect_uri and registe
   assert.ok(auditLines(gw.home).some((l) => l.path === '/oauth/register' && l.status === 400 && l.outcome === 'invalid_redirect_uri'));
 });
 
+test('registration: a client asking for a client secret is registered public (no secret is ever issued or stored)', async () => {
+  const res = await raw(gw.url, '/oauth/register', {
+    method: 'POST',
+    host: A,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Secretive', redirect_uris: ['https://client.example/cb'], token_endpoint_auth_method: 'client_secret_post' }),
+  });
+  assert.equal(res.status, 201, res.body);
+  const registered = JSON.parse(res.body) as { token_endpoint_auth_method: string; client_secret?: string };
+  assert.equal(registered.token_endpoint_auth_method, 'none');
+  assert.equal(registered.client_secret, undefined);
+  const garbage = await raw(gw.url, '/oauth/register', { method: 'POST', host: A, headers: { 'content-type': 'application/json' }, body: '[1,2]' });
+  assert.deepEqual([garbage.status, errorOf(garbage.body)], [400, 'invalid_client_metadata']);
+});
+
 test('authorization: an unregistered redirect URI never redirects; missing or plain PKCE is refused', async () => {
   const c = new HandClient(gw.url, A);
   await c.register();
