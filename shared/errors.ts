@@ -137,6 +137,8 @@ export const ErrorCode = {
   HERMES_TOOLS_FAILED: 'HERMES_TOOLS_FAILED',
   // PTY jobs (process_manage resize)
   PROCESS_NOT_A_TTY: 'PROCESS_NOT_A_TTY',
+  // authentication and authorization (supervisor/auth/)
+  SCOPE_INSUFFICIENT: 'SCOPE_INSUFFICIENT',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

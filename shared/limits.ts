@@ -96,6 +96,15 @@ const LimitsSchema = v.object({
   ptyDefaultRows: PositiveInt,
   ptyMaxCols: PositiveInt,
   ptyMaxRows: PositiveInt,
+  // authentication (supervisor/auth/)
+  authAccessTokenTtlSeconds: PositiveInt,
+  authRefreshTokenTtlSeconds: PositiveInt,
+  authCodeTtlSeconds: PositiveInt,
+  authConsentTtlSeconds: PositiveInt,
+  authConsentMaxTries: PositiveInt,
+  authRateLimitPerMinute: PositiveInt,
+  authOauthRateLimitPerMinute: PositiveInt,
+  authAuditMaxBytes: PositiveInt,
 });
 export type Limits = Readonly<v.InferOutput<typeof LimitsSchema>>;
 

@@ -1,5 +1,6 @@
 import { localhostHostValidation, localhostOriginValidation } from '@modelcontextprotocol/hono';
 import { Hono } from 'hono';
+import type { AuthEdge } from './auth/index.js';
 import type { Gateway } from './gateway.js';
 import type { McpEndpoint } from './mcp/endpoint.js';
 import { currentRequest, isClientAbort, logRequest, newRequestRecord, runWithRequest } from './telemetry.js';
@@ -25,7 +26,7 @@ export function shuttingDown(retryAfterSeconds: number): Response {
   );
 }
 
-export function createApp(gateway: Gateway, endpoint: McpEndpoint): { app: Hono; counters: HttpCounters; lifecycle: HttpLifecycle } {
+export function createApp(gateway: Gateway, endpoint: McpEndpoint, auth?: AuthEdge): { app: Hono; counters: HttpCounters; lifecycle: HttpLifecycle } {
   const counters: HttpCounters = { inflightRequests: 0 };
   const lifecycle: HttpLifecycle = { draining: false };
   const app = new Hono();
@@ -41,14 +42,26 @@ export function createApp(gateway: Gateway, endpoint: McpEndpoint): { app: Hono;
       logRequest(gateway.log, record, c.res.status);
     }
   });
-  app.use('*', localhostHostValidation());
-  app.use('*', localhostOriginValidation());
+  if (auth) {
+    // Authentication on (supervisor/auth/): loopback and the configured public names, a credential on every /mcp request.
+    app.use('*', auth.originGuard);
+    auth.mount(app);
+  } else {
+    app.use('*', localhostHostValidation());
+    app.use('*', localhostOriginValidation());
+  }
+  /** Only the operator on this machine sees readiness details and metrics; through a public name they stay private. */
+  const isLocal = (request: Request) => !auth || auth.isLocal(request);
 
-  app.all('/mcp', (c) => (lifecycle.draining ? shuttingDown(gateway.config.limits.shutdownGraceSeconds) : endpoint.handle(c.req.raw)));
+  app.all('/mcp', (c) => {
+    if (lifecycle.draining) return shuttingDown(gateway.config.limits.shutdownGraceSeconds);
+    return auth ? auth.mcp(c, (authInfo) => endpoint.handle(c.req.raw, authInfo)) : endpoint.handle(c.req.raw);
+  });
 
   // Liveness only: never calls a provider, never touches the disk.
-  app.get('/healthz', (c) =>
-    c.json({
+  app.get('/healthz', (c) => {
+    if (!isLocal(c.req.raw)) return c.json({ status: 'ok' });
+    return c.json({
       status: 'ok',
       uptime_seconds: Math.round((Date.now() - gateway.startedAt) / 1000),
       inflight_requests: counters.inflightRequests,
@@ -61,12 +74,13 @@ export function createApp(gateway: Gateway, endpoint: McpEndpoint): { app: Hono;
       legacy_sessions: endpoint.legacySessions.size,
       capability_sessions: gateway.capabilities.activeCount(),
       ...gateway.healthFacts(),
-    }),
-  );
+    });
+  });
 
   app.get('/readyz', async (c) => {
     if (lifecycle.draining) return c.json({ status: 'draining' }, 503);
     const report = await gateway.readiness.check();
+    if (!isLocal(c.req.raw)) return c.json({ status: report.ready ? 'ready' : 'not_ready' }, report.ready ? 200 : 503);
     return c.json({ status: report.ready ? 'ready' : 'not_ready', ...(report.ready ? {} : { reasons: report.reasons }), components: report.components, ...gateway.readyFacts() }, report.ready ? 200 : 503);
   });
 

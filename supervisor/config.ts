@@ -6,6 +6,7 @@ import { FILE_ACCESS_MODES, type FileAccessMode } from './roots.js';
 import { HONCHO_ENV_KEYS } from './memory/config.js';
 import { loadLspServers, type LspServerSpec } from './lsp/servers.js';
 import { BROWSER_ENV_KEYS } from './browser/settings.js';
+import { authSettings, type AuthConfig } from './auth/settings.js';
 
 // Everything the gateway reads from its environment, in one place, with the documented defaults
 // (README, Configuration).
@@ -105,6 +106,8 @@ export interface GatewayConfig {
   hermesToolsCommand: readonly string[];
   /** Its cwd: `HERMES_AGENT_SRC` (default `$HERMES_HOME/hermes-agent`, where the installer clones Hermes; `$HERMES_HOME` when that does not exist). */
   hermesToolsCwd: string;
+  /** Public URL, credentials, OAuth and audit (supervisor/auth/settings.ts). */
+  auth: AuthConfig;
 }
 
 export interface LspConfig {
@@ -269,6 +272,14 @@ function hermesTools(env: NodeJS.ProcessEnv, hermesHome: string): { hermesToolsC
   };
 }
 
+function parseAuth(env: NodeJS.ProcessEnv, hermesHome: string): AuthConfig {
+  try {
+    return authSettings(env, hermesHome);
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
+}
+
 /** The configuration from `env` alone (main passes process.env; nothing else reads it), then `overrides`. */
 export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
   const host = env.HERMES_MCP_HOST || DEFAULT_HOST;
@@ -321,6 +332,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<GatewayCon
     graphTool: parseGraphTool(env.HERMES_MCP_GRAPH_TOOL),
     graphEnvironment: graphEnvironment(env),
     ...hermesTools(env, hermesHome),
+    auth: parseAuth(env, hermesHome),
     stateDir: resolve(expandHome(env.HERMES_MCP_STATE_DIR || join(env.XDG_RUNTIME_DIR || tmpdir(), `hermes-mcp-gateway-${process.getuid?.() ?? 'user'}`))),
     ...overrides,
   };

@@ -9,6 +9,7 @@ import { normalizeOffloaded } from './cpu/pool.js';
 import type { CapabilityStore } from './owners/capabilities.js';
 import type { OwnerRegistry } from './owners/owners.js';
 import { currentRequest, type RequestRecord } from './telemetry.js';
+import { assertScope, type Grant } from './auth/scopes.js';
 
 // The one path every tool call takes: target resolution, owner resolution, argument validation
 // (before anything runs), the owner check, the owner lease for work that may outlive its answer,
@@ -26,6 +27,8 @@ export interface RequestScope {
   sessionId?: string;
   /** Aborts on client disconnect or session teardown. */
   signal: AbortSignal;
+  /** The credential's grant when authentication is on: a tool outside its scope is refused before it runs. */
+  grant?: Grant;
 }
 
 /** A public tool: a catalogued tool run here, or tool_call, which forwards to one deferred tool. */
@@ -57,7 +60,11 @@ export class Dispatcher {
         : errorOutcome(ErrorCode.UNKNOWN_TOOL, `unknown tool "${name}"; tools/list shows the six public tools and tool_search finds the rest`);
       return this.answer(record, outcome);
     }
-    if (pub.kind === 'tool') return this.answer(record, await this.run(pub.entry, rawArgs, scope, this.resolveOwner(scope)), pub.entry.tool);
+    if (pub.kind === 'tool') {
+      const refused = this.authorize(scope, name, rawArgs);
+      if (refused) return this.answer(record, refused, pub.entry.tool);
+      return this.answer(record, await this.run(pub.entry, rawArgs, scope, this.resolveOwner(scope)), pub.entry.tool);
+    }
     let call: DeferredCall;
     try {
       call = pub.tool.forward(pub.validate(rawArgs));
@@ -76,6 +83,8 @@ export class Dispatcher {
       return this.answer(record, errorOutcome(ErrorCode.UNKNOWN_TOOL, `"${call.name}" is not a tool in this gateway's catalog; use tool_search to find tools`));
     }
     if (record) record.target = call.name;
+    const refused = this.authorize(scope, call.name, call.arguments);
+    if (refused) return this.answer(record, refused, target.tool);
     let owner: Owner;
     try {
       // A tool authorized by its own credential (job_status, job_cancel) ignores session_token: an
@@ -85,6 +94,16 @@ export class Dispatcher {
       return this.answer(record, this.outcomeOfError(target.tool.name, e), target.tool);
     }
     return this.answer(record, await this.run(target, call.arguments, scope, owner), target.tool);
+  }
+
+  /** The scope check, beside tool_call: a call outside the credential's grant never reaches validation or its handler. */
+  private authorize(scope: RequestScope, tool: string, args: unknown): ToolOutcome | undefined {
+    try {
+      assertScope(scope.grant, tool, args);
+      return undefined;
+    } catch (e) {
+      return this.outcomeOfError(tool, e);
+    }
   }
 
   /**

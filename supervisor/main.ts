@@ -23,10 +23,12 @@ Configuration is read from the environment only, for example:
   HERMES_MCP_ROOTS                 colon-separated project roots the tools may use (default ~/work)
   HERMES_MCP_OPTIONAL_COMPONENTS   e.g. memory, to run without Honcho
   HERMES_MCP_<LIMIT>               any limit of policy/default-limits.json, e.g. HERMES_MCP_MAX_OUTPUT_CHARS
+  HERMES_MCP_PUBLIC_URL            the https URL a tunnel serves this under: OAuth and credentials on (README, Connect ChatGPT)
 The README lists every setting. SIGTERM drains and stops; SIGUSR1/SIGUSR2 pause/resume job starts.
 
 Operator CLI for job admission: hermes-mcp-admission --help
 (installed with the package; from a checkout run npx --no-install hermes-mcp-admission --help)
+Operator CLI for access (approvals, OAuth clients, static tokens): hermes-mcp-auth --help
 `;
 
 async function main(): Promise<void> {

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { createApp } from './app.js';
+import { createAuthEdge } from './auth/index.js';
 import { bridgeAdapter, type BridgeAdapter } from './bridge/index.js';
 import { isLoopbackHost, type GatewayConfig } from './config.js';
 import { Gateway, type GatewayOptions } from './gateway.js';
@@ -61,7 +62,9 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   const hermesTools = hermesToolsAdapter(config, native.runtime, log, options.policy);
   const gateway = await Gateway.create({ ...options, adapters: [native, jobs, guardedAdapter(config, log), memory, browserAdapter(config, log, hermesTools.vision), lspAdapter(config, native.runtime, log), graph, bridge, hermesTools, ...(options.adapters ?? [])] });
   const endpoint = createMcpEndpoint(gateway, (error) => log.warn({ event: 'mcp_rejected', reason: error.message }));
-  const { app, lifecycle } = createApp(gateway, endpoint);
+  // Authentication (public URL, credentials, OAuth) when configured; undefined leaves loopback use as it was.
+  const auth = await createAuthEdge(config, log, options.now);
+  const { app, lifecycle } = createApp(gateway, endpoint, auth);
   app.route('/bridge', bridge.profile);
   bridge.attach({ draining: () => lifecycle.draining, counted: (owner, work) => gateway.owners.runLeased(owner, work) });
   const server: ServerType = await new Promise((resolve, reject) => {
@@ -108,6 +111,7 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
       closed = true;
       await endpoint.close();
       await gateway.close();
+      auth?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Keep-alive sockets would hold close() open; end them.

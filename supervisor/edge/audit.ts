@@ -12,6 +12,13 @@ export interface AuditFacts {
   rpc_method?: string;
   tool?: string;
   error?: string;
+  /** Who called (the gateway's /mcp edge): an OAuth client id or a static token's name, never the credential. */
+  client?: string;
+  /** How it was authorized: `oauth`, `static`, `none`. */
+  grant?: string;
+  scope?: string;
+  /** ok, error:<CODE>, or why it was refused. */
+  outcome?: string;
 }
 
 export interface AuditEntry extends AuditFacts {

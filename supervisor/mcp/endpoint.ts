@@ -1,4 +1,5 @@
-import { createMcpHandler, isJsonContentType, isLegacyRequest, PROTOCOL_VERSION_META_KEY, type McpHandlerRequestOptions } from '@modelcontextprotocol/server';
+import { createMcpHandler, isJsonContentType, isLegacyRequest, PROTOCOL_VERSION_META_KEY, type AuthInfo, type McpHandlerRequestOptions } from '@modelcontextprotocol/server';
+import { auditFacts } from '../edge/audit.js';
 import { readCappedBody } from '../edge/body-limit.js';
 import type { Gateway } from '../gateway.js';
 import { LegacySessions, methodNotAllowed } from './legacy-sessions.js';
@@ -9,7 +10,8 @@ import { createMcpServer } from './server-factory.js';
 // modern requests go to the SDK's per-request handler, legacy ones to real stateful sessions.
 
 export interface McpEndpoint {
-  handle(request: Request): Promise<Response>;
+  /** `authInfo`: the verified credential when authentication is on (reaches tool handlers as ctx.http.authInfo). */
+  handle(request: Request, authInfo?: AuthInfo): Promise<Response>;
   legacySessions: LegacySessions;
   close(): Promise<void>;
 }
@@ -62,10 +64,11 @@ export function createMcpEndpoint(gateway: Gateway, onError: (error: Error) => v
   const sweeper = setInterval(() => legacySessions.sweep(), 60_000);
   sweeper.unref();
 
-  async function handle(request: Request): Promise<Response> {
+  async function handle(request: Request, authInfo?: AuthInfo): Promise<Response> {
+    const auth = authInfo ? { authInfo } : {};
     if (request.method === 'GET' || request.method === 'DELETE') {
       // Only legacy sessions have GET/DELETE semantics; the modern era answers 405.
-      return request.headers.has('mcp-session-id') ? legacySessions.handle(request, {}) : methodNotAllowed();
+      return request.headers.has('mcp-session-id') ? legacySessions.handle(request, auth) : methodNotAllowed();
     }
     if (request.method !== 'POST') return methodNotAllowed();
     if (!isJsonContentType(request.headers.get('content-type'))) return unsupportedMediaType();
@@ -79,7 +82,9 @@ export function createMcpEndpoint(gateway: Gateway, onError: (error: Error) => v
     } catch {
       return parseError();
     }
-    const options: McpHandlerRequestOptions = { parsedBody };
+    const options: McpHandlerRequestOptions = { parsedBody, ...auth };
+    const rpcMethod = (parsedBody as { method?: unknown } | null)?.method;
+    if (typeof rpcMethod === 'string') auditFacts(request).rpc_method = rpcMethod;
     // The spec's own era rule (basic/versioning): a request carrying the 2026-07-28 `_meta`
     // envelope is modern. Those go straight to the modern handler, which classifies and validates
     // them fully itself; everything else asks the SDK classifier, so the two can never disagree

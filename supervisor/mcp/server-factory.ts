@@ -2,6 +2,7 @@ import { Server, type CallToolResult, type Tool } from '@modelcontextprotocol/se
 import type { Gateway } from '../gateway.js';
 import type { RequestScope } from '../dispatch.js';
 import { packageVersion } from '../../shared/package-root.js';
+import type { Grant } from '../auth/scopes.js';
 
 // One low-level SDK Server per modern request, or per legacy session. It only answers tools/list
 // (the frozen six) and tools/call (routed through the gateway); everything protocol-level
@@ -30,7 +31,9 @@ export function createMcpServer(gateway: Gateway, era: 'legacy' | 'modern'): Ser
     // transport outlives the HTTP request, so there the request's own signal is added.
     const httpSignal = era === 'legacy' ? (ctx as { http?: { req?: Request } }).http?.req?.signal : undefined;
     const signal = httpSignal ? AbortSignal.any([ctx.mcpReq.signal, httpSignal]) : ctx.mcpReq.signal;
-    const scope: RequestScope = { era, signal, ...(era === 'legacy' && ctx.sessionId ? { sessionId: ctx.sessionId } : {}) };
+    // With authentication on, the credential's grant (supervisor/auth/middleware.ts) bounds what the call may run.
+    const grant = (ctx as { http?: { authInfo?: { extra?: { grant?: Grant } } } }).http?.authInfo?.extra?.grant;
+    const scope: RequestScope = { era, signal, ...(era === 'legacy' && ctx.sessionId ? { sessionId: ctx.sessionId } : {}), ...(grant ? { grant } : {}) };
     return (await gateway.callPublic(request.params.name, request.params.arguments, scope)) as CallToolResult;
   });
   return server;

@@ -1,0 +1,179 @@
+#!/usr/bin/env node
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadLimits } from '../shared/limits.js';
+import { AuditLog } from '../supervisor/edge/audit.js';
+import { openAuthDatabase, type AuthDatabase } from '../supervisor/auth/auth-db.js';
+import { approveByCode, listPending } from '../supervisor/auth/approvals.js';
+import { listClients, revokeClient, revokeOAuthToken } from '../supervisor/auth/oauth-store.js';
+import { SCOPE_FULL, SCOPE_READ } from '../supervisor/auth/scopes.js';
+import { authSettings } from '../supervisor/auth/settings.js';
+import { issueStaticToken, listStaticTokens, revokeStaticToken } from '../supervisor/auth/static-tokens.js';
+
+// hermes-mcp-auth: the operator's side of the gateway's authentication, on the host. It opens the
+// same database and audit log the gateway uses (same environment: HERMES_HOME,
+// HERMES_MCP_AUTH_DATABASE, HERMES_MCP_AUTH_AUDIT_LOG). A token is printed once, here, and never
+// logged or stored; an approval code is compared by its hash.
+
+const EXIT = { ok: 0, failed: 1, usage: 2, notFound: 3, refused: 4 } as const;
+
+const HELP: Record<string, string> & { main: string } = {
+  main: `Usage: hermes-mcp-auth <command> [options]
+
+Commands:
+  approve CODE [--read-only]       approve the authorization request showing CODE on its consent page
+  pending                          list authorization requests waiting for approval
+  clients                          list registered OAuth clients
+  revoke CLIENT_ID|NAME|TOKEN      revoke an OAuth client (and all its tokens), a static token by name, or one OAuth token
+  token create NAME [--scope S]    create a static bearer token (S: read or full, default full); printed once
+  token rotate NAME                replace a static token's secret (the old one stops working at once)
+  token list                       list static tokens (names and scopes, never secrets)
+
+Every command takes --json (machine-readable output) and --help.
+Exit codes: 0 done, 1 failed (configuration, database), 2 usage error, 3 not found (unknown code, client or token), 4 refused (expired, locked, already approved, name taken).`,
+  approve: `Usage: hermes-mcp-auth approve CODE [--read-only] [--json]
+Approves the pending authorization request whose consent page shows CODE (e.g. ABCD-EF23), after
+printing the client's name, redirect URI and scope: check them against what you expect. --read-only
+grants hermes:read whatever was requested. The person on the page then presses Continue.
+Exit: 0 approved, 3 no such code, 4 expired, locked or already approved.`,
+  pending: 'Usage: hermes-mcp-auth pending [--json]\nLists requests waiting for approval (client, redirect URI, scope, expiry); codes are never shown here.',
+  clients: 'Usage: hermes-mcp-auth clients [--json]\nLists registered OAuth clients with their redirect URIs and active grants.',
+  revoke: `Usage: hermes-mcp-auth revoke CLIENT_ID|NAME|TOKEN [--json]
+CLIENT_ID: removes the client and every grant, code and token issued to it. NAME: deletes that static
+token. TOKEN: an OAuth access or refresh token; its whole grant is revoked. Exit: 0 revoked, 3 nothing matched.`,
+  token: `Usage: hermes-mcp-auth token create NAME [--scope read|full] [--json]
+       hermes-mcp-auth token rotate NAME [--json]
+       hermes-mcp-auth token list [--json]
+A static token is 32 random bytes, shown once; the gateway keeps only its SHA-256. Clients send it as
+"Authorization: Bearer <token>"; audit lines name it by NAME. Exit: 4 when create finds NAME taken or rotate finds no NAME.`,
+};
+
+function out(json: boolean, value: unknown, text: string): void {
+  process.stdout.write(json ? JSON.stringify(value) + '\n' : text + '\n');
+}
+
+function fail(json: boolean, code: number, error: string, message: string): number {
+  if (json) process.stdout.write(JSON.stringify({ ok: false, error, message }) + '\n');
+  else process.stderr.write(`hermes-mcp-auth: ${message}\n`);
+  return code;
+}
+
+function main(argv: string[]): number {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, 'read-only': { type: 'boolean' }, scope: { type: 'string' } } });
+  } catch (e) {
+    return fail(false, EXIT.usage, 'usage', `${(e as Error).message}\n\n${HELP.main}`);
+  }
+  const { values, positionals } = parsed;
+  const json = values.json === true;
+  const [command, ...rest] = positionals;
+  if (!command || command === 'help') {
+    process.stdout.write(HELP.main + '\n');
+    return command ? EXIT.ok : values.help ? EXIT.ok : EXIT.usage;
+  }
+  if (!HELP[command]) return fail(json, EXIT.usage, 'usage', `unknown command ${command}\n\n${HELP.main}`);
+  if (values.help) {
+    process.stdout.write(HELP[command] + '\n');
+    return EXIT.ok;
+  }
+  let db: AuthDatabase;
+  let audit: AuditLog;
+  let maxTries: number;
+  try {
+    const hermesHome = resolve(process.env.HERMES_HOME ? process.env.HERMES_HOME.replace(/^~(?=$|\/)/, homedir()) : join(homedir(), '.hermes'));
+    const settings = authSettings(process.env, hermesHome);
+    const limits = loadLimits(process.env);
+    maxTries = limits.authConsentMaxTries;
+    db = openAuthDatabase(settings.database);
+    audit = new AuditLog(settings.auditLog, limits.authAuditMaxBytes, (error) => process.stderr.write(`hermes-mcp-auth: audit log: ${String(error)}\n`));
+  } catch (e) {
+    return fail(json, EXIT.failed, 'config', (e as Error).message);
+  }
+  const started = performance.now();
+  const record = (path: string, outcome: string, facts: { client?: string; scope?: string } = {}) =>
+    audit.write({ ts: new Date().toISOString(), ip: 'cli', method: 'CLI', path, status: 0, duration_ms: Math.round(performance.now() - started), grant: 'operator', outcome, ...facts });
+  try {
+    return run(command, rest, { json, readOnly: values['read-only'] === true, scope: values.scope, db, record, maxTries });
+  } finally {
+    audit.close();
+    db.close();
+  }
+}
+
+interface RunContext {
+  json: boolean;
+  readOnly: boolean;
+  scope: string | undefined;
+  db: AuthDatabase;
+  record: (path: string, outcome: string, facts?: { client?: string; scope?: string }) => void;
+  maxTries: number;
+}
+
+function run(command: string, args: string[], x: RunContext): number {
+  const { json, db } = x;
+  switch (command) {
+    case 'approve': {
+      const code = args[0];
+      if (!code || args.length > 1) return fail(json, EXIT.usage, 'usage', HELP.approve!);
+      const result = approveByCode(db, code, { readOnly: x.readOnly, maxTries: x.maxTries, now: Date.now() });
+      if (!result.ok) {
+        // A wrong code is recorded (never the code itself): guessing leaves a trail.
+        x.record('approve', `approve_${result.reason}`);
+        const message = { unknown_code: 'no pending request has this code (check it on the consent page)', expired: 'this request expired; start again from the client', locked: 'this request is locked after too many wrong passphrases', already_approved: 'this request is already approved' }[result.reason];
+        return fail(json, result.reason === 'unknown_code' ? EXIT.notFound : EXIT.refused, result.reason, message);
+      }
+      const a = result.approval;
+      x.record('approve', 'approved', { client: a.client_id, scope: result.scope });
+      out(json, { ok: true, client_id: a.client_id, client_name: a.client_name, redirect_uri: a.redirect_uri, scope: result.scope }, `Approved ${a.client_name} (${a.client_id})\n  redirect URI: ${a.redirect_uri}\n  scope: ${result.scope}\nThe person on the consent page can now press Continue.`);
+      return EXIT.ok;
+    }
+    case 'pending': {
+      const rows = listPending(db, Date.now()).map((p) => ({ client_id: p.client_id, client_name: p.client_name, redirect_uri: p.redirect_uri, scope: p.scope, expires_at: new Date(p.expires_at).toISOString(), approved: p.approved_scope !== null, failed_tries: p.failed_tries }));
+      out(json, { ok: true, pending: rows }, rows.length === 0 ? 'No pending requests.' : rows.map((r) => `${r.client_name} (${r.client_id})  ${r.redirect_uri}  ${r.scope}  expires ${r.expires_at}${r.approved ? '  approved' : ''}`).join('\n'));
+      return EXIT.ok;
+    }
+    case 'clients': {
+      const clients = listClients(db);
+      out(json, { ok: true, clients }, clients.length === 0 ? 'No registered clients.' : clients.map((c) => `${c.client_id}  ${c.client_name}  ${c.redirect_uris.join(' ')}  grants: ${c.active_grants}`).join('\n'));
+      return EXIT.ok;
+    }
+    case 'revoke': {
+      const target = args[0];
+      if (!target || args.length > 1) return fail(json, EXIT.usage, 'usage', HELP.revoke!);
+      const kind = revokeClient(db, target) ? 'client' : revokeStaticToken(db, target) ? 'static_token' : revokeOAuthToken(db, target) ? 'oauth_token' : undefined;
+      if (!kind) {
+        x.record('revoke', 'revoke_not_found');
+        return fail(json, EXIT.notFound, 'not_found', 'no client id, static token name or OAuth token matches');
+      }
+      // Only a client id or a token name is recorded, never a token.
+      x.record('revoke', `revoked_${kind}`, kind === 'oauth_token' ? {} : { client: target });
+      out(json, { ok: true, revoked: kind }, `Revoked (${kind.replace('_', ' ')}).`);
+      return EXIT.ok;
+    }
+    case 'token': {
+      const [action, name, ...extra] = args;
+      if (action === 'list' && !name) {
+        const tokens = listStaticTokens(db).map((t) => ({ ...t, created_at: new Date(t.created_at).toISOString() }));
+        out(json, { ok: true, tokens }, tokens.length === 0 ? 'No static tokens.' : tokens.map((t) => `${t.name}  ${t.scope}  created ${t.created_at}`).join('\n'));
+        return EXIT.ok;
+      }
+      if ((action !== 'create' && action !== 'rotate') || !name || extra.length > 0) return fail(json, EXIT.usage, 'usage', HELP.token!);
+      const scopeText = x.scope ?? 'full';
+      if (scopeText !== 'read' && scopeText !== 'full') return fail(json, EXIT.usage, 'usage', `--scope must be read or full, got ${JSON.stringify(scopeText)}`);
+      let token: string;
+      try {
+        token = issueStaticToken(db, name, scopeText === 'read' ? SCOPE_READ : SCOPE_FULL, { rotate: action === 'rotate' });
+      } catch (e) {
+        return fail(json, EXIT.refused, 'refused', (e as Error).message);
+      }
+      x.record(`token ${action}`, 'ok', { client: name, scope: scopeText === 'read' ? SCOPE_READ : SCOPE_FULL });
+      out(json, { ok: true, name, scope: scopeText === 'read' ? SCOPE_READ : SCOPE_FULL, token }, `${token}\n\nThe token ${name} (${scopeText}) is shown this once. Clients send it as: Authorization: Bearer <token>`);
+      return EXIT.ok;
+    }
+  }
+  return fail(json, EXIT.usage, 'usage', HELP.main);
+}
+
+process.exitCode = main(process.argv.slice(2));

@@ -1,0 +1,86 @@
+import { randomInt } from 'node:crypto';
+import { sha256Hex, type AuthDatabase } from './auth-db.js';
+import { SCOPE_READ } from './scopes.js';
+
+// Pending operator approvals. Every authorization request waits on the consent page until the
+// operator approves it on the host (`hermes-mcp-auth approve CODE`, with the code the page shows)
+// or types the passphrase kept in a 0600 file. A request expires with its interaction (10 minutes by
+// default), and 5 wrong passphrases lock it. Only the code's SHA-256 is stored; the page keeps
+// showing the same code because the gateway holds it in memory for the life of the request.
+
+/** No 0/O, 1/I/L: read off a screen and typed into a terminal. */
+const ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+const CODE_LENGTH = 8;
+
+export function newApprovalCode(): string {
+  let code = '';
+  for (let i = 0; i < CODE_LENGTH; i++) code += ALPHABET[randomInt(ALPHABET.length)];
+  return `${code.slice(0, 4)}-${code.slice(4)}`;
+}
+
+/** Upper-case, without separators: what is hashed. */
+export function normalizeCode(code: string): string {
+  return code.toUpperCase().replace(/[\s-]/g, '');
+}
+
+export interface PendingApproval {
+  uid: string;
+  client_id: string;
+  client_name: string;
+  redirect_uri: string;
+  scope: string;
+  resource: string;
+  created_at: number;
+  expires_at: number;
+  failed_tries: number;
+  approved_scope: string | null;
+}
+
+export function recordPending(db: AuthDatabase, code: string, p: Omit<PendingApproval, 'failed_tries' | 'approved_scope'>): void {
+  db.prepare(
+    `INSERT INTO approvals (uid, code_hash, client_id, client_name, redirect_uri, scope, resource, created_at, expires_at)
+     VALUES (@uid, @code_hash, @client_id, @client_name, @redirect_uri, @scope, @resource, @created_at, @expires_at)`,
+  ).run({ ...p, code_hash: sha256Hex(normalizeCode(code)) });
+}
+
+export function pendingByUid(db: AuthDatabase, uid: string): PendingApproval | undefined {
+  return db.prepare('SELECT uid, client_id, client_name, redirect_uri, scope, resource, created_at, expires_at, failed_tries, approved_scope FROM approvals WHERE uid = ?').get(uid) as PendingApproval | undefined;
+}
+
+export function listPending(db: AuthDatabase, now: number): PendingApproval[] {
+  return db.prepare('SELECT uid, client_id, client_name, redirect_uri, scope, resource, created_at, expires_at, failed_tries, approved_scope FROM approvals WHERE expires_at > ? ORDER BY created_at').all(now) as PendingApproval[];
+}
+
+export function countFailedTry(db: AuthDatabase, uid: string): number {
+  db.prepare('UPDATE approvals SET failed_tries = failed_tries + 1 WHERE uid = ?').run(uid);
+  return pendingByUid(db, uid)?.failed_tries ?? 0;
+}
+
+export function markApproved(db: AuthDatabase, uid: string, scope: string): void {
+  db.prepare('UPDATE approvals SET approved_scope = ? WHERE uid = ?').run(scope, uid);
+}
+
+export function forget(db: AuthDatabase, uid: string): void {
+  db.prepare('DELETE FROM approvals WHERE uid = ?').run(uid);
+}
+
+export type ApproveOutcome =
+  | { ok: true; approval: PendingApproval; scope: string }
+  | { ok: false; reason: 'unknown_code' | 'expired' | 'locked' | 'already_approved' };
+
+/**
+ * The operator's approval by code (the CLI). `readOnly` narrows the grant to hermes:read whatever
+ * was requested. An unknown code changes nothing.
+ */
+export function approveByCode(db: AuthDatabase, code: string, options: { readOnly: boolean; maxTries: number; now: number }): ApproveOutcome {
+  const row = db
+    .prepare('SELECT uid, client_id, client_name, redirect_uri, scope, resource, created_at, expires_at, failed_tries, approved_scope FROM approvals WHERE code_hash = ?')
+    .get(sha256Hex(normalizeCode(code))) as PendingApproval | undefined;
+  if (!row) return { ok: false, reason: 'unknown_code' };
+  if (row.expires_at <= options.now) return { ok: false, reason: 'expired' };
+  if (row.failed_tries >= options.maxTries) return { ok: false, reason: 'locked' };
+  if (row.approved_scope !== null) return { ok: false, reason: 'already_approved' };
+  const scope = options.readOnly ? SCOPE_READ : row.scope;
+  markApproved(db, row.uid, scope);
+  return { ok: true, approval: row, scope };
+}

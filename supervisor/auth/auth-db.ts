@@ -1,0 +1,71 @@
+import Database from 'better-sqlite3';
+import { chmodSync, closeSync, constants, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { createHash } from 'node:crypto';
+
+// One SQLite file (0600) for everything authentication keeps: the authorization server's records
+// (clients, grants, codes, tokens), static bearer tokens, pending operator approvals and the
+// server's own keys. The gateway and the operator CLI (hermes-mcp-auth) open the same file; WAL and
+// a busy timeout let both work at once. Secrets are never stored as themselves: a token, code or
+// record id is kept as its SHA-256 (hex), so a copy of this file grants nothing.
+
+export type AuthDatabase = Database.Database;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS oidc (
+  model TEXT NOT NULL,
+  id_hash TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  grant_id TEXT,
+  uid_hash TEXT,
+  client_id TEXT,
+  expires_at INTEGER,
+  consumed_at INTEGER,
+  PRIMARY KEY (model, id_hash)
+);
+CREATE INDEX IF NOT EXISTS oidc_grant ON oidc (grant_id);
+CREATE INDEX IF NOT EXISTS oidc_uid ON oidc (uid_hash);
+CREATE INDEX IF NOT EXISTS oidc_client ON oidc (client_id);
+CREATE TABLE IF NOT EXISTS static_tokens (
+  name TEXT PRIMARY KEY,
+  digest TEXT NOT NULL UNIQUE,
+  scope TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS approvals (
+  uid TEXT PRIMARY KEY,
+  code_hash TEXT NOT NULL UNIQUE,
+  client_id TEXT NOT NULL,
+  client_name TEXT NOT NULL,
+  redirect_uri TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  resource TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  failed_tries INTEGER NOT NULL DEFAULT 0,
+  approved_scope TEXT
+);
+CREATE TABLE IF NOT EXISTS server_keys (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+`;
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** Opens (creating 0600, and its directory 0700) the authentication database. */
+export function openAuthDatabase(path: string): AuthDatabase {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  // Created by us so it is 0600 from the first byte; SQLite gives its -wal and -shm files the same mode.
+  closeSync(openSync(path, constants.O_CREAT | constants.O_RDWR | constants.O_NOFOLLOW, 0o600));
+  chmodSync(path, 0o600);
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('secure_delete = ON');
+  db.exec(SCHEMA);
+  return db;
+}

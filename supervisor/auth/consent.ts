@@ -1,0 +1,197 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AuthDatabase } from './auth-db.js';
+import { countFailedTry, forget, markApproved, newApprovalCode, pendingByUid, recordPending, type PendingApproval } from './approvals.js';
+import { escapeHtml, type Provider } from './authorization-server.js';
+import { parseScopes, SCOPE_FULL } from './scopes.js';
+
+// The consent page of the authorization server (GET/POST /oauth/consent/:uid). It shows the
+// client's name, its redirect URI and the requested scope, and waits for an operator approval that
+// nobody on the internet can give themselves: a one-time code shown here and approved on the host
+// with `hermes-mcp-auth approve CODE`, or the passphrase kept in a 0600 file. Plain HTML, no
+// external assets, no script; the form carries a per-request CSRF token, and oidc-provider's
+// interaction cookie binds the page to the browser that started the request.
+
+export interface ConsentOptions {
+  provider: Provider;
+  db: AuthDatabase;
+  maxTries: number;
+  ttlSeconds: number;
+  /** HERMES_MCP_AUTH_PASSPHRASE_FILE, read on each try (so a changed passphrase applies at once). */
+  passphraseFile?: string;
+  now: () => number;
+  /** One audit line per decision. */
+  audit: (facts: { client: string; outcome: string; scope?: string }) => void;
+}
+
+const MAX_FORM_BYTES = 4096;
+
+export class ConsentPages {
+  /** The code and CSRF token of each pending request, in memory only (the database has the code's hash). */
+  private readonly secrets = new Map<string, { code: string; csrf: string }>();
+
+  constructor(private readonly o: ConsentOptions) {}
+
+  async handle(uid: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let details;
+    try {
+      details = await this.o.provider.interactionDetails(req, res);
+    } catch {
+      return page(res, 400, 'This authorization request is unknown or has expired', '<p>Start again from the application that sent you here.</p>');
+    }
+    if (details.uid !== uid) return page(res, 400, 'Mismatched authorization request', '<p>Start again from the application that sent you here.</p>');
+    const pending = await this.ensurePending(uid, details.params, details.exp * 1000);
+    if (pending.expires_at <= this.o.now()) return this.finish(req, res, pending, 'expired');
+    if (pending.failed_tries >= this.o.maxTries) return this.finish(req, res, pending, 'locked');
+    if (req.method === 'GET') return this.render(res, pending);
+    if (req.method !== 'POST') return page(res, 405, 'Method not allowed', '');
+
+    const form = await readForm(req);
+    const secrets = this.secrets.get(uid);
+    if (!form || !secrets || !sameText(form.get('csrf') ?? '', secrets.csrf)) {
+      this.o.audit({ client: pending.client_id, outcome: 'csrf_invalid' });
+      return page(res, 403, 'This form has expired', '<p>Reload the page and try again.</p>');
+    }
+    if (form.get('action') === 'deny') return this.finish(req, res, pending, 'denied');
+    const passphrase = form.get('passphrase') ?? '';
+    if (passphrase !== '') {
+      if (this.passphraseMatches(passphrase)) {
+        markApproved(this.o.db, uid, pending.scope);
+        this.o.audit({ client: pending.client_id, outcome: 'approved_by_passphrase', scope: pending.scope });
+      } else {
+        const tries = countFailedTry(this.o.db, uid);
+        this.o.audit({ client: pending.client_id, outcome: 'passphrase_wrong' });
+        if (tries >= this.o.maxTries) return this.finish(req, res, pending, 'locked');
+        return this.render(res, { ...pending, failed_tries: tries }, `Wrong passphrase (${this.o.maxTries - tries} tries left).`);
+      }
+    }
+    const current = pendingByUid(this.o.db, uid);
+    if (!current?.approved_scope) return this.render(res, pending, 'Not approved yet. Ask the operator to run the command below, then press Continue.');
+    // The MCP SDK client asks for offline_access (a refresh token) whenever the server offers it.
+    const offline = String(details.params.scope ?? '').split(' ').includes('offline_access');
+    return this.grant(req, res, current, current.approved_scope, offline);
+  }
+
+  private async ensurePending(uid: string, params: Record<string, unknown>, expiresAt: number): Promise<PendingApproval> {
+    const existing = pendingByUid(this.o.db, uid);
+    if (existing && this.secrets.has(uid)) return existing;
+    // A restarted gateway lost the code it showed: issue a new one.
+    if (existing) forget(this.o.db, uid);
+    const clientId = String(params.client_id ?? '');
+    const client = await this.o.provider.Client.find(clientId);
+    const requested = parseScopes(typeof params.scope === 'string' ? params.scope : undefined);
+    const code = newApprovalCode();
+    const now = this.o.now();
+    const p = {
+      uid,
+      client_id: clientId,
+      client_name: client?.clientName ?? '(unnamed client)',
+      redirect_uri: String(params.redirect_uri ?? ''),
+      // No scope requested: the full scope, shown as such; the operator can narrow it (approve --read-only).
+      scope: requested.length > 0 ? requested.join(' ') : SCOPE_FULL,
+      resource: String(params.resource ?? ''),
+      created_at: now,
+      expires_at: Math.min(expiresAt, now + this.o.ttlSeconds * 1000),
+    };
+    recordPending(this.o.db, code, p);
+    this.secrets.set(uid, { code, csrf: randomBytes(24).toString('base64url') });
+    this.o.audit({ client: clientId, outcome: 'approval_pending', scope: p.scope });
+    return { ...p, failed_tries: 0, approved_scope: null };
+  }
+
+  private passphraseMatches(given: string): boolean {
+    if (!this.o.passphraseFile) return false;
+    let expected: string;
+    try {
+      expected = readFileSync(this.o.passphraseFile, 'utf8').trim();
+    } catch {
+      return false;
+    }
+    if (expected === '') return false;
+    return sameText(given, expected);
+  }
+
+  private async grant(req: IncomingMessage, res: ServerResponse, p: PendingApproval, scope: string, offline: boolean): Promise<void> {
+    const grant = new this.o.provider.Grant({ accountId: 'operator', clientId: p.client_id });
+    // Our scopes are both advertised by the authorization server and the resource's scopes: oidc-provider
+    // checks the first kind for consent and puts the second into the audience-bound token.
+    grant.addOIDCScope(offline ? `${scope} offline_access` : scope);
+    grant.addResourceScope(p.resource, scope);
+    // What was asked for but not approved (approve --read-only) is rejected explicitly, so the
+    // request completes with the narrower scope instead of asking for consent again.
+    const narrowed = p.scope.split(' ').filter((s) => !scope.split(' ').includes(s));
+    if (narrowed.length > 0) {
+      grant.rejectOIDCScope(narrowed.join(' '));
+      grant.rejectResourceScope(p.resource, narrowed.join(' '));
+    }
+    const grantId = await grant.save();
+    this.cleanup(p.uid);
+    this.o.audit({ client: p.client_id, outcome: 'granted', scope });
+    await this.o.provider.interactionFinished(req, res, { login: { accountId: 'operator' }, consent: { grantId } }, { mergeWithLastSubmission: false });
+  }
+
+  private async finish(req: IncomingMessage, res: ServerResponse, p: PendingApproval, outcome: 'expired' | 'locked' | 'denied'): Promise<void> {
+    this.cleanup(p.uid);
+    this.o.audit({ client: p.client_id, outcome: `approval_${outcome}` });
+    const description = { expired: 'the operator approval expired', locked: 'too many wrong passphrases', denied: 'the request was denied' }[outcome];
+    await this.o.provider.interactionFinished(req, res, { error: 'access_denied', error_description: description }, { mergeWithLastSubmission: false });
+  }
+
+  private cleanup(uid: string): void {
+    this.secrets.delete(uid);
+    forget(this.o.db, uid);
+  }
+
+  private render(res: ServerResponse, p: PendingApproval, notice?: string): void {
+    const s = this.secrets.get(p.uid)!;
+    const minutes = Math.max(1, Math.round((p.expires_at - this.o.now()) / 60_000));
+    const body = `
+<p>An application asks to use this Hermes gateway:</p>
+<table>
+<tr><th>Client</th><td>${escapeHtml(p.client_name)} <small>(${escapeHtml(p.client_id)})</small></td></tr>
+<tr><th>Redirect URI</th><td><code>${escapeHtml(p.redirect_uri)}</code></td></tr>
+<tr><th>Scope</th><td><code>${escapeHtml(p.scope)}</code></td></tr>
+</table>
+<p>The gateway's operator must approve it on the host, within ${minutes} min:</p>
+<pre>hermes-mcp-auth approve <strong id="approval-code">${escapeHtml(s.code)}</strong></pre>
+${notice ? `<p class="notice">${escapeHtml(notice)}</p>` : ''}
+<form method="post">
+<input type="hidden" name="csrf" value="${escapeHtml(s.csrf)}">
+${this.o.passphraseFile ? '<p><label>Or the operator passphrase: <input type="password" name="passphrase" autocomplete="off"></label></p>' : ''}
+<button name="action" value="continue">Continue</button> <button name="action" value="deny">Deny</button>
+</form>`;
+    page(res, 200, 'Approve access to Hermes', body);
+  }
+}
+
+function sameText(a: string, b: string): boolean {
+  const digest = (t: string) => createHash('sha256').update(t, 'utf8').digest();
+  return timingSafeEqual(digest(a), digest(b));
+}
+
+async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefined> {
+  if (!(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) return undefined;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_FORM_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+function page(res: ServerResponse, status: number, title: string, body: string): void {
+  res.writeHead(status, {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    // No script, no external anything, never framed (clickjacking), no referrer to the client.
+    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
+  });
+  res.end(`<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:40em;margin:2em auto;padding:0 1em}th{text-align:left;padding-right:1em}pre{background:#eee;padding:.6em;font-size:1.2em}.notice{color:#a40}</style>
+</head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`);
+}
