@@ -6,6 +6,7 @@
 //
 // Exit codes: 0 done; 1 refused or failed (stderr says `CODE: message`); 2 usage error;
 // 3 drain timed out, with admission left paused (fail closed: the operator decides what next).
+// reconcile --apply exits 1 when an unknown job could not be released (something of it survived).
 import { closeSync, constants, existsSync, fchmodSync, lstatSync, openSync, readFileSync, unlinkSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -15,6 +16,7 @@ import { processIsAlive } from '../shared/proc.js';
 import { defaultJobsDatabase } from '../supervisor/config.js';
 import { OWNER_TOKEN_PATTERN, activeJobs, gateState, jobCounts, liveSignalPauses, pauseAdmission, resumeAdmission, type JobRow } from '../supervisor/jobs/job-repository.js';
 import { assertSafePath, openJobDatabase, type JobDatabase } from '../supervisor/jobs/database.js';
+import { reconcile } from './admission-reconcile.js';
 
 const EXIT_FAILED = 1;
 const EXIT_USAGE = 2;
@@ -33,6 +35,13 @@ const USAGE: Record<string, string> = {
     '  admission stays paused; interrupting it also leaves admission paused.',
   resume: `hermes-mcp-admission resume ${COMMON} (--owner-token-file F | --owner-token T)\n  Reopens admission; only the token that paused it may. Prefer --owner-token-file (a chmod 600\n  file of yours): a token on the command line is visible to other local users in ps.`,
   snapshot: `hermes-mcp-admission snapshot ${COMMON} --output PATH\n  Consistent copy of the job database into a new 0600 file.`,
+  reconcile:
+    `hermes-mcp-admission reconcile ${COMMON} [--job ID] [--apply]\n` +
+    '  Lists the unknown jobs (left by a gateway that was killed) that hold job capacity and their\n' +
+    '  workspaces, and what of each still runs. A dry run unless --apply: then each is released as\n' +
+    '  job_cancel releases one (whatever of it remains is killed first; its direct cgroup under\n' +
+    '  $HERMES_MCP_CGROUP_ROOT too), recorded cancelled (operator_reconciled) with one audit line in\n' +
+    '  DATABASE-audit.jsonl. No recovery token needed: this is the way out when nobody holds them.',
 };
 // Said in every usage text: where the database is, what the owner token is and how to make one,
 // and that a value may begin with '-' (a base64url owner token does one time in 64).
@@ -193,7 +202,7 @@ const str = { type: 'string' } as const;
 
 // Each subcommand accepts only its own flags (a misplaced one is an error, not ignored) and turns
 // them into a runner before the database is opened, so usage errors never depend on the store.
-const COMMANDS: Record<string, { flags: Record<string, typeof str>; prepare(values: Values): Run }> = {
+const COMMANDS: Record<string, { flags: FlagSpec; prepare(values: Values, database: string): Run }> = {
   status: { flags: {}, prepare: () => status },
   drain: {
     flags: { 'owner-token': str, 'owner-token-file': str, timeout: str, reason: str },
@@ -219,6 +228,14 @@ const COMMANDS: Record<string, { flags: Record<string, typeof str>; prepare(valu
     prepare(values) {
       const output = required(values, 'output');
       return (db, out) => snapshot(db, out, output);
+    },
+  },
+  reconcile: {
+    flags: { job: str, apply: { type: 'boolean' } },
+    prepare(values, database) {
+      const jobId = typeof values.job === 'string' ? values.job : undefined;
+      const cgroupRoot = process.env.HERMES_MCP_CGROUP_ROOT;
+      return (db, out) => reconcile(db, out, { database, apply: values.apply === true, ...(jobId ? { jobId } : {}), ...(cgroupRoot ? { cgroupRoot } : {}) });
     },
   },
 };
@@ -258,7 +275,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     const database = typeof values.database === 'string' ? required(values, 'database') : defaultJobsDatabase(process.env);
-    const run = command.prepare(values);
+    const run = command.prepare(values, database);
     const json = values.json === true;
     const out: Out = { print: (obj, human) => void process.stdout.write(`${json ? JSON.stringify(obj) : human}\n`) };
     // openJobDatabase checks the path (no symlink, trusted directories) before SQLite touches it;

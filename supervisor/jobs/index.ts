@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { isGatewayError } from '../../shared/errors.js';
 import type { Adapter } from '../adapter.js';
 import type { NativeAdapter } from '../native-tools/index.js';
-import { gateState } from './job-repository.js';
+import { gateState, jobCounts } from './job-repository.js';
 import { JobRunner } from './runner.js';
 import { openJobDatabase, type JobDatabase } from './database.js';
 import { jobTools } from './tools.js';
@@ -40,11 +40,16 @@ export function jobsAdapter(native: NativeAdapter, log: Logger, now: () => numbe
     const resources = runtime.resources;
     const resourceReady = resources.mode === 'development' || (resources.mode === 'enforced' && resources.enforcement !== 'none');
     const gate = db ? gateState(db) : undefined;
+    // Unknown jobs keep their capacity until released; once they hold every slot, no job can start
+    // until the operator reconciles them (their credential holders may be long gone).
+    const unknownJobs = db ? (jobCounts(db).unknown ?? 0) : 0;
+    const slotsHeld = unknownJobs >= config.limits.maxActiveJobs;
     const reasons = [
       ...(storeError ? [storeError] : []),
       ...(resourceReady ? [] : [resources.reason]),
       ...(gate?.paused ? [`paused by the operator${gate.reason ? ` (${gate.reason})` : ''}`] : []),
       ...(runner?.signalPaused ? ['paused by the local operator signal (SIGUSR1)'] : []),
+      ...(slotsHeld ? [`${unknownJobs} unknown jobs hold all ${config.limits.maxActiveJobs} job slots`] : []),
     ];
     return {
       accepting: reasons.length === 0,
@@ -56,6 +61,8 @@ export function jobsAdapter(native: NativeAdapter, log: Logger, now: () => numbe
       paused: gate?.paused ?? false,
       signal_paused: runner?.signalPaused ?? false,
       active_jobs_here: runner?.activeLocal ?? 0,
+      unknown_jobs: unknownJobs,
+      ...(unknownJobs > 0 ? unknownJobsAdvice(unknownJobs, config.limits.maxActiveJobs) : {}),
       ...(reasons.length > 0 ? { reasons } : {}),
     };
   };
@@ -79,5 +86,13 @@ export function jobsAdapter(native: NativeAdapter, log: Logger, now: () => numbe
       await runner?.close();
       db?.close();
     },
+  };
+}
+
+/** What /readyz.job_admission says while unknown jobs hold capacity: why, and the command that frees it. */
+function unknownJobsAdvice(count: number, maxActive: number): Record<string, string> {
+  return {
+    unknown_jobs_reason: `${count} job(s) are unknown (their gateway was killed) and hold ${count} of ${maxActive} job slots and their workspaces until released`,
+    unknown_jobs_action: 'hermes-mcp-admission reconcile (lists them; changes nothing), then hermes-mcp-admission reconcile --apply (kills what remains of each, records it cancelled); job_cancel with a recovery token releases one too',
   };
 }

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { withKeyedLocks } from '../keyed-lock.js';
 import { stripAnsi } from '../../shared/output-cap.js';
-import { descendantsOf, memAvailableBytes, processIsAlive, processStartTime, signalTree } from '../../shared/proc.js';
+import { descendantsOf, memAvailableBytes, processIsAlive, processStartTime } from '../../shared/proc.js';
 import { redact } from '../../shared/redact.js';
 import { sizeBytes, type ResourceProfile } from '../../policy/resource-policy.js';
 import type { ProcessRegistry, TrackedProcess } from '../native-tools/processes.js';
@@ -34,6 +34,7 @@ import {
 import { completionFromRecord, readExitRecord } from './exit-record.js';
 import { JobChanges } from './job-changes.js';
 import { enforceOrphanDeadlines, reconcileOrphanJob, reconcileOrphanJobs } from './orphans.js';
+import { releaseUnknownJob } from './unknown-release.js';
 import { assertCanStartWork } from '../spawning/resource-policy.js';
 import type { JobDatabase } from './database.js';
 
@@ -375,16 +376,13 @@ export class JobRunner {
    * only when none remains does it become `cancelled` (never `succeeded`).
    */
   private async cancelUnknown(id: string): Promise<JobRow> {
-    const row = getJob(this.db, id)!;
-    if (row.state !== 'unknown') return row;
-    if (row.worker_pid && row.worker_start && processIsAlive(row.worker_pid, row.worker_start)) {
-      signalTree(row.worker_pid);
-      for (let i = 0; i < 40 && processIsAlive(row.worker_pid, row.worker_start); i++) await delay(50);
-      if (processIsAlive(row.worker_pid, row.worker_start)) return row; // still there: stays unknown
-    }
-    finishJob(this.db, id, { state: 'cancelled', exitCode: null, signal: null, reason: 'cancelled_after_unknown: no process of the job remains' }, this.now());
+    const { row } = await releaseUnknownJob(this.db, id, {
+      now: this.now(),
+      reason: 'cancelled_after_unknown: no process of the job remains',
+      ...(this.runtime.config.cgroupRoot ? { cgroupRoot: this.runtime.config.cgroupRoot } : {}),
+    });
     this.changes.notify(id);
-    return getJob(this.db, id)!;
+    return row;
   }
 
   // ---- maintenance and reconciliation ----------------------------------------------------------
