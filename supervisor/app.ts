@@ -3,9 +3,10 @@ import { Hono } from 'hono';
 import type { AuthEdge } from './auth/index.js';
 import type { Gateway } from './gateway.js';
 import type { McpEndpoint } from './mcp/endpoint.js';
+import type { GatewayMetrics } from './metrics.js';
 import { currentRequest, isClientAbort, logRequest, newRequestRecord, runWithRequest } from './telemetry.js';
 
-// The HTTP surface: /mcp, /healthz, /readyz behind DNS-rebinding protection (loopback Host and
+// The HTTP surface: /mcp, /healthz, /readyz, /metrics behind DNS-rebinding protection (loopback Host and
 // Origin names only, any port) and one log event per request.
 
 interface HttpCounters {
@@ -26,7 +27,7 @@ export function shuttingDown(retryAfterSeconds: number): Response {
   );
 }
 
-export function createApp(gateway: Gateway, endpoint: McpEndpoint, auth?: AuthEdge): { app: Hono; counters: HttpCounters; lifecycle: HttpLifecycle } {
+export function createApp(gateway: Gateway, endpoint: McpEndpoint, auth?: AuthEdge, metrics?: GatewayMetrics): { app: Hono; counters: HttpCounters; lifecycle: HttpLifecycle } {
   const counters: HttpCounters = { inflightRequests: 0 };
   const lifecycle: HttpLifecycle = { draining: false };
   const app = new Hono();
@@ -40,6 +41,7 @@ export function createApp(gateway: Gateway, endpoint: McpEndpoint, auth?: AuthEd
     } finally {
       if (isMcp) counters.inflightRequests--;
       logRequest(gateway.log, record, c.res.status);
+      metrics?.observeRequest(record, c.res.status);
     }
   });
   if (auth) {
@@ -83,6 +85,14 @@ export function createApp(gateway: Gateway, endpoint: McpEndpoint, auth?: AuthEd
     if (!isLocal(c.req.raw)) return c.json({ status: report.ready ? 'ready' : 'not_ready' }, report.ready ? 200 : 503);
     return c.json({ status: report.ready ? 'ready' : 'not_ready', ...(report.ready ? {} : { reasons: report.reasons }), components: report.components, ...gateway.readyFacts() }, report.ready ? 200 : 503);
   });
+
+  // Prometheus text format. Never through the public URL: traffic and readiness are the operator's.
+  if (metrics) {
+    app.get('/metrics', async (c) => {
+      if (!isLocal(c.req.raw)) return c.json({ error: 'FORBIDDEN', message: '/metrics is served on loopback only' }, 403);
+      return c.body(await metrics.render(), 200, { 'content-type': metrics.registry.contentType });
+    });
+  }
 
   app.notFound((c) => c.json({ error: 'NOT_FOUND', message: `no route ${c.req.method} ${c.req.path}` }, 404));
   // Replaces Hono's default (console.error with a stack, 500): a client that went away while its

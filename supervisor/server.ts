@@ -16,6 +16,7 @@ import { jobsAdapter, type JobsAdapter } from './jobs/index.js';
 import { memoryAdapter, type MemoryAdapter } from './memory/index.js';
 import { lspAdapter } from './lsp/index.js';
 import { nativeAdapter, type NativeAdapter } from './native-tools/index.js';
+import { GatewayMetrics } from './metrics.js';
 
 // Starts the gateway: composition, then an HTTP listener on loopback only.
 
@@ -30,6 +31,8 @@ export interface RunningGateway {
   graph: GraphAdapter;
   /** Hermes' own tool server (web, vision, image, video tools). */
   hermesTools: HermesToolsAdapter;
+  /** This instance's /metrics registry. */
+  metrics: GatewayMetrics;
   port: number;
   url: string;
   /**
@@ -55,6 +58,18 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   if (!isLoopbackHost(config.host)) throw new Error(`refusing to bind non-loopback host ${config.host}`);
   // The native, jobs, guarded, memory and browser adapters are always part of the product; embedders and tests may add others.
   const native = nativeAdapter(config, log);
+  // Before the other adapters, so the workers they start while the gateway is composed (the graph
+  // and Hermes tool servers) are counted too; what needs the composed gateway is read at scrape time.
+  let composed: { gateway: Gateway; counters: { inflightRequests: number } } | undefined;
+  const metrics = new GatewayMetrics({
+    knownTool: (name) => composed !== undefined && (composed.gateway.catalog.has(name) || composed.gateway.publicToolList().some((t) => t.name === name)),
+    inflightRequests: () => composed?.counters.inflightRequests ?? 0,
+    inflightNativeCalls: () => composed?.gateway.owners.inflightNativeCalls ?? 0,
+    liveWorkers: () => native.runtime.liveWorkerPids().length,
+    jobCounts: () => jobs.jobCounts(),
+    readiness: async () => (composed ? composed.gateway.readiness.check() : { components: {} }),
+  });
+  native.runtime.spawnObserver = (kind, readySeconds) => metrics.observeSpawn(kind, readySeconds);
   const jobs = jobsAdapter(native, log, options.now);
   const memory = memoryAdapter(config, log);
   const bridge = bridgeAdapter(config, log);
@@ -64,7 +79,8 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   const endpoint = createMcpEndpoint(gateway, (error) => log.warn({ event: 'mcp_rejected', reason: error.message }));
   // Authentication (public URL, credentials, OAuth) when configured; undefined leaves loopback use as it was.
   const auth = await createAuthEdge(config, log, options.now);
-  const { app, lifecycle } = createApp(gateway, endpoint, auth);
+  const { app, lifecycle, counters } = createApp(gateway, endpoint, auth, metrics);
+  composed = { gateway, counters };
   app.route('/bridge', bridge.profile);
   bridge.attach({ draining: () => lifecycle.draining, counted: (owner, work) => gateway.owners.runLeased(owner, work) });
   const server: ServerType = await new Promise((resolve, reject) => {
@@ -95,6 +111,7 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
     ...(bridgeUrl ? { bridgeUrl } : {}),
     graph,
     hermesTools,
+    metrics,
     port,
     url: `http://${host}:${port}`,
     async drain(timeoutMs) {

@@ -17,6 +17,8 @@ export interface JobsAdapter extends Adapter {
   setSignalPause(paused: boolean): void;
   /** Resource capability and admission state, for /readyz.job_admission. */
   admissionReport(): Record<string, unknown>;
+  /** Jobs by state in the database, for /metrics (empty when the store is unavailable). */
+  jobCounts(): Record<string, number>;
   runner?: JobRunner;
 }
 
@@ -75,6 +77,7 @@ export function jobsAdapter(native: NativeAdapter, log: Logger, now: () => numbe
       tools: () => jobTools(db && runner ? { db, runner } : { unavailable: storeError ?? 'job database unavailable' }, config.roots, config.limits, config),
     },
     admissionReport,
+    jobCounts: () => (db ? jobCounts(db) : {}),
     readyFacts: () => ({ job_admission: admissionReport() }),
     setSignalPause(paused) {
       if (!runner) return;

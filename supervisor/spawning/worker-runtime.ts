@@ -88,6 +88,8 @@ export interface WorkerRuntime {
   reportWorkerFailure: WorkerFailureLog;
   /** Pids of the workers currently alive (for usage sampling). */
   liveWorkerPids(): number[];
+  /** Told of every worker spawned, and again once it announces readiness (the gateway's /metrics sets it). */
+  spawnObserver?: (kind: WorkerEntry, readySeconds?: number) => void;
 }
 
 /** Where a worker's failure (protocol violation, crash) is reported; the worker is already dead. */
@@ -104,7 +106,7 @@ export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEn
   const shortLimits = shortWorkerLimits(resources);
   const scoped = resources.enforcement === 'systemd' && shortLimits !== undefined;
   const live = new Set<Pick<WorkerProcess<ProtocolMessages>, 'alive' | 'pid'>>();
-  return {
+  const runtime: WorkerRuntime = {
     liveWorkerPids: () => [...live].flatMap((w) => (w.alive && w.pid ? [w.pid] : [])),
     isolation,
     config,
@@ -147,9 +149,23 @@ export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEn
       });
       live.add(worker);
       void worker.exited.then(() => live.delete(worker));
+      if (runtime.spawnObserver) observeReadiness(worker, entry, runtime.spawnObserver);
       return worker;
     },
   };
+  return runtime;
+}
+
+/** Reports the spawn now and its latency once the worker's first `ready` frame arrives. */
+function observeReadiness(worker: Pick<WorkerProcess<ProtocolMessages>, 'exited'> & { onFrame(handler: (message: { type: string }) => void): () => void }, entry: WorkerEntry, observer: NonNullable<WorkerRuntime['spawnObserver']>): void {
+  const spawnedAt = performance.now();
+  observer(entry);
+  const off = worker.onFrame((message) => {
+    if (message.type !== 'ready') return;
+    off();
+    observer(entry, (performance.now() - spawnedAt) / 1000);
+  });
+  void worker.exited.then(off);
 }
 
 export function removeDir(dir: string): void {
