@@ -4,12 +4,15 @@ import { ConfigError, loadConfig } from './config.js';
 import { becomeSubreaper } from '../shared/subreaper.js';
 import { startGateway } from './server.js';
 import { createLogger } from './telemetry.js';
+import { doctorMain } from './doctor/index.js';
 
 // `hermes-mcp-gateway`: serve with embedded defaults (127.0.0.1:3060, HERMES_HOME=~/.hermes).
 // Every setting comes from the environment (README, Configuration); the only arguments are
-// --help and --version, and anything else is a usage error rather than a server started anyway.
+// --help and --version and the one subcommand, `doctor` (a read-only check of the same
+// configuration); anything else is a usage error rather than a server started anyway.
 
 const USAGE = `usage: hermes-mcp-gateway [--help | --version]
+       hermes-mcp-gateway doctor [--json]   check the configuration and every backend, then exit
 
 Serves one localhost-only MCP endpoint for a Hermes Agent host:
   POST http://127.0.0.1:3060/mcp   MCP (2026-07-28 sessionless and the 2025 session-based revisions)
@@ -32,6 +35,12 @@ Operator CLI for access (approvals, OAuth clients, static tokens): hermes-mcp-au
 `;
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'doctor') {
+    const code = await doctorMain(process.argv.slice(3));
+    // Exit once the report is written: a backend's keep-alive socket must not hold the command open.
+    process.stdout.write('', () => process.exit(code));
+    return;
+  }
   if (!handleBinArguments('hermes-mcp-gateway', USAGE, process.argv.slice(2))) return;
   let config;
   try {

@@ -52,6 +52,22 @@ interface DrainOutcome {
 
 const DRAIN_POLL_MS = 25;
 
+/**
+ * The adapters of Hermes' files and the backends, built but not serving: the gateway composes them,
+ * and `hermes-mcp-gateway doctor` builds the same ones to run their own readiness probes.
+ */
+export function backendAdapters(config: GatewayConfig, native: NativeAdapter, log: Logger, policy?: GatewayOptions['policy']) {
+  const hermesTools = hermesToolsAdapter(config, native.runtime, log, policy);
+  return {
+    guarded: guardedAdapter(config, log),
+    memory: memoryAdapter(config, log),
+    browser: browserAdapter(config, log, hermesTools.vision),
+    lsp: lspAdapter(config, native.runtime, log),
+    graph: graphAdapter(config, native.runtime, log),
+    hermesTools,
+  };
+}
+
 export async function startGateway(options: GatewayOptions & { config: GatewayConfig; log: Logger }): Promise<RunningGateway> {
   const { config, log } = options;
   // Checked again here (not only when parsing the environment) so no embedding can bind wider.
@@ -71,11 +87,9 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   });
   native.runtime.spawnObserver = (kind, readySeconds) => metrics.observeSpawn(kind, readySeconds);
   const jobs = jobsAdapter(native, log, options.now);
-  const memory = memoryAdapter(config, log);
   const bridge = bridgeAdapter(config, log);
-  const graph = graphAdapter(config, native.runtime, log);
-  const hermesTools = hermesToolsAdapter(config, native.runtime, log, options.policy);
-  const gateway = await Gateway.create({ ...options, adapters: [native, jobs, guardedAdapter(config, log), memory, browserAdapter(config, log, hermesTools.vision), lspAdapter(config, native.runtime, log), graph, bridge, hermesTools, ...(options.adapters ?? [])] });
+  const { guarded, memory, browser, lsp, graph, hermesTools } = backendAdapters(config, native, log, options.policy);
+  const gateway = await Gateway.create({ ...options, adapters: [native, jobs, guarded, memory, browser, lsp, graph, bridge, hermesTools, ...(options.adapters ?? [])] });
   const endpoint = createMcpEndpoint(gateway, (error) => log.warn({ event: 'mcp_rejected', reason: error.message }));
   // Authentication (public URL, credentials, OAuth) when configured; undefined leaves loopback use as it was.
   const auth = await createAuthEdge(config, log, options.now);
