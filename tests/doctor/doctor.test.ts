@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { packageRoot } from '../../shared/package-root.js';
+import { makeFakeSystemctl, type FakeSystemctl } from '../helpers/fake-systemctl.js';
 import { standIn, type StandIn } from '../helpers/graph.js';
 import { tempDirs } from '../helpers/temp.js';
 
@@ -33,24 +34,11 @@ after(async () => {
   temp.removeAll();
 });
 
-/** A fake systemctl: logs its argv, answers is-system-running and the slices' LoadState. */
-function fakeSystemctl(dir: string): { bin: string; calls: () => string[] } {
-  const bin = join(dir, 'bin');
-  mkdirSync(bin);
-  const log = join(dir, 'systemctl.log');
-  writeFileSync(
-    join(bin, 'systemctl'),
-    `#!/bin/sh\necho "$*" >> '${log}'\ncase "$*" in\n  *is-system-running*) echo running ;;\n  *show*) printf 'loaded\\nnot-found\\n' ;;\n  *) exit 1 ;;\nesac\n`,
-  );
-  chmodSync(join(bin, 'systemctl'), 0o755);
-  return { bin, calls: () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []) };
-}
-
-function home(withSoul = true): { dir: string; env: Record<string, string>; systemctl: ReturnType<typeof fakeSystemctl> } {
+function home(withSoul = true): { dir: string; env: Record<string, string>; systemctl: FakeSystemctl } {
   const dir = temp.make('hmcp-doctor-');
   if (withSoul) writeFileSync(join(dir, 'SOUL.md'), '# Soul\n');
   mkdirSync(join(dir, 'state'), { mode: 0o700 });
-  const systemctl = fakeSystemctl(dir);
+  const systemctl = makeFakeSystemctl(dir);
   const env = { HERMES_HOME: dir, HOME: dir, HERMES_MCP_ROOTS: dir, HERMES_MCP_STATE_DIR: join(dir, 'state'), PATH: `${systemctl.bin}:/usr/bin:/bin`, CAMOFOX_URL: camofoxUrl };
   return { dir, env, systemctl };
 }

@@ -6,6 +6,7 @@ import { after, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { launchGateway } from '../../bench/launch.js';
 import { packageRoot } from '../../shared/package-root.js';
+import { makeFakeSystemctl } from '../helpers/fake-systemctl.js';
 import { connect, optionalComponents, sessionToken, viaBridge } from '../helpers/gateway.js';
 import { prepareJob, workdirIn, type JobCredential } from '../helpers/jobs.js';
 import { tempDirs } from '../helpers/temp.js';
@@ -72,6 +73,15 @@ test('reconcile releases unknown jobs that hold every slot: dry run first, then 
   const readyz = (await (await fetch(`http://127.0.0.1:${second.port}/readyz`)).json()) as { job_admission: Record<string, unknown> };
   assert.equal(readyz.job_admission.unknown_jobs, 4);
   assert.match(readyz.job_admission.unknown_jobs_action as string, /hermes-mcp-admission reconcile/);
+  // So does doctor (the bin's subcommand, same home; systemctl a fake).
+  const systemctl = makeFakeSystemctl(home);
+  const doctor = spawnSync(process.execPath, [join(packageRoot(), 'dist', 'supervisor', 'main.js'), 'doctor', '--json'], {
+    encoding: 'utf8',
+    env: { HERMES_HOME: home, HOME: home, HERMES_MCP_ROOTS: home, ...env, PATH: `${systemctl.bin}:/usr/bin:/bin` },
+  });
+  const jobCheck = (JSON.parse(doctor.stdout) as { checks: Array<{ name: string; level: string; fix?: string }> }).checks.find((c) => c.name === 'job_database');
+  assert.equal(jobCheck?.level, 'fail', doctor.stdout);
+  assert.match(jobCheck?.fix ?? '', /hermes-mcp-admission reconcile --apply/);
 
   // Dry run: lists all four, changes nothing.
   const dry = admission(database);
