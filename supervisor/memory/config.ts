@@ -150,7 +150,7 @@ function configYamlBaseUrl(hermesHome: string, warnings: string[]): string | und
 interface RawFields {
   apiKey?: string;
   apiKeySource: HonchoSettings['apiKeySource'];
-  /** The host block sets its own apiKey: the only key that is sent to a local Honcho (hermes.md §8). */
+  /** The host block sets its own apiKey: the only key that is sent to a local Honcho (Hermes plugins/memory/honcho/client.py). */
   hostBlockKey: boolean;
   baseUrl?: string;
   workspace: string;
@@ -275,7 +275,7 @@ export function resolveHonchoConfig(hermesHome: string, env: Env): HonchoResolut
     else warnings.push(`dialecticReasoningLevel ${JSON.stringify(fields.reasoningLevel)} is not a reasoning level; using low`);
   }
   // Local servers usually run without auth, but the SDK wants a key: Hermes sends `local` unless the
-  // host block has its own key (hermes.md §8). A root-level or environment key is assumed to be the
+  // host block has its own key (Hermes plugins/memory/honcho/client.py). A root-level or environment key is assumed to be the
   // cloud key shared across hosts and is not sent to a local server.
   const placeholder = isLocalBaseUrl(baseURL) && !fields.hostBlockKey;
   const apiKey = placeholder ? 'local' : fields.apiKey;

@@ -6,7 +6,7 @@ import { subreaperAddon } from '../../shared/subreaper.js';
 // - pid-namespace: `setpriv --pdeathsig KILL unshare --pid --fork --kill-child --mount-proc`. The
 //   kernel kills every process in the namespace when its init (the worker) dies, and pdeathsig
 //   takes the namespace down if the supervisor itself is SIGKILLed. Measured: 0 survivors in every
-//   case (reference isolation.md §1).
+//   case tried (SIGKILL of the worker, of the supervisor, double-forked and setsid escapees).
 // - subreaper: no namespace, but the worker is a child subreaper (native addon), runs its commands
 //   in their own process groups and sweeps adopted orphans and environment-tagged processes. Best
 //   effort: a process that clears its environment and whose parent outlives it can escape.

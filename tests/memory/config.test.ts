@@ -166,7 +166,7 @@ describe('credentials', () => {
     assert.equal(configured(resolve({ HONCHO_API_KEY: 'cloud-key' })).apiKey, 'file-key');
   });
 
-  test('a root-level apiKey does not replace the placeholder on a loopback base URL; only a host-block key does (hermes.md §8)', () => {
+  test('a root-level apiKey does not replace the placeholder on a loopback base URL; only a host-block key does (Hermes plugins/memory/honcho/client.py)', () => {
     writeJson(join(hermesHome, 'honcho.json'), { apiKey: 'root-cloud-key', hosts: { hermes: { peerName: 'ada', baseUrl: 'http://127.0.0.1:8000' } } });
     let s = configured(resolve());
     assert.equal(s.apiKey, 'local');
