@@ -58,22 +58,35 @@ async function startGateway(home: string, extraEnv: Record<string, string> = {})
   return { child, port };
 }
 
-function runSuite(label: string, suite: string, args: string[], logFile: string): boolean {
-  const r = spawnSync(nodeBinary(22).node, [suite, 'server', ...args], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-  writeFileSync(logFile, `${r.stdout}\n${r.stderr}`);
-  const verdict = /Baseline check passed/.test(r.stdout) && r.status === 0;
+/**
+ * Runs one suite to its end. Asynchronously: the authenticated run's header forwarder lives in
+ * this process, and a synchronous spawn would block the event loop that has to serve it (every
+ * request of the suite would then time out).
+ */
+async function runSuite(label: string, suite: string, args: string[], logFile: string): Promise<boolean> {
+  const child = spawn(nodeBinary(22).node, [suite, 'server', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const status = await new Promise<number | null>((resolve) => {
+    child.once('error', () => resolve(null));
+    child.once('close', (code) => resolve(code));
+  });
+  writeFileSync(logFile, `${stdout}\n${stderr}`);
+  const verdict = /Baseline check passed/.test(stdout) && status === 0;
   // The suite's own summary lines look like a test runner's closing line; echo only our verdict
   // and the baseline report, and keep the full output in the log file.
-  const report = r.stdout.split('\n').filter((l) => /^\s+[~✓✗] /.test(l) || /Baseline|Unexpected|Stale/.test(l));
+  const report = stdout.split('\n').filter((l) => /^\s+[~✓✗] /.test(l) || /Baseline|Unexpected|Stale/.test(l));
   process.stdout.write(`conformance ${label}: ${verdict ? 'baseline check passed' : 'BASELINE CHECK FAILED'} (log: ${logFile})\n`);
   if (!verdict) process.stdout.write(report.join('\n') + '\n');
   return verdict;
 }
 
 /** Both suites against `url`; result files and logs under `out/<prefix>…`. */
-function runBoth(url: string, out: string, prefix: string, label: string): boolean {
-  const legacy = runSuite(`2025 era (0.1.16)${label}`, legacySuite, ['--url', url, '-o', join(out, `${prefix}legacy`), '--expected-failures', join(root, 'tests', 'conformance', 'baseline-legacy.yml')], join(out, `${prefix}legacy.log`));
-  const modern = runSuite(`2026-07-28 (0.2.0-alpha.12)${label}`, modernSuite, ['--url', url, '--requirements', '2026-07-28', '-o', join(out, `${prefix}modern`), '--expected-failures', join(root, 'tests', 'conformance', 'baseline-2026-07-28.yml')], join(out, `${prefix}modern.log`));
+async function runBoth(url: string, out: string, prefix: string, label: string): Promise<boolean> {
+  const legacy = await runSuite(`2025 era (0.1.16)${label}`, legacySuite, ['--url', url, '-o', join(out, `${prefix}legacy`), '--expected-failures', join(root, 'tests', 'conformance', 'baseline-legacy.yml')], join(out, `${prefix}legacy.log`));
+  const modern = await runSuite(`2026-07-28 (0.2.0-alpha.12)${label}`, modernSuite, ['--url', url, '--requirements', '2026-07-28', '-o', join(out, `${prefix}modern`), '--expected-failures', join(root, 'tests', 'conformance', 'baseline-2026-07-28.yml')], join(out, `${prefix}modern.log`));
   return legacy && modern;
 }
 
@@ -100,14 +113,14 @@ async function main(): Promise<void> {
   try {
     const open = await startGateway(home);
     try {
-      ok = runBoth(`http://127.0.0.1:${open.port}/mcp`, out, '', '');
+      ok = await runBoth(`http://127.0.0.1:${open.port}/mcp`, out, '', '');
     } finally {
       await stop(open.child);
     }
     const authed = await startGateway(home, { HERMES_MCP_AUTH: 'on' });
     const forwarder = await startHeaderForwarder(authed.port, `Bearer ${staticToken(home)}`);
     try {
-      ok = runBoth(`${forwarder.url}/mcp`, out, 'auth-', ', authenticated') && ok;
+      ok = (await runBoth(`${forwarder.url}/mcp`, out, 'auth-', ', authenticated')) && ok;
     } finally {
       await forwarder.close();
       await stop(authed.child);
