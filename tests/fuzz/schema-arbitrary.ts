@@ -81,10 +81,10 @@ function stringArb(schema: Schema): Arb {
   } catch {
     return base;
   }
-  // fast-check builds matching strings for simple patterns; when it cannot, any string is still a
-  // fair (likely refused) input.
+  // fast-check builds matching strings for simple patterns (their length unchecked: filtering on
+  // it can starve generation); when it cannot, any string is still a fair (likely refused) input.
   try {
-    return fc.stringMatching(re).filter((s) => s.length >= minLength && s.length <= maxLength);
+    return fc.oneof(fc.stringMatching(re), base);
   } catch {
     return base;
   }
