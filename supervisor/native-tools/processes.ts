@@ -6,7 +6,7 @@ import type { ProcessProtocol, TerminalSize } from '../../shared/worker-protocol
 import type { ToolDefinition } from '../tool-types.js';
 import type { WorkerProcess } from '../spawning/worker-process.js';
 import type { WorkerRuntime } from '../spawning/worker-runtime.js';
-import { enterKey, resizeTerminal, terminalSizeProperties, visibleOutput } from './process-terminal.js';
+import { INPUT_ACTIONS, type InputAction, inputProperties, sendInput, visibleOutput } from './process-terminal.js';
 
 // The owner-scoped process registry behind process_manage (Hermes' `process` tool). Direct terminal
 // never backgrounds anything, so processes enter here only through the jobs adapter; each runs in a
@@ -247,7 +247,7 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
     inputSchema: {
       type: 'object',
       properties: {
-        action: { type: 'string', enum: ['list', 'poll', 'log', 'wait', 'kill', 'write', 'submit', 'close', 'resize'] },
+        action: { type: 'string', enum: ['list', 'poll', 'log', 'wait', 'kill', ...INPUT_ACTIONS] },
         session_id: {
           type: 'string',
           minLength: 1,
@@ -255,11 +255,10 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
           description:
             "Which background process: its id `proc_…` (Hermes' name for the field), as action=list shows it for the processes this session's jobs started. Required for every action but list. Not the session_token, which goes in tool_call.session_token.",
         },
-        data: { type: 'string', maxLength: 65536 },
         timeout: { type: 'integer', minimum: 1 },
         offset: { type: 'integer', minimum: 0 },
         limit: { type: 'integer', minimum: 1 },
-        ...terminalSizeProperties(limits),
+        ...inputProperties(limits),
       },
       required: ['action'],
       additionalProperties: false,
@@ -267,7 +266,7 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, idempotentHint: false },
     requiresOwner: true,
     async handler(args, ctx) {
-      const action = args.action as string;
+      const action = args.action as 'list' | 'poll' | 'log' | 'wait' | 'kill' | InputAction;
       if (action === 'list') {
         return {
           structured: {
@@ -321,17 +320,10 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
           await registry.kill(p);
           return { structured: { status: 'killed', session_id: p.id, completion_reason: 'killed', termination_source: 'process.kill' } };
         case 'write':
-        case 'submit': {
-          if (p.exited) throw new GatewayError(ErrorCode.PROCESS_NOT_RUNNING, `process ${p.id} has exited; its stdin is gone`);
-          const data = String(args.data ?? '') + (action === 'submit' ? enterKey(p) : '');
-          p.worker.send({ type: 'stdin', data });
-          return { structured: { status: 'ok', bytes_written: Buffer.byteLength(data) } };
-        }
+        case 'submit':
         case 'close':
-          if (!p.exited) p.worker.send({ type: 'close-stdin' });
-          return { structured: { status: 'ok', message: p.terminal ? 'EOF sent' : 'stdin closed' } };
         case 'resize':
-          return { structured: { status: 'ok', session_id: p.id, ...resizeTerminal(p, args) } };
+          return { structured: sendInput(p, action, args) };
         default:
           throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `unknown action ${action}`);
       }
