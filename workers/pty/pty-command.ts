@@ -39,8 +39,14 @@ export async function startPtyCommand(command: string, cwd: string, size: Termin
   // TERM names what renders the output (an xterm emulator).
   const pty = spawn('bash', ['--norc', '--noprofile', '-c', command], { name: 'xterm-256color', cols: size.cols, rows: size.rows, cwd, env: process.env });
   // Linux may drop what is still in flight when the last holder of the terminal's slave end closes
-  // it (node-pty#72, #85): holding it open here until the command has exited means the master
-  // side never sees the hang-up, and everything the command wrote is read before its exit is.
+  // it (node-pty#72, #85), so the worker holds it open until the command has exited. The master side
+  // then never sees that hang-up (EIO), so node-pty ends its read stream on its own timer instead:
+  // 200 ms after the command's exit (DESTROY_SOCKET_TIMEOUT_MS in node-pty's unixTerminal.js), and
+  // whatever is unread by then is dropped. What can be unread at the exit is at most the terminal's
+  // kernel buffer (a writer blocks once it is full), and it is read as it arrives: nothing on this
+  // path blocks the event loop (the emulator parses in time slices), so only a worker starved of CPU
+  // for that long could lose it. node-pty gives no public way to stretch that timer or to read the
+  // master after it; pty-terminal.test.ts checks that a buffer-filling last write arrives whole.
   const slave = holdSlave(pty);
   pty.onData((data) => text.write(data));
   pty.onExit(({ exitCode, signal }) => {
