@@ -54,7 +54,9 @@ function terminalFor(args: Record<string, unknown>, limits: Limits): { cols: num
     if (cols !== undefined || rows !== undefined) throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, 'cols and rows size a terminal: they need pty: true');
     return undefined;
   }
-  return { cols: cols ?? limits.ptyDefaultCols, rows: rows ?? limits.ptyDefaultRows };
+  // The default is checked against the maximum at load; capped here too, so limits given some other
+  // way (embedding, tests) cannot make a window the schema would refuse.
+  return { cols: cols ?? Math.min(limits.ptyDefaultCols, limits.ptyMaxCols), rows: rows ?? Math.min(limits.ptyDefaultRows, limits.ptyMaxRows) };
 }
 
 /** The job store the tools work on, or why there is none (the tools still exist, and say so). */
