@@ -23,6 +23,7 @@ import {
   markRunning,
   recordOutput,
   recordSignalPause,
+  recordTerminalSize,
   stmt,
   requestCancel,
   sweepJobs,
@@ -222,6 +223,7 @@ export class JobRunner {
         // any output, the live screen through onScreen. The stored tail is both, so a prompt or a
         // progress bar's last state is in the receipt, redacted and capped with the rest.
         ...(job.pty === 1 ? { pty: { cols: job.pty_cols ?? this.limits.ptyDefaultCols, rows: job.pty_rows ?? this.limits.ptyDefaultRows } } : {}),
+        onResize: (size) => recordTerminalSize(this.db, job.id, size, this.now()),
         onScreen: (screen) => {
           local.screen = screen;
           local.dirty = true;

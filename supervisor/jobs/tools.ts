@@ -39,6 +39,7 @@ function jobView(row: JobRow): Record<string, unknown> {
     termination_reason: row.termination_reason,
     cancel_requested: row.cancel_requested === 1,
     tty: row.pty === 1,
+    // The window as it is now: prepared with it, or resized since (process_manage, job_input).
     ...(row.pty === 1 ? { terminal: { cols: row.pty_cols, rows: row.pty_rows } } : {}),
     output_tail: row.output_tail,
     output_bytes: row.output_bytes,

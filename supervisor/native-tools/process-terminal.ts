@@ -65,5 +65,6 @@ function resizeTerminal(p: TrackedProcess, args: { cols?: unknown; rows?: unknow
   const size = { cols: (args.cols as number | undefined) ?? p.terminal.cols, rows: (args.rows as number | undefined) ?? p.terminal.rows };
   p.terminal = size;
   p.worker.send({ type: 'resize', ...size });
+  p.onResize?.(size);
   return size;
 }

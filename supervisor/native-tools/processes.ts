@@ -51,6 +51,8 @@ export interface TrackedProcess {
   screen: string;
   /** The job this process runs, when a job started it. */
   jobId?: string;
+  /** Told each new window size (a job records it for job_status). */
+  onResize?: (size: TerminalSize) => void;
 }
 
 /** How the jobs adapter starts its work (Hermes' terminal background=true, persist_on_release=true). */
@@ -68,6 +70,7 @@ interface StartOptions {
   /** PTY only: the rendered lines still on the screen, each call replacing the last. */
   onScreen?: (screen: string) => void;
   jobId?: string;
+  onResize?: (size: TerminalSize) => void;
   onExit?: (proc: TrackedProcess) => void;
 }
 
@@ -102,6 +105,7 @@ export class ProcessRegistry {
       screen: '',
       ...(options.pty ? { terminal: options.pty } : {}),
       ...(options.jobId ? { jobId: options.jobId } : {}),
+      ...(options.onResize ? { onResize: options.onResize } : {}),
     };
     this.processes.set(proc.id, proc);
     worker.onFrame((message) => {
