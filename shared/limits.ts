@@ -139,5 +139,15 @@ export function loadLimits(env: NodeJS.ProcessEnv, overrides: Partial<Limits> = 
   if (!result.success) {
     throw new Error('invalid limits: ' + result.issues.map((i) => `${v.getDotPath(i)}: ${i.message}`).join('; '));
   }
+  checkPtySizes(result.output);
   return Object.freeze(result.output);
+}
+
+/** A PTY job's default window must be one job_prepare would accept: within the configured maximum. */
+function checkPtySizes(limits: Limits): void {
+  for (const [size, max] of [['ptyDefaultCols', 'ptyMaxCols'], ['ptyDefaultRows', 'ptyMaxRows']] as const) {
+    if (limits[size] > limits[max]) {
+      throw new Error(`${envNameFor(size)} (${limits[size]}) must not exceed ${envNameFor(max)} (${limits[max]})`);
+    }
+  }
 }

@@ -235,6 +235,11 @@ export function recordOutput(db: JobDatabase, id: string, tail: string, bytes: n
   stmt(db, 'UPDATE jobs SET output_tail = ?, output_bytes = ?, updated_at = ? WHERE id = ?').run(tail, bytes, now, id);
 }
 
+/** A PTY job's window after a resize: job_status reports the size the program sees now. */
+export function recordTerminalSize(db: JobDatabase, id: string, size: { cols: number; rows: number }, now: number): void {
+  stmt(db, 'UPDATE jobs SET pty_cols = ?, pty_rows = ?, updated_at = ? WHERE id = ?').run(size.cols, size.rows, now, id);
+}
+
 export interface Completion {
   state: Extract<JobState, 'succeeded' | 'failed' | 'cancelled' | 'timed_out' | 'unknown'>;
   exitCode: number | null;

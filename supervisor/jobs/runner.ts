@@ -23,6 +23,7 @@ import {
   markRunning,
   recordOutput,
   recordSignalPause,
+  recordTerminalSize,
   stmt,
   requestCancel,
   sweepJobs,
@@ -222,6 +223,7 @@ export class JobRunner {
         // any output, the live screen through onScreen. The stored tail is both, so a prompt or a
         // progress bar's last state is in the receipt, redacted and capped with the rest.
         ...(job.pty === 1 ? { pty: { cols: job.pty_cols ?? this.limits.ptyDefaultCols, rows: job.pty_rows ?? this.limits.ptyDefaultRows } } : {}),
+        onResize: (size) => recordTerminalSize(this.db, job.id, size, this.now()),
         onScreen: (screen) => {
           local.screen = screen;
           local.dirty = true;
@@ -326,6 +328,22 @@ export class JobRunner {
       row = getJob(this.db, id) ?? row;
     }
     return row;
+  }
+
+  /**
+   * The running process of a job, for its credential holder (job_input): a wrong id or token is
+   * the same JOB_NOT_FOUND job_status gives. Ownership does not matter here: the credential is the
+   * authority, so a prompt can still be answered after the starting session closed or expired.
+   */
+  runningProcess(id: string, token: string): TrackedProcess {
+    const row = authorizedJob(this.db, id, token);
+    const proc = this.local.get(id)?.proc;
+    if (!proc || proc.exited) {
+      const elsewhere = !isFinal(row.state) && row.instance_id !== null && row.instance_id !== this.instance.id;
+      const where = elsewhere ? ' on this gateway process (another one runs it)' : '';
+      throw new GatewayError(ErrorCode.PROCESS_NOT_RUNNING, `job ${id} is ${row.state}: it has no running process${where} to take input`);
+    }
+    return proc;
   }
 
   async cancel(id: string, token: string): Promise<JobRow> {

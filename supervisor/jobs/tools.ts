@@ -9,11 +9,12 @@ import { prepareJob, type JobRow } from './job-repository.js';
 import { assertCanStartWork } from '../spawning/resource-policy.js';
 import type { JobRunner } from './runner.js';
 import type { JobDatabase } from './database.js';
-import { terminalSizeProperties } from '../native-tools/process-terminal.js';
+import { INPUT_ACTIONS, inputProperties, sendInput, terminalSizeProperties, type InputAction } from '../native-tools/process-terminal.js';
 
-// The four deferred job tools. prepare/start need an interactive session (a capability token or a
-// legacy MCP session); status/cancel authorize by the job credential alone, so recovery works from
-// any new connection even after the session that started the job has expired.
+// The deferred job tools. prepare/start need an interactive session (a capability token or a
+// legacy MCP session); status/cancel/input authorize by the job credential alone, so recovery works
+// from any new connection even after the session that started the job has expired — including
+// answering a PTY job's prompt (job_input), which process_manage could only do for that session.
 
 const JOB_ID = { type: 'string', pattern: '^job_[0-9a-f]{24}$', description: 'The job_id job_prepare returned.' };
 const TOKEN = { type: 'string', minLength: 20, maxLength: 128, description: 'The one-time recovery_token job_prepare returned (kept private, outside Git).' };
@@ -38,6 +39,7 @@ function jobView(row: JobRow): Record<string, unknown> {
     termination_reason: row.termination_reason,
     cancel_requested: row.cancel_requested === 1,
     tty: row.pty === 1,
+    // The window as it is now: prepared with it, or resized since (process_manage, job_input).
     ...(row.pty === 1 ? { terminal: { cols: row.pty_cols, rows: row.pty_rows } } : {}),
     output_tail: row.output_tail,
     output_bytes: row.output_bytes,
@@ -53,7 +55,9 @@ function terminalFor(args: Record<string, unknown>, limits: Limits): { cols: num
     if (cols !== undefined || rows !== undefined) throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, 'cols and rows size a terminal: they need pty: true');
     return undefined;
   }
-  return { cols: cols ?? limits.ptyDefaultCols, rows: rows ?? limits.ptyDefaultRows };
+  // The default is checked against the maximum at load; capped here too, so limits given some other
+  // way (embedding, tests) cannot make a window the schema would refuse.
+  return { cols: cols ?? Math.min(limits.ptyDefaultCols, limits.ptyMaxCols), rows: rows ?? Math.min(limits.ptyDefaultRows, limits.ptyMaxRows) };
 }
 
 /** The job store the tools work on, or why there is none (the tools still exist, and say so). */
@@ -168,5 +172,27 @@ export function jobTools(store: JobStore, roots: readonly string[], limits: Limi
     },
   };
 
-  return [jobPrepare, jobStart, jobStatus, jobCancel];
+  // A tool of its own rather than a credential mode of process_manage: process_manage is owner-scoped
+  // (a session's processes, by proc_ id) and needs a live session; this one is authorized like
+  // job_status, by the credential alone, and shares process_manage's input actions (sendInput).
+  const jobInput: ToolDefinition = {
+    name: 'job_input',
+    description:
+      'Send input to a running job by its credential, from any connection (the session that started it may be gone): write or submit (submit presses Enter) text to its stdin or terminal, close (end of input; ^D on a terminal), resize a PTY job\'s window (cols/rows). What is written is never logged. Read the answer with job_status.',
+    inputSchema: {
+      type: 'object',
+      properties: { job_id: JOB_ID, recovery_token: TOKEN, action: { type: 'string', enum: [...INPUT_ACTIONS] }, ...inputProperties(limits) },
+      required: ['job_id', 'recovery_token', 'action'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, idempotentHint: false },
+    credentialAuthorized: true,
+    async handler(args) {
+      const { runner } = open();
+      const proc = runner.runningProcess(args.job_id as string, args.recovery_token as string);
+      return { structured: { job_id: args.job_id, ...sendInput(proc, args.action as InputAction, args) } };
+    },
+  };
+
+  return [jobPrepare, jobStart, jobStatus, jobCancel, jobInput];
 }

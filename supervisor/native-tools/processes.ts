@@ -1,17 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
-import { stripAnsi } from '../../shared/output-cap.js';
-import { redact } from '../../shared/redact.js';
 import type { ProcessProtocol, TerminalSize } from '../../shared/worker-protocol/process.js';
-import type { ToolDefinition } from '../tool-types.js';
 import type { WorkerProcess } from '../spawning/worker-process.js';
 import type { WorkerRuntime } from '../spawning/worker-runtime.js';
-import { enterKey, resizeTerminal, terminalSizeProperties, visibleOutput } from './process-terminal.js';
 
-// The owner-scoped process registry behind process_manage (Hermes' `process` tool). Direct terminal
-// never backgrounds anything, so processes enter here only through the jobs adapter; each runs in a
-// worker of its own (own PID namespace). Jobs start with persistOnRelease (Hermes'
-// persist_on_release=true): their session ending does not stop them. An owner sees and acts on its own processes only: another
+// The owner-scoped process registry behind process_manage (Hermes' `process` tool; the tool is in
+// process-manage.ts, its input actions in process-terminal.ts). Direct terminal never backgrounds
+// anything, so processes enter here only through the jobs adapter; each runs in a worker of its own
+// (own PID namespace). Jobs start with persistOnRelease (Hermes' persist_on_release=true): their
+// session ending does not stop them. An owner sees and acts on its own processes only: another
 // owner's id answers exactly like an id that does not exist.
 
 const OUTPUT_KEEP_CHARS = 200_000; // Hermes' rolling buffer
@@ -51,6 +48,8 @@ export interface TrackedProcess {
   screen: string;
   /** The job this process runs, when a job started it. */
   jobId?: string;
+  /** Told each new window size (a job records it for job_status). */
+  onResize?: (size: TerminalSize) => void;
 }
 
 /** How the jobs adapter starts its work (Hermes' terminal background=true, persist_on_release=true). */
@@ -68,6 +67,7 @@ interface StartOptions {
   /** PTY only: the rendered lines still on the screen, each call replacing the last. */
   onScreen?: (screen: string) => void;
   jobId?: string;
+  onResize?: (size: TerminalSize) => void;
   onExit?: (proc: TrackedProcess) => void;
 }
 
@@ -102,6 +102,7 @@ export class ProcessRegistry {
       screen: '',
       ...(options.pty ? { terminal: options.pty } : {}),
       ...(options.jobId ? { jobId: options.jobId } : {}),
+      ...(options.onResize ? { onResize: options.onResize } : {}),
     };
     this.processes.set(proc.id, proc);
     worker.onFrame((message) => {
@@ -226,115 +227,4 @@ export class ProcessRegistry {
   get running(): number {
     return [...this.processes.values()].filter((p) => !p.exited).length;
   }
-}
-
-const clean = (text: string) => redact(stripAnsi(text), { codeFile: true });
-
-function status(p: TrackedProcess): 'running' | 'exited' {
-  return p.exited ? 'exited' : 'running';
-}
-
-function uptime(p: TrackedProcess): number {
-  return Math.round(((p.finishedAt ?? Date.now()) - p.startedAt) / 1000);
-}
-
-export function processManageTool(registry: ProcessRegistry, runtime: WorkerRuntime): ToolDefinition {
-  const { limits } = runtime.config;
-  const maxWait = limits.processWaitMaxSeconds;
-  return {
-    name: 'process_manage',
-    description: `Manage this session's background processes (started by jobs): list, poll, log, wait (at most ${maxWait} s per call), kill, write/submit stdin, close stdin; for a job prepared with pty: true, write/submit go to its terminal (submit presses Enter), close sends ^D and resize changes its window (cols/rows). Needs the session (session_token or MCP session) that owns them.`,
-    inputSchema: {
-      type: 'object',
-      properties: {
-        action: { type: 'string', enum: ['list', 'poll', 'log', 'wait', 'kill', 'write', 'submit', 'close', 'resize'] },
-        session_id: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 64,
-          description:
-            "Which background process: its id `proc_…` (Hermes' name for the field), as action=list shows it for the processes this session's jobs started. Required for every action but list. Not the session_token, which goes in tool_call.session_token.",
-        },
-        data: { type: 'string', maxLength: 65536 },
-        timeout: { type: 'integer', minimum: 1 },
-        offset: { type: 'integer', minimum: 0 },
-        limit: { type: 'integer', minimum: 1 },
-        ...terminalSizeProperties(limits),
-      },
-      required: ['action'],
-      additionalProperties: false,
-    },
-    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, idempotentHint: false },
-    requiresOwner: true,
-    async handler(args, ctx) {
-      const action = args.action as string;
-      if (action === 'list') {
-        return {
-          structured: {
-            processes: registry.list(ctx.owner.id).map((p) => ({
-              session_id: p.id,
-              command: clean(p.command.slice(0, 200)),
-              cwd: p.cwd,
-              pid: p.pid ?? null,
-              started_at: new Date(p.startedAt).toISOString(),
-              uptime_seconds: uptime(p),
-              status: status(p),
-              tty: p.terminal !== undefined,
-              ...(p.jobId ? { job_id: p.jobId } : {}),
-              output_preview: clean(visibleOutput(p).slice(-200)),
-              ...(p.exited ? { exit_code: p.exitCode ?? null } : {}),
-            })),
-          },
-        };
-      }
-      if (typeof args.session_id !== 'string') throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `process_manage ${action} needs session_id`);
-      const p = registry.get(ctx.owner.id, args.session_id);
-      const base = { session_id: p.id, command: clean(p.command) };
-      switch (action) {
-        case 'poll':
-          return { structured: { ...base, status: status(p), pid: p.pid ?? null, tty: p.terminal !== undefined, uptime_seconds: uptime(p), output_preview: clean(visibleOutput(p).slice(-1000)), ...(p.exited ? { exit_code: p.exitCode ?? null, completion_reason: p.completionReason } : {}) } };
-        case 'log': {
-          const lines = visibleOutput(p).split('\n');
-          if (lines[lines.length - 1] === '') lines.pop();
-          const limit = (args.limit as number | undefined) ?? 200;
-          const offset = (args.offset as number | undefined) ?? 0;
-          const shown = offset === 0 ? lines.slice(-limit) : lines.slice(offset, offset + limit);
-          return { structured: { ...base, status: status(p), output: clean(shown.join('\n')), total_lines: lines.length, showing: `${shown.length} lines` } };
-        }
-        case 'wait': {
-          const requested = (args.timeout as number | undefined) ?? maxWait;
-          const seconds = Math.min(requested, maxWait);
-          const exited = await registry.wait(p, seconds * 1000, ctx.signal);
-          return {
-            structured: exited
-              ? { ...base, status: 'exited', exit_code: p.exitCode ?? null, completion_reason: p.completionReason, output: clean(visibleOutput(p).slice(-2000)) }
-              : {
-                  ...base,
-                  status: 'timeout',
-                  output: clean(visibleOutput(p).slice(-1000)),
-                  ...(requested > maxWait ? { timeout_note: `waits are capped at ${maxWait} s per call; call wait again` } : {}),
-                },
-          };
-        }
-        case 'kill':
-          if (p.exited) return { structured: { ...base, status: 'already_exited', exit_code: p.exitCode ?? null } };
-          await registry.kill(p);
-          return { structured: { status: 'killed', session_id: p.id, completion_reason: 'killed', termination_source: 'process.kill' } };
-        case 'write':
-        case 'submit': {
-          if (p.exited) throw new GatewayError(ErrorCode.PROCESS_NOT_RUNNING, `process ${p.id} has exited; its stdin is gone`);
-          const data = String(args.data ?? '') + (action === 'submit' ? enterKey(p) : '');
-          p.worker.send({ type: 'stdin', data });
-          return { structured: { status: 'ok', bytes_written: Buffer.byteLength(data) } };
-        }
-        case 'close':
-          if (!p.exited) p.worker.send({ type: 'close-stdin' });
-          return { structured: { status: 'ok', message: p.terminal ? 'EOF sent' : 'stdin closed' } };
-        case 'resize':
-          return { structured: { status: 'ok', session_id: p.id, ...resizeTerminal(p, args) } };
-        default:
-          throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `unknown action ${action}`);
-      }
-    },
-  };
 }

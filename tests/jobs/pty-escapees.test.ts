@@ -7,7 +7,8 @@ import { waitFor } from '../helpers/wait.js';
 
 // A PTY job is cleaned up like any job: its terminal's session leader is only one of the processes
 // it starts, and escapees that setsid away from the terminal (and double-fork) are still in the
-// worker's PID namespace, so nothing outlives a cancel, the command's own end, or the gateway.
+// worker's PID namespace, so nothing outlives a cancel, max_runtime, the command's own end, or the
+// gateway (its hard kill is in pty-gateway-kill.test.ts).
 
 const markers: string[] = [];
 after(() => {
@@ -59,4 +60,22 @@ test('a PTY job whose command ends leaves no daemon behind; neither does a gatew
     await gw.close();
   }
   assert.deepEqual(await waitForNoSurvivors(running), []);
+});
+
+test('a PTY job that overruns max_runtime is timed out and leaves nothing', async () => {
+  const gw = await startTestGateway({ limits: { jobKillGraceSeconds: 1 } });
+  try {
+    const { client, token } = await openSession(gw.mcpUrl);
+    const m = marker();
+    const job = await prepareJob(client, token, escapeeCommand(m), workdirIn(gw.home, 'work', 'timeout'), { pty: true, max_runtime: 2 });
+    await viaBridge(client, 'job_start', job, token);
+    assert.ok((await waitForSurvivors(m, ESCAPEE_COUNT)).length >= ESCAPEE_COUNT, 'the escapees are up');
+    const final = await waitForFinal(client, job);
+    assert.equal(final.state, 'timed_out', JSON.stringify(final));
+    assert.equal(final.termination_reason, 'max_runtime_exceeded');
+    assert.deepEqual(await waitForNoSurvivors(m), []);
+    await client.close();
+  } finally {
+    await gw.close();
+  }
 });

@@ -58,6 +58,20 @@ describe('jobs: pty', () => {
     await client.close();
   });
 
+  test('a last write that fills the terminal buffer right before the exit arrives whole', async () => {
+    // One 64 KiB write, then the exit: at the exit up to a kernel buffer's worth is still unread,
+    // and node-pty closes its side 200 ms later (pty-command.ts): it must all be read by then.
+    const { client, token } = await openSession(gw.mcpUrl);
+    const command = `python3 -c "import os, sys; os.write(1, b'y' * 65536 + b'\\nEND\\n'); sys.exit(3)"`;
+    const job = await prepareJob(client, token, command, workdir('burst'), { pty: true });
+    await viaBridge(client, 'job_start', job, token);
+    const final = await waitForFinal(client, job);
+    assert.equal(final.exit_code, 3, JSON.stringify(final));
+    assert.equal(final.output_bytes, 65536 + 'END'.length + 2, 'the wrapped rows joined back into one line, then END');
+    assert.match(final.output_tail as string, /yyyy\nEND\n$/);
+    await client.close();
+  });
+
   test('resize reaches the program (stty size) and is refused for a plain process', async () => {
     const { client, token } = await openSession(gw.mcpUrl);
     // Prints its size, then again after each Enter.
