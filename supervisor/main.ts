@@ -36,7 +36,7 @@ Operator CLI for access (approvals, OAuth clients, static tokens): hermes-mcp-au
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'doctor') {
-    const code = await doctorMain(process.argv.slice(3));
+    const code = await doctorMain(process.argv.slice(3), process.env);
     // Exit once the report is written: a backend's keep-alive socket must not hold the command open.
     process.stdout.write('', () => process.exit(code));
     return;

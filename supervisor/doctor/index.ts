@@ -8,7 +8,7 @@ import { authCheck, jobDatabaseCheck, resourcePolicyCheck, systemdChecks } from 
 import { exitCode, formatText, fromProbe, type DoctorCheck } from './report.js';
 
 // `hermes-mcp-gateway doctor`: what an operator runs when /readyz is 503 or before a tunnel
-// cutover. It reads the configuration the gateway would (loadConfig(process.env)), builds the same
+// cutover. It reads the configuration the gateway would (main.ts hands it the same environment), builds the same
 // adapters the gateway composes and runs their own readiness probes (the checks are theirs, not a
 // copy), without listening and without the jobs adapter (which would reconcile the job database),
 // then adds what readiness does not cover (host-checks.ts). The workers the adapters start to answer
@@ -66,7 +66,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> 
 }
 
 /** The `doctor` subcommand's arguments; returns the exit code. */
-export async function doctorMain(args: readonly string[]): Promise<number> {
+export async function doctorMain(args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) {
     process.stdout.write(DOCTOR_USAGE);
     return 0;
@@ -76,7 +76,7 @@ export async function doctorMain(args: readonly string[]): Promise<number> {
     process.stderr.write(`hermes-mcp-gateway doctor: unexpected argument ${JSON.stringify(unexpected)}\n${DOCTOR_USAGE}`);
     return 2;
   }
-  const checks = await runDoctor(process.env);
+  const checks = await runDoctor(env);
   const code = exitCode(checks);
   process.stdout.write(args.includes('--json') ? `${JSON.stringify({ ok: code === 0, checks })}\n` : formatText(checks));
   return code;
