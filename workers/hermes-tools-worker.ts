@@ -1,3 +1,4 @@
+import { WORKER_TAG_VAR } from '../shared/proc.js';
 import { becomeSubreaper } from '../shared/subreaper.js';
 import { FrameError } from '../shared/worker-protocol/frame.js';
 import { hermesToolsProtocol, type HermesToolResult, type HermesToolsFailure, type HermesToolsProtocol } from '../shared/worker-protocol/hermes-tools.js';
@@ -38,13 +39,16 @@ function shutdown(): never {
 }
 
 /**
- * The tool server's environment: exactly this worker's own, which the supervisor built (Hermes'
- * home, its redaction and quiet switches, the gateway's environment; the frame cap already taken
- * out). The worker tag stays: the fallback isolation modes find escapees by it.
+ * The tool server's environment: this worker's own, which the supervisor built (Hermes' home, its
+ * redaction and quiet switches, the gateway's environment less the gateway's settings and tokens),
+ * less the HERMES_MCP_* variables the worker runtime adds for the worker itself (the frame cap is
+ * already taken out). The worker tag stays: the fallback isolation modes find escapees by it.
  */
 function upstreamEnvironment(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && (!name.startsWith('HERMES_MCP_') || name === WORKER_TAG_VAR)) env[name] = value;
+  }
   return env;
 }
 

@@ -42,12 +42,23 @@ export interface HermesToolsAdapter extends Adapter {
   vision: VisionAnalyzer;
 }
 
+/**
+ * What the tool server inherits of the gateway's environment: all of it but what is the gateway's
+ * alone — its own settings (every HERMES_MCP_* variable, tokens among them), the bridge's
+ * MCP_AUTH_TOKEN, and NODE_OPTIONS (the tool server is Python; its own node children must not pay
+ * the gateway's start-up options).
+ */
+export function toolServerInheritance(env: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('HERMES_MCP_') && name !== 'MCP_AUTH_TOKEN' && name !== 'NODE_OPTIONS'));
+}
+
 export function hermesToolsAdapter(config: GatewayConfig, runtime: WorkerRuntime, log: Logger, policy: ToolPolicy = loadToolPolicy()): HermesToolsAdapter {
   const { limits } = config;
   const expected = TOOL_SERVER_TOOLS.filter((name) => policy.allow.has(name));
-  const { NODE_OPTIONS: _gatewayNodeOptions, ...inherited } = config.inheritedEnvironment;
+  const inherited = toolServerInheritance(config.inheritedEnvironment);
   // Hermes itself, not a script: it gets the gateway's environment (its provider credentials are
-  // there, or in $HERMES_HOME/.env, which it reads), with its secret redaction on and its console quiet.
+  // there, or in $HERMES_HOME/.env, which it reads) less the gateway's own settings and tokens,
+  // with its secret redaction on and its console quiet.
   const env = { ...inherited, HERMES_HOME: config.hermesHome, HERMES_REDACT_SECRETS: 'true', HERMES_QUIET: '1' };
   const worker = new HermesToolsWorker(
     runtime,

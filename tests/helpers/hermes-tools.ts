@@ -16,7 +16,7 @@ export interface ToolServerStandIn {
   /** Its argv (stand-in flags included), for HERMES_MCP_HERMES_TOOLS_COMMAND. */
   command: string;
   /** Every start, in order. */
-  starts(): Array<{ pid: number; at: number; cwd: string; argv: string[]; env: Record<string, string | undefined> }>;
+  starts(): Array<{ pid: number; at: number; cwd: string; argv: string[]; env: Record<string, string | undefined>; envNames: string[] }>;
   /** Every tools/call it received. */
   calls(): Array<{ name: string; arguments: Record<string, unknown> }>;
   /** The stand-in processes alive on the host now. */
