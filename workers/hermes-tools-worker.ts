@@ -69,9 +69,8 @@ async function serve(tools: UpstreamKeeper, message: Request): Promise<void> {
     case 'status':
       return channel.send({ type: 'status-result', id: message.id, status: await tools.status(message.pingTimeoutMs) });
     case 'tools': {
-      // The first session's list: waiting for it at most one start budget (and a restart's backoff).
-      if (!tools.tools) await tools.session(Number.MAX_SAFE_INTEGER);
-      return channel.send({ type: 'tools-result', id: message.id, tools: tools.tools ?? [] });
+      // The first session's list, within the start budget, through a failed start's restart backoff.
+      return channel.send({ type: 'tools-result', id: message.id, tools: await tools.firstTools(message.withinMs) });
     }
     case 'call': {
       const deadline = Date.now() + message.timeoutMs;

@@ -46,8 +46,8 @@ export type HermesToolsStatus = {
 export type HermesToolsProtocol = {
   toWorker:
     | ({ type: 'configure' } & HermesToolsSettings)
-    /** The tool server's tools/list of its first session (opened if need be). */
-    | { type: 'tools'; id: string }
+    /** The tool server's tools/list of its first session (opened if need be, retried after a failed start), within `withinMs`. */
+    | { type: 'tools'; id: string; withinMs: number }
     /** `timeoutMs`: the call's budget, waiting for a (re)start included; `budgetName` names its limit in messages. */
     | { type: 'call'; id: string; name: string; arguments: Record<string, unknown>; timeoutMs: number; budgetName: string }
     | { type: 'status'; id: string; pingTimeoutMs: number };

@@ -93,7 +93,9 @@ export function hermesToolsAdapter(config: GatewayConfig, runtime: WorkerRuntime
       startup = { kind: 'unavailable', status: 'not_installed', reason: `Hermes' tool server cannot start: ${what}` };
       return [];
     }
-    const reply = await worker.request({ type: 'tools' }, limits.hermesToolsStartupTimeoutSeconds * 1000 + WORKER_SLACK_MS);
+    // One start budget for the list, a failed start's restart backoff and the restarts included.
+    const withinMs = limits.hermesToolsStartupTimeoutSeconds * 1000;
+    const reply = await worker.request({ type: 'tools', withinMs }, withinMs + WORKER_SLACK_MS);
     if (reply.failure || !('tools' in reply) || !reply.tools) {
       startup = { kind: 'unavailable', status: reply.failure?.code === 'HERMES_TOOLS_NOT_INSTALLED' ? 'not_installed' : 'error', reason: reply.failure?.message ?? 'the worker answered without a tool list' };
       await worker.close(); // nothing is catalogued from it until a restart: don't keep it retrying
