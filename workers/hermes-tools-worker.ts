@@ -12,14 +12,17 @@ import { killEverythingStarted } from './runtime/reap.js';
 // its child, so nothing it starts outlives this worker, and this worker outlives no gateway.
 // Requests are served concurrently (the MCP session multiplexes calls) and each gets exactly one
 // reply. A call past its budget is cancelled on the wire (MCP notifications/cancelled), not killed:
-// the tool server serves other calls meanwhile, and one slow web page must not cost them.
+// the tool server serves other calls meanwhile, and one slow web page must not cost them. A call
+// whose client went away is cancelled the same way when the supervisor sends 'cancel'.
 //
 // It speaks the Hermes tools protocol (shared/worker-protocol/hermes-tools.ts).
 
 becomeSubreaper();
 let keeper: UpstreamKeeper | undefined;
+/** The calls under way, by the supervisor's callId, so a 'cancel' reaches the one it names. */
+const running = new Map<string, AbortController>();
 
-type Request = Exclude<HermesToolsProtocol['toWorker'], { type: 'configure' }>;
+type Request = Exclude<HermesToolsProtocol['toWorker'], { type: 'configure' | 'cancel' }>;
 
 /** A failure worded here, already final. */
 class Refusal extends Error {
@@ -60,6 +63,10 @@ function onMessage(message: HermesToolsProtocol['toWorker']): void {
     void keeper.open().catch(() => {}); // a failed first start is retried with backoff; status reports it
     return;
   }
+  if (message.type === 'cancel') {
+    running.get(message.callId)?.abort(new Refusal({ code: 'HERMES_TOOLS_FAILED', message: `the call was cancelled by its client` }));
+    return;
+  }
   if (!keeper) return reply(message, { code: 'HERMES_TOOLS_FAILED', message: 'the Hermes tools worker was sent a request before its configuration' });
   void serve(keeper, message).catch((e: unknown) => reply(message, failureOf(e, message)));
 }
@@ -73,22 +80,34 @@ async function serve(tools: UpstreamKeeper, message: Request): Promise<void> {
       return channel.send({ type: 'tools-result', id: message.id, tools: await tools.firstTools(message.withinMs) });
     }
     case 'call': {
-      const deadline = Date.now() + message.timeoutMs;
-      const expiry = timer(message.timeoutMs);
-      let upstream;
+      const cancel = new AbortController();
+      running.set(message.callId, cancel);
       try {
-        upstream = await Promise.race([tools.session(message.timeoutMs), expiry.promise]);
-      } catch (e) {
-        if (!expiry.expired) throw e;
-        throw new Refusal({ code: 'HERMES_TOOLS_TIMEOUT', message: `Hermes' tool server did not come up within the ${message.name} call's ${message.timeoutMs / 1000} s (${message.budgetName}); the call was not run` });
+        return await serveCall(tools, message, cancel.signal);
       } finally {
-        expiry.cancel();
+        running.delete(message.callId);
       }
-      const result = await upstream.call(message.name, message.arguments, deadline - Date.now(), 'cancel');
-      tools.healthy();
-      return sendResult(message.id, result);
     }
   }
+}
+
+/** One tools/call within its budget; `signal` is its client's cancel ('cancel'). */
+async function serveCall(tools: UpstreamKeeper, message: Extract<Request, { type: 'call' }>, signal: AbortSignal): Promise<void> {
+  const deadline = Date.now() + message.timeoutMs;
+  const expiry = timer(message.timeoutMs);
+  let upstream;
+  try {
+    upstream = await Promise.race([tools.session(message.timeoutMs), expiry.promise]);
+  } catch (e) {
+    if (!expiry.expired) throw e;
+    throw new Refusal({ code: 'HERMES_TOOLS_TIMEOUT', message: `Hermes' tool server did not come up within the ${message.name} call's ${message.timeoutMs / 1000} s (${message.budgetName}); the call was not run` });
+  } finally {
+    expiry.cancel();
+  }
+  if (signal.aborted) throw signal.reason;
+  const result = await upstream.call(message.name, message.arguments, deadline - Date.now(), 'cancel', signal);
+  tools.healthy();
+  return sendResult(message.id, result);
 }
 
 function sendResult(id: string, result: HermesToolResult): void {
