@@ -4,15 +4,14 @@ import type { Adapter } from '../adapter.js';
 import type { VisionAnalyzer } from '../browser/vision.js';
 import { loadToolPolicy, type ToolPolicy } from '../catalog/policy.js';
 import type { GatewayConfig } from '../config.js';
-import { commandExists } from '../graph/startup.js';
 import type { ProbeResult } from '../health/readiness.js';
+import { commandExists } from '../spawning/command-exists.js';
 import { WORKER_SLACK_MS } from '../spawning/resident-worker.js';
 import type { WorkerRuntime } from '../spawning/worker-runtime.js';
 import type { ToolDefinition } from '../tool-types.js';
-import { toolServerCall, toolServerTool } from './tools.js';
+import { HermesToolsWorker, toolServerCall, toolServerTool } from './tools.js';
 import { toolServerVision } from './vision.js';
 import { smokeWeb, webNotOffered, webProbe, type WebCheck } from './web-readiness.js';
-import { HermesToolsWorker } from './worker.js';
 
 // The Hermes tools adapter: the allowlisted tools only Hermes implements (web, vision, image,
 // video), served by Hermes' own stdio MCP tool server in the Hermes tools worker — never a second

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
-import type { HermesToolDefinition, HermesToolResult } from '../../shared/worker-protocol/hermes-tools.js';
+import type { HermesToolDefinition, HermesToolResult, HermesToolsFailureCode, HermesToolsSettings } from '../../shared/worker-protocol/hermes-tools.js';
 import type { Limits } from '../../shared/limits.js';
 import { compileArgumentValidator } from '../catalog/validate.js';
-import { WORKER_SLACK_MS } from '../spawning/resident-worker.js';
+import { ResidentWorker, WORKER_SLACK_MS } from '../spawning/resident-worker.js';
+import type { WorkerRuntime } from '../spawning/worker-runtime.js';
 import type { ContentBlock, ToolDefinition, ToolOutcome } from '../tool-types.js';
-import type { HermesToolsWorker } from './worker.js';
 
 // The tool server's tools as catalog entries: name, description and input schema exactly as its
 // tools/list gave them at startup (frozen with the catalog; never written here), the annotations
@@ -34,6 +35,22 @@ const ANNOTATIONS: Record<string, Annotations> = {
 
 /** The tools whose budget is the media one: an auxiliary model's download and inference, not a web read. */
 const MEDIA_TOOLS: ReadonlySet<string> = new Set(['vision_analyze', 'video_analyze', 'image_generate']);
+
+/**
+ * The supervisor's handle on the Hermes tools worker (workers/hermes-tools-worker.ts): a resident
+ * worker like the graph's (spawned on first use, replaced after it died, every request bounded),
+ * configured with the tool server's command; its failures are the HERMES_TOOLS_* codes.
+ */
+export class HermesToolsWorker extends ResidentWorker<'hermes-tools-worker', HermesToolsFailureCode> {
+  constructor(runtime: WorkerRuntime, settings: HermesToolsSettings, env: Record<string, string>, log: Logger) {
+    super(runtime, 'hermes-tools-worker', { type: 'configure', ...settings }, env, log, {
+      name: 'hermes_tools',
+      what: 'Hermes tools worker',
+      failedCode: 'HERMES_TOOLS_FAILED',
+      timeoutCode: 'HERMES_TOOLS_TIMEOUT',
+    });
+  }
+}
 
 /** A budget other than the tool's own (the startup smoke calls'), with its limit's name. */
 export type CallBudget = { name: 'hermesToolsWebSmokeTimeoutSeconds' };
