@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import { connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
+import { connect, optionalComponents, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
 import { toolServerReadiness, toolServerStandIn, type ToolServerStandIn } from '../helpers/hermes-tools.js';
 import { tempDirs } from '../helpers/temp.js';
 
@@ -42,4 +42,22 @@ test('after a crash at its first start the tool server is restarted and its tool
   const ready = await toolServerReadiness(gw.url);
   assert.equal(ready.hermesTools.ready, true);
   assert.equal(ready.hermesTools.details?.restarts, 1);
+});
+
+test('a tool server that crashes at start with its restart due past the start budget is given up at once, not waited for', async () => {
+  const started = Date.now();
+  const crashing = await startTestGateway({
+    env: { HERMES_MCP_HERMES_TOOLS_COMMAND: `${process.execPath} -e process.exit(4)`, HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents('hermes_tools', 'web_provider') },
+    limits: { hermesToolsStartupTimeoutSeconds: 10, hermesToolsRestartMinMs: 60_000, hermesToolsRestartMaxSeconds: 60 },
+  });
+  try {
+    const elapsed = Date.now() - started;
+    assert.equal(crashing.gateway.catalog.get('web_search'), undefined);
+    const ready = await toolServerReadiness(crashing.url);
+    assert.equal(ready.hermesTools.status, 'error');
+    assert.match(ready.hermesTools.reason ?? '', /restarting after a failed start/);
+    assert.ok(elapsed < 8000, `startup took ${elapsed} ms`);
+  } finally {
+    await crashing.close();
+  }
 });

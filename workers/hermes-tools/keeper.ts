@@ -61,7 +61,8 @@ export class UpstreamKeeper {
         await Promise.race([this.session(left), expiry.promise]);
       } catch (e) {
         if (expiry.expired) throw new UpstreamFailure('timeout', `no tools/list within ${withinMs} ms`, '');
-        if (this.stopped || (e instanceof UpstreamFailure && e.kind === 'not_installed') || !this.restart || Date.now() >= deadline) throw e;
+        // A restart due past the deadline (RestartPending) is not waited for: that would spin.
+        if (this.stopped || e instanceof RestartPending || (e instanceof UpstreamFailure && e.kind === 'not_installed') || !this.restart || Date.now() >= deadline) throw e;
         // else: a failed start with its restart scheduled; wait for it (session() does) if it is due in time
       } finally {
         expiry.cancel();
