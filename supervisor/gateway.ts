@@ -89,7 +89,7 @@ export class Gateway {
       // one upstream: the skills, read here from $HERMES_HOME, and what adapters add for Hermes
       // (its own tool server's web, vision, image and video tools). Asked before every other
       // adapter's source, so those can describe what Hermes' tool server turned out to serve.
-      { name: 'hermes', tools: async () => [...skillsTools(config), ...(await Promise.all(hermesSources.map((s) => s.tools()))).flat()] },
+      { name: 'hermes', tools: async (catalogued) => [...skillsTools(config), ...(await Promise.all(hermesSources.map((s) => s.tools(catalogued)))).flat()] },
       ...adapters.flatMap((a) => (a.source && a.source.name !== 'hermes' ? [a.source] : [])),
     ];
     const catalog = await Catalog.assemble(sources, policy);

@@ -118,5 +118,10 @@ export interface ForwardingToolDefinition extends Pick<ToolDefinition, 'name' | 
 /** A catalog source: one adapter contributing tools (and, usually, a readiness probe). */
 export interface ToolSource {
   name: SourceName;
-  tools(): ToolDefinition[] | Promise<ToolDefinition[]>;
+  /**
+   * `catalogued`: whether a source asked earlier catalogued a tool (Hermes' tool server's come
+   * before the native, browser and other sources), so a description names only tools this gateway
+   * serves.
+   */
+  tools(catalogued: (name: string) => boolean): ToolDefinition[] | Promise<ToolDefinition[]>;
 }

@@ -1,3 +1,4 @@
+import { WORKER_TAG_VAR } from '../shared/proc.js';
 import { becomeSubreaper } from '../shared/subreaper.js';
 import { FrameError } from '../shared/worker-protocol/frame.js';
 import { hermesToolsProtocol, type HermesToolResult, type HermesToolsFailure, type HermesToolsProtocol } from '../shared/worker-protocol/hermes-tools.js';
@@ -11,14 +12,17 @@ import { killEverythingStarted } from './runtime/reap.js';
 // its child, so nothing it starts outlives this worker, and this worker outlives no gateway.
 // Requests are served concurrently (the MCP session multiplexes calls) and each gets exactly one
 // reply. A call past its budget is cancelled on the wire (MCP notifications/cancelled), not killed:
-// the tool server serves other calls meanwhile, and one slow web page must not cost them.
+// the tool server serves other calls meanwhile, and one slow web page must not cost them. A call
+// whose client went away is cancelled the same way when the supervisor sends 'cancel'.
 //
 // It speaks the Hermes tools protocol (shared/worker-protocol/hermes-tools.ts).
 
 becomeSubreaper();
 let keeper: UpstreamKeeper | undefined;
+/** The calls under way, by the supervisor's callId, so a 'cancel' reaches the one it names. */
+const running = new Map<string, AbortController>();
 
-type Request = Exclude<HermesToolsProtocol['toWorker'], { type: 'configure' }>;
+type Request = Exclude<HermesToolsProtocol['toWorker'], { type: 'configure' | 'cancel' }>;
 
 /** A failure worded here, already final. */
 class Refusal extends Error {
@@ -38,13 +42,16 @@ function shutdown(): never {
 }
 
 /**
- * The tool server's environment: exactly this worker's own, which the supervisor built (Hermes'
- * home, its redaction and quiet switches, the gateway's environment; the frame cap already taken
- * out). The worker tag stays: the fallback isolation modes find escapees by it.
+ * The tool server's environment: this worker's own, which the supervisor built (Hermes' home, its
+ * redaction and quiet switches, the gateway's environment less the gateway's settings and tokens),
+ * less the HERMES_MCP_* variables the worker runtime adds for the worker itself (the frame cap is
+ * already taken out). The worker tag stays: the fallback isolation modes find escapees by it.
  */
 function upstreamEnvironment(): Record<string, string> {
   const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value;
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && (!name.startsWith('HERMES_MCP_') || name === WORKER_TAG_VAR)) env[name] = value;
+  }
   return env;
 }
 
@@ -56,6 +63,10 @@ function onMessage(message: HermesToolsProtocol['toWorker']): void {
     void keeper.open().catch(() => {}); // a failed first start is retried with backoff; status reports it
     return;
   }
+  if (message.type === 'cancel') {
+    running.get(message.callId)?.abort(new Refusal({ code: 'HERMES_TOOLS_FAILED', message: `the call was cancelled by its client` }));
+    return;
+  }
   if (!keeper) return reply(message, { code: 'HERMES_TOOLS_FAILED', message: 'the Hermes tools worker was sent a request before its configuration' });
   void serve(keeper, message).catch((e: unknown) => reply(message, failureOf(e, message)));
 }
@@ -65,27 +76,38 @@ async function serve(tools: UpstreamKeeper, message: Request): Promise<void> {
     case 'status':
       return channel.send({ type: 'status-result', id: message.id, status: await tools.status(message.pingTimeoutMs) });
     case 'tools': {
-      // The first session's list: waiting for it at most one start budget (and a restart's backoff).
-      if (!tools.tools) await tools.session(Number.MAX_SAFE_INTEGER);
-      return channel.send({ type: 'tools-result', id: message.id, tools: tools.tools ?? [] });
+      // The first session's list, within the start budget, through a failed start's restart backoff.
+      return channel.send({ type: 'tools-result', id: message.id, tools: await tools.firstTools(message.withinMs) });
     }
     case 'call': {
-      const deadline = Date.now() + message.timeoutMs;
-      const expiry = timer(message.timeoutMs);
-      let upstream;
+      const cancel = new AbortController();
+      running.set(message.callId, cancel);
       try {
-        upstream = await Promise.race([tools.session(message.timeoutMs), expiry.promise]);
-      } catch (e) {
-        if (!expiry.expired) throw e;
-        throw new Refusal({ code: 'HERMES_TOOLS_TIMEOUT', message: `Hermes' tool server did not come up within the ${message.name} call's ${message.timeoutMs / 1000} s (${message.budgetName}); the call was not run` });
+        return await serveCall(tools, message, cancel.signal);
       } finally {
-        expiry.cancel();
+        running.delete(message.callId);
       }
-      const result = await upstream.call(message.name, message.arguments, deadline - Date.now(), 'cancel');
-      tools.healthy();
-      return sendResult(message.id, result);
     }
   }
+}
+
+/** One tools/call within its budget; `signal` is its client's cancel ('cancel'). */
+async function serveCall(tools: UpstreamKeeper, message: Extract<Request, { type: 'call' }>, signal: AbortSignal): Promise<void> {
+  const deadline = Date.now() + message.timeoutMs;
+  const expiry = timer(message.timeoutMs);
+  let upstream;
+  try {
+    upstream = await Promise.race([tools.session(message.timeoutMs), expiry.promise]);
+  } catch (e) {
+    if (!expiry.expired) throw e;
+    throw new Refusal({ code: 'HERMES_TOOLS_TIMEOUT', message: `Hermes' tool server did not come up within the ${message.name} call's ${message.timeoutMs / 1000} s (${message.budgetName}); the call was not run` });
+  } finally {
+    expiry.cancel();
+  }
+  if (signal.aborted) throw signal.reason;
+  const result = await upstream.call(message.name, message.arguments, deadline - Date.now(), 'cancel', signal);
+  tools.healthy();
+  return sendResult(message.id, result);
 }
 
 function sendResult(id: string, result: HermesToolResult): void {

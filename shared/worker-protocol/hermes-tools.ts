@@ -46,10 +46,12 @@ export type HermesToolsStatus = {
 export type HermesToolsProtocol = {
   toWorker:
     | ({ type: 'configure' } & HermesToolsSettings)
-    /** The tool server's tools/list of its first session (opened if need be). */
-    | { type: 'tools'; id: string }
-    /** `timeoutMs`: the call's budget, waiting for a (re)start included; `budgetName` names its limit in messages. */
-    | { type: 'call'; id: string; name: string; arguments: Record<string, unknown>; timeoutMs: number; budgetName: string }
+    /** The tool server's tools/list of its first session (opened if need be, retried after a failed start), within `withinMs`. */
+    | { type: 'tools'; id: string; withinMs: number }
+    /** `timeoutMs`: the call's budget, waiting for a (re)start included; `budgetName` names its limit in messages; `callId` names it for 'cancel'. */
+    | { type: 'call'; id: string; callId: string; name: string; arguments: Record<string, unknown>; timeoutMs: number; budgetName: string }
+    /** The call's client went away: cancel it on the tool server (MCP notifications/cancelled). No reply; the supervisor has answered already. */
+    | { type: 'cancel'; callId: string }
     | { type: 'status'; id: string; pingTimeoutMs: number };
   fromWorker:
     | ReadyMessage
@@ -64,7 +66,7 @@ export type HermesToolsProtocol = {
 };
 
 export const hermesToolsProtocol = defineProtocol<HermesToolsProtocol>('Hermes tools worker', {
-  toWorker: { configure: true, tools: true, call: true, status: true },
+  toWorker: { configure: true, tools: true, call: true, status: true, cancel: true },
   fromWorker: { ready: true, 'tools-result': true, 'call-result': true, 'status-result': true },
   replies: { tools: 'tools-result', call: 'call-result', status: 'status-result' },
 });

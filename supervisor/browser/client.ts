@@ -2,8 +2,9 @@ import { ErrorCode, GatewayError } from '../../shared/errors.js';
 
 // A small HTTP client for Camofox' REST API (jo-inc/camofox-browser server.js), as Hermes'
 // tools/browser_camofox.py calls it: JSON bodies, `Authorization: Bearer $CAMOFOX_API_KEY` when a
-// key is set, and one time budget per request. Every request is bounded by that budget and by the
-// caller's signal, so a Camofox that is down or hangs becomes an error naming Camofox, never a hang.
+// key is set, and the calling tool's one time budget (shared by all its requests). Every request is
+// bounded by what is left of that budget and by the caller's signal, so a Camofox that is down or
+// hangs becomes an error naming Camofox, never a hang.
 // Non-2xx answers are returned, not thrown: what a 404 means depends on the tool (camofoxFailure).
 
 export interface CamofoxReply {
@@ -14,10 +15,29 @@ export interface CamofoxReply {
   bytes?: Buffer;
 }
 
+/**
+ * One tool call's time budget, shared by every request (and DNS lookup) the call makes: a scroll's
+ * five steps or a navigation's stale-tab retry, new tab and snapshot end together within it.
+ */
+export interface CallBudget {
+  endsAt: number;
+  ms: number;
+  /** The setting it comes from, for messages. */
+  name: string;
+}
+
+export function callBudget(ms: number, name: string): CallBudget {
+  return { endsAt: Date.now() + ms, ms, name };
+}
+
+export function remainingMs(budget: CallBudget): number {
+  return Math.max(0, budget.endsAt - Date.now());
+}
+
 interface RequestOptions {
   query?: Record<string, string>;
   body?: Record<string, unknown>;
-  timeoutMs: number;
+  budget: CallBudget;
   /** The call's own signal (client gone, session closed). */
   signal?: AbortSignal;
 }
@@ -34,7 +54,7 @@ export class CamofoxClient {
     const headers: Record<string, string> = {};
     if (this.apiKey) headers.authorization = `Bearer ${this.apiKey}`;
     if (options.body) headers['content-type'] = 'application/json';
-    const timeout = AbortSignal.timeout(options.timeoutMs);
+    const timeout = AbortSignal.timeout(remainingMs(options.budget));
     const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
     const what = `${method} ${path}`;
     try {
@@ -52,13 +72,7 @@ export class CamofoxClient {
       return { status: res.status, bytes };
     } catch (e) {
       if (options.signal?.aborted) throw new GatewayError(ErrorCode.CANCELLED, `the call was cancelled while Camofox ran ${what}`);
-      if (timeout.aborted) {
-        throw new GatewayError(
-          ErrorCode.BROWSER_TIMEOUT,
-          `Camofox at ${this.baseUrl} did not answer ${what} within ${options.timeoutMs / 1000} s (browser.command_timeout): it may be overloaded or its browser hung; retry, or check the Camofox server`,
-          { component: 'camofox', retryable: true },
-        );
-      }
+      if (timeout.aborted) throw budgetSpent(this.baseUrl, options.budget, `answer ${what}`);
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
       throw new GatewayError(
         ErrorCode.BROWSER_UNAVAILABLE,
@@ -67,6 +81,15 @@ export class CamofoxClient {
       );
     }
   }
+}
+
+/** The call's budget ran out while Camofox was doing `what` (`answer POST /tabs`). */
+export function budgetSpent(baseUrl: string, budget: CallBudget, what: string): GatewayError {
+  return new GatewayError(
+    ErrorCode.BROWSER_TIMEOUT,
+    `Camofox at ${baseUrl} did not ${what} within the call's ${budget.ms / 1000} s (${budget.name}): it may be overloaded or its browser hung; retry, or check the Camofox server`,
+    { component: 'camofox', retryable: true },
+  );
 }
 
 /** Camofox' error message from a non-2xx reply (its `{error}` body, else a short plain-text excerpt). */

@@ -3,7 +3,7 @@ import type { Adapter } from '../adapter.js';
 import type { GatewayConfig } from '../config.js';
 import type { ProbeResult } from '../health/readiness.js';
 import { BrowserBindings } from './bindings.js';
-import { camofoxMessage, CamofoxClient } from './client.js';
+import { callBudget, camofoxMessage, CamofoxClient } from './client.js';
 import { CamofoxSessions } from './session.js';
 import { resolveBrowserSettings } from './settings.js';
 import { browserTools } from './tools.js';
@@ -28,7 +28,7 @@ export function browserAdapter(config: GatewayConfig, log: Logger, vision: Visio
   const action = `start the Camofox browser server at ${settings.baseUrl} (or point CAMOFOX_URL at it), or set HERMES_MCP_OPTIONAL_COMPONENTS=browser to run without the browser tools`;
   const probe = async (): Promise<ProbeResult> => {
     try {
-      const reply = await client.request('GET', '/health', { timeoutMs: settings.healthTimeoutMs });
+      const reply = await client.request('GET', '/health', { budget: callBudget(settings.healthTimeoutMs, 'browserHealthTimeoutSeconds') });
       const details = { camofox_url: settings.baseUrl, browser_running: reply.json?.browserRunning, active_tabs: reply.json?.activeTabs };
       if (reply.status === 200) return { ready: true, status: 'ok', details };
       const why = typeof reply.json?.reason === 'string' ? reply.json.reason : camofoxMessage(reply);

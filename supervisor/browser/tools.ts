@@ -6,7 +6,8 @@ import { redact } from '../../shared/redact.js';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../tool-types.js';
 import { checkExpression } from './evaluate-policy.js';
 import { cleanRef, imagesOf, truncateSnapshot } from './page-text.js';
-import type { CamofoxSessions } from './session.js';
+import { callBudget } from './client.js';
+import type { BrowserCall, CamofoxSessions } from './session.js';
 import { checkPageUrl } from './url-policy.js';
 import type { VisionAnalyzer } from './vision.js';
 
@@ -51,16 +52,21 @@ interface Deps {
 
 export function browserTools({ sessions, vision }: Deps): ToolDefinition[] {
   const s = sessions.settings;
-  const snapshotText = async (ctx: CallContext): Promise<{ snapshot: string; refsCount: number }> => {
-    const reply = await sessions.onTab(ctx.owner.id, ctx.signal, 'GET', '/snapshot', 'browser_snapshot');
+  const snapshotText = async (ctx: CallContext, call: BrowserCall): Promise<{ snapshot: string; refsCount: number }> => {
+    const reply = await sessions.onTab(ctx.owner.id, call, 'GET', '/snapshot', 'browser_snapshot');
     return { snapshot: typeof reply.json?.snapshot === 'string' ? reply.json.snapshot : '', refsCount: Number(reply.json?.refsCount ?? 0) };
   };
-  const owned = (run: (args: Record<string, unknown>, ctx: CallContext) => Promise<ToolOutcome>) => (args: Record<string, unknown>, ctx: CallContext) =>
-    sessions.exclusive(ctx.owner.id, () => run(args, ctx));
-  const tool = (def: Omit<ToolDefinition, 'requiresOwner' | 'holdsLease' | 'handler'> & { run: (args: Record<string, unknown>, ctx: CallContext) => Promise<ToolOutcome> }): ToolDefinition => {
-    const { run, ...rest } = def;
+  type Run = (args: Record<string, unknown>, ctx: CallContext, call: BrowserCall) => Promise<ToolOutcome>;
+  // The call's one budget starts once it has its turn: browser.command_timeout, or the navigation
+  // budget for the tools that load a page.
+  const owned = (run: Run, budget: 'command' | 'navigate') => (args: Record<string, unknown>, ctx: CallContext) =>
+    sessions.exclusive(ctx.owner.id, ctx.signal, () =>
+      run(args, ctx, { signal: ctx.signal, budget: budget === 'navigate' ? callBudget(s.navigateTimeoutMs, 'browserNavigateTimeoutSeconds') : callBudget(s.commandTimeoutMs, 'browser.command_timeout') }),
+    );
+  const tool = (def: Omit<ToolDefinition, 'requiresOwner' | 'holdsLease' | 'handler'> & { run: Run; budget?: 'navigate' }): ToolDefinition => {
+    const { run, budget, ...rest } = def;
     // holdsLease: session_close releases the binding only after the owner's browser calls settled.
-    return { ...rest, requiresOwner: true, holdsLease: true, handler: owned(run) };
+    return { ...rest, requiresOwner: true, holdsLease: true, handler: owned(run, budget ?? 'command') };
   };
   const readOnly = { readOnlyHint: true, destructiveHint: false, openWorldHint: true, idempotentHint: true };
   const acts = { readOnlyHint: false, destructiveHint: false, openWorldHint: true, idempotentHint: false };
@@ -72,14 +78,16 @@ export function browserTools({ sessions, vision }: Deps): ToolDefinition[] {
       description: `Navigate to a URL (http or https) in the browser. Opens this session's tab on first use and returns a compact accessibility snapshot of the page with element refs (@e1, @e2, ...) for browser_click and browser_type, so a separate browser_snapshot is not needed. Loopback, private-network and cloud-metadata addresses are refused unless the host allows private addresses. ${NEEDS_OWNER}`,
       inputSchema: { type: 'object', properties: { url: { type: 'string', description: 'The URL to navigate to (e.g., https://example.com)' } }, required: ['url'], additionalProperties: false },
       annotations: { ...acts, title: 'Open a web page' },
-      async run(args, ctx) {
-        const url = await checkPageUrl(String(args.url), sessions.urlPolicy);
-        const landed = await sessions.navigate(ctx.owner.id, ctx.signal, url);
-        await sessions.guardLanded(ctx.owner.id, ctx.signal, landed);
+      budget: 'navigate',
+      async run(args, ctx, call) {
+        const url = await checkPageUrl(String(args.url), sessions.urlPolicyWithin(call.budget));
+        sessions.checkBudget(call.budget, 'open the page');
+        const landed = await sessions.navigate(ctx.owner.id, call, url);
+        await sessions.guardLanded(ctx.owner.id, call, landed);
         const result: Record<string, unknown> = { url: landed, title: '' };
         try {
           // Hermes: the snapshot is a bonus; a navigation that worked is reported even without it.
-          const snap = await snapshotText(ctx);
+          const snap = await snapshotText(ctx, call);
           result.snapshot = truncateSnapshot(snap.snapshot, s.snapshotMaxChars);
           result.element_count = snap.refsCount;
         } catch (e) {
@@ -97,8 +105,8 @@ export function browserTools({ sessions, vision }: Deps): ToolDefinition[] {
         additionalProperties: false,
       },
       annotations: { ...readOnly, title: 'Read the page' },
-      async run(_args, ctx) {
-        const snap = await snapshotText(ctx);
+      async run(_args, ctx, call) {
+        const snap = await snapshotText(ctx, call);
         return ok({ snapshot: truncateSnapshot(snap.snapshot, s.snapshotMaxChars), element_count: snap.refsCount });
       },
     }),
@@ -107,11 +115,11 @@ export function browserTools({ sessions, vision }: Deps): ToolDefinition[] {
       description: `Click on an element identified by its ref ID from the snapshot (e.g., '@e5'). ${AFTER_NAVIGATE}`,
       inputSchema: { type: 'object', properties: { ref: { type: 'string', description: "The element reference from the snapshot (e.g., '@e5', '@e12')" } }, required: ['ref'], additionalProperties: false },
       annotations: { ...acts, title: 'Click an element' },
-      async run(args, ctx) {
+      async run(args, ctx, call) {
         const ref = refArg(args.ref);
-        const reply = await sessions.onTab(ctx.owner.id, ctx.signal, 'POST', '/click', 'browser_click', { body: { ref } });
+        const reply = await sessions.onTab(ctx.owner.id, call, 'POST', '/click', 'browser_click', { body: { ref } });
         const url = typeof reply.json?.url === 'string' ? reply.json.url : '';
-        await sessions.guardLanded(ctx.owner.id, ctx.signal, url);
+        await sessions.guardLanded(ctx.owner.id, call, url);
         return ok({ clicked: ref, url });
       },
     }),
@@ -128,11 +136,11 @@ export function browserTools({ sessions, vision }: Deps): ToolDefinition[] {
         additionalProperties: false,
       },
       annotations: { ...acts, title: 'Type into a field' },
-      async run(args, ctx) {
+      async run(args, ctx, call) {
         const ref = refArg(args.ref);
         const text = String(args.text);
         if (text.length > s.typeMaxChars) throw tooLarge('text', text.length, s.typeMaxChars, 'browserTypeMaxChars');
-        await sessions.onTab(ctx.owner.id, ctx.signal, 'POST', '/type', 'browser_type', { body: { ref, text } });
+        await sessions.onTab(ctx.owner.id, call, 'POST', '/type', 'browser_type', { body: { ref, text } });
         return ok({ typed: text, element: ref });
       },
     }),
@@ -141,10 +149,10 @@ export function browserTools({ sessions, vision }: Deps): ToolDefinition[] {
       description: `Press a keyboard key. Useful for submitting forms (Enter), navigating (Tab), or keyboard shortcuts. ${AFTER_NAVIGATE}`,
       inputSchema: { type: 'object', properties: { key: { type: 'string', description: "Key to press (e.g., 'Enter', 'Tab', 'Escape', 'ArrowDown')" } }, required: ['key'], additionalProperties: false },
       annotations: { ...acts, title: 'Press a key' },
-      async run(args, ctx) {
+      async run(args, ctx, call) {
         const key = String(args.key);
         if (key.length > KEY_MAX_CHARS) throw tooLarge('key', key.length, KEY_MAX_CHARS, 'Playwright key names are short');
-        await sessions.onTab(ctx.owner.id, ctx.signal, 'POST', '/press', 'browser_press', { body: { key } });
+        await sessions.onTab(ctx.owner.id, call, 'POST', '/press', 'browser_press', { body: { key } });
         return ok({ pressed: key });
       },
     }),
@@ -153,9 +161,9 @@ export function browserTools({ sessions, vision }: Deps): ToolDefinition[] {
       description: `Scroll the page in a direction, about one and a half screens per call. Use this to reveal more content that may be below or above the current viewport. ${AFTER_NAVIGATE}`,
       inputSchema: { type: 'object', properties: { direction: { type: 'string', enum: ['up', 'down'], description: 'Direction to scroll' } }, required: ['direction'], additionalProperties: false },
       annotations: { ...acts, title: 'Scroll the page' },
-      async run(args, ctx) {
+      async run(args, ctx, call) {
         const direction = String(args.direction);
-        for (let i = 0; i < SCROLL_REPEATS; i++) await sessions.onTab(ctx.owner.id, ctx.signal, 'POST', '/scroll', 'browser_scroll', { body: { direction } });
+        for (let i = 0; i < SCROLL_REPEATS; i++) await sessions.onTab(ctx.owner.id, call, 'POST', '/scroll', 'browser_scroll', { body: { direction } });
         return ok({ scrolled: direction });
       },
     }),
@@ -164,10 +172,11 @@ export function browserTools({ sessions, vision }: Deps): ToolDefinition[] {
       description: `Navigate back to the previous page in browser history. ${AFTER_NAVIGATE}`,
       inputSchema: noArgs,
       annotations: { ...acts, title: 'Go back' },
-      async run(_args, ctx) {
-        const reply = await sessions.onTab(ctx.owner.id, ctx.signal, 'POST', '/back', 'browser_back', { timeoutMs: s.navigateTimeoutMs });
+      budget: 'navigate',
+      async run(_args, ctx, call) {
+        const reply = await sessions.onTab(ctx.owner.id, call, 'POST', '/back', 'browser_back');
         const url = typeof reply.json?.url === 'string' ? reply.json.url : '';
-        await sessions.guardLanded(ctx.owner.id, ctx.signal, url);
+        await sessions.guardLanded(ctx.owner.id, call, url);
         return ok({ url });
       },
     }),
@@ -176,8 +185,8 @@ export function browserTools({ sessions, vision }: Deps): ToolDefinition[] {
       description: `Get a list of the images on the current page with their URLs and alt text, read from the page's accessibility snapshot. ${AFTER_NAVIGATE}`,
       inputSchema: noArgs,
       annotations: { ...readOnly, title: 'List images' },
-      async run(_args, ctx) {
-        const images = imagesOf((await snapshotText(ctx)).snapshot);
+      async run(_args, ctx, call) {
+        const images = imagesOf((await snapshotText(ctx, call)).snapshot);
         return ok({ images, count: images.length });
       },
     }),
@@ -195,7 +204,7 @@ export function browserTools({ sessions, vision }: Deps): ToolDefinition[] {
         additionalProperties: false,
       },
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true, title: 'Evaluate in the page' },
-      async run(args, ctx) {
+      async run(args, ctx, call) {
         if (typeof args.expression !== 'string' || args.expression.trim() === '') {
           return ok({
             console_messages: [],
@@ -210,7 +219,7 @@ export function browserTools({ sessions, vision }: Deps): ToolDefinition[] {
         checkExpression(expression, { allowUnsafeEvaluate: s.allowUnsafeEvaluate, allowPrivateUrls: s.allowPrivateUrls });
         let reply;
         try {
-          reply = await sessions.onTab(ctx.owner.id, ctx.signal, 'POST', '/evaluate', 'browser_console', { body: { expression } });
+          reply = await sessions.onTab(ctx.owner.id, call, 'POST', '/evaluate', 'browser_console', { body: { expression } });
         } catch (e) {
           if (e instanceof GatewayError && e.code === ErrorCode.BROWSER_ACTION_FAILED && /\b(404|405|501)\b|not found|cannot post/i.test(e.message)) {
             throw new GatewayError(ErrorCode.BROWSER_ACTION_FAILED, 'JavaScript evaluation is not supported by this Camofox server', { retryable: false });
@@ -245,10 +254,10 @@ export function browserTools({ sessions, vision }: Deps): ToolDefinition[] {
         additionalProperties: false,
       },
       annotations: { ...readOnly, idempotentHint: false, title: 'Look at the page' },
-      async run(args, ctx) {
+      async run(args, ctx, call) {
         const question = String(args.question);
         if (question.length > s.questionMaxChars) throw tooLarge('question', question.length, s.questionMaxChars, 'browserQuestionMaxChars');
-        const reply = await sessions.onTab(ctx.owner.id, ctx.signal, 'GET', '/screenshot', 'browser_vision');
+        const reply = await sessions.onTab(ctx.owner.id, call, 'GET', '/screenshot', 'browser_vision');
         const png = reply.bytes;
         if (!png || !png.subarray(0, 4).equals(PNG_MAGIC)) throw new GatewayError(ErrorCode.BROWSER_ACTION_FAILED, 'Camofox answered the screenshot request without a PNG image');
         mkdirSync(s.screenshotDir, { recursive: true, mode: 0o700 });
@@ -257,7 +266,7 @@ export function browserTools({ sessions, vision }: Deps): ToolDefinition[] {
         let annotation: string | undefined;
         if (args.annotate === true) {
           try {
-            annotation = redact((await snapshotText(ctx)).snapshot.slice(0, ANNOTATION_CHARS));
+            annotation = redact((await snapshotText(ctx, call)).snapshot.slice(0, ANNOTATION_CHARS));
           } catch (e) {
             if (e instanceof GatewayError && e.code === ErrorCode.CANCELLED) throw e;
           }

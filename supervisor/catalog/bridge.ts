@@ -22,6 +22,22 @@ function shortDescription(text: string, max: number): string {
   return text.length <= max ? text : text.slice(0, max - 3) + '...';
 }
 
+/** What the catalog holds, as tool_search names it: Hermes' web, vision and image tools only when its tool server serves them here. */
+function areasOf(catalog: Catalog): string[] {
+  const has = (...names: string[]) => names.some((n) => catalog.has(n));
+  return [
+    'native file/terminal/code execution',
+    'background jobs',
+    'browser',
+    ...(has('web_search', 'web_extract') ? ['web'] : []),
+    ...(has('vision_analyze', 'image_generate', 'video_analyze') ? ['vision and images'] : []),
+    'memory',
+    'code graph',
+    'LSP',
+    'guarded Hermes capabilities',
+  ];
+}
+
 export function bridgeTools(options: { catalog: Catalog; limits: Limits }): { tools: ToolDefinition[]; toolCall: ForwardingToolDefinition } {
   const { catalog, limits } = options;
   const searchable = catalog.all();
@@ -32,7 +48,7 @@ export function bridgeTools(options: { catalog: Catalog; limits: Limits }): { to
   const toolSearch: ToolDefinition = {
     name: 'tool_search',
     description:
-      'Search the gateway catalog of deferred tools (native file/terminal/code execution, background jobs, browser, web, memory, code graph, LSP, guarded Hermes capabilities) by keywords or exact tool name. Returns matching names with short descriptions and required parameters; then use tool_describe for the full schema and tool_call to run one.',
+      `Search the gateway catalog of deferred tools (${areasOf(catalog).join(', ')}) by keywords or exact tool name. Returns matching names with short descriptions and required parameters; then use tool_describe for the full schema and tool_call to run one.`,
     inputSchema: {
       type: 'object',
       properties: {

@@ -31,7 +31,7 @@ export class Catalog {
       if (seenSources.has(source.name)) throw new Error(`catalog: source "${source.name}" registered twice`);
       seenSources.add(source.name);
       const filtered = policy.filteredSources.has(source.name);
-      for (const tool of await source.tools()) {
+      for (const tool of await source.tools((name) => entries.has(name))) {
         if (isForbidden(policy, tool.name)) {
           // A filtered upstream may well advertise a forbidden tool (Hermes has browser_cdp);
           // a gateway-owned source doing so is a bug, and failing startup is the safe answer.

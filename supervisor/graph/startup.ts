@@ -1,9 +1,8 @@
-import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { GraphFailureCode, GraphToolDefinition } from '../../shared/worker-protocol/graph.js';
 import { compileArgumentValidator } from '../catalog/validate.js';
 import type { GatewayConfig } from '../config.js';
 import { realRoots } from '../roots.js';
+import { commandExists } from '../spawning/command-exists.js';
 import { builtinDefinition, publicDefinition, PUBLIC_TOOL_NAME } from './schema.js';
 import { WORKER_SLACK_MS, type GraphWorker } from './worker.js';
 
@@ -19,23 +18,6 @@ export type GraphStartup =
 /** The first existing allowed root (real path), where the schema session runs. */
 export async function schemaRootOf(roots: readonly string[]): Promise<string | undefined> {
   return (await realRoots(roots))[0];
-}
-
-/**
- * Whether argv[0] names an executable file, looked up the way the upstream's spawn will (on the
- * upstream environment's PATH; a name with a slash is a path, relative to the project root). Only
- * a look-up: when it fails, no worker is started just to learn that the command is missing.
- */
-export function commandExists(argv0: string, path: string, cwd: string): boolean {
-  const candidates = argv0.includes('/') ? [isAbsolute(argv0) ? argv0 : resolve(cwd, argv0)] : path.split(delimiter).filter(Boolean).map((dir) => join(dir, argv0));
-  return candidates.some((file) => {
-    try {
-      accessSync(file, constants.X_OK);
-      return statSync(file).isFile();
-    } catch {
-      return false;
-    }
-  });
 }
 
 export async function resolveStartup(config: GatewayConfig, worker: GraphWorker, upstreamPath: string): Promise<GraphStartup> {

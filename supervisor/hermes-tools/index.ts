@@ -4,15 +4,14 @@ import type { Adapter } from '../adapter.js';
 import type { VisionAnalyzer } from '../browser/vision.js';
 import { loadToolPolicy, type ToolPolicy } from '../catalog/policy.js';
 import type { GatewayConfig } from '../config.js';
-import { commandExists } from '../graph/startup.js';
 import type { ProbeResult } from '../health/readiness.js';
+import { commandExists } from '../spawning/command-exists.js';
 import { WORKER_SLACK_MS } from '../spawning/resident-worker.js';
 import type { WorkerRuntime } from '../spawning/worker-runtime.js';
 import type { ToolDefinition } from '../tool-types.js';
-import { toolServerCall, toolServerTool } from './tools.js';
+import { HermesToolsWorker, toolServerCall, toolServerTool } from './tools.js';
 import { toolServerVision } from './vision.js';
 import { smokeWeb, webNotOffered, webProbe, type WebCheck } from './web-readiness.js';
-import { HermesToolsWorker } from './worker.js';
 
 // The Hermes tools adapter: the allowlisted tools only Hermes implements (web, vision, image,
 // video), served by Hermes' own stdio MCP tool server in the Hermes tools worker — never a second
@@ -42,12 +41,23 @@ export interface HermesToolsAdapter extends Adapter {
   vision: VisionAnalyzer;
 }
 
+/**
+ * What the tool server inherits of the gateway's environment: all of it but what is the gateway's
+ * alone — its own settings (every HERMES_MCP_* variable, tokens among them), the bridge's
+ * MCP_AUTH_TOKEN, and NODE_OPTIONS (the tool server is Python; its own node children must not pay
+ * the gateway's start-up options).
+ */
+export function toolServerInheritance(env: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('HERMES_MCP_') && name !== 'MCP_AUTH_TOKEN' && name !== 'NODE_OPTIONS'));
+}
+
 export function hermesToolsAdapter(config: GatewayConfig, runtime: WorkerRuntime, log: Logger, policy: ToolPolicy = loadToolPolicy()): HermesToolsAdapter {
   const { limits } = config;
   const expected = TOOL_SERVER_TOOLS.filter((name) => policy.allow.has(name));
-  const { NODE_OPTIONS: _gatewayNodeOptions, ...inherited } = config.inheritedEnvironment;
+  const inherited = toolServerInheritance(config.inheritedEnvironment);
   // Hermes itself, not a script: it gets the gateway's environment (its provider credentials are
-  // there, or in $HERMES_HOME/.env, which it reads), with its secret redaction on and its console quiet.
+  // there, or in $HERMES_HOME/.env, which it reads) less the gateway's own settings and tokens,
+  // with its secret redaction on and its console quiet.
   const env = { ...inherited, HERMES_HOME: config.hermesHome, HERMES_REDACT_SECRETS: 'true', HERMES_QUIET: '1' };
   const worker = new HermesToolsWorker(
     runtime,
@@ -82,7 +92,9 @@ export function hermesToolsAdapter(config: GatewayConfig, runtime: WorkerRuntime
       startup = { kind: 'unavailable', status: 'not_installed', reason: `Hermes' tool server cannot start: ${what}` };
       return [];
     }
-    const reply = await worker.request({ type: 'tools' }, limits.hermesToolsStartupTimeoutSeconds * 1000 + WORKER_SLACK_MS);
+    // One start budget for the list, a failed start's restart backoff and the restarts included.
+    const withinMs = limits.hermesToolsStartupTimeoutSeconds * 1000;
+    const reply = await worker.request({ type: 'tools', withinMs }, withinMs + WORKER_SLACK_MS);
     if (reply.failure || !('tools' in reply) || !reply.tools) {
       startup = { kind: 'unavailable', status: reply.failure?.code === 'HERMES_TOOLS_NOT_INSTALLED' ? 'not_installed' : 'error', reason: reply.failure?.message ?? 'the worker answered without a tool list' };
       await worker.close(); // nothing is catalogued from it until a restart: don't keep it retrying

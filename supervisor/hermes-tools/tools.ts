@@ -1,10 +1,12 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
-import type { HermesToolDefinition, HermesToolResult } from '../../shared/worker-protocol/hermes-tools.js';
+import type { HermesToolDefinition, HermesToolResult, HermesToolsFailureCode, HermesToolsSettings } from '../../shared/worker-protocol/hermes-tools.js';
 import type { Limits } from '../../shared/limits.js';
 import { compileArgumentValidator } from '../catalog/validate.js';
-import { WORKER_SLACK_MS } from '../spawning/resident-worker.js';
+import { ResidentWorker, WORKER_SLACK_MS } from '../spawning/resident-worker.js';
+import type { WorkerRuntime } from '../spawning/worker-runtime.js';
 import type { ContentBlock, ToolDefinition, ToolOutcome } from '../tool-types.js';
-import type { HermesToolsWorker } from './worker.js';
 
 // The tool server's tools as catalog entries: name, description and input schema exactly as its
 // tools/list gave them at startup (frozen with the catalog; never written here), the annotations
@@ -13,8 +15,9 @@ import type { HermesToolsWorker } from './worker.js';
 // the structured result (and its JSON mirror) unchanged; the dispatcher redacts and caps it like
 // any result. A failure of the tool server itself is one of the HERMES_TOOLS_* codes.
 //
-// A client that disconnects does not cancel the call: it ends within its budget, on the wire
-// (the tool server keeps serving), and the budget is the one named for the tool.
+// A client that goes away cancels the call on the tool server (MCP notifications/cancelled,
+// through the worker), which keeps serving the others; a call past its budget is cancelled the
+// same way. The budget is the one named for the tool.
 
 type Annotations = ToolDefinition['annotations'];
 
@@ -33,23 +36,59 @@ const ANNOTATIONS: Record<string, Annotations> = {
 /** The tools whose budget is the media one: an auxiliary model's download and inference, not a web read. */
 const MEDIA_TOOLS: ReadonlySet<string> = new Set(['vision_analyze', 'video_analyze', 'image_generate']);
 
+/**
+ * The supervisor's handle on the Hermes tools worker (workers/hermes-tools-worker.ts): a resident
+ * worker like the graph's (spawned on first use, replaced after it died, every request bounded),
+ * configured with the tool server's command; its failures are the HERMES_TOOLS_* codes.
+ */
+export class HermesToolsWorker extends ResidentWorker<'hermes-tools-worker', HermesToolsFailureCode> {
+  constructor(runtime: WorkerRuntime, settings: HermesToolsSettings, env: Record<string, string>, log: Logger) {
+    super(runtime, 'hermes-tools-worker', { type: 'configure', ...settings }, env, log, {
+      name: 'hermes_tools',
+      what: 'Hermes tools worker',
+      failedCode: 'HERMES_TOOLS_FAILED',
+      timeoutCode: 'HERMES_TOOLS_TIMEOUT',
+    });
+  }
+}
+
 /** A budget other than the tool's own (the startup smoke calls'), with its limit's name. */
 export type CallBudget = { name: 'hermesToolsWebSmokeTimeoutSeconds' };
 
 export interface ToolServerCall {
-  (name: string, args: Record<string, unknown>, budget?: CallBudget): Promise<HermesToolResult>;
+  (name: string, args: Record<string, unknown>, budget?: CallBudget, signal?: AbortSignal): Promise<HermesToolResult>;
 }
 
 /** One tools/call on the tool server within the tool's budget; the tool server's failure as a GatewayError. */
 export function toolServerCall(worker: HermesToolsWorker, limits: Limits): ToolServerCall {
-  return async (name, args, budget) => {
+  return async (name, args, budget, signal) => {
     const budgetName = budget?.name ?? (MEDIA_TOOLS.has(name) ? 'hermesToolsMediaTimeoutSeconds' : 'hermesToolsCallTimeoutSeconds');
     const timeoutMs = limits[budgetName] * 1000;
-    const reply = await worker.request({ type: 'call', name, arguments: args, timeoutMs, budgetName }, timeoutMs + WORKER_SLACK_MS);
+    if (signal?.aborted) throw cancelled(name);
+    const callId = randomUUID();
+    const request = worker.request({ type: 'call', callId, name, arguments: args, timeoutMs, budgetName }, timeoutMs + WORKER_SLACK_MS);
+    let onAbort = () => {};
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => {
+        worker.notify({ type: 'cancel', callId });
+        reject(cancelled(name));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    let reply: Awaited<typeof request>;
+    try {
+      reply = await Promise.race([request, aborted]);
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
     if (reply.failure) throw new GatewayError(ErrorCode[reply.failure.code], reply.failure.message, { component: 'hermes_tools', retryable: reply.failure.code !== 'HERMES_TOOLS_NOT_INSTALLED' });
     if (!('result' in reply) || !reply.result) throw new GatewayError(ErrorCode.HERMES_TOOLS_FAILED, 'the Hermes tools worker answered without a result', { component: 'hermes_tools' });
     return reply.result;
   };
+}
+
+function cancelled(name: string): GatewayError {
+  return new GatewayError(ErrorCode.CANCELLED, `the ${name} call was cancelled; Hermes' tool server was told to stop it`);
 }
 
 /**
@@ -72,7 +111,7 @@ export function toolServerTool(upstream: HermesToolDefinition, call: ToolServerC
     inputSchema,
     annotations: ANNOTATIONS[upstream.name] ?? { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
     ...(upstream.name === 'vision_analyze' ? { returnsImages: true } : {}),
-    handler: async (args) => outcomeOf(await call(upstream.name, args)),
+    handler: async (args, ctx) => outcomeOf(await call(upstream.name, args, undefined, ctx.signal)),
   };
 }
 

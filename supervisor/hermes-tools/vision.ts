@@ -18,7 +18,7 @@ export function toolServerVision(deps: { offered: () => boolean; notOffered: () 
         : request.question;
       let value: Record<string, unknown> | undefined;
       try {
-        const result = await deps.call('vision_analyze', { image_url: request.screenshotPath, question });
+        const result = await deps.call('vision_analyze', { image_url: request.screenshotPath, question }, undefined, request.signal);
         value = result.isError ? undefined : resultValue(result).value;
         if (!value) throw new Error(`vision_analyze answered without Hermes' result${result.isError ? ' (an error result)' : ''}`);
       } catch (e) {

@@ -323,11 +323,14 @@ export class ExecuteCodePool {
   }
 }
 
-export function executeCodeTool(pool: ExecuteCodePool, runtime: WorkerRuntime, cwdFor: (ownerId: string) => string): ToolDefinition {
+export function executeCodeTool(pool: ExecuteCodePool, runtime: WorkerRuntime, cwdFor: (ownerId: string) => string, catalogued: (name: string) => boolean = () => false): ToolDefinition {
   const { limits } = runtime.config;
+  // Hermes' web tools are offered to scripts only when its tool server serves them here.
+  const web = ['web_search', 'web_extract'].filter(catalogued);
+  const webNote = web.length > 0 ? `; ${web.join(' and ')} ${web.length > 1 ? 'are' : 'is'} Hermes' own, through its tool server` : '';
   return {
     name: 'execute_code',
-    description: `Run a Python script in a fresh, isolated worker (interpreter state never persists; \`reset\` is accepted and ignored). Import tools with \`from hermes_tools import terminal, read_file, write_file, search_files, patch, web_search, web_extract\` (at most ${limits.executeCodeMaxToolCalls} calls; terminal is foreground only, and a command Hermes would ask approval for, e.g. rm -r, git reset --hard or curl | sh, is denied with status "blocked": the script was the one approval; web_search and web_extract are Hermes' own, through its tool server, and answer an error when this gateway has none). Print the final result. Limits: ${limits.executeCodeDeadlineSeconds} s total including queue wait, ${limits.executeCodeConcurrency} scripts at once, ${limits.executeCodeMaxBytes} bytes of code, ${limits.executeCodeStdoutMaxBytes} characters of stdout kept (head and tail). The script runs with the service user's privileges: this is not a sandbox.`,
+    description: `Run a Python script in a fresh, isolated worker (interpreter state never persists; \`reset\` is accepted and ignored). Import tools with \`from hermes_tools import ${['terminal', 'read_file', 'write_file', 'search_files', 'patch', ...web].join(', ')}\` (at most ${limits.executeCodeMaxToolCalls} calls; terminal is foreground only, and a command Hermes would ask approval for, e.g. rm -r, git reset --hard or curl | sh, is denied with status "blocked": the script was the one approval${webNote}). Print the final result. Limits: ${limits.executeCodeDeadlineSeconds} s total including queue wait, ${limits.executeCodeConcurrency} scripts at once, ${limits.executeCodeMaxBytes} bytes of code, ${limits.executeCodeStdoutMaxBytes} characters of stdout kept (head and tail). The script runs with the service user's privileges: this is not a sandbox.`,
     inputSchema: {
       type: 'object',
       properties: {

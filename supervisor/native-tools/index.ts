@@ -38,7 +38,8 @@ export function nativeAdapter(config: GatewayConfig, log: Logger): NativeAdapter
   const terminals = new TerminalPool(runtime);
   const cwdFor = (ownerId: string) => terminals.cwdFor(ownerId);
   const access = { mode: config.fileAccess, roots: config.roots };
-  const files = fileTools({ hermesHome: config.hermesHome, cwdFor, access, readFileScanMaxBytes: config.limits.readFileScanMaxBytes });
+  const fileDeps = { hermesHome: config.hermesHome, cwdFor, access, readFileScanMaxBytes: config.limits.readFileScanMaxBytes };
+  const files = fileTools(fileDeps);
   // hermes_tools file calls from a script are nested calls of its execute_code call (script-tools.ts).
   const exec = new ExecuteCodePool(runtime, scriptToolDispatch(files.map((tool) => tool.name)));
   exec.prewarm(); // nothing is prepared while execute_code would be refused
@@ -61,7 +62,8 @@ export function nativeAdapter(config: GatewayConfig, log: Logger): NativeAdapter
     runtime,
     source: {
       name: 'native',
-      tools: () => [...files, terminalTool(terminals, runtime), executeCodeTool(exec, runtime, cwdFor), processManageTool(processes, runtime)],
+      // Built when the catalog asks: read_file and execute_code name Hermes' tools only if they were catalogued.
+      tools: (catalogued) => [...fileTools({ ...fileDeps, catalogued }), terminalTool(terminals, runtime), executeCodeTool(exec, runtime, cwdFor, catalogued), processManageTool(processes, runtime)],
     },
     readiness: [
       {

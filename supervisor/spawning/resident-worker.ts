@@ -93,6 +93,16 @@ export class ResidentWorker<E extends ResidentEntry, C extends string> {
     }
   }
 
+  /** Sends a message that has no reply to the live worker; none is started for it (a dead worker has nothing to act on). */
+  notify(message: Protocol<E>['toWorker']): void {
+    if (this.closed || !this.worker?.alive) return;
+    try {
+      this.worker.send(message);
+    } catch {
+      // the worker is going away: whatever the message was about goes with it
+    }
+  }
+
   /** Pid of the live worker, if one runs (for usage and tests). */
   get pid(): number | undefined {
     return this.worker?.alive ? this.worker.pid : undefined;

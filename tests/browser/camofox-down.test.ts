@@ -62,7 +62,7 @@ test('Camofox hanging: BROWSER_TIMEOUT within the budget; optional browser keeps
     const r = await browse(client, token, 'browser_navigate', { url: 'http://127.0.0.1:1/' });
     const elapsed = Date.now() - started;
     assert.equal(r.data.error, 'BROWSER_TIMEOUT', r.text);
-    assert.match(r.data.message as string, /Camofox .* did not answer POST \/tabs within 1 s/);
+    assert.match(r.data.message as string, /Camofox .* did not answer POST \/tabs within the call's 1 s \(browserNavigateTimeoutSeconds\)/);
     assert.ok(elapsed < 3000, `answered after ${elapsed} ms`);
     const ready = await fetch(`${gw.url}/readyz`);
     assert.equal(ready.status, 200);

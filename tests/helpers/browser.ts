@@ -40,9 +40,12 @@ export interface FakeCamofox {
 
 /**
  * A fake Camofox that records every request and answers `reply` (default: the happy path of the
- * routes browser_navigate uses). `hang: true` accepts requests and never answers them.
+ * routes browser_navigate uses). `hang: true` accepts requests and never answers them; `delay`
+ * answers a request after that many milliseconds, or never ('hang').
  */
-export async function startFakeCamofox(options: { hang?: boolean; reply?: (r: RecordedRequest) => { status: number; body: unknown } } = {}): Promise<FakeCamofox> {
+export async function startFakeCamofox(
+  options: { hang?: boolean; delay?: (r: RecordedRequest) => number | 'hang'; reply?: (r: RecordedRequest) => { status: number; body: unknown } } = {},
+): Promise<FakeCamofox> {
   const requests: RecordedRequest[] = [];
   const open = new Set<ServerResponse>();
   const defaultReply = (r: RecordedRequest) => {
@@ -58,14 +61,23 @@ export async function startFakeCamofox(options: { hang?: boolean; reply?: (r: Re
     req.on('end', () => {
       const record: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: raw ? (JSON.parse(raw) as unknown) : undefined };
       requests.push(record);
-      if (options.hang) {
+      const delay = options.hang ? 'hang' : (options.delay?.(record) ?? 0);
+      if (delay === 'hang') {
         open.add(res);
         return;
       }
-      const { status, body } = (options.reply ?? defaultReply)(record);
-      // A Buffer body is an image (a screenshot); anything else is JSON.
-      if (Buffer.isBuffer(body)) res.writeHead(status, { 'content-type': 'image/png' }).end(body);
-      else res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const answer = () => {
+        const { status, body } = (options.reply ?? defaultReply)(record);
+        // A Buffer body is an image (a screenshot); anything else is JSON.
+        if (Buffer.isBuffer(body)) res.writeHead(status, { 'content-type': 'image/png' }).end(body);
+        else res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      };
+      if (delay === 0) return answer();
+      open.add(res);
+      setTimeout(() => {
+        open.delete(res);
+        if (!res.destroyed) answer();
+      }, delay);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -16,9 +16,11 @@ export interface ToolServerStandIn {
   /** Its argv (stand-in flags included), for HERMES_MCP_HERMES_TOOLS_COMMAND. */
   command: string;
   /** Every start, in order. */
-  starts(): Array<{ pid: number; at: number; cwd: string; argv: string[]; env: Record<string, string | undefined> }>;
+  starts(): Array<{ pid: number; at: number; cwd: string; argv: string[]; env: Record<string, string | undefined>; envNames: string[] }>;
   /** Every tools/call it received. */
   calls(): Array<{ name: string; arguments: Record<string, unknown> }>;
+  /** Every tools/call its client cancelled (MCP notifications/cancelled), with when. */
+  cancels(): Array<{ name: string; arguments: Record<string, unknown>; at: number }>;
   /** The stand-in processes alive on the host now. */
   live(): number[];
 }
@@ -31,6 +33,7 @@ export function toolServerStandIn(recordDir: string, ...flags: string[]): ToolSe
     command: [process.execPath, STAND_IN, '--record', recordDir, '--marker', marker, ...flags].join(' '),
     starts: () => lines('starts.jsonl'),
     calls: () => lines('calls.jsonl'),
+    cancels: () => lines('cancels.jsonl'),
     live: () => numericDirs('/proc').filter((pid) => pid !== process.pid && cmdline(pid).includes(marker) && processStartTime(pid) !== undefined),
   };
 }

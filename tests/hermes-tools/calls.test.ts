@@ -18,7 +18,7 @@ let client: Client;
 let standIn: ToolServerStandIn;
 
 before(async () => {
-  standIn = toolServerStandIn(temp.make('hmcp-tools-'));
+  standIn = toolServerStandIn(temp.make('hmcp-tools-'), '--with', 'video_analyze'); // a Hermes that offers it
   gw = await startTestGateway({ env: { HERMES_MCP_HERMES_TOOLS_COMMAND: standIn.command }, limits: { maxOutputChars: MAX_OUTPUT } });
   client = await connect(gw.mcpUrl, 'modern');
 });

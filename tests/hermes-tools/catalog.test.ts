@@ -19,7 +19,7 @@ let home: string;
 
 before(async () => {
   home = makeHermesHome();
-  standIn = toolServerStandIn(temp.make('hmcp-tools-'), '--without', 'video_analyze');
+  standIn = toolServerStandIn(temp.make('hmcp-tools-')); // as Hermes' tool server: no video_analyze
   fakeHermesInstall(home, standIn);
   gw = await startTestGateway({ home, env: { HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents('hermes_tools', 'web_provider') } });
   client = await connect(gw.mcpUrl, 'modern');

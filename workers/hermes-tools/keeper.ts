@@ -1,5 +1,5 @@
 import type { HermesToolDefinition, HermesToolsSettings, HermesToolsStatus } from '../../shared/worker-protocol/hermes-tools.js';
-import { McpUpstream, UpstreamFailure } from '../mcp-upstream/session.js';
+import { McpUpstream, timer, UpstreamFailure } from '../mcp-upstream/session.js';
 
 // Keeps Hermes' tool server running: one stdio MCP session (../mcp-upstream/session.ts), opened at
 // configuration and reopened after every exit or failed open, after a backoff that doubles per
@@ -43,6 +43,31 @@ export class UpstreamKeeper {
       return this.session(withinMs - Math.max(0, waitMs));
     }
     return this.open();
+  }
+
+  /**
+   * The first session's tools/list, waiting within `withinMs` through failed starts and their
+   * restart backoff: one crash at boot must not cost the catalog its tools. A command that cannot
+   * be spawned at all is not waited for. Past `withinMs` the last failure (or a RestartPending, or
+   * a timeout) rejects.
+   */
+  async firstTools(withinMs: number): Promise<HermesToolDefinition[]> {
+    const deadline = Date.now() + withinMs;
+    for (;;) {
+      if (this.tools) return this.tools;
+      const left = deadline - Date.now();
+      const expiry = timer(left);
+      try {
+        await Promise.race([this.session(left), expiry.promise]);
+      } catch (e) {
+        if (expiry.expired) throw new UpstreamFailure('timeout', `no tools/list within ${withinMs} ms`, '');
+        // A restart due past the deadline (RestartPending) is not waited for: that would spin.
+        if (this.stopped || e instanceof RestartPending || (e instanceof UpstreamFailure && e.kind === 'not_installed') || !this.restart || Date.now() >= deadline) throw e;
+        // else: a failed start with its restart scheduled; wait for it (session() does) if it is due in time
+      } finally {
+        expiry.cancel();
+      }
+    }
   }
 
   /** Whether a session is up now. */

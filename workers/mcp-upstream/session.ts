@@ -121,11 +121,16 @@ export class McpUpstream {
   /**
    * One tools/call within `budgetMs`. Past the budget the upstream is killed (`onTimeout: 'kill'`)
    * or the request is cancelled (`'cancel'`: MCP notifications/cancelled, the upstream keeps serving).
+   * `signal` (the caller gone) cancels it the same way, and the call rejects with its reason.
    */
-  async call(name: string, args: Record<string, unknown>, budgetMs: number, onTimeout: 'kill' | 'cancel'): Promise<UpstreamResult> {
+  async call(name: string, args: Record<string, unknown>, budgetMs: number, onTimeout: 'kill' | 'cancel', signal?: AbortSignal): Promise<UpstreamResult> {
     if (this.closed) throw new UpstreamFailure('exited', 'the session has ended', this.stderrTail);
     const expiry = timer(budgetMs);
+    // The SDK sends notifications/cancelled for a request whose signal aborts.
     const cancel = new AbortController();
+    const stop = () => cancel.abort(signal?.reason);
+    signal?.addEventListener('abort', stop, { once: true });
+    if (signal?.aborted) stop();
     try {
       const result = await Promise.race([
         this.client.callTool({ name, arguments: args }, { timeout: budgetMs + SDK_TIMEOUT_SLACK_MS, signal: cancel.signal }),
@@ -138,11 +143,13 @@ export class McpUpstream {
         else cancel.abort(new Error(`no answer within ${budgetMs} ms`));
         throw new UpstreamFailure('timeout', `no answer within ${budgetMs} ms`, this.stderrTail);
       }
+      if (signal?.aborted) throw signal.reason;
       if (this.closed) throw new UpstreamFailure('exited', (e as Error).message, this.stderrTail);
       // The upstream answered with a JSON-RPC error (or a result the SDK refused): the session stays.
       throw new UpstreamFailure('refused', (e as Error).message, this.stderrTail);
     } finally {
       expiry.cancel();
+      signal?.removeEventListener('abort', stop);
     }
   }
 

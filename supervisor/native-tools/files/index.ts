@@ -57,6 +57,8 @@ import { writeFileTool } from './write-file.js';
 
 interface FileToolDeps {
   hermesHome: string;
+  /** Whether the catalog serves a tool (vision_analyze), so read_file points at it only then. */
+  catalogued?: (name: string) => boolean;
   /** The owner's current terminal working directory (relative paths resolve against it). */
   cwdFor(ownerId: string): string;
   /** `HERMES_MCP_FILE_ACCESS` and `HERMES_MCP_ROOTS` (confine.ts). */

@@ -69,7 +69,11 @@ function formatCount(n: number): string {
 /** What read_file needs from its host besides paths: the per-call read budget. */
 interface ReadFileDeps extends PathDeps {
   readFileScanMaxBytes: number;
+  /** Whether the catalog serves a tool: images are pointed at vision_analyze only when it does. */
+  catalogued?: (name: string) => boolean;
 }
+
+const visionServed = (deps: ReadFileDeps) => deps.catalogued?.('vision_analyze') === true;
 
 interface Page {
   /** Lines offset..end that exist, already byte-clamped, without terminators. */
@@ -159,7 +163,7 @@ export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>
     const ext = fileExtension(checked.real);
     throw new GatewayError(
       ErrorCode.FILE_BINARY,
-      `Cannot read binary file '${input}' (${ext}). Use vision_analyze for images, or terminal to inspect binary files.`,
+      `Cannot read binary file '${input}' (${ext}). ${visionServed(deps) ? 'Use vision_analyze for images, or terminal to inspect binary files.' : 'Use terminal to inspect binary files.'}`,
       { is_binary: true, is_image: IMAGE_EXTENSIONS.has(ext) },
     );
   }
@@ -257,7 +261,7 @@ export function readFileTool(deps: ReadFileDeps): ToolDefinition {
       'Read a text file with line numbers and pagination. Use this instead of cat/head/tail in terminal. ' +
       "Output format: 'LINE_NUM|CONTENT'. Suggests similar filenames if not found. Use offset and limit for large files. " +
       'Reads exceeding ~100K characters are rejected; use offset and limit to read specific sections of large files. ' +
-      'NOTE: Cannot read images or other binary files — use vision_analyze for images.',
+      `NOTE: Cannot read images or other binary files${visionServed(deps) ? ' — use vision_analyze for images' : ''}.`,
     inputSchema: {
       type: 'object',
       properties: {

@@ -163,11 +163,12 @@ describe('read_file: refusals', () => {
     await expectCode(c.read.handler({ path: 'latin1.txt' }, ctx), ErrorCode.FILE_BINARY);
   });
 
-  test('images are refused by extension with a pointer to vision_analyze', async () => {
+  // The pointer to vision_analyze comes only with Hermes' tool server serving it (tests/hermes-tools/descriptions).
+  test('images are refused by extension; without vision_analyze catalogued, terminal is the pointer', async () => {
     const c = cases.make();
     c.file('pic.png', 'not really a png');
     const e = await expectCode(c.read.handler({ path: 'pic.png' }, ctx), ErrorCode.FILE_BINARY);
-    assert.match(e.message, /Cannot read binary file 'pic.png' \(\.png\)\. Use vision_analyze for images/);
+    assert.match(e.message, /Cannot read binary file 'pic.png' \(\.png\)\. Use terminal to inspect binary files\.$/);
     assert.equal(e.details?.is_image, true);
   });
 
