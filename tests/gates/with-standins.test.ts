@@ -39,7 +39,9 @@ before(async () => {
   installStateDb(home);
   const root = realpathSync(dirs.make('hmcp-gates-root-'));
   typescriptProject(join(root, 'greeter'));
-  const tools = toolServerStandIn(dirs.make('hmcp-gates-tools-'));
+  // Gate 2 asks for video_analyze, which Hermes' tool server offers only in builds that expose it:
+  // this stand-in plays such a build (by default it lists what hermes_tools_mcp_server exposes today).
+  const tools = toolServerStandIn(dirs.make('hmcp-gates-tools-'), '--with', 'video_analyze');
   gateway = await startGatewayBin({
     HERMES_HOME: home,
     HOME: home,
