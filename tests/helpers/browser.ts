@@ -38,19 +38,22 @@ export interface FakeCamofox {
   close(): Promise<void>;
 }
 
+/** The happy path of the routes browser_navigate uses (the fake's default reply). */
+export function happyCamofoxReply(r: RecordedRequest): { status: number; body: unknown } {
+  if (r.path === '/health') return { status: 200, body: { ok: true, browserRunning: true, activeTabs: 0 } };
+  if (r.method === 'POST' && r.path === '/tabs') return { status: 200, body: { tabId: 'tab-1', url: (r.body as { url?: string }).url } };
+  if (r.path.startsWith('/tabs/tab-1/snapshot')) return { status: 200, body: { url: 'http://x/', snapshot: '- button "Go" [e1]', refsCount: 1 } };
+  return { status: 404, body: { error: 'Not found' } };
+}
+
 /**
  * A fake Camofox that records every request and answers `reply` (default: the happy path of the
- * routes browser_navigate uses). `hang: true` accepts requests and never answers them.
+ * routes browser_navigate uses). `hang: true` accepts requests and never answers them; a `reply`
+ * of `'hang'` does that for one request, `'drop'` closes its socket without an answer.
  */
-export async function startFakeCamofox(options: { hang?: boolean; reply?: (r: RecordedRequest) => { status: number; body: unknown } } = {}): Promise<FakeCamofox> {
+export async function startFakeCamofox(options: { hang?: boolean; reply?: (r: RecordedRequest) => { status: number; body: unknown } | 'hang' | 'drop' } = {}): Promise<FakeCamofox> {
   const requests: RecordedRequest[] = [];
   const open = new Set<ServerResponse>();
-  const defaultReply = (r: RecordedRequest) => {
-    if (r.path === '/health') return { status: 200, body: { ok: true, browserRunning: true, activeTabs: 0 } };
-    if (r.method === 'POST' && r.path === '/tabs') return { status: 200, body: { tabId: 'tab-1', url: (r.body as { url?: string }).url } };
-    if (r.path.startsWith('/tabs/tab-1/snapshot')) return { status: 200, body: { url: 'http://x/', snapshot: '- button "Go" [e1]', refsCount: 1 } };
-    return { status: 404, body: { error: 'Not found' } };
-  };
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.setEncoding('utf8');
@@ -58,11 +61,13 @@ export async function startFakeCamofox(options: { hang?: boolean; reply?: (r: Re
     req.on('end', () => {
       const record: RecordedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: raw ? (JSON.parse(raw) as unknown) : undefined };
       requests.push(record);
-      if (options.hang) {
+      const answer = options.hang ? 'hang' : (options.reply ?? happyCamofoxReply)(record);
+      if (answer === 'hang') {
         open.add(res);
         return;
       }
-      const { status, body } = (options.reply ?? defaultReply)(record);
+      if (answer === 'drop') return void req.socket.destroy();
+      const { status, body } = answer;
       // A Buffer body is an image (a screenshot); anything else is JSON.
       if (Buffer.isBuffer(body)) res.writeHead(status, { 'content-type': 'image/png' }).end(body);
       else res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
