@@ -43,7 +43,8 @@ async function startGateway(readOnly: boolean): Promise<Gw> {
   const env = { H: home, CRON: cronFixtureDir(), GW: gatewayMain, HERMES_HOME: home, HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: join(home, 'w'), HERMES_MCP_STATE_DIR: state, HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents(), HERMES_MCP_CRONJOB_MUTATIONS: 'on' };
   const { child, port } = await launch('unshare', ['-m', '--propagation', 'private', 'sh', '-c', script], env, (l) => parsePort(l, 'listening'), 'stderr');
   const client = await connect(`http://127.0.0.1:${port}/mcp`, 'modern');
-  child.stderr!.on('data', (d: Buffer) => { if (process.env.DEBUG_DISK) process.stdout.write(d); });
+  // DEBUG_DISK=1 shows the gateway's log (why a call failed inside it).
+  child.stderr!.on('data', (d: Buffer) => void (process.env.DEBUG_DISK && process.stdout.write(d)));
   const gw = { child, client, token: await sessionToken(client) };
   gateways.push(gw);
   return gw;
