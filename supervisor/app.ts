@@ -2,6 +2,7 @@ import { localhostHostValidation, localhostOriginValidation } from '@modelcontex
 import { Hono } from 'hono';
 import type { AuthEdge } from './auth/index.js';
 import type { Gateway } from './gateway.js';
+import { eventLoopDelay } from './health/event-loop-delay.js';
 import type { McpEndpoint } from './mcp/endpoint.js';
 import type { GatewayMetrics } from './metrics.js';
 import { currentRequest, isClientAbort, logRequest, newRequestRecord, runWithRequest } from './telemetry.js';
@@ -75,6 +76,7 @@ export function createApp(gateway: Gateway, endpoint: McpEndpoint, auth?: AuthEd
       public_tools: gateway.publicToolList().length,
       legacy_sessions: endpoint.legacySessions.size,
       capability_sessions: gateway.capabilities.activeCount(),
+      event_loop_delay: eventLoopDelay(),
       ...gateway.healthFacts(),
     });
   });

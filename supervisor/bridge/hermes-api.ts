@@ -97,7 +97,11 @@ export class HermesApi {
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
     } catch (e) {
-      throw aborted(signal) ?? new GatewayError(ErrorCode.AGENT_UNAVAILABLE, `the Hermes API at ${this.baseUrl} is unreachable: ${causeOf(e)}`, { unavailable_reason: 'unreachable' });
+      const cause = causeOf(e);
+      // Only a connection that was never made proves nothing was sent. A socket closed or reset
+      // after the request went out leaves the outcome unknown: the agent may have the task.
+      if (aborted(signal) || NEVER_CONNECTED.has(cause)) throw aborted(signal) ?? new GatewayError(ErrorCode.AGENT_UNAVAILABLE, `the Hermes API at ${this.baseUrl} is unreachable: ${cause}`, { unavailable_reason: 'unreachable' });
+      throw new GatewayError(ErrorCode.UPSTREAM_FAILED, `the Hermes API at ${this.baseUrl} closed the connection without an answer (${cause}); the agent may have received the request`, { outcome: 'unknown' });
     }
     let text: string;
     try {
@@ -114,6 +118,9 @@ export class HermesApi {
     return { status: response.status, body: parsed, headers: response.headers };
   }
 }
+
+/** Connection errors raised before a request could be sent (fetch's cause codes). */
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /** The error for an aborted request: the deadline's own (TASK_TIMEOUT), else a cancellation. */
 function aborted(signal: AbortSignal): GatewayError | undefined {

@@ -38,7 +38,8 @@ function prompt(args: TaskArgs, id: string, dir: string): string {
 
 /**
  * A sync task that got no answer still leaves a durable result for hermes_result: `interrupted`
- * when the agent may still be working (the deadline passed, the caller went away), `failed` with
+ * when the agent may still be working (the deadline passed, the caller went away, the connection
+ * closed after the task was sent), `failed` with
  * the error code when the API refused or broke (429, 5xx, unreachable, a rejected key). Returns the
  * error for the caller, carrying the task id.
  */
@@ -47,10 +48,12 @@ function recordSyncFailure(service: BridgeService, id: string, details: Record<s
   const finished_at = new Date().toISOString();
   let result: TaskResult;
   let thrown: unknown = e;
-  if (error?.code === ErrorCode.TASK_TIMEOUT || error?.code === ErrorCode.CANCELLED) {
-    const summary = error.code === ErrorCode.TASK_TIMEOUT ? `${error.message}; the agent may still be working. Use mode "async" for long tasks.` : `${error.message} before the agent answered; the agent may still be working`;
+  if (error?.code === ErrorCode.TASK_TIMEOUT || error?.code === ErrorCode.CANCELLED || error?.details?.outcome === 'unknown') {
+    const summary =
+      error.code === ErrorCode.TASK_TIMEOUT ? `${error.message}; the agent may still be working. Use mode "async" for long tasks.` : error.code === ErrorCode.CANCELLED ? `${error.message} before the agent answered; the agent may still be working` : error.message;
     result = { id, status: 'interrupted', summary, artifacts: [], next_steps: [], details: { ...details, error: error.code, finished_at } };
     if (error.code === ErrorCode.TASK_TIMEOUT) thrown = new GatewayError(ErrorCode.TASK_TIMEOUT, summary, { id });
+    else if (error.code !== ErrorCode.CANCELLED) thrown = new GatewayError(error.code, error.message, { ...error.details, id });
   } else {
     const retry = error?.details?.retryable === true ? [`hermes_task again with id ${id} in ${String(error.details.retry_after_seconds ?? 1)} s`] : [];
     const summary = `the task failed: ${e instanceof Error ? e.message : String(e)}`;

@@ -194,5 +194,30 @@ export function jobTools(store: JobStore, roots: readonly string[], limits: Limi
     },
   };
 
-  return [jobPrepare, jobStart, jobStatus, jobCancel, jobInput];
+  return [jobPrepare, jobStart, jobStatus, jobCancel, jobInput].map(storeFailuresExplained);
+}
+
+// SQLite's result codes for a store that cannot be written or read (full disk, read-only file
+// system, I/O error): better-sqlite3 raises them as SqliteError with this `code`.
+const STORE_FAILURE = /^SQLITE_(FULL|READONLY|IOERR|CANTOPEN|CORRUPT|NOTADB)/;
+
+/**
+ * A job tool whose database write failed answers JOB_STORE_UNAVAILABLE with SQLite's reason (the
+ * transaction rolled back, so nothing was recorded and nothing started), not an opaque internal
+ * error: a full disk or a read-only home is the operator's to fix, and the caller may retry.
+ */
+function storeFailuresExplained(tool: ToolDefinition): ToolDefinition {
+  const handler = tool.handler;
+  return {
+    ...tool,
+    async handler(args, ctx) {
+      try {
+        return await handler(args, ctx);
+      } catch (e) {
+        const code = (e as { code?: unknown }).code;
+        if (typeof code !== 'string' || !STORE_FAILURE.test(code)) throw e;
+        throw new GatewayError(ErrorCode.JOB_STORE_UNAVAILABLE, `the job database could not be written (${code}: ${(e as Error).message}); nothing was recorded or started, retry once the disk is writable`);
+      }
+    },
+  };
 }

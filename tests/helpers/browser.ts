@@ -38,22 +38,29 @@ export interface FakeCamofox {
   close(): Promise<void>;
 }
 
+/** The happy path of the routes browser_navigate uses (the fake's default reply). */
+export function happyCamofoxReply(r: RecordedRequest): { status: number; body: unknown } {
+  if (r.path === '/health') return { status: 200, body: { ok: true, browserRunning: true, activeTabs: 0 } };
+  if (r.method === 'POST' && r.path === '/tabs') return { status: 200, body: { tabId: 'tab-1', url: (r.body as { url?: string }).url } };
+  if (r.path.startsWith('/tabs/tab-1/snapshot')) return { status: 200, body: { url: 'http://x/', snapshot: '- button "Go" [e1]', refsCount: 1 } };
+  return { status: 404, body: { error: 'Not found' } };
+}
+
 /**
  * A fake Camofox that records every request and answers `reply` (default: the happy path of the
- * routes browser_navigate uses). `hang: true` accepts requests and never answers them; `delay`
+ * routes browser_navigate uses). `hang: true` accepts requests and never answers them; a `reply`
+ * of `'hang'` does that for one request, `'drop'` closes its socket without an answer; `delay`
  * answers a request after that many milliseconds, or never ('hang').
  */
 export async function startFakeCamofox(
-  options: { hang?: boolean; delay?: (r: RecordedRequest) => number | 'hang'; reply?: (r: RecordedRequest) => { status: number; body: unknown } } = {},
+  options: {
+    hang?: boolean;
+    delay?: (r: RecordedRequest) => number | 'hang';
+    reply?: (r: RecordedRequest) => { status: number; body: unknown } | 'hang' | 'drop';
+  } = {},
 ): Promise<FakeCamofox> {
   const requests: RecordedRequest[] = [];
   const open = new Set<ServerResponse>();
-  const defaultReply = (r: RecordedRequest) => {
-    if (r.path === '/health') return { status: 200, body: { ok: true, browserRunning: true, activeTabs: 0 } };
-    if (r.method === 'POST' && r.path === '/tabs') return { status: 200, body: { tabId: 'tab-1', url: (r.body as { url?: string }).url } };
-    if (r.path.startsWith('/tabs/tab-1/snapshot')) return { status: 200, body: { url: 'http://x/', snapshot: '- button "Go" [e1]', refsCount: 1 } };
-    return { status: 404, body: { error: 'Not found' } };
-  };
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.setEncoding('utf8');
@@ -66,17 +73,20 @@ export async function startFakeCamofox(
         open.add(res);
         return;
       }
-      const answer = () => {
-        const { status, body } = (options.reply ?? defaultReply)(record);
+      const respond = () => {
+        const answer = (options.reply ?? happyCamofoxReply)(record);
+        if (answer === 'hang') return void open.add(res);
+        if (answer === 'drop') return void req.socket.destroy();
+        const { status, body } = answer;
         // A Buffer body is an image (a screenshot); anything else is JSON.
         if (Buffer.isBuffer(body)) res.writeHead(status, { 'content-type': 'image/png' }).end(body);
         else res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       };
-      if (delay === 0) return answer();
+      if (delay === 0) return respond();
       open.add(res);
       setTimeout(() => {
         open.delete(res);
-        if (!res.destroyed) answer();
+        if (!res.destroyed) respond();
       }, delay);
     });
   });

@@ -119,7 +119,14 @@ export async function ensureCronDirs(hermesHome: string): Promise<void> {
   }
   const { cronDir, outputDir } = cronPaths(hermesHome);
   for (const dir of [cronDir, outputDir]) {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    // One level at a time (the home exists): a recursive mkdir reports a read-only file system as
+    // ENOENT, and the caller must be told the real reason (EROFS, ENOSPC) before anything is written.
+    try {
+      await mkdir(dir, { mode: 0o700 });
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'EEXIST') throw new GatewayError(ErrorCode.FILE_WRITE_FAILED, `cannot create ${dir}: ${code ?? (e as Error).message}; nothing was written`);
+    }
     await chmod(dir, 0o700).catch(() => undefined);
   }
 }
