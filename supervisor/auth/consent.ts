@@ -186,10 +186,11 @@ function page(res: ServerResponse, status: number, title: string, body: string):
   res.writeHead(status, {
     'content-type': 'text/html; charset=utf-8',
     'cache-control': 'no-store',
-    // No script, no external anything, never framed (clickjacking), no referrer to the client.
+    // No script, no external anything, never framed (clickjacking). No referrer to the client, but
+    // the form's own POST keeps its Origin: under `no-referrer` browsers send `Origin: null`.
     'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
     'x-frame-options': 'DENY',
-    'referrer-policy': 'no-referrer',
+    'referrer-policy': 'same-origin',
   });
   res.end(`<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(title)}</title>
 <style>body{font-family:system-ui,sans-serif;max-width:40em;margin:2em auto;padding:0 1em}th{text-align:left;padding-right:1em}pre{background:#eee;padding:.6em;font-size:1.2em}.notice{color:#a40}</style>

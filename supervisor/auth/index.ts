@@ -11,7 +11,7 @@ import { TokenBuckets } from '../edge/rate-limit.js';
 import { openAuthDatabase, type AuthDatabase } from './auth-db.js';
 import { createAuthorizationServer, handOff, OAUTH_ROUTES, type Provider } from './authorization-server.js';
 import { ConsentPages } from './consent.js';
-import { mcpGate, originGuard, verdictOf } from './middleware.js';
+import { CONSENT_PREFIX, mcpGate, originGuard, verdictOf } from './middleware.js';
 import { sweepExpired } from './oauth-store.js';
 import { PublicOrigin } from './public-origin.js';
 import { SCOPES } from './scopes.js';
@@ -37,7 +37,6 @@ interface NodeBindings {
   outgoing: ServerResponse;
 }
 
-const CONSENT_PREFIX = '/oauth/consent/';
 const SWEEP_MS = 60_000;
 
 export async function createAuthEdge(config: GatewayConfig, log: Logger, now: () => number = Date.now): Promise<AuthEdge | undefined> {

@@ -25,6 +25,9 @@ export interface McpGateOptions {
   now: () => number;
 }
 
+/** The consent page's routes (GET/POST /oauth/consent/:uid). */
+export const CONSENT_PREFIX = '/oauth/consent/';
+
 type Verdict = Extract<OriginVerdict, { ok: true }>;
 const verdicts = new WeakMap<Request, Verdict>();
 
@@ -41,7 +44,11 @@ export function originGuard(origins: PublicOrigin, onRefused: (c: Context, messa
   return async (c, next) => {
     const h = (name: string) => c.req.header(name) ?? undefined;
     const forwarded = ['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'forwarded'].some((n) => h(n) !== undefined);
-    const verdict = origins.judge({ host: h('host'), origin: h('origin'), forwardedHost: h('x-forwarded-host'), forwardedProto: h('x-forwarded-proto'), forwarded, peer: peerOf(c) });
+    // `Origin: null` (a browser hiding the page's origin) is accepted only on the consent form's POST,
+    // which its CSRF token and oidc-provider's interaction cookie already protect; everywhere else a
+    // null origin is as foreign as any other.
+    const origin = h('origin') === 'null' && c.req.method === 'POST' && c.req.path.startsWith(CONSENT_PREFIX) ? undefined : h('origin');
+    const verdict = origins.judge({ host: h('host'), origin, forwardedHost: h('x-forwarded-host'), forwardedProto: h('x-forwarded-proto'), forwarded, peer: peerOf(c) });
     if (!verdict.ok) {
       onRefused(c, verdict.message);
       return c.json({ jsonrpc: '2.0', error: { code: -32000, message: verdict.message }, id: null }, 403);
