@@ -121,7 +121,7 @@ function run(command: string, args: string[], x: RunContext): number {
       if (!result.ok) {
         // A wrong code is recorded (never the code itself): guessing leaves a trail.
         x.record('approve', `approve_${result.reason}`);
-        const message = { unknown_code: 'no pending request has this code (check it on the consent page)', expired: 'this request expired; start again from the client', locked: 'this request is locked after too many wrong passphrases', already_approved: 'this request is already approved' }[result.reason];
+        const message = { unknown_code: 'no pending request has this code (check it on the consent page)', expired: 'this request expired; start again from the client', locked: 'this request is locked after too many wrong passphrases', already_approved: 'this request is already approved', closed: 'this request has already ended (denied, locked or finished)' }[result.reason];
         return fail(json, result.reason === 'unknown_code' ? EXIT.notFound : EXIT.refused, result.reason, message);
       }
       const a = result.approval;

@@ -2,8 +2,9 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthDatabase } from './auth-db.js';
-import { countFailedTry, forget, markApproved, newApprovalCode, pendingByUid, recordPending, type PendingApproval } from './approvals.js';
+import { close, countFailedTry, markApproved, newApprovalCode, pendingByUid, recordPending, reissueCode, type ClosedOutcome, type PendingApproval } from './approvals.js';
 import { escapeHtml, type Provider } from './authorization-server.js';
+import type { PassphraseLimit } from './passphrase-limit.js';
 import { parseScopes, SCOPE_FULL } from './scopes.js';
 
 // The consent page of the authorization server (GET/POST /oauth/consent/:uid). It shows the
@@ -20,6 +21,8 @@ export interface ConsentOptions {
   ttlSeconds: number;
   /** HERMES_MCP_AUTH_PASSPHRASE_FILE, read on each try (so a changed passphrase applies at once). */
   passphraseFile?: string;
+  /** Wrong passphrases counted across every request. */
+  passphraseLimit: PassphraseLimit;
   now: () => number;
   /** One audit line per decision. */
   audit: (facts: { client: string; outcome: string; scope?: string }) => void;
@@ -42,6 +45,9 @@ export class ConsentPages {
     }
     if (details.uid !== uid) return page(res, 400, 'Mismatched authorization request', '<p>Start again from the application that sent you here.</p>');
     const pending = await this.ensurePending(uid, details.params, details.exp * 1000);
+    // An ended request stays ended for as long as its interaction lives, whatever is posted to it.
+    if (pending.closed === 'granted') return page(res, 400, 'This authorization request is already finished', '<p>Start again from the application that sent you here.</p>');
+    if (pending.closed !== null) return this.finish(req, res, pending, pending.closed);
     if (pending.expires_at <= this.o.now()) return this.finish(req, res, pending, 'expired');
     if (pending.failed_tries >= this.o.maxTries) return this.finish(req, res, pending, 'locked');
     if (req.method === 'GET') return this.render(res, pending);
@@ -56,12 +62,18 @@ export class ConsentPages {
     if (form.get('action') === 'deny') return this.finish(req, res, pending, 'denied');
     const passphrase = form.get('passphrase') ?? '';
     if (passphrase !== '') {
+      const disabledMs = this.o.passphraseLimit.disabledFor();
+      if (disabledMs > 0) {
+        this.o.audit({ client: pending.client_id, outcome: 'passphrase_disabled' });
+        return this.render(res, pending, `Passphrase approval is disabled for ${Math.ceil(disabledMs / 60_000)} min after too many wrong passphrases; ask the operator to run the command below.`);
+      }
       if (this.passphraseMatches(passphrase)) {
         markApproved(this.o.db, uid, pending.scope);
         this.o.audit({ client: pending.client_id, outcome: 'approved_by_passphrase', scope: pending.scope });
       } else {
         const tries = countFailedTry(this.o.db, uid);
         this.o.audit({ client: pending.client_id, outcome: 'passphrase_wrong' });
+        if (this.o.passphraseLimit.fail()) this.o.audit({ client: pending.client_id, outcome: 'passphrase_approval_disabled' });
         if (tries >= this.o.maxTries) return this.finish(req, res, pending, 'locked');
         return this.render(res, { ...pending, failed_tries: tries }, `Wrong passphrase (${this.o.maxTries - tries} tries left).`);
       }
@@ -75,9 +87,14 @@ export class ConsentPages {
 
   private async ensurePending(uid: string, params: Record<string, unknown>, expiresAt: number): Promise<PendingApproval> {
     const existing = pendingByUid(this.o.db, uid);
-    if (existing && this.secrets.has(uid)) return existing;
-    // A restarted gateway lost the code it showed: issue a new one.
-    if (existing) forget(this.o.db, uid);
+    if (existing && (this.secrets.has(uid) || existing.closed !== null)) return existing;
+    if (existing) {
+      // A restarted gateway lost the code it showed: the same request gets a new one, with its tries so far.
+      const code = newApprovalCode();
+      reissueCode(this.o.db, uid, code);
+      this.secrets.set(uid, { code, csrf: randomBytes(24).toString('base64url') });
+      return existing;
+    }
     const clientId = String(params.client_id ?? '');
     const client = await this.o.provider.Client.find(clientId);
     const requested = parseScopes(typeof params.scope === 'string' ? params.scope : undefined);
@@ -97,7 +114,7 @@ export class ConsentPages {
     recordPending(this.o.db, code, p);
     this.secrets.set(uid, { code, csrf: randomBytes(24).toString('base64url') });
     this.o.audit({ client: clientId, outcome: 'approval_pending', scope: p.scope });
-    return { ...p, failed_tries: 0, approved_scope: null };
+    return { ...p, failed_tries: 0, approved_scope: null, closed: null };
   }
 
   private passphraseMatches(given: string): boolean {
@@ -126,21 +143,21 @@ export class ConsentPages {
       grant.rejectResourceScope(p.resource, narrowed.join(' '));
     }
     const grantId = await grant.save();
-    this.cleanup(p.uid);
+    this.end(p.uid, 'granted');
     this.o.audit({ client: p.client_id, outcome: 'granted', scope });
     await this.o.provider.interactionFinished(req, res, { login: { accountId: 'operator' }, consent: { grantId } }, { mergeWithLastSubmission: false });
   }
 
-  private async finish(req: IncomingMessage, res: ServerResponse, p: PendingApproval, outcome: 'expired' | 'locked' | 'denied'): Promise<void> {
-    this.cleanup(p.uid);
-    this.o.audit({ client: p.client_id, outcome: `approval_${outcome}` });
+  private async finish(req: IncomingMessage, res: ServerResponse, p: PendingApproval, outcome: Exclude<ClosedOutcome, 'granted'>): Promise<void> {
+    if (p.closed === null) this.o.audit({ client: p.client_id, outcome: `approval_${outcome}` });
+    this.end(p.uid, outcome);
     const description = { expired: 'the operator approval expired', locked: 'too many wrong passphrases', denied: 'the request was denied' }[outcome];
     await this.o.provider.interactionFinished(req, res, { error: 'access_denied', error_description: description }, { mergeWithLastSubmission: false });
   }
 
-  private cleanup(uid: string): void {
+  private end(uid: string, outcome: ClosedOutcome): void {
     this.secrets.delete(uid);
-    forget(this.o.db, uid);
+    close(this.o.db, uid, outcome);
   }
 
   private render(res: ServerResponse, p: PendingApproval, notice?: string): void {

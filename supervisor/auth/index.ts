@@ -13,6 +13,7 @@ import { createAuthorizationServer, handOff, OAUTH_ROUTES, type Provider } from 
 import { ConsentPages } from './consent.js';
 import { CONSENT_PREFIX, mcpGate, originGuard, verdictOf } from './middleware.js';
 import { sweepExpired } from './oauth-store.js';
+import { PassphraseLimit } from './passphrase-limit.js';
 import { PublicOrigin } from './public-origin.js';
 import { SCOPES } from './scopes.js';
 import { StaticTokenVerifier } from './static-tokens.js';
@@ -129,6 +130,7 @@ function mountOAuth(app: Hono, o: MountOptions): void {
     maxTries: limits.authConsentMaxTries,
     ttlSeconds: limits.authConsentTtlSeconds,
     ...(config.auth.passphraseFile ? { passphraseFile: config.auth.passphraseFile } : {}),
+    passphraseLimit: new PassphraseLimit({ maxFailures: limits.authPassphraseMaxFailures, windowMs: limits.authPassphraseFailureWindowSeconds * 1000, lockoutMs: limits.authPassphraseLockoutSeconds * 1000, now: o.now }),
     now: o.now,
     audit: (facts) => audit.write({ ts: new Date(o.now()).toISOString(), ip: 'consent', method: 'CONSENT', path: CONSENT_PREFIX, status: 0, duration_ms: 0, grant: 'oauth', ...facts }),
   });

@@ -83,10 +83,14 @@ export class SqliteOidcAdapter implements Adapter {
 /** A registered client that never got a grant is forgotten after this long (registration is open to anyone). */
 const ABANDONED_CLIENT_SECONDS = 24 * 3600;
 
+const APPROVAL_GRACE_MS = 60_000;
+
 /** Drops expired rows, and clients registered a day ago that were never approved (the gateway calls it on a timer). */
 export function sweepExpired(db: AuthDatabase, now = Date.now()): void {
   db.prepare('DELETE FROM oidc WHERE expires_at IS NOT NULL AND expires_at <= ?').run(now);
-  db.prepare('DELETE FROM approvals WHERE expires_at <= ?').run(now);
+  // An approval row outlives its request by a minute: the interaction's own expiry is counted from a
+  // slightly later instant, and an ended request must stay ended until that interaction is gone.
+  db.prepare('DELETE FROM approvals WHERE expires_at <= ?').run(now - APPROVAL_GRACE_MS);
   db.prepare(
     `DELETE FROM oidc WHERE model = 'Client' AND json_extract(payload, '$.client_id_issued_at') <= ?
        AND client_id NOT IN (SELECT client_id FROM oidc WHERE model = 'Grant' AND client_id IS NOT NULL)`,
