@@ -27,7 +27,7 @@ Commands:
   clients                          list registered OAuth clients
   revoke CLIENT_ID|NAME|TOKEN      revoke an OAuth client (and all its tokens), a static token by name, or one OAuth token
   token create NAME [--scope S]    create a static bearer token (S: read or full, default full); printed once
-  token rotate NAME                replace a static token's secret (the old one stops working at once)
+  token rotate NAME [--scope S]    replace a static token's secret (the old one stops working at once); keeps its scope unless --scope
   token list                       list static tokens (names and scopes, never secrets)
 
 Every command takes --json (machine-readable output) and --help.
@@ -43,10 +43,11 @@ Exit: 0 approved, 3 no such code, 4 expired, locked or already approved.`,
 CLIENT_ID: removes the client and every grant, code and token issued to it. NAME: deletes that static
 token. TOKEN: an OAuth access or refresh token; its whole grant is revoked. Exit: 0 revoked, 3 nothing matched.`,
   token: `Usage: hermes-mcp-auth token create NAME [--scope read|full] [--json]
-       hermes-mcp-auth token rotate NAME [--json]
+       hermes-mcp-auth token rotate NAME [--scope read|full] [--json]
        hermes-mcp-auth token list [--json]
 A static token is 32 random bytes, shown once; the gateway keeps only its SHA-256. Clients send it as
-"Authorization: Bearer <token>"; audit lines name it by NAME. Exit: 4 when create finds NAME taken or rotate finds no NAME.`,
+"Authorization: Bearer <token>"; audit lines name it by NAME. rotate keeps the token's scope unless
+--scope is given. Exit: 4 when create finds NAME taken or rotate finds no NAME.`,
 };
 
 function out(json: boolean, value: unknown, text: string): void {
@@ -160,16 +161,18 @@ function run(command: string, args: string[], x: RunContext): number {
         return EXIT.ok;
       }
       if ((action !== 'create' && action !== 'rotate') || !name || extra.length > 0) return fail(json, EXIT.usage, 'usage', HELP.token!);
-      const scopeText = x.scope ?? 'full';
-      if (scopeText !== 'read' && scopeText !== 'full') return fail(json, EXIT.usage, 'usage', `--scope must be read or full, got ${JSON.stringify(scopeText)}`);
-      let token: string;
+      const scopeText = x.scope;
+      if (scopeText !== undefined && scopeText !== 'read' && scopeText !== 'full') return fail(json, EXIT.usage, 'usage', `--scope must be read or full, got ${JSON.stringify(scopeText)}`);
+      let issued: { token: string; scope: string };
       try {
-        token = issueStaticToken(db, name, scopeText === 'read' ? SCOPE_READ : SCOPE_FULL, { rotate: action === 'rotate' });
+        // Without --scope a new token is full and a rotated one keeps its scope.
+        issued = issueStaticToken(db, name, scopeText === undefined ? undefined : scopeText === 'read' ? SCOPE_READ : SCOPE_FULL, { rotate: action === 'rotate' });
       } catch (e) {
         return fail(json, EXIT.refused, 'refused', (e as Error).message);
       }
-      x.record(`token ${action}`, 'ok', { client: name, scope: scopeText === 'read' ? SCOPE_READ : SCOPE_FULL });
-      out(json, { ok: true, name, scope: scopeText === 'read' ? SCOPE_READ : SCOPE_FULL, token }, `${token}\n\nThe token ${name} (${scopeText}) is shown this once. Clients send it as: Authorization: Bearer <token>`);
+      const { token, scope } = issued;
+      x.record(`token ${action}`, 'ok', { client: name, scope });
+      out(json, { ok: true, name, scope, token }, `${token}\n\nThe token ${name} (${scope === SCOPE_READ ? 'read' : 'full'}) is shown this once. Clients send it as: Authorization: Bearer <token>`);
       return EXIT.ok;
     }
   }
