@@ -17,6 +17,7 @@ import { PassphraseLimit } from './passphrase-limit.js';
 import { PublicOrigin } from './public-origin.js';
 import { SCOPES } from './scopes.js';
 import { StaticTokenVerifier } from './static-tokens.js';
+import { protectAuthFiles } from '../native-tools/files/sensitive-paths.js';
 
 // Composition of the authentication edge, built only when it is on (a public URL is configured, or
 // HERMES_MCP_AUTH=on). Without it the gateway keeps its loopback-only Host/Origin check and
@@ -43,6 +44,9 @@ const SWEEP_MS = 60_000;
 export async function createAuthEdge(config: GatewayConfig, log: Logger, now: () => number = Date.now): Promise<AuthEdge | undefined> {
   const { auth, limits } = config;
   if (!auth.required) return undefined;
+  // Before anything is written: the file tools must never read or write these (a read-scope token
+  // reading the passphrase could approve itself a full one).
+  protectAuthFiles({ database: auth.database, auditLog: auth.auditLog, ...(auth.passphraseFile ? { passphraseFile: auth.passphraseFile } : {}) });
   const origins = new PublicOrigin(auth.publicUrls, auth.allowedOrigins);
   const db: AuthDatabase = openAuthDatabase(auth.database);
   const audit = new AuditLog(auth.auditLog, limits.authAuditMaxBytes, (error) => log.error({ event: 'auth_audit_failed', err: String(error) }));
