@@ -6,7 +6,7 @@ import { clientIp } from '../edge/client-ip.js';
 import { TokenBuckets } from '../edge/rate-limit.js';
 import { currentRequest } from '../telemetry.js';
 import { PublicOrigin, type OriginVerdict } from './public-origin.js';
-import { SCOPES, type Grant } from './scopes.js';
+import { principalKey, SCOPES, type Grant } from './scopes.js';
 import type { StaticTokenVerifier } from './static-tokens.js';
 import type { Provider } from './authorization-server.js';
 
@@ -23,6 +23,8 @@ export interface McpGateOptions {
   audit: AuditLog;
   mcpPerMinute: number;
   now: () => number;
+  /** How many legacy session bindings are remembered (default MAX_SESSION_BINDINGS); a forgotten one is refused. */
+  maxSessionBindings?: number;
 }
 
 /** The consent page's routes (GET/POST /oauth/consent/:uid). */
@@ -89,7 +91,10 @@ function verifier(o: McpGateOptions, resource: URL | undefined): OAuthTokenVerif
   };
 }
 
-/** Legacy sessions remembered per credential; beyond this the oldest binding is forgotten (its session is long idle by then). */
+/**
+ * Legacy sessions remembered per credential; beyond this the oldest binding is forgotten (its session
+ * is long idle by then, the gateway holding far fewer sessions), and that session is refused from then on.
+ */
 const MAX_SESSION_BINDINGS = 10_000;
 
 function sessionNotFound(): Response {
@@ -111,6 +116,7 @@ export function mcpGate(o: McpGateOptions): (c: Context, serve: (authInfo: AuthI
   // A 2025-era session belongs to the credential that opened it: another credential presenting its
   // id (leaked, guessed) is told the session does not exist, as for any unknown id.
   const sessionOwners = new Map<string, string>();
+  const maxBindings = o.maxSessionBindings ?? MAX_SESSION_BINDINGS;
   return async (c, serve) => {
     const started = performance.now();
     const verdict = verdictOf(c.req.raw);
@@ -139,19 +145,25 @@ export function mcpGate(o: McpGateOptions): (c: Context, serve: (authInfo: AuthI
         facts.outcome = 'rate_limited';
         return (response = tooManyRequests(taken.retryAfterSeconds));
       }
-      const who = `${grant.kind}:${grant.principal}`;
+      const who = principalKey(grant);
       const sessionId = c.req.header('mcp-session-id');
-      const owner = sessionId === undefined ? undefined : sessionOwners.get(sessionId);
-      if (owner !== undefined && owner !== who) {
-        facts.outcome = 'session_foreign';
-        return (response = sessionNotFound());
+      if (sessionId !== undefined) {
+        // Only a session this gate saw opened, by this credential, is served: an id with no
+        // recorded owner (never issued, forgotten, or ended) is refused like a foreign one.
+        const owner = sessionOwners.get(sessionId);
+        if (owner !== who) {
+          facts.outcome = owner === undefined ? 'session_unbound' : 'session_foreign';
+          return (response = sessionNotFound());
+        }
       }
       response = await serve(authInfo);
       const issued = response.headers.get('mcp-session-id');
       if (issued && sessionId === undefined) {
         sessionOwners.set(issued, who);
-        if (sessionOwners.size > MAX_SESSION_BINDINGS) sessionOwners.delete(sessionOwners.keys().next().value!);
+        if (sessionOwners.size > maxBindings) sessionOwners.delete(sessionOwners.keys().next().value!);
       }
+      // The session ended (DELETE) or the MCP layer no longer knows it (expired): forget its owner.
+      if (sessionId !== undefined && ((c.req.method === 'DELETE' && response.ok) || response.status === 404)) sessionOwners.delete(sessionId);
       return response;
     } finally {
       const record = currentRequest();
