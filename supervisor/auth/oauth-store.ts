@@ -13,6 +13,11 @@ interface Row {
   consumed_at: number | null;
 }
 
+/** oidc-provider's error shape (status, exposed `error`), without importing oidc-provider here (the CLI imports this file). */
+function alreadyConsumed(): Error {
+  return Object.assign(new Error('invalid_grant'), { error: 'invalid_grant', error_description: 'grant request is invalid', status: 400, statusCode: 400, expose: true });
+}
+
 export class SqliteOidcAdapter implements Adapter {
   constructor(
     private readonly db: AuthDatabase,
@@ -58,8 +63,13 @@ export class SqliteOidcAdapter implements Adapter {
     return undefined;
   }
 
+  /**
+   * Marks a code or refresh token used, once: two requests that both found it unused (a replay
+   * racing the real client) cannot both consume it; the second is refused as invalid_grant.
+   */
   async consume(id: string): Promise<void> {
-    this.db.prepare('UPDATE oidc SET consumed_at = ? WHERE model = ? AND id_hash = ?').run(Math.floor(this.now() / 1000), this.model, sha256Hex(id));
+    const changed = this.db.prepare('UPDATE oidc SET consumed_at = ? WHERE model = ? AND id_hash = ? AND consumed_at IS NULL').run(Math.floor(this.now() / 1000), this.model, sha256Hex(id)).changes;
+    if (changed === 0) throw alreadyConsumed();
   }
 
   async destroy(id: string): Promise<void> {
