@@ -2,6 +2,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import type { MiddlewareHandler } from 'hono';
 import { createApp } from './app.js';
 import { createAuthEdge } from './auth/index.js';
 import { bridgeAdapter, type BridgeAdapter } from './bridge/index.js';
@@ -95,6 +96,13 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   const auth = await createAuthEdge(config, log, options.now);
   const { app, lifecycle, counters } = createApp(gateway, endpoint, auth, metrics);
   composed = { gateway, counters };
+  // The bridge profile has its own token and none of the gateway's authentication: with a public
+  // URL, it is for the operator on this machine only, never reachable through the public name.
+  if (auth && config.auth.publicUrls.length > 0) {
+    const localOnly: MiddlewareHandler = (c, next) => (auth.isLocal(c.req.raw) ? next() : Promise.resolve(c.json({ error: 'FORBIDDEN', message: '/bridge is served on loopback only when HERMES_MCP_PUBLIC_URL is set' }, 403)));
+    app.use('/bridge', localOnly);
+    app.use('/bridge/*', localOnly);
+  }
   app.route('/bridge', bridge.profile);
   bridge.attach({ draining: () => lifecycle.draining, counted: (owner, work) => gateway.owners.runLeased(owner, work) });
   const server: ServerType = await new Promise((resolve, reject) => {
