@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { MiddlewareHandler } from 'hono';
 import { createApp } from './app.js';
-import { createAuthEdge } from './auth/index.js';
+import { assertAuthFilesSafe, createAuthEdge } from './auth/index.js';
 import { bridgeAdapter, type BridgeAdapter } from './bridge/index.js';
 import { isLoopbackHost, type GatewayConfig } from './config.js';
 import { Gateway, type GatewayOptions } from './gateway.js';
@@ -73,6 +73,8 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   const { config, log } = options;
   // Checked again here (not only when parsing the environment) so no embedding can bind wider.
   if (!isLoopbackHost(config.host)) throw new Error(`refusing to bind non-loopback host ${config.host}`);
+  // Before any adapter starts a worker: an unsafe passphrase file refuses startup with nothing to undo.
+  assertAuthFilesSafe(config.auth);
   // The native, jobs, guarded, memory and browser adapters are always part of the product; embedders and tests may add others.
   const native = nativeAdapter(config, log);
   // Before the other adapters, so the workers they start while the gateway is composed (the graph

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthDatabase } from './auth-db.js';
 import { close, countFailedTry, markApproved, newApprovalCode, pendingByUid, recordPending, reissueCode, type ClosedOutcome, type PendingApproval } from './approvals.js';
@@ -29,6 +29,25 @@ export interface ConsentOptions {
 }
 
 const MAX_FORM_BYTES = 4096;
+
+/**
+ * Why the passphrase file must not be used, or undefined when it is the gateway user's own 0600 (or
+ * stricter) file. A passphrase others can read approves any client; one another user owns can be
+ * changed by them.
+ */
+export function passphraseFileProblem(path: string): string | undefined {
+  let st;
+  try {
+    st = statSync(path);
+  } catch (e) {
+    return `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`;
+  }
+  if (!st.isFile()) return 'is not a regular file';
+  if (st.mode & 0o077) return `has mode ${(st.mode & 0o777).toString(8)}`;
+  const uid = process.getuid?.();
+  if (uid !== undefined && st.uid !== uid) return `belongs to uid ${st.uid}, not the gateway's (${uid})`;
+  return undefined;
+}
 
 export class ConsentPages {
   /** The code and CSRF token of each pending request, in memory only (the database has the code's hash). */
@@ -118,7 +137,8 @@ export class ConsentPages {
   }
 
   private passphraseMatches(given: string): boolean {
-    if (!this.o.passphraseFile) return false;
+    // Checked at startup, and again on each use: a file made readable since approves nothing.
+    if (!this.o.passphraseFile || passphraseFileProblem(this.o.passphraseFile)) return false;
     let expected: string;
     try {
       expected = readFileSync(this.o.passphraseFile, 'utf8').trim();

@@ -3,14 +3,14 @@ import { buildOAuthProtectedResourceMetadata, type AuthInfo } from '@modelcontex
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
-import type { GatewayConfig } from '../config.js';
+import { ConfigError, type GatewayConfig } from '../config.js';
 import { AuditLog } from '../edge/audit.js';
 import { readCappedBody } from '../edge/body-limit.js';
 import { clientIp } from '../edge/client-ip.js';
 import { TokenBuckets } from '../edge/rate-limit.js';
 import { openAuthDatabase, type AuthDatabase } from './auth-db.js';
 import { createAuthorizationServer, handOff, OAUTH_ROUTES, type Provider } from './authorization-server.js';
-import { ConsentPages } from './consent.js';
+import { ConsentPages, passphraseFileProblem } from './consent.js';
 import { CONSENT_PREFIX, mcpGate, originGuard, verdictOf } from './middleware.js';
 import { sweepExpired } from './oauth-store.js';
 import { PassphraseLimit } from './passphrase-limit.js';
@@ -41,9 +41,20 @@ interface NodeBindings {
 
 const SWEEP_MS = 60_000;
 
+/**
+ * Refuses a configuration whose secrets are not private, before anything starts: the passphrase
+ * file (when the consent page uses it) must be the gateway user's own, mode 0600 or stricter.
+ */
+export function assertAuthFilesSafe(auth: GatewayConfig['auth']): void {
+  if (!auth.oauth || !auth.passphraseFile) return;
+  const problem = passphraseFileProblem(auth.passphraseFile);
+  if (problem) throw new ConfigError(`HERMES_MCP_AUTH_PASSPHRASE_FILE ${auth.passphraseFile} ${problem}: chmod 600 it as the gateway's user (chown if needed), or unset the variable`);
+}
+
 export async function createAuthEdge(config: GatewayConfig, log: Logger, now: () => number = Date.now): Promise<AuthEdge | undefined> {
   const { auth, limits } = config;
   if (!auth.required) return undefined;
+  assertAuthFilesSafe(auth);
   // Before anything is written: the file tools must never read or write these (a read-scope token
   // reading the passphrase could approve itself a full one).
   protectAuthFiles({ database: auth.database, auditLog: auth.auditLog, ...(auth.passphraseFile ? { passphraseFile: auth.passphraseFile } : {}) });
