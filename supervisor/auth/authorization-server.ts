@@ -111,6 +111,9 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     extraClientMetadata: {
       properties: ['redirect_uri_policy'],
       validator: (_ctx, _key, _value, metadata) => {
+        // Registrations are made `web` before they get here (index.ts); a metadata document may not
+        // declare itself native either (its loopback redirects would match on any port).
+        if (metadata.application_type === 'native') throw new errors.InvalidClientMetadata('application_type native is not supported; redirect URIs must match exactly');
         for (const uri of (metadata.redirect_uris as string[] | undefined) ?? []) {
           const problem = redirectUriProblem(uri);
           if (problem) throw Object.assign(new errors.InvalidRedirectUri(), { error_description: problem });

@@ -95,7 +95,10 @@ const MAX_REGISTRATION_BYTES = 64 * 1024;
  * Every client is public: PKCE S256 is its proof and no client secret exists to be stored. A
  * registration asking for a secret-based method (client_secret_post/basic) is registered with
  * `none` instead, as RFC 7591 §3.2.1 lets the server decide; the response says so, and a client that
- * follows it needs no secret. The JSON text, or undefined when it is not a JSON object within bounds.
+ * follows it needs no secret. Every client is also a `web` client: oidc-provider lets a `native`
+ * client's loopback redirect URI match on any port (RFC 8252 §7.3), so any local process listening
+ * on another port could receive its codes; a web client's redirect must match exactly.
+ * The JSON text, or undefined when it is not a JSON object within bounds.
  */
 async function publicClientRegistration(request: Request): Promise<string | undefined> {
   const text = await readCappedBody(request, MAX_REGISTRATION_BYTES);
@@ -107,7 +110,7 @@ async function publicClientRegistration(request: Request): Promise<string | unde
     return undefined;
   }
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return undefined;
-  return JSON.stringify({ ...metadata, token_endpoint_auth_method: 'none' });
+  return JSON.stringify({ ...metadata, token_endpoint_auth_method: 'none', application_type: 'web' });
 }
 
 function refusalKind(message: string): string {
