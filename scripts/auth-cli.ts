@@ -1,11 +1,12 @@
 #!/usr/bin/env node
+import { closeSync, openSync, readSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadLimits } from '../shared/limits.js';
 import { AuditLog } from '../supervisor/edge/audit.js';
 import { openAuthDatabase, type AuthDatabase } from '../supervisor/auth/auth-db.js';
-import { approveByCode, listPending } from '../supervisor/auth/approvals.js';
+import { approveByCode, listPending, lookupByCode } from '../supervisor/auth/approvals.js';
 import { listClients, revokeClient, revokeOAuthToken } from '../supervisor/auth/oauth-store.js';
 import { SCOPE_FULL, SCOPE_READ } from '../supervisor/auth/scopes.js';
 import { authSettings } from '../supervisor/auth/settings.js';
@@ -22,7 +23,7 @@ const HELP: Record<string, string> & { main: string } = {
   main: `Usage: hermes-mcp-auth <command> [options]
 
 Commands:
-  approve CODE [--read-only]       approve the authorization request showing CODE on its consent page
+  approve CODE [--read-only] [--yes]  show the authorization request showing CODE on its consent page; approve it on y (or --yes)
   pending                          list authorization requests waiting for approval
   clients                          list registered OAuth clients
   revoke CLIENT_ID|NAME|TOKEN      revoke an OAuth client (and all its tokens), a static token by name, or one OAuth token
@@ -31,12 +32,14 @@ Commands:
   token list                       list static tokens (names and scopes, never secrets)
 
 Every command takes --json (machine-readable output) and --help.
-Exit codes: 0 done, 1 failed (configuration, database), 2 usage error, 3 not found (unknown code, client or token), 4 refused (expired, locked, already approved, name taken).`,
-  approve: `Usage: hermes-mcp-auth approve CODE [--read-only] [--json]
-Approves the pending authorization request whose consent page shows CODE (e.g. ABCD-EF23), after
-printing the client's name, redirect URI and scope: check them against what you expect. --read-only
-grants hermes:read whatever was requested. The person on the page then presses Continue.
-Exit: 0 approved, 3 no such code, 4 expired, locked or already approved.`,
+Exit codes: 0 done, 1 failed (configuration, database), 2 usage error, 3 not found (unknown code, client or token), 4 refused (not confirmed, expired, locked, already approved, name taken).`,
+  approve: `Usage: hermes-mcp-auth approve CODE [--read-only] [--yes] [--json]
+Shows the pending authorization request whose consent page shows CODE (e.g. ABCD-EF23): the client's
+name, its redirect URI and the scope it would get. Check them against what you just started, then
+answer y to approve. Without a terminal to ask on (or with --json) it only shows them: run it again
+with --yes to approve. --read-only grants hermes:read whatever was requested. The person on the page
+then presses Continue.
+Exit: 0 approved, 3 no such code, 4 not approved (not confirmed, expired, locked or already approved).`,
   pending: 'Usage: hermes-mcp-auth pending [--json]\nLists requests waiting for approval (client, redirect URI, scope, expiry); codes are never shown here.',
   clients: 'Usage: hermes-mcp-auth clients [--json]\nLists registered OAuth clients with their redirect URIs and active grants.',
   revoke: `Usage: hermes-mcp-auth revoke CLIENT_ID|NAME|TOKEN [--json]
@@ -60,10 +63,36 @@ function fail(json: boolean, code: number, error: string, message: string): numb
   return code;
 }
 
+/**
+ * One line from the terminal (the operator's answer), read synchronously; empty at end of input or
+ * on error. The controlling terminal is opened afresh: Node may have made fd 0 non-blocking.
+ */
+function readLine(): string {
+  let fd: number;
+  try {
+    fd = openSync('/dev/tty', 'r');
+  } catch {
+    return '';
+  }
+  const byte = Buffer.alloc(1);
+  let line = '';
+  try {
+    for (;;) {
+      const n = readSync(fd, byte, 0, 1, null);
+      if (n === 0 || byte[0] === 0x0a || byte[0] === 0x0d) return line;
+      line += String.fromCharCode(byte[0]!);
+    }
+  } catch {
+    return line;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function main(argv: string[]): number {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, 'read-only': { type: 'boolean' }, scope: { type: 'string' } } });
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, 'read-only': { type: 'boolean' }, yes: { type: 'boolean', short: 'y' }, scope: { type: 'string' } } });
   } catch (e) {
     return fail(false, EXIT.usage, 'usage', `${(e as Error).message}\n\n${HELP.main}`);
   }
@@ -96,7 +125,7 @@ function main(argv: string[]): number {
   const record = (path: string, outcome: string, facts: { client?: string; scope?: string } = {}) =>
     audit.write({ ts: new Date().toISOString(), ip: 'cli', method: 'CLI', path, status: 0, duration_ms: Math.round(performance.now() - started), grant: 'operator', outcome, ...facts });
   try {
-    return run(command, rest, { json, readOnly: values['read-only'] === true, scope: values.scope, db, record, maxTries });
+    return run(command, rest, { json, readOnly: values['read-only'] === true, yes: values.yes === true, scope: values.scope, db, record, maxTries });
   } finally {
     audit.close();
     db.close();
@@ -106,6 +135,8 @@ function main(argv: string[]): number {
 interface RunContext {
   json: boolean;
   readOnly: boolean;
+  /** --yes: approve without asking (what is approved is printed all the same). */
+  yes: boolean;
   scope: string | undefined;
   db: AuthDatabase;
   record: (path: string, outcome: string, facts?: { client?: string; scope?: string }) => void;
@@ -118,7 +149,25 @@ function run(command: string, args: string[], x: RunContext): number {
     case 'approve': {
       const code = args[0];
       if (!code || args.length > 1) return fail(json, EXIT.usage, 'usage', HELP.approve!);
-      const result = approveByCode(db, code, { readOnly: x.readOnly, maxTries: x.maxTries, now: Date.now() });
+      const options = { readOnly: x.readOnly, maxTries: x.maxTries, now: Date.now() };
+      const found = lookupByCode(db, code, options);
+      // The operator sees what a code would approve before approving it: a code read off someone
+      // else's page (or typed wrong) must not approve a stranger's client unseen.
+      if (found.ok && !x.yes) {
+        const f = found.approval;
+        const shown = { client_id: f.client_id, client_name: f.client_name, redirect_uri: f.redirect_uri, scope: found.scope };
+        const summary = `${f.client_name} (${f.client_id})\n  redirect URI: ${f.redirect_uri}\n  scope: ${found.scope}`;
+        const interactive = !json && process.stdin.isTTY === true;
+        if (interactive) process.stdout.write(`Authorization request from ${summary}\nApprove it? [y/N] `);
+        if (!interactive || !/^y(es)?$/i.test(readLine().trim())) {
+          x.record('approve', 'approve_not_confirmed', { client: f.client_id });
+          const message = interactive ? 'not approved' : 'not approved: check the request above, then run again with --yes to approve it';
+          if (json) process.stdout.write(JSON.stringify({ ok: false, error: 'not_confirmed', message, ...shown }) + '\n');
+          else process.stdout.write(`${interactive ? '' : `Authorization request from ${summary}\n`}Not approved${interactive ? '.' : ': check it, then run again with --yes to approve it.'}\n`);
+          return EXIT.refused;
+        }
+      }
+      const result = found.ok ? approveByCode(db, code, options) : found;
       if (!result.ok) {
         // A wrong code is recorded (never the code itself): guessing leaves a trail.
         x.record('approve', `approve_${result.reason}`);

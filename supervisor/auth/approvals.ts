@@ -84,19 +84,23 @@ export type ApproveOutcome =
   | { ok: false; reason: 'unknown_code' | 'expired' | 'locked' | 'already_approved' | 'closed' };
 
 /**
- * The operator's approval by code (the CLI). `readOnly` narrows the grant to hermes:read whatever
- * was requested. An unknown code changes nothing.
+ * The request a code belongs to, and the scope an approval would grant (`readOnly` narrows it to
+ * hermes:read whatever was requested), without approving anything: what the operator is shown first.
  */
-export function approveByCode(db: AuthDatabase, code: string, options: { readOnly: boolean; maxTries: number; now: number }): ApproveOutcome {
-  const row = db
-    .prepare(`SELECT ${COLUMNS} FROM approvals WHERE code_hash = ?`)
-    .get(sha256Hex(normalizeCode(code))) as PendingApproval | undefined;
+export function lookupByCode(db: AuthDatabase, code: string, options: { readOnly: boolean; maxTries: number; now: number }): ApproveOutcome {
+  const row = db.prepare(`SELECT ${COLUMNS} FROM approvals WHERE code_hash = ?`).get(sha256Hex(normalizeCode(code))) as PendingApproval | undefined;
   if (!row) return { ok: false, reason: 'unknown_code' };
   if (row.expires_at <= options.now) return { ok: false, reason: 'expired' };
   if (row.failed_tries >= options.maxTries) return { ok: false, reason: 'locked' };
   if (row.approved_scope !== null) return { ok: false, reason: 'already_approved' };
   if (row.closed !== null) return { ok: false, reason: 'closed' };
-  const scope = options.readOnly ? SCOPE_READ : row.scope;
-  if (!markApproved(db, row.uid, scope)) return { ok: false, reason: 'closed' };
-  return { ok: true, approval: row, scope };
+  return { ok: true, approval: row, scope: options.readOnly ? SCOPE_READ : row.scope };
+}
+
+/** The operator's approval by code (the CLI, once the operator confirmed what lookupByCode showed). An unknown code changes nothing. */
+export function approveByCode(db: AuthDatabase, code: string, options: { readOnly: boolean; maxTries: number; now: number }): ApproveOutcome {
+  const found = lookupByCode(db, code, options);
+  if (!found.ok) return found;
+  if (!markApproved(db, found.approval.uid, found.scope)) return { ok: false, reason: 'closed' };
+  return found;
 }

@@ -40,7 +40,7 @@ test('reopening a locked consent URL stays locked: no new code, and the right pa
   assert.notEqual(again.status, 200);
   const { query } = await p.c.continueTo(p.path, { csrf: p.csrf, action: 'continue', passphrase: PASSPHRASE });
   assert.equal(query?.get('code') ?? null, null, 'no authorization code after the lock');
-  assert.equal(authCli(gw.home, ['approve', p.code]).status, 4);
+  assert.equal(authCli(gw.home, ['approve', p.code, '--yes']).status, 4);
 });
 
 test('past the gateway-wide limit of wrong passphrases, even the right one is refused for a while (audited); the CLI still approves', async () => {
@@ -53,6 +53,6 @@ test('past the gateway-wide limit of wrong passphrases, even the right one is re
   assert.equal(refused.status, 200);
   assert.match(refused.body, /Passphrase approval is disabled/);
   assert.equal(refused.headers.location, undefined);
-  assert.equal(authCli(gw.home, ['approve', b.code]).status, 0);
+  assert.equal(authCli(gw.home, ['approve', b.code, '--yes']).status, 0);
   assert.ok((await b.c.continueTo(b.path, { csrf: b.csrf, action: 'continue' })).query?.get('code'));
 });

@@ -19,7 +19,7 @@ async function approvedPage() {
   const c = new HandClient(gw.url, HOST);
   await c.register();
   const page = await c.consentPage(await c.authorize({ code_challenge: pkcePair().challenge, code_challenge_method: 'S256' }));
-  assert.equal(authCli(gw.home, ['approve', page.code]).status, 0);
+  assert.equal(authCli(gw.home, ['approve', page.code, '--yes']).status, 0);
   return { c, ...page };
 }
 

@@ -38,7 +38,7 @@ test('two concurrent refreshes with the same refresh token: exactly one gets tok
   await c.register();
   const { verifier, challenge } = pkcePair();
   const page = await c.consentPage(await c.authorize({ code_challenge: challenge, code_challenge_method: 'S256', scope: 'hermes:read offline_access' }));
-  assert.equal(authCli(gw.home, ['approve', page.code]).status, 0);
+  assert.equal(authCli(gw.home, ['approve', page.code, '--yes']).status, 0);
   const { query } = await c.continueTo(page.path, { csrf: page.csrf, action: 'continue' });
   const first = await c.token({ grant_type: 'authorization_code', code: query!.get('code')!, redirect_uri: c.redirectUri, code_verifier: verifier, resource: c.resource });
   const { refresh_token } = JSON.parse(first.body) as { refresh_token: string };
