@@ -8,7 +8,10 @@ import { SCOPE_READ } from './scopes.js';
 // default), and 5 wrong passphrases lock it. Only the code's SHA-256 is stored; the page keeps
 // showing the same code because the gateway holds it in memory for the life of the request. A
 // request that ended (locked, denied, expired, granted) keeps its row, marked `closed`, until its
-// interaction expires: reopening the same consent URL must not start it over with fresh tries.
+// interaction expires: reopening the same consent URL must not start it over with fresh tries. The
+// interaction uid (which names oidc-provider's interaction record) is stored as its SHA-256 too.
+
+const uidKey = (uid: string) => sha256Hex(uid);
 
 /** No 0/O, 1/I/L: read off a screen and typed into a terminal. */
 const ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
@@ -26,6 +29,7 @@ export function normalizeCode(code: string): string {
 }
 
 export interface PendingApproval {
+  /** The interaction's uid; in rows found by code (lookupByCode), its SHA-256: only that is stored. */
   uid: string;
   client_id: string;
   client_name: string;
@@ -48,11 +52,12 @@ export function recordPending(db: AuthDatabase, code: string, p: Omit<PendingApp
   db.prepare(
     `INSERT INTO approvals (uid, code_hash, client_id, client_name, redirect_uri, scope, resource, created_at, expires_at)
      VALUES (@uid, @code_hash, @client_id, @client_name, @redirect_uri, @scope, @resource, @created_at, @expires_at)`,
-  ).run({ ...p, code_hash: sha256Hex(normalizeCode(code)) });
+  ).run({ ...p, uid: uidKey(p.uid), code_hash: sha256Hex(normalizeCode(code)) });
 }
 
 export function pendingByUid(db: AuthDatabase, uid: string): PendingApproval | undefined {
-  return db.prepare(`SELECT ${COLUMNS} FROM approvals WHERE uid = ?`).get(uid) as PendingApproval | undefined;
+  const row = db.prepare(`SELECT ${COLUMNS} FROM approvals WHERE uid = ?`).get(uidKey(uid)) as PendingApproval | undefined;
+  return row ? { ...row, uid } : undefined;
 }
 
 export function listPending(db: AuthDatabase, now: number): PendingApproval[] {
@@ -60,23 +65,27 @@ export function listPending(db: AuthDatabase, now: number): PendingApproval[] {
 }
 
 export function countFailedTry(db: AuthDatabase, uid: string): number {
-  db.prepare('UPDATE approvals SET failed_tries = failed_tries + 1 WHERE uid = ?').run(uid);
+  db.prepare('UPDATE approvals SET failed_tries = failed_tries + 1 WHERE uid = ?').run(uidKey(uid));
   return pendingByUid(db, uid)?.failed_tries ?? 0;
 }
 
 /** Approves an open request; false when it has already ended (an approval never reopens it). */
 export function markApproved(db: AuthDatabase, uid: string, scope: string): boolean {
-  return db.prepare('UPDATE approvals SET approved_scope = ? WHERE uid = ? AND closed IS NULL').run(scope, uid).changes > 0;
+  return approveStored(db, uidKey(uid), scope);
+}
+
+function approveStored(db: AuthDatabase, key: string, scope: string): boolean {
+  return db.prepare('UPDATE approvals SET approved_scope = ? WHERE uid = ? AND closed IS NULL').run(scope, key).changes > 0;
 }
 
 /** Records how a request ended; the row stays until it expires (sweepExpired), so the uid cannot start over. */
 export function close(db: AuthDatabase, uid: string, outcome: ClosedOutcome): void {
-  db.prepare('UPDATE approvals SET closed = ? WHERE uid = ? AND closed IS NULL').run(outcome, uid);
+  db.prepare('UPDATE approvals SET closed = ? WHERE uid = ? AND closed IS NULL').run(outcome, uidKey(uid));
 }
 
 /** A restarted gateway lost the code it showed: the same request gets a new code, keeping its tries. */
 export function reissueCode(db: AuthDatabase, uid: string, code: string): void {
-  db.prepare('UPDATE approvals SET code_hash = ? WHERE uid = ?').run(sha256Hex(normalizeCode(code)), uid);
+  db.prepare('UPDATE approvals SET code_hash = ? WHERE uid = ?').run(sha256Hex(normalizeCode(code)), uidKey(uid));
 }
 
 export type ApproveOutcome =
@@ -101,6 +110,7 @@ export function lookupByCode(db: AuthDatabase, code: string, options: { readOnly
 export function approveByCode(db: AuthDatabase, code: string, options: { readOnly: boolean; maxTries: number; now: number }): ApproveOutcome {
   const found = lookupByCode(db, code, options);
   if (!found.ok) return found;
-  if (!markApproved(db, found.approval.uid, found.scope)) return { ok: false, reason: 'closed' };
+  // A row found by code carries the stored key (the uid's hash) as its uid.
+  if (!approveStored(db, found.approval.uid, found.scope)) return { ok: false, reason: 'closed' };
   return found;
 }

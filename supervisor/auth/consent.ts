@@ -23,12 +23,16 @@ export interface ConsentOptions {
   passphraseFile?: string;
   /** Wrong passphrases counted across every request. */
   passphraseLimit: PassphraseLimit;
+  /** The resource a request that names none is granted (the first public URL's /mcp, as oidc-provider defaults it). */
+  defaultResource: string;
   now: () => number;
-  /** One audit line per decision. */
-  audit: (facts: { client: string; outcome: string; scope?: string }) => void;
+  /** One audit line per decision, with the caller's address. */
+  audit: (facts: { ip: string; client: string; outcome: string; scope?: string }) => void;
 }
 
 const MAX_FORM_BYTES = 4096;
+
+type Say = (facts: { client: string; outcome: string; scope?: string }) => void;
 
 /**
  * Why the passphrase file must not be used, or undefined when it is the gateway user's own 0600 (or
@@ -55,7 +59,9 @@ export class ConsentPages {
 
   constructor(private readonly o: ConsentOptions) {}
 
-  async handle(uid: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /** `ip`: the caller's address (the forwarder's X-Forwarded-For), for the audit lines. */
+  async handle(uid: string, req: IncomingMessage, res: ServerResponse, ip: string): Promise<void> {
+    const say: Say = (facts) => this.o.audit({ ip, ...facts });
     let details;
     try {
       details = await this.o.provider.interactionDetails(req, res);
@@ -63,37 +69,37 @@ export class ConsentPages {
       return page(res, 400, 'This authorization request is unknown or has expired', '<p>Start again from the application that sent you here.</p>');
     }
     if (details.uid !== uid) return page(res, 400, 'Mismatched authorization request', '<p>Start again from the application that sent you here.</p>');
-    const pending = await this.ensurePending(uid, details.params, details.exp * 1000);
+    const pending = await this.ensurePending(uid, details.params, details.exp * 1000, say);
     // An ended request stays ended for as long as its interaction lives, whatever is posted to it.
     if (pending.closed === 'granted') return page(res, 400, 'This authorization request is already finished', '<p>Start again from the application that sent you here.</p>');
-    if (pending.closed !== null) return this.finish(req, res, pending, pending.closed);
-    if (pending.expires_at <= this.o.now()) return this.finish(req, res, pending, 'expired');
-    if (pending.failed_tries >= this.o.maxTries) return this.finish(req, res, pending, 'locked');
+    if (pending.closed !== null) return this.finish(req, res, pending, pending.closed, say);
+    if (pending.expires_at <= this.o.now()) return this.finish(req, res, pending, 'expired', say);
+    if (pending.failed_tries >= this.o.maxTries) return this.finish(req, res, pending, 'locked', say);
     if (req.method === 'GET') return this.render(res, pending);
     if (req.method !== 'POST') return page(res, 405, 'Method not allowed', '');
 
     const form = await readForm(req);
     const secrets = this.secrets.get(uid);
     if (!form || !secrets || !sameText(form.get('csrf') ?? '', secrets.csrf)) {
-      this.o.audit({ client: pending.client_id, outcome: 'csrf_invalid' });
+      say({ client: pending.client_id, outcome: 'csrf_invalid' });
       return page(res, 403, 'This form has expired', '<p>Reload the page and try again.</p>');
     }
-    if (form.get('action') === 'deny') return this.finish(req, res, pending, 'denied');
+    if (form.get('action') === 'deny') return this.finish(req, res, pending, 'denied', say);
     const passphrase = form.get('passphrase') ?? '';
     if (passphrase !== '') {
       const disabledMs = this.o.passphraseLimit.disabledFor();
       if (disabledMs > 0) {
-        this.o.audit({ client: pending.client_id, outcome: 'passphrase_disabled' });
+        say({ client: pending.client_id, outcome: 'passphrase_disabled' });
         return this.render(res, pending, `Passphrase approval is disabled for ${Math.ceil(disabledMs / 60_000)} min after too many wrong passphrases; ask the operator to run the command below.`);
       }
       if (this.passphraseMatches(passphrase)) {
         markApproved(this.o.db, uid, pending.scope);
-        this.o.audit({ client: pending.client_id, outcome: 'approved_by_passphrase', scope: pending.scope });
+        say({ client: pending.client_id, outcome: 'approved_by_passphrase', scope: pending.scope });
       } else {
         const tries = countFailedTry(this.o.db, uid);
-        this.o.audit({ client: pending.client_id, outcome: 'passphrase_wrong' });
-        if (this.o.passphraseLimit.fail()) this.o.audit({ client: pending.client_id, outcome: 'passphrase_approval_disabled' });
-        if (tries >= this.o.maxTries) return this.finish(req, res, pending, 'locked');
+        say({ client: pending.client_id, outcome: 'passphrase_wrong' });
+        if (this.o.passphraseLimit.fail()) say({ client: pending.client_id, outcome: 'passphrase_approval_disabled' });
+        if (tries >= this.o.maxTries) return this.finish(req, res, pending, 'locked', say);
         return this.render(res, { ...pending, failed_tries: tries }, `Wrong passphrase (${this.o.maxTries - tries} tries left).`);
       }
     }
@@ -101,10 +107,10 @@ export class ConsentPages {
     if (!current?.approved_scope) return this.render(res, pending, 'Not approved yet. Ask the operator to run the command below, then press Continue.');
     // The MCP SDK client asks for offline_access (a refresh token) whenever the server offers it.
     const offline = String(details.params.scope ?? '').split(' ').includes('offline_access');
-    return this.grant(req, res, current, current.approved_scope, offline);
+    return this.grant(req, res, current, current.approved_scope, offline, say);
   }
 
-  private async ensurePending(uid: string, params: Record<string, unknown>, expiresAt: number): Promise<PendingApproval> {
+  private async ensurePending(uid: string, params: Record<string, unknown>, expiresAt: number, say: Say): Promise<PendingApproval> {
     const existing = pendingByUid(this.o.db, uid);
     if (existing && (this.secrets.has(uid) || existing.closed !== null)) return existing;
     if (existing) {
@@ -126,13 +132,14 @@ export class ConsentPages {
       redirect_uri: String(params.redirect_uri ?? ''),
       // No scope requested: the full scope, shown as such; the operator can narrow it (approve --read-only).
       scope: requested.length > 0 ? requested.join(' ') : SCOPE_FULL,
-      resource: String(params.resource ?? ''),
+      // No resource named: the default one, which oidc-provider puts into the token (an empty one would grant nothing usable).
+      resource: typeof params.resource === 'string' && params.resource !== '' ? params.resource : this.o.defaultResource,
       created_at: now,
       expires_at: Math.min(expiresAt, now + this.o.ttlSeconds * 1000),
     };
     recordPending(this.o.db, code, p);
     this.secrets.set(uid, { code, csrf: randomBytes(24).toString('base64url') });
-    this.o.audit({ client: clientId, outcome: 'approval_pending', scope: p.scope });
+    say({ client: clientId, outcome: 'approval_pending', scope: p.scope });
     return { ...p, failed_tries: 0, approved_scope: null, closed: null };
   }
 
@@ -149,7 +156,7 @@ export class ConsentPages {
     return sameText(given, expected);
   }
 
-  private async grant(req: IncomingMessage, res: ServerResponse, p: PendingApproval, scope: string, offline: boolean): Promise<void> {
+  private async grant(req: IncomingMessage, res: ServerResponse, p: PendingApproval, scope: string, offline: boolean, say: Say): Promise<void> {
     const grant = new this.o.provider.Grant({ accountId: 'operator', clientId: p.client_id });
     // Our scopes are both advertised by the authorization server and the resource's scopes: oidc-provider
     // checks the first kind for consent and puts the second into the audience-bound token.
@@ -164,12 +171,12 @@ export class ConsentPages {
     }
     const grantId = await grant.save();
     this.end(p.uid, 'granted');
-    this.o.audit({ client: p.client_id, outcome: 'granted', scope });
+    say({ client: p.client_id, outcome: 'granted', scope });
     await this.o.provider.interactionFinished(req, res, { login: { accountId: 'operator' }, consent: { grantId } }, { mergeWithLastSubmission: false });
   }
 
-  private async finish(req: IncomingMessage, res: ServerResponse, p: PendingApproval, outcome: Exclude<ClosedOutcome, 'granted'>): Promise<void> {
-    if (p.closed === null) this.o.audit({ client: p.client_id, outcome: `approval_${outcome}` });
+  private async finish(req: IncomingMessage, res: ServerResponse, p: PendingApproval, outcome: Exclude<ClosedOutcome, 'granted'>, say: Say): Promise<void> {
+    if (p.closed === null) say({ client: p.client_id, outcome: `approval_${outcome}` });
     this.end(p.uid, outcome);
     const description = { expired: 'the operator approval expired', locked: 'too many wrong passphrases', denied: 'the request was denied' }[outcome];
     await this.o.provider.interactionFinished(req, res, { error: 'access_denied', error_description: description }, { mergeWithLastSubmission: false });

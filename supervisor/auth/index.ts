@@ -150,7 +150,8 @@ function mountOAuth(app: Hono, o: MountOptions): void {
     ...(config.auth.passphraseFile ? { passphraseFile: config.auth.passphraseFile } : {}),
     passphraseLimit: new PassphraseLimit({ maxFailures: limits.authPassphraseMaxFailures, windowMs: limits.authPassphraseFailureWindowSeconds * 1000, lockoutMs: limits.authPassphraseLockoutSeconds * 1000, now: o.now }),
     now: o.now,
-    audit: (facts) => audit.write({ ts: new Date(o.now()).toISOString(), ip: 'consent', method: 'CONSENT', path: CONSENT_PREFIX, status: 0, duration_ms: 0, grant: 'oauth', ...facts }),
+    defaultResource: new URL('/mcp', o.origins.urls[0]).href,
+    audit: (facts) => audit.write({ ts: new Date(o.now()).toISOString(), method: 'CONSENT', path: CONSENT_PREFIX, status: 0, duration_ms: 0, grant: 'oauth', ...facts }),
   });
   const buckets = new TokenBuckets(limits.authOauthRateLimitPerMinute, o.now);
   const metadata = new Map(
@@ -190,7 +191,7 @@ function mountOAuth(app: Hono, o: MountOptions): void {
     delete incoming.headers.forwarded;
     // RFC 8414's name for the document oidc-provider serves under the OpenID one.
     if (c.req.path === '/.well-known/oauth-authorization-server') incoming.url = '/.well-known/openid-configuration';
-    if (c.req.path.startsWith(CONSENT_PREFIX)) await consent.handle(c.req.path.slice(CONSENT_PREFIX.length), incoming, outgoing);
+    if (c.req.path.startsWith(CONSENT_PREFIX)) await consent.handle(c.req.path.slice(CONSENT_PREFIX.length), incoming, outgoing, ip);
     else if (c.req.path === OAUTH_ROUTES.registration && c.req.method === 'POST') {
       const body = await publicClientRegistration(c.req.raw);
       if (body === undefined) return c.json({ error: 'invalid_client_metadata', error_description: 'the registration must be a JSON object of at most 64 KiB' }, 400);
