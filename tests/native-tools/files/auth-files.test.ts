@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { connectWithToken, createStaticToken } from '../../helpers/auth.js';
-import { startTestGateway, viaBridge, type TestGateway } from '../../helpers/gateway.js';
+import { makeHermesHome, startTestGateway, viaBridge, type TestGateway } from '../../helpers/gateway.js';
 import type { Client } from '@modelcontextprotocol/client';
 
 // The gateway's own authentication files sit under HERMES_HOME (a root here): its database with
@@ -16,7 +16,6 @@ let reader: Client;
 let full: Client;
 let passphraseFile: string;
 before(async () => {
-  const { makeHermesHome } = await import('../../helpers/gateway.js');
   const home = makeHermesHome();
   mkdirSync(join(home, 'private'));
   passphraseFile = join(home, 'private', 'consent-passphrase');
