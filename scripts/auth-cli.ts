@@ -1,11 +1,12 @@
 #!/usr/bin/env node
+import { closeSync, openSync, readSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadLimits } from '../shared/limits.js';
 import { AuditLog } from '../supervisor/edge/audit.js';
 import { openAuthDatabase, type AuthDatabase } from '../supervisor/auth/auth-db.js';
-import { approveByCode, listPending } from '../supervisor/auth/approvals.js';
+import { approveByCode, listPending, lookupByCode } from '../supervisor/auth/approvals.js';
 import { listClients, revokeClient, revokeOAuthToken } from '../supervisor/auth/oauth-store.js';
 import { SCOPE_FULL, SCOPE_READ } from '../supervisor/auth/scopes.js';
 import { authSettings } from '../supervisor/auth/settings.js';
@@ -22,31 +23,34 @@ const HELP: Record<string, string> & { main: string } = {
   main: `Usage: hermes-mcp-auth <command> [options]
 
 Commands:
-  approve CODE [--read-only]       approve the authorization request showing CODE on its consent page
+  approve CODE [--read-only] [--yes]  show the authorization request showing CODE on its consent page; approve it on y (or --yes)
   pending                          list authorization requests waiting for approval
   clients                          list registered OAuth clients
   revoke CLIENT_ID|NAME|TOKEN      revoke an OAuth client (and all its tokens), a static token by name, or one OAuth token
   token create NAME [--scope S]    create a static bearer token (S: read or full, default full); printed once
-  token rotate NAME                replace a static token's secret (the old one stops working at once)
+  token rotate NAME [--scope S]    replace a static token's secret (the old one stops working at once); keeps its scope unless --scope
   token list                       list static tokens (names and scopes, never secrets)
 
 Every command takes --json (machine-readable output) and --help.
-Exit codes: 0 done, 1 failed (configuration, database), 2 usage error, 3 not found (unknown code, client or token), 4 refused (expired, locked, already approved, name taken).`,
-  approve: `Usage: hermes-mcp-auth approve CODE [--read-only] [--json]
-Approves the pending authorization request whose consent page shows CODE (e.g. ABCD-EF23), after
-printing the client's name, redirect URI and scope: check them against what you expect. --read-only
-grants hermes:read whatever was requested. The person on the page then presses Continue.
-Exit: 0 approved, 3 no such code, 4 expired, locked or already approved.`,
+Exit codes: 0 done, 1 failed (configuration, database), 2 usage error, 3 not found (unknown code, client or token), 4 refused (not confirmed, expired, locked, already approved, name taken).`,
+  approve: `Usage: hermes-mcp-auth approve CODE [--read-only] [--yes] [--json]
+Shows the pending authorization request whose consent page shows CODE (e.g. ABCD-EF23): the client's
+name, its redirect URI and the scope it would get. Check them against what you just started, then
+answer y to approve. Without a terminal to ask on (or with --json) it only shows them: run it again
+with --yes to approve. --read-only grants hermes:read whatever was requested. The person on the page
+then presses Continue.
+Exit: 0 approved, 3 no such code, 4 not approved (not confirmed, expired, locked or already approved).`,
   pending: 'Usage: hermes-mcp-auth pending [--json]\nLists requests waiting for approval (client, redirect URI, scope, expiry); codes are never shown here.',
   clients: 'Usage: hermes-mcp-auth clients [--json]\nLists registered OAuth clients with their redirect URIs and active grants.',
   revoke: `Usage: hermes-mcp-auth revoke CLIENT_ID|NAME|TOKEN [--json]
 CLIENT_ID: removes the client and every grant, code and token issued to it. NAME: deletes that static
 token. TOKEN: an OAuth access or refresh token; its whole grant is revoked. Exit: 0 revoked, 3 nothing matched.`,
   token: `Usage: hermes-mcp-auth token create NAME [--scope read|full] [--json]
-       hermes-mcp-auth token rotate NAME [--json]
+       hermes-mcp-auth token rotate NAME [--scope read|full] [--json]
        hermes-mcp-auth token list [--json]
 A static token is 32 random bytes, shown once; the gateway keeps only its SHA-256. Clients send it as
-"Authorization: Bearer <token>"; audit lines name it by NAME. Exit: 4 when create finds NAME taken or rotate finds no NAME.`,
+"Authorization: Bearer <token>"; audit lines name it by NAME. rotate keeps the token's scope unless
+--scope is given. Exit: 4 when create finds NAME taken or rotate finds no NAME.`,
 };
 
 function out(json: boolean, value: unknown, text: string): void {
@@ -59,10 +63,36 @@ function fail(json: boolean, code: number, error: string, message: string): numb
   return code;
 }
 
+/**
+ * One line from the terminal (the operator's answer), read synchronously; empty at end of input or
+ * on error. The controlling terminal is opened afresh: Node may have made fd 0 non-blocking.
+ */
+function readLine(): string {
+  let fd: number;
+  try {
+    fd = openSync('/dev/tty', 'r');
+  } catch {
+    return '';
+  }
+  const byte = Buffer.alloc(1);
+  let line = '';
+  try {
+    for (;;) {
+      const n = readSync(fd, byte, 0, 1, null);
+      if (n === 0 || byte[0] === 0x0a || byte[0] === 0x0d) return line;
+      line += String.fromCharCode(byte[0]!);
+    }
+  } catch {
+    return line;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 function main(argv: string[]): number {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, 'read-only': { type: 'boolean' }, scope: { type: 'string' } } });
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, 'read-only': { type: 'boolean' }, yes: { type: 'boolean', short: 'y' }, scope: { type: 'string' } } });
   } catch (e) {
     return fail(false, EXIT.usage, 'usage', `${(e as Error).message}\n\n${HELP.main}`);
   }
@@ -95,7 +125,7 @@ function main(argv: string[]): number {
   const record = (path: string, outcome: string, facts: { client?: string; scope?: string } = {}) =>
     audit.write({ ts: new Date().toISOString(), ip: 'cli', method: 'CLI', path, status: 0, duration_ms: Math.round(performance.now() - started), grant: 'operator', outcome, ...facts });
   try {
-    return run(command, rest, { json, readOnly: values['read-only'] === true, scope: values.scope, db, record, maxTries });
+    return run(command, rest, { json, readOnly: values['read-only'] === true, yes: values.yes === true, scope: values.scope, db, record, maxTries });
   } finally {
     audit.close();
     db.close();
@@ -105,6 +135,8 @@ function main(argv: string[]): number {
 interface RunContext {
   json: boolean;
   readOnly: boolean;
+  /** --yes: approve without asking (what is approved is printed all the same). */
+  yes: boolean;
   scope: string | undefined;
   db: AuthDatabase;
   record: (path: string, outcome: string, facts?: { client?: string; scope?: string }) => void;
@@ -117,11 +149,29 @@ function run(command: string, args: string[], x: RunContext): number {
     case 'approve': {
       const code = args[0];
       if (!code || args.length > 1) return fail(json, EXIT.usage, 'usage', HELP.approve!);
-      const result = approveByCode(db, code, { readOnly: x.readOnly, maxTries: x.maxTries, now: Date.now() });
+      const options = { readOnly: x.readOnly, maxTries: x.maxTries, now: Date.now() };
+      const found = lookupByCode(db, code, options);
+      // The operator sees what a code would approve before approving it: a code read off someone
+      // else's page (or typed wrong) must not approve a stranger's client unseen.
+      if (found.ok && !x.yes) {
+        const f = found.approval;
+        const shown = { client_id: f.client_id, client_name: f.client_name, redirect_uri: f.redirect_uri, scope: found.scope };
+        const summary = `${f.client_name} (${f.client_id})\n  redirect URI: ${f.redirect_uri}\n  scope: ${found.scope}`;
+        const interactive = !json && process.stdin.isTTY === true;
+        if (interactive) process.stdout.write(`Authorization request from ${summary}\nApprove it? [y/N] `);
+        if (!interactive || !/^y(es)?$/i.test(readLine().trim())) {
+          x.record('approve', 'approve_not_confirmed', { client: f.client_id });
+          const message = interactive ? 'not approved' : 'not approved: check the request above, then run again with --yes to approve it';
+          if (json) process.stdout.write(JSON.stringify({ ok: false, error: 'not_confirmed', message, ...shown }) + '\n');
+          else process.stdout.write(`${interactive ? '' : `Authorization request from ${summary}\n`}Not approved${interactive ? '.' : ': check it, then run again with --yes to approve it.'}\n`);
+          return EXIT.refused;
+        }
+      }
+      const result = found.ok ? approveByCode(db, code, options) : found;
       if (!result.ok) {
         // A wrong code is recorded (never the code itself): guessing leaves a trail.
         x.record('approve', `approve_${result.reason}`);
-        const message = { unknown_code: 'no pending request has this code (check it on the consent page)', expired: 'this request expired; start again from the client', locked: 'this request is locked after too many wrong passphrases', already_approved: 'this request is already approved' }[result.reason];
+        const message = { unknown_code: 'no pending request has this code (check it on the consent page)', expired: 'this request expired; start again from the client', locked: 'this request is locked after too many wrong passphrases', already_approved: 'this request is already approved', closed: 'this request has already ended (denied, locked or finished)' }[result.reason];
         return fail(json, result.reason === 'unknown_code' ? EXIT.notFound : EXIT.refused, result.reason, message);
       }
       const a = result.approval;
@@ -160,16 +210,18 @@ function run(command: string, args: string[], x: RunContext): number {
         return EXIT.ok;
       }
       if ((action !== 'create' && action !== 'rotate') || !name || extra.length > 0) return fail(json, EXIT.usage, 'usage', HELP.token!);
-      const scopeText = x.scope ?? 'full';
-      if (scopeText !== 'read' && scopeText !== 'full') return fail(json, EXIT.usage, 'usage', `--scope must be read or full, got ${JSON.stringify(scopeText)}`);
-      let token: string;
+      const scopeText = x.scope;
+      if (scopeText !== undefined && scopeText !== 'read' && scopeText !== 'full') return fail(json, EXIT.usage, 'usage', `--scope must be read or full, got ${JSON.stringify(scopeText)}`);
+      let issued: { token: string; scope: string };
       try {
-        token = issueStaticToken(db, name, scopeText === 'read' ? SCOPE_READ : SCOPE_FULL, { rotate: action === 'rotate' });
+        // Without --scope a new token is full and a rotated one keeps its scope.
+        issued = issueStaticToken(db, name, scopeText === undefined ? undefined : scopeText === 'read' ? SCOPE_READ : SCOPE_FULL, { rotate: action === 'rotate' });
       } catch (e) {
         return fail(json, EXIT.refused, 'refused', (e as Error).message);
       }
-      x.record(`token ${action}`, 'ok', { client: name, scope: scopeText === 'read' ? SCOPE_READ : SCOPE_FULL });
-      out(json, { ok: true, name, scope: scopeText === 'read' ? SCOPE_READ : SCOPE_FULL, token }, `${token}\n\nThe token ${name} (${scopeText}) is shown this once. Clients send it as: Authorization: Bearer <token>`);
+      const { token, scope } = issued;
+      x.record(`token ${action}`, 'ok', { client: name, scope });
+      out(json, { ok: true, name, scope, token }, `${token}\n\nThe token ${name} (${scope === SCOPE_READ ? 'read' : 'full'}) is shown this once. Clients send it as: Authorization: Bearer <token>`);
       return EXIT.ok;
     }
   }

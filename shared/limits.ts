@@ -105,6 +105,10 @@ const LimitsSchema = v.object({
   authRateLimitPerMinute: PositiveInt,
   authOauthRateLimitPerMinute: PositiveInt,
   authAuditMaxBytes: PositiveInt,
+  // wrong consent passphrases across all requests before passphrase approval is switched off for a while
+  authPassphraseMaxFailures: PositiveInt,
+  authPassphraseFailureWindowSeconds: PositiveInt,
+  authPassphraseLockoutSeconds: PositiveInt,
 });
 export type Limits = Readonly<v.InferOutput<typeof LimitsSchema>>;
 

@@ -9,7 +9,7 @@ import { normalizeOffloaded } from './cpu/pool.js';
 import type { CapabilityStore } from './owners/capabilities.js';
 import type { OwnerRegistry } from './owners/owners.js';
 import { currentRequest, type RequestRecord } from './telemetry.js';
-import { assertScope, type Grant } from './auth/scopes.js';
+import { assertScope, principalKey, type Grant } from './auth/scopes.js';
 
 // The one path every tool call takes: target resolution, owner resolution, argument validation
 // (before anything runs), the owner check, the owner lease for work that may outlive its answer,
@@ -112,7 +112,7 @@ export class Dispatcher {
    */
   private resolveOwner(scope: RequestScope, sessionToken?: string): Owner {
     if (sessionToken !== undefined) {
-      const record = this.deps.capabilities.resolve(sessionToken, scope.sessionId);
+      const record = this.deps.capabilities.resolve(sessionToken, scope.sessionId, scope.grant ? principalKey(scope.grant) : undefined);
       return { id: `cap:${record.id}`, kind: 'capability' };
     }
     if (scope.sessionId) return { id: `legacy:${scope.sessionId}`, kind: 'legacy' };
@@ -123,7 +123,7 @@ export class Dispatcher {
   private async callNested(parent: CallContext, name: string, rawArgs: unknown): Promise<ToolOutcome> {
     const entry = this.deps.catalog.get(name);
     if (!entry) return errorOutcome(ErrorCode.UNKNOWN_TOOL, `"${name}" is not a tool in this gateway's catalog`);
-    const scope: RequestScope = { era: parent.era, signal: parent.signal, ...(parent.sessionId ? { sessionId: parent.sessionId } : {}) };
+    const scope: RequestScope = { era: parent.era, signal: parent.signal, ...(parent.sessionId ? { sessionId: parent.sessionId } : {}), ...(parent.grant ? { grant: parent.grant } : {}) };
     return this.run(entry, rawArgs, scope, parent.owner);
   }
 
@@ -145,6 +145,7 @@ export class Dispatcher {
         callId: randomUUID(),
         era: scope.era,
         ...(scope.sessionId ? { sessionId: scope.sessionId } : {}),
+        ...(scope.grant ? { grant: scope.grant } : {}),
         callNested: (name, nestedArgs) => this.callNested(ctx, name, nestedArgs),
       };
       // Work a lease-holding handler leaves running past its answer stays counted under the same owner.

@@ -2,8 +2,9 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import type { MiddlewareHandler } from 'hono';
 import { createApp } from './app.js';
-import { createAuthEdge } from './auth/index.js';
+import { assertAuthFilesSafe, createAuthEdge } from './auth/index.js';
 import { bridgeAdapter, type BridgeAdapter } from './bridge/index.js';
 import { isLoopbackHost, type GatewayConfig } from './config.js';
 import { Gateway, type GatewayOptions } from './gateway.js';
@@ -72,6 +73,8 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   const { config, log } = options;
   // Checked again here (not only when parsing the environment) so no embedding can bind wider.
   if (!isLoopbackHost(config.host)) throw new Error(`refusing to bind non-loopback host ${config.host}`);
+  // Before any adapter starts a worker: an unsafe passphrase file refuses startup with nothing to undo.
+  assertAuthFilesSafe(config.auth);
   // The native, jobs, guarded, memory and browser adapters are always part of the product; embedders and tests may add others.
   const native = nativeAdapter(config, log);
   // Before the other adapters, so the workers they start while the gateway is composed (the graph
@@ -95,6 +98,13 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   const auth = await createAuthEdge(config, log, options.now);
   const { app, lifecycle, counters } = createApp(gateway, endpoint, auth, metrics);
   composed = { gateway, counters };
+  // The bridge profile has its own token and none of the gateway's authentication: with a public
+  // URL, it is for the operator on this machine only, never reachable through the public name.
+  if (auth && config.auth.publicUrls.length > 0) {
+    const localOnly: MiddlewareHandler = (c, next) => (auth.isLocal(c.req.raw) ? next() : Promise.resolve(c.json({ error: 'FORBIDDEN', message: '/bridge is served on loopback only when HERMES_MCP_PUBLIC_URL is set' }, 403)));
+    app.use('/bridge', localOnly);
+    app.use('/bridge/*', localOnly);
+  }
   app.route('/bridge', bridge.profile);
   bridge.attach({ draining: () => lifecycle.draining, counted: (owner, work) => gateway.owners.runLeased(owner, work) });
   const server: ServerType = await new Promise((resolve, reject) => {

@@ -1,6 +1,8 @@
 // What every tool source speaks: a tool definition, the per-call context, and the raw outcome a
 // handler returns before the gateway normalises it (redaction, caps, mirroring) into an MCP result.
 
+import type { Grant } from './auth/scopes.js';
+
 type JsonSchema = Record<string, unknown> & { type: 'object' };
 
 /** Where a tool comes from. A catalog source registers its tools under exactly one of these. */
@@ -31,6 +33,8 @@ export interface CallContext {
   era: 'legacy' | 'modern';
   /** The validated legacy MCP session this call arrived on, if any. */
   sessionId?: string;
+  /** The credential's grant when authentication is on (what session_open binds its token to). */
+  grant?: Grant;
   /**
    * Set for `holdsLease` tools only: keeps this call counted in /healthz `inflight_native_calls`, and its
    * owner's lease held, until `work` settles, even after the handler has answered (an upstream

@@ -43,7 +43,8 @@ CREATE TABLE IF NOT EXISTS approvals (
   created_at INTEGER NOT NULL,
   expires_at INTEGER NOT NULL,
   failed_tries INTEGER NOT NULL DEFAULT 0,
-  approved_scope TEXT
+  approved_scope TEXT,
+  closed TEXT
 );
 CREATE TABLE IF NOT EXISTS server_keys (
   name TEXT PRIMARY KEY,
@@ -67,5 +68,7 @@ export function openAuthDatabase(path: string): AuthDatabase {
   db.pragma('synchronous = NORMAL');
   db.pragma('secure_delete = ON');
   db.exec(SCHEMA);
+  // A database made before approvals remembered how a request ended: add the column.
+  if (!(db.prepare('PRAGMA table_info(approvals)').all() as Array<{ name: string }>).some((c) => c.name === 'closed')) db.exec('ALTER TABLE approvals ADD COLUMN closed TEXT');
   return db;
 }

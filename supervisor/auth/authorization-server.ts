@@ -4,6 +4,7 @@ import type { Configuration, KoaContextWithOIDC, default as ProviderType } from 
 import type { Limits } from '../../shared/limits.js';
 import type { AuthDatabase } from './auth-db.js';
 import { isLoopbackName } from './public-origin.js';
+import { guardedFetch, type Resolver } from './metadata-fetch.js';
 import { SqliteOidcAdapter } from './oauth-store.js';
 import { SCOPE_FULL, SCOPE_READ } from './scopes.js';
 
@@ -38,6 +39,8 @@ export interface AuthorizationServerOptions {
   limits: Limits;
   /** The consent page for an interaction. */
   consentPath: (uid: string) => string;
+  /** How metadata-document names are resolved (tests stand in for DNS); the system resolver by default. */
+  resolve?: Resolver;
 }
 
 const LOOPBACK_REDIRECT_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
@@ -51,7 +54,10 @@ export function redirectUriProblem(uri: string): string | undefined {
   return `${uri} must be https (or http on a loopback address)`;
 }
 
-/** A Client ID Metadata Document is fetched only from a public https name, never from this machine or a private address. */
+/**
+ * A Client ID Metadata Document is fetched only from a public https name, never from this machine or
+ * a private address: the name's text here, the addresses it resolves to when connecting (guardedFetch).
+ */
 function mayFetchClientMetadata(clientId: string): boolean {
   const url = URL.parse(clientId);
   if (!url || url.protocol !== 'https:') return false;
@@ -76,6 +82,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     findAccount: async (_ctx, sub) => ({ accountId: sub, claims: async () => ({ sub }) }),
     scopes: [SCOPE_READ, SCOPE_FULL, 'offline_access'],
     responseTypes: ['code'],
+    fetch: guardedFetch(options.resolve),
     pkce: { required: () => true },
     clientAuthMethods: ['none'],
     clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: 'ES256' },
@@ -104,6 +111,9 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
     extraClientMetadata: {
       properties: ['redirect_uri_policy'],
       validator: (_ctx, _key, _value, metadata) => {
+        // Registrations are made `web` before they get here (index.ts); a metadata document may not
+        // declare itself native either (its loopback redirects would match on any port).
+        if (metadata.application_type === 'native') throw new errors.InvalidClientMetadata('application_type native is not supported; redirect URIs must match exactly');
         for (const uri of (metadata.redirect_uris as string[] | undefined) ?? []) {
           const problem = redirectUriProblem(uri);
           if (problem) throw Object.assign(new errors.InvalidRedirectUri(), { error_description: problem });

@@ -3,19 +3,21 @@ import { buildOAuthProtectedResourceMetadata, type AuthInfo } from '@modelcontex
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { Logger } from 'pino';
-import type { GatewayConfig } from '../config.js';
+import { ConfigError, type GatewayConfig } from '../config.js';
 import { AuditLog } from '../edge/audit.js';
 import { readCappedBody } from '../edge/body-limit.js';
 import { clientIp } from '../edge/client-ip.js';
 import { TokenBuckets } from '../edge/rate-limit.js';
 import { openAuthDatabase, type AuthDatabase } from './auth-db.js';
 import { createAuthorizationServer, handOff, OAUTH_ROUTES, type Provider } from './authorization-server.js';
-import { ConsentPages } from './consent.js';
-import { mcpGate, originGuard, verdictOf } from './middleware.js';
+import { ConsentPages, passphraseFileProblem } from './consent.js';
+import { CONSENT_PREFIX, mcpGate, originGuard, verdictOf } from './middleware.js';
 import { sweepExpired } from './oauth-store.js';
+import { PassphraseLimit } from './passphrase-limit.js';
 import { PublicOrigin } from './public-origin.js';
 import { SCOPES } from './scopes.js';
 import { StaticTokenVerifier } from './static-tokens.js';
+import { protectAuthFiles } from '../native-tools/files/sensitive-paths.js';
 
 // Composition of the authentication edge, built only when it is on (a public URL is configured, or
 // HERMES_MCP_AUTH=on). Without it the gateway keeps its loopback-only Host/Origin check and
@@ -37,12 +39,25 @@ interface NodeBindings {
   outgoing: ServerResponse;
 }
 
-const CONSENT_PREFIX = '/oauth/consent/';
 const SWEEP_MS = 60_000;
+
+/**
+ * Refuses a configuration whose secrets are not private, before anything starts: the passphrase
+ * file (when the consent page uses it) must be the gateway user's own, mode 0600 or stricter.
+ */
+export function assertAuthFilesSafe(auth: GatewayConfig['auth']): void {
+  if (!auth.oauth || !auth.passphraseFile) return;
+  const problem = passphraseFileProblem(auth.passphraseFile);
+  if (problem) throw new ConfigError(`HERMES_MCP_AUTH_PASSPHRASE_FILE ${auth.passphraseFile} ${problem}: chmod 600 it as the gateway's user (chown if needed), or unset the variable`);
+}
 
 export async function createAuthEdge(config: GatewayConfig, log: Logger, now: () => number = Date.now): Promise<AuthEdge | undefined> {
   const { auth, limits } = config;
   if (!auth.required) return undefined;
+  assertAuthFilesSafe(auth);
+  // Before anything is written: the file tools must never read or write these (a read-scope token
+  // reading the passphrase could approve itself a full one).
+  protectAuthFiles({ database: auth.database, auditLog: auth.auditLog, ...(auth.passphraseFile ? { passphraseFile: auth.passphraseFile } : {}) });
   const origins = new PublicOrigin(auth.publicUrls, auth.allowedOrigins);
   const db: AuthDatabase = openAuthDatabase(auth.database);
   const audit = new AuditLog(auth.auditLog, limits.authAuditMaxBytes, (error) => log.error({ event: 'auth_audit_failed', err: String(error) }));
@@ -80,7 +95,10 @@ const MAX_REGISTRATION_BYTES = 64 * 1024;
  * Every client is public: PKCE S256 is its proof and no client secret exists to be stored. A
  * registration asking for a secret-based method (client_secret_post/basic) is registered with
  * `none` instead, as RFC 7591 §3.2.1 lets the server decide; the response says so, and a client that
- * follows it needs no secret. The JSON text, or undefined when it is not a JSON object within bounds.
+ * follows it needs no secret. Every client is also a `web` client: oidc-provider lets a `native`
+ * client's loopback redirect URI match on any port (RFC 8252 §7.3), so any local process listening
+ * on another port could receive its codes; a web client's redirect must match exactly.
+ * The JSON text, or undefined when it is not a JSON object within bounds.
  */
 async function publicClientRegistration(request: Request): Promise<string | undefined> {
   const text = await readCappedBody(request, MAX_REGISTRATION_BYTES);
@@ -92,7 +110,7 @@ async function publicClientRegistration(request: Request): Promise<string | unde
     return undefined;
   }
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return undefined;
-  return JSON.stringify({ ...metadata, token_endpoint_auth_method: 'none' });
+  return JSON.stringify({ ...metadata, token_endpoint_auth_method: 'none', application_type: 'web' });
 }
 
 function refusalKind(message: string): string {
@@ -130,8 +148,10 @@ function mountOAuth(app: Hono, o: MountOptions): void {
     maxTries: limits.authConsentMaxTries,
     ttlSeconds: limits.authConsentTtlSeconds,
     ...(config.auth.passphraseFile ? { passphraseFile: config.auth.passphraseFile } : {}),
+    passphraseLimit: new PassphraseLimit({ maxFailures: limits.authPassphraseMaxFailures, windowMs: limits.authPassphraseFailureWindowSeconds * 1000, lockoutMs: limits.authPassphraseLockoutSeconds * 1000, now: o.now }),
     now: o.now,
-    audit: (facts) => audit.write({ ts: new Date(o.now()).toISOString(), ip: 'consent', method: 'CONSENT', path: CONSENT_PREFIX, status: 0, duration_ms: 0, grant: 'oauth', ...facts }),
+    defaultResource: new URL('/mcp', o.origins.urls[0]).href,
+    audit: (facts) => audit.write({ ts: new Date(o.now()).toISOString(), method: 'CONSENT', path: CONSENT_PREFIX, status: 0, duration_ms: 0, grant: 'oauth', ...facts }),
   });
   const buckets = new TokenBuckets(limits.authOauthRateLimitPerMinute, o.now);
   const metadata = new Map(
@@ -171,7 +191,7 @@ function mountOAuth(app: Hono, o: MountOptions): void {
     delete incoming.headers.forwarded;
     // RFC 8414's name for the document oidc-provider serves under the OpenID one.
     if (c.req.path === '/.well-known/oauth-authorization-server') incoming.url = '/.well-known/openid-configuration';
-    if (c.req.path.startsWith(CONSENT_PREFIX)) await consent.handle(c.req.path.slice(CONSENT_PREFIX.length), incoming, outgoing);
+    if (c.req.path.startsWith(CONSENT_PREFIX)) await consent.handle(c.req.path.slice(CONSENT_PREFIX.length), incoming, outgoing, ip);
     else if (c.req.path === OAUTH_ROUTES.registration && c.req.method === 'POST') {
       const body = await publicClientRegistration(c.req.raw);
       if (body === undefined) return c.json({ error: 'invalid_client_metadata', error_description: 'the registration must be a JSON object of at most 64 KiB' }, 400);

@@ -6,7 +6,7 @@ import { clientIp } from '../edge/client-ip.js';
 import { TokenBuckets } from '../edge/rate-limit.js';
 import { currentRequest } from '../telemetry.js';
 import { PublicOrigin, type OriginVerdict } from './public-origin.js';
-import { SCOPES, type Grant } from './scopes.js';
+import { principalKey, SCOPES, type Grant } from './scopes.js';
 import type { StaticTokenVerifier } from './static-tokens.js';
 import type { Provider } from './authorization-server.js';
 
@@ -23,7 +23,12 @@ export interface McpGateOptions {
   audit: AuditLog;
   mcpPerMinute: number;
   now: () => number;
+  /** How many legacy session bindings are remembered (default MAX_SESSION_BINDINGS); a forgotten one is refused. */
+  maxSessionBindings?: number;
 }
+
+/** The consent page's routes (GET/POST /oauth/consent/:uid). */
+export const CONSENT_PREFIX = '/oauth/consent/';
 
 type Verdict = Extract<OriginVerdict, { ok: true }>;
 const verdicts = new WeakMap<Request, Verdict>();
@@ -41,7 +46,11 @@ export function originGuard(origins: PublicOrigin, onRefused: (c: Context, messa
   return async (c, next) => {
     const h = (name: string) => c.req.header(name) ?? undefined;
     const forwarded = ['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'forwarded'].some((n) => h(n) !== undefined);
-    const verdict = origins.judge({ host: h('host'), origin: h('origin'), forwardedHost: h('x-forwarded-host'), forwardedProto: h('x-forwarded-proto'), forwarded, peer: peerOf(c) });
+    // `Origin: null` (a browser hiding the page's origin) is accepted only on the consent form's POST,
+    // which its CSRF token and oidc-provider's interaction cookie already protect; everywhere else a
+    // null origin is as foreign as any other.
+    const origin = h('origin') === 'null' && c.req.method === 'POST' && c.req.path.startsWith(CONSENT_PREFIX) ? undefined : h('origin');
+    const verdict = origins.judge({ host: h('host'), origin, forwardedHost: h('x-forwarded-host'), forwardedProto: h('x-forwarded-proto'), forwarded, peer: peerOf(c) });
     if (!verdict.ok) {
       onRefused(c, verdict.message);
       return c.json({ jsonrpc: '2.0', error: { code: -32000, message: verdict.message }, id: null }, 403);
@@ -82,7 +91,10 @@ function verifier(o: McpGateOptions, resource: URL | undefined): OAuthTokenVerif
   };
 }
 
-/** Legacy sessions remembered per credential; beyond this the oldest binding is forgotten (its session is long idle by then). */
+/**
+ * Legacy sessions remembered per credential; beyond this the oldest binding is forgotten (its session
+ * is long idle by then, the gateway holding far fewer sessions), and that session is refused from then on.
+ */
 const MAX_SESSION_BINDINGS = 10_000;
 
 function sessionNotFound(): Response {
@@ -104,6 +116,7 @@ export function mcpGate(o: McpGateOptions): (c: Context, serve: (authInfo: AuthI
   // A 2025-era session belongs to the credential that opened it: another credential presenting its
   // id (leaked, guessed) is told the session does not exist, as for any unknown id.
   const sessionOwners = new Map<string, string>();
+  const maxBindings = o.maxSessionBindings ?? MAX_SESSION_BINDINGS;
   return async (c, serve) => {
     const started = performance.now();
     const verdict = verdictOf(c.req.raw);
@@ -132,19 +145,25 @@ export function mcpGate(o: McpGateOptions): (c: Context, serve: (authInfo: AuthI
         facts.outcome = 'rate_limited';
         return (response = tooManyRequests(taken.retryAfterSeconds));
       }
-      const who = `${grant.kind}:${grant.principal}`;
+      const who = principalKey(grant);
       const sessionId = c.req.header('mcp-session-id');
-      const owner = sessionId === undefined ? undefined : sessionOwners.get(sessionId);
-      if (owner !== undefined && owner !== who) {
-        facts.outcome = 'session_foreign';
-        return (response = sessionNotFound());
+      if (sessionId !== undefined) {
+        // Only a session this gate saw opened, by this credential, is served: an id with no
+        // recorded owner (never issued, forgotten, or ended) is refused like a foreign one.
+        const owner = sessionOwners.get(sessionId);
+        if (owner !== who) {
+          facts.outcome = owner === undefined ? 'session_unbound' : 'session_foreign';
+          return (response = sessionNotFound());
+        }
       }
       response = await serve(authInfo);
       const issued = response.headers.get('mcp-session-id');
       if (issued && sessionId === undefined) {
         sessionOwners.set(issued, who);
-        if (sessionOwners.size > MAX_SESSION_BINDINGS) sessionOwners.delete(sessionOwners.keys().next().value!);
+        if (sessionOwners.size > maxBindings) sessionOwners.delete(sessionOwners.keys().next().value!);
       }
+      // The session ended (DELETE) or the MCP layer no longer knows it (expired): forget its owner.
+      if (sessionId !== undefined && ((c.req.method === 'DELETE' && response.ok) || response.status === 404)) sessionOwners.delete(sessionId);
       return response;
     } finally {
       const record = currentRequest();

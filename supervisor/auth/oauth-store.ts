@@ -13,6 +13,11 @@ interface Row {
   consumed_at: number | null;
 }
 
+/** oidc-provider's error shape (status, exposed `error`), without importing oidc-provider here (the CLI imports this file). */
+function alreadyConsumed(): Error {
+  return Object.assign(new Error('invalid_grant'), { error: 'invalid_grant', error_description: 'grant request is invalid', status: 400, statusCode: 400, expose: true });
+}
+
 export class SqliteOidcAdapter implements Adapter {
   constructor(
     private readonly db: AuthDatabase,
@@ -58,8 +63,13 @@ export class SqliteOidcAdapter implements Adapter {
     return undefined;
   }
 
+  /**
+   * Marks a code or refresh token used, once: two requests that both found it unused (a replay
+   * racing the real client) cannot both consume it; the second is refused as invalid_grant.
+   */
   async consume(id: string): Promise<void> {
-    this.db.prepare('UPDATE oidc SET consumed_at = ? WHERE model = ? AND id_hash = ?').run(Math.floor(this.now() / 1000), this.model, sha256Hex(id));
+    const changed = this.db.prepare('UPDATE oidc SET consumed_at = ? WHERE model = ? AND id_hash = ? AND consumed_at IS NULL').run(Math.floor(this.now() / 1000), this.model, sha256Hex(id)).changes;
+    if (changed === 0) throw alreadyConsumed();
   }
 
   async destroy(id: string): Promise<void> {
@@ -83,10 +93,14 @@ export class SqliteOidcAdapter implements Adapter {
 /** A registered client that never got a grant is forgotten after this long (registration is open to anyone). */
 const ABANDONED_CLIENT_SECONDS = 24 * 3600;
 
+const APPROVAL_GRACE_MS = 60_000;
+
 /** Drops expired rows, and clients registered a day ago that were never approved (the gateway calls it on a timer). */
 export function sweepExpired(db: AuthDatabase, now = Date.now()): void {
   db.prepare('DELETE FROM oidc WHERE expires_at IS NOT NULL AND expires_at <= ?').run(now);
-  db.prepare('DELETE FROM approvals WHERE expires_at <= ?').run(now);
+  // An approval row outlives its request by a minute: the interaction's own expiry is counted from a
+  // slightly later instant, and an ended request must stay ended until that interaction is gone.
+  db.prepare('DELETE FROM approvals WHERE expires_at <= ?').run(now - APPROVAL_GRACE_MS);
   db.prepare(
     `DELETE FROM oidc WHERE model = 'Client' AND json_extract(payload, '$.client_id_issued_at') <= ?
        AND client_id NOT IN (SELECT client_id FROM oidc WHERE model = 'Grant' AND client_id IS NOT NULL)`,

@@ -46,6 +46,11 @@ export interface Grant {
   scopes: readonly string[];
 }
 
+/** One credential, as a stable key: what a session or a capability token is bound to. */
+export function principalKey(grant: Grant): string {
+  return `${grant.kind}:${grant.principal}`;
+}
+
 export function scopeNeeded(tool: string, args: unknown): Scope {
   if (READ_ONLY_TOOLS.has(tool)) return SCOPE_READ;
   const actions = READ_ONLY_ACTIONS[tool];

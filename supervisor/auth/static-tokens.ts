@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { tokenDigest } from '../edge/bearer.js';
 import type { Statement } from 'better-sqlite3';
 import type { AuthDatabase } from './auth-db.js';
-import { SCOPE_FULL, type Scope } from './scopes.js';
+import { SCOPE_FULL, SCOPE_READ, type Scope } from './scopes.js';
 
 // Named static bearer tokens, for clients that can send a header (Hermes' own MCP client, Claude
 // Code, scripts, the bridge profile). A token is 32 random bytes (base64url), shown once by the
@@ -23,18 +23,24 @@ export function assertTokenName(name: string): void {
   if (!NAME.test(name)) throw new Error(`token name ${JSON.stringify(name)} must be 1-64 of A-Z a-z 0-9 _ . - (starting with a letter or digit)`);
 }
 
-/** Creates (or, with `rotate`, replaces) the token `name`; returns the plain token, which is never stored. */
-export function issueStaticToken(db: AuthDatabase, name: string, scope: Scope, options: { rotate: boolean; now?: number }): string {
+/**
+ * Creates (or, with `rotate`, replaces) the token `name`; returns the plain token, which is never
+ * stored, and its scope. A rotation keeps the stored scope unless `scope` names another: replacing a
+ * secret must never widen what it grants. A new token without `scope` is full.
+ */
+export function issueStaticToken(db: AuthDatabase, name: string, scope: Scope | undefined, options: { rotate: boolean; now?: number }): { token: string; scope: Scope } {
   assertTokenName(name);
   const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
   const digest = tokenDigest(token).toString('hex');
-  const exists = db.prepare('SELECT 1 FROM static_tokens WHERE name = ?').get(name) !== undefined;
-  if (exists && !options.rotate) throw new Error(`a token named ${name} already exists; rotate it with: hermes-mcp-auth token rotate ${name}`);
-  if (!exists && options.rotate) throw new Error(`no token named ${name}; create it with: hermes-mcp-auth token create ${name}`);
+  const existing = db.prepare('SELECT scope FROM static_tokens WHERE name = ?').get(name) as { scope: string } | undefined;
+  if (existing && !options.rotate) throw new Error(`a token named ${name} already exists; rotate it with: hermes-mcp-auth token rotate ${name}`);
+  if (!existing && options.rotate) throw new Error(`no token named ${name}; create it with: hermes-mcp-auth token create ${name}`);
+  const stored: Scope = existing ? (existing.scope === SCOPE_FULL ? SCOPE_FULL : SCOPE_READ) : SCOPE_FULL;
+  const granted = scope ?? stored;
   db.prepare(
     'INSERT INTO static_tokens (name, digest, scope, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET digest = excluded.digest, scope = excluded.scope, created_at = excluded.created_at',
-  ).run(name, digest, scope, options.now ?? Date.now());
-  return token;
+  ).run(name, digest, granted, options.now ?? Date.now());
+  return { token, scope: granted };
 }
 
 export function listStaticTokens(db: AuthDatabase): StaticTokenRecord[] {

@@ -15,6 +15,8 @@ interface CapabilityRecord {
   expiresAt: number;
   /** Set when opened inside a legacy MCP session: the token is then valid only in that session. */
   boundSession?: string;
+  /** With authentication on: the credential that opened it (principalKey); no other credential may use it. */
+  principal?: string;
   revoked: boolean;
   /** Set once the expiry sweep has released this owner's resources. */
   swept?: boolean;
@@ -34,6 +36,9 @@ const FOREIGN_MESSAGE =
   'session_token was opened inside another MCP session, and a token opened inside an MCP session works only on that session. ' +
   'Use it on the MCP session that opened it (keep that connection open rather than reconnecting per call), call session_open on this session for a token of its own, ' +
   'or open the token from a sessionless 2026-07-28 client, where it works on every request.';
+
+const OTHER_CREDENTIAL_MESSAGE =
+  'session_token was opened with another credential (OAuth client or static token), and a token works only for the credential that opened it; call session_open with this one for a token of its own.';
 
 function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
@@ -56,7 +61,7 @@ export class CapabilityStore {
     return n;
   }
 
-  open(boundSession?: string): OpenedCapability {
+  open(boundSession?: string, principal?: string): OpenedCapability {
     this.prune();
     if (this.activeCount() >= this.options.maxActive) {
       throw new GatewayError(
@@ -72,15 +77,21 @@ export class CapabilityStore {
       expiresAt: now + this.options.ttlMs,
       revoked: false,
       ...(boundSession ? { boundSession } : {}),
+      ...(principal !== undefined ? { principal } : {}),
     };
     this.byHash.set(hashToken(token), record);
     return { token, id: record.id, expiresAt: record.expiresAt };
   }
 
-  /** Resolves a presented token to its live record, or throws a stable error saying why not. */
-  resolve(token: string, fromSession?: string): CapabilityRecord {
+  /**
+   * Resolves a presented token to its live record, or throws a stable error saying why not.
+   * `principal` is the presenting credential's principalKey (undefined without authentication).
+   */
+  resolve(token: string, fromSession?: string, principal?: string): CapabilityRecord {
     const record = this.byHash.get(hashToken(token));
     if (!record) throw new GatewayError(ErrorCode.SESSION_TOKEN_INVALID, 'session_token is not a token this gateway issued');
+    // Checked first: another credential learns nothing about the token's state.
+    if (record.principal !== undefined && record.principal !== principal) throw new GatewayError(ErrorCode.SESSION_TOKEN_FOREIGN, OTHER_CREDENTIAL_MESSAGE);
     if (record.revoked) throw new GatewayError(ErrorCode.SESSION_TOKEN_REVOKED, 'session_token was closed with session_close; open a new one');
     if (record.expiresAt <= this.options.now()) {
       throw new GatewayError(

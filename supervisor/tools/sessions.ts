@@ -1,6 +1,7 @@
 import { formatDuration } from '../duration.js';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import type { ToolDefinition } from '../tool-types.js';
+import { principalKey } from '../auth/scopes.js';
 import type { CapabilityStore } from '../owners/capabilities.js';
 import type { OwnerRegistry } from '../owners/owners.js';
 
@@ -25,8 +26,8 @@ export function sessionTools(deps: {
     annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false, idempotentHint: false },
     async handler(_args, ctx) {
       // Inside a legacy MCP session the token is bound to that session, so a leaked token cannot
-      // be replayed from another connection.
-      const opened = deps.capabilities.open(ctx.sessionId);
+      // be replayed from another connection; with authentication on, also to the opening credential.
+      const opened = deps.capabilities.open(ctx.sessionId, ctx.grant ? principalKey(ctx.grant) : undefined);
       return {
         structured: {
           session_token: opened.token,

@@ -62,7 +62,7 @@ test('guessed codes approve nothing (exit 3, audited); Continue then still waits
 
 test('a POST without the page\'s CSRF token is refused and approves nothing', async () => {
   const p = await pending(gw);
-  assert.equal(authCli(gw.home, ['approve', p.code]).status, 0);
+  assert.equal(authCli(gw.home, ['approve', p.code, '--yes']).status, 0);
   const forged = await p.c.form(p.path, { csrf: 'forged', action: 'continue' });
   assert.equal(forged.status, 403);
   assert.equal(forged.headers.location, undefined);
@@ -81,7 +81,7 @@ test('five wrong passphrases lock the request: access_denied, and the CLI can no
   const { query } = await p.c.continueTo(p.path, { csrf: p.csrf, action: 'continue', passphrase: 'guess 5' });
   assert.equal(query?.get('error'), 'access_denied');
   assert.equal(query?.get('code'), null);
-  assert.notEqual(authCli(gw.home, ['approve', p.code]).status, 0);
+  assert.notEqual(authCli(gw.home, ['approve', p.code, '--yes']).status, 0);
   assert.equal(auditLines(gw.home).filter((l) => l.outcome === 'passphrase_wrong').length >= 5, true);
   assert.ok(auditLines(gw.home).some((l) => l.outcome === 'approval_locked'));
 });

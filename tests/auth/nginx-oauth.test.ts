@@ -42,7 +42,7 @@ test('ChatGPT-style OAuth through nginx: discovery, registration, operator appro
           const event = JSON.parse(line) as Record<string, unknown>;
           events.push(event);
           if (event.event === 'approval_code') {
-            approval = authCli(gw.home, ['approve', String(event.code), '--json']);
+            approval = authCli(gw.home, ['approve', String(event.code), '--yes', '--json']);
             driver.stdin.write('approved\n');
           }
           if (event.event === 'done' || event.event === 'error') return;

@@ -30,7 +30,7 @@ async function authorizedCode(g: TestGateway, host = A, approveArgs: string[] = 
   assert.equal((await c.register()).status, 201);
   const { verifier, challenge } = pkcePair();
   const page = await c.consentPage(await c.authorize({ code_challenge: challenge, code_challenge_method: 'S256' }));
-  assert.equal(authCli(g.home, ['approve', page.code, ...approveArgs]).status, 0);
+  assert.equal(authCli(g.home, ['approve', page.code, '--yes', ...approveArgs]).status, 0);
   const { query } = await c.continueTo(page.path, { csrf: page.csrf, action: 'continue' });
   return { c, code: query!.get('code')!, verifier };
 }

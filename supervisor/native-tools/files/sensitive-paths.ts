@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { readlink } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
@@ -11,6 +12,7 @@ import { isUnder, realResolve, type UserPath } from './paths.js';
 //   and project `.env`-type files anywhere;
 // - write blocks: system prefixes, docker.sock, the Hermes config/auth/.env files, the credential
 //   deny list (ssh keys, cloud CLIs, .netrc …), Hermes session/token state;
+// - both: the gateway's own authentication files (database, audit log, passphrase);
 // - the cross-profile soft guard (another Hermes profile's skills/plugins/cron/memories, or a
 //   sandbox mirror of Hermes state), which `cross_profile: true` opts out of.
 // Every check looks at both the lexical absolute path and the real path (symlinks followed), so a
@@ -126,6 +128,40 @@ const BLOCKED_PROJECT_ENV_BASENAMES = new Set(['.env', '.env.local', '.env.devel
 
 const NOT_A_BOUNDARY = '(Defense-in-depth — not a security boundary; the terminal tool can still bypass.)';
 
+// ---------------------------------------------------------------------------------------------
+// The gateway's own authentication files: its database (with SQLite's -wal/-shm/-journal beside
+// it), its audit log (and the rotated copy) and the operator passphrase. A read-scope credential
+// must not read them (the passphrase approves any OAuth client), nor any tool write them. Their
+// default places under each Hermes directory are known here; a configured place elsewhere (and the
+// passphrase file, which has no default) is registered when the authentication edge starts.
+
+const AUTH_DATABASE_SUFFIXES = ['', '-wal', '-shm', '-journal'];
+const registeredAuthFiles = new Set<string>();
+
+/** Protects these files (an auth database also with its -wal/-shm/-journal) from the file tools. Both spellings: as given and real. */
+export function protectAuthFiles(files: { database?: string; auditLog?: string; passphraseFile?: string }): void {
+  const add = (path: string) => {
+    registeredAuthFiles.add(resolve(path));
+    try {
+      registeredAuthFiles.add(join(realpathSync(dirname(resolve(path))), basename(path)));
+    } catch {
+      // The directory does not exist (yet): the lexical spelling is all there is to match.
+    }
+  };
+  if (files.database) for (const suffix of AUTH_DATABASE_SUFFIXES) add(files.database + suffix);
+  if (files.auditLog) for (const suffix of ['', '.1']) add(files.auditLog + suffix);
+  if (files.passphraseFile) add(files.passphraseFile);
+}
+
+function authFiles(dirs: HermesDirs): Set<string> {
+  const out = new Set(registeredAuthFiles);
+  for (const hd of dirs.dirs) {
+    for (const suffix of AUTH_DATABASE_SUFFIXES) out.add(join(hd, `gateway-auth.sqlite3${suffix}`));
+    for (const suffix of ['', '.1']) out.add(join(hd, 'logs', `gateway-auth-audit.jsonl${suffix}`));
+  }
+  return out;
+}
+
 /** The Hermes read-deny message for `p`, or null when reading it is allowed. */
 export function readBlockMessage(p: CheckedPath, input: string, dirs: HermesDirs): string | null {
   for (const hd of dirs.dirs) {
@@ -155,6 +191,10 @@ export function readBlockMessage(p: CheckedPath, input: string, dirs: HermesDirs
     if (either(p, (c) => isUnder(c, tokens))) {
       return `Access denied: ${input} is a Hermes MCP token file and cannot be read directly. ${NOT_A_BOUNDARY}`;
     }
+  }
+  const auth = authFiles(dirs);
+  if (either(p, (c) => auth.has(c))) {
+    return `Access denied: ${input} is one of the gateway's authentication files (tokens, approvals, audit or passphrase) and cannot be read by a tool. ${NOT_A_BOUNDARY}`;
   }
   if (either(p, (c) => BLOCKED_PROJECT_ENV_BASENAMES.has(basename(c).toLowerCase()))) {
     return (
@@ -193,6 +233,7 @@ function writeDeniedExact(dirs: HermesDirs): string[] {
   for (const hd of dirs.dirs) {
     out.push(join(hd, '.env'), join(hd, 'auth.json'), join(hd, '.anthropic_oauth.json'), join(hd, 'cache', 'bws_cache.enc.json'), join(hd, 'state.db'));
   }
+  out.push(...authFiles(dirs));
   return out;
 }
 
