@@ -2,8 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
-import { ensureChromium } from './browser-prerequisite.js';
-import { ensureNginx } from './nginx-prerequisite.js';
+import { CHROMIUM, ensurePackage, NGINX } from './test-prerequisites.js';
 
 // Runs the compiled test files with node's test runner, on whichever Node runs this script.
 // The files are listed here rather than handed to `node --test` as a directory or a glob:
@@ -29,9 +28,9 @@ if (files.length === 0) {
 
 // The browser tests need Debian's chromium; install it (as root on Debian) or say how, before any test starts.
 try {
-  ensureChromium();
+  ensurePackage(CHROMIUM);
   // The public-URL tests run a real nginx (their own instance) in front of the gateway.
-  ensureNginx();
+  ensurePackage(NGINX);
 } catch (err) {
   process.stderr.write(`run-tests: ${(err as Error).message}\n`);
   process.exit(1);

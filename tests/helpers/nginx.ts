@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { join } from 'node:path';
-import { ensureNginx } from '../../scripts/nginx-prerequisite.js';
+import { ensurePackage, NGINX } from '../../scripts/test-prerequisites.js';
 import { waitFor } from './wait.js';
 
 // A real nginx (Debian's package) as the TLS-terminating reverse proxy in front of a test gateway:
@@ -48,7 +48,7 @@ export function makeCertificate(dir: string, name: string): { cert: string; key:
 
 /** nginx on 127.0.0.1:`port` (pick one with freePort() when the gateway must know its public URL first). */
 export async function startProxy(dir: string, name: string, upstreamPort: number, port: number): Promise<TestProxy> {
-  const nginx = ensureNginx();
+  const nginx = ensurePackage(NGINX);
   const { cert, key } = makeCertificate(dir, name);
   mkdirSync(join(dir, 'tmp'), { recursive: true });
   const conf = join(dir, 'nginx.conf');
