@@ -8,36 +8,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
 import { launchGateway, nodeFlags, started } from './launch.js';
-import { pct, row, sorted, stopChild, verdict } from './measure.js';
+import { pct, post, row, sorted, stopChild, verdict } from './measure.js';
 
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2000);
 const TARGET = 1.1;
 
-const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': {},
-  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
-};
-
-async function toolSearch(url: string, id: number, authorization?: string): Promise<number> {
-  const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'tool_search', arguments: { queries: ['session token', 'skill'], limit: 5 }, _meta: META } });
+/** One timed tool_search (the JSON-RPC round trip, answer read in full). */
+async function toolSearch(url: string, authorization?: string): Promise<number> {
   const t0 = performance.now();
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': 'tool_search',
-      ...(authorization ? { authorization } : {}),
-    },
-    body,
-  });
-  const text = await res.text();
+  const reply = await post(url, 'tools/call', { name: 'tool_search', arguments: { queries: ['session token', 'skill'], limit: 5 } }, 'tool_search', authorization ? { authorization } : {});
   const dt = performance.now() - t0;
-  if (res.status !== 200) throw new Error(`tool_search answered ${res.status}: ${text.slice(0, 200)}`);
+  if (!reply.result) throw new Error(`tool_search: ${JSON.stringify(reply).slice(0, 200)}`);
   return dt;
 }
 
@@ -64,9 +46,9 @@ async function main(): Promise<void> {
     for (let i = 0; i < WARMUP + ROUNDS; i++) {
       // Alternate which goes first, so neither always runs on a cache the other warmed.
       const first = i % 2 === 0;
-      const x = first ? await toolSearch(plainUrl, i) : 0;
-      const y = await toolSearch(authUrl, i, authorization);
-      const z = first ? x : await toolSearch(plainUrl, i);
+      const x = first ? await toolSearch(plainUrl) : 0;
+      const y = await toolSearch(authUrl, authorization);
+      const z = first ? x : await toolSearch(plainUrl);
       if (i >= WARMUP) {
         a.push(z);
         b.push(y);

@@ -30,7 +30,8 @@ const META = {
 };
 
 let rpcId = 0;
-export async function post(url: string, method: string, params: Record<string, unknown>, name?: string): Promise<Record<string, unknown>> {
+/** One JSON-RPC request; `headers` adds to the MCP ones (e.g. an Authorization). */
+export async function post(url: string, method: string, params: Record<string, unknown>, name?: string, headers: Record<string, string> = {}): Promise<Record<string, unknown>> {
   const res = await fetch(url, {
     method: 'POST',
     headers: {
@@ -39,6 +40,7 @@ export async function post(url: string, method: string, params: Record<string, u
       'mcp-protocol-version': '2026-07-28',
       'mcp-method': method,
       ...(name ? { 'mcp-name': name } : {}),
+      ...headers,
     },
     body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method, params: { ...params, _meta: META } }),
   });
