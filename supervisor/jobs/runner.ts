@@ -6,9 +6,9 @@ import type { Logger } from 'pino';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { withKeyedLocks } from '../keyed-lock.js';
 import { stripAnsi } from '../../shared/output-cap.js';
-import { descendantsOf, memAvailableBytes, processIsAlive, processStartTime } from '../../shared/proc.js';
+import { descendantsOf, processIsAlive, processStartTime } from '../../shared/proc.js';
 import { redact } from '../../shared/redact.js';
-import { sizeBytes, type ResourceProfile } from '../../policy/resource-policy.js';
+import type { ResourceProfile } from '../../policy/resource-policy.js';
 import type { ProcessRegistry, TrackedProcess } from '../native-tools/processes.js';
 import type { WorkerRuntime } from '../spawning/worker-runtime.js';
 import { CgroupLimit } from '../spawning/cgroup-limits.js';
@@ -27,12 +27,12 @@ import {
   stmt,
   requestCancel,
   sweepJobs,
-  type AdmissionRules,
   type Completion,
   type Instance,
   type JobRow,
 } from './job-repository.js';
 import { completionFromRecord, readExitRecord } from './exit-record.js';
+import { admissionRules, assertHeadroom, reservationFor } from './host-admission.js';
 import { JobChanges } from './job-changes.js';
 import { enforceOrphanDeadlines, reconcileOrphanJob, reconcileOrphanJobs } from './orphans.js';
 import { releaseUnknownJob } from './unknown-release.js';
@@ -141,39 +141,9 @@ export class JobRunner {
     return withKeyedLocks([`job:${id}`], work);
   }
 
-  admissionRules(): AdmissionRules {
-    const { resources } = this.runtime;
-    const enforced = resources.mode === 'enforced' ? resources.policy : undefined;
-    return {
-      // The policy in force at admission decides the reservation, not the one at preparation.
-      reservationFor: (profile) => this.reservationFor(profile as ResourceProfile),
-      maxActive: this.limits.maxActiveJobs,
-      maxPerSession: this.limits.maxActiveJobsPerSession,
-      // One-heavy admission and memory reservations are host protections: they apply when the
-      // policy is enforced; development mode keeps the legacy count/workspace quotas only.
-      maxHeavy: enforced ? enforced.jobs.max_heavy : Infinity,
-      memoryBudget: enforced ? sizeBytes(enforced.jobs.memory_budget) : Infinity,
-    };
-  }
-
-  /** The memory a job of this profile reserves (0 in development mode). */
+  /** The memory a job of this profile reserves under the policy in force (0 in development mode). */
   reservationFor(profile: ResourceProfile): number {
-    const { resources } = this.runtime;
-    return resources.mode === 'enforced' && resources.policy ? sizeBytes(resources.policy.profiles[profile].memory_max) : 0;
-  }
-
-  /** Host headroom: MemAvailable must cover the job's memory_max plus the policy's headroom. */
-  private assertHeadroom(reservation: number): void {
-    const policy = this.runtime.resources.mode === 'enforced' ? this.runtime.resources.policy : undefined;
-    if (!policy) return;
-    const headroom = sizeBytes(policy.jobs.host_headroom);
-    const available = memAvailableBytes();
-    if (available !== undefined && available < reservation + headroom) {
-      throw new GatewayError(
-        ErrorCode.JOB_MEMORY_UNAVAILABLE,
-        `the host has ${available} bytes available; this job needs ${reservation} plus ${headroom} bytes of host headroom. Nothing was started; try again later or use resource_profile "light"`,
-      );
-    }
+    return reservationFor(this.runtime.resources, profile);
   }
 
   async start(id: string, token: string, sessionId: string): Promise<JobRow> {
@@ -187,11 +157,11 @@ export class JobRunner {
       if (this.closing) throw new GatewayError(ErrorCode.JOB_ADMISSION_PAUSED, 'the gateway is shutting down; start the job on the next one');
       if (this.signalPaused) throw new GatewayError(ErrorCode.JOB_ADMISSION_PAUSED, 'the local operator paused fresh job starts on this gateway (SIGUSR1); the prepared job stays valid');
       const reservation = this.reservationFor(existing.profile as ResourceProfile);
-      this.assertHeadroom(reservation);
+      assertHeadroom(this.runtime.resources, reservation);
       // Checked before admission: a job admitted and then unable to start would be lost.
       if (!this.processes.hasCapacity) throw new GatewayError(ErrorCode.BUSY, 'too many background processes are running on this gateway; the prepared job stays valid, start it later');
       const unit = `hermes-job-${id.slice(4)}`;
-      const result = admitJob(this.db, { id, token, sessionId, instance: this.instance, unit }, this.admissionRules(), this.now());
+      const result = admitJob(this.db, { id, token, sessionId, instance: this.instance, unit }, admissionRules(this.runtime.resources, this.limits), this.now());
       if (!result.admitted) return result.job;
       this.admittedSinceCheckpoint = true;
       await this.launch(result.job, result.command, sessionId);
