@@ -40,6 +40,7 @@ import {
   type RacerResult,
   type RunningRacer,
 } from '../tests/helpers/admission-racer.js';
+import { runBench } from './measure.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const JOBS = env('BENCH_ADMISSION_JOBS', 6000);
@@ -71,13 +72,6 @@ function cleanup(): void {
   for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   if (db?.open) db.close();
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
-}
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    cleanup();
-    process.exit(130);
-  });
 }
 
 // ---- helpers ----
@@ -247,9 +241,4 @@ async function mcpStatusLatency(dir: string): Promise<{ status: number[]; search
   }
 }
 
-main()
-  .catch((e) => {
-    console.error(e);
-    process.exitCode = 1;
-  })
-  .finally(() => cleanup());
+runBench(main, cleanup);

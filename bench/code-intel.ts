@@ -21,7 +21,7 @@ import { createProtocolConnection, DocumentSymbolRequest, InitializedNotificatio
 import { packageRoot } from '../shared/package-root.js';
 import { launchGateway, nodeFlags, started } from './launch.js';
 import { typescriptProject } from '../tests/helpers/graph.js';
-import { pct, row, sample, stopChild, toolCall, toolCallResult, verdict } from './measure.js';
+import { pct, row, runBench, sample, stopChild, toolCall, toolCallResult, verdict } from './measure.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const WARMUP = env('BENCH_CODE_WARMUP', 20);
@@ -47,7 +47,6 @@ async function cleanup(): Promise<void> {
   await Promise.all([...children, ...started].map((c) => stopChild(c)));
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 }
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void cleanup().finally(() => process.exit(130)));
 
 /** A small TypeScript project (the graph tests' fixture), the same one both sides look at. */
 function fixtureProject(): { dir: string; file: string } {
@@ -137,9 +136,4 @@ async function main(): Promise<void> {
   console.log(`total run ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 
-main()
-  .catch((e) => {
-    console.error(e);
-    process.exitCode = 1;
-  })
-  .finally(() => cleanup());
+runBench(main, cleanup);

@@ -79,3 +79,17 @@ export async function stopChild(child: ChildProcess, graceMs = 5000): Promise<vo
   await exited;
   clearTimeout(timer);
 }
+
+/**
+ * Runs a bench's `main`, with `cleanup` (stopping everything it started, by pid) on the way out:
+ * after main, whatever it threw (exit code 1), and on SIGINT/SIGTERM (exit code 130).
+ */
+export function runBench(main: () => Promise<void>, cleanup: () => void | Promise<void>): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void Promise.resolve(cleanup()).finally(() => process.exit(130)));
+  main()
+    .catch((e) => {
+      console.error(e);
+      process.exitCode = 1;
+    })
+    .finally(() => cleanup());
+}

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
 import { terminalProtocol, type TerminalProtocol } from '../shared/worker-protocol/terminal.js';
 import { launchFloor, launchGateway, launchSdkFloor, nodeFlags, started } from './launch.js';
-import { pct, post, row, sample, sorted, stopChild, toolCall, verdict } from './measure.js';
+import { pct, post, row, runBench, sample, sorted, stopChild, toolCall, verdict } from './measure.js';
 import { detectIsolation } from '../supervisor/spawning/isolation.js';
 import { WorkerProcess } from '../supervisor/spawning/worker-process.js';
 import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, survivors, waitForSurvivors } from '../tests/helpers/escapees.js';
@@ -62,12 +62,6 @@ async function cleanup(): Promise<void> {
   await Promise.all([...started].map((c) => stopChild(c)));
   for (const m of markers) killSurvivors(m);
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
-}
-
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    void cleanup().finally(() => process.exit(130));
-  });
 }
 
 
@@ -178,9 +172,4 @@ async function main(): Promise<void> {
   console.log(`total run ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 }
 
-main()
-  .catch((e) => {
-    console.error(e);
-    process.exitCode = 1;
-  })
-  .finally(() => cleanup());
+runBench(main, cleanup);
