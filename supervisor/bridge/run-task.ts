@@ -1,5 +1,5 @@
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
-import { withKeyedLocks } from '../keyed-lock.js';
+import { withKeyedLocks } from '../../shared/keyed-lock.js';
 import { resultFromReply } from './reply.js';
 import { readContract, resolveAgent, withDeadline, type BridgeService } from './service.js';
 import { newTaskId, type TaskResult } from './tasks.js';

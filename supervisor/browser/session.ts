@@ -1,5 +1,5 @@
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
-import { withKeyedLocks } from '../keyed-lock.js';
+import { withKeyedLocks } from '../../shared/keyed-lock.js';
 import type { BrowserBindings, Binding } from './bindings.js';
 import { budgetSpent, callBudget, camofoxFailure, isStaleTab, remainingMs, type CallBudget, type CamofoxClient, type CamofoxReply } from './client.js';
 import type { BrowserSettings } from './settings.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
-import { withKeyedLocks } from '../keyed-lock.js';
+import { withKeyedLocks } from '../../shared/keyed-lock.js';
 import { stripAnsi } from '../../shared/output-cap.js';
 import { descendantsOf, processIsAlive, processStartTime } from '../../shared/proc.js';
 import { redact } from '../../shared/redact.js';

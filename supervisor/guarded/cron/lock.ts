@@ -3,7 +3,7 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import { withKeyedLocks } from '../../keyed-lock.js';
+import { withKeyedLocks } from '../../../shared/keyed-lock.js';
 
 // Hermes' cross-process lock on `cron/.jobs.lock` (cron/jobs.py `_jobs_lock`): an exclusive BSD
 // `flock(2)` on the file, taken around every load -> modify -> save. Node has no flock, so a tiny

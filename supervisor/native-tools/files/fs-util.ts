@@ -365,4 +365,4 @@ export function writeFailed(input: string, e: unknown): GatewayError {
 
 // Per-path locks (Hermes `file_state.lock_path`): concurrent writers to one file are serialised
 // within this process (paths are the keys of the shared keyed lock).
-export { withKeyedLocks as withPathLocks } from '../../keyed-lock.js';
+export { withKeyedLocks as withPathLocks } from '../../../shared/keyed-lock.js';
