@@ -5,6 +5,7 @@ import type { GatewayConfig } from '../config.js';
 import { assertSafePath, SCHEMA_VERSION } from '../jobs/database.js';
 import type { ResourceState } from '../spawning/resource-policy.js';
 import type { DoctorCheck } from './report.js';
+import { passphraseFileProblem } from '../auth/consent.js';
 
 // What `doctor` checks beyond the readiness probes: facts /readyz reports beside readiness (the job
 // database, the resource policy) or not at all (the systemd user manager and the job slices, the
@@ -109,14 +110,8 @@ export function authCheck(config: GatewayConfig): DoctorCheck[] {
     checks.push({ name: 'public_url', level: 'ok', reason: `${auth.publicUrls.map((u) => u.origin).join(', ')}: a credential on every /mcp request, OAuth ${auth.oauth ? 'on (approve new clients with hermes-mcp-auth approve CODE)' : 'off (static tokens only)'}` });
   }
   if (auth.passphraseFile) {
-    let problem: string | undefined;
-    try {
-      const st = statSync(auth.passphraseFile);
-      if (st.mode & 0o077) problem = `has mode ${(st.mode & 0o777).toString(8)}`;
-      else if (st.uid !== process.getuid?.()) problem = `belongs to uid ${st.uid}`;
-    } catch (e) {
-      problem = `cannot be read (${(e as NodeJS.ErrnoException).code})`;
-    }
+    // The same check the gateway makes at startup (and on every use).
+    const problem = passphraseFileProblem(auth.passphraseFile);
     checks.push(problem ? { name: 'auth_passphrase', level: 'fail', reason: `HERMES_MCP_AUTH_PASSPHRASE_FILE ${auth.passphraseFile} ${problem}`, fix: `chmod 600 ${auth.passphraseFile} (a file of the service user), or unset HERMES_MCP_AUTH_PASSPHRASE_FILE` } : { name: 'auth_passphrase', level: 'ok', reason: `${auth.passphraseFile} (0600)` });
   }
   return checks;
