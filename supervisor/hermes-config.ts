@@ -1,6 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync, constants } from 'node:fs';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parsePyYaml } from './yaml.js';
 
 // Hermes' own config.yaml ($HERMES_HOME/config.yaml), read the same bounded, no-follow way by every
 // adapter that needs a setting from it (cron timezone and default model, Honcho base URL). Read on
@@ -35,7 +35,7 @@ export function readHermesConfig(hermesHome: string): HermesConfig {
       if (n === 0) break;
       read += n;
     }
-    const doc = parseYaml(buf.subarray(0, read).toString('utf8')) as unknown;
+    const doc = parsePyYaml(buf.subarray(0, read).toString('utf8'));
     return doc && typeof doc === 'object' && !Array.isArray(doc) ? { doc: doc as Record<string, unknown> } : {};
   } catch (e) {
     return { error: `${file}: ${(e as Error).message.split('\n')[0]}` };

@@ -4,7 +4,6 @@ import { ConfigError, loadConfig } from './config.js';
 import { becomeSubreaper } from '../shared/subreaper.js';
 import { startGateway } from './server.js';
 import { createLogger } from './telemetry.js';
-import { doctorMain } from './doctor/index.js';
 
 // `hermes-mcp-gateway`: serve with embedded defaults (127.0.0.1:3060, HERMES_HOME=~/.hermes).
 // Every setting comes from the environment (README, Configuration); the only arguments are
@@ -36,6 +35,8 @@ Operator CLI for access (approvals, OAuth clients, static tokens): hermes-mcp-au
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'doctor') {
+    // Imported only for this subcommand: the gateway itself never loads the doctor's modules.
+    const { doctorMain } = await import('./doctor/index.js');
     const code = await doctorMain(process.argv.slice(3), process.env);
     // Exit once the report is written: a backend's keep-alive socket must not hold the command open.
     process.stdout.write('', () => process.exit(code));

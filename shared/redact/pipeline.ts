@@ -38,6 +38,47 @@ export interface RedactOptions {
 export function redact(text: string, options: RedactOptions = {}): string {
   if (typeof text !== 'string' || text === '') return text;
   const codeFile = options.codeFile === true;
+  const clean = codeFile ? cleanCode : cleanText;
+  if (clean.has(text)) return text;
+  const out = applyPasses(text, codeFile);
+  if (out === text) clean.remember(text);
+  return out;
+}
+
+/**
+ * Texts the passes left unchanged, remembered so the same text is not scanned again: results
+ * repeat the same strings (tool_search and tool_describe answer from the frozen catalog, a
+ * terminal prints the same lines), and the passes cost ~50 ns a character. Redaction is a pure
+ * function of the text and the mode, so a remembered text is clean for good; only clean texts
+ * are kept, so the memo never holds a secret. Bounded by characters, emptied when full.
+ */
+class CleanTexts {
+  private readonly texts = new Set<string>();
+  private chars = 0;
+
+  has(text: string): boolean {
+    return text.length <= CLEAN_MEMO_MAX_TEXT_CHARS && this.texts.has(text);
+  }
+
+  remember(text: string): void {
+    if (text.length > CLEAN_MEMO_MAX_TEXT_CHARS) return;
+    if (this.chars + text.length > CLEAN_MEMO_MAX_CHARS) {
+      this.texts.clear();
+      this.chars = 0;
+    }
+    this.texts.add(text);
+    this.chars += text.length;
+  }
+}
+
+/** Longer texts are scanned each time (hashing them costs a pass of its own, and they rarely repeat). */
+const CLEAN_MEMO_MAX_TEXT_CHARS = 16 * 1024;
+/** At most ~1 MB of remembered text per mode. */
+const CLEAN_MEMO_MAX_CHARS = 1024 * 1024;
+const cleanText = new CleanTexts();
+const cleanCode = new CleanTexts();
+
+function applyPasses(text: string, codeFile: boolean): string {
 
   // 1. Known credential formats (formats.ts).
   text = redactKnownFormats(text);

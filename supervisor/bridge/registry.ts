@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import * as v from 'valibot';
-import { parse as parseYaml } from 'yaml';
+import { parseStrictYaml } from '../yaml.js';
 import { baseUrlProblem, normalizeBaseUrl } from './base-url.js';
 import { privateFileProblem, type BridgeSettings } from './settings.js';
 
@@ -124,7 +124,7 @@ export class AgentRegistry {
   }
 
   private parse(text: string): RegistryView {
-    const raw: unknown = parseYaml(text);
+    const raw: unknown = parseStrictYaml(text);
     const result = v.safeParse(Registry, raw);
     if (!result.success) {
       const issue = result.issues[0]!;

@@ -1,4 +1,4 @@
-import { ConnectionError, Honcho, HonchoError, TimeoutError, type Peer } from '@honcho-ai/sdk';
+import type { Honcho, HonchoError, Peer, Session } from '@honcho-ai/sdk';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { redact } from '../../shared/redact.js';
 import type { ProbeResult } from '../health/readiness.js';
@@ -15,6 +15,24 @@ export interface Prepared {
   honcho: Honcho;
   user: Peer;
   assistant: Peer;
+  /** A handle on an existing session, without the SDK's session get-or-create. */
+  session(id: string): Session;
+}
+
+// The SDK is loaded when Honcho is first used, not at startup: a gateway without a Honcho
+// configuration never needs it, and it costs ~12 MB of idle RSS. Until it is loaded no SDK error
+// can exist, so the classifiers below answer "not an SDK error" without it.
+type HonchoSdk = typeof import('@honcho-ai/sdk');
+let sdk: HonchoSdk | undefined;
+const loadSdk = async (): Promise<HonchoSdk> => (sdk ??= await import('@honcho-ai/sdk'));
+
+type SdkFailure = { kind: 'timeout' } | { kind: 'connection'; message: string } | { kind: 'http'; error: HonchoError };
+function sdkFailure(e: unknown): SdkFailure | undefined {
+  if (!sdk) return undefined;
+  if (e instanceof sdk.TimeoutError) return { kind: 'timeout' };
+  if (e instanceof sdk.ConnectionError) return { kind: 'connection', message: e.message };
+  if (e instanceof sdk.HonchoError) return { kind: 'http', error: e };
+  return undefined;
 }
 
 const PROBE_TIMEOUT_MS = 4000;
@@ -39,8 +57,9 @@ export class HonchoBackend {
     private readonly workerMaxMs: number,
   ) {}
 
-  private newClient(): Honcho {
+  private async newClient(): Promise<Honcho> {
     const { identity, baseURL, apiKey } = this.settings;
+    const { Honcho } = await loadSdk();
     return new Honcho({ baseURL, workspaceId: identity.workspace, timeout: this.workerMaxMs, maxRetries: 0, ...(apiKey ? { apiKey } : {}) });
   }
 
@@ -51,10 +70,11 @@ export class HonchoBackend {
   prepare(): Promise<Prepared> {
     if (!this.prepared) {
       const attempt = (async () => {
-        const honcho = this.newClient();
+        const honcho = await this.newClient();
+        const { Session } = await loadSdk();
         const { userPeer, assistantPeer } = this.settings.identity;
         const [user, assistant] = await Promise.all([honcho.peer(userPeer), honcho.peer(assistantPeer)]);
-        return { honcho, user, assistant };
+        return { honcho, user, assistant, session: (id: string) => new Session(id, honcho.workspaceId, honcho.http) };
       })();
       this.prepared = attempt;
       attempt.catch(() => {
@@ -79,7 +99,7 @@ export class HonchoBackend {
     };
     const started = Date.now();
     try {
-      await this.newClient().http.post('/v3/workspaces', { body: { id: identity.workspace }, timeout: PROBE_TIMEOUT_MS });
+      await (await this.newClient()).http.post('/v3/workspaces', { body: { id: identity.workspace }, timeout: PROBE_TIMEOUT_MS });
       return { ready: true, status: 'ok', details: { ...details, latency_ms: Date.now() - started } };
     } catch (e) {
       return {
@@ -96,11 +116,13 @@ export class HonchoBackend {
 /** A one-line, key-free description of why a Honcho call failed. */
 export function describeFailure(e: unknown, baseURL: string): string {
   const where = `Honcho at ${displayUrl(baseURL)}`;
-  if (e instanceof TimeoutError) return `${where} did not answer in time`;
-  if (e instanceof ConnectionError) return `${where} is unreachable (${e.message})`;
-  if (e instanceof HonchoError) {
-    if (e.status === 401 || e.status === 403) return `${where} refused the credentials (HTTP ${e.status})`;
-    return `${where} answered HTTP ${e.status}: ${validationDetail(e.body) ?? e.message}`;
+  const failure = sdkFailure(e);
+  if (failure?.kind === 'timeout') return `${where} did not answer in time`;
+  if (failure?.kind === 'connection') return `${where} is unreachable (${failure.message})`;
+  if (failure?.kind === 'http') {
+    const { status, body, message } = failure.error;
+    if (status === 401 || status === 403) return `${where} refused the credentials (HTTP ${status})`;
+    return `${where} answered HTTP ${status}: ${validationDetail(body) ?? message}`;
   }
   return `${where}: ${e instanceof Error ? e.message : String(e)}`;
 }
@@ -117,18 +139,20 @@ function validationDetail(body: unknown): string | undefined {
 
 /** The HTTP status of a Honcho answer, if the failure was one. */
 export function honchoStatus(e: unknown): number | undefined {
-  return e instanceof HonchoError && !(e instanceof TimeoutError) && !(e instanceof ConnectionError) ? e.status : undefined;
+  const failure = sdkFailure(e);
+  return failure?.kind === 'http' ? failure.error.status : undefined;
 }
 
 /** A Honcho failure as the stable gateway error a client sees (reads and definite write failures). */
 export function toGatewayError(e: unknown, baseURL: string): GatewayError {
   const message = redact(describeFailure(e, baseURL));
-  if (e instanceof TimeoutError) return new GatewayError(ErrorCode.MEMORY_TIMEOUT, message);
+  const failure = sdkFailure(e);
+  if (failure?.kind === 'timeout') return new GatewayError(ErrorCode.MEMORY_TIMEOUT, message);
   const status = honchoStatus(e);
   if (status !== undefined && status >= 400 && status < 500 && status !== 401 && status !== 403) {
     return new GatewayError(ErrorCode.MEMORY_REJECTED, message, { http_status: status });
   }
-  if (e instanceof HonchoError) return new GatewayError(ErrorCode.MEMORY_UNAVAILABLE, message, status ? { http_status: status } : undefined);
+  if (failure) return new GatewayError(ErrorCode.MEMORY_UNAVAILABLE, message, status ? { http_status: status } : undefined);
   // Not an SDK error (a bug, or the SDK rejecting its own input): let the dispatcher log it.
   throw e;
 }

@@ -1,4 +1,4 @@
-import { type Conclusion, Session } from '@honcho-ai/sdk';
+import type { Conclusion } from '@honcho-ai/sdk';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../tool-types.js';
 import { REASONING_LEVELS, type ReasoningLevel } from './config.js';
@@ -284,7 +284,7 @@ async function assertOwnConclusion(p: Prepared, id: string): Promise<void> {
 
 /** GET sessions/{s}/context without the SDK's session get-or-create: a read never creates a session. */
 async function sessionContext(p: Prepared, id: string, tokens: number | undefined): Promise<Record<string, unknown>> {
-  const session = new Session(id, p.honcho.workspaceId, p.honcho.http);
+  const session = p.session(id);
   try {
     const ctx = await session.context({ summary: true, peerTarget: p.user.id, ...(tokens ? { tokens } : {}) });
     return {

@@ -3,7 +3,8 @@ import { opendir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import type { Limits } from '../../../shared/limits.js';
 import { checkAborted, cmp, isRecord, SUPPORT_DIR_SET, type SkillsConfig, type SkillSummary } from './common.js';
-import { MAX_NAME_LENGTH, matchesEnvironment, matchesPlatform, parseFrontmatter, parseYaml, truncateDescription } from './frontmatter.js';
+import { MAX_NAME_LENGTH, matchesEnvironment, matchesPlatform, parseFrontmatter, truncateDescription } from './frontmatter.js';
+import { parsePyYaml } from '../../yaml.js';
 import { containedReal, decodeLenient, readBounded } from './io.js';
 import { CONFIG_MAX_BYTES } from '../../hermes-config.js';
 
@@ -25,7 +26,7 @@ function configStringList(value: unknown): string[] {
   if (typeof value === 'string') {
     if (value.trim().startsWith('[')) {
       try {
-        const parsed = parseYaml(value.trim());
+        const parsed = parsePyYaml(value.trim());
         if (Array.isArray(parsed)) return parsed.map((x) => String(x));
       } catch {
         // a scalar string still means one name
@@ -41,7 +42,7 @@ function configStringList(value: unknown): string[] {
 export async function disabledSkillNames(hermesHome: string, platform: string | undefined): Promise<Set<string>> {
   try {
     const { bytes } = await readBounded(join(hermesHome, 'config.yaml'), CONFIG_MAX_BYTES, 'whole', true);
-    const parsed = parseYaml(decodeLenient(bytes));
+    const parsed = parsePyYaml(decodeLenient(bytes));
     const skills = isRecord(parsed) ? parsed.skills : undefined;
     if (!isRecord(skills)) return new Set();
     const names = configStringList(skills.disabled);

@@ -1,11 +1,6 @@
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { parsePyYaml } from '../../yaml.js';
 import { isRecord } from './common.js';
-
-// Loaded on first use (CommonJS build, so the call sites stay synchronous): an idle gateway never
-// needs it, and every module loaded at startup counts against the idle-RSS budget.
-let yamlLibModule: typeof import('yaml') | undefined;
-const yamlLib = (): typeof import('yaml') => (yamlLibModule ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
 
 // SKILL.md frontmatter: YAML parsing, name/description rules, platform/environment gates, tags
 // and required environment variables.
@@ -17,13 +12,6 @@ const ENV_VAR_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export type Frontmatter = Record<string, unknown>;
 
-export function parseYaml(text: string): unknown {
-  // PyYAML (what Hermes uses) implements YAML 1.1 and keeps the last of duplicate keys.
-  const doc = yamlLib().parseDocument(text, { version: '1.1', uniqueKeys: false, prettyErrors: false });
-  if (doc.errors.length > 0) throw doc.errors[0];
-  return doc.toJS({ maxAliasCount: 100 });
-}
-
 /** Hermes `parse_frontmatter`: `---` fence, YAML mapping, body after the closing fence. */
 export function parseFrontmatter(content: string): { frontmatter: Frontmatter; body: string } {
   const text = content.startsWith('\ufeff') ? content.slice(1) : content;
@@ -34,7 +22,7 @@ export function parseFrontmatter(content: string): { frontmatter: Frontmatter; b
   const yamlText = rest.slice(0, end.index);
   const body = rest.slice(end.index + end[0].length);
   try {
-    const parsed = parseYaml(yamlText);
+    const parsed = parsePyYaml(yamlText);
     // Hermes falls back to hand-splitting `key: value` lines for malformed YAML; we do not
     // hand-parse YAML, so malformed frontmatter counts as absent.
     return { frontmatter: isRecord(parsed) ? parsed : {}, body };
