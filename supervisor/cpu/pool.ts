@@ -50,16 +50,38 @@ export async function runOnCpuPool<Run extends (input: never) => unknown>(
 
 const NORMALIZE = cpuTask<typeof normalizeTask>(new URL('./normalize-task.js', import.meta.url));
 
-/** The serialized size of an outcome, in characters (what redaction will have to scan). */
-function outcomeSize(outcome: ToolOutcome): number {
-  let n = outcome.structured === undefined ? 0 : JSON.stringify(outcome.structured).length;
+/**
+ * Whether an outcome holds more than `limit` characters of text (what redaction will have to
+ * scan): its strings and keys, counted until the limit is passed. Cheaper than serializing every
+ * result just to measure it; quoting and punctuation are not counted, which only moves the
+ * threshold by a few percent.
+ */
+function outcomeExceeds(outcome: ToolOutcome, limit: number): boolean {
+  let n = 0;
   for (const block of outcome.content ?? []) if (typeof block.text === 'string') n += block.text.length;
-  return n;
+  if (n > limit) return true;
+  const stack: unknown[] = outcome.structured === undefined ? [] : [outcome.structured];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === 'string') n += value.length;
+    else if (Array.isArray(value)) {
+      n += 2 + value.length; // brackets and commas: every visit counts, so even a cycle ends
+      for (const item of value) stack.push(item);
+    } else if (value !== null && typeof value === 'object') {
+      n += 2;
+      for (const [key, item] of Object.entries(value)) {
+        n += key.length + 1;
+        stack.push(item);
+      }
+    } else n += 4; // numbers, booleans, null
+    if (n > limit) return true;
+  }
+  return false;
 }
 
 /** normalizeResult, on a pool thread for outcomes above `offloadAboveChars` (a thread hop costs more than a small one). */
 export async function normalizeOffloaded(outcome: ToolOutcome, options: NormalizeOptions, offloadAboveChars: number): Promise<NormalizedToolResult> {
-  if (outcomeSize(outcome) <= offloadAboveChars) return normalizeResult(outcome, options);
+  if (!outcomeExceeds(outcome, offloadAboveChars)) return normalizeResult(outcome, options);
   return runOnCpuPool(NORMALIZE, { outcome, options });
 }
 

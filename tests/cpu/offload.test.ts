@@ -33,3 +33,11 @@ test('the event loop keeps turning while a big result is redacted', async () => 
   assert.ok(!JSON.stringify(result).includes(secret));
   assert.ok(ticks > 0, 'timers ran during the normalisation');
 });
+
+test('many small strings add up: a result of 100,000 short lines goes to the thread', async () => {
+  const before = cpuPoolCompleted();
+  const lines = Array.from({ length: 100_000 }, (_, i) => `line ${i}`);
+  const result = await normalizeOffloaded({ structured: { lines } }, { maxChars: 10_000_000 }, 65536);
+  assert.equal(cpuPoolCompleted(), before + 1, 'it went through the thread');
+  assert.equal((result.structuredContent as { lines: string[] }).lines.length, 100_000);
+});
