@@ -1,8 +1,8 @@
-import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { cpSync, mkdirSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { join } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
 import { nodeBinary } from './node-binary.js';
+import { dependencyStamp, markInstalled, stageCheckout } from './staged-checkout.js';
 
 // Runs the whole test suite on other Node.js major versions (CI: the current LTS lines), each in a
 // staged copy of this checkout so the native modules (better-sqlite3, the subreaper addon) can be
@@ -10,13 +10,58 @@ import { nodeBinary } from './node-binary.js';
 //
 //   node dist/scripts/test-on-node.js 24 22
 //   node dist/scripts/test-on-node.js 24 -- jobs/pty   only the test files run-tests.js selects so
+//
+// The staged copies are prepared side by side (each install is mostly one compiler on one core, so
+// two fill the two cores of a small CI machine), each install's output printed as one block when
+// it ends; the suites then run one after another, since each already keeps both cores busy and
+// running two at once would only make their timing-sensitive tests slower and flakier.
 
 const root = packageRoot();
+const children = new Set<ChildProcess>();
 
-function run(cmd: string, args: string[], options: SpawnSyncOptions): void {
-  const r = spawnSync(cmd, args, { stdio: 'inherit', ...options });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status ?? r.signal})`);
+interface Staged {
+  node: string;
+  stage: string;
+  env: NodeJS.ProcessEnv;
+  version: string;
 }
+
+/**
+ * Runs one command to its end in its own process group, and kills that group (by the child's pid)
+ * when this script is interrupted: npm and the test runner have children of their own (node-gyp,
+ * make, the compiler, the test files), and stopping the group is what Ctrl-C in a terminal does.
+ */
+function run(cmd: string, args: string[], options: SpawnOptions, capture: boolean): Promise<{ ok: boolean; output: string }> {
+  const child = spawn(cmd, args, { ...options, detached: true, stdio: ['ignore', capture ? 'pipe' : 'inherit', capture ? 'pipe' : 'inherit'] });
+  children.add(child);
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  return new Promise((resolve) => {
+    child.once('error', (e) => {
+      children.delete(child);
+      resolve({ ok: false, output: `${output}${cmd}: ${e.message}\n` });
+    });
+    child.once('close', (code, signal) => {
+      children.delete(child);
+      resolve({ ok: code === 0, output: code === 0 ? output : `${output}${cmd} ${args.join(' ')} failed (${code ?? signal})\n` });
+    });
+  });
+}
+
+/** Ends this script, first stopping every process group it started that is still running. */
+function finish(code: number): never {
+  for (const child of children) {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
+  process.exit(code);
+}
+process.once('SIGINT', () => finish(130));
+process.once('SIGTERM', () => finish(143));
 
 /** The files of this checkout as git sees them (tracked, plus untracked ones it does not ignore). */
 function checkoutFiles(): string[] {
@@ -25,22 +70,53 @@ function checkoutFiles(): string[] {
   return r.stdout.split('\0').filter((f) => f !== '' && f !== 'node_modules');
 }
 
-function testOn(major: number, testPrefixes: readonly string[]): void {
-  const binary = nodeBinary(major);
-  const stage = join(root, '.cache', `node-${major}`, 'checkout');
-  rmSync(stage, { recursive: true, force: true });
-  for (const file of checkoutFiles()) {
-    mkdirSync(dirname(join(stage, file)), { recursive: true });
-    cpSync(join(root, file), join(stage, file), { recursive: false, errorOnExist: false, force: true });
+/** Stages a copy for `major` and installs it there; false (its output already printed) when that failed. */
+async function prepare(major: number, files: readonly string[]): Promise<Staged | false> {
+  try {
+    return await install(major, files);
+  } catch (e) {
+    process.stdout.write(`\n== staged copy for Node.js ${major}: FAILED ==\n${e instanceof Error ? e.message : String(e)}\n`);
+    return false;
   }
+}
+
+async function install(major: number, files: readonly string[]): Promise<Staged | false> {
+  const started = Date.now();
+  const binary = nodeBinary(major);
+  const version = spawnSync(binary.node, ['--version'], { encoding: 'utf8' }).stdout?.trim();
+  if (!version) throw new Error(`${binary.node} --version printed nothing`);
+  const dir = join(root, '.cache', `node-${major}`);
+  const stage = join(dir, 'checkout');
+  const stampFile = join(dir, 'checkout-deps.json');
+  const stamp = dependencyStamp(root, version);
+  const kept = stageCheckout(root, files, stage, stampFile, stamp);
   // node-gyp builds against this version's headers; npm's own scripts run on this node.
   const env = { ...process.env, PATH: `${binary.binDir}:${process.env.PATH ?? ''}`, npm_config_nodedir: binary.prefix };
-  process.stdout.write(`\n== test suite on ${spawnSync(binary.node, ['--version'], { encoding: 'utf8' }).stdout.trim()} ==\n`);
   // `npm install`, as a fresh clone does (README, CI), not `npm ci`: the lock file cannot list the
   // other platforms' optional binaries of ttsc (@ttsc/darwin-arm64, ...) when the registry in use
   // does not carry them, and `npm ci` refuses such a lock while `npm install` skips them as optional.
-  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: stage, env });
-  run(binary.node, [join(stage, 'dist', 'scripts', 'run-tests.js'), ...testPrefixes], { cwd: stage, env });
+  const r = await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: stage, env }, true);
+  if (r.ok) markInstalled(stampFile, stamp);
+  const seconds = Math.round((Date.now() - started) / 1000);
+  const how = kept ? 'node_modules kept: same package.json, lock file and Node version' : 'node_modules installed afresh';
+  process.stdout.write(`\n== staged copy for ${version}: ${r.ok ? 'ready' : 'FAILED'} in ${seconds} s (${how}) ==\n${r.output}`);
+  return r.ok && { node: binary.node, stage, env, version };
+}
+
+async function main(majors: readonly number[], testPrefixes: readonly string[]): Promise<boolean> {
+  const files = checkoutFiles();
+  // Once per version: two installs into one staged copy would race.
+  const staged = await Promise.all([...new Set(majors)].map((major) => prepare(major, files)));
+  for (const s of staged) {
+    if (s === false) return false;
+    process.stdout.write(`\n== test suite on ${s.version} ==\n`);
+    const r = await run(s.node, [join(s.stage, 'dist', 'scripts', 'run-tests.js'), ...testPrefixes], { cwd: s.stage, env: s.env }, false);
+    if (!r.ok) {
+      process.stderr.write(`test-on-node: the suite on ${s.version} failed\n`);
+      return false;
+    }
+  }
+  return true;
 }
 
 const args = process.argv.slice(2);
@@ -51,9 +127,10 @@ if (majors.length === 0 || majors.some((m) => !Number.isInteger(m) || m < 20)) {
   process.stderr.write('usage: test-on-node.js MAJOR [MAJOR…] [-- TEST_PREFIX…]   e.g. 24 22, or 24 -- jobs\n');
   process.exit(2);
 }
-try {
-  for (const major of majors) testOn(major, testPrefixes);
-} catch (e) {
-  process.stderr.write(`test-on-node: ${e instanceof Error ? e.message : String(e)}\n`);
-  process.exit(1);
-}
+main(majors, testPrefixes).then(
+  (ok) => finish(ok ? 0 : 1),
+  (e: unknown) => {
+    process.stderr.write(`test-on-node: ${e instanceof Error ? e.message : String(e)}\n`);
+    finish(1);
+  },
+);
