@@ -36,5 +36,8 @@ try {
   process.exit(1);
 }
 
-const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', '--test-force-exit', ...files], { cwd: root, stdio: 'inherit' });
+// Three files at a time on two cores: most tests spend their time waiting on child processes,
+// servers and timers (the whole suite uses ~1.3 cores at 2 files at a time), and 3 took the suite
+// from 3m43s to 2m56s here with every test passing.
+const r = spawnSync(process.execPath, ['--test', '--test-concurrency=3', '--test-force-exit', ...files], { cwd: root, stdio: 'inherit' });
 process.exit(r.status ?? 1);
