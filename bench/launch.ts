@@ -61,6 +61,6 @@ export function launchFloor() {
 }
 
 /** The MCP SDK floor server (SDK handler, one no-op tool) with the gateway's Node flags. */
-export function launchSdkFloor() {
-  return launch(process.execPath, [...nodeFlags, sdkFloorServer], {}, (l) => parsePort(l), 'stdout');
+export function launchSdkFloor(resultFile?: string) {
+  return launch(process.execPath, [...nodeFlags, sdkFloorServer], resultFile ? { SDK_FLOOR_RESULT_FILE: resultFile } : {}, (l) => parsePort(l), 'stdout');
 }
