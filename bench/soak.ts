@@ -55,11 +55,13 @@ const rssMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/stat
 /**
  * Open fds of the gateway, without the `/proc/<pid>/stat` handles the worker-usage sampler
  * (pidusage) holds for processes that are still alive: it keeps one per sampled process between
- * passes by design, so they follow the live worker count, not a leak. A handle for a process
- * that is gone is counted (pidusage closes those within ~90 s).
+ * passes by design, so they follow the live worker count, not a leak. Only one per live process
+ * is left out (a second one would be a leak), and never one on the gateway itself; a handle for a
+ * process that is gone is counted (pidusage closes those within ~90 s).
  */
 function fds(): number {
   let n = 0;
+  const excused = new Set<string>();
   for (const fd of readdirSync(`/proc/${pid}/fd`)) {
     let target = '';
     try {
@@ -67,8 +69,11 @@ function fds(): number {
     } catch {
       continue; // closed meanwhile
     }
-    const stat = /^\/proc\/(\d+)\/stat$/.exec(target);
-    if (stat && existsSync(`/proc/${stat[1]}`)) continue;
+    const stat = /^\/proc\/(\d+)\/stat$/.exec(target)?.[1];
+    if (stat && stat !== String(pid) && !excused.has(stat) && existsSync(`/proc/${stat}`)) {
+      excused.add(stat);
+      continue;
+    }
     n++;
   }
   return n;

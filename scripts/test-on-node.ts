@@ -35,8 +35,9 @@ function run(cmd: string, args: string[], options: SpawnOptions, capture: boolea
   const child = spawn(cmd, args, { ...options, detached: true, stdio: ['ignore', capture ? 'pipe' : 'inherit', capture ? 'pipe' : 'inherit'] });
   children.add(child);
   let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  // Decoded as a stream, so a character split across two chunks stays whole.
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
   return new Promise((resolve) => {
     child.once('error', (e) => {
       children.delete(child);
@@ -60,8 +61,12 @@ function finish(code: number): never {
   }
   process.exit(code);
 }
+// The groups are detached from this script's own, so a signal to it reaches them only through
+// here: a closed terminal (SIGHUP) as well as Ctrl-C and a stop. (A SIGKILL of this script cannot
+// be forwarded; its groups then run to their end.)
 process.once('SIGINT', () => finish(130));
 process.once('SIGTERM', () => finish(143));
+process.once('SIGHUP', () => finish(129));
 
 /** The files of this checkout as git sees them (tracked, plus untracked ones it does not ignore). */
 function checkoutFiles(): string[] {

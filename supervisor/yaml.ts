@@ -6,12 +6,33 @@ import { createRequire } from 'node:module';
 let yamlModule: typeof import('yaml') | undefined;
 const yamlLib = (): typeof import('yaml') => (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
 
+type Tag = import('yaml').ScalarTag | import('yaml').CollectionTag;
+
+/**
+ * PyYAML's implicit resolvers (yaml/resolver.py) where they are narrower than the YAML 1.1 schema
+ * of the `yaml` package: `y`/`n` stay strings, a float needs a `.` (`1e3` is a string), a decimal
+ * or sexagesimal int does not start with 0 (`09` and `00:30` are strings). What Hermes reads as a
+ * string must reach the gateway as that string: `allow_private_urls: y` is no switch in Hermes.
+ */
+function pyYamlTag(tag: Tag): Tag {
+  if (!('test' in tag) || !tag.test) return tag;
+  const kind = `${tag.tag.replace('tag:yaml.org,2002:', '')}${tag.format ? `:${tag.format}` : ''}`;
+  const FLOAT = String.raw`(?:[-+]?[0-9][0-9_]*\.[0-9_]*|\.[0-9][0-9_]*)`;
+  let test: RegExp | undefined;
+  if (kind === 'bool') test = tag.identify?.(true) ? /^(?:yes|Yes|YES|true|True|TRUE|on|On|ON)$/ : /^(?:no|No|NO|false|False|FALSE|off|Off|OFF)$/;
+  else if (kind === 'int') test = /^[-+]?(?:0|[1-9][0-9_]*)$/;
+  else if (kind === 'int:TIME') test = /^[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+$/;
+  else if (kind === 'float:EXP') test = new RegExp(`^${FLOAT}[eE][-+][0-9]+$`);
+  else if (kind === 'float' && tag.test.test('.5')) test = new RegExp(`^${FLOAT}$`);
+  return test ? { ...tag, test } : tag;
+}
+
 /**
  * A YAML document as Hermes reads it: PyYAML (`yaml.safe_load`) implements YAML 1.1 (`yes`/`no`
  * are booleans) and keeps the last of duplicate keys. Throws the first parse error.
  */
 export function parsePyYaml(text: string): unknown {
-  const doc = yamlLib().parseDocument(text, { version: '1.1', uniqueKeys: false, prettyErrors: false });
+  const doc = yamlLib().parseDocument(text, { version: '1.1', uniqueKeys: false, prettyErrors: false, customTags: (tags) => (tags as Tag[]).map(pyYamlTag) });
   if (doc.errors.length > 0) throw doc.errors[0];
   return doc.toJS({ maxAliasCount: 100 });
 }

@@ -49,31 +49,43 @@ export function redact(text: string, options: RedactOptions = {}): string {
  * Texts the passes left unchanged, remembered so the same text is not scanned again: results
  * repeat the same strings (tool_search and tool_describe answer from the frozen catalog, a
  * terminal prints the same lines), and the passes cost ~50 ns a character. Redaction is a pure
- * function of the text and the mode, so a remembered text is clean for good; only clean texts
- * are kept, so the memo never holds a secret. Bounded by characters, emptied when full.
+ * function of the text and the mode (RedactOptions holds nothing else; an option added there must
+ * become part of the key), so a remembered text is clean for good; only clean texts are kept, so
+ * the memo never holds a secret. Bounded by characters, entry overhead included; emptied when full.
  */
 class CleanTexts {
   private readonly texts = new Set<string>();
   private chars = 0;
 
   has(text: string): boolean {
-    return text.length <= CLEAN_MEMO_MAX_TEXT_CHARS && this.texts.has(text);
+    return text.length >= CLEAN_MEMO_MIN_TEXT_CHARS && text.length <= CLEAN_MEMO_MAX_TEXT_CHARS && this.texts.has(text);
   }
 
   remember(text: string): void {
-    if (text.length > CLEAN_MEMO_MAX_TEXT_CHARS) return;
-    if (this.chars + text.length > CLEAN_MEMO_MAX_CHARS) {
+    if (text.length < CLEAN_MEMO_MIN_TEXT_CHARS || text.length > CLEAN_MEMO_MAX_TEXT_CHARS) return;
+    const cost = text.length + CLEAN_MEMO_ENTRY_OVERHEAD_CHARS;
+    if (this.chars + cost > CLEAN_MEMO_MAX_CHARS) {
       this.texts.clear();
       this.chars = 0;
     }
-    this.texts.add(text);
-    this.chars += text.length;
+    // A copy of its own: a text cut from a larger one (a line split from a 2 MiB file, a slice of
+    // stderr) is, in V8, a view that keeps the whole original alive. Concatenating and slicing
+    // again leaves a string whose only parent is this copy, one character longer than the text.
+    this.texts.add(`\u0000${text}`.slice(1));
+    this.chars += cost;
   }
 }
 
-/** Longer texts are scanned each time (hashing them costs a pass of its own, and they rarely repeat). */
-const CLEAN_MEMO_MAX_TEXT_CHARS = 16 * 1024;
-/** At most ~1 MB of remembered text per mode. */
+/** Shorter texts cost less to scan than to look up. */
+const CLEAN_MEMO_MIN_TEXT_CHARS = 64;
+/**
+ * Longer texts are scanned each time (hashing them costs a pass of its own, and they rarely
+ * repeat). Below 16 KiB: V8 hashes longer strings by their length alone.
+ */
+const CLEAN_MEMO_MAX_TEXT_CHARS = 16 * 1024 - 1;
+/** What a Set entry costs beside its characters (hash table slot, string header). */
+const CLEAN_MEMO_ENTRY_OVERHEAD_CHARS = 48;
+/** At most ~1 M characters of remembered text per mode (per thread: the piscina threads have their own). */
 const CLEAN_MEMO_MAX_CHARS = 1024 * 1024;
 const cleanText = new CleanTexts();
 const cleanCode = new CleanTexts();

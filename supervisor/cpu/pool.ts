@@ -61,17 +61,25 @@ function outcomeExceeds(outcome: ToolOutcome, limit: number): boolean {
   for (const block of outcome.content ?? []) if (typeof block.text === 'string') n += block.text.length;
   if (n > limit) return true;
   const stack: unknown[] = outcome.structured === undefined ? [] : [outcome.structured];
+  // Every visit counts at least one character (brackets, commas), so even a cycle ends, and the
+  // count is checked before each push, so a huge array or object costs no more than the limit.
   while (stack.length > 0) {
     const value = stack.pop();
     if (typeof value === 'string') n += value.length;
+    else if (ArrayBuffer.isView(value)) n += value.byteLength;
     else if (Array.isArray(value)) {
-      n += 2 + value.length; // brackets and commas: every visit counts, so even a cycle ends
-      for (const item of value) stack.push(item);
+      n += 2;
+      for (const item of value) {
+        if (++n > limit) return true;
+        stack.push(item);
+      }
     } else if (value !== null && typeof value === 'object') {
       n += 2;
-      for (const [key, item] of Object.entries(value)) {
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue;
         n += key.length + 1;
-        stack.push(item);
+        if (n > limit) return true;
+        stack.push((value as Record<string, unknown>)[key]);
       }
     } else n += 4; // numbers, booleans, null
     if (n > limit) return true;
