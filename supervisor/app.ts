@@ -5,7 +5,7 @@ import type { Gateway } from './gateway.js';
 import { eventLoopDelay } from './health/event-loop-delay.js';
 import type { McpEndpoint } from './mcp/endpoint.js';
 import type { GatewayMetrics } from './metrics.js';
-import { currentRequest, isClientAbort, logRequest, newRequestRecord, runWithRequest } from './telemetry.js';
+import { bindRequestRecord, isClientAbort, logRequest, newRequestRecord, requestRecordOf } from './telemetry.js';
 
 // The HTTP surface: /mcp, /healthz, /readyz, /metrics behind DNS-rebinding protection (loopback Host and
 // Origin names only, any port) and one log event per request.
@@ -38,7 +38,8 @@ export function createApp(gateway: Gateway, endpoint: McpEndpoint, auth?: AuthEd
     const isMcp = c.req.path === '/mcp';
     if (isMcp) counters.inflightRequests++;
     try {
-      await runWithRequest(record, next);
+      bindRequestRecord(c.req.raw, record);
+      await next();
     } finally {
       if (isMcp) counters.inflightRequests--;
       logRequest(gateway.log, record, c.res.status);
@@ -102,7 +103,7 @@ export function createApp(gateway: Gateway, endpoint: McpEndpoint, auth?: AuthEd
   // by the request event as client_aborted, never as a server error. 499 is only what the log
   // records: nobody is left to read it. Anything else is one structured error event and a 500.
   app.onError((error, c) => {
-    const record = currentRequest();
+    const record = requestRecordOf(c.req.raw);
     if (isClientAbort(error, c.req.raw)) {
       if (record) record.category = 'client_aborted';
       return new Response(null, { status: 499 });

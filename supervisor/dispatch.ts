@@ -8,7 +8,7 @@ import type { ArgumentValidator } from './catalog/validate.js';
 import { normalizeOffloaded } from './cpu/pool.js';
 import type { CapabilityStore } from './owners/capabilities.js';
 import type { OwnerRegistry } from './owners/owners.js';
-import { currentRequest, type RequestRecord } from './telemetry.js';
+import type { RequestRecord } from './telemetry.js';
 import { assertScope, principalKey, type Grant } from './auth/scopes.js';
 
 // The one path every tool call takes: target resolution, owner resolution, argument validation
@@ -29,6 +29,8 @@ export interface RequestScope {
   signal: AbortSignal;
   /** The credential's grant when authentication is on: a tool outside its scope is refused before it runs. */
   grant?: Grant;
+  /** The HTTP request's log and metrics record: the call writes its tool, target and outcome into it. */
+  record?: RequestRecord;
 }
 
 /** A public tool: a catalogued tool run here, or tool_call, which forwards to one deferred tool. */
@@ -51,7 +53,7 @@ export class Dispatcher {
 
   /** tools/call on the MCP endpoint: only the six public tools are callable directly. Never throws. */
   async callPublic(name: string, rawArgs: unknown, scope: RequestScope): Promise<NormalizedToolResult> {
-    const record = currentRequest();
+    const { record } = scope;
     if (record) record.tool = name;
     const pub = this.deps.publicTools.get(name);
     if (!pub) {
@@ -77,7 +79,7 @@ export class Dispatcher {
 
   /** The one deferred tool a tool_call names: its result is the MCP result. Never throws. */
   async callDeferred(call: DeferredCall, scope: RequestScope): Promise<NormalizedToolResult> {
-    const record = currentRequest();
+    const { record } = scope;
     const target = this.deps.catalog.get(call.name);
     if (!target) {
       return this.answer(record, errorOutcome(ErrorCode.UNKNOWN_TOOL, `"${call.name}" is not a tool in this gateway's catalog; use tool_search to find tools`));

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash, randomUUID } from 'node:crypto';
 import { pino, type Logger } from 'pino';
 import { redact, redactDeep } from '../shared/redact.js';
@@ -21,14 +20,18 @@ export interface RequestRecord {
   category?: string;
 }
 
-const storage = new AsyncLocalStorage<RequestRecord>();
+// Each request's record hangs off its own Request object, which every layer down to the tool
+// handler's context holds (the SDK hands it on as ctx.http.req). Not AsyncLocalStorage: on Node 20
+// and 22 it installs promise hooks that tax every promise of every request (~90 µs a tool_search).
+const records = new WeakMap<Request, RequestRecord>();
 
-export function currentRequest(): RequestRecord | undefined {
-  return storage.getStore();
+export function bindRequestRecord(request: Request, record: RequestRecord): void {
+  records.set(request, record);
 }
 
-export function runWithRequest<T>(record: RequestRecord, fn: () => T): T {
-  return storage.run(record, fn);
+/** The record of the HTTP request `request` arrived on, if it is one the app saw. */
+export function requestRecordOf(request: Request | undefined): RequestRecord | undefined {
+  return request ? records.get(request) : undefined;
 }
 
 function hashInboundId(value: string): string {

@@ -4,7 +4,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { AuditLog, auditFacts } from '../edge/audit.js';
 import { clientIp } from '../edge/client-ip.js';
 import { TokenBuckets } from '../edge/rate-limit.js';
-import { currentRequest } from '../telemetry.js';
+import { requestRecordOf } from '../telemetry.js';
 import { PublicOrigin, type OriginVerdict } from './public-origin.js';
 import { principalKey, SCOPES, type Grant } from './scopes.js';
 import type { StaticTokenVerifier } from './static-tokens.js';
@@ -166,7 +166,7 @@ export function mcpGate(o: McpGateOptions): (c: Context, serve: (authInfo: AuthI
       if (sessionId !== undefined && ((c.req.method === 'DELETE' && response.ok) || response.status === 404)) sessionOwners.delete(sessionId);
       return response;
     } finally {
-      const record = currentRequest();
+      const record = requestRecordOf(c.req.raw);
       const tool = record?.target ?? record?.tool;
       o.audit.write({
         ts: new Date(o.now()).toISOString(),

@@ -3,6 +3,7 @@ import type { Gateway } from '../gateway.js';
 import type { RequestScope } from '../dispatch.js';
 import { packageVersion } from '../../shared/package-root.js';
 import type { Grant } from '../auth/scopes.js';
+import { requestRecordOf } from '../telemetry.js';
 
 // One low-level SDK Server per modern request, or per legacy session. It only answers tools/list
 // (the frozen six) and tools/call (routed through the gateway); everything protocol-level
@@ -33,7 +34,8 @@ export function createMcpServer(gateway: Gateway, era: 'legacy' | 'modern'): Ser
     const signal = httpSignal ? AbortSignal.any([ctx.mcpReq.signal, httpSignal]) : ctx.mcpReq.signal;
     // With authentication on, the credential's grant (supervisor/auth/middleware.ts) bounds what the call may run.
     const grant = (ctx as { http?: { authInfo?: { extra?: { grant?: Grant } } } }).http?.authInfo?.extra?.grant;
-    const scope: RequestScope = { era, signal, ...(era === 'legacy' && ctx.sessionId ? { sessionId: ctx.sessionId } : {}), ...(grant ? { grant } : {}) };
+    const record = requestRecordOf((ctx as { http?: { req?: Request } }).http?.req);
+    const scope: RequestScope = { era, signal, ...(era === 'legacy' && ctx.sessionId ? { sessionId: ctx.sessionId } : {}), ...(grant ? { grant } : {}), ...(record ? { record } : {}) };
     return (await gateway.callPublic(request.params.name, request.params.arguments, scope)) as CallToolResult;
   });
   return server;

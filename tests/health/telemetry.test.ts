@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
-import { call, connect, startTestGateway, viaBridge } from '../helpers/gateway.js';
+import { call, connect, ERAS, startTestGateway, viaBridge } from '../helpers/gateway.js';
 
 test('one log event per request: generated id, tool, elapsed ms, category; inbound id only as a truncated SHA-256', async () => {
   const gw = await startTestGateway();
@@ -42,6 +42,24 @@ test('arguments, tokens and raw headers never reach the log; errors are categori
     const calls = gw.logs.filter((l) => l.event === 'request' && l.tool === 'tool_call');
     assert.ok(calls.some((c) => c.target === 'skill_view' && c.category === 'error:INVALID_ARGUMENTS'));
     assert.ok(calls.some((c) => c.target === 'session_open' && c.category === 'ok'));
+  } finally {
+    await gw.close();
+  }
+});
+
+test('both eras: the request event names the tool, the tool_call target and the outcome', async () => {
+  const gw = await startTestGateway();
+  try {
+    for (const era of ERAS) {
+      const client = await connect(gw.mcpUrl, era);
+      const before = gw.logs.length;
+      await call(client, 'tool_search', { queries: [`session ${era}`] });
+      await viaBridge(client, 'skill_view', { name: 42 });
+      await client.close();
+      const events = gw.logs.slice(before).filter((l) => l.event === 'request');
+      assert.ok(events.some((e) => e.tool === 'tool_search' && e.category === 'ok'), `${era}: tool_search recorded`);
+      assert.ok(events.some((e) => e.tool === 'tool_call' && e.target === 'skill_view' && e.category === 'error:INVALID_ARGUMENTS'), `${era}: tool_call target recorded`);
+    }
   } finally {
     await gw.close();
   }
