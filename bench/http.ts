@@ -3,11 +3,11 @@
 // Targets (issue #2): tool_search p50 <= 1.5x the floor; idle RSS <= 80 MB. Ratios, not absolutes,
 // are what this prints, since the machine's speed varies between runs.
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchFloor, launchGateway, launchSdkFloor, nodeFlags } from './launch.js';
-import { post } from './measure.js';
+import { pct, post, rssMb } from './measure.js';
 
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 300);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2000);
@@ -61,8 +61,6 @@ async function measure(targets: Target[]): Promise<number[][]> {
 
 /** How long the gateway is left without a request before its idle RSS is read. */
 const IDLE_MS = 30_000;
-const pct = (s: number[], p: number) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
 async function main(): Promise<void> {
   const home = mkdtempSync(join(tmpdir(), 'hmcp-bench-'));

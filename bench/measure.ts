@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
 // What the benches that time calls share: percentiles of sorted samples, a sequential sampler with
 // warm-up, a modern-era (2026-07-28, sessionless) JSON-RPC POST to an MCP endpoint, tool_call of one
@@ -9,6 +10,8 @@ export const sorted = (s: number[]) => [...s].sort((a, b) => a - b);
 export const ms = (n: number) => `${n.toFixed(2).padStart(7)} ms`;
 export const row = (label: string, s: number[]) => `${label.padEnd(50)} n=${String(s.length).padStart(4)}  p50 ${ms(pct(s, 50))}  p99 ${ms(pct(s, 99))}`;
 export const verdict = (ok: boolean) => (ok ? 'OK' : 'OVER');
+/** A process's resident set size, in MB (0 once it has gone). */
+export const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 /** `rounds` timings of `once` after `warmup` untimed runs, one at a time, sorted; `gapMs` apart. */
 export async function sample(warmup: number, rounds: number, once: (i: number) => Promise<void>, gapMs = 0): Promise<number[]> {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -6,7 +6,7 @@ import { descendantsOf } from '../shared/proc.js';
 import { packageRoot } from '../shared/package-root.js';
 import { PALETTE, writeChart } from './chart.js';
 import { launchGateway } from './launch.js';
-import { runBench, stopChild, toolCall, verdict } from './measure.js';
+import { rssMb, runBench, stopChild, toolCall, verdict } from './measure.js';
 
 // npm run soak -- --minutes N [--sessions 256] [--sample-seconds 5] [--concurrency 2]
 //
@@ -54,7 +54,18 @@ runBench(
     const url = `${base}/mcp`;
     const pid = child.pid!;
 
-    const rssMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+    /** What each open fd of the gateway points at (an fd closed while listing is skipped). */
+    function fdTargets(): string[] {
+      const targets: string[] = [];
+      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+        try {
+          targets.push(readlinkSync(`/proc/${pid}/fd/${fd}`));
+        } catch {
+          // closed meanwhile
+        }
+      }
+      return targets;
+    }
     /**
      * Open fds of the gateway, without the `/proc/<pid>/stat` handles the worker-usage sampler
      * (pidusage) holds for processes that are still alive: it keeps one per sampled process between
@@ -65,13 +76,7 @@ runBench(
     function fds(): number {
       let n = 0;
       const excused = new Set<string>();
-      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-        let target = '';
-        try {
-          target = readlinkSync(`/proc/${pid}/fd/${fd}`);
-        } catch {
-          continue; // closed meanwhile
-        }
+      for (const target of fdTargets()) {
         const stat = /^\/proc\/(\d+)\/stat$/.exec(target)?.[1];
         if (stat && stat !== String(pid) && !excused.has(stat) && existsSync(`/proc/${stat}`)) {
           excused.add(stat);
@@ -84,13 +89,7 @@ runBench(
     /** Open fds by kind (pipe, socket, anon_inode:…, or a path's first directory), to tell what stays open. */
     function fdKinds(): string {
       const kinds: Record<string, number> = {};
-      for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-        let target = '?';
-        try {
-          target = readlinkSync(`/proc/${pid}/fd/${fd}`);
-        } catch {
-          // closed meanwhile
-        }
+      for (const target of fdTargets()) {
         const kind = /^(pipe|socket|anon_inode:[^\]]+)/.exec(target)?.[1] ?? target.split('/').slice(0, 3).join('/');
         kinds[kind] = (kinds[kind] ?? 0) + 1;
       }
@@ -98,7 +97,7 @@ runBench(
     }
     async function sample(t0: number): Promise<Sample> {
       const h = (await (await fetch(`${base}/healthz`)).json()) as { zombie_children: number; capability_sessions: number; event_loop_delay?: { p99_ms: number; max_ms: number } };
-      return { t: (Date.now() - t0) / 1000, rssMb: rssMb(), fds: fds(), zombies: h.zombie_children, workers: descendantsOf(pid).length, eldP99: h.event_loop_delay?.p99_ms ?? NaN, eldMax: h.event_loop_delay?.max_ms ?? NaN, sessions: h.capability_sessions };
+      return { t: (Date.now() - t0) / 1000, rssMb: rssMb(pid), fds: fds(), zombies: h.zombie_children, workers: descendantsOf(pid).length, eldP99: h.event_loop_delay?.p99_ms ?? NaN, eldMax: h.event_loop_delay?.max_ms ?? NaN, sessions: h.capability_sessions };
     }
 
     const tokens: string[] = [];

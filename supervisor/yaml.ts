@@ -17,22 +17,34 @@ type Tag = import('yaml').ScalarTag | import('yaml').CollectionTag;
 function pyYamlTag(tag: Tag): Tag {
   if (!('test' in tag) || !tag.test) return tag;
   const kind = `${tag.tag.replace('tag:yaml.org,2002:', '')}${tag.format ? `:${tag.format}` : ''}`;
-  const FLOAT = String.raw`(?:[-+]?[0-9][0-9_]*\.[0-9_]*|\.[0-9][0-9_]*)`;
   let test: RegExp | undefined;
-  if (kind === 'bool') test = tag.identify?.(true) ? /^(?:yes|Yes|YES|true|True|TRUE|on|On|ON)$/ : /^(?:no|No|NO|false|False|FALSE|off|Off|OFF)$/;
-  else if (kind === 'int') test = /^[-+]?(?:0|[1-9][0-9_]*)$/;
-  else if (kind === 'int:TIME') test = /^[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+$/;
-  else if (kind === 'float:EXP') test = new RegExp(`^${FLOAT}[eE][-+][0-9]+$`);
-  else if (kind === 'float' && tag.test.test('.5')) test = new RegExp(`^${FLOAT}$`);
+  if (kind === 'bool') test = tag.identify?.(true) ? PYYAML.true : PYYAML.false;
+  else if (kind === 'int') test = PYYAML.int;
+  else if (kind === 'int:TIME') test = PYYAML.sexagesimalInt;
+  else if (kind === 'float:EXP') test = PYYAML.exponentFloat;
+  else if (kind === 'float' && tag.test.test('.5')) test = PYYAML.float;
   return test ? { ...tag, test } : tag;
 }
+
+const PYYAML_FLOAT = String.raw`(?:[-+]?[0-9][0-9_]*\.[0-9_]*|\.[0-9][0-9_]*)`;
+const PYYAML = {
+  true: /^(?:yes|Yes|YES|true|True|TRUE|on|On|ON)$/,
+  false: /^(?:no|No|NO|false|False|FALSE|off|Off|OFF)$/,
+  int: /^[-+]?(?:0|[1-9][0-9_]*)$/,
+  sexagesimalInt: /^[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+$/,
+  exponentFloat: new RegExp(`^${PYYAML_FLOAT}[eE][-+][0-9]+$`),
+  float: new RegExp(`^${PYYAML_FLOAT}$`),
+};
+
+/** The `yaml` package's YAML 1.1 tags with PyYAML's resolvers, built once on first use. */
+let pyYamlTags: Tag[] | undefined;
 
 /**
  * A YAML document as Hermes reads it: PyYAML (`yaml.safe_load`) implements YAML 1.1 (`yes`/`no`
  * are booleans) and keeps the last of duplicate keys. Throws the first parse error.
  */
 export function parsePyYaml(text: string): unknown {
-  const doc = yamlLib().parseDocument(text, { version: '1.1', uniqueKeys: false, prettyErrors: false, customTags: (tags) => (tags as Tag[]).map(pyYamlTag) });
+  const doc = yamlLib().parseDocument(text, { version: '1.1', uniqueKeys: false, prettyErrors: false, customTags: (tags) => (pyYamlTags ??= (tags as Tag[]).map(pyYamlTag)) });
   if (doc.errors.length > 0) throw doc.errors[0];
   return doc.toJS({ maxAliasCount: 100 });
 }
