@@ -1,6 +1,7 @@
-import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { delimiter, dirname, extname, isAbsolute, join } from 'node:path';
 import * as v from 'valibot';
+import { isExecutableFile } from '../spawning/command-exists.js';
 
 // Which language server handles which file, and where its program is. The gateway never installs
 // a server: the defaults are found on PATH, an operator's JSON file (HERMES_MCP_LSP_SERVERS) adds
@@ -118,15 +119,6 @@ export function projectWorkspace(server: LspServerSpec, file: string, bound: str
     }
   };
   return nearest(server.rootMarkers) ?? nearest([FALLBACK_MARKER]) ?? bound;
-}
-
-function isExecutableFile(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /** The program of `command` as the gateway would start it: an absolute path, or undefined when it is not installed. */

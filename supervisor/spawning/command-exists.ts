@@ -9,12 +9,15 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
  */
 export function commandExists(argv0: string, path: string, cwd: string): boolean {
   const candidates = argv0.includes('/') ? [isAbsolute(argv0) ? argv0 : resolve(cwd, argv0)] : path.split(delimiter).filter(Boolean).map((dir) => join(dir, argv0));
-  return candidates.some((file) => {
-    try {
-      accessSync(file, constants.X_OK);
-      return statSync(file).isFile();
-    } catch {
-      return false;
-    }
-  });
+  return candidates.some(isExecutableFile);
+}
+
+/** A regular file this process may execute. */
+export function isExecutableFile(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }
