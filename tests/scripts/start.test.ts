@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { after, test } from 'node:test';
+import { packageRoot } from '../../shared/package-root.js';
+import { childrenOf, descendantsOf, processIsAlive, processStartTime, signalTree } from '../../shared/proc.js';
+import { optionalComponents } from '../helpers/gateway.js';
+import { cmdline } from '../helpers/procfs.js';
+import { tempDirs } from '../helpers/temp.js';
+import { waitFor, within } from '../helpers/wait.js';
+
+// How the gateway is started by hand: `npm start` (the README's first command) must leave no
+// shell between npm and the gateway, so stopping npm stops the gateway and frees its port; and a
+// port already in use says which settings choose another.
+
+const temp = tempDirs();
+const started: ChildProcess[] = [];
+after(() => {
+  for (const child of started) if (child.pid !== undefined && child.exitCode === null) signalTree(child.pid, 'SIGKILL');
+  temp.removeAll();
+});
+
+/** A throwaway Hermes home that is also HOME and the one project root, and the environment for it. */
+function gatewayEnv(port: number): Record<string, string> {
+  const home = temp.make('hmcp-start-');
+  writeFileSync(join(home, 'SOUL.md'), '# Soul\n');
+  // npm_config_update_notifier: npm asks the registry about its own version otherwise (the
+  // throwaway HOME has no npm configuration saying not to).
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, HERMES_HOME: home, HERMES_MCP_ROOTS: home, HERMES_MCP_PORT: String(port), HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents(), npm_config_update_notifier: 'false' };
+}
+
+/** Starts `cmd` and resolves to the port of its gateway's `listening` line (stderr), or rejects with its output when it exits first. */
+function listening(cmd: string, args: string[], env: Record<string, string>): { child: ChildProcess; port: Promise<number>; exited: Promise<number | null>; output: () => string } {
+  const child = spawn(cmd, args, { cwd: packageRoot(), env, stdio: ['ignore', 'pipe', 'pipe'] });
+  started.push(child);
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const port = new Promise<number>((resolve, reject) => {
+    createInterface({ input: child.stderr! }).on('line', (line) => {
+      output += `${line}\n`;
+      try {
+        const e = JSON.parse(line) as { event?: string; port?: number };
+        if (e.event === 'listening' && e.port) resolve(e.port);
+      } catch {
+        // not a log line
+      }
+    });
+    void exited.then(() => reject(new Error(`${cmd} exited before listening:\n${output}`)));
+  });
+  return { child, port, exited, output: () => output };
+}
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+test('SIGTERM to `npm start` stops the gateway itself (npm runs it with no shell between) and frees its port', async () => {
+  const npm = listening('npm', ['start'], gatewayEnv(0));
+  const port = await within(npm.port, 60_000, 'npm start to listen');
+  const gateway = descendantsOf(npm.child.pid!).find((pid) => /^node .*dist\/supervisor\/main\.js/.test(cmdline(pid)));
+  assert.ok(gateway !== undefined, 'the gateway runs under npm');
+  const startTime = processStartTime(gateway)!;
+  try {
+    assert.deepEqual(childrenOf(npm.child.pid!).map(cmdline), [cmdline(gateway)], "npm's child is the gateway itself, not a shell");
+    npm.child.kill('SIGTERM');
+    await within(npm.exited, 30_000, 'npm to exit');
+    await waitFor(() => !processIsAlive(gateway, startTime), 30_000, 'the gateway to exit');
+    assert.equal(await portIsFree(port), true, `port ${port} is free again`);
+  } finally {
+    if (processIsAlive(gateway, startTime)) signalTree(gateway, 'SIGKILL');
+  }
+});
+
+test('a listen port already in use fails the start with the settings that choose another', async () => {
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  const { port } = holder.address() as AddressInfo;
+  try {
+    const gw = listening(join(packageRoot(), 'dist', 'supervisor', 'main.js'), [], gatewayEnv(port));
+    await assert.rejects(within(gw.port, 60_000, 'the gateway to give up'));
+    assert.equal(await gw.exited, 1);
+    assert.match(gw.output(), new RegExp(`failed to start: 127\\.0\\.0\\.1:${port} is already in use .*set HERMES_MCP_PORT \\(and HERMES_MCP_HOST\\) to a free address`));
+  } finally {
+    await new Promise((resolve) => holder.close(resolve));
+  }
+});
