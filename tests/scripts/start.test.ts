@@ -3,11 +3,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { after, test } from 'node:test';
 import { packageRoot } from '../../shared/package-root.js';
 import { childrenOf, descendantsOf, processIsAlive, processStartTime, signalTree } from '../../shared/proc.js';
-import { optionalComponents } from '../helpers/gateway.js';
+import { listeningPort, optionalComponents } from '../helpers/gateway.js';
 import { cmdline } from '../helpers/procfs.js';
 import { tempDirs } from '../helpers/temp.js';
 import { waitFor, within } from '../helpers/wait.js';
@@ -39,18 +38,7 @@ function listening(cmd: string, args: string[], env: Record<string, string>): { 
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const port = new Promise<number>((resolve, reject) => {
-    createInterface({ input: child.stderr! }).on('line', (line) => {
-      output += `${line}\n`;
-      try {
-        const e = JSON.parse(line) as { event?: string; port?: number };
-        if (e.event === 'listening' && e.port) resolve(e.port);
-      } catch {
-        // not a log line
-      }
-    });
-    void exited.then(() => reject(new Error(`${cmd} exited before listening:\n${output}`)));
-  });
+  const port = listeningPort(child.stderr!, exited, (line) => (output += `${line}\n`));
   return { child, port, exited, output: () => output };
 }
 
