@@ -1,21 +1,15 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { after, before, test } from 'node:test';
-import { promisify } from 'node:util';
-import { CURL, ensurePackage } from '../../scripts/test-prerequisites.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { markedBlocks, shellCommands } from '../helpers/readme.js';
+import { markedBlocks, README_ORIGIN, runReadmeCurl, shellCommands } from '../helpers/readme.js';
 
 // The README's "A first request by hand" curl lines, run as written (through bash, only the port
 // replaced) against a real gateway on an ephemeral loopback port: each must get a JSON-RPC result —
 // tools/list the six public tools, tools/call a tool result that is not an error, initialize a
 // session id — so a README that drops a required `_meta` field or header fails here.
 
-const run = promisify(execFile);
-const README_ORIGIN = 'http://127.0.0.1:3060';
 const SIX = ['tool_search', 'tool_describe', 'tool_call', 'startup_context', 'memory_context', 'skills_list'];
 
-const curl = ensurePackage(CURL);
 const commands = markedBlocks('first-requests').flatMap(shellCommands);
 
 let gw: TestGateway;
@@ -58,8 +52,7 @@ test('the README has curl lines under its first-requests marker, aimed at the de
 for (const [i, command] of commands.entries()) {
   const method = /"method":"([^"]+)"/.exec(command)?.[1] ?? '(none)';
   test(`README curl line ${i + 1} (${method}) gets a result from a live gateway`, { timeout: 60_000 }, async () => {
-    const line = command.replace(/^curl /, `${curl} `).replaceAll(README_ORIGIN, gw.url);
-    const { stdout } = await run('bash', ['-c', line], { timeout: 30_000, maxBuffer: 4 * 1024 * 1024 });
+    const stdout = await runReadmeCurl(command, gw.url);
     const { headers, message } = parseAnswer(stdout);
     assert.equal(message.error, undefined, `JSON-RPC error: ${JSON.stringify(message.error)}`);
     const result = message.result;

@@ -1,5 +1,8 @@
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { CURL, ensurePackage } from '../../scripts/test-prerequisites.js';
 import { packageRoot } from '../../shared/package-root.js';
 
 // The README's checked blocks: a fenced block directly after an HTML comment
@@ -11,7 +14,7 @@ export const README_PATH = join(packageRoot(), 'README.md');
 /** The bodies of the fenced blocks marked `<!-- docs-check: name ...-->`; throws when there is none. */
 export function markedBlocks(name: string, text = readFileSync(README_PATH, 'utf8')): string[] {
   const lines = text.split('\n');
-  const marker = new RegExp(`^<!-- docs-check: ${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\s.*)?-->\\s*$`);
+  const marker = new RegExp(`^\\s*<!-- docs-check: ${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\s.*)?-->\\s*$`);
   const blocks: string[] = [];
   for (let i = 0; i < lines.length; i++) {
     if (!marker.test(lines[i]!)) continue;
@@ -40,4 +43,22 @@ export function shellCommands(block: string): string[] {
   }
   if (current) commands.push(current.trim());
   return commands;
+}
+
+/** The origin the README's commands address: the gateway's default loopback URL. */
+export const README_ORIGIN = 'http://127.0.0.1:3060';
+
+const execFileAsync = promisify(execFile);
+
+/**
+ * Runs a README curl line as written, through bash (its quoting as a user's shell reads it), with
+ * the README's origin replaced by `baseUrl` (a test gateway). Asynchronous: the gateway answering
+ * it runs in this very process. Its stdout.
+ */
+export async function runReadmeCurl(command: string, baseUrl: string): Promise<string> {
+  if (!command.startsWith('curl ')) throw new Error(`not a curl line: ${command}`);
+  if (!command.includes(README_ORIGIN)) throw new Error(`not aimed at ${README_ORIGIN}: ${command}`);
+  const line = command.replace(/^curl /, `${ensurePackage(CURL)} `).replaceAll(README_ORIGIN, baseUrl);
+  const { stdout } = await execFileAsync('bash', ['-c', line], { timeout: 30_000, maxBuffer: 4 * 1024 * 1024 });
+  return stdout;
 }
