@@ -205,9 +205,7 @@ elif [[ -n "$tunnel_env" ]]; then
   die "--tunnel-env needs --tunnel-client"
 fi
 if [[ "$mode" == system ]]; then
-  tunnel_user=$'# Its own transient account: it needs none of the gateway files.
-User=hermes-tunnel
-DynamicUser=yes'
+  tunnel_user=$'# Its own transient account: it needs none of the gateway files.\nUser=hermes-tunnel\nDynamicUser=yes'
 else
   tunnel_user="# User unit: runs as the user whose systemd --user manager loads it."
 fi
