@@ -46,7 +46,38 @@ const MAX_READ_CHARS = 100_000;
 const LARGE_FILE_HINT_BYTES = 512_000;
 /** Per-line byte clamp while scanning (`cut -b1-N` upstream): enough bytes for 2000 code points. */
 const LINE_CLAMP_BYTES = 4 * MAX_LINE_LENGTH + 1;
+/** The largest read of one scan step. */
 const CHUNK_BYTES = 1 << 20;
+/** Full-size scan buffers kept for reuse between calls. */
+const SPARE_CHUNKS_KEPT = 4;
+
+/**
+ * Bytes to read per scan step: the file's size as stat saw it plus one (so a file that ends there
+ * needs one read and one empty read, and one that grew since is still read on), within the scan
+ * budget and CHUNK_BYTES. A 6-byte file gets a 7-byte buffer, not a zero-filled mebibyte.
+ */
+export function scanChunkBytes(fileSize: number, maxBytes: number): number {
+  return Math.max(1, Math.min(CHUNK_BYTES, maxBytes, fileSize + 1));
+}
+
+const spareChunks: Buffer[] = [];
+
+/** Node's shared allocation pool serves Buffer.allocUnsafe up to this size without a new allocation. */
+const POOLED_BYTES = Buffer.poolSize >>> 1;
+
+/**
+ * A scan buffer for reads of `size` bytes. Only the bytes a read filled are ever looked at, so it
+ * is not zeroed: a small one is a slice of Node's shared pool, a larger one a reused full-size
+ * spare (one allocation per concurrent large read over the process's life, not one per call).
+ */
+function takeChunk(size: number): Buffer {
+  if (size <= POOLED_BYTES) return Buffer.allocUnsafe(size);
+  return spareChunks.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
+}
+
+function giveBack(buffer: Buffer): void {
+  if (buffer.length === CHUNK_BYTES && spareChunks.length < SPARE_CHUNKS_KEPT) spareChunks.push(buffer);
+}
 
 function intArg(v: unknown, fallback: number): number {
   if (v === undefined || v === null) return fallback;
@@ -85,14 +116,22 @@ interface Page {
 }
 
 /** One chunked pass of at most `maxBytes`: counts lines and keeps the requested window (never a whole huge line). */
-async function scanPage(handle: FileHandle, offset: number, endLine: number, maxBytes: number): Promise<Page> {
+async function scanPage(handle: FileHandle, offset: number, endLine: number, maxBytes: number, fileSize: number): Promise<Page> {
+  const buffer = takeChunk(scanChunkBytes(fileSize, maxBytes));
+  try {
+    return await scanInto(buffer, handle, offset, endLine, maxBytes);
+  } finally {
+    giveBack(buffer);
+  }
+}
+
+async function scanInto(buffer: Buffer, handle: FileHandle, offset: number, endLine: number, maxBytes: number): Promise<Page> {
   const lines: Buffer[] = [];
   let newlines = 0;
   let lineno = 1;
   let kept: Buffer[] = [];
   let keptLen = 0;
   let partial = false;
-  const buffer = Buffer.alloc(CHUNK_BYTES);
   let position = 0;
   let stoppedAt: number | null = null;
   for (;;) {
@@ -101,7 +140,7 @@ async function scanPage(handle: FileHandle, offset: number, endLine: number, max
       if ((await handle.read(buffer, 0, 1, position)).bytesRead > 0) stoppedAt = position;
       break;
     }
-    const { bytesRead } = await handle.read(buffer, 0, Math.min(CHUNK_BYTES, maxBytes - position), position);
+    const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, maxBytes - position), position);
     if (bytesRead === 0) break;
     position += bytesRead;
     const chunk = buffer.subarray(0, bytesRead);
@@ -190,13 +229,13 @@ export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>
     const st = await handle.stat();
     if (!st.isFile()) throw notRegularError(input);
     fileSize = st.size;
-    const sample = Buffer.alloc(Math.min(1000, fileSize));
+    const sample = Buffer.allocUnsafe(Math.min(1000, fileSize));
     const { bytesRead } = await handle.read(sample, 0, sample.length, 0);
     const head = sample.subarray(0, bytesRead);
     if (isLikelyBinaryBytes(head)) {
       throw new GatewayError(ErrorCode.FILE_BINARY, describeBinaryFile(head, fileSize), { is_binary: true, file_size: fileSize });
     }
-    page = await scanPage(handle, offset, endLine, deps.readFileScanMaxBytes);
+    page = await scanPage(handle, offset, endLine, deps.readFileScanMaxBytes, fileSize);
   } finally {
     await handle.close().catch(() => undefined);
   }
