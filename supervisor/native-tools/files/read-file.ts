@@ -1,8 +1,8 @@
 import { constants as fsConstants } from 'node:fs';
 import { stat, open, type FileHandle } from 'node:fs/promises';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import { redact } from '../../../shared/redact.js';
-import type { CallContext, ToolDefinition } from '../../tool-types.js';
+import { fileReadOutcome } from '../../../shared/result.js';
+import type { CallContext, ToolDefinition, ToolOutcome } from '../../tool-types.js';
 import {
   IMAGE_EXTENSIONS,
   READ_FLAGS,
@@ -18,13 +18,13 @@ import {
 } from './fs-util.js';
 import { resolveToolPath } from './confine.js';
 import { requireString, type PathDeps } from './paths.js';
-import { checkedPath, deviceError, hermesDirs, isBlockedDevice, readBlockError, readBlockMessage } from './sensitive-paths.js';
+import { checkedPath, deviceError, hermesDirs, isBlockedDevice, isSecretBearingFile, readBlockError, readBlockMessage } from './sensitive-paths.js';
 
 // read_file — Hermes' paginated text read (tools/file_tools.py `read_file_tool`,
 // tools/file_operations.py `_read_file_native`): `N|line` gutter, 1-indexed offset, limit ≤ 2000,
 // lines cut at 2000 characters, formatted content over 100,000 characters refused, device paths,
 // binaries, images and Hermes credential files refused, `similar_files` for a missing file,
-// content redacted in code-file mode.
+// content redacted once, in Hermes' file-read mode (`secret_file` for a secret-bearing path).
 //
 // One call reads at most `readFileScanMaxBytes` of the file (HERMES_MCP_READ_FILE_SCAN_MAX_BYTES):
 // upstream counts every line (`wc -l`) for `total_lines`, which on a huge or sparse file means
@@ -190,7 +190,7 @@ function gutter(lines: string[], start: number): string {
     .join('\n');
 }
 
-export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
+export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>, ctx: CallContext): Promise<ToolOutcome> {
   const input = requireString(args, 'path', 'read_file');
   const { offset, limit } = normalizeReadPagination(args.offset, args.limit);
   const target = await resolveToolPath(deps, input, ctx);
@@ -206,8 +206,11 @@ export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>
       { is_binary: true, is_image: IMAGE_EXTENSIONS.has(ext) },
     );
   }
-  const blocked = readBlockMessage(checked, input, await hermesDirs(deps.hermesHome));
+  const dirs = await hermesDirs(deps.hermesHome);
+  const blocked = readBlockMessage(checked, input, dirs);
   if (blocked) throw readBlockError(blocked);
+  // Every answer from here on is redacted once, in file-read mode (normalizeResult leaves it).
+  const answer = (result: Record<string, unknown>): ToolOutcome => fileReadOutcome(result, { secretFile: isSecretBearingFile(checked, dirs) });
 
   // stat (not open) first, so a FIFO or device is refused before anything touches it. The real path
   // is the one that was checked; O_NOFOLLOW refuses a symlink swapped in since.
@@ -241,23 +244,23 @@ export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>
   }
 
   const base = { total_lines: page.totalLines, file_size: fileSize, truncated: false, is_binary: false, is_image: false };
-  if (fileSize === 0) return { content: '', ...base, total_lines: 0, hint: 'File is empty (0 bytes).' };
+  if (fileSize === 0) return answer({ content: '', ...base, total_lines: 0, hint: 'File is empty (0 bytes).' });
   const budget = page.stoppedAt === null ? null : budgetNote(page.stoppedAt, fileSize);
   if (offset > page.totalLines && budget) {
-    return {
+    return answer({
       content: '',
       ...base,
       truncated: true,
       total_lines_is_lower_bound: true,
       hint: `Note: offset ${offset} lies beyond what read_file reads of this file (${budget}: ${page.totalLines} lines seen). Use terminal for that part of the file.`,
-    };
+    });
   }
   if (offset > page.totalLines) {
-    return {
+    return answer({
       content: '',
       ...base,
       hint: `Note: offset ${offset} is beyond the end of the file (${page.totalLines} lines total). Retry with offset <= ${page.totalLines}.`,
-    };
+    });
   }
 
   const lines = page.lines.map((bytes) => decodeLenient(bytes));
@@ -276,7 +279,7 @@ export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>
     );
   }
 
-  const result: Record<string, unknown> = { content: redact(content, { codeFile: true }), ...base, truncated };
+  const result: Record<string, unknown> = { content, ...base, truncated };
   if (budget) {
     result.total_lines_is_lower_bound = true;
     result.hint = `Use offset=${lastShown + 1} to continue reading (showing ${offset}-${lastShown} of at least ${page.totalLines} lines; ${budget})`;
@@ -290,7 +293,7 @@ export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>
         'to keep context usage efficient.';
     }
   }
-  return result;
+  return answer(result);
 }
 
 export function readFileTool(deps: ReadFileDeps): ToolDefinition {
@@ -320,7 +323,7 @@ export function readFileTool(deps: ReadFileDeps): ToolDefinition {
     annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, title: 'Read a file' },
     requiresOwner: false,
     async handler(args: Record<string, unknown>, ctx: CallContext) {
-      return { structured: await readFile(deps, args ?? {}, ctx) };
+      return readFile(deps, args ?? {}, ctx);
     },
   };
 }
