@@ -52,8 +52,8 @@ const CHUNK_BYTES = 1 << 20;
 const SPARE_CHUNKS_KEPT = 4;
 
 /**
- * Bytes to read per scan step: the file's size as stat saw it plus one (so a file that ends there
- * needs one read and one empty read, and one that grew since is still read on), within the scan
+ * Bytes to read per scan step: the file's size as fstat saw it plus one (a file that shrank since
+ * ends early, one that is empty by fstat, as procfs files are, is still read), within the scan
  * budget and CHUNK_BYTES. A 6-byte file gets a 7-byte buffer, not a zero-filled mebibyte.
  */
 export function scanChunkBytes(fileSize: number, maxBytes: number): number {
@@ -116,16 +116,23 @@ interface Page {
 }
 
 /** One chunked pass of at most `maxBytes`: counts lines and keeps the requested window (never a whole huge line). */
-async function scanPage(handle: FileHandle, offset: number, endLine: number, maxBytes: number, fileSize: number): Promise<Page> {
+/** Bytes of the file's head that the binary sniff looks at (Hermes reads 1000). */
+const SNIFF_BYTES = 1000;
+
+/**
+ * One scan of the file, as its fstat size said at open (`fileSize`), within `maxBytes`. The first
+ * chunk read also serves `sniff` (the binary check, which throws): no separate read of the head.
+ */
+async function scanPage(handle: FileHandle, offset: number, endLine: number, maxBytes: number, fileSize: number, sniff: (head: Buffer) => void): Promise<Page> {
   const buffer = takeChunk(scanChunkBytes(fileSize, maxBytes));
   try {
-    return await scanInto(buffer, handle, offset, endLine, maxBytes);
+    return await scanInto(buffer, handle, offset, endLine, maxBytes, fileSize, sniff);
   } finally {
     giveBack(buffer);
   }
 }
 
-async function scanInto(buffer: Buffer, handle: FileHandle, offset: number, endLine: number, maxBytes: number): Promise<Page> {
+async function scanInto(buffer: Buffer, handle: FileHandle, offset: number, endLine: number, maxBytes: number, fileSize: number, sniff: (head: Buffer) => void): Promise<Page> {
   const lines: Buffer[] = [];
   let newlines = 0;
   let lineno = 1;
@@ -135,12 +142,15 @@ async function scanInto(buffer: Buffer, handle: FileHandle, offset: number, endL
   let position = 0;
   let stoppedAt: number | null = null;
   for (;;) {
+    // The file as fstat saw it at open is what is shown (a zero size, as procfs reports, is read to its end).
+    if (fileSize > 0 && position >= fileSize) break;
     if (position >= maxBytes) {
       // Out of budget: stop unless the file really ends here.
       if ((await handle.read(buffer, 0, 1, position)).bytesRead > 0) stoppedAt = position;
       break;
     }
     const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, maxBytes - position), position);
+    if (position === 0) sniff(buffer.subarray(0, Math.min(SNIFF_BYTES, bytesRead)));
     if (bytesRead === 0) break;
     position += bytesRead;
     const chunk = buffer.subarray(0, bytesRead);
@@ -232,13 +242,11 @@ export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>
     const st = await handle.stat();
     if (!st.isFile()) throw notRegularError(input);
     fileSize = st.size;
-    const sample = Buffer.allocUnsafe(Math.min(1000, fileSize));
-    const { bytesRead } = await handle.read(sample, 0, sample.length, 0);
-    const head = sample.subarray(0, bytesRead);
-    if (isLikelyBinaryBytes(head)) {
-      throw new GatewayError(ErrorCode.FILE_BINARY, describeBinaryFile(head, fileSize), { is_binary: true, file_size: fileSize });
-    }
-    page = await scanPage(handle, offset, endLine, deps.readFileScanMaxBytes, fileSize);
+    page = await scanPage(handle, offset, endLine, deps.readFileScanMaxBytes, fileSize, (head) => {
+      if (isLikelyBinaryBytes(head)) {
+        throw new GatewayError(ErrorCode.FILE_BINARY, describeBinaryFile(head, fileSize), { is_binary: true, file_size: fileSize });
+      }
+    });
   } finally {
     await handle.close().catch(() => undefined);
   }
