@@ -8,6 +8,7 @@ import type { ResourceState } from '../spawning/resource-policy.js';
 import type { DoctorCheck } from './report.js';
 import { passphraseFileProblem } from '../auth/consent.js';
 import { DEMO_OPTIONAL_COMPONENTS, type EnvironmentSources } from '../environment.js';
+import { hermesHomeAdvice } from '../health/advice.js';
 
 // What `doctor` checks beyond the readiness probes: facts /readyz reports beside readiness (the job
 // database, the resource policy) or not at all (the systemd user manager and the job slices, the
@@ -39,7 +40,7 @@ export function resourcePolicyCheck(resources: ResourceState): DoctorCheck {
  */
 function missingDirectoryFix(config: GatewayConfig, dir: string): string | undefined {
   if (existsSync(dir)) return undefined;
-  if (dir === config.hermesHome) return `create the Hermes home: install and run Hermes once (it makes ${dir}), or mkdir -m 700 -p ${dir} and add SOUL.md; or point HERMES_HOME at your Hermes home`;
+  if (dir === config.hermesHome) return hermesHomeAdvice(dir);
   return `create its directory (mkdir -m 700 -p ${dir}), or set HERMES_MCP_JOBS_DATABASE to a file in an existing private directory`;
 }
 
