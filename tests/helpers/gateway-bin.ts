@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
-import { waitFor } from './wait.js';
+import { within } from './wait.js';
 
-// The real `hermes-mcp-gateway` bin as a child process on a free loopback port, with exactly the
+// The real `hermes-mcp-gateway` bin as a child process on an ephemeral loopback port, with exactly the
 // environment given (the test runner's own never leaks in). stop() sends SIGTERM, as systemd and
 // Ctrl-C do, and returns what it wrote: the log is buffered, so it is complete only once it exited.
 
@@ -13,38 +12,31 @@ export interface BinGateway {
   stop(): Promise<{ code: number | null; stderr: string; logs: Array<Record<string, unknown>> }>;
 }
 
-/** A port nothing listens on now (the kernel's pick, released at once). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-export async function startGatewayBin(main: string, env: Record<string, string>, options: { cwd?: string } = {}): Promise<BinGateway> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [main], { env: { ...env, HERMES_MCP_PORT: String(port) }, cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startGatewayBin(main: string, env: Record<string, string>): Promise<BinGateway> {
+  const child = spawn(process.execPath, [main], { env: { ...env, HERMES_MCP_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stderr += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let gone = false;
   void exited.then(() => (gone = true));
-  const url = `http://127.0.0.1:${port}`;
-  try {
-    await waitFor(async () => {
-      if (gone) throw new Error(`the gateway exited before it answered:\n${stderr}`);
-      return fetch(`${url}/healthz`).then((r) => r.ok, () => false);
-    }, 30_000, 'the gateway bin to answer /healthz');
-  } catch (e) {
+  child.stdout.on('data', (d: Buffer) => (stderr += d.toString()));
+  // The port it was given (HERMES_MCP_PORT=0): from its `listening` line.
+  const port = await within(
+    new Promise<number>((resolve, reject) => {
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        const listening = /"event":"listening"[^\n]*"port":(\d+)/.exec(stderr);
+        if (listening) resolve(Number(listening[1]));
+      });
+      void exited.then(() => reject(new Error(`the gateway exited before listening:\n${stderr}`)));
+    }),
+    60_000,
+    'the gateway bin to listen',
+  ).catch(async (e: unknown) => {
     child.kill('SIGKILL');
     await exited;
     throw e;
-  }
+  });
+  const url = `http://127.0.0.1:${port}`;
   return {
     url,
     pid: child.pid!,
