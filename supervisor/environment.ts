@@ -46,6 +46,8 @@ export interface EnvironmentSources {
   fromFile: readonly string[];
   /** Names set in the file that the process environment overrode. */
   overridden: readonly string[];
+  /** Names whose value in the file holds `${...}`, which Hermes (python-dotenv) expands and the gateway takes literally. */
+  unexpanded: readonly string[];
   /** Set when the checkout runs without a Hermes home (see demoHome). */
   demo?: DemoHome;
 }
@@ -141,6 +143,7 @@ export function gatewayEnvironment(processEnv: NodeJS.ProcessEnv, options: { cre
       envFile: { path, loaded: read !== undefined },
       fromFile: names.filter((n) => processEnv[n] === undefined),
       overridden: names.filter((n) => processEnv[n] !== undefined),
+      unexpanded: names.filter((n) => /\$\{[^}]+\}/.test(file[n]!)),
       ...(demo ? { demo } : {}),
     },
   };

@@ -143,7 +143,12 @@ export function environmentCheck(processEnv: NodeJS.ProcessEnv, sources: Environ
   const file = sources.envFile.loaded
     ? `${sources.envFile.path}: from the file ${list(sources.fromFile)}${sources.overridden.length ? `; the environment overrides the file for ${list(sources.overridden)}` : ''}`
     : `no ${sources.envFile.path}`;
-  const checks: DoctorCheck[] = [{ name: 'environment', level: 'ok', reason: `${file}; from the environment ${list(fromEnvironment)}` }];
+  const reason = `${file}; from the environment ${list(fromEnvironment)}`;
+  const checks: DoctorCheck[] = [
+    sources.unexpanded.length
+      ? { name: 'environment', level: 'warn', reason: `${reason}; ${list(sources.unexpanded)} hold \${...}, which Hermes expands and the gateway reads literally`, fix: `write the value itself in ${sources.envFile.path}, or set it in the environment` }
+      : { name: 'environment', level: 'ok', reason },
+  ];
   const demo = sources.demo;
   if (demo) {
     checks.push({

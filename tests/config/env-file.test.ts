@@ -65,6 +65,7 @@ test('the process environment wins over the file; the merged environment is what
 
 test('doctor names where each setting came from, never a value', async () => {
   const { dir, env } = home((dir) => `HERMES_MCP_ROOTS=${dir}/work\nHONCHO_API_KEY=${SECRET}\nHERMES_MCP_PORT=4001\n`);
+  const expanded = home((dir) => `HERMES_MCP_ROOTS=${dir}/work\nHONCHO_API_KEY=\${HONCHO_TOKEN}\n`);
   const result = await runGatewayBin(MAIN, { ...env, HERMES_MCP_PORT: '4003', HERMES_MCP_OPTIONAL_COMPONENTS: 'memory,lsp,graph,browser,hermes_tools,web_provider' }, ['doctor', '--json']);
   const checks = (JSON.parse(result.stdout) as { checks: Array<{ name: string; level: string; reason: string }> }).checks;
   const check = checks.find((c) => c.name === 'environment');
@@ -72,6 +73,11 @@ test('doctor names where each setting came from, never a value', async () => {
   assert.match(check!.reason, new RegExp(`${join(dir, '.env')}: from the file HERMES_MCP_ROOTS, HONCHO_API_KEY; the environment overrides the file for HERMES_MCP_PORT; from the environment HERMES_HOME, HERMES_MCP_OPTIONAL_COMPONENTS, HERMES_MCP_PORT, HERMES_MCP_STATE_DIR`));
   assert.match(checks.find((c) => c.name === 'configuration')!.reason, /127\.0\.0\.1:4003, roots .*\/work/);
   assert.ok(!result.stdout.includes(SECRET));
+  // A ${VAR} Hermes would expand is read literally here: said, not silently different.
+  const literal = await runGatewayBin(MAIN, { ...expanded.env, HERMES_MCP_OPTIONAL_COMPONENTS: 'memory,lsp,graph,browser,hermes_tools,web_provider' }, ['doctor', '--json']);
+  const warned = (JSON.parse(literal.stdout) as { checks: Array<{ name: string; level: string; reason: string }> }).checks.find((c) => c.name === 'environment');
+  assert.equal(warned?.level, 'warn');
+  assert.match(warned!.reason, /HONCHO_API_KEY hold \$\{\.\.\.\}, which Hermes expands and the gateway reads literally/);
 });
 
 test('a group- or world-writable .env is refused by the bin and by doctor, naming the path and chmod', async () => {
