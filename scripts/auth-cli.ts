@@ -144,9 +144,8 @@ function isListing(command: string, args: readonly string[]): boolean {
   return command === 'pending' || command === 'clients' || (command === 'token' && args.length === 1 && args[0] === 'list');
 }
 
-/** `3m 20s`, `1h 5m`, `45s`: an age or a time left, to the second. */
-function duration(ms: number): string {
-  const s = Math.max(0, Math.round(ms / 1000));
+/** `45s`, `3m 20s`, `1h 5m`: an age or a time left, in seconds. */
+function duration(s: number): string {
   if (s < 60) return `${s}s`;
   if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
   return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
@@ -173,7 +172,7 @@ function list(command: string, path: string, json: boolean): number {
         failed_tries: p.failed_tries,
       }));
       const line = (r: (typeof rows)[number]) =>
-        `${r.client_name} (${r.client_id})  redirect to ${r.redirect_host}  ${r.scope}  waiting ${duration(r.age_seconds * 1000)}, expires in ${duration(r.expires_in_seconds * 1000)}${r.approved ? '  approved: waiting for Continue' : ''}${r.failed_tries ? `  ${r.failed_tries} wrong passphrase(s)` : ''}`;
+        `${r.client_name} (${r.client_id})  redirect to ${r.redirect_host}  ${r.scope}  waiting ${duration(r.age_seconds)}, expires in ${duration(r.expires_in_seconds)}${r.approved ? '  approved: waiting for Continue' : ''}${r.failed_tries ? `  ${r.failed_tries} wrong passphrase(s)` : ''}`;
       out(json, { ok: true, pending: rows }, rows.length === 0 ? 'No pending requests.' : `${rows.map(line).join('\n')}\nApprove one with: hermes-mcp-auth approve CODE (the code its consent page shows)`);
     } else if (command === 'clients') {
       const clients = db ? listClients(db) : [];
