@@ -18,7 +18,7 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 export interface GatewayConfig {
   host: string;
   port: number;
-  /** `$HERMES_HOME`, default `~/.hermes`. A missing home is reported by /readyz, never a crash. */
+  /** `$HERMES_HOME`, default `~/.hermes` (a checkout without either: the demo home, supervisor/environment.ts). A missing home is reported by /readyz, never a crash. */
   hermesHome: string;
   /** Where `.hermes.md` is read from (`HERMES_MCP_PROJECT_DIR`), default `$HERMES_HOME`. */
   projectDir: string;
@@ -199,9 +199,14 @@ function browserEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
   return out;
 }
 
+/** The Hermes home: `HERMES_HOME` (unset or empty: `~/.hermes`), absolute. */
+export function hermesHomeOf(env: NodeJS.ProcessEnv): string {
+  return resolve(expandHome(env.HERMES_HOME || '~/.hermes'));
+}
+
 /** Where the job database lives: `HERMES_MCP_JOBS_DATABASE`, else `$HERMES_HOME/gateway-jobs.sqlite3` (the gateway's and the operator CLI's default). */
 export function defaultJobsDatabase(env: NodeJS.ProcessEnv): string {
-  const hermesHome = resolve(expandHome(env.HERMES_HOME || '~/.hermes'));
+  const hermesHome = hermesHomeOf(env);
   return resolve(expandHome(env.HERMES_MCP_JOBS_DATABASE || join(hermesHome, 'gateway-jobs.sqlite3')));
 }
 
@@ -280,7 +285,11 @@ function parseAuth(env: NodeJS.ProcessEnv, hermesHome: string): AuthConfig {
   }
 }
 
-/** The configuration from `env` alone (main passes process.env; nothing else reads it), then `overrides`. */
+/**
+ * The configuration from `env` alone, then `overrides`. The gateway, doctor and hermes-mcp-auth pass
+ * the environment supervisor/environment.ts merges (the process environment over `$HERMES_HOME/.env`);
+ * nothing else reads it.
+ */
 export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
   const host = env.HERMES_MCP_HOST || DEFAULT_HOST;
   if (!isLoopbackHost(host)) {
@@ -293,7 +302,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<GatewayCon
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new ConfigError(`HERMES_MCP_PORT must be an integer 0-65535, got ${JSON.stringify(portText)}`);
   }
-  const hermesHome = resolve(expandHome(env.HERMES_HOME || '~/.hermes'));
+  const hermesHome = hermesHomeOf(env);
   const projectDir = resolve(expandHome(env.HERMES_MCP_PROJECT_DIR || hermesHome));
   let limits: Limits;
   try {

@@ -1,6 +1,7 @@
 #!/usr/bin/env -S node --max-semi-space-size=2
 import { handleBinArguments } from './bin-arguments.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError } from './config.js';
+import { describeSources, loadGatewayConfig } from './environment.js';
 import { becomeSubreaper } from '../shared/subreaper.js';
 import { startGateway } from './server.js';
 import { createLogger } from './telemetry.js';
@@ -19,7 +20,7 @@ Serves one localhost-only MCP endpoint for a Hermes Agent host:
   GET  /readyz                     readiness: 200 when every required component is ready, else 503
                                    with a reason and what to do for each
 
-Configuration is read from the environment only, for example:
+Configuration is read from the environment, over $HERMES_HOME/.env, for example:
   HERMES_HOME                      Hermes home (default ~/.hermes)
   HERMES_MCP_PORT, HERMES_MCP_HOST listen port (default 3060) and loopback address (127.0.0.1)
   HERMES_MCP_ROOTS                 colon-separated project roots the tools may use (default ~/work)
@@ -43,9 +44,9 @@ async function main(): Promise<void> {
     return;
   }
   if (!handleBinArguments('hermes-mcp-gateway', USAGE, process.argv.slice(2))) return;
-  let config;
+  let config, sources;
   try {
-    config = loadConfig(process.env);
+    ({ config, sources } = loadGatewayConfig(process.env));
   } catch (e) {
     if (e instanceof ConfigError) {
       process.stderr.write(`hermes-mcp-gateway: ${e.message}\n`);
@@ -54,6 +55,7 @@ async function main(): Promise<void> {
     throw e;
   }
   const log = createLogger(config.logLevel);
+  for (const { event, message, fields } of describeSources(sources)) log.info({ event, ...fields }, message);
   // Orphans of a worker's tree re-parent to us rather than to PID 1, so the fallback sweep can
   // still find and reap them (inside PID namespaces nothing ever re-parents here).
   if (!becomeSubreaper()) log.warn({ event: 'subreaper_unavailable' }, 'could not become a child subreaper (native addon missing?)');

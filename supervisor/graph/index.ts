@@ -7,6 +7,7 @@ import { builtinDefinition } from './schema.js';
 import { resolveStartup, type GraphStartup } from './startup.js';
 import { graphTool } from './tool.js';
 import { GraphWorker, WORKER_SLACK_MS } from './worker.js';
+import { createRootsAdvice } from '../health/advice.js';
 
 // The graph adapter: Samchon Graph (or any upstream with the same one-tool contract) as the one
 // deferred tool `inspect_code_graph`. The upstream's stdio MCP sessions live in the graph worker, a
@@ -76,7 +77,7 @@ export function graphAdapter(config: GatewayConfig, runtime: WorkerRuntime, log:
         name: 'graph',
         probe: async (): Promise<ProbeResult> => {
           if (!startup) return { ready: false, status: 'starting', reason: 'the graph adapter has not finished starting' };
-          if (startup.kind === 'fallback') return fallbackProbe(startup);
+          if (startup.kind === 'fallback') return fallbackProbe(startup, config.roots);
           // One probe at a time: /readyz polled in a burst shares it.
           probing ??= probeSchemaSession(startup.schemaRoot).finally(() => (probing = undefined));
           lastProbe = await probing;
@@ -89,8 +90,11 @@ export function graphAdapter(config: GatewayConfig, runtime: WorkerRuntime, log:
   };
 }
 
-function fallbackProbe(startup: Extract<GraphStartup, { kind: 'fallback' }>): ProbeResult {
+function fallbackProbe(startup: Extract<GraphStartup, { kind: 'fallback' }>, roots: readonly string[]): ProbeResult {
   const optional = 'or set HERMES_MCP_OPTIONAL_COMPONENTS=graph to run without the code graph';
+  if (startup.code === 'GRAPH_NO_ROOT') {
+    return { ready: false, status: 'error', reason: `${startup.code}: ${startup.reason}`, action: `${createRootsAdvice(roots)}, then restart the gateway (the catalog's schema is fixed at startup); ${optional}` };
+  }
   if (startup.code === 'GRAPH_NOT_INSTALLED') {
     return { ready: false, status: 'not_installed', reason: startup.reason, action: `install Samchon Graph (samchon-graph) or point HERMES_MCP_GRAPH_COMMAND at the upstream, then restart the gateway; ${optional}` };
   }

@@ -95,7 +95,8 @@ test('soft dependencies only, loopback bind, env file, restart and umask', () =>
     // Shutdown is two phases of the 10 s grace (drain, then stop workers and jobs).
     assert.ok(stop > 20 && stop <= 30, `TimeoutStopSec a bit above twice the 10 s grace, got ${stop}`);
   }
-  assert.deepEqual(values(user.text, 'EnvironmentFile'), [`-${fakeHome}/.hermes/.env`]);
+  // The gateway reads $HERMES_HOME/.env itself (supervisor/environment.ts): one reader, one parser.
+  assert.deepEqual(values(user.text, 'EnvironmentFile'), []);
 });
 
 test('hardening keys present; namespaces needed by workers stay allowed', () => {
