@@ -55,6 +55,9 @@ const LimitsSchema = v.object({
   jobOutputTailChars: PositiveInt,
   jobKillGraceSeconds: PositiveInt,
   jobMaintenanceIntervalSeconds: PositiveInt,
+  // a job database that could not open is tried again on use, at most this often (doubling up to the maximum)
+  jobStoreRetryMinMs: PositiveInt,
+  jobStoreRetryMaxSeconds: PositiveInt,
   drainTimeoutSeconds: PositiveInt,
   workerStartTimeoutSeconds: PositiveInt,
   memoryTimeoutSeconds: PositiveInt,
