@@ -6,6 +6,8 @@ import { LOG_FORMATS, type LogFormat } from './config.js';
 // console log, --log-format; anything else is a usage error (exit 2) rather than a server started
 // anyway with the argument ignored.
 
+const HELP_AND_VERSION: readonly string[] = ['--help', '-h', '--version', '-v'];
+
 /** What the arguments asked of a bin that goes on to serve. */
 export interface ServeArguments {
   logFormat?: LogFormat;
@@ -34,7 +36,9 @@ export function handleBinArguments(bin: string, usage: string, args: readonly st
     const arg = args[i]!;
     const inline = arg.startsWith('--log-format=') ? arg.slice('--log-format='.length) : undefined;
     if (!accepts.logFormat || (arg !== '--log-format' && inline === undefined)) {
-      return refuse(`unexpected argument ${JSON.stringify(arg)}; settings come from the environment`);
+      // Name the stray one, not a --help beside it.
+      const unexpected = args.slice(i).find((a) => !HELP_AND_VERSION.includes(a)) ?? arg;
+      return refuse(`unexpected argument ${JSON.stringify(unexpected)}; settings come from the environment`);
     }
     const value = inline ?? args[++i];
     const format = LOG_FORMATS.find((f) => f === value);
