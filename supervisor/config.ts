@@ -33,6 +33,8 @@ export interface GatewayConfig {
   /** Components reported by /readyz but not required for 200 (`HERMES_MCP_OPTIONAL_COMPONENTS`). */
   optionalComponents: ReadonlySet<string>;
   logLevel: string;
+  /** `HERMES_MCP_LOG_FORMAT`: `json`, `pretty`, or `auto` (default: pretty when stderr, where the log goes, is a terminal). */
+  logFormat: LogFormat | 'auto';
   /** Where an owner's terminal starts (`HERMES_MCP_TERMINAL_CWD`), default the first root, else home. */
   terminalCwd: string;
   /** The interpreter execute_code runs (`HERMES_MCP_PYTHON`). */
@@ -167,6 +169,17 @@ function parseFileAccess(text: string | undefined): FileAccessMode {
   const mode = FILE_ACCESS_MODES.find((m) => m === text);
   if (!mode) throw new ConfigError(`HERMES_MCP_FILE_ACCESS must be one of ${FILE_ACCESS_MODES.join(', ')}, got ${JSON.stringify(text)}`);
   return mode;
+}
+
+/** How log records are written: one JSON object a line (services, pipes), or lines for a person on a terminal (supervisor/telemetry.ts). */
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+function parseLogFormat(text: string | undefined): LogFormat | 'auto' {
+  if (text === undefined || text === '' || text === 'auto') return 'auto';
+  const format = LOG_FORMATS.find((f) => f === text);
+  if (!format) throw new ConfigError(`HERMES_MCP_LOG_FORMAT must be auto, ${LOG_FORMATS.join(' or ')}, got ${JSON.stringify(text)}`);
+  return format;
 }
 
 function firstExisting(paths: string[]): string | undefined {
@@ -320,6 +333,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<GatewayCon
     limits,
     optionalComponents: new Set((env.HERMES_MCP_OPTIONAL_COMPONENTS ?? '').split(',').map((s) => s.trim()).filter(Boolean)),
     logLevel: env.HERMES_MCP_LOG_LEVEL || 'info',
+    logFormat: parseLogFormat(env.HERMES_MCP_LOG_FORMAT),
     terminalCwd: resolve(expandHome(env.HERMES_MCP_TERMINAL_CWD || firstExisting(parseRoots(env.HERMES_MCP_ROOTS)) || homedir())),
     python: env.HERMES_MCP_PYTHON || defaultPython(env),
     ...(env.HERMES_MCP_ISOLATION ? { isolation: env.HERMES_MCP_ISOLATION } : {}),

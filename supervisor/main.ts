@@ -5,14 +5,18 @@ import { describeSources, loadGatewayConfig } from './environment.js';
 import { becomeSubreaper } from '../shared/subreaper.js';
 import { startGateway } from './server.js';
 import { createLogger } from './telemetry.js';
+import { reportStartup } from './startup-summary.js';
 
 // `hermes-mcp-gateway`: serve with embedded defaults (127.0.0.1:3060, HERMES_HOME=~/.hermes).
 // Every setting comes from the environment (README, Configuration); the only arguments are
-// --help and --version and the one subcommand, `doctor` (a read-only check of the same
+// --help, --version, --log-format and the one subcommand, `doctor` (a read-only check of the same
 // configuration); anything else is a usage error rather than a server started anyway.
 
-const USAGE = `usage: hermes-mcp-gateway [--help | --version]
+const USAGE = `usage: hermes-mcp-gateway [--help | --version | --log-format json|pretty]
        hermes-mcp-gateway doctor [--json]   check the configuration and every backend, then exit
+
+  --log-format                     how the log on stderr is written (HERMES_MCP_LOG_FORMAT): pretty
+                                   lines on a terminal, JSON otherwise (default)
 
 Serves one localhost-only MCP endpoint for a Hermes Agent host:
   POST http://127.0.0.1:3060/mcp   MCP (2026-07-28 sessionless and the 2025 session-based revisions)
@@ -43,7 +47,8 @@ async function main(): Promise<void> {
     process.stdout.write('', () => process.exit(code));
     return;
   }
-  if (!handleBinArguments('hermes-mcp-gateway', USAGE, process.argv.slice(2))) return;
+  const served = handleBinArguments('hermes-mcp-gateway', USAGE, process.argv.slice(2), { logFormat: true });
+  if (!served) return;
   let config, sources;
   try {
     ({ config, sources } = loadGatewayConfig(process.env));
@@ -54,12 +59,15 @@ async function main(): Promise<void> {
     }
     throw e;
   }
-  const log = createLogger(config.logLevel);
+  // The log goes to stderr: lines for a person when that is a terminal, JSON for services and pipes.
+  const format = served.logFormat ?? (config.logFormat === 'auto' ? (process.stderr.isTTY ? 'pretty' : 'json') : config.logFormat);
+  const log = createLogger(config.logLevel, undefined, format);
   for (const { event, message, fields } of describeSources(sources)) log.info({ event, ...fields }, message);
   // Orphans of a worker's tree re-parent to us rather than to PID 1, so the fallback sweep can
   // still find and reap them (inside PID namespaces nothing ever re-parents here).
   if (!becomeSubreaper()) log.warn({ event: 'subreaper_unavailable' }, 'could not become a child subreaper (native addon missing?)');
   const running = await startGateway({ config, log });
+  void reportStartup(running, { log, format, authRequired: config.auth.required }).catch((e: unknown) => log.warn({ event: 'startup_summary_failed', err: e }));
   let stopping = false;
   // Controlled shutdown in two bounded phases of shutdownGraceSeconds each: drain (no new requests,
   // running calls finish and answer), then stop workers and jobs, close the listener and exit

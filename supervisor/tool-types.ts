@@ -135,4 +135,10 @@ export interface ToolSource {
    * serves.
    */
   tools(catalogued: (name: string) => boolean): ToolDefinition[] | Promise<ToolDefinition[]>;
+  /**
+   * False when this source's backend is not configured in this process (settings are read once at
+   * start): its tools stay catalogued, their refusals saying what to configure, and tool_search
+   * ranks them below every tool that can run here. Default true.
+   */
+  configured?: boolean;
 }

@@ -91,7 +91,7 @@ export function bridgeAdapter(config: GatewayConfig, log: Logger): BridgeAdapter
     name: 'agents',
     state,
     profile,
-    source: { name: 'agents', tools: () => tools },
+    source: { name: 'agents', tools: () => tools, configured: state.kind === 'configured' },
     readyFacts: () => {
       if (state.kind !== 'configured') return { bridge: { status: state.kind, reason: state.reason } };
       const view = state.service.registry.current();
