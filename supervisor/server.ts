@@ -18,6 +18,7 @@ import { memoryAdapter, type MemoryAdapter } from './memory/index.js';
 import { lspAdapter } from './lsp/index.js';
 import { nativeAdapter, type NativeAdapter } from './native-tools/index.js';
 import { GatewayMetrics } from './metrics.js';
+import { listenerTimeouts } from './edge/keep-alive.js';
 
 // Starts the gateway: composition, then an HTTP listener on loopback only.
 
@@ -109,16 +110,8 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   }
   app.route('/bridge', bridge.profile);
   bridge.attach({ draining: () => lifecycle.draining, counted: (owner, work) => gateway.owners.runLeased(owner, work) });
-  // Forwarders keep idle upstream connections open for a long time (cloudflared and Go's
-  // http.Transport 90 s, nginx's upstream keepalive 60 s); with Node's 5 s keep-alive one reuses a
-  // connection just as the gateway closes it, the POST gets a reset and is not retried. The limits
-  // keep connections open longer than any of them; a drain ends each after its answer.
-  const { limits } = config;
-  const serverOptions = {
-    keepAliveTimeout: limits.httpKeepAliveTimeoutSeconds * 1000,
-    headersTimeout: limits.httpHeadersTimeoutSeconds * 1000,
-    requestTimeout: limits.httpRequestTimeoutSeconds * 1000,
-  };
+  // Long keep-alive (edge/keep-alive.ts); a drain ends each connection after its answer.
+  const serverOptions = listenerTimeouts(config.limits);
   const server = await new Promise<ServerType & Server>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, () => resolve(s as ServerType & Server));
     s.once('error', reject);
