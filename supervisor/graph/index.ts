@@ -68,7 +68,8 @@ export function graphAdapter(config: GatewayConfig, runtime: WorkerRuntime, log:
           definition: builtinDefinition(),
         }));
         if (startup.kind === 'upstream') log.info({ event: 'graph_ready', upstream_tool: config.graphTool, schema_root: startup.schemaRoot }, 'graph upstream schema loaded');
-        else log.warn({ event: 'graph_unavailable', code: startup.code, reason: startup.reason }, 'graph upstream unavailable at startup; inspect_code_graph uses the built-in schema');
+        // Declared optional, a missing upstream is expected here: information, not a warning.
+        else log[config.optionalComponents.has('graph') ? 'info' : 'warn']({ event: 'graph_unavailable', code: startup.code, reason: startup.reason }, 'graph upstream unavailable at startup; inspect_code_graph uses the built-in schema');
         return [graphTool(startup.definition, { worker, roots: config.roots, boundMs: callBoundMs })];
       },
     },
