@@ -14,6 +14,7 @@ import { ErrorCode, GatewayError, isGatewayError } from '../shared/errors.js';
 import { loadLimits } from '../shared/limits.js';
 import { processIsAlive } from '../shared/proc.js';
 import { defaultJobsDatabase } from '../supervisor/config.js';
+import { gatewayEnvironment } from '../supervisor/environment.js';
 import { OWNER_TOKEN_PATTERN, activeJobs, gateState, jobCounts, liveSignalPauses, pauseAdmission, resumeAdmission, type JobRow } from '../supervisor/jobs/job-repository.js';
 import { assertSafePath, openJobDatabase, type JobDatabase } from '../supervisor/jobs/database.js';
 import { reconcile } from './admission-reconcile.js';
@@ -274,7 +275,7 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(`usage: ${USAGE[name!]}\n${NOTES}\n`);
       return 0;
     }
-    const database = typeof values.database === 'string' ? required(values, 'database') : defaultJobsDatabase(process.env);
+    const database = typeof values.database === 'string' ? required(values, 'database') : defaultJobsDatabase(gatewayEnvironment(process.env).env);
     const run = command.prepare(values, database);
     const json = values.json === true;
     const out: Out = { print: (obj, human) => void process.stdout.write(`${json ? JSON.stringify(obj) : human}\n`) };

@@ -1,21 +1,23 @@
 #!/usr/bin/env node
 import { closeSync, openSync, readSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadLimits } from '../shared/limits.js';
 import { AuditLog } from '../supervisor/edge/audit.js';
-import { openAuthDatabase, type AuthDatabase } from '../supervisor/auth/auth-db.js';
+import { openAuthDatabase, openAuthDatabaseReadOnly, type AuthDatabase } from '../supervisor/auth/auth-db.js';
 import { approveByCode, listPending, lookupByCode } from '../supervisor/auth/approvals.js';
 import { listClients, revokeClient, revokeOAuthToken } from '../supervisor/auth/oauth-store.js';
 import { SCOPE_FULL, SCOPE_READ } from '../supervisor/auth/scopes.js';
 import { authSettings } from '../supervisor/auth/settings.js';
 import { issueStaticToken, listStaticTokens, revokeStaticToken } from '../supervisor/auth/static-tokens.js';
+import { hermesHomeOf } from '../supervisor/config.js';
+import { gatewayEnvironment } from '../supervisor/environment.js';
 
 // hermes-mcp-auth: the operator's side of the gateway's authentication, on the host. It opens the
-// same database and audit log the gateway uses (same environment: HERMES_HOME,
-// HERMES_MCP_AUTH_DATABASE, HERMES_MCP_AUTH_AUDIT_LOG). A token is printed once, here, and never
-// logged or stored; an approval code is compared by its hash.
+// same database and audit log the gateway uses (the same environment, $HERMES_HOME/.env included:
+// HERMES_HOME, HERMES_MCP_AUTH_DATABASE, HERMES_MCP_AUTH_AUDIT_LOG). A token is printed once, here,
+// and never logged or stored; an approval code is compared by its hash. The listing commands
+// (pending, clients, token list) open the database read-only and never create it: no database
+// yet means nothing to list.
 
 const EXIT = { ok: 0, failed: 1, usage: 2, notFound: 3, refused: 4 } as const;
 
@@ -41,7 +43,11 @@ answer y to approve. Without a terminal to ask on (or with --json) it only shows
 with --yes to approve. --read-only grants hermes:read whatever was requested. The person on the page
 then presses Continue.
 Exit: 0 approved, 3 no such code, 4 not approved (not confirmed, expired, locked or already approved).`,
-  pending: 'Usage: hermes-mcp-auth pending [--json]\nLists requests waiting for approval (client, redirect URI, scope, expiry); codes are never shown here.',
+  pending: `Usage: hermes-mcp-auth pending [--json]
+Lists the authorization requests waiting for approval, oldest first: the client's name and id, the
+host its redirect URI goes to, the scope it asks for, how long it has waited and when it expires, and
+whether it is already approved (waiting for Continue on the consent page). The code itself is only on
+the consent page (the gateway stores its hash): approve it with hermes-mcp-auth approve CODE.`,
   clients: 'Usage: hermes-mcp-auth clients [--json]\nLists registered OAuth clients with their redirect URIs and active grants.',
   revoke: `Usage: hermes-mcp-auth revoke CLIENT_ID|NAME|TOKEN [--json]
 CLIENT_ID: removes the client and every grant, code and token issued to it. NAME: deletes that static
@@ -113,9 +119,10 @@ function main(argv: string[]): number {
   let audit: AuditLog;
   let maxTries: number;
   try {
-    const hermesHome = resolve(process.env.HERMES_HOME ? process.env.HERMES_HOME.replace(/^~(?=$|\/)/, homedir()) : join(homedir(), '.hermes'));
-    const settings = authSettings(process.env, hermesHome);
-    const limits = loadLimits(process.env);
+    const { env } = gatewayEnvironment(process.env);
+    const settings = authSettings(env, hermesHomeOf(env));
+    const limits = loadLimits(env);
+    if (isListing(command, rest)) return list(command, settings.database, json);
     maxTries = limits.authConsentMaxTries;
     db = openAuthDatabase(settings.database);
     audit = new AuditLog(settings.auditLog, limits.authAuditMaxBytes, (error) => process.stderr.write(`hermes-mcp-auth: audit log: ${String(error)}\n`));
@@ -130,6 +137,56 @@ function main(argv: string[]): number {
   } finally {
     audit.close();
     db.close();
+  }
+}
+
+/** The commands that only read: pending, clients, token list. */
+function isListing(command: string, args: readonly string[]): boolean {
+  return command === 'pending' || command === 'clients' || (command === 'token' && args.length === 1 && args[0] === 'list');
+}
+
+/** `45s`, `3m 20s`, `1h 5m`: an age or a time left, in seconds. */
+function duration(s: number): string {
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
+  return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
+}
+
+/** The listing commands, on the database opened read-only (none yet: nothing to list). */
+function list(command: string, path: string, json: boolean): number {
+  let db: AuthDatabase | undefined;
+  try {
+    db = openAuthDatabaseReadOnly(path);
+    const now = Date.now();
+    if (command === 'pending') {
+      const rows = (db ? listPending(db, now) : []).map((p) => ({
+        client_id: p.client_id,
+        client_name: p.client_name,
+        redirect_uri: p.redirect_uri,
+        redirect_host: URL.parse(p.redirect_uri)?.host ?? p.redirect_uri,
+        scope: p.scope,
+        created_at: new Date(p.created_at).toISOString(),
+        expires_at: new Date(p.expires_at).toISOString(),
+        age_seconds: Math.max(0, Math.round((now - p.created_at) / 1000)),
+        expires_in_seconds: Math.max(0, Math.round((p.expires_at - now) / 1000)),
+        approved: p.approved_scope !== null,
+        failed_tries: p.failed_tries,
+      }));
+      const line = (r: (typeof rows)[number]) =>
+        `${r.client_name} (${r.client_id})  redirect to ${r.redirect_host}  ${r.scope}  waiting ${duration(r.age_seconds)}, expires in ${duration(r.expires_in_seconds)}${r.approved ? '  approved: waiting for Continue' : ''}${r.failed_tries ? `  ${r.failed_tries} wrong passphrase(s)` : ''}`;
+      out(json, { ok: true, pending: rows }, rows.length === 0 ? 'No pending requests.' : `${rows.map(line).join('\n')}\nApprove one with: hermes-mcp-auth approve CODE (the code its consent page shows)`);
+    } else if (command === 'clients') {
+      const clients = db ? listClients(db) : [];
+      out(json, { ok: true, clients }, clients.length === 0 ? 'No registered clients.' : clients.map((c) => `${c.client_id}  ${c.client_name}  ${c.redirect_uris.join(' ')}  grants: ${c.active_grants}`).join('\n'));
+    } else {
+      const tokens = (db ? listStaticTokens(db) : []).map((t) => ({ ...t, created_at: new Date(t.created_at).toISOString() }));
+      out(json, { ok: true, tokens }, tokens.length === 0 ? 'No static tokens.' : tokens.map((t) => `${t.name}  ${t.scope}  created ${t.created_at}`).join('\n'));
+    }
+    return EXIT.ok;
+  } catch (e) {
+    return fail(json, EXIT.failed, 'database', `${path}: ${(e as Error).message}`);
+  } finally {
+    db?.close();
   }
 }
 
@@ -180,16 +237,6 @@ function run(command: string, args: string[], x: RunContext): number {
       out(json, { ok: true, client_id: a.client_id, client_name: a.client_name, redirect_uri: a.redirect_uri, scope: result.scope }, `Approved ${a.client_name} (${a.client_id})\n  redirect URI: ${a.redirect_uri}\n  scope: ${result.scope}\nThe person on the consent page can now press Continue.`);
       return EXIT.ok;
     }
-    case 'pending': {
-      const rows = listPending(db, Date.now()).map((p) => ({ client_id: p.client_id, client_name: p.client_name, redirect_uri: p.redirect_uri, scope: p.scope, expires_at: new Date(p.expires_at).toISOString(), approved: p.approved_scope !== null, failed_tries: p.failed_tries }));
-      out(json, { ok: true, pending: rows }, rows.length === 0 ? 'No pending requests.' : rows.map((r) => `${r.client_name} (${r.client_id})  ${r.redirect_uri}  ${r.scope}  expires ${r.expires_at}${r.approved ? '  approved' : ''}`).join('\n'));
-      return EXIT.ok;
-    }
-    case 'clients': {
-      const clients = listClients(db);
-      out(json, { ok: true, clients }, clients.length === 0 ? 'No registered clients.' : clients.map((c) => `${c.client_id}  ${c.client_name}  ${c.redirect_uris.join(' ')}  grants: ${c.active_grants}`).join('\n'));
-      return EXIT.ok;
-    }
     case 'revoke': {
       const target = args[0];
       if (!target || args.length > 1) return fail(json, EXIT.usage, 'usage', HELP.revoke!);
@@ -205,11 +252,6 @@ function run(command: string, args: string[], x: RunContext): number {
     }
     case 'token': {
       const [action, name, ...extra] = args;
-      if (action === 'list' && !name) {
-        const tokens = listStaticTokens(db).map((t) => ({ ...t, created_at: new Date(t.created_at).toISOString() }));
-        out(json, { ok: true, tokens }, tokens.length === 0 ? 'No static tokens.' : tokens.map((t) => `${t.name}  ${t.scope}  created ${t.created_at}`).join('\n'));
-        return EXIT.ok;
-      }
       if ((action !== 'create' && action !== 'rotate') || !name || extra.length > 0) return fail(json, EXIT.usage, 'usage', HELP.token!);
       const scopeText = x.scope;
       if (scopeText !== undefined && scopeText !== 'read' && scopeText !== 'full') return fail(json, EXIT.usage, 'usage', `--scope must be read or full, got ${JSON.stringify(scopeText)}`);

@@ -7,7 +7,8 @@ usage() {
   cat <<'USAGE'
 Usage: scripts/install-units.sh (--user | --system) [options]
 
-Render systemd/hermes-mcp-gateway.service.in, hermesjobs.slice and hermesshort.slice.
+Render systemd/hermes-mcp-gateway.service.in, hermesjobs.slice and hermesshort.slice (and, with
+--tunnel-client, systemd/tunnel-client.service.in for OpenAI's Secure MCP Tunnel client).
 
 Modes (exactly one):
   --user              install into ~/.config/systemd/user/ (WantedBy=default.target)
@@ -29,6 +30,11 @@ Options:
                       HERMES_MCP_BRIDGE_ENV in the unit and adds the bridge's TASKS_DIR and
                       AUDIT_LOG directory to ReadWritePaths (read as the gateway reads the file;
                       needs a built dist/)
+  --tunnel-client PATH  also render tunnel-client.service running PATH (openai/tunnel-client),
+                      ordered after the gateway; system mode runs it as a dynamic user
+  --tunnel-env FILE   its EnvironmentFile (CONTROL_PLANE_API_KEY, CONTROL_PLANE_TUNNEL_ID, ...;
+                      mode 0600). Default: /etc/tunnel-client/hermes-mcp-gateway.env (system),
+                      ~/.config/tunnel-client/hermes-mcp-gateway.env (user)
   -h, --help          show this help
 
 Paths must be absolute and must not contain whitespace or '@'.
@@ -47,6 +53,8 @@ state_dir=""
 roots="${HERMES_MCP_ROOTS:-}"
 node_bin=""
 bridge_env="${HERMES_MCP_BRIDGE_ENV:-}"
+tunnel_client=""
+tunnel_env=""
 
 need_arg() { [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value"; }
 
@@ -63,6 +71,8 @@ while [[ $# -gt 0 ]]; do
     --roots) need_arg "$@"; roots="$2"; shift 2 ;;
     --node) need_arg "$@"; node_bin="$2"; shift 2 ;;
     --bridge-env) need_arg "$@"; bridge_env="$2"; shift 2 ;;
+    --tunnel-client) need_arg "$@"; tunnel_client="$2"; shift 2 ;;
+    --tunnel-env) need_arg "$@"; tunnel_env="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $1" ;;
   esac
@@ -174,10 +184,39 @@ else
 fi
 dest="${dest:-$default_dest}"
 
-render_service() {
+# OpenAI's tunnel client: its own (dynamic, in system mode) account, its secrets in its own file.
+tunnel_notes=()
+if [[ -n "$tunnel_client" ]]; then
+  tunnel_client="$(expand_home "$tunnel_client")"
+  check_path tunnel-client "$tunnel_client"
+  [[ -x "$tunnel_client" ]] || tunnel_notes+=("note: $tunnel_client is not an executable file yet; install tunnel-client there before starting")
+  if [[ -z "$tunnel_env" ]]; then
+    if [[ "$mode" == system ]]; then tunnel_env=/etc/tunnel-client/hermes-mcp-gateway.env; else tunnel_env="${XDG_CONFIG_HOME:-$svc_home/.config}/tunnel-client/hermes-mcp-gateway.env"; fi
+  fi
+  tunnel_env="$(expand_home "$tunnel_env")"
+  check_path tunnel-env "$tunnel_env"
+  if [[ -e "$tunnel_env" ]]; then
+    perms="$(stat -c %a "$tunnel_env")"
+    (( (8#$perms & 8#077) == 0 )) || die "$tunnel_env holds the tunnel's API key but is mode $perms: chmod 600 $tunnel_env"
+  else
+    tunnel_notes+=("note: create $tunnel_env (mode 0600) with CONTROL_PLANE_API_KEY= and CONTROL_PLANE_TUNNEL_ID= before starting (see README, Secure MCP Tunnel)")
+  fi
+elif [[ -n "$tunnel_env" ]]; then
+  die "--tunnel-env needs --tunnel-client"
+fi
+if [[ "$mode" == system ]]; then
+  tunnel_user=$'# Its own transient account: it needs none of the gateway files.\nUser=hermes-tunnel\nDynamicUser=yes'
+else
+  tunnel_user="# User unit: runs as the user whose systemd --user manager loads it."
+fi
+
+render_service() { # [template]
   local line
   while IFS= read -r line || [[ -n "$line" ]]; do
     if [[ "$line" == "@USER_GROUP@" ]]; then printf '%s\n' "$user_group"; continue; fi
+    if [[ "$line" == "@TUNNEL_USER@" ]]; then printf '%s\n' "$tunnel_user"; continue; fi
+    line="${line//@TUNNEL_CLIENT@/$tunnel_client}"
+    line="${line//@TUNNEL_ENV@/$tunnel_env}"
     if [[ "$line" == "@BRIDGE_ENV@" ]]; then printf '%s\n' "$bridge_env_line"; continue; fi
     line="${line//@BRIDGE_RW@/$bridge_rw}"
     line="${line//@NODE@/$node_bin}"
@@ -189,15 +228,27 @@ render_service() {
     line="${line//@ROOTS@/$roots_rw}"
     line="${line//@WANTED_BY@/$wanted_by}"
     printf '%s\n' "$line"
-  done < "$template"
+  done < "${1:-$template}"
+}
+
+check_rendered() { # text
+  if grep -qE '@[A-Z_]+@' <<< "$1"; then
+    die "unsubstituted placeholder left in the rendered unit: $(grep -oE '@[A-Z_]+@' <<< "$1" | sort -u | tr '\n' ' ')"
+  fi
 }
 
 rendered="$(render_service)"
-if grep -qE '@[A-Z_]+@' <<< "$rendered"; then
-  die "unsubstituted placeholder left in the rendered unit: $(grep -oE '@[A-Z_]+@' <<< "$rendered" | sort -u | tr '\n' ' ')"
+check_rendered "$rendered"
+tunnel_rendered=""
+if [[ -n "$tunnel_client" ]]; then
+  tunnel_template="$prefix/systemd/tunnel-client.service.in"
+  [[ -r "$tunnel_template" ]] || die "template not found: $tunnel_template"
+  tunnel_rendered="$(render_service "$tunnel_template")"
+  check_rendered "$tunnel_rendered"
 fi
 
 files=(hermes-mcp-gateway.service hermesjobs.slice hermesshort.slice)
+[[ -z "$tunnel_client" ]] || files+=(tunnel-client.service)
 
 if [[ "$dry_run" == 1 ]]; then
   echo "# --- $dest/hermes-mcp-gateway.service"
@@ -206,6 +257,10 @@ if [[ "$dry_run" == 1 ]]; then
     echo "# --- $dest/$f"
     cat "$prefix/systemd/$f"
   done
+  if [[ -n "$tunnel_client" ]]; then
+    echo "# --- $dest/tunnel-client.service"
+    printf '%s\n' "$tunnel_rendered"
+  fi
 else
   mkdir -p "$dest"
   tmp="$(mktemp "$dest/.hermes-mcp-gateway.service.XXXXXX")"
@@ -215,12 +270,18 @@ else
   for f in hermesjobs.slice hermesshort.slice; do
     install -m 0644 "$prefix/systemd/$f" "$dest/$f"
   done
+  if [[ -n "$tunnel_client" ]]; then
+    tmp="$(mktemp "$dest/.tunnel-client.service.XXXXXX")"
+    printf '%s\n' "$tunnel_rendered" > "$tmp"
+    chmod 0644 "$tmp"
+    mv -f "$tmp" "$dest/tunnel-client.service"
+  fi
   for f in "${files[@]}"; do echo "wrote $dest/$f"; done
 fi
 
 if [[ "$state_dir" != %t/* ]]; then
   echo "note: create $state_dir (mode 0700, owned by the service user) before starting; ProtectSystem=strict will not let the gateway create it" >&2
 fi
-for n in ${bridge_notes[@]+"${bridge_notes[@]}"}; do echo "$n" >&2; done
+for n in ${bridge_notes[@]+"${bridge_notes[@]}"} ${tunnel_notes[@]+"${tunnel_notes[@]}"}; do echo "$n" >&2; done
 echo "Run (not executed by this script):"
-echo "  $systemctl_cmd daemon-reload && $systemctl_cmd enable --now hermes-mcp-gateway"
+echo "  $systemctl_cmd daemon-reload && $systemctl_cmd enable --now hermes-mcp-gateway${tunnel_client:+ tunnel-client}"

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
-import { CHROMIUM, ensurePackage, NGINX } from './test-prerequisites.js';
+import { CHROMIUM, CURL, ensurePackage, NGINX } from './test-prerequisites.js';
 
 // Runs the compiled test files with node's test runner, on whichever Node runs this script.
 // The files are listed here rather than handed to `node --test` as a directory or a glob:
@@ -31,6 +31,8 @@ try {
   ensurePackage(CHROMIUM);
   // The public-URL tests run a real nginx (their own instance) in front of the gateway.
   ensurePackage(NGINX);
+  // The README checks run the README's curl lines as written.
+  ensurePackage(CURL);
 } catch (err) {
   process.stderr.write(`run-tests: ${(err as Error).message}\n`);
   process.exit(1);

@@ -9,7 +9,8 @@ import { delimiter, join } from 'node:path';
 //
 // - chromium: the browser tests' real headless browser (driven by playwright-core);
 // - nginx: the public-URL tests' reverse proxy, run as each test's own throw-away instance (its
-//   own prefix, config and ephemeral loopback port, never the system service or its default site).
+//   own prefix, config and ephemeral loopback port, never the system service or its default site);
+// - curl: the README checks run the README's own curl lines against a test gateway.
 
 export interface DebianPackage {
   /** The Debian package, and the executable it installs (looked for at `path`, else on PATH). */
@@ -22,6 +23,7 @@ export interface DebianPackage {
 
 export const CHROMIUM: DebianPackage = { name: 'chromium', executable: 'chromium', path: '/usr/bin/chromium', neededBy: 'The browser tests' };
 export const NGINX: DebianPackage = { name: 'nginx', executable: 'nginx', path: '/usr/sbin/nginx', neededBy: 'The public-URL tests' };
+export const CURL: DebianPackage = { name: 'curl', executable: 'curl', path: '/usr/bin/curl', neededBy: 'The README checks' };
 
 export function installCommand(pkg: DebianPackage): string {
   return `apt-get update && apt-get install -y --no-install-recommends ${pkg.name}`;

@@ -27,6 +27,10 @@ const LimitsSchema = v.object({
   searchDefaultLimit: PositiveInt,
   describeMaxNames: PositiveInt,
   shutdownGraceSeconds: PositiveInt,
+  // the HTTP listener's idle keep-alive, time to receive a request's headers, and its whole body
+  httpKeepAliveTimeoutSeconds: PositiveInt,
+  httpHeadersTimeoutSeconds: PositiveInt,
+  httpRequestTimeoutSeconds: PositiveInt,
   orphanReapIntervalSeconds: PositiveInt,
   workerReapGraceSeconds: PositiveInt,
   terminalMaxTimeoutSeconds: PositiveInt,
@@ -51,6 +55,9 @@ const LimitsSchema = v.object({
   jobOutputTailChars: PositiveInt,
   jobKillGraceSeconds: PositiveInt,
   jobMaintenanceIntervalSeconds: PositiveInt,
+  // a job database that could not open is tried again on use, at most this often (doubling up to the maximum)
+  jobStoreRetryMinMs: PositiveInt,
+  jobStoreRetryMaxSeconds: PositiveInt,
   drainTimeoutSeconds: PositiveInt,
   workerStartTimeoutSeconds: PositiveInt,
   memoryTimeoutSeconds: PositiveInt,
@@ -144,6 +151,7 @@ export function loadLimits(env: NodeJS.ProcessEnv, overrides: Partial<Limits> = 
     throw new Error('invalid limits: ' + result.issues.map((i) => `${v.getDotPath(i)}: ${i.message}`).join('; '));
   }
   checkPtySizes(result.output);
+  checkHttpTimeouts(result.output);
   return Object.freeze(result.output);
 }
 
@@ -154,4 +162,14 @@ function checkPtySizes(limits: Limits): void {
       throw new Error(`${envNameFor(size)} (${limits[size]}) must not exceed ${envNameFor(max)} (${limits[max]})`);
     }
   }
+}
+
+/**
+ * Node refuses a headers timeout longer than the request timeout; the keep-alive stays below the
+ * headers timeout as in Node's own defaults (5, 60 and 300 s): keep-alive < headers <= request.
+ */
+function checkHttpTimeouts(limits: Limits): void {
+  const { httpKeepAliveTimeoutSeconds: keepAlive, httpHeadersTimeoutSeconds: headers, httpRequestTimeoutSeconds: request } = limits;
+  if (keepAlive >= headers) throw new Error(`${envNameFor('httpKeepAliveTimeoutSeconds')} (${keepAlive}) must be less than ${envNameFor('httpHeadersTimeoutSeconds')} (${headers})`);
+  if (headers > request) throw new Error(`${envNameFor('httpHeadersTimeoutSeconds')} (${headers}) must not exceed ${envNameFor('httpRequestTimeoutSeconds')} (${request})`);
 }

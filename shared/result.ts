@@ -16,6 +16,16 @@ export interface NormalizeOptions {
   allowImages?: boolean;
 }
 
+/**
+ * The outcome of a tool that hands file content to the agent (read_file, search_files): every
+ * string of `structured` redacted here, once, in Hermes' file-read mode (`secretFile` for a
+ * secret-bearing file), and marked so that normalizeResult does not redact it again. A nested
+ * call (execute_code's hermes_tools) gets the same redacted value.
+ */
+export function fileReadOutcome(structured: Record<string, unknown>, options: { secretFile?: boolean } = {}): ToolOutcome {
+  return { structured: redactDeep(structured, { fileRead: true, secretFile: options.secretFile === true }), redacted: 'file-read' };
+}
+
 export function errorOutcome(code: ErrorCode, message: string, details?: Record<string, unknown>): ToolOutcome {
   const structured: Record<string, unknown> = { error: code, message, ...(details ?? {}) };
   // Details may add fields, never replace the stable code or the message (keys keep their order).
@@ -84,7 +94,9 @@ export function normalizeResult(outcome: ToolOutcome, options: NormalizeOptions)
   let budget = maxChars;
 
   if (outcome.structured !== undefined) {
-    const redacted = redactDeep(outcome.structured);
+    // A file tool's outcome is redacted already, in file-read mode: redacting it again here
+    // would mask what that mode leaves (code assignments) in the output mode's head/tail form.
+    const redacted = outcome.redacted === 'file-read' ? outcome.structured : redactDeep(outcome.structured);
     structured = redacted;
     let json = JSON.stringify(redacted);
     if (json.length > maxChars) {

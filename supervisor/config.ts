@@ -18,7 +18,7 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 export interface GatewayConfig {
   host: string;
   port: number;
-  /** `$HERMES_HOME`, default `~/.hermes`. A missing home is reported by /readyz, never a crash. */
+  /** `$HERMES_HOME`, default `~/.hermes` (a checkout without either: the demo home, supervisor/environment.ts). A missing home is reported by /readyz, never a crash. */
   hermesHome: string;
   /** Where `.hermes.md` is read from (`HERMES_MCP_PROJECT_DIR`), default `$HERMES_HOME`. */
   projectDir: string;
@@ -33,6 +33,8 @@ export interface GatewayConfig {
   /** Components reported by /readyz but not required for 200 (`HERMES_MCP_OPTIONAL_COMPONENTS`). */
   optionalComponents: ReadonlySet<string>;
   logLevel: string;
+  /** `HERMES_MCP_LOG_FORMAT`: `json`, `pretty`, or `auto` (default: pretty when stderr, where the log goes, is a terminal). */
+  logFormat: LogFormat | 'auto';
   /** Where an owner's terminal starts (`HERMES_MCP_TERMINAL_CWD`), default the first root, else home. */
   terminalCwd: string;
   /** The interpreter execute_code runs (`HERMES_MCP_PYTHON`). */
@@ -169,6 +171,17 @@ function parseFileAccess(text: string | undefined): FileAccessMode {
   return mode;
 }
 
+/** How log records are written: one JSON object a line (services, pipes), or lines for a person on a terminal (supervisor/telemetry.ts). */
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+function parseLogFormat(text: string | undefined): LogFormat | 'auto' {
+  if (text === undefined || text === '' || text === 'auto') return 'auto';
+  const format = LOG_FORMATS.find((f) => f === text);
+  if (!format) throw new ConfigError(`HERMES_MCP_LOG_FORMAT must be auto, ${LOG_FORMATS.join(' or ')}, got ${JSON.stringify(text)}`);
+  return format;
+}
+
 function firstExisting(paths: string[]): string | undefined {
   return paths.find((p) => existsSync(p));
 }
@@ -199,9 +212,14 @@ function browserEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
   return out;
 }
 
+/** The Hermes home: `HERMES_HOME` (unset or empty: `~/.hermes`), absolute. */
+export function hermesHomeOf(env: NodeJS.ProcessEnv): string {
+  return resolve(expandHome(env.HERMES_HOME || '~/.hermes'));
+}
+
 /** Where the job database lives: `HERMES_MCP_JOBS_DATABASE`, else `$HERMES_HOME/gateway-jobs.sqlite3` (the gateway's and the operator CLI's default). */
 export function defaultJobsDatabase(env: NodeJS.ProcessEnv): string {
-  const hermesHome = resolve(expandHome(env.HERMES_HOME || '~/.hermes'));
+  const hermesHome = hermesHomeOf(env);
   return resolve(expandHome(env.HERMES_MCP_JOBS_DATABASE || join(hermesHome, 'gateway-jobs.sqlite3')));
 }
 
@@ -280,7 +298,11 @@ function parseAuth(env: NodeJS.ProcessEnv, hermesHome: string): AuthConfig {
   }
 }
 
-/** The configuration from `env` alone (main passes process.env; nothing else reads it), then `overrides`. */
+/**
+ * The configuration from `env` alone, then `overrides`. The gateway, doctor and hermes-mcp-auth pass
+ * the environment supervisor/environment.ts merges (the process environment over `$HERMES_HOME/.env`);
+ * nothing else reads it.
+ */
 export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<GatewayConfig> = {}): GatewayConfig {
   const host = env.HERMES_MCP_HOST || DEFAULT_HOST;
   if (!isLoopbackHost(host)) {
@@ -293,7 +315,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<GatewayCon
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new ConfigError(`HERMES_MCP_PORT must be an integer 0-65535, got ${JSON.stringify(portText)}`);
   }
-  const hermesHome = resolve(expandHome(env.HERMES_HOME || '~/.hermes'));
+  const hermesHome = hermesHomeOf(env);
   const projectDir = resolve(expandHome(env.HERMES_MCP_PROJECT_DIR || hermesHome));
   let limits: Limits;
   try {
@@ -311,6 +333,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<GatewayCon
     limits,
     optionalComponents: new Set((env.HERMES_MCP_OPTIONAL_COMPONENTS ?? '').split(',').map((s) => s.trim()).filter(Boolean)),
     logLevel: env.HERMES_MCP_LOG_LEVEL || 'info',
+    logFormat: parseLogFormat(env.HERMES_MCP_LOG_FORMAT),
     terminalCwd: resolve(expandHome(env.HERMES_MCP_TERMINAL_CWD || firstExisting(parseRoots(env.HERMES_MCP_ROOTS)) || homedir())),
     python: env.HERMES_MCP_PYTHON || defaultPython(env),
     ...(env.HERMES_MCP_ISOLATION ? { isolation: env.HERMES_MCP_ISOLATION } : {}),

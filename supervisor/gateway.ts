@@ -106,7 +106,7 @@ export class Gateway {
 
     const bridge = bridgeTools({ catalog, limits: config.limits });
     const bridged = new Map<string, PublicEntry>(
-      bridge.tools.map((tool) => [tool.name, { kind: 'tool', entry: { tool, source: 'gateway', validate: compileArgumentValidator(tool) } }]),
+      bridge.tools.map((tool) => [tool.name, { kind: 'tool', entry: { tool, source: 'gateway', configured: true, validate: compileArgumentValidator(tool) } }]),
     );
     bridged.set(bridge.toolCall.name, { kind: 'forward', tool: bridge.toolCall, validate: compileArgumentValidator(bridge.toolCall) });
     const publicTools = new Map<string, PublicEntry>();

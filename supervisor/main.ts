@@ -1,17 +1,22 @@
 #!/usr/bin/env -S node --max-semi-space-size=2
 import { handleBinArguments } from './bin-arguments.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError } from './config.js';
+import { describeSources, loadGatewayConfig } from './environment.js';
 import { becomeSubreaper } from '../shared/subreaper.js';
 import { startGateway } from './server.js';
 import { createLogger } from './telemetry.js';
+import { reportStartup } from './startup-summary.js';
 
 // `hermes-mcp-gateway`: serve with embedded defaults (127.0.0.1:3060, HERMES_HOME=~/.hermes).
 // Every setting comes from the environment (README, Configuration); the only arguments are
-// --help and --version and the one subcommand, `doctor` (a read-only check of the same
+// --help, --version, --log-format and the one subcommand, `doctor` (a read-only check of the same
 // configuration); anything else is a usage error rather than a server started anyway.
 
-const USAGE = `usage: hermes-mcp-gateway [--help | --version]
+const USAGE = `usage: hermes-mcp-gateway [--help | --version | --log-format json|pretty]
        hermes-mcp-gateway doctor [--json]   check the configuration and every backend, then exit
+
+  --log-format                     how the log on stderr is written (HERMES_MCP_LOG_FORMAT): pretty
+                                   lines on a terminal, JSON otherwise (default)
 
 Serves one localhost-only MCP endpoint for a Hermes Agent host:
   POST http://127.0.0.1:3060/mcp   MCP (2026-07-28 sessionless and the 2025 session-based revisions)
@@ -19,7 +24,7 @@ Serves one localhost-only MCP endpoint for a Hermes Agent host:
   GET  /readyz                     readiness: 200 when every required component is ready, else 503
                                    with a reason and what to do for each
 
-Configuration is read from the environment only, for example:
+Configuration is read from the environment, over $HERMES_HOME/.env, for example:
   HERMES_HOME                      Hermes home (default ~/.hermes)
   HERMES_MCP_PORT, HERMES_MCP_HOST listen port (default 3060) and loopback address (127.0.0.1)
   HERMES_MCP_ROOTS                 colon-separated project roots the tools may use (default ~/work)
@@ -44,10 +49,11 @@ async function main(): Promise<void> {
     process.stdout.write('', () => process.exit(code));
     return;
   }
-  if (!handleBinArguments('hermes-mcp-gateway', USAGE, process.argv.slice(2))) return;
-  let config;
+  const served = handleBinArguments('hermes-mcp-gateway', USAGE, process.argv.slice(2), { logFormat: true });
+  if (!served) return;
+  let config, sources;
   try {
-    config = loadConfig(process.env);
+    ({ config, sources } = loadGatewayConfig(process.env));
   } catch (e) {
     if (e instanceof ConfigError) {
       process.stderr.write(`hermes-mcp-gateway: ${e.message}\n`);
@@ -55,11 +61,15 @@ async function main(): Promise<void> {
     }
     throw e;
   }
-  const log = createLogger(config.logLevel);
+  // The log goes to stderr: lines for a person when that is a terminal, JSON for services and pipes.
+  const format = served.logFormat ?? (config.logFormat === 'auto' ? (process.stderr.isTTY ? 'pretty' : 'json') : config.logFormat);
+  const log = createLogger(config.logLevel, undefined, format);
+  for (const { event, message, fields } of describeSources(sources)) log.info({ event, ...fields }, message);
   // Orphans of a worker's tree re-parent to us rather than to PID 1, so the fallback sweep can
   // still find and reap them (inside PID namespaces nothing ever re-parents here).
   if (!becomeSubreaper()) log.warn({ event: 'subreaper_unavailable' }, 'could not become a child subreaper (native addon missing?)');
   const running = await startGateway({ config, log });
+  void reportStartup(running, { log, format, authRequired: config.auth.required }).catch((e: unknown) => log.warn({ event: 'startup_summary_failed', err: e }));
   let stopping = false;
   // Controlled shutdown in two bounded phases of shutdownGraceSeconds each: drain (no new requests,
   // running calls finish and answer), then stop workers and jobs, close the listener and exit

@@ -1,5 +1,5 @@
 import { serve, type ServerType } from '@hono/node-server';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { MiddlewareHandler } from 'hono';
@@ -18,6 +18,7 @@ import { memoryAdapter, type MemoryAdapter } from './memory/index.js';
 import { lspAdapter } from './lsp/index.js';
 import { nativeAdapter, type NativeAdapter } from './native-tools/index.js';
 import { GatewayMetrics } from './metrics.js';
+import { listenerTimeouts } from './edge/keep-alive.js';
 
 // Starts the gateway: composition, then an HTTP listener on loopback only.
 
@@ -36,6 +37,8 @@ export interface RunningGateway {
   metrics: GatewayMetrics;
   port: number;
   url: string;
+  /** The HTTP listener (its keep-alive, headers and request timeouts are the http* limits). */
+  httpServer: Server;
   /**
    * The first half of a controlled shutdown: stop taking new work (/mcp answers 503 with
    * Retry-After, /readyz 503 `draining`, /healthz keeps answering), then wait until no POST /mcp
@@ -107,14 +110,24 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   }
   app.route('/bridge', bridge.profile);
   bridge.attach({ draining: () => lifecycle.draining, counted: (owner, work) => gateway.owners.runLeased(owner, work) });
-  const server: ServerType = await new Promise((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () => resolve(s));
+  // Long keep-alive (edge/keep-alive.ts); a drain ends each connection after its answer.
+  const serverOptions = listenerTimeouts(config.limits);
+  const server = await new Promise<ServerType & Server>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, () => resolve(s as ServerType & Server));
     s.once('error', reject);
   });
   // Calls are POSTs; a response counts until it is fully written (a streamed answer outlives its
   // handler). GET streams carry no call and would hold a drain open for nothing.
   let openPosts = 0;
+  // Answers not yet sent: once draining, each closes its connection after it (a call in flight
+  // answers, then its connection goes), so a client learns it from the answer, not from a reset.
+  const unanswered = new Set<ServerResponse>();
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (lifecycle.draining) res.shouldKeepAlive = false;
+    else {
+      unanswered.add(res);
+      res.once('close', () => unanswered.delete(res));
+    }
     if (req.method !== 'POST') return;
     openPosts++;
     res.once('close', () => openPosts--);
@@ -138,25 +151,32 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
     metrics,
     port,
     url: `http://${host}:${port}`,
+    httpServer: server,
     async drain(timeoutMs) {
       lifecycle.draining = true;
       // The bridge's own MCP_PORT listener counts too: its tasks are this gateway's calls.
       const open = () => openPosts + bridge.openRequests();
       const outcome = (): DrainOutcome => ({ drained: open() === 0 && gateway.owners.inflightNativeCalls === 0, open_requests: open(), inflight_native_calls: gateway.owners.inflightNativeCalls });
       const deadline = Date.now() + timeoutMs;
+      // Every answer from now on says Connection: close and ends its connection, the calls in flight
+      // included; a connection still idle is closed with the listener, right after the drain. Not
+      // here: a client reusing it at that moment would get a reset, where it now gets a 503.
+      for (const res of unanswered) if (!res.headersSent) res.shouldKeepAlive = false;
       while (!outcome().drained && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
       return outcome();
     },
     async close() {
       if (closed) return;
       closed = true;
+      // The drain is over: nothing more is answered on an idle connection, so none waits out its keep-alive.
+      server.closeIdleConnections();
       await endpoint.close();
       await gateway.close();
       auth?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         // Keep-alive sockets would hold close() open; end them.
-        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+        server.closeAllConnections();
       });
     },
   };

@@ -60,6 +60,13 @@ export interface ToolOutcome {
   structured?: Record<string, unknown>;
   content?: ContentBlock[];
   isError?: boolean;
+  /**
+   * Set (by fileReadOutcome, shared/result.ts) when every string of `structured` was already
+   * redacted in Hermes' file-read mode: file content gets that mode exactly once, so
+   * normalizeResult does not redact `structured` again in the output mode (which would mask code
+   * assignments with a head/tail form). `content` blocks are redacted as always.
+   */
+  redacted?: 'file-read';
 }
 
 /** An MCP CallToolResult as the gateway emits it. */
@@ -128,4 +135,10 @@ export interface ToolSource {
    * serves.
    */
   tools(catalogued: (name: string) => boolean): ToolDefinition[] | Promise<ToolDefinition[]>;
+  /**
+   * False when this source's backend is not configured in this process (settings are read once at
+   * start): its tools stay catalogued, their refusals saying what to configure, and tool_search
+   * ranks them below every tool that can run here. Default true.
+   */
+  configured?: boolean;
 }

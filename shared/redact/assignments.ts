@@ -1,6 +1,6 @@
 // Passes 2-4 of shared/redact.ts (ENV/config, JSON fields, YAML) and the value policy they share.
 
-import { ALREADY_MASKED_RE, maskValue } from './mask.js';
+import { ALREADY_MASKED_RE, OUTPUT_MASKER, type Masker } from './mask.js';
 
 // ---------------------------------------------------------------------------------------------
 // Shared policy for the assignment passes (2 ENV/config, 3 JSON, 4 YAML)
@@ -78,12 +78,12 @@ function shouldMaskValue(name: string, value: string, strength: KeywordStrength)
 }
 
 /** Mask a raw value that may be wrapped in matching quotes; the quotes are kept. */
-function maskMaybeQuoted(name: string, raw: string, strength: KeywordStrength): string {
+function maskMaybeQuoted(name: string, raw: string, strength: KeywordStrength, masker: Masker): string {
   const q = raw.charAt(0);
   const quoted = raw.length >= 2 && (q === '"' || q === "'") && raw.endsWith(q);
   const inner = quoted ? raw.slice(1, -1) : raw;
   if (!shouldMaskValue(name, inner, strength)) return raw;
-  const masked = maskValue(inner);
+  const masked = masker.value(inner);
   return quoted ? q + masked + q : masked;
 }
 
@@ -104,17 +104,22 @@ const CFG_DOTTED_RE = new RegExp(
   String.raw`(?<![A-Za-z0-9_.-])([A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+)(=(?!=))` + CFG_VALUE,
   'g',
 );
+// A rendered line-number gutter before a line-anchored key (Hermes `_LINE_NUMBER_GUTTER`): `5|` from
+// read_file, `6:` from `grep -n`, `7-` from grep's context lines, `   8<TAB>` from `cat -n`. Without
+// it the numbered copy of a secret-bearing file leaks what its raw text masks. The gutter starts
+// with digits, so the whitespace runs before and after it never meet (no quadratic retry).
+const LINE_NUMBER_GUTTER = String.raw`(?:[0-9]{1,12}(?:[|:-]|\t)[ \t]*)?`;
 const CFG_ANCHORED_RE = new RegExp(
-  String.raw`^([ \t]*(?:export[ \t]+)?)([A-Za-z0-9_.-]+)(=(?!=))` + CFG_VALUE,
+  String.raw`^([ \t]*${LINE_NUMBER_GUTTER}(?:export[ \t]+)?)([A-Za-z0-9_.-]+)(=(?!=))` + CFG_VALUE,
   'gm',
 );
 
-export function redactEnvAssignments(text: string): string {
+export function redactEnvAssignments(text: string, masker: Masker = OUTPUT_MASKER): string {
   if (!text.includes('=')) return text;
   // Uppercase names run even when the text holds a URL: they never collide with (lowercase) query
   // parameters, and an env dump is exactly where `DATABASE_URL=…` sits beside `API_KEY=…`.
   text = text.replace(ENV_UPPER_RE, (whole, name: string, sep: string, raw: string) => {
-    const masked = maskMaybeQuoted(name, raw, keywordStrength(name, true));
+    const masked = maskMaybeQuoted(name, raw, keywordStrength(name, true), masker);
     return masked === raw ? whole : name + sep + masked;
   });
   // The lowercase forms would match `token=`/`key=` query parameters, and web-URL query values are
@@ -122,11 +127,11 @@ export function redactEnvAssignments(text: string): string {
   // for any text holding a URL, as in Hermes.
   if (!text.includes('://') && ANY_KEYWORD_RE.test(text)) {
     text = text.replace(CFG_DOTTED_RE, (whole, name: string, sep: string, raw: string) => {
-      const masked = maskMaybeQuoted(name, raw, keywordStrength(name, true));
+      const masked = maskMaybeQuoted(name, raw, keywordStrength(name, true), masker);
       return masked === raw ? whole : name + sep + masked;
     });
     text = text.replace(CFG_ANCHORED_RE, (whole, lead: string, name: string, sep: string, raw: string) => {
-      const masked = maskMaybeQuoted(name, raw, keywordStrength(name, true));
+      const masked = maskMaybeQuoted(name, raw, keywordStrength(name, true), masker);
       return masked === raw ? whole : lead + name + sep + masked;
     });
   }
@@ -152,17 +157,17 @@ const JSON_ESCAPED_FIELD_RE = new RegExp(
 );
 
 /** The policy for a value held under one of the JSON field names (also used by redactDeep). */
-export function maskJsonFieldValue(key: string, value: string): string {
+export function maskJsonFieldValue(key: string, value: string, masker: Masker = OUTPUT_MASKER): string {
   // `token` alone is weak (`"token": "4096"` is a limit); the rest of the list is credential-only.
   const strength: KeywordStrength = key.toLowerCase() === 'token' ? 'weak' : 'strong';
   if (!shouldMaskValue(key, value, strength)) return value;
-  return maskValue(value);
+  return masker.value(value);
 }
 
-export function redactJsonFields(text: string): string {
+export function redactJsonFields(text: string, masker: Masker = OUTPUT_MASKER): string {
   if (!text.includes('"') || !text.includes(':')) return text;
   const sub = (whole: string, head: string, key: string, value: string, tail: string): string => {
-    const masked = maskJsonFieldValue(key, value);
+    const masked = maskJsonFieldValue(key, value, masker);
     return masked === value ? whole : head + masked + tail;
   };
   text = text.replace(JSON_FIELD_RE, sub);
@@ -176,14 +181,17 @@ export function redactJsonFields(text: string): string {
 
 // Line-anchored (optionally a `- ` list item) so `note: the secret meeting` mid-sentence is not a
 // key. One whitespace-free value (or one quoted value on the line): `password: hunter2`.
-const YAML_ASSIGN_RE = /^([ \t]*(?:-[ \t]+)?)([A-Za-z0-9_.-]+)(:[ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s"'#][^\s"']*)/gm;
+const YAML_ASSIGN_RE = new RegExp(
+  String.raw`^([ \t]*${LINE_NUMBER_GUTTER}(?:-[ \t]+)?)([A-Za-z0-9_.-]+)(:[ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s"'#][^\s"']*)`,
+  'gm',
+);
 
-export function redactYaml(text: string): string {
+export function redactYaml(text: string, masker: Masker = OUTPUT_MASKER): string {
   if (!text.includes(':') || !ANY_KEYWORD_RE.test(text)) return text;
   return text.replace(YAML_ASSIGN_RE, (whole, lead: string, name: string, sep: string, raw: string) => {
     // Bare `auth` is not a YAML keyword: `Authorization:` is pass 5's (which keeps the scheme)
     // and `author:` is not a secret. `auth_token` still counts via `token`.
-    const masked = maskMaybeQuoted(name, raw, keywordStrength(name, false));
+    const masked = maskMaybeQuoted(name, raw, keywordStrength(name, false), masker);
     return masked === raw ? whole : lead + name + sep + masked;
   });
 }

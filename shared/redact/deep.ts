@@ -1,7 +1,8 @@
 // redactDeep(): shared/redact.ts applied to every string of a structure.
 
 import { JSON_FIELD_NAME_RE, maskJsonFieldValue } from './assignments.js';
-import { redact, type RedactOptions } from './pipeline.js';
+import { FILE_READ_MASKER, OUTPUT_MASKER } from './mask.js';
+import { redact, runsAssignmentPasses, type RedactOptions } from './pipeline.js';
 
 /**
  * Deep copy of `value` with every string redacted. Arrays and plain objects are rebuilt (keys are
@@ -9,7 +10,7 @@ import { redact, type RedactOptions } from './pipeline.js';
  * passed through by reference. Cycles are preserved rather than followed forever.
  *
  * A string held under one of the JSON field names (`apiKey`, `password`, `token`, …) also gets the
- * JSON-field rule (pass 3), outside codeFile mode, so redacting a structure never leaks more than
+ * JSON-field rule (pass 3) wherever the assignment passes run, so redacting a structure never leaks more than
  * redacting its JSON text would: `{password: "hunter2"}` has no secret shape in the string alone.
  */
 export function redactDeep<T>(value: T, options: RedactOptions = {}): T {
@@ -25,8 +26,8 @@ function isPlainObject(value: unknown): value is Record<PropertyKey, unknown> {
 function deepCopy(value: unknown, options: RedactOptions, seen: Map<object, unknown>, key: string | undefined): unknown {
   if (typeof value === 'string') {
     let out = redact(value, options);
-    if (key !== undefined && options.codeFile !== true && JSON_FIELD_NAME_RE.test(key)) {
-      out = maskJsonFieldValue(key, out);
+    if (key !== undefined && runsAssignmentPasses(options) && JSON_FIELD_NAME_RE.test(key)) {
+      out = maskJsonFieldValue(key, out, options.fileRead === true ? FILE_READ_MASKER : OUTPUT_MASKER);
     }
     return out;
   }

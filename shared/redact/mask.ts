@@ -1,5 +1,7 @@
 // Masking primitives shared by every pass of shared/redact.ts.
 
+import { SECRET_FORMATS } from './formats.js';
+
 export const MASK = '***';
 
 /**
@@ -14,10 +16,38 @@ export function maskToken(token: string): string {
   return `${chars.slice(0, 6).join('')}...${chars.slice(-4).join('')}`;
 }
 
-// Output of this module (`***`, or a maskToken head/tail form). Re-masking such a value would only
-// erase the head/tail hint it deliberately kept, and would make redact() non-idempotent, so
+/**
+ * Hermes' non-reusable sentinels (`agent/redact.py` `_mask_token_nonreusable`), the file-read
+ * mode's mask: no character of the secret, only the vendor prefix when it starts with one. A
+ * head/tail mask looks like a real key cut short, and an agent that reads a file and writes it
+ * back stores that dead string in place of the credential (Hermes issue #35519); a sentinel
+ * cannot be taken for a key.
+ */
+export const SECRET_SENTINEL = '«redacted-secret»';
+
+// Hermes' labels (`_PREFIX_SUBSTRINGS`): each format's leading literal, up to the first regex
+// metacharacter (`SG\.` → `SG`), in table order; formats that start with a class have none.
+const leadingLiteral = (pattern: string): string => /^[^[(\\.?*+|{^$]*/.exec(pattern)![0];
+const labels = (formats: typeof SECRET_FORMATS): readonly string[] => formats.map((f) => leadingLiteral(f.pattern)).filter((l) => l !== '');
+const ALL_LABELS = labels(SECRET_FORMATS);
+// A value cut out of an assignment or a header is labelled by Hermes' own prefixes only: the
+// gateway's two-letter ones (`AC`, `SK`, `EZ`) would label ordinary passwords.
+const HERMES_LABELS = labels(SECRET_FORMATS.filter((f) => f.origin === 'hermes'));
+
+function sentinel(secret: string, known: readonly string[]): string {
+  const label = known.find((l) => secret.startsWith(l));
+  return label === undefined ? SECRET_SENTINEL : `«redacted:${label}…»`;
+}
+
+/** `«redacted:<prefix>…»` for a token that starts with a known format's prefix, else `«redacted-secret»`. */
+export function nonReusableMask(token: string): string {
+  return sentinel(token, ALL_LABELS);
+}
+
+// Output of this module (`***`, a maskToken head/tail form, or a sentinel). Re-masking such a
+// value would only erase the hint it deliberately kept, and would make redact() non-idempotent, so
 // containsSecret(redact(x)) would report a secret in already-clean text.
-export const ALREADY_MASKED_RE = /^(?:\*\*\*|\S{6}\.\.\.\S{4})$/u;
+export const ALREADY_MASKED_RE = /^(?:\*\*\*|\S{6}\.\.\.\S{4}|«redacted:[^\s«»]{1,32}…»|«redacted-secret»)$/u;
 
 /**
  * maskToken for a value cut out of surrounding text. A value holding a backslash is fully masked:
@@ -28,6 +58,17 @@ export function maskValue(value: string): string {
   return value.includes('\\') ? MASK : maskToken(value);
 }
 
-export function maskUnlessMasked(value: string): string {
-  return ALREADY_MASKED_RE.test(value) ? value : maskValue(value);
+export function maskUnlessMasked(value: string, masker: Masker = OUTPUT_MASKER): string {
+  return ALREADY_MASKED_RE.test(value) ? value : masker.value(value);
 }
+
+/** How the passes mask what they find: as output (head/tail) or as file content (sentinels). */
+export interface Masker {
+  /** A whole token (a key of a known format, a JWT). */
+  token(token: string): string;
+  /** A value cut out of surrounding text (an assignment's, a header's, a URL's userinfo). */
+  value(value: string): string;
+}
+
+export const OUTPUT_MASKER: Masker = { token: maskToken, value: maskValue };
+export const FILE_READ_MASKER: Masker = { token: nonReusableMask, value: (value) => sentinel(value, HERMES_LABELS) };

@@ -1,7 +1,7 @@
 // redact(): the pass order of shared/redact.ts. The passes themselves live beside this file.
 
 import { redactEnvAssignments, redactJsonFields, redactYaml } from './assignments.js';
-import { ALREADY_MASKED_RE, MASK, maskToken, maskUnlessMasked } from './mask.js';
+import { ALREADY_MASKED_RE, FILE_READ_MASKER, MASK, maskUnlessMasked, OUTPUT_MASKER, type Masker } from './mask.js';
 import {
   AUTH_GATE_RE,
   AUTH_HEADER_RE,
@@ -22,12 +22,32 @@ import { redactKnownFormats } from './prefixes.js';
 
 export interface RedactOptions {
   /**
-   * The text is source code or a file's contents (file reads, code-execution output). Skips the
-   * ENV / config / JSON / YAML assignment passes, which would otherwise mangle legitimate code
-   * (`MAX_TOKENS=100`, `"apiKey": "test"` fixtures), exactly as Hermes' `code_file=True` does.
-   * Prefix-matched keys, headers, PEM blocks, URL credentials and JWTs are still redacted.
+   * The text is source code or command output that is mostly source. Skips the ENV / config /
+   * JSON / YAML assignment passes, which would otherwise mangle legitimate code (`MAX_TOKENS=100`,
+   * `"apiKey": "test"` fixtures), exactly as Hermes' `code_file=True` does. Prefix-matched keys,
+   * headers, PEM blocks, URL credentials and JWTs are still redacted.
    */
   codeFile?: boolean;
+  /**
+   * The text is a file's content handed to the agent (read_file, search_files matches): Hermes'
+   * `file_read=True`. Implies codeFile (unless secretFile), and every mask is a non-reusable
+   * sentinel (`«redacted:ghp_…»`, `«redacted-secret»`) instead of a head/tail form, so a file
+   * written back never stores a truncated-looking key in place of the real one (Hermes #35519).
+   * Gateway: Hermes keeps the head/tail form for the header, URL and JWT passes in this mode;
+   * here they get the sentinel too, for the same reason.
+   */
+  fileRead?: boolean;
+  /**
+   * The file is secret-bearing by its path (a shell rc, an `.env`-type file, Hermes' own
+   * config.yaml): Hermes' `secret_file=True`. The assignment passes run again (with the
+   * sentinel in file-read mode), so an opaque credential without a known prefix is masked too.
+   */
+  secretFile?: boolean;
+}
+
+/** Whether the ENV/config/JSON/YAML assignment passes run in this mode (Hermes: `not code_file`). */
+export function runsAssignmentPasses(options: RedactOptions): boolean {
+  return options.secretFile === true || (options.codeFile !== true && options.fileRead !== true);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -37,10 +57,11 @@ export interface RedactOptions {
 /** Redact secrets from one string. Always on: the gateway has no opt-out. */
 export function redact(text: string, options: RedactOptions = {}): string {
   if (typeof text !== 'string' || text === '') return text;
-  const codeFile = options.codeFile === true;
-  const clean = codeFile ? cleanCode : cleanText;
+  const assignments = runsAssignmentPasses(options);
+  const masker = options.fileRead === true ? FILE_READ_MASKER : OUTPUT_MASKER;
+  const clean = cleanTexts[options.fileRead === true ? 'file' : 'output'][assignments ? 'all' : 'code'];
   if (clean.has(text)) return text;
-  const out = applyPasses(text, codeFile);
+  const out = applyPasses(text, !assignments, masker);
   if (out === text) clean.remember(text);
   return out;
 }
@@ -87,19 +108,22 @@ const CLEAN_MEMO_MAX_TEXT_CHARS = 16 * 1024 - 1;
 const CLEAN_MEMO_ENTRY_OVERHEAD_CHARS = 48;
 /** At most ~1 M characters of remembered text per mode (per thread: the piscina threads have their own). */
 const CLEAN_MEMO_MAX_CHARS = 1024 * 1024;
-const cleanText = new CleanTexts();
-const cleanCode = new CleanTexts();
+/** One memo per mode: the mask (output or file read) by whether the assignment passes run. */
+const cleanTexts = {
+  output: { all: new CleanTexts(), code: new CleanTexts() },
+  file: { all: new CleanTexts(), code: new CleanTexts() },
+};
 
-function applyPasses(text: string, codeFile: boolean): string {
+function applyPasses(text: string, codeFile: boolean, masker: Masker): string {
 
   // 1. Known credential formats (formats.ts).
-  text = redactKnownFormats(text);
+  text = redactKnownFormats(text, masker);
 
   // 2-4. Assignment passes; skipped for code, where they mostly hit fixtures and limits.
   if (!codeFile) {
-    text = redactEnvAssignments(text);
-    text = redactJsonFields(text);
-    text = redactYaml(text);
+    text = redactEnvAssignments(text, masker);
+    text = redactJsonFields(text, masker);
+    text = redactYaml(text, masker);
   }
 
   // 5. Authorization / Proxy-Authorization.
@@ -107,14 +131,14 @@ function applyPasses(text: string, codeFile: boolean): string {
     text = text.replace(
       AUTH_HEADER_RE,
       (_whole, head: string, scheme: string | undefined, credential: string) =>
-        head + (scheme ?? '') + maskUnlessMasked(credential),
+        head + (scheme ?? '') + maskUnlessMasked(credential, masker),
     );
   }
 
   if (text.includes(':')) {
     // 6. API-key headers.
     if (SECRET_HEADER_GATE_RE.test(text)) {
-      text = text.replace(SECRET_HEADER_RE, (_whole, head: string, value: string) => head + maskUnlessMasked(value));
+      text = text.replace(SECRET_HEADER_RE, (_whole, head: string, value: string) => head + maskUnlessMasked(value, masker));
     }
     // 7. Telegram bot tokens.
     text = text.replace(TELEGRAM_RE, (_whole, bot: string | undefined, id: string) => `${bot ?? ''}${id}:${MASK}`);
@@ -130,17 +154,20 @@ function applyPasses(text: string, codeFile: boolean): string {
       return head + MASK + at;
     });
     // 10. Bare-token userinfo.
-    text = text.replace(URL_BARE_TOKEN_RE, (_whole, scheme: string, token: string) => scheme + maskUnlessMasked(token));
+    text = text.replace(URL_BARE_TOKEN_RE, (_whole, scheme: string, token: string) => scheme + maskUnlessMasked(token, masker));
     // 10b. Passwords in any other `user:password@` URL (basic auth). Placeholders in source are
-    // kept, and so is a password pass 1 already masked (its mask says which key it was).
+    // kept, and so is a password pass 1 already masked (its mask says which key it was), and a
+    // sentinel pass 1 left as the whole userinfo (`https://«redacted:ghp_…»@host`: its colon is not
+    // a user:password separator).
     text = text.replace(URL_PASSWORD_RE, (whole, head: string, password: string) => {
       if (ALREADY_MASKED_RE.test(password) || (codeFile && TEMPLATE_PLACEHOLDER_RE.test(password))) return whole;
+      if (head.endsWith('«redacted:') && ALREADY_MASKED_RE.test(`«redacted:${password}`)) return whole;
       return head + MASK;
     });
   }
 
   // 11. JWTs.
-  if (text.includes('eyJ')) text = text.replace(JWT_RE, (jwt) => maskToken(jwt));
+  if (text.includes('eyJ')) text = text.replace(JWT_RE, (jwt) => masker.token(jwt));
 
   // 12. Form-urlencoded bodies.
   if (text.includes('&') && text.includes('=')) text = redactFormBody(text);

@@ -2,7 +2,7 @@
 // table in formats.ts into one linear regex.
 
 import { SECRET_FORMATS, type SecretFormat } from './formats.js';
-import { maskToken } from './mask.js';
+import { OUTPUT_MASKER, type Masker } from './mask.js';
 
 // ---------------------------------------------------------------------------------------------
 // Pass 1: known credential formats
@@ -48,16 +48,17 @@ export function matchedFormat(groups: Record<string, string | undefined>): Secre
 }
 
 /** Masks one PREFIX_RE match as its format says: the whole token, or only the value after its lead. */
-function maskMatch(match: string, groups: Record<string, string | undefined>): string {
+function maskMatch(match: string, groups: Record<string, string | undefined>, masker: Masker): string {
   const index = matchedIndex(groups);
-  if (SECRET_FORMATS[index]?.mask !== 'value') return maskToken(match);
+  if (SECRET_FORMATS[index]?.mask !== 'value') return masker.token(match);
+  // A value format's secret has no prefix of its own and no backslash (its class has none).
   const secret = groups[`v${index}`] ?? match;
-  return match.slice(0, match.length - secret.length) + maskToken(secret);
+  return match.slice(0, match.length - secret.length) + masker.value(secret);
 }
 
-export function redactKnownFormats(text: string): string {
+export function redactKnownFormats(text: string, masker: Masker = OUTPUT_MASKER): string {
   if (!hasKnownPrefix(text)) return text;
   return text.replace(PREFIX_RE, (match: string, ...rest: unknown[]) =>
-    maskMatch(match, rest[rest.length - 1] as Record<string, string | undefined>),
+    maskMatch(match, rest[rest.length - 1] as Record<string, string | undefined>, masker),
   );
 }

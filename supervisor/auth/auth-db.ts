@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { chmodSync, closeSync, constants, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, constants, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createHash } from 'node:crypto';
 
@@ -70,5 +70,16 @@ export function openAuthDatabase(path: string): AuthDatabase {
   db.exec(SCHEMA);
   // A database made before approvals remembered how a request ended: add the column.
   if (!(db.prepare('PRAGMA table_info(approvals)').all() as Array<{ name: string }>).some((c) => c.name === 'closed')) db.exec('ALTER TABLE approvals ADD COLUMN closed TEXT');
+  return db;
+}
+
+/**
+ * The authentication database opened read-only, for the commands that only list (never creating
+ * it, its directory or its tables): undefined when it does not exist yet, which means "none".
+ */
+export function openAuthDatabaseReadOnly(path: string): AuthDatabase | undefined {
+  if (!existsSync(path)) return undefined;
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
   return db;
 }

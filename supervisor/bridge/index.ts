@@ -7,6 +7,7 @@ import type { Adapter } from '../adapter.js';
 import { shuttingDown } from '../app.js';
 import { packageVersion } from '../../shared/package-root.js';
 import type { GatewayConfig } from '../config.js';
+import { listenerTimeouts } from '../edge/keep-alive.js';
 import { bridgeProfileApp } from './profile.js';
 import { AgentRegistry } from './registry.js';
 import { resolveBridgeSettings } from './settings.js';
@@ -91,7 +92,7 @@ export function bridgeAdapter(config: GatewayConfig, log: Logger): BridgeAdapter
     name: 'agents',
     state,
     profile,
-    source: { name: 'agents', tools: () => tools },
+    source: { name: 'agents', tools: () => tools, configured: state.kind === 'configured' },
     readyFacts: () => {
       if (state.kind !== 'configured') return { bridge: { status: state.kind, reason: state.reason } };
       const view = state.service.registry.current();
@@ -117,7 +118,7 @@ export function bridgeAdapter(config: GatewayConfig, log: Logger): BridgeAdapter
       let server: ServerType | undefined;
       try {
         server = await new Promise<ServerType>((resolve, reject) => {
-          const s = serve({ fetch: profile.fetch, hostname: '127.0.0.1', port }, () => resolve(s));
+          const s = serve({ fetch: profile.fetch, hostname: '127.0.0.1', port, serverOptions: listenerTimeouts(config.limits) }, () => resolve(s));
           s.once('error', reject);
         });
       } catch (e) {

@@ -42,7 +42,7 @@ export function bridgeTools(options: { catalog: Catalog; limits: Limits }): { to
   const { catalog, limits } = options;
   const searchable = catalog.all();
   const keywords = loadSearchKeywords();
-  const index = new Bm25Index(searchable.map((e) => searchDocument(e.tool, keywords.get(e.tool.name))));
+  const index = new Bm25Index(searchable.map((e) => searchDocument(e.tool, keywords.get(e.tool.name), e.configured)));
   const byName = new Map(searchable.map((e) => [e.tool.name, e]));
 
   const toolSearch: ToolDefinition = {

@@ -9,6 +9,8 @@ import { compileArgumentValidator, type ArgumentValidator } from './validate.js'
 export interface CatalogEntry {
   readonly tool: ToolDefinition;
   readonly source: SourceName;
+  /** Whether the source's backend is configured here (ToolSource.configured). */
+  readonly configured: boolean;
   readonly validate: ArgumentValidator;
 }
 
@@ -49,7 +51,7 @@ export class Catalog {
             `catalog: tool name collision "${tool.name}" between sources "${existing.source}" and "${source.name}"`,
           );
         }
-        entries.set(tool.name, Object.freeze({ tool: Object.freeze(tool), source: source.name, validate: compileArgumentValidator(tool) }));
+        entries.set(tool.name, Object.freeze({ tool: Object.freeze(tool), source: source.name, configured: source.configured !== false, validate: compileArgumentValidator(tool) }));
       }
     }
     return new Catalog(entries, report);

@@ -5,10 +5,12 @@ import type { ToolDefinition } from '../tool-types.js';
 // both code and speed. What is indexed, by weight: the name (three times: "browser click" should
 // prefer browser_click), twice the tool's curated search keywords (policy/search-keywords.json:
 // task words its description does not use, e.g. "build" for job_prepare), the description, parameter names and, at half weight,
-// parameter descriptions. A tool whose every call is refused by design (`alwaysRefused`) keeps its
-// place in the results, since its refusal says what to use instead, but ranks below the tools
-// that do the work. An exact tool name always ranks first: clients that already know a name must
-// be able to find it.
+// parameter descriptions. A tool that cannot do the work here keeps its place in the results,
+// since its refusal says what to use or configure instead, but is demoted: one whose every call is
+// refused by design (`alwaysRefused`) scores half, so a query about exactly its task (delegation)
+// still finds it and its pointer; one whose backend is not configured in this process
+// (ToolSource.configured) ranks below every tool that can run. An exact tool name always ranks
+// first: clients that already know a name must be able to find it.
 
 export interface SearchDocument {
   name: string;
@@ -16,6 +18,8 @@ export interface SearchDocument {
   parameters: ReadonlyArray<{ name: string; description?: string }>;
   keywords: readonly string[];
   alwaysRefused: boolean;
+  /** False when the tool's backend is not configured here. */
+  configured: boolean;
 }
 
 const K1 = 1.2;
@@ -47,8 +51,8 @@ export function tokenize(text: string): string[] {
     .map(singular);
 }
 
-/** What tool_search indexes for one catalogued tool, given the curated keywords for its name. */
-export function searchDocument(tool: ToolDefinition, keywords: readonly string[] = []): SearchDocument {
+/** What tool_search indexes for one catalogued tool, given the curated keywords for its name and whether its backend is configured. */
+export function searchDocument(tool: ToolDefinition, keywords: readonly string[] = [], configured = true): SearchDocument {
   const properties = (tool.inputSchema.properties as Record<string, { description?: unknown }> | undefined) ?? {};
   return {
     name: tool.name,
@@ -59,6 +63,7 @@ export function searchDocument(tool: ToolDefinition, keywords: readonly string[]
     })),
     keywords,
     alwaysRefused: tool.alwaysRefused === true,
+    configured,
   };
 }
 
@@ -117,8 +122,10 @@ export class Bm25Index {
     for (const [doc, score] of scores) if (this.docs[doc]!.alwaysRefused) scores.set(doc, score * ALWAYS_REFUSED_FACTOR);
     const exact = this.byName.get(query.trim().toLowerCase());
     if (exact !== undefined) scores.set(exact, Number.POSITIVE_INFINITY);
+    // An unconfigured tool after every configured one, except by its exact name.
+    const tier = (doc: number) => (doc === exact || this.docs[doc]!.configured ? 0 : 1);
     return [...scores.entries()]
-      .sort((a, b) => b[1] - a[1] || this.docs[a[0]]!.name.localeCompare(this.docs[b[0]]!.name))
+      .sort((a, b) => tier(a[0]) - tier(b[0]) || b[1] - a[1] || this.docs[a[0]]!.name.localeCompare(this.docs[b[0]]!.name))
       .slice(0, limit)
       .map(([doc]) => this.docs[doc]!.name);
   }

@@ -1,11 +1,14 @@
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { GatewayConfig } from '../config.js';
 import { assertSafePath, SCHEMA_VERSION } from '../jobs/database.js';
 import type { ResourceState } from '../spawning/resource-policy.js';
 import type { DoctorCheck } from './report.js';
 import { passphraseFileProblem } from '../auth/consent.js';
+import { DEMO_OPTIONAL_COMPONENTS, type EnvironmentSources } from '../environment.js';
+import { hermesHomeAdvice } from '../health/advice.js';
 
 // What `doctor` checks beyond the readiness probes: facts /readyz reports beside readiness (the job
 // database, the resource policy) or not at all (the systemd user manager and the job slices, the
@@ -31,6 +34,16 @@ export function resourcePolicyCheck(resources: ResourceState): DoctorCheck {
   return { name, level: 'ok', reason: `${resources.path} enforced through ${resources.enforcement === 'systemd' ? 'systemd scopes' : `cgroups under ${resources.cgroupRoot}`}` };
 }
 
+/**
+ * The fix for a database whose directory does not exist: the Hermes home itself (create the home,
+ * not move the database), or another directory (create it). Undefined when the directory exists.
+ */
+function missingDirectoryFix(config: GatewayConfig, dir: string): string | undefined {
+  if (existsSync(dir)) return undefined;
+  if (dir === config.hermesHome) return hermesHomeAdvice(dir);
+  return `create its directory (mkdir -m 700 -p ${dir}), or set HERMES_MCP_JOBS_DATABASE to a file in an existing private directory`;
+}
+
 /** The job database, read-only: its path, schema, the operator's gate and unknown jobs holding capacity. */
 export function jobDatabaseCheck(config: GatewayConfig): DoctorCheck {
   const name = 'job_database';
@@ -38,7 +51,7 @@ export function jobDatabaseCheck(config: GatewayConfig): DoctorCheck {
   try {
     assertSafePath(path, 'job database');
   } catch (e) {
-    return { name, level: 'fail', reason: (e as Error).message, fix: 'set HERMES_MCP_JOBS_DATABASE to a path in a directory only you (or root) can write, or fix that directory\'s owner and mode' };
+    return { name, level: 'fail', reason: (e as Error).message, fix: missingDirectoryFix(config, dirname(path)) ?? 'set HERMES_MCP_JOBS_DATABASE to a path in a directory only you (or root) can write, or fix that directory\'s owner and mode' };
   }
   if (!existsSync(path)) return { name, level: 'ok', reason: `${path} does not exist yet; the gateway creates it (0600) at its first start` };
   let db: Database.Database | undefined;
@@ -113,6 +126,37 @@ export function authCheck(config: GatewayConfig): DoctorCheck[] {
     // The same check the gateway makes at startup (and on every use).
     const problem = passphraseFileProblem(auth.passphraseFile);
     checks.push(problem ? { name: 'auth_passphrase', level: 'fail', reason: `HERMES_MCP_AUTH_PASSPHRASE_FILE ${auth.passphraseFile} ${problem}`, fix: `chmod 600 ${auth.passphraseFile} (a file of the service user), or unset HERMES_MCP_AUTH_PASSPHRASE_FILE` } : { name: 'auth_passphrase', level: 'ok', reason: `${auth.passphraseFile} (0600)` });
+  }
+  return checks;
+}
+
+/** The prefixes of the variables the gateway reads as settings (README, Configuration): what doctor names as set in the environment. */
+const SETTING_NAME = /^(HERMES_|HONCHO_|CAMOFOX_)/;
+
+/**
+ * Where the settings came from: which names the process environment set, which `$HERMES_HOME/.env`
+ * supplied, and which the environment overrode in it. Names only: a value may be a secret.
+ */
+export function environmentCheck(processEnv: NodeJS.ProcessEnv, sources: EnvironmentSources): DoctorCheck[] {
+  const fromEnvironment = Object.keys(processEnv).filter((n) => SETTING_NAME.test(n) && processEnv[n] !== undefined).sort();
+  const list = (names: readonly string[]) => (names.length ? [...names].sort().join(', ') : 'none');
+  const file = sources.envFile.loaded
+    ? `${sources.envFile.path}: from the file ${list(sources.fromFile)}${sources.overridden.length ? `; the environment overrides the file for ${list(sources.overridden)}` : ''}`
+    : `no ${sources.envFile.path}`;
+  const reason = `${file}; from the environment ${list(fromEnvironment)}`;
+  const checks: DoctorCheck[] = [
+    sources.unexpanded.length
+      ? { name: 'environment', level: 'warn', reason: `${reason}; ${list(sources.unexpanded)} hold \${...}, which Hermes expands and the gateway reads literally`, fix: `write the value itself in ${sources.envFile.path}, or set it in the environment` }
+      : { name: 'environment', level: 'ok', reason },
+  ];
+  const demo = sources.demo;
+  if (demo) {
+    checks.push({
+      name: 'demo_home',
+      level: 'warn',
+      reason: `HERMES_HOME is unset and ~/.hermes does not exist: this checkout serves the demo home ${demo.home} (project root ${demo.root}${demo.created ? '' : '; not made yet: the gateway makes both at its first start'}), with ${DEMO_OPTIONAL_COMPONENTS.join(', ')} optional`,
+      fix: 'set HERMES_HOME to your Hermes home (or install Hermes, which creates ~/.hermes) to serve a real one',
+    });
   }
   return checks;
 }

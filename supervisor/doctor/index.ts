@@ -1,10 +1,11 @@
 import { pino } from 'pino';
 import type { Adapter } from '../adapter.js';
 import { ConfigError, loadConfig } from '../config.js';
+import { gatewayEnvironment } from '../environment.js';
 import { Gateway } from '../gateway.js';
 import { nativeAdapter } from '../native-tools/index.js';
 import { backendAdapters } from '../server.js';
-import { authCheck, jobDatabaseCheck, resourcePolicyCheck, systemdChecks } from './host-checks.js';
+import { authCheck, environmentCheck, jobDatabaseCheck, resourcePolicyCheck, systemdChecks } from './host-checks.js';
 import { exitCode, formatText, fromProbe, type DoctorCheck } from './report.js';
 
 // `hermes-mcp-gateway doctor`: what an operator runs when /readyz is 503 or before a tunnel
@@ -33,15 +34,21 @@ It changes nothing, starts no systemd manager and reaches only the configured ba
 Exit codes: 0 no check failed (warnings allowed); 1 a check failed; 2 usage error.
 `;
 
-export async function runDoctor(env: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
-  let config;
+export async function runDoctor(processEnv: NodeJS.ProcessEnv): Promise<DoctorCheck[]> {
+  let config, sources;
   try {
-    config = loadConfig(env);
+    // The environment the gateway's start sees ($HERMES_HOME/.env included; the demo home made as the start makes it).
+    const merged = gatewayEnvironment(processEnv, { create: true });
+    sources = merged.sources;
+    config = loadConfig(merged.env);
   } catch (e) {
-    if (e instanceof ConfigError) return [{ name: 'configuration', level: 'fail', reason: e.message, fix: 'fix the setting the message names (README, Configuration)' }];
+    if (e instanceof ConfigError) return [{ name: 'configuration', level: 'fail', reason: e.message, fix: 'fix what the message names (README, Configuration)' }];
     throw e;
   }
-  const checks: DoctorCheck[] = [{ name: 'configuration', level: 'ok', reason: `HERMES_HOME ${config.hermesHome}, ${config.host}:${config.port}, roots ${config.roots.join(':')}` }];
+  const checks: DoctorCheck[] = [
+    { name: 'configuration', level: 'ok', reason: `HERMES_HOME ${config.hermesHome}, ${config.host}:${config.port}, roots ${config.roots.join(':')}` },
+    ...environmentCheck(processEnv, sources),
+  ];
   // Silent: the adapters' own startup logging would bury the report; each result is in it.
   const log = pino({ level: 'silent' });
   const native = nativeAdapter(config, log);

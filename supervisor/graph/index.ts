@@ -7,6 +7,7 @@ import { builtinDefinition } from './schema.js';
 import { resolveStartup, type GraphStartup } from './startup.js';
 import { graphTool } from './tool.js';
 import { GraphWorker, WORKER_SLACK_MS } from './worker.js';
+import { createRootsAdvice } from '../health/advice.js';
 
 // The graph adapter: Samchon Graph (or any upstream with the same one-tool contract) as the one
 // deferred tool `inspect_code_graph`. The upstream's stdio MCP sessions live in the graph worker, a
@@ -67,7 +68,8 @@ export function graphAdapter(config: GatewayConfig, runtime: WorkerRuntime, log:
           definition: builtinDefinition(),
         }));
         if (startup.kind === 'upstream') log.info({ event: 'graph_ready', upstream_tool: config.graphTool, schema_root: startup.schemaRoot }, 'graph upstream schema loaded');
-        else log.warn({ event: 'graph_unavailable', code: startup.code, reason: startup.reason }, 'graph upstream unavailable at startup; inspect_code_graph uses the built-in schema');
+        // Declared optional, a missing upstream is expected here: information, not a warning.
+        else log[config.optionalComponents.has('graph') ? 'info' : 'warn']({ event: 'graph_unavailable', code: startup.code, reason: startup.reason }, 'graph upstream unavailable at startup; inspect_code_graph uses the built-in schema');
         return [graphTool(startup.definition, { worker, roots: config.roots, boundMs: callBoundMs })];
       },
     },
@@ -76,7 +78,7 @@ export function graphAdapter(config: GatewayConfig, runtime: WorkerRuntime, log:
         name: 'graph',
         probe: async (): Promise<ProbeResult> => {
           if (!startup) return { ready: false, status: 'starting', reason: 'the graph adapter has not finished starting' };
-          if (startup.kind === 'fallback') return fallbackProbe(startup);
+          if (startup.kind === 'fallback') return fallbackProbe(startup, config.roots);
           // One probe at a time: /readyz polled in a burst shares it.
           probing ??= probeSchemaSession(startup.schemaRoot).finally(() => (probing = undefined));
           lastProbe = await probing;
@@ -89,8 +91,11 @@ export function graphAdapter(config: GatewayConfig, runtime: WorkerRuntime, log:
   };
 }
 
-function fallbackProbe(startup: Extract<GraphStartup, { kind: 'fallback' }>): ProbeResult {
+function fallbackProbe(startup: Extract<GraphStartup, { kind: 'fallback' }>, roots: readonly string[]): ProbeResult {
   const optional = 'or set HERMES_MCP_OPTIONAL_COMPONENTS=graph to run without the code graph';
+  if (startup.code === 'GRAPH_NO_ROOT') {
+    return { ready: false, status: 'error', reason: `${startup.code}: ${startup.reason}`, action: `${createRootsAdvice(roots)}, then restart the gateway (the catalog's schema is fixed at startup); ${optional}` };
+  }
   if (startup.code === 'GRAPH_NOT_INSTALLED') {
     return { ready: false, status: 'not_installed', reason: startup.reason, action: `install Samchon Graph (samchon-graph) or point HERMES_MCP_GRAPH_COMMAND at the upstream, then restart the gateway; ${optional}` };
   }

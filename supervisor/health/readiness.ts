@@ -1,3 +1,5 @@
+import { withoutOptionalAdvice } from './advice.js';
+
 // Readiness components. Each adapter registers one probe; /readyz is 200 only when every required
 // component says ready. A backend that is missing or not configured is reported with its reason,
 // never hidden, so an operator can see exactly what blocks the tunnel cutover.
@@ -72,7 +74,10 @@ export class Readiness {
         } finally {
           if (timer) clearTimeout(timer);
         }
-        return [c.name, { ...result, required: !this.optional.has(c.name) }] as const;
+        const required = !this.optional.has(c.name);
+        // A component declared optional is not told to be declared optional.
+        if (!required && result.action !== undefined) result = { ...result, action: withoutOptionalAdvice(result.action) };
+        return [c.name, { ...result, required }] as const;
       }),
     );
     const components = Object.fromEntries(entries);

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import type { GatewayConfig } from '../config.js';
 import type { ReadinessComponent } from './readiness.js';
+import { createRootsAdvice } from './advice.js';
 
 // The project roots (HERMES_MCP_ROOTS): every tool that takes a working directory or a file path is
 // confined to them, and the terminal starts in the first one that exists. A root that does not
@@ -24,7 +25,7 @@ export function rootsReadiness(config: Pick<GatewayConfig, 'roots' | 'terminalCw
     probe() {
       const missing = missingRoots(config.roots);
       const details = { roots: [...config.roots], missing, terminal_cwd: config.terminalCwd };
-      const fix = `create ${missing.length === 1 ? 'it' : 'them'} (mkdir -p ${missing.join(' ')}) or set HERMES_MCP_ROOTS to your existing project directories`;
+      const fix = createRootsAdvice(missing);
       if (missing.length === 0) return { ready: true, status: 'ok', details };
       if (missing.length < config.roots.length) {
         return { ready: true, status: 'partial', reason: `project roots that do not exist admit nothing: ${missing.join(', ')}`, action: fix, details };

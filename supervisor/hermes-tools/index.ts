@@ -81,7 +81,8 @@ export function hermesToolsAdapter(config: GatewayConfig, runtime: WorkerRuntime
   async function start(): Promise<ToolDefinition[]> {
     const tools = await listTools();
     if (startup.kind === 'listed') log.info({ event: 'hermes_tools_ready', tools: startup.served, missing: startup.missing, unusable: startup.unusable }, "Hermes' tool server listed its tools");
-    else if (startup.kind === 'unavailable') log.warn({ event: 'hermes_tools_unavailable', status: startup.status, reason: startup.reason }, "Hermes' tool server unavailable at startup; its tools are not catalogued");
+    // Declared optional, an absent tool server is expected here: information, not a warning.
+    else if (startup.kind === 'unavailable') log[config.optionalComponents.has('hermes_tools') ? 'info' : 'warn']({ event: 'hermes_tools_unavailable', status: startup.status, reason: startup.reason }, "Hermes' tool server unavailable at startup; its tools are not catalogued");
     return tools;
   }
 

@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { isGatewayError } from '../../shared/errors.js';
 import type { Adapter } from '../adapter.js';
@@ -29,16 +30,40 @@ export function jobsAdapter(native: NativeAdapter, log: Logger, now: () => numbe
   let db: JobDatabase | undefined;
   let runner: JobRunner | undefined;
   let storeError: string | undefined;
-  try {
-    db = openJobDatabase(config.jobsDatabase);
-    runner = new JobRunner(db, runtime, native.processes, log, now);
-  } catch (e) {
-    // The control plane still starts; jobs answer JOB_STORE_UNAVAILABLE and /readyz says why.
-    storeError = isGatewayError(e) ? e.message : `job database ${config.jobsDatabase}: ${(e as Error).message}`;
-    log.error({ event: 'job_store_unavailable', reason: storeError }, 'job database unavailable');
-  }
+  // A database that could not open (its home not made yet, a directory to fix) is tried again when
+  // something needs it (a job call, /readyz, /metrics), at most every `retryMs`, doubling up to
+  // jobStoreRetryMaxSeconds (real time, not the job clock): the store becomes available without a
+  // restart once the cause is fixed.
+  let retryMs = config.limits.jobStoreRetryMinMs;
+  let nextAttempt = 0;
+  let closed = false;
+  const attempt = (): void => {
+    let opened: JobDatabase | undefined;
+    try {
+      opened = openJobDatabase(config.jobsDatabase);
+      runner = new JobRunner(opened, runtime, native.processes, log, now);
+      db = opened;
+      if (storeError !== undefined) log.info({ event: 'job_store_opened', database: config.jobsDatabase }, 'job database opened');
+      storeError = undefined;
+    } catch (e) {
+      opened?.close();
+      const first = storeError === undefined;
+      // The control plane still starts; jobs answer JOB_STORE_UNAVAILABLE and /readyz says why.
+      storeError = isGatewayError(e) ? e.message : `job database ${config.jobsDatabase}: ${(e as Error).message}`;
+      if (first) log.error({ event: 'job_store_unavailable', reason: storeError }, 'job database unavailable');
+      nextAttempt = performance.now() + retryMs;
+      retryMs = Math.min(retryMs * 2, config.limits.jobStoreRetryMaxSeconds * 1000);
+    }
+  };
+  /** The open store, trying to open it again first when it is not open and a retry is due. */
+  const store = (): { db: JobDatabase; runner: JobRunner } | undefined => {
+    if (!db && !closed && performance.now() >= nextAttempt) attempt();
+    return db && runner ? { db, runner } : undefined;
+  };
+  attempt();
 
   const admissionReport = (): Record<string, unknown> => {
+    store();
     const resources = runtime.resources;
     const resourceReady = resources.mode === 'development' || (resources.mode === 'enforced' && resources.enforcement !== 'none');
     const gate = db ? gateState(db) : undefined;
@@ -71,13 +96,33 @@ export function jobsAdapter(native: NativeAdapter, log: Logger, now: () => numbe
 
   return {
     name: 'jobs',
-    ...(runner ? { runner } : {}),
+    get runner() {
+      return runner;
+    },
     source: {
       name: 'jobs',
-      tools: () => jobTools(db && runner ? { db, runner } : { unavailable: storeError ?? 'job database unavailable' }, config.roots, config.limits, config),
+      tools: () => jobTools(() => store() ?? { unavailable: storeError ?? 'job database unavailable' }, config.roots, config.limits, config),
     },
+    readiness: [
+      {
+        name: 'job_store',
+        probe: () =>
+          store()
+            ? { ready: true, status: 'ok', details: { database: config.jobsDatabase } }
+            : {
+                ready: false,
+                status: 'unavailable',
+                reason: storeError ?? 'job database unavailable',
+                action: `make ${dirname(config.jobsDatabase)} a directory of yours that only you can write (mode 0700), or set HERMES_MCP_JOBS_DATABASE to a file in one; then the next job call or /readyz opens it (tried again at most every ${config.limits.jobStoreRetryMaxSeconds} s), no restart needed`,
+                details: { database: config.jobsDatabase },
+              },
+      },
+    ],
     admissionReport,
-    jobCounts: () => (db ? jobCounts(db) : {}),
+    jobCounts: () => {
+      const open = store();
+      return open ? jobCounts(open.db) : {};
+    },
     readyFacts: () => ({ job_admission: admissionReport() }),
     setSignalPause(paused) {
       if (!runner) return;
@@ -86,6 +131,7 @@ export function jobsAdapter(native: NativeAdapter, log: Logger, now: () => numbe
     },
     health: () => ({ jobs_active: runner?.activeLocal ?? 0, job_admission_paused: Boolean((db && gateState(db).paused) || runner?.signalPaused) }),
     async close() {
+      closed = true;
       await runner?.close();
       db?.close();
     },

@@ -63,12 +63,14 @@ function terminalFor(args: Record<string, unknown>, limits: Limits): { cols: num
 /** The job store the tools work on, or why there is none (the tools still exist, and say so). */
 export type JobStore = { db: JobDatabase; runner: JobRunner } | { unavailable: string };
 
-export function jobTools(store: JobStore, roots: readonly string[], limits: Limits, homes: CommandHomes): ToolDefinition[] {
+/** `store` is asked on every call: a database that could not open is tried again (supervisor/jobs/index.ts). */
+export function jobTools(store: () => JobStore, roots: readonly string[], limits: Limits, homes: CommandHomes): ToolDefinition[] {
   // A frozen catalog does not change: without a database the tools are listed as always and every
   // call answers JOB_STORE_UNAVAILABLE, before anything else is looked at.
   const open = (): { db: JobDatabase; runner: JobRunner } => {
-    if ('unavailable' in store) throw new GatewayError(ErrorCode.JOB_STORE_UNAVAILABLE, `jobs are unavailable: ${store.unavailable}`);
-    return store;
+    const current = store();
+    if ('unavailable' in current) throw new GatewayError(ErrorCode.JOB_STORE_UNAVAILABLE, `jobs are unavailable: ${current.unavailable}`);
+    return current;
   };
   const jobPrepare: ToolDefinition = {
     name: 'job_prepare',

@@ -91,7 +91,7 @@ export function lspAdapter(config: GatewayConfig, runtime: WorkerRuntime, log: L
   return {
     name: 'lsp',
     service,
-    source: { name: 'lsp', tools: () => service.tools },
+    source: { name: 'lsp', tools: () => service.tools, configured: config.lsp.trustedRoots.length > 0 },
     readiness: [{ name: 'lsp', probe: () => service.probe() }],
     health: () => ({ lsp_worker: service.host.workerPid !== undefined, lsp_servers_running: service.host.running.length }),
     close: () => service.close(),

@@ -49,7 +49,7 @@ export function memoryAdapter(config: GatewayConfig, log: Logger): MemoryAdapter
     name: 'memory',
     state,
     ledger,
-    source: { name: 'memory', tools: () => memoryTools({ state, limits: config.limits, ledger, log }) },
+    source: { name: 'memory', tools: () => memoryTools({ state, limits: config.limits, ledger, log }), configured: state.kind === 'configured' },
     readiness: [
       {
         name: 'memory',

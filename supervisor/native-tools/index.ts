@@ -44,14 +44,14 @@ export function nativeAdapter(config: GatewayConfig, log: Logger): NativeAdapter
   const exec = new ExecuteCodePool(runtime, scriptToolDispatch(files.map((tool) => tool.name)));
   exec.prewarm(); // nothing is prepared while execute_code would be refused
   const processes = new ProcessRegistry(runtime);
-  // Worker CPU/RSS, sampled in the background so /healthz stays a cheap read; logged while any
-  // worker is alive.
+  // Worker CPU/RSS, sampled in the background so /healthz stays a cheap read; logged at debug while
+  // any worker is alive (every 10 s, it would drown an info log; /healthz shows the latest).
   let usage: WorkerUsage = { workers: 0, processes: 0, cpu_percent: 0, rss_bytes: 0 };
   const sampler = setInterval(() => {
     const pids = runtime.liveWorkerPids();
     void sampleWorkerUsage(pids).then((u) => {
       usage = u;
-      if (pids.length > 0) log.info({ event: 'worker_usage', ...u });
+      if (pids.length > 0) log.debug({ event: 'worker_usage', ...u });
     });
   }, USAGE_SAMPLE_MS);
   sampler.unref();

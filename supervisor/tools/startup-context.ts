@@ -8,6 +8,7 @@ import { redact } from '../../shared/redact.js';
 import type { ToolDefinition } from '../tool-types.js';
 import type { ReadinessComponent } from '../health/readiness.js';
 import type { GatewayConfig } from '../config.js';
+import { hermesHomeAdvice } from '../health/advice.js';
 
 // `startup_context`: the four fixed Hermes startup files, read with bounded, no-follow reads and
 // returned whole or not at all. It takes no path and is not a filesystem surface: the file set is a
@@ -281,7 +282,7 @@ export function startupReadiness(config: StartupConfig): ReadinessComponent {
         const message = e instanceof Error ? e.message : String(e);
         const action =
           code === ErrorCode.STARTUP_FILE_MISSING
-            ? `point HERMES_HOME at your Hermes home (now ${config.hermesHome}); Hermes writes SOUL.md there on its first run`
+            ? hermesHomeAdvice(config.hermesHome)
             : 'fix the startup file named in the reason (read as UTF-8, without following symlinks, within its size budget)';
         return { ready: false, status: 'error', reason: `${code}: ${message}`, action };
       }

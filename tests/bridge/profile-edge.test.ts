@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, statSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
+import { loadLimits } from '../../shared/limits.js';
 import { makeBridgeFixture, STANDIN_KEY, type BridgeFixture } from '../helpers/bridge.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { tempDirs } from '../helpers/temp.js';
@@ -29,6 +30,13 @@ describe('bridge profile edge', () => {
   const post = (body: BodyInit, headers: Record<string, string>, ip: string) =>
     fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': ip, ...headers }, body, duplex: 'half' } as RequestInit);
   const auth = { authorization: '' };
+
+  test('its own listener keeps idle connections as long as the gateway port does (HERMES_MCP_HTTP_KEEP_ALIVE_TIMEOUT_SECONDS)', async () => {
+    // fetch's Keep-Alive header is the server's keepAliveTimeout; Node's own default would say 5.
+    const res = await fetch(url, { headers: { 'x-forwarded-for': '203.0.113.9' } });
+    await res.arrayBuffer();
+    assert.equal(res.headers.get('keep-alive'), `timeout=${loadLimits({}).httpKeepAliveTimeoutSeconds}`);
+  });
 
   test('405, 401, 415, 413 each come with the documented status', async () => {
     auth.authorization = `Bearer ${fx.token}`;

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { call, connect, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { call, connect, makeHermesHome, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { honchoJson } from '../helpers/memory.js';
 
 // tool_search over the product's own catalog: for a task phrased the way an agent phrases it, the
 // tool that does that task ranks first (not a tool that is always refused, nor one that merely
@@ -21,7 +24,11 @@ const TASKS: ReadonlyArray<readonly [string, string]> = [
 
 let gw: TestGateway;
 before(async () => {
-  gw = await startTestGateway();
+  // Memory configured (tool_search never calls Honcho, so nothing need answer at this address): its
+  // tools rank for their tasks only where they can run. The agent-task and LSP tools are not configured.
+  const home = makeHermesHome();
+  writeFileSync(join(home, 'honcho.json'), JSON.stringify(honchoJson('http://127.0.0.1:9')));
+  gw = await startTestGateway({ home });
 });
 after(async () => gw.close());
 
@@ -50,6 +57,17 @@ test('the always-refused delegate_task ranks below the job tools for background 
   assert.ok(refusedAt === -1 || refusedAt > background!.indexOf('job_prepare'), background!.join(', '));
   assert.equal(exact![0], 'delegate_task');
   assert.equal(delegation![0], 'delegate_task', 'its refusal says what to use instead, so it stays findable');
+});
+
+test('tools whose backend is not configured here (agent tasks, LSP) rank below every tool that can run', async () => {
+  const unconfigured = new Set(gw.gateway.catalog.all().filter((e) => !e.configured).map((e) => e.tool.name));
+  assert.ok(unconfigured.has('hermes_files') && unconfigured.has('lsp_status') && !unconfigured.has('memory_conclude'), [...unconfigured].join(', '));
+  const results = await search(['read a file', 'run a shell command'], 15);
+  for (const matches of results) {
+    const firstUnconfigured = matches.findIndex((name) => unconfigured.has(name));
+    assert.ok(firstUnconfigured > 0, matches.join(', '));
+    assert.ok(matches.slice(firstUnconfigured).every((name) => unconfigured.has(name)), `a configured tool ranks after an unconfigured one: ${matches.join(', ')}`);
+  }
 });
 
 test('an exact name ranks first even when it is also a keyword of another tool', async () => {

@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import { packageRoot } from '../../shared/package-root.js';
 
 // The gateway reads its environment in one place: supervisor/config.ts's loadConfig(env), which
-// supervisor/main.ts hands process.env. Everything else gets named fields of the configuration (or
+// supervisor/main.ts reaches through loadGatewayConfig(process.env) (supervisor/environment.ts adds
+// $HERMES_HOME/.env under it). Everything else gets named fields of the configuration (or
 // config.inheritedEnvironment, the one snapshot children's environments are built from), so no
 // module can silently depend on the real environment and every test can say what it sets.
 // scripts/ (their own entry points) and workers/ (child processes) read their own environments.
@@ -16,8 +17,7 @@ const ENVIRONMENT_READS = [
   /import\s*\{[^}]*\benv\b[^}]*\}\s*from\s*['"](?:node:)?process['"]/g,
 ];
 /** The entry points (the gateway, and the hermes-mcp-lsp stdio server): each one mention is the hand-over to loadConfig. */
-const MAIN_HAND_OVER = 'loadConfig(process.env)';
-const ENTRY_POINTS = [join('supervisor', 'main.ts'), join('supervisor', 'lsp', 'stdio-main.ts')];
+const HAND_OVER: Record<string, string> = { [join('supervisor', 'main.ts')]: 'loadGatewayConfig(process.env)', [join('supervisor', 'lsp', 'stdio-main.ts')]: 'loadConfig(process.env)' };
 /** The gateway bin's `doctor` subcommand gets the same environment, handed over the same way (it calls loadConfig itself). */
 const DOCTOR_HAND_OVER = 'doctorMain(process.argv.slice(3), process.env)';
 
@@ -35,9 +35,10 @@ test('only supervisor/config.ts reads the environment (main.ts hands it process.
   for (const file of files) {
     if (file === join('supervisor', 'config.ts')) continue;
     let text = readFileSync(join(packageRoot(), file), 'utf8');
-    if (ENTRY_POINTS.includes(file)) {
-      assert.equal(text.split(MAIN_HAND_OVER).length - 1, 1, `${file} hands process.env to loadConfig once`);
-      text = text.replace(MAIN_HAND_OVER, '').replace(DOCTOR_HAND_OVER, '');
+    const handOver = HAND_OVER[file];
+    if (handOver) {
+      assert.equal(text.split(handOver).length - 1, 1, `${file} hands process.env to loadConfig once`);
+      text = text.replace(handOver, '').replace(DOCTOR_HAND_OVER, '');
     }
     for (const re of ENVIRONMENT_READS) {
       for (const m of text.matchAll(re)) offenders.push(`${file}:${text.slice(0, m.index).split('\n').length}: ${m[0]}`);

@@ -97,7 +97,7 @@ export async function startTestGateway(
   const config = { ...base, limits: { ...base.limits, ...options.limits } };
   assertIsolatedJobDatabase(config.jobsDatabase);
   const { stream: sink, lines } = logSink();
-  const log = createLogger('info', sink);
+  const log = createLogger(config.logLevel, sink);
   const { env: _env, limits: _limits, home: _home, ...rest } = options;
   const running = await startGateway({ ...rest, config, log });
   return {

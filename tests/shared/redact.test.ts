@@ -217,6 +217,46 @@ test('codeFile skips the ENV/config/JSON/YAML passes but keeps the others', () =
   assert.match(redact(code), /postgresql:\/\/\{user\}:\*\*\*@/);
 });
 
+// Hermes' file-read mode (`redact_sensitive_text(text, file_read=True)`): the expected strings are
+// what Hermes' own function answers for these texts, except where "Gateway:" says otherwise.
+test('fileRead keeps code assignments and writes a non-reusable sentinel for prefixed keys', () => {
+  const file = ['1|DATABASE_PASSWORD = "hunter2hunter2hunter2"', `2|token = "${GITHUB_PAT}"`, `3|aws = "${AWS_KEY_ID}" slack = "${SLACK_BOT}"`].join('\n');
+  assert.equal(
+    redact(file, { fileRead: true }),
+    ['1|DATABASE_PASSWORD = "hunter2hunter2hunter2"', '2|token = "«redacted:ghp_…»"', '3|aws = "«redacted:AKIA…»" slack = "«redacted:xox…»"'].join('\n'),
+  );
+  // The same passes as codeFile otherwise: fixtures, limits and f-string templates are kept,
+  // a literal DSN password is still ***, a PEM block still the marker.
+  const code = ['MAX_TOKENS=100', '"apiKey": "test"', 'url = f"postgresql://{user}:{pw}@{host}/db"', 'dsn = "postgres://app:literalpw@db/app"'].join('\n');
+  assert.equal(redact(code, { fileRead: true }), code.replace('literalpw', '***'));
+  // Gateway: Hermes keeps the head/tail form for headers, bare URL tokens and JWTs in this mode;
+  // here they get the sentinel too, since a head/tail mask in a file is just as writable back.
+  assert.equal(redact(`jwt = ${JWT}`, { fileRead: true }), 'jwt = «redacted-secret»');
+  assert.equal(redact('Authorization: Bearer abcdefghijklmnopqrstuvwxyz123', { fileRead: true }), 'Authorization: Bearer «redacted-secret»');
+  // A sentinel inside a URL's userinfo is not taken for `user:password`.
+  assert.equal(redact(`https://${GITHUB_PAT}@github.com/o/r`, { fileRead: true }), 'https://«redacted:ghp_…»@github.com/o/r');
+  // Idempotent in every mode: what file-read mode wrote is clean for output mode too.
+  const once = redact(file, { fileRead: true });
+  assert.equal(redact(once, { fileRead: true }), once);
+  assert.equal(containsSecret(`api_key = "${nonReusable()}"`), false);
+});
+
+function nonReusable(): string {
+  return redact(GITHUB_PAT, { fileRead: true });
+}
+
+test('fileRead with secretFile runs the assignment passes, with the sentinel, behind a line-number gutter', () => {
+  const rc = ['1|export SERVICE_TOKEN=Zq8wX2vB7nM4kL9pR3tY', '2|  api_key: hunter2hunter2', '3|MAX_TOKENS=100', `4|GITHUB_TOKEN: ${GITHUB_PAT}`].join('\n');
+  assert.equal(
+    redact(rc, { fileRead: true, secretFile: true }),
+    ['1|export SERVICE_TOKEN=«redacted-secret»', '2|  api_key: «redacted-secret»', '3|MAX_TOKENS=100', '4|GITHUB_TOKEN: «redacted:ghp_…»'].join('\n'),
+  );
+  // Without secretFile the opaque values are code, as in Hermes.
+  assert.equal(redact(rc, { fileRead: true }), rc.replace(GITHUB_PAT, '«redacted:ghp_…»'));
+  // The gutter counts in output mode too (`grep -n`, `cat -n`): Hermes `_LINE_NUMBER_GUTTER`.
+  assert.equal(redact('6:password=hunter2hunter2'), '6:password=***');
+});
+
 test('negative cases: clean text is returned unchanged', () => {
   const clean = [
     'The deploy finished in 42s; see the dashboard for details.',

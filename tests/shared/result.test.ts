@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ErrorCode } from '../../shared/errors.js';
 import { defaultLimits } from '../../shared/limits.js';
-import { capText, errorOutcome, normalizeResult, TRUNCATION_MARKER } from '../../shared/result.js';
+import { capText, errorOutcome, fileReadOutcome, normalizeResult, TRUNCATION_MARKER } from '../../shared/result.js';
 import type { ContentBlock, NormalizedToolResult } from '../../supervisor/tool-types.js';
 
 // Every tool result leaves the gateway through normalizeResult; these pin its contract one
@@ -149,6 +149,23 @@ describe('normalizeResult: structuredContent', () => {
     assert.match(items[0]!.note, /^token is \S+$/);
     assert.equal(items[0]!.keep, 'plain');
     assert.deepEqual(JSON.parse(texts(result)[0]!), result.structuredContent);
+  });
+
+  test('a file read is redacted once, in file-read mode: the normaliser does not redact it again as output', () => {
+    const pat = 'ghp_' + 'ab1CD2ef3GH4ij5KL6mn7OP8qr9ST0uv6789';
+    const file = `1|DATABASE_PASSWORD = "hunter2hunter2hunter2"\n2|token = "${pat}"`;
+    const once = '1|DATABASE_PASSWORD = "hunter2hunter2hunter2"\n2|token = "«redacted:ghp_…»"';
+    const outcome = fileReadOutcome({ content: file, total_lines: 2 });
+    assert.equal(outcome.structured?.content, once);
+    // Through the normaliser, inline and after the structured clone of the pool-thread hop.
+    for (const o of [outcome, structuredClone(outcome)]) {
+      const result = normalizeResult(o, { maxChars: PRODUCT_CAP });
+      assert.deepEqual(result.structuredContent, { content: once, total_lines: 2 });
+      assert.deepEqual(JSON.parse(texts(result)[0]!), result.structuredContent);
+    }
+    // The same text as a tool's output is redacted in the output mode: the assignment too, head/tail.
+    const output = normalizeResult({ structured: { content: file } }, { maxChars: PRODUCT_CAP });
+    assert.equal(output.structuredContent?.content, '1|DATABASE_PASSWORD = "hunter...ter2"\n2|token = "ghp_ab...6789"');
   });
 
   test('the input structure is not modified by redaction', () => {

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../supervisor/config.js';
 
 // dist/tests/systemd/units.test.js -> repo root is three levels up.
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -94,7 +95,8 @@ test('soft dependencies only, loopback bind, env file, restart and umask', () =>
     // Shutdown is two phases of the 10 s grace (drain, then stop workers and jobs).
     assert.ok(stop > 20 && stop <= 30, `TimeoutStopSec a bit above twice the 10 s grace, got ${stop}`);
   }
-  assert.deepEqual(values(user.text, 'EnvironmentFile'), [`-${fakeHome}/.hermes/.env`]);
+  // The gateway reads $HERMES_HOME/.env itself (supervisor/environment.ts): one reader, one parser.
+  assert.deepEqual(values(user.text, 'EnvironmentFile'), []);
 });
 
 test('hardening keys present; namespaces needed by workers stay allowed', () => {
@@ -183,25 +185,26 @@ function skipReason(res: SpawnSyncReturns<string>, what: string): string | undef
   return undefined;
 }
 
-const verifyRes = analyze(['verify', system.unit, join(system.dir, 'hermesjobs.slice'), join(system.dir, 'hermesshort.slice')]);
-const verifySkip = skipReason(verifyRes, 'systemd-analyze verify');
+/** `systemd-analyze verify` of `files` and `security --offline` of `unit` (exposure <= 2.0), each a visible skip where it cannot run here. */
+function offlineChecks(label: string, files: string[], unit: string): void {
+  const verifyRes = analyze(['verify', ...files]);
+  test(`systemd-analyze verify (${label}): clean`, { skip: skipReason(verifyRes, 'systemd-analyze verify') ?? false }, () => {
+    assert.equal(verifyRes.status, 0, `verify failed:\n${verifyRes.stdout}\n${verifyRes.stderr}`);
+    assert.equal(verifyRes.stderr.trim(), '', `verify warnings:\n${verifyRes.stderr}`);
+  });
 
-test('systemd-analyze verify: rendered units are clean', { skip: verifySkip ?? false }, () => {
-  assert.equal(verifyRes.status, 0, `verify failed:\n${verifyRes.stdout}\n${verifyRes.stderr}`);
-  assert.equal(verifyRes.stderr.trim(), '', `verify warnings:\n${verifyRes.stderr}`);
-});
+  const securityRes = analyze(['security', '--offline=true', '--no-pager', unit]);
+  test(`systemd-analyze security --offline=true (${label}): overall exposure <= 2.0`, { skip: skipReason(securityRes, 'systemd-analyze security --offline=true') ?? false }, (t) => {
+    assert.equal(securityRes.status, 0, `security failed:\n${securityRes.stderr}`);
+    const m = /Overall exposure level for \S+: (\d+(?:\.\d+)?)/.exec(securityRes.stdout);
+    assert.ok(m, `no exposure level in output:\n${securityRes.stdout.slice(-500)}`);
+    const exposure = Number(m![1]);
+    t.diagnostic(`overall exposure level: ${exposure}`);
+    assert.ok(exposure <= 2.0, `exposure ${exposure} > 2.0:\n${securityRes.stdout}`);
+  });
+}
 
-const securityRes = analyze(['security', '--offline=true', '--no-pager', system.unit]);
-const securitySkip = skipReason(securityRes, 'systemd-analyze security --offline=true');
-
-test('systemd-analyze security --offline=true: overall exposure <= 2.0', { skip: securitySkip ?? false }, (t) => {
-  assert.equal(securityRes.status, 0, `security failed:\n${securityRes.stderr}`);
-  const m = /Overall exposure level for \S+: (\d+(?:\.\d+)?)/.exec(securityRes.stdout);
-  assert.ok(m, `no exposure level in output:\n${securityRes.stdout.slice(-500)}`);
-  const exposure = Number(m![1]);
-  t.diagnostic(`overall exposure level: ${exposure}`);
-  assert.ok(exposure <= 2.0, `exposure ${exposure} > 2.0:\n${securityRes.stdout}`);
-});
+offlineChecks('the gateway units', [system.unit, join(system.dir, 'hermesjobs.slice'), join(system.dir, 'hermesshort.slice')], system.unit);
 
 test('a system unit reaches its account\'s user manager for systemd-run --user job scopes', () => {
   const me = spawnSync('id', ['-un'], { encoding: 'utf8' }).stdout.trim();
@@ -214,3 +217,56 @@ test('a system unit reaches its account\'s user manager for systemd-run --user j
   // A user unit already runs inside its user manager's environment.
   assert.ok(!values(user.text, 'Environment').some((v) => v.startsWith('XDG_RUNTIME_DIR=')));
 });
+
+// ---- the Secure MCP Tunnel client's unit (--tunnel-client) ---------------------------------------
+
+const fakeTunnelClient = join(work, 'bin', 'tunnel-client');
+mkdirSync(dirname(fakeTunnelClient), { recursive: true });
+writeFileSync(fakeTunnelClient, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+const tunnelSystem = render('tunnel-system', ['--system', '--user-name', 'hermes', '--group', 'hermes', '--tunnel-client', fakeTunnelClient]);
+const tunnelUser = render('tunnel-user', ['--user', '--tunnel-client', fakeTunnelClient]);
+const tunnelUnit = (r: { dir: string }) => readFileSync(join(r.dir, 'tunnel-client.service'), 'utf8');
+
+test('--tunnel-client renders tunnel-client.service: run, its settings file, after the gateway, restarted, hardened', () => {
+  const defaultUrl = `http://127.0.0.1:${loadConfig({}).port}/mcp`;
+  for (const r of [tunnelSystem, tunnelUser]) {
+    const text = tunnelUnit(r);
+    assert.doesNotMatch(text, /@[A-Z_]+@/);
+    assert.deepEqual(values(text, 'ExecStart'), [`${fakeTunnelClient} run`]);
+    for (const key of ['After', 'Wants']) assert.ok(values(text, key).join(' ').split(/\s+/).includes('hermes-mcp-gateway.service'), `${key}= the gateway`);
+    assert.deepEqual([...values(text, 'Requires'), ...values(text, 'BindsTo'), ...values(text, 'PartOf')], [], 'soft dependencies only');
+    assert.deepEqual(values(text, 'Restart'), ['always']);
+    assert.ok(values(text, 'Environment').includes(`MCP_SERVER_URL=${defaultUrl}`), "the gateway's default MCP URL");
+    assert.ok(values(text, 'Environment').includes('HEALTH_LISTEN_ADDR=127.0.0.1:8080'), 'its health server stays on loopback');
+    const lines = directives(text);
+    for (const h of [...HARDENING, 'MemoryDenyWriteExecute=yes', 'RestrictNamespaces=yes', 'CapabilityBoundingSet=', 'UMask=0077']) assert.ok(lines.includes(h), `missing ${h}`);
+    assert.match(r.res.stdout, /enable --now hermes-mcp-gateway tunnel-client$/m);
+  }
+  // The settings file holds the API key: required (no leading "-"), per mode.
+  assert.deepEqual(values(tunnelUnit(tunnelSystem), 'EnvironmentFile'), ['/etc/tunnel-client/hermes-mcp-gateway.env']);
+  assert.deepEqual(values(tunnelUnit(tunnelUser), 'EnvironmentFile'), [`${fakeHome}/.config/tunnel-client/hermes-mcp-gateway.env`]);
+  assert.match(tunnelUser.res.stderr, /create \S+hermes-mcp-gateway\.env \(mode 0600\)/);
+  // System mode: an account of its own, not the gateway's; a user unit runs as its user.
+  assert.deepEqual([values(tunnelUnit(tunnelSystem), 'User'), values(tunnelUnit(tunnelSystem), 'DynamicUser')], [['hermes-tunnel'], ['yes']]);
+  assert.deepEqual(values(tunnelUnit(tunnelUser), 'User'), []);
+  // Without the option there is no tunnel unit.
+  assert.ok(!existsSync(join(user.dir, 'tunnel-client.service')));
+});
+
+test('--tunnel-env: a settings file others can read is refused; --tunnel-env alone is a usage error', () => {
+  const envFile = join(work, 'tunnel.env');
+  writeFileSync(envFile, 'CONTROL_PLANE_API_KEY=x\n', { mode: 0o644 });
+  chmodSync(envFile, 0o644);
+  const refused = install(['--user', '--dry-run', '--tunnel-client', fakeTunnelClient, '--tunnel-env', envFile]);
+  assert.notEqual(refused.status, 0);
+  assert.match(refused.stderr, new RegExp(`chmod 600 ${envFile}`));
+  chmodSync(envFile, 0o600);
+  const ok = install(['--user', '--dry-run', '--tunnel-client', fakeTunnelClient, '--tunnel-env', envFile]);
+  assert.equal(ok.status, 0, ok.stderr);
+  assert.ok(values(ok.stdout, 'EnvironmentFile').includes(envFile));
+  assert.doesNotMatch(ok.stderr, /create \S+tunnel\.env/, 'an existing file is not pointed out');
+  assert.notEqual(install(['--user', '--dry-run', '--tunnel-env', envFile]).status, 0);
+  assert.notEqual(install(['--user', '--dry-run', '--tunnel-client', 'relative/tunnel-client']).status, 0);
+});
+
+offlineChecks('the tunnel unit', [join(tunnelSystem.dir, 'tunnel-client.service')], join(tunnelSystem.dir, 'tunnel-client.service'));

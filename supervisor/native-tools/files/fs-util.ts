@@ -268,7 +268,7 @@ export async function probeExisting(absolutePath: string): Promise<{ head: Buffe
   try {
     const st = await handle.stat();
     if (!st.isFile()) return null;
-    const buf = Buffer.alloc(Math.min(4096, st.size));
+    const buf = Buffer.allocUnsafe(Math.min(4096, st.size)); // only the bytes read are used
     const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
     return { head: buf.subarray(0, bytesRead), mode: st.mode & 0o7777 };
   } finally {

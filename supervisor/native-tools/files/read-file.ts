@@ -1,8 +1,8 @@
 import { constants as fsConstants } from 'node:fs';
 import { stat, open, type FileHandle } from 'node:fs/promises';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import { redact } from '../../../shared/redact.js';
-import type { CallContext, ToolDefinition } from '../../tool-types.js';
+import { fileReadOutcome } from '../../../shared/result.js';
+import type { CallContext, ToolDefinition, ToolOutcome } from '../../tool-types.js';
 import {
   IMAGE_EXTENSIONS,
   READ_FLAGS,
@@ -18,13 +18,13 @@ import {
 } from './fs-util.js';
 import { resolveToolPath } from './confine.js';
 import { requireString, type PathDeps } from './paths.js';
-import { checkedPath, deviceError, hermesDirs, isBlockedDevice, readBlockError, readBlockMessage } from './sensitive-paths.js';
+import { checkedPath, deviceError, hermesDirs, isBlockedDevice, isSecretBearingFile, readBlockError, readBlockMessage } from './sensitive-paths.js';
 
 // read_file — Hermes' paginated text read (tools/file_tools.py `read_file_tool`,
 // tools/file_operations.py `_read_file_native`): `N|line` gutter, 1-indexed offset, limit ≤ 2000,
 // lines cut at 2000 characters, formatted content over 100,000 characters refused, device paths,
 // binaries, images and Hermes credential files refused, `similar_files` for a missing file,
-// content redacted in code-file mode.
+// content redacted once, in Hermes' file-read mode (`secret_file` for a secret-bearing path).
 //
 // One call reads at most `readFileScanMaxBytes` of the file (HERMES_MCP_READ_FILE_SCAN_MAX_BYTES):
 // upstream counts every line (`wc -l`) for `total_lines`, which on a huge or sparse file means
@@ -46,7 +46,38 @@ const MAX_READ_CHARS = 100_000;
 const LARGE_FILE_HINT_BYTES = 512_000;
 /** Per-line byte clamp while scanning (`cut -b1-N` upstream): enough bytes for 2000 code points. */
 const LINE_CLAMP_BYTES = 4 * MAX_LINE_LENGTH + 1;
+/** The largest read of one scan step. */
 const CHUNK_BYTES = 1 << 20;
+/** Full-size scan buffers kept for reuse between calls. */
+const SPARE_CHUNKS_KEPT = 4;
+
+/**
+ * Bytes to read per scan step: the file's size as fstat saw it plus one (a file that shrank since
+ * ends early, one that is empty by fstat, as procfs files are, is still read), within the scan
+ * budget and CHUNK_BYTES. A 6-byte file gets a 7-byte buffer, not a zero-filled mebibyte.
+ */
+export function scanChunkBytes(fileSize: number, maxBytes: number): number {
+  return Math.max(1, Math.min(CHUNK_BYTES, maxBytes, fileSize + 1));
+}
+
+const spareChunks: Buffer[] = [];
+
+/** Node's shared allocation pool serves Buffer.allocUnsafe up to this size without a new allocation. */
+const POOLED_BYTES = Buffer.poolSize >>> 1;
+
+/**
+ * A scan buffer for reads of `size` bytes. Only the bytes a read filled are ever looked at, so it
+ * is not zeroed: a small one is a slice of Node's shared pool, a larger one a reused full-size
+ * spare (one allocation per concurrent large read over the process's life, not one per call).
+ */
+function takeChunk(size: number): Buffer {
+  if (size <= POOLED_BYTES) return Buffer.allocUnsafe(size);
+  return spareChunks.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
+}
+
+function giveBack(buffer: Buffer): void {
+  if (buffer.length === CHUNK_BYTES && spareChunks.length < SPARE_CHUNKS_KEPT) spareChunks.push(buffer);
+}
 
 function intArg(v: unknown, fallback: number): number {
   if (v === undefined || v === null) return fallback;
@@ -85,23 +116,41 @@ interface Page {
 }
 
 /** One chunked pass of at most `maxBytes`: counts lines and keeps the requested window (never a whole huge line). */
-async function scanPage(handle: FileHandle, offset: number, endLine: number, maxBytes: number): Promise<Page> {
+/** Bytes of the file's head that the binary sniff looks at (Hermes reads 1000). */
+const SNIFF_BYTES = 1000;
+
+/**
+ * One scan of the file, as its fstat size said at open (`fileSize`), within `maxBytes`. The first
+ * chunk read also serves `sniff` (the binary check, which throws): no separate read of the head.
+ */
+async function scanPage(handle: FileHandle, offset: number, endLine: number, maxBytes: number, fileSize: number, sniff: (head: Buffer) => void): Promise<Page> {
+  const buffer = takeChunk(scanChunkBytes(fileSize, maxBytes));
+  try {
+    return await scanInto(buffer, handle, offset, endLine, maxBytes, fileSize, sniff);
+  } finally {
+    giveBack(buffer);
+  }
+}
+
+async function scanInto(buffer: Buffer, handle: FileHandle, offset: number, endLine: number, maxBytes: number, fileSize: number, sniff: (head: Buffer) => void): Promise<Page> {
   const lines: Buffer[] = [];
   let newlines = 0;
   let lineno = 1;
   let kept: Buffer[] = [];
   let keptLen = 0;
   let partial = false;
-  const buffer = Buffer.alloc(CHUNK_BYTES);
   let position = 0;
   let stoppedAt: number | null = null;
   for (;;) {
+    // The file as fstat saw it at open is what is shown (a zero size, as procfs reports, is read to its end).
+    if (fileSize > 0 && position >= fileSize) break;
     if (position >= maxBytes) {
       // Out of budget: stop unless the file really ends here.
       if ((await handle.read(buffer, 0, 1, position)).bytesRead > 0) stoppedAt = position;
       break;
     }
-    const { bytesRead } = await handle.read(buffer, 0, Math.min(CHUNK_BYTES, maxBytes - position), position);
+    const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, maxBytes - position), position);
+    if (position === 0) sniff(buffer.subarray(0, Math.min(SNIFF_BYTES, bytesRead)));
     if (bytesRead === 0) break;
     position += bytesRead;
     const chunk = buffer.subarray(0, bytesRead);
@@ -151,7 +200,7 @@ function gutter(lines: string[], start: number): string {
     .join('\n');
 }
 
-export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
+export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>, ctx: CallContext): Promise<ToolOutcome> {
   const input = requireString(args, 'path', 'read_file');
   const { offset, limit } = normalizeReadPagination(args.offset, args.limit);
   const target = await resolveToolPath(deps, input, ctx);
@@ -167,8 +216,11 @@ export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>
       { is_binary: true, is_image: IMAGE_EXTENSIONS.has(ext) },
     );
   }
-  const blocked = readBlockMessage(checked, input, await hermesDirs(deps.hermesHome));
+  const dirs = await hermesDirs(deps.hermesHome);
+  const blocked = readBlockMessage(checked, input, dirs);
   if (blocked) throw readBlockError(blocked);
+  // Every answer from here on is redacted once, in file-read mode (normalizeResult leaves it).
+  const answer = (result: Record<string, unknown>): ToolOutcome => fileReadOutcome(result, { secretFile: isSecretBearingFile(checked, dirs) });
 
   // stat (not open) first, so a FIFO or device is refused before anything touches it. The real path
   // is the one that was checked; O_NOFOLLOW refuses a symlink swapped in since.
@@ -190,35 +242,33 @@ export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>
     const st = await handle.stat();
     if (!st.isFile()) throw notRegularError(input);
     fileSize = st.size;
-    const sample = Buffer.alloc(Math.min(1000, fileSize));
-    const { bytesRead } = await handle.read(sample, 0, sample.length, 0);
-    const head = sample.subarray(0, bytesRead);
-    if (isLikelyBinaryBytes(head)) {
-      throw new GatewayError(ErrorCode.FILE_BINARY, describeBinaryFile(head, fileSize), { is_binary: true, file_size: fileSize });
-    }
-    page = await scanPage(handle, offset, endLine, deps.readFileScanMaxBytes);
+    page = await scanPage(handle, offset, endLine, deps.readFileScanMaxBytes, fileSize, (head) => {
+      if (isLikelyBinaryBytes(head)) {
+        throw new GatewayError(ErrorCode.FILE_BINARY, describeBinaryFile(head, fileSize), { is_binary: true, file_size: fileSize });
+      }
+    });
   } finally {
     await handle.close().catch(() => undefined);
   }
 
   const base = { total_lines: page.totalLines, file_size: fileSize, truncated: false, is_binary: false, is_image: false };
-  if (fileSize === 0) return { content: '', ...base, total_lines: 0, hint: 'File is empty (0 bytes).' };
+  if (fileSize === 0) return answer({ content: '', ...base, total_lines: 0, hint: 'File is empty (0 bytes).' });
   const budget = page.stoppedAt === null ? null : budgetNote(page.stoppedAt, fileSize);
   if (offset > page.totalLines && budget) {
-    return {
+    return answer({
       content: '',
       ...base,
       truncated: true,
       total_lines_is_lower_bound: true,
       hint: `Note: offset ${offset} lies beyond what read_file reads of this file (${budget}: ${page.totalLines} lines seen). Use terminal for that part of the file.`,
-    };
+    });
   }
   if (offset > page.totalLines) {
-    return {
+    return answer({
       content: '',
       ...base,
       hint: `Note: offset ${offset} is beyond the end of the file (${page.totalLines} lines total). Retry with offset <= ${page.totalLines}.`,
-    };
+    });
   }
 
   const lines = page.lines.map((bytes) => decodeLenient(bytes));
@@ -237,7 +287,7 @@ export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>
     );
   }
 
-  const result: Record<string, unknown> = { content: redact(content, { codeFile: true }), ...base, truncated };
+  const result: Record<string, unknown> = { content, ...base, truncated };
   if (budget) {
     result.total_lines_is_lower_bound = true;
     result.hint = `Use offset=${lastShown + 1} to continue reading (showing ${offset}-${lastShown} of at least ${page.totalLines} lines; ${budget})`;
@@ -251,7 +301,7 @@ export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>
         'to keep context usage efficient.';
     }
   }
-  return result;
+  return answer(result);
 }
 
 export function readFileTool(deps: ReadFileDeps): ToolDefinition {
@@ -281,7 +331,7 @@ export function readFileTool(deps: ReadFileDeps): ToolDefinition {
     annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, title: 'Read a file' },
     requiresOwner: false,
     async handler(args: Record<string, unknown>, ctx: CallContext) {
-      return { structured: await readFile(deps, args ?? {}, ctx) };
+      return readFile(deps, args ?? {}, ctx);
     },
   };
 }

@@ -1,9 +1,9 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import { redact } from '../../../shared/redact.js';
+import { redactDeep } from '../../../shared/redact.js';
 import { hasBinaryExtension, decodeLenient, READ_FLAGS } from './fs-util.js';
 import { throwIfAborted } from './paths.js';
-import { isBlockedDevicePath, readBlockMessage } from './sensitive-paths.js';
+import { isBlockedDevicePath, isSecretBearingFile, readBlockMessage } from './sensitive-paths.js';
 import { globMatcher, rootFiles, type SearchPage, type SearchScope, type SearchTally } from './search-walk.js';
 
 // search_files target "content": a RegExp over the lines of every searchable file the walk yields
@@ -142,7 +142,8 @@ export async function searchContent(
   if (multiline) warnings.push('Pattern contains \\n — multiline mode was enabled automatically so the regex can match across line boundaries.');
   const globOk = fileGlob ? globMatcher(fileGlob) : null;
   const want = offset + limit; // stop once one more entry than the page exists
-  const entries: SearchMatch[] = [];
+  // Each entry remembers whether its file is secret-bearing: its redaction mode (Hermes classifies every hit's path).
+  const entries: Array<SearchMatch & { secretFile: boolean }> = [];
   const files: string[] = [];
   const counts: Array<[string, number]> = [];
   const skipped = { large: 0 };
@@ -162,8 +163,9 @@ export async function searchContent(
         omitted += shown.length;
         continue;
       }
+      const secretFile = isSecretBearingFile(f.checked, dirs);
       for (const l of shown) {
-        entries.push({ path: f.display, line: l + 1, content: lines[l]!.slice(0, CONTENT_CLAMP) });
+        entries.push({ path: f.display, line: l + 1, content: lines[l]!.slice(0, CONTENT_CLAMP), secretFile });
         if (entries.length > want) {
           lowerBound = true;
           break scan;
@@ -185,7 +187,8 @@ export async function searchContent(
   if (skipped.large > 0) warnings.push(`${skipped.large} file(s) larger than ${SEARCH_MAX_FILE_BYTES / (1024 * 1024)} MiB were not searched.`);
   if (outputMode === 'content') {
     result.total_count = entries.length;
-    result.matches = entries.slice(offset, offset + limit).map((m) => ({ ...m, content: redact(m.content, { codeFile: true }) }));
+    // File content: redacted here, once, in file-read mode (search-files.ts redacts the rest of the result).
+    result.matches = entries.slice(offset, offset + limit).map(({ secretFile, ...m }) => redactDeep(m, { fileRead: true, secretFile }));
     truncated = entries.length > want;
   } else if (outputMode === 'files_only') {
     result.total_count = files.length;

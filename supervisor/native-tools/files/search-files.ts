@@ -1,4 +1,5 @@
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import { fileReadOutcome } from '../../../shared/result.js';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../../tool-types.js';
 import type { PathDeps } from './paths.js';
 import { hermesDirs } from './sensitive-paths.js';
@@ -95,7 +96,11 @@ async function searchFiles(deps: PathDeps, args: Record<string, unknown>, ctx: C
   if (warnings.length > 0) result.warning = warnings.join(' ');
   if (omitted > 0) result._omitted = `${omitted} ${OMITTED_NOTE}`;
 
-  const outcome: ToolOutcome = { structured: result };
+  // Redacted once, in file-read mode: the matches by searchContent (each in its own file's mode),
+  // everything else here; normalizeResult leaves the structure as it is.
+  const { matches, ...rest } = result;
+  const outcome = fileReadOutcome(rest);
+  if (matches !== undefined) outcome.structured = { matches, ...outcome.structured };
   if (truncated) {
     outcome.content = [
       { type: 'text', text: `[Hint: Results truncated. Use offset=${offset + limit} to see more, or narrow with a more specific pattern or file_glob.]` },

@@ -205,6 +205,30 @@ export function readBlockMessage(p: CheckedPath, input: string, dirs: HermesDirs
   return null;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Secret-bearing files (agent/redact.py `_is_secret_file_arg`): what read_file and search_files
+// show of them is redacted with the assignment passes on (Hermes' `secret_file=True`).
+
+const SHELL_RC_BASENAMES = new Set(['.bashrc', '.bash_profile', '.bash_login', '.profile', '.zshrc', '.zprofile', '.zlogin', '.zshenv']);
+
+function isHermesConfigCopy(name: string): boolean {
+  return name === 'config.yaml' || name.startsWith('config.yaml.good.') || name.startsWith('config.yaml.corrupt.');
+}
+
+/**
+ * An `.env`-type file or a shell rc anywhere, or Hermes' config.yaml (and the backup copies Hermes
+ * writes) under a `.hermes` directory or a Hermes home: files whose assignments hold credentials,
+ * unlike a project's source or its own config.yaml.
+ */
+export function isSecretBearingFile(p: CheckedPath, dirs: HermesDirs): boolean {
+  return either(p, (c) => {
+    const name = basename(c).toLowerCase();
+    if (BLOCKED_PROJECT_ENV_BASENAMES.has(name) || SHELL_RC_BASENAMES.has(name)) return true;
+    if (!isHermesConfigCopy(name)) return false;
+    return c.split(sep).slice(0, -1).includes('.hermes') || dirs.dirs.some((hd) => isUnder(c, hd));
+  });
+}
+
 export function readBlockError(message: string): GatewayError {
   return new GatewayError(ErrorCode.FILE_BLOCKED, message, { reason: 'credential' });
 }

@@ -1,0 +1,77 @@
+import type { Logger } from 'pino';
+import type { LogFormat } from './config.js';
+import type { RunningGateway } from './server.js';
+
+// Once the gateway listens: where it serves, which readiness components are ready, the one thing to
+// do for each that is not (the reasons and actions /readyz gives, from the same probes), and a
+// first client command to paste. On a terminal as a few lines; in a JSON log as one record.
+
+/** The MCP Inspector's CLI lists the tools; it needs Node >= 22, hence its own `node@22`. */
+export function inspectorCommand(mcpUrl: string): string {
+  return `npx -y -p node@22 -p @modelcontextprotocol/inspector@2.12.0 mcp-inspector --cli ${mcpUrl} --transport http --method tools/list`;
+}
+
+interface NotReady {
+  component: string;
+  status: string;
+  reason: string;
+  action: string;
+}
+
+export interface StartupSummary {
+  url: string;
+  ready: boolean;
+  ready_components: string[];
+  /** Required components that are not ready, as /readyz's `reasons` say. */
+  not_ready: NotReady[];
+  /** Components declared optional (HERMES_MCP_OPTIONAL_COMPONENTS) that are not ready, by status. */
+  optional_not_ready: Record<string, string>;
+  first_client_command: string;
+  /** Said when loopback calls need a credential too (HERMES_MCP_AUTH, a public URL). */
+  credential_note?: string;
+}
+
+export async function startupSummary(running: Pick<RunningGateway, 'gateway' | 'url'>, authRequired: boolean): Promise<StartupSummary> {
+  const report = await running.gateway.readiness.check();
+  const entries = Object.entries(report.components);
+  const mcpUrl = `${running.url}/mcp`;
+  return {
+    url: mcpUrl,
+    ready: report.ready,
+    ready_components: entries.filter(([, c]) => c.ready).map(([name]) => name),
+    not_ready: report.reasons.map((r) => ({ ...r, status: report.components[r.component]?.status ?? 'error' })),
+    optional_not_ready: Object.fromEntries(entries.filter(([, c]) => !c.ready && !c.required).map(([name, c]) => [name, c.status])),
+    first_client_command: inspectorCommand(mcpUrl),
+    ...(authRequired ? { credential_note: 'this gateway asks for a credential on loopback too: give the Inspector a static token (hermes-mcp-auth --help; README, Static tokens)' } : {}),
+  };
+}
+
+/** The summary as lines for a person. */
+export function summaryLines(s: StartupSummary): string {
+  const lines = [
+    `hermes-mcp-gateway serving ${s.url}: ${s.ready ? 'ready' : `not ready (${s.not_ready.length} required component${s.not_ready.length === 1 ? '' : 's'})`}`,
+    `  ready: ${s.ready_components.join(', ') || '(none)'}`,
+    ...s.not_ready.flatMap((r) => [`  not ready: ${r.component} (${r.status}): ${r.reason}`, `    to do: ${r.action}`]),
+    ...(Object.keys(s.optional_not_ready).length > 0
+      ? [`  optional, not ready: ${Object.entries(s.optional_not_ready).map(([name, status]) => `${name} (${status})`).join(', ')}`]
+      : []),
+    '  first client command:',
+    `    ${s.first_client_command}`,
+    ...(s.credential_note ? [`    (${s.credential_note})`] : []),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** Reports the summary: as lines on `out` for the pretty format, else as one `startup_summary` log record. */
+export async function reportStartup(
+  running: Pick<RunningGateway, 'gateway' | 'url'>,
+  options: { log: Logger; format: LogFormat; authRequired: boolean; out?: NodeJS.WritableStream },
+): Promise<void> {
+  const summary = await startupSummary(running, options.authRequired);
+  if (options.format === 'pretty') {
+    (options.out ?? process.stderr).write(summaryLines(summary));
+    return;
+  }
+  options.log.info({ event: 'startup_summary', ...summary }, summary.ready ? 'ready' : 'not ready');
+  options.log.flush();
+}
