@@ -7,6 +7,7 @@ import { after, test } from 'node:test';
 import { packageRoot } from '../../shared/package-root.js';
 import { childrenOf, descendantsOf, processIsAlive, processStartTime, signalTree } from '../../shared/proc.js';
 import { listeningPort, optionalComponents } from '../helpers/gateway.js';
+import { runGatewayBin } from '../helpers/gateway-bin.js';
 import { cmdline } from '../helpers/procfs.js';
 import { tempDirs } from '../helpers/temp.js';
 import { waitFor, within } from '../helpers/wait.js';
@@ -32,14 +33,11 @@ function gatewayEnv(port: number): Record<string, string> {
 }
 
 /** Starts `cmd` and resolves to the port of its gateway's `listening` line (stderr), or rejects with its output when it exits first. */
-function listening(cmd: string, args: string[], env: Record<string, string>): { child: ChildProcess; port: Promise<number>; exited: Promise<number | null>; output: () => string } {
-  const child = spawn(cmd, args, { cwd: packageRoot(), env, stdio: ['ignore', 'pipe', 'pipe'] });
+function listening(cmd: string, args: string[], env: Record<string, string>): { child: ChildProcess; port: Promise<number>; exited: Promise<number | null> } {
+  const child = spawn(cmd, args, { cwd: packageRoot(), env, stdio: ['ignore', 'ignore', 'pipe'] });
   started.push(child);
-  let output = '';
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const port = listeningPort(child.stderr!, exited, (line) => (output += `${line}\n`));
-  return { child, port, exited, output: () => output };
+  return { child, port: listeningPort(child.stderr!, exited), exited };
 }
 
 function portIsFree(port: number): Promise<boolean> {
@@ -72,10 +70,9 @@ test('a listen port already in use fails the start with the settings that choose
   await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
   const { port } = holder.address() as AddressInfo;
   try {
-    const gw = listening(join(packageRoot(), 'dist', 'supervisor', 'main.js'), [], gatewayEnv(port));
-    await assert.rejects(within(gw.port, 60_000, 'the gateway to give up'));
-    assert.equal(await gw.exited, 1);
-    assert.match(gw.output(), new RegExp(`failed to start: 127\\.0\\.0\\.1:${port} is already in use .*set HERMES_MCP_PORT \\(and HERMES_MCP_HOST\\) to a free address`));
+    const r = await within(runGatewayBin(join(packageRoot(), 'dist', 'supervisor', 'main.js'), gatewayEnv(port)), 60_000, 'the gateway to give up');
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, new RegExp(`failed to start: 127\\.0\\.0\\.1:${port} is already in use .*set HERMES_MCP_PORT \\(and HERMES_MCP_HOST\\) to a free address`));
   } finally {
     await new Promise((resolve) => holder.close(resolve));
   }
