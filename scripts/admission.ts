@@ -55,7 +55,7 @@ const NOTES = [
   '  and pass --owner-token-file ~/.config/hermes/admission-token (a token on the command line is',
   '  visible to other local users in ps).',
   "  The argument after an option is always its value, even one beginning with '-'; --owner-token=T always works.",
-  '  Not on PATH after npm install in a checkout: run it as npx --no-install hermes-mcp-admission.',
+  '  Not on PATH in a checkout: run it from there as npm run admission -- ARGS, or node dist/scripts/admission.js ARGS.',
 ].join('\n');
 const TOP_USAGE = `usage:\n${Object.values(USAGE).map((u) => `  ${u.replace(/\n/g, '\n  ')}`).join('\n')}\n  -h, --help on any subcommand prints its usage.\n${NOTES}\n`;
 

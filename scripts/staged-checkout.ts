@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -9,6 +10,13 @@ import { dirname, join } from 'node:path';
 // of the two cores per version). `npm install` still runs over a kept tree, as it would in any
 // developer's checkout, so it checks the tree against the lock and runs the package's own scripts
 // (the subreaper addon and the build) as on a fresh clone.
+
+/** The files of the checkout at `root` as git sees them (tracked, plus untracked ones it does not ignore). */
+export function checkoutFiles(root: string): string[] {
+  const r = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error('staging needs a git checkout');
+  return r.stdout.split('\0').filter((f) => f !== '' && f !== 'node_modules');
+}
 
 /** What the staged node_modules were installed from: package.json, package-lock.json and the exact Node version. */
 export function dependencyStamp(root: string, nodeVersion: string): string {

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:chi
 import { join } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
 import { nodeBinary } from './node-binary.js';
-import { dependencyStamp, markInstalled, stageCheckout } from './staged-checkout.js';
+import { checkoutFiles, dependencyStamp, markInstalled, stageCheckout } from './staged-checkout.js';
 
 // Runs the whole test suite on other Node.js major versions (CI: the current LTS lines), each in a
 // staged copy of this checkout so the native modules (better-sqlite3, the subreaper addon) can be
@@ -68,13 +68,6 @@ process.once('SIGINT', () => finish(130));
 process.once('SIGTERM', () => finish(143));
 process.once('SIGHUP', () => finish(129));
 
-/** The files of this checkout as git sees them (tracked, plus untracked ones it does not ignore). */
-function checkoutFiles(): string[] {
-  const r = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error('test-on-node needs a git checkout to stage');
-  return r.stdout.split('\0').filter((f) => f !== '' && f !== 'node_modules');
-}
-
 /** Stages a copy for `major` and installs it there; false (its output already printed) when that failed. */
 async function prepare(major: number, files: readonly string[]): Promise<Staged | false> {
   try {
@@ -97,19 +90,19 @@ async function install(major: number, files: readonly string[]): Promise<Staged 
   const kept = stageCheckout(root, files, stage, stampFile, stamp);
   // node-gyp builds against this version's headers; npm's own scripts run on this node.
   const env = { ...process.env, PATH: `${binary.binDir}:${process.env.PATH ?? ''}`, npm_config_nodedir: binary.prefix };
-  // `npm install`, as a fresh clone does (README, CI), not `npm ci`: the lock file cannot list the
-  // other platforms' optional binaries of ttsc (@ttsc/darwin-arm64, ...) when the registry in use
-  // does not carry them, and `npm ci` refuses such a lock while `npm install` skips them as optional.
-  const r = await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: stage, env }, true);
+  // A fresh stage installs with `npm ci`, exactly the lock (on CI, whose clone is always fresh, this
+  // is the proof that the committed lock installs); a kept node_modules gets `npm install`, which
+  // checks it against the lock without rebuilding what is already there.
+  const r = await run('npm', [kept ? 'install' : 'ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: stage, env }, true);
   if (r.ok) markInstalled(stampFile, stamp);
   const seconds = Math.round((Date.now() - started) / 1000);
-  const how = kept ? 'node_modules kept: same package.json, lock file and Node version' : 'node_modules installed afresh';
+  const how = kept ? 'node_modules kept: same package.json, lock file and Node version; npm install' : 'node_modules installed afresh: npm ci';
   process.stdout.write(`\n== staged copy for ${version}: ${r.ok ? 'ready' : 'FAILED'} in ${seconds} s (${how}) ==\n${r.output}`);
   return r.ok && { node: binary.node, stage, env, version };
 }
 
 async function main(majors: readonly number[], testPrefixes: readonly string[]): Promise<boolean> {
-  const files = checkoutFiles();
+  const files = checkoutFiles(root);
   // Once per version: two installs into one staged copy would race.
   const staged = await Promise.all([...new Set(majors)].map((major) => prepare(major, files)));
   for (const s of staged) {

@@ -34,8 +34,10 @@ Configuration is read from the environment, over $HERMES_HOME/.env, for example:
 The README lists every setting. SIGTERM drains and stops; SIGUSR1/SIGUSR2 pause/resume job starts.
 
 Operator CLI for job admission: hermes-mcp-admission --help
-(installed with the package; from a checkout run npx --no-install hermes-mcp-admission --help)
 Operator CLI for access (approvals, OAuth clients, static tokens): hermes-mcp-auth --help
+In a checkout (the bins are not on PATH) run them through npm, from the checkout:
+  npm run gateway -- doctor, npm run admission -- --help, npm run auth -- --help
+or as node dist/supervisor/main.js, node dist/scripts/admission.js, node dist/scripts/auth-cli.js.
 `;
 
 async function main(): Promise<void> {
@@ -99,7 +101,16 @@ async function main(): Promise<void> {
   process.on('SIGUSR2', () => onSignal('SIGUSR2'));
 }
 
+/** Why the gateway did not start; a listen address in use names the settings that choose another. */
+function startFailure(e: unknown): string {
+  const error = e as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (error.code === 'EADDRINUSE') {
+    return `${error.address ?? 'the address'}:${error.port ?? '?'} is already in use (another gateway, or one left by a stopped run?): stop it, or set HERMES_MCP_PORT (and HERMES_MCP_HOST) to a free address`;
+  }
+  return e instanceof Error ? e.message : String(e);
+}
+
 main().catch((e) => {
-  process.stderr.write(`hermes-mcp-gateway: failed to start: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.stderr.write(`hermes-mcp-gateway: failed to start: ${startFailure(e)}\n`);
   process.exit(1);
 });

@@ -4,13 +4,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthDatabase } from './auth-db.js';
 import { close, countFailedTry, markApproved, newApprovalCode, pendingByUid, recordPending, reissueCode, type ClosedOutcome, type PendingApproval } from './approvals.js';
 import { escapeHtml, type Provider } from './authorization-server.js';
+import type { OperatorCommand } from '../operator-command.js';
 import type { PassphraseLimit } from './passphrase-limit.js';
 import { parseScopes, SCOPE_FULL } from './scopes.js';
 
 // The consent page of the authorization server (GET/POST /oauth/consent/:uid). It shows the
 // client's name, its redirect URI and the requested scope, and waits for an operator approval that
 // nobody on the internet can give themselves: a one-time code shown here and approved on the host
-// with `hermes-mcp-auth approve CODE`, or the passphrase kept in a 0600 file. Plain HTML, no
+// with `hermes-mcp-auth approve CODE` (the command as it runs on this host: operator-command.ts),
+// or the passphrase kept in a 0600 file. Plain HTML, no
 // external assets, no script; the form carries a per-request CSRF token, and oidc-provider's
 // interaction cookie binds the page to the browser that started the request.
 
@@ -19,6 +21,8 @@ export interface ConsentOptions {
   db: AuthDatabase;
   maxTries: number;
   ttlSeconds: number;
+  /** How the operator runs hermes-mcp-auth on this host (its name on PATH, or the checkout's npm script). */
+  authCommand: OperatorCommand;
   /** HERMES_MCP_AUTH_PASSPHRASE_FILE, read on each try (so a changed passphrase applies at once). */
   passphraseFile?: string;
   /** Wrong passphrases counted across every request. */
@@ -198,8 +202,8 @@ export class ConsentPages {
 <tr><th>Scope</th><td><code>${escapeHtml(p.scope)}</code></td></tr>
 </table>
 <p>The gateway's operator must approve it on the host, within ${minutes} min:</p>
-<pre>hermes-mcp-auth approve <strong id="approval-code">${escapeHtml(s.code)}</strong></pre>
-${notice ? `<p class="notice">${escapeHtml(notice)}</p>` : ''}
+<pre>${escapeHtml(this.o.authCommand.command)} approve <strong id="approval-code">${escapeHtml(s.code)}</strong></pre>
+${this.o.authCommand.inCheckout ? "<p><small>(in the gateway's checkout)</small></p>\n" : ''}${notice ? `<p class="notice">${escapeHtml(notice)}</p>` : ''}
 <form method="post">
 <input type="hidden" name="csrf" value="${escapeHtml(s.csrf)}">
 ${this.o.passphraseFile ? '<p><label>Or the operator passphrase: <input type="password" name="passphrase" autocomplete="off"></label></p>' : ''}

@@ -8,6 +8,7 @@ import { AuditLog } from '../edge/audit.js';
 import { readCappedBody } from '../edge/body-limit.js';
 import { clientIp } from '../edge/client-ip.js';
 import { TokenBuckets } from '../edge/rate-limit.js';
+import { operatorCommand } from '../operator-command.js';
 import { openAuthDatabase, type AuthDatabase } from './auth-db.js';
 import { createAuthorizationServer, handOff, OAUTH_ROUTES, type Provider } from './authorization-server.js';
 import { ConsentPages, passphraseFileProblem } from './consent.js';
@@ -147,6 +148,7 @@ function mountOAuth(app: Hono, o: MountOptions): void {
     db: o.db,
     maxTries: limits.authConsentMaxTries,
     ttlSeconds: limits.authConsentTtlSeconds,
+    authCommand: operatorCommand('hermes-mcp-auth', config.helperSearchPath),
     ...(config.auth.passphraseFile ? { passphraseFile: config.auth.passphraseFile } : {}),
     passphraseLimit: new PassphraseLimit({ maxFailures: limits.authPassphraseMaxFailures, windowMs: limits.authPassphraseFailureWindowSeconds * 1000, lockoutMs: limits.authPassphraseLockoutSeconds * 1000, now: o.now }),
     now: o.now,

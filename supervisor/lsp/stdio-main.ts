@@ -20,6 +20,7 @@ const USAGE = `usage: hermes-mcp-lsp [--help | --version]
 A stdio MCP server with six read-only language-server tools: lsp_diagnostics, lsp_hover,
 lsp_definition, lsp_references, lsp_document_symbols, lsp_status. Start it from an MCP client
 (Hermes Agent: an mcp_servers entry in config.yaml); it speaks MCP on stdin/stdout and logs to stderr.
+From a checkout (not on PATH) the command is the built file: /path/to/checkout/dist/supervisor/lsp/stdio-main.js.
 
 Configuration is read from the environment only (pass it in the client's env block):
   HERMES_MCP_ROOTS                 colon-separated project roots the tools may read (default ~/work)

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { packageRoot } from '../../shared/package-root.js';
+import { listeningPort } from '../helpers/gateway.js';
 import { within } from '../helpers/wait.js';
 
 // The gates run as an operator runs them: a real gateway bin (dist/supervisor/main.js) on an
@@ -22,18 +22,7 @@ export async function startGatewayBin(env: Record<string, string>): Promise<Gate
   let err = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const port = await within(
-    new Promise<number>((resolve, reject) => {
-      createInterface({ input: child.stderr! }).on('line', (line) => {
-        err += `${line}\n`;
-        try {
-          const e = JSON.parse(line) as { event?: string; port?: number };
-          if (e.event === 'listening' && e.port) resolve(e.port);
-        } catch {
-          // not a log line
-        }
-      });
-      void exited.then(() => reject(new Error(`the gateway exited before listening:\n${err}`)));
-    }),
+    listeningPort(child.stderr!, exited, (line) => (err += `${line}\n`)),
     60_000,
     'the gateway bin to listen',
   ).catch((e: unknown) => {

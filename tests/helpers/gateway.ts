@@ -3,6 +3,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { request as httpRequest } from 'node:http';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import type { Limits } from '../../shared/limits.js';
 import { environmentSnapshot, loadConfig } from '../../supervisor/config.js';
 import type { GatewayOptions } from '../../supervisor/gateway.js';
@@ -32,6 +34,27 @@ export interface TestGateway extends RunningGateway {
   logs: Array<Record<string, unknown>>;
   /** The raw log text (to assert secrets never reach it). */
   rawLog(): string;
+}
+
+/**
+ * The port of a gateway process's first `listening` log line on `stderr` (every line also goes to
+ * `onLine`); rejects with what it printed when `exited` settles first.
+ */
+export function listeningPort(stderr: Readable, exited: Promise<unknown>, onLine: (line: string) => void = () => {}): Promise<number> {
+  let printed = '';
+  return new Promise<number>((resolve, reject) => {
+    createInterface({ input: stderr }).on('line', (line) => {
+      printed += `${line}\n`;
+      onLine(line);
+      try {
+        const e = JSON.parse(line) as { event?: string; port?: number };
+        if (e.event === 'listening' && e.port) resolve(e.port);
+      } catch {
+        // not a log line
+      }
+    });
+    void exited.then(() => reject(new Error(`the gateway exited before listening:\n${printed}`)));
+  });
 }
 
 export function makeHermesHome(): string {

@@ -386,7 +386,7 @@ test('--help says what the owner token is, how to make one, where the database i
     assert.match(r.stdout, /owner token is a secret you create: 32-128 characters/);
     assert.match(r.stdout, /head -c 33 \/dev\/urandom \| base64 > ~\/\.config\/hermes\/admission-token/);
     assert.match(r.stdout, /--database defaults to \$HERMES_MCP_JOBS_DATABASE, else \$HERMES_HOME\/gateway-jobs\.sqlite3/);
-    assert.match(r.stdout, /npx --no-install hermes-mcp-admission/);
+    assert.match(r.stdout, /npm run admission -- ARGS, or node dist\/scripts\/admission\.js ARGS/);
   }
 });
 
