@@ -9,6 +9,7 @@ import type { DoctorCheck } from './report.js';
 import { passphraseFileProblem } from '../auth/consent.js';
 import { DEMO_OPTIONAL_COMPONENTS, type EnvironmentSources } from '../environment.js';
 import { hermesHomeAdvice } from '../health/advice.js';
+import { operatorCommand } from '../operator-command.js';
 
 // What `doctor` checks beyond the readiness probes: facts /readyz reports beside readiness (the job
 // database, the resource policy) or not at all (the systemd user manager and the job slices, the
@@ -18,7 +19,6 @@ import { hermesHomeAdvice } from '../health/advice.js';
 
 const SYSTEMCTL_TIMEOUT_MS = 5000;
 const SLICES = ['hermesjobs.slice', 'hermesshort.slice'];
-const RECONCILE = 'hermes-mcp-admission reconcile (a dry run), then hermes-mcp-admission reconcile --apply';
 
 export function resourcePolicyCheck(resources: ResourceState): DoctorCheck {
   const name = 'resource_policy';
@@ -46,6 +46,8 @@ function missingDirectoryFix(config: GatewayConfig, dir: string): string | undef
 
 /** The job database, read-only: its path, schema, the operator's gate and unknown jobs holding capacity. */
 export function jobDatabaseCheck(config: GatewayConfig): DoctorCheck {
+  // The operator CLI as it runs here (its name on PATH, or the checkout's npm script).
+  const admission = operatorCommand('hermes-mcp-admission', config.helperSearchPath).command;
   const name = 'job_database';
   const path = config.jobsDatabase;
   try {
@@ -66,12 +68,12 @@ export function jobDatabaseCheck(config: GatewayConfig): DoctorCheck {
     const unknown = (db.prepare(`SELECT count(*) AS n FROM jobs WHERE state = 'unknown'`).get() as { n: number }).n;
     if (unknown > 0) {
       const full = unknown >= config.limits.maxActiveJobs;
-      return { name, level: full ? 'fail' : 'warn', reason: `${unknown} unknown job(s) (left by a gateway that was killed) hold ${unknown} of ${config.limits.maxActiveJobs} job slots and their workspaces`, fix: RECONCILE };
+      return { name, level: full ? 'fail' : 'warn', reason: `${unknown} unknown job(s) (left by a gateway that was killed) hold ${unknown} of ${config.limits.maxActiveJobs} job slots and their workspaces`, fix: `${admission} reconcile (a dry run), then ${admission} reconcile --apply` };
     }
-    if (gate.paused) return { name, level: 'warn', reason: `job admission is paused by the operator${gate.reason ? ` (${gate.reason})` : ''}`, fix: 'hermes-mcp-admission resume --owner-token-file FILE (the token that paused it)' };
+    if (gate.paused) return { name, level: 'warn', reason: `job admission is paused by the operator${gate.reason ? ` (${gate.reason})` : ''}`, fix: `${admission} resume --owner-token-file FILE (the token that paused it)` };
     return { name, level: 'ok', reason: `${path} (schema ${version}, admission open)` };
   } catch (e) {
-    return { name, level: 'fail', reason: `${path}: ${(e as Error).message}`, fix: 'restore it from a snapshot (hermes-mcp-admission snapshot), or move it aside and let the gateway create a new one' };
+    return { name, level: 'fail', reason: `${path}: ${(e as Error).message}`, fix: `restore it from a snapshot (${admission} snapshot), or move it aside and let the gateway create a new one` };
   } finally {
     db?.close();
   }
@@ -116,11 +118,12 @@ export function systemdChecks(env: Record<string, string>, policySet: boolean): 
 /** The public URL and authentication as configured (nothing is fetched: the public URL is the internet's side). */
 export function authCheck(config: GatewayConfig): DoctorCheck[] {
   const { auth } = config;
+  const authCli = operatorCommand('hermes-mcp-auth', config.helperSearchPath).command;
   const checks: DoctorCheck[] = [];
   if (auth.publicUrls.length === 0) {
-    checks.push({ name: 'public_url', level: 'ok', reason: `none: loopback only${auth.required ? ', static tokens required (HERMES_MCP_AUTH=on; hermes-mcp-auth token create NAME)' : ', no credential (the Secure MCP Tunnel setup)'}` });
+    checks.push({ name: 'public_url', level: 'ok', reason: `none: loopback only${auth.required ? `, static tokens required (HERMES_MCP_AUTH=on; ${authCli} token create NAME)` : ', no credential (the Secure MCP Tunnel setup)'}` });
   } else {
-    checks.push({ name: 'public_url', level: 'ok', reason: `${auth.publicUrls.map((u) => u.origin).join(', ')}: a credential on every /mcp request, OAuth ${auth.oauth ? 'on (approve new clients with hermes-mcp-auth approve CODE)' : 'off (static tokens only)'}` });
+    checks.push({ name: 'public_url', level: 'ok', reason: `${auth.publicUrls.map((u) => u.origin).join(', ')}: a credential on every /mcp request, OAuth ${auth.oauth ? `on (approve new clients with ${authCli} approve CODE)` : 'off (static tokens only)'}` });
   }
   if (auth.passphraseFile) {
     // The same check the gateway makes at startup (and on every use).

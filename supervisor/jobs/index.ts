@@ -7,6 +7,7 @@ import { gateState, jobCounts } from './job-repository.js';
 import { JobRunner } from './runner.js';
 import { openJobDatabase, type JobDatabase } from './database.js';
 import { jobTools } from './tools.js';
+import { operatorCommand } from '../operator-command.js';
 
 // The jobs adapter: the job database, the runner, the four deferred tools, /readyz.job_admission
 // and the local operator's pause. Admission capability is reported beside control-plane readiness,
@@ -89,7 +90,7 @@ export function jobsAdapter(native: NativeAdapter, log: Logger, now: () => numbe
       signal_paused: runner?.signalPaused ?? false,
       active_jobs_here: runner?.activeLocal ?? 0,
       unknown_jobs: unknownJobs,
-      ...(unknownJobs > 0 ? unknownJobsAdvice(unknownJobs, config.limits.maxActiveJobs) : {}),
+      ...(unknownJobs > 0 ? unknownJobsAdvice(unknownJobs, config.limits.maxActiveJobs, operatorCommand('hermes-mcp-admission', config.helperSearchPath).command) : {}),
       ...(reasons.length > 0 ? { reasons } : {}),
     };
   };
@@ -139,9 +140,9 @@ export function jobsAdapter(native: NativeAdapter, log: Logger, now: () => numbe
 }
 
 /** What /readyz.job_admission says while unknown jobs hold capacity: why, and the command that frees it. */
-function unknownJobsAdvice(count: number, maxActive: number): Record<string, string> {
+function unknownJobsAdvice(count: number, maxActive: number, admission: string): Record<string, string> {
   return {
     unknown_jobs_reason: `${count} job(s) are unknown (their gateway was killed) and hold ${count} of ${maxActive} job slots and their workspaces until released`,
-    unknown_jobs_action: 'hermes-mcp-admission reconcile (lists them; changes nothing), then hermes-mcp-admission reconcile --apply (kills what remains of each, records it cancelled); job_cancel with a recovery token releases one too',
+    unknown_jobs_action: `${admission} reconcile (lists them; changes nothing), then ${admission} reconcile --apply (kills what remains of each, records it cancelled); job_cancel with a recovery token releases one too`,
   };
 }

@@ -69,10 +69,10 @@ test('reconcile releases unknown jobs that hold every slot: dry run first, then 
   const token = await sessionToken(second.client);
   const fresh = await prepareJob(second.client, token, 'echo fresh', workdirIn(home, 'fresh'));
   assert.equal((await viaBridge(second.client, 'job_start', fresh, token)).data.error, 'JOB_QUOTA_EXCEEDED');
-  // /readyz names the way out.
+  // /readyz names the way out, as the operator runs it here (a checkout: its npm script, no bin on PATH).
   const readyz = (await (await fetch(`http://127.0.0.1:${second.port}/readyz`)).json()) as { job_admission: Record<string, unknown> };
   assert.equal(readyz.job_admission.unknown_jobs, 4);
-  assert.match(readyz.job_admission.unknown_jobs_action as string, /hermes-mcp-admission reconcile/);
+  assert.match(readyz.job_admission.unknown_jobs_action as string, /npm run admission -- reconcile \(lists them/);
   // So does doctor (the bin's subcommand, same home; systemctl a fake).
   const systemctl = makeFakeSystemctl(home);
   const doctor = spawnSync(process.execPath, [join(packageRoot(), 'dist', 'supervisor', 'main.js'), 'doctor', '--json'], {
@@ -81,7 +81,7 @@ test('reconcile releases unknown jobs that hold every slot: dry run first, then 
   });
   const jobCheck = (JSON.parse(doctor.stdout) as { checks: Array<{ name: string; level: string; fix?: string }> }).checks.find((c) => c.name === 'job_database');
   assert.equal(jobCheck?.level, 'fail', doctor.stdout);
-  assert.match(jobCheck?.fix ?? '', /hermes-mcp-admission reconcile --apply/);
+  assert.match(jobCheck?.fix ?? '', /npm run admission -- reconcile --apply/);
 
   // Dry run: lists all four, changes nothing.
   const dry = admission(database);
