@@ -25,7 +25,10 @@ after(() => {
 
 const INSPECTOR = (port: number) => `npx -y -p node@22 -p @modelcontextprotocol/inspector@2.12.0 mcp-inspector --cli http://127.0.0.1:${port}/mcp --transport http --method tools/list`;
 
-/** The bin's environment: a throwaway home, port 0, and LSP left required, so one component is not ready. */
+/**
+ * The bin's environment: a throwaway home, port 0, and LSP and the graph left required, so two
+ * components are not ready (a required graph upstream that is missing is also a warning at start).
+ */
 function binEnv(extra: Record<string, string> = {}): Record<string, string> {
   const home = dirs.make('hmcp-console-');
   writeFileSync(join(home, 'SOUL.md'), '# Soul\n');
@@ -35,7 +38,7 @@ function binEnv(extra: Record<string, string> = {}): Record<string, string> {
     HOME: home,
     HERMES_MCP_ROOTS: home,
     HERMES_MCP_PORT: '0',
-    HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents('lsp'),
+    HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents('lsp', 'graph'),
     ...extra,
   };
 }
@@ -78,8 +81,8 @@ test('on a terminal: readable lines with level names, then the summary with the 
   assert.ok(port > 0, output);
   assert.doesNotMatch(output, /\{"level":/, 'no JSON on a terminal');
   assert.match(output, /^\d\d:\d\d:\d\d INFO  hermes-mcp-gateway listening \[listening\]  host=127\.0\.0\.1 port=\d+$/m);
-  assert.match(output, /^\d\d:\d\d:\d\d WARN  /m, 'warnings by name');
-  assert.match(output, /: not ready \(1 required component\)$/m);
+  assert.match(output, /^\d\d:\d\d:\d\d WARN  graph upstream unavailable at startup/m, 'warnings by name');
+  assert.match(output, /: not ready \(2 required components\)$/m);
   assert.match(output, /^ {2}ready: .*\bstartup_files\b.*\bjob_store\b/m);
   assert.match(output, /^ {2}not ready: lsp \(not_configured\): no trusted workspace/m);
   assert.match(output, /^ {4}to do: list the project roots whose language servers may run in HERMES_MCP_LSP_TRUSTED_ROOTS/m);

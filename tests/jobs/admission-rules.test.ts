@@ -45,7 +45,9 @@ describe('jobs: admission rules and input validation', () => {
     assert.equal((await viaBridge(a.client, 'job_start', third, a.token)).data.error, 'JOB_SESSION_QUOTA_EXCEEDED');
     await startIn(b, 'q3');
     await startIn(b, 'q4');
-    const fifth = await prepare(c.client, c.token, `touch ${marker}`, workdir('q5'));
+    // It keeps running once started, so the start's answer can only say `running` (a bare `touch`
+    // could already have succeeded by the time the answer is written).
+    const fifth = await prepare(c.client, c.token, `touch ${marker} && sleep 30`, workdir('q5'));
     const full = await viaBridge(c.client, 'job_start', fifth, c.token);
     assert.equal(full.data.error, 'JOB_QUOTA_EXCEEDED');
     assert.match(full.data.message as string, /4 jobs are active/);
