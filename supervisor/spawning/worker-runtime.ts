@@ -178,14 +178,14 @@ function observeReadiness(worker: Pick<WorkerProcess<ProtocolMessages>, 'exited'
 }
 
 /**
- * Copies the zygote and the modules it imports (workers/execute/*.py) into a new directory `code`
+ * Copies the zygote and the modules it imports (workers/execute/*.py) into a new directory `workers`
  * under `dir` (the zygote's own private directory, beside its unit socket) and returns the copy of
  * zygote.py to run. Whoever runs the zygote can use that socket, but need not be able to enter the
  * package: a checkout or an install under a directory only root may enter (/root/...). The copy is
  * made fresh (exclusive creates, so nothing already there is used) and read-only to others.
  */
 export function stageZygoteCode(dir: string): string {
-  const code = join(dir, 'code');
+  const code = join(dir, 'workers');
   mkdirSync(code, { mode: 0o755 }); // not recursive: throws if it already exists
   chmodSync(code, 0o755); // whatever the umask
   for (const name of readdirSync(EXECUTE_PYTHON_DIR)) {

@@ -26,7 +26,7 @@ after(() => {
 });
 
 /** The zygote runs its staged copy (in its private directory under the state dir), never the package's file. */
-const ZYGOTE = '/code/zygote.py';
+const ZYGOTE = '/workers/zygote.py';
 
 
 
