@@ -41,6 +41,8 @@ export interface AuthorizationServerOptions {
   consentPath: (uid: string) => string;
   /** How metadata-document names are resolved (tests stand in for DNS); the system resolver by default. */
   resolve?: Resolver;
+  /** The gateway's clock: when stored codes and tokens expire (the consent and rate limits follow it too). */
+  now?: () => number;
 }
 
 const LOOPBACK_REDIRECT_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
@@ -75,7 +77,7 @@ export async function createAuthorizationServer(options: AuthorizationServerOpti
   // working (an approval in progress is started again).
   const signingKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
   const configuration: Configuration = {
-    adapter: (name: string) => new SqliteOidcAdapter(options.db, name),
+    adapter: (name: string) => new SqliteOidcAdapter(options.db, name, options.now),
     clients: [],
     jwks: { keys: [{ ...signingKey, kid: 'ephemeral', alg: 'ES256', use: 'sig' } as never] },
     cookies: { keys: [randomBytes(32).toString('base64url')] },

@@ -66,7 +66,7 @@ export async function createAuthEdge(config: GatewayConfig, log: Logger, now: ()
   const resources = auth.publicUrls.map((u) => new URL('/mcp', u).href);
   let provider: Provider | undefined;
   if (auth.oauth) {
-    provider = await createAuthorizationServer({ issuer: auth.publicUrls[0]!, resources, db, limits, consentPath: (uid) => `${CONSENT_PREFIX}${uid}` });
+    provider = await createAuthorizationServer({ issuer: auth.publicUrls[0]!, resources, db, limits, consentPath: (uid) => `${CONSENT_PREFIX}${uid}`, now });
   }
   const sweeper = setInterval(() => sweepExpired(db, now()), SWEEP_MS);
   sweeper.unref();

@@ -5,7 +5,7 @@ import type { ZygoteProtocol } from '../../shared/worker-protocol/zygote.js';
 import { WORKER_TAG_VAR } from '../../shared/proc.js';
 import { UnitConnectionServer } from './unit-connections.js';
 import type { WorkerProcess } from './worker-process.js';
-import { removeDir, type WorkerRuntime } from './worker-runtime.js';
+import { removeDir, stageZygoteCode, type WorkerRuntime } from './worker-runtime.js';
 import { ZygoteUnit } from './zygote-unit.js';
 
 // The unit zygote: one long-lived, warm Python process per gateway (workers/execute/zygote.py,
@@ -60,7 +60,14 @@ export class UnitZygote {
       void this.server.close().catch(() => {}); // closed while the socket was being set up
       throw new Error('unit zygote closed while starting');
     }
-    const worker = this.runtime.spawnWorker('execute-zygote', { env });
+    let script: string;
+    try {
+      script = stageZygoteCode(this.dir);
+    } catch (e) {
+      await this.close();
+      throw e;
+    }
+    const worker = this.runtime.spawnWorker('execute-zygote', { env, script });
     this.worker = worker;
     worker.onFrame((frame) => this.onControl(frame));
     void worker.exited.then(() => this.end(`unit zygote exited (${worker.describeExit()})`));

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scrubChildEnv } from './env-scrub.js';
 import { packageRoot } from '../../shared/package-root.js';
@@ -36,8 +36,8 @@ export const SHORT_WORKER_SLICE = 'hermesshort.slice';
 const EXECUTE_UNIT = join(packageRoot(), 'workers', 'execute', 'unit.py');
 /** The Node helper a unit starts for the script's terminal commands. */
 const EXECUTE_COMMANDS = join(packageRoot(), 'dist', 'workers', 'execute-commands.js');
-/** The warm interpreter that forks execute_code units (workers/execute/zygote.py). */
-const EXECUTE_ZYGOTE = join(packageRoot(), 'workers', 'execute', 'zygote.py');
+/** The warm interpreter that forks execute_code units (zygote.py) and the modules it imports, all in one directory. */
+const EXECUTE_PYTHON_DIR = join(packageRoot(), 'workers', 'execute');
 /** The zygote only dies with the gateway: no namespace of its own (each unit it forks gets one). */
 const ZYGOTE_PREFIX = ['setpriv', '--pdeathsig', 'KILL'];
 
@@ -66,6 +66,15 @@ const PROTOCOLS: { [E in WorkerEntry]: WorkerProtocol<WorkerProtocols[E]> } = {
   'hermes-tools-worker': hermesToolsProtocol,
 };
 
+export interface SpawnOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+  scope?: readonly string[];
+  onFailure?: (reason: string) => void;
+  /** The execute-zygote only: the staged zygote.py to run (stageZygoteCode). */
+  script?: string;
+}
+
 export interface WorkerRuntime {
   isolation: IsolationReport;
   config: GatewayConfig;
@@ -83,7 +92,7 @@ export interface WorkerRuntime {
   shortWorkerCgroup(): CgroupLimit | undefined;
   /** A fresh private directory under the state root (removed by the caller). */
   privateDir(prefix: string): string;
-  spawnWorker<E extends WorkerEntry>(entry: E, options?: { cwd?: string; env?: Record<string, string>; scope?: readonly string[]; onFailure?: (reason: string) => void }): WorkerProcess<WorkerProtocols[E]>;
+  spawnWorker<E extends WorkerEntry>(entry: E, options?: SpawnOptions): WorkerProcess<WorkerProtocols[E]>;
   /** Logs a worker's failure (for workers not spawned here, such as zygote-forked units). */
   reportWorkerFailure: WorkerFailureLog;
   /** Pids of the workers currently alive (for usage sampling). */
@@ -121,7 +130,7 @@ export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEn
       return mkdtempSync(join(config.stateDir, `${prefix}-`)); // mkdtemp creates 0700
     },
     reportWorkerFailure: onWorkerFailure,
-    spawnWorker<E extends WorkerEntry>(entry: E, options: { cwd?: string; env?: Record<string, string>; scope?: readonly string[]; onFailure?: (reason: string) => void } = {}) {
+    spawnWorker<E extends WorkerEntry>(entry: E, options: SpawnOptions = {}) {
       const unit = entry === 'execute-unit';
       const zygote = entry === 'execute-zygote';
       const worker = new WorkerProcess<WorkerProtocols[E]>({
@@ -130,7 +139,7 @@ export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEn
         // every call, and a Node start-up would cost more than the script's own interpreter. The
         // zygote that forks units gets the same stdio as a unit, so the interpreter it hands on to
         // every unit has set up sys.stdin/stdout/stderr exactly as a unit's own would.
-        ...(unit || zygote ? { entry: zygote ? EXECUTE_ZYGOTE : EXECUTE_UNIT, interpreter: config.python, scriptIo: true } : { entry: join(packageRoot(), 'dist', 'workers', `${entry}.js`) }),
+        ...(unit || zygote ? { entry: zygote ? (options.script ?? join(EXECUTE_PYTHON_DIR, 'zygote.py')) : EXECUTE_UNIT, interpreter: config.python, scriptIo: true } : { entry: join(packageRoot(), 'dist', 'workers', `${entry}.js`) }),
         isolation: zygote ? { ...isolation, prefix: ZYGOTE_PREFIX } : isolation,
         ...(options.scope
           ? { scope: options.scope }
@@ -166,6 +175,26 @@ function observeReadiness(worker: Pick<WorkerProcess<ProtocolMessages>, 'exited'
     observer(entry, (performance.now() - spawnedAt) / 1000);
   });
   void worker.exited.then(off);
+}
+
+/**
+ * Copies the zygote and the modules it imports (workers/execute/*.py) into a new directory `workers`
+ * under `dir` (the zygote's own private directory, beside its unit socket) and returns the copy of
+ * zygote.py to run. Whoever runs the zygote can use that socket, but need not be able to enter the
+ * package: a checkout or an install under a directory only root may enter (/root/...). The copy is
+ * made fresh (exclusive creates, so nothing already there is used) and read-only to others.
+ */
+export function stageZygoteCode(dir: string): string {
+  const code = join(dir, 'workers');
+  mkdirSync(code, { mode: 0o755 }); // not recursive: throws if it already exists
+  chmodSync(code, 0o755); // whatever the umask
+  for (const name of readdirSync(EXECUTE_PYTHON_DIR)) {
+    if (!name.endsWith('.py')) continue;
+    const target = join(code, name);
+    writeFileSync(target, readFileSync(join(EXECUTE_PYTHON_DIR, name)), { flag: 'wx', mode: 0o644 });
+    chmodSync(target, 0o644);
+  }
+  return join(code, 'zygote.py');
 }
 
 export function removeDir(dir: string): void {

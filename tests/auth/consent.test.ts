@@ -3,6 +3,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { auditLines, authCli, HandClient, pkcePair } from '../helpers/auth.js';
+import { testClock } from '../helpers/clock.js';
 import { makeHermesHome, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 // Consent that nobody on the internet can give themselves: the page waits for the operator (the
@@ -14,12 +15,13 @@ const HOST = 'hermes.example.test';
 let home: string;
 let gw: TestGateway;
 let short: TestGateway;
+const shortClock = testClock();
 before(async () => {
   home = makeHermesHome();
   const passphrase = join(home, 'passphrase');
   writeFileSync(passphrase, 'correct horse battery staple\n', { mode: 0o600 });
   gw = await startTestGateway({ home, env: { HERMES_MCP_PUBLIC_URL: `https://${HOST}`, HERMES_MCP_AUTH_PASSPHRASE_FILE: passphrase } });
-  short = await startTestGateway({ env: { HERMES_MCP_PUBLIC_URL: `https://${HOST}` }, limits: { authConsentTtlSeconds: 1 } });
+  short = await startTestGateway({ env: { HERMES_MCP_PUBLIC_URL: `https://${HOST}` }, limits: { authConsentTtlSeconds: 1 }, now: shortClock.now });
 });
 after(async () => {
   await gw.close();
@@ -96,8 +98,11 @@ test('the operator passphrase approves; Deny refuses', async () => {
 });
 
 test('a pending request expires: the CLI says so (exit 4) and the page grants nothing', async () => {
+  // Made 2 s ago by the gateway's clock, so already 1 s past its 1 s TTL for the CLI (which reads
+  // the real clock); then the gateway's clock is back at now, and the page sees it expired too.
+  shortClock.advance(-2000);
   const p = await pending(short);
-  await new Promise((r) => setTimeout(r, 1500));
+  shortClock.advance(2000);
   const r = authCli(short.home, ['approve', p.code, '--json']);
   assert.deepEqual([r.status, r.json.error], [4, 'expired']);
   const { query, last } = await p.c.continueTo(p.path, { csrf: p.csrf, action: 'continue' });

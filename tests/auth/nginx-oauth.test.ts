@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import { after, test } from 'node:test';
 import { packageRoot } from '../../shared/package-root.js';
 import { auditLines, authCli } from '../helpers/auth.js';
+import { testClock } from '../helpers/clock.js';
 import { startTestGateway } from '../helpers/gateway.js';
 import { freePort, startProxy } from '../helpers/nginx.js';
 import { tempDirs } from '../helpers/temp.js';
@@ -15,8 +16,9 @@ import { within } from '../helpers/wait.js';
 // MCP SDK client's own OAuth support in a child process that trusts the certificate through
 // NODE_EXTRA_CA_CERTS (tests/helpers/oauth-driver.ts). The test is the operator: it reads the
 // approval code the consent page showed and approves it with hermes-mcp-auth. Then both protocol
-// eras call tool_search, the short-lived access token expires, the SDK refreshes (the refresh token
-// rotates; the old one is refused), and the audit log names the client and never holds a token.
+// eras call tool_search, the access token expires (the test moves the gateway's clock past it),
+// the SDK refreshes (the refresh token rotates; the old one is refused), and the audit log names
+// the client and never holds a token.
 
 const dirs = tempDirs();
 after(() => dirs.removeAll());
@@ -25,10 +27,11 @@ const NAME = 'hermes-gateway.test';
 
 test('ChatGPT-style OAuth through nginx: discovery, registration, operator approval, PKCE, both eras, refresh', { timeout: 60_000 }, async () => {
   const port = await freePort();
-  const gw = await startTestGateway({ env: { HERMES_MCP_PUBLIC_URL: `https://${NAME}:${port}` }, limits: { authAccessTokenTtlSeconds: 2 } });
+  const clock = testClock();
+  const gw = await startTestGateway({ env: { HERMES_MCP_PUBLIC_URL: `https://${NAME}:${port}` }, limits: { authAccessTokenTtlSeconds: 60 }, now: clock.now });
   const proxy = await startProxy(dirs.make('hmcp-nginx-'), NAME, gw.port, port);
   const driver = spawn(process.execPath, [join(packageRoot(), 'dist', 'tests', 'helpers', 'oauth-driver.js')], {
-    env: { PATH: process.env.PATH ?? '', NODE_EXTRA_CA_CERTS: proxy.certFile, DRIVER_MCP_URL: `${proxy.publicUrl}/mcp`, DRIVER_NAME: NAME, DRIVER_EXPIRE_MS: '2500' },
+    env: { PATH: process.env.PATH ?? '', NODE_EXTRA_CA_CERTS: proxy.certFile, DRIVER_MCP_URL: `${proxy.publicUrl}/mcp`, DRIVER_NAME: NAME },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -44,6 +47,10 @@ test('ChatGPT-style OAuth through nginx: discovery, registration, operator appro
           if (event.event === 'approval_code') {
             approval = authCli(gw.home, ['approve', String(event.code), '--yes', '--json']);
             driver.stdin.write('approved\n');
+          }
+          if (event.event === 'expire_access_token') {
+            clock.advance(61_000);
+            driver.stdin.write('expired\n');
           }
           if (event.event === 'done' || event.event === 'error') return;
         }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { auditLines, authCli, HandClient, pkcePair, raw } from '../helpers/auth.js';
+import { testClock } from '../helpers/clock.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 // The authorization server refuses bad input with the stable OAuth error codes, grants nothing, and
@@ -14,10 +15,12 @@ const INIT = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', param
 
 let gw: TestGateway;
 let fast: TestGateway;
+const fastClock = testClock();
 before(async () => {
   gw = await startTestGateway({ env: { HERMES_MCP_PUBLIC_URL: `https://${A},https://${B}` } });
-  // Codes and access tokens that expire in a second, for the expiry cases.
-  fast = await startTestGateway({ env: { HERMES_MCP_PUBLIC_URL: `https://${A}` }, limits: { authCodeTtlSeconds: 1, authAccessTokenTtlSeconds: 1 } });
+  // Codes and access tokens that expire after a minute of its clock, which the expiry cases move on
+  // (so a slow machine never sees one expire early).
+  fast = await startTestGateway({ env: { HERMES_MCP_PUBLIC_URL: `https://${A}` }, limits: { authCodeTtlSeconds: 60, authAccessTokenTtlSeconds: 60 }, now: fastClock.now });
 });
 after(async () => {
   await gw.close();
@@ -135,14 +138,14 @@ test('revocation: the revocation endpoint and the CLI end tokens at once', async
 
 test('expiry: an expired code is invalid_grant; an expired access token is 401', async () => {
   const late = await authorizedCode(fast);
-  await new Promise((r) => setTimeout(r, 1500));
+  fastClock.advance(61_000);
   const res = await exchange(late.c, late.code, late.verifier);
   assert.deepEqual([res.status, errorOf(res.body)], [400, 'invalid_grant']);
 
   const { c, code, verifier } = await authorizedCode(fast);
   const { access_token } = JSON.parse((await exchange(c, code, verifier)).body) as { access_token: string };
   assert.equal((await mcp(fast, A, access_token)).status, 200);
-  await new Promise((r) => setTimeout(r, 1500));
+  fastClock.advance(61_000);
   assert.equal((await mcp(fast, A, access_token)).status, 401);
 });
 

@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +14,7 @@ import { toolServerStandIn } from '../helpers/hermes-tools.js';
 import { honchoJson } from '../helpers/memory.js';
 import { cmdline, parentOf } from '../helpers/procfs.js';
 import { tempDirs } from '../helpers/temp.js';
+import { waitFor } from '../helpers/wait.js';
 import { assertBoundedFailure, countersSettle, FULL, timed } from './faults.js';
 
 // The fault matrix: one gateway with every upstream a stand-in, and for each (component × fault)
@@ -58,7 +59,7 @@ before(async () => {
   mkdirSync(join(root, 'p'));
   for (const [name, text] of [['crash', 'crash'], ['hang', 'hang'], ['ok', 'fine']]) writeFileSync(join(root, `${name}.scripted`), `${text}\n`);
   const servers = join(root, 'servers.json');
-  writeFileSync(servers, JSON.stringify({ servers: [{ name: 'scripted', command: [process.execPath, SCRIPTED_LSP], extensions: ['.scripted'], install: 'nothing to install (test fixture)' }] }));
+  writeFileSync(servers, JSON.stringify({ servers: [{ name: 'scripted', command: [process.execPath, SCRIPTED_LSP, heldLog()], extensions: ['.scripted'], install: 'nothing to install (test fixture)' }] }));
   const graph = standIn(dirs.make('hmcp-faults-graph-'));
   const tools = toolServerStandIn(dirs.make('hmcp-faults-tools-'));
   honcho = await startHonchoStandin();
@@ -126,7 +127,17 @@ function killTerminalWorker(): number {
   return victims.length;
 }
 
-const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Where the scripted language server notes each request it holds (one line each). */
+function heldLog(): string {
+  return join(root, 'held.log');
+}
+function heldCount(): number {
+  try {
+    return readFileSync(heldLog(), 'utf8').split('\n').length - 1;
+  } catch {
+    return 0;
+  }
+}
 const call = (name: string, args: Record<string, unknown> = {}) => viaBridge(client, name, args, token);
 const lsp = (file: string) => call('lsp_document_symbols', { path: join(root, file) });
 const graph = (question: string) => call('inspect_code_graph', { cwd: join(root, 'p'), question, request: { type: 'lookup' } });
@@ -140,7 +151,7 @@ const cells: Cell[] = [
     component: 'terminal worker', fault: 'crash mid-call', code: 'WORKER_FAILED', names: /terminal worker/, withinMs: 4000,
     faulty: async () => {
       const pending = call('terminal', { command: 'sleep 5; echo late' });
-      await delay(500);
+      await waitFor(() => descendantsOf(process.pid).some((pid) => cmdline(pid).startsWith('sleep 5')), 5000, 'the command to run');
       assert.ok(killTerminalWorker() > 0, 'a terminal worker to kill');
       return pending;
     },
@@ -154,8 +165,9 @@ const cells: Cell[] = [
     component: 'LSP worker', fault: 'crash mid-call', code: 'LSP_SERVER_FAILED', names: /LSP worker|worker/i, withinMs: 4000,
     faulty: async () => {
       const worker = (await call('lsp_status')).data.worker as { pid: number };
+      const held = heldCount();
       const pending = lsp('hang.scripted');
-      await delay(400);
+      await waitFor(() => heldCount() > held, 5000, 'the language server to hold the request');
       process.kill(worker.pid, 'SIGKILL');
       return pending;
     },
@@ -201,6 +213,17 @@ const cells: Cell[] = [
 
 describe('fault matrix: (component × fault) through the gateway', () => {
   const rounds = FULL ? 3 : 1;
+  // Every component answers once before its first fault, so a cell's short budget covers the fault
+  // alone and not a first call's start-up (a worker spawned, the Honcho SDK loaded and its peers
+  // made): on a loaded machine that start-up ran past the 1 s budget, and `Honcho × answers 500`
+  // answered MEMORY_TIMEOUT.
+  before(async () => {
+    browserToken = await sessionToken(client);
+    for (const cell of cells.filter((c, i) => cells.findIndex((o) => o.component === c.component) === i)) {
+      const warm = await cell.next();
+      assert.equal(warm.isError, false, `${cell.component} before any fault: ${JSON.stringify(warm.data)}`);
+    }
+  });
   for (const cell of cells) {
     test(`${cell.component} × ${cell.fault}: bounded error naming it, counters back to 0, next call works`, async () => {
       for (let round = 0; round < rounds; round++) {

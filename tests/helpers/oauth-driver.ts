@@ -9,11 +9,11 @@ import { Client, StreamableHTTPClientTransport, UnauthorizedError, type OAuthCli
 // proxy's certificate there. The proxy's public name is resolved to 127.0.0.1 here (no DNS). The
 // browser part (following the authorization redirect, the consent page, Continue) is plain fetch
 // with a cookie jar; the operator's approval is the test's: the driver prints the approval code
-// (one JSON line on stdout) and waits for a line on stdin.
+// (one JSON line on stdout) and waits for a line on stdin. Before the refresh step it asks the test
+// the same way to expire the access token (the test moves the gateway's clock on).
 //
 //   DRIVER_MCP_URL   https://<name>:<port>/mcp
 //   DRIVER_NAME      <name>
-//   DRIVER_EXPIRE_MS how long to wait for the access token to expire before the refresh step
 
 type Tokens = Parameters<OAuthClientProvider['saveTokens']>[0];
 type ClientInfo = Parameters<NonNullable<OAuthClientProvider['saveClientInformation']>>[0];
@@ -138,7 +138,8 @@ async function main(): Promise<void> {
 
   // Refresh: once the access token has expired, the next call gets a 401 and the SDK refreshes.
   const before = provider.tokens()!;
-  await new Promise((r) => setTimeout(r, Number(process.env.DRIVER_EXPIRE_MS ?? '0')));
+  emit({ event: 'expire_access_token' });
+  await stdinLines.next();
   const afterExpiry = await modern.callTool({ name: 'tool_search', arguments: { queries: ['terminal'] } });
   const after = provider.tokens()!;
   // The rotated-away refresh token must not work again.

@@ -9,14 +9,16 @@ test('worker usage sums CPU and RSS over a worker and its whole tree', async () 
   const worker = spawn('bash', ['-c', 'bash -c "sleep 30" & while :; do :; done'], { stdio: 'ignore', detached: true });
   try {
     // CPU is a rate: pidusage measures it between two samples of the same pids (the gateway samples
-    // every 10 s), so take two: the first once the shell has started its child, the second 500 ms on.
+    // every 10 s), so sample until one follows an earlier sample of the worker and its child.
     await waitFor(async () => (await sampleWorkerUsage([worker.pid!])).processes >= 2, 5000, 'the stand-in worker to start its child');
-    await new Promise((r) => setTimeout(r, 500));
-    const u = await sampleWorkerUsage([worker.pid!]);
+    let last: Awaited<ReturnType<typeof sampleWorkerUsage>> | undefined;
+    const u = await waitFor(async () => {
+      last = await sampleWorkerUsage([worker.pid!]);
+      return last.cpu_percent > 10 ? last : undefined;
+    }, 5000, 'the busy loop to show up in cpu_percent').catch((e: Error) => assert.fail(`${e.message} (last ${JSON.stringify(last)})`));
     assert.equal(u.workers, 1);
     assert.ok(u.processes >= 2, `the worker and its child are both sampled (${u.processes})`);
     assert.ok(u.rss_bytes > 1024 * 1024, 'RSS is reported in bytes');
-    assert.ok(u.cpu_percent > 10, `the busy loop shows up (${u.cpu_percent}%)`);
     assert.deepEqual(await sampleWorkerUsage([]), { workers: 0, processes: 0, cpu_percent: 0, rss_bytes: 0 });
   } finally {
     process.kill(-worker.pid!, 'SIGKILL'); // its own process group: the shell, the loop and the sleep

@@ -5,9 +5,8 @@ import { after, test } from 'node:test';
 import { loadConfig } from '../../supervisor/config.js';
 import { UnitZygote } from '../../supervisor/spawning/unit-zygote.js';
 import { WorkerProcess } from '../../supervisor/spawning/worker-process.js';
-import { createWorkerRuntime, type WorkerEntry, type WorkerProtocols, type WorkerRuntime } from '../../supervisor/spawning/worker-runtime.js';
+import { createWorkerRuntime, type SpawnOptions, type WorkerEntry, type WorkerProtocols, type WorkerRuntime } from '../../supervisor/spawning/worker-runtime.js';
 import { zygoteProtocol, type ZygoteProtocol } from '../../shared/worker-protocol/zygote.js';
-import { packageRoot } from '../../shared/package-root.js';
 import { tempDirs } from '../helpers/temp.js';
 import { within } from '../helpers/wait.js';
 import { parentOf } from '../helpers/procfs.js';
@@ -38,11 +37,15 @@ test('as a non-root user, every unit gets a holder and a user namespace of its o
       mkdirSync(dir, { mode: 0o755 });
       return dir;
     },
-    spawnWorker: <E extends WorkerEntry>(entry: E, options: { env?: Record<string, string> } = {}) => {
+    spawnWorker: <E extends WorkerEntry>(entry: E, options: SpawnOptions = {}) => {
       assert.equal(entry, 'execute-zygote');
+      // The copy the gateway staged beside the socket: nobody may not be able to enter the package
+      // (a checkout under a directory only root may enter).
+      const script = options.script ?? '(none)';
+      assert.ok(script.startsWith(`${dir}/`), `the zygote runs its staged copy, not ${script}`);
       zygoteProcess = new WorkerProcess<ZygoteProtocol>({
         protocol: zygoteProtocol,
-        entry: join(packageRoot(), 'workers', 'execute', 'zygote.py'),
+        entry: script,
         interpreter: '/usr/bin/python3',
         scriptIo: true,
         isolation: { ...base.isolation, prefix: ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '--pdeathsig', 'KILL'] },
