@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { settledWithin } from '../../shared/settle.js';
 import type { Logger } from 'pino';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { withKeyedLocks } from '../../shared/keyed-lock.js';
@@ -337,10 +338,10 @@ export class JobRunner {
     if (local) {
       this.stop(local, 'cancelled');
       const graceMs = this.limits.jobKillGraceSeconds * 1000;
-      await Promise.race([local.done, delay(graceMs)]);
+      await settledWithin(local.done, graceMs);
       if (this.local.has(id)) {
         this.escalate(local);
-        await Promise.race([local.done, delay(5000)]);
+        await settledWithin(local.done, 5000);
       }
       return getJob(this.db, id)!;
     }
@@ -419,8 +420,8 @@ export class JobRunner {
     // TERM grace, then KILL, all inside the supervisor's own shutdown budget (main.ts exits hard
     // after shutdownGraceSeconds).
     const grace = Math.max(1, Math.min(this.limits.jobKillGraceSeconds, this.limits.shutdownGraceSeconds - 4)) * 1000;
-    await Promise.race([Promise.all(running.map((l) => l.done)), delay(grace)]);
+    await settledWithin(Promise.all(running.map((l) => l.done)), grace);
     for (const local of this.local.values()) this.escalate(local);
-    await Promise.race([Promise.all(running.map((l) => l.done)), delay(2500)]);
+    await settledWithin(Promise.all(running.map((l) => l.done)), 2500);
   }
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
+import { settledWithin } from '../../shared/settle.js';
 import { approvalPolicy, checkCommand } from './approval.js';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { BoundedCollector, capHeadTail, stripAnsi } from '../../shared/output-cap.js';
@@ -284,7 +285,7 @@ export class ExecuteCodePool {
         if (outcome.kind === 'interrupted') return { status: 'interrupted', output: '', tool_calls_made: calls, duration_seconds: elapsed() };
         return { status: 'error', output: '', tool_calls_made: calls, duration_seconds: elapsed(), error: `execute_code worker failed (${outcome.why})` };
       }
-      await Promise.race([u.drained, sleep(OUTPUT_DRAIN_GRACE_MS)]);
+      await settledWithin(u.drained, OUTPUT_DRAIN_GRACE_MS);
       const signal = typeof outcome.frame.signal === 'number' ? (signalName(outcome.frame.signal) ?? `signal ${outcome.frame.signal}`) : null;
       const stdout = u.stdout.result({ thousands: true });
       const stderr = u.stderr.result({ thousands: true });
@@ -359,7 +360,6 @@ export function executeCodeTool(pool: ExecuteCodePool, runtime: WorkerRuntime, c
   };
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * The unit's `done` frame; rejects if the unit ends without one. The init exits right after
@@ -374,7 +374,7 @@ function doneFrame(unit: Unit): Promise<DoneMessage> {
       resolve(message);
     });
     void unit.worker.exited.then(async () => {
-      await Promise.race([unit.drained, sleep(OUTPUT_DRAIN_GRACE_MS)]);
+      await settledWithin(unit.drained, OUTPUT_DRAIN_GRACE_MS);
       await new Promise((r) => setImmediate(r));
       off();
       reject(new Error(`unit exited (${unit.worker.describeExit()}) without reporting its script`));

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import type { ProcessProtocol, TerminalSize } from '../../shared/worker-protocol/process.js';
+import { settledWithin } from '../../shared/settle.js';
 import type { WorkerProcess } from '../spawning/worker-process.js';
 import type { WorkerRuntime } from '../spawning/worker-runtime.js';
 
@@ -184,7 +185,7 @@ export class ProcessRegistry {
     if (p.exited) return;
     p.worker.send({ type: 'kill' });
     const gone = new Promise<void>((resolve) => p.waiters.push(resolve));
-    await Promise.race([gone, new Promise((r) => setTimeout(r, 2000))]);
+    await settledWithin(gone, 2000);
     if (!p.exited) {
       await p.worker.kill();
       this.markExited(p, 'killed', -15);

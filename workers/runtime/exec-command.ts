@@ -5,6 +5,7 @@ import { BoundedCollector } from '../../shared/output-cap.js';
 import type { ExecRequest, ExecResult } from '../../shared/worker-protocol/exec.js';
 import { SHELL_STATE } from './shell-state.js';
 import { reapZombies } from './reap.js';
+import { settledWithin } from '../../shared/settle.js';
 
 // One foreground shell command inside a worker, Hermes-style: the owner's saved environment is
 // sourced, its cwd entered, the command eval'd in that same shell (so `cd` and `export` persist)
@@ -54,7 +55,7 @@ export async function runCommand(req: ExecRequest): Promise<ExecResult> {
   killGroup(child.pid);
   if (child.pid) spawnedChildren.delete(child.pid);
   reapZombies(spawnedChildren);
-  await Promise.race([drained, new Promise((r) => setTimeout(r, 1000))]);
+  await settledWithin(drained, 1000);
   const exitCode = timedOut ? 124 : (code ?? (signal ? 128 + (constants.signals[signal] ?? 0) : 1));
   let cwd: string | undefined;
   try {
