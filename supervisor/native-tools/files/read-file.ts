@@ -115,7 +115,6 @@ interface Page {
   stoppedAt: number | null;
 }
 
-/** One chunked pass of at most `maxBytes`: counts lines and keeps the requested window (never a whole huge line). */
 /** Bytes of the file's head that the binary sniff looks at (Hermes reads 1000). */
 const SNIFF_BYTES = 1000;
 
@@ -132,6 +131,7 @@ async function scanPage(handle: FileHandle, offset: number, endLine: number, max
   }
 }
 
+/** One chunked pass of at most `maxBytes`: counts lines and keeps the requested window (never a whole huge line). */
 async function scanInto(buffer: Buffer, handle: FileHandle, offset: number, endLine: number, maxBytes: number, fileSize: number, sniff: (head: Buffer) => void): Promise<Page> {
   const lines: Buffer[] = [];
   let newlines = 0;
