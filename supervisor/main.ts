@@ -69,7 +69,8 @@ async function main(): Promise<void> {
   // still find and reap them (inside PID namespaces nothing ever re-parents here).
   if (!becomeSubreaper()) log.warn({ event: 'subreaper_unavailable' }, 'could not become a child subreaper (native addon missing?)');
   const running = await startGateway({ config, log });
-  void reportStartup(running, { log, format, authRequired: config.auth.required }).catch((e: unknown) => log.warn({ event: 'startup_summary_failed', err: e }));
+  // On a terminal (or --log-format pretty): what serves, what is not ready and what to do, a first client command.
+  if (format === 'pretty') void reportStartup(running, { authRequired: config.auth.required }).catch((e: unknown) => log.warn({ event: 'startup_summary_failed', err: e }));
   let stopping = false;
   // Controlled shutdown in two bounded phases of shutdownGraceSeconds each: drain (no new requests,
   // running calls finish and answer), then stop workers and jobs, close the listener and exit

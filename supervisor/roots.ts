@@ -23,15 +23,9 @@ export function isInside(child: string, parent: string): boolean {
 
 /** The real paths of the roots that exist (a missing root admits nothing). */
 export async function realRoots(roots: readonly string[]): Promise<string[]> {
-  const out: string[] = [];
-  for (const root of roots) {
-    try {
-      out.push(await realpath(root));
-    } catch {
-      // missing or unreadable: admits nothing
-    }
-  }
-  return out;
+  // A missing or unreadable root admits nothing.
+  const real = await Promise.all(roots.map((root) => realpath(root).catch(() => undefined)));
+  return real.filter((r): r is string => r !== undefined);
 }
 
 /** `real` (already a real path) is one of `realRootList` or below it. */

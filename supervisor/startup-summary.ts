@@ -1,5 +1,3 @@
-import type { Logger } from 'pino';
-import type { LogFormat } from './config.js';
 import type { RunningGateway } from './server.js';
 
 // Once the gateway listens: where it serves, which readiness components are ready, the one thing to
@@ -62,16 +60,11 @@ export function summaryLines(s: StartupSummary): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Reports the summary: as lines on `out` for the pretty format, else as one `startup_summary` log record. */
-export async function reportStartup(
-  running: Pick<RunningGateway, 'gateway' | 'url'>,
-  options: { log: Logger; format: LogFormat; authRequired: boolean; out?: NodeJS.WritableStream },
-): Promise<void> {
-  const summary = await startupSummary(running, options.authRequired);
-  if (options.format === 'pretty') {
-    (options.out ?? process.stderr).write(summaryLines(summary));
-    return;
-  }
-  options.log.info({ event: 'startup_summary', ...summary }, summary.ready ? 'ready' : 'not ready');
-  options.log.flush();
+/**
+ * Writes the summary as lines for a person (the pretty format only). A service's JSON log gets no
+ * summary: /readyz answers the same, and probing every backend at start would make an idle
+ * gateway load what only a readiness check needs (fetch, the backends' clients).
+ */
+export async function reportStartup(running: Pick<RunningGateway, 'gateway' | 'url'>, options: { authRequired: boolean; out?: NodeJS.WritableStream }): Promise<void> {
+  (options.out ?? process.stderr).write(summaryLines(await startupSummary(running, options.authRequired)));
 }

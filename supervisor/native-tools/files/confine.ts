@@ -79,9 +79,9 @@ export async function resolveToolPath(deps: PathDeps, input: string, ctx: CallCo
   assertValidPath(input, target.absolute);
   if (deps.access.mode === 'hermes') return { ...target, real: await realResolve(target.absolute) };
 
-  const roots = await realRoots(deps.access.roots);
+  // Both resolutions only read (realResolve never throws): side by side, one round trip.
+  const [roots, real] = await Promise.all([realRoots(deps.access.roots), realResolve(target.absolute)]);
   if (!isAbsolute(expandTilde(input)) && !insideAnyRoot(await realResolve(cwd), roots)) throw cwdOutsideRoots(input, cwd, deps.access);
-  const real = await realResolve(target.absolute);
   if (!insideAnyRoot(real, roots)) {
     const lexicallyInside = deps.access.roots.some((r) => isInside(target.absolute, r)) || roots.some((r) => isInside(target.absolute, r));
     throw outsideRoots(input, deps.access, lexicallyInside);

@@ -205,6 +205,8 @@ export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>
   const { offset, limit } = normalizeReadPagination(args.offset, args.limit);
   const target = await resolveToolPath(deps, input, ctx);
   const checked = await checkedPath(target);
+  // Resolving the Hermes home only reads and never throws: under way while the guards below run.
+  const dirsResolved = hermesDirs(deps.hermesHome);
 
   // Order as upstream: device guard, binary extension, Hermes internal/credential files, then I/O.
   if (await isBlockedDevice(checked)) throw deviceError(input);
@@ -216,7 +218,7 @@ export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>
       { is_binary: true, is_image: IMAGE_EXTENSIONS.has(ext) },
     );
   }
-  const dirs = await hermesDirs(deps.hermesHome);
+  const dirs = await dirsResolved;
   const blocked = readBlockMessage(checked, input, dirs);
   if (blocked) throw readBlockError(blocked);
   // Every answer from here on is redacted once, in file-read mode (normalizeResult leaves it).

@@ -84,6 +84,9 @@ export function isBlockedDevicePath(p: string): boolean {
 /** Hermes `_is_blocked_device`: the literal path, every symlink hop, then the final real path. */
 export async function isBlockedDevice(p: CheckedPath): Promise<boolean> {
   if (isBlockedDevicePath(p.lexical)) return true;
+  // A path that is its own real path has no symlink in it, so there are no hops to follow (readlink
+  // would only fail): one thread-pool round trip fewer on every ordinary read.
+  if (p.real === normalize(p.lexical)) return isBlockedDevicePath(p.real);
   const seen = new Set<string>();
   let current = p.lexical;
   for (let i = 0; i < 20; i++) {
