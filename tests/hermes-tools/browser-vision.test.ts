@@ -7,6 +7,7 @@ import { browse, homeWithConfig, startFakeCamofox, type FakeCamofox } from '../h
 import { openSession, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { pngHeader, toolServerStandIn, type ToolServerStandIn } from '../helpers/hermes-tools.js';
 import { tempDirs } from '../helpers/temp.js';
+import { waitFor } from '../helpers/wait.js';
 
 // browser_vision end to end when Hermes' tool server offers vision_analyze: the screenshot from
 // Camofox is saved, then analysed by the tool server's vision_analyze on that file (as Hermes'
@@ -31,6 +32,8 @@ before(async () => {
   standIn = toolServerStandIn(temp.make('hmcp-tools-'));
   const home = homeWithConfig('browser:\n  allow_private_urls: true\n');
   gw = await startTestGateway({ home, env: { CAMOFOX_URL: camofox.url, HERMES_MCP_HERMES_TOOLS_COMMAND: standIn.command } });
+  // The web provider's start-up smoke calls run in the background: done first, so the stand-in's last call is the test's.
+  await waitFor(() => gw.logs.some((l) => l.event === 'web_provider_checked'), 30_000, 'the web smoke calls');
   ({ client, token } = await openSession(gw.mcpUrl));
   const nav = await browse(client, token, 'browser_navigate', { url: 'http://10.9.8.7/' });
   assert.equal(nav.isError, false, nav.text);

@@ -6,6 +6,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
 import { pngHeader, toolServerStandIn, type ToolServerStandIn } from '../helpers/hermes-tools.js';
 import { tempDirs } from '../helpers/temp.js';
+import { waitFor } from '../helpers/wait.js';
 
 // Each tool of Hermes' tool server through tool_call (the stand-in, through
 // HERMES_MCP_HERMES_TOOLS_COMMAND): Hermes' JSON answer comes back as the structured result,
@@ -20,6 +21,9 @@ let standIn: ToolServerStandIn;
 before(async () => {
   standIn = toolServerStandIn(temp.make('hmcp-tools-'), '--with', 'video_analyze'); // a Hermes that offers it
   gw = await startTestGateway({ env: { HERMES_MCP_HERMES_TOOLS_COMMAND: standIn.command }, limits: { maxOutputChars: MAX_OUTPUT } });
+  // The web provider's start-up smoke calls (one web_search, one web_extract) run in the background:
+  // done before the tests, so the stand-in's last calls are the tests' own.
+  await waitFor(() => gw.logs.some((l) => l.event === 'web_provider_checked'), 30_000, 'the web smoke calls');
   client = await connect(gw.mcpUrl, 'modern');
 });
 
