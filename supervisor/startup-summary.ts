@@ -2,7 +2,7 @@ import type { RunningGateway } from './server.js';
 
 // Once the gateway listens: where it serves, which readiness components are ready, the one thing to
 // do for each that is not (the reasons and actions /readyz gives, from the same probes), and a
-// first client command to paste. On a terminal as a few lines; in a JSON log as one record.
+// first client command to paste, as a few lines for a person (the readable log format only).
 
 /** The MCP Inspector's CLI lists the tools; it needs Node >= 22, hence its own `node@22`. */
 export function inspectorCommand(mcpUrl: string): string {
