@@ -3,6 +3,7 @@ import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { packageRoot } from '../shared/package-root.js';
+import { ensureHermesVenv } from './hermes-venv.js';
 import { CHROMIUM, CURL, ensurePackage, NGINX } from './test-prerequisites.js';
 
 // Runs the compiled test files with node's test runner, on whichever Node runs this script.
@@ -34,6 +35,8 @@ try {
   ensurePackage(NGINX);
   // The README checks run the README's curl lines as written.
   ensurePackage(CURL);
+  // The Hermes tests run the real Hermes Agent, pinned, from a project-local venv (hermes-venv.ts).
+  ensureHermesVenv();
 } catch (err) {
   process.stderr.write(`run-tests: ${(err as Error).message}\n`);
   process.exit(1);

@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { ensureHermesVenv, pinnedVersion, REQUIREMENTS, VENV, type VenvHost } from '../../scripts/hermes-venv.js';
+import { packageRoot } from '../../shared/package-root.js';
+import { tempDirs } from '../helpers/temp.js';
+
+const temp = tempDirs();
+after(() => temp.removeAll());
+
+// The Hermes venv provisioning, with a host that records the commands and plays python -m venv and
+// pip: reused while the pin is unchanged, rebuilt when it changes, and a failed install leaves no
+// venv a later run could take for a good one and names the exact commands to run.
+
+function checkout(pin = 'hermes-agent[mcp]==0.19.0') {
+  const root = temp.make('hermes-venv-');
+  mkdirSync(join(root, 'tests', 'hermes'), { recursive: true });
+  writeFileSync(join(root, REQUIREMENTS), `# pinned\n${pin}\naiohttp==3.14.1\n`);
+  return root;
+}
+
+function host(opts: { pipFails?: boolean } = {}) {
+  const runs: string[] = [];
+  const h: VenvHost = {
+    python3: () => '/usr/bin/python3',
+    say: () => {},
+    run: (command, args) => {
+      runs.push([command, ...args].join(' '));
+      if (args[0] === '-m' && args[1] === 'venv') {
+        const bin = join(args[2]!, 'bin');
+        mkdirSync(bin, { recursive: true });
+        for (const name of ['python', 'pip']) {
+          writeFileSync(join(bin, name), '#!/bin/sh\n');
+          chmodSync(join(bin, name), 0o755);
+        }
+        return 0;
+      }
+      return opts.pipFails ? 1 : 0;
+    },
+  };
+  return { h, runs };
+}
+
+test('a missing venv is created with python3 -m venv and the pinned requirements, then reused while the pin is unchanged', () => {
+  const root = checkout();
+  const first = host();
+  const venv = ensureHermesVenv(root, first.h);
+  assert.equal(venv.version, '0.19.0');
+  assert.equal(venv.python, join(root, VENV, 'bin', 'python'));
+  assert.deepEqual(first.runs, [`/usr/bin/python3 -m venv ${join(root, VENV)}`, `${join(root, VENV, 'bin', 'pip')} install --quiet --retries 1 --timeout 20 -r ${join(root, REQUIREMENTS)}`]);
+  const again = host();
+  ensureHermesVenv(root, again.h);
+  assert.deepEqual(again.runs, [], 'an unchanged pin reuses the venv');
+});
+
+test('a changed requirement file rebuilds the venv from empty', () => {
+  const root = checkout();
+  ensureHermesVenv(root, host().h);
+  writeFileSync(join(root, VENV, 'leftover'), 'x');
+  writeFileSync(join(root, REQUIREMENTS), 'hermes-agent[mcp]==0.20.0\n');
+  const next = host();
+  assert.equal(ensureHermesVenv(root, next.h).version, '0.20.0');
+  assert.equal(next.runs.length, 2);
+  assert.equal(existsSync(join(root, VENV, 'leftover')), false);
+});
+
+test('an install that fails (index unreachable) throws the exact commands and leaves no venv behind', () => {
+  const root = checkout();
+  const failing = host({ pipFails: true });
+  assert.throws(() => ensureHermesVenv(root, failing.h), (err: Error) => {
+    assert.match(err.message, /is the package index reachable/);
+    assert.ok(err.message.includes(`/usr/bin/python3 -m venv ${join(root, VENV)} && ${join(root, VENV, 'bin', 'pip')} install -r ${join(root, REQUIREMENTS)}`), err.message);
+    return true;
+  });
+  assert.equal(existsSync(join(root, VENV)), false);
+});
+
+test('an interrupted install (a venv without its stamp) is rebuilt, not reused', () => {
+  const root = checkout();
+  ensureHermesVenv(root, host().h);
+  const stamp = join(root, VENV, '.requirements-sha256');
+  assert.ok(readFileSync(stamp, 'utf8').length > 0);
+  writeFileSync(stamp, '');
+  const next = host();
+  ensureHermesVenv(root, next.h);
+  assert.equal(next.runs.length, 2);
+});
+
+test('the requirement file must pin hermes-agent exactly', () => {
+  assert.equal(pinnedVersion('hermes-agent[mcp,firecrawl]==0.19.0\n'), '0.19.0');
+  assert.throws(() => pinnedVersion('hermes-agent>=0.19\n'), /must pin Hermes exactly/);
+  assert.throws(() => pinnedVersion('aiohttp==3.14.1\n'), /must pin Hermes exactly/);
+});
+
+test('the repository pins one Hermes version, the one the README names', () => {
+  const root = packageRoot();
+  const version = pinnedVersion(readFileSync(join(root, REQUIREMENTS), 'utf8'));
+  assert.ok(readFileSync(join(root, 'README.md'), 'utf8').includes(`Hermes Agent ${version}`), `README names the tested Hermes (Hermes Agent ${version})`);
+});
