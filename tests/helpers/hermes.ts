@@ -1,0 +1,57 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureHermesVenv, type HermesVenv } from '../../scripts/hermes-venv.js';
+import { packageRoot } from '../../shared/package-root.js';
+
+// The real Hermes Agent for tests: the pinned venv (scripts/hermes-venv.ts; run-tests provisions it
+// before any test starts), the Python drivers in tests/hermes/drivers that call Hermes' own
+// functions, and test homes built by Hermes' own config code.
+
+export const DRIVERS = join(packageRoot(), 'tests', 'hermes', 'drivers');
+
+let venv: HermesVenv | undefined;
+/** The pinned Hermes venv (provisioned on first use when a test file runs on its own). */
+export function hermes(): HermesVenv {
+  venv ??= ensureHermesVenv();
+  return venv;
+}
+
+/** An environment for a Hermes process: this one's, with HERMES_HOME set and no gateway settings. */
+export function hermesEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('HERMES_MCP_') && k !== 'NODE_OPTIONS') env[k] = v;
+  return { ...env, HERMES_HOME: home, PYTHONDONTWRITEBYTECODE: '1', ...extra };
+}
+
+export interface HomeSpec {
+  /** Merged into config.yaml by hermes_cli.config (load_config + save_config). */
+  config?: Record<string, unknown>;
+  /** Written to $HERMES_HOME/.env by hermes_cli.config.save_env_value. */
+  env?: Record<string, string>;
+  /** SOUL.md (default: the one Hermes writes). */
+  soul?: string;
+}
+
+/** Builds `home` as a HERMES_HOME with Hermes' own code (tests/hermes/drivers/make_home.py). */
+export function makeHermesHome(home: string, spec: HomeSpec = {}): string {
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  const r = spawnSync(hermes().python, [join(DRIVERS, 'make_home.py')], { input: JSON.stringify(spec), env: hermesEnv(home), encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`make_home.py failed (${r.status}): ${r.stderr}`);
+  return home;
+}
+
+/** Runs a driver (tests/hermes/drivers/NAME) in the Hermes venv with JSON on stdin; its stdout parsed as JSON. */
+export async function runDriver<T>(name: string, input: unknown, env: Record<string, string>, timeoutMs = 60_000): Promise<T> {
+  const child = spawn(hermes().python, [join(DRIVERS, name)], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  child.stdin.end(JSON.stringify(input));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  clearTimeout(timer);
+  if (status !== 0) throw new Error(`${name} exited ${status}: ${err.slice(-4000)}`);
+  return JSON.parse(out.trim().split('\n').at(-1)!) as T;
+}

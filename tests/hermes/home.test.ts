@@ -1,0 +1,25 @@
+import assert from 'node:assert/strict';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { parse } from 'yaml';
+import { loadConfig } from '../../supervisor/config.js';
+import { makeHermesHome } from '../helpers/hermes.js';
+import { tempDirs } from '../helpers/temp.js';
+
+// A test HERMES_HOME built by Hermes' own config code (hermes_cli.config, in the pinned venv) is one
+// the gateway reads as it reads a user's: config.yaml with the merged keys, .env at 0600.
+
+const temp = tempDirs();
+after(() => temp.removeAll());
+
+test("a home made by Hermes' config module has the merged config.yaml keys, a 0600 .env and Hermes' SOUL.md, and the gateway reads it", () => {
+  const home = makeHermesHome(join(temp.make('hermes-home-'), 'home'), { config: { web: { backend: 'firecrawl' }, timezone: 'Europe/Berlin' }, env: { FIRECRAWL_API_URL: 'http://127.0.0.1:9' } });
+  const config = parse(readFileSync(join(home, 'config.yaml'), 'utf8')) as { web?: { backend?: string }; timezone?: string };
+  assert.equal(config.web?.backend, 'firecrawl');
+  assert.equal(config.timezone, 'Europe/Berlin');
+  assert.equal(statSync(join(home, '.env')).mode & 0o777, 0o600);
+  assert.match(readFileSync(join(home, '.env'), 'utf8'), /^FIRECRAWL_API_URL=http:\/\/127\.0\.0\.1:9$/m);
+  assert.ok(readFileSync(join(home, 'SOUL.md'), 'utf8').length > 0);
+  assert.equal(loadConfig({ HERMES_HOME: home }).hermesHome, home);
+});
