@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
+import { isExecutable } from './test-prerequisites.js';
 
 // The real Hermes Agent the tests run against: installed from PyPI into a project-local,
 // git-ignored virtual environment (.cache/hermes-venv) from one pinned requirement file
@@ -30,15 +31,6 @@ export interface VenvHost {
   say(line: string): void;
   /** The machine's python3 (Debian's /usr/bin/python3 first: a pyenv shim on PATH is slower to start). */
   python3(): string | undefined;
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const realHost: VenvHost = {

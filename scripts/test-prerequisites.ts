@@ -29,7 +29,8 @@ export function installCommand(pkg: DebianPackage): string {
   return `apt-get update && apt-get install -y --no-install-recommends ${pkg.name}`;
 }
 
-function isExecutable(path: string): boolean {
+/** Whether `path` is there and executable by this process. */
+export function isExecutable(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
     return true;
