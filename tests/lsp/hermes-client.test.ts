@@ -167,6 +167,7 @@ test('an untrusted workspace and a missing language server reach Hermes as tool 
   const { error, message } = errorOf(missing);
   assert.equal(error, 'LSP_SERVER_NOT_INSTALLED');
   assert.ok(message.includes(servers[0]!.install), message);
+  assert.match(message, /env PATH of its mcp_servers entry/, 'the way out for a Hermes user');
   // Hermes' client is still connected and answering after both refusals.
   assert.deepEqual(resultOf(statusAfter).servers, resultOf(status).servers);
   await allEnded(session, 0);
@@ -183,5 +184,19 @@ test("Hermes 0.19.0 counts three refusals in a row as a failing server and answe
   const [first, , , status] = session.calls as [Call, Call, Call, Call];
   assert.equal(errorOf(first).error, 'PATH_OUTSIDE_ROOTS');
   assert.match(parsed(status.delivered).error!, /MCP server 'lsp' is unreachable after 3 consecutive failures/);
+  await allEnded(session, 0);
+});
+
+test("the bin gets Hermes' filtered environment: a HERMES_MCP_ variable of Hermes' own does not reach it, a ${VAR} of Hermes' .env in the entry's env does", async () => {
+  const entry = readmeEntry(work);
+  entry.env.HERMES_MCP_ROOTS = '${LSP_ROOTS}';
+  delete (entry.env as Partial<typeof entry.env>).HERMES_MCP_LSP_TRUSTED_ROOTS;
+  const home = makeHermesHome(join(root, 'home-env'), { config: { mcp_servers: { lsp: entry } }, env: { LSP_ROOTS: work } });
+  const env = hermesEnv(home, { OSV_ENDPOINT: 'http://127.0.0.1:9/v1/query', HERMES_MCP_LSP_TRUSTED_ROOTS: work });
+  const session = await runDriver<Session>('lsp_mcp_client.py', { calls: [{ tool: hermesName('lsp_status') }, { tool: hermesName('lsp_diagnostics'), args: { path: ts.main } }] }, env, 180_000);
+  const [status, diagnostics] = session.calls as [Call, Call];
+  assert.deepEqual(resultOf(status).trusted_roots, [], "Hermes' own HERMES_MCP_LSP_TRUSTED_ROOTS stayed with Hermes");
+  // Inside the roots the .env gave (else PATH_OUTSIDE_ROOTS), and not trusted.
+  assert.equal(errorOf(diagnostics).error, 'LSP_WORKSPACE_UNTRUSTED');
   await allEnded(session, 0);
 });
