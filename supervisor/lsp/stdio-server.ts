@@ -10,8 +10,9 @@ import type { CallContext, NormalizedToolResult, ToolDefinition, ToolOutcome } f
 
 // The MCP server of hermes-mcp-lsp: the six LSP tools listed directly (Hermes' MCP client registers
 // each listed tool itself), each call validated by the catalog's ajv validator and answered through
-// the same normalizeResult (redaction, output cap, JSON truncation receipt) as a gateway call. Only
-// tools/list and tools/call; the rest of the protocol is the SDK's.
+// the same normalizeResult (redaction, output cap, JSON truncation receipt) as a gateway call, then
+// shaped for Hermes' client (forHermesClient). Only tools/list and tools/call; the rest of the
+// protocol is the SDK's.
 
 const SERVER_INFO = { name: 'hermes-mcp-lsp', version: packageVersion() };
 const INSTRUCTIONS =
@@ -31,10 +32,23 @@ export function lspServerFactory(tools: readonly ToolDefinition[], limits: Limit
     server.setRequestHandler('tools/list', async () => ({ tools: listed }));
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const outcome = await run(entries, request.params.name, request.params.arguments, ctx.mcpReq.signal, log);
-      return normalizeResult(outcome, { maxChars: limits.maxOutputChars }) satisfies NormalizedToolResult as CallToolResult;
+      return forHermesClient(normalizeResult(outcome, { maxChars: limits.maxOutputChars })) as CallToolResult;
     });
     return server;
   };
+}
+
+/**
+ * What Hermes' MCP client (tools/mcp_tool.py, its tool handler) hands the model: for an error, the
+ * text of the content blocks alone; for a success with structuredContent, `{"result": <text>,
+ * "structuredContent": <object>}` when a text block is there too (the answer twice, a capped one
+ * at twice the cap, so past Hermes' 100,000-character result budget), else `{"result": <object>}`.
+ * So a success carries its structuredContent only, and an error keeps its JSON text block (the
+ * stable code and message).
+ */
+export function forHermesClient(result: NormalizedToolResult): NormalizedToolResult {
+  if (result.isError === true || result.structuredContent === undefined) return result;
+  return { content: [], structuredContent: result.structuredContent };
 }
 
 async function run(entries: ReadonlyMap<string, Entry>, name: string, rawArgs: unknown, signal: AbortSignal, log: Logger): Promise<ToolOutcome> {

@@ -87,7 +87,7 @@ export async function resolveTarget(
   if (!program) {
     throw new GatewayError(
       ErrorCode.LSP_SERVER_NOT_INSTALLED,
-      `the ${server.name} language server (${server.command[0]}) is not installed on the gateway's PATH; the gateway never installs anything: install it with \`${server.install}\` and restart the gateway if PATH changed`,
+      `the ${server.name} language server (${server.command[0]}) is not on PATH (the gateway's, or for hermes-mcp-lsp the env PATH of its mcp_servers entry in Hermes' config.yaml); nothing is ever installed: install it with \`${server.install}\`, then restart the gateway (or Hermes' MCP server) if PATH changed`,
       { server: server.name, program: server.command[0], install: server.install },
     );
   }
