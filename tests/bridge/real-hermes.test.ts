@@ -211,6 +211,19 @@ describe('bridge profile against the real Hermes API server', () => {
     assert.equal((await ok('hermes_result', { id: 'real-fail-async' })).status, 'failed');
   });
 
+  test('a run Hermes lost (its gateway killed mid-run and started again: runs live in its memory) is interrupted, and recorded so', async () => {
+    const id = 'real-lost-1';
+    model.push({ when: agentTurnFor(id), hang: true });
+    const accepted = await ok('hermes_task', { task: 'Never finishes', mode: 'async', id });
+    await waitFor(() => requestsFor(id).length === 1, 30_000, 'the run to reach the model');
+    assert.equal((await ok('hermes_status', { run_id: accepted.run_id })).status, 'running');
+    await hermes.restart();
+    const lost = await ok('hermes_status', { run_id: accepted.run_id });
+    assert.equal(lost.status, 'interrupted');
+    assert.equal(lost.result_updated, true);
+    assert.equal((await ok('hermes_result', { id })).status, 'interrupted');
+  });
+
   test('list_agents with a registry naming the real server and its /p/coder profile: the listener key works for the profile, the profile\'s own key is refused', async () => {
     const ownKeyFile = join(fx.dir, 'coder.key');
     writeFileSync(ownKeyFile, `${CODER_KEY}\n`, { mode: 0o600 });

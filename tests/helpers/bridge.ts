@@ -107,6 +107,8 @@ export interface RealHermesApi {
   systemctlCalls(): string[];
   /** Hermes' stdout and stderr so far. */
   output(): string;
+  /** Kills the gateway (SIGKILL, a crash: its in-memory runs are lost) and starts it again on the same home and port. */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -165,36 +167,35 @@ export async function startRealHermesApi(dir: string, options: RealHermesOptions
   const env: Record<string, string> = { PATH: `${systemctl.bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, LANG: 'C.UTF-8', HOME: userHome, HERMES_HOME: home, PYTHONDONTWRITEBYTECODE: '1', ...proxy };
   let profiles: Record<string, string> = {};
   if (options.profiles) profiles = (await runDriver<{ profiles: Record<string, string> }>('bridge_profile.py', { profiles: options.profiles }, env)).profiles;
-  const child = spawn(hermes().python, ['-m', 'hermes_cli.main', 'gateway', 'run'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (output += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d));
   const url = `http://127.0.0.1:${port}`;
-  const close = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      // Hermes' gateway drains and exits on SIGTERM; its group holds whatever its tools started.
+  let output = '';
+  let child: ChildProcess | undefined;
+  const running = (c: ChildProcess): boolean => c.exitCode === null && c.signalCode === null;
+  /** Ends the gateway's process group (what its tools started too): SIGTERM lets Hermes drain, SIGKILL is a crash. */
+  const stop = async (signal: 'SIGTERM' | 'SIGKILL') => {
+    const c = child;
+    if (!c || !running(c)) return;
+    const kill = (sig: NodeJS.Signals) => {
       try {
-        process.kill(-child.pid!, 'SIGTERM');
+        process.kill(-c.pid!, sig);
       } catch {
         // already gone
       }
-      const timer = setTimeout(() => {
-        try {
-          process.kill(-child.pid!, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }, 20_000);
-      await exited(child);
-      clearTimeout(timer);
-    }
-    await trap.close();
+    };
+    kill(signal);
+    const timer = setTimeout(() => kill('SIGKILL'), 20_000);
+    await exited(c);
+    clearTimeout(timer);
   };
-  const timeoutMs = options.startTimeoutMs ?? 60_000;
-  try {
+  const start = async () => {
+    const c = spawn(hermes().python, ['-m', 'hermes_cli.main', 'gateway', 'run'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    child = c;
+    c.stdout!.setEncoding('utf8').on('data', (d: string) => (output += d));
+    c.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d));
+    const timeoutMs = options.startTimeoutMs ?? 60_000;
     await waitFor(
       async () => {
-        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`Hermes gateway exited (${child.exitCode ?? child.signalCode}) before its API server answered`);
+        if (!running(c)) throw new Error(`Hermes gateway exited (${c.exitCode ?? c.signalCode}) before its API server answered:\n${output.slice(-4000)}`);
         return fetch(`${url}/health`).then(
           (r) => r.ok,
           () => false,
@@ -204,9 +205,20 @@ export async function startRealHermesApi(dir: string, options: RealHermesOptions
       `Hermes' API server on ${url}/health`,
       100,
     );
+  };
+  const close = async () => {
+    await stop('SIGTERM');
+    await trap.close();
+  };
+  try {
+    await start();
   } catch (e) {
     await close();
-    throw new Error(`${(e as Error).message}:\n${output.slice(-4000)}`);
+    throw new Error(`${(e as Error).message}\n${output.slice(-4000)}`);
   }
-  return { url, key, home, envFile: join(home, '.env'), profiles, egress: trap.attempts, systemctlCalls: systemctl.calls, output: () => output, close };
+  const restart = async () => {
+    await stop('SIGKILL');
+    await start();
+  };
+  return { url, key, home, envFile: join(home, '.env'), profiles, egress: trap.attempts, systemctlCalls: systemctl.calls, output: () => output, restart, close };
 }
