@@ -34,7 +34,7 @@ describe('bridge profile against the real Hermes API server', () => {
   before(async () => {
     const dir = temp.make('hmcp-real-hermes-');
     model = await startScriptedModel({ fallback: { text: 'OK' } });
-    hermes = await startRealHermesApi(dir, { model, profiles: { coder: CODER_KEY } });
+    hermes = await startRealHermesApi(dir, { model, profiles: { coder: CODER_KEY }, config: { gateway: { api_server: { max_concurrent_runs: 1 } } } });
     fx = makeBridgeDeployment(dir, { hermesEnvFile: hermes.envFile, contract: CONTRACT });
     gw = await startTestGateway({ env: fx.env, limits: { bridgeRateLimitPerMinute: 10_000, bridgeSyncTimeoutSeconds: 120 } });
   });
@@ -211,12 +211,18 @@ describe('bridge profile against the real Hermes API server', () => {
     assert.equal((await ok('hermes_result', { id: 'real-fail-async' })).status, 'failed');
   });
 
-  test('a run Hermes lost (its gateway killed mid-run and started again: runs live in its memory) is interrupted, and recorded so', async () => {
+  test("Hermes' max_concurrent_runs (1 here) full: a sync task is a retryable agent_busy; the run Hermes then lost (its gateway killed mid-run: runs live in its memory) is interrupted", async () => {
     const id = 'real-lost-1';
     model.push({ when: agentTurnFor(id), hang: true });
     const accepted = await ok('hermes_task', { task: 'Never finishes', mode: 'async', id });
     await waitFor(() => requestsFor(id).length === 1, 30_000, 'the run to reach the model');
     assert.equal((await ok('hermes_status', { run_id: accepted.run_id })).status, 'running');
+    const busy = await call('hermes_task', { task: 'No room', mode: 'sync', id: 'real-busy-1' });
+    assert.equal(busy.isError, true);
+    assert.equal(busy.data.error, 'agent_busy');
+    assert.equal(busy.data.retry_after_seconds, 1);
+    assert.equal((await ok('hermes_result', { id: 'real-busy-1' })).status, 'failed');
+    assert.equal(requestsFor('real-busy-1').length, 0);
     await hermes.restart();
     const lost = await ok('hermes_status', { run_id: accepted.run_id });
     assert.equal(lost.status, 'interrupted');

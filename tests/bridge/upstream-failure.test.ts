@@ -11,8 +11,9 @@ import { tempDirs } from '../helpers/temp.js';
 // A sync task whose agent refuses or breaks still leaves a durable result.json (status "failed",
 // with the error code) for hermes_result: Hermes' max_concurrent_runs 429 (a retryable agent_busy
 // naming Retry-After), a 502 agent_incomplete, an unreachable agent, and a 200 chat completion
-// whose finish_reason is "error". Against the Hermes API stand-in: the real server (real-hermes
-// test) cannot be brought to a full max_concurrent_runs or an empty failed answer on demand.
+// whose finish_reason is "error". Stand-in (Hermes API): for the 502 agent_incomplete (a failed run
+// without any answer text, which the real server gives no way to ask for) and exact timings; the
+// 429 and finish_reason "error" are also run on real Hermes in real-hermes.test.ts.
 
 type Structured = Record<string, unknown> & { details?: Record<string, unknown> };
 

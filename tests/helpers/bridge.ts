@@ -155,8 +155,8 @@ export async function startRealHermesApi(dir: string, options: RealHermesOptions
       model: { provider: 'custom', base_url: options.model.baseUrl, default: 'scripted-model', context_length: 131072 },
       // tirith's pre-exec scanner would download its binary from GitHub at start.
       security: { tirith_enabled: false },
-      ...(options.profiles ? { gateway: { multiplex_profiles: true } } : {}),
       ...options.config,
+      ...(options.profiles ? { gateway: { ...(options.config?.gateway as Record<string, unknown> | undefined), multiplex_profiles: true } } : {}),
     },
     env: { API_SERVER_ENABLED: 'true', API_SERVER_KEY: key, API_SERVER_HOST: '127.0.0.1', API_SERVER_PORT: String(port) },
   });
