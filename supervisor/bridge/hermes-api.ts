@@ -1,5 +1,5 @@
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
-import { baseUrlProblem } from './base-url.js';
+import { baseUrlProblem, profileOf } from './base-url.js';
 
 // A client for one Hermes API server (Hermes' gateway/platforms/api_server.py): chat completions
 // for sync tasks, runs for async ones. Every request carries the agent's bearer key, follows no
@@ -80,18 +80,33 @@ export class HermesApi {
 
   /**
    * Whether the agent can take a task: GET /health (unauthenticated on Hermes) answers 200, then
-   * GET /v1/models (authenticated, runs no agent) accepts the key. Hermes checks every path of a
-   * listener, /p/<profile> included, against that listener's own API_SERVER_KEY, so a profile's
-   * key is refused there: only this second probe tells a usable agent from one that answers /health.
+   * servingCheck(). Undefined when it can; else why not.
    */
-  async probe(signal: AbortSignal): Promise<'ok' | 'unreachable' | 'key_rejected'> {
+  async probe(signal: AbortSignal): Promise<'unreachable' | 'key_rejected' | 'profile_not_served' | undefined> {
     try {
       if ((await this.request('GET', '/health', signal)).status !== 200) return 'unreachable';
-      const models = await this.request('GET', '/v1/models', signal);
-      return models.status === 401 || models.status === 403 ? 'key_rejected' : 'ok';
+      return await this.servingCheck(signal);
     } catch {
       return 'unreachable';
     }
+  }
+
+  /**
+   * GET /v1/models (authenticated, runs no agent): whether the key is accepted and, for a
+   * `/p/<profile>` base URL, whether that profile answers. Hermes checks every path of a listener,
+   * /p/<profile> included, against the listener's own API_SERVER_KEY (a profile's own key is
+   * refused); a listener without gateway.multiplex_profiles ignores the /p/<profile> prefix and
+   * serves its own profile, whose model id is not the profile's name (under multiplexing, a
+   * profile's /v1/models lists its name first).
+   */
+  async servingCheck(signal: AbortSignal): Promise<'key_rejected' | 'profile_not_served' | undefined> {
+    const a = await this.request('GET', '/v1/models', signal);
+    if (a.status === 401 || a.status === 403) return 'key_rejected';
+    const profile = profileOf(this.baseUrl);
+    // Hermes advertises no name for these two (its _resolve_model_name), so they cannot be told apart.
+    if (profile === undefined || profile === 'default' || profile === 'custom') return undefined;
+    const first = (a.body as { data?: Array<{ id?: unknown }> } | null)?.data?.[0]?.id;
+    return a.status === 200 && first === profile ? undefined : 'profile_not_served';
   }
 
   private async request(method: string, path: string, signal: AbortSignal, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { withKeyedLocks } from '../../shared/keyed-lock.js';
+import { profileOf } from './base-url.js';
 import { resultFromReply } from './reply.js';
 import { readContract, resolveAgent, withDeadline, type BridgeService } from './service.js';
 import { newTaskId, type TaskResult } from './tasks.js';
@@ -80,6 +81,14 @@ export async function runTask(service: BridgeService, args: TaskArgs, signal: Ab
     throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `the Hermes session id ${sessionId} (from the task id, agent and session) contains "..", which Hermes refuses; choose names without ".."`);
   }
   const contract = readContract(service);
+  if (profileOf(agent.baseUrl) !== undefined) {
+    // A listener without multiplexing would run the task on its own profile, silently: ask first.
+    const refused = await api.servingCheck(withDeadline(signal, service.limits.bridgeRequestTimeoutSeconds, `agent ${agent.name}`));
+    if (refused) {
+      const why = refused === 'key_rejected' ? "refused the agent's key (a /p/<profile> agent takes the listener's API_SERVER_KEY)" : `does not serve profile ${profileOf(agent.baseUrl)!} (gateway.multiplex_profiles off, or no such profile)`;
+      throw new GatewayError(ErrorCode.AGENT_UNAVAILABLE, `agent ${agent.name}: the Hermes API at ${agent.baseUrl} ${why}`, { unavailable_reason: refused });
+    }
+  }
   return withKeyedLocks([`bridge-task:${id}`, `bridge-session:${sessionId}`], async () => {
     const owner = service.store.existingTaskDir(id) ? service.store.ownerOf(id) : undefined;
     if (owner !== undefined && owner !== agent.name) {

@@ -145,6 +145,26 @@ describe('hermes-mcp-bridge tools through the gateway catalog', () => {
     }
   });
 
+  test('a /p/<profile> agent on a Hermes listener that does not multiplex profiles (it would serve its own profile): unavailable, no task sent', async () => {
+    fx.writeAgents(`agents:\n  - name: hermes\n    base_url: ${hermes.url}\n    key_env: API_SERVER_KEY\n  - name: coder\n    profile: coder\n    base_url: ${hermes.url}/p/coder\n    key_env: API_SERVER_KEY\n`);
+    try {
+      // Hermes answers the prefixed path as its own profile: the prefix is ignored, not refused.
+      const models = (await (await fetch(`${hermes.url}/p/coder/v1/models`, { headers: { authorization: `Bearer ${hermes.key}` } })).json()) as { data: Array<{ id: string }> };
+      assert.equal(models.data[0]!.id, 'hermes-agent');
+      const listed = await viaBridge(client, 'list_agents');
+      const coder = (listed.data.agents as Array<Record<string, unknown>>).find((a) => a.name === 'coder')!;
+      assert.equal(coder.available, false);
+      assert.equal(coder.unavailable_reason, 'profile_not_served');
+      const before = model.chatRequests().length;
+      const r = await viaBridge(client, 'hermes_task', { task: 'x', mode: 'sync', id: 'misrouted-1', agent: 'coder' });
+      assert.equal(r.data.error, 'AGENT_UNAVAILABLE');
+      assert.match(String(r.data.message), /does not serve profile coder/);
+      assert.equal(model.chatRequests().length, before);
+    } finally {
+      rmSync(fx.agentsFile);
+    }
+  });
+
   test('/readyz reports the configured bridge beside readiness', async () => {
     const ready = (await (await fetch(`${gw.url}/readyz`)).json()) as { bridge: Record<string, unknown> };
     assert.deepEqual(ready.bridge, { status: 'configured', agents: 1, default_agent: 'hermes', degraded: 'no_registry' });
