@@ -3,8 +3,8 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import { messageText, startScriptedModel, type ModelRequest, type ScriptedModel } from '../fixtures/scripted-model.js';
-import { makeBridgeDeployment, startRealHermesApi, type BridgeDeployment, type RealHermesApi } from '../helpers/bridge.js';
+import { startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
+import { agentTurnFor, makeBridgeDeployment, startRealHermesApi, systemText, type BridgeDeployment, type RealHermesApi } from '../helpers/bridge.js';
 import { connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
 import { tempDirs } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
@@ -12,12 +12,6 @@ import { waitFor } from '../helpers/wait.js';
 // The five bridge tools as deferred catalog tools on a real gateway (tool_call through a real SDK
 // v2 client), driving Hermes' real API server (its model scripted): sync and async tasks end to
 // end, results, files.
-
-type Msg = { role: string; content?: unknown };
-const messages = (r: ModelRequest) => (r.body?.messages as Msg[] | undefined) ?? [];
-/** Hermes' agent turn (it sends its tools) for task `id`. */
-const turnFor = (id: string) => (r: ModelRequest) => Array.isArray(r.body?.tools) && messageText(messages(r).filter((m) => m.role === 'user').at(-1)?.content).includes(`Task id: ${id}\n`);
-const systemText = (r: ModelRequest) => messages(r).filter((m) => m.role === 'system').map((m) => messageText(m.content)).join('\n');
 
 describe('hermes-mcp-bridge tools through the gateway catalog', () => {
   const temp = tempDirs();
@@ -41,7 +35,7 @@ describe('hermes-mcp-bridge tools through the gateway catalog', () => {
     await model?.close();
     temp.removeAll();
   });
-  const turns = (id: string) => model.chatRequests().filter(turnFor(id));
+  const turns = (id: string) => model.chatRequests().filter(agentTurnFor(id));
 
   test('the five tools are catalogued with their annotations', async () => {
     for (const name of ['hermes_task', 'hermes_status', 'list_agents', 'hermes_result', 'hermes_files']) assert.ok(gw.gateway.catalog.has(name), name);
@@ -51,7 +45,7 @@ describe('hermes-mcp-bridge tools through the gateway catalog', () => {
   });
 
   test("a sync task: a chat completion in Hermes' session gb-task-<id> with the contract, result.json persisted", async () => {
-    model.push({ when: turnFor('sync-1'), text: 'Hello from the scripted model' });
+    model.push({ when: agentTurnFor('sync-1'), text: 'Hello from the scripted model' });
     const r = await viaBridge(client, 'hermes_task', { task: 'Say hello', mode: 'sync', id: 'sync-1', constraints: ['be brief'] });
     assert.equal(r.isError, false, JSON.stringify(r.data));
     assert.equal(r.data.id, 'sync-1');
@@ -71,7 +65,7 @@ describe('hermes-mcp-bridge tools through the gateway catalog', () => {
   });
 
   test('an async task: 202 run, run.json written at once, status to completed, result updated', async () => {
-    model.push({ when: turnFor('async-1'), text: 'Worked long', delayMs: 200 });
+    model.push({ when: agentTurnFor('async-1'), text: 'Worked long', delayMs: 200 });
     const r = await viaBridge(client, 'hermes_task', { task: 'Work long', mode: 'async', id: 'async-1', session: 'proj' });
     assert.equal(r.data.status, 'accepted', JSON.stringify(r.data));
     const runId = r.data.run_id as string;
@@ -99,7 +93,7 @@ describe('hermes-mcp-bridge tools through the gateway catalog', () => {
   });
 
   test('a failed run is terminal and recorded; a run no one knows is RUN_NOT_FOUND', async () => {
-    for (let i = 0; i < 4; i++) model.push({ when: turnFor('async-fail'), status: 400, error: { error: { message: 'refused on purpose', type: 'invalid_request_error' } } });
+    for (let i = 0; i < 4; i++) model.push({ when: agentTurnFor('async-fail'), status: 400, error: { error: { message: 'refused on purpose', type: 'invalid_request_error' } } });
     const failed = await viaBridge(client, 'hermes_task', { task: 'fail please', mode: 'async', id: 'async-fail' });
     const s = await waitFor(async () => {
       const x = await viaBridge(client, 'hermes_status', { run_id: failed.data.run_id as string });
@@ -112,7 +106,7 @@ describe('hermes-mcp-bridge tools through the gateway catalog', () => {
   });
 
   test('an idempotent retry returns the same run; the same id with another task is duplicate_id', async () => {
-    model.push({ when: turnFor('idem-1'), text: 'once' });
+    model.push({ when: agentTurnFor('idem-1'), text: 'once' });
     const a = await viaBridge(client, 'hermes_task', { task: 'same', mode: 'async', id: 'idem-1' });
     const b = await viaBridge(client, 'hermes_task', { task: 'same', mode: 'async', id: 'idem-1' });
     assert.equal(b.data.run_id, a.data.run_id);
@@ -132,7 +126,7 @@ describe('hermes-mcp-bridge tools through the gateway catalog', () => {
   });
 
   test('hermes_status of a run whose agent left the registry: agent_unavailable naming the run and its agent', async () => {
-    model.push({ when: turnFor('orphan-1'), text: 'orphaned' });
+    model.push({ when: agentTurnFor('orphan-1'), text: 'orphaned' });
     const r = await viaBridge(client, 'hermes_task', { task: 'orphaned later', mode: 'async', id: 'orphan-1' });
     fx.writeAgents(`agents:\n  - name: coder\n    base_url: ${hermes.url}\n    key_env: API_SERVER_KEY\n`);
     try {

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { messageText, startScriptedModel, type ModelRequest, type ScriptedModel } from '../fixtures/scripted-model.js';
-import { makeBridgeDeployment, startRealHermesApi, type BridgeDeployment, type RealHermesApi } from '../helpers/bridge.js';
+import { messageText, startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
+import { agentTurnFor, lastUserText, makeBridgeDeployment, modelMessages, startRealHermesApi, systemText, type BridgeDeployment, type RealHermesApi } from '../helpers/bridge.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { tempDirs } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
@@ -15,12 +15,6 @@ import { waitFor } from '../helpers/wait.js';
 
 const CONTRACT = '# Bridge contract\nAnswer only JSON {summary, artifacts, next_steps}. CONTRACT-MARK-7f3a\n';
 
-type Msg = { role: string; content?: unknown; tool_calls?: unknown };
-const messages = (r: ModelRequest) => (r.body?.messages as Msg[] | undefined) ?? [];
-const lastUser = (r: ModelRequest) => messageText(messages(r).filter((m) => m.role === 'user').at(-1)?.content);
-/** An agent turn (Hermes sends its tools) for task `id`: the last user message is that task's prompt. */
-const agentTurnFor = (id: string) => (r: ModelRequest) => Array.isArray(r.body?.tools) && lastUser(r).includes(`Task id: ${id}\n`);
-const systemText = (r: ModelRequest) => messages(r).filter((m) => m.role === 'system').map((m) => messageText(m.content)).join('\n');
 const answer = (summary: string, artifacts?: string[]) => JSON.stringify({ summary, ...(artifacts ? { artifacts } : {}), next_steps: [] });
 
 describe('bridge profile against the real Hermes API server', () => {
@@ -71,8 +65,8 @@ describe('bridge profile against the real Hermes API server', () => {
     const [sent] = requestsFor('real-sync-1');
     assert.ok(sent, 'the model received the task');
     assert.match(systemText(sent), /CONTRACT-MARK-7f3a/);
-    assert.match(lastUser(sent), /## Task\nSay hello/);
-    assert.match(lastUser(sent), /- be brief/);
+    assert.match(lastUserText(sent), /## Task\nSay hello/);
+    assert.match(lastUserText(sent), /- be brief/);
     const result = await ok('hermes_result', { id: 'real-sync-1' });
     assert.equal(result.summary, 'sync done by the scripted model');
     assert.deepEqual(hermes.egress, []);
@@ -82,8 +76,8 @@ describe('bridge profile against the real Hermes API server', () => {
     const id = 'real-tool-1';
     const path = join(fx.tasksDir, id, 'report.md');
     model.push(
-      { when: (r) => agentTurnFor(id)(r) && messages(r).at(-1)?.role === 'user', toolCalls: [{ name: 'write_file', arguments: { path, content: '# Report\nwritten by Hermes write_file\n' } }] },
-      { when: (r) => agentTurnFor(id)(r) && messages(r).at(-1)?.role === 'tool', text: answer('wrote the report', ['report.md']) },
+      { when: (r) => agentTurnFor(id)(r) && modelMessages(r).at(-1)?.role === 'user', toolCalls: [{ name: 'write_file', arguments: { path, content: '# Report\nwritten by Hermes write_file\n' } }] },
+      { when: (r) => agentTurnFor(id)(r) && modelMessages(r).at(-1)?.role === 'tool', text: answer('wrote the report', ['report.md']) },
     );
     const r = await ok('hermes_task', { task: 'Write a report file', mode: 'sync', id });
     assert.equal(r.status, 'completed');
@@ -91,7 +85,7 @@ describe('bridge profile against the real Hermes API server', () => {
     assert.equal(readFileSync(path, 'utf8'), '# Report\nwritten by Hermes write_file\n');
     const turns = requestsFor(id);
     assert.equal(turns.length, 2);
-    const toolResult = messages(turns[1]!).at(-1)!;
+    const toolResult = modelMessages(turns[1]!).at(-1)!;
     assert.equal(toolResult.role, 'tool');
     assert.match(messageText(toolResult.content), /bytes_written|success|report\.md/i);
     const listing = await ok('hermes_files', { id });
@@ -114,12 +108,12 @@ describe('bridge profile against the real Hermes API server', () => {
     const [second] = requestsFor('real-sess-b');
     assert.ok(first && second);
     // A's turn (asked and answered) is history in B's request: Hermes ran B after A, in one session.
-    const history = messages(second).map((m) => messageText(m.content)).join('\n');
+    const history = modelMessages(second).map((m) => messageText(m.content)).join('\n');
     assert.match(history, /Remember ALPHA/);
     assert.match(history, /first answer ALPHA-1/);
     assert.ok(second.at >= first.at + 800, 'B reached the model only after A was answered');
     // A task outside the session has none of that history.
-    assert.doesNotMatch(messages(requestsFor('real-sync-1')[0]!).map((m) => messageText(m.content)).join('\n'), /ALPHA/);
+    assert.doesNotMatch(modelMessages(requestsFor('real-sync-1')[0]!).map((m) => messageText(m.content)).join('\n'), /ALPHA/);
   });
 
   test('an async task: /v1/runs accepts it, hermes_status follows the run to completed, the run had the contract; a repeat is the same run, a different task under the id is refused', async () => {

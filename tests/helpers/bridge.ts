@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { startHermesApiStandin, type HermesApiStandin, type StandinOptions } from '../fixtures/hermes-api-standin.js';
-import type { ScriptedModel } from '../fixtures/scripted-model.js';
+import { messageText, type ModelRequest, type ScriptedModel } from '../fixtures/scripted-model.js';
 import { makeFakeSystemctl } from './fake-systemctl.js';
 import { hermes, makeHermesHome, runDriver } from './hermes.js';
 import { freePort } from './nginx.js';
@@ -222,3 +222,14 @@ export async function startRealHermesApi(dir: string, options: RealHermesOptions
   };
   return { url, key, home, envFile: join(home, '.env'), profiles, egress: trap.attempts, systemctlCalls: systemctl.calls, output: () => output, restart, close };
 }
+
+// Reading what Hermes sent the scripted model for a bridge task.
+type ModelMessage = { role: string; content?: unknown; tool_calls?: unknown };
+/** The messages of a chat completion request. */
+export const modelMessages = (r: ModelRequest): ModelMessage[] => (r.body?.messages as ModelMessage[] | undefined) ?? [];
+/** The text of its last user message. */
+export const lastUserText = (r: ModelRequest): string => messageText(modelMessages(r).filter((m) => m.role === 'user').at(-1)?.content);
+/** Its system prompt (Hermes' own, with the task's contract appended). */
+export const systemText = (r: ModelRequest): string => modelMessages(r).filter((m) => m.role === 'system').map((m) => messageText(m.content)).join('\n');
+/** Hermes' agent turn (it sends its tools) for bridge task `id`: the last user message is that task's prompt. */
+export const agentTurnFor = (id: string) => (r: ModelRequest): boolean => Array.isArray(r.body?.tools) && lastUserText(r).includes(`Task id: ${id}\n`);
