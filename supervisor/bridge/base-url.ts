@@ -32,6 +32,11 @@ export function baseUrlProblem(text: string): string | undefined {
   return undefined;
 }
 
+/** The profile of a `/p/<profile>` base URL, or undefined for a listener's own root. */
+export function profileOf(text: string): string | undefined {
+  return /^\/p\/([^/]+)\/?$/.exec(new URL(text).pathname)?.[1];
+}
+
 /** The base URL without a trailing slash, for appending `/v1/...`. */
 export function normalizeBaseUrl(text: string): string {
   return text.replace(/\/+$/, '');

@@ -1,5 +1,5 @@
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
-import { baseUrlProblem } from './base-url.js';
+import { baseUrlProblem, profileOf } from './base-url.js';
 
 // A client for one Hermes API server (Hermes' gateway/platforms/api_server.py): chat completions
 // for sync tasks, runs for async ones. Every request carries the agent's bearer key, follows no
@@ -57,16 +57,17 @@ export class HermesApi {
     };
   }
 
-  /** POST /v1/runs with `Idempotency-Key`: 202 {run_id}. A key reused with another body is 409 (DUPLICATE_ID). */
-  async createRun(body: Record<string, unknown>, idempotencyKey: string, signal: AbortSignal): Promise<{ runId: string; replayed: boolean }> {
+  /**
+   * POST /v1/runs: 202 {run_id, status: "started"}. `Idempotency-Key` is sent, but Hermes (0.19)
+   * ignores it on /v1/runs (only non-streaming chat completions and responses are cached by it):
+   * every POST starts a new run, so the bridge keeps runs idempotent itself (run.json per task id).
+   */
+  async createRun(body: Record<string, unknown>, idempotencyKey: string, signal: AbortSignal): Promise<string> {
     const a = await this.request('POST', '/v1/runs', signal, body, { 'idempotency-key': idempotencyKey });
-    if (a.status === 409) {
-      throw new GatewayError(ErrorCode.DUPLICATE_ID, `task id ${idempotencyKey} was already submitted to this agent with a different task; choose another id`);
-    }
     const runId = (a.body as { run_id?: unknown } | null)?.run_id;
     if (a.status !== 202 && a.status !== 200) throw upstreamError('run submission', a);
     if (typeof runId !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(runId)) throw new GatewayError(ErrorCode.UPSTREAM_FAILED, 'the Hermes API accepted a run without a usable run_id');
-    return { runId, replayed: a.headers.get('idempotency-replayed') === 'true' };
+    return runId;
   }
 
   /** GET /v1/runs/{id}; undefined when the API no longer knows the run (404). */
@@ -77,13 +78,35 @@ export class HermesApi {
     return a.body as RunStatus;
   }
 
-  /** GET /health (no key needed, sent anyway): true when the server answers 200. */
-  async healthy(signal: AbortSignal): Promise<boolean> {
+  /**
+   * Whether the agent can take a task: GET /health (unauthenticated on Hermes) answers 200, then
+   * servingCheck(). Undefined when it can; else why not.
+   */
+  async probe(signal: AbortSignal): Promise<'unreachable' | 'key_rejected' | 'profile_not_served' | undefined> {
     try {
-      return (await this.request('GET', '/health', signal)).status === 200;
+      if ((await this.request('GET', '/health', signal)).status !== 200) return 'unreachable';
+      return await this.servingCheck(signal);
     } catch {
-      return false;
+      return 'unreachable';
     }
+  }
+
+  /**
+   * GET /v1/models (authenticated, runs no agent): whether the key is accepted and, for a
+   * `/p/<profile>` base URL, whether that profile answers. Hermes checks every path of a listener,
+   * /p/<profile> included, against the listener's own API_SERVER_KEY (a profile's own key is
+   * refused); a listener without gateway.multiplex_profiles ignores the /p/<profile> prefix and
+   * serves its own profile, whose model id is not the profile's name (under multiplexing, a
+   * profile's /v1/models lists its name first).
+   */
+  async servingCheck(signal: AbortSignal): Promise<'key_rejected' | 'profile_not_served' | undefined> {
+    const a = await this.request('GET', '/v1/models', signal);
+    if (a.status === 401 || a.status === 403) return 'key_rejected';
+    const profile = profileOf(this.baseUrl);
+    // Hermes advertises no name for these two (its _resolve_model_name), so they cannot be told apart.
+    if (profile === undefined || profile === 'default' || profile === 'custom') return undefined;
+    const first = (a.body as { data?: Array<{ id?: unknown }> } | null)?.data?.[0]?.id;
+    return a.status === 200 && first === profile ? undefined : 'profile_not_served';
   }
 
   private async request(method: string, path: string, signal: AbortSignal, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
@@ -146,8 +169,9 @@ function upstreamError(what: string, a: Answer): GatewayError {
     const seconds = Number.isInteger(retryAfter) && retryAfter >= 0 ? retryAfter : 1;
     return new GatewayError(ErrorCode.AGENT_BUSY, `the Hermes agent is running as many tasks as it allows (HTTP 429); retry in ${seconds} s`, { retryable: true, retry_after_seconds: seconds, http_status: 429 });
   }
-  // An incomplete agent run is 502 agent_incomplete with the (already redacted) reason in X-Hermes-Error.
-  const reason = message || (a.headers.get('x-hermes-error') ?? '');
+  // An agent run that failed without any answer text is 502 agent_incomplete, its (already
+  // redacted) reason in the body's error.message; Hermes sends X-Hermes-Error only on a 200.
+  const reason = message;
   return new GatewayError(ErrorCode.UPSTREAM_FAILED, `Hermes API ${what} failed with HTTP ${a.status}${code}${reason ? `: ${reason.slice(0, 200)}` : ''}`, { http_status: a.status });
 }
 

@@ -1,12 +1,15 @@
+import { createHash } from 'node:crypto';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { withKeyedLocks } from '../../shared/keyed-lock.js';
+import { profileOf } from './base-url.js';
 import { resultFromReply } from './reply.js';
 import { readContract, resolveAgent, withDeadline, type BridgeService } from './service.js';
 import { newTaskId, type TaskResult } from './tasks.js';
 
 // hermes_task: hand one whole task to a Hermes agent.
 //   sync  -> POST /v1/chat/completions (X-Hermes-Session-Id), wait, persist result.json
-//   async -> POST /v1/runs (session_id, Idempotency-Key: <id>), write run.json at once, answer accepted
+//   async -> POST /v1/runs (session_id, Idempotency-Key: <id>), write run.json at once, answer accepted;
+//            a repeat of the id is the recorded run (the same task) or duplicate_id (another task)
 // The agent is resolved (unknown_agent / agent_unavailable) and the id checked against the agent
 // that already owns it (duplicate_id) before anything is sent upstream. Calls in one session run
 // one at a time (Hermes appends each turn to the session's transcript; two at once would interleave).
@@ -72,7 +75,20 @@ export async function runTask(service: BridgeService, args: TaskArgs, signal: Ab
   const { agent, api } = resolveAgent(service, args.agent);
   const id = args.id ?? newTaskId();
   const sessionId = sessionIdFor(agent.name, id, args.session);
+  // Hermes refuses a session id with `..` in it (gateway.session._is_path_unsafe: 400 "Invalid
+  // session ID" on chat completions); the task id, agent and session names may each hold one.
+  if (sessionId.includes('..')) {
+    throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `the Hermes session id ${sessionId} (from the task id, agent and session) contains "..", which Hermes refuses; choose names without ".."`);
+  }
   const contract = readContract(service);
+  if (profileOf(agent.baseUrl) !== undefined) {
+    // A listener without multiplexing would run the task on its own profile, silently: ask first.
+    const refused = await api.servingCheck(withDeadline(signal, service.limits.bridgeRequestTimeoutSeconds, `agent ${agent.name}`));
+    if (refused) {
+      const why = refused === 'key_rejected' ? "refused the agent's key (a /p/<profile> agent takes the listener's API_SERVER_KEY)" : `does not serve profile ${profileOf(agent.baseUrl)!} (gateway.multiplex_profiles off, or no such profile)`;
+      throw new GatewayError(ErrorCode.AGENT_UNAVAILABLE, `agent ${agent.name}: the Hermes API at ${agent.baseUrl} ${why}`, { unavailable_reason: refused });
+    }
+  }
   return withKeyedLocks([`bridge-task:${id}`, `bridge-session:${sessionId}`], async () => {
     const owner = service.store.existingTaskDir(id) ? service.store.ownerOf(id) : undefined;
     if (owner !== undefined && owner !== agent.name) {
@@ -99,10 +115,24 @@ export async function runTask(service: BridgeService, args: TaskArgs, signal: Ab
       service.store.writeResult(result);
       return publicResult(result);
     }
-    const timed = withDeadline(signal, service.limits.bridgeRequestTimeoutSeconds, `agent ${agent.name}`);
-    const { runId } = await api.createRun({ input: text, session_id: sessionId, ...(contract ? { instructions: contract } : {}) }, id, timed);
-    const createdAt = new Date().toISOString();
-    service.store.writeRun({ run_id: runId, session_id: sessionId, task_id: id, agent: agent.name, agent_base_url: agent.baseUrl, created_at: createdAt });
+    // Hermes starts a new run for every POST /v1/runs, Idempotency-Key or not: a repeat of a task id
+    // that already has a run is answered here, from run.json, without reaching the agent.
+    const fingerprint = taskFingerprint(args);
+    const recorded = service.store.readRun(id);
+    if (recorded && recorded.task_sha256 !== undefined && recorded.task_sha256 !== fingerprint) {
+      throw new GatewayError(ErrorCode.DUPLICATE_ID, `task id ${id} was already submitted as run ${recorded.run_id} with a different task; choose another id (hermes_status ${recorded.run_id} follows the first one)`, { run_id: recorded.run_id });
+    }
+    let runId: string;
+    let createdAt: string;
+    if (recorded) {
+      runId = recorded.run_id;
+      createdAt = recorded.created_at;
+    } else {
+      const timed = withDeadline(signal, service.limits.bridgeRequestTimeoutSeconds, `agent ${agent.name}`);
+      runId = await api.createRun({ input: text, session_id: sessionId, ...(contract ? { instructions: contract } : {}) }, id, timed);
+      createdAt = new Date().toISOString();
+      service.store.writeRun({ run_id: runId, session_id: sessionId, task_id: id, agent: agent.name, agent_base_url: agent.baseUrl, created_at: createdAt, task_sha256: fingerprint });
+    }
     const existing = service.store.readResult(id);
     const accepted: TaskResult = {
       id,
@@ -112,10 +142,16 @@ export async function runTask(service: BridgeService, args: TaskArgs, signal: Ab
       next_steps: [`hermes_status {"run_id":"${runId}"}`, `hermes_result {"id":"${id}"}`],
       details: { ...details, run_id: runId, created_at: createdAt },
     };
-    // An idempotent replay of a run that already finished keeps its terminal result.
+    // A repeat of a run that already finished keeps its terminal result.
     if (!(existing && existing.details?.run_id === runId && existing.status !== 'accepted')) service.store.writeResult(accepted);
     return { ...publicResult(accepted), run_id: runId };
   });
+}
+
+/** What makes two hermes_task calls under one id the same task (the agent is checked separately). */
+export function taskFingerprint(args: TaskArgs): string {
+  const task = { task: args.task, context: args.context ?? null, deliverable: args.deliverable ?? null, constraints: args.constraints ?? [], session: args.session ?? null };
+  return createHash('sha256').update(JSON.stringify(task)).digest('hex');
 }
 
 export function publicResult(result: TaskResult): Record<string, unknown> {

@@ -27,6 +27,8 @@ export interface RunRecord {
   agent: string;
   agent_base_url: string;
   created_at: string;
+  /** sha256 of the task as submitted (taskFingerprint): a repeat with another task under the id is refused. */
+  task_sha256?: string;
 }
 
 export interface TaskResult {

@@ -31,9 +31,8 @@ async function listAgents(service: BridgeService, signal: AbortSignal): Promise<
   const agents = await Promise.all(
     view.agents.map(async (agent) => {
       const key = service.registry.keyOf(agent);
-      // Reachability is probed (GET /health) only for agents that could be used at all.
-      const reachable = 'key' in key ? await new HermesApi(agent.baseUrl, key.key, 65_536).healthy(probeSignal) : false;
-      const reason = !('key' in key) ? key.reason : reachable ? undefined : 'unreachable';
+      // Reachability, the key and the profile are probed (GET /health, GET /v1/models) only for agents that could be used at all.
+      const reason = 'key' in key ? await new HermesApi(agent.baseUrl, key.key, 65_536).probe(probeSignal) : key.reason;
       return {
         name: agent.name,
         description: agent.description,

@@ -3,30 +3,39 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import { makeBridgeFixture, type BridgeFixture } from '../helpers/bridge.js';
+import { startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
+import { agentTurnFor, makeBridgeDeployment, startRealHermesApi, systemText, type BridgeDeployment, type RealHermesApi } from '../helpers/bridge.js';
 import { connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
 import { tempDirs } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
 
 // The five bridge tools as deferred catalog tools on a real gateway (tool_call through a real SDK
-// v2 client), driving a Hermes API stand-in: sync and async tasks end to end, results, files.
+// v2 client), driving Hermes' real API server (its model scripted): sync and async tasks end to
+// end, results, files.
 
 describe('hermes-mcp-bridge tools through the gateway catalog', () => {
   const temp = tempDirs();
-  let fx: BridgeFixture;
+  let model: ScriptedModel;
+  let hermes: RealHermesApi;
+  let fx: BridgeDeployment;
   let gw: TestGateway;
   let client: Client;
   before(async () => {
-    fx = await makeBridgeFixture(temp.make('hmcp-bridge-'));
+    const dir = temp.make('hmcp-bridge-');
+    model = await startScriptedModel();
+    hermes = await startRealHermesApi(dir, { model });
+    fx = makeBridgeDeployment(dir, { hermesEnvFile: hermes.envFile });
     gw = await startTestGateway({ env: fx.env });
     client = await connect(gw.mcpUrl, 'modern');
   });
   after(async () => {
-    await client.close();
-    await gw.close();
-    await fx.close();
+    await client?.close();
+    await gw?.close();
+    await hermes?.close();
+    await model?.close();
     temp.removeAll();
   });
+  const turns = (id: string) => model.chatRequests().filter(agentTurnFor(id));
 
   test('the five tools are catalogued with their annotations', async () => {
     for (const name of ['hermes_task', 'hermes_status', 'list_agents', 'hermes_result', 'hermes_files']) assert.ok(gw.gateway.catalog.has(name), name);
@@ -35,18 +44,19 @@ describe('hermes-mcp-bridge tools through the gateway catalog', () => {
     assert.equal(gw.gateway.catalog.get('hermes_files')!.tool.annotations.readOnlyHint, true);
   });
 
-  test('a sync task: chat completion with the contract and session header, result.json persisted', async () => {
+  test("a sync task: a chat completion in Hermes' session gb-task-<id> with the contract, result.json persisted", async () => {
+    model.push({ when: agentTurnFor('sync-1'), text: 'Hello from the scripted model' });
     const r = await viaBridge(client, 'hermes_task', { task: 'Say hello', mode: 'sync', id: 'sync-1', constraints: ['be brief'] });
     assert.equal(r.isError, false, JSON.stringify(r.data));
     assert.equal(r.data.id, 'sync-1');
     assert.equal(r.data.status, 'completed');
-    assert.match(String(r.data.summary), /^Echo: ## Task Say hello/);
-    const call = fx.standin.calls.find((c) => c.path === '/v1/chat/completions')!;
-    assert.equal(call.sessionHeader, 'gb-task-sync-1');
-    const messages = call.body!.messages as Array<{ role: string; content: string }>;
-    assert.equal(messages[0]!.role, 'system');
-    assert.match(messages[0]!.content, /# Contract/);
-    assert.match(messages[1]!.content, /## Constraints\n- be brief/);
+    assert.equal(r.data.summary, 'Hello from the scripted model');
+    const [sent] = turns('sync-1');
+    assert.match(systemText(sent!), /# Contract/);
+    // Hermes keeps the turn under the session id the bridge sent as X-Hermes-Session-Id.
+    const session = await fetch(`${hermes.url}/api/sessions/gb-task-sync-1/messages`, { headers: { authorization: `Bearer ${hermes.key}` } });
+    assert.equal(session.status, 200);
+    assert.match(await session.text(), /Hello from the scripted model/);
     const stored = JSON.parse(readFileSync(join(fx.tasksDir, 'sync-1', 'result.json'), 'utf8'));
     assert.equal(stored.status, 'completed');
     assert.equal(stored.details.agent, 'hermes');
@@ -55,21 +65,21 @@ describe('hermes-mcp-bridge tools through the gateway catalog', () => {
   });
 
   test('an async task: 202 run, run.json written at once, status to completed, result updated', async () => {
+    model.push({ when: agentTurnFor('async-1'), text: 'Worked long', delayMs: 200 });
     const r = await viaBridge(client, 'hermes_task', { task: 'Work long', mode: 'async', id: 'async-1', session: 'proj' });
     assert.equal(r.data.status, 'accepted', JSON.stringify(r.data));
     const runId = r.data.run_id as string;
     assert.match(runId, /^run_[0-9a-f]{32}$/);
     const run = JSON.parse(readFileSync(join(fx.tasksDir, 'async-1', 'run.json'), 'utf8'));
-    assert.deepEqual(Object.keys(run).sort(), ['agent', 'agent_base_url', 'created_at', 'run_id', 'session_id', 'task_id']);
+    assert.deepEqual(Object.keys(run).sort(), ['agent', 'agent_base_url', 'created_at', 'run_id', 'session_id', 'task_id', 'task_sha256']);
     assert.equal(run.session_id, 'gb-sess-hermes-proj');
-    const submit = fx.standin.calls.find((c) => c.path === '/v1/runs')!;
-    assert.equal(submit.idempotencyKey, 'async-1');
-    assert.equal(submit.body!.session_id, 'gb-sess-hermes-proj');
-    assert.match(String(submit.body!.instructions), /# Contract/);
     const status = await waitFor(async () => {
       const s = await viaBridge(client, 'hermes_status', { run_id: runId });
       return s.data.status === 'completed' ? s.data : undefined;
-    }, 5000, 'the run to complete');
+    }, 60_000, 'the run to complete');
+    // The run's instructions (the contract) reached the model as part of Hermes' system prompt.
+    assert.match(systemText(turns('async-1')[0]!), /# Contract/);
+    assert.equal(status.session_id, 'gb-sess-hermes-proj');
     assert.equal(status.task_id, 'async-1');
     assert.equal(status.agent, 'hermes');
     // Hermes sends Unix seconds, run.json holds ISO text: the answer is ISO 8601 either way.
@@ -77,28 +87,26 @@ describe('hermes-mcp-bridge tools through the gateway catalog', () => {
     assert.equal(status.result_updated, true);
     const result = await viaBridge(client, 'hermes_result', { id: 'async-1' });
     assert.equal(result.data.status, 'completed');
-    assert.match(String(result.data.summary), /Work long/);
+    assert.equal(result.data.summary, 'Worked long');
     const again = await viaBridge(client, 'hermes_status', { run_id: runId });
     assert.equal(again.data.result_updated, false, 'a settled result is written once');
   });
 
-  test('a failed run and a run the API forgot (interrupted) are terminal and recorded', async () => {
-    const failed = await viaBridge(client, 'hermes_task', { task: 'FAIL please', mode: 'async', id: 'async-fail' });
+  test('a failed run is terminal and recorded; a run no one knows is RUN_NOT_FOUND', async () => {
+    for (let i = 0; i < 4; i++) model.push({ when: agentTurnFor('async-fail'), status: 400, error: { error: { message: 'refused on purpose', type: 'invalid_request_error' } } });
+    const failed = await viaBridge(client, 'hermes_task', { task: 'fail please', mode: 'async', id: 'async-fail' });
     const s = await waitFor(async () => {
       const x = await viaBridge(client, 'hermes_status', { run_id: failed.data.run_id as string });
       return x.data.status === 'failed' ? x.data : undefined;
-    }, 5000, 'the run to fail');
-    assert.match(String(s.error), /failed on purpose/);
-    const gone = await viaBridge(client, 'hermes_task', { task: 'vanish', mode: 'async', id: 'async-gone' });
-    fx.standin.forget(gone.data.run_id as string);
-    const i = await viaBridge(client, 'hermes_status', { run_id: gone.data.run_id as string });
-    assert.equal(i.data.status, 'interrupted');
-    assert.equal((await viaBridge(client, 'hermes_result', { id: 'async-gone' })).data.status, 'interrupted');
+    }, 60_000, 'the run to fail');
+    assert.match(String(s.error), /refused on purpose/);
+    assert.equal((await viaBridge(client, 'hermes_result', { id: 'async-fail' })).data.status, 'failed');
     const unknown = await viaBridge(client, 'hermes_status', { run_id: 'run_00000000000000000000000000000000' });
     assert.equal(unknown.data.error, 'RUN_NOT_FOUND');
   });
 
   test('an idempotent retry returns the same run; the same id with another task is duplicate_id', async () => {
+    model.push({ when: agentTurnFor('idem-1'), text: 'once' });
     const a = await viaBridge(client, 'hermes_task', { task: 'same', mode: 'async', id: 'idem-1' });
     const b = await viaBridge(client, 'hermes_task', { task: 'same', mode: 'async', id: 'idem-1' });
     assert.equal(b.data.run_id, a.data.run_id);
@@ -107,24 +115,45 @@ describe('hermes-mcp-bridge tools through the gateway catalog', () => {
   });
 
   test('unknown agents fail before any upstream call; a task id owned by another agent is duplicate_id', async () => {
-    const before = fx.standin.calls.length;
+    const before = model.chatRequests().length;
     const r = await viaBridge(client, 'hermes_task', { task: 'x', mode: 'sync', agent: 'nobody' });
     assert.equal(r.data.error, 'UNKNOWN_AGENT');
-    assert.equal(fx.standin.calls.length, before);
+    assert.equal(model.chatRequests().length, before);
     writeFileSync(join(fx.tasksDir, 'sync-1', 'result.json'), JSON.stringify({ id: 'sync-1', status: 'completed', summary: '', artifacts: [], next_steps: [], details: { agent: 'other' } }));
     const d = await viaBridge(client, 'hermes_task', { task: 'x', mode: 'sync', id: 'sync-1' });
     assert.equal(d.data.error, 'DUPLICATE_ID');
-    assert.equal(fx.standin.calls.length, before);
+    assert.equal(model.chatRequests().length, before);
   });
 
   test('hermes_status of a run whose agent left the registry: agent_unavailable naming the run and its agent', async () => {
+    model.push({ when: agentTurnFor('orphan-1'), text: 'orphaned' });
     const r = await viaBridge(client, 'hermes_task', { task: 'orphaned later', mode: 'async', id: 'orphan-1' });
-    fx.writeAgents(`agents:\n  - name: coder\n    base_url: ${fx.standin.url}\n    key_env: API_SERVER_KEY\n`);
+    fx.writeAgents(`agents:\n  - name: coder\n    base_url: ${hermes.url}\n    key_env: API_SERVER_KEY\n`);
     try {
       const s = await viaBridge(client, 'hermes_status', { run_id: r.data.run_id as string });
       assert.equal(s.data.error, 'AGENT_UNAVAILABLE', JSON.stringify(s.data));
       assert.match(String(s.data.message), new RegExp(`run ${r.data.run_id as string} \\(task orphan-1\\) was accepted by agent hermes, which is no longer in the agent registry`));
       assert.equal(s.data.agent, 'hermes');
+    } finally {
+      rmSync(fx.agentsFile);
+    }
+  });
+
+  test('a /p/<profile> agent on a Hermes listener that does not multiplex profiles (it would serve its own profile): unavailable, no task sent', async () => {
+    fx.writeAgents(`agents:\n  - name: hermes\n    base_url: ${hermes.url}\n    key_env: API_SERVER_KEY\n  - name: coder\n    profile: coder\n    base_url: ${hermes.url}/p/coder\n    key_env: API_SERVER_KEY\n`);
+    try {
+      // Hermes answers the prefixed path as its own profile: the prefix is ignored, not refused.
+      const models = (await (await fetch(`${hermes.url}/p/coder/v1/models`, { headers: { authorization: `Bearer ${hermes.key}` } })).json()) as { data: Array<{ id: string }> };
+      assert.equal(models.data[0]!.id, 'hermes-agent');
+      const listed = await viaBridge(client, 'list_agents');
+      const coder = (listed.data.agents as Array<Record<string, unknown>>).find((a) => a.name === 'coder')!;
+      assert.equal(coder.available, false);
+      assert.equal(coder.unavailable_reason, 'profile_not_served');
+      const before = model.chatRequests().length;
+      const r = await viaBridge(client, 'hermes_task', { task: 'x', mode: 'sync', id: 'misrouted-1', agent: 'coder' });
+      assert.equal(r.data.error, 'AGENT_UNAVAILABLE');
+      assert.match(String(r.data.message), /does not serve profile coder/);
+      assert.equal(model.chatRequests().length, before);
     } finally {
       rmSync(fx.agentsFile);
     }
@@ -142,7 +171,7 @@ describe('hermes-mcp-bridge tools through the gateway catalog', () => {
     assert.equal(r.data.default, 'hermes');
     const [agent] = r.data.agents as Array<Record<string, unknown>>;
     assert.equal(agent!.available, true);
-    assert.ok(!JSON.stringify(r.data).includes('sk-standin'), 'no key is returned');
+    assert.ok(!JSON.stringify(r.data).includes(hermes.key), 'no key is returned');
   });
 
   test('hermes_files lists and reads artifacts; missing results and tasks have their own codes', async () => {
@@ -160,6 +189,10 @@ describe('hermes-mcp-bridge tools through the gateway catalog', () => {
     assert.equal((await viaBridge(client, 'hermes_result', { id: 'never' })).data.error, 'TASK_NOT_FOUND');
     assert.equal((await viaBridge(client, 'hermes_files', { id: 'async-1', path: '../sync-1/result.json' })).data.error, 'INVALID_PATH');
     assert.ok(!existsSync(join(fx.tasksDir, 'never')));
+  });
+
+  test('Hermes tried nothing past loopback', () => {
+    assert.deepEqual(hermes.egress, []);
   });
 });
 

@@ -8,6 +8,7 @@ import { waitFor, within } from '../helpers/wait.js';
 // Shutdown covers the bridge: a sync task on either mount is an in-flight call (/healthz counts it,
 // drain waits for it), both mounts refuse new requests with 503 + Retry-After while the gateway
 // drains, and close() lets running tasks answer (up to shutdownGraceSeconds) before cutting.
+// Stand-in (Hermes API): the drain needs a chat completion that takes a set time to answer.
 
 const temp = tempDirs();
 after(() => temp.removeAll());

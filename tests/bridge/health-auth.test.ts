@@ -7,6 +7,7 @@ import { tempDirs } from '../helpers/temp.js';
 
 // /health must not say ok while /mcp fails closed for want of a usable MCP_AUTH_TOKEN; it says
 // `auth: "not_configured"`, and ok again once a valid token is written (read per request).
+// Stand-in (Hermes API): no agent turn runs here; the bridge's own auth is under test.
 
 const temp = tempDirs();
 after(() => temp.removeAll());

@@ -8,6 +8,7 @@ import { tempDirs } from '../helpers/temp.js';
 
 // The bridge is optional: an MCP_PORT that cannot be bound (the old hermes-mcp-bridge still holds
 // it) must not stop the gateway. It starts, serves /mcp and /bridge/*, and /readyz names the problem.
+// Stand-in (Hermes API): the bridge's listener is under test, not the agent.
 
 const temp = tempDirs();
 after(() => temp.removeAll());

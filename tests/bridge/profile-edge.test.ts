@@ -9,6 +9,7 @@ import { tempDirs } from '../helpers/temp.js';
 // The bridge profile's edge rules on its own listener: 405, 401 + WWW-Authenticate, 415, 413
 // (declared and streamed), 429 + Retry-After once the per-IP bucket (auth failures included) is
 // empty, and an audit trail (0600) holding no token, key, header or body.
+// Stand-in (Hermes API): the edge rules are under test; many fast task answers, no agent behaviour.
 
 describe('bridge profile edge', () => {
   const temp = tempDirs();

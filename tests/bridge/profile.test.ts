@@ -8,6 +8,7 @@ import { tempDirs } from '../helpers/temp.js';
 // The drop-in bridge profile over real HTTP with a real SDK v2 client, on both mounts: /bridge/mcp
 // on the gateway port and /mcp on its own MCP_PORT listener. Stateless (no Mcp-Session-Id), the
 // five tools flat in tools/list, notifications 202, batches for the revisions that have them.
+// Stand-in (Hermes API): the MCP surface is under test; real-hermes.test.ts runs the tools on real Hermes.
 
 describe('bridge profile (drop-in hermes-mcp-bridge surface)', () => {
   const temp = tempDirs();

@@ -12,7 +12,8 @@ import { within } from '../helpers/wait.js';
 
 // The operator scripts as child processes: bridge-smoke against both profile mounts (backed by the
 // Hermes API stand-in), bridge-token generate/rotate (0600, path printed, value never), a rotated
-// token taking effect without a restart, and the stand-in runnable on its own.
+// token taking effect without a restart, and the stand-in runnable on its own. Stand-in: the
+// scripts are under test; bridge-smoke's checks on real Hermes are real-hermes.test.ts's cases.
 
 const run = promisify(execFile);
 const script = (name: string) => join(packageRoot(), 'dist', 'scripts', name);

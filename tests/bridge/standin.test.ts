@@ -9,7 +9,7 @@ import { waitFor } from '../helpers/wait.js';
 describe('Hermes API stand-in', () => {
   let s: HermesApiStandin;
   before(async () => {
-    s = await startHermesApiStandin({ key: 'sk-k', runDelayMs: 200, profiles: { coder: 'sk-coder' } });
+    s = await startHermesApiStandin({ key: 'sk-k', runDelayMs: 200, profiles: ['coder'] });
   });
   after(() => s.close());
 
@@ -17,13 +17,15 @@ describe('Hermes API stand-in', () => {
     fetch(`${s.url}${path}`, { ...init, headers: { authorization: `Bearer ${init.key ?? 'sk-k'}`, ...init.headers } });
   const submit = (body: unknown, key?: string) => req('/v1/runs', { method: 'POST', body: JSON.stringify(body), ...(key ? { headers: { 'idempotency-key': key } } : {}) });
 
-  test('bearer on everything but /health, with Hermes 401 body; profiles have their own keys', async () => {
+  test("bearer on everything but /health, with Hermes 401 body; a profile takes the listener's key, an unknown one is 404", async () => {
     assert.equal((await fetch(`${s.url}/health`)).status, 200);
     const denied = await req('/v1/runs/x', { key: 'wrong' });
     assert.equal(denied.status, 401);
     assert.deepEqual(((await denied.json()) as { error: { code: string } }).error.code, 'invalid_api_key');
-    assert.equal((await req('/p/coder/v1/runs/x', { key: 'sk-k' })).status, 401);
-    assert.equal((await req('/p/coder/v1/runs/x', { key: 'sk-coder' })).status, 404);
+    assert.equal((await req('/p/coder/v1/runs/x', { key: 'sk-coder' })).status, 401);
+    assert.equal((await req('/p/coder/v1/runs/x', { key: 'sk-k' })).status, 404);
+    assert.equal((await req('/p/coder/v1/models', { key: 'sk-coder' })).status, 401);
+    assert.equal((await fetch(`${s.url}/p/ghost/health`)).status, 404);
   });
 
   test('202 run_<hex32> started, status to completed, events end with run.completed', async () => {
@@ -47,12 +49,13 @@ describe('Hermes API stand-in', () => {
     await waitFor(async () => ((await (await req(`/v1/runs/${run_id}`)).json()) as { status: string }).status === 'cancelled', 2000, 'cancelled');
   });
 
-  test('X-Hermes-Session-Id over 256 characters, or with NUL/CR/LF, is refused 400', async () => {
+  test('X-Hermes-Session-Id over 256 characters, or with NUL/CR/LF or "..", is refused 400', async () => {
     const chat = (session: string) => req('/v1/chat/completions', { method: 'POST', headers: { 'x-hermes-session-id': session }, body: JSON.stringify({ messages: [{ role: 'user', content: 'hi' }] }) });
     assert.equal((await chat('s'.repeat(256))).status, 200);
     const long = await chat('s'.repeat(257));
     assert.equal(long.status, 400);
-    assert.equal(((await long.json()) as { error: { code: string } }).error.code, 'invalid_session_id');
+    assert.equal(((await long.json()) as { error: { message: string } }).error.message, 'Session ID too long');
+    assert.equal((await chat('gb-task-a..b')).status, 400);
     // fetch refuses to send control characters in a header, so a raw request carries the NUL.
     const { port } = new URL(s.url);
     const raw = await new Promise<string>((resolve, reject) => {
@@ -83,14 +86,13 @@ describe('Hermes API stand-in', () => {
     }
   });
 
-  test('Idempotency-Key: identical retry replays the run; another body is 409; unknown run 404; bad body 400', async () => {
-    const a = await submit({ input: 'same' }, 'k1');
+  test('Idempotency-Key is ignored on /v1/runs, as Hermes 0.19 ignores it: a repeat is a new run; unknown run 404; bad body 400', async () => {
+    const a = (await (await submit({ input: 'same' }, 'k1')).json()) as { run_id: string };
     const b = await submit({ input: 'same' }, 'k1');
-    assert.equal(b.headers.get('idempotency-replayed'), 'true');
-    assert.equal(((await b.json()) as { run_id: string }).run_id, ((await a.json()) as { run_id: string }).run_id);
-    const c = await submit({ input: 'other' }, 'k1');
-    assert.equal(c.status, 409);
-    assert.equal(((await c.json()) as { error: { code: string } }).error.code, 'idempotency_key_conflict');
+    assert.equal(b.status, 202);
+    assert.equal(b.headers.get('idempotency-replayed'), null);
+    assert.notEqual(((await b.json()) as { run_id: string }).run_id, a.run_id);
+    assert.equal((await submit({ input: 'other' }, 'k1')).status, 202);
     assert.equal((await req('/v1/runs/run_nope')).status, 404);
     assert.equal((await submit({})).status, 400);
   });

@@ -11,7 +11,9 @@ import { tempDirs } from '../helpers/temp.js';
 // A sync task whose agent refuses or breaks still leaves a durable result.json (status "failed",
 // with the error code) for hermes_result: Hermes' max_concurrent_runs 429 (a retryable agent_busy
 // naming Retry-After), a 502 agent_incomplete, an unreachable agent, and a 200 chat completion
-// whose finish_reason is "error".
+// whose finish_reason is "error". Stand-in (Hermes API): for the 502 agent_incomplete (a failed run
+// without any answer text, which the real server gives no way to ask for) and exact timings; the
+// 429 and finish_reason "error" are also run on real Hermes in real-hermes.test.ts.
 
 type Structured = Record<string, unknown> & { details?: Record<string, unknown> };
 
@@ -69,10 +71,10 @@ describe('bridge tasks whose agent fails', () => {
     assert.ok(!existsSync(join(fx.tasksDir, 'busy-d', 'run.json')));
   });
 
-  test('502 agent_incomplete: upstream_failed naming X-Hermes-Error, result failed', async () => {
+  test('502 agent_incomplete: upstream_failed naming the reason in the body, result failed', async () => {
     const r = await call('hermes_task', { task: 'INCOMPLETE please', mode: 'sync', id: 'inc-1' });
     assert.equal(r.data.error, 'upstream_failed');
-    assert.match(String(r.data.message), /HTTP 502 \(agent_incomplete\)/);
+    assert.match(String(r.data.message), /HTTP 502 \(agent_incomplete\): the agent stopped on purpose/);
     const result = stored('inc-1');
     assert.equal(result.status, 'failed');
     assert.equal(result.details?.error, 'UPSTREAM_FAILED');

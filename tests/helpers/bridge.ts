@@ -1,15 +1,32 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { startHermesApiStandin, type HermesApiStandin, type StandinOptions } from '../fixtures/hermes-api-standin.js';
+import { messageText, type ModelRequest, type ScriptedModel } from '../fixtures/scripted-model.js';
+import { makeFakeSystemctl } from './fake-systemctl.js';
+import { hermes, makeHermesHome, runDriver } from './hermes.js';
+import { freePort } from './nginx.js';
+import { waitFor } from './wait.js';
 
 // A hermes-mcp-bridge deployment in a temp directory: the bridge's .env (0600) with a fresh
-// token, the Hermes agent's .env naming a running Hermes API stand-in, a tasks directory and,
-// when asked, an agents.yaml (0600) and a contract. `env` is what a gateway test passes.
+// token, HERMES_ENV_PATH naming the Hermes agent's .env (the real Hermes API server's HERMES_HOME
+// .env, or one written for the stand-in), a tasks directory and, when asked, an agents.yaml (0600)
+// and a contract. `env` is what a gateway test passes.
+//
+// startRealHermesApi: Hermes' own API server (gateway/platforms/api_server.py), started as Hermes'
+// systemd unit starts it (`python -m hermes_cli.main gateway run`) in a throw-away HERMES_HOME made
+// by Hermes' config code, its model a scripted OpenAI-compatible server through a `provider:
+// custom` base_url. It cannot reach the internet: HTTP(S)_PROXY is a local trap that refuses every
+// request and records it (`egress`, which a test keeps empty), the start-up calls that would go out
+// are configured off (tirith's installer, the model-metadata lookup), the environment holds no
+// credential but the API key, HOME is a temp directory and systemctl a logging fake that answers
+// nothing.
 
 export const STANDIN_KEY = 'sk-standin-key-0123456789abcdef';
 
-export interface BridgeFixture {
+export interface BridgeDeployment {
   dir: string;
   envFile: string;
   token: string;
@@ -17,30 +34,30 @@ export interface BridgeFixture {
   agentsFile: string;
   contractFile: string;
   auditLog: string;
-  standin: HermesApiStandin;
   env: Record<string, string>;
   writeAgents(yaml: string, mode?: number): void;
+}
+
+export interface BridgeFixture extends BridgeDeployment {
+  standin: HermesApiStandin;
   close(): Promise<void>;
 }
 
-export async function makeBridgeFixture(dir: string, options: { mcpPort?: number; standin?: Partial<StandinOptions>; extraEnv?: string } = {}): Promise<BridgeFixture> {
-  const standin = await startHermesApiStandin({ key: STANDIN_KEY, ...options.standin });
-  const port = new URL(standin.url).port;
+/** The bridge's files in `dir`, its agent the Hermes API server whose .env is `hermesEnvFile`. */
+export function makeBridgeDeployment(dir: string, options: { hermesEnvFile: string; mcpPort?: number; extraEnv?: string; contract?: string }): BridgeDeployment {
   const token = randomBytes(32).toString('hex');
-  const hermesEnv = join(dir, 'hermes.env');
-  writeFileSync(hermesEnv, `API_SERVER_ENABLED=true\nAPI_SERVER_KEY=${STANDIN_KEY}\nAPI_SERVER_HOST=127.0.0.1\nAPI_SERVER_PORT=${port}\n`, { mode: 0o600 });
   const tasksDir = join(dir, 'tasks');
   mkdirSync(tasksDir);
   const agentsFile = join(dir, 'agents.yaml');
   const contractFile = join(dir, 'contract.md');
-  writeFileSync(contractFile, '# Contract\nAnswer JSON {summary, artifacts, next_steps}.\n');
+  writeFileSync(contractFile, options.contract ?? '# Contract\nAnswer JSON {summary, artifacts, next_steps}.\n');
   const auditLog = join(dir, 'audit.jsonl');
   const envFile = join(dir, 'bridge.env');
   writeFileSync(
     envFile,
     [
       `MCP_AUTH_TOKEN=${token}`,
-      `HERMES_ENV_PATH=${hermesEnv}`,
+      `HERMES_ENV_PATH=${options.hermesEnvFile}`,
       `HERMES_CONTRACT_PATH=${contractFile}`,
       `TASKS_DIR=${tasksDir}`,
       `AGENTS_FILE=${agentsFile}`,
@@ -58,12 +75,161 @@ export async function makeBridgeFixture(dir: string, options: { mcpPort?: number
     agentsFile,
     contractFile,
     auditLog,
-    standin,
     env: { HERMES_MCP_BRIDGE_ENV: envFile },
     writeAgents(yaml, mode = 0o600) {
       writeFileSync(agentsFile, yaml, { mode });
       chmodSync(agentsFile, mode);
     },
-    close: () => standin.close(),
   };
 }
+
+/** A deployment whose agent is the Hermes API stand-in (tests/fixtures/hermes-api-standin.ts). */
+export async function makeBridgeFixture(dir: string, options: { mcpPort?: number; standin?: Partial<StandinOptions>; extraEnv?: string } = {}): Promise<BridgeFixture> {
+  const standin = await startHermesApiStandin({ key: STANDIN_KEY, ...options.standin });
+  const port = new URL(standin.url).port;
+  const hermesEnv = join(dir, 'hermes.env');
+  writeFileSync(hermesEnv, `API_SERVER_ENABLED=true\nAPI_SERVER_KEY=${STANDIN_KEY}\nAPI_SERVER_HOST=127.0.0.1\nAPI_SERVER_PORT=${port}\n`, { mode: 0o600 });
+  const deployment = makeBridgeDeployment(dir, { hermesEnvFile: hermesEnv, ...(options.mcpPort !== undefined ? { mcpPort: options.mcpPort } : {}), ...(options.extraEnv ? { extraEnv: options.extraEnv } : {}) });
+  return { ...deployment, standin, close: () => standin.close() };
+}
+
+export interface RealHermesApi {
+  /** http://127.0.0.1:<port> */
+  url: string;
+  key: string;
+  home: string;
+  /** $HERMES_HOME/.env: API_SERVER_KEY, _HOST, _PORT (what HERMES_ENV_PATH names). */
+  envFile: string;
+  /** Profile name -> its directory (each with its own API_SERVER_KEY), served under /p/<name>. */
+  profiles: Record<string, string>;
+  /** Every outbound request Hermes tried (refused by the trap): "CONNECT host:443 ...". */
+  egress: string[];
+  systemctlCalls(): string[];
+  /** Hermes' stdout and stderr so far. */
+  output(): string;
+  /** Kills the gateway (SIGKILL, a crash: its in-memory runs are lost) and starts it again on the same home and port. */
+  restart(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** An HTTP proxy that refuses everything and records each request's first line. */
+async function startEgressTrap(): Promise<{ url: string; attempts: string[]; close(): Promise<void> }> {
+  const attempts: string[] = [];
+  const server: Server = createServer((socket) => {
+    socket.on('error', () => {});
+    socket.once('data', (d) => {
+      attempts.push(d.toString('latin1').split('\r\n')[0] ?? '');
+      socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, attempts, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+export interface RealHermesOptions {
+  model: ScriptedModel;
+  /** Named profiles and their own API_SERVER_KEY: created by Hermes, served with gateway.multiplex_profiles. */
+  profiles?: Record<string, string>;
+  /** More config.yaml keys (merged by Hermes' config module). */
+  config?: Record<string, unknown>;
+  startTimeoutMs?: number;
+}
+
+export async function startRealHermesApi(dir: string, options: RealHermesOptions): Promise<RealHermesApi> {
+  const home = join(dir, 'hermes-home');
+  const userHome = join(dir, 'user-home');
+  const work = join(dir, 'work');
+  mkdirSync(userHome, { recursive: true });
+  mkdirSync(work, { recursive: true });
+  const key = `sk-hermes-test-${randomBytes(24).toString('hex')}`;
+  const port = await freePort();
+  makeHermesHome(home, {
+    config: {
+      // The scripted model as a custom OpenAI-compatible provider; an explicit context length, so
+      // the agent does not look the model up on OpenRouter / models.dev.
+      model: { provider: 'custom', base_url: options.model.baseUrl, default: 'scripted-model', context_length: 131072 },
+      // tirith's pre-exec scanner would download its binary from GitHub at start.
+      security: { tirith_enabled: false },
+      ...options.config,
+      ...(options.profiles ? { gateway: { ...(options.config?.gateway as Record<string, unknown> | undefined), multiplex_profiles: true } } : {}),
+    },
+    env: { API_SERVER_ENABLED: 'true', API_SERVER_KEY: key, API_SERVER_HOST: '127.0.0.1', API_SERVER_PORT: String(port) },
+  });
+  const systemctl = makeFakeSystemctl(dir);
+  const trap = await startEgressTrap();
+  const proxy = { HTTP_PROXY: trap.url, HTTPS_PROXY: trap.url, http_proxy: trap.url, https_proxy: trap.url, ALL_PROXY: trap.url, NO_PROXY: '127.0.0.1,localhost,::1', no_proxy: '127.0.0.1,localhost,::1' };
+  // Only what a process needs: no credential from this environment reaches Hermes.
+  const env: Record<string, string> = { PATH: `${systemctl.bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, LANG: 'C.UTF-8', HOME: userHome, HERMES_HOME: home, PYTHONDONTWRITEBYTECODE: '1', ...proxy };
+  let profiles: Record<string, string> = {};
+  if (options.profiles) profiles = (await runDriver<{ profiles: Record<string, string> }>('bridge_profile.py', { profiles: options.profiles }, env)).profiles;
+  const url = `http://127.0.0.1:${port}`;
+  let output = '';
+  let child: ChildProcess | undefined;
+  const running = (c: ChildProcess): boolean => c.exitCode === null && c.signalCode === null;
+  /** Ends the gateway's process group (what its tools started too): SIGTERM lets Hermes drain, SIGKILL is a crash. */
+  const stop = async (signal: 'SIGTERM' | 'SIGKILL') => {
+    const c = child;
+    if (!c || !running(c)) return;
+    const kill = (sig: NodeJS.Signals) => {
+      try {
+        process.kill(-c.pid!, sig);
+      } catch {
+        // already gone
+      }
+    };
+    kill(signal);
+    const timer = setTimeout(() => kill('SIGKILL'), 20_000);
+    await exited(c);
+    clearTimeout(timer);
+  };
+  const start = async () => {
+    const c = spawn(hermes().python, ['-m', 'hermes_cli.main', 'gateway', 'run'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    child = c;
+    c.stdout!.setEncoding('utf8').on('data', (d: string) => (output += d));
+    c.stderr!.setEncoding('utf8').on('data', (d: string) => (output += d));
+    const timeoutMs = options.startTimeoutMs ?? 60_000;
+    await waitFor(
+      async () => {
+        if (!running(c)) throw new Error(`Hermes gateway exited (${c.exitCode ?? c.signalCode}) before its API server answered:\n${output.slice(-4000)}`);
+        return fetch(`${url}/health`).then(
+          (r) => r.ok,
+          () => false,
+        );
+      },
+      timeoutMs,
+      `Hermes' API server on ${url}/health`,
+      100,
+    );
+  };
+  const close = async () => {
+    await stop('SIGTERM');
+    await trap.close();
+  };
+  try {
+    await start();
+  } catch (e) {
+    await close();
+    throw new Error(`${(e as Error).message}\n${output.slice(-4000)}`);
+  }
+  const restart = async () => {
+    await stop('SIGKILL');
+    await start();
+  };
+  return { url, key, home, envFile: join(home, '.env'), profiles, egress: trap.attempts, systemctlCalls: systemctl.calls, output: () => output, restart, close };
+}
+
+// Reading what Hermes sent the scripted model for a bridge task.
+type ModelMessage = { role: string; content?: unknown; tool_calls?: unknown };
+/** The messages of a chat completion request. */
+export const modelMessages = (r: ModelRequest): ModelMessage[] => (r.body?.messages as ModelMessage[] | undefined) ?? [];
+/** The text of its last user message. */
+export const lastUserText = (r: ModelRequest): string => messageText(modelMessages(r).filter((m) => m.role === 'user').at(-1)?.content);
+/** Its system prompt (Hermes' own, with the task's contract appended). */
+export const systemText = (r: ModelRequest): string => modelMessages(r).filter((m) => m.role === 'system').map((m) => messageText(m.content)).join('\n');
+/** Hermes' agent turn (it sends its tools) for bridge task `id`: the last user message is that task's prompt. */
+export const agentTurnFor = (id: string) => (r: ModelRequest): boolean => Array.isArray(r.body?.tools) && lastUserText(r).includes(`Task id: ${id}\n`);
