@@ -96,10 +96,33 @@ function formatWhen(ts: unknown): string {
   return `${MONTHS[d.getMonth()]} ${pad(d.getDate())}, ${d.getFullYear()} at ${pad(h12)}:${pad(d.getMinutes())} ${d.getHours() < 12 ? 'AM' : 'PM'}`;
 }
 
+/** What Hermes prefixes to structured (multimodal) message content it stores as JSON (`SessionDB._encode_content`). */
+export const CONTENT_JSON_PREFIX = '\u0000json:';
+
+/**
+ * Stored content as text: a list of parts (`\0json:[{type: 'text', ...}, {type: 'image_url', ...}]`)
+ * becomes its text parts joined, or `[multimodal content]`, as Hermes' own previews render it
+ * (hermes_state `list_recent_user_messages`); undecodable JSON stays as stored, as Hermes leaves it.
+ */
+export function plainContent(text: string): string {
+  if (!text.startsWith(CONTENT_JSON_PREFIX)) return text;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text.slice(CONTENT_JSON_PREFIX.length));
+  } catch {
+    return text;
+  }
+  if (Array.isArray(parsed)) {
+    const parts = parsed.flatMap((p) => (p && typeof p === 'object' && (p as { type?: unknown }).type === 'text' && typeof (p as { text?: unknown }).text === 'string' ? [(p as { text: string }).text] : []));
+    return parts.filter((t) => t !== '').join(' ').trim() || '[multimodal content]';
+  }
+  return typeof parsed === 'string' ? parsed : JSON.stringify(parsed);
+}
+
 function asText(value: unknown): string | null {
   if (value === null || value === undefined) return null;
-  if (typeof value === 'string') return value;
-  if (Buffer.isBuffer(value)) return value.toString('utf8');
+  if (typeof value === 'string') return plainContent(value);
+  if (Buffer.isBuffer(value)) return plainContent(value.toString('utf8'));
   return String(value);
 }
 
@@ -207,6 +230,8 @@ class Shaper {
    */
   snippet(snippet: string | null, rawContent: unknown): string {
     if (!snippet) return '';
+    // FTS indexes the stored text, so a multimodal message's snippet is a window of its JSON.
+    snippet = snippet.replaceAll(CONTENT_JSON_PREFIX, '');
     const raw = asText(rawContent);
     if (raw !== null) {
       const redacted = redact(raw);
@@ -372,7 +397,7 @@ function read(store: SessionStore, sessionId: string, budget: number): Record<st
 
 function browse(store: SessionStore, limit: number): Record<string, unknown> {
   const results = store.browse(HIDDEN_SOURCES, limit, PREVIEW_SOURCE_CHARS).map((s) => {
-    const raw = redact(s.preview_raw ?? '').trim();
+    const raw = redact(plainContent(s.preview_raw ?? '')).trim();
     const cut = cutCodePoints(raw, PREVIEW_CHARS);
     return {
       session_id: s.id,

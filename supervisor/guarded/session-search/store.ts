@@ -23,8 +23,26 @@ export type { SessionRow, MessageRow, SearchHit, MessagesAround, AnchoredView, B
 // reader needs the shared-memory index); Hermes reuses them. Sidecars this call caused to exist get
 // no wider permissions than state.db itself, because once Hermes writes, the WAL holds messages.
 
-/** Hermes `SCHEMA_VERSION` this adapter reads (hermes_state.py at upstream commit 88d1d6206f39). */
-export const SUPPORTED_SCHEMA_VERSION = 17;
+/**
+ * The newest Hermes state.db `SCHEMA_VERSION` this adapter reads: hermes-agent 0.19.0's
+ * hermes_state.py. A newer version may carry a data migration this reader does not know, so it is
+ * refused (STATE_DB_SCHEMA_TOO_NEW) and left untouched.
+ */
+export const SUPPORTED_SCHEMA_VERSION = 22;
+/**
+ * The oldest version read: 17 (the schema the reader was first written against). Since version 11
+ * Hermes adds columns declaratively (`_reconcile_columns`), whatever the version number, and 18-22
+ * only migrated data or added tables and columns this reader does not use (gateway metadata,
+ * session_model_usage, async_delegations; the FTS tables and triggers are the same); the columns it
+ * does read are checked by name (REQUIRED_COLUMNS) on every open.
+ */
+export const OLDEST_SUPPORTED_SCHEMA_VERSION = 17;
+
+/** Every column a query here names: a database without one is not one this reader understands. */
+const REQUIRED_COLUMNS: Record<string, readonly string[]> = {
+  sessions: ['id', 'source', 'model', 'title', 'started_at', 'ended_at', 'end_reason', 'parent_session_id', 'message_count'],
+  messages: ['id', 'session_id', 'role', 'content', 'tool_call_id', 'tool_calls', 'tool_name', 'timestamp', 'active', 'compacted'],
+};
 
 /** Hermes' busy timeout for readers (`_READ_BUSY_TIMEOUT_S`). */
 const BUSY_TIMEOUT_MS = 5000;
@@ -96,9 +114,12 @@ export class SessionStore {
   private readonly db: Database.Database;
   private readonly trigram: boolean;
   private readonly parentCache = new Map<string, string | null>();
+  /** The database's schema_version (within the supported range). */
+  readonly schemaVersion: number;
 
-  private constructor(db: Database.Database, trigram: boolean) {
+  private constructor(db: Database.Database, schemaVersion: number, trigram: boolean) {
     this.db = db;
+    this.schemaVersion = schemaVersion;
     this.trigram = trigram;
   }
 
@@ -125,9 +146,9 @@ export class SessionStore {
       throw storeErrorFrom(e, path);
     }
     try {
-      const trigram = SessionStore.checkSchema(db, path);
+      const { version, trigram } = SessionStore.checkSchema(db, path);
       SessionStore.tightenNewSidecars(path, st, sidecarsBefore);
-      return new SessionStore(db, trigram);
+      return new SessionStore(db, version, trigram);
     } catch (e) {
       db.close();
       if (isTransientReadError(e) || !isSqliteError(e)) throw e;
@@ -135,7 +156,7 @@ export class SessionStore {
     }
   }
 
-  private static checkSchema(db: Database.Database, path: string): boolean {
+  private static checkSchema(db: Database.Database, path: string): { version: number; trigram: boolean } {
     const tables = new Set(
       (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>).map((r) => r.name),
     );
@@ -144,26 +165,38 @@ export class SessionStore {
       throw new StoreError(
         'STATE_DB_SCHEMA_UNSUPPORTED',
         `${path} is not a Hermes session database this gateway can read (missing table${missing.length > 1 ? 's' : ''} ${missing.join(', ')})`,
-        { supported_schema_version: SUPPORTED_SCHEMA_VERSION },
+        { supported_schema_version: SUPPORTED_SCHEMA_VERSION, oldest_supported_schema_version: OLDEST_SUPPORTED_SCHEMA_VERSION },
       );
     }
     const row = db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: unknown } | undefined;
     const version = typeof row?.version === 'number' ? row.version : null;
+    const supported = { supported_schema_version: SUPPORTED_SCHEMA_VERSION, oldest_supported_schema_version: OLDEST_SUPPORTED_SCHEMA_VERSION };
     if (version !== null && version > SUPPORTED_SCHEMA_VERSION) {
       throw new StoreError(
         'STATE_DB_SCHEMA_TOO_NEW',
         `${path} has Hermes session schema version ${version}, newer than version ${SUPPORTED_SCHEMA_VERSION} this gateway reads; it is left untouched (upgrade the gateway to search it)`,
-        { schema_version: version, supported_schema_version: SUPPORTED_SCHEMA_VERSION },
+        { schema_version: version, ...supported },
       );
     }
-    if (version !== SUPPORTED_SCHEMA_VERSION) {
+    if (version === null || version < OLDEST_SUPPORTED_SCHEMA_VERSION) {
       throw new StoreError(
         'STATE_DB_SCHEMA_UNSUPPORTED',
-        `${path} has Hermes session schema version ${version ?? 'unknown'}, older than version ${SUPPORTED_SCHEMA_VERSION} this gateway reads; run Hermes once so it migrates the database (the gateway never migrates it)`,
-        { schema_version: version, supported_schema_version: SUPPORTED_SCHEMA_VERSION },
+        `${path} has Hermes session schema version ${version ?? 'unknown'}, older than version ${OLDEST_SUPPORTED_SCHEMA_VERSION} this gateway reads; run Hermes once so it migrates the database (the gateway never migrates it)`,
+        { schema_version: version, ...supported },
       );
     }
-    return tables.has('messages_fts_trigram');
+    for (const [table, columns] of Object.entries(REQUIRED_COLUMNS)) {
+      const have = new Set((db.prepare('SELECT name FROM pragma_table_info(?)').all(table) as Array<{ name: string }>).map((r) => r.name));
+      const absent = columns.filter((c) => !have.has(c));
+      if (absent.length > 0) {
+        throw new StoreError(
+          'STATE_DB_SCHEMA_UNSUPPORTED',
+          `${path} (Hermes session schema version ${version}) has no ${table}.${absent.join(`, ${table}.`)}, which this gateway reads; run Hermes once so it reconciles the database's columns (the gateway never migrates it)`,
+          { schema_version: version, missing_columns: absent.map((c) => `${table}.${c}`), ...supported },
+        );
+      }
+    }
+    return { version, trigram: tables.has('messages_fts_trigram') };
   }
 
   /** Sidecars SQLite created for this reader get state.db's own permission bits (never wider). */
@@ -281,7 +314,7 @@ export class SessionStore {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Search (hermes_state `search_messages` for the schema-17 single-column FTS tables)
+  // Search (hermes_state `search_messages` over the single-column FTS tables, schema 11 on)
   // ---------------------------------------------------------------------------------------------
 
   private filters(opts: SearchOptions): { where: string[]; params: unknown[] } {
@@ -366,7 +399,8 @@ export class SessionStore {
 
   /**
    * Root sessions (no parent), hidden sources excluded, most recently active first; a compression
-   * chain's activity counts for its root. `preview_raw` is the start of the first user message.
+   * chain's activity counts for its root. `preview_raw` is the start of the first user message
+   * (all of it when Hermes stored it as `\0json:` parts, which only decode whole).
    */
   browse(excludeSources: readonly string[], limit: number, previewChars: number): BrowseRow[] {
     const exclude = excludeSources.length > 0 ? ` AND s.source NOT IN (${excludeSources.map(() => '?').join(',')})` : '';
@@ -385,7 +419,8 @@ export class SessionStore {
         FROM chain c JOIN sessions ss ON ss.id = c.cur_id GROUP BY c.root_id
       )
       SELECT s.id, s.title, s.source, s.started_at, s.message_count,
-        COALESCE((SELECT SUBSTR(REPLACE(REPLACE(m.content, X'0A', ' '), X'0D', ' '), 1, ?)
+        COALESCE((SELECT CASE WHEN SUBSTR(CAST(m.content AS BLOB), 1, 6) = X'006A736F6E3A' THEN m.content
+                              ELSE SUBSTR(REPLACE(REPLACE(m.content, X'0A', ' '), X'0D', ' '), 1, ?) END
                   FROM messages m WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL
                   ORDER BY m.timestamp, m.id LIMIT 1), '') AS preview_raw,
         COALESCE((SELECT MAX(m2.timestamp) FROM messages m2 WHERE m2.session_id = s.id), s.started_at) AS last_active
