@@ -5,6 +5,7 @@ import { after, test } from 'node:test';
 import { loadConfig } from '../../supervisor/config.js';
 import type { CallContext } from '../../supervisor/tool-types.js';
 import { skillsTools } from '../../supervisor/tools/skills.js';
+import { makeHermesHome as writeHermesConfig } from '../helpers/hermes.js';
 import { tempDirs } from '../helpers/temp.js';
 
 // The skills tools answer Hermes' host questions (which platform, a Kanban task, is a variable set)
@@ -24,7 +25,7 @@ function hermesHome(): string {
   skill('board-work', 'environments: [kanban]\n');
   skill('chatty', '');
   skill('needs-key', 'required_environment_variables:\n  - SKILLS_HOST_TEST_KEY\n');
-  writeFileSync(join(home, 'config.yaml'), 'skills:\n  platform_disabled:\n    telegram: [chatty]\n');
+  writeHermesConfig(home, { config: { skills: { platform_disabled: { telegram: ['chatty'] } } } });
   return home;
 }
 
