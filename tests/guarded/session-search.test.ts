@@ -318,11 +318,13 @@ describe('session_search: sessions Hermes wrote (CJK, lineage, ranking, redactio
     );
     const limited = ok(await viaBridge(client, 'session_search', { query: 'heron', limit: 1 }));
     assert.equal(limited.count, 1);
-    // Browse shows roots only: the compression child is not listed on its own.
+    // Browse lists a compression chain once, as its live tip (Hermes projects the root forward);
+    // the subagent session not at all.
     const browse = ok(await viaBridge(client, 'session_search', { limit: 10 }));
     const listed = (browse.results as Array<Record<string, unknown>>).map((r) => r.session_id);
     assert.equal(listed.length, 10);
-    assert.ok(!listed.includes('20260913_090000_child1'));
+    assert.ok(listed.includes('20260913_090000_child1'));
+    assert.ok(!listed.includes('20260913_080000_root01'));
     assert.ok(!listed.includes(S_SUB));
     await client.close();
   });

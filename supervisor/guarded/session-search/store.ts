@@ -7,7 +7,6 @@ import {
   quoteFtsTokens,
   sanitizeFtsQuery,
   stripOuterQuotes,
-  trigramEligibleTokens,
   trigramServesCjk,
 } from './fts.js';
 import type { SessionRow, MessageRow, SearchHit, MessagesAround, AnchoredView, BrowseRow, SearchOptions } from './rows.js';
@@ -40,7 +39,7 @@ export const OLDEST_SUPPORTED_SCHEMA_VERSION = 17;
 
 /** Every column a query here names: a database without one is not one this reader understands. */
 const REQUIRED_COLUMNS: Record<string, readonly string[]> = {
-  sessions: ['id', 'source', 'model', 'title', 'started_at', 'ended_at', 'end_reason', 'parent_session_id', 'message_count'],
+  sessions: ['id', 'source', 'model', 'model_config', 'title', 'started_at', 'ended_at', 'end_reason', 'parent_session_id', 'message_count', 'archived'],
   messages: ['id', 'session_id', 'role', 'content', 'tool_call_id', 'tool_calls', 'tool_name', 'timestamp', 'active', 'compacted'],
 };
 
@@ -62,6 +61,26 @@ export class StoreError extends Error {
 }
 
 const MESSAGE_COLUMNS = 'm.id, m.session_id, m.role, m.content, m.tool_call_id, m.tool_calls, m.tool_name, m.timestamp';
+
+/** Not a delegate subagent's session (Hermes tags those `model_config._delegate_from`). */
+const NOT_DELEGATE = (a: string) => `json_extract(COALESCE(${a}.model_config, '{}'), '$._delegate_from') IS NULL`;
+
+/**
+ * `child` continues `parent` after a compression (hermes_state's chain edge): not a branch, a
+ * delegate or a tool session. No started_at >= ended_at test: Hermes dropped it, since a
+ * continuation row can be written before its parent's ended_at.
+ */
+const CONTINUATION =
+  "parent.end_reason = 'compression' AND json_extract(COALESCE(child.model_config, '{}'), '$._branched_from') IS NULL " +
+  `AND ${NOT_DELEGATE('child')} AND COALESCE(child.source, '') != 'tool'`;
+
+/** A browse row (its first parameter: how much of the first user message to read). */
+const BROWSE_COLUMNS = `s.id, s.title, s.source, s.started_at, s.message_count, s.end_reason,
+  COALESCE((SELECT CASE WHEN SUBSTR(CAST(m.content AS BLOB), 1, 6) = X'006A736F6E3A' THEN m.content
+                        ELSE SUBSTR(REPLACE(REPLACE(m.content, X'0A', ' '), X'0D', ' '), 1, ?) END
+            FROM messages m WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL
+            ORDER BY m.timestamp, m.id LIMIT 1), '') AS preview_raw,
+  COALESCE((SELECT MAX(m2.timestamp) FROM messages m2 WHERE m2.session_id = s.id), s.started_at) AS last_active`;
 
 function sqliteCode(e: unknown): string {
   const code = (e as { code?: unknown })?.code;
@@ -234,6 +253,23 @@ export class SessionStore {
       .get(id) as SessionRow | undefined;
   }
 
+  /**
+   * Hermes `resolve_session_by_title`: the newest "title #N" continuation if any, else the session
+   * titled exactly `title`.
+   */
+  sessionByTitle(title: string): string | undefined {
+    const numbered = this.db
+      .prepare(`SELECT id FROM sessions WHERE title LIKE ? ESCAPE '\\' ORDER BY started_at DESC LIMIT 1`)
+      .get(`${escapeLike(title)} #%`) as { id: string } | undefined;
+    if (numbered) return numbered.id;
+    return (this.db.prepare('SELECT id FROM sessions WHERE title = ?').get(title) as { id: string } | undefined)?.id;
+  }
+
+  /** The first live message of a session (Hermes `get_messages`: active rows, by id). */
+  firstLiveMessage(sessionId: string): number | undefined {
+    return (this.db.prepare('SELECT id FROM messages WHERE session_id = ? AND active = 1 ORDER BY id LIMIT 1').get(sessionId) as { id: number } | undefined)?.id;
+  }
+
   private parentOf(id: string): string | null | undefined {
     if (this.parentCache.has(id)) return this.parentCache.get(id);
     const row = this.db.prepare('SELECT parent_session_id AS p FROM sessions WHERE id = ?').get(id) as { p: string | null } | undefined;
@@ -377,15 +413,9 @@ export class SessionStore {
       const tokens = nonOperatorTokens(raw).map(stripOuterQuotes).filter((t) => t !== '');
       return { hits: this.likeRows(tokens.length > 0 ? tokens : [raw], opts), route: 'like' };
     }
-    const hits = this.matchRows('messages_fts', sanitized, opts) ?? [];
-    if (hits.length > 0 || !this.trigram) return { hits, route: 'fts5' };
-    // unicode61 sees no boundary between Latin and adjacent CJK ("修改youer服务端" is one token):
-    // on a miss, retry the substring-capable trigram index (Hermes does the same, miss-only so hits
-    // keep their BM25 ranking).
-    const raw = stripOuterQuotes(sanitized).split(/\s+/).map(stripOuterQuotes).filter((t) => t !== '').join(' ');
-    if (raw === '' || !trigramEligibleTokens(raw)) return { hits, route: 'fts5' };
-    const retry = this.matchRows('messages_fts_trigram', quoteFtsTokens(raw), opts);
-    return retry && retry.length > 0 ? { hits: retry, route: 'trigram' } : { hits, route: 'fts5' };
+    // No trigram retry on a miss: hermes-agent 0.19.0's search_messages has none (an older upstream
+    // retried, which also turned a missed "exact phrase" into its words in any order).
+    return { hits: this.matchRows('messages_fts', sanitized, opts) ?? [], route: 'fts5' };
   }
 
   /** The full content of one message (to check what its snippet may have cut). */
@@ -398,35 +428,59 @@ export class SessionStore {
   // ---------------------------------------------------------------------------------------------
 
   /**
-   * Root sessions (no parent), hidden sources excluded, most recently active first; a compression
-   * chain's activity counts for its root. `preview_raw` is the start of the first user message
+   * Root sessions (no parent, not a delegate's, not archived), hidden sources excluded, most
+   * recently active first, a compression chain's activity counting for its root; then each
+   * compression root projected forward to its tip (id, title, message count, last activity,
+   * preview), keeping the root's started_at. `preview_raw` is the start of the first user message
    * (all of it when Hermes stored it as `\0json:` parts, which only decode whole).
    */
   browse(excludeSources: readonly string[], limit: number, previewChars: number): BrowseRow[] {
     const exclude = excludeSources.length > 0 ? ` AND s.source NOT IN (${excludeSources.map(() => '?').join(',')})` : '';
     const sql = `
       WITH RECURSIVE chain(root_id, cur_id) AS (
-        SELECT s.id, s.id FROM sessions s WHERE s.parent_session_id IS NULL${exclude}
+        SELECT s.id, s.id FROM sessions s WHERE s.parent_session_id IS NULL AND ${NOT_DELEGATE('s')} AND s.archived = 0${exclude}
         UNION ALL
         SELECT c.root_id, child.id FROM chain c
         JOIN sessions parent ON parent.id = c.cur_id
         JOIN sessions child ON child.parent_session_id = c.cur_id
-        WHERE parent.end_reason = 'compression' AND child.started_at >= parent.ended_at
+        WHERE ${CONTINUATION}
       ),
       chain_max AS (
         SELECT c.root_id,
           MAX(COALESCE((SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = c.cur_id), ss.started_at)) AS effective
         FROM chain c JOIN sessions ss ON ss.id = c.cur_id GROUP BY c.root_id
       )
-      SELECT s.id, s.title, s.source, s.started_at, s.message_count,
-        COALESCE((SELECT CASE WHEN SUBSTR(CAST(m.content AS BLOB), 1, 6) = X'006A736F6E3A' THEN m.content
-                              ELSE SUBSTR(REPLACE(REPLACE(m.content, X'0A', ' '), X'0D', ' '), 1, ?) END
-                  FROM messages m WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL
-                  ORDER BY m.timestamp, m.id LIMIT 1), '') AS preview_raw,
-        COALESCE((SELECT MAX(m2.timestamp) FROM messages m2 WHERE m2.session_id = s.id), s.started_at) AS last_active
+      SELECT ${BROWSE_COLUMNS}
       FROM sessions s JOIN chain_max cm ON cm.root_id = s.id
       ORDER BY cm.effective DESC, s.started_at DESC, s.id DESC
       LIMIT ?`;
-    return this.db.prepare(sql).all(...excludeSources, previewChars, limit) as BrowseRow[];
+    const rows = this.db.prepare(sql).all(...excludeSources, previewChars, limit) as BrowseRow[];
+    const one = this.db.prepare(`SELECT ${BROWSE_COLUMNS} FROM sessions s WHERE s.id = ?`);
+    return rows.map((row) => {
+      if (row.end_reason !== 'compression') return row;
+      const tip = this.compressionTip(row.id);
+      const tipRow = tip === row.id ? undefined : (one.get(previewChars, tip) as BrowseRow | undefined);
+      return tipRow ? { ...tipRow, source: row.source, started_at: row.started_at } : row;
+    });
+  }
+
+  /** Hermes `get_compression_tip`: follow compression continuations forward to the live one. */
+  compressionTip(id: string): string {
+    const next = this.db.prepare(`
+      SELECT child.id FROM sessions parent JOIN sessions child ON child.parent_session_id = parent.id
+      WHERE parent.id = ? AND ${CONTINUATION}
+      ORDER BY CASE WHEN child.end_reason = 'compression' THEN 0 WHEN child.ended_at IS NULL THEN 1 ELSE 2 END,
+        COALESCE((SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = child.id), child.started_at) DESC,
+        child.started_at DESC, child.id DESC
+      LIMIT 1`);
+    const seen = new Set([id]);
+    let current = id;
+    for (let i = 0; i < 100; i++) {
+      const row = next.get(current) as { id: string } | undefined;
+      if (!row || seen.has(row.id)) break;
+      seen.add(row.id);
+      current = row.id;
+    }
+    return current;
   }
 }
