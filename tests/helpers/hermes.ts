@@ -31,6 +31,8 @@ export interface HomeSpec {
   env?: Record<string, string>;
   /** SOUL.md (default: the one Hermes writes). */
   soul?: string;
+  /** Skills by name: SKILL.md text, created by Hermes' skill_manage create path (validated, scanned). */
+  skills?: Record<string, string>;
 }
 
 /** Builds `home` as a HERMES_HOME with Hermes' own code (tests/hermes/drivers/make_home.py). */

@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { loadConfig } from '../../supervisor/config.js';
 import type { CallContext } from '../../supervisor/tool-types.js';
@@ -18,15 +16,12 @@ const ctx: CallContext = { owner: { id: 'request:t', kind: 'request' }, signal: 
 
 function hermesHome(): string {
   const home = temp.make('hmcp-skills-host-');
-  const skill = (name: string, extra: string) => {
-    mkdirSync(join(home, 'skills', name), { recursive: true });
-    writeFileSync(join(home, 'skills', name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${name}\n${extra}---\nBody.\n`);
-  };
-  skill('board-work', 'environments: [kanban]\n');
-  skill('chatty', '');
-  skill('needs-key', 'required_environment_variables:\n  - SKILLS_HOST_TEST_KEY\n');
-  writeHermesConfig(home, { config: { skills: { platform_disabled: { telegram: ['chatty'] } } } });
-  return home;
+  const skill = (name: string, extra: string) => `---\nname: ${name}\ndescription: ${name}\n${extra}---\nBody.\n`;
+  // Skills and config.yaml written by Hermes' own code (skill_manage's create path, the config module).
+  return writeHermesConfig(home, {
+    config: { skills: { platform_disabled: { telegram: ['chatty'] } } },
+    skills: { 'board-work': skill('board-work', 'environments: [kanban]\n'), chatty: skill('chatty', ''), 'needs-key': skill('needs-key', 'required_environment_variables:\n  - SKILLS_HOST_TEST_KEY\n') },
+  });
 }
 
 async function listed(env: NodeJS.ProcessEnv): Promise<string[]> {
