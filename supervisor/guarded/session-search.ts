@@ -150,7 +150,7 @@ const PROBE_TRANSIENT_RETRIES = 2;
  * A /readyz component for session_search's database (`session_db`). It opens state.db exactly as
  * the tool does (SessionStore.open: SQLITE_OPEN_READONLY, file must exist, same schema check; no
  * migration, no pragma change, no write), reads only sqlite_master and schema_version, and closes.
- *   - schema 17, readable: ready, status `ok`, with the schema version;
+ *   - a supported schema (17 to 22, hermes-agent 0.19.0's), readable: ready, status `ok`, with its version;
  *   - no state.db yet (Hermes has not run in this HERMES_HOME): ready, status `missing` (nothing to
  *     search is not a failure; session_search answers STATE_DB_MISSING);
  *   - a newer, older or foreign/unreadable database: not ready, status `error`, the stable code
@@ -162,7 +162,7 @@ export function sessionDbReadiness(config: GatewayConfig): ReadinessComponent {
   return {
     name: 'session_db',
     async probe(): Promise<ProbeResult> {
-      const { SessionStore, StoreError, SUPPORTED_SCHEMA_VERSION, isSqliteError, isTransientReadError, storeErrorFrom } = await import('./session-search/store.js');
+      const { SessionStore, StoreError, SUPPORTED_SCHEMA_VERSION, OLDEST_SUPPORTED_SCHEMA_VERSION, isSqliteError, isTransientReadError, storeErrorFrom } = await import('./session-search/store.js');
       for (let attempt = 0; ; attempt++) {
         let store: ReturnType<typeof SessionStore.open> | undefined;
         try {
@@ -170,7 +170,7 @@ export function sessionDbReadiness(config: GatewayConfig): ReadinessComponent {
           return {
             ready: true,
             status: 'ok',
-            details: { path: dbPath, schema_version: SUPPORTED_SCHEMA_VERSION, trigram_index: store.hasTrigramIndex },
+            details: { path: dbPath, schema_version: store.schemaVersion, trigram_index: store.hasTrigramIndex },
           };
         } catch (e) {
           if (!(e instanceof StoreError) && isTransientReadError(e) && attempt < PROBE_TRANSIENT_RETRIES) {
@@ -192,7 +192,7 @@ export function sessionDbReadiness(config: GatewayConfig): ReadinessComponent {
           }
           const action =
             err.code === ErrorCode.STATE_DB_SCHEMA_TOO_NEW || err.code === ErrorCode.STATE_DB_SCHEMA_UNSUPPORTED
-              ? `this gateway reads Hermes' state.db schema ${SUPPORTED_SCHEMA_VERSION}: use a gateway and a Hermes release that agree on it`
+              ? `this gateway reads Hermes' state.db schema ${OLDEST_SUPPORTED_SCHEMA_VERSION} to ${SUPPORTED_SCHEMA_VERSION}: use a gateway and a Hermes release that agree on it`
               : `check that ${dbPath} is Hermes' readable session database (Hermes itself can open it)`;
           return { ready: false, status: 'error', reason: `${err.code}: ${err.message}`, action, details: { path: dbPath, code: err.code, ...(err.details ?? {}) } };
         } finally {

@@ -19,7 +19,7 @@ after(() => {
 
 test('managed persistence: Hermes\' profile user, listItemId, Bearer key', async () => {
   const camofox = await startFakeCamofox();
-  const home = homeWithConfig('browser:\n  allow_private_urls: true\n  camofox:\n    managed_persistence: true\n');
+  const home = homeWithConfig({ browser: { allow_private_urls: true, camofox: { managed_persistence: true } } });
   homes.push(home);
   const gw = await startTestGateway({ home, env: { CAMOFOX_URL: `${camofox.url}/`, CAMOFOX_API_KEY: 'k-123' } });
   try {

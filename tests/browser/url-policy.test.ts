@@ -13,8 +13,8 @@ import { openSession, startTestGateway, type TestGateway } from '../helpers/gate
 let camofox: FakeCamofox;
 const started: Array<{ gw: TestGateway; client: Client; home: string }> = [];
 
-async function gatewayWith(configYaml: string) {
-  const home = homeWithConfig(configYaml);
+async function gatewayWith(config: Record<string, unknown>) {
+  const home = homeWithConfig(config);
   const gw = await startTestGateway({ home, env: { CAMOFOX_URL: camofox.url } });
   const { client, token } = await openSession(gw.mcpUrl);
   started.push({ gw, client, home });
@@ -39,7 +39,7 @@ const tabRequests = () => camofox.requests.filter((r) => r.path !== '/health');
 describe('default policy', () => {
   let navigate: (url: string) => ReturnType<typeof browse>;
   before(async () => {
-    navigate = await gatewayWith('');
+    navigate = await gatewayWith({});
   });
 
   const cases: Array<[string, string, string?]> = [
@@ -77,7 +77,7 @@ describe('default policy', () => {
 describe('security.allow_private_urls: true', () => {
   let navigate: (url: string) => ReturnType<typeof browse>;
   before(async () => {
-    navigate = await gatewayWith('security:\n  allow_private_urls: true\n');
+    navigate = await gatewayWith({ security: { allow_private_urls: true } });
   });
 
   test('cloud metadata stays refused', async () => {

@@ -10,6 +10,7 @@ import { makeBridgeFixture, type BridgeFixture } from '../helpers/bridge.js';
 import { ALLOW_LOOPBACK_PAGES, happyCamofoxReply, startFakeCamofox, type FakeCamofox } from '../helpers/browser.js';
 import { connect, makeHermesHome, sessionToken, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
 import { standIn } from '../helpers/graph.js';
+import { makeHermesHome as writeHermesConfig } from '../helpers/hermes.js';
 import { toolServerStandIn } from '../helpers/hermes-tools.js';
 import { honchoJson } from '../helpers/memory.js';
 import { cmdline, parentOf } from '../helpers/procfs.js';
@@ -76,7 +77,7 @@ before(async () => {
   bridge = await makeBridgeFixture(dirs.make('hmcp-faults-bridge-'));
   const home = makeHermesHome();
   writeFileSync(join(home, 'honcho.json'), JSON.stringify(honchoJson(honcho.url)));
-  writeFileSync(join(home, 'config.yaml'), ALLOW_LOOPBACK_PAGES);
+  writeHermesConfig(home, { config: ALLOW_LOOPBACK_PAGES });
   gw = await startTestGateway({
     home,
     env: {

@@ -10,6 +10,7 @@ import { ALLOW_LOOPBACK_PAGES } from '../helpers/browser.js';
 import { startStandin, type Standin } from '../helpers/camofox.js';
 import { makeHermesHome } from '../helpers/gateway.js';
 import { TTSC_GRAPH_BIN, TTSC_GRAPH_BINARY, typescriptProject } from '../helpers/graph.js';
+import { makeHermesHome as writeHermesConfig } from '../helpers/hermes.js';
 import { toolServerStandIn } from '../helpers/hermes-tools.js';
 import { honchoJson, SEED } from '../helpers/memory.js';
 import { tempDirs } from '../helpers/temp.js';
@@ -35,7 +36,7 @@ before(async () => {
   camofox = await startStandin();
   home = makeHermesHome();
   writeFileSync(join(home, 'honcho.json'), JSON.stringify(honchoJson(honcho.url)));
-  writeFileSync(join(home, 'config.yaml'), ALLOW_LOOPBACK_PAGES);
+  writeHermesConfig(home, { config: ALLOW_LOOPBACK_PAGES });
   installStateDb(home);
   const root = realpathSync(dirs.make('hmcp-gates-root-'));
   typescriptProject(join(root, 'greeter'));

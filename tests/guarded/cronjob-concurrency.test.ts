@@ -1,38 +1,25 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { connect, viaBridge, type TestGateway } from '../helpers/gateway.js';
-import { FIXTURE_JOB_ID, PYTHON, WRITER, callContext, directCronjob, homeWithCron, jobsPath, readJobsFile, sha256, startCronGateway } from '../fixtures/cron-home.js';
+import { FIXTURE_JOB_ID, callContext, directCronjob, hermesCron, homeWithCron, jobsPath, readJobsFile, sha256, startCronGateway } from '../fixtures/cron-home.js';
 
-// The gateway and a running Hermes share cron/jobs.json. A separate python3 process takes
-// cron/.jobs.lock exactly as Hermes' `_jobs_lock()` does (fcntl.flock LOCK_EX on the "a+"-opened
-// file) and rewrites jobs.json with its own jobs while the gateway performs many mutations at the
+// The gateway and a running Hermes share cron/jobs.json. The Hermes side is Hermes' own cron.jobs
+// in the pinned venv (tests/hermes/drivers/cron_jobs.py): it takes cron/.jobs.lock with
+// `_jobs_lock()` and adds jobs with create_job while the gateway performs many mutations at the
 // same time. Every write from both sides must survive, and jobs.json must parse at every moment.
 
-interface WriterRun {
-  done: Promise<{ code: number | null; written: string[]; stderr: string }>;
+/** Hermes writing `rounds` jobs, each round holding its lock `holdMs` across load -> save. */
+function startWriter(home: string, rounds: number, holdMs: number, pauseMs = 2) {
+  return hermesCron(home, { writer: { rounds, hold_ms: holdMs, pause_ms: pauseMs } });
 }
 
-function startWriter(cronDir: string, rounds: number, prefix: string, holdMs: number, pauseMs = 2): WriterRun {
-  const child = spawn(PYTHON, [WRITER, cronDir, String(rounds), prefix, String(holdMs), String(pauseMs)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  const done = new Promise<{ code: number | null; written: string[]; stderr: string }>((resolve) => {
-    child.once('exit', (code) => {
-      let written: string[] = [];
-      try {
-        written = (JSON.parse(stdout.trim() || '{}') as { written?: string[] }).written ?? [];
-      } catch {
-        // reported through code/stderr
-      }
-      resolve({ code, written, stderr });
-    });
-  });
-  return { done };
+/** Hermes holding its jobs lock for `seconds`; resolves once it holds it. */
+async function holdLock(home: string, seconds: number) {
+  const holder = hermesCron(home, { hold_lock: { seconds } });
+  await holder.line(/"held"/);
+  return holder;
 }
 
 /** Reads and parses jobs.json every few milliseconds until stopped; counts what it saw. */
@@ -74,10 +61,9 @@ describe('cronjob under a concurrently writing Hermes', () => {
   });
 
   test('no write from either side is lost and jobs.json is valid JSON at every observation', async () => {
-    const cronDir = join(home, 'cron');
     const observer = startObserver(jobsPath(home));
     // Hermes' side: 40 rounds, each holding the lock for 5 ms across its load -> save.
-    const writer = startWriter(cronDir, 40, 'hermes', 5, 3);
+    const writer = startWriter(home, 40, 5, 3);
     const clients = await Promise.all([connect(gw.mcpUrl, 'modern'), connect(gw.mcpUrl, 'modern'), connect(gw.mcpUrl, 'legacy')]);
     const call = (i: number, args: Record<string, unknown>) => viaBridge(clients[i % clients.length]!, 'cronjob', { confirm: true, ...args });
 
@@ -95,7 +81,7 @@ describe('cronjob under a concurrently writing Hermes', () => {
     for (const r of second) assert.equal(r.isError, false, JSON.stringify(r.data));
     const lateIds = second.slice(-6).map((r) => r.data.job_id as string);
 
-    const hermes = await writer.done;
+    const hermes = await writer.done();
     await observer.stop();
     for (const c of clients) await c.close();
     assert.equal(hermes.code, 0, hermes.stderr);
@@ -125,15 +111,10 @@ describe('cronjob under a concurrently writing Hermes', () => {
 });
 
 describe('the lock itself', () => {
-  test('while Hermes holds cron/.jobs.lock, a mutation waits; past the timeout it is CRONJOB_LOCK_UNAVAILABLE and nothing is written', async () => {
+  test('while Hermes holds cron/.jobs.lock (its own _jobs_lock), a mutation waits; past the timeout it is CRONJOB_LOCK_UNAVAILABLE and nothing is written', async () => {
     const home = homeWithCron();
     try {
-      const lockFile = join(home, 'cron', '.jobs.lock');
-      const holder = spawn(PYTHON, ['-c', 'import fcntl,sys,time\nf=open(sys.argv[1],"a+")\nfcntl.flock(f,fcntl.LOCK_EX)\nprint("held",flush=True)\ntime.sleep(float(sys.argv[2]))', lockFile, '2.5'], {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      });
-      const holderExited = new Promise((r) => holder.once('exit', r));
-      await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
+      const holder = await holdLock(home, 2.5);
       const before = sha256(jobsPath(home));
       const { tool } = directCronjob(home, { HERMES_MCP_CRONJOB_MUTATIONS: 'on' }, { lockTimeoutMs: 1000 });
       const t0 = Date.now();
@@ -149,22 +130,22 @@ describe('the lock itself', () => {
       const { tool: patient } = directCronjob(home, { HERMES_MCP_CRONJOB_MUTATIONS: 'on' }, { lockTimeoutMs: 10_000 });
       const out = await patient.handler({ action: 'pause', job_id: FIXTURE_JOB_ID, confirm: true }, callContext());
       assert.equal((out.structured!.job as Record<string, unknown>).state, 'paused');
-      await holderExited;
+      assert.equal((await holder.done()).code, 0);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
   });
 
-  test('the python3 fallback holder (fcntl.flock) interoperates with Hermes the same way', async () => {
+  test('the python3 fallback holder (fcntl.flock) interoperates with Hermes\' create_job the same way', async () => {
     const home = homeWithCron();
     try {
-      const writer = startWriter(join(home, 'cron'), 15, 'hermes', 4, 1);
+      const writer = startWriter(home, 15, 4, 1);
       const { tool } = directCronjob(home, { HERMES_MCP_CRONJOB_MUTATIONS: 'on' }, { lockHolder: 'python' });
       const results = await Promise.all(
         Array.from({ length: 10 }, (_, i) => tool.handler({ action: 'create', prompt: `fallback ${i}`, schedule: 'every 20m', confirm: true }, callContext())),
       );
       const ids = results.map((r) => r.structured!.job_id as string);
-      const hermes = await writer.done;
+      const hermes = await writer.done();
       assert.equal(hermes.code, 0, hermes.stderr);
       const got = new Set(readJobsFile(home).jobs.map((j) => j.id));
       assert.equal(got.size, 1 + 10 + 15);
@@ -177,16 +158,13 @@ describe('the lock itself', () => {
   test('a call cancelled while waiting for the lock is CANCELLED and writes nothing', async () => {
     const home = homeWithCron();
     try {
-      const lockFile = join(home, 'cron', '.jobs.lock');
-      const holder = spawn(PYTHON, ['-c', 'import fcntl,sys,time\nf=open(sys.argv[1],"a+")\nfcntl.flock(f,fcntl.LOCK_EX)\nprint("held",flush=True)\ntime.sleep(1.5)', lockFile], { stdio: ['ignore', 'pipe', 'inherit'] });
-      const holderExited = new Promise((r) => holder.once('exit', r));
-      await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
+      const holder = await holdLock(home, 1.5);
       const before = sha256(jobsPath(home));
       const { tool } = directCronjob(home, { HERMES_MCP_CRONJOB_MUTATIONS: 'on' });
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 200);
       await assert.rejects(tool.handler({ action: 'run', job_id: FIXTURE_JOB_ID, confirm: true }, callContext(controller.signal)), { code: 'CANCELLED' });
-      await holderExited;
+      assert.equal((await holder.done()).code, 0);
       assert.equal(sha256(jobsPath(home)), before);
     } finally {
       rmSync(home, { recursive: true, force: true });

@@ -97,7 +97,7 @@ describe('Hermes clock', () => {
 });
 
 describe('jobs.json format', () => {
-  test("re-serializing the real fixture reproduces Hermes' bytes exactly", () => {
+  test("re-serializing the jobs.json Hermes wrote reproduces Hermes' bytes exactly", () => {
     const text = readFileSync(join(cronFixtureDir(), 'jobs.json'), 'utf8');
     const updatedAt = (JSON.parse(text) as { updated_at: string }).updated_at;
     assert.equal(serializeJobs(parseJobsText(text), updatedAt), text);
@@ -196,7 +196,7 @@ describe('cronjob readiness', () => {
       assert.deepEqual({ ...ok.details, lock_holder: undefined }, { jobs: 1, mutations: ['pause'], lock_holder: undefined });
       assert.ok(['flock', 'python'].includes(ok.details!.lock_holder as string));
       assert.equal(sha256(jobsPath(home)), before);
-      writeFileSync(jobsPath(home), 'not json');
+      writeFileSync(jobsPath(home), 'not json'); // by hand: Hermes never writes this
       const bad = await cronjobReadiness(config).probe();
       assert.deepEqual([bad.ready, bad.status], [false, 'error']);
     } finally {

@@ -4,10 +4,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ERAS, call, connect, viaBridge, type TestGateway } from '../helpers/gateway.js';
-import { FIXTURE_JOB_ID, cronFixtureDir, homeWithCron, jobsPath, readJobsFile, sha256, startCronGateway } from '../fixtures/cron-home.js';
+import { FIXTURE_JOB_ID, cronFixtureDir, hermesCron, homeWithCron, jobsPath, readJobsFile, sha256, startCronGateway } from '../fixtures/cron-home.js';
 
-// cronjob end to end over real MCP against a private copy of the cron/jobs.json Hermes' own
-// create_job wrote: list shapes are Hermes' `_format_job`, every mutation is checked by reading
+// cronjob end to end over real MCP against a private copy of the cron/jobs.json the pinned Hermes'
+// own create_job wrote (tests/hermes/drivers/cron_jobs.py): list shapes are Hermes' `_format_job`, every mutation is checked by reading
 // the file back (valid JSON, Hermes' field names and order, other jobs untouched), and every
 // refusal leaves the file byte-identical.
 
@@ -34,7 +34,7 @@ const FIXTURE_FORMATTED = {
   schedule: 'every 1440m',
   repeat: 'forever',
   deliver: 'local',
-  next_run_at: '2026-12-01T17:10:03.740909+00:00',
+  next_run_at: fixtureJob().next_run_at,
   last_run_at: null,
   last_status: null,
   last_delivery_error: null,
@@ -214,9 +214,16 @@ describe('cronjob with mutations enabled', () => {
     assert.equal(job.schedule_display, 'every 30m');
     assert.deepEqual(job.repeat, { times: null, completed: 0 });
     assert.equal(job.deliver, 'local');
-    for (const k of ['model', 'provider', 'provider_snapshot', 'model_snapshot', 'base_url', 'script', 'context_from', 'origin', 'enabled_toolsets', 'workdir', 'skill', 'paused_at', 'paused_reason', 'last_run_at', 'last_status', 'last_error', 'last_delivery_error']) {
+    for (const k of ['model', 'provider', 'provider_snapshot', 'base_url', 'script', 'context_from', 'origin', 'enabled_toolsets', 'workdir', 'skill', 'paused_at', 'paused_reason', 'last_run_at', 'last_status', 'last_error', 'last_delivery_error']) {
       assert.equal(job[k], null, k);
     }
+    // The default model snapshot is the one Hermes' create_job took in this home (config.yaml
+    // model.default). Hermes also snapshots the resolved provider ('custom' here); the gateway cannot
+    // run Hermes' provider resolution, so it leaves provider_snapshot null: Hermes' scheduler then
+    // skips its provider-drift guard for the job, as for jobs written before the snapshot existed.
+    assert.equal(job.model_snapshot, fixtureJob().model_snapshot);
+    assert.equal(job.model_snapshot, 'demo-model');
+    assert.equal(fixtureJob().provider_snapshot, 'custom');
     assert.equal(job.no_agent, false);
     assert.deepEqual(job.skills, []);
     assert.equal(job.enabled, true);
@@ -357,16 +364,16 @@ describe('cronjob with mutations enabled', () => {
     noTempFiles(home);
 
     // A job disabled without the paused state (e.g. a finished one-shot) is not runnable either.
-    const file = readJobsFile(home);
-    file.jobs.push({ ...fixtureJob(), id: 'ddddeeeeffff', name: 'finished-oneshot', enabled: false, state: 'completed' });
-    writeFileSync(jobsPath(home), JSON.stringify(file, null, 2));
+    // Hermes' own create_job + update_job write it, as its scheduler leaves a finished one-shot.
+    const savedFile = readFileSync(jobsPath(home));
+    const finished = hermesCron(home, { create: [{ prompt: 'one last walrus count', schedule: 'every 30m', name: 'finished-oneshot' }], update: { 'finished-oneshot': { enabled: false, state: 'completed' } } });
+    assert.equal((await finished.done()).code, 0);
+    const finishedId = readJobsFile(home).jobs.find((j) => j.name === 'finished-oneshot')!.id as string;
     const disabledBefore = sha256(jobsPath(home));
-    const skipped = await mutate({ action: 'run', job_id: 'ddddeeeeffff' });
+    const skipped = await mutate({ action: 'run', job_id: finishedId });
     assert.match((skipped.data.job as Record<string, unknown>).execution_skipped as string, /paused\/disabled/);
     assert.equal(sha256(jobsPath(home)), disabledBefore);
-    const cleaned = readJobsFile(home);
-    cleaned.jobs = cleaned.jobs.filter((j) => j.id !== 'ddddeeeeffff');
-    writeFileSync(jobsPath(home), JSON.stringify(cleaned, null, 2));
+    writeFileSync(jobsPath(home), savedFile); // back to the file before Hermes' extra job
 
     // Resume, then the aliases queue it exactly like run and leave the pause fields alone.
     await mutate({ action: 'resume', job_id: FIXTURE_JOB_ID });
@@ -453,20 +460,21 @@ describe('cronjob with mutations enabled', () => {
 
   test('a job carrying a base_url override written by Hermes is listed, but the gateway will not update it', async () => {
     // Hermes re-validates provider/base_url on every update; the gateway cannot, so it fails closed.
-    const file = readJobsFile(home);
-    file.jobs.push({ ...fixtureJob(), id: 'aaaabbbbcccc', name: 'byok-job', provider: 'openrouter', base_url: 'https://example.invalid/v1' });
-    writeFileSync(jobsPath(home), JSON.stringify(file, null, 2));
+    const byok = hermesCron(home, { create: [{ prompt: 'Check the walrus certificate expiry', schedule: 'every 1440m', name: 'byok-job', provider: 'openrouter', base_url: 'https://example.invalid/v1/' }] });
+    assert.equal((await byok.done()).code, 0);
+    const id = readJobsFile(home).jobs.find((j) => j.name === 'byok-job')!.id as string;
     const listed = await cron({ action: 'list' });
-    const shown = (listed.data.jobs as Array<Record<string, unknown>>).find((j) => j.job_id === 'aaaabbbbcccc')!;
-    assert.deepEqual([shown.provider, shown.base_url], ['openrouter', 'https://example.invalid/v1']);
-    await refused({ action: 'update', job_id: 'aaaabbbbcccc', name: 'renamed', confirm: true }, 'CRONJOB_REQUIRES_HERMES');
-    const paused = await mutate({ action: 'pause', job_id: 'aaaabbbbcccc' });
+    const shown = (listed.data.jobs as Array<Record<string, unknown>>).find((j) => j.job_id === id)!;
+    assert.deepEqual([shown.provider, shown.base_url], ['openrouter', 'https://example.invalid/v1'], "Hermes' create_job strips the trailing slash");
+    await refused({ action: 'update', job_id: id, name: 'renamed', confirm: true }, 'CRONJOB_REQUIRES_HERMES');
+    const paused = await mutate({ action: 'pause', job_id: id });
     assert.equal(paused.isError, false, 'pausing is always safe');
   });
 
   test('a corrupt jobs.json is refused (CRONJOB_STORE_INVALID), never overwritten', async () => {
     const saved = readFileSync(jobsPath(home));
     try {
+      // By hand: a torn file Hermes' atomic save never leaves behind.
       writeFileSync(jobsPath(home), '{"jobs": [ {"id": "x", ');
       await refused({ action: 'pause', job_id: 'x', confirm: true }, 'CRONJOB_STORE_INVALID');
       const listed = await cron({ action: 'list' });

@@ -5,12 +5,14 @@ import { existsSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { makeHermesHome, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { HERMES_HOME_FIXTURE, installStateDb } from '../fixtures/hermes-home.js';
+import { OLDEST_SUPPORTED_SCHEMA_VERSION, SUPPORTED_SCHEMA_VERSION } from '../../supervisor/guarded/session-search/store.js';
+import { installStateDb, standardStateDb } from '../fixtures/hermes-home.js';
 
 // /readyz's `session_db` component: state.db opened read-only exactly as session_search opens it.
-// Every database here is a private copy of the real fixture (schema 17); the original is only read.
+// Every database here is a private copy of one the pinned Hermes wrote (hermes_state.SessionDB,
+// tests/hermes/drivers/session_db.py); the original is only read.
 
-const FIXTURE = join(HERMES_HOME_FIXTURE, 'state.db');
+const FIXTURE = standardStateDb().path;
 
 type Component = { ready: boolean; required: boolean; status: string; reason?: string; details?: Record<string, unknown> };
 
@@ -49,14 +51,15 @@ describe('/readyz session_db', () => {
     assert.ok(!existsSync(join(home, 'state.db')), 'the probe never creates the database');
   });
 
-  test('schema 17 and readable: ready, status ok, with the schema version; the file is not changed', async () => {
+  test("the schema this Hermes writes, readable: ready, status ok, with the schema version; the file is not changed", async () => {
     const db = install();
     const hash = sha256(db);
     const { status, body } = await readyz(gw.url);
     const c = body.components.session_db!;
     assert.equal(status, 200, JSON.stringify(body));
     assert.deepEqual([c.ready, c.status], [true, 'ok']);
-    assert.equal(c.details!.schema_version, 17);
+    assert.equal(c.details!.schema_version, standardStateDb().schema_version);
+    assert.equal(c.details!.schema_version, SUPPORTED_SCHEMA_VERSION);
     assert.equal(c.details!.trigram_index, true);
     assert.equal(sha256(db), hash, 'read-only: no migration, no write');
     // Cheap: repeated probes stay fast.
@@ -67,7 +70,9 @@ describe('/readyz session_db', () => {
   });
 
   test('a newer schema is not ready: 503 with STATE_DB_SCHEMA_TOO_NEW, the file left exactly as it was', async () => {
-    const db = install((w) => w.prepare('UPDATE schema_version SET version = 18').run());
+    // By hand: a future Hermes' version number on the database this Hermes wrote.
+    const future = SUPPORTED_SCHEMA_VERSION + 1;
+    const db = install((w) => w.prepare('UPDATE schema_version SET version = ?').run(future));
     const hash = sha256(db);
     const { status, body } = await readyz(gw.url);
     const c = body.components.session_db!;
@@ -75,14 +80,16 @@ describe('/readyz session_db', () => {
     assert.equal(body.status, 'not_ready');
     assert.deepEqual([c.ready, c.status], [false, 'error']);
     assert.match(c.reason!, /^STATE_DB_SCHEMA_TOO_NEW: /);
-    assert.match(c.reason!, /18/);
-    assert.equal(c.details!.schema_version, 18);
-    assert.equal(c.details!.supported_schema_version, 17);
+    assert.match(c.reason!, new RegExp(`version ${future}\\b`));
+    assert.equal(c.details!.schema_version, future);
+    assert.equal(c.details!.supported_schema_version, SUPPORTED_SCHEMA_VERSION);
+    assert.equal(c.details!.oldest_supported_schema_version, OLDEST_SUPPORTED_SCHEMA_VERSION);
     assert.equal(sha256(db), hash, 'never migrated or touched');
   });
 
   test('an older schema, a foreign database and a non-database file are not ready, each with its stable code', async () => {
-    install((w) => w.prepare('UPDATE schema_version SET version = 16').run());
+    // By hand, from the database Hermes wrote: states this Hermes never leaves behind.
+    install((w) => w.prepare('UPDATE schema_version SET version = ?').run(OLDEST_SUPPORTED_SCHEMA_VERSION - 1));
     let r = await readyz(gw.url);
     assert.equal(r.status, 503);
     assert.match(r.body.components.session_db!.reason!, /^STATE_DB_SCHEMA_UNSUPPORTED: .*older/);
@@ -116,6 +123,7 @@ describe('/readyz session_db', () => {
   });
 
   test("a writer's exclusive lock makes the probe report busy (still ready) after a short wait, never a long one", async () => {
+    // By hand: a rollback-journal database (Hermes' own fallback where WAL is unavailable, e.g. NFS).
     const db = install((w) => w.pragma('journal_mode = DELETE'));
     const writer = new Database(db, { timeout: 0 });
     try {

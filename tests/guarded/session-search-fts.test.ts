@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { countCjk, quoteFtsTokens, sanitizeFtsQuery, trigramEligibleTokens, trigramServesCjk } from '../../supervisor/guarded/session-search/fts.js';
+import { countCjk, quoteFtsTokens, sanitizeFtsQuery, trigramServesCjk } from '../../supervisor/guarded/session-search/fts.js';
 
 // The FTS5 query port. Expected values are the output of Hermes' own `_sanitize_fts5_query`
 // (hermes_state_search.py) run on the same inputs, so a divergence from upstream shows here.
@@ -46,8 +46,6 @@ test('CJK routing: trigram needs 3+ CJK characters in every CJK token', () => {
   assert.equal(trigramServesCjk('迁移'), false);
   assert.equal(trigramServesCjk('广西 OR 桂林'), false, 'four CJK characters, but two per token');
   assert.equal(trigramServesCjk('数据库 OR 迁移计划'), true);
-  assert.equal(trigramEligibleTokens('cat AND dog'), true);
-  assert.equal(trigramEligibleTokens('go fast'), false);
 });
 
 test('token quoting keeps the boolean operators and escapes quotes', () => {

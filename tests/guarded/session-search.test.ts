@@ -4,52 +4,29 @@ import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { SUPPORTED_SCHEMA_VERSION } from '../../supervisor/guarded/session-search/store.js';
 import { ERAS, connect, makeHermesHome, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
-import { HERMES_HOME_FIXTURE, installStateDb } from '../fixtures/hermes-home.js';
+import { S_API, S_CLI, S_SUB, holdHermesWrite, installStateDb, standardStateDb, writeSessions, type MessageSpec } from '../fixtures/hermes-home.js';
 
-// session_search end to end over real MCP, against copies of the real Hermes state.db fixture
-// (schema 17). The original fixture is only ever copied; rows a test needs are inserted through
-// that exact schema, so Hermes' own triggers keep messages_fts and messages_fts_trigram in step.
+// session_search end to end over real MCP, against state.db files the pinned Hermes wrote itself
+// (hermes_state.SessionDB through tests/hermes/drivers/session_db.py): its schema, triggers, FTS
+// tables and content encoding. The standard database is built once per file and only ever copied.
 
-const FIXTURE = join(HERMES_HOME_FIXTURE, 'state.db');
-const S_CLI = '20260901_090000_0a0a0a'; // cli: walrus certificates (messages 1, 2)
-const S_API = '20260902_100000_0b0b0b'; // api_server: otter backup (messages 3, 4)
-const S_SUB = '20260903_110000_0c0c0c'; // subagent child of S_API: "otter subtask detail" (message 5)
+const FIXTURE = standardStateDb().path;
+/** Message ids of the standard sessions: S_CLI walrus [1, 2], S_API otter [3, 4], S_SUB subagent [5]. */
+const M = standardStateDb().messages;
 
 function sha256(path: string): string {
   return createHash('sha256').update(readFileSync(path)).digest('hex');
 }
 
-/** A throwaway HERMES_HOME (SOUL.md and friends) holding a private copy of the fixture database. */
+/** A throwaway HERMES_HOME (SOUL.md and friends) holding a private copy of the standard database. */
 function homeWithFixture(): { home: string; db: string } {
   const home = makeHermesHome();
   const db = join(home, 'state.db');
   copyFileSync(FIXTURE, db);
   chmodSync(db, 0o600);
   return { home, db };
-}
-
-/** Rows written the way Hermes writes them: into `sessions`/`messages`; the triggers index them. */
-class HermesWriter {
-  readonly db: Database.Database;
-  constructor(path: string) {
-    this.db = new Database(path, { timeout: 0 });
-  }
-  session(id: string, source: string, startedAt: number, extra: { parent?: string; endReason?: string; endedAt?: number; title?: string } = {}) {
-    this.db
-      .prepare('INSERT INTO sessions (id, source, model, parent_session_id, started_at, ended_at, end_reason, title) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(id, source, 'demo-model', extra.parent ?? null, startedAt, extra.endedAt ?? null, extra.endReason ?? null, extra.title ?? null);
-  }
-  message(sessionId: string, role: string, content: string | null, timestamp: number, extra: { toolName?: string; toolCalls?: string; toolCallId?: string } = {}): number {
-    const info = this.db
-      .prepare('INSERT INTO messages (session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(sessionId, role, content, extra.toolCallId ?? null, extra.toolCalls ?? null, extra.toolName ?? null, timestamp);
-    this.db.prepare('UPDATE sessions SET message_count = message_count + 1 WHERE id = ?').run(sessionId);
-    return Number(info.lastInsertRowid);
-  }
-  close() {
-    this.db.close();
-  }
 }
 
 type Result = Awaited<ReturnType<typeof viaBridge>>;
@@ -70,7 +47,7 @@ function failsWith(r: Result, code: string): string {
 
 const ids = (messages: unknown) => (messages as Msg[]).map((m) => m.id);
 
-describe('session_search: the four shapes against the real fixture, Hermes defaults', () => {
+describe('session_search: the four shapes over a database Hermes wrote, Hermes defaults', () => {
   let gw: TestGateway;
   let home: string;
   let db: string;
@@ -119,9 +96,9 @@ describe('session_search: the four shapes against the real fixture, Hermes defau
       assert.equal(hit!.model, 'demo-model');
       assert.equal(hit!.title, null);
       assert.match(String(hit!.when), /^[A-Z][a-z]+ \d{2}, \d{4} at \d{2}:\d{2} [AP]M$/);
-      assert.ok([3, 4].includes(hit!.match_message_id as number));
+      assert.ok(M[S_API]!.includes(hit!.match_message_id as number));
       assert.match(String(hit!.snippet), />>>otter<<</);
-      assert.deepEqual(ids(hit!.messages), [3, 4], '±5 user/assistant messages around the match');
+      assert.deepEqual(ids(hit!.messages), M[S_API], '±5 user/assistant messages around the match');
       const anchored = (hit!.messages as Msg[]).filter((m) => m.anchor);
       assert.deepEqual(ids(anchored), [hit!.match_message_id]);
       assert.deepEqual(hit!.bookend_start, []);
@@ -157,7 +134,7 @@ describe('session_search: the four shapes against the real fixture, Hermes defau
     assert.equal(data.session_id, S_CLI);
     assert.equal(data.message_count, 2);
     assert.equal(data.truncated, false);
-    assert.deepEqual(ids(data.messages), [1, 2]);
+    assert.deepEqual(ids(data.messages), M[S_CLI]);
     assert.equal((data.messages as Msg[])[0]!.content, 'How do I rotate the walrus certificates?');
     assert.deepEqual(Object.keys(data.session_meta as object), ['when', 'source', 'model', 'title']);
     assert.equal((data.session_meta as Record<string, unknown>).source, 'cli');
@@ -169,17 +146,18 @@ describe('session_search: the four shapes against the real fixture, Hermes defau
 
   test('scroll: default window 5 around an anchor; an anchor in a child session is rebound with a warning', async () => {
     const client = await connect(gw.mcpUrl, 'legacy');
-    const data = ok(await viaBridge(client, 'session_search', { session_id: S_API, around_message_id: 4 }));
+    const [first, second] = M[S_API]!;
+    const data = ok(await viaBridge(client, 'session_search', { session_id: S_API, around_message_id: second }));
     assert.equal(data.mode, 'scroll');
     assert.equal(data.window, 5);
-    assert.equal(data.around_message_id, 4);
-    assert.deepEqual(ids(data.messages), [3, 4]);
-    assert.deepEqual(ids((data.messages as Msg[]).filter((m) => m.anchor)), [4]);
+    assert.equal(data.around_message_id, second);
+    assert.deepEqual(ids(data.messages), [first, second]);
+    assert.deepEqual(ids((data.messages as Msg[]).filter((m) => m.anchor)), [second]);
     assert.equal(data.messages_before, 1);
     assert.equal(data.messages_after, 0);
-    const clamped = ok(await viaBridge(client, 'session_search', { session_id: S_API, around_message_id: 4, window: 500 }));
+    const clamped = ok(await viaBridge(client, 'session_search', { session_id: S_API, around_message_id: second, window: 500 }));
     assert.equal(clamped.window, 20, 'window is clamped to [1, 20] like Hermes');
-    const rebound = ok(await viaBridge(client, 'session_search', { session_id: S_API, around_message_id: 5 }));
+    const rebound = ok(await viaBridge(client, 'session_search', { session_id: S_API, around_message_id: M[S_SUB]![0] }));
     assert.equal(rebound.session_id, S_SUB);
     assert.match(String(rebound.warning), /rebound/);
     await client.close();
@@ -195,7 +173,7 @@ describe('session_search: the four shapes against the real fixture, Hermes defau
     assert.match(failsWith(await viaBridge(client, 'session_search', { session_id: `work/${S_CLI}` }), 'INVALID_ARGUMENTS'), /cross-profile/);
     assert.match(failsWith(await viaBridge(client, 'session_search', { session_id: 'nope' }), 'HERMES_SESSION_NOT_FOUND'), /nope/);
     failsWith(await viaBridge(client, 'session_search', { session_id: 'nope', around_message_id: 1 }), 'HERMES_SESSION_NOT_FOUND');
-    failsWith(await viaBridge(client, 'session_search', { session_id: S_CLI, around_message_id: 3 }), 'HERMES_MESSAGE_NOT_FOUND');
+    failsWith(await viaBridge(client, 'session_search', { session_id: S_CLI, around_message_id: M[S_API]![0] }), 'HERMES_MESSAGE_NOT_FOUND');
     // FTS5 syntax the sanitizer cannot rescue answers "no results", as Hermes does, never an error.
     const odd = ok(await viaBridge(client, 'session_search', { query: 'AND OR NOT ((( "' }));
     assert.equal(odd.count, 0);
@@ -204,7 +182,7 @@ describe('session_search: the four shapes against the real fixture, Hermes defau
 
   test('the database is never written: content hash, schema version and user_version unchanged; no WAL frames', async () => {
     const client = await connect(gw.mcpUrl, 'legacy');
-    for (const args of [{ query: 'walrus' }, {}, { session_id: S_CLI }, { session_id: S_API, around_message_id: 3 }, { query: '数据库迁移' }, { query: '迁移' }]) {
+    for (const args of [{ query: 'walrus' }, {}, { session_id: S_CLI }, { session_id: S_API, around_message_id: M[S_API]![0] }, { query: '数据库迁移' }, { query: '迁移' }]) {
       ok(await viaBridge(client, 'session_search', args));
     }
     await client.close();
@@ -212,7 +190,9 @@ describe('session_search: the four shapes against the real fixture, Hermes defau
     assert.equal(sha256(FIXTURE), fixtureHash, 'the shared fixture is untouched');
     const check = new Database(db, { readonly: true, fileMustExist: true });
     assert.equal(check.pragma('user_version', { simple: true }), 0);
-    assert.equal((check.prepare('SELECT version FROM schema_version').get() as { version: number }).version, 17);
+    const version = (check.prepare('SELECT version FROM schema_version').get() as { version: number }).version;
+    assert.equal(version, standardStateDb().schema_version);
+    assert.equal(version, SUPPORTED_SCHEMA_VERSION, "the pinned Hermes writes the newest schema the gateway reads");
     check.close();
     // A WAL reader may need SQLite's -wal/-shm sidecars; it never writes WAL frames, and sidecars it
     // caused to exist are no more accessible than state.db itself.
@@ -223,52 +203,51 @@ describe('session_search: the four shapes against the real fixture, Hermes defau
   });
 });
 
-describe('session_search: rows inserted through the real schema (CJK, lineage, ranking, redaction, size)', () => {
+describe('session_search: sessions Hermes wrote (CJK, lineage, ranking, redaction, size, rewind, compaction, multimodal)', () => {
   let gw: TestGateway;
   let home: string;
   let db: string;
-  const T = 1_796_100_000;
   const token = `ghp_${'A1b2C3d4E5'.repeat(4)}`;
   let middleId = 0;
+  let written: Record<string, number[]>;
   before(async () => {
     ({ home, db } = homeWithFixture());
-    const w = new HermesWriter(db);
-    w.session('20260910_080000_cjk001', 'cli', T);
-    w.message('20260910_080000_cjk001', 'user', '我们讨论了数据库迁移计划，然后部署到生产环境。', T + 1);
-    w.message('20260910_080000_cjk001', 'assistant', '好的，先备份再迁移。', T + 2);
-    // A long session: bookends, the read head/tail cut.
-    w.session('20260911_080000_long01', 'cli', T + 100, { title: 'Long planning session' });
-    for (let i = 0; i < 40; i++) {
-      const id = w.message('20260911_080000_long01', i % 2 === 0 ? 'user' : 'assistant', i === 20 ? 'the flamingo migration is decided' : `planning step ${i}`, T + 100 + i);
-      if (i === 20) middleId = id;
-    }
-    // Cron outranks on BM25 but is demoted below interactive sessions.
-    w.session('20260912_080000_cron01', 'cron', T + 200);
-    w.message('20260912_080000_cron01', 'assistant', 'zebra zebra zebra zebra report', T + 201);
-    w.session('20260912_090000_inter1', 'cli', T + 300);
-    w.message('20260912_090000_inter1', 'user', 'a long note that mentions a zebra once among many other words here', T + 301);
-    // A compression lineage: root ended by compression, child continues; both mention pelican.
-    w.session('20260913_080000_root01', 'cli', T + 400, { endReason: 'compression', endedAt: T + 450 });
-    w.message('20260913_080000_root01', 'user', 'pelican first mention', T + 401);
-    w.session('20260913_090000_child1', 'cli', T + 460, { parent: '20260913_080000_root01' });
-    w.message('20260913_090000_child1', 'user', 'pelican pelican pelican again', T + 461);
-    // Sort: the same word at two times.
-    w.session('20260914_080000_heron1', 'cli', T + 500);
-    w.message('20260914_080000_heron1', 'user', 'heron sighting early', T + 501);
-    w.session('20260915_080000_heron2', 'telegram', T + 600);
-    w.message('20260915_080000_heron2', 'user', 'heron sighting late', T + 601);
-    // A secret in a message, and a tool result.
-    w.session('20260916_080000_secret', 'cli', T + 700);
-    w.message('20260916_080000_secret', 'user', `my token is ${token} for the narwhal deploy`, T + 701);
-    w.message('20260916_080000_secret', 'tool', 'narwhal build log: ok', T + 702, { toolName: 'terminal', toolCallId: 'call_1' });
-    // The FTS5 snippet (40 tokens before the match) starts inside the token, after its `ghp_` prefix.
+    const user = (content: MessageSpec['content']): MessageSpec => ({ role: 'user', content });
     const words = Array.from({ length: 38 }, (_, i) => `w${i}`).join(' ');
-    w.message('20260916_080000_secret', 'user', `${token} ${words} snippetcut`, T + 703);
-    // A huge message.
-    w.session('20260917_080000_huge01', 'cli', T + 800);
-    w.message('20260917_080000_huge01', 'user', `capybara ${'lorem ipsum dolor '.repeat(12_000)}`, T + 801);
-    w.message('20260917_080000_huge01', 'assistant', `capybara reply ${'sit amet '.repeat(12_000)}`, T + 802);
-    w.close();
+    // Written in this order by SessionDB, on Hermes' clock: each session starts after the last.
+    written = writeSessions(home, [
+      { id: '20260910_080000_cjk001', messages: [user('我们讨论了数据库迁移计划，然后部署到生产环境。'), { role: 'assistant', content: '好的，先备份再迁移。' }] },
+      // A long session: bookends, the read head/tail cut.
+      {
+        id: '20260911_080000_long01',
+        title: 'Long planning session',
+        messages: Array.from({ length: 40 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: i === 20 ? 'the flamingo migration is decided' : `planning step ${i}` })),
+      },
+      // Cron outranks on BM25 but is demoted below interactive sessions.
+      { id: '20260912_080000_cron01', source: 'cron', messages: [{ role: 'assistant', content: 'zebra zebra zebra zebra report' }] },
+      { id: '20260912_090000_inter1', messages: [user('a long note that mentions a zebra once among many other words here')] },
+      // A compression lineage: root ended by compression, child continues; both mention pelican.
+      { id: '20260913_080000_root01', messages: [user('pelican first mention')], end_reason: 'compression' },
+      { id: '20260913_090000_child1', parent_session_id: '20260913_080000_root01', messages: [user('pelican pelican pelican again')] },
+      // Sort: the same word at two times.
+      { id: '20260914_080000_heron1', messages: [user('heron sighting early')] },
+      { id: '20260915_080000_heron2', source: 'telegram', messages: [user('heron sighting late')] },
+      // A secret in a message, a tool result, and a secret the FTS5 snippet window (40 tokens
+      // before the match) starts inside, after its `ghp_` prefix.
+      {
+        id: '20260916_080000_secret',
+        messages: [user(`my token is ${token} for the narwhal deploy`), { role: 'tool', content: 'narwhal build log: ok', tool_name: 'terminal', tool_call_id: 'call_1' }, user(`${token} ${words} snippetcut`)],
+      },
+      // Huge messages.
+      { id: '20260917_080000_huge01', messages: [user(`capybara ${'lorem ipsum dolor '.repeat(12_000)}`), { role: 'assistant', content: `capybara reply ${'sit amet '.repeat(12_000)}` }] },
+      // /rewind took the marmot turn back (active=0, compacted=0): hidden, as in Hermes' search.
+      { id: '20260918_080000_rewind', messages: [user('keep the puffin plan'), user('the marmot turn taken back')], rewind_to: 1 },
+      // In-place compaction (archive_and_compact): the archived kiwi turns stay searchable history.
+      { id: '20260919_080000_compac', messages: [user('the kiwi migration plan'), { role: 'assistant', content: 'kiwi steps one to three' }], compact: [user('Summary of the earlier turns')] },
+      // Multimodal content: Hermes stores the list of parts as "\0json:" + JSON.
+      { id: '20260920_080000_multim', messages: [user([{ type: 'text', text: 'what bird is this ibis photo' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }]), { role: 'assistant', content: 'A glossy ibis.' }] },
+    ]).messages;
+    middleId = written['20260911_080000_long01']![20]!;
     gw = await startTestGateway({ home });
   });
   after(async () => {
@@ -339,11 +318,13 @@ describe('session_search: rows inserted through the real schema (CJK, lineage, r
     );
     const limited = ok(await viaBridge(client, 'session_search', { query: 'heron', limit: 1 }));
     assert.equal(limited.count, 1);
-    // Browse shows roots only: the compression child is not listed on its own.
+    // Browse lists a compression chain once, as its live tip (Hermes projects the root forward);
+    // the subagent session not at all.
     const browse = ok(await viaBridge(client, 'session_search', { limit: 10 }));
     const listed = (browse.results as Array<Record<string, unknown>>).map((r) => r.session_id);
     assert.equal(listed.length, 10);
-    assert.ok(!listed.includes('20260913_090000_child1'));
+    assert.ok(listed.includes('20260913_090000_child1'));
+    assert.ok(!listed.includes('20260913_080000_root01'));
     assert.ok(!listed.includes(S_SUB));
     await client.close();
   });
@@ -389,27 +370,41 @@ describe('session_search: rows inserted through the real schema (CJK, lineage, r
     await client.close();
   });
 
-  test("Hermes' writer is never blocked: a search answers during an open write transaction, and leaves no snapshot behind", async () => {
+  test('a rewound turn is hidden, compaction-archived turns stay searchable, multimodal parts read as text', async () => {
+    const client = await connect(gw.mcpUrl, 'modern');
+    assert.equal(ok(await viaBridge(client, 'session_search', { query: 'marmot' })).count, 0, 'rewind_to_message took it back');
+    assert.equal(ok(await viaBridge(client, 'session_search', { query: 'puffin' })).count, 1);
+    const kiwi = ok(await viaBridge(client, 'session_search', { query: 'kiwi' }));
+    assert.equal(kiwi.count, 1, 'archive_and_compact keeps the pre-compaction turns discoverable');
+    const read = ok(await viaBridge(client, 'session_search', { session_id: '20260920_080000_multim' }));
+    const [photo] = read.messages as Msg[];
+    assert.equal(photo!.content, 'what bird is this ibis photo', 'the text part, not the stored \\0json: encoding');
+    const found = ok(await viaBridge(client, 'session_search', { query: 'ibis' }));
+    const [hit] = found.results as Array<Record<string, unknown>>;
+    assert.equal(hit!.session_id, '20260920_080000_multim');
+    assert.doesNotMatch(JSON.stringify(found), /\\u0000|json:/, 'no encoding marker in snippets or messages');
+    const browse = ok(await viaBridge(client, 'session_search', { limit: 10 }));
+    const entry = (browse.results as Array<Record<string, unknown>>).find((r) => r.session_id === '20260920_080000_multim');
+    assert.equal(entry!.preview, 'what bird is this ibis photo');
+    await client.close();
+  });
+
+  test("Hermes' writer is never blocked: a search answers while SessionDB holds its write transaction, and leaves no snapshot behind", async () => {
     const client = await connect(gw.mcpUrl, 'legacy');
-    const writer = new HermesWriter(db);
+    // SessionDB.append_message inside its own BEGIN IMMEDIATE, the COMMIT held back until released.
+    const writer = await holdHermesWrite(home, '20260921_080000_quokka', 'the quokka question');
     try {
-      writer.db.prepare('BEGIN IMMEDIATE').run();
-      writer.session('20260918_080000_quokka', 'cli', T + 900);
-      writer.message('20260918_080000_quokka', 'user', 'the quokka question', T + 901);
       const during = ok(await viaBridge(client, 'session_search', { query: 'quokka' }));
       assert.equal(during.count, 0, 'the uncommitted row is not visible; the search did not wait for the writer');
       ok(await viaBridge(client, 'session_search', {}));
-      writer.db.prepare('COMMIT').run(); // busy timeout 0: would throw if a reader blocked the commit
-      const afterCommit = ok(await viaBridge(client, 'session_search', { query: 'quokka' }));
-      assert.equal(afterCommit.count, 1);
-      // No reader still pins the WAL: a full checkpoint completes immediately.
-      const [cp] = writer.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
-      assert.equal(cp!.busy, 0);
     } finally {
-      if (writer.db.inTransaction) writer.db.prepare('ROLLBACK').run();
-      writer.close();
-      await client.close();
+      // The driver then runs wal_checkpoint(TRUNCATE): busy 0 means no reader still pins the WAL.
+      const done = await writer.commit();
+      assert.equal(done.checkpoint_busy, 0);
     }
+    const afterCommit = ok(await viaBridge(client, 'session_search', { query: 'quokka' }));
+    assert.equal(afterCommit.count, 1);
+    await client.close();
   });
 });
 
@@ -437,12 +432,13 @@ describe('session_search: a missing, newer, older or foreign database is a clear
   });
 
   test('newer schema → STATE_DB_SCHEMA_TOO_NEW, and the file is left exactly as it was', async () => {
-    const db = install((w) => w.prepare('UPDATE schema_version SET version = 18').run());
+    // By hand: a future Hermes' version number on the database this Hermes wrote.
+    const future = SUPPORTED_SCHEMA_VERSION + 1;
+    const db = install((w) => w.prepare('UPDATE schema_version SET version = ?').run(future));
     const hash = sha256(db);
     const client = await connect(gw.mcpUrl, 'legacy');
     const message = failsWith(await viaBridge(client, 'session_search', { query: 'otter' }), 'STATE_DB_SCHEMA_TOO_NEW');
-    assert.match(message, /18/);
-    assert.match(message, /17/);
+    assert.match(message, new RegExp(`version ${future}, newer than version ${SUPPORTED_SCHEMA_VERSION}`));
     failsWith(await viaBridge(client, 'session_search', {}), 'STATE_DB_SCHEMA_TOO_NEW');
     assert.equal(sha256(db), hash, 'never migrated or touched');
     await client.close();
@@ -450,8 +446,14 @@ describe('session_search: a missing, newer, older or foreign database is a clear
 
   test('older schema or a file that is not a Hermes database → STATE_DB_SCHEMA_UNSUPPORTED / STATE_DB_UNAVAILABLE', async () => {
     const client = await connect(gw.mcpUrl, 'modern');
+    // By hand, from the database Hermes wrote: states this Hermes never leaves behind (an old
+    // version number, a missing column or table). Version 17's number alone is still read.
+    install((w) => w.prepare('UPDATE schema_version SET version = 17').run());
+    assert.equal(ok(await viaBridge(client, 'session_search', { query: 'otter' })).count, 1);
     install((w) => w.prepare('UPDATE schema_version SET version = 16').run());
-    assert.match(failsWith(await viaBridge(client, 'session_search', { query: 'otter' }), 'STATE_DB_SCHEMA_UNSUPPORTED'), /migrates/);
+    assert.match(failsWith(await viaBridge(client, 'session_search', { query: 'otter' }), 'STATE_DB_SCHEMA_UNSUPPORTED'), /older than version 17.*migrates/);
+    install((w) => w.exec('ALTER TABLE messages DROP COLUMN compacted'));
+    assert.match(failsWith(await viaBridge(client, 'session_search', { query: 'otter' }), 'STATE_DB_SCHEMA_UNSUPPORTED'), /messages\.compacted/);
     install((w) => w.exec('DROP TABLE messages_fts'));
     failsWith(await viaBridge(client, 'session_search', { query: 'otter' }), 'STATE_DB_SCHEMA_UNSUPPORTED');
     const db = install();

@@ -1,23 +1,20 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { makeHermesHome, viaBridge } from './gateway.js';
+import { makeHermesHome as writeHermesConfig } from './hermes.js';
 
 // Helpers for the browser tool tests: a Hermes home with a browser section in config.yaml, a
 // browser tool call through tool_call with a session token, and a recording fake Camofox for the
 // cases where what matters is which requests reach Camofox (or that none does).
 
-/** A throwaway Hermes home whose config.yaml has `yaml` (e.g. a `browser:` block). */
-export function homeWithConfig(yaml: string): string {
-  const home = makeHermesHome();
-  writeFileSync(join(home, 'config.yaml'), yaml);
-  return home;
+/** A throwaway Hermes home whose config.yaml Hermes' config module wrote with `config` (e.g. a `browser` section). */
+export function homeWithConfig(config: Record<string, unknown>): string {
+  return writeHermesConfig(makeHermesHome(), { config });
 }
 
-/** The config.yaml the stand-in tests use: the fixture pages live on 127.0.0.1, a private address. */
-export const ALLOW_LOOPBACK_PAGES = 'browser:\n  allow_private_urls: true\n';
+/** The config.yaml setting the stand-in tests use: the fixture pages live on 127.0.0.1, a private address. */
+export const ALLOW_LOOPBACK_PAGES = { browser: { allow_private_urls: true } };
 
 /** A browser tool through tool_call for the capability `token`: its structured result, error flag and text. */
 export async function browse(client: Client, token: string, name: string, args: Record<string, unknown> = {}) {

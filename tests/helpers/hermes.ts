@@ -31,6 +31,8 @@ export interface HomeSpec {
   env?: Record<string, string>;
   /** SOUL.md (default: the one Hermes writes). */
   soul?: string;
+  /** Skills by name: SKILL.md text, created by Hermes' skill_manage create path (validated, scanned). */
+  skills?: Record<string, string>;
 }
 
 /** Builds `home` as a HERMES_HOME with Hermes' own code (tests/hermes/drivers/make_home.py). */
@@ -54,4 +56,57 @@ export async function runDriver<T>(name: string, input: unknown, env: Record<str
   clearTimeout(timer);
   if (status !== 0) throw new Error(`${name} exited ${status}: ${err.slice(-4000)}`);
   return JSON.parse(out.trim().split('\n').at(-1)!) as T;
+}
+
+export interface RunningDriver {
+  /** The first stdout line matching `re`, once printed (rejects if the driver ends without one). */
+  line(re: RegExp): Promise<string>;
+  /** Writes `text` to the driver's stdin and closes it. */
+  end(text?: string): void;
+  /** Its exit code, stdout lines and stderr, once it has ended. */
+  done(): Promise<{ code: number | null; lines: string[]; stderr: string }>;
+}
+
+/** Starts a driver that keeps running (it holds a lock or a transaction): `input` is its first stdin line. */
+export function startDriver(name: string, input: unknown, env: Record<string, string>): RunningDriver {
+  const child = spawn(hermes().python, [join(DRIVERS, name)], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  let partial = '';
+  let stderr = '';
+  const waiters: Array<() => void> = [];
+  child.stdout.setEncoding('utf8').on('data', (d: string) => {
+    const parts = (partial + d).split('\n');
+    partial = parts.pop()!;
+    lines.push(...parts.filter((l) => l.trim() !== ''));
+    for (const w of waiters.splice(0)) w();
+  });
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  child.stdin.write(JSON.stringify(input) + '\n');
+  return {
+    async line(re) {
+      for (;;) {
+        const hit = lines.find((l) => re.test(l));
+        if (hit) return hit;
+        const ended = await Promise.race([exited.then(() => true), new Promise<boolean>((r) => waiters.push(() => r(false)))]);
+        if (ended && !lines.some((l) => re.test(l))) throw new Error(`${name} ended without printing ${re}: ${stderr.slice(-2000)}`);
+      }
+    },
+    end(text = '') {
+      child.stdin.end(text);
+    },
+    async done() {
+      child.stdin.end();
+      const code = await exited;
+      if (partial.trim() !== '') lines.push(partial);
+      return { code, lines, stderr };
+    },
+  };
+}
+
+/** runDriver, synchronously (for fixtures built at import or inside a synchronous set-up). */
+export function runDriverSync<T>(name: string, input: unknown, env: Record<string, string>): T {
+  const r = spawnSync(hermes().python, [join(DRIVERS, name)], { input: JSON.stringify(input) + '\n', env, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${name} exited ${r.status}: ${r.stderr.slice(-4000)}`);
+  return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as T;
 }

@@ -30,7 +30,7 @@ before(async () => {
     },
   });
   standIn = toolServerStandIn(temp.make('hmcp-tools-'));
-  const home = homeWithConfig('browser:\n  allow_private_urls: true\n');
+  const home = homeWithConfig({ browser: { allow_private_urls: true } });
   gw = await startTestGateway({ home, env: { CAMOFOX_URL: camofox.url, HERMES_MCP_HERMES_TOOLS_COMMAND: standIn.command } });
   // The web provider's start-up smoke calls run in the background: done first, so the stand-in's last call is the test's.
   await waitFor(() => gw.logs.some((l) => l.event === 'web_provider_checked'), 30_000, 'the web smoke calls');

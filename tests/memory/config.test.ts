@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { resolveHonchoConfig, type HonchoResolution, type HonchoSettings } from '../../supervisor/memory/config.js';
+import { makeHermesHome as writeHermesConfig } from '../helpers/hermes.js';
 
 // Hermes' Honcho configuration resolution (Hermes Agent's plugins/memory/honcho/client.py): which file, which host
 // block, and host block > root > environment > default for each key. No network here.
@@ -190,7 +191,7 @@ describe('credentials', () => {
 
   test('config.yaml honcho.base_url fills a base URL honcho.json and the environment left unset', () => {
     writeJson(join(hermesHome, 'honcho.json'), { apiKey: 'k', peerName: 'ada' });
-    writeFileSync(join(hermesHome, 'config.yaml'), 'honcho:\n  base_url: http://127.0.0.1:4321/v3\n');
+    writeHermesConfig(hermesHome, { config: { honcho: { base_url: 'http://127.0.0.1:4321/v3' } } });
     assert.equal(configured(resolve()).baseURL, 'http://127.0.0.1:4321');
   });
 

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { loadConfig } from '../../supervisor/config.js';
 import type { CallContext } from '../../supervisor/tool-types.js';
 import { skillsTools } from '../../supervisor/tools/skills.js';
+import { makeHermesHome as writeHermesConfig } from '../helpers/hermes.js';
 import { tempDirs } from '../helpers/temp.js';
 
 // The skills tools answer Hermes' host questions (which platform, a Kanban task, is a variable set)
@@ -17,15 +16,12 @@ const ctx: CallContext = { owner: { id: 'request:t', kind: 'request' }, signal: 
 
 function hermesHome(): string {
   const home = temp.make('hmcp-skills-host-');
-  const skill = (name: string, extra: string) => {
-    mkdirSync(join(home, 'skills', name), { recursive: true });
-    writeFileSync(join(home, 'skills', name, 'SKILL.md'), `---\nname: ${name}\ndescription: ${name}\n${extra}---\nBody.\n`);
-  };
-  skill('board-work', 'environments: [kanban]\n');
-  skill('chatty', '');
-  skill('needs-key', 'required_environment_variables:\n  - SKILLS_HOST_TEST_KEY\n');
-  writeFileSync(join(home, 'config.yaml'), 'skills:\n  platform_disabled:\n    telegram: [chatty]\n');
-  return home;
+  const skill = (name: string, extra: string) => `---\nname: ${name}\ndescription: ${name}\n${extra}---\nBody.\n`;
+  // Skills and config.yaml written by Hermes' own code (skill_manage's create path, the config module).
+  return writeHermesConfig(home, {
+    config: { skills: { platform_disabled: { telegram: ['chatty'] } } },
+    skills: { 'board-work': skill('board-work', 'environments: [kanban]\n'), chatty: skill('chatty', ''), 'needs-key': skill('needs-key', 'required_environment_variables:\n  - SKILLS_HOST_TEST_KEY\n') },
+  });
 }
 
 async function listed(env: NodeJS.ProcessEnv): Promise<string[]> {

@@ -122,7 +122,14 @@ function spawnHolder(lockPath: string, options: JobsLockOptions): ChildProcess {
 
 async function acquire(lockPath: string, options: JobsLockOptions, signal?: AbortSignal): Promise<Holder> {
   // Hermes opens the lock file "a+" (creating it); do the same so flock(1) never needs to create it.
-  await (await open(lockPath, 'a', 0o600)).close();
+  // Hermes' own cron/ (with output/ already there) gets this far on a read-only or full disk: the
+  // open is then the first write, and its reason is the caller's.
+  try {
+    await (await open(lockPath, 'a', 0o600)).close();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new GatewayError(ErrorCode.FILE_WRITE_FAILED, `cannot open ${lockPath}: ${code ?? (e as Error).message}; nothing was written`);
+  }
   const child = spawnHolder(lockPath, options);
   const holder = new Holder(child);
   let stderr = '';

@@ -92,12 +92,6 @@ export function trigramServesCjk(raw: string): boolean {
   return !nonOperatorTokens(raw).some((t) => containsCjk(t) && countCjk(t) < 3);
 }
 
-/** Every non-operator token has ≥ 3 characters (a shorter one empties an implicit-AND trigram MATCH). */
-export function trigramEligibleTokens(raw: string): boolean {
-  const tokens = nonOperatorTokens(raw);
-  return tokens.length > 0 && tokens.every((t) => [...t].length >= 3);
-}
-
 /** Escape `%`, `_` and `\` for `LIKE … ESCAPE '\'`. */
 export function escapeLike(term: string): string {
   return term.replace(/[\\%_]/g, (c) => `\\${c}`);

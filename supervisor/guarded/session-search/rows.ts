@@ -51,6 +51,7 @@ export interface BrowseRow {
   message_count: number | null;
   preview_raw: string | null;
   last_active: number | null;
+  end_reason: string | null;
 }
 
 export interface SearchOptions {

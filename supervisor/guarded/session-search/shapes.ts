@@ -96,10 +96,33 @@ function formatWhen(ts: unknown): string {
   return `${MONTHS[d.getMonth()]} ${pad(d.getDate())}, ${d.getFullYear()} at ${pad(h12)}:${pad(d.getMinutes())} ${d.getHours() < 12 ? 'AM' : 'PM'}`;
 }
 
+/** What Hermes prefixes to structured (multimodal) message content it stores as JSON (`SessionDB._encode_content`). */
+export const CONTENT_JSON_PREFIX = '\u0000json:';
+
+/**
+ * Stored content as text: a list of parts (`\0json:[{type: 'text', ...}, {type: 'image_url', ...}]`)
+ * becomes its text parts joined, or `[multimodal content]`, as Hermes' own previews render it
+ * (hermes_state `list_recent_user_messages`); undecodable JSON stays as stored, as Hermes leaves it.
+ */
+export function plainContent(text: string): string {
+  if (!text.startsWith(CONTENT_JSON_PREFIX)) return text;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text.slice(CONTENT_JSON_PREFIX.length));
+  } catch {
+    return text;
+  }
+  if (Array.isArray(parsed)) {
+    const parts = parsed.flatMap((p) => (p && typeof p === 'object' && (p as { type?: unknown }).type === 'text' && typeof (p as { text?: unknown }).text === 'string' ? [(p as { text: string }).text] : []));
+    return parts.filter((t) => t !== '').join(' ').trim() || '[multimodal content]';
+  }
+  return typeof parsed === 'string' ? parsed : JSON.stringify(parsed);
+}
+
 function asText(value: unknown): string | null {
   if (value === null || value === undefined) return null;
-  if (typeof value === 'string') return value;
-  if (Buffer.isBuffer(value)) return value.toString('utf8');
+  if (typeof value === 'string') return plainContent(value);
+  if (Buffer.isBuffer(value)) return plainContent(value.toString('utf8'));
   return String(value);
 }
 
@@ -207,6 +230,8 @@ class Shaper {
    */
   snippet(snippet: string | null, rawContent: unknown): string {
     if (!snippet) return '';
+    // FTS indexes the stored text, so a multimodal message's snippet is a window of its JSON.
+    snippet = snippet.replaceAll(CONTENT_JSON_PREFIX, '');
     const raw = asText(rawContent);
     if (raw !== null) {
       const redacted = redact(raw);
@@ -242,6 +267,25 @@ function sessionMeta(meta: SessionRow): Record<string, unknown> {
 // The four modes
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * Hermes `_title_match_result`: the query (outer quotes and backticks stripped) names a session's
+ * title, so that session is a result anchored on its first live message. Hidden sources are not.
+ * Unlike Hermes, whose empty bookends fall back to the first/last three messages (repeating the
+ * window), the bookends are the anchored view's own.
+ */
+function titleMatch(store: SessionStore, query: string) {
+  const title = query.trim().replace(/^[`'"]+|[`'"]+$/g, '');
+  if (title === '') return undefined;
+  const sessionId = store.sessionByTitle(title);
+  if (!sessionId) return undefined;
+  const root = store.lineageRoot(sessionId);
+  const meta = store.getSession(root) ?? store.getSession(sessionId);
+  if (!meta || (HIDDEN_SOURCES as readonly string[]).includes(meta.source ?? '')) return undefined;
+  const anchor = store.firstLiveMessage(sessionId);
+  const view: AnchoredView = anchor === undefined ? { window: [], messages_before: 0, messages_after: 0, bookend_start: [], bookend_end: [] } : store.anchoredView(sessionId, anchor, DISCOVER_WINDOW, BOOKEND);
+  return { sessionId, root, meta, anchor, view, title: meta.title || title };
+}
+
 function discover(store: SessionStore, query: string, args: SearchArgs, limit: number, budget: number): Record<string, unknown> {
   const roles = args.role_filter
     ? args.role_filter
@@ -256,12 +300,14 @@ function discover(store: SessionStore, query: string, args: SearchArgs, limit: n
     limit: DISCOVER_SCAN_LIMIT,
     sort,
   });
-  if (hits.length === 0) {
+  const titled = titleMatch(store, query);
+  if (hits.length === 0 && !titled) {
     return { success: true, mode: 'discover', query, results: [], count: 0, message: 'No matching sessions found.', note: HISTORICAL_NOTE };
   }
   // Interactive sessions first, cron after; stable, so rank (or time) order holds within each class.
   const ordered = [...hits].sort((a, b) => Number(DEMOTED_SOURCES.has(a.source ?? '')) - Number(DEMOTED_SOURCES.has(b.source ?? '')));
-  const seen = new Map<string, SearchHit>();
+  // A session whose title the query names comes first and takes its lineage's place.
+  const seen = new Map<string, SearchHit | null>(titled ? [[titled.root, null]] : []);
   for (const hit of ordered) {
     if (seen.size >= limit) break;
     const root = store.lineageRoot(hit.session_id);
@@ -269,6 +315,7 @@ function discover(store: SessionStore, query: string, args: SearchArgs, limit: n
   }
   const found: Array<{ root: string; hit: SearchHit; meta: SessionRow | undefined; view: AnchoredView; content: unknown }> = [];
   for (const [root, hit] of seen) {
+    if (!hit) continue;
     const view = store.anchoredView(hit.session_id, hit.id, DISCOVER_WINDOW, BOOKEND);
     found.push({ root, hit, meta: store.getSession(root), view, content: store.messageContent(hit.id) });
   }
@@ -293,6 +340,26 @@ function discover(store: SessionStore, query: string, args: SearchArgs, limit: n
       if (root && root !== hit.session_id) entry.parent_session_id = root;
       return entry;
     });
+    if (titled) {
+      const { sessionId, root, meta, anchor, view, title } = titled;
+      const entry: Record<string, unknown> = {
+        session_id: sessionId,
+        when: formatWhen(meta.started_at),
+        source: meta.source || 'unknown',
+        model: meta.model || 'unknown',
+        title: redact(title),
+        matched_role: 'session_title',
+        match_message_id: anchor ?? null,
+        snippet: `Session title matched: ${redact(title)}`,
+        bookend_start: view.bookend_start.map((m) => shaper.message(m, tier.bookend)),
+        messages: view.window.map((m) => shaper.message(m, tier.window, anchor)),
+        bookend_end: view.bookend_end.map((m) => shaper.message(m, tier.bookend)),
+        messages_before: view.messages_before,
+        messages_after: view.messages_after,
+      };
+      if (root !== sessionId) entry.parent_session_id = root;
+      results.unshift(entry);
+    }
     return { success: true, mode: 'discover', query, results, count: results.length, sessions_searched: seen.size, note: HISTORICAL_NOTE };
   };
   return fit(DISCOVER_TIERS, build, budget, (t) => t.window);
@@ -372,7 +439,7 @@ function read(store: SessionStore, sessionId: string, budget: number): Record<st
 
 function browse(store: SessionStore, limit: number): Record<string, unknown> {
   const results = store.browse(HIDDEN_SOURCES, limit, PREVIEW_SOURCE_CHARS).map((s) => {
-    const raw = redact(s.preview_raw ?? '').trim();
+    const raw = redact(plainContent(s.preview_raw ?? '')).trim();
     const cut = cutCodePoints(raw, PREVIEW_CHARS);
     return {
       session_id: s.id,

@@ -7,7 +7,6 @@ import {
   quoteFtsTokens,
   sanitizeFtsQuery,
   stripOuterQuotes,
-  trigramEligibleTokens,
   trigramServesCjk,
 } from './fts.js';
 import type { SessionRow, MessageRow, SearchHit, MessagesAround, AnchoredView, BrowseRow, SearchOptions } from './rows.js';
@@ -23,8 +22,26 @@ export type { SessionRow, MessageRow, SearchHit, MessagesAround, AnchoredView, B
 // reader needs the shared-memory index); Hermes reuses them. Sidecars this call caused to exist get
 // no wider permissions than state.db itself, because once Hermes writes, the WAL holds messages.
 
-/** Hermes `SCHEMA_VERSION` this adapter reads (hermes_state.py at upstream commit 88d1d6206f39). */
-export const SUPPORTED_SCHEMA_VERSION = 17;
+/**
+ * The newest Hermes state.db `SCHEMA_VERSION` this adapter reads: hermes-agent 0.19.0's
+ * hermes_state.py. A newer version may carry a data migration this reader does not know, so it is
+ * refused (STATE_DB_SCHEMA_TOO_NEW) and left untouched.
+ */
+export const SUPPORTED_SCHEMA_VERSION = 22;
+/**
+ * The oldest version read: 17 (the schema the reader was first written against). Since version 11
+ * Hermes adds columns declaratively (`_reconcile_columns`), whatever the version number, and 18-22
+ * only migrated data or added tables and columns this reader does not use (gateway metadata,
+ * session_model_usage, async_delegations; the FTS tables and triggers are the same); the columns it
+ * does read are checked by name (REQUIRED_COLUMNS) on every open.
+ */
+export const OLDEST_SUPPORTED_SCHEMA_VERSION = 17;
+
+/** Every column a query here names: a database without one is not one this reader understands. */
+const REQUIRED_COLUMNS: Record<string, readonly string[]> = {
+  sessions: ['id', 'source', 'model', 'model_config', 'title', 'started_at', 'ended_at', 'end_reason', 'parent_session_id', 'message_count', 'archived'],
+  messages: ['id', 'session_id', 'role', 'content', 'tool_call_id', 'tool_calls', 'tool_name', 'timestamp', 'active', 'compacted'],
+};
 
 /** Hermes' busy timeout for readers (`_READ_BUSY_TIMEOUT_S`). */
 const BUSY_TIMEOUT_MS = 5000;
@@ -44,6 +61,26 @@ export class StoreError extends Error {
 }
 
 const MESSAGE_COLUMNS = 'm.id, m.session_id, m.role, m.content, m.tool_call_id, m.tool_calls, m.tool_name, m.timestamp';
+
+/** Not a delegate subagent's session (Hermes tags those `model_config._delegate_from`). */
+const NOT_DELEGATE = (a: string) => `json_extract(COALESCE(${a}.model_config, '{}'), '$._delegate_from') IS NULL`;
+
+/**
+ * `child` continues `parent` after a compression (hermes_state's chain edge): not a branch, a
+ * delegate or a tool session. No started_at >= ended_at test: Hermes dropped it, since a
+ * continuation row can be written before its parent's ended_at.
+ */
+const CONTINUATION =
+  "parent.end_reason = 'compression' AND json_extract(COALESCE(child.model_config, '{}'), '$._branched_from') IS NULL " +
+  `AND ${NOT_DELEGATE('child')} AND COALESCE(child.source, '') != 'tool'`;
+
+/** A browse row (its first parameter: how much of the first user message to read). */
+const BROWSE_COLUMNS = `s.id, s.title, s.source, s.started_at, s.message_count, s.end_reason,
+  COALESCE((SELECT CASE WHEN SUBSTR(CAST(m.content AS BLOB), 1, 6) = X'006A736F6E3A' THEN m.content
+                        ELSE SUBSTR(REPLACE(REPLACE(m.content, X'0A', ' '), X'0D', ' '), 1, ?) END
+            FROM messages m WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL
+            ORDER BY m.timestamp, m.id LIMIT 1), '') AS preview_raw,
+  COALESCE((SELECT MAX(m2.timestamp) FROM messages m2 WHERE m2.session_id = s.id), s.started_at) AS last_active`;
 
 function sqliteCode(e: unknown): string {
   const code = (e as { code?: unknown })?.code;
@@ -96,9 +133,12 @@ export class SessionStore {
   private readonly db: Database.Database;
   private readonly trigram: boolean;
   private readonly parentCache = new Map<string, string | null>();
+  /** The database's schema_version (within the supported range). */
+  readonly schemaVersion: number;
 
-  private constructor(db: Database.Database, trigram: boolean) {
+  private constructor(db: Database.Database, schemaVersion: number, trigram: boolean) {
     this.db = db;
+    this.schemaVersion = schemaVersion;
     this.trigram = trigram;
   }
 
@@ -125,9 +165,9 @@ export class SessionStore {
       throw storeErrorFrom(e, path);
     }
     try {
-      const trigram = SessionStore.checkSchema(db, path);
+      const { version, trigram } = SessionStore.checkSchema(db, path);
       SessionStore.tightenNewSidecars(path, st, sidecarsBefore);
-      return new SessionStore(db, trigram);
+      return new SessionStore(db, version, trigram);
     } catch (e) {
       db.close();
       if (isTransientReadError(e) || !isSqliteError(e)) throw e;
@@ -135,7 +175,7 @@ export class SessionStore {
     }
   }
 
-  private static checkSchema(db: Database.Database, path: string): boolean {
+  private static checkSchema(db: Database.Database, path: string): { version: number; trigram: boolean } {
     const tables = new Set(
       (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>).map((r) => r.name),
     );
@@ -144,26 +184,38 @@ export class SessionStore {
       throw new StoreError(
         'STATE_DB_SCHEMA_UNSUPPORTED',
         `${path} is not a Hermes session database this gateway can read (missing table${missing.length > 1 ? 's' : ''} ${missing.join(', ')})`,
-        { supported_schema_version: SUPPORTED_SCHEMA_VERSION },
+        { supported_schema_version: SUPPORTED_SCHEMA_VERSION, oldest_supported_schema_version: OLDEST_SUPPORTED_SCHEMA_VERSION },
       );
     }
     const row = db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: unknown } | undefined;
     const version = typeof row?.version === 'number' ? row.version : null;
+    const supported = { supported_schema_version: SUPPORTED_SCHEMA_VERSION, oldest_supported_schema_version: OLDEST_SUPPORTED_SCHEMA_VERSION };
     if (version !== null && version > SUPPORTED_SCHEMA_VERSION) {
       throw new StoreError(
         'STATE_DB_SCHEMA_TOO_NEW',
         `${path} has Hermes session schema version ${version}, newer than version ${SUPPORTED_SCHEMA_VERSION} this gateway reads; it is left untouched (upgrade the gateway to search it)`,
-        { schema_version: version, supported_schema_version: SUPPORTED_SCHEMA_VERSION },
+        { schema_version: version, ...supported },
       );
     }
-    if (version !== SUPPORTED_SCHEMA_VERSION) {
+    if (version === null || version < OLDEST_SUPPORTED_SCHEMA_VERSION) {
       throw new StoreError(
         'STATE_DB_SCHEMA_UNSUPPORTED',
-        `${path} has Hermes session schema version ${version ?? 'unknown'}, older than version ${SUPPORTED_SCHEMA_VERSION} this gateway reads; run Hermes once so it migrates the database (the gateway never migrates it)`,
-        { schema_version: version, supported_schema_version: SUPPORTED_SCHEMA_VERSION },
+        `${path} has Hermes session schema version ${version ?? 'unknown'}, older than version ${OLDEST_SUPPORTED_SCHEMA_VERSION} this gateway reads; run Hermes once so it migrates the database (the gateway never migrates it)`,
+        { schema_version: version, ...supported },
       );
     }
-    return tables.has('messages_fts_trigram');
+    for (const [table, columns] of Object.entries(REQUIRED_COLUMNS)) {
+      const have = new Set((db.prepare('SELECT name FROM pragma_table_info(?)').all(table) as Array<{ name: string }>).map((r) => r.name));
+      const absent = columns.filter((c) => !have.has(c));
+      if (absent.length > 0) {
+        throw new StoreError(
+          'STATE_DB_SCHEMA_UNSUPPORTED',
+          `${path} (Hermes session schema version ${version}) has no ${table}.${absent.join(`, ${table}.`)}, which this gateway reads; run Hermes once so it reconciles the database's columns (the gateway never migrates it)`,
+          { schema_version: version, missing_columns: absent.map((c) => `${table}.${c}`), ...supported },
+        );
+      }
+    }
+    return { version, trigram: tables.has('messages_fts_trigram') };
   }
 
   /** Sidecars SQLite created for this reader get state.db's own permission bits (never wider). */
@@ -199,6 +251,23 @@ export class SessionStore {
     return this.db
       .prepare('SELECT id, source, model, title, started_at, parent_session_id, end_reason FROM sessions WHERE id = ?')
       .get(id) as SessionRow | undefined;
+  }
+
+  /**
+   * Hermes `resolve_session_by_title`: the newest "title #N" continuation if any, else the session
+   * titled exactly `title`.
+   */
+  sessionByTitle(title: string): string | undefined {
+    const numbered = this.db
+      .prepare(`SELECT id FROM sessions WHERE title LIKE ? ESCAPE '\\' ORDER BY started_at DESC LIMIT 1`)
+      .get(`${escapeLike(title)} #%`) as { id: string } | undefined;
+    if (numbered) return numbered.id;
+    return (this.db.prepare('SELECT id FROM sessions WHERE title = ?').get(title) as { id: string } | undefined)?.id;
+  }
+
+  /** The first live message of a session (Hermes `get_messages`: active rows, by id). */
+  firstLiveMessage(sessionId: string): number | undefined {
+    return (this.db.prepare('SELECT id FROM messages WHERE session_id = ? AND active = 1 ORDER BY id LIMIT 1').get(sessionId) as { id: number } | undefined)?.id;
   }
 
   private parentOf(id: string): string | null | undefined {
@@ -281,7 +350,7 @@ export class SessionStore {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Search (hermes_state `search_messages` for the schema-17 single-column FTS tables)
+  // Search (hermes_state `search_messages` over the single-column FTS tables, schema 11 on)
   // ---------------------------------------------------------------------------------------------
 
   private filters(opts: SearchOptions): { where: string[]; params: unknown[] } {
@@ -344,15 +413,9 @@ export class SessionStore {
       const tokens = nonOperatorTokens(raw).map(stripOuterQuotes).filter((t) => t !== '');
       return { hits: this.likeRows(tokens.length > 0 ? tokens : [raw], opts), route: 'like' };
     }
-    const hits = this.matchRows('messages_fts', sanitized, opts) ?? [];
-    if (hits.length > 0 || !this.trigram) return { hits, route: 'fts5' };
-    // unicode61 sees no boundary between Latin and adjacent CJK ("修改youer服务端" is one token):
-    // on a miss, retry the substring-capable trigram index (Hermes does the same, miss-only so hits
-    // keep their BM25 ranking).
-    const raw = stripOuterQuotes(sanitized).split(/\s+/).map(stripOuterQuotes).filter((t) => t !== '').join(' ');
-    if (raw === '' || !trigramEligibleTokens(raw)) return { hits, route: 'fts5' };
-    const retry = this.matchRows('messages_fts_trigram', quoteFtsTokens(raw), opts);
-    return retry && retry.length > 0 ? { hits: retry, route: 'trigram' } : { hits, route: 'fts5' };
+    // No trigram retry on a miss: hermes-agent 0.19.0's search_messages has none (an older upstream
+    // retried, which also turned a missed "exact phrase" into its words in any order).
+    return { hits: this.matchRows('messages_fts', sanitized, opts) ?? [], route: 'fts5' };
   }
 
   /** The full content of one message (to check what its snippet may have cut). */
@@ -365,33 +428,59 @@ export class SessionStore {
   // ---------------------------------------------------------------------------------------------
 
   /**
-   * Root sessions (no parent), hidden sources excluded, most recently active first; a compression
-   * chain's activity counts for its root. `preview_raw` is the start of the first user message.
+   * Root sessions (no parent, not a delegate's, not archived), hidden sources excluded, most
+   * recently active first, a compression chain's activity counting for its root; then each
+   * compression root projected forward to its tip (id, title, message count, last activity,
+   * preview), keeping the root's started_at. `preview_raw` is the start of the first user message
+   * (all of it when Hermes stored it as `\0json:` parts, which only decode whole).
    */
   browse(excludeSources: readonly string[], limit: number, previewChars: number): BrowseRow[] {
     const exclude = excludeSources.length > 0 ? ` AND s.source NOT IN (${excludeSources.map(() => '?').join(',')})` : '';
     const sql = `
       WITH RECURSIVE chain(root_id, cur_id) AS (
-        SELECT s.id, s.id FROM sessions s WHERE s.parent_session_id IS NULL${exclude}
+        SELECT s.id, s.id FROM sessions s WHERE s.parent_session_id IS NULL AND ${NOT_DELEGATE('s')} AND s.archived = 0${exclude}
         UNION ALL
         SELECT c.root_id, child.id FROM chain c
         JOIN sessions parent ON parent.id = c.cur_id
         JOIN sessions child ON child.parent_session_id = c.cur_id
-        WHERE parent.end_reason = 'compression' AND child.started_at >= parent.ended_at
+        WHERE ${CONTINUATION}
       ),
       chain_max AS (
         SELECT c.root_id,
           MAX(COALESCE((SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = c.cur_id), ss.started_at)) AS effective
         FROM chain c JOIN sessions ss ON ss.id = c.cur_id GROUP BY c.root_id
       )
-      SELECT s.id, s.title, s.source, s.started_at, s.message_count,
-        COALESCE((SELECT SUBSTR(REPLACE(REPLACE(m.content, X'0A', ' '), X'0D', ' '), 1, ?)
-                  FROM messages m WHERE m.session_id = s.id AND m.role = 'user' AND m.content IS NOT NULL
-                  ORDER BY m.timestamp, m.id LIMIT 1), '') AS preview_raw,
-        COALESCE((SELECT MAX(m2.timestamp) FROM messages m2 WHERE m2.session_id = s.id), s.started_at) AS last_active
+      SELECT ${BROWSE_COLUMNS}
       FROM sessions s JOIN chain_max cm ON cm.root_id = s.id
       ORDER BY cm.effective DESC, s.started_at DESC, s.id DESC
       LIMIT ?`;
-    return this.db.prepare(sql).all(...excludeSources, previewChars, limit) as BrowseRow[];
+    const rows = this.db.prepare(sql).all(...excludeSources, previewChars, limit) as BrowseRow[];
+    const one = this.db.prepare(`SELECT ${BROWSE_COLUMNS} FROM sessions s WHERE s.id = ?`);
+    return rows.map((row) => {
+      if (row.end_reason !== 'compression') return row;
+      const tip = this.compressionTip(row.id);
+      const tipRow = tip === row.id ? undefined : (one.get(previewChars, tip) as BrowseRow | undefined);
+      return tipRow ? { ...tipRow, source: row.source, started_at: row.started_at } : row;
+    });
+  }
+
+  /** Hermes `get_compression_tip`: follow compression continuations forward to the live one. */
+  compressionTip(id: string): string {
+    const next = this.db.prepare(`
+      SELECT child.id FROM sessions parent JOIN sessions child ON child.parent_session_id = parent.id
+      WHERE parent.id = ? AND ${CONTINUATION}
+      ORDER BY CASE WHEN child.end_reason = 'compression' THEN 0 WHEN child.ended_at IS NULL THEN 1 ELSE 2 END,
+        COALESCE((SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = child.id), child.started_at) DESC,
+        child.started_at DESC, child.id DESC
+      LIMIT 1`);
+    const seen = new Set([id]);
+    let current = id;
+    for (let i = 0; i < 100; i++) {
+      const row = next.get(current) as { id: string } | undefined;
+      if (!row || seen.has(row.id)) break;
+      seen.add(row.id);
+      current = row.id;
+    }
+    return current;
   }
 }

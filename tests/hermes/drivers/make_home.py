@@ -2,11 +2,13 @@
 
 Run with the Hermes venv's python, HERMES_HOME set to the home to build; reads one JSON object on
 stdin:
-  {"config": {...}, "env": {"NAME": "value"}, "soul": "text"}
+  {"config": {...}, "env": {"NAME": "value"}, "soul": "text", "skills": {"name": "SKILL.md text"}}
 - config: merged into config.yaml through hermes_cli.config (load_config, then save_config), so the
   file is the one `hermes config set` would write, with Hermes' defaults filled in;
 - env: each written to $HERMES_HOME/.env by hermes_cli.config.save_env_value (mode 0600);
-- soul: SOUL.md's text (default: Hermes' own default SOUL.md, written by ensure_hermes_home).
+- soul: SOUL.md's text (default: Hermes' own default SOUL.md, written by ensure_hermes_home);
+- skills: each created by the skill_manage tool's own create path (tools/skill_manager_tool.py
+  _create_skill: name and frontmatter validation, security scan), under $HERMES_HOME/skills.
 Prints {"home": ..., "config_path": ..., "env_path": ...}.
 """
 import json
@@ -33,6 +35,13 @@ def main():
         config.save_config(cfg)
     for name, value in (spec.get("env") or {}).items():
         config.save_env_value(name, value)
+    if spec.get("skills"):
+        from tools import skill_manager_tool
+
+        for name, content in spec["skills"].items():
+            created = skill_manager_tool._create_skill(name, content)
+            if not created.get("success"):
+                raise SystemExit(f"skill {name}: {created.get('error')}")
     home = os.environ["HERMES_HOME"]
     if "soul" in spec:
         with open(os.path.join(home, "SOUL.md"), "w", encoding="utf-8") as f:
