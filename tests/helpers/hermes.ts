@@ -38,14 +38,23 @@ export interface HomeSpec {
 /** Builds `home` as a HERMES_HOME with Hermes' own code (tests/hermes/drivers/make_home.py). */
 export function makeHermesHome(home: string, spec: HomeSpec = {}): string {
   mkdirSync(home, { recursive: true, mode: 0o700 });
-  const r = spawnSync(hermes().python, [join(DRIVERS, 'make_home.py')], { input: JSON.stringify(spec), env: hermesEnv(home), encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`make_home.py failed (${r.status}): ${r.stderr}`);
+  runDriverSync('make_home.py', spec, hermesEnv(home));
   return home;
+}
+
+/** A driver's answer: the last line of its stdout, as JSON. */
+function driverAnswer<T>(stdout: string): T {
+  return JSON.parse(stdout.trim().split('\n').at(-1)!) as T;
+}
+
+/** The driver's interpreter and argv (tests/hermes/drivers/NAME in the Hermes venv). */
+function driverCommand(name: string): [string, string[]] {
+  return [hermes().python, [join(DRIVERS, name)]];
 }
 
 /** Runs a driver (tests/hermes/drivers/NAME) in the Hermes venv with JSON on stdin; its stdout parsed as JSON. */
 export async function runDriver<T>(name: string, input: unknown, env: Record<string, string>, timeoutMs = 60_000): Promise<T> {
-  const child = spawn(hermes().python, [join(DRIVERS, name)], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(...driverCommand(name), { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -55,7 +64,7 @@ export async function runDriver<T>(name: string, input: unknown, env: Record<str
   const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
   clearTimeout(timer);
   if (status !== 0) throw new Error(`${name} exited ${status}: ${err.slice(-4000)}`);
-  return JSON.parse(out.trim().split('\n').at(-1)!) as T;
+  return driverAnswer<T>(out);
 }
 
 export interface RunningDriver {
@@ -69,7 +78,7 @@ export interface RunningDriver {
 
 /** Starts a driver that keeps running (it holds a lock or a transaction): `input` is its first stdin line. */
 export function startDriver(name: string, input: unknown, env: Record<string, string>): RunningDriver {
-  const child = spawn(hermes().python, [join(DRIVERS, name)], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(...driverCommand(name), { env, stdio: ['pipe', 'pipe', 'pipe'] });
   const lines: string[] = [];
   let partial = '';
   let stderr = '';
@@ -106,7 +115,7 @@ export function startDriver(name: string, input: unknown, env: Record<string, st
 
 /** runDriver, synchronously (for fixtures built at import or inside a synchronous set-up). */
 export function runDriverSync<T>(name: string, input: unknown, env: Record<string, string>): T {
-  const r = spawnSync(hermes().python, [join(DRIVERS, name)], { input: JSON.stringify(input) + '\n', env, encoding: 'utf8' });
+  const r = spawnSync(...driverCommand(name), { input: JSON.stringify(input) + '\n', env, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${name} exited ${r.status}: ${r.stderr.slice(-4000)}`);
-  return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as T;
+  return driverAnswer<T>(r.stdout);
 }
