@@ -106,6 +106,12 @@ export interface GatewayConfig {
    * (default interpreter: the venv Hermes' installer makes in its source tree, `$HERMES_AGENT_SRC/venv/bin/python`).
    */
   hermesToolsCommand: readonly string[];
+  /**
+   * The Hermes Agent interpreter: `HERMES_AGENT_PYTHON`, else `$HERMES_AGENT_SRC/venv/bin/python`
+   * (the tool server's interpreter unless HERMES_MCP_HERMES_TOOLS_COMMAND replaces it); doctor asks
+   * it which Hermes Agent it has.
+   */
+  hermesAgentPython: string;
   /** Its cwd: `HERMES_AGENT_SRC` (default `$HERMES_HOME/hermes-agent`, where the installer clones Hermes; `$HERMES_HOME` when that does not exist). */
   hermesToolsCwd: string;
   /** Public URL, credentials, OAuth and audit (supervisor/auth/settings.ts). */
@@ -278,14 +284,15 @@ function graphEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
 
 /** Where Hermes' installer (scripts/install.sh) clones Hermes: `$HERMES_HOME/hermes-agent`, with its venv in `venv/`. */
 const HERMES_SOURCE_DIR = 'hermes-agent';
-const HERMES_TOOLS_MODULE = 'agent.transports.hermes_tools_mcp_server';
+export const HERMES_TOOLS_MODULE = 'agent.transports.hermes_tools_mcp_server';
 
-function hermesTools(env: NodeJS.ProcessEnv, hermesHome: string): { hermesToolsCommand: string[]; hermesToolsCwd: string } {
+function hermesTools(env: NodeJS.ProcessEnv, hermesHome: string): { hermesToolsCommand: string[]; hermesAgentPython: string; hermesToolsCwd: string } {
   const defaultSource = join(hermesHome, HERMES_SOURCE_DIR);
   const source = env.HERMES_AGENT_SRC ? resolve(expandHome(env.HERMES_AGENT_SRC)) : defaultSource;
   const python = env.HERMES_AGENT_PYTHON ? expandHome(env.HERMES_AGENT_PYTHON) : join(source, 'venv', 'bin', 'python');
   return {
     hermesToolsCommand: parseCommand('HERMES_MCP_HERMES_TOOLS_COMMAND', env.HERMES_MCP_HERMES_TOOLS_COMMAND, [python, '-m', HERMES_TOOLS_MODULE]),
+    hermesAgentPython: python,
     hermesToolsCwd: env.HERMES_AGENT_SRC || existsSync(defaultSource) ? source : hermesHome,
   };
 }
