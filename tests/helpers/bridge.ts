@@ -113,7 +113,7 @@ export interface RealHermesApi {
 }
 
 /** An HTTP proxy that refuses everything and records each request's first line. */
-async function startEgressTrap(): Promise<{ url: string; attempts: string[]; close(): Promise<void> }> {
+export async function startEgressTrap(): Promise<{ url: string; attempts: string[]; close(): Promise<void> }> {
   const attempts: string[] = [];
   const server: Server = createServer((socket) => {
     socket.on('error', () => {});
