@@ -119,7 +119,7 @@ export function hermesToolsAdapter(config: GatewayConfig, runtime: WorkerRuntime
     const names = tools.map((t) => t.name);
     startup = { kind: 'listed', ...(reply.server ? { server: reply.server } : {}), listed: reply.tools.map((t) => t.name), served: names, missing: expected.filter((n) => !names.includes(n) && !(n in unusable)), unusable };
     if (WEB_TOOLS.every(served)) {
-      void smokeWeb(call).then((checks) => {
+      void smokeWeb(call, config.webSmokeUrl).then((checks) => {
         web = checks;
         log.info({ event: 'web_provider_checked', checks }, 'web provider smoke calls done');
       });
