@@ -13,6 +13,7 @@ import { TTSC_GRAPH_BIN, TTSC_GRAPH_BINARY, typescriptProject } from '../helpers
 import { hermes, startEgressTrap, type EgressTrap } from '../helpers/hermes.js';
 import { realToolsHome, SMOKE_PAGE } from '../helpers/real-hermes-tools.js';
 import { honchoJson, SEED } from '../helpers/memory.js';
+import { freePort } from '../helpers/nginx.js';
 import { tempDirs } from '../helpers/temp.js';
 import { runGates, startGatewayBin, type GatewayProcess } from './run.js';
 
@@ -30,9 +31,9 @@ import { runGates, startGatewayBin, type GatewayProcess } from './run.js';
 // API), the code graph (@ttsc/graph, not Hermes) and the language servers (node_modules/.bin).
 //
 // Expected: every gate passes except
-//   - 2b: this machine has no vision or image provider (no auxiliary vision model, no image
-//     backend: each is a hosted, paid API), and Hermes 0.19.0's tool server does not serve
-//     video_analyze at all, so it does not list them; the gate is skipped naming them;
+//   - 2b: Hermes 0.19.0's tool server does not serve video_analyze at all (it is not in its
+//     EXPOSED_TOOLS, whatever the provider), so the gate is skipped naming it, with vision_analyze
+//     and image_generate catalogued;
 //   - 7: systemd is not the service manager here (and a test never starts one): skipped.
 
 const dirs = tempDirs();
@@ -51,7 +52,18 @@ before(async () => {
   firecrawl = await startFirecrawlStandin();
   trap = await startEgressTrap();
   const dir = dirs.make('hmcp-gates-real-');
-  const home = realToolsHome(dir, firecrawl.url, { config: { browser: ALLOW_LOOPBACK_PAGES.browser } });
+  // Vision and image providers, so Hermes' tool server lists vision_analyze and image_generate: the
+  // main model a custom OpenAI-compatible provider (Hermes' vision auto chain falls back to it) and
+  // Hermes' OpenAI image backend, both on a loopback port nothing listens on. Gate 2b only
+  // describes these tools (a call would be a paid provider call), so neither is ever asked.
+  const provider = `http://127.0.0.1:${await freePort()}/v1`;
+  const home = realToolsHome(dir, firecrawl.url, {
+    config: {
+      browser: ALLOW_LOOPBACK_PAGES.browser,
+      model: { provider: 'custom', base_url: provider, default: 'standin-model', context_length: 131072 },
+      image_gen: { provider: 'openai' },
+    },
+  });
   // Honcho's client configuration: Hermes has no writer for it (its honcho plugin reads the file).
   writeFileSync(join(home, 'honcho.json'), JSON.stringify(honchoJson(honcho.url)));
   installStateDb(home);
@@ -75,6 +87,9 @@ before(async () => {
     HERMES_MCP_GRAPH_TOOL: 'inspect_typescript_graph',
     TTSC_GRAPH_BINARY,
     CAMOFOX_URL: `http://127.0.0.1:${camofox.port}`,
+    // Hermes' OpenAI image backend reads these from its environment (the tool server inherits the gateway's).
+    OPENAI_API_KEY: 'sk-standin-never-sent',
+    OPENAI_BASE_URL: provider,
     ...trap.env,
   });
 });
@@ -88,7 +103,7 @@ after(async () => {
   dirs.removeAll();
 });
 
-test("the gates against the real Hermes: 1-6 pass but 2b (no vision/image provider here, no video_analyze in Hermes 0.19.0's tool server) and 7 (no systemd) are skipped", async (t) => {
+test("the gates against the real Hermes: 1-6 pass but 2b (no video_analyze in Hermes 0.19.0's tool server) and 7 (no systemd) are skipped", async (t) => {
   const { code, report, stderr } = await runGates(gateway.url, ['--browser-url', `${pages.origin}/form.html`]);
   for (const g of report.gates) t.diagnostic(`gate ${g.id} ${g.status}: ${g.name}: ${g.reason}`);
   const shown = `${JSON.stringify(report.gates, null, 2)}\n${stderr}\n${gateway.stderr().slice(-4000)}`;
@@ -97,12 +112,13 @@ test("the gates against the real Hermes: 1-6 pass but 2b (no vision/image provid
   for (const g of report.gates.filter((g) => g.id !== '2b' && g.id !== '7')) assert.equal(g.status, 'pass', `gate ${g.id} ${g.name}: ${g.reason}\n${shown}`);
   const tools = byId.get('2b')!;
   assert.equal(tools.status, 'skipped', shown);
-  assert.match(tools.reason, /^Hermes' tool server here does not offer vision_analyze, image_generate, video_analyze \(\/readyz hermes_tools: degraded/);
+  assert.match(tools.reason, /^Hermes' tool server here does not offer video_analyze \(\/readyz hermes_tools: degraded: Hermes' tool server does not offer video_analyze\); vision_analyze, image_generate catalogued$/);
   assert.equal(byId.get('7')?.status, 'skipped', shown);
   assert.match(byId.get('7')!.reason, /systemd/);
   // 6a's /readyz 200 includes web_provider: the smoke calls went through Hermes' Firecrawl backend to the stand-in.
-  assert.ok(firecrawl.requests().some((r) => r.path.endsWith('/search')), `Hermes' web_search reached the Firecrawl stand-in: ${JSON.stringify(firecrawl.requests())}`);
-  assert.ok(firecrawl.requests().some((r) => r.path.endsWith('/scrape')), `Hermes' web_extract reached the Firecrawl stand-in: ${JSON.stringify(firecrawl.requests())}`);
+  const paths = firecrawl.requests.map((r) => `${r.method} ${r.path}`);
+  assert.ok(paths.includes('POST /v2/search'), `Hermes' web_search reached the Firecrawl stand-in: ${paths.join(', ')}`);
+  assert.ok(paths.includes('POST /v2/scrape'), `Hermes' web_extract reached the Firecrawl stand-in: ${paths.join(', ')}`);
   assert.equal(report.ok, true);
   assert.equal(code, 0);
   assert.deepEqual(trap.attempts, [], 'Hermes tried no outbound request');
