@@ -7,7 +7,10 @@ import { packageRoot } from '../../shared/package-root.js';
 import { makeFakeSystemctl } from '../helpers/fake-systemctl.js';
 import { runGatewayBin } from '../helpers/gateway-bin.js';
 import { hermes, makeHermesHome, startEgressTrap, type EgressTrap } from '../helpers/hermes.js';
+import { freePort } from '../helpers/nginx.js';
+import { realToolsHome, SMOKE_PAGE } from '../helpers/real-hermes-tools.js';
 import { tempDirs } from '../helpers/temp.js';
+import { startFirecrawlStandin } from '../fixtures/firecrawl-standin.js';
 
 // doctor's hermes_agent line against the real Hermes Agent of the pinned venv: the version its
 // interpreter reports, the tool server's MCP serverInfo (FastMCP's: the mcp package's version) and
@@ -28,10 +31,13 @@ after(async () => {
 type Check = { name: string; level: string; reason: string; fix?: string };
 const OPTIONAL = 'memory,lsp,graph,browser,web_provider';
 
-/** A Hermes home made by Hermes (no web backend: the web smoke calls, which go to example.com, never run), and doctor's environment for it. */
-function setUp(extra: Record<string, string> = {}): { home: string; env: Record<string, string> } {
+/**
+ * Doctor's environment for `home`, by default a Hermes home made by Hermes with no web backend (so
+ * the web smoke calls, whose default page is example.com, never run).
+ */
+function setUp(extra: Record<string, string> = {}, made?: string): { home: string; env: Record<string, string> } {
   const dir = temp.make('hmcp-doctor-hermes-');
-  const home = makeHermesHome(join(dir, 'home'), { config: { model: { context_length: 131072 }, security: { tirith_enabled: false } } });
+  const home = made ?? makeHermesHome(join(dir, 'home'), { config: { model: { context_length: 131072 }, security: { tirith_enabled: false } } });
   const systemctl = makeFakeSystemctl(dir);
   mkdirSync(join(dir, 'state'), { mode: 0o700 });
   mkdirSync(join(dir, 'user'));
@@ -104,6 +110,29 @@ test("the real Hermes: hermes_agent names its version, the tool server's serverI
   assert.equal(code, 0, JSON.stringify(checks.filter((c) => c.level === 'fail')));
   assert.deepEqual(processesOf(home), [], 'no tool server outlives doctor');
   assert.deepEqual(trap.attempts, [], 'Hermes tried no outbound request');
+});
+
+test('the real Hermes with its web, vision and image providers configured (all on loopback): hermes_agent shows them exposed, only video_analyze lacking', async () => {
+  const facts = venvFacts();
+  const firecrawl = await startFirecrawlStandin();
+  try {
+    const dir = temp.make('hmcp-doctor-providers-');
+    // Vision through the main model (a custom OpenAI-compatible provider), images through Hermes'
+    // OpenAI backend: both on a loopback port nothing listens on; doctor lists tools, it calls none of them.
+    const provider = `http://127.0.0.1:${await freePort()}/v1`;
+    const home = realToolsHome(dir, firecrawl.url, { config: { model: { provider: 'custom', base_url: provider, default: 'standin-model', context_length: 131072 }, image_gen: { provider: 'openai' } } });
+    const { env } = setUp({ HERMES_AGENT_PYTHON: hermes().python, HERMES_MCP_WEB_SMOKE_URL: SMOKE_PAGE, OPENAI_API_KEY: 'sk-standin-never-sent', OPENAI_BASE_URL: provider }, home);
+    const { checks } = await doctor(env);
+    const agent = find(checks, 'hermes_agent');
+    assert.equal(agent.level, 'ok', JSON.stringify(agent));
+    assert.ok(agent.reason.startsWith(`Hermes Agent ${facts.version} (${facts.release}) at ${hermes().python}; `), agent.reason);
+    assert.match(agent.reason, /of the allowlisted ones it exposes web_search, web_extract, vision_analyze, image_generate, lacks video_analyze$/);
+    assert.match(find(checks, 'hermes_tools').reason, /^degraded: Hermes' tool server does not offer video_analyze$/);
+    assert.deepEqual(processesOf(home), []);
+    assert.deepEqual(trap.attempts, [], 'Hermes tried no outbound request');
+  } finally {
+    await firecrawl.close();
+  }
 });
 
 test('no Hermes interpreter: HERMES_AGENT_NOT_INSTALLED, a failure when the tool server is required, a warning when it is optional', async () => {
