@@ -138,6 +138,9 @@ export const ErrorCode = {
   HERMES_TOOLS_UNAVAILABLE: 'HERMES_TOOLS_UNAVAILABLE',
   HERMES_TOOLS_TIMEOUT: 'HERMES_TOOLS_TIMEOUT',
   HERMES_TOOLS_FAILED: 'HERMES_TOOLS_FAILED',
+  // doctor's hermes_agent check: the Hermes interpreter has no Hermes Agent, or did not say which
+  HERMES_AGENT_NOT_INSTALLED: 'HERMES_AGENT_NOT_INSTALLED',
+  HERMES_AGENT_VERSION_UNKNOWN: 'HERMES_AGENT_VERSION_UNKNOWN',
   // PTY jobs (process_manage resize)
   PROCESS_NOT_A_TTY: 'PROCESS_NOT_A_TTY',
   // authentication and authorization (supervisor/auth/)

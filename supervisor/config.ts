@@ -106,8 +106,21 @@ export interface GatewayConfig {
    * (default interpreter: the venv Hermes' installer makes in its source tree, `$HERMES_AGENT_SRC/venv/bin/python`).
    */
   hermesToolsCommand: readonly string[];
+  /**
+   * The Hermes Agent interpreter: `HERMES_AGENT_PYTHON`, else `$HERMES_AGENT_SRC/venv/bin/python`
+   * (the tool server's interpreter unless HERMES_MCP_HERMES_TOOLS_COMMAND replaces it); doctor asks
+   * it which Hermes Agent it has.
+   */
+  hermesAgentPython: string;
   /** Its cwd: `HERMES_AGENT_SRC` (default `$HERMES_HOME/hermes-agent`, where the installer clones Hermes; `$HERMES_HOME` when that does not exist). */
   hermesToolsCwd: string;
+  /**
+   * The page the startup web_extract smoke call reads for /readyz web_provider:
+   * `HERMES_MCP_WEB_SMOKE_URL` (default https://example.com/), an absolute http(s) URL. Hermes
+   * refuses a URL whose host does not resolve or resolves to a private address (unless its
+   * `security.allow_private_urls` is on), so an offline or intranet deployment names one it can read.
+   */
+  webSmokeUrl: string;
   /** Public URL, credentials, OAuth and audit (supervisor/auth/settings.ts). */
   auth: AuthConfig;
 }
@@ -278,16 +291,32 @@ function graphEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
 
 /** Where Hermes' installer (scripts/install.sh) clones Hermes: `$HERMES_HOME/hermes-agent`, with its venv in `venv/`. */
 const HERMES_SOURCE_DIR = 'hermes-agent';
-const HERMES_TOOLS_MODULE = 'agent.transports.hermes_tools_mcp_server';
+export const HERMES_TOOLS_MODULE = 'agent.transports.hermes_tools_mcp_server';
 
-function hermesTools(env: NodeJS.ProcessEnv, hermesHome: string): { hermesToolsCommand: string[]; hermesToolsCwd: string } {
+const DEFAULT_WEB_SMOKE_URL = 'https://example.com/';
+
+function hermesTools(env: NodeJS.ProcessEnv, hermesHome: string): { hermesToolsCommand: string[]; hermesAgentPython: string; hermesToolsCwd: string; webSmokeUrl: string } {
   const defaultSource = join(hermesHome, HERMES_SOURCE_DIR);
   const source = env.HERMES_AGENT_SRC ? resolve(expandHome(env.HERMES_AGENT_SRC)) : defaultSource;
   const python = env.HERMES_AGENT_PYTHON ? expandHome(env.HERMES_AGENT_PYTHON) : join(source, 'venv', 'bin', 'python');
   return {
     hermesToolsCommand: parseCommand('HERMES_MCP_HERMES_TOOLS_COMMAND', env.HERMES_MCP_HERMES_TOOLS_COMMAND, [python, '-m', HERMES_TOOLS_MODULE]),
+    hermesAgentPython: python,
     hermesToolsCwd: env.HERMES_AGENT_SRC || existsSync(defaultSource) ? source : hermesHome,
+    webSmokeUrl: parseWebSmokeUrl(env.HERMES_MCP_WEB_SMOKE_URL),
   };
+}
+
+function parseWebSmokeUrl(text: string | undefined): string {
+  if (text === undefined || text.trim() === '') return DEFAULT_WEB_SMOKE_URL;
+  let url: URL;
+  try {
+    url = new URL(text.trim());
+  } catch {
+    throw new ConfigError(`HERMES_MCP_WEB_SMOKE_URL must be an absolute http(s) URL, got ${JSON.stringify(text)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`HERMES_MCP_WEB_SMOKE_URL must be an http(s) URL, got ${JSON.stringify(text)}`);
+  return url.href;
 }
 
 function parseAuth(env: NodeJS.ProcessEnv, hermesHome: string): AuthConfig {

@@ -77,7 +77,8 @@ async function serve(tools: UpstreamKeeper, message: Request): Promise<void> {
       return channel.send({ type: 'status-result', id: message.id, status: await tools.status(message.pingTimeoutMs) });
     case 'tools': {
       // The first session's list, within the start budget, through a failed start's restart backoff.
-      return channel.send({ type: 'tools-result', id: message.id, tools: await tools.firstTools(message.withinMs) });
+      const listed = await tools.firstTools(message.withinMs);
+      return channel.send({ type: 'tools-result', id: message.id, tools: listed, ...(tools.server ? { server: tools.server } : {}) });
     }
     case 'call': {
       const cancel = new AbortController();

@@ -13,6 +13,9 @@ export type HermesToolsFailure = { code: HermesToolsFailureCode; message: string
 /** A tool as the tool server's tools/list describes it. */
 export type HermesToolDefinition = { name: string; description: string; inputSchema: Record<string, unknown> };
 
+/** The tool server's MCP serverInfo (FastMCP puts its server name and the `mcp` package's version there). */
+export type HermesToolServerInfo = { name: string; version?: string };
+
 /** The tool server's CallToolResult, passed through (the supervisor redacts and caps it). */
 export type HermesToolResult = { content: Array<{ type: string } & Record<string, unknown>>; structuredContent?: unknown; isError?: boolean };
 
@@ -46,7 +49,7 @@ export type HermesToolsStatus = {
 export type HermesToolsProtocol = {
   toWorker:
     | ({ type: 'configure' } & HermesToolsSettings)
-    /** The tool server's tools/list of its first session (opened if need be, retried after a failed start), within `withinMs`. */
+    /** The tool server's tools/list of its first session (opened if need be, retried after a failed start), within `withinMs`, with that session's serverInfo. */
     | { type: 'tools'; id: string; withinMs: number }
     /** `timeoutMs`: the call's budget, waiting for a (re)start included; `budgetName` names its limit in messages; `callId` names it for 'cancel'. */
     | { type: 'call'; id: string; callId: string; name: string; arguments: Record<string, unknown>; timeoutMs: number; budgetName: string }
@@ -55,11 +58,11 @@ export type HermesToolsProtocol = {
     | { type: 'status'; id: string; pingTimeoutMs: number };
   fromWorker:
     | ReadyMessage
-    | { type: 'tools-result'; id: string; tools?: HermesToolDefinition[]; failure?: HermesToolsFailure }
+    | { type: 'tools-result'; id: string; tools?: HermesToolDefinition[]; server?: HermesToolServerInfo; failure?: HermesToolsFailure }
     | { type: 'call-result'; id: string; result?: HermesToolResult; failure?: HermesToolsFailure }
     | { type: 'status-result'; id: string; status: HermesToolsStatus };
   replies: {
-    tools: { type: 'tools-result'; id: string; tools?: HermesToolDefinition[]; failure?: HermesToolsFailure };
+    tools: { type: 'tools-result'; id: string; tools?: HermesToolDefinition[]; server?: HermesToolServerInfo; failure?: HermesToolsFailure };
     call: { type: 'call-result'; id: string; result?: HermesToolResult; failure?: HermesToolsFailure };
     status: { type: 'status-result'; id: string; status: HermesToolsStatus };
   };

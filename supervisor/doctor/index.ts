@@ -5,6 +5,7 @@ import { gatewayEnvironment } from '../environment.js';
 import { Gateway } from '../gateway.js';
 import { nativeAdapter } from '../native-tools/index.js';
 import { backendAdapters } from '../server.js';
+import { askHermesVersion, hermesAgentCheck } from './hermes-agent.js';
 import { authCheck, environmentCheck, jobDatabaseCheck, resourcePolicyCheck, systemdChecks } from './host-checks.js';
 import { exitCode, formatText, fromProbe, type DoctorCheck } from './report.js';
 
@@ -26,7 +27,7 @@ export const DOCTOR_USAGE = `usage: hermes-mcp-gateway doctor [--json]
 
 Checks what the gateway needs, with the same configuration (the environment) and the same probes
 /readyz uses: Hermes home and its files, state.db, the cron lock, Hermes' tool server and its web
-provider, Camofox, the code graph, the language servers, Honcho, the job database and resource
+provider, which Hermes Agent it is and which tools its tool server exposes, Camofox, the code graph, the language servers, Honcho, the job database and resource
 policy, the systemd user manager and job slices, isolation, the public URL and authentication.
 One line per check (ok / warn / fail), each problem with the command or setting that fixes it.
 It changes nothing, starts no systemd manager and reaches only the configured backends.
@@ -54,11 +55,14 @@ export async function runDoctor(processEnv: NodeJS.ProcessEnv): Promise<DoctorCh
   const native = nativeAdapter(config, log);
   const backends = backendAdapters(config, native, log);
   const adapters: Adapter[] = [native, backends.guarded, backends.memory, backends.browser, backends.lsp, backends.graph, backends.hermesTools];
+  // Asked beside the composition (it is a separate interpreter start, bounded on its own).
+  const version = askHermesVersion(config);
   let gateway: Gateway | undefined;
   try {
     gateway = await Gateway.create({ config, log, adapters });
     const report = await gateway.readiness.check();
     for (const [name, result] of Object.entries(report.components)) checks.push(fromProbe(name, result, FIXES));
+    checks.push(hermesAgentCheck(config, await version, backends.hermesTools.startup()));
   } catch (e) {
     checks.push({ name: 'composition', level: 'fail', reason: `the gateway could not be composed: ${(e as Error).message}`, fix: 'fix what the reason names; the gateway would refuse to start the same way' });
   } finally {

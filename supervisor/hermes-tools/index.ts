@@ -9,6 +9,7 @@ import { commandExists } from '../spawning/command-exists.js';
 import { WORKER_SLACK_MS } from '../spawning/resident-worker.js';
 import type { WorkerRuntime } from '../spawning/worker-runtime.js';
 import type { ToolDefinition } from '../tool-types.js';
+import type { HermesToolServerInfo } from '../../shared/worker-protocol/hermes-tools.js';
 import { HermesToolsWorker, toolServerCall, toolServerTool } from './tools.js';
 import { toolServerVision } from './vision.js';
 import { smokeWeb, webNotOffered, webProbe, type WebCheck } from './web-readiness.js';
@@ -30,13 +31,20 @@ const WEB_TOOLS = ['web_search', 'web_extract'];
 const PROBE_BOUND_MS = 3000;
 const PING_TIMEOUT_MS = 2000;
 
-type Startup =
+/**
+ * What the startup found: nothing yet, no tool server, or the one it listed — its MCP serverInfo,
+ * every tool name it listed, and of the allowlisted ones those catalogued (`served`), those it
+ * does not offer (`missing`) and those whose schema cannot be served (`unusable`).
+ */
+export type ToolServerStartup =
   | { kind: 'pending' }
   | { kind: 'unavailable'; status: 'not_installed' | 'error'; reason: string }
-  | { kind: 'listed'; served: string[]; missing: string[]; unusable: Record<string, string> };
+  | { kind: 'listed'; server?: HermesToolServerInfo; listed: string[]; served: string[]; missing: string[]; unusable: Record<string, string> };
 
 export interface HermesToolsAdapter extends Adapter {
   worker: HermesToolsWorker;
+  /** What the startup found (doctor's hermes_agent check reports it). */
+  startup(): ToolServerStartup;
   /** browser_vision's analysis step (vision_analyze on the screenshot). */
   vision: VisionAnalyzer;
 }
@@ -72,7 +80,7 @@ export function hermesToolsAdapter(config: GatewayConfig, runtime: WorkerRuntime
     log,
   );
   const call = toolServerCall(worker, limits);
-  let startup: Startup = { kind: 'pending' };
+  let startup: ToolServerStartup = { kind: 'pending' };
   let web: WebCheck[] | undefined;
   const served = (name: string) => startup.kind === 'listed' && startup.served.includes(name);
   const whyNot = (name: string) =>
@@ -109,9 +117,9 @@ export function hermesToolsAdapter(config: GatewayConfig, runtime: WorkerRuntime
       else tools.push(tool);
     }
     const names = tools.map((t) => t.name);
-    startup = { kind: 'listed', served: names, missing: expected.filter((n) => !names.includes(n) && !(n in unusable)), unusable };
+    startup = { kind: 'listed', ...(reply.server ? { server: reply.server } : {}), listed: reply.tools.map((t) => t.name), served: names, missing: expected.filter((n) => !names.includes(n) && !(n in unusable)), unusable };
     if (WEB_TOOLS.every(served)) {
-      void smokeWeb(call).then((checks) => {
+      void smokeWeb(call, config.webSmokeUrl).then((checks) => {
         web = checks;
         log.info({ event: 'web_provider_checked', checks }, 'web provider smoke calls done');
       });
@@ -128,7 +136,7 @@ export function hermesToolsAdapter(config: GatewayConfig, runtime: WorkerRuntime
         : `fix the tool server failure named in the reason and restart the gateway (the catalog is fixed at startup); ${optional}`;
       return { ready: false, status: startup.status, reason: startup.reason, action };
     }
-    const details = { tools: startup.served, missing: startup.missing, ...(Object.keys(startup.unusable).length > 0 ? { unusable: startup.unusable } : {}) };
+    const details = { tools: startup.served, missing: startup.missing, ...(Object.keys(startup.unusable).length > 0 ? { unusable: startup.unusable } : {}), ...(startup.server ? { server: startup.server } : {}) };
     const reply = await worker.request({ type: 'status', pingTimeoutMs: PING_TIMEOUT_MS }, PROBE_BOUND_MS, 'spare-busy');
     if (!('status' in reply)) return { ready: false, status: 'error', reason: reply.failure.message, details };
     const { status } = reply;
@@ -155,6 +163,7 @@ export function hermesToolsAdapter(config: GatewayConfig, runtime: WorkerRuntime
   return {
     name: 'hermes_tools',
     worker,
+    startup: () => startup,
     vision: toolServerVision({ offered: () => served('vision_analyze'), notOffered: () => whyNot('vision_analyze'), call }),
     source: { name: 'hermes', tools: start },
     readiness: [

@@ -118,9 +118,13 @@ export function toolServerTool(upstream: HermesToolDefinition, call: ToolServerC
 /**
  * Hermes' result value: the structuredContent object, else the JSON object in the one text block
  * (Hermes tools answer a JSON string), with the other blocks; no value when neither is there.
+ * Hermes' tool server is FastMCP: a tool that returns a string (every Hermes tool: its JSON text)
+ * comes back with structuredContent `{"result": "<that text>"}` — the wrapper, not Hermes' value,
+ * which is the JSON inside it.
  */
 export function resultValue(result: HermesToolResult): { value?: Record<string, unknown>; rest: ContentBlock[] } {
-  if (isObject(result.structuredContent)) return { value: result.structuredContent, rest: result.content.filter((b) => b.type !== 'text') };
+  const structured = unwrapped(result.structuredContent);
+  if (isObject(structured)) return { value: structured, rest: result.content.filter((b) => b.type !== 'text') };
   const texts = result.content.filter((b) => b.type === 'text' && typeof b.text === 'string');
   if (texts.length === 1) {
     try {
@@ -131,6 +135,17 @@ export function resultValue(result: HermesToolResult): { value?: Record<string, 
     }
   }
   return { rest: result.content };
+}
+
+/** FastMCP's `{"result": "<json>"}` around a returned string, opened when the string is a JSON object; anything else as it is. */
+function unwrapped(structured: unknown): unknown {
+  if (!isObject(structured) || typeof structured.result !== 'string' || Object.keys(structured).length !== 1) return structured;
+  try {
+    const inner: unknown = JSON.parse(structured.result);
+    return isObject(inner) ? inner : undefined;
+  } catch {
+    return undefined; // plain text in the wrapper: the text block carries it
+  }
 }
 
 function outcomeOf(result: HermesToolResult): ToolOutcome {

@@ -10,19 +10,18 @@ import { isObject, resultValue, type ToolServerCall } from './tools.js';
 // results) — so a tool that answered is not yet a provider that works. Provider or auth changes
 // need a gateway restart, like the catalog: readiness and the schemas stay as they were found.
 
-/** Small, stable and public: a query any provider answers, a page any extractor reads. */
+/** Small and stable: a query any provider answers; the page is the deployment's (HERMES_MCP_WEB_SMOKE_URL). */
 const SMOKE_SEARCH = { query: 'Nous Research Hermes Agent', limit: 1 };
-const SMOKE_EXTRACT = { urls: ['https://example.com/'] };
 
 const ACTION =
-  "configure Hermes' web backend (config.yaml web.backend, e.g. firecrawl with use_gateway: true after `hermes auth add nous --type oauth --no-browser`, or a provider API key), check it with `hermes tools`, then restart the gateway; or set HERMES_MCP_OPTIONAL_COMPONENTS=web_provider to run without the web tools";
+  "configure Hermes' web backend (config.yaml web.backend, e.g. firecrawl with use_gateway: true after `hermes auth add nous --type oauth --no-browser`, or a provider API key), check it with `hermes tools`, then restart the gateway (a web_extract refused as private or unresolvable is about the smoke page: set HERMES_MCP_WEB_SMOKE_URL to one Hermes can read); or set HERMES_MCP_OPTIONAL_COMPONENTS=web_provider to run without the web tools";
 
 export type WebCheck = { tool: 'web_search' | 'web_extract'; ok: true } | { tool: 'web_search' | 'web_extract'; ok: false; reason: string };
 
-/** Both smoke calls, one after the other (each within its own budget); never throws. */
-export async function smokeWeb(call: ToolServerCall): Promise<WebCheck[]> {
+/** Both smoke calls, one after the other (each within its own budget), the extract on `pageUrl`; never throws. */
+export async function smokeWeb(call: ToolServerCall, pageUrl: string): Promise<WebCheck[]> {
   const checks: WebCheck[] = [];
-  for (const [tool, args] of [['web_search', SMOKE_SEARCH], ['web_extract', SMOKE_EXTRACT]] as const) {
+  for (const [tool, args] of [['web_search', SMOKE_SEARCH], ['web_extract', { urls: [pageUrl] }]] as const) {
     try {
       const reason = providerError(await call(tool, { ...args }, { name: 'hermesToolsWebSmokeTimeoutSeconds' }));
       checks.push(reason ? { tool, ok: false, reason } : { tool, ok: true });

@@ -38,3 +38,9 @@ test('HERMES_MCP_HERMES_TOOLS_COMMAND replaces the command, split on whitespace 
   const c = loadConfig({ HERMES_HOME: '/h', HERMES_MCP_HERMES_TOOLS_COMMAND: '  /usr/bin/env  python3 -m "agent.x"  ' });
   assert.deepEqual(c.hermesToolsCommand, ['/usr/bin/env', 'python3', '-m', '"agent.x"']);
 });
+
+test('HERMES_MCP_WEB_SMOKE_URL names the smoke page (default https://example.com/); anything but an absolute http(s) URL is refused', () => {
+  assert.equal(loadConfig({ HERMES_HOME: '/h' }).webSmokeUrl, 'https://example.com/');
+  assert.equal(loadConfig({ HERMES_HOME: '/h', HERMES_MCP_WEB_SMOKE_URL: ' http://intranet.example/status ' }).webSmokeUrl, 'http://intranet.example/status');
+  for (const bad of ['example.com', 'ftp://example.com/', 'file:///etc/passwd']) assert.throws(() => loadConfig({ HERMES_HOME: '/h', HERMES_MCP_WEB_SMOKE_URL: bad }), /HERMES_MCP_WEB_SMOKE_URL must be/, bad);
+});

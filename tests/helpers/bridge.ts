@@ -1,12 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { startHermesApiStandin, type HermesApiStandin, type StandinOptions } from '../fixtures/hermes-api-standin.js';
 import { messageText, type ModelRequest, type ScriptedModel } from '../fixtures/scripted-model.js';
 import { makeFakeSystemctl } from './fake-systemctl.js';
-import { hermes, makeHermesHome, runDriver } from './hermes.js';
+import { hermes, makeHermesHome, runDriver, startEgressTrap } from './hermes.js';
 import { freePort } from './nginx.js';
 import { waitFor } from './wait.js';
 
@@ -112,21 +111,6 @@ export interface RealHermesApi {
   close(): Promise<void>;
 }
 
-/** An HTTP proxy that refuses everything and records each request's first line. */
-async function startEgressTrap(): Promise<{ url: string; attempts: string[]; close(): Promise<void> }> {
-  const attempts: string[] = [];
-  const server: Server = createServer((socket) => {
-    socket.on('error', () => {});
-    socket.once('data', (d) => {
-      attempts.push(d.toString('latin1').split('\r\n')[0] ?? '');
-      socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, attempts, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
 function exited(child: ChildProcess): Promise<void> {
   return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
 }
@@ -162,7 +146,7 @@ export async function startRealHermesApi(dir: string, options: RealHermesOptions
   });
   const systemctl = makeFakeSystemctl(dir);
   const trap = await startEgressTrap();
-  const proxy = { HTTP_PROXY: trap.url, HTTPS_PROXY: trap.url, http_proxy: trap.url, https_proxy: trap.url, ALL_PROXY: trap.url, NO_PROXY: '127.0.0.1,localhost,::1', no_proxy: '127.0.0.1,localhost,::1' };
+  const proxy = trap.env;
   // Only what a process needs: no credential from this environment reaches Hermes.
   const env: Record<string, string> = { PATH: `${systemctl.bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, LANG: 'C.UTF-8', HOME: userHome, HERMES_HOME: home, PYTHONDONTWRITEBYTECODE: '1', ...proxy };
   let profiles: Record<string, string> = {};

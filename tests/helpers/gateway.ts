@@ -83,7 +83,13 @@ export function assertIsolatedJobDatabase(path: string): void {
 }
 
 export async function startTestGateway(
-  options: { env?: Record<string, string>; limits?: Partial<Limits>; home?: string } & Partial<Omit<GatewayOptions, 'config' | 'log'>> = {},
+  options: {
+    env?: Record<string, string>;
+    limits?: Partial<Limits>;
+    home?: string;
+    /** The environment the gateway's children inherit instead of this test process's (a real Hermes gets only what it needs). */
+    inherited?: Record<string, string>;
+  } & Partial<Omit<GatewayOptions, 'config' | 'log'>> = {},
 ): Promise<TestGateway> {
   const home = options.home ?? makeHermesHome();
   // HOME is the throwaway home too, so Hermes' ~/.hermes and ~/.honcho Honcho fallbacks never find
@@ -92,13 +98,13 @@ export async function startTestGateway(
   // service's inherit the service's; PATH also finds the helper programs the gateway runs itself.
   const base = loadConfig(
     { PATH: process.env.PATH, HERMES_HOME: home, HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents(), ...options.env },
-    { inheritedEnvironment: environmentSnapshot(process.env) },
+    { inheritedEnvironment: options.inherited ?? environmentSnapshot(process.env) },
   );
   const config = { ...base, limits: { ...base.limits, ...options.limits } };
   assertIsolatedJobDatabase(config.jobsDatabase);
   const { stream: sink, lines } = logSink();
   const log = createLogger(config.logLevel, sink);
-  const { env: _env, limits: _limits, home: _home, ...rest } = options;
+  const { env: _env, limits: _limits, home: _home, inherited: _inherited, ...rest } = options;
   const running = await startGateway({ ...rest, config, log });
   return {
     ...running,

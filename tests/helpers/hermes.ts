@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { ensureHermesVenv, type HermesVenv } from '../../scripts/hermes-venv.js';
 import { packageRoot } from '../../shared/package-root.js';
@@ -118,4 +119,39 @@ export function runDriverSync<T>(name: string, input: unknown, env: Record<strin
   const r = spawnSync(...driverCommand(name), { input: JSON.stringify(input) + '\n', env, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${name} exited ${r.status}: ${r.stderr.slice(-4000)}`);
   return driverAnswer<T>(r.stdout);
+}
+
+export interface EgressTrap {
+  url: string;
+  /** Every request a process sent through it (all refused): its first line, "CONNECT host:443 HTTP/1.1". */
+  attempts: string[];
+  /** The proxy variables that route a Hermes process's outbound HTTP(S) into the trap (loopback exempt). */
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/**
+ * An HTTP proxy on loopback that refuses everything and records each request's first line: a real
+ * Hermes under test gets it as HTTP(S)_PROXY, so an outbound call it tries is caught, not sent
+ * (a test keeps `attempts` empty).
+ */
+export async function startEgressTrap(): Promise<EgressTrap> {
+  const attempts: string[] = [];
+  const server: Server = createServer((socket) => {
+    socket.on('error', () => {});
+    socket.once('data', (d) => {
+      attempts.push(d.toString('latin1').split('\r\n')[0] ?? '');
+      socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\nconnection: close\r\n\r\n');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  const url = `http://127.0.0.1:${port}`;
+  const loopback = '127.0.0.1,localhost,::1';
+  return {
+    url,
+    attempts,
+    env: { HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url, ALL_PROXY: url, NO_PROXY: loopback, no_proxy: loopback },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

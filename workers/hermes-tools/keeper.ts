@@ -1,4 +1,4 @@
-import type { HermesToolDefinition, HermesToolsSettings, HermesToolsStatus } from '../../shared/worker-protocol/hermes-tools.js';
+import type { HermesToolDefinition, HermesToolServerInfo, HermesToolsSettings, HermesToolsStatus } from '../../shared/worker-protocol/hermes-tools.js';
 import { McpUpstream, timer, UpstreamFailure } from '../mcp-upstream/session.js';
 
 // Keeps Hermes' tool server running: one stdio MCP session (../mcp-upstream/session.ts), opened at
@@ -14,6 +14,8 @@ export class RestartPending extends Error {}
 export class UpstreamKeeper {
   /** The tools/list of the first session: the catalog froze it; later sessions serve the same names. */
   tools?: HermesToolDefinition[];
+  /** The first session's serverInfo, if it gave one. */
+  server?: HermesToolServerInfo;
   private upstream?: McpUpstream;
   private opening?: Promise<McpUpstream>;
   private restart?: { at: number; due: Promise<void>; timer: NodeJS.Timeout };
@@ -106,8 +108,11 @@ export class UpstreamKeeper {
     if (this.opening) return this.opening;
     const { command, cwd, openTimeoutMs } = this.settings;
     this.opening = McpUpstream.open({ command, cwd, env: this.env, timeoutMs: openTimeoutMs })
-      .then(({ upstream, tools }) => {
-        this.tools ??= tools;
+      .then(({ upstream, tools, server }) => {
+        if (this.tools === undefined) {
+          this.tools = tools;
+          this.server = server;
+        }
         if (this.stopped) {
           void upstream.kill();
           throw new UpstreamFailure('exited', 'the worker is stopping', '');

@@ -42,6 +42,8 @@ export class UpstreamFailure extends Error {
 }
 
 export type UpstreamTool = { name: string; description: string; inputSchema: Record<string, unknown> };
+/** The upstream's MCP `serverInfo` from its initialize answer (an SDK server reports its SDK's name or version there, not its application's). */
+export type UpstreamServerInfo = { name: string; version?: string };
 export type UpstreamResult = { content: Array<{ type: string } & Record<string, unknown>>; structuredContent?: unknown; isError?: boolean };
 
 export interface OpenOptions {
@@ -76,8 +78,8 @@ export class McpUpstream {
     return this.stderrTail;
   }
 
-  /** Spawns the upstream, connects and lists its tools, all within `timeoutMs`. */
-  static async open(options: OpenOptions): Promise<{ upstream: McpUpstream; tools: UpstreamTool[] }> {
+  /** Spawns the upstream, connects and lists its tools, all within `timeoutMs`; with the serverInfo it gave, if any. */
+  static async open(options: OpenOptions): Promise<{ upstream: McpUpstream; tools: UpstreamTool[]; server?: UpstreamServerInfo }> {
     const [command, ...args] = options.command;
     const transport = new StdioClientTransport({ command: command!, args, cwd: options.cwd, env: options.env, stderr: 'pipe' });
     let stderr = '';
@@ -115,7 +117,9 @@ export class McpUpstream {
     };
     client.onclose = gone;
     if (!transport.pid) gone(); // it exited between tools/list and here, before anyone listened
-    return { upstream, tools };
+    const info = client.getServerVersion();
+    const server = info && typeof info.name === 'string' ? { name: info.name, ...(typeof info.version === 'string' && info.version ? { version: info.version } : {}) } : undefined;
+    return { upstream, tools, ...(server ? { server } : {}) };
   }
 
   /**

@@ -112,6 +112,14 @@ export function storeErrorFrom(e: unknown, path: string): StoreError {
   return new StoreError('STATE_DB_UNAVAILABLE', `the Hermes session database ${path} cannot be read: ${why}`, { sqlite_code: code || undefined });
 }
 
+/** SessionDB's tables that session_search reads (hermes_state.py). */
+const SESSION_TABLES = ['schema_version', 'sessions', 'messages', 'messages_fts'];
+/**
+ * Tables Hermes creates in state.db outside SessionDB: tools/async_delegation.py's, which
+ * tools/process_registry.py touches when Hermes' tools load (the tool server's start among them).
+ */
+const NON_SESSION_TABLES: ReadonlySet<string> = new Set(['async_delegations']);
+
 function missingError(path: string): StoreError {
   return new StoreError(
     'STATE_DB_MISSING',
@@ -179,7 +187,15 @@ export class SessionStore {
     const tables = new Set(
       (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>).map((r) => r.name),
     );
-    const missing = ['schema_version', 'sessions', 'messages', 'messages_fts'].filter((t) => !tables.has(t));
+    const missing = SESSION_TABLES.filter((t) => !tables.has(t));
+    // No session table at all, only the tables Hermes keeps in state.db beside SessionDB's: Hermes
+    // has loaded its tools here (its tool server, for one) but never run a session. No history yet.
+    if (missing.length === SESSION_TABLES.length && tables.size > 0 && [...tables].every((t) => NON_SESSION_TABLES.has(t))) {
+      throw new StoreError(
+        'STATE_DB_MISSING',
+        `${path} holds no Hermes sessions yet: it has only ${[...tables].sort().join(', ')} (Hermes' async delegation store, made when its tools load); Hermes adds the session tables on its first session run in this HERMES_HOME, so there is no session history to search yet`,
+      );
+    }
     if (missing.length > 0) {
       throw new StoreError(
         'STATE_DB_SCHEMA_UNSUPPORTED',
