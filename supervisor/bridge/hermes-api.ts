@@ -23,6 +23,11 @@ export interface ChatReply {
   finishReason?: string;
   model?: string;
   usage?: unknown;
+  /**
+   * The answer's X-Hermes-Session-Id: the session Hermes kept the turn in. It differs from the id
+   * sent when Hermes' context compression rotated the session during the turn.
+   */
+  sessionId?: string;
 }
 
 interface Answer {
@@ -49,8 +54,10 @@ export class HermesApi {
     const content = body.choices?.[0]?.message?.content;
     const finishReason = body.choices?.[0]?.finish_reason;
     if (typeof content !== 'string') throw new GatewayError(ErrorCode.UPSTREAM_FAILED, 'the Hermes API answered a chat completion without message content');
+    const session = a.headers.get('x-hermes-session-id')?.trim();
     return {
       content,
+      ...(session ? { sessionId: session } : {}),
       ...(typeof finishReason === 'string' ? { finishReason } : {}),
       ...(body.model ? { model: body.model } : {}),
       ...(body.usage !== undefined ? { usage: body.usage } : {}),

@@ -4,7 +4,7 @@ import { withKeyedLocks } from '../../shared/keyed-lock.js';
 import { profileOf } from './base-url.js';
 import { resultFromReply } from './reply.js';
 import { readContract, resolveAgent, withDeadline, type BridgeService } from './service.js';
-import { newTaskId, type TaskResult } from './tasks.js';
+import { HERMES_SESSION_ID, newTaskId, type TaskResult } from './tasks.js';
 
 // hermes_task: hand one whole task to a Hermes agent.
 //   sync  -> POST /v1/chat/completions (X-Hermes-Session-Id), wait, persist result.json
@@ -13,6 +13,10 @@ import { newTaskId, type TaskResult } from './tasks.js';
 // The agent is resolved (unknown_agent / agent_unavailable) and the id checked against the agent
 // that already owns it (duplicate_id) before anything is sent upstream. Calls in one session run
 // one at a time (Hermes appends each turn to the session's transcript; two at once would interleave).
+// A session follows Hermes when it rotates: a chat completion whose X-Hermes-Session-Id names
+// another session (Hermes' context compression ended the one sent and continues in a new one) is
+// recorded in the task store, and every later call in that bridge session sends the new id. (An
+// async run cannot be followed so: Hermes 0.19's /v1/runs status keeps the session id it was given.)
 
 export interface TaskArgs {
   task: string;
@@ -96,17 +100,22 @@ export async function runTask(service: BridgeService, args: TaskArgs, signal: Ab
     }
     const dir = service.store.ensureTaskDir(id);
     const text = prompt(args, id, dir);
-    const details = { agent: agent.name, mode: args.mode, session_id: sessionId };
+    // The Hermes session this bridge session continues now (itself until Hermes first rotates it).
+    const hermesSession = service.store.hermesSessionOf(sessionId);
+    const details = { agent: agent.name, mode: args.mode, session_id: hermesSession };
     if (args.mode === 'sync') {
       const timed = withDeadline(signal, service.limits.bridgeSyncTimeoutSeconds, `agent ${agent.name}`);
       const messages = [...(contract ? [{ role: 'system', content: contract }] : []), { role: 'user', content: text }];
       let reply;
       try {
-        reply = await api.chat(messages, sessionId, timed);
+        reply = await api.chat(messages, hermesSession, timed);
       } catch (e) {
         throw recordSyncFailure(service, id, details, e);
       }
-      const finished = { ...details, model: reply.model, usage: reply.usage, ...(reply.finishReason && reply.finishReason !== 'stop' ? { finish_reason: reply.finishReason } : {}), finished_at: new Date().toISOString() };
+      // An id the bridge could not send back (not one Hermes makes or takes) is not followed.
+      const rotatedTo = reply.sessionId !== undefined && reply.sessionId !== hermesSession && HERMES_SESSION_ID.test(reply.sessionId) && !reply.sessionId.includes('..') ? reply.sessionId : undefined;
+      if (rotatedTo) service.store.recordRotation(sessionId, hermesSession, rotatedTo, id);
+      const finished = { ...details, ...(rotatedTo ? { session_id: rotatedTo, session_rotated_from: hermesSession } : {}), model: reply.model, usage: reply.usage, ...(reply.finishReason && reply.finishReason !== 'stop' ? { finish_reason: reply.finishReason } : {}), finished_at: new Date().toISOString() };
       const result: TaskResult =
         reply.finishReason === 'error'
           ? // Hermes ends a chat completion whose agent run failed with finish_reason "error"; its text says why.
@@ -129,9 +138,9 @@ export async function runTask(service: BridgeService, args: TaskArgs, signal: Ab
       createdAt = recorded.created_at;
     } else {
       const timed = withDeadline(signal, service.limits.bridgeRequestTimeoutSeconds, `agent ${agent.name}`);
-      runId = await api.createRun({ input: text, session_id: sessionId, ...(contract ? { instructions: contract } : {}) }, id, timed);
+      runId = await api.createRun({ input: text, session_id: hermesSession, ...(contract ? { instructions: contract } : {}) }, id, timed);
       createdAt = new Date().toISOString();
-      service.store.writeRun({ run_id: runId, session_id: sessionId, task_id: id, agent: agent.name, agent_base_url: agent.baseUrl, created_at: createdAt, task_sha256: fingerprint });
+      service.store.writeRun({ run_id: runId, session_id: hermesSession, task_id: id, agent: agent.name, agent_base_url: agent.baseUrl, created_at: createdAt, task_sha256: fingerprint });
     }
     const existing = service.store.readResult(id);
     const accepted: TaskResult = {

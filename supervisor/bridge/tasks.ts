@@ -7,10 +7,13 @@ import { ErrorCode, GatewayError } from '../../shared/errors.js';
 // async accept, so run_id -> task_id -> agent never needs guessing), `result.json` (the durable
 // result, readable after the run has left the agent API) and whatever artifacts the agent wrote.
 // Both JSON files are replaced atomically (write a private temp file, fsync, rename).
+// `.sessions/<bridge session id>.json` (never a task id: those start with a letter or digit) holds
+// the Hermes session a bridge session continues once Hermes has rotated it (SessionRecord).
 
 export const TASK_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export const RUN_FILE = 'run.json';
 export const RESULT_FILE = 'result.json';
+export const SESSIONS_DIR = '.sessions';
 export const TERMINAL = new Set(['completed', 'failed', 'cancelled', 'interrupted']);
 /** The private temp name writeJsonAtomic gives a file before renaming it: `<name>.tmp-<pid>-<8 hex>`. */
 const TEMP_FILE = /\.tmp-\d+-[0-9a-f]{8}$/;
@@ -30,6 +33,28 @@ export interface RunRecord {
   /** sha256 of the task as submitted (taskFingerprint): a repeat with another task under the id is refused. */
   task_sha256?: string;
 }
+
+/**
+ * A bridge session that Hermes moved to another session id. Hermes' API server rotates the session
+ * when its context compression ends the old one (compression.in_place: false) and names the
+ * continuation in the chat completion's X-Hermes-Session-Id; the next call in the bridge session
+ * must send that id, or Hermes would reload the ended, uncompressed transcript.
+ */
+export interface SessionRecord {
+  /** The bridge's name for the session (sessionIdFor): gb-sess-<agent>-<session> or gb-task-<id>. */
+  bridge_session_id: string;
+  /** The Hermes session the next call continues. */
+  hermes_session_id: string;
+  /** The Hermes session it replaced, and the task whose turn rotated it. */
+  rotated_from: string;
+  task_id: string;
+  updated_at: string;
+}
+
+/** sessionIdFor's ids (prefix, agent and session names, or a task id), as file names under SESSIONS_DIR. */
+const BRIDGE_SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,239}$/;
+/** A Hermes session id the bridge will send back as X-Hermes-Session-Id (Hermes caps the header at 256). */
+export const HERMES_SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,255}$/;
 
 export interface TaskResult {
   id: string;
@@ -109,6 +134,25 @@ export class TaskStore {
     return value && typeof value === 'object' && typeof value.status === 'string' ? value : undefined;
   }
 
+  /** The Hermes session `bridgeSessionId` continues: the last rotation recorded for it, else itself. */
+  hermesSessionOf(bridgeSessionId: string): string {
+    const record = this.readJsonAt(this.sessionFile(bridgeSessionId), `session ${bridgeSessionId}`) as SessionRecord | undefined;
+    const id = record?.hermes_session_id;
+    return typeof id === 'string' && HERMES_SESSION_ID.test(id) && !id.includes('..') ? id : bridgeSessionId;
+  }
+
+  /** Records that Hermes rotated `bridgeSessionId` from `from` to `to` during task `taskId` (durable before the task answers). */
+  recordRotation(bridgeSessionId: string, from: string, to: string, taskId: string): void {
+    mkdirSync(join(this.dir, SESSIONS_DIR), { recursive: true, mode: 0o700 });
+    const record: SessionRecord = { bridge_session_id: bridgeSessionId, hermes_session_id: to, rotated_from: from, task_id: taskId, updated_at: new Date().toISOString() };
+    writeJsonAtomic(this.sessionFile(bridgeSessionId), record);
+  }
+
+  private sessionFile(bridgeSessionId: string): string {
+    if (!BRIDGE_SESSION_ID.test(bridgeSessionId) || bridgeSessionId.includes('..')) throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `bridge session id must match ${BRIDGE_SESSION_ID.source} without ".."`);
+    return join(this.dir, SESSIONS_DIR, `${bridgeSessionId}.json`);
+  }
+
   /** The run.json naming `runId`: from this process's index, else by reading each task's run.json. */
   findRun(runId: string): RunRecord | undefined {
     const known = this.runs.get(runId);
@@ -150,19 +194,23 @@ export class TaskStore {
    * blocking the open. Oversized: FILE_TOO_LARGE.
    */
   private readJson(id: string, file: string): unknown {
-    const path = join(this.taskDir(id), file);
+    return this.readJsonAt(join(this.taskDir(id), file), `${file} of task ${id}`);
+  }
+
+  /** readJson for any bridge JSON file; `what` names it in errors. */
+  private readJsonAt(path: string, what: string): unknown {
     let fd: number;
     try {
       fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ELOOP' || code === 'ENOTDIR') return undefined;
-      throw new GatewayError(ErrorCode.FILE_NOT_FOUND, `${file} of task ${id} cannot be opened (${code ?? 'error'})`);
+      throw new GatewayError(ErrorCode.FILE_NOT_FOUND, `${what} cannot be opened (${code ?? 'error'})`);
     }
     try {
       const stat = fstatSync(fd);
       if (!stat.isFile()) return undefined;
-      if (stat.size > this.maxJsonBytes) throw new GatewayError(ErrorCode.FILE_TOO_LARGE, `${file} of task ${id} exceeds ${this.maxJsonBytes} bytes`);
+      if (stat.size > this.maxJsonBytes) throw new GatewayError(ErrorCode.FILE_TOO_LARGE, `${what} exceeds ${this.maxJsonBytes} bytes`);
       // One byte over the cap is enough to tell a file that grew after fstat.
       const buffer = Buffer.alloc(this.maxJsonBytes + 1);
       let length = 0;
@@ -170,7 +218,7 @@ export class TaskStore {
         const n = readSync(fd, buffer, length, buffer.length - length, null);
         if (n === 0 || (length += n) === buffer.length) break;
       }
-      if (length > this.maxJsonBytes) throw new GatewayError(ErrorCode.FILE_TOO_LARGE, `${file} of task ${id} exceeds ${this.maxJsonBytes} bytes`);
+      if (length > this.maxJsonBytes) throw new GatewayError(ErrorCode.FILE_TOO_LARGE, `${what} exceeds ${this.maxJsonBytes} bytes`);
       return JSON.parse(buffer.subarray(0, length).toString('utf8'));
     } catch (e) {
       if (e instanceof GatewayError) throw e;

@@ -36,6 +36,16 @@ describe('hermes-mcp-bridge tools through the gateway catalog', () => {
     temp.removeAll();
   });
   const turns = (id: string) => model.chatRequests().filter(agentTurnFor(id));
+  /**
+   * Waits until Hermes has settled run `runId`. A test that starts an async run ends only then: Hermes
+   * runs it in the background, and a turn of it reaching the model during a later test was counted
+   * there as an upstream call that test's refused task made (the /p/<profile> test saw 5 !== 4).
+   */
+  const settled = (runId: string) =>
+    waitFor(async () => {
+      const s = await viaBridge(client, 'hermes_status', { run_id: runId });
+      return s.data.terminal === true ? s.data : undefined;
+    }, 60_000, `run ${runId} to settle`);
 
   test('the five tools are catalogued with their annotations', async () => {
     for (const name of ['hermes_task', 'hermes_status', 'list_agents', 'hermes_result', 'hermes_files']) assert.ok(gw.gateway.catalog.has(name), name);
@@ -112,6 +122,8 @@ describe('hermes-mcp-bridge tools through the gateway catalog', () => {
     assert.equal(b.data.run_id, a.data.run_id);
     const c = await viaBridge(client, 'hermes_task', { task: 'different', mode: 'async', id: 'idem-1' });
     assert.equal(c.data.error, 'DUPLICATE_ID');
+    assert.equal((await settled(a.data.run_id as string)).status, 'completed');
+    assert.equal(turns('idem-1').length, 1, 'one run, one agent turn');
   });
 
   test('unknown agents fail before any upstream call; a task id owned by another agent is duplicate_id', async () => {
@@ -137,6 +149,8 @@ describe('hermes-mcp-bridge tools through the gateway catalog', () => {
     } finally {
       rmSync(fx.agentsFile);
     }
+    // Back in the registry (the synthetic default again), the run is followed to its end.
+    assert.equal((await settled(r.data.run_id as string)).status, 'completed');
   });
 
   test('a /p/<profile> agent on a Hermes listener that does not multiplex profiles (it would serve its own profile): unavailable, no task sent', async () => {

@@ -1,5 +1,5 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { request as httpRequest } from 'node:http';
@@ -10,6 +10,7 @@ import { environmentSnapshot, loadConfig } from '../../supervisor/config.js';
 import type { GatewayOptions } from '../../supervisor/gateway.js';
 import { startGateway, type RunningGateway } from '../../supervisor/server.js';
 import { createLogger } from '../../supervisor/telemetry.js';
+import { copyOfHermesHome, type HomeSpec } from './hermes.js';
 import { logSink } from './log-sink.js';
 
 // A real gateway on an ephemeral loopback port with a throwaway HERMES_HOME, plus real SDK v2
@@ -57,16 +58,21 @@ export function listeningPort(stderr: Readable, exited: Promise<unknown>, onLine
   });
 }
 
+/**
+ * The base test home, written by Hermes' own code (tests/hermes/drivers/make_home.py): its default
+ * SOUL.md and directories (hermes_cli.config.ensure_hermes_home), two memory entries and a user
+ * profile entry through its memory tool, the demo skill through skill_manage's create path.
+ */
+const BASE_HOME: HomeSpec = {
+  memories: { memory: ['Project uses pnpm.', 'Deploys on Fridays are banned.'], user: ['Name: Ada'] },
+  skills: { demo: '---\nname: demo\ndescription: A demo skill\n---\n# Demo\nBody.\n' },
+};
+/** A project context file: Hermes only reads .hermes.md (agent/prompt_builder.py), a user writes it. */
+const BASE_HOME_FILES = { '.hermes.md': '# Project context\n' };
+
+/** A fresh throwaway HERMES_HOME: a copy of the base home, which Hermes builds once (copyOfHermesHome). */
 export function makeHermesHome(): string {
-  const home = mkdtempSync(join(tmpdir(), 'hmcp-home-'));
-  writeFileSync(join(home, 'SOUL.md'), '# Soul\nYou are Hermes.\n');
-  mkdirSync(join(home, 'memories'));
-  writeFileSync(join(home, 'memories', 'MEMORY.md'), 'Project uses pnpm.\n§\nDeploys on Fridays are banned.\n');
-  writeFileSync(join(home, 'memories', 'USER.md'), 'Name: Ada\n');
-  writeFileSync(join(home, '.hermes.md'), '# Project context\n');
-  mkdirSync(join(home, 'skills', 'demo'), { recursive: true });
-  writeFileSync(join(home, 'skills', 'demo', 'SKILL.md'), '---\nname: demo\ndescription: A demo skill\n---\n# Demo\nBody.\n');
-  return home;
+  return copyOfHermesHome(mkdtempSync(join(tmpdir(), 'hmcp-home-')), BASE_HOME, BASE_HOME_FILES);
 }
 
 /** The job databases `npm start` would use here (embedded defaults, and this environment's): never touched by tests. */

@@ -1,8 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { join } from 'node:path';
-import { ensureHermesVenv, type HermesVenv } from '../../scripts/hermes-venv.js';
+import { dirname, join } from 'node:path';
+import { ensureHermesVenv, REQUIREMENTS, type HermesVenv } from '../../scripts/hermes-venv.js';
 import { packageRoot } from '../../shared/package-root.js';
 
 // The real Hermes Agent for tests: the pinned venv (scripts/hermes-venv.ts; run-tests provisions it
@@ -34,12 +35,59 @@ export interface HomeSpec {
   soul?: string;
   /** Skills by name: SKILL.md text, created by Hermes' skill_manage create path (validated, scanned). */
   skills?: Record<string, string>;
+  /** Memory entries (memories/MEMORY.md) and user-profile entries (memories/USER.md), each added by Hermes' memory tool. */
+  memories?: { memory?: string[]; user?: string[] };
 }
 
 /** Builds `home` as a HERMES_HOME with Hermes' own code (tests/hermes/drivers/make_home.py). */
 export function makeHermesHome(home: string, spec: HomeSpec = {}): string {
   mkdirSync(home, { recursive: true, mode: 0o700 });
   runDriverSync('make_home.py', spec, hermesEnv(home));
+  return home;
+}
+
+/** Where built homes are kept, one directory per (driver, spec, Hermes pin): git-ignored like the venv. */
+export const HOME_TEMPLATES = join(packageRoot(), '.cache', 'hermes-home-template');
+const templates = new Map<string, string>();
+
+/**
+ * `home` as a copy of the HERMES_HOME that makeHermesHome(spec) builds, plus `files` (relative
+ * path -> text) that Hermes only reads and has no function to write. Built by Hermes once, into
+ * HOME_TEMPLATES/<sha256 of make_home.py, the spec, the files and the Hermes pin> (in a temporary
+ * directory renamed into place, so a concurrent test process never sees half a template); every
+ * later call, in this process or another, only copies it, which costs a test no Python start-up.
+ */
+export function copyOfHermesHome(home: string, spec: HomeSpec, files: Record<string, string> = {}): string {
+  const root = packageRoot();
+  const key = createHash('sha256')
+    .update(readFileSync(join(DRIVERS, 'make_home.py')))
+    .update('\0')
+    .update(JSON.stringify({ spec, files }))
+    .update('\0')
+    .update(readFileSync(join(root, REQUIREMENTS)))
+    .digest('hex');
+  let template = templates.get(key);
+  if (!template) {
+    template = join(HOME_TEMPLATES, key);
+    if (!existsSync(template)) {
+      const building = `${template}.${process.pid}-${randomBytes(4).toString('hex')}`;
+      try {
+        makeHermesHome(building, spec);
+        for (const [path, text] of Object.entries(files)) {
+          mkdirSync(dirname(join(building, path)), { recursive: true });
+          writeFileSync(join(building, path), text);
+        }
+        renameSync(building, template);
+      } catch (err) {
+        // Another process renamed its own template into place first: the same content, so use that one.
+        if (!existsSync(template)) throw err;
+      } finally {
+        rmSync(building, { recursive: true, force: true });
+      }
+    }
+    templates.set(key, template);
+  }
+  cpSync(template, home, { recursive: true });
   return home;
 }
 

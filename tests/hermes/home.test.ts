@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { parse } from 'yaml';
 import { loadConfig } from '../../supervisor/config.js';
+import { makeHermesHome as baseHome } from '../helpers/gateway.js';
 import { makeHermesHome } from '../helpers/hermes.js';
 import { tempDirs } from '../helpers/temp.js';
 
@@ -22,4 +23,21 @@ test("a home made by Hermes' config module has the merged config.yaml keys, a 06
   assert.match(readFileSync(join(home, '.env'), 'utf8'), /^FIRECRAWL_API_URL=http:\/\/127\.0\.0\.1:9$/m);
   assert.ok(readFileSync(join(home, 'SOUL.md'), 'utf8').length > 0);
   assert.equal(loadConfig({ HERMES_HOME: home }).hermesHome, home);
+});
+
+test("the gateway tests' base home is Hermes' own: memories by its memory tool, the demo skill by skill_manage; each test gets its own copy", () => {
+  const a = baseHome();
+  const b = baseHome();
+  try {
+    // MemoryStore._write_file joins entries with ENTRY_DELIMITER ("\n§\n") and adds no final newline.
+    assert.equal(readFileSync(join(a, 'memories', 'MEMORY.md'), 'utf8'), 'Project uses pnpm.\n§\nDeploys on Fridays are banned.');
+    assert.equal(readFileSync(join(a, 'memories', 'USER.md'), 'utf8'), 'Name: Ada');
+    assert.match(readFileSync(join(a, 'skills', 'demo', 'SKILL.md'), 'utf8'), /^---\nname: demo\ndescription: A demo skill\n---\n/);
+    assert.ok(statSync(join(a, 'cron')).isDirectory(), "ensure_hermes_home's directories are there");
+    writeFileSync(join(a, 'memories', 'USER.md'), 'changed');
+    assert.equal(readFileSync(join(b, 'memories', 'USER.md'), 'utf8'), 'Name: Ada', 'a copy, not the template itself');
+  } finally {
+    rmSync(a, { recursive: true, force: true });
+    rmSync(b, { recursive: true, force: true });
+  }
 });

@@ -72,7 +72,8 @@ describe('file tools stay inside HERMES_MCP_ROOTS (the test gateway roots at its
     // The terminal itself is not confined (not a jail), and a cd back restores relative paths.
     await viaBridge(client, 'terminal', { command: `cd ${gw.home}` }, token);
     const back = await viaBridge(client, 'read_file', { path: 'SOUL.md' }, token);
-    assert.equal(back.data.content, '1|# Soul\n2|You are Hermes.');
+    const soul = readFileSync(join(gw.home, 'SOUL.md'), 'utf8').trimEnd().split('\n');
+    assert.equal(back.data.content, soul.map((line, i) => `${i + 1}|${line}`).join('\n'));
     await client.close();
   });
 });

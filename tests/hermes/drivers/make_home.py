@@ -2,13 +2,17 @@
 
 Run with the Hermes venv's python, HERMES_HOME set to the home to build; reads one JSON object on
 stdin:
-  {"config": {...}, "env": {"NAME": "value"}, "soul": "text", "skills": {"name": "SKILL.md text"}}
+  {"config": {...}, "env": {"NAME": "value"}, "soul": "text", "skills": {"name": "SKILL.md text"},
+   "memories": {"memory": ["entry", ...], "user": ["entry", ...]}}
 - config: merged into config.yaml through hermes_cli.config (load_config, then save_config), so the
   file is the one `hermes config set` would write, with Hermes' defaults filled in;
 - env: each written to $HERMES_HOME/.env by hermes_cli.config.save_env_value (mode 0600);
 - soul: SOUL.md's text (default: Hermes' own default SOUL.md, written by ensure_hermes_home);
 - skills: each created by the skill_manage tool's own create path (tools/skill_manager_tool.py
-  _create_skill: name and frontmatter validation, security scan), under $HERMES_HOME/skills.
+  _create_skill: name and frontmatter validation, security scan), under $HERMES_HOME/skills;
+- memories: each entry added by the memory tool (tools/memory_tool.py memory_tool action "add" on
+  the store load_on_disk_store builds, as the agent's tool call does: injection scan, char limits,
+  the write-approval gate), so memories/MEMORY.md and USER.md are Hermes' own "\n§\n" files.
 Prints {"home": ..., "config_path": ..., "env_path": ...}.
 """
 import json
@@ -42,6 +46,16 @@ def main():
             created = skill_manager_tool._create_skill(name, content)
             if not created.get("success"):
                 raise SystemExit(f"skill {name}: {created.get('error')}")
+    memories = spec.get("memories") or {}
+    if memories:
+        from tools import memory_tool
+
+        store = memory_tool.load_on_disk_store()
+        for target, entries in memories.items():
+            for entry in entries:
+                added = json.loads(memory_tool.memory_tool(action="add", target=target, content=entry, store=store))
+                if not added.get("success") or added.get("staged"):
+                    raise SystemExit(f"memory {target} {entry!r}: {added.get('error') or added.get('message')}")
     home = os.environ["HERMES_HOME"]
     if "soul" in spec:
         with open(os.path.join(home, "SOUL.md"), "w", encoding="utf-8") as f:
