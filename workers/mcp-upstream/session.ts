@@ -163,6 +163,20 @@ export class McpUpstream {
     }
   }
 
+  /**
+   * Whether the upstream answers an MCP ping within `withinMs`, without the SDK cancelling the
+   * ping when it does not (its own timeout is later): for an upstream where cancelling a request
+   * it has not started is harmful, whose owner kills it instead of waiting longer.
+   */
+  async answers(withinMs: number): Promise<boolean> {
+    const expiry = timer(withinMs);
+    try {
+      return await Promise.race([this.client.ping({ timeout: withinMs + SDK_TIMEOUT_SLACK_MS }).then(() => true, () => false), expiry.promise.catch(() => false)]);
+    } finally {
+      expiry.cancel();
+    }
+  }
+
   /** Polite close: stdin ends and the upstream gets a few seconds (the SDK's); then its tree is killed. */
   async close(): Promise<void> {
     const pid = this.pid; // read now: the transport forgets it once the upstream has exited
