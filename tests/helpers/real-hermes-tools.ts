@@ -1,4 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { numericDirs, processStartTime } from '../../shared/proc.js';
+import { readEnvFile } from '../../supervisor/environment.js';
+import { cmdline } from './procfs.js';
 import { join } from 'node:path';
 import { startFirecrawlStandin, type FirecrawlStandin } from '../fixtures/firecrawl-standin.js';
 import type { Limits } from '../../shared/limits.js';
@@ -44,6 +49,10 @@ export interface RealTools {
   home: string;
   /** Every outbound request Hermes tried (refused by the trap). */
   egress: string[];
+  /** The host pids of the real tool server processes serving this home (it runs in the worker's PID namespace). */
+  toolServerPids(): number[];
+  /** The tool server's own tools/list and serverInfo, from a separate run of it with the gateway's command, cwd and environment. */
+  listDirectly(): Promise<{ serverInfo: { name: string; version: string } | undefined; tools: Array<{ name: string; description?: string; inputSchema: Record<string, unknown> }> }>;
   close(): Promise<void>;
 }
 
@@ -68,12 +77,15 @@ export async function startRealTools(dir: string, options: RealToolsOptions = {}
   mkdirSync(userHome, { recursive: true });
   const trap = await startEgressTrap();
   const proxy = { HTTP_PROXY: trap.url, HTTPS_PROXY: trap.url, http_proxy: trap.url, https_proxy: trap.url, ALL_PROXY: trap.url, NO_PROXY: '127.0.0.1,localhost,::1', no_proxy: '127.0.0.1,localhost,::1' };
+  // As production's gateway environment (supervisor/environment.ts): the process's over $HERMES_HOME/.env,
+  // which the tool server needs (it does not load that file itself: only get_env_value readers see it).
+  const inherited = { ...readEnvFile(join(home, '.env')), PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: userHome, PYTHONDONTWRITEBYTECODE: '1', ...proxy, ...options.inherited };
   let gw: TestGateway;
   try {
     gw = await startTestGateway({
       home,
       env: { HERMES_AGENT_PYTHON: hermes().python, HERMES_MCP_WEB_SMOKE_URL: SMOKE_PAGE, ...options.env },
-      inherited: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: userHome, PYTHONDONTWRITEBYTECODE: '1', ...proxy, ...options.inherited },
+      inherited,
       limits: { hermesToolsStartupTimeoutSeconds: 60, ...options.limits },
     });
   } catch (e) {
@@ -86,10 +98,38 @@ export async function startRealTools(dir: string, options: RealToolsOptions = {}
     firecrawl,
     home,
     egress: trap.attempts,
+    toolServerPids: () => toolServerPids(home),
+    async listDirectly() {
+      const config = gw.gateway.config;
+      const [command, ...args] = config.hermesToolsCommand;
+      const transport = new StdioClientTransport({ command: command!, args, cwd: config.hermesToolsCwd, env: { ...inherited, HERMES_HOME: home, HERMES_REDACT_SECRETS: 'true', HERMES_QUIET: '1' }, stderr: 'ignore' });
+      const client = new Client({ name: 'real-hermes-tools-test', version: '1.0.0' });
+      await client.connect(transport, { timeout: 60_000 });
+      try {
+        const { tools } = await client.listTools(undefined, { timeout: 60_000 });
+        return { serverInfo: client.getServerVersion(), tools: tools.map((t) => ({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), inputSchema: t.inputSchema as Record<string, unknown> })) };
+      } finally {
+        await client.close();
+      }
+    },
     async close() {
       await gw.close();
       await firecrawl.close();
       await trap.close();
     },
   };
+}
+
+const MODULE = 'agent.transports.hermes_tools_mcp_server';
+
+/** Host pids of `python -m agent.transports.hermes_tools_mcp_server` processes whose HERMES_HOME is `home`. */
+export function toolServerPids(home: string): number[] {
+  return numericDirs('/proc').filter((pid) => {
+    if (pid === process.pid || !cmdline(pid).includes(MODULE) || processStartTime(pid) === undefined) return false;
+    try {
+      return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`HERMES_HOME=${home}`);
+    } catch {
+      return false;
+    }
+  });
 }

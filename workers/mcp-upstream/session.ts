@@ -107,7 +107,9 @@ export class McpUpstream {
       deadline.cancel();
     }
     transport.stderr?.off('data', keepStderr);
-    const upstream = new McpUpstream(client, transport, stderr);
+    // What it writes from now on: an exit is explained by what came after its start-up, not by
+    // start-up noise (Hermes' tool server logs a warning per unavailable tool as it starts).
+    const upstream = new McpUpstream(client, transport, '');
     transport.stderr?.on('data', (chunk: Buffer) => (upstream.stderrTail = (upstream.stderrTail + chunk.toString('utf8')).slice(-STDERR_KEEP)));
     const gone = () => {
       if (pid) upstreamGone(pid);
