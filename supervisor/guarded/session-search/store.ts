@@ -119,6 +119,19 @@ function missingError(path: string): StoreError {
   );
 }
 
+/**
+ * Tables Hermes keeps in state.db outside its session schema, created without it:
+ * tools/async_delegation.py's `async_delegations` (the first thing Hermes' tool server writes).
+ */
+const HERMES_NON_SESSION_TABLES: ReadonlySet<string> = new Set(['async_delegations']);
+
+function noSessionsYet(path: string, tables: string[]): StoreError {
+  return new StoreError(
+    'STATE_DB_MISSING',
+    `no Hermes sessions in ${path} yet: it holds none of the session tables (${tables.length > 0 ? `only ${tables.join(', ')}, made by another part of Hermes` : 'no tables at all'}); Hermes adds them on its first session, so there is no session history to search yet`,
+  );
+}
+
 export function isSqliteError(e: unknown): boolean {
   return sqliteCode(e).startsWith('SQLITE_');
 }
@@ -179,7 +192,12 @@ export class SessionStore {
     const tables = new Set(
       (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>).map((r) => r.name),
     );
-    const missing = ['schema_version', 'sessions', 'messages', 'messages_fts'].filter((t) => !tables.has(t));
+    const sessionTables = ['schema_version', 'sessions', 'messages', 'messages_fts'];
+    const missing = sessionTables.filter((t) => !tables.has(t));
+    // None of them, and nothing but Hermes' own non-session tables: a state.db another part of
+    // Hermes made before any session (its tool server creates it with only `async_delegations`),
+    // so no session history yet. Any other table: a foreign database (unsupported below).
+    if (missing.length === sessionTables.length && [...tables].every((t) => HERMES_NON_SESSION_TABLES.has(t))) throw noSessionsYet(path, [...tables]);
     if (missing.length > 0) {
       throw new StoreError(
         'STATE_DB_SCHEMA_UNSUPPORTED',
