@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { numericDirs, processStartTime } from '../../shared/proc.js';
@@ -38,6 +38,11 @@ export interface RealToolsOptions {
   firecrawlUrl?: string;
   /** The stand-in answers every request with this HTTP status and error from the start. */
   firecrawlFails?: { status: number; error: string };
+  /**
+   * Found where Hermes' installer puts it instead of through HERMES_AGENT_PYTHON: $HERMES_HOME/hermes-agent
+   * with venv/bin/python (here a script that runs the pinned venv's python), the gateway's defaults.
+   */
+  standardInstall?: boolean;
   /** Gateway settings (HERMES_MCP_*). */
   env?: Record<string, string>;
   limits?: Partial<Limits>;
@@ -73,6 +78,12 @@ export async function startRealTools(dir: string, options: RealToolsOptions = {}
   const firecrawl = await startFirecrawlStandin();
   if (options.firecrawlFails) firecrawl.failWith(options.firecrawlFails.status, options.firecrawlFails.error);
   const home = realToolsHome(dir, options.firecrawlUrl ?? firecrawl.url, options);
+  if (options.standardInstall) {
+    const bin = join(home, 'hermes-agent', 'venv', 'bin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'python'), `#!/bin/sh\nexec ${hermes().python} "$@"\n`);
+    chmodSync(join(bin, 'python'), 0o755);
+  }
   const userHome = join(dir, 'user-home');
   mkdirSync(userHome, { recursive: true });
   const trap = await startEgressTrap();
@@ -84,7 +95,7 @@ export async function startRealTools(dir: string, options: RealToolsOptions = {}
   try {
     gw = await startTestGateway({
       home,
-      env: { HERMES_AGENT_PYTHON: hermes().python, HERMES_MCP_WEB_SMOKE_URL: SMOKE_PAGE, ...options.env },
+      env: { ...(options.standardInstall ? {} : { HERMES_AGENT_PYTHON: hermes().python }), HERMES_MCP_WEB_SMOKE_URL: SMOKE_PAGE, ...options.env },
       inherited,
       limits: { hermesToolsStartupTimeoutSeconds: 60, ...options.limits },
     });

@@ -15,11 +15,12 @@ import { waitFor } from '../helpers/wait.js';
 // returns it as the page had it, HERMES_REDACT_SECRETS notwithstanding).
 
 const temp = tempDirs();
+const MAX_OUTPUT = 20_000;
 let real: RealTools;
 let client: Client;
 
 before(async () => {
-  real = await startRealTools(temp.make('hmcp-real-calls-'));
+  real = await startRealTools(temp.make('hmcp-real-calls-'), { limits: { maxOutputChars: MAX_OUTPUT } });
   client = await connect(real.gw.mcpUrl, 'modern');
   await waitFor(async () => (await toolServerReadiness(real.gw.url)).web.status !== 'starting', 60_000, 'the smoke calls done');
 });
@@ -61,6 +62,13 @@ test('a secret in an upstream page is redacted by the gateway', async () => {
   const search = JSON.stringify((await viaBridge(client, 'web_search', { query: 'secret', limit: 1 })).result);
   for (const secret of Object.values(STANDIN_SECRETS)) assert.equal(search.includes(secret), false);
   assert.equal(real.gw.rawLog().includes(STANDIN_SECRETS.github), false, 'nor in the log');
+});
+
+test("a page longer than the gateway's output cap is capped with a truncation receipt", async () => {
+  const r = await viaBridge(client, 'web_extract', { urls: ['http://localhost/long:100000'], char_limit: 200_000 });
+  assert.equal(r.data.truncated, true, JSON.stringify(r.data).slice(0, 300));
+  const chars = r.result.content.reduce((n, b) => n + (b.text?.length ?? 0), 0);
+  assert.ok(chars <= MAX_OUTPUT, `${chars} characters`);
 });
 
 test("arguments are checked against the tool server's listed schema before anything is sent", async () => {
