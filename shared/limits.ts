@@ -98,6 +98,7 @@ const LimitsSchema = v.object({
   hermesToolsWebSmokeTimeoutSeconds: PositiveInt,
   hermesToolsRestartMinMs: PositiveInt,
   hermesToolsRestartMaxSeconds: PositiveInt,
+  hermesToolsStuckPingMs: PositiveInt,
   // doctor's question to the Hermes interpreter (which Hermes Agent it has)
   hermesAgentVersionTimeoutSeconds: PositiveInt,
   // PTY jobs: the terminal's window size when job_prepare gives none, and the largest allowed.

@@ -10,10 +10,13 @@ import { killEverythingStarted } from './runtime/reap.js';
 // The Hermes tools worker: one long-lived child of the gateway, in its own PID namespace, hosting
 // Hermes' own stdio MCP tool server (hermes-tools/keeper.ts keeps it running). The tool server is
 // its child, so nothing it starts outlives this worker, and this worker outlives no gateway.
-// Requests are served concurrently (the MCP session multiplexes calls) and each gets exactly one
-// reply. A call past its budget is cancelled on the wire (MCP notifications/cancelled), not killed:
-// the tool server serves other calls meanwhile, and one slow web page must not cost them. A call
-// whose client went away is cancelled the same way when the supervisor sends 'cancel'.
+// Requests are taken concurrently and each gets exactly one reply, but the tool server gets one
+// request at a time (hermes-tools/lane.ts: Hermes' FastMCP server blocks on each call, and mcp 1.26
+// crashes when a request it has read but not started is cancelled). A call past its budget is
+// cancelled on the wire (MCP notifications/cancelled), and so is a call whose client went away
+// (the supervisor sends 'cancel'); the next request waits until the tool server answers a ping
+// (it finished the call it could not stop), and a tool server that does not within
+// hermesToolsStuckPingMs is restarted, so one stuck call cannot hold every other one.
 //
 // It speaks the Hermes tools protocol (shared/worker-protocol/hermes-tools.ts).
 
@@ -92,23 +95,51 @@ async function serve(tools: UpstreamKeeper, message: Request): Promise<void> {
   }
 }
 
-/** One tools/call within its budget; `signal` is its client's cancel ('cancel'). */
+/**
+ * One tools/call within its budget (queueing for the tool server included); `signal` is its
+ * client's cancel ('cancel'). The answer is sent as soon as there is one; a call that ended by its
+ * client's cancel or its timeout then keeps the lane until the tool server answers a ping (it has
+ * finished the call it could not stop) or, past hermesToolsStuckPingMs, is restarted.
+ */
 async function serveCall(tools: UpstreamKeeper, message: Extract<Request, { type: 'call' }>, signal: AbortSignal): Promise<void> {
   const deadline = Date.now() + message.timeoutMs;
   const expiry = timer(message.timeoutMs);
-  let upstream;
+  const waiting = new AbortController();
+  const stopWaiting = (reason: unknown) => waiting.abort(reason);
+  const onCancel = () => stopWaiting(signal.reason);
+  signal.addEventListener('abort', onCancel, { once: true });
+  if (signal.aborted) onCancel();
+  expiry.promise.catch(() => {
+    const busy = tools.lane.busy;
+    stopWaiting(new Refusal({ code: 'HERMES_TOOLS_TIMEOUT', message: `the ${message.name} call waited past its ${message.timeoutMs / 1000} s (${message.budgetName}) for Hermes' tool server${busy ? `, busy with ${busy.what}` : ''} (it runs one call at a time); the call was not run` }));
+  });
   try {
-    upstream = await Promise.race([tools.session(message.timeoutMs), expiry.promise]);
-  } catch (e) {
-    if (!expiry.expired) throw e;
-    throw new Refusal({ code: 'HERMES_TOOLS_TIMEOUT', message: `Hermes' tool server did not come up within the ${message.name} call's ${message.timeoutMs / 1000} s (${message.budgetName}); the call was not run` });
+    await tools.lane.run(message.name, async () => {
+      let upstream;
+      try {
+        upstream = await Promise.race([tools.session(deadline - Date.now()), expiry.promise]);
+      } catch (e) {
+        if (!expiry.expired) throw e;
+        throw new Refusal({ code: 'HERMES_TOOLS_TIMEOUT', message: `Hermes' tool server did not come up within the ${message.name} call's ${message.timeoutMs / 1000} s (${message.budgetName}); the call was not run` });
+      }
+      if (signal.aborted) throw signal.reason;
+      let result;
+      try {
+        result = await upstream.call(message.name, message.arguments, deadline - Date.now(), 'cancel', signal);
+      } catch (e) {
+        const stopped = signal.aborted ? 'its client cancelled it' : e instanceof UpstreamFailure && e.kind === 'timeout' ? `its ${message.timeoutMs / 1000} s budget (${message.budgetName}) ran out` : undefined;
+        if (stopped === undefined) throw e;
+        reply(message, failureOf(e, message));
+        await tools.settle(upstream, `the ${message.name} call, cancelled because ${stopped}`);
+        return;
+      }
+      tools.healthy();
+      sendResult(message.id, result);
+    }, waiting.signal);
   } finally {
     expiry.cancel();
+    signal.removeEventListener('abort', onCancel);
   }
-  if (signal.aborted) throw signal.reason;
-  const result = await upstream.call(message.name, message.arguments, deadline - Date.now(), 'cancel', signal);
-  tools.healthy();
-  return sendResult(message.id, result);
 }
 
 function sendResult(id: string, result: HermesToolResult): void {
@@ -133,9 +164,10 @@ function failureOf(e: unknown, message: Request): HermesToolsFailure {
     case 'not_installed':
       return { code: 'HERMES_TOOLS_NOT_INSTALLED', message: `Hermes' tool server could not be started (${e.cause}): check HERMES_AGENT_PYTHON / HERMES_AGENT_SRC (or HERMES_MCP_HERMES_TOOLS_COMMAND)${restart}` };
     case 'timeout':
-      // A call's own timeout (the open's is below): cancelled on the wire, the session stays.
+      // A call's own timeout (the open's is below): cancelled on the wire, the session stays
+      // (restarted only if it does not come back from the call: hermesToolsStuckPingMs).
       if (message.type === 'call' && keeper?.serving) {
-        return { code: 'HERMES_TOOLS_TIMEOUT', message: `Hermes' tool server did not answer ${subject} within ${message.timeoutMs / 1000} s (${message.budgetName}); the call was cancelled and the tool server keeps serving` };
+        return { code: 'HERMES_TOOLS_TIMEOUT', message: `Hermes' tool server did not answer ${subject} within ${message.timeoutMs / 1000} s (${message.budgetName}); the call was cancelled on the tool server` };
       }
       return { code: 'HERMES_TOOLS_TIMEOUT', message: `Hermes' tool server did not finish its MCP handshake and tools/list within the start budget (hermesToolsStartupTimeoutSeconds)${restart}` };
     case 'exited':

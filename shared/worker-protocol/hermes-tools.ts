@@ -3,8 +3,8 @@ import { defineProtocol, type ReadyMessage } from './protocol.js';
 // The Hermes tools worker (workers/hermes-tools-worker.ts): one long-lived child of the gateway
 // that hosts Hermes' own stdio MCP tool server (`python -m agent.transports.hermes_tools_mcp_server`)
 // and keeps it running: restarted with backoff after it exits. 'configure' comes once, right after
-// 'ready'; then every request gets exactly one reply with its id, in any order (calls run
-// concurrently on the one session). A request the worker cannot serve is answered with a `failure`
+// 'ready'; then every request gets exactly one reply with its id, in any order (the worker takes
+// them concurrently; the tool server gets them one at a time). A request the worker cannot serve is answered with a `failure`
 // carrying one of the HERMES_TOOLS_* codes (shared/errors.ts), never left hanging.
 
 export type HermesToolsFailureCode = 'HERMES_TOOLS_NOT_INSTALLED' | 'HERMES_TOOLS_UNAVAILABLE' | 'HERMES_TOOLS_TIMEOUT' | 'HERMES_TOOLS_FAILED';
@@ -29,6 +29,8 @@ export type HermesToolsSettings = {
   /** The first restart delay after an exit; it doubles per consecutive failure up to `restartMaxMs`. */
   restartMinMs: number;
   restartMaxMs: number;
+  /** How long the tool server may take to answer a ping after a call it could not stop, or for a probe, before it is killed as stuck (hermesToolsStuckPingMs). */
+  stuckPingMs: number;
 };
 
 /** The tool server as the worker sees it, for /readyz. */
@@ -42,8 +44,10 @@ export type HermesToolsStatus = {
   lastFailure?: string;
   /** Milliseconds until the next restart attempt, while waiting out the backoff. */
   nextAttemptInMs?: number;
-  /** With state up: whether it answered an MCP ping within the probe's timeout. */
+  /** With state up and idle: whether it answered an MCP ping within the probe's timeout. */
   answersPing?: boolean;
+  /** With state up: the call it is running now (not pinged: it answers nothing until the call ends), and for how long. */
+  busy?: { tool: string; forMs: number };
 };
 
 export type HermesToolsProtocol = {

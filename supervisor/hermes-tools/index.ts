@@ -75,6 +75,7 @@ export function hermesToolsAdapter(config: GatewayConfig, runtime: WorkerRuntime
       openTimeoutMs: limits.hermesToolsStartupTimeoutSeconds * 1000,
       restartMinMs: limits.hermesToolsRestartMinMs,
       restartMaxMs: limits.hermesToolsRestartMaxSeconds * 1000,
+      stuckPingMs: limits.hermesToolsStuckPingMs,
     },
     env,
     log,
@@ -140,8 +141,8 @@ export function hermesToolsAdapter(config: GatewayConfig, runtime: WorkerRuntime
     const reply = await worker.request({ type: 'status', pingTimeoutMs: PING_TIMEOUT_MS }, PROBE_BOUND_MS, 'spare-busy');
     if (!('status' in reply)) return { ready: false, status: 'error', reason: reply.failure.message, details };
     const { status } = reply;
-    const facts = { ...details, state: status.state, restarts: status.restarts, ...(status.lastFailure ? { last_failure: status.lastFailure } : {}) };
-    if (status.state === 'up' && status.answersPing) {
+    const facts = { ...details, state: status.state, restarts: status.restarts, ...(status.lastFailure ? { last_failure: status.lastFailure } : {}), ...(status.busy ? { busy: { tool: status.busy.tool, for_ms: status.busy.forMs } } : {}) };
+    if (status.state === 'up' && (status.answersPing || status.busy)) {
       // A tool Hermes does not offer is reported, not required: Hermes' tool server has no video_analyze, for one.
       if (startup.missing.length > 0) return { ready: true, status: 'degraded', reason: `Hermes' tool server does not offer ${startup.missing.join(', ')}`, details: facts };
       return { ready: true, status: 'ok', details: facts };

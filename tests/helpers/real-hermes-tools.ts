@@ -1,4 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { numericDirs, processStartTime } from '../../shared/proc.js';
+import { readEnvFile } from '../../supervisor/environment.js';
+import { cmdline } from './procfs.js';
 import { join } from 'node:path';
 import { startFirecrawlStandin, type FirecrawlStandin } from '../fixtures/firecrawl-standin.js';
 import type { Limits } from '../../shared/limits.js';
@@ -32,6 +37,11 @@ export interface RealToolsOptions {
   firecrawlUrl?: string;
   /** The stand-in answers every request with this HTTP status and error from the start. */
   firecrawlFails?: { status: number; error: string };
+  /**
+   * Found where Hermes' installer puts it instead of through HERMES_AGENT_PYTHON: $HERMES_HOME/hermes-agent
+   * with venv/bin/python (here a script that runs the pinned venv's python), the gateway's defaults.
+   */
+  standardInstall?: boolean;
   /** Gateway settings (HERMES_MCP_*). */
   env?: Record<string, string>;
   limits?: Partial<Limits>;
@@ -43,6 +53,10 @@ export interface RealTools {
   home: string;
   /** Every outbound request Hermes tried (refused by the trap). */
   egress: string[];
+  /** The host pids of the real tool server processes serving this home (it runs in the worker's PID namespace). */
+  toolServerPids(): number[];
+  /** The tool server's own tools/list and serverInfo, from a separate run of it with the gateway's command, cwd and environment. */
+  listDirectly(): Promise<{ serverInfo: { name: string; version: string } | undefined; tools: Array<{ name: string; description?: string; inputSchema: Record<string, unknown> }> }>;
   close(): Promise<void>;
 }
 
@@ -63,16 +77,25 @@ export async function startRealTools(dir: string, options: RealToolsOptions = {}
   const firecrawl = await startFirecrawlStandin();
   if (options.firecrawlFails) firecrawl.failWith(options.firecrawlFails.status, options.firecrawlFails.error);
   const home = realToolsHome(dir, options.firecrawlUrl ?? firecrawl.url, options);
+  if (options.standardInstall) {
+    const bin = join(home, 'hermes-agent', 'venv', 'bin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, 'python'), `#!/bin/sh\nexec ${hermes().python} "$@"\n`);
+    chmodSync(join(bin, 'python'), 0o755);
+  }
   const userHome = join(dir, 'user-home');
   mkdirSync(userHome, { recursive: true });
   const trap = await startEgressTrap();
   const proxy = trap.env;
+  // As production's gateway environment (supervisor/environment.ts): the process's over $HERMES_HOME/.env,
+  // which the tool server needs (it does not load that file itself: only get_env_value readers see it).
+  const inherited = { ...readEnvFile(join(home, '.env')), PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: userHome, PYTHONDONTWRITEBYTECODE: '1', ...proxy, ...options.inherited };
   let gw: TestGateway;
   try {
     gw = await startTestGateway({
       home,
-      env: { HERMES_AGENT_PYTHON: hermes().python, HERMES_MCP_WEB_SMOKE_URL: SMOKE_PAGE, ...options.env },
-      inherited: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: userHome, PYTHONDONTWRITEBYTECODE: '1', ...proxy, ...options.inherited },
+      env: { ...(options.standardInstall ? {} : { HERMES_AGENT_PYTHON: hermes().python }), HERMES_MCP_WEB_SMOKE_URL: SMOKE_PAGE, ...options.env },
+      inherited,
       limits: { hermesToolsStartupTimeoutSeconds: 60, ...options.limits },
     });
   } catch (e) {
@@ -85,10 +108,38 @@ export async function startRealTools(dir: string, options: RealToolsOptions = {}
     firecrawl,
     home,
     egress: trap.attempts,
+    toolServerPids: () => toolServerPids(home),
+    async listDirectly() {
+      const config = gw.gateway.config;
+      const [command, ...args] = config.hermesToolsCommand;
+      const transport = new StdioClientTransport({ command: command!, args, cwd: config.hermesToolsCwd, env: { ...inherited, HERMES_HOME: home, HERMES_REDACT_SECRETS: 'true', HERMES_QUIET: '1' }, stderr: 'ignore' });
+      const client = new Client({ name: 'real-hermes-tools-test', version: '1.0.0' });
+      await client.connect(transport, { timeout: 60_000 });
+      try {
+        const { tools } = await client.listTools(undefined, { timeout: 60_000 });
+        return { serverInfo: client.getServerVersion(), tools: tools.map((t) => ({ name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), inputSchema: t.inputSchema as Record<string, unknown> })) };
+      } finally {
+        await client.close();
+      }
+    },
     async close() {
       await gw.close();
       await firecrawl.close();
       await trap.close();
     },
   };
+}
+
+const MODULE = 'agent.transports.hermes_tools_mcp_server';
+
+/** Host pids of `python -m agent.transports.hermes_tools_mcp_server` processes whose HERMES_HOME is `home`. */
+export function toolServerPids(home: string): number[] {
+  return numericDirs('/proc').filter((pid) => {
+    if (pid === process.pid || !cmdline(pid).includes(MODULE) || processStartTime(pid) === undefined) return false;
+    try {
+      return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(`HERMES_HOME=${home}`);
+    } catch {
+      return false;
+    }
+  });
 }

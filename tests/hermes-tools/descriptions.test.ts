@@ -3,13 +3,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { call, connect, optionalComponents, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
-import { pngHeader, toolServerStandIn } from '../helpers/hermes-tools.js';
+import { startScriptedModel } from '../fixtures/scripted-model.js';
+import { pngHeader } from '../helpers/hermes-tools.js';
+import { startRealTools } from '../helpers/real-hermes-tools.js';
 import { tempDirs } from '../helpers/temp.js';
 
 // Descriptions name Hermes' web and vision tools only when this gateway serves them: tool_search's
 // list of areas, read_file's note on images (and its FILE_BINARY answer), execute_code's
 // hermes_tools imports. Without a tool server none of them mentions web or vision_analyze; with
-// the stand-in they all do.
+// Hermes' real tool server serving them (its web backend and its auxiliary vision configured) they all do.
 
 const temp = tempDirs();
 const closers: Array<() => Promise<void>> = [];
@@ -18,9 +20,7 @@ after(async () => {
   temp.removeAll();
 });
 
-async function descriptions(env: Record<string, string>) {
-  const gw: TestGateway = await startTestGateway({ env });
-  closers.push(() => gw.close());
+async function descriptions(gw: TestGateway) {
   const client = await connect(gw.mcpUrl, 'modern');
   closers.push(() => client.close());
   const search = (await client.listTools()).tools.find((t) => t.name === 'tool_search')!.description ?? '';
@@ -32,7 +32,9 @@ async function descriptions(env: Record<string, string>) {
 }
 
 test('without a tool server no description mentions web or vision_analyze', async () => {
-  const d = await descriptions({ HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents('hermes_tools', 'web_provider') });
+  const gw = await startTestGateway({ env: { HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents('hermes_tools', 'web_provider') } });
+  closers.push(() => gw.close());
+  const d = await descriptions(gw);
   assert.doesNotMatch(d.search, /\bweb\b/);
   assert.doesNotMatch(d.readFile, /vision_analyze/);
   assert.doesNotMatch(d.binary, /vision_analyze/);
@@ -42,8 +44,11 @@ test('without a tool server no description mentions web or vision_analyze', asyn
 });
 
 test("with Hermes' tool server serving them, the descriptions name them", async () => {
-  const standIn = toolServerStandIn(temp.make('hmcp-tools-'));
-  const d = await descriptions({ HERMES_MCP_HERMES_TOOLS_COMMAND: standIn.command });
+  const model = await startScriptedModel();
+  closers.push(() => model.close());
+  const real = await startRealTools(temp.make('hmcp-real-descriptions-'), { config: { auxiliary: { vision: { base_url: model.baseUrl, api_key: 'sk-scripted', model: 'scripted-model' } } } });
+  closers.push(() => real.close());
+  const d = await descriptions(real.gw);
   assert.match(d.search, /\bweb\b/);
   assert.match(d.readFile, /use vision_analyze for images/);
   assert.match(d.binary, /Use vision_analyze for images/);

@@ -1,5 +1,6 @@
 import type { HermesToolDefinition, HermesToolServerInfo, HermesToolsSettings, HermesToolsStatus } from '../../shared/worker-protocol/hermes-tools.js';
 import { McpUpstream, timer, UpstreamFailure } from '../mcp-upstream/session.js';
+import { Lane } from './lane.js';
 
 // Keeps Hermes' tool server running: one stdio MCP session (../mcp-upstream/session.ts), opened at
 // configuration and reopened after every exit or failed open, after a backoff that doubles per
@@ -8,6 +9,11 @@ import { McpUpstream, timer, UpstreamFailure } from '../mcp-upstream/session.js'
 // quickly. The restart is eager: readiness reports a server that is down, not one that merely
 // has not been asked for a while. A call that arrives while the backoff runs waits for the
 // restart if it comes within the call's budget, and is refused at once otherwise.
+//
+// Every request to the server goes through one lane (lane.ts), pings included. A readiness probe
+// while a call runs does not ping (the server cannot answer until the call ends): it reports the
+// call it is busy with. A server that does not answer a ping within stuckPingMs (after a call it
+// could not stop, or for a probe) is killed and restarted like one that exited.
 
 export class RestartPending extends Error {}
 
@@ -23,6 +29,11 @@ export class UpstreamKeeper {
   private failures = 0;
   private lastFailure?: string;
   private stopped = false;
+  /** Why the current session is being killed (a stuck server), for its restart's last failure. */
+  private killedFor?: string;
+  private probing?: Promise<boolean>;
+  /** One request at a time on the session. */
+  readonly lane = new Lane();
 
   constructor(
     private readonly settings: HermesToolsSettings,
@@ -89,10 +100,46 @@ export class UpstreamKeeper {
 
   async status(pingTimeoutMs: number): Promise<HermesToolsStatus> {
     const base = { restarts: this.restarts, failures: this.failures, ...(this.lastFailure ? { lastFailure: this.lastFailure } : {}) };
-    if (this.upstream && !this.upstream.closed) return { state: 'up', ...base, answersPing: await this.upstream.ping(pingTimeoutMs) };
+    const upstream = this.upstream;
+    if (upstream && !upstream.closed) {
+      const busy = this.lane.busy;
+      if (busy && busy.what !== 'ping') return { state: 'up', ...base, busy: { tool: busy.what, forMs: Date.now() - busy.since } };
+      return { state: 'up', ...base, answersPing: await this.probe(upstream, pingTimeoutMs) };
+    }
     const nextAttemptInMs = this.restartInMs();
     if (this.opening && this.tools === undefined && this.restarts === 0) return { state: 'starting', ...base };
     return { state: 'restarting', ...base, ...(nextAttemptInMs !== undefined ? { nextAttemptInMs } : {}) };
+  }
+
+  /**
+   * After a call it may still be running (cancelled, timed out): true once the server answers a
+   * ping within stuckPingMs; else it is killed (and restarted after its backoff) and false.
+   * Called inside the lane, so nothing else is sent meanwhile.
+   */
+  async settle(upstream: McpUpstream, after: string): Promise<boolean> {
+    if (upstream.closed) return false;
+    const { stuckPingMs } = this.settings;
+    if (await upstream.answers(stuckPingMs)) return true;
+    if (!upstream.closed && this.upstream === upstream) {
+      this.killedFor = `no answer to a ping within ${stuckPingMs} ms (hermesToolsStuckPingMs) after ${after}: killed as stuck`;
+      void upstream.kill();
+    }
+    return false;
+  }
+
+  /** A probe's ping through the lane: its answer within `pingTimeoutMs`, while the lane waits up to stuckPingMs before killing. */
+  private probe(upstream: McpUpstream, pingTimeoutMs: number): Promise<boolean> {
+    this.probing ??= new Promise<boolean>((resolve) => {
+      const quick = setTimeout(() => resolve(false), pingTimeoutMs);
+      void this.lane
+        .run('ping', () => this.settle(upstream, 'a readiness ping'))
+        .then(resolve, () => resolve(false))
+        .finally(() => {
+          clearTimeout(quick);
+          this.probing = undefined;
+        });
+    });
+    return this.probing;
   }
 
   /** Kills the server's tree and never restarts it (the worker is going away). */
@@ -133,6 +180,9 @@ export class UpstreamKeeper {
   private lost(upstream: McpUpstream): void {
     if (this.upstream === upstream) this.upstream = undefined;
     if (this.stopped) return;
+    const killed = this.killedFor;
+    this.killedFor = undefined;
+    if (killed) return this.failed(killed);
     const tail = upstream.stderr.trim().slice(-300);
     this.failed(`an exit${tail ? ` (its stderr ended: ${tail})` : ''}`);
   }

@@ -109,7 +109,9 @@ export class McpUpstream {
       deadline.cancel();
     }
     transport.stderr?.off('data', keepStderr);
-    const upstream = new McpUpstream(client, transport, stderr);
+    // What it writes from now on: an exit is explained by what came after its start-up, not by
+    // start-up noise (Hermes' tool server logs a warning per unavailable tool as it starts).
+    const upstream = new McpUpstream(client, transport, '');
     transport.stderr?.on('data', (chunk: Buffer) => (upstream.stderrTail = (upstream.stderrTail + chunk.toString('utf8')).slice(-STDERR_KEEP)));
     const gone = () => {
       if (pid) upstreamGone(pid);
@@ -164,6 +166,20 @@ export class McpUpstream {
       return true;
     } catch {
       return false;
+    }
+  }
+
+  /**
+   * Whether the upstream answers an MCP ping within `withinMs`, without the SDK cancelling the
+   * ping when it does not (its own timeout is later): for an upstream where cancelling a request
+   * it has not started is harmful, whose owner kills it instead of waiting longer.
+   */
+  async answers(withinMs: number): Promise<boolean> {
+    const expiry = timer(withinMs);
+    try {
+      return await Promise.race([this.client.ping({ timeout: withinMs + SDK_TIMEOUT_SLACK_MS }).then(() => true, () => false), expiry.promise.catch(() => false)]);
+    } finally {
+      expiry.cancel();
     }
   }
 

@@ -127,6 +127,13 @@ function missingError(path: string): StoreError {
   );
 }
 
+function noSessionsYet(path: string, tables: string[]): StoreError {
+  return new StoreError(
+    'STATE_DB_MISSING',
+    `no Hermes sessions in ${path} yet: it holds none of the session tables (${tables.length > 0 ? `only ${tables.join(', ')}, made by another part of Hermes` : 'no tables at all'}); Hermes adds them on its first session, so there is no session history to search yet`,
+  );
+}
+
 export function isSqliteError(e: unknown): boolean {
   return sqliteCode(e).startsWith('SQLITE_');
 }
@@ -188,14 +195,10 @@ export class SessionStore {
       (db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all() as Array<{ name: string }>).map((r) => r.name),
     );
     const missing = SESSION_TABLES.filter((t) => !tables.has(t));
-    // No session table at all, only the tables Hermes keeps in state.db beside SessionDB's: Hermes
-    // has loaded its tools here (its tool server, for one) but never run a session. No history yet.
-    if (missing.length === SESSION_TABLES.length && tables.size > 0 && [...tables].every((t) => NON_SESSION_TABLES.has(t))) {
-      throw new StoreError(
-        'STATE_DB_MISSING',
-        `${path} holds no Hermes sessions yet: it has only ${[...tables].sort().join(', ')} (Hermes' async delegation store, made when its tools load); Hermes adds the session tables on its first session run in this HERMES_HOME, so there is no session history to search yet`,
-      );
-    }
+    // None of them, and nothing but Hermes' own non-session tables: a state.db another part of
+    // Hermes made before any session (its tool server creates it with only `async_delegations`),
+    // so no session history yet. Any other table: a foreign database (unsupported below).
+    if (missing.length === SESSION_TABLES.length && [...tables].every((t) => NON_SESSION_TABLES.has(t))) throw noSessionsYet(path, [...tables]);
     if (missing.length > 0) {
       throw new StoreError(
         'STATE_DB_SCHEMA_UNSUPPORTED',

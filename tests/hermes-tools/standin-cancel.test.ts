@@ -8,6 +8,9 @@ import { waitFor } from '../helpers/wait.js';
 
 // A client that goes away cancels its call on Hermes' tool server (MCP notifications/cancelled,
 // through the Hermes tools worker) long before the call's budget; the tool server keeps serving.
+// Stand-in: real Hermes 0.19.0 reads a cancel only after the call has ended (its FastMCP server
+// blocks on each tool), so only a stand-in shows the notification arriving (real-cancel.test.ts has
+// what real Hermes does).
 
 const temp = tempDirs();
 let gw: TestGateway;

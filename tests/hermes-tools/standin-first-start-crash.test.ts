@@ -9,6 +9,7 @@ import { tempDirs } from '../helpers/temp.js';
 // A tool server that crashes on its first start only: the startup tools/list waits through the
 // restart backoff (within hermesToolsStartupTimeoutSeconds), so one crash at boot does not cost
 // the catalog its web and vision tools until the next gateway restart.
+// Stand-in: real Hermes cannot be made to crash on its first start only (a kill mid-call is real-crash.test.ts).
 
 const temp = tempDirs();
 const RESTART_MIN_MS = 300;
