@@ -2,7 +2,7 @@ import { execFile, type ExecFileException } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { ErrorCode } from '../../shared/errors.js';
 import { HERMES_TOOLS_MODULE, type GatewayConfig } from '../config.js';
-import { toolServerInheritance, type ToolServerStartup } from '../hermes-tools/index.js';
+import { toolServerEnvironment, toolServerInheritance, type ToolServerStartup } from '../hermes-tools/index.js';
 import { commandExists } from '../spawning/command-exists.js';
 import type { DoctorCheck } from './report.js';
 
@@ -59,7 +59,7 @@ export function hermesInterpreter(config: GatewayConfig): string {
 /** Asks the Hermes interpreter which Hermes Agent it has, within hermesAgentVersionTimeoutSeconds, in the tool server's cwd and environment. */
 export async function askHermesVersion(config: GatewayConfig): Promise<VersionAnswer> {
   const python = hermesInterpreter(config);
-  const env: Record<string, string> = { ...toolServerInheritance(config.inheritedEnvironment), HERMES_HOME: config.hermesHome, PYTHONDONTWRITEBYTECODE: '1' };
+  const env: Record<string, string> = { ...toolServerEnvironment(toolServerInheritance(config.inheritedEnvironment), config.hermesHome), PYTHONDONTWRITEBYTECODE: '1' };
   const cwd = existsSync(config.hermesToolsCwd) ? config.hermesToolsCwd : config.hermesHome;
   if (!commandExists(python, env.PATH ?? '', cwd)) {
     return { ok: false, python, code: ErrorCode.HERMES_AGENT_NOT_INSTALLED, reason: `the Hermes interpreter ${python} does not exist or is not executable` };

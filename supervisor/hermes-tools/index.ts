@@ -59,14 +59,24 @@ export function toolServerInheritance(env: Readonly<Record<string, string>>): Re
   return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('HERMES_MCP_') && name !== 'MCP_AUTH_TOKEN' && name !== 'NODE_OPTIONS'));
 }
 
+/** The tool server's whole environment: what it inherits (toolServerInheritance) plus Hermes' own settings for it. */
+export function toolServerEnvironment(inherited: Readonly<Record<string, string>>, hermesHome: string): Record<string, string> {
+  // Hermes itself, not a script: it gets the gateway's environment (its provider credentials are
+  // there, or in $HERMES_HOME/.env, which it reads) less the gateway's own settings and tokens,
+  // with its secret redaction on and its console quiet, and without its lazy installs: Hermes
+  // pip-installs a backend's missing packages from PyPI on first use (tools/lazy_deps.py ensure()),
+  // and here first use is a remote agent's call, which must not make the host fetch and install
+  // code. HERMES_DISABLE_LAZY_INSTALLS=1 seals Hermes' own venv (the backend then answers Hermes'
+  // "unavailable, install with hermes tools" error); a durable HERMES_LAZY_INSTALL_TARGET the
+  // operator configured still applies, as in Hermes' own sealed images.
+  return { ...inherited, HERMES_HOME: hermesHome, HERMES_REDACT_SECRETS: 'true', HERMES_QUIET: '1', HERMES_DISABLE_LAZY_INSTALLS: '1' };
+}
+
 export function hermesToolsAdapter(config: GatewayConfig, runtime: WorkerRuntime, log: Logger, policy: ToolPolicy = loadToolPolicy()): HermesToolsAdapter {
   const { limits } = config;
   const expected = TOOL_SERVER_TOOLS.filter((name) => policy.allow.has(name));
   const inherited = toolServerInheritance(config.inheritedEnvironment);
-  // Hermes itself, not a script: it gets the gateway's environment (its provider credentials are
-  // there, or in $HERMES_HOME/.env, which it reads) less the gateway's own settings and tokens,
-  // with its secret redaction on and its console quiet.
-  const env = { ...inherited, HERMES_HOME: config.hermesHome, HERMES_REDACT_SECRETS: 'true', HERMES_QUIET: '1' };
+  const env = toolServerEnvironment(inherited, config.hermesHome);
   const worker = new HermesToolsWorker(
     runtime,
     {

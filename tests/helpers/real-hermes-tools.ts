@@ -3,6 +3,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { numericDirs, processStartTime } from '../../shared/proc.js';
 import { readEnvFile } from '../../supervisor/environment.js';
+import { toolServerEnvironment } from '../../supervisor/hermes-tools/index.js';
 import { cmdline } from './procfs.js';
 import { join } from 'node:path';
 import { startFirecrawlStandin, type FirecrawlStandin } from '../fixtures/firecrawl-standin.js';
@@ -112,7 +113,7 @@ export async function startRealTools(dir: string, options: RealToolsOptions = {}
     async listDirectly() {
       const config = gw.gateway.config;
       const [command, ...args] = config.hermesToolsCommand;
-      const transport = new StdioClientTransport({ command: command!, args, cwd: config.hermesToolsCwd, env: { ...inherited, HERMES_HOME: home, HERMES_REDACT_SECRETS: 'true', HERMES_QUIET: '1' }, stderr: 'ignore' });
+      const transport = new StdioClientTransport({ command: command!, args, cwd: config.hermesToolsCwd, env: toolServerEnvironment(inherited, home), stderr: 'ignore' });
       const client = new Client({ name: 'real-hermes-tools-test', version: '1.0.0' });
       await client.connect(transport, { timeout: 60_000 });
       try {

@@ -40,6 +40,7 @@ test('started as a standard install runs it, in its source tree, with its enviro
   assert.equal(env.get('HERMES_HOME'), real.home);
   assert.equal(env.get('HERMES_REDACT_SECRETS'), 'true');
   assert.equal(env.get('HERMES_QUIET'), '1');
+  assert.equal(env.get('HERMES_DISABLE_LAZY_INSTALLS'), '1', 'no pip install on a remote call');
   assert.equal(env.get('LEAK_PROBE_PROVIDER_API_KEY'), 'provider-key', 'a provider key is inherited');
   for (const name of ['HERMES_MCP_LEAK_PROBE_SECRET', 'MCP_AUTH_TOKEN', 'NODE_OPTIONS']) assert.equal(env.has(name), false, name);
   assert.deepEqual([...env.keys()].filter((n) => n.startsWith('HERMES_MCP_') && n !== 'HERMES_MCP_WORKER_TAG'), []);
