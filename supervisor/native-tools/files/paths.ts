@@ -62,6 +62,11 @@ export async function realResolve(p: string, depth = 0): Promise<string> {
   } catch {
     // fall through: some component does not exist (or is a dangling link)
   }
+  return realResolveMissing(p, depth);
+}
+
+/** realResolve(p) for a `p` whose realpath just failed: the existing part resolved, the rest kept as written. */
+export async function realResolveMissing(p: string, depth = 0): Promise<string> {
   const parent = dirname(p);
   if (parent === p) return p;
   const realParent = await realResolve(parent, depth);
