@@ -1,4 +1,4 @@
-import { close, constants as fsConstants, fstat, open, read, stat, type Stats } from 'node:fs';
+import { close, closeSync, constants as fsConstants, fstat, fstatSync, open, openSync, read, readSync, stat, statSync, type Stats } from 'node:fs';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { fileReadOutcome } from '../../../shared/result.js';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../../tool-types.js';
@@ -16,6 +16,7 @@ import {
   readFailed,
 } from './fs-util.js';
 import { resolveToolPath } from './confine.js';
+import { onLocalFileSystem } from './local-fs.js';
 import { requireString, type PathDeps } from './paths.js';
 import { checkedPath, deviceError, isBlockedDevice, readBlockError, readVerdict } from './sensitive-paths.js';
 
@@ -99,6 +100,8 @@ function formatCount(n: number): string {
 /** What read_file needs from its host besides paths: the per-call read budget. */
 interface ReadFileDeps extends PathDeps {
   readFileScanMaxBytes: number;
+  /** The largest file read on the event loop when it is on a local file system (`readFileInlineMaxBytes`). */
+  readFileInlineMaxBytes: number;
   /** Whether the catalog serves a tool: images are pointed at vision_analyze only when it does. */
   catalogued?: (name: string) => boolean;
 }
@@ -117,38 +120,53 @@ interface Page {
 /** Bytes of the file's head that the binary sniff looks at (Hermes reads 1000). */
 const SNIFF_BYTES = 1000;
 
-// The file's I/O goes through a descriptor and the callback API: per call, a FileHandle and the
-// promise API cost about twice the CPU of callbacks for the same open, fstat, read and close.
+// The file's I/O goes through a descriptor, one of two ways. Through the thread pool with the
+// callback API (per call, a FileHandle and the promise API cost about twice its CPU), or, on a
+// local disk or memory file system (local-fs.ts), inline on the event loop: there each call takes
+// microseconds, while a thread-pool round trip cost more than the rest of read_file on a busy host.
+// Only the reads of a file of at most `readFileInlineMaxBytes` are inline (its fstat size: the scan
+// never reads past it), so a large file never holds the event loop for its whole scan.
 
-function statOf(path: string): Promise<Stats> {
-  return new Promise((resolve, reject) => stat(path, (e, st) => (e ? reject(e) : resolve(st))));
+interface ReadIo {
+  stat(path: string): Promise<Stats>;
+  open(path: string, flags: number): Promise<number>;
+  fstat(fd: number): Promise<Stats>;
+  read(fd: number, buffer: Buffer, length: number, position: number): Promise<number>;
+  /** Closed without waiting: nothing of the answer depends on it, and a close of a read-only descriptor has nothing to report. */
+  close(fd: number): void;
 }
 
-function openFor(path: string, flags: number): Promise<number> {
-  return new Promise((resolve, reject) => open(path, flags, (e, fd) => (e ? reject(e) : resolve(fd))));
-}
+const POOLED: ReadIo = {
+  stat: (path) => new Promise((resolve, reject) => stat(path, (e, st) => (e ? reject(e) : resolve(st)))),
+  open: (path, flags) => new Promise((resolve, reject) => open(path, flags, (e, fd) => (e ? reject(e) : resolve(fd)))),
+  fstat: (fd) => new Promise((resolve, reject) => fstat(fd, (e, st) => (e ? reject(e) : resolve(st)))),
+  read: (fd, buffer, length, position) => new Promise((resolve, reject) => read(fd, buffer, 0, length, position, (e, bytesRead) => (e ? reject(e) : resolve(bytesRead)))),
+  close: (fd) => close(fd, () => undefined),
+};
 
-function fstatOf(fd: number): Promise<Stats> {
-  return new Promise((resolve, reject) => fstat(fd, (e, st) => (e ? reject(e) : resolve(st))));
-}
-
-function readAt(fd: number, buffer: Buffer, length: number, position: number): Promise<number> {
-  return new Promise((resolve, reject) => read(fd, buffer, 0, length, position, (e, bytesRead) => (e ? reject(e) : resolve(bytesRead))));
-}
-
-/** Closed without waiting: nothing of the answer depends on it, and a close of a read-only descriptor has nothing to report. */
-function closeSoon(fd: number): void {
-  close(fd, () => undefined);
-}
+/** The same calls, inline (their errors still arrive as rejections). */
+const INLINE: ReadIo = {
+  stat: async (path) => statSync(path),
+  open: async (path, flags) => openSync(path, flags),
+  fstat: async (fd) => fstatSync(fd),
+  read: async (fd, buffer, length, position) => readSync(fd, buffer, 0, length, position),
+  close: (fd) => {
+    try {
+      closeSync(fd);
+    } catch {
+      // nothing to report (as POOLED.close)
+    }
+  },
+};
 
 /**
  * One scan of the file, as its fstat size said at open (`fileSize`), within `maxBytes`. The first
  * chunk read also serves `sniff` (the binary check, which throws): no separate read of the head.
  */
-async function scanPage(fd: number, offset: number, endLine: number, maxBytes: number, fileSize: number, sniff: (head: Buffer) => void): Promise<Page> {
+async function scanPage(io: ReadIo, fd: number, offset: number, endLine: number, maxBytes: number, fileSize: number, sniff: (head: Buffer) => void): Promise<Page> {
   const buffer = takeChunk(scanChunkBytes(fileSize, maxBytes));
   try {
-    return await scanInto(buffer, fd, offset, endLine, maxBytes, fileSize, sniff);
+    return await scanInto(io, buffer, fd, offset, endLine, maxBytes, fileSize, sniff);
   } finally {
     giveBack(buffer);
   }
@@ -159,7 +177,7 @@ async function scanPage(fd: number, offset: number, endLine: number, maxBytes: n
  * whole huge line). A line that ends in the chunk it starts in is decoded straight from the scan
  * buffer; only one that spans chunks is copied out, piece by piece, before the buffer is reused.
  */
-async function scanInto(buffer: Buffer, fd: number, offset: number, endLine: number, maxBytes: number, fileSize: number, sniff: (head: Buffer) => void): Promise<Page> {
+async function scanInto(io: ReadIo, buffer: Buffer, fd: number, offset: number, endLine: number, maxBytes: number, fileSize: number, sniff: (head: Buffer) => void): Promise<Page> {
   const lines: string[] = [];
   let newlines = 0;
   let lineno = 1;
@@ -173,10 +191,10 @@ async function scanInto(buffer: Buffer, fd: number, offset: number, endLine: num
     if (fileSize > 0 && position >= fileSize) break;
     if (position >= maxBytes) {
       // Out of budget: stop unless the file really ends here.
-      if ((await readAt(fd, buffer, 1, position)) > 0) stoppedAt = position;
+      if ((await io.read(fd, buffer, 1, position)) > 0) stoppedAt = position;
       break;
     }
-    const bytesRead = await readAt(fd, buffer, Math.min(buffer.length, maxBytes - position), position);
+    const bytesRead = await io.read(fd, buffer, Math.min(buffer.length, maxBytes - position), position);
     if (position === 0) sniff(buffer.subarray(0, Math.min(SNIFF_BYTES, bytesRead)));
     if (bytesRead === 0) break;
     position += bytesRead;
@@ -250,11 +268,13 @@ export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>
 
   // stat (not open) first, so a FIFO or device is refused before anything touches it. The real path
   // is the one that was checked; O_NOFOLLOW refuses a symlink swapped in since.
+  const local = onLocalFileSystem(checked.real);
+  const io = local ? INLINE : POOLED;
   let fd: number;
   try {
-    const st = await statOf(checked.real);
+    const st = await io.stat(checked.real);
     if (!st.isFile()) throw notRegularError(input);
-    fd = await openFor(checked.real, READ_FLAGS | (fsConstants.O_NOFOLLOW ?? 0));
+    fd = await io.open(checked.real, READ_FLAGS | (fsConstants.O_NOFOLLOW ?? 0));
   } catch (e) {
     if (e instanceof GatewayError) throw e;
     if (isNotFound(e)) throw await notFoundError(target.expanded, target.absolute);
@@ -266,16 +286,18 @@ export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>
   const endLine = offset + limit - 1;
   try {
     // What was opened must still be a regular file: the path could have been swapped since the stat.
-    const st = await fstatOf(fd);
+    const st = await io.fstat(fd);
     if (!st.isFile()) throw notRegularError(input);
     fileSize = st.size;
-    page = await scanPage(fd, offset, endLine, deps.readFileScanMaxBytes, fileSize, (head) => {
+    // An empty size (procfs reports one) says nothing of how much there is to read.
+    const reads = local && fileSize > 0 && fileSize <= deps.readFileInlineMaxBytes ? INLINE : POOLED;
+    page = await scanPage(reads, fd, offset, endLine, deps.readFileScanMaxBytes, fileSize, (head) => {
       if (isLikelyBinaryBytes(head)) {
         throw new GatewayError(ErrorCode.FILE_BINARY, describeBinaryFile(head, fileSize), { is_binary: true, file_size: fileSize });
       }
     });
   } finally {
-    closeSoon(fd);
+    io.close(fd);
   }
 
   const base = { total_lines: page.totalLines, file_size: fileSize, truncated: false, is_binary: false, is_image: false };
