@@ -3,6 +3,7 @@ import { isAbsolute, sep } from 'node:path';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { insideAnyRoot, isInside, realRoots, type FileAccess } from '../../roots.js';
 import type { CallContext } from '../../tool-types.js';
+import { realpathOnLocalFs } from './local-fs.js';
 import { cwdOf, expandTilde, realResolve, realResolveMissing, resolveUserPath, type PathDeps, type UserPath } from './paths.js';
 
 // Where the file tools may reach. By default (`HERMES_MCP_FILE_ACCESS=roots`) every path a file tool
@@ -106,7 +107,7 @@ export async function resolveToolPath(deps: PathDeps, input: string, ctx: CallCo
  * real roots, as every path was before.
  */
 async function againstRoots(p: string, access: FileAccess, roots: () => Promise<string[]>): Promise<{ real: string; inside: boolean }> {
-  const existing = await realpath(p).catch(() => undefined);
+  const existing = realpathOnLocalFs(p) ?? (await realpath(p).catch(() => undefined));
   if (existing !== undefined && insideAnyRoot(existing, access.roots)) return { real: existing, inside: true };
   const [real, realRootList] = await Promise.all([existing ?? realResolveMissing(p), roots()]);
   return { real, inside: insideAnyRoot(real, realRootList) };

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { sep } from 'node:path';
+import { lstatSync, readFileSync, readlinkSync } from 'node:fs';
+import { dirname, isAbsolute, join, sep } from 'node:path';
 
 // Whether a real path lies on a local disk or memory file system, by the mount table
 // (/proc/self/mountinfo): read_file does the open, fstat, read and close of a small file there on
-// the event loop, which costs a few microseconds, instead of a thread-pool round trip each (on a
+// the event loop, and the file tools resolve a path whose every step stays on such mounts there, which costs a few microseconds, instead of a thread-pool round trip each (on a
 // busy two-core host, each round trip cost more than the rest of the call). A network or FUSE file
 // system can stall any call for as long as its server is away, so it, and anything the table does
 // not name as local, keeps the thread pool. The table is read from procfs, which never waits on a
@@ -63,4 +63,57 @@ export function onLocalFileSystem(real: string, table: readonly Mount[] = curren
     if (under && (best === undefined || m.point.length >= best.point.length)) best = m;
   }
   return best?.local === true;
+}
+
+/** As realpath(3): more symbolic links than this on one path is ELOOP (left to the thread pool). */
+const MAX_LINKS = 40;
+
+/**
+ * realpath(p) resolved on the event loop, one lstat (and readlink for a link) per component, for
+ * as long as every directory it looks in and every name it reaches is on a local mount; undefined
+ * as soon as one is not, or a component is missing or unreadable, or links loop: the caller then
+ * asks the thread pool, which answers (or fails) as before. `p` is absolute and normalised.
+ */
+export function realpathOnLocalFs(p: string): string | undefined {
+  const table = currentMounts(performance.now());
+  let resolved: string = sep;
+  if (!onLocalFileSystem(resolved, table)) return undefined;
+  const pending = p.split(sep).filter(Boolean).reverse();
+  let links = 0;
+  while (pending.length > 0) {
+    const part = pending.pop()!;
+    if (part === '.') continue;
+    if (part === '..') {
+      resolved = dirname(resolved);
+      continue;
+    }
+    const next = join(resolved, part);
+    if (!onLocalFileSystem(next, table)) return undefined;
+    let st;
+    try {
+      st = lstatSync(next, { throwIfNoEntry: false });
+    } catch {
+      return undefined;
+    }
+    if (st === undefined) return undefined;
+    if (!st.isSymbolicLink()) {
+      // More to come after a non-directory (`file/..`, `file/.`) is ENOTDIR for realpath(3).
+      if (pending.length > 0 && !st.isDirectory()) return undefined;
+      resolved = next;
+      continue;
+    }
+    if (++links > MAX_LINKS) return undefined;
+    let target: string;
+    try {
+      target = readlinkSync(next);
+    } catch {
+      return undefined;
+    }
+    const pieces = target.split(sep).filter(Boolean);
+    // A target with a trailing slash must lead to a directory: `.` after it makes the walk check.
+    if (target.endsWith(sep) && pieces.length > 0) pieces.push('.');
+    for (const piece of pieces.reverse()) pending.push(piece);
+    if (isAbsolute(target)) resolved = sep;
+  }
+  return resolved;
 }
