@@ -21,6 +21,8 @@ const LimitsSchema = v.object({
   skillListReadChars: PositiveInt,
   skillViewMaxBytes: PositiveInt,
   readFileScanMaxBytes: PositiveInt,
+  // files up to this size on a local disk or memory file system are read on the event loop (read-file.ts)
+  readFileInlineMaxBytes: PositiveInt,
   searchDescriptionMaxChars: PositiveInt,
   searchMaxQueries: PositiveInt,
   searchMaxLimit: PositiveInt,

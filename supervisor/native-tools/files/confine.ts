@@ -1,8 +1,10 @@
+import { realpath } from 'node:fs/promises';
 import { isAbsolute, sep } from 'node:path';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { insideAnyRoot, isInside, realRoots, type FileAccess } from '../../roots.js';
 import type { CallContext } from '../../tool-types.js';
-import { cwdOf, expandTilde, realResolve, resolveUserPath, type PathDeps, type UserPath } from './paths.js';
+import { realpathOnLocalFs } from './local-fs.js';
+import { cwdOf, expandTilde, realResolve, realResolveMissing, resolveUserPath, type PathDeps, type UserPath } from './paths.js';
 
 // Where the file tools may reach. By default (`HERMES_MCP_FILE_ACCESS=roots`) every path a file tool
 // touches — the `path` argument, every V4A header path, the search root — must really lead inside
@@ -79,14 +81,36 @@ export async function resolveToolPath(deps: PathDeps, input: string, ctx: CallCo
   assertValidPath(input, target.absolute);
   if (deps.access.mode === 'hermes') return { ...target, real: await realResolve(target.absolute) };
 
-  // Both resolutions only read (realResolve never throws): side by side, one round trip.
-  const [roots, real] = await Promise.all([realRoots(deps.access.roots), realResolve(target.absolute)]);
-  if (!isAbsolute(expandTilde(input)) && !insideAnyRoot(await realResolve(cwd), roots)) throw cwdOutsideRoots(input, cwd, deps.access);
-  if (!insideAnyRoot(real, roots)) {
-    const lexicallyInside = deps.access.roots.some((r) => isInside(target.absolute, r)) || roots.some((r) => isInside(target.absolute, r));
+  // Resolved at most once per call, and only when a check below needs the real roots.
+  let rootsResolved: Promise<string[]> | undefined;
+  const roots = () => (rootsResolved ??= realRoots(deps.access.roots));
+  // Both resolutions only read (neither throws): side by side, one round trip.
+  const [cwdChecked, checked] = await Promise.all([
+    isAbsolute(expandTilde(input)) ? undefined : againstRoots(cwd, deps.access, roots),
+    againstRoots(target.absolute, deps.access, roots),
+  ]);
+  if (cwdChecked && !cwdChecked.inside) throw cwdOutsideRoots(input, cwd, deps.access);
+  if (!checked.inside) {
+    const lexicallyInside = deps.access.roots.some((r) => isInside(target.absolute, r)) || (await roots()).some((r) => isInside(target.absolute, r));
     throw outsideRoots(input, deps.access, lexicallyInside);
   }
-  return { ...target, real };
+  return { ...target, real: checked.real };
+}
+
+/**
+ * realResolve(p), and whether that real path is inside one of the roots. The real roots are asked
+ * for only when the answer needs them: a path that exists and whose real path is under a root as
+ * configured is inside that root's real path, since a real path has no symlink in any component
+ * (its prefix that spells the root is the root's own real path, and the root exists). A path that
+ * does not exist (its real path may run through a root that does not), or whose real path is not
+ * under a configured root as spelled (a root reached through a symlink), is judged against the
+ * real roots, as every path was before.
+ */
+async function againstRoots(p: string, access: FileAccess, roots: () => Promise<string[]>): Promise<{ real: string; inside: boolean }> {
+  const existing = realpathOnLocalFs(p) ?? (await realpath(p).catch(() => undefined));
+  if (existing !== undefined && insideAnyRoot(existing, access.roots)) return { real: existing, inside: true };
+  const [real, realRootList] = await Promise.all([existing ?? realResolveMissing(p), roots()]);
+  return { real, inside: insideAnyRoot(real, realRootList) };
 }
 
 /** /readyz `file_access`: the mode, and in `roots` mode the roots it confines to. */

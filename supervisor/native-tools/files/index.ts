@@ -65,6 +65,8 @@ interface FileToolDeps {
   access: FileAccess;
   /** The most read_file reads of one file per call (`readFileScanMaxBytes`). */
   readFileScanMaxBytes: number;
+  /** The largest file read_file reads on the event loop, when it is on a local file system (`readFileInlineMaxBytes`). */
+  readFileInlineMaxBytes: number;
 }
 
 /** read_file, write_file, patch, search_files — in that order. */

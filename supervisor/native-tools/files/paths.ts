@@ -4,6 +4,7 @@ import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { CallContext } from '../../tool-types.js';
 import type { FileAccess } from '../../roots.js';
+import { realpathOnLocalFs } from './local-fs.js';
 
 // Path handling shared by the four file tools: `~` expansion, resolution against the owner's
 // terminal cwd, and Python-`Path.resolve()`-like real paths for the safety checks.
@@ -57,11 +58,18 @@ export function requireString(args: Record<string, unknown>, name: string, tool:
  * final one (to where it would point), and keeps the non-existent tail as written. Never throws.
  */
 export async function realResolve(p: string, depth = 0): Promise<string> {
+  const inline = realpathOnLocalFs(p);
+  if (inline !== undefined) return inline;
   try {
     return await realpath(p);
   } catch {
     // fall through: some component does not exist (or is a dangling link)
   }
+  return realResolveMissing(p, depth);
+}
+
+/** realResolve(p) for a `p` whose realpath just failed: the existing part resolved, the rest kept as written. */
+export async function realResolveMissing(p: string, depth = 0): Promise<string> {
   const parent = dirname(p);
   if (parent === p) return p;
   const realParent = await realResolve(parent, depth);

@@ -1,5 +1,4 @@
-import { constants as fsConstants } from 'node:fs';
-import { stat, open, type FileHandle } from 'node:fs/promises';
+import { close, closeSync, constants as fsConstants, fstat, fstatSync, open, openSync, read, readSync, stat, statSync, type Stats } from 'node:fs';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { fileReadOutcome } from '../../../shared/result.js';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../../tool-types.js';
@@ -17,8 +16,9 @@ import {
   readFailed,
 } from './fs-util.js';
 import { resolveToolPath } from './confine.js';
+import { onLocalFileSystem } from './local-fs.js';
 import { requireString, type PathDeps } from './paths.js';
-import { checkedPath, deviceError, hermesDirs, isBlockedDevice, isSecretBearingFile, readBlockError, readBlockMessage } from './sensitive-paths.js';
+import { checkedPath, deviceError, isBlockedDevice, readBlockError, readVerdict } from './sensitive-paths.js';
 
 // read_file — Hermes' paginated text read (tools/file_tools.py `read_file_tool`,
 // tools/file_operations.py `_read_file_native`): `N|line` gutter, 1-indexed offset, limit ≤ 2000,
@@ -100,6 +100,8 @@ function formatCount(n: number): string {
 /** What read_file needs from its host besides paths: the per-call read budget. */
 interface ReadFileDeps extends PathDeps {
   readFileScanMaxBytes: number;
+  /** The largest file read on the event loop when it is on a local file system (`readFileInlineMaxBytes`). */
+  readFileInlineMaxBytes: number;
   /** Whether the catalog serves a tool: images are pointed at vision_analyze only when it does. */
   catalogued?: (name: string) => boolean;
 }
@@ -107,8 +109,8 @@ interface ReadFileDeps extends PathDeps {
 const visionServed = (deps: ReadFileDeps) => deps.catalogued?.('vision_analyze') === true;
 
 interface Page {
-  /** Lines offset..end that exist, already byte-clamped, without terminators. */
-  lines: Buffer[];
+  /** Lines offset..end that exist, byte-clamped and decoded, without terminators. */
+  lines: string[];
   /** Lines in the file (a final line without a newline counts), or those seen before the budget ran out. */
   totalLines: number;
   /** Bytes read before the budget stopped the scan short of the end, or null when the whole file was scanned. */
@@ -118,22 +120,65 @@ interface Page {
 /** Bytes of the file's head that the binary sniff looks at (Hermes reads 1000). */
 const SNIFF_BYTES = 1000;
 
+// The file's I/O goes through a descriptor, one of two ways. Through the thread pool with the
+// callback API (per call, a FileHandle and the promise API cost about twice its CPU), or, on a
+// local disk or memory file system (local-fs.ts), inline on the event loop: there each call takes
+// microseconds, while a thread-pool round trip cost more than the rest of read_file on a busy host.
+// Only the reads of a file of at most `readFileInlineMaxBytes` are inline (its fstat size: the scan
+// never reads past it), so a large file never holds the event loop for its whole scan.
+
+interface ReadIo {
+  stat(path: string): Promise<Stats>;
+  open(path: string, flags: number): Promise<number>;
+  fstat(fd: number): Promise<Stats>;
+  read(fd: number, buffer: Buffer, length: number, position: number): Promise<number>;
+  /** Closed without waiting: nothing of the answer depends on it, and a close of a read-only descriptor has nothing to report. */
+  close(fd: number): void;
+}
+
+const POOLED: ReadIo = {
+  stat: (path) => new Promise((resolve, reject) => stat(path, (e, st) => (e ? reject(e) : resolve(st)))),
+  open: (path, flags) => new Promise((resolve, reject) => open(path, flags, (e, fd) => (e ? reject(e) : resolve(fd)))),
+  fstat: (fd) => new Promise((resolve, reject) => fstat(fd, (e, st) => (e ? reject(e) : resolve(st)))),
+  read: (fd, buffer, length, position) => new Promise((resolve, reject) => read(fd, buffer, 0, length, position, (e, bytesRead) => (e ? reject(e) : resolve(bytesRead)))),
+  close: (fd) => close(fd, () => undefined),
+};
+
+/** The same calls, inline (their errors still arrive as rejections). */
+const INLINE: ReadIo = {
+  stat: async (path) => statSync(path),
+  open: async (path, flags) => openSync(path, flags),
+  fstat: async (fd) => fstatSync(fd),
+  read: async (fd, buffer, length, position) => readSync(fd, buffer, 0, length, position),
+  close: (fd) => {
+    try {
+      closeSync(fd);
+    } catch {
+      // nothing to report (as POOLED.close)
+    }
+  },
+};
+
 /**
  * One scan of the file, as its fstat size said at open (`fileSize`), within `maxBytes`. The first
  * chunk read also serves `sniff` (the binary check, which throws): no separate read of the head.
  */
-async function scanPage(handle: FileHandle, offset: number, endLine: number, maxBytes: number, fileSize: number, sniff: (head: Buffer) => void): Promise<Page> {
+async function scanPage(io: ReadIo, fd: number, offset: number, endLine: number, maxBytes: number, fileSize: number, sniff: (head: Buffer) => void): Promise<Page> {
   const buffer = takeChunk(scanChunkBytes(fileSize, maxBytes));
   try {
-    return await scanInto(buffer, handle, offset, endLine, maxBytes, fileSize, sniff);
+    return await scanInto(io, buffer, fd, offset, endLine, maxBytes, fileSize, sniff);
   } finally {
     giveBack(buffer);
   }
 }
 
-/** One chunked pass of at most `maxBytes`: counts lines and keeps the requested window (never a whole huge line). */
-async function scanInto(buffer: Buffer, handle: FileHandle, offset: number, endLine: number, maxBytes: number, fileSize: number, sniff: (head: Buffer) => void): Promise<Page> {
-  const lines: Buffer[] = [];
+/**
+ * One chunked pass of at most `maxBytes`: counts lines and keeps the requested window (never a
+ * whole huge line). A line that ends in the chunk it starts in is decoded straight from the scan
+ * buffer; only one that spans chunks is copied out, piece by piece, before the buffer is reused.
+ */
+async function scanInto(io: ReadIo, buffer: Buffer, fd: number, offset: number, endLine: number, maxBytes: number, fileSize: number, sniff: (head: Buffer) => void): Promise<Page> {
+  const lines: string[] = [];
   let newlines = 0;
   let lineno = 1;
   let kept: Buffer[] = [];
@@ -146,10 +191,10 @@ async function scanInto(buffer: Buffer, handle: FileHandle, offset: number, endL
     if (fileSize > 0 && position >= fileSize) break;
     if (position >= maxBytes) {
       // Out of budget: stop unless the file really ends here.
-      if ((await handle.read(buffer, 0, 1, position)).bytesRead > 0) stoppedAt = position;
+      if ((await io.read(fd, buffer, 1, position)) > 0) stoppedAt = position;
       break;
     }
-    const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, maxBytes - position), position);
+    const bytesRead = await io.read(fd, buffer, Math.min(buffer.length, maxBytes - position), position);
     if (position === 0) sniff(buffer.subarray(0, Math.min(SNIFF_BYTES, bytesRead)));
     if (bytesRead === 0) break;
     position += bytesRead;
@@ -165,18 +210,18 @@ async function scanInto(buffer: Buffer, handle: FileHandle, offset: number, endL
       const nl = chunk.indexOf(10, pos);
       const inPage = lineno >= offset && lineno <= endLine;
       const stop = nl === -1 ? chunk.length : nl;
-      if (inPage && keptLen < LINE_CLAMP_BYTES) {
-        const take = Math.min(stop, pos + (LINE_CLAMP_BYTES - keptLen));
-        if (take > pos) {
-          kept.push(Buffer.from(chunk.subarray(pos, take)));
-          keptLen += take - pos;
-        }
+      const take = inPage ? Math.min(stop, pos + Math.max(0, LINE_CLAMP_BYTES - keptLen)) : pos;
+      if (inPage && nl !== -1 && kept.length === 0) {
+        lines.push(decodeLenient(chunk.subarray(pos, take)));
+      } else if (take > pos) {
+        kept.push(Buffer.from(chunk.subarray(pos, take)));
+        keptLen += take - pos;
       }
       if (nl === -1) {
         partial = true;
         break;
       }
-      if (inPage) lines.push(Buffer.concat(kept));
+      if (inPage && kept.length > 0) lines.push(decodeLenient(Buffer.concat(kept)));
       kept = [];
       keptLen = 0;
       partial = false;
@@ -185,7 +230,7 @@ async function scanInto(buffer: Buffer, handle: FileHandle, offset: number, endL
       pos = nl + 1;
     }
   }
-  if (partial && lineno >= offset && lineno <= endLine) lines.push(Buffer.concat(kept));
+  if (partial && lineno >= offset && lineno <= endLine) lines.push(decodeLenient(Buffer.concat(kept)));
   return { lines, totalLines: newlines + (partial ? 1 : 0), stoppedAt };
 }
 
@@ -205,8 +250,6 @@ export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>
   const { offset, limit } = normalizeReadPagination(args.offset, args.limit);
   const target = await resolveToolPath(deps, input, ctx);
   const checked = await checkedPath(target);
-  // Resolving the Hermes home only reads and never throws: under way while the guards below run.
-  const dirsResolved = hermesDirs(deps.hermesHome);
 
   // Order as upstream: device guard, binary extension, Hermes internal/credential files, then I/O.
   if (await isBlockedDevice(checked)) throw deviceError(input);
@@ -218,19 +261,20 @@ export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>
       { is_binary: true, is_image: IMAGE_EXTENSIONS.has(ext) },
     );
   }
-  const dirs = await dirsResolved;
-  const blocked = readBlockMessage(checked, input, dirs);
-  if (blocked) throw readBlockError(blocked);
+  const verdict = await readVerdict(checked, input, deps.hermesHome);
+  if (verdict.blocked) throw readBlockError(verdict.blocked);
   // Every answer from here on is redacted once, in file-read mode (normalizeResult leaves it).
-  const answer = (result: Record<string, unknown>): ToolOutcome => fileReadOutcome(result, { secretFile: isSecretBearingFile(checked, dirs) });
+  const answer = (result: Record<string, unknown>): ToolOutcome => fileReadOutcome(result, { secretFile: verdict.secretFile });
 
   // stat (not open) first, so a FIFO or device is refused before anything touches it. The real path
   // is the one that was checked; O_NOFOLLOW refuses a symlink swapped in since.
-  let handle: FileHandle;
+  const local = onLocalFileSystem(checked.real);
+  const io = local ? INLINE : POOLED;
+  let fd: number;
   try {
-    const st = await stat(checked.real);
+    const st = await io.stat(checked.real);
     if (!st.isFile()) throw notRegularError(input);
-    handle = await open(checked.real, READ_FLAGS | (fsConstants.O_NOFOLLOW ?? 0));
+    fd = await io.open(checked.real, READ_FLAGS | (fsConstants.O_NOFOLLOW ?? 0));
   } catch (e) {
     if (e instanceof GatewayError) throw e;
     if (isNotFound(e)) throw await notFoundError(target.expanded, target.absolute);
@@ -241,16 +285,19 @@ export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>
   let page: Page;
   const endLine = offset + limit - 1;
   try {
-    const st = await handle.stat();
+    // What was opened must still be a regular file: the path could have been swapped since the stat.
+    const st = await io.fstat(fd);
     if (!st.isFile()) throw notRegularError(input);
     fileSize = st.size;
-    page = await scanPage(handle, offset, endLine, deps.readFileScanMaxBytes, fileSize, (head) => {
+    // An empty size (procfs reports one) says nothing of how much there is to read.
+    const reads = local && fileSize > 0 && fileSize <= deps.readFileInlineMaxBytes ? INLINE : POOLED;
+    page = await scanPage(reads, fd, offset, endLine, deps.readFileScanMaxBytes, fileSize, (head) => {
       if (isLikelyBinaryBytes(head)) {
         throw new GatewayError(ErrorCode.FILE_BINARY, describeBinaryFile(head, fileSize), { is_binary: true, file_size: fileSize });
       }
     });
   } finally {
-    await handle.close().catch(() => undefined);
+    io.close(fd);
   }
 
   const base = { total_lines: page.totalLines, file_size: fileSize, truncated: false, is_binary: false, is_image: false };
@@ -273,7 +320,7 @@ export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>
     });
   }
 
-  const lines = page.lines.map((bytes) => decodeLenient(bytes));
+  const { lines } = page;
   if (offset === 1 && lines.length > 0 && lines[0]!.startsWith('\ufeff')) lines[0] = lines[0]!.slice(1);
   const content = gutter(lines, offset);
   const lastShown = offset + lines.length - 1;

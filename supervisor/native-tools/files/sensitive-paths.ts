@@ -232,6 +232,48 @@ export function isSecretBearingFile(p: CheckedPath, dirs: HermesDirs): boolean {
   });
 }
 
+// ---------------------------------------------------------------------------------------------
+// The read verdict without resolving the Hermes home when no rule about it can apply
+
+/** The names of the files the read rules protect inside a Hermes directory (its credential stores and the gateway's own auth files). */
+const HOME_FILE_NAMES = new Set(CREDENTIAL_FILE_NAMES.map((name) => basename(name).toLowerCase()));
+/** The gateway auth database (with its -wal/-shm/-journal) and audit log (with its rotated copy) by their default names. */
+const HOME_FILE_PREFIXES = ['gateway-auth.sqlite3', 'gateway-auth-audit.jsonl'];
+/** The trees the read rules protect inside a Hermes directory. */
+const HOME_TREES = [join('skills', '.hub'), 'mcp-tokens'];
+
+/**
+ * Whether a rule that depends on where the Hermes directories are could match `c`. Every such rule
+ * names a file or tree inside a Hermes directory (readBlockMessage, isSecretBearingFile), so a path
+ * with none of those names, as file name (case aside) or as path components, matches none of them
+ * wherever the Hermes home is: a superset of the matches, never fewer. A rule added about the Hermes
+ * directories must add its names here; tests/native-tools/files/read-verdict.test.ts holds both to the same answers.
+ */
+function mayMatchHomeRule(c: string): boolean {
+  const name = basename(c).toLowerCase();
+  if (HOME_FILE_NAMES.has(name) || isHermesConfigCopy(name) || HOME_FILE_PREFIXES.some((prefix) => name.startsWith(prefix))) return true;
+  return HOME_TREES.some((tree) => c.endsWith(sep + tree) || c.includes(sep + tree + sep));
+}
+
+/** No Hermes directory: only the rules that hold anywhere on disk apply. */
+const NO_HERMES_DIRS: HermesDirs = { dirs: [], root: '', home: '', activeProfile: 'default' };
+
+/** Whether `p` may be read (Hermes' read-deny message, or null), and whether it is secret-bearing. */
+export interface ReadVerdict {
+  blocked: string | null;
+  secretFile: boolean;
+}
+
+/**
+ * readBlockMessage and isSecretBearingFile for one read, with the Hermes home resolved (a realpath
+ * per call) only when a rule about it could match either spelling of `p`; otherwise judged by the
+ * rules that hold anywhere, which then give the same answers.
+ */
+export async function readVerdict(p: CheckedPath, input: string, hermesHome: string): Promise<ReadVerdict> {
+  const dirs = either(p, mayMatchHomeRule) ? await hermesDirs(hermesHome) : NO_HERMES_DIRS;
+  return { blocked: readBlockMessage(p, input, dirs), secretFile: isSecretBearingFile(p, dirs) };
+}
+
 export function readBlockError(message: string): GatewayError {
   return new GatewayError(ErrorCode.FILE_BLOCKED, message, { reason: 'credential' });
 }
