@@ -30,7 +30,7 @@ describe('a bridge session across a Hermes session rotation', () => {
   let fx: BridgeDeployment;
   let gw: TestGateway;
   let client: Client;
-  const startGateway = async () => {
+  const openBridgeGateway = async () => {
     gw = await startTestGateway({ env: fx.env, limits: { bridgeSyncTimeoutSeconds: 120 } });
     client = await connect(gw.mcpUrl, 'modern');
   };
@@ -53,7 +53,7 @@ describe('a bridge session across a Hermes session rotation', () => {
     // protect_first_n 0 / protect_last_n 1: the short transcript has something to compress.
     hermes = await startRealHermesApi(dir, { model, config: { compression: { in_place: false, protect_first_n: 0, protect_last_n: 1 } } });
     fx = makeBridgeDeployment(dir, { hermesEnvFile: hermes.envFile });
-    await startGateway();
+    await openBridgeGateway();
   });
   after(async () => {
     await stopGateway();
@@ -96,7 +96,7 @@ describe('a bridge session across a Hermes session rotation', () => {
   test('after a gateway restart, the next task in the session continues the new Hermes session: the model gets the compacted history', async () => {
     assert.ok(rotated, 'the rotation test ran');
     await stopGateway();
-    await startGateway();
+    await openBridgeGateway();
     model.push({ when: agentTurnFor('rot-3'), text: 'third answer' });
     const third = await viaBridge(client, 'hermes_task', { task: 'What was the number?', mode: 'sync', id: 'rot-3', session: 'long' });
     assert.equal(third.data.status, 'completed', JSON.stringify(third.data));
