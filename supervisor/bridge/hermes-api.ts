@@ -86,6 +86,30 @@ export class HermesApi {
   }
 
   /**
+   * The session Hermes continues `sessionId` in once its context compression ended it
+   * (compression.in_place: false), for a turn whose answer did not say (an async run: Hermes'
+   * /v1/runs status and events keep the session id the run was given). GET /api/sessions/{id}
+   * shows the ended session's end_reason "compression" but names no child; GET
+   * /api/sessions/{id}/messages answers for the session Hermes would resume under that id
+   * (SessionDB.resolve_resume_session_id walks the compression chain to its tip) and names it in
+   * `session_id`. Undefined when Hermes knows no such session or it did not end by compression.
+   */
+  async sessionContinuation(sessionId: string, signal: AbortSignal): Promise<string | undefined> {
+    const path = `/api/sessions/${encodeURIComponent(sessionId)}`;
+    const a = await this.request('GET', path, signal);
+    if (a.status === 404) return undefined;
+    if (a.status !== 200) throw upstreamError('session lookup', a);
+    if ((a.body as { session?: { end_reason?: unknown } } | null)?.session?.end_reason !== 'compression') return undefined;
+    const m = await this.request('GET', `${path}/messages`, signal);
+    if (m.status !== 200) throw upstreamError('session messages', m);
+    const resolved = (m.body as { session_id?: unknown } | null)?.session_id;
+    if (typeof resolved !== 'string' || resolved === sessionId) {
+      throw new GatewayError(ErrorCode.UPSTREAM_FAILED, `Hermes ended session ${sessionId} by compression but names no session continuing it`);
+    }
+    return resolved;
+  }
+
+  /**
    * Whether the agent can take a task: GET /health (unauthenticated on Hermes) answers 200, then
    * servingCheck(). Undefined when it can; else why not.
    */

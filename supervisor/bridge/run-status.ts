@@ -1,4 +1,5 @@
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
+import type { HermesApi } from './hermes-api.js';
 import { resultFromReply } from './reply.js';
 import { resolveAgent, withDeadline, type BridgeService, type ResolvedAgent } from './service.js';
 import { TERMINAL, type RunRecord, type TaskResult } from './tasks.js';
@@ -8,9 +9,26 @@ import { TERMINAL, type RunRecord, type TaskResult } from './tasks.js';
 // terminal ones (completed, failed, cancelled) are written to the task's result.json the first
 // time they are seen (`result_updated: true`). A run the API no longer knows but run.json does has
 // left the API without a result (restart, retention): it is `interrupted`, recorded the same way.
+// When a run settles, the bridge also learns whether Hermes rotated its session (followRun).
 
-function resultOf(service: BridgeService, record: RunRecord, status: string, output: string | undefined, error: string | undefined): TaskResult {
-  const details = { agent: record.agent, mode: 'async', session_id: record.session_id, run_id: record.run_id, created_at: record.created_at, finished_at: new Date().toISOString() };
+/** What following a finished run's session found: the session it rotated to, or why that is not known yet. */
+interface SessionFollow {
+  rotatedTo?: string;
+  error?: string;
+}
+
+function resultOf(service: BridgeService, record: RunRecord, status: string, output: string | undefined, error: string | undefined, follow: SessionFollow): TaskResult {
+  const details = {
+    agent: record.agent,
+    mode: 'async',
+    session_id: follow.rotatedTo ?? record.session_id,
+    ...(follow.rotatedTo ? { session_rotated_from: record.session_id } : {}),
+    // Asked again on the next hermes_status: until then the bridge session still sends the old id.
+    ...(follow.error ? { session_follow_pending: true, session_follow_error: follow.error } : {}),
+    run_id: record.run_id,
+    created_at: record.created_at,
+    finished_at: new Date().toISOString(),
+  };
   const dir = service.store.taskDir(record.task_id);
   if (status === 'completed') return resultFromReply(record.task_id, output ?? '', dir, details);
   const summary =
@@ -33,6 +51,25 @@ export function isoTimestamp(value: unknown): string | null {
   if (!Number.isFinite(ms)) return null;
   const date = new Date(ms);
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
+
+/**
+ * A finished run may have rotated its session (Hermes' compression ends it and continues in a
+ * child), and its status does not say so: ask Hermes' session API, and record a move as a sync
+ * task's X-Hermes-Session-Id is recorded (TaskStore.followRotation). Nothing is asked once the
+ * bridge session continues another session than the run was sent (a later rotation moved it on),
+ * nor for a run.json without bridge_session_id (written before the bridge recorded it).
+ */
+async function followRun(service: BridgeService, api: HermesApi, record: RunRecord, signal: AbortSignal): Promise<SessionFollow> {
+  const bridgeSession = record.bridge_session_id;
+  if (bridgeSession === undefined || service.store.hermesSessionOf(bridgeSession) !== record.session_id) return {};
+  try {
+    const continuation = await api.sessionContinuation(record.session_id, withDeadline(signal, service.limits.bridgeRequestTimeoutSeconds, `agent ${record.agent}`));
+    const rotatedTo = service.store.followRotation(bridgeSession, record.session_id, continuation, record.task_id);
+    return rotatedTo ? { rotatedTo } : {};
+  } catch (e) {
+    return { error: e instanceof GatewayError ? `${e.code}: ${e.message}` : String(e) };
+  }
 }
 
 /** The agent a recorded run went to: gone from the registry is its own answer, not unknown_agent. */
@@ -59,14 +96,27 @@ export async function runStatus(service: BridgeService, runId: string, agentName
   const output = typeof run?.output === 'string' ? run.output : undefined;
   const error = typeof run?.error === 'string' ? run.error : run?.error !== undefined && run?.error !== null ? JSON.stringify(run.error) : undefined;
   let resultUpdated: boolean | undefined;
+  let session = run?.session_id ?? record?.session_id;
+  let rotatedFrom: string | undefined;
   if (record && TERMINAL.has(status)) {
     const current = service.store.readResult(record.task_id);
-    const settled = current && current.details?.run_id === runId && TERMINAL.has(current.status);
-    // A result already settled for this run stays as it is (an interrupted run read again, a second poll).
-    if (!settled) {
-      service.store.writeResult(resultOf(service, record, status, output, error));
+    const settled = current && current.details?.run_id === runId && TERMINAL.has(current.status) ? current : undefined;
+    // A result already settled for this run stays as it is (an interrupted run read again, a second
+    // poll), unless its session could not be followed then.
+    if (!settled || settled.details?.session_follow_pending === true) {
+      const result = resultOf(service, record, status, output, error, await followRun(service, api, record, signal));
+      service.store.writeResult(result);
       resultUpdated = true;
-    } else resultUpdated = false;
+      session = String(result.details?.session_id);
+      const from = result.details?.session_rotated_from;
+      if (typeof from === 'string') rotatedFrom = from;
+    } else {
+      resultUpdated = false;
+      if (typeof settled.details?.session_rotated_from === 'string') {
+        session = String(settled.details.session_id);
+        rotatedFrom = settled.details.session_rotated_from;
+      }
+    }
   }
   return {
     run_id: runId,
@@ -77,7 +127,8 @@ export async function runStatus(service: BridgeService, runId: string, agentName
     updated_at: isoTimestamp(run?.updated_at),
     agent: agent.name,
     task_id: record?.task_id ?? null,
-    session_id: run?.session_id ?? record?.session_id ?? null,
+    session_id: session ?? null,
+    ...(rotatedFrom ? { session_rotated_from: rotatedFrom } : {}),
     terminal: TERMINAL.has(status),
     ...(resultUpdated !== undefined ? { result_updated: resultUpdated } : {}),
   };

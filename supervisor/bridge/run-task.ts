@@ -4,7 +4,7 @@ import { withKeyedLocks } from '../../shared/keyed-lock.js';
 import { profileOf } from './base-url.js';
 import { resultFromReply } from './reply.js';
 import { readContract, resolveAgent, withDeadline, type BridgeService } from './service.js';
-import { HERMES_SESSION_ID, newTaskId, type TaskResult } from './tasks.js';
+import { newTaskId, type TaskResult } from './tasks.js';
 
 // hermes_task: hand one whole task to a Hermes agent.
 //   sync  -> POST /v1/chat/completions (X-Hermes-Session-Id), wait, persist result.json
@@ -15,8 +15,9 @@ import { HERMES_SESSION_ID, newTaskId, type TaskResult } from './tasks.js';
 // one at a time (Hermes appends each turn to the session's transcript; two at once would interleave).
 // A session follows Hermes when it rotates: a chat completion whose X-Hermes-Session-Id names
 // another session (Hermes' context compression ended the one sent and continues in a new one) is
-// recorded in the task store, and every later call in that bridge session sends the new id. (An
-// async run cannot be followed so: Hermes 0.19's /v1/runs status keeps the session id it was given.)
+// recorded in the task store, and every later call in that bridge session sends the new id. An
+// async run is followed when hermes_status first sees it terminal (run-status.ts): its status keeps
+// the session id it was given, so the bridge asks Hermes' session API where that session went.
 
 export interface TaskArgs {
   task: string;
@@ -112,9 +113,7 @@ export async function runTask(service: BridgeService, args: TaskArgs, signal: Ab
       } catch (e) {
         throw recordSyncFailure(service, id, details, e);
       }
-      // An id the bridge could not send back (not one Hermes makes or takes) is not followed.
-      const rotatedTo = reply.sessionId !== undefined && reply.sessionId !== hermesSession && HERMES_SESSION_ID.test(reply.sessionId) && !reply.sessionId.includes('..') ? reply.sessionId : undefined;
-      if (rotatedTo) service.store.recordRotation(sessionId, hermesSession, rotatedTo, id);
+      const rotatedTo = service.store.followRotation(sessionId, hermesSession, reply.sessionId, id);
       const finished = { ...details, ...(rotatedTo ? { session_id: rotatedTo, session_rotated_from: hermesSession } : {}), model: reply.model, usage: reply.usage, ...(reply.finishReason && reply.finishReason !== 'stop' ? { finish_reason: reply.finishReason } : {}), finished_at: new Date().toISOString() };
       const result: TaskResult =
         reply.finishReason === 'error'
@@ -140,7 +139,7 @@ export async function runTask(service: BridgeService, args: TaskArgs, signal: Ab
       const timed = withDeadline(signal, service.limits.bridgeRequestTimeoutSeconds, `agent ${agent.name}`);
       runId = await api.createRun({ input: text, session_id: hermesSession, ...(contract ? { instructions: contract } : {}) }, id, timed);
       createdAt = new Date().toISOString();
-      service.store.writeRun({ run_id: runId, session_id: hermesSession, task_id: id, agent: agent.name, agent_base_url: agent.baseUrl, created_at: createdAt, task_sha256: fingerprint });
+      service.store.writeRun({ run_id: runId, session_id: hermesSession, bridge_session_id: sessionId, task_id: id, agent: agent.name, agent_base_url: agent.baseUrl, created_at: createdAt, task_sha256: fingerprint });
     }
     const existing = service.store.readResult(id);
     const accepted: TaskResult = {

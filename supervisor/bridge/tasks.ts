@@ -30,6 +30,8 @@ export interface RunRecord {
   agent: string;
   agent_base_url: string;
   created_at: string;
+  /** The bridge session (sessionIdFor) the run was sent in; `session_id` is the Hermes session it continued. */
+  bridge_session_id?: string;
   /** sha256 of the task as submitted (taskFingerprint): a repeat with another task under the id is refused. */
   task_sha256?: string;
 }
@@ -141,11 +143,21 @@ export class TaskStore {
     return typeof id === 'string' && HERMES_SESSION_ID.test(id) && !id.includes('..') ? id : bridgeSessionId;
   }
 
-  /** Records that Hermes rotated `bridgeSessionId` from `from` to `to` during task `taskId` (durable before the task answers). */
-  recordRotation(bridgeSessionId: string, from: string, to: string, taskId: string): void {
+  /**
+   * Follows a rotation: task `taskId` sent `bridgeSessionId`'s turn to Hermes session `sent`, and
+   * Hermes says it continues in `reported` (a chat completion's X-Hermes-Session-Id, or what the
+   * API server resolves an async run's session to). A different id that the bridge can send back
+   * is recorded (durable before the task answers) and returned; anything else is not followed. The
+   * move is compare-and-set: only from the session the bridge session continues now, so a late
+   * answer about an older session (an async run polled after later tasks moved on) changes nothing.
+   */
+  followRotation(bridgeSessionId: string, sent: string, reported: string | undefined, taskId: string): string | undefined {
+    if (reported === undefined || reported === sent || !HERMES_SESSION_ID.test(reported) || reported.includes('..')) return undefined;
+    if (this.hermesSessionOf(bridgeSessionId) !== sent) return undefined;
     mkdirSync(join(this.dir, SESSIONS_DIR), { recursive: true, mode: 0o700 });
-    const record: SessionRecord = { bridge_session_id: bridgeSessionId, hermes_session_id: to, rotated_from: from, task_id: taskId, updated_at: new Date().toISOString() };
+    const record: SessionRecord = { bridge_session_id: bridgeSessionId, hermes_session_id: reported, rotated_from: sent, task_id: taskId, updated_at: new Date().toISOString() };
     writeJsonAtomic(this.sessionFile(bridgeSessionId), record);
+    return reported;
   }
 
   private sessionFile(bridgeSessionId: string): string {

@@ -81,8 +81,9 @@ describe('hermes-mcp-bridge tools through the gateway catalog', () => {
     const runId = r.data.run_id as string;
     assert.match(runId, /^run_[0-9a-f]{32}$/);
     const run = JSON.parse(readFileSync(join(fx.tasksDir, 'async-1', 'run.json'), 'utf8'));
-    assert.deepEqual(Object.keys(run).sort(), ['agent', 'agent_base_url', 'created_at', 'run_id', 'session_id', 'task_id', 'task_sha256']);
+    assert.deepEqual(Object.keys(run).sort(), ['agent', 'agent_base_url', 'bridge_session_id', 'created_at', 'run_id', 'session_id', 'task_id', 'task_sha256']);
     assert.equal(run.session_id, 'gb-sess-hermes-proj');
+    assert.equal(run.bridge_session_id, 'gb-sess-hermes-proj');
     const status = await waitFor(async () => {
       const s = await viaBridge(client, 'hermes_status', { run_id: runId });
       return s.data.status === 'completed' ? s.data : undefined;
