@@ -1,21 +1,15 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { packageRoot } from '../../shared/package-root.js';
-import { startFixturePages, type FixturePages } from '../fixtures/camofox/pages.js';
 import { startFirecrawlStandin, type FirecrawlStandin } from '../fixtures/firecrawl-standin.js';
-import { startHonchoStandin, type HonchoStandin } from '../fixtures/honcho-standin.js';
 import { installStateDb } from '../fixtures/hermes-home.js';
 import { ALLOW_LOOPBACK_PAGES } from '../helpers/browser.js';
-import { startStandin, type Standin } from '../helpers/camofox.js';
-import { TTSC_GRAPH_BIN, TTSC_GRAPH_BINARY, typescriptProject } from '../helpers/graph.js';
 import { hermes, startEgressTrap, type EgressTrap } from '../helpers/hermes.js';
 import { realToolsHome, SMOKE_PAGE } from '../helpers/real-hermes-tools.js';
-import { honchoJson, SEED } from '../helpers/memory.js';
 import { freePort } from '../helpers/nginx.js';
 import { tempDirs } from '../helpers/temp.js';
-import { runGates, startGatewayBin, type GatewayProcess } from './run.js';
+import { runGates, startGateBackends, startGatewayBin, type GateBackends, type GatewayProcess } from './run.js';
 
 // `npm run gates` against a gateway bin wired to the REAL Hermes Agent of the pinned venv:
 // HERMES_AGENT_PYTHON / HERMES_AGENT_SRC name the venv, so Hermes' own tool server
@@ -37,18 +31,13 @@ import { runGates, startGatewayBin, type GatewayProcess } from './run.js';
 //   - 7: systemd is not the service manager here (and a test never starts one): skipped.
 
 const dirs = tempDirs();
-let honcho: HonchoStandin;
-let camofox: Standin;
-let pages: FixturePages;
+let backends: GateBackends;
 let firecrawl: FirecrawlStandin;
 let trap: EgressTrap;
 let gateway: GatewayProcess;
 
 before(async () => {
-  honcho = await startHonchoStandin();
-  honcho.seed(SEED);
-  pages = await startFixturePages();
-  camofox = await startStandin();
+  backends = await startGateBackends(dirs);
   firecrawl = await startFirecrawlStandin();
   trap = await startEgressTrap();
   const dir = dirs.make('hmcp-gates-real-');
@@ -64,29 +53,19 @@ before(async () => {
       image_gen: { provider: 'openai' },
     },
   });
-  // Honcho's client configuration: Hermes has no writer for it (its honcho plugin reads the file).
-  writeFileSync(join(home, 'honcho.json'), JSON.stringify(honchoJson(honcho.url)));
+  backends.configureHoncho(home);
   installStateDb(home);
   const userHome = join(dir, 'user-home');
   mkdirSync(userHome);
-  const root = realpathSync(dirs.make('hmcp-gates-real-root-'));
-  typescriptProject(join(root, 'greeter'));
   gateway = await startGatewayBin({
+    ...backends.env,
     HERMES_HOME: home,
     HOME: userHome,
     LANG: 'C.UTF-8',
-    PATH: `${join(packageRoot(), 'node_modules', '.bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`,
     HERMES_AGENT_PYTHON: hermes().python,
     HERMES_AGENT_SRC: hermes().dir,
     HERMES_MCP_WEB_SMOKE_URL: SMOKE_PAGE,
     HERMES_MCP_HERMES_TOOLS_STARTUP_TIMEOUT_SECONDS: '90',
-    HERMES_MCP_ROOTS: root,
-    HERMES_MCP_LSP_TRUSTED_ROOTS: root,
-    HERMES_MCP_OPTIONAL_COMPONENTS: '',
-    HERMES_MCP_GRAPH_COMMAND: `${process.execPath} ${TTSC_GRAPH_BIN}`,
-    HERMES_MCP_GRAPH_TOOL: 'inspect_typescript_graph',
-    TTSC_GRAPH_BINARY,
-    CAMOFOX_URL: `http://127.0.0.1:${camofox.port}`,
     // Hermes' OpenAI image backend reads these from its environment (the tool server inherits the gateway's).
     OPENAI_API_KEY: 'sk-standin-never-sent',
     OPENAI_BASE_URL: provider,
@@ -95,16 +74,14 @@ before(async () => {
 });
 after(async () => {
   await gateway?.stop();
-  await camofox?.stop();
-  await pages?.close();
-  await honcho?.close();
+  await backends?.close();
   await firecrawl?.close();
   await trap?.close();
   dirs.removeAll();
 });
 
 test("the gates against the real Hermes: 1-6 pass but 2b (no video_analyze in Hermes 0.19.0's tool server) and 7 (no systemd) are skipped", async (t) => {
-  const { code, report, stderr } = await runGates(gateway.url, ['--browser-url', `${pages.origin}/form.html`]);
+  const { code, report, stderr } = await runGates(gateway.url, ['--browser-url', `${backends.pages.origin}/form.html`]);
   for (const g of report.gates) t.diagnostic(`gate ${g.id} ${g.status}: ${g.name}: ${g.reason}`);
   const shown = `${JSON.stringify(report.gates, null, 2)}\n${stderr}\n${gateway.stderr().slice(-4000)}`;
   const byId = new Map(report.gates.map((g) => [g.id, g]));
@@ -122,5 +99,5 @@ test("the gates against the real Hermes: 1-6 pass but 2b (no video_analyze in He
   assert.equal(report.ok, true);
   assert.equal(code, 0);
   assert.deepEqual(trap.attempts, [], 'Hermes tried no outbound request');
-  assert.deepEqual(honcho.conclusions('hermes').filter((c) => c.content.includes('hermes-mcp gate check')), [], 'the gate deleted its conclusion');
+  assert.deepEqual(backends.honcho.conclusions('hermes').filter((c) => c.content.includes('hermes-mcp gate check')), [], 'the gate deleted its conclusion');
 });

@@ -1,11 +1,68 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../shared/package-root.js';
+import { startFixturePages, type FixturePages } from '../fixtures/camofox/pages.js';
+import { startHonchoStandin, type HonchoStandin } from '../fixtures/honcho-standin.js';
+import { startStandin, type Standin } from '../helpers/camofox.js';
 import { listeningPort } from '../helpers/gateway.js';
+import { TTSC_GRAPH_BIN, TTSC_GRAPH_BINARY, typescriptProject } from '../helpers/graph.js';
+import { honchoJson, SEED } from '../helpers/memory.js';
+import type { TempDirs } from '../helpers/temp.js';
 import { within } from '../helpers/wait.js';
 
 // The gates run as an operator runs them: a real gateway bin (dist/supervisor/main.js) on an
 // ephemeral loopback port, and scripts/gates as its own process against that URL.
+
+/**
+ * The backends every gate run needs that Hermes cannot provide: Honcho (a hosted memory service;
+ * in-process stand-in, seeded), Camofox (a separate browser server; the stand-in drives real
+ * Chromium) with its fixture pages, @ttsc/graph as the graph upstream and the real language servers
+ * from node_modules/.bin over a trusted root holding a TypeScript project.
+ */
+export interface GateBackends {
+  honcho: HonchoStandin;
+  camofox: Standin;
+  pages: FixturePages;
+  /** The trusted root (HERMES_MCP_ROOTS and HERMES_MCP_LSP_TRUSTED_ROOTS). */
+  root: string;
+  /** Writes `home`/honcho.json for the Honcho stand-in (Hermes has no writer for it: its honcho plugin reads the file). */
+  configureHoncho(home: string): void;
+  /** The gateway bin's settings for these backends, every component required. */
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+export async function startGateBackends(dirs: TempDirs): Promise<GateBackends> {
+  const honcho = await startHonchoStandin();
+  honcho.seed(SEED);
+  const pages = await startFixturePages();
+  const camofox = await startStandin();
+  const root = realpathSync(dirs.make('hmcp-gates-root-'));
+  typescriptProject(join(root, 'greeter'));
+  return {
+    honcho,
+    camofox,
+    pages,
+    root,
+    configureHoncho: (home) => writeFileSync(join(home, 'honcho.json'), JSON.stringify(honchoJson(honcho.url))),
+    env: {
+      PATH: `${join(packageRoot(), 'node_modules', '.bin')}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+      HERMES_MCP_ROOTS: root,
+      HERMES_MCP_LSP_TRUSTED_ROOTS: root,
+      HERMES_MCP_OPTIONAL_COMPONENTS: '',
+      HERMES_MCP_GRAPH_COMMAND: `${process.execPath} ${TTSC_GRAPH_BIN}`,
+      HERMES_MCP_GRAPH_TOOL: 'inspect_typescript_graph',
+      TTSC_GRAPH_BINARY,
+      CAMOFOX_URL: `http://127.0.0.1:${camofox.port}`,
+    },
+    async close() {
+      await camofox.stop();
+      await pages.close();
+      await honcho.close();
+    },
+  };
+}
 
 export interface GatewayProcess {
   child: ChildProcess;

@@ -4,7 +4,12 @@ import { join } from 'node:path';
 
 // Throwaway directories for one test file: `make` creates one under the temp directory,
 // `removeAll` (called from the file's after hook) deletes every one it made.
-export function tempDirs(): { make(prefix: string): string; removeAll(): void } {
+export interface TempDirs {
+  make(prefix: string): string;
+  removeAll(): void;
+}
+
+export function tempDirs(): TempDirs {
   const made: string[] = [];
   return {
     make(prefix) {
