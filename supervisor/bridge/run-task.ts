@@ -189,7 +189,7 @@ export interface HistoryMessage {
 
 /**
  * The conversation state an async task carries into POST /v1/runs: the session's user and
- * assistant text, in order, the newest `max` messages (from a user message on). Hermes'
+ * assistant text, in order, the newest `max` messages. Hermes'
  * _handle_runs keeps only `role` and `str(content)` of each conversation_history entry, so what it
  * cannot carry is left out rather than sent mangled: tool results (no tool_call_id: Hermes'
  * repair_message_sequence would drop them as strays), an assistant message's tool_calls (its
@@ -203,8 +203,9 @@ export function runHistory(messages: readonly SessionMessage[], max: number): { 
     const content = textOf(m.content).trim();
     if (content) all.push({ role: m.role, content });
   }
-  let start = Math.max(0, all.length - max);
-  while (start < all.length && all[start]!.role !== 'user') start++;
+  // No cut to a user turn: a session Hermes' compression continued starts with the summary, often
+  // an assistant message, and a chat completion replays it as it is.
+  const start = Math.max(0, all.length - max);
   return { history: all.slice(start), omitted: start };
 }
 

@@ -139,20 +139,20 @@ describe('async tasks in a bridge session see its conversation state (real Herme
     );
   });
 
-  test('past bridgeSessionHistoryMaxMessages the run gets the newest messages from a user turn on, and the result says how many were left out', async () => {
+  test('past bridgeSessionHistoryMaxMessages the run gets the newest messages, and the result says how many were left out', async () => {
     await task(smallClient, 'lm-1', 'lm', 'sync', 'First', 'one');
     await task(smallClient, 'lm-2', 'lm', 'sync', 'Second', 'two');
     await task(smallClient, 'lm-3', 'lm', 'async', 'Third', 'three');
     const shown = conversation(turnOf('lm-3'), {});
-    // Newest 3 of [u1, a1, u2, a2] are [a1, u2, a2]; a history starts with a user turn.
+    // The newest 3 of [u1, a1, u2, a2].
     assert.deepEqual(
       shown.map((m) => `${m.role}:${m.role === 'user' ? /Task id: (\S+)/.exec(m.text)?.[1] : m.text}`),
-      ['user:lm-2', 'assistant:two', 'user:lm-3'],
+      ['assistant:one', 'user:lm-2', 'assistant:two', 'user:lm-3'],
     );
     const details = JSON.parse(readFileSync(join(fx.tasksDir, 'lm-3', 'run.json'), 'utf8')) as Record<string, unknown>;
     assert.equal(details.session_id, `gb-sess-${AGENT}-lm`);
     const result = JSON.parse(readFileSync(join(fx.tasksDir, 'lm-3', 'result.json'), 'utf8')).details as Record<string, unknown>;
-    assert.deepEqual(result.session_history, { messages: 2, omitted: 2 });
+    assert.deepEqual(result.session_history, { messages: 3, omitted: 1 });
   });
 
   test('Hermes tried nothing past loopback', () => {
