@@ -83,6 +83,7 @@ const LimitsSchema = v.object({
   bridgeSyncTimeoutSeconds: PositiveInt,
   bridgeRequestTimeoutSeconds: PositiveInt,
   bridgeProbeTimeoutSeconds: PositiveInt,
+  bridgeSessionHistoryMaxMessages: PositiveInt,
   graphMaxSessions: PositiveInt,
   graphCallTimeoutSeconds: PositiveInt,
   graphStartupTimeoutSeconds: PositiveInt,

@@ -30,6 +30,15 @@ export interface ChatReply {
   sessionId?: string;
 }
 
+/** One stored message as Hermes' session API shows it (api_server.py _message_response). */
+export interface SessionMessage {
+  role?: unknown;
+  content?: unknown;
+  tool_calls?: unknown;
+  tool_call_id?: unknown;
+  [key: string]: unknown;
+}
+
 interface Answer {
   status: number;
   body: unknown;
@@ -107,6 +116,21 @@ export class HermesApi {
       throw new GatewayError(ErrorCode.UPSTREAM_FAILED, `Hermes ended session ${sessionId} by compression but names no session continuing it`);
     }
     return resolved;
+  }
+
+  /**
+   * GET /api/sessions/{id}/messages: the stored transcript of the session Hermes would resume under
+   * `sessionId` (SessionDB.resolve_resume_session_id follows a compression chain to its tip, named in
+   * `session_id`), its active rows in insertion order. Undefined when Hermes knows no such session
+   * (404: the bridge session's first turn).
+   */
+  async sessionMessages(sessionId: string, signal: AbortSignal): Promise<{ sessionId: string; messages: SessionMessage[] } | undefined> {
+    const m = await this.request('GET', `/api/sessions/${encodeURIComponent(sessionId)}/messages`, signal);
+    if (m.status === 404) return undefined;
+    if (m.status !== 200) throw upstreamError('session messages', m);
+    const body = m.body as { session_id?: unknown; data?: unknown } | null;
+    if (typeof body?.session_id !== 'string' || !Array.isArray(body.data)) throw new GatewayError(ErrorCode.UPSTREAM_FAILED, `the Hermes API answered session ${sessionId}'s messages without session_id and data`);
+    return { sessionId: body.session_id, messages: body.data as SessionMessage[] };
   }
 
   /**

@@ -25,6 +25,7 @@ function resultOf(service: BridgeService, record: RunRecord, status: string, out
     ...(follow.rotatedTo ? { session_rotated_from: record.session_id } : {}),
     // Asked again on the next hermes_status: until then the bridge session still sends the old id.
     ...(follow.error ? { session_follow_pending: true, session_follow_error: follow.error } : {}),
+    ...(record.session_history ? { session_history: record.session_history } : {}),
     run_id: record.run_id,
     created_at: record.created_at,
     finished_at: new Date().toISOString(),

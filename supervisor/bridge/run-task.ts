@@ -2,14 +2,18 @@ import { createHash } from 'node:crypto';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { withKeyedLocks } from '../../shared/keyed-lock.js';
 import { profileOf } from './base-url.js';
+import type { SessionMessage } from './hermes-api.js';
 import { resultFromReply } from './reply.js';
 import { readContract, resolveAgent, withDeadline, type BridgeService } from './service.js';
-import { newTaskId, type TaskResult } from './tasks.js';
+import { newTaskId, type RunRecord, type TaskResult } from './tasks.js';
 
 // hermes_task: hand one whole task to a Hermes agent.
 //   sync  -> POST /v1/chat/completions (X-Hermes-Session-Id), wait, persist result.json
 //   async -> POST /v1/runs (session_id, Idempotency-Key: <id>), write run.json at once, answer accepted;
-//            a repeat of the id is the recorded run (the same task) or duplicate_id (another task)
+//            a repeat of the id is the recorded run (the same task) or duplicate_id (another task).
+//            In a bridge session the run also carries the session's stored turns as
+//            conversation_history (GET /api/sessions/{id}/messages): Hermes' chat completion loads
+//            them from its state.db for the session id, its /v1/runs does not (runHistory).
 // The agent is resolved (unknown_agent / agent_unavailable) and the id checked against the agent
 // that already owns it (duplicate_id) before anything is sent upstream. Calls in one session run
 // one at a time (Hermes appends each turn to the session's transcript; two at once would interleave).
@@ -103,7 +107,7 @@ export async function runTask(service: BridgeService, args: TaskArgs, signal: Ab
     const text = prompt(args, id, dir);
     // The Hermes session this bridge session continues now (itself until Hermes first rotates it).
     const hermesSession = service.store.hermesSessionOf(sessionId);
-    const details = { agent: agent.name, mode: args.mode, session_id: hermesSession };
+    const details: Record<string, unknown> = { agent: agent.name, mode: args.mode, session_id: hermesSession };
     if (args.mode === 'sync') {
       const timed = withDeadline(signal, service.limits.bridgeSyncTimeoutSeconds, `agent ${agent.name}`);
       const messages = [...(contract ? [{ role: 'system', content: contract }] : []), { role: 'user', content: text }];
@@ -136,10 +140,32 @@ export async function runTask(service: BridgeService, args: TaskArgs, signal: Ab
       runId = recorded.run_id;
       createdAt = recorded.created_at;
     } else {
+      // Hermes' /v1/runs loads no session history itself (its _handle_runs builds the history only
+      // from the body), so a task in a bridge session sends the session's stored turns along.
+      let runSession = hermesSession;
+      let history: HistoryMessage[] = [];
+      let sessionHistory: RunRecord['session_history'];
+      if (args.session) {
+        const loaded = await api.sessionMessages(hermesSession, withDeadline(signal, service.limits.bridgeRequestTimeoutSeconds, `agent ${agent.name}`));
+        if (loaded) {
+          // A rotation not followed yet (an async run that compressed, its status not polled since):
+          // Hermes resolved the id to the session continuing it, so the run goes there too.
+          const rotatedTo = service.store.followRotation(sessionId, hermesSession, loaded.sessionId, id);
+          if (rotatedTo) {
+            runSession = rotatedTo;
+            details.session_id = rotatedTo;
+            details.session_rotated_from = hermesSession;
+          }
+          const shaped = runHistory(loaded.messages, service.limits.bridgeSessionHistoryMaxMessages);
+          history = shaped.history;
+          sessionHistory = { messages: history.length, omitted: shaped.omitted };
+          details.session_history = sessionHistory;
+        }
+      }
       const timed = withDeadline(signal, service.limits.bridgeRequestTimeoutSeconds, `agent ${agent.name}`);
-      runId = await api.createRun({ input: text, session_id: hermesSession, ...(contract ? { instructions: contract } : {}) }, id, timed);
+      runId = await api.createRun({ input: text, session_id: runSession, ...(history.length ? { conversation_history: history } : {}), ...(contract ? { instructions: contract } : {}) }, id, timed);
       createdAt = new Date().toISOString();
-      service.store.writeRun({ run_id: runId, session_id: hermesSession, bridge_session_id: sessionId, task_id: id, agent: agent.name, agent_base_url: agent.baseUrl, created_at: createdAt, task_sha256: fingerprint });
+      service.store.writeRun({ run_id: runId, session_id: runSession, bridge_session_id: sessionId, task_id: id, agent: agent.name, agent_base_url: agent.baseUrl, created_at: createdAt, task_sha256: fingerprint, ...(sessionHistory ? { session_history: sessionHistory } : {}) });
     }
     const existing = service.store.readResult(id);
     const accepted: TaskResult = {
@@ -154,6 +180,42 @@ export async function runTask(service: BridgeService, args: TaskArgs, signal: Ab
     if (!(existing && existing.details?.run_id === runId && existing.status !== 'accepted')) service.store.writeResult(accepted);
     return { ...publicResult(accepted), run_id: runId };
   });
+}
+
+export interface HistoryMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+/**
+ * The conversation state an async task carries into POST /v1/runs: the session's user and
+ * assistant text, in order, the newest `max` messages. Hermes'
+ * _handle_runs keeps only `role` and `str(content)` of each conversation_history entry, so what it
+ * cannot carry is left out rather than sent mangled: tool results (no tool_call_id: Hermes'
+ * repair_message_sequence would drop them as strays), an assistant message's tool_calls (its
+ * text, if any, stays), and messages with no text. Content is trimmed as Hermes'
+ * get_messages_as_conversation trims it for a chat completion; multi-part content keeps its text parts.
+ */
+export function runHistory(messages: readonly SessionMessage[], max: number): { history: HistoryMessage[]; omitted: number } {
+  const all: HistoryMessage[] = [];
+  for (const m of messages) {
+    if (m.role !== 'user' && m.role !== 'assistant') continue;
+    const content = textOf(m.content).trim();
+    if (content) all.push({ role: m.role, content });
+  }
+  // No cut to a user turn: a session Hermes' compression continued starts with the summary, often
+  // an assistant message, and a chat completion replays it as it is.
+  const start = Math.max(0, all.length - max);
+  return { history: all.slice(start), omitted: start };
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((part: unknown) => (part && typeof part === 'object' && (part as { type?: unknown }).type === 'text' && typeof (part as { text?: unknown }).text === 'string' ? (part as { text: string }).text : ''))
+    .filter((t) => t !== '')
+    .join('\n');
 }
 
 /** What makes two hermes_task calls under one id the same task (the agent is checked separately). */

@@ -34,6 +34,8 @@ export interface RunRecord {
   bridge_session_id?: string;
   /** sha256 of the task as submitted (taskFingerprint): a repeat with another task under the id is refused. */
   task_sha256?: string;
+  /** The session history sent with the run (conversation_history): messages sent, older ones left out. */
+  session_history?: { messages: number; omitted: number };
 }
 
 /**

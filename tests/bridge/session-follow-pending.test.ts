@@ -10,7 +10,7 @@ import { waitFor } from '../helpers/wait.js';
 
 // When hermes_status settles an async run but cannot learn where Hermes continued its session
 // (the session API fails), the result says so (session_follow_pending) and the next hermes_status
-// asks again. Stand-in (Hermes API): real Hermes cannot be made to answer 503
+// asks again; an async task, which reads the session's messages to send them along, is refused. Stand-in (Hermes API): real Hermes cannot be made to answer 503
 // session_db_unavailable on demand; session-rotation-async.test.ts follows a real rotation.
 
 const TIP = '20261202_182000_c0ffee';
@@ -20,16 +20,20 @@ describe('an async run whose session cannot be followed at once', () => {
   let fx: BridgeFixture;
   let gw: TestGateway;
   let client: Client;
-  let sessionDbUp = false;
+  // 'new': Hermes knows no session yet (404, as for a bridge session's first task); 'down': the
+  // session database fails; 'up': the session ended by compression and continues in TIP.
+  let sessionDb: 'new' | 'down' | 'up' = 'new';
   before(async () => {
     fx = await makeBridgeFixture(temp.make('hmcp-follow-pending-'), {
       standin: {
         sessionApi: (id, messages) =>
-          !sessionDbUp
-            ? { status: 503, body: { error: { message: 'Session database unavailable', code: 'session_db_unavailable' } } }
-            : messages
-              ? { status: 200, body: { object: 'list', session_id: TIP, data: [] } }
-              : { status: 200, body: { object: 'hermes.session', session: { id, end_reason: 'compression' } } },
+          sessionDb === 'new'
+            ? { status: 404, body: { error: { message: `Session not found: ${id}`, type: 'invalid_request_error', code: 'session_not_found' } } }
+            : sessionDb === 'down'
+              ? { status: 503, body: { error: { message: 'Session database unavailable', code: 'session_db_unavailable' } } }
+              : messages
+                ? { status: 200, body: { object: 'list', session_id: TIP, data: [] } }
+                : { status: 200, body: { object: 'hermes.session', session: { id, end_reason: 'compression' } } },
       },
     });
     gw = await startTestGateway({ env: fx.env });
@@ -45,6 +49,7 @@ describe('an async run whose session cannot be followed at once', () => {
   test('the result is written, marked session_follow_pending; a later hermes_status follows and records the move', async () => {
     const accepted = await viaBridge(client, 'hermes_task', { task: 'work', mode: 'async', id: 'pend-1', session: 'p' });
     const runId = accepted.data.run_id as string;
+    sessionDb = 'down';
     const base = JSON.parse(readFileSync(join(fx.tasksDir, 'pend-1', 'run.json'), 'utf8')).session_id as string;
     const first = await waitFor(async () => {
       const s = await viaBridge(client, 'hermes_status', { run_id: runId });
@@ -57,7 +62,7 @@ describe('an async run whose session cannot be followed at once', () => {
     assert.match(String(pending.session_follow_error), /503/);
     assert.equal(existsSync(join(fx.tasksDir, '.sessions', `${base}.json`)), false);
 
-    sessionDbUp = true;
+    sessionDb = 'up';
     const second = await viaBridge(client, 'hermes_status', { run_id: runId });
     assert.equal(second.data.result_updated, true);
     assert.equal(second.data.session_id, TIP);
@@ -72,5 +77,15 @@ describe('an async run whose session cannot be followed at once', () => {
     assert.equal(third.data.session_id, TIP);
     const next = await viaBridge(client, 'hermes_task', { task: 'next', mode: 'async', id: 'pend-2', session: 'p' });
     assert.equal(JSON.parse(readFileSync(join(fx.tasksDir, 'pend-2', 'run.json'), 'utf8')).session_id, TIP, JSON.stringify(next.data));
+  });
+
+  test('an async task whose session history cannot be read is refused before any run is sent (UPSTREAM_FAILED)', async () => {
+    sessionDb = 'down';
+    const runs = fx.standin.runs.size;
+    const r = await viaBridge(client, 'hermes_task', { task: 'more', mode: 'async', id: 'pend-3', session: 'p' });
+    assert.equal(r.data.error, 'UPSTREAM_FAILED', JSON.stringify(r.data));
+    assert.match(String(r.data.message), /session messages failed with HTTP 503/);
+    assert.equal(fx.standin.runs.size, runs);
+    assert.equal(existsSync(join(fx.tasksDir, 'pend-3', 'run.json')), false);
   });
 });

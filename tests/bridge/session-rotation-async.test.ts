@@ -62,8 +62,8 @@ describe('a bridge session across a Hermes session rotation inside an async run'
     const first = await viaBridge(client, 'hermes_task', { task: 'Remember the number 7', mode: 'sync', id: 'bg-1', session: 'bg' });
     assert.equal(first.data.status, 'completed', JSON.stringify(first.data));
 
-    // Hermes' /v1/runs starts from no history (the session's earlier turns are not loaded), and its
-    // compressor keeps at least 3 tail messages: two tool calls make a run long enough to compress.
+    // The run carries the session's first turn (the bridge sends it as conversation_history), and
+    // Hermes' compressor keeps at least 3 tail messages: two tool calls make the run compress.
     const readContract = { name: 'read_file', arguments: { path: fx.contractFile } };
     model.push(
       { when: (r) => agentTurnFor('bg-2')(r) && lastRole(r) === 'user', toolCalls: [readContract] },
