@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { messageText, startScriptedModel, type ModelRequest, type ScriptedModel } from '../fixtures/scripted-model.js';
-import { agentTurnFor, makeBridgeDeployment, modelMessages, startRealHermesApi, type BridgeDeployment, type RealHermesApi } from '../helpers/bridge.js';
+import { agentTurnFor, hermesGet, lastRole, makeBridgeDeployment, modelMessages, startRealHermesApi, type BridgeDeployment, type RealHermesApi } from '../helpers/bridge.js';
 import { connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
 import { tempDirs } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
@@ -45,9 +45,7 @@ describe('async tasks in a bridge session see its conversation state (real Herme
     return sent[0]!;
   };
   const stored = async (session: string): Promise<Array<{ role: string; content: unknown; id?: unknown }>> => {
-    const r = await fetch(`${hermes.url}/api/sessions/${session}/messages`, { headers: { authorization: `Bearer ${hermes.key}` } });
-    assert.equal(r.status, 200, `Hermes session ${session}`);
-    return ((await r.json()) as { data: Array<{ role: string; content: unknown; id?: unknown }> }).data;
+    return (await hermesGet(hermes, `/api/sessions/${session}/messages`)).data as Array<{ role: string; content: unknown; id?: unknown }>;
   };
   const task = async (c: Client, id: string, session: string, mode: 'sync' | 'async', text: string, answer: string): Promise<void> => {
     model.push({ when: agentTurnFor(id), text: answer });
@@ -117,7 +115,6 @@ describe('async tasks in a bridge session see its conversation state (real Herme
   });
 
   test('an earlier turn with tool calls: the async run gets its user and assistant text, not the tool traffic Hermes cannot carry on /v1/runs', async () => {
-    const lastRole = (r: ModelRequest): string | undefined => modelMessages(r).at(-1)?.role;
     model.push(
       { when: (r) => agentTurnFor('tc-1')(r) && lastRole(r) === 'user', toolCalls: [{ name: 'read_file', arguments: { path: fx.contractFile } }] },
       { when: (r) => agentTurnFor('tc-1')(r) && lastRole(r) === 'tool', text: 'The contract is read.' },

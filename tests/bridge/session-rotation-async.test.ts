@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import { messageText, startScriptedModel, type ModelRequest, type ScriptedModel } from '../fixtures/scripted-model.js';
-import { agentTurnFor, makeBridgeDeployment, modelMessages, startRealHermesApi, type BridgeDeployment, type RealHermesApi } from '../helpers/bridge.js';
+import { messageText, startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
+import { agentTurnFor, compressingRun, hermesSession, isSummaryRequest, makeBridgeDeployment, modelMessages, ROTATING_COMPRESSION, startRealHermesApi, type BridgeDeployment, type RealHermesApi } from '../helpers/bridge.js';
 import { connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
 import { tempDirs } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
@@ -19,8 +19,6 @@ import { waitFor } from '../helpers/wait.js';
 const SUMMARY = 'SUMMARY-MARK-5e0a: the earlier task was answered.';
 const BASE = 'gb-sess-hermes-bg';
 
-const isSummaryRequest = (r: ModelRequest): boolean => !Array.isArray(r.body?.tools) && JSON.stringify(r.body?.messages ?? '').includes('summarization agent');
-const lastRole = (r: ModelRequest): string | undefined => modelMessages(r).at(-1)?.role;
 
 describe('a bridge session across a Hermes session rotation inside an async run', () => {
   const temp = tempDirs();
@@ -29,11 +27,7 @@ describe('a bridge session across a Hermes session rotation inside an async run'
   let fx: BridgeDeployment;
   let gw: TestGateway;
   let client: Client;
-  const session = async (id: string) => {
-    const r = await fetch(`${hermes.url}/api/sessions/${id}`, { headers: { authorization: `Bearer ${hermes.key}` } });
-    assert.equal(r.status, 200, `Hermes session ${id}`);
-    return ((await r.json()) as { session: Record<string, unknown> }).session ?? {};
-  };
+  const session = (id: string) => hermesSession(hermes, id);
   const settled = (runId: string) =>
     waitFor(async () => {
       const s = await viaBridge(client, 'hermes_status', { run_id: runId });
@@ -43,7 +37,7 @@ describe('a bridge session across a Hermes session rotation inside an async run'
   before(async () => {
     const dir = temp.make('hmcp-bridge-rotation-async-');
     model = await startScriptedModel({ fallback: { text: 'OK' } });
-    hermes = await startRealHermesApi(dir, { model, config: { compression: { in_place: false, protect_first_n: 0, protect_last_n: 1 } } });
+    hermes = await startRealHermesApi(dir, { model, config: ROTATING_COMPRESSION });
     fx = makeBridgeDeployment(dir, { hermesEnvFile: hermes.envFile });
     gw = await startTestGateway({ env: fx.env, limits: { bridgeSyncTimeoutSeconds: 120 } });
     client = await connect(gw.mcpUrl, 'modern');
@@ -64,13 +58,7 @@ describe('a bridge session across a Hermes session rotation inside an async run'
 
     // The run carries the session's first turn (the bridge sends it as conversation_history), and
     // Hermes' compressor keeps at least 3 tail messages: two tool calls make the run compress.
-    const readContract = { name: 'read_file', arguments: { path: fx.contractFile } };
-    model.push(
-      { when: (r) => agentTurnFor('bg-2')(r) && lastRole(r) === 'user', toolCalls: [readContract] },
-      { when: (r) => agentTurnFor('bg-2')(r) && lastRole(r) === 'tool', toolCalls: [readContract], usage: { prompt_tokens: 125_000, completion_tokens: 5 } },
-      { when: isSummaryRequest, text: SUMMARY },
-      { when: (r) => Array.isArray(r.body?.tools) && lastRole(r) === 'tool', text: 'second answer' },
-    );
+    model.push(...compressingRun('bg-2', fx.contractFile, SUMMARY, 'second answer'));
     const accepted = await viaBridge(client, 'hermes_task', { task: 'Read the contract', mode: 'async', id: 'bg-2', session: 'bg' });
     assert.equal(accepted.data.status, 'accepted', JSON.stringify(accepted.data));
     const runId = accepted.data.run_id as string;

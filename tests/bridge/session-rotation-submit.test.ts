@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import { messageText, startScriptedModel, type ModelRequest, type ScriptedModel } from '../fixtures/scripted-model.js';
-import { agentTurnFor, makeBridgeDeployment, modelMessages, startRealHermesApi, type BridgeDeployment, type RealHermesApi } from '../helpers/bridge.js';
+import { messageText, startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
+import { agentTurnFor, compressingRun, hermesGet, isSummaryRequest, makeBridgeDeployment, modelMessages, ROTATING_COMPRESSION, startRealHermesApi, type BridgeDeployment, type RealHermesApi } from '../helpers/bridge.js';
 import { connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
 import { tempDirs } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
@@ -19,8 +19,6 @@ import { waitFor } from '../helpers/wait.js';
 const SUMMARY = 'SUMMARY-MARK-91c4: the earlier tasks were answered.';
 const BASE = 'gb-sess-hermes-sub';
 
-const isSummaryRequest = (r: ModelRequest): boolean => !Array.isArray(r.body?.tools) && JSON.stringify(r.body?.messages ?? '').includes('summarization agent');
-const lastRole = (r: ModelRequest): string | undefined => modelMessages(r).at(-1)?.role;
 
 describe('an async task submitted before the bridge followed a rotation', () => {
   const temp = tempDirs();
@@ -29,16 +27,12 @@ describe('an async task submitted before the bridge followed a rotation', () => 
   let fx: BridgeDeployment;
   let gw: TestGateway;
   let client: Client;
-  const hermesGet = async (path: string): Promise<Record<string, unknown>> => {
-    const r = await fetch(`${hermes.url}${path}`, { headers: { authorization: `Bearer ${hermes.key}` } });
-    assert.equal(r.status, 200, path);
-    return (await r.json()) as Record<string, unknown>;
-  };
+  const get = (path: string) => hermesGet(hermes, path);
 
   before(async () => {
     const dir = temp.make('hmcp-bridge-rotation-submit-');
     model = await startScriptedModel({ fallback: { text: 'OK' } });
-    hermes = await startRealHermesApi(dir, { model, config: { compression: { in_place: false, protect_first_n: 0, protect_last_n: 1 } } });
+    hermes = await startRealHermesApi(dir, { model, config: ROTATING_COMPRESSION });
     fx = makeBridgeDeployment(dir, { hermesEnvFile: hermes.envFile });
     gw = await startTestGateway({ env: fx.env, limits: { bridgeSyncTimeoutSeconds: 120 } });
     client = await connect(gw.mcpUrl, 'modern');
@@ -56,20 +50,14 @@ describe('an async task submitted before the bridge followed a rotation', () => 
     const first = await viaBridge(client, 'hermes_task', { task: 'Remember the number 7', mode: 'sync', id: 'sub-1', session: 'sub' });
     assert.equal(first.data.status, 'completed', JSON.stringify(first.data));
 
-    const readContract = { name: 'read_file', arguments: { path: fx.contractFile } };
-    model.push(
-      { when: (r) => agentTurnFor('sub-2')(r) && lastRole(r) === 'user', toolCalls: [readContract] },
-      { when: (r) => agentTurnFor('sub-2')(r) && lastRole(r) === 'tool', toolCalls: [readContract], usage: { prompt_tokens: 125_000, completion_tokens: 5 } },
-      { when: isSummaryRequest, text: SUMMARY },
-      { when: (r) => Array.isArray(r.body?.tools) && lastRole(r) === 'tool', text: 'second answer' },
-    );
+    model.push(...compressingRun('sub-2', fx.contractFile, SUMMARY, 'second answer'));
     const accepted = await viaBridge(client, 'hermes_task', { task: 'Read the contract', mode: 'async', id: 'sub-2', session: 'sub' });
     assert.equal(accepted.data.status, 'accepted', JSON.stringify(accepted.data));
     const runId = accepted.data.run_id as string;
     // Settled as Hermes sees it, without hermes_status (which would follow the rotation itself).
-    await waitFor(async () => ((await hermesGet(`/v1/runs/${runId}`)).status === 'completed' ? true : undefined), 90_000, 'the run to complete');
+    await waitFor(async () => ((await get(`/v1/runs/${runId}`)).status === 'completed' ? true : undefined), 90_000, 'the run to complete');
     assert.equal(model.chatRequests().filter(isSummaryRequest).length, 1, 'Hermes compressed once');
-    assert.equal(((await hermesGet(`/api/sessions/${BASE}`)).session as Record<string, unknown>).end_reason, 'compression');
+    assert.equal(((await get(`/api/sessions/${BASE}`)).session as Record<string, unknown>).end_reason, 'compression');
 
     model.push({ when: agentTurnFor('sub-3'), text: 'third answer' });
     const third = await viaBridge(client, 'hermes_task', { task: 'What was the number?', mode: 'async', id: 'sub-3', session: 'sub' });
@@ -77,7 +65,7 @@ describe('an async task submitted before the bridge followed a rotation', () => 
     const run = JSON.parse(readFileSync(join(fx.tasksDir, 'sub-3', 'run.json'), 'utf8')) as Record<string, unknown>;
     const rotated = String(run.session_id);
     assert.notEqual(rotated, BASE);
-    assert.equal(((await hermesGet(`/api/sessions/${rotated}`)).session as Record<string, unknown>).parent_session_id, BASE);
+    assert.equal(((await get(`/api/sessions/${rotated}`)).session as Record<string, unknown>).parent_session_id, BASE);
     const details = JSON.parse(readFileSync(join(fx.tasksDir, 'sub-3', 'result.json'), 'utf8')).details as Record<string, unknown>;
     assert.equal(details.session_id, rotated);
     assert.equal(details.session_rotated_from, BASE);
@@ -96,7 +84,7 @@ describe('an async task submitted before the bridge followed a rotation', () => 
     assert.ok(messages.some((m) => m.role !== 'system' && messageText(m.content).includes('SUMMARY-MARK-91c4')), JSON.stringify(messages).slice(0, 2000));
     assert.ok(!messages.some((m) => m.role === 'user' && messageText(m.content).includes('Task id: sub-1\n')), 'the compressed-away turn is not replayed');
     // The new turn went to the continuing session, once.
-    const rows = (await hermesGet(`/api/sessions/${rotated}/messages`)).data as Array<{ role: string; content: unknown }>;
+    const rows = (await get(`/api/sessions/${rotated}/messages`)).data as Array<{ role: string; content: unknown }>;
     assert.equal(rows.filter((m) => m.role === 'user' && String(m.content).includes('Task id: sub-3\n')).length, 1);
     assert.equal(rows.filter((m) => m.role === 'assistant' && m.content === 'third answer').length, 1);
 

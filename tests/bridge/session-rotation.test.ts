@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import { messageText, startScriptedModel, type ModelRequest, type ScriptedModel } from '../fixtures/scripted-model.js';
-import { agentTurnFor, makeBridgeDeployment, modelMessages, startRealHermesApi, type BridgeDeployment, type RealHermesApi } from '../helpers/bridge.js';
+import { messageText, startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
+import { agentTurnFor, hermesSession, isSummaryRequest, lastRole, makeBridgeDeployment, modelMessages, ROTATING_COMPRESSION, startRealHermesApi, type BridgeDeployment, type RealHermesApi } from '../helpers/bridge.js';
 import { connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
 import { tempDirs } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
@@ -20,8 +20,6 @@ import { waitFor } from '../helpers/wait.js';
 const SUMMARY = 'SUMMARY-MARK-91c2: the earlier task was answered.';
 const BASE = 'gb-sess-hermes-long';
 
-const isSummaryRequest = (r: ModelRequest): boolean => !Array.isArray(r.body?.tools) && JSON.stringify(r.body?.messages ?? '').includes('summarization agent');
-const lastRole = (r: ModelRequest): string | undefined => modelMessages(r).at(-1)?.role;
 
 describe('a bridge session across a Hermes session rotation', () => {
   const temp = tempDirs();
@@ -38,11 +36,7 @@ describe('a bridge session across a Hermes session rotation', () => {
     await client?.close();
     await gw?.close();
   };
-  const session = async (id: string) => {
-    const r = await fetch(`${hermes.url}/api/sessions/${id}`, { headers: { authorization: `Bearer ${hermes.key}` } });
-    assert.equal(r.status, 200, `Hermes session ${id}`);
-    return ((await r.json()) as { session: Record<string, unknown> }).session ?? {};
-  };
+  const session = (id: string) => hermesSession(hermes, id);
   // Hermes resolves a session's messages along its compression chain (resolve_resume_session_id):
   // asked for the ended session, it answers the continuation's.
   const transcript = async (id: string) => (await fetch(`${hermes.url}/api/sessions/${id}/messages`, { headers: { authorization: `Bearer ${hermes.key}` } })).json() as Promise<{ session_id: string; data: Array<{ content?: string }> }>;
@@ -50,8 +44,7 @@ describe('a bridge session across a Hermes session rotation', () => {
   before(async () => {
     const dir = temp.make('hmcp-bridge-rotation-');
     model = await startScriptedModel({ fallback: { text: 'OK' } });
-    // protect_first_n 0 / protect_last_n 1: the short transcript has something to compress.
-    hermes = await startRealHermesApi(dir, { model, config: { compression: { in_place: false, protect_first_n: 0, protect_last_n: 1 } } });
+    hermes = await startRealHermesApi(dir, { model, config: ROTATING_COMPRESSION });
     fx = makeBridgeDeployment(dir, { hermesEnvFile: hermes.envFile });
     await openBridgeGateway();
   });

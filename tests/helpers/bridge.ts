@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { startHermesApiStandin, type HermesApiStandin, type StandinOptions } from '../fixtures/hermes-api-standin.js';
-import { messageText, type ModelRequest, type ScriptedModel } from '../fixtures/scripted-model.js';
+import { messageText, type ModelRequest, type ScriptedModel, type ScriptedTurn } from '../fixtures/scripted-model.js';
 import { makeFakeSystemctl } from './fake-systemctl.js';
 import { hermes, makeHermesHome, runDriver, startEgressTrap } from './hermes.js';
 import { freePort } from './nginx.js';
@@ -215,5 +215,46 @@ export const modelMessages = (r: ModelRequest): ModelMessage[] => (r.body?.messa
 export const lastUserText = (r: ModelRequest): string => messageText(modelMessages(r).filter((m) => m.role === 'user').at(-1)?.content);
 /** Its system prompt (Hermes' own, with the task's contract appended). */
 export const systemText = (r: ModelRequest): string => modelMessages(r).filter((m) => m.role === 'system').map((m) => messageText(m.content)).join('\n');
+
+/** The role of the request's last message: what the agent turn answers (a user task, a tool result). */
+export const lastRole = (r: ModelRequest): string | undefined => modelMessages(r).at(-1)?.role;
+
+/** Hermes' compressor asking for a summary (its summarization prompt, no tools), not an agent turn. */
+export const isSummaryRequest = (r: ModelRequest): boolean => !Array.isArray(r.body?.tools) && JSON.stringify(r.body?.messages ?? '').includes('summarization agent');
+
+/**
+ * config.yaml for a Hermes that rotates its session when it compresses (in_place false: the old
+ * session ends with end_reason compression and a child continues it) and that finds something to
+ * compress in a short test transcript (protect_first_n 0, protect_last_n 1).
+ */
+export const ROTATING_COMPRESSION = { compression: { in_place: false, protect_first_n: 0, protect_last_n: 1 } };
+
+/**
+ * The scripted turns of task `taskId` making Hermes compress mid-run: two read_file calls of
+ * `path` (its compressor keeps at least 3 tail messages, so one call leaves nothing to compress),
+ * the second reporting a 125,000-token prompt (over the threshold of context_length 131,072);
+ * Hermes' summary request answered `summary`; the turn after the compression answered `answer`.
+ */
+export function compressingRun(taskId: string, path: string, summary: string, answer: string): ScriptedTurn[] {
+  const read = { name: 'read_file', arguments: { path } };
+  return [
+    { when: (r) => agentTurnFor(taskId)(r) && lastRole(r) === 'user', toolCalls: [read] },
+    { when: (r) => agentTurnFor(taskId)(r) && lastRole(r) === 'tool', toolCalls: [read], usage: { prompt_tokens: 125_000, completion_tokens: 5 } },
+    { when: isSummaryRequest, text: summary },
+    { when: (r) => Array.isArray(r.body?.tools) && lastRole(r) === 'tool', text: answer },
+  ];
+}
+
+/** GET `path` of Hermes' API server with its key; the JSON body (asserting 200). */
+export async function hermesGet(hermes: RealHermesApi, path: string): Promise<Record<string, unknown>> {
+  const r = await fetch(`${hermes.url}${path}`, { headers: { authorization: `Bearer ${hermes.key}` } });
+  if (r.status !== 200) throw new Error(`Hermes API GET ${path}: HTTP ${r.status} ${await r.text()}`);
+  return (await r.json()) as Record<string, unknown>;
+}
+
+/** A session's row as Hermes' session API answers it (GET /api/sessions/{id}: exactly that session, no chain followed). */
+export async function hermesSession(hermes: RealHermesApi, id: string): Promise<Record<string, unknown>> {
+  return ((await hermesGet(hermes, `/api/sessions/${id}`)).session as Record<string, unknown> | undefined) ?? {};
+}
 /** Hermes' agent turn (it sends its tools) for bridge task `id`: the last user message is that task's prompt. */
 export const agentTurnFor = (id: string) => (r: ModelRequest): boolean => Array.isArray(r.body?.tools) && lastUserText(r).includes(`Task id: ${id}\n`);
