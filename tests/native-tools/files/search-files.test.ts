@@ -10,6 +10,24 @@ import { Cases, call, ctx, expectCode, outcome, type Case } from './fixture.js';
 const cases = new Cases();
 after(() => cases.cleanup());
 
+/** One content match of search_files (Hermes' {path, line, content}). */
+interface Match {
+  path: string;
+  line: number;
+  content: string;
+}
+
+/** The `matches` of a search_files result, checked to be an array of {path, line, content}. */
+function matchesOf(structured: Record<string, unknown> | undefined): Match[] {
+  const matches = structured?.matches;
+  assert.ok(Array.isArray(matches), 'the result has a matches array');
+  for (const m of matches as unknown[]) {
+    const { path, line, content } = (m ?? {}) as Record<string, unknown>;
+    assert.ok(typeof path === 'string' && typeof line === 'number' && typeof content === 'string', `not a {path, line, content} match: ${JSON.stringify(m)}`);
+  }
+  return matches as Match[];
+}
+
 function project(): Case {
   const c = cases.make();
   c.file('src/app.ts', 'import x from "y";\nconst answer = 42;\nexport default answer;\n');
@@ -58,7 +76,7 @@ describe('search_files: content', () => {
     c.file('f.txt', 'l1\nl2\nHIT3\nl4\nHIT5\nl6\nl7\nl8\n');
     const r = await call(c.search, { pattern: 'HIT', context: 1 });
     assert.deepEqual(
-      r.matches.map((m: any) => `${m.line}:${m.content}`),
+      matchesOf(r).map((m) => `${m.line}:${m.content}`),
       ['2:l2', '3:HIT3', '4:l4', '5:HIT5', '6:l6'],
     );
   });
@@ -75,16 +93,17 @@ describe('search_files: content', () => {
     const c = cases.make();
     c.file('many.txt', Array.from({ length: 10 }, (_, i) => `item ${i + 1}`).join('\n') + '\n');
     const o = await outcome(c.search, { pattern: 'item', offset: 2, limit: 3 });
-    const r = o.structured as Record<string, any>;
-    assert.deepEqual(r.matches.map((m: any) => m.line), [3, 4, 5]);
+    const r = o.structured;
+    assert.ok(r);
+    assert.deepEqual(matchesOf(r).map((m) => m.line), [3, 4, 5]);
     assert.equal(r.truncated, true);
     assert.equal(r.total_count_is_lower_bound, true);
     assert.deepEqual(o.content, [
       { type: 'text', text: '[Hint: Results truncated. Use offset=5 to see more, or narrow with a more specific pattern or file_glob.]' },
     ]);
     const last = await outcome(c.search, { pattern: 'item', offset: 8, limit: 3 });
-    assert.deepEqual((last.structured as any).matches.map((m: any) => m.line), [9, 10]);
-    assert.equal((last.structured as any).truncated, false);
+    assert.deepEqual(matchesOf(last.structured).map((m) => m.line), [9, 10]);
+    assert.equal(last.structured?.truncated, false);
     assert.equal(last.content, undefined);
   });
 
@@ -104,7 +123,7 @@ describe('search_files: content', () => {
     const c = cases.make();
     c.file('m.txt', 'a\nfoo\nbar\nz\n');
     const r = await call(c.search, { pattern: 'foo\\nbar' });
-    assert.deepEqual(r.matches.map((m: any) => m.line), [2, 3]);
+    assert.deepEqual(matchesOf(r).map((m) => m.line), [2, 3]);
     assert.match(r.warning, /multiline/);
   });
 
@@ -126,7 +145,7 @@ describe('search_files: content', () => {
     c.file('~/auth.json', '{"token": "abc"}\n');
     c.file('~/notes.md', 'token rotation notes\n');
     const r = await call(c.search, { pattern: 'token', path: c.home });
-    assert.deepEqual(r.matches.map((m: any) => m.path), [join(c.home, 'notes.md')]);
+    assert.deepEqual(matchesOf(r).map((m) => m.path), [join(c.home, 'notes.md')]);
     assert.match(r._omitted, /^1 result\(s\) omitted because they target credential/);
   });
 
