@@ -61,12 +61,47 @@ function skill(name: string | null, description: string | null, body = 'Body tex
   return lines.join('\n');
 }
 
-async function list(f: Fixture, args: Record<string, unknown> = {}): Promise<Record<string, any>> {
-  return (await f.list.handler(args, ctx)).structured as Record<string, any>;
+/** The parts of Hermes' skills_list result these tests read; assertions check the values. */
+interface ListedSkill {
+  name: string;
+  description: string;
+  category: string | null;
+}
+interface SkillsListResult {
+  success: boolean;
+  skills: ListedSkill[];
+  categories: string[];
+  count: number;
+  message: string;
+  warning: string;
+  truncated?: boolean;
 }
 
-async function view(f: Fixture, args: Record<string, unknown>): Promise<Record<string, any>> {
-  return (await f.view.handler(args, ctx)).structured as Record<string, any>;
+/** The parts of Hermes' skill_view result these tests read; assertions check the values. */
+interface SkillViewResult {
+  success: boolean;
+  name: string;
+  description: string;
+  content: string;
+  path: string;
+  skill_dir: string;
+  tags: string[];
+  related_skills: string[];
+  linked_files: Record<string, string[]> | null;
+  usage_hint: unknown;
+  readiness_status: string;
+  required_environment_variables: Array<{ name: string }>;
+  missing_required_environment_variables: string[];
+  setup_needed: boolean;
+  setup_help: string;
+}
+
+async function list(f: Fixture, args: Record<string, unknown> = {}): Promise<SkillsListResult> {
+  return (await f.list.handler(args, ctx)).structured as unknown as SkillsListResult;
+}
+
+async function view(f: Fixture, args: Record<string, unknown>): Promise<SkillViewResult> {
+  return (await f.view.handler(args, ctx)).structured as unknown as SkillViewResult;
 }
 
 /**
@@ -130,7 +165,7 @@ describe('skills_list', () => {
     });
     const r = await list(f);
     assert.deepEqual(
-      r.skills.map((s: any) => `${s.category ?? ''}/${s.name}`),
+      r.skills.map((s) => `${s.category ?? ''}/${s.name}`),
       ['/alpha', '/zeta', 'ai/eval', 'ai/train', 'web/crawl'],
     );
     assert.deepEqual(r.categories, ['ai', 'web']);
@@ -157,6 +192,7 @@ describe('skills_list', () => {
   test('long descriptions are cut to 1024 characters with "..." and names to 64', async () => {
     const f = fixture({ 'long/SKILL.md': skill('n'.repeat(80), 'd'.repeat(2000)) });
     const [s] = (await list(f)).skills;
+    assert.ok(s);
     assert.equal(s.name, 'n'.repeat(64));
     assert.equal(s.description.length, 1024);
     assert.ok(s.description.endsWith('d...'));
@@ -168,7 +204,7 @@ describe('skills_list', () => {
       'gone/SKILL.md': skill('gone', 'g'),
       '~/config.yaml': 'model: x\nskills:\n  disabled: [gone]\n',
     });
-    assert.deepEqual((await list(f)).skills.map((s: any) => s.name), ['keep']);
+    assert.deepEqual((await list(f)).skills.map((s) => s.name), ['keep']);
   });
 
   test('a broken config.yaml is ignored for skills.disabled', async () => {
@@ -177,7 +213,7 @@ describe('skills_list', () => {
       'gone/SKILL.md': skill('gone', 'g'),
       '~/config.yaml': 'skills:\n  disabled: [gone\n  : : :\n\t- broken',
     });
-    assert.deepEqual((await list(f)).skills.map((s: any) => s.name), ['gone', 'keep']);
+    assert.deepEqual((await list(f)).skills.map((s) => s.name), ['gone', 'keep']);
   });
 
   test('excluded directories and skill support directories are not scanned', async () => {
@@ -190,7 +226,7 @@ describe('skills_list', () => {
       // `scripts` as a category name (not inside a skill root) stays discoverable.
       'scripts/tool/SKILL.md': skill('tool', 't'),
     });
-    assert.deepEqual((await list(f)).skills.map((s: any) => s.name), ['real', 'tool']);
+    assert.deepEqual((await list(f)).skills.map((s) => s.name), ['real', 'tool']);
   });
 
   test('a missing skills directory is reported, not created', async () => {
@@ -207,6 +243,7 @@ describe('skills_list', () => {
     // The closing fence lies beyond the read budget, so no frontmatter is seen: the dir name wins.
     const f = fixture({ 'dirname/SKILL.md': `---\nname: fm-name\ndescription: "${'x'.repeat(200)}"\n---\nBody line.\n` }, { skillListReadChars: 100 });
     const [s] = (await list(f)).skills;
+    assert.ok(s);
     assert.equal(s.name, 'dirname');
   });
 
@@ -225,7 +262,7 @@ describe('skills_list', () => {
     fs.symlinkSync(join(f.home, 'outside', 'escaped'), join(f.skills, 'escaped'));
     fs.symlinkSync(join(f.skills, 'inside'), join(f.skills, 'alias-inside'));
     const r = await list(f);
-    assert.deepEqual(r.skills.map((s: any) => s.name), ['inside']);
+    assert.deepEqual(r.skills.map((s) => s.name), ['inside']);
     await expectCode(view(f, { name: 'escaped' }), ErrorCode.SKILL_NOT_FOUND);
   });
 
@@ -235,7 +272,7 @@ describe('skills_list', () => {
     const f = fixture({ 'inside/SKILL.md': skill('inside', 'i') }, { skillsMaxFiles: 50 });
     fs.symlinkSync(f.skills, join(f.skills, 'inside', 'loop'));
     const r = await list(f);
-    assert.deepEqual(r.skills.map((s: any) => s.name), ['inside']);
+    assert.deepEqual(r.skills.map((s) => s.name), ['inside']);
     assert.equal(r.truncated, undefined);
   });
 
@@ -413,7 +450,7 @@ describe('skill_view', () => {
       { inheritedEnvironment: { [present]: '1' } },
     );
     const r = await view(f, { name: 'envy' });
-    assert.deepEqual(r.required_environment_variables.map((e: any) => e.name), [present, absent, 'OPTIONAL_ONE']);
+    assert.deepEqual(r.required_environment_variables.map((e) => e.name), [present, absent, 'OPTIONAL_ONE']);
     assert.deepEqual(r.missing_required_environment_variables, [absent]);
     assert.equal(r.setup_needed, true);
     assert.equal(r.readiness_status, 'setup_needed');

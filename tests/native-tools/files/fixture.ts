@@ -79,10 +79,16 @@ export class Cases {
   }
 }
 
-export async function call(tool: ToolDefinition, args: Record<string, unknown>, c: CallContext = ctx): Promise<Record<string, any>> {
+export async function call(tool: ToolDefinition, args: Record<string, unknown>, c: CallContext = ctx): Promise<Record<string, unknown>> {
   const outcome = await tool.handler(args, c);
   assert.ok(outcome.structured, 'handler returned structured content');
-  return outcome.structured as Record<string, any>;
+  return outcome.structured as Record<string, unknown>;
+}
+
+/** A result field the test reads as text, checked to be a string. */
+export function text(value: unknown): string {
+  assert.equal(typeof value, 'string', `expected a string, got ${JSON.stringify(value)}`);
+  return value as string;
 }
 
 export async function outcome(tool: ToolDefinition, args: Record<string, unknown>, c: CallContext = ctx): Promise<ToolOutcome> {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { after, describe, test } from 'node:test';
 import { ErrorCode } from '../../../shared/errors.js';
-import { Cases, call, ctx, expectCode } from './fixture.js';
+import { Cases, call, ctx, expectCode, text } from './fixture.js';
 
 const cases = new Cases();
 after(() => cases.cleanup());
@@ -84,7 +84,7 @@ describe('patch (replace mode)', () => {
     const r = await call(c.patch, { path: 'a.txt', old_string: 'result = 0', new_string: 'result = compute_total(items)' });
     assert.equal(r.success, true);
     assert.equal(r.no_change, true);
-    assert.match(r.note, /already applied/);
+    assert.match(text(r.note), /already applied/);
     assert.equal(fs.statSync(c.p('a.txt')).mtimeMs, before);
   });
 

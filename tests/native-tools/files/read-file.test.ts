@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { after, describe, test } from 'node:test';
 import { ErrorCode } from '../../../shared/errors.js';
-import { Cases, call, ctx, expectCode } from './fixture.js';
+import { Cases, call, ctx, expectCode, text } from './fixture.js';
 
 const cases = new Cases();
 after(() => cases.cleanup());
@@ -36,8 +36,8 @@ describe('read_file: content and pagination', () => {
     const c = cases.make();
     c.file('a.txt', lines(600));
     const r = await call(c.read, { path: 'a.txt' });
-    assert.equal(r.content.split('\n').length, 500);
-    assert.ok(r.content.endsWith('500|line 500'));
+    assert.equal(text(r.content).split('\n').length, 500);
+    assert.ok(text(r.content).endsWith('500|line 500'));
     assert.equal(r.truncated, true);
   });
 
@@ -45,7 +45,7 @@ describe('read_file: content and pagination', () => {
     const c = cases.make();
     c.file('a.txt', lines(2500, () => 'x'));
     const r = await call(c.read, { path: 'a.txt', limit: 5000 });
-    assert.equal(r.content.split('\n').length, 2000);
+    assert.equal(text(r.content).split('\n').length, 2000);
     assert.equal(r.hint, 'Use offset=2001 to continue reading (showing 1-2000 of 2500 lines)');
   });
 
@@ -82,7 +82,7 @@ describe('read_file: content and pagination', () => {
     c.file('a.txt', lines(3));
     const r = await call(c.read, { path: 'a.txt', offset: 9 });
     assert.equal(r.content, '');
-    assert.match(r.hint, /offset 9 is beyond the end of the file \(3 lines total\)/);
+    assert.match(text(r.hint), /offset 9 is beyond the end of the file \(3 lines total\)/);
   });
 
   test('an empty file is reported as empty', async () => {
@@ -106,8 +106,8 @@ describe('read_file: content and pagination', () => {
     const key = 'sk-' + 'A1b2C3d4E5f6G7h8I9j0K1l2';
     c.file('cfg.py', `client = make("${key}")\n`);
     const r = await call(c.read, { path: 'cfg.py' });
-    assert.ok(!r.content.includes(key));
-    assert.match(r.content, /^1\|client = make\(/);
+    assert.ok(!text(r.content).includes(key));
+    assert.match(text(r.content), /^1\|client = make\(/);
   });
 });
 

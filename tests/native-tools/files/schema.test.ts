@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { compileArgumentValidator } from '../../../supervisor/catalog/validate.js';
+import type { ToolDefinition } from '../../../supervisor/tool-types.js';
 import { Cases } from './fixture.js';
 
 const cases = new Cases();
@@ -10,6 +11,25 @@ after(() => cases.cleanup());
 function tools() {
   const c = cases.make();
   return { read: c.read, write: c.write, patch: c.patch, search: c.search };
+}
+
+/** The keywords of a property schema these tests read. */
+interface PropertySchema {
+  default?: unknown;
+  minimum?: unknown;
+  maximum?: unknown;
+  enum?: unknown;
+}
+
+/** The named properties of a tool's input schema, each checked to be present and a schema object. */
+function propertiesOf<K extends string>(tool: ToolDefinition, ...names: K[]): Record<K, PropertySchema> {
+  const props = tool.inputSchema.properties;
+  assert.ok(props !== null && typeof props === 'object', `${tool.name} has properties`);
+  for (const name of names) {
+    const prop = (props as Record<string, unknown>)[name];
+    assert.ok(prop !== null && typeof prop === 'object', `${tool.name} has a ${name} property`);
+  }
+  return props as Record<K, PropertySchema>;
 }
 
 function rejects(validate: (a: unknown) => unknown, args: unknown): void {
@@ -44,7 +64,7 @@ describe('file tool definitions', () => {
 
   test('read_file schema: offset ≥ 1 (default 1), limit 1..2000 (default 500)', () => {
     const { read } = tools();
-    const props = read.inputSchema.properties as Record<string, any>;
+    const props = propertiesOf(read, 'offset', 'limit');
     assert.deepEqual([props.offset.default, props.offset.minimum], [1, 1]);
     assert.deepEqual([props.limit.default, props.limit.minimum, props.limit.maximum], [500, 1, 2000]);
     const validate = compileArgumentValidator(read);
@@ -65,7 +85,7 @@ describe('file tool definitions', () => {
   test('patch schema: mode is optional (default replace) and is replace|patch', () => {
     const { patch } = tools();
     assert.equal(patch.inputSchema.required, undefined);
-    assert.equal((patch.inputSchema.properties as any).mode.default, 'replace');
+    assert.equal(propertiesOf(patch, 'mode').mode.default, 'replace');
     const validate = compileArgumentValidator(patch);
     validate({ mode: 'replace' });
     validate({ mode: 'patch', patch: '*** Begin Patch' });
@@ -75,7 +95,7 @@ describe('file tool definitions', () => {
 
   test('search_files schema: target content|files, output modes, pagination defaults', () => {
     const { search } = tools();
-    const props = search.inputSchema.properties as Record<string, any>;
+    const props = propertiesOf(search, 'target', 'output_mode', 'limit', 'offset', 'context', 'path');
     assert.deepEqual(props.target.enum, ['content', 'files']);
     assert.deepEqual(props.output_mode.enum, ['content', 'files_only', 'count']);
     assert.deepEqual([props.limit.default, props.offset.default, props.context.default, props.path.default], [50, 0, 0, '.']);

@@ -5,10 +5,28 @@ import { after, describe, test } from 'node:test';
 import { ErrorCode } from '../../../shared/errors.js';
 import type { CallContext } from '../../../supervisor/tool-types.js';
 import { SEARCH_MAX_ENTRIES, SEARCH_MAX_FILE_BYTES } from '../../../supervisor/native-tools/files/search-files.js';
-import { Cases, call, ctx, expectCode, outcome, type Case } from './fixture.js';
+import { Cases, call, ctx, expectCode, outcome, type Case, text } from './fixture.js';
 
 const cases = new Cases();
 after(() => cases.cleanup());
+
+/** One content match of search_files (Hermes' {path, line, content}). */
+interface Match {
+  path: string;
+  line: number;
+  content: string;
+}
+
+/** The `matches` of a search_files result, checked to be an array of {path, line, content}. */
+function matchesOf(structured: Record<string, unknown> | undefined): Match[] {
+  const matches = structured?.matches;
+  assert.ok(Array.isArray(matches), 'the result has a matches array');
+  for (const m of matches as unknown[]) {
+    const { path, line, content } = (m ?? {}) as Record<string, unknown>;
+    assert.ok(typeof path === 'string' && typeof line === 'number' && typeof content === 'string', `not a {path, line, content} match: ${JSON.stringify(m)}`);
+  }
+  return matches as Match[];
+}
 
 function project(): Case {
   const c = cases.make();
@@ -35,7 +53,7 @@ describe('search_files: content', () => {
     const r = await call(c.search, { pattern: '42', path: 'src' });
     assert.deepEqual(r.matches, [{ path: 'src/app.ts', line: 2, content: 'const answer = 42;' }]);
     const abs = await call(c.search, { pattern: '42', path: c.p('src') });
-    assert.equal(abs.matches[0].path, join(c.proj, 'src/app.ts'));
+    assert.equal(matchesOf(abs)[0]?.path, join(c.proj, 'src/app.ts'));
   });
 
   test('output_mode files_only lists matching files', async () => {
@@ -58,7 +76,7 @@ describe('search_files: content', () => {
     c.file('f.txt', 'l1\nl2\nHIT3\nl4\nHIT5\nl6\nl7\nl8\n');
     const r = await call(c.search, { pattern: 'HIT', context: 1 });
     assert.deepEqual(
-      r.matches.map((m: any) => `${m.line}:${m.content}`),
+      matchesOf(r).map((m) => `${m.line}:${m.content}`),
       ['2:l2', '3:HIT3', '4:l4', '5:HIT5', '6:l6'],
     );
   });
@@ -75,16 +93,17 @@ describe('search_files: content', () => {
     const c = cases.make();
     c.file('many.txt', Array.from({ length: 10 }, (_, i) => `item ${i + 1}`).join('\n') + '\n');
     const o = await outcome(c.search, { pattern: 'item', offset: 2, limit: 3 });
-    const r = o.structured as Record<string, any>;
-    assert.deepEqual(r.matches.map((m: any) => m.line), [3, 4, 5]);
+    const r = o.structured;
+    assert.ok(r);
+    assert.deepEqual(matchesOf(r).map((m) => m.line), [3, 4, 5]);
     assert.equal(r.truncated, true);
     assert.equal(r.total_count_is_lower_bound, true);
     assert.deepEqual(o.content, [
       { type: 'text', text: '[Hint: Results truncated. Use offset=5 to see more, or narrow with a more specific pattern or file_glob.]' },
     ]);
     const last = await outcome(c.search, { pattern: 'item', offset: 8, limit: 3 });
-    assert.deepEqual((last.structured as any).matches.map((m: any) => m.line), [9, 10]);
-    assert.equal((last.structured as any).truncated, false);
+    assert.deepEqual(matchesOf(last.structured).map((m) => m.line), [9, 10]);
+    assert.equal(last.structured?.truncated, false);
     assert.equal(last.content, undefined);
   });
 
@@ -104,8 +123,8 @@ describe('search_files: content', () => {
     const c = cases.make();
     c.file('m.txt', 'a\nfoo\nbar\nz\n');
     const r = await call(c.search, { pattern: 'foo\\nbar' });
-    assert.deepEqual(r.matches.map((m: any) => m.line), [2, 3]);
-    assert.match(r.warning, /multiline/);
+    assert.deepEqual(matchesOf(r).map((m) => m.line), [2, 3]);
+    assert.match(text(r.warning), /multiline/);
   });
 
   test('hidden entries, node_modules, binary and oversized files are skipped', async () => {
@@ -118,7 +137,7 @@ describe('search_files: content', () => {
     c.file('huge.log', 'needle\n' + 'x'.repeat(SEARCH_MAX_FILE_BYTES));
     const r = await call(c.search, { pattern: 'needle', output_mode: 'files_only' });
     assert.deepEqual(r.files, ['./visible.txt']);
-    assert.match(r.warning, /1 file\(s\) larger than 2 MiB were not searched/);
+    assert.match(text(r.warning), /1 file\(s\) larger than 2 MiB were not searched/);
   });
 
   test('matches in credential files are dropped and counted in _omitted', async () => {
@@ -126,8 +145,8 @@ describe('search_files: content', () => {
     c.file('~/auth.json', '{"token": "abc"}\n');
     c.file('~/notes.md', 'token rotation notes\n');
     const r = await call(c.search, { pattern: 'token', path: c.home });
-    assert.deepEqual(r.matches.map((m: any) => m.path), [join(c.home, 'notes.md')]);
-    assert.match(r._omitted, /^1 result\(s\) omitted because they target credential/);
+    assert.deepEqual(matchesOf(r).map((m) => m.path), [join(c.home, 'notes.md')]);
+    assert.match(text(r._omitted), /^1 result\(s\) omitted because they target credential/);
   });
 
   test('a credential file as the search path is refused', async () => {
@@ -155,8 +174,8 @@ describe('search_files: content', () => {
     const key = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2';
     c.file('ci.yml', `token: ${key}\n`);
     const r = await call(c.search, { pattern: 'token' });
-    assert.equal(r.matches.length, 1);
-    assert.ok(!r.matches[0].content.includes(key));
+    assert.equal(matchesOf(r).length, 1);
+    assert.ok(!matchesOf(r)[0]!.content.includes(key));
   });
 });
 
@@ -179,7 +198,7 @@ describe('search_files: files', () => {
     c.file('myconfig.yaml', '');
     c.file('config.yaml.bak', '');
     const r = await call(c.search, { pattern: 'config.yaml', target: 'files' });
-    assert.deepEqual([...r.files].sort(), ['./deep/er/config.yaml', './myconfig.yaml']);
+    assert.deepEqual([...(r.files as unknown[])].sort(), ['./deep/er/config.yaml', './myconfig.yaml']);
   });
 
   test('a pattern with / matches the relative path', async () => {
@@ -204,7 +223,7 @@ describe('search_files: files', () => {
     const found = await call(c.search, { pattern: '*.md', target: 'find' });
     assert.deepEqual(found.files, ['./README.md']);
     const grep = await call(c.search, { pattern: '42', target: 'grep' });
-    assert.equal(grep.matches.length, 1);
+    assert.equal(matchesOf(grep).length, 1);
   });
 
   test(`the walk stops after ${SEARCH_MAX_ENTRIES} entries`, async () => {
@@ -215,6 +234,6 @@ describe('search_files: files', () => {
     const r = await call(c.search, { pattern: '*.none', target: 'files' });
     assert.equal(r.limit_reason, 'entry_limit');
     assert.equal(r.truncated, true);
-    assert.match(r.warning, /results are incomplete/);
+    assert.match(text(r.warning), /results are incomplete/);
   });
 });

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { after, describe, test } from 'node:test';
 import { ErrorCode } from '../../../shared/errors.js';
 import { parseV4aPatch } from '../../../supervisor/native-tools/files/v4a.js';
-import { Cases, call, ctx, expectCode } from './fixture.js';
+import { Cases, call, ctx, expectCode, text } from './fixture.js';
 
 const cases = new Cases();
 after(() => cases.cleanup());
@@ -57,7 +57,7 @@ describe('patch (V4A mode)', () => {
     c.file('app.py', 'def a():\n    return 1\n\ndef b():\n    return 1\n');
     const r = await call(c.patch, { mode: 'patch', patch: patch('*** Update File: app.py', '@@ def b(): @@', ' def b():', '-    return 1', '+    return 2') });
     assert.equal(c.text('app.py'), 'def a():\n    return 1\n\ndef b():\n    return 2\n');
-    assert.match(r.diff, /^--- a\/app\.py\n\+\+\+ b\/app\.py\n/);
+    assert.match(text(r.diff), /^--- a\/app\.py\n\+\+\+ b\/app\.py\n/);
     assert.deepEqual(r.files_modified, [c.p('app.py')]);
   });
 
@@ -81,7 +81,7 @@ describe('patch (V4A mode)', () => {
     const r = await call(c.patch, { mode: 'patch', patch: patch('*** Delete File: old.txt') });
     assert.equal(fs.existsSync(c.p('old.txt')), false);
     assert.deepEqual(r.files_deleted, [c.p('old.txt')]);
-    assert.match(r.diff, /^--- a\/old\.txt\n\+\+\+ \/dev\/null\n@@ -1(,1)? \+0,0 @@\n-bye\n/);
+    assert.match(text(r.diff), /^--- a\/old\.txt\n\+\+\+ \/dev\/null\n@@ -1(,1)? \+0,0 @@\n-bye\n/);
   });
 
   test('Move File renames, keeping bytes and mode', async () => {
@@ -92,7 +92,7 @@ describe('patch (V4A mode)', () => {
     assert.equal(fs.existsSync(src), false);
     assert.equal(fs.readFileSync(c.p('bin/b.sh'), 'utf8'), '\ufeffecho hi\r\n');
     assert.equal(fs.statSync(c.p('bin/b.sh')).mode & 0o777, 0o754);
-    assert.match(r.diff, /# Moved: a\.sh -> bin\/b\.sh/);
+    assert.match(text(r.diff), /# Moved: a\.sh -> bin\/b\.sh/);
     assert.deepEqual(r.files_modified, [c.p('a.sh'), c.p('bin/b.sh')]);
   });
 
