@@ -109,10 +109,8 @@ export class HermesApi {
     if (a.status === 404) return undefined;
     if (a.status !== 200) throw upstreamError('session lookup', a);
     if ((a.body as { session?: { end_reason?: unknown } } | null)?.session?.end_reason !== 'compression') return undefined;
-    const m = await this.request('GET', `${path}/messages`, signal);
-    if (m.status !== 200) throw upstreamError('session messages', m);
-    const resolved = (m.body as { session_id?: unknown } | null)?.session_id;
-    if (typeof resolved !== 'string' || resolved === sessionId) {
+    const resolved = (await this.sessionMessages(sessionId, signal))?.sessionId;
+    if (resolved === undefined || resolved === sessionId) {
       throw new GatewayError(ErrorCode.UPSTREAM_FAILED, `Hermes ended session ${sessionId} by compression but names no session continuing it`);
     }
     return resolved;

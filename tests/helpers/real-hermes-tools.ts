@@ -7,6 +7,8 @@ import { toolServerEnvironment } from '../../supervisor/hermes-tools/index.js';
 import { cmdline } from './procfs.js';
 import { join } from 'node:path';
 import { startFirecrawlStandin, type FirecrawlStandin } from '../fixtures/firecrawl-standin.js';
+import { startOpenAIImagesStandin, type OpenAIImagesStandin } from '../fixtures/openai-images-standin.js';
+import { startScriptedModel, type ScriptedModel, type ScriptedModelOptions } from '../fixtures/scripted-model.js';
 import type { Limits } from '../../shared/limits.js';
 import { startTestGateway, type TestGateway } from './gateway.js';
 import { hermes, makeHermesHome, startEgressTrap } from './hermes.js';
@@ -127,6 +129,38 @@ export async function startRealTools(dir: string, options: RealToolsOptions = {}
       await gw.close();
       await firecrawl.close();
       await trap.close();
+    },
+  };
+}
+
+/**
+ * Hermes' vision and image providers as local stand-ins, for a tool server that lists
+ * vision_analyze and image_generate: its auxiliary vision client at a scripted OpenAI-compatible
+ * model (auxiliary.vision.base_url, model scripted-vision, key sk-scripted-vision), its OpenAI image
+ * backend at an Images API stand-in answering `image` (image_gen.provider: openai; OPENAI_BASE_URL
+ * and OPENAI_API_KEY sk-images-standin in $HERMES_HOME/.env, which the gateway's environment
+ * carries to the tool server). `options` goes to startRealTools.
+ */
+export interface MediaProviders {
+  model: ScriptedModel;
+  images: OpenAIImagesStandin;
+  options: Pick<RealToolsOptions, 'config' | 'dotenv'>;
+  close(): Promise<void>;
+}
+
+export async function startMediaProviders(image: Buffer, modelOptions: ScriptedModelOptions = {}): Promise<MediaProviders> {
+  const model = await startScriptedModel(modelOptions);
+  const images = await startOpenAIImagesStandin(image);
+  return {
+    model,
+    images,
+    options: {
+      config: { auxiliary: { vision: { base_url: model.baseUrl, api_key: 'sk-scripted-vision', model: 'scripted-vision' } }, image_gen: { provider: 'openai' } },
+      dotenv: { OPENAI_API_KEY: 'sk-images-standin', OPENAI_BASE_URL: images.baseUrl },
+    },
+    async close() {
+      await model.close();
+      await images.close();
     },
   };
 }

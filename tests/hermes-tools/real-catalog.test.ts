@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import { startOpenAIImagesStandin, type OpenAIImagesStandin } from '../fixtures/openai-images-standin.js';
-import { startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
 import { loadToolPolicy } from '../../supervisor/catalog/policy.js';
 import { TOOL_SERVER_TOOLS } from '../../supervisor/hermes-tools/index.js';
 import { call, connect } from '../helpers/gateway.js';
 import { pngHeader, toolServerReadiness } from '../helpers/hermes-tools.js';
 import { hermes } from '../helpers/hermes.js';
-import { startRealTools, type RealTools } from '../helpers/real-hermes-tools.js';
+import { startMediaProviders, startRealTools, type MediaProviders, type RealTools } from '../helpers/real-hermes-tools.js';
 import { tempDirs } from '../helpers/temp.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -21,25 +19,19 @@ import { waitFor } from '../helpers/wait.js';
 
 const temp = tempDirs();
 let real: RealTools;
-let model: ScriptedModel;
-let images: OpenAIImagesStandin;
+let media: MediaProviders;
 let client: Client;
 
 before(async () => {
-  model = await startScriptedModel();
-  images = await startOpenAIImagesStandin(pngHeader(8, 8));
-  real = await startRealTools(temp.make('hmcp-real-catalog-'), {
-    config: { auxiliary: { vision: { base_url: model.baseUrl, api_key: 'sk-scripted-vision', model: 'scripted-model' } }, image_gen: { provider: 'openai' } },
-    dotenv: { OPENAI_API_KEY: 'sk-images-standin', OPENAI_BASE_URL: images.baseUrl },
-  });
+  media = await startMediaProviders(pngHeader(8, 8));
+  real = await startRealTools(temp.make('hmcp-real-catalog-'), media.options);
   client = await connect(real.gw.mcpUrl, 'modern');
 });
 
 after(async () => {
   await client?.close();
   await real?.close();
-  await model?.close();
-  await images?.close();
+  await media?.close();
   temp.removeAll();
 });
 

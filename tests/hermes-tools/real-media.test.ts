@@ -3,11 +3,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import { startOpenAIImagesStandin, type OpenAIImagesStandin } from '../fixtures/openai-images-standin.js';
-import { imageParts, messageText, startScriptedModel, type ScriptedModel } from '../fixtures/scripted-model.js';
+import { imageParts, messageText } from '../fixtures/scripted-model.js';
 import { connect, viaBridge } from '../helpers/gateway.js';
 import { pngHeader } from '../helpers/hermes-tools.js';
-import { startRealTools, type RealTools } from '../helpers/real-hermes-tools.js';
+import { startMediaProviders, startRealTools, type MediaProviders, type RealTools } from '../helpers/real-hermes-tools.js';
 import { tempDirs } from '../helpers/temp.js';
 
 // vision_analyze and image_generate on Hermes' real tool server, through Hermes' own clients at
@@ -19,25 +18,19 @@ import { tempDirs } from '../helpers/temp.js';
 const temp = tempDirs();
 const IMAGE = pngHeader(3, 2);
 let real: RealTools;
-let model: ScriptedModel;
-let images: OpenAIImagesStandin;
+let media: MediaProviders;
 let client: Client;
 
 before(async () => {
-  model = await startScriptedModel({ fallback: { text: 'A tiny three-by-two test picture.' } });
-  images = await startOpenAIImagesStandin(IMAGE);
-  real = await startRealTools(temp.make('hmcp-real-media-'), {
-    config: { auxiliary: { vision: { base_url: model.baseUrl, api_key: 'sk-scripted-vision', model: 'scripted-vision' } }, image_gen: { provider: 'openai' } },
-    dotenv: { OPENAI_API_KEY: 'sk-images-standin', OPENAI_BASE_URL: images.baseUrl },
-  });
+  media = await startMediaProviders(IMAGE, { fallback: { text: 'A tiny three-by-two test picture.' } });
+  real = await startRealTools(temp.make('hmcp-real-media-'), media.options);
   client = await connect(real.gw.mcpUrl, 'modern');
 });
 
 after(async () => {
   await client?.close();
   await real?.close();
-  await model?.close();
-  await images?.close();
+  await media?.close();
   temp.removeAll();
 });
 
@@ -47,7 +40,7 @@ test("vision_analyze: Hermes' auxiliary vision client asks the scripted model wi
   const r = await viaBridge(client, 'vision_analyze', { image_url: path, question: 'What is in it?' });
   assert.equal(r.data.success, true, JSON.stringify(r.data));
   assert.equal(r.data.analysis, 'A tiny three-by-two test picture.');
-  const asked = model.chatRequests().at(-1)!;
+  const asked = media.model.chatRequests().at(-1)!;
   assert.equal(asked.body?.model, 'scripted-vision');
   assert.equal(asked.headers.authorization, 'Bearer sk-scripted-vision');
   assert.ok(imageParts(asked).some((u) => u.startsWith('data:image/png;base64,')), 'the image went to the model');
@@ -55,7 +48,7 @@ test("vision_analyze: Hermes' auxiliary vision client asks the scripted model wi
 });
 
 test("vision_analyze with the model failing: Hermes' failure inside a normal result", async () => {
-  model.push({ status: 500, error: { error: { message: 'scripted outage', type: 'server_error' } } }, { status: 500 }, { status: 500 }, { status: 500 });
+  media.model.push({ status: 500, error: { error: { message: 'scripted outage', type: 'server_error' } } }, { status: 500 }, { status: 500 }, { status: 500 });
   const path = join(real.home, 'picture.png');
   const r = await viaBridge(client, 'vision_analyze', { image_url: path, question: 'Again?' });
   assert.equal(r.isError, false);
@@ -69,7 +62,7 @@ test("image_generate: Hermes' OpenAI backend asks the Images API stand-in and sa
   const saved = String(r.data.image);
   assert.ok(saved.startsWith(join(real.home, 'cache', 'images')), saved);
   assert.deepEqual(readFileSync(saved), IMAGE);
-  const request = images.requests.at(-1)!;
+  const request = media.images.requests.at(-1)!;
   assert.equal(request.path, '/v1/images/generations');
   assert.equal(request.authorization, 'Bearer sk-images-standin');
   assert.equal(request.body?.prompt, 'a small square');
