@@ -190,10 +190,19 @@ export class ExecuteCodePool {
     }
   }
 
-  /** A unit for one call: a pooled one when there is one for `cwd`, else a new one. */
-  private take(cwd: string): Promise<Unit> {
-    const i = this.pooled.findIndex((p) => p.cwd === cwd);
-    return i >= 0 ? this.pooled.splice(i, 1)[0]!.unit : this.createUnit(cwd);
+  /**
+   * A unit for one call: a pooled one when there is one for `cwd`, else a new one. A pooled unit
+   * already known dead is passed over: when a zygote dies, every unit it held is reported ended at
+   * once, but each leaves the pool only when its own exit has settled (its last frames read), and
+   * a call may come in between.
+   */
+  private async take(cwd: string): Promise<Unit> {
+    for (let i = this.pooled.findIndex((p) => p.cwd === cwd); i >= 0; i = this.pooled.findIndex((p) => p.cwd === cwd)) {
+      const unit = await this.pooled.splice(i, 1)[0]!.unit.catch(() => undefined);
+      if (unit?.worker.alive) return unit;
+      if (unit) void this.destroy(unit);
+    }
+    return this.createUnit(cwd);
   }
 
   private async acquireSlot(deadline: number, signal: AbortSignal): Promise<'ok' | 'timeout' | 'interrupted'> {

@@ -23,6 +23,7 @@ export interface ExecuteUnit {
   readonly exited: Promise<WorkerExit>;
   /** The unit's init as the gateway sees it (undefined until known). */
   readonly pid: number | undefined;
+  /** False once the unit is known to have ended, which can be before `exited` settles. */
   readonly alive: boolean;
   /** The script's stdin (the code goes in, then EOF), stdout and stderr. */
   readonly scriptIo: { stdin: Writable; stdout: Readable; stderr: Readable };

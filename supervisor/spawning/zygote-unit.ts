@@ -82,8 +82,9 @@ export class ZygoteUnit implements ExecuteUnit {
     return this.initPid;
   }
 
+  /** False from the moment its end is known (its zygote reaped it or died), before `exited` settles. */
   get alive(): boolean {
-    return this.exitInfo === undefined;
+    return !this.exitReported;
   }
 
   get scriptIo(): { stdin: Writable; stdout: PassThrough; stderr: PassThrough } {
