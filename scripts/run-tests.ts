@@ -3,6 +3,7 @@ import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { packageRoot } from '../shared/package-root.js';
+import { clearFidelityReport, fidelityTable } from './fidelity-report.js';
 import { ensureHermesVenv } from './hermes-venv.js';
 import { CHROMIUM, CURL, ensurePackage, NGINX } from './test-prerequisites.js';
 
@@ -48,5 +49,8 @@ try {
 // a file's pipe to the runner on Node 20 and 22, so the counts differed between Nodes; instead each
 // file ends on its own, and one that leaked a handle fails after a grace period (exit-watchdog.ts).
 const watchdog = pathToFileURL(join(testsDir, 'helpers', 'exit-watchdog.js')).href;
+clearFidelityReport();
 const r = spawnSync(process.execPath, ['--test', '--test-concurrency=3', `--import=${watchdog}`, ...files], { cwd: root, stdio: 'inherit' });
+// The fidelity suite's table (tests/fidelity), after the runner's own summary.
+process.stdout.write(fidelityTable());
 process.exit(r.status ?? 1);

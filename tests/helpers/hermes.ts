@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { ensureHermesVenv, REQUIREMENTS, type HermesVenv } from '../../scripts/hermes-venv.js';
 import { packageRoot } from '../../shared/package-root.js';
 
@@ -96,9 +96,9 @@ function driverAnswer<T>(stdout: string): T {
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as T;
 }
 
-/** The driver's interpreter and argv (tests/hermes/drivers/NAME in the Hermes venv). */
+/** The driver's interpreter and argv (tests/hermes/drivers/NAME, or NAME itself when absolute, in the Hermes venv). */
 function driverCommand(name: string): [string, string[]] {
-  return [hermes().python, [join(DRIVERS, name)]];
+  return [hermes().python, [resolve(DRIVERS, name)]];
 }
 
 /** Runs a driver (tests/hermes/drivers/NAME) in the Hermes venv with JSON on stdin; its stdout parsed as JSON. */

@@ -1,0 +1,55 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parse } from 'yaml';
+import { packageRoot } from '../shared/package-root.js';
+
+// The README's "Differences from Hermes" list, made from the fidelity suite's intended divergences
+// (tests/fidelity/divergences.yaml): `npm run docs:differences` rewrites the part between the two
+// markers, and tests/fidelity/divergences.test.ts fails when the README and the file disagree.
+
+export const DIVERGENCES_FILE = join(packageRoot(), 'tests', 'fidelity', 'divergences.yaml');
+export const START = '<!-- differences-from-hermes: made from tests/fidelity/divergences.yaml by `npm run docs:differences`; do not edit by hand -->';
+export const END = '<!-- /differences-from-hermes -->';
+
+export interface ListedDivergence {
+  id: string;
+  surface: string;
+  summary: string;
+  reason: string;
+  cases?: string[];
+  fields?: string[];
+}
+
+export function listedDivergences(text = readFileSync(DIVERGENCES_FILE, 'utf8')): ListedDivergence[] {
+  const list = (parse(text) ?? []) as ListedDivergence[];
+  if (!Array.isArray(list)) throw new Error('divergences.yaml is not a list');
+  const ids = new Set<string>();
+  for (const d of list) {
+    for (const k of ['id', 'surface', 'summary', 'reason'] as const) {
+      if (typeof d[k] !== 'string' || d[k].trim() === '') throw new Error(`divergences.yaml: an entry (${d.id ?? '?'}) has no ${k}`);
+    }
+    if (ids.has(d.id)) throw new Error(`divergences.yaml: ${d.id} twice`);
+    ids.add(d.id);
+  }
+  return list;
+}
+
+/** The generated lines between the markers: one bullet per divergence, grouped by surface in file order. */
+export function renderDifferences(list: ListedDivergence[]): string {
+  if (list.length === 0) return '_None: every compared case answers as Hermes does._';
+  return list.map((d) => `- \`${d.surface}\`: ${d.summary.trim()} Why: ${d.reason.trim()}`).join('\n');
+}
+
+/** `readme` with the part between the markers replaced by the rendered list (throws without the markers). */
+export function withDifferences(readme: string, list: ListedDivergence[]): string {
+  const start = readme.indexOf(START);
+  const end = readme.indexOf(END);
+  if (start < 0 || end < start) throw new Error('README.md has no "Differences from Hermes" markers');
+  return `${readme.slice(0, start + START.length)}\n${renderDifferences(list)}\n${readme.slice(end)}`;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const path = join(packageRoot(), 'README.md');
+  writeFileSync(path, withDifferences(readFileSync(path, 'utf8'), listedDivergences()));
+}

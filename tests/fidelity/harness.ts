@@ -1,0 +1,266 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { isDeepStrictEqual } from 'node:util';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { listedDivergences, type ListedDivergence } from '../../scripts/differences-from-hermes.js';
+import { FIDELITY_REPORT_DIR, type FidelityTally } from '../../scripts/fidelity-report.js';
+import { packageRoot } from '../../shared/package-root.js';
+import { hermesEnv, runDriver } from '../helpers/hermes.js';
+
+// The fidelity suite: the same case goes to Hermes' own function (a driver in drivers/, run in the
+// pinned Hermes venv) and to the gateway (over MCP, as a client calls it, and through
+// execute_code's hermes_tools where the surface exists there). Both answers are normalised the one
+// way written down here (normalise), compared field by field, and each case is judged:
+//
+// - equal:      no field differs;
+// - divergent:  every differing field is covered by an intended divergence (divergences.yaml) that
+//               applies to this case;
+// - different:  anything else. A different case fails its surface.
+//
+// A listed divergence that no case of its surface shows any more fails too (the list stays true),
+// and each surface has the minimum number of cases it promises (MIN_CASES). Every surface's tally
+// is written to FIDELITY_REPORT_DIR; the test runner prints them as one table after the run.
+
+export const FIDELITY_DIR = join(packageRoot(), 'tests', 'fidelity');
+
+/** The least number of cases each surface is compared on. */
+export const MIN_CASES: Readonly<Record<string, number>> = {
+  read_file: 60,
+  write_file: 20,
+  patch: 60,
+  search_files: 50,
+  terminal: 40,
+  process: 15,
+  command_guards: 300,
+  redaction: 200,
+  session_search: 30,
+  cronjob: 30,
+  skills: 25,
+  startup_context: 10,
+  hermes_tools: 10,
+  honcho_identity: 10,
+  honcho_tools: 15,
+  browser: 20,
+};
+
+/** One case of a surface, as its data file (cases/<surface>.yaml) gives it. */
+export interface FidelityCase {
+  id: string;
+  [field: string]: unknown;
+}
+
+/** The cases of `surface` (cases/<surface>.yaml: a list of mappings, each with a unique id). */
+export function loadCases<C extends FidelityCase = FidelityCase>(surface: string): C[] {
+  const cases = parse(readFileSync(join(FIDELITY_DIR, 'cases', `${surface}.yaml`), 'utf8')) as C[];
+  if (!Array.isArray(cases)) throw new Error(`cases/${surface}.yaml is not a list`);
+  const seen = new Set<string>();
+  for (const c of cases) {
+    if (typeof c.id !== 'string' || c.id === '') throw new Error(`cases/${surface}.yaml: a case without an id`);
+    if (seen.has(c.id)) throw new Error(`cases/${surface}.yaml: case id ${c.id} twice`);
+    seen.add(c.id);
+  }
+  return cases;
+}
+
+/** One intended difference from Hermes (divergences.yaml; its fields are described there). */
+export type Divergence = ListedDivergence;
+
+let listed: Divergence[] | undefined;
+/** Every intended divergence, from divergences.yaml. */
+export function divergences(): Divergence[] {
+  listed ??= listedDivergences();
+  return listed;
+}
+
+/** The dotted paths at which `a` and `b` differ (a field missing on one side counts as differing). */
+export function differingFields(a: unknown, b: unknown, path = ''): string[] {
+  if (isDeepStrictEqual(a, b)) return [];
+  const bothObjects = typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && Array.isArray(a) === Array.isArray(b);
+  if (!bothObjects) return [path || '.'];
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  const keys = [...new Set([...Object.keys(ra), ...Object.keys(rb)])].sort();
+  return keys.flatMap((k) => differingFields(ra[k], rb[k], path ? `${path}.${k}` : k));
+}
+
+function fieldMatches(pattern: string, field: string): boolean {
+  const p = pattern.split('.');
+  const f = field.split('.');
+  // A pattern covers the field itself and everything below it.
+  return p.length <= f.length && p.every((seg, i) => seg === '*' || seg === f[i]);
+}
+
+export interface Normalisation {
+  /** Literal strings replaced wherever they occur (longest first): paths of the case's directories. */
+  replace?: Record<string, string>;
+  /** Fields (any depth) whose value changes from run to run: replaced by `<volatile>` when present. */
+  volatile?: string[];
+}
+
+/** The one normalisation both answers go through before they are compared. */
+export function normalise(value: unknown, how: Normalisation): unknown {
+  const pairs = Object.entries(how.replace ?? {}).sort((x, y) => y[0].length - x[0].length);
+  const volatile = new Set(how.volatile ?? []);
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return pairs.reduce((s, [from, to]) => (from === '' ? s : s.split(from).join(to)), v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (typeof v === 'object' && v !== null) {
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) out[k] = volatile.has(k) ? '<volatile>' : walk(x);
+      return out;
+    }
+    return v;
+  };
+  return walk(value);
+}
+
+export type VerdictKind = 'equal' | 'divergent' | 'different';
+
+export interface Verdict {
+  case: string;
+  /** Which way the gateway was reached (mcp, hermes_tools, ...). */
+  via: string;
+  verdict: VerdictKind;
+  /** The fields that differ. */
+  fields: string[];
+  /** The divergences that cover them. */
+  divergences: string[];
+  gateway: unknown;
+  hermes: unknown;
+}
+
+/** One surface's comparisons, tallied for the report. */
+export class Surface {
+  readonly verdicts: Verdict[] = [];
+  private readonly listed: Divergence[];
+
+  constructor(readonly name: string) {
+    if (!(name in MIN_CASES)) throw new Error(`fidelity surface ${name} has no MIN_CASES entry`);
+    this.listed = divergences().filter((d) => d.surface === name);
+  }
+
+  /** Compares one case's two answers (already normalised) and records the verdict. */
+  judge(caseId: string, gateway: unknown, hermes: unknown, via = 'mcp'): Verdict {
+    const fields = differingFields(gateway, hermes);
+    const applying = this.listed.filter((d) => !d.cases || d.cases.includes(caseId));
+    const used = new Set<string>();
+    const uncovered = fields.filter((f) => {
+      const d = applying.find((x) => !x.fields || x.fields.some((p) => fieldMatches(p, f)));
+      if (d) used.add(d.id);
+      return !d;
+    });
+    const verdict: VerdictKind = fields.length === 0 ? 'equal' : uncovered.length === 0 ? 'divergent' : 'different';
+    const v: Verdict = { case: caseId, via, verdict, fields, divergences: [...used], gateway, hermes };
+    this.verdicts.push(v);
+    return v;
+  }
+
+  /** The case ids compared at least once. */
+  get caseIds(): Set<string> {
+    return new Set(this.verdicts.map((v) => v.case));
+  }
+
+  /** What is wrong with this surface's run: different cases, unseen divergences, too few cases. */
+  problems(): string[] {
+    const out: string[] = [];
+    for (const v of this.verdicts.filter((x) => x.verdict === 'different')) {
+      out.push(`${this.name}/${v.case} (${v.via}) differs in ${v.fields.join(', ')}:\n  gateway: ${JSON.stringify(v.gateway)}\n  hermes:  ${JSON.stringify(v.hermes)}`);
+    }
+    const seen = new Set(this.verdicts.flatMap((v) => v.divergences));
+    for (const d of this.listed) if (!seen.has(d.id)) out.push(`${this.name}: the listed divergence ${d.id} is not shown by any case (remove it or add the case)`);
+    const min = MIN_CASES[this.name]!;
+    if (this.caseIds.size < min) out.push(`${this.name}: ${this.caseIds.size} cases compared, at least ${min} promised`);
+    return out;
+  }
+
+  /** Writes this surface's tally for the end-of-run table. */
+  report(): void {
+    mkdirSync(FIDELITY_REPORT_DIR, { recursive: true });
+    const count = (k: VerdictKind) => new Set(this.verdicts.filter((v) => v.verdict === k).map((v) => `${v.case}\0${v.via}`)).size;
+    const tally: FidelityTally = { surface: this.name, cases: this.caseIds.size, comparisons: this.verdicts.length, equal: count('equal'), divergent: count('divergent'), different: count('different') };
+    writeFileSync(join(FIDELITY_REPORT_DIR, `${this.name}.json`), JSON.stringify(tally) + '\n');
+  }
+}
+
+/**
+ * Runs a fidelity driver (drivers/<name>) in the Hermes venv with HERMES_HOME `home`: `input` on
+ * stdin, its answer (the last stdout line) as JSON.
+ */
+export function runOracle<T>(name: string, input: unknown, home: string, env: Record<string, string> = {}, timeoutMs = 120_000): Promise<T> {
+  return runDriver<T>(join(FIDELITY_DIR, 'drivers', name), input, hermesEnv(home, { HOME: home, ...env }), timeoutMs);
+}
+
+/** Answers by case id: Hermes' (from a driver) or the gateway's (one way of reaching it). */
+export type Answers = Map<string, unknown>;
+
+/** A driver's list of {id, result | raised} as answers by case id (a raise answers `{ raised }`). */
+export function oracleAnswers(list: Array<{ id: string; result?: unknown; raised?: string }>): Answers {
+  return new Map(list.map((a) => [a.id, a.raised !== undefined ? { raised: a.raised } : a.result]));
+}
+
+/** Answers from a function called once per case, in order. */
+export async function oneByOne<C extends FidelityCase>(cases: C[], answer: (c: C) => Promise<unknown>): Promise<Answers> {
+  const out: Answers = new Map();
+  for (const c of cases) out.set(c.id, await answer(c));
+  return out;
+}
+
+export interface SurfaceSpec<C extends FidelityCase> {
+  surface: string;
+  cases: C[];
+  /** Everything the cases need (directories, a gateway), before any answer is asked for. */
+  setUp?: () => Promise<void>;
+  tearDown?: () => Promise<void>;
+  /** Hermes' answers, already normalised. */
+  hermes: (cases: C[]) => Promise<Answers>;
+  /** The gateway's answers, by way of reaching it (mcp, hermes_tools, ...), already normalised; a way may answer only some cases. */
+  gateway: Record<string, (cases: C[]) => Promise<Answers>>;
+}
+
+/**
+ * The node:test cases of one surface: answers are gathered once (before), each case's comparison
+ * is a test of its own, and a last test fails on a missing answer, an unused divergence or too few
+ * cases, and writes the surface's tally.
+ */
+export function compareSurface<C extends FidelityCase>(spec: SurfaceSpec<C>): void {
+  const surface = new Surface(spec.surface);
+  let hermesAnswers: Answers = new Map();
+  const gatewayAnswers = new Map<string, Answers>();
+  before(async () => {
+    await spec.setUp?.();
+    hermesAnswers = await spec.hermes(spec.cases);
+    for (const [via, answer] of Object.entries(spec.gateway)) gatewayAnswers.set(via, await answer(spec.cases));
+  });
+  after(async () => {
+    await spec.tearDown?.();
+  });
+  for (const c of spec.cases) {
+    test(`${spec.surface}: ${c.id}`, () => {
+      assert.ok(hermesAnswers.has(c.id), `Hermes gave no answer for ${c.id}`);
+      const verdicts = [...gatewayAnswers].filter(([, answers]) => answers.has(c.id)).map(([via, answers]) => surface.judge(c.id, answers.get(c.id), hermesAnswers.get(c.id), via));
+      assert.ok(verdicts.length > 0, `no way of reaching the gateway answered ${c.id}`);
+      const different = surface.problems().filter((p) => p.startsWith(`${spec.surface}/${c.id} (`));
+      assert.deepEqual(different, [], different.join('\n'));
+    });
+  }
+  test(`${spec.surface}: every listed divergence is shown, and at least ${MIN_CASES[spec.surface]} cases`, () => {
+    surface.report();
+    const problems = surface.problems().filter((p) => !p.startsWith(`${spec.surface}/`));
+    assert.deepEqual(problems, []);
+  });
+}
+
+/**
+ * A gateway error as Hermes words its errors, for comparison: the gateway answers
+ * `{ error: CODE, message, ...hints }` (its stable codes), Hermes `{ error: message, ...hints }`.
+ * The message then compares with Hermes' error text, and only `code` is the gateway's own
+ * (the `stable-error-codes` divergences). Anything else is returned as it is.
+ */
+export function errorAsHermes(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const { error, message, ...rest } = value as Record<string, unknown>;
+  if (typeof error !== 'string' || !/^[A-Z][A-Z0-9_]+$/.test(error) || typeof message !== 'string') return value;
+  return { ...rest, code: error, error: message };
+}
