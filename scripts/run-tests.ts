@@ -1,4 +1,6 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { constants as osConstants } from 'node:os';
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -50,7 +52,12 @@ try {
 // file ends on its own, and one that leaked a handle fails after a grace period (exit-watchdog.ts).
 const watchdog = pathToFileURL(join(testsDir, 'helpers', 'exit-watchdog.js')).href;
 clearFidelityReport();
-const r = spawnSync(process.execPath, ['--test', '--test-concurrency=3', `--import=${watchdog}`, ...files], { cwd: root, stdio: 'inherit' });
+// Spawned, not spawnSync: a SIGINT/SIGTERM sent to this script (npm test stopped by a signal to
+// its process) is passed on to the runner, which stops its test files; a synchronous spawn could not
+// handle the signal, and the runner went on alone under init.
+const runner = spawn(process.execPath, ['--test', '--test-concurrency=3', `--import=${watchdog}`, ...files], { cwd: root, stdio: 'inherit' });
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => runner.kill(signal));
+const [code, signal] = (await once(runner, 'exit')) as [number | null, NodeJS.Signals | null];
 // The fidelity suite's table (tests/fidelity), after the runner's own summary.
 process.stdout.write(fidelityTable());
-process.exit(r.status ?? 1);
+process.exit(code ?? (signal ? 128 + (osConstants.signals[signal] ?? 0) : 1));
