@@ -1,0 +1,21 @@
+"""Hermes' skills tools (tools/skills_tool.py skills_list, skill_view) on each case:
+{"tool": "skills_list" | "skill_view", "args": {...}}, over the skills tree of this HERMES_HOME."""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from oracle import serve  # noqa: E402
+
+from tools.skills_tool import skill_view, skills_list  # noqa: E402
+
+
+def handle(case, request):
+    args = case["args"]
+    if case["tool"] == "skills_list":
+        return json.loads(skills_list(**args))
+    return json.loads(skill_view(**args))
+
+
+serve(handle)
