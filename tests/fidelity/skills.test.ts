@@ -6,7 +6,8 @@ import { startFidelityGateway, writeFiles, type FidelityGateway, type FileSpec }
 
 // skills_list / skill_view against Hermes' own (tools/skills_tool.py), over MCP. Both homes hold
 // the same skills tree (SKILLS below, written into $HERMES_HOME/skills), the same config.yaml
-// (one disabled skill) and the same .env (one required variable set there only).
+// (one disabled skill), the same .env (one required variable set there only) and one credential
+// file in HERMES_HOME.
 
 interface SkillsCase extends FidelityCase {
   tool: 'skills_list' | 'skill_view';
@@ -30,6 +31,7 @@ const SKILLS: Record<string, FileSpec> = {
     'name: setup-collect\ndescription: Setup block.\nsetup:\n  help: Get a key from the dashboard.\n  collect_secrets:\n    - env_var: FID_COLLECTED\n      prompt: Paste it\n      provider_url: https://example.invalid/keys',
   ),
   'prereq-legacy/SKILL.md': skill('name: prereq-legacy\ndescription: Legacy prerequisites.\nprerequisites:\n  env_vars: [FID_LEGACY]\n  commands: [jq]'),
+  'cred-files/SKILL.md': skill('name: cred-files\ndescription: Declares credential files.\nrequired_credential_files:\n  - present.json\n  - path: missing.json\n  - ../outside.json'),
   'linked/SKILL.md': skill('name: linked\ndescription: Has linked files.'),
   'linked/references/api.md': '# API\n',
   'linked/references/notes.txt': 'not a reference\n',
@@ -70,8 +72,10 @@ compareSurface<SkillsCase>({
   async setUp() {
     gwHome = copyOfHermesHome(temp.make('hmcp-fid-skills-gw-'), HOME);
     hermesHome = copyOfHermesHome(temp.make('hmcp-fid-skills-hermes-'), HOME);
-    writeFiles(join(gwHome, 'skills'), SKILLS);
-    writeFiles(join(hermesHome, 'skills'), SKILLS);
+    for (const home of [gwHome, hermesHome]) {
+      writeFiles(join(home, 'skills'), SKILLS);
+      writeFiles(home, { 'present.json': '{}\n' }); // a declared credential file (cred-files)
+    }
     gw = await startFidelityGateway(gwHome, gwHome);
   },
   async tearDown() {
