@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { Limits } from '../../shared/limits.js';
 import { tempDirs } from '../helpers/temp.js';
 import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, oracleAnswers, runOracle, type FidelityCase } from './harness.js';
 import { startFidelityGateway, writeFiles, type FileSpec } from './workspace.js';
@@ -13,6 +14,8 @@ import { startFidelityGateway, writeFiles, type FileSpec } from './workspace.js'
 interface StartupCase extends FidelityCase {
   files: Record<string, FileSpec>;
   project?: string;
+  /** The gateway's limits for the case (its size limits are its own). */
+  limits?: Partial<Limits>;
 }
 
 interface FileView {
@@ -48,7 +51,7 @@ compareSurface<StartupCase>({
     mcp: (list) =>
       oneByOne(list, async (c) => {
         const dir = sideDir(c, 'gateway');
-        const gw = await startFidelityGateway(join(dir, 'home'), dir, { env: { HERMES_MCP_PROJECT_DIR: join(dir, c.project ?? 'proj') } });
+        const gw = await startFidelityGateway(join(dir, 'home'), dir, { env: { HERMES_MCP_PROJECT_DIR: join(dir, c.project ?? 'proj') }, ...(c.limits ? { limits: c.limits } : {}) });
         try {
           const r = (await gw.call('startup_context', {})) as { files?: Array<FileView & { name: string }> };
           if (!Array.isArray(r.files)) return norm(dir)(r);
