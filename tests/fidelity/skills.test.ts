@@ -35,6 +35,7 @@ const SKILLS: Record<string, FileSpec> = {
   'linked/SKILL.md': skill('name: linked\ndescription: Has linked files.'),
   'linked/references/api.md': '# API\n',
   'linked/references/notes.txt': 'not a reference\n',
+  'linked/references/bom.md': '\ufeff# Saved with a byte order mark\n',
   'linked/templates/config.yaml': 'a: 1\n',
   'linked/templates/sub/gen.py': 'print("gen")\n',
   'linked/assets/logo.bin': { base64: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0xfe, 0x01]).toString('base64') },
@@ -64,7 +65,23 @@ let gwHome = '';
 let hermesHome = '';
 let gw: FidelityGateway | undefined;
 
-const norm = (home: string) => (v: unknown) => normalise(errorAsHermes(v), { replace: { [home]: '<home>' } });
+/**
+ * Hermes lists a skill's files in the order the filesystem returns them (pathlib glob / rglob); the
+ * gateway sorts them. That order is the filesystem's, not Hermes', so both lists are compared sorted.
+ */
+function sortFileLists(v: unknown): unknown {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
+  const out: Record<string, unknown> = { ...(v as Record<string, unknown>) };
+  for (const key of ['linked_files', 'available_files']) {
+    const groups = out[key];
+    if (typeof groups === 'object' && groups !== null && !Array.isArray(groups)) {
+      out[key] = Object.fromEntries(Object.entries(groups).map(([k, list]) => [k, Array.isArray(list) ? [...(list as string[])].sort() : list]));
+    }
+  }
+  return out;
+}
+
+const norm = (home: string) => (v: unknown) => normalise(sortFileLists(errorAsHermes(v)), { replace: { [home]: '<home>' } });
 
 compareSurface<SkillsCase>({
   surface: 'skills',

@@ -86,7 +86,8 @@ async function availableSkillFiles(skillDir: string, realSkillDir: string, limit
 function looksBinary(bytes: Buffer): string | null {
   if (bytes.includes(0)) return null;
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    // ignoreBOM: a leading byte order mark stays in the text, as Hermes' read_text keeps it.
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     return null;
   }
@@ -140,5 +141,5 @@ export async function serveSkillFile(skillDir: string, filePath: string, label: 
   if (text === null) {
     return { success: true, name: label, file: filePath, is_binary: true, content: `[Binary file: ${basename(real)}, size: ${read.size} bytes]` };
   }
-  return { success: true, name: label, file: filePath, content: text.startsWith('\ufeff') ? text.slice(1) : text, file_type: extname(target) };
+  return { success: true, name: label, file: filePath, content: text, file_type: extname(target) };
 }
