@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { copyOfHermesHome, type HomeSpec } from '../helpers/hermes.js';
 import { tempDirs } from '../helpers/temp.js';
@@ -12,6 +13,8 @@ import { startFidelityGateway, writeFiles, type FidelityGateway, type FileSpec }
 interface SkillsCase extends FidelityCase {
   tool: 'skills_list' | 'skill_view';
   args: Record<string, string>;
+  /** `without-skills-dir`: a home that has no skills directory at all. */
+  home?: 'without-skills-dir';
 }
 
 const skill = (front: string, body = '# Title\n\nBody text.\n') => `---\n${front}\n---\n${body}`;
@@ -63,7 +66,13 @@ const temp = tempDirs();
 const cases = loadCases<SkillsCase>('skills');
 let gwHome = '';
 let hermesHome = '';
+let bareGwHome = '';
+let bareHermesHome = '';
 let gw: FidelityGateway | undefined;
+let bareGw: FidelityGateway | undefined;
+
+const homeOf = (c: SkillsCase, side: 'gateway' | 'hermes') =>
+  c.home === 'without-skills-dir' ? (side === 'gateway' ? bareGwHome : bareHermesHome) : side === 'gateway' ? gwHome : hermesHome;
 
 /**
  * Hermes lists a skill's files in the order the filesystem returns them (pathlib glob / rglob); the
@@ -93,17 +102,22 @@ compareSurface<SkillsCase>({
       writeFiles(join(home, 'skills'), SKILLS);
       writeFiles(home, { 'present.json': '{}\n' }); // a declared credential file (cred-files)
     }
+    bareGwHome = copyOfHermesHome(temp.make('hmcp-fid-skills-bare-gw-'), {});
+    bareHermesHome = copyOfHermesHome(temp.make('hmcp-fid-skills-bare-hermes-'), {});
+    for (const home of [bareGwHome, bareHermesHome]) rmSync(join(home, 'skills'), { recursive: true, force: true });
     gw = await startFidelityGateway(gwHome, gwHome);
+    bareGw = await startFidelityGateway(bareGwHome, bareGwHome);
   },
   async tearDown() {
     await gw?.close();
+    await bareGw?.close();
     temp.removeAll();
   },
   async hermes(list) {
-    const answers = oracleAnswers(await runOracle('skills.py', { cases: list.map((c) => ({ id: c.id, tool: c.tool, args: c.args })) }, hermesHome));
-    return new Map([...answers].map(([id, a]) => [id, norm(hermesHome)(a)]));
+    const answers = oracleAnswers(await runOracle('skills.py', { cases: list.map((c) => ({ id: c.id, tool: c.tool, args: c.args, home: homeOf(c, 'hermes') })) }, hermesHome));
+    return new Map(list.map((c) => [c.id, norm(homeOf(c, 'hermes'))(answers.get(c.id))]));
   },
   gateway: {
-    mcp: (list) => oneByOne(list, async (c) => norm(gwHome)(await gw!.call(c.tool, c.args))),
+    mcp: (list) => oneByOne(list, async (c) => norm(homeOf(c, 'gateway'))(await (c.home ? bareGw! : gw!).call(c.tool, c.args))),
   },
 });

@@ -76,7 +76,8 @@ export async function skillView(config: SkillsConfig, args: Record<string, unkno
 
   const root = await openRoot(config.hermesHome);
   if ('missing' in root) {
-    throw new GatewayError(ErrorCode.SKILL_NOT_FOUND, `Skill '${name}' not found. ${root.reason}`, { success: false, available_skills: [] });
+    // Hermes' words; the gateway itself never creates the directory (skills_list says so).
+    throw new GatewayError(ErrorCode.SKILL_NOT_FOUND, 'Skills directory does not exist yet. It will be created on first install.', { success: false });
   }
   const candidates = await collectCandidates(root, name, localCategoryName, config.limits, signal);
   if (candidates.length > 1) {
