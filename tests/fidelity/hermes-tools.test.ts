@@ -21,6 +21,7 @@ const temp = tempDirs();
 const cases = loadCases<ToolsCase>('hermes_tools');
 /** config.yaml terminal.env_passthrough, in both homes. */
 const PASSTHROUGH = ['MY_SERVICE_TOKEN', 'PLAIN_PASSTHROUGH'];
+const TIMEZONE = 'Europe/Paris';
 let ws = '';
 let gw: FidelityGateway | undefined;
 let gwHome = '';
@@ -33,7 +34,8 @@ let hermesHome = '';
 function parentEnvironment(home: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const c of cases) for (const n of c.names ?? []) env[n] = `value-of-${n}`;
-  const working = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, HERMES_HOME: home, HERMES_TIMEZONE: 'UTC', TZ: 'UTC', LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', Lang: 'C.UTF-8', TERM: 'dumb', SHELL: '/bin/sh' };
+  env.HERMES_TIMEZONE = TIMEZONE;
+  const working = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, HERMES_HOME: home, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', Lang: 'C.UTF-8', TERM: 'dumb', SHELL: '/bin/sh' };
   const temp = { TMPDIR: '/tmp', TMP: '/tmp', TEMP: '/tmp', XDG_CONFIG_HOME: join(home, '.config') };
   // Directories that do not exist: a script's python must not take them for a virtualenv or conda.
   const absent = { VIRTUAL_ENV: join(home, 'no-venv'), CONDA_PREFIX: join(home, 'no-conda'), TERMINFO: join(home, 'no-terminfo') };
@@ -58,7 +60,10 @@ compareSurface<ToolsCase>({
     const spec = { config: { terminal: { env_passthrough: PASSTHROUGH } } };
     gwHome = copyOfHermesHome(temp.make('hmcp-fid-htools-gw-'), spec);
     hermesHome = copyOfHermesHome(temp.make('hmcp-fid-htools-hermes-'), spec);
-    gw = await startFidelityGateway(gwHome, ws, { inherited: parentEnvironment(gwHome) });
+    // The gateway reads its own settings from the environment its children inherit (one process
+    // environment in a real start): HERMES_TIMEZONE, which Hermes turns into a script's TZ, is the
+    // one planted name the gateway itself acts on.
+    gw = await startFidelityGateway(gwHome, ws, { inherited: parentEnvironment(gwHome), env: { HERMES_TIMEZONE: TIMEZONE } });
   },
   async tearDown() {
     await gw?.close();
