@@ -109,7 +109,8 @@ export function checkCommand(command: string, homes: CommandHomes, policy: Appro
 
 function judge(base: string, policy: ApprovalPolicy): CommandVerdict {
   const budget: Budget = { left: PARSE_BUDGET_FACTOR * base.length + PARSE_BUDGET_BASE };
-  const grep = grepSafeVariant(base, budget);
+  const words = segmentWords(base, budget);
+  const grep = grepSafeVariant(base, words, budget);
   if (grep === 'malformed') return { verdict: 'hardline', key: MALFORMED_EXEC_KEY };
   const normalised = finishNormalising(grep);
   if (!normalised) return { verdict: 'allow' };
@@ -117,7 +118,8 @@ function judge(base: string, policy: ApprovalPolicy): CommandVerdict {
   const add = (text: string) => {
     if (text && !variants.includes(text)) variants.push(text);
   };
-  for (const payload of programPayloads(base, budget)) {
+  const findings = executionFindings(words, budget);
+  for (const payload of programPayloads(base, findings, budget)) {
     const text = finishNormalising(payload);
     add(text);
     add(commandStartVariant(text));
@@ -131,7 +133,6 @@ function judge(base: string, policy: ApprovalPolicy): CommandVerdict {
     }
     for (const { key, re, commandOnly } of patterns) if (commandOnly && re.test(whole)) return { verdict, key };
   }
-  const findings = executionFindings(base, budget);
   if (findings.length > 0) return { verdict: 'dangerous', key: findings[0]!.key };
   return { verdict: 'allow' };
 }
@@ -270,6 +271,8 @@ const LITERAL_SUBSTITUTION = new RegExp(String.raw`\$\(\s*(?:echo(?:\s+-[ne]+)*|
 
 /** How the shell would spell a command word: literal $(echo x) / ${v:-x} / ${v/a/x} and quotes resolved. */
 function deobfuscateWord(word: string): string {
+  // Only quotes and $(…) / ${…} / backticks change a word here.
+  if (!/[$'"`]/.test(word)) return word;
   let w = word;
   for (let round = 0; round < 2; round++) {
     const before = w;
@@ -345,8 +348,8 @@ const MAX_COMMAND_CHARS = 128_000;
 const MAX_SEPARATOR_FREE_CHARS = 4_096;
 const MAX_SEGMENTS = 25_000;
 /** Tokenising work allowed per command (characters), so nested starts cannot make it quadratic. */
-const PARSE_BUDGET_FACTOR = 8;
-const PARSE_BUDGET_BASE = 65_536;
+const PARSE_BUDGET_FACTOR = 64;
+const PARSE_BUDGET_BASE = 1_048_576;
 
 interface Budget {
   left: number;
@@ -392,7 +395,7 @@ function topLevelSegments(c: string): Array<[number, string]> {
 }
 
 /** The command-position words of `segment`, wrappers (sudo, env, VAR=value, …) included, as [start, end, word]. */
-function commandWordSpans(segment: string): Array<[number, number, string]> {
+function commandWordSpans(segment: string, budget: Budget): Array<[number, number, string]> {
   const out: Array<[number, number, string]> = [];
   for (const start of new Set(commandStarts(segment))) {
     if (start >= segment.length) continue;
@@ -401,6 +404,7 @@ function commandWordSpans(segment: string): Array<[number, number, string]> {
     let skipArg = false;
     for (let words = 0; words < MAX_PREFIX_WORDS; words++) {
       const span = readWord(segment, pos);
+      spend(budget, span ? span[1] - pos : MAX_WORD);
       if (!span || span[0] === span[1]) break;
       const raw = segment.slice(span[0], span[1]);
       const word = deobfuscateWord(raw);
@@ -687,11 +691,23 @@ interface Finding {
   payload: string | null;
 }
 
-/** Hermes' _execution_flag_findings: how each command of `c` (as normalised, case kept) runs a program it was handed. */
-function executionFindings(c: string, budget: Budget): Finding[] {
+interface SegmentWords {
+  /** Offset of the segment in the command. */
+  at: number;
+  segment: string;
+  spans: Array<[number, number, string]>;
+}
+
+/** Each top-level segment of `c` with its command-position words (read once per command). */
+function segmentWords(c: string, budget: Budget): SegmentWords[] {
+  return topLevelSegments(c).map(([at, segment]) => ({ at, segment, spans: commandWordSpans(segment, budget) }));
+}
+
+/** Hermes' _execution_flag_findings: how each command (as normalised, case kept) runs a program it was handed. */
+function executionFindings(words: SegmentWords[], budget: Budget): Finding[] {
   const out: Finding[] = [];
-  for (const [, segment] of topLevelSegments(c)) {
-    for (const [start, , word] of commandWordSpans(segment)) {
+  for (const { segment, spans } of words) {
+    for (const [start, , word] of spans) {
       const executable = deobfuscateWord(word);
       const name = basename(executable).toLowerCase();
       const family = interpreterFamily(executable);
@@ -729,17 +745,17 @@ function executionFindings(c: string, budget: Budget): Finding[] {
 }
 
 /** Every program text the command hands to an option that runs it (bash -c …, recursively), in Hermes' order. */
-function programPayloads(c: string, budget: Budget): string[] {
+function programPayloads(c: string, findings: Finding[], budget: Budget): string[] {
   const seen = new Set<string>([c]);
   const out: string[] = [];
-  const pending = [c];
+  const pending: Finding[][] = [findings];
   while (pending.length > 0) {
-    const variant = pending.pop()!;
-    for (const { payload } of executionFindings(variant, budget)) {
+    for (const { payload } of pending.pop()!) {
       if (!payload || seen.has(payload)) continue;
       seen.add(payload);
       out.push(payload);
-      pending.push(payload);
+      spend(budget, payload.length);
+      pending.push(executionFindings(segmentWords(payload, budget), budget));
     }
   }
   return out;
@@ -752,10 +768,10 @@ const GREP_SHORT_WITH_ARG = new Set('ABCDdefm');
  * Hermes' _grep_safe_detection_variant: the command with each quoted `grep -P` pattern blanked
  * (a regex is data, not a command), or 'malformed' when a grep's arguments cannot be read.
  */
-function grepSafeVariant(c: string, budget: Budget): string | 'malformed' {
+function grepSafeVariant(c: string, words: SegmentWords[], budget: Budget): string | 'malformed' {
   const spans: Array<[number, number]> = [];
-  for (const [at, segment] of topLevelSegments(c)) {
-    for (const [start, , word] of commandWordSpans(segment)) {
+  for (const { at, segment, spans: commandWords } of words) {
+    for (const [start, , word] of commandWords) {
       const name = basename(deobfuscateWord(word)).toLowerCase();
       if (name !== 'grep' && name !== 'egrep') continue;
       spend(budget, segment.length - start);
