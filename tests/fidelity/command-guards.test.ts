@@ -75,6 +75,9 @@ let gw: FidelityGateway | undefined;
 let token = '';
 const hermesVerdicts = new Map<string, GuardVerdict>();
 
+/** The case's command with `<home>` and `<hermes_home>` spelled as the absolute homes both sides are given. */
+const commandOf = (c: GuardCase) => c.command.split('<hermes_home>').join(hermesHome).split('<home>').join(userHome);
+
 /** The terminal tool's answer as a verdict: COMMAND_BLOCKED is hardline; a command that ran is allowed. */
 function terminalVerdict(answer: unknown): unknown {
   const a = errorAsHermes(answer) as Record<string, unknown>;
@@ -110,12 +113,12 @@ compareSurface<GuardCase>({
     temp.removeAll();
   },
   async hermes(list) {
-    const answers = oracleAnswers(await runOracle('command_guards.py', { cases: list.map((c) => ({ id: c.id, command: c.command })) }, hermesHome, { HOME: userHome }));
+    const answers = oracleAnswers(await runOracle('command_guards.py', { cases: list.map((c) => ({ id: c.id, command: commandOf(c) })) }, hermesHome, { HOME: userHome }));
     for (const [id, a] of answers) hermesVerdicts.set(id, a as GuardVerdict);
     return answers;
   },
   gateway: {
-    function: (list) => oneByOne(list, async (c) => checkCommand(c.command, { hermesHome, userHome })),
+    function: (list) => oneByOne(list, async (c) => checkCommand(commandOf(c), { hermesHome, userHome })),
     terminal: (list) =>
       oneByOne(
         list.filter((c) => c.via.includes('terminal')),
