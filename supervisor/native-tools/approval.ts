@@ -7,9 +7,10 @@ import type { GatewayConfig } from '../config.js';
 
 // The gateway's approval guard: Hermes' dangerous-command detection (tools/approval.py), with the
 // patterns as data in policy/dangerous-commands.json and what Hermes reads structurally (its
-// parser limits, quoted grep -P patterns, options that make a program run code: bash -c, python -c,
-// rg --pre, …) here. A command is normalised like Hermes does it and matched as text, so it is a guard against accidents and prompt-injected one-liners, not a
-// sandbox: a script file, an interpreter or an alias can always say the same thing differently.
+// parser limits, quoted grep -P patterns, options that make a program run code: bash -c,
+// python -c, rg --pre, …) here. A command is normalised like Hermes does it and matched as text,
+// so it is a guard against accidents and prompt-injected one-liners, not a sandbox: a script
+// file, an interpreter or an alias can always say the same thing differently.
 //
 //   - hardline: never runs through the gateway, whoever asks;
 //   - dangerous: Hermes would ask the user. Inside execute_code the whole script was the one
