@@ -63,7 +63,7 @@ function norm(value: unknown, user: string): unknown {
   return JSON.parse(JSON.stringify(folded).replace(TAB_ID, '<tab>')) as unknown;
 }
 
-/** The Camofox tabs of `user` in the tab group `listItemId`. */
+/** The Camofox tabs of `user`, each with its tab group (`listItemId`). */
 async function tabsOf(user: string): Promise<Array<{ tabId: string; listItemId?: string }>> {
   const r = await standin!.call('GET', `/tabs?userId=${user}`);
   return (r.json as { tabs: Array<{ tabId: string; listItemId?: string }> }).tabs;
