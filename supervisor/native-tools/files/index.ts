@@ -52,7 +52,7 @@ import { writeFileTool } from './write-file.js';
 // Deliberately left out (the gateway is stateless per call): read dedup stubs, repeat-read and
 // repeat-search warnings/blocks, staleness warnings, patch failure counters. Also not done: lint
 // and LSP diagnostics (`lint: {status: 'skipped'}`), the fail-closed JSON/YAML/TOML pre-write parse,
-// .xlsx extraction, UTF-16 transcoding, unicode-equivalent file-name retries,
+// UTF-16 transcoding, unicode-equivalent file-name retries,
 // HERMES_WRITE_SAFE_ROOT, and ripgrep itself (search is native TypeScript; see search-files.ts).
 
 interface FileToolDeps {

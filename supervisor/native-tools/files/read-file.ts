@@ -22,8 +22,8 @@ import { checkedPath, deviceError, isBlockedDevice, readVerdict } from './sensit
 // read_file — Hermes' paginated text read (tools/file_tools.py `read_file_tool`,
 // tools/file_operations.py `ShellFileOperations.read_file`): `N|line` gutter, 1-indexed offset,
 // limit ≤ 2000, lines cut at 2000 characters (code points), formatted content cut on a line
-// boundary at the 100,000-character read budget with a `next_offset`, notebooks and Word documents
-// rendered as text (read-extract.ts), device paths, binaries, images and Hermes credential files
+// boundary at the 100,000-character read budget with a `next_offset`, notebooks, Word documents and
+// Excel workbooks rendered as text (read-extract.ts), device paths, binaries, images and Hermes credential files
 // refused, `similar_files` for a missing file, content redacted once, in Hermes' file-read mode
 // (`secret_file` for a secret-bearing path). Every answer, a refusal too, carries Hermes' ReadResult
 // fields (content, total_lines, file_size, truncated, is_binary, is_image) where Hermes' does.
@@ -332,7 +332,7 @@ function contentRoom(deps: ReadFileDeps): number {
 }
 
 /**
- * A notebook or Word document as text (Hermes extracts before its binary-extension guard), or null
+ * A notebook, Word document or Excel workbook as text (Hermes extracts before its binary-extension guard), or null
  * when it is not one that renders (missing, not a regular file, over the scan budget, malformed):
  * the ordinary read then answers for it.
  */
@@ -472,7 +472,7 @@ export function readFileTool(deps: ReadFileDeps): ToolDefinition {
       'Read a text file with line numbers and pagination. Use this instead of cat/head/tail in terminal. ' +
       "Output format: 'LINE_NUM|CONTENT'. Suggests similar filenames if not found. Use offset and limit for large files. " +
       'Reads exceeding ~100K characters are truncated on a line boundary and return a next_offset; continue with offset to read the rest. ' +
-      'Jupyter notebooks (.ipynb) and Word documents (.docx) are auto-extracted to readable text. ' +
+      'Jupyter notebooks (.ipynb), Word documents (.docx), and Excel workbooks (.xlsx) are auto-extracted to readable text. ' +
       `NOTE: Cannot read images or other binary files${visionServed(deps) ? ' — use vision_analyze for images' : ''}.`,
     inputSchema: {
       type: 'object',
