@@ -10,6 +10,8 @@ import { decodeLenient, fileExtension } from './fs-util.js';
 export class ExtractionError extends Error {}
 
 const EXTRACTABLE = new Set(['.ipynb', '.docx', '.xlsx']);
+/** The largest document rendered (upstream's MAX_XLSX_BYTES): a larger one is read as any file. */
+export const MAX_DOCUMENT_BYTES = 50 * 1024 * 1024;
 
 export function isExtractableDocument(path: string): boolean {
   return EXTRACTABLE.has(fileExtension(path));

@@ -14,7 +14,7 @@ import {
   readFailed,
 } from './fs-util.js';
 import { resolveToolPath } from './confine.js';
-import { extractDocumentText, isExtractableDocument, splitLines } from './read-extract.js';
+import { MAX_DOCUMENT_BYTES, extractDocumentText, isExtractableDocument, splitLines } from './read-extract.js';
 import { onLocalFileSystem } from './local-fs.js';
 import { requireString, type PathDeps } from './paths.js';
 import { checkedPath, deviceError, isBlockedDevice, readVerdict } from './sensitive-paths.js';
@@ -291,12 +291,18 @@ function numbered(lines: string[], start: number): string[] {
 }
 
 /**
- * Hermes `_truncate_to_char_budget` on the numbered lines: the lines that fit `maxChars` characters
- * (joined by "\n"), and also `maxJson` characters once JSON-escaped (the result cap), at least a
- * clamped first line. Sets content, and when lines were left out truncated, truncated_by,
+ * Hermes `_truncate_to_char_budget` on the numbered lines: the lines that fit MAX_READ_CHARS
+ * characters (joined by "\n"), and also `maxJson` characters once JSON-escaped (the result cap), at
+ * least a clamped first line. Sets content, and when lines were left out truncated, truncated_by,
  * next_offset and the hint to continue.
  */
 function fitReadBudget(result: Record<string, unknown>, lines: string[], offset: number, totalLines: number, maxJson: number): void {
+  // The common case at once: UTF-16 units are never fewer than characters.
+  const whole = lines.join('\n');
+  if (whole.length <= MAX_READ_CHARS && (maxJson === Number.POSITIVE_INFINITY || JSON.stringify(whole).length - 2 <= maxJson)) {
+    result.content = whole;
+    return;
+  }
   const kept: string[] = [];
   let chars = 0;
   let json = 0;
@@ -309,7 +315,7 @@ function fitReadBudget(result: Record<string, unknown>, lines: string[], offset:
     json += addJson;
   }
   if (kept.length === lines.length) {
-    result.content = lines.join('\n');
+    result.content = whole;
     return;
   }
   const budget = Math.min(MAX_READ_CHARS, maxJson);
@@ -339,7 +345,7 @@ function contentRoom(deps: ReadFileDeps): number {
 async function extractedDocument(path: string, maxBytes: number): Promise<{ text: string; size: number } | null> {
   try {
     const st = await statAsync(path);
-    if (!st.isFile() || st.size > maxBytes) return null;
+    if (!st.isFile() || st.size > Math.min(maxBytes, MAX_DOCUMENT_BYTES)) return null;
     const bytes = await readWholeFile(path, { flag: READ_FLAGS | (fsConstants.O_NOFOLLOW ?? 0) });
     return { text: extractDocumentText(path, bytes), size: bytes.length };
   } catch {
