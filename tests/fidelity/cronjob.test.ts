@@ -17,6 +17,8 @@ import { startFidelityGateway, type FidelityGateway } from './workspace.js';
 interface CronCase extends FidelityCase {
   setup?: Array<Record<string, unknown>>;
   call: Record<string, unknown>;
+  /** config.yaml `timezone` of both homes (Hermes' clock, naive timestamps, cron evaluation); none when absent. */
+  timezone?: string;
   /** Hermes runs its agent for this call (its cronjob run): the only case allowed to try the network, which the egress trap refuses. */
   agent_runs?: boolean;
 }
@@ -38,9 +40,15 @@ const JOB_ID = /\b[0-9a-f]{12}\b/g;
 const temp = tempDirs();
 const cases = loadCases<CronCase>('cronjob');
 let ws = '';
-let hermesHome = '';
-let gwHome = '';
-let gw: FidelityGateway | undefined;
+
+/** One Hermes timezone (config.yaml `timezone`; '' for none): Hermes' home and the gateway's, each built by Hermes' config code. */
+interface Zone {
+  hermesHome: string;
+  gwHome: string;
+  gw: FidelityGateway;
+}
+const zones = new Map<string, Zone>();
+const zoneOf = (c: CronCase) => zones.get(c.timezone ?? '')!;
 /** Hermes' run action runs its agent: anything it sends off the host is caught here, not sent. */
 let trap: EgressTrap | undefined;
 const acted = new Map<string, HermesAct>();
@@ -83,10 +91,17 @@ function stabilised(value: unknown, before: string | null, tCall: number, known:
   return normalise(walk(value), { replace: { [ws]: '<ws>' } });
 }
 
-function writeStore(text: string | null): void {
-  const path = jobsPath(gwHome);
+function writeStore(home: string, text: string | null): void {
+  const path = jobsPath(home);
   if (text === null) rmSync(path, { force: true });
   else writeFileSync(path, text);
+}
+
+/** The cases of each zone, in order. */
+function byZone(list: CronCase[]): Array<[Zone, CronCase[]]> {
+  const groups = new Map<Zone, CronCase[]>();
+  for (const c of list) groups.set(zoneOf(c), [...(groups.get(zoneOf(c)) ?? []), c]);
+  return [...groups];
 }
 
 compareSurface<CronCase>({
@@ -95,29 +110,33 @@ compareSurface<CronCase>({
   async setUp() {
     ws = temp.make('hmcp-fid-cron-ws-');
     mkdirSync(join(ws, 'proj'));
-    hermesHome = homeWithCron();
-    gwHome = homeWithCron();
-    gw = await startFidelityGateway(gwHome, ws, { env: { HERMES_MCP_CRONJOB_MUTATIONS: 'on' } });
+    for (const tz of new Set(cases.map((c) => c.timezone ?? ''))) {
+      const options = tz ? { timezone: tz } : {};
+      const hermesHome = homeWithCron(options);
+      const gwHome = homeWithCron(options);
+      zones.set(tz, { hermesHome, gwHome, gw: await startFidelityGateway(gwHome, ws, { env: { HERMES_MCP_CRONJOB_MUTATIONS: 'on' } }) });
+    }
     trap = await startEgressTrap();
   },
   async tearDown() {
-    await gw?.close();
+    for (const z of zones.values()) {
+      await z.gw.close();
+      for (const h of [z.hermesHome, z.gwHome]) rmSync(h, { recursive: true, force: true });
+    }
     await trap?.close();
-    for (const h of [hermesHome, gwHome]) if (h) rmSync(h, { recursive: true, force: true });
     temp.removeAll();
   },
   async hermes(list) {
     const root = temp.make('hmcp-fid-cron-hermes-');
     type Acted = Array<{ id: string; result?: HermesAct; raised?: string }>;
-    const act = async (some: CronCase[]): Promise<Acted> =>
-      some.length === 0
-        ? []
-        : runOracle<Acted>(
-            'cronjob.py',
-            { phase: 'act', root, cases: some.map((c) => resolved({ id: c.id, setup: c.setup ?? [], call: c.call })) },
-            hermesHome,
-            trap!.env,
-          );
+    const act = async (some: CronCase[]): Promise<Acted> => {
+      const out: Acted = [];
+      for (const [zone, group] of byZone(some)) {
+        const input = { phase: 'act', root, cases: group.map((c) => resolved({ id: c.id, setup: c.setup ?? [], call: c.call })) };
+        out.push(...(await runOracle<Acted>('cronjob.py', input, zone.hermesHome, trap!.env)));
+      }
+      return out;
+    };
     const answers = await act(list.filter((c) => !c.agent_runs));
     if (trap!.attempts.length > 0) throw new Error(`Hermes' cron code tried to leave the host: ${trap!.attempts.join('; ')}`);
     // Hermes' run starts its agent, whose provider look-ups the trap refuses (nothing is sent).
@@ -137,11 +156,12 @@ compareSurface<CronCase>({
       const raw = new Map<string, { answer: unknown; file: string | null; tCall: number }>();
       await oneByOne(list, async (c) => {
         const { before, ids } = acted.get(c.id)!;
-        writeStore(before);
+        const { gw, gwHome } = zoneOf(c);
+        writeStore(gwHome, before);
         const args = resolved(c.call, ids);
         if (MUTATIONS.has(String(args.action))) args.confirm = true;
         const tCall = Date.now() / 1000;
-        const answer = errorAsHermes(await gw!.call('cronjob', args));
+        const answer = errorAsHermes(await gw.call('cronjob', args));
         const file = existsSync(jobsPath(gwHome)) ? readFileSync(jobsPath(gwHome), 'utf8') : null;
         if (file !== null) {
           mkdirSync(join(root, c.id, 'cron'), { recursive: true });
@@ -150,12 +170,10 @@ compareSurface<CronCase>({
         raw.set(c.id, { answer, file, tCall });
         return undefined;
       });
-      const readbacks = await runOracle<Array<{ id: string; result?: { readback: unknown }; raised?: string }>>(
-        'cronjob.py',
-        { phase: 'readback', root, cases: list.map((c) => ({ id: c.id })) },
-        hermesHome,
-        trap!.env,
-      );
+      const readbacks: Array<{ id: string; result?: { readback: unknown }; raised?: string }> = [];
+      for (const [zone, group] of byZone(list)) {
+        readbacks.push(...(await runOracle<typeof readbacks>('cronjob.py', { phase: 'readback', root, cases: group.map((c) => ({ id: c.id })) }, zone.hermesHome, trap!.env)));
+      }
       const out: Answers = new Map();
       for (const r of readbacks) {
         const { before, ids } = acted.get(r.id)!;
