@@ -20,19 +20,25 @@ interface SearchCase extends FidelityCase {
   args: Record<string, unknown> & { around_message_id?: number | MessageRef };
 }
 
-/** A session as the data file gives it; `messages_generated` writes `count` messages (user/assistant in turn). */
+/**
+ * A session as the data file gives it; `messages_generated` writes `count` messages (user/assistant
+ * in turn), `huge_message` appends one message of `repeat` written `times` times.
+ */
 interface SessionData extends SessionSpec {
   messages_generated?: { count: number; anchor: number; anchor_content: string; content: string };
+  huge_message?: { role: string; repeat: string; times: number };
 }
 
 function sessionsFromData(): SessionSpec[] {
   const data = parse(readFileSync(join(FIDELITY_DIR, 'cases', 'session_search.sessions.yaml'), 'utf8')) as SessionData[];
-  return data.map(({ messages_generated: gen, ...spec }) => {
-    if (!gen) return spec;
-    const messages: MessageSpec[] = Array.from({ length: gen.count }, (_, i) => ({
-      role: i % 2 === 0 ? 'user' : 'assistant',
-      content: i === gen.anchor ? gen.anchor_content : gen.content.replace('{i}', String(i)),
-    }));
+  return data.map(({ messages_generated: gen, huge_message: huge, ...spec }) => {
+    const messages: MessageSpec[] = gen
+      ? Array.from({ length: gen.count }, (_, i) => ({
+          role: i % 2 === 0 ? 'user' : 'assistant',
+          content: i === gen.anchor ? gen.anchor_content : gen.content.replace('{i}', String(i)),
+        }))
+      : [...(spec.messages ?? [])];
+    if (huge) messages.push({ role: huge.role, content: huge.repeat.repeat(huge.times) });
     return { ...spec, messages };
   });
 }
