@@ -161,6 +161,9 @@ export function redactYaml(text: string, masker: Masker = OUTPUT_MASKER): string
   if (!text.includes(':') || !YAML_NAME_KEYWORD_RE.test(text)) return text;
   return text.replace(YAML_ASSIGN_RE, (whole, lead: string, name: string, sep: string, raw: string) => {
     if (!YAML_NAME_KEYWORD_RE.test(name)) return whole;
+    // A URL value is left to the URL passes: Hermes runs this pass only on text without `://`, so it
+    // never masks one (`token_url: https://auth.example.com/token` is an endpoint, not a secret).
+    if (raw.includes('://')) return whole;
     const masked = maskMaybeQuoted(raw, masker);
     return masked === raw ? whole : lead + name + sep + masked;
   });
