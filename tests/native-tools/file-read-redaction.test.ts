@@ -84,10 +84,11 @@ describe('file content is redacted once, in file-read mode, through a real gatew
 
   test("a secret-bearing file (a shell rc) also gets the assignment passes, with the sentinel", async () => {
     const rc = join(gw.home, '.bashrc');
-    writeFileSync(rc, 'export SERVICE_TOKEN=Zq8wX2vB7nM4kL9pR3tY\nexport MAX_TOKENS=100\n');
+    writeFileSync(rc, 'export SERVICE_TOKEN=Zq8wX2vB7nM4kL9pR3tY\nexport MAX_TOKENS=100\nexport EDITOR=vim\n');
     const { client, token } = await openSession(gw.mcpUrl);
     const r = await viaBridge(client, 'read_file', { path: rc }, token);
-    assert.equal(r.data.content, '1|export SERVICE_TOKEN=«redacted-secret»\n2|export MAX_TOKENS=100');
+    // The assignment passes judge a value by its name only, as Hermes' do: MAX_TOKENS holds `TOKEN`.
+    assert.equal(r.data.content, '1|export SERVICE_TOKEN=«redacted-secret»\n2|export MAX_TOKENS=«redacted-secret»\n3|export EDITOR=vim');
     await client.close();
   });
 });
