@@ -47,23 +47,34 @@ function maskMaybeQuoted(raw: string, masker: Masker): string {
 // Pass 2: ENV / config assignments
 // ---------------------------------------------------------------------------------------------
 
+// Where a quote inside an unquoted value ends it: before whitespace, the end of the text, or a
+// character that closes what the quote opened (`{"env": "API_KEY=x"}`, `f('TOKEN=x')`). A quote
+// followed by more of the value belongs to it (`PASSWORD=pa'ss`), as does an opening quote that is
+// never closed (`API_KEY="abc…` to the end of the token), so neither leaves part of a secret out.
+export const QUOTE_CLOSES = String.raw`[\s,;)}\]>]|$`;
+
 // Hermes `_ENV_ASSIGN_RE`; a masked assignment is written back as `NAME=value`, without the spaces
 // around `=`, as Hermes writes it.
 // Gateway: a quoted value may contain spaces but not a line break, and an unquoted one runs to
-// whitespace or a quote. Stopping at quotes keeps the closing quote of an enclosing string
+// whitespace or a closing quote (QUOTE_CLOSES). Stopping there keeps the closing quote of an enclosing string
 // (`{"env": "API_KEY=x"}`) out of the mask, so redaction never breaks the syntax around a value.
 // The value never starts on the next line (Hermes' `\s*` crosses a line break, so `API_KEY=` on a
 // line of its own masks the next line whole and joins the two), and `=(?!=)` keeps `TOKEN == x`
 // comparisons out (Hermes masks the second `=`).
-const ENV_UPPER_RE = /(?<![A-Z0-9_])([A-Z0-9_]+)([ \t]*=(?!=)[ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s"']+)/g;
+// The value is read in a lookahead: a match whose name holds no keyword consumes only `NAME=`, so a
+// secret-named assignment right after it (`x=API_KEY=…`, `4096=TOKEN=…`) is still found.
+const ENV_UPPER_RE = new RegExp(
+  String.raw`(?<![A-Z0-9_])([A-Z0-9_]+)([ \t]*=(?!=)[ \t]*)(?=("[^"\n]*"|'[^'\n]*'|["']?(?:[^\s"']|["'](?!${QUOTE_CLOSES}))+))`,
+  'g',
+);
 // Lowercase/dotted config values also stop at `&`, so a form body (`password=x&user=y`) is masked
 // pair by pair (pass 12) instead of being swallowed whole. No spaces around `=`, as in Hermes:
 // `self.password = password` is code, `spring.datasource.password=x` is config.
-const CFG_VALUE = String.raw`("[^"\n]*"|'[^'\n]*'|[^\s&"']+)`;
-const CFG_DOTTED_RE = new RegExp(
-  String.raw`(?<![A-Za-z0-9_.-])([A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)+)(=(?!=))` + CFG_VALUE,
-  'g',
-);
+const CFG_VALUE = String.raw`("[^"\n]*"|'[^'\n]*'|["']?(?:[^\s&"']|["'](?![&]|${QUOTE_CLOSES}))+)`;
+// A dotted name (Hermes `_CFG_DOTTED_RE`: a dot anywhere in the name, which may hold more dots and
+// hyphens). The whole run is matched and the dot and keyword are checked in code, which keeps the
+// pattern linear; the value is read in a lookahead as in ENV_UPPER_RE.
+const CFG_DOTTED_RE = new RegExp(String.raw`(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]+)(=(?!=))(?=${CFG_VALUE})`, 'g');
 // Gateway: a rendered line-number gutter before a line-anchored key: `5|` from
 // read_file, `6:` from `grep -n`, `7-` from grep's context lines, `   8<TAB>` from `cat -n`. Without
 // it the numbered copy of a secret-bearing file leaks what its raw text masks. The gutter starts
@@ -74,14 +85,36 @@ const CFG_ANCHORED_RE = new RegExp(
   'gm',
 );
 
+/**
+ * `text` with each match of `re` (groups: name, separator, and the value inside a lookahead)
+ * replaced, name and value, by what `replace` returns for it; `undefined` leaves the match and
+ * resumes the scan right after its separator, so the value is scanned for assignments of its own.
+ */
+function replaceAssignments(text: string, re: RegExp, replace: (name: string, sep: string, raw: string) => string | undefined): string {
+  let out = '';
+  let last = 0;
+  let changed = false;
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const [head, name, sep, raw] = m as unknown as [string, string, string, string];
+    const replacement = replace(name, sep, raw);
+    if (replacement === undefined) continue;
+    out += text.slice(last, m.index) + replacement;
+    last = m.index + head.length + raw.length;
+    re.lastIndex = last;
+    changed = true;
+  }
+  return changed ? out + text.slice(last) : text;
+}
+
 export function redactEnvAssignments(text: string, masker: Masker = OUTPUT_MASKER): string {
   if (!text.includes('=')) return text;
   // Uppercase names run even when the text holds a URL: they never collide with (lowercase) query
   // parameters, and an env dump is exactly where `DATABASE_URL=…` sits beside `API_KEY=…`.
-  text = text.replace(ENV_UPPER_RE, (whole, name: string, _sep: string, raw: string) => {
-    if (!ENV_NAME_KEYWORD_RE.test(name)) return whole;
+  text = replaceAssignments(text, ENV_UPPER_RE, (name, _sep, raw) => {
+    if (!ENV_NAME_KEYWORD_RE.test(name)) return undefined;
     const masked = maskMaybeQuoted(raw, masker);
-    return masked === raw ? whole : `${name}=${masked}`;
+    return masked === raw ? undefined : `${name}=${masked}`;
   });
   // The lowercase forms would match `token=`/`key=` query parameters, and web-URL query values are
   // deliberately passed through (OAuth callbacks and magic links must round-trip), so they are off
@@ -89,10 +122,10 @@ export function redactEnvAssignments(text: string, masker: Masker = OUTPUT_MASKE
   // Both run after the upper-case pass, as in Hermes, so an upper-case assignment at the start of a
   // line is masked twice: its head/tail mask (13 characters) becomes `***`.
   if (!text.includes('://') && CFG_NAME_KEYWORD_RE.test(text)) {
-    text = text.replace(CFG_DOTTED_RE, (whole, name: string, sep: string, raw: string) => {
-      if (!CFG_NAME_KEYWORD_RE.test(name)) return whole;
+    text = replaceAssignments(text, CFG_DOTTED_RE, (name, sep, raw) => {
+      if (!name.includes('.') || !CFG_NAME_KEYWORD_RE.test(name)) return undefined;
       const masked = maskMaybeQuoted(raw, masker);
-      return masked === raw ? whole : name + sep + masked;
+      return masked === raw ? undefined : name + sep + masked;
     });
     text = text.replace(CFG_ANCHORED_RE, (whole, lead: string, name: string, sep: string, raw: string) => {
       if (!CFG_NAME_KEYWORD_RE.test(name)) return whole;
@@ -148,12 +181,12 @@ export function redactJsonFields(text: string, masker: Masker = OUTPUT_MASKER): 
 // ---------------------------------------------------------------------------------------------
 
 // Hermes `_YAML_ASSIGN_RE`: line-anchored, so `note: the secret meeting` mid-sentence is not a
-// key. One whitespace-free value: `password: hunter2`.
+// key. One whitespace-free value, up to an `&` as in Hermes: `password: hunter2`.
 // Gateway: also a `- ` list item, a line-number gutter, and one quoted value on the line (Hermes
 // leaves quoted values to its JSON pass, which needs a quoted key); and the pass runs when the
 // text holds a URL too (Hermes skips it then: the values of YAML keys are not query parameters).
 const YAML_ASSIGN_RE = new RegExp(
-  String.raw`^([ \t]*${LINE_NUMBER_GUTTER}(?:-[ \t]+)?)([A-Za-z0-9_.-]+)(:[ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s"']+)`,
+  String.raw`^([ \t]*${LINE_NUMBER_GUTTER}(?:-[ \t]+)?)([A-Za-z0-9_.-]+)(:[ \t]*)("[^"\n]*"|'[^'\n]*'|["']?(?:[^\s"'&]|["'](?![&]|${QUOTE_CLOSES}))+)`,
   'gm',
 );
 

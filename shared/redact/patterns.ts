@@ -13,10 +13,10 @@ import { MASK } from './mask.js';
 // Gateway: the JSON/dict form (`"Authorization": "Bearer x"`, `\"Authorization\": \"Bearer x\"`),
 // which Hermes' pattern does not reach: a quote (possibly escaped) after the name, and then one
 // before the value too, so `{"Authorization": f"Bearer {token}"}` in source is not a header. The
-// credential class also stops at a backslash.
+// credential class also stops at an escaped quote (`\"`), not at other backslashes.
 // `[ \t]` rather than Hermes' `\s`: a bare `Authorization:` at a line end never masks the next line.
 export const AUTH_HEADER_RE =
-  /((?:Proxy-)?Authorization(?:[ \t]*:[ \t]*(?:\\?["'])?|\\?["'][ \t]*:[ \t]*\\?["']))([A-Za-z][\w.+-]*[ \t]+)?([^\s"'\\]+)/gi;
+  /((?:Proxy-)?Authorization(?:[ \t]*:[ \t]*(?:\\?["'])?|\\?["'][ \t]*:[ \t]*\\?["']))([A-Za-z][\w.+-]*[ \t]+)?((?:[^\s"'\\]|\\(?!["']))+)/gi;
 export const AUTH_GATE_RE = /authorization/i;
 
 // Single opaque value, no scheme word: an echoed `curl -H 'x-api-key: …'` would otherwise leak any
@@ -25,9 +25,11 @@ export const AUTH_GATE_RE = /authorization/i;
 // (and to skip in codeFile mode, where it is usually a fixture).
 // Gateway: Postmark's server and account token headers too (Postmark tokens are bare UUIDs, so
 // the header name is the only thing that marks them).
-// No boundary before the name, as in Hermes: `X-My-Api-Key:` holds `api-key:`.
+// No boundary before the name, as in Hermes: `X-My-Api-Key:` holds `api-key:`. A quote inside the
+// value ends it only where it closes something (as QUOTE_CLOSES in assignments.ts); after an opening
+// quote the value ends at the next quote (pipeline.ts cuts it there).
 export const SECRET_HEADER_RE =
-  /((?:api-?key|x-api-token|x-auth-token|x-access-token|x-postmark-(?:server|account)-token)[ \t]*:[ \t]*(?:\\?["'])?|(?:api-key|x-api-token|x-auth-token|x-access-token|x-postmark-(?:server|account)-token)\\?["'][ \t]*:[ \t]*\\?["'])([^\s"'\\]+)/gi;
+  /((?:api-?key|x-api-token|x-auth-token|x-access-token|x-postmark-(?:server|account)-token)[ \t]*:[ \t]*(?:\\?["'])?|(?:api-key|x-api-token|x-auth-token|x-access-token|x-postmark-(?:server|account)-token)\\?["'][ \t]*:[ \t]*\\?["'])((?:[^\s"'\\]|\\(?!["'])|["'](?![\s,;)}\]>]|$))+)/gi;
 export const SECRET_HEADER_GATE_RE = /api-?key|-token/i;
 
 // `bot<id>:<secret>` / `<id>:<secret>`. The lookbehind starts each attempt at the beginning of a
@@ -155,9 +157,10 @@ export function redactFormBody(text: string): string {
       return `${key}=${MASK}`;
     })
     .join('&');
-  if (redacted === body) return text;
-  const start = text.indexOf(body);
-  return text.slice(0, start) + redacted + text.slice(start + body.length);
+  // A masked body is returned without the whitespace around it, as Hermes returns it. Gateway: a
+  // body with nothing to mask is returned as it was (Hermes strips it too), so redaction changes
+  // only text that holds a secret.
+  return redacted === body ? text : redacted;
 }
 
 // E.164: `+`, a non-zero digit, 7-15 digits in all. The boundary after it rejects hex strings and

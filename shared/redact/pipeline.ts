@@ -58,9 +58,10 @@ export function runsAssignmentPasses(options: RedactOptions): boolean {
 export function redact(text: string, options: RedactOptions = {}): string {
   if (typeof text !== 'string' || text === '') return text;
   const assignments = runsAssignmentPasses(options);
-  const masker = options.fileRead === true ? FILE_READ_MASKER : outputMaskerForOneCall();
   const clean = cleanTexts[options.fileRead === true ? 'file' : 'output'][assignments ? 'all' : 'code'];
   if (clean.has(text)) return text;
+  // The output masker is one per call: it remembers its own masks so later passes mask them again.
+  const masker = options.fileRead === true ? FILE_READ_MASKER : outputMaskerForOneCall();
   const out = applyPasses(text, !assignments, masker);
   if (out === text) clean.remember(text);
   return out;
@@ -138,7 +139,12 @@ function applyPasses(text: string, codeFile: boolean, masker: Masker): string {
   if (text.includes(':')) {
     // 6. API-key headers.
     if (SECRET_HEADER_GATE_RE.test(text)) {
-      text = text.replace(SECRET_HEADER_RE, (_whole, head: string, value: string) => head + maskUnlessMasked(value, masker));
+      text = text.replace(SECRET_HEADER_RE, (_whole, head: string, value: string) => {
+        // A quoted value (`"x-api-key": "…"`, `apiKey: '…'`) ends at its closing quote.
+        const end = /["']$/.test(head) ? value.search(/\\?["']/) : -1;
+        if (end >= 0) return head + maskUnlessMasked(value.slice(0, end), masker) + value.slice(end);
+        return head + maskUnlessMasked(value, masker);
+      });
     }
     // 7. Telegram bot tokens.
     text = text.replace(TELEGRAM_RE, (_whole, bot: string | undefined, id: string) => `${bot ?? ''}${id}:${MASK}`);
