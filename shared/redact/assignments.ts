@@ -28,7 +28,7 @@ function shouldMaskValue(value: string, masker: Masker): boolean {
   // Gateway: a PEM block assigned to a variable is left whole for pass 8. Hermes masks its first
   // word (`-----BEGIN`), which hides the BEGIN marker from its private-key pass and leaves the key
   // body in the clear.
-  if (value.startsWith('-----BEGIN')) return false;
+  if (/^["']?-----BEGIN/.test(value)) return false;
   if (ENV_LOOKUP_VALUE_RE.test(value)) return false;
   return true;
 }
@@ -47,11 +47,11 @@ function maskMaybeQuoted(raw: string, masker: Masker): string {
 // Pass 2: ENV / config assignments
 // ---------------------------------------------------------------------------------------------
 
-// Where a quote inside an unquoted value ends it: before whitespace, the end of the text, or a
-// character that closes what the quote opened (`{"env": "API_KEY=x"}`, `f('TOKEN=x')`). A quote
+// Where a quote inside an unquoted value ends it: before whitespace or the end of the text, with
+// only closing punctuation between (`{"env": "API_KEY=x"}`, `f('TOKEN=x'),`). A quote
 // followed by more of the value belongs to it (`PASSWORD=pa'ss`), as does an opening quote that is
 // never closed (`API_KEY="abc…` to the end of the token), so neither leaves part of a secret out.
-export const QUOTE_CLOSES = String.raw`[\s,;)}\]>]|$`;
+export const QUOTE_CLOSES = String.raw`[,;)}\]>]*(?:\s|$)`;
 
 // Hermes `_ENV_ASSIGN_RE`; a masked assignment is written back as `NAME=value`, without the spaces
 // around `=`, as Hermes writes it.

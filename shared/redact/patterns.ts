@@ -29,7 +29,7 @@ export const AUTH_GATE_RE = /authorization/i;
 // value ends it only where it closes something (as QUOTE_CLOSES in assignments.ts); after an opening
 // quote the value ends at the next quote (pipeline.ts cuts it there).
 export const SECRET_HEADER_RE =
-  /((?:api-?key|x-api-token|x-auth-token|x-access-token|x-postmark-(?:server|account)-token)[ \t]*:[ \t]*(?:\\?["'])?|(?:api-key|x-api-token|x-auth-token|x-access-token|x-postmark-(?:server|account)-token)\\?["'][ \t]*:[ \t]*\\?["'])((?:[^\s"'\\]|\\(?!["'])|["'](?![\s,;)}\]>]|$))+)/gi;
+  /((?:api-?key|x-api-token|x-auth-token|x-access-token|x-postmark-(?:server|account)-token)[ \t]*:[ \t]*(?:\\?["'])?|(?:api-key|x-api-token|x-auth-token|x-access-token|x-postmark-(?:server|account)-token)\\?["'][ \t]*:[ \t]*\\?["'])((?:[^\s"'\\]|\\(?!["'])|["'](?![,;)}\]>]*(?:\s|$)))+)/gi;
 export const SECRET_HEADER_GATE_RE = /api-?key|-token/i;
 
 // `bot<id>:<secret>` / `<id>:<secret>`. The lookbehind starts each attempt at the beginning of a
