@@ -61,20 +61,20 @@ export const QUOTE_CLOSES = String.raw`[,;)}\]>]*(?:\s|$)`;
 // The value never starts on the next line (Hermes' `\s*` crosses a line break, so `API_KEY=` on a
 // line of its own masks the next line whole and joins the two), and `=(?!=)` keeps `TOKEN == x`
 // comparisons out (Hermes masks the second `=`).
-// The value is read in a lookahead: a match whose name holds no keyword consumes only `NAME=`, so a
-// secret-named assignment right after it (`x=API_KEY=…`, `4096=TOKEN=…`) is still found.
-const ENV_UPPER_RE = new RegExp(
-  String.raw`(?<![A-Z0-9_])([A-Z0-9_]+)([ \t]*=(?!=)[ \t]*)(?=("[^"\n]*"|'[^'\n]*'|["']?(?:[^\s"']|["'](?!${QUOTE_CLOSES}))+))`,
-  'g',
-);
+// The pattern finds `NAME=`; the value (ENV_VALUE_RE) is read only after a name that holds a
+// keyword, so a match without one consumes just `NAME=` and a secret-named assignment right after
+// it (`x=API_KEY=…`, `4096=TOKEN=…`) is still found, while a long `A=B=C…` run stays linear.
+const ENV_UPPER_RE = /(?<![A-Z0-9_])([A-Z0-9_]+)([ \t]*=(?!=)[ \t]*)/g;
+const ENV_VALUE_RE = new RegExp(String.raw`"[^"\n]*"|'[^'\n]*'|["']?(?:[^\s"']|["'](?!${QUOTE_CLOSES}))+`, 'y');
 // Lowercase/dotted config values also stop at `&`, so a form body (`password=x&user=y`) is masked
 // pair by pair (pass 12) instead of being swallowed whole. No spaces around `=`, as in Hermes:
 // `self.password = password` is code, `spring.datasource.password=x` is config.
 const CFG_VALUE = String.raw`("[^"\n]*"|'[^'\n]*'|["']?(?:[^\s&"']|["'](?![&]|${QUOTE_CLOSES}))+)`;
 // A dotted name (Hermes `_CFG_DOTTED_RE`: a dot anywhere in the name, which may hold more dots and
 // hyphens). The whole run is matched and the dot and keyword are checked in code, which keeps the
-// pattern linear; the value is read in a lookahead as in ENV_UPPER_RE.
-const CFG_DOTTED_RE = new RegExp(String.raw`(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]+)(=(?!=))(?=${CFG_VALUE})`, 'g');
+// pattern linear; the value is read after a secret name only, as for ENV_UPPER_RE.
+const CFG_DOTTED_RE = /(?<![A-Za-z0-9_.-])([A-Za-z0-9_.-]+)(=(?!=))/g;
+const CFG_VALUE_RE = new RegExp(CFG_VALUE, 'y');
 // Gateway: a rendered line-number gutter before a line-anchored key: `5|` from
 // read_file, `6:` from `grep -n`, `7-` from grep's context lines, `   8<TAB>` from `cat -n`. Without
 // it the numbered copy of a secret-bearing file leaks what its raw text masks. The gutter starts
@@ -86,47 +86,63 @@ const CFG_ANCHORED_RE = new RegExp(
 );
 
 /**
- * `text` with each match of `re` (groups: name, separator, and the value inside a lookahead)
- * replaced, name and value, by what `replace` returns for it; `undefined` leaves the match and
- * resumes the scan right after its separator, so the value is scanned for assignments of its own.
+ * `text` with each assignment found by `nameRe` (groups: name, separator) whose name `isSecret`
+ * replaced, name and value (read by the sticky `valueRe` right after the separator), by what
+ * `replace` returns for it (the same text when the value is to stay). Scanning resumes after the
+ * value of a secret name (as a regex substitution would) and right after the separator of any
+ * other, so the value of a non-secret assignment is scanned for assignments of its own.
  */
-function replaceAssignments(text: string, re: RegExp, replace: (name: string, sep: string, raw: string) => string | undefined): string {
+function replaceAssignments(
+  text: string,
+  nameRe: RegExp,
+  valueRe: RegExp,
+  isSecret: (name: string) => boolean,
+  replace: (name: string, sep: string, raw: string) => string,
+): string {
   let out = '';
   let last = 0;
-  let changed = false;
-  re.lastIndex = 0;
-  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
-    const [head, name, sep, raw] = m as unknown as [string, string, string, string];
-    const replacement = replace(name, sep, raw);
-    if (replacement === undefined) continue;
-    out += text.slice(last, m.index) + replacement;
-    last = m.index + head.length + raw.length;
-    re.lastIndex = last;
-    changed = true;
+  nameRe.lastIndex = 0;
+  for (let m = nameRe.exec(text); m !== null; m = nameRe.exec(text)) {
+    const [head, name, sep] = m as unknown as [string, string, string];
+    if (!isSecret(name)) continue;
+    const valueAt = m.index + head.length;
+    valueRe.lastIndex = valueAt;
+    const value = valueRe.exec(text);
+    if (value === null) continue;
+    out += text.slice(last, m.index) + replace(name, sep, value[0]);
+    last = valueAt + value[0].length;
+    nameRe.lastIndex = last;
   }
-  return changed ? out + text.slice(last) : text;
+  return last === 0 ? text : out + text.slice(last);
 }
 
 export function redactEnvAssignments(text: string, masker: Masker = OUTPUT_MASKER): string {
   if (!text.includes('=')) return text;
   // Uppercase names run even when the text holds a URL: they never collide with (lowercase) query
   // parameters, and an env dump is exactly where `DATABASE_URL=…` sits beside `API_KEY=…`.
-  text = replaceAssignments(text, ENV_UPPER_RE, (name, _sep, raw) => {
-    if (!ENV_NAME_KEYWORD_RE.test(name)) return undefined;
-    const masked = maskMaybeQuoted(raw, masker);
-    return masked === raw ? undefined : `${name}=${masked}`;
-  });
+  text = replaceAssignments(
+    text,
+    ENV_UPPER_RE,
+    ENV_VALUE_RE,
+    (name) => ENV_NAME_KEYWORD_RE.test(name),
+    (name, sep, raw) => {
+      const masked = maskMaybeQuoted(raw, masker);
+      return masked === raw ? name + sep + raw : `${name}=${masked}`;
+    },
+  );
   // The lowercase forms would match `token=`/`key=` query parameters, and web-URL query values are
   // deliberately passed through (OAuth callbacks and magic links must round-trip), so they are off
   // for any text holding a URL, as in Hermes.
   // Both run after the upper-case pass, as in Hermes, so an upper-case assignment at the start of a
   // line is masked twice: its head/tail mask (13 characters) becomes `***`.
   if (!text.includes('://') && CFG_NAME_KEYWORD_RE.test(text)) {
-    text = replaceAssignments(text, CFG_DOTTED_RE, (name, sep, raw) => {
-      if (!name.includes('.') || !CFG_NAME_KEYWORD_RE.test(name)) return undefined;
-      const masked = maskMaybeQuoted(raw, masker);
-      return masked === raw ? undefined : name + sep + masked;
-    });
+    text = replaceAssignments(
+      text,
+      CFG_DOTTED_RE,
+      CFG_VALUE_RE,
+      (name) => name.includes('.') && CFG_NAME_KEYWORD_RE.test(name),
+      (name, sep, raw) => name + sep + maskMaybeQuoted(raw, masker),
+    );
     text = text.replace(CFG_ANCHORED_RE, (whole, lead: string, name: string, sep: string, raw: string) => {
       if (!CFG_NAME_KEYWORD_RE.test(name)) return whole;
       const masked = maskMaybeQuoted(raw, masker);
