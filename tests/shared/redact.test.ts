@@ -59,6 +59,12 @@ test('pass 2: ENV assignments, dotted config keys and line-anchored lowercase ke
   );
   // A comparison is not an assignment (Gateway: Hermes masks its second `=`).
   assert.equal(redact('if TOKEN == expected: pass'), 'if TOKEN == expected: pass');
+  // An assignment right after a non-secret one is still found, and a quote inside a value, or an
+  // opening quote never closed, does not cut the value short; a closing quote stays.
+  assert.equal(redact('4096=TOKEN_VALUE=q8Zr2LmX9vTn4KpW7sYd'), '4096=TOKEN_VALUE=q8Zr2L...7sYd');
+  assert.equal(redact("x DB_PASSWORD=pa'ssw0rd-0123456789 y"), 'x DB_PASSWORD=pa\'ssw...6789 y');
+  assert.equal(redact('x API_KEY="q8Zr2LmX9vTn4KpW7sYd'), 'x API_KEY="q8Zr2...7sYd');
+  assert.equal(redact('{"env": "API_KEY=q8Zr2LmX9vTn4KpW7sYd", "x": 1}'), '{"env": "API_KEY=q8Zr2L...7sYd", "x": 1}');
   // Lowercase forms are off when the text holds a URL (query params must round-trip);
   // the uppercase form still applies.
   assert.equal(
