@@ -142,7 +142,7 @@ function applyPasses(text: string, codeFile: boolean, masker: Masker): string {
       text = text.replace(SECRET_HEADER_RE, (_whole, head: string, value: string) => {
         // A quoted value (`"x-api-key": "…"`, `apiKey: '…'`) ends at its closing quote.
         const end = /["']$/.test(head) ? value.search(/\\?["']/) : -1;
-        if (end >= 0) return head + maskUnlessMasked(value.slice(0, end), masker) + value.slice(end);
+        if (end > 0) return head + maskUnlessMasked(value.slice(0, end), masker) + value.slice(end);
         return head + maskUnlessMasked(value, masker);
       });
     }
