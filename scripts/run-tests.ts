@@ -15,19 +15,23 @@ import { CHROMIUM, CURL, ensurePackage, NGINX } from './test-prerequisites.js';
 //
 //   node dist/scripts/run-tests.js                 every test
 //   node dist/scripts/run-tests.js jobs mcp/bridge only files whose path (under tests/) starts so
+//   node dist/scripts/run-tests.js '!fidelity/'    every file but those whose path starts so
 
 const root = packageRoot();
 const testsDir = join(root, 'dist', 'tests');
-const prefixes = process.argv.slice(2).map((p) => p.replace(/^(dist\/)?tests\//, ''));
+const args = process.argv.slice(2).map((p) => p.replace(/^(!?)(dist\/)?tests\//, '$1'));
+const prefixes = args.filter((p) => !p.startsWith('!'));
+const excluded = args.filter((p) => p.startsWith('!')).map((p) => p.slice(1));
 
 const files = (readdirSync(testsDir, { recursive: true, encoding: 'utf8' }) as string[])
   .filter((f) => f.endsWith('.test.js'))
   .filter((f) => prefixes.length === 0 || prefixes.some((p) => f.startsWith(p)))
+  .filter((f) => !excluded.some((p) => f.startsWith(p)))
   .sort()
   .map((f) => join(testsDir, f));
 
 if (files.length === 0) {
-  process.stderr.write(`run-tests: no test file under ${relative(root, testsDir)} matches ${prefixes.join(' ')}\n`);
+  process.stderr.write(`run-tests: no test file under ${relative(root, testsDir)} matches ${args.join(' ')}\n`);
   process.exit(1);
 }
 
