@@ -99,9 +99,9 @@ describe('hermes_tools errors reach the script mapped, and internal ones are log
       const out = String(r.data.output);
       assert.equal(r.data.status, 'success', out);
       const [read, write] = out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-      assert.deepEqual(read, { error: 'INTERNAL_ERROR: read_file failed inside the gateway; see the gateway log for details' });
+      assert.deepEqual(read, { error: 'read_file failed inside the gateway; see the gateway log for details', code: 'INTERNAL_ERROR' });
       assert.ok(!out.includes('very-internal-detail'), 'the internal detail never reaches the script');
-      assert.deepEqual(write, { error: `PATH_OUTSIDE_ROOTS: ${REFUSAL}` });
+      assert.deepEqual(write, { error: REFUSAL, code: 'PATH_OUTSIDE_ROOTS' });
       const events = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
       const logged = events().filter((e) => e.event === 'tool_internal_error');
       assert.equal(logged.length, 1, JSON.stringify(logged));

@@ -17,7 +17,7 @@ describe('write_file: writing', () => {
     assert.deepEqual(r, {
       bytes_written: 7,
       dirs_created: true,
-      lint: { status: 'skipped', message: 'Syntax checks are not run by the gateway.' },
+      lint: { status: 'skipped', message: 'No linter for .txt files' },
       resolved_path: abs,
       files_modified: [abs],
     });
