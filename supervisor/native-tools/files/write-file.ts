@@ -59,6 +59,8 @@ function onPath(command: string): boolean {
 /** Why `content` does not parse as the structured format of `ext` (JSON, YAML), '' when it does; null: not such a format. */
 export function structuredSyntaxError(ext: string, content: string): string | null {
   if (ext === '.json') {
+    // Python's json.loads refuses a str that starts with a BOM.
+    if (content.startsWith('\uFEFF')) return 'JSONDecodeError: Unexpected UTF-8 BOM (decode using utf-8-sig) (line 1, column 1)';
     try {
       JSON.parse(content);
       return '';
@@ -201,7 +203,8 @@ export async function writeFile(deps: PathDeps, args: Record<string, unknown>, c
     return {
       bytes_written: bytes.length,
       dirs_created: dirsCreated.length > 0,
-      lint: lintDelta(writePath, before, content),
+      // Upstream lints the text as written (its BOM and CRLF restored) against the old file's text.
+      lint: lintDelta(writePath, before, bytes.toString('utf8')),
       resolved_path: writePath,
       files_modified: [writePath],
     };
