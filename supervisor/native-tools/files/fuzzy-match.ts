@@ -1,5 +1,4 @@
 import { SIMILARITY_STRATEGIES, STRATEGIES, type StrategyName } from './fuzzy-strategies.js';
-import { strip } from './fuzzy-text.js';
 import { applyReplacements, detectEscapeDrift, maybeUnescapeNewString, preserveUnicodeInReplacement } from './fuzzy-replace.js';
 
 // Hermes' fuzzy find-and-replace (tools/fuzzy_match.py), re-implemented: a chain of increasingly

@@ -7,7 +7,7 @@ import { resolveToolPath } from './confine.js';
 import { throwIfAborted, type PathDeps } from './paths.js';
 import { assertWritable, hermesDirs } from './sensitive-paths.js';
 import { fileDiff } from './unified-diff.js';
-import { applyV4a, hasTraversal, operationPaths, parseV4aPatch, type ResolvedOperation } from './v4a.js';
+import { applyV4a, hasTraversal, notFoundHint, operationPaths, parseV4aPatch, type ResolvedOperation } from './v4a.js';
 import { assertNoRedactionMarker, lintDelta, lintOf, syntaxGateRefusal, type Lint } from './write-file.js';
 
 // patch — Hermes' targeted edit tool (tools/file_tools.py `patch_tool`):
@@ -17,15 +17,14 @@ import { assertNoRedactionMarker, lintDelta, lintOf, syntaxGateRefusal, type Lin
 // Every path passes the roots confinement (confine.ts), the sensitive-path and cross-profile checks
 // before anything is read, so no diff, hint or error quotes a refused file. Success is upstream's
 // PatchResult.to_dict: `{success, diff?, files_modified, files_created?, files_deleted?, lint?,
-// resolved_path?}` (empty fields left out, absolute paths; `lint` one result in replace mode, one
-// per written file in V4A mode). Failures are thrown GatewayErrors with upstream's messages; those
+// resolved_path?}` (empty fields left out; files_modified resolved to absolute paths, V4A's
+// created/deleted files as its headers name them; `lint` one result in replace mode, one per
+// written file in V4A mode). Failures are thrown GatewayErrors with upstream's messages; those
 // upstream's PatchResult reports carry `success: false`, the argument errors do not (upstream's
 // tool_error). New text holding a redaction marker is refused (write-file.ts).
 
 /** Files larger than this are not patched in place (upstream reads up to 50 MiB through a shell). */
 const PATCH_MAX_FILE_BYTES = 10 * 1024 * 1024;
-
-const NOT_FOUND_HINT = 'old_string not found. Use read_file to verify the current content, or search_files to locate the text.';
 
 function patchError(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): GatewayError {
   return new GatewayError(code, message, { success: false, ...extra });
@@ -34,11 +33,6 @@ function patchError(code: ErrorCode, message: string, extra: Record<string, unkn
 /** Upstream's tool_error: `{error}` alone. */
 function argumentError(message: string): GatewayError {
   return new GatewayError(ErrorCode.INVALID_ARGUMENTS, message);
-}
-
-/** Upstream patch_tool's hint on a "Could not find" failure that carries no "Did you mean" snippet. */
-function notFoundHint(message: string): Record<string, unknown> {
-  return message.includes('Could not find') && !message.includes('Did you mean one of these sections?') ? { _hint: NOT_FOUND_HINT } : {};
 }
 
 /** PatchResult.to_dict: the empty fields left out. */

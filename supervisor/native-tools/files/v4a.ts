@@ -37,12 +37,13 @@ function validationFailure(errors: ValidationError[]): GatewayError {
   const kinds = new Set(errors.map((e) => e.kind));
   const code = kinds.size === 1 && kinds.has('no_match') ? ErrorCode.PATCH_NO_MATCH : kinds.size === 1 && kinds.has('ambiguous') ? ErrorCode.PATCH_AMBIGUOUS : ErrorCode.PATCH_INVALID;
   const message = `Patch validation failed (no files were modified):\n${errors.map((e) => `  • ${e.message}`).join('\n')}`;
-  // Upstream patch_tool's hint on a "Could not find" failure without a "Did you mean" snippet.
-  const hint = message.includes('Could not find') && !message.includes('Did you mean one of these sections?');
-  return new GatewayError(code, message, {
-    success: false,
-    ...(hint ? { _hint: 'old_string not found. Use read_file to verify the current content, or search_files to locate the text.' } : {}),
-  });
+  return new GatewayError(code, message, { success: false, ...notFoundHint(message) });
+}
+
+/** Upstream patch_tool's `_hint` on a "Could not find" failure that carries no "Did you mean" snippet. */
+export function notFoundHint(message: string): { _hint?: string } {
+  if (!message.includes('Could not find') || message.includes('Did you mean one of these sections?')) return {};
+  return { _hint: 'old_string not found. Use read_file to verify the current content, or search_files to locate the text.' };
 }
 
 interface Applied {

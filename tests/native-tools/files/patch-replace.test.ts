@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { after, describe, test } from 'node:test';
 import { ErrorCode } from '../../../shared/errors.js';
-import { Cases, call, ctx, expectCode, text } from './fixture.js';
+import { Cases, call, ctx, expectCode } from './fixture.js';
 
 const cases = new Cases();
 after(() => cases.cleanup());
