@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute, join, relative } from 'node:path';
 import { copyOfHermesHome } from '../helpers/hermes.js';
 import { tempDirs } from '../helpers/temp.js';
 import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, oracleAnswers, runOracle, type Answers, type FidelityCase } from './harness.js';
@@ -18,7 +18,8 @@ export interface EditCase extends FidelityCase {
   files?: Record<string, FileSpec>;
   /**
    * The tool's arguments. A relative `path` is relative to the case's directory; `{dir}` in any
-   * string argument (a V4A patch's headers) stands for that directory.
+   * string argument (a V4A patch's headers) stands for that directory, `{rel}` for it relative to
+   * the working directory (the workspace), for relative paths as a model sends them.
    */
   args: Record<string, unknown>;
 }
@@ -55,13 +56,14 @@ export function withKeysReplaced(value: unknown, replace: Record<string, string>
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [key(k), withKeysReplaced(v, replace)]));
 }
 
-/** The case's arguments with its directory filled in. */
-export function argsIn(c: EditCase, dir: string): Record<string, unknown> {
+/** The case's arguments with its directory (`dir`, under the working directory `ws`) filled in. */
+export function argsIn(c: EditCase, dir: string, ws: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  const fill = (v: string) => v.split('{dir}').join(dir).split('{rel}').join(relative(ws, dir));
   for (const [k, v] of Object.entries(c.args)) {
     if (typeof v !== 'string') out[k] = v;
-    else if (k === 'path' && v !== '' && !isAbsolute(v) && !v.startsWith('~')) out[k] = join(dir, v);
-    else out[k] = v.split('{dir}').join(dir);
+    else if (k === 'path' && v !== '' && !isAbsolute(v) && !v.startsWith('~') && !v.includes('{')) out[k] = join(dir, v);
+    else out[k] = fill(v);
   }
   return out;
 }
@@ -78,7 +80,7 @@ export function compareEditSurface(surface: string, tool: string, driver: string
   const dirOf = (way: string, c: EditCase) => join(ws, way, c.id);
   const answerOf = (way: string, c: EditCase, result: unknown) => {
     const dir = dirOf(way, c);
-    const replace = { [dir]: '<dir>', [ws]: '<ws>' };
+    const replace = { [dir]: '<dir>', [ws]: '<ws>', [relative(ws, dir)]: '<rel>' };
     return normalise(withKeysReplaced({ result: errorAsHermes(result), files: readBack(dir) }, replace), { replace });
   };
 
@@ -96,18 +98,18 @@ export function compareEditSurface(surface: string, tool: string, driver: string
     },
     async hermes(list) {
       const home = copyOfHermesHome(temp.make(`hmcp-fid-${tool}-hermes-`), {});
-      const input = { cases: list.map((c) => ({ id: c.id, args: argsIn(c, dirOf('hermes', c)) })) };
+      const input = { cases: list.map((c) => ({ id: c.id, args: argsIn(c, dirOf('hermes', c), ws) })) };
       const answers = oracleAnswers(await runOracle(driver, input, home, { TERMINAL_CWD: ws }, 300_000));
       return new Map(list.map((c) => [c.id, answerOf('hermes', c, answers.get(c.id))]));
     },
     gateway: {
-      mcp: (list) => oneByOne(list, async (c) => answerOf('mcp', c, await gw!.call(tool, argsIn(c, dirOf('mcp', c))))),
+      mcp: (list) => oneByOne(list, async (c) => answerOf('mcp', c, await gw!.call(tool, argsIn(c, dirOf('mcp', c), ws)))),
       async hermes_tools(list): Promise<Answers> {
         // One execute_code script makes at most 50 tool calls: the cases go in batches.
         const out: Answers = new Map();
         for (let i = 0; i < list.length; i += HERMES_TOOLS_BATCH) {
           const batch = list.slice(i, i + HERMES_TOOLS_BATCH);
-          const results = await gw!.hermesTools(batch.map((c) => [tool, argsIn(c, dirOf('hermes_tools', c))]));
+          const results = await gw!.hermesTools(batch.map((c) => [tool, argsIn(c, dirOf('hermes_tools', c), ws)]));
           batch.forEach((c, j) => out.set(c.id, answerOf('hermes_tools', c, results[j])));
         }
         return out;
