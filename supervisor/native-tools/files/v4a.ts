@@ -1,6 +1,7 @@
 import { unlink } from 'node:fs/promises';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { atomicWrite, ensureParentDirs, removeCreatedDirs } from './fs-util.js';
+import { syntaxGateRefusal } from './write-file.js';
 import { encodeSim, Simulation, type Original, type ResolvedOperation, type ValidationError } from './v4a-simulate.js';
 
 // V4A patches (tools/patch_parser.py): the multi-file format used by codex/cline.
@@ -62,6 +63,16 @@ export async function applyV4a(operations: readonly ResolvedOperation[], signal?
     else if (op.operation === 'add') await sim.add(op);
     else if (op.operation === 'delete') await sim.delete(op);
     else await sim.move(op);
+  }
+  // Hermes' write_file refuses JSON/YAML that does not parse; here that is found before anything
+  // is written (Hermes finds it in its apply phase, after the earlier operations were written).
+  if (sim.errors.length === 0) {
+    for (const op of operations) {
+      if (op.operation !== 'update' && op.operation !== 'add') continue;
+      const final = sim.state.get(op.absPath);
+      const refusal = final ? syntaxGateRefusal(op.filePath, final.content) : null;
+      if (refusal) sim.errors.push({ kind: 'invalid', message: `${op.filePath}: ${refusal}` });
+    }
   }
   if (sim.errors.length === 0 && sim.realChanges === 0) {
     sim.errors.push({ kind: 'invalid', message: 'Patch contains no changes (only context lines were provided)' });
