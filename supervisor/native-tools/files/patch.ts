@@ -22,6 +22,10 @@ import { assertNoRedactionMarker, lintDelta, lintOf, syntaxGateRefusal, type Lin
 // written file in V4A mode). Failures are thrown GatewayErrors with upstream's messages; those
 // upstream's PatchResult reports carry `success: false`, the argument errors do not (upstream's
 // tool_error). New text holding a redaction marker is refused (write-file.ts).
+//
+// Not done here: upstream's escalating "This is failure #N patching …" hint after repeated
+// failures on one path (it keeps per-task state the gateway does not have), and the staleness
+// warnings.
 
 /** Files larger than this are not patched in place (upstream reads up to 50 MiB through a shell). */
 const PATCH_MAX_FILE_BYTES = 10 * 1024 * 1024;

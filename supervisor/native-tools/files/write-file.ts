@@ -193,7 +193,8 @@ export async function writeFile(deps: PathDeps, args: Record<string, unknown>, c
       }
       dirsCreated = await ensureParentDirs(writePath);
       const existing = existingStat ? await probeExisting(writePath) : null;
-      if (existingStat && lintOf(writePath, '').status !== 'skipped') before = await readFile(writePath, 'utf8');
+      // Upstream reads the old text only for the formats it lints in-process (an empty file counts as none).
+      if (existingStat && structuredSyntaxError(extname(writePath).toLowerCase(), '') !== null) before = (await readFile(writePath, 'utf8')) || null;
       bytes = encodeForExisting(content, existing?.head ?? null);
       await atomicWrite(writePath, bytes, existing?.mode);
     } catch (e) {
