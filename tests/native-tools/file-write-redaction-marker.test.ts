@@ -8,10 +8,10 @@ import { openSession, startTestGateway, type TestGateway, viaBridge } from '../h
 import { tempDirs } from '../helpers/temp.js';
 
 // A read → write round trip never stores a masked secret: read_file shows a key as a sentinel
-// («redacted:ghp_…»), and write_file / patch refuse new text holding such a marker
+// («redacted:ghp_…»), and write_file / patch refuse an edit that adds such a marker to the file
 // (CONTENT_HAS_REDACTION_MARKER) with a message that says to edit around the secret. An edit of
 // another line of the same file goes through and leaves the secret's bytes as they were, over MCP
-// and through execute_code's hermes_tools.
+// and through execute_code's hermes_tools; a file that documents the markers stays editable.
 
 // Assembled from pieces so this file holds no literal a secret scanner would flag; not a real key.
 const PAT = 'ghp_' + 'ab1CD2ef3GH4ij5KL6mn7OP8qr9ST0uv6789';
@@ -83,6 +83,20 @@ describe('write_file and patch refuse a redaction marker, through a real gateway
     const hunk = await viaBridge(client, 'patch', { mode: 'patch', patch: v4a }, token);
     assert.equal(hunk.data.error, ErrorCode.CONTENT_HAS_REDACTION_MARKER, JSON.stringify(hunk.data));
     assert.equal(readFileSync(file, 'utf8'), CONFIG);
+  });
+
+  test('a file that documents the marker itself can still be edited, as long as the edit adds none', async () => {
+    const doc = join(dir, 'markers.md');
+    const text = 'A masked key reads «redacted:ghp_…» and an unknown one «redacted-secret».\nSecond line.\n';
+    writeFileSync(doc, text);
+    const p = await viaBridge(client, 'patch', { path: doc, old_string: 'Second line.', new_string: 'Second line, edited.' }, token);
+    assert.equal(p.data.success, true, JSON.stringify(p.data));
+    const w = await viaBridge(client, 'write_file', { path: doc, content: `${text}Third line.\n` }, token);
+    assert.equal(w.isError, false, JSON.stringify(w.data));
+    // One more «redacted-secret» than the file holds is refused.
+    const more = await viaBridge(client, 'write_file', { path: doc, content: `${text}TOKEN=«redacted-secret»\n` }, token);
+    assert.equal(more.data.error, ErrorCode.CONTENT_HAS_REDACTION_MARKER);
+    assert.equal(readFileSync(doc, 'utf8'), `${text}Third line.\n`);
   });
 
   test('through hermes_tools: the marker write is refused, a patch of another line keeps the token', async () => {

@@ -8,7 +8,7 @@ import { throwIfAborted, type PathDeps } from './paths.js';
 import { assertWritable, hermesDirs } from './sensitive-paths.js';
 import { fileDiff } from './unified-diff.js';
 import { applyV4a, hasTraversal, notFoundHint, operationPaths, parseV4aPatch, type ResolvedOperation } from './v4a.js';
-import { assertNoRedactionMarker, lintDelta, lintOf, syntaxGateRefusal, type Lint } from './write-file.js';
+import { assertNoAddedRedactionMarker, lintDelta, lintOf, syntaxGateRefusal, type Lint } from './write-file.js';
 
 // patch — Hermes' targeted edit tool (tools/file_tools.py `patch_tool`):
 // - mode "replace" (default): path + old_string + new_string (+ replace_all), matched through the
@@ -21,7 +21,7 @@ import { assertNoRedactionMarker, lintDelta, lintOf, syntaxGateRefusal, type Lin
 // created/deleted files as its headers name them; `lint` one result in replace mode, one per
 // written file in V4A mode). Failures are thrown GatewayErrors with upstream's messages; those
 // upstream's PatchResult reports carry `success: false`, the argument errors do not (upstream's
-// tool_error). New text holding a redaction marker is refused (write-file.ts).
+// tool_error). An edit that adds a redaction marker to a file is refused (write-file.ts, v4a.ts).
 //
 // Not done here: upstream's escalating "This is failure #N patching …" hint after repeated
 // failures on one path (it keeps per-task state the gateway does not have), and the staleness
@@ -61,7 +61,6 @@ async function replaceMode(deps: PathDeps, args: Record<string, unknown>, ctx: C
   const target = await resolveToolPath(deps, input, ctx);
   const checked = await assertWritable(target, await hermesDirs(deps.hermesHome), args.cross_profile === true);
   assertEncodable(input, newString);
-  assertNoRedactionMarker('patch', input, newString);
 
   return withPathLocks([checked.real], async () => {
     let raw: Awaited<ReturnType<typeof readRawText>>;
@@ -82,6 +81,7 @@ async function replaceMode(deps: PathDeps, args: Record<string, unknown>, ctx: C
     }
     // Models send bare-LF text: a CRLF file stays CRLF; a BOM is put back.
     const newContent = detectLineEnding(raw.content) === '\r\n' ? normalizeLineEndings(result.content, '\r\n') : result.content;
+    assertNoAddedRedactionMarker('patch', input, raw.content, newContent);
     const refusal = syntaxGateRefusal(checked.real, newContent);
     if (refusal) throw patchError(ErrorCode.INVALID_ARGUMENTS, `Failed to write changes: ${refusal}`);
     throwIfAborted(ctx?.signal, 'patch');
@@ -114,11 +114,6 @@ async function patchMode(deps: PathDeps, args: Record<string, unknown>, ctx: Cal
           "'*** Update File:' / '*** Add File:' / '*** Delete File:' / '*** Move File:' headers.",
       );
     }
-  }
-  for (const op of operations) {
-    // The text an Update or Add leaves in the file: its context and added lines.
-    const kept = op.hunks.flatMap((h) => h.lines.filter((l) => l.prefix !== '-').map((l) => l.content));
-    assertNoRedactionMarker('patch', op.filePath, kept.join('\n'));
   }
   const dirs = await hermesDirs(deps.hermesHome);
   const crossProfile = args.cross_profile === true;

@@ -1,7 +1,7 @@
 import { unlink } from 'node:fs/promises';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { atomicWrite, ensureParentDirs, removeCreatedDirs } from './fs-util.js';
-import { syntaxGateRefusal } from './write-file.js';
+import { assertNoAddedRedactionMarker, syntaxGateRefusal } from './write-file.js';
 import { encodeSim, Simulation, type Original, type ResolvedOperation, type ValidationError } from './v4a-simulate.js';
 
 // V4A patches (tools/patch_parser.py): the multi-file format used by codex/cline.
@@ -78,6 +78,12 @@ export async function applyV4a(operations: readonly ResolvedOperation[], signal?
     sim.errors.push({ kind: 'invalid', message: 'Patch contains no changes (only context lines were provided)' });
   }
   if (sim.errors.length > 0) throw validationFailure(sim.errors);
+  // No Update or Add may leave a file holding a redaction marker it did not hold (write-file.ts).
+  for (const op of operations) {
+    if (op.operation !== 'update' && op.operation !== 'add') continue;
+    const final = sim.state.get(op.absPath);
+    if (final) assertNoAddedRedactionMarker('patch', op.filePath, sim.originals.get(op.absPath)?.bytes?.toString('utf8') ?? '', final.content);
+  }
   if (signal?.aborted) throw new GatewayError(ErrorCode.CANCELLED, 'patch cancelled before any file was written');
 
   // Plan: final writes (in operation order), then deletions.

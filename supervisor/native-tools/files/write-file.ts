@@ -23,9 +23,9 @@ import { assertWritable, hermesDirs } from './sensitive-paths.js';
 // is refused before anything touches disk), and a file type upstream has no linter for reports
 // upstream's "No linter for .ext files". Source files upstream checks with Python or a shell linter
 // (.py .js .ts .go .rs) and TOML are reported `skipped` (no Python or toolchain run per write).
-// One step beyond upstream: new text holding a redaction marker the gateway itself shows in place of
-// a secret (`«redacted:ghp_…»`, `«redacted-secret»`) is refused, so a read → write round trip never
-// stores the marker over the real secret.
+// One step beyond upstream: new text that adds a redaction marker the gateway itself shows in place
+// of a secret (`«redacted:ghp_…»`, `«redacted-secret»`) to the file is refused, so a read → write
+// round trip never stores the marker over the real secret.
 //
 // Not done here: LSP diagnostics and the staleness warnings (no per-task read state).
 
@@ -121,13 +121,33 @@ export function syntaxGateRefusal(path: string, content: string): string | null 
   return `Refusing to write '${path}': candidate content fails ${ext} syntax validation (${error}). The file was NOT created or modified. Fix the content and retry.`;
 }
 
-/** Refuses new text for `path` that holds a redaction marker (CONTENT_HAS_REDACTION_MARKER). */
-export function assertNoRedactionMarker(tool: string, path: string, text: string): void {
-  const marker = REDACTION_MARKER_RE.exec(text);
-  if (!marker) return;
+function occurrences(text: string, needle: string): number {
+  let n = 0;
+  for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + needle.length)) n++;
+  return n;
+}
+
+/** The first redaction marker `after` holds more often than `before` (one the edit adds), or null. */
+export function addedRedactionMarker(before: string, after: string): string | null {
+  if (!REDACTION_MARKER_RE.test(after)) return null;
+  const counts = new Map<string, number>();
+  for (const m of after.matchAll(new RegExp(REDACTION_MARKER_RE.source, 'gu'))) counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
+  for (const [marker, n] of counts) if (n > occurrences(before, marker)) return marker;
+  return null;
+}
+
+/**
+ * Refuses an edit that would leave `path` holding a redaction marker more often than it does now
+ * (CONTENT_HAS_REDACTION_MARKER): such text was copied from a masked read, and writing it would put
+ * the marker where the secret is. A file that holds marker text itself (documentation of the
+ * markers) can still be edited, as long as the edit adds none.
+ */
+export function assertNoAddedRedactionMarker(tool: string, path: string, before: string, after: string): void {
+  const marker = addedRedactionMarker(before, after);
+  if (marker === null) return;
   throw new GatewayError(
     ErrorCode.CONTENT_HAS_REDACTION_MARKER,
-    `${tool}: refusing to write '${path}': the new text contains ${marker[0]}, the marker the gateway shows in place of a secret when it reads a file out. ` +
+    `${tool}: refusing to write '${path}': the new text contains ${marker}, the marker the gateway shows in place of a secret when it reads a file out. ` +
       'Writing it back would replace the real secret on disk with the marker. Edit around the secret instead: change only the lines you mean to change ' +
       "(patch with an old_string/new_string that leave the secret's line out), and never copy the marked line into new content.",
     tool === 'patch' ? { success: false } : {},
@@ -173,7 +193,6 @@ export async function writeFile(deps: PathDeps, args: Record<string, unknown>, c
     );
   }
   assertEncodable(input, content);
-  assertNoRedactionMarker('write_file', input, content);
 
   // A symlink is written through to its (already checked) real target, like upstream `readlink -f`.
   const writePath = checked.real;
@@ -191,6 +210,7 @@ export async function writeFile(deps: PathDeps, args: Record<string, unknown>, c
       if (existingStat && !existingStat.isFile()) {
         throw new GatewayError(ErrorCode.FILE_NOT_REGULAR, `Cannot write '${input}': it exists and is not a regular file.`);
       }
+      if (REDACTION_MARKER_RE.test(content)) assertNoAddedRedactionMarker('write_file', input, existingStat ? await readFile(writePath, 'utf8') : '', content);
       dirsCreated = await ensureParentDirs(writePath);
       const existing = existingStat ? await probeExisting(writePath) : null;
       // Upstream reads the old text only for the formats it lints in-process (an empty file counts as none).
