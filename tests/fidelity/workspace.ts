@@ -46,8 +46,14 @@ export interface FidelityGateway {
 }
 
 /** A gateway serving `roots` (a colon-separated HERMES_MCP_ROOTS) with HERMES_HOME `home`. */
-export async function startFidelityGateway(home: string, roots: string, options: { env?: Record<string, string>; limits?: Partial<Limits> } = {}): Promise<FidelityGateway> {
-  const gateway = await startTestGateway({ home, env: { HERMES_MCP_ROOTS: roots, ...options.env }, limits: { executeCodeDeadlineSeconds: 120, ...options.limits } });
+export async function startFidelityGateway(home: string, roots: string, options: { env?: Record<string, string>; limits?: Partial<Limits>; inherited?: Record<string, string> } = {}): Promise<FidelityGateway> {
+  const gateway = await startTestGateway({
+    home,
+    env: { HERMES_MCP_ROOTS: roots, ...options.env },
+    limits: { executeCodeDeadlineSeconds: 120, ...options.limits },
+    // The environment the gateway's children inherit (execute_code scripts see it scrubbed).
+    ...(options.inherited ? { inherited: options.inherited } : {}),
+  });
   const client = await connect(gateway.mcpUrl, 'modern');
   return {
     gateway,

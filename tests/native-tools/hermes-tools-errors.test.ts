@@ -19,7 +19,7 @@ import { waitFor } from '../helpers/wait.js';
 import { logSink } from '../helpers/log-sink.js';
 
 // execute_code's hermes_tools file calls are nested calls of the Dispatcher: an error reaches the
-// script as Hermes' {"error": "..."} with the stable code and the mapped message, and an internal
+// script as Hermes' {"error": "<mapped message>"} with the stable code beside it as `code`, and an internal
 // error as the generic message tool_call gives, its details logged once in the gateway log and
 // never sent to the script. The real gateway always brings the real file tools, whose failures are
 // all mapped GatewayErrors; to reach the internal-error path this gateway is composed like
