@@ -244,10 +244,12 @@ export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime): ToolDe
       const timeoutSeconds = (args.timeout as number | undefined) ?? maxTimeout;
       const r = await pool.run(ctx.owner.id, command, { timeoutSeconds, signal: ctx.signal, ...(workdir ? { workdir } : {}) });
       const output = shapeTerminalOutput(r.output, limits.terminalOutputMaxChars, command);
+      // `output` is redacted (shapeTerminalOutput), the other fields are the gateway's own.
       return {
         structured: r.timedOut
           ? { output, exit_code: 124, error: `Command timed out after ${timeoutSeconds} seconds` }
           : { output, exit_code: r.exitCode, error: null },
+        redacted: 'output',
       };
     },
   };
