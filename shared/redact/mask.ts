@@ -44,6 +44,13 @@ export function nonReusableMask(token: string): string {
   return sentinel(token, ALL_LABELS);
 }
 
+/**
+ * A file-read sentinel anywhere in a text (`«redacted:ghp_…»`, `«redacted-secret»`): text holding
+ * one was copied from a masked read, and writing it back would store the marker in place of the
+ * secret. (`***` and head/tail masks are left out: ordinary text has those shapes.)
+ */
+export const REDACTION_MARKER_RE = /«redacted:[^\s«»]{1,32}…»|«redacted-secret»/u;
+
 // Output of this module (`***`, a maskToken head/tail form, or a sentinel). Re-masking such a
 // value would only erase the hint it deliberately kept, and would make redact() non-idempotent, so
 // containsSecret(redact(x)) would report a secret in already-clean text.

@@ -1,6 +1,5 @@
 import { SIMILARITY_STRATEGIES, STRATEGIES, type StrategyName } from './fuzzy-strategies.js';
-import { strip } from './fuzzy-text.js';
-import { applyReplacements, detectEscapeDrift, detectRogueIndent, formatMatchLocations, maybeUnescapeNewString, preserveUnicodeInReplacement } from './fuzzy-replace.js';
+import { applyReplacements, detectEscapeDrift, maybeUnescapeNewString, preserveUnicodeInReplacement } from './fuzzy-replace.js';
 
 // Hermes' fuzzy find-and-replace (tools/fuzzy_match.py), re-implemented: a chain of increasingly
 // tolerant strategies, tried in order, the first that finds anything wins:
@@ -13,13 +12,14 @@ import { applyReplacements, detectEscapeDrift, detectRogueIndent, formatMatchLoc
 //   6 trimmed_boundary       only the first and last line trimmed
 //   7 unicode_normalized     smart quotes, dashes, ellipsis, exotic spaces mapped to ASCII
 //   8 block_anchor           first and last lines anchor a block; the middle must be similar
-//   9 context_aware          anchored, and every non-blank line ≥ 80% similar
+//   9 context_aware          at least half the lines ≥ 80% similar
 //
-// A unique match is required unless replace_all; the similarity strategies (8, 9) never serve
-// replace_all with several matches. After a non-exact match the replacement is re-indented to the
-// file's indentation, `\t`/`\r` literals are unescaped when the file region has the real
-// characters, unicode_normalized keeps the file's own Unicode in unchanged spans, and two guards
-// refuse edits that look like transport artifacts (escape drift, rogue indentation).
+// A unique match is required unless replace_all. One step beyond upstream: the similarity
+// strategies (8, 9) never serve replace_all with several matches — their matches can overlap, and
+// upstream then replaces far more than old_string (a whole file, in the worst case). After a non-exact match the replacement is re-indented to the file's
+// indentation, `\t`/`\r` literals are unescaped when the file region has the real characters,
+// unicode_normalized keeps the file's own Unicode in unchanged spans, and the escape-drift guard
+// refuses edits that look like a transport artifact. Error texts are upstream's, word for word.
 //
 // The strategies live in fuzzy-strategies.ts, the replacement shaping and guards in
 // fuzzy-replace.ts, the shared text helpers in fuzzy-text.ts and the "did you mean?" hint in
@@ -42,7 +42,7 @@ export {
 } from './fuzzy-strategies.js';
 export { findClosestLines, noMatchHint } from './fuzzy-hint.js';
 
-type FuzzyErrorKind = 'empty' | 'whitespace_only' | 'identical' | 'ambiguous' | 'escape_drift' | 'rogue_indent' | 'no_match';
+type FuzzyErrorKind = 'empty' | 'identical' | 'ambiguous' | 'escape_drift' | 'no_match';
 
 export type FuzzyResult =
   | { ok: true; content: string; count: number; strategy: StrategyName }
@@ -53,9 +53,6 @@ export type FuzzyResult =
 
 export function fuzzyFindAndReplace(content: string, oldString: string, newString: string, replaceAll = false): FuzzyResult {
   if (!oldString) return { ok: false, kind: 'empty', error: 'old_string cannot be empty' };
-  if (!strip(oldString)) {
-    return { ok: false, kind: 'whitespace_only', error: 'old_string is only whitespace — provide non-blank text to match' };
-  }
   if (oldString === newString) return { ok: false, kind: 'identical', error: 'old_string and new_string are identical' };
 
   for (const [name, strategy] of STRATEGIES) {
@@ -65,9 +62,7 @@ export function fuzzyFindAndReplace(content: string, oldString: string, newStrin
       return {
         ok: false,
         kind: 'ambiguous',
-        error:
-          `Found ${matches.length} matches for old_string. Provide more context to make it unique, or use replace_all=true. ` +
-          `Matches:\n${formatMatchLocations(content, matches)}`,
+        error: `Found ${matches.length} matches for old_string. Provide more context to make it unique, or use replace_all=True.`,
       };
     }
     if (replaceAll && matches.length > 1 && SIMILARITY_STRATEGIES.has(name)) {
@@ -82,8 +77,6 @@ export function fuzzyFindAndReplace(content: string, oldString: string, newStrin
     if (name !== 'exact') {
       const drift = detectEscapeDrift(content, matches, oldString, newString);
       if (drift) return { ok: false, kind: 'escape_drift', error: drift };
-      const indent = detectRogueIndent(oldString, newString);
-      if (indent) return { ok: false, kind: 'rogue_indent', error: indent };
     }
     let effectiveNew = maybeUnescapeNewString(newString, content, matches);
     if (name === 'unicode_normalized') effectiveNew = preserveUnicodeInReplacement(content, matches, oldString, effectiveNew);
@@ -91,15 +84,4 @@ export function fuzzyFindAndReplace(content: string, oldString: string, newStrin
     return { ok: true, content: replaced, count: matches.length, strategy: name };
   }
   return { ok: false, kind: 'no_match', error: 'Could not find a match for old_string in the file' };
-}
-
-/**
- * Hermes `is_already_applied`: the edit is already in the file (new_string present verbatim and
- * old_string gone), so a re-sent patch becomes a success-shaped no-op instead of an error.
- */
-export function isAlreadyApplied(content: string, oldString: string, newString: string): boolean {
-  if (!newString || strip(newString).length < 8) return false;
-  if (!content.includes(newString)) return false;
-  if (oldString === newString) return true;
-  return !content.includes(oldString);
 }

@@ -59,25 +59,6 @@ export function detectEscapeDrift(content: string, matches: Span[], oldString: s
   return null;
 }
 
-const OPENS_BLOCK = /[:{(]$/;
-
-export function detectRogueIndent(oldString: string, newString: string): string | null {
-  const oldLines = oldString.split('\n').filter((l) => strip(l));
-  const newLines = newString.split('\n').filter((l) => strip(l));
-  if (oldLines.length === 0 || newLines.length === 0) return null;
-  const maxOld = Math.max(...oldLines.map((l) => leadingWhitespace(l).length));
-  if (oldLines.some((l) => OPENS_BLOCK.test(l.trimEnd()))) return null;
-  if (newLines.some((l) => OPENS_BLOCK.test(l.trimEnd()))) return null;
-  const deeper = newLines.filter((l) => leadingWhitespace(l).length > maxOld);
-  if (deeper.length === 0) return null;
-  const sample = strip(deeper[0]!).slice(0, 60);
-  return (
-    `Suspicious indentation in new_string: ${deeper.length} line(s) indented deeper than old_string's max indent (${maxOld} spaces), ` +
-    "but neither old_string nor new_string opens a nesting block (':', '{', '('). Likely a model indent typo — check the " +
-    `indentation of: ${JSON.stringify(sample)}`
-  );
-}
-
 /** After a unicode_normalized match, apply only the edits to the file's own text (keeps its Unicode). */
 export function preserveUnicodeInReplacement(content: string, matches: Span[], oldString: string, newString: string): string {
   const fileRegion = matchedRegions(content, matches);
@@ -107,20 +88,4 @@ export function applyReplacements(content: string, matches: Span[], newString: s
     result = result.slice(0, start) + replacement + result.slice(end);
   }
   return result;
-}
-
-export function formatMatchLocations(content: string, matches: Span[], cap = 5): string {
-  const rows: string[] = [];
-  for (const [start] of matches.slice(0, cap)) {
-    let lineNo = 1;
-    for (let i = content.indexOf('\n'); i !== -1 && i < start; i = content.indexOf('\n', i + 1)) lineNo++;
-    const lineStart = content.lastIndexOf('\n', start - 1) + 1;
-    let lineEnd = content.indexOf('\n', lineStart);
-    if (lineEnd === -1) lineEnd = content.length;
-    let snippet = strip(content.slice(lineStart, lineEnd));
-    if (snippet.length > 80) snippet = snippet.slice(0, 77) + '...';
-    rows.push(`  L${lineNo}: ${snippet}`);
-  }
-  if (matches.length > cap) rows.push(`  ... and ${matches.length - cap} more`);
-  return rows.join('\n');
 }

@@ -130,28 +130,18 @@ export function strategyBlockAnchor(content: string, pattern: string): Span[] {
 }
 
 export function strategyContextAware(content: string, pattern: string): Span[] {
+  // Upstream: a block matches when at least half of its lines are ≥ 80% similar (stripped) to the
+  // pattern's lines at the same offset.
   const patternLines = pattern.split('\n');
   const contentLines = content.split('\n');
   const n = patternLines.length;
-  if (n > contentLines.length) return [];
-  const ANCHOR = 0.8;
-  const firstPat = strip(patternLines[0]!);
-  const lastPat = strip(patternLines[n - 1]!);
   const index = new LineIndex(contentLines, content.length);
+  const stripped = patternLines.map((l) => strip(l));
   const out: Span[] = [];
   for (let i = 0; i + n <= contentLines.length; i++) {
-    if (similarity(firstPat, strip(contentLines[i]!), ANCHOR) < ANCHOR) continue;
-    if (similarity(lastPat, strip(contentLines[i + n - 1]!), ANCHOR) < ANCHOR) continue;
-    let all = true;
-    for (let k = 0; k < n; k++) {
-      const p = strip(patternLines[k]!);
-      if (!p) continue; // blank pattern lines do not constrain the match
-      if (similarity(p, strip(contentLines[i + k]!), 0.8) < 0.8) {
-        all = false;
-        break;
-      }
-    }
-    if (all) out.push(index.span(i, i + n));
+    let high = 0;
+    for (let k = 0; k < n; k++) if (similarity(stripped[k]!, strip(contentLines[i + k]!), 0.8) >= 0.8) high++;
+    if (high >= n * 0.5) out.push(index.span(i, i + n));
   }
   return out;
 }
@@ -168,4 +158,5 @@ export const STRATEGIES: ReadonlyArray<readonly [StrategyName, (content: string,
   ['context_aware', strategyContextAware],
 ];
 
+/** The strategies that match by similarity, not by equality after normalising. */
 export const SIMILARITY_STRATEGIES = new Set<StrategyName>(['block_anchor', 'context_aware']);

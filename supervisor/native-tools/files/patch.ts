@@ -1,107 +1,114 @@
+import { readFile } from 'node:fs/promises';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { CallContext, ToolDefinition } from '../../tool-types.js';
 import { assertEncodable, atomicWrite, BOM, detectLineEnding, normalizeLineEndings, readRawText, withPathLocks, writeFailed } from './fs-util.js';
-import { fuzzyFindAndReplace, isAlreadyApplied, noMatchHint } from './fuzzy-match.js';
+import { fuzzyFindAndReplace, noMatchHint } from './fuzzy-match.js';
 import { resolveToolPath } from './confine.js';
-import { diffLabel, throwIfAborted, type PathDeps } from './paths.js';
+import { throwIfAborted, type PathDeps } from './paths.js';
 import { assertWritable, hermesDirs } from './sensitive-paths.js';
 import { fileDiff } from './unified-diff.js';
-import { applyV4a, hasTraversal, operationPaths, parseV4aPatch, type ResolvedOperation } from './v4a.js';
-import { LINT_SKIPPED } from './write-file.js';
+import { applyV4a, hasTraversal, notFoundHint, operationPaths, parseV4aPatch, type ResolvedOperation } from './v4a.js';
+import { assertNoAddedRedactionMarker, lintDelta, lintOf, syntaxGateRefusal, type Lint } from './write-file.js';
 
 // patch — Hermes' targeted edit tool (tools/file_tools.py `patch_tool`):
 // - mode "replace" (default): path + old_string + new_string (+ replace_all), matched through the
-//   fuzzy strategy chain (fuzzy-match.ts); unique unless replace_all; a re-sent edit that is already
-//   in the file is a success-shaped no-op (`no_change: true`);
+//   fuzzy strategy chain (fuzzy-match.ts); unique unless replace_all;
 // - mode "patch": a V4A multi-file patch (v4a.ts), all-or-nothing; header paths with `..` refused.
 // Every path passes the roots confinement (confine.ts), the sensitive-path and cross-profile checks
-// before anything is read, so no diff, hint or error quotes a refused file. Success:
-// `{success, diff, files_modified, files_created, files_deleted, lint, resolved_path?}` (absolute
-// paths). Failures are thrown GatewayErrors whose details carry `success: false`.
+// before anything is read, so no diff, hint or error quotes a refused file. Success is upstream's
+// PatchResult.to_dict: `{success, diff?, files_modified, files_created?, files_deleted?, lint?,
+// resolved_path?}` (empty fields left out; files_modified resolved to absolute paths, V4A's
+// created/deleted files as its headers name them; `lint` one result in replace mode, one per
+// written file in V4A mode). Failures are thrown GatewayErrors with upstream's messages; those
+// upstream's PatchResult reports carry `success: false`, the argument errors do not (upstream's
+// tool_error). An edit that adds a redaction marker to a file is refused (write-file.ts, v4a.ts).
+//
+// Not done here: upstream's escalating "This is failure #N patching …" hint after repeated
+// failures on one path (it keeps per-task state the gateway does not have), and the staleness
+// warnings.
 
 /** Files larger than this are not patched in place (upstream reads up to 50 MiB through a shell). */
 const PATCH_MAX_FILE_BYTES = 10 * 1024 * 1024;
-
-const NOT_FOUND_HINT = 'old_string not found. Use read_file to verify the current content, or search_files to locate the text.';
 
 function patchError(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): GatewayError {
   return new GatewayError(code, message, { success: false, ...extra });
 }
 
+/** Upstream's tool_error: `{error}` alone. */
+function argumentError(message: string): GatewayError {
+  return new GatewayError(ErrorCode.INVALID_ARGUMENTS, message);
+}
+
+/** PatchResult.to_dict: the empty fields left out. */
+function patchResult(fields: { diff: string; modified: string[]; created?: string[]; deleted?: string[]; lint?: unknown }): Record<string, unknown> {
+  const out: Record<string, unknown> = { success: true };
+  if (fields.diff) out.diff = fields.diff;
+  if (fields.created?.length) out.files_created = fields.created;
+  if (fields.deleted?.length) out.files_deleted = fields.deleted;
+  if (fields.lint !== undefined) out.lint = fields.lint;
+  out.files_modified = fields.modified;
+  if (fields.modified.length === 1) out.resolved_path = fields.modified[0];
+  return out;
+}
+
 async function replaceMode(deps: PathDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
   const input = args.path;
-  if (typeof input !== 'string' || input === '') throw patchError(ErrorCode.INVALID_ARGUMENTS, "patch: mode 'replace' requires 'path'.");
+  if (typeof input !== 'string' || input === '') throw argumentError('path required');
   const oldString = args.old_string;
   const newString = args.new_string;
-  if (typeof oldString !== 'string' || typeof newString !== 'string') {
-    throw patchError(ErrorCode.INVALID_ARGUMENTS, "patch: mode 'replace' requires 'old_string' and 'new_string' (new_string may be '' to delete).");
-  }
+  if (typeof oldString !== 'string' || typeof newString !== 'string') throw argumentError('old_string and new_string required');
   const replaceAll = args.replace_all === true;
   const target = await resolveToolPath(deps, input, ctx);
   const checked = await assertWritable(target, await hermesDirs(deps.hermesHome), args.cross_profile === true);
   assertEncodable(input, newString);
 
   return withPathLocks([checked.real], async () => {
-    const raw = await readRawText(target.expanded, checked.real, PATCH_MAX_FILE_BYTES);
+    let raw: Awaited<ReturnType<typeof readRawText>>;
+    try {
+      raw = await readRawText(target.expanded, checked.real, PATCH_MAX_FILE_BYTES);
+    } catch (e) {
+      // Upstream reads through `cat`: a missing file or a directory is "Failed to read file".
+      if (e instanceof GatewayError && (e.code === ErrorCode.FILE_NOT_FOUND || e.code === ErrorCode.FILE_NOT_REGULAR)) {
+        throw patchError(e.code, `Failed to read file: ${checked.real}`);
+      }
+      throw e;
+    }
     const result = fuzzyFindAndReplace(raw.content, oldString, newString, replaceAll);
     if (!result.ok) {
-      if (isAlreadyApplied(raw.content, oldString, newString)) {
-        return {
-          success: true,
-          no_change: true,
-          note: `File already contains the target text — the edit appears to be already applied to ${input}. No write performed; do not re-send this patch.`,
-          diff: '',
-          files_modified: [],
-          files_created: [],
-          files_deleted: [],
-        };
-      }
-      switch (result.kind) {
-        case 'empty':
-        case 'whitespace_only':
-        case 'identical':
-          throw patchError(ErrorCode.INVALID_ARGUMENTS, result.error);
-        case 'ambiguous':
-          throw patchError(ErrorCode.PATCH_AMBIGUOUS, result.error);
-        case 'escape_drift':
-        case 'rogue_indent':
-          throw patchError(ErrorCode.PATCH_INVALID, result.error);
-        case 'no_match': {
-          const message = result.error + noMatchHint(result.error, oldString, raw.content);
-          throw patchError(ErrorCode.PATCH_NO_MATCH, message, message.includes('Did you mean one of these sections?') ? {} : { _hint: NOT_FOUND_HINT });
-        }
-      }
+      const message = result.error + noMatchHint(result.error, oldString, raw.content);
+      const code = { empty: ErrorCode.INVALID_ARGUMENTS, identical: ErrorCode.INVALID_ARGUMENTS, ambiguous: ErrorCode.PATCH_AMBIGUOUS, escape_drift: ErrorCode.PATCH_INVALID, no_match: ErrorCode.PATCH_NO_MATCH }[result.kind];
+      throw patchError(code, message, notFoundHint(message));
     }
     // Models send bare-LF text: a CRLF file stays CRLF; a BOM is put back.
     const newContent = detectLineEnding(raw.content) === '\r\n' ? normalizeLineEndings(result.content, '\r\n') : result.content;
+    assertNoAddedRedactionMarker('patch', input, raw.content, newContent);
+    const refusal = syntaxGateRefusal(checked.real, newContent);
+    if (refusal) throw patchError(ErrorCode.INVALID_ARGUMENTS, `Failed to write changes: ${refusal}`);
     throwIfAborted(ctx?.signal, 'patch');
     try {
       await atomicWrite(checked.real, Buffer.from((raw.hadBom ? BOM : '') + newContent, 'utf8'), raw.mode);
     } catch (e) {
       throw writeFailed(input, e);
     }
-    return {
-      success: true,
-      diff: fileDiff(diffLabel(target.expanded), raw.content, newContent),
-      files_modified: [checked.real],
-      files_created: [],
-      files_deleted: [],
-      lint: { ...LINT_SKIPPED },
-      resolved_path: checked.real,
-    };
+    return patchResult({
+      // Upstream labels the diff with the absolute path it patched: `a//abs/path`.
+      diff: fileDiff(checked.real, raw.content, newContent),
+      modified: [checked.real],
+      lint: lintDelta(checked.real, raw.content, newContent),
+    });
   });
 }
 
 async function patchMode(deps: PathDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
   const text = args.patch;
-  if (typeof text !== 'string' || text.trim() === '') throw patchError(ErrorCode.INVALID_ARGUMENTS, "patch: mode 'patch' requires 'patch' (V4A patch content).");
+  if (typeof text !== 'string' || text === '') throw argumentError('patch content required');
   const { operations, error } = parseV4aPatch(text);
   if (error) throw patchError(ErrorCode.PATCH_INVALID, `Failed to parse patch: ${error}`);
 
   // Header paths come from patch content (more attacker-influenceable than the `path` argument).
   for (const p of operationPaths(operations)) {
     if (hasTraversal(p)) {
-      throw patchError(
+      throw new GatewayError(
         ErrorCode.PATCH_INVALID,
         `V4A patch header contains '..' traversal: '${p}'. Use the agent's cwd-relative path (no '..') or an absolute path in ` +
           "'*** Update File:' / '*** Add File:' / '*** Delete File:' / '*** Move File:' headers.",
@@ -119,24 +126,32 @@ async function patchMode(deps: PathDeps, args: Record<string, unknown>, ctx: Cal
     resolved.push(r);
   }
   const lockPaths = resolved.flatMap((r) => (r.absNewPath ? [r.absPath, r.absNewPath] : [r.absPath]));
-  const outcome = await withPathLocks(lockPaths, () => applyV4a(resolved, ctx?.signal));
-  const result: Record<string, unknown> = {
-    success: true,
-    diff: outcome.diff,
-    files_modified: outcome.filesModified,
-    files_created: outcome.filesCreated,
-    files_deleted: outcome.filesDeleted,
-    lint: { ...LINT_SKIPPED },
-  };
-  if (outcome.filesModified.length === 1) result.resolved_path = outcome.filesModified[0];
-  return result;
+  return withPathLocks(lockPaths, async () => {
+    const outcome = await applyV4a(resolved, ctx?.signal);
+    // Upstream's lists: created/deleted as the headers name them; modified is every header's resolved
+    // path (Update/Add/Delete in order, then both ends of each Move), repeats kept.
+    const created = resolved.filter((r) => r.operation === 'add').map((r) => r.filePath);
+    const deleted = resolved.filter((r) => r.operation === 'delete').map((r) => r.filePath);
+    const modified = [...resolved.filter((r) => r.operation !== 'move').map((r) => r.absPath), ...resolved.filter((r) => r.operation === 'move').flatMap((r) => [r.absPath, r.absNewPath!])];
+    // Upstream lints every updated, moved (named `src -> dst`) and added file, as it is on disk now.
+    const lint: Record<string, Lint> = {};
+    const linted = [
+      ...resolved.filter((r) => r.operation === 'update' || r.operation === 'move').map((r) => (r.operation === 'move' ? { key: `${r.filePath} -> ${r.newPath!}`, abs: null } : { key: r.filePath, abs: r.absPath })),
+      ...resolved.filter((r) => r.operation === 'add').map((r) => ({ key: r.filePath, abs: r.absPath })),
+    ];
+    for (const { key, abs } of linted) {
+      const text = abs === null ? null : await readFile(abs, 'utf8').catch(() => null);
+      lint[key] = lintOf(key, text);
+    }
+    return patchResult({ diff: outcome.diff, modified, created, deleted, lint: Object.keys(lint).length > 0 ? lint : undefined });
+  });
 }
 
 export async function patch(deps: PathDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
   const mode = args.mode === undefined ? 'replace' : args.mode;
   if (mode === 'replace') return replaceMode(deps, args, ctx);
   if (mode === 'patch') return patchMode(deps, args, ctx);
-  throw patchError(ErrorCode.INVALID_ARGUMENTS, `Unknown mode: ${String(mode)} (expected 'replace' or 'patch')`);
+  throw argumentError(`Unknown mode: ${String(mode)}`);
 }
 
 export function patchTool(deps: PathDeps): ToolDefinition {

@@ -6,9 +6,10 @@ let diffLibModule: typeof import('diff') | undefined;
 const diffLib = (): typeof import('diff') => (diffLibModule ??= createRequire(import.meta.url)('diff') as typeof import('diff'));
 
 // Unified diffs in the shape Hermes returns (difflib.unified_diff with `a/<path>` / `b/<path>`
-// headers and 3 context lines), computed with the maintained `diff` package. The only visible
-// difference from difflib: a missing final newline is marked with "\ No newline at end of file",
-// which is what `patch`/`git apply` expect.
+// headers, 3 context lines, and difflib's hunk ranges: a one-line range is written `N`, not
+// `N,1`), computed with the maintained `diff` package. The only visible difference from difflib: a
+// missing final newline is marked with "\ No newline at end of file", which is what
+// `patch`/`git apply` expect (difflib runs the last line into the next one).
 
 /** A pathological diff (huge, totally different inputs) gives up after this long. */
 const DIFF_TIMEOUT_MS = 2000;
@@ -17,7 +18,7 @@ function wholeFileHunk(fromLabel: string, toLabel: string, oldText: string, newT
   const split = (t: string): string[] => (t === '' ? [] : t.replace(/\n$/, '').split('\n'));
   const oldLines = split(oldText);
   const newLines = split(newText);
-  const range = (start: number, n: number): string => (n === 0 ? `${start - 1},0` : `${start},${n}`);
+  const range = (start: number, n: number): string => (n === 0 ? `${start - 1},0` : n === 1 ? `${start}` : `${start},${n}`);
   return [
     `--- ${fromLabel}`,
     `+++ ${toLabel}`,
@@ -36,7 +37,9 @@ export function unifiedDiff(fromLabel: string, toLabel: string, oldText: string,
     headerOptions: diffLib().FILE_HEADERS_ONLY,
     timeout: DIFF_TIMEOUT_MS,
   }) as string | undefined;
-  return patch ?? wholeFileHunk(fromLabel, toLabel, oldText, newText);
+  if (patch === undefined) return wholeFileHunk(fromLabel, toLabel, oldText, newText);
+  // difflib (format_range_unified) writes a one-line range as its start alone.
+  return patch.replace(/^@@ -\S+ \+\S+ @@$/gm, (header: string) => header.replace(/([-+]\d+),1(?= )/g, '$1'));
 }
 
 /** `a/<path>` -> `b/<path>` diff of an edited file. */

@@ -1,7 +1,7 @@
 import { lstat } from 'node:fs/promises';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { assertEncodable, BOM, detectLineEnding, isNotFound, normalizeLineEndings, readRawText } from './fs-util.js';
-import { fuzzyFindAndReplace, isAlreadyApplied, noMatchHint } from './fuzzy-match.js';
+import { fuzzyFindAndReplace, noMatchHint } from './fuzzy-match.js';
 import { unifiedDiff, fileDiff } from './unified-diff.js';
 import type { Hunk, PatchOperation } from './v4a-parse.js';
 
@@ -169,7 +169,6 @@ export class Simulation {
         content = result.content;
         continue;
       }
-      if (isAlreadyApplied(content, searchPattern, replacement)) continue; // a re-sent hunk is a no-op
       const label = hunk.contextHint ? `'${hunk.contextHint}'` : '(no hint)';
       this.error(
         result.kind === 'ambiguous' ? 'ambiguous' : result.kind === 'no_match' ? 'no_match' : 'invalid',
@@ -183,11 +182,17 @@ export class Simulation {
   async add(op: ResolvedOperation): Promise<void> {
     this.realChanges++;
     const taken = await this.occupied(op.absPath);
+    // An Add over an existing file replaces it, as upstream's write_file does: keeping its BOM and
+    // CRLF line endings, and its mode.
+    let existing: SimFile | null = null;
     if (taken === 'exists') {
-      this.error('invalid', `${op.filePath}: file already exists — use Update File, not Add File`);
-      return;
-    }
-    if (taken) {
+      const { file, error } = await this.read(op.absPath, op.filePath);
+      if (!file) {
+        this.error('invalid', `${op.filePath}: ${error}`);
+        return;
+      }
+      existing = file;
+    } else if (taken) {
       this.error('invalid', `${op.filePath}: ${taken}`);
       return;
     }
@@ -199,7 +204,7 @@ export class Simulation {
       this.error('invalid', (e as Error).message);
       return;
     }
-    this.state.set(op.absPath, { content, bom: false, crlf: false });
+    this.state.set(op.absPath, { content, bom: existing?.bom ?? false, crlf: existing?.crlf ?? false, ...(existing?.mode !== undefined ? { mode: existing.mode } : {}) });
     this.diffs.push(`--- /dev/null\n+++ b/${op.filePath}\n` + added.map((l) => `+${l}`).join('\n'));
   }
 

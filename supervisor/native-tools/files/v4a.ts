@@ -1,6 +1,7 @@
 import { unlink } from 'node:fs/promises';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { atomicWrite, ensureParentDirs, removeCreatedDirs } from './fs-util.js';
+import { assertNoAddedRedactionMarker, syntaxGateRefusal } from './write-file.js';
 import { encodeSim, Simulation, type Original, type ResolvedOperation, type ValidationError } from './v4a-simulate.js';
 
 // V4A patches (tools/patch_parser.py): the multi-file format used by codex/cline.
@@ -36,11 +37,14 @@ interface V4aOutcome {
 function validationFailure(errors: ValidationError[]): GatewayError {
   const kinds = new Set(errors.map((e) => e.kind));
   const code = kinds.size === 1 && kinds.has('no_match') ? ErrorCode.PATCH_NO_MATCH : kinds.size === 1 && kinds.has('ambiguous') ? ErrorCode.PATCH_AMBIGUOUS : ErrorCode.PATCH_INVALID;
-  const messages = errors.map((e) => e.message);
-  return new GatewayError(code, `Patch validation failed (no files were modified):\n${messages.map((m) => `  • ${m}`).join('\n')}`, {
-    success: false,
-    errors: messages,
-  });
+  const message = `Patch validation failed (no files were modified):\n${errors.map((e) => `  • ${e.message}`).join('\n')}`;
+  return new GatewayError(code, message, { success: false, ...notFoundHint(message) });
+}
+
+/** Upstream patch_tool's `_hint` on a "Could not find" failure that carries no "Did you mean" snippet. */
+export function notFoundHint(message: string): { _hint?: string } {
+  if (!message.includes('Could not find') || message.includes('Did you mean one of these sections?')) return {};
+  return { _hint: 'old_string not found. Use read_file to verify the current content, or search_files to locate the text.' };
 }
 
 interface Applied {
@@ -60,10 +64,26 @@ export async function applyV4a(operations: readonly ResolvedOperation[], signal?
     else if (op.operation === 'delete') await sim.delete(op);
     else await sim.move(op);
   }
+  // Hermes' write_file refuses JSON/YAML that does not parse; here that is found before anything
+  // is written (Hermes finds it in its apply phase, after the earlier operations were written).
+  if (sim.errors.length === 0) {
+    for (const op of operations) {
+      if (op.operation !== 'update' && op.operation !== 'add') continue;
+      const final = sim.state.get(op.absPath);
+      const refusal = final ? syntaxGateRefusal(op.filePath, final.content) : null;
+      if (refusal) sim.errors.push({ kind: 'invalid', message: `${op.filePath}: ${refusal}` });
+    }
+  }
   if (sim.errors.length === 0 && sim.realChanges === 0) {
     sim.errors.push({ kind: 'invalid', message: 'Patch contains no changes (only context lines were provided)' });
   }
   if (sim.errors.length > 0) throw validationFailure(sim.errors);
+  // No Update or Add may leave a file holding a redaction marker it did not hold (write-file.ts).
+  for (const op of operations) {
+    if (op.operation !== 'update' && op.operation !== 'add') continue;
+    const final = sim.state.get(op.absPath);
+    if (final) assertNoAddedRedactionMarker('patch', op.filePath, sim.originals.get(op.absPath)?.bytes?.toString('utf8') ?? '', final.content);
+  }
   if (signal?.aborted) throw new GatewayError(ErrorCode.CANCELLED, 'patch cancelled before any file was written');
 
   // Plan: final writes (in operation order), then deletions.

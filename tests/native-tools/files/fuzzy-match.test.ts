@@ -3,7 +3,6 @@ import { describe, test } from 'node:test';
 import {
   findClosestLines,
   fuzzyFindAndReplace,
-  isAlreadyApplied,
   strategyIndentationFlexible,
   strategyTrimmedBoundary,
   type FuzzyResult,
@@ -73,20 +72,19 @@ describe('fuzzy chain: one case per strategy', () => {
     assert.equal(r.content, 'function f() {\n  return 42;\n}\n');
   });
 
-  test('context_aware matches lines that are each ≥80% similar', () => {
-    const file = 'const alpha = computeValue(1);\nconst beta = computeValue(2);\nrest\n';
-    const r = ok(fuzzyFindAndReplace(file, 'const alpha = computeValue(1)\nconst beta = computeValue(2)', 'const gamma = 3;'));
+  test('context_aware matches a block where at least half the lines are ≥80% similar', () => {
+    const file = 'const alpha = computeValue(1);\nconst beta = computeValue(2);\nrest\nmore\n';
+    const r = ok(fuzzyFindAndReplace(file, 'const alpha = computeValue(1)\nconst beta = computeValue(2)\nrest', 'const gamma = 3;\nrest'));
     assert.equal(r.strategy, 'context_aware');
-    assert.equal(r.content, 'const gamma = 3;\nrest\n');
+    assert.equal(r.content, 'const gamma = 3;\nrest\nmore\n');
   });
 });
 
 describe('fuzzy chain: uniqueness and guards', () => {
-  test('several matches without replace_all are ambiguous and list locations', () => {
+  test('several matches without replace_all are ambiguous, in upstream\'s words', () => {
     const r = fail(fuzzyFindAndReplace('a = 1\nb = 2\na = 1\n', 'a = 1', 'a = 9'));
     assert.equal(r.kind, 'ambiguous');
-    assert.match(r.error, /^Found 2 matches for old_string/);
-    assert.match(r.error, /L1: a = 1\n {2}L3: a = 1/);
+    assert.equal(r.error, 'Found 2 matches for old_string. Provide more context to make it unique, or use replace_all=True.');
   });
 
   test('replace_all replaces every exact match', () => {
@@ -96,6 +94,7 @@ describe('fuzzy chain: uniqueness and guards', () => {
   });
 
   test('replace_all never applies to several similarity-based matches', () => {
+    // Upstream's context_aware matches five overlapping windows here and leaves only "gone".
     const file = 'const alpha = computeValue(1);\nconst beta = computeValue(2);\nx\nconst alpha = computeValue(1);\nconst beta = computeValue(2);\n';
     const r = fail(fuzzyFindAndReplace(file, 'const alpha = computeValue(1)\nconst beta = computeValue(2)', 'gone', true));
     assert.equal(r.kind, 'ambiguous');
@@ -108,9 +107,9 @@ describe('fuzzy chain: uniqueness and guards', () => {
     assert.match(r.error, /^Could not find/);
   });
 
-  test('empty, whitespace-only and identical strings are refused', () => {
+  test('empty and identical strings are refused; a whitespace old_string is matched like any other', () => {
     assert.equal(fail(fuzzyFindAndReplace('abc', '', 'x')).kind, 'empty');
-    assert.equal(fail(fuzzyFindAndReplace('a  b', '  ', 'x')).kind, 'whitespace_only');
+    assert.equal(ok(fuzzyFindAndReplace('a  b', '  ', '_')).content, 'a_b');
     assert.equal(fail(fuzzyFindAndReplace('abc', 'abc', 'abc')).kind, 'identical');
   });
 
@@ -127,20 +126,9 @@ describe('fuzzy chain: uniqueness and guards', () => {
     assert.equal(r.strategy, 'whitespace_normalized');
     assert.equal(r.content, 'x\ty\nc\n');
   });
-
-  test('a deeper-indented new line without a block opener is refused after a fuzzy match', () => {
-    const r = fail(fuzzyFindAndReplace('  a = 1\n  b = 2\n', 'a = 1\nb = 2', 'a = 1\n        b = 3'));
-    assert.equal(r.kind, 'rogue_indent');
-  });
 });
 
 describe('fuzzy helpers', () => {
-  test('isAlreadyApplied: new text present and old text gone', () => {
-    assert.equal(isAlreadyApplied('value = compute_total()\n', 'value = 0', 'value = compute_total()'), true);
-    assert.equal(isAlreadyApplied('value = 0\nvalue = compute_total()\n', 'value = 0', 'value = compute_total()'), false);
-    assert.equal(isAlreadyApplied('x = 1\n', 'x = 0', 'x = 1'), false); // too short to be proof
-  });
-
   test('findClosestLines shows numbered context and a whitespace diagnosis', () => {
     const hint = findClosestLines('def run(self):\n    pass', 'class A:\n\tdef run(self):\n\t\treturn 1\n');
     assert.match(hint, / {3}2\| \tdef run\(self\):/);

@@ -48,7 +48,10 @@ describe('patch (V4A mode)', () => {
     const c = cases.make();
     const r = await call(c.patch, { mode: 'patch', patch: patch('*** Add File: docs/new.md', '+# Title', '+', '+body') });
     assert.equal(c.text('docs/new.md'), '# Title\n\nbody');
-    assert.deepEqual(r.files_created, [c.p('docs/new.md')]);
+    // As Hermes: created and deleted files as the headers name them; files_modified resolved.
+    assert.deepEqual(r.files_created, ['docs/new.md']);
+    assert.deepEqual(r.files_modified, [fs.realpathSync(c.p('docs/new.md'))]);
+    assert.deepEqual(r.lint, { 'docs/new.md': { status: 'skipped', message: 'No linter for .md files' } });
     assert.equal(r.diff, '--- /dev/null\n+++ b/docs/new.md\n+# Title\n+\n+body');
   });
 
@@ -80,7 +83,8 @@ describe('patch (V4A mode)', () => {
     c.file('old.txt', 'bye\n');
     const r = await call(c.patch, { mode: 'patch', patch: patch('*** Delete File: old.txt') });
     assert.equal(fs.existsSync(c.p('old.txt')), false);
-    assert.deepEqual(r.files_deleted, [c.p('old.txt')]);
+    assert.deepEqual(r.files_deleted, ['old.txt']);
+    assert.equal('lint' in r, false, 'a deleted file is not linted');
     assert.match(text(r.diff), /^--- a\/old\.txt\n\+\+\+ \/dev\/null\n@@ -1(,1)? \+0,0 @@\n-bye\n/);
   });
 
@@ -123,12 +127,12 @@ describe('patch (V4A mode)', () => {
     assert.equal(fs.existsSync(c.p('c.txt')), false);
   });
 
-  test('Add File over an existing file is refused', async () => {
+  test('Add File over an existing file replaces it, keeping its CRLF line endings (as Hermes)', async () => {
     const c = cases.make();
-    c.file('a.txt', 'original\n');
-    const e = await expectCode(c.patch.handler({ mode: 'patch', patch: patch('*** Add File: a.txt', '+replacement') }, ctx), ErrorCode.PATCH_INVALID);
-    assert.match(e.message, /file already exists — use Update File, not Add File/);
-    assert.equal(c.text('a.txt'), 'original\n');
+    c.file('a.txt', 'original\r\nline\r\n');
+    const r = await call(c.patch, { mode: 'patch', patch: patch('*** Add File: a.txt', '+replacement', '+second') });
+    assert.equal(c.text('a.txt'), 'replacement\r\nsecond');
+    assert.deepEqual(r.files_created, ['a.txt']);
   });
 
   test("paths with '..' are rejected before anything happens", async () => {

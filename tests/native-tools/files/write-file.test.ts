@@ -17,7 +17,7 @@ describe('write_file: writing', () => {
     assert.deepEqual(r, {
       bytes_written: 7,
       dirs_created: true,
-      lint: { status: 'skipped', message: 'Syntax checks are not run by the gateway.' },
+      lint: { status: 'skipped', message: 'No linter for .txt files' },
       resolved_path: abs,
       files_modified: [abs],
     });
@@ -150,5 +150,28 @@ describe('write_file: refusals', () => {
     assert.equal(looksLikeReadFileOutput('1|value\nplain line\nanother\n'), false);
     assert.equal(looksLikeReadFileOutput('  10|a\n  11|b\n  12|c\n'), true);
     assert.equal(looksLikeReadFileOutput('1|a\n5|b\n9|c\n'), false);
+  });
+});
+
+describe('write_file: syntax checks as Hermes reports them', () => {
+  test('JSON/YAML that does not parse is refused before the write, the old file untouched', async () => {
+    const c = cases.make();
+    c.file('c.json', '{"a": 1}\n');
+    const e = await expectCode(c.write.handler({ path: 'c.json', content: '{"a": 1,}\n' }, ctx), ErrorCode.INVALID_ARGUMENTS);
+    assert.match(e.message, /^Refusing to write '.*c\.json': candidate content fails \.json syntax validation \(JSONDecodeError: .*\)\. The file was NOT created or modified\./);
+    assert.deepEqual([e.details?.bytes_written, e.details?.dirs_created], [0, false]);
+    assert.equal(c.text('c.json'), '{"a": 1}\n');
+    await expectCode(c.write.handler({ path: 'new/c.yml', content: 'a: [1, 2\n' }, ctx), ErrorCode.INVALID_ARGUMENTS);
+    assert.equal(fs.existsSync(c.p('new')), false, 'no directory is created for a refused write');
+  });
+
+  test('lint: ok for parsed JSON/YAML, "No linter" for other types, skipped for code files', async () => {
+    const c = cases.make();
+    const lint = async (path: string, content: string) => (await call(c.write, { path, content })).lint;
+    assert.deepEqual(await lint('c.json', '{"a": [1, 2]}'), { status: 'ok', output: '' });
+    assert.deepEqual(await lint('k.yaml', 'kind: A\n---\nref: !Ref B\na: 1\na: 2\n'), { status: 'ok', output: '' });
+    assert.deepEqual(await lint('notes.md', '# x\n'), { status: 'skipped', message: 'No linter for .md files' });
+    assert.deepEqual(await lint('Makefile', 'all:\n'), { status: 'skipped', message: 'No linter for  files' });
+    assert.deepEqual(await lint('m.py', 'def f(:\n'), { status: 'skipped', message: 'Syntax checks of .py files are not run by the gateway' });
   });
 });
