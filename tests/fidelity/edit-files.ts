@@ -1,6 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
-import { viaBridge } from '../helpers/gateway.js';
 import { copyOfHermesHome } from '../helpers/hermes.js';
 import { tempDirs } from '../helpers/temp.js';
 import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, oracleAnswers, runOracle, type Answers, type FidelityCase } from './harness.js';
@@ -23,24 +22,6 @@ export interface EditCase extends FidelityCase {
    * the working directory (the workspace), for relative paths as a model sends them.
    */
   args: Record<string, unknown>;
-}
-
-/**
- * Each call made from one execute_code script through hermes_tools, as FidelityGateway.hermesTools
- * makes them, but the script prints its results hex-encoded: execute_code's output redaction (a
- * separate surface) reads `eyJ…` inside base64 as a JWT and `+` and digits as a phone number, and
- * would mask part of a base64 line; hex has neither.
- */
-async function hermesToolsHex(gw: FidelityGateway, calls: Array<[string, Record<string, unknown>]>): Promise<unknown[]> {
-  const code = [
-    'import binascii, json, hermes_tools',
-    `calls = json.loads(binascii.unhexlify(${JSON.stringify(Buffer.from(JSON.stringify(calls)).toString('hex'))}))`,
-    'out = [getattr(hermes_tools, name)(**kwargs) for name, kwargs in calls]',
-    'print(binascii.hexlify(json.dumps(out).encode()).decode())',
-  ].join('\n');
-  const r = (await viaBridge(gw.client, 'execute_code', { code })).data as { status?: string; output?: string };
-  if (r.status !== 'success') throw new Error(`execute_code failed: ${JSON.stringify(r)}`);
-  return JSON.parse(Buffer.from(String(r.output).trim(), 'hex').toString('utf8')) as unknown[];
 }
 
 /** A file read back: its text when it is valid UTF-8, else its bytes as base64. */
@@ -128,7 +109,7 @@ export function compareEditSurface(surface: string, tool: string, driver: string
         const out: Answers = new Map();
         for (let i = 0; i < list.length; i += HERMES_TOOLS_BATCH) {
           const batch = list.slice(i, i + HERMES_TOOLS_BATCH);
-          const results = await hermesToolsHex(gw!, batch.map((c) => [tool, argsIn(c, dirOf('hermes_tools', c), ws)]));
+          const results = await gw!.hermesTools(batch.map((c) => [tool, argsIn(c, dirOf('hermes_tools', c), ws)]));
           batch.forEach((c, j) => out.set(c.id, answerOf('hermes_tools', c, results[j])));
         }
         return out;

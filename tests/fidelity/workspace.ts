@@ -38,8 +38,9 @@ export interface FidelityGateway {
   call(tool: string, args: Record<string, unknown>): Promise<unknown>;
   /**
    * Each call made from one execute_code script through hermes_tools: `calls` as [function,
-   * keyword arguments]. The script prints its results base64-encoded, so execute_code's own
-   * output redaction (a separate surface) leaves the functions' results as they returned them.
+   * keyword arguments]. The script prints its results hex-encoded, so execute_code's own output
+   * redaction (a separate surface) leaves the functions' results as they returned them: it reads
+   * `eyJ…` inside base64 as a JWT and `+` with digits as a phone number, and hex has neither.
    */
   hermesTools(calls: Array<[string, Record<string, unknown>]>): Promise<unknown[]>;
   close(): Promise<void>;
@@ -63,14 +64,14 @@ export async function startFidelityGateway(home: string, roots: string, options:
     },
     async hermesTools(calls) {
       const code = [
-        'import base64, json, hermes_tools',
-        `calls = json.loads(base64.b64decode(${JSON.stringify(Buffer.from(JSON.stringify(calls)).toString('base64'))}))`,
+        'import binascii, json, hermes_tools',
+        `calls = json.loads(binascii.unhexlify(${JSON.stringify(Buffer.from(JSON.stringify(calls)).toString('hex'))}))`,
         'out = [getattr(hermes_tools, name)(**kwargs) for name, kwargs in calls]',
-        'print(base64.b64encode(json.dumps(out).encode()).decode())',
+        'print(binascii.hexlify(json.dumps(out).encode()).decode())',
       ].join('\n');
       const r = (await viaBridge(client, 'execute_code', { code })).data as { status?: string; output?: string; error?: string };
       if (r.status !== 'success') throw new Error(`execute_code failed: ${JSON.stringify(r)}`);
-      return JSON.parse(Buffer.from(String(r.output).trim(), 'base64').toString('utf8')) as unknown[];
+      return JSON.parse(Buffer.from(String(r.output).trim(), 'hex').toString('utf8')) as unknown[];
     },
     async close() {
       await client.close();
