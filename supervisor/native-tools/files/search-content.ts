@@ -1,7 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { redactDeep } from '../../../shared/redact.js';
-import { hasBinaryExtension, decodeLenient, READ_FLAGS } from './fs-util.js';
+import { decodeLenient, READ_FLAGS } from './fs-util.js';
 import { throwIfAborted } from './paths.js';
 import { isBlockedDevicePath, isSecretBearingFile, readBlockMessage } from './sensitive-paths.js';
 import { globMatcher, rootFiles, type SearchPage, type SearchScope, type SearchTally } from './search-walk.js';
@@ -23,15 +23,92 @@ export function patternHasRegexNewline(pattern: string): boolean {
   return pattern.includes('\n') || /(?<!\\)(?:\\\\)*\\n/.test(pattern);
 }
 
+/** Hermes' warning when a `\n` regex found nothing: its search is line-oriented (`_maybe_warn_line_oriented_newline_pattern`). */
+export const LINE_ORIENTED_WARNING =
+  '0 results found. Note: search_files content search is line-oriented and does not run ripgrep with -U/--multiline, ' +
+  'so `\\n` in the regex does not match line breaks. Use context=N to inspect neighboring lines, or escape as `\\\\n` ' +
+  'when searching for a literal backslash+n.';
+
+// rg's POSIX bracket classes (`[[:digit:]]`), as the ASCII ranges they stand for.
+const POSIX_CLASSES: Record<string, string> = {
+  alnum: '0-9A-Za-z',
+  alpha: 'A-Za-z',
+  ascii: '\\x00-\\x7F',
+  blank: '\\t ',
+  cntrl: '\\x00-\\x1F\\x7F',
+  digit: '0-9',
+  graph: '!-~',
+  lower: 'a-z',
+  print: ' -~',
+  punct: '!-\\/:-@\\[-`{-~',
+  space: '\\t\\n\\v\\f\\r ',
+  upper: 'A-Z',
+  word: '0-9A-Za-z_',
+  xdigit: '0-9A-Fa-f',
+};
+
+/**
+ * What rg's regex dialect (Rust's regex crate) refuses and a JS RegExp would accept: look-around and
+ * backreferences. rg's own words for each, so the error reads as Hermes' `Search failed: ...`.
+ */
+function unsupportedByRg(source: string): string | null {
+  // Outside character classes only; an escaped `(` or `\\` is literal.
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const ch = source[i]!;
+    if (ch === '\\') {
+      const next = source[i + 1] ?? '';
+      if (!inClass && /[1-9]/.test(next)) return 'backreferences are not supported';
+      if (!inClass && next === 'k' && source[i + 2] === '<') return 'backreferences are not supported';
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (ch === ']') inClass = false;
+      continue;
+    }
+    if (ch === '[') {
+      inClass = true;
+      if (source[i + 1] === ']' || (source[i + 1] === '^' && source[i + 2] === ']')) i += source[i + 1] === '^' ? 2 : 1;
+      continue;
+    }
+    if (ch === '(' && source[i + 1] === '?' && (source[i + 2] === '=' || source[i + 2] === '!' || (source[i + 2] === '<' && (source[i + 3] === '=' || source[i + 3] === '!')))) {
+      return 'look-around, including look-ahead and look-behind, is not supported';
+    }
+  }
+  return null;
+}
+
+/** rg's syntax that JS spells differently: POSIX classes, and `\\p{Greek}` (a script) as `\\p{Script=Greek}`. */
+function jsSpelling(source: string): string {
+  return source
+    .replace(/\[:(\^?)([a-z]+):\]/g, (whole, neg: string, name: string) => {
+      const range = POSIX_CLASSES[name];
+      // Negated POSIX classes only make sense as a whole bracket (`[[:^digit:]]`); kept simple: not translated.
+      return range !== undefined && neg === '' ? range : whole;
+    })
+    .replace(/\\([pP])\{([A-Za-z_]+)\}/g, (whole, p: string, name: string) => {
+      try {
+        new RegExp(`\\p{${name}}`, 'u');
+        return whole;
+      } catch {
+        return `\\${p}{Script=${name}}`;
+      }
+    });
+}
+
 /** rg's regex as a JS RegExp (`u` mode when the pattern allows it). Throws INVALID_ARGUMENTS. */
-export function compileSearchRegex(pattern: string, multiline: boolean): RegExp {
+export function compileSearchRegex(pattern: string): RegExp {
   let source = pattern;
-  let flags = multiline ? 'gm' : '';
+  let flags = '';
   const inline = /^\(\?([ims]+)\)/.exec(source);
   if (inline) {
     source = source.slice(inline[0].length);
     for (const f of new Set(inline[1]!)) if (!flags.includes(f)) flags += f;
   }
+  const refused = unsupportedByRg(source);
+  if (refused) throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `Search failed: regex parse error: ${refused}`);
+  source = jsSpelling(source);
   try {
     return new RegExp(source, flags + 'u');
   } catch {
@@ -45,7 +122,6 @@ export function compileSearchRegex(pattern: string, multiline: boolean): RegExp 
 
 /** Lines of a searchable file, or null when it is skipped (binary, too large, unreadable). */
 async function readSearchable(abs: string, skipped: { large: number }): Promise<string | null> {
-  if (hasBinaryExtension(abs)) return null;
   let handle: FileHandle;
   try {
     handle = await open(abs, READ_FLAGS);
@@ -69,41 +145,31 @@ async function readSearchable(abs: string, skipped: { large: number }): Promise<
   }
 }
 
+/** The file's lines as rg sees them: split at `\n` only, so a CRLF line keeps its `\r` (and `two$` does not match `two\r`). */
 function splitFileLines(text: string): string[] {
   const lines = text.split('\n');
   if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-  return lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+  return lines;
+}
+
+/** A line as Hermes shows it: without a CRLF's `\r`, clamped to 500 characters (code points, as Python slices). */
+function shownLine(line: string): string {
+  const text = line.endsWith('\r') ? line.slice(0, -1) : line;
+  if (text.length <= CONTENT_CLAMP) return text;
+  let out = '';
+  let n = 0;
+  for (const ch of text) {
+    if (n++ === CONTENT_CLAMP) break;
+    out += ch;
+  }
+  return out;
 }
 
 /** 0-based indices of the lines that match. */
-function matchingLines(text: string, lines: string[], re: RegExp, multiline: boolean): number[] {
-  if (!multiline) {
-    const out: number[] = [];
-    for (let i = 0; i < lines.length; i++) if (re.test(lines[i]!)) out.push(i);
-    return out;
-  }
-  // Multiline: every line a match spans counts (rg prints each of them).
-  const starts: number[] = [0];
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
-  const lineOf = (pos: number): number => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid]! <= pos) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  };
-  const set = new Set<number>();
-  re.lastIndex = 0;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const first = lineOf(m.index);
-    const last = lineOf(Math.max(m.index, m.index + m[0].length - 1));
-    for (let l = first; l <= last && l < lines.length; l++) set.add(l);
-    if (m[0].length === 0) re.lastIndex++;
-  }
-  return [...set].sort((a, b) => a - b);
+function matchingLines(lines: string[], re: RegExp): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < lines.length; i++) if (re.test(lines[i]!)) out.push(i);
+  return out;
 }
 
 /** Matching lines plus `context` lines around them, merged, in file order. */
@@ -137,9 +203,13 @@ export async function searchContent(
   let omitted = 0;
   let truncated = false;
   let lowerBound = false;
-  const multiline = patternHasRegexNewline(pattern);
-  const re = compileSearchRegex(pattern, multiline);
-  if (multiline) warnings.push('Pattern contains \\n — multiline mode was enabled automatically so the regex can match across line boundaries.');
+  if (patternHasRegexNewline(pattern)) {
+    // Hermes runs rg line-oriented: a newline in the regex finds nothing (rg refuses it), and says why.
+    result.total_count = 0;
+    warnings.push(LINE_ORIENTED_WARNING);
+    return { omitted, truncated, lowerBound };
+  }
+  const re = compileSearchRegex(pattern);
   const globOk = fileGlob ? globMatcher(fileGlob) : null;
   const want = offset + limit; // stop once one more entry than the page exists
   // Each entry remembers whether its file is secret-bearing: its redaction mode (Hermes classifies every hit's path).
@@ -147,14 +217,16 @@ export async function searchContent(
   const files: string[] = [];
   const counts: Array<[string, number]> = [];
   const skipped = { large: 0 };
-  scan: for await (const f of await rootFiles(root, budget, signal)) {
+  // rg's --glob is an override: a file it names is searched even when hidden or ignored.
+  const whitelist = fileGlob && !fileGlob.startsWith('!') && globOk ? globOk : undefined;
+  scan: for await (const f of await rootFiles(root, budget, signal, { whitelist })) {
     throwIfAborted(signal, 'search_files');
     if (globOk && !root.isFile && !globOk(f.rel)) continue;
     if (isBlockedDevicePath(f.checked.lexical) || isBlockedDevicePath(f.checked.real)) continue; // e.g. /proc/<pid>/maps in a walk of /proc
     const text = await readSearchable(f.abs, skipped);
     if (text === null) continue;
     const lines = splitFileLines(text);
-    const matched = matchingLines(text, lines, re, multiline);
+    const matched = matchingLines(lines, re);
     if (matched.length === 0) continue;
     const blocked = readBlockMessage(f.checked, f.display, dirs) !== null;
     if (outputMode === 'content') {
@@ -165,7 +237,7 @@ export async function searchContent(
       }
       const secretFile = isSecretBearingFile(f.checked, dirs);
       for (const l of shown) {
-        entries.push({ path: f.display, line: l + 1, content: lines[l]!.slice(0, CONTENT_CLAMP), secretFile });
+        entries.push({ path: f.display, line: l + 1, content: shownLine(lines[l]!), secretFile });
         if (entries.length > want) {
           lowerBound = true;
           break scan;

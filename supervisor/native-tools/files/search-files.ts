@@ -60,7 +60,7 @@ async function searchFiles(deps: PathDeps, args: Record<string, unknown>, ctx: C
   if (!OUTPUT_MODES.has(outputMode)) {
     throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `search_files: unknown output_mode '${outputMode}' (expected 'content', 'files_only' or 'count').`);
   }
-  // Hermes `normalize_search_pagination`: offset ≥ 0, limit ≥ 1.
+  // Hermes `normalize_search_pagination`: offset ≥ 0, limit ≥ 1 (out-of-range values are clamped, not refused).
   const offset = Math.max(0, intArg(args.offset, 0));
   const limit = Math.max(1, intArg(args.limit, 50));
   const context = Math.max(0, intArg(args.context, 0));
@@ -91,7 +91,10 @@ async function searchFiles(deps: PathDeps, args: Record<string, unknown>, ctx: C
         : `Search stopped after ${SEARCH_DEADLINE_MS / 1000} s; results are incomplete. Narrow 'path' or the pattern.`,
     );
   }
-  result.truncated = truncated;
+  // Hermes' SearchResult.to_dict: empty lists and a false `truncated` are left out.
+  for (const key of ['matches', 'files'] as const) if (Array.isArray(result[key]) && (result[key] as unknown[]).length === 0) delete result[key];
+  if (typeof result.counts === 'object' && result.counts !== null && Object.keys(result.counts).length === 0) delete result.counts;
+  if (truncated) result.truncated = true;
   if (truncated && lowerBound) result.total_count_is_lower_bound = true;
   if (warnings.length > 0) result.warning = warnings.join(' ');
   if (omitted > 0) result._omitted = `${omitted} ${OMITTED_NOTE}`;
@@ -128,8 +131,8 @@ export function searchFilesTool(deps: PathDeps): ToolDefinition {
         },
         path: { type: 'string', default: '.', description: 'Directory or file to search in (default: current working directory)' },
         file_glob: { type: 'string', description: "Filter files by pattern in grep mode (e.g., '*.py' to only search Python files)" },
-        limit: { type: 'integer', minimum: 1, default: 50, description: 'Maximum number of results to return (default: 50)' },
-        offset: { type: 'integer', minimum: 0, default: 0, description: 'Skip first N results for pagination (default: 0)' },
+        limit: { type: 'integer', default: 50, description: 'Maximum number of results to return (default: 50)' },
+        offset: { type: 'integer', default: 0, description: 'Skip first N results for pagination (default: 0)' },
         output_mode: {
           type: 'string',
           enum: ['content', 'files_only', 'count'],
@@ -137,7 +140,7 @@ export function searchFilesTool(deps: PathDeps): ToolDefinition {
           description:
             "Output format for grep mode: 'content' shows matching lines with line numbers, 'files_only' lists file paths, 'count' shows match counts per file",
         },
-        context: { type: 'integer', minimum: 0, default: 0, description: 'Number of context lines before and after each match (grep mode only)' },
+        context: { type: 'integer', default: 0, description: 'Number of context lines before and after each match (grep mode only)' },
       },
       required: ['pattern'],
       additionalProperties: false,

@@ -13,9 +13,11 @@ export async function searchFileNames(scope: SearchScope, pattern: string, { off
   const wrapped = !pattern.includes('/') && !pattern.startsWith('*') ? `*${pattern}` : pattern;
   const matches = globMatcher(wrapped);
   const found: Array<{ display: string; mtime: number }> = [];
-  for await (const f of await rootFiles(root, budget, signal)) {
+  // `rg --files -g GLOB`: the glob is an override, so a hidden or ignored entry it matches is listed
+  // (a directory walked into); a file given as the path is listed whatever the glob.
+  for await (const f of await rootFiles(root, budget, signal, { whitelist: pattern.startsWith('!') ? undefined : matches })) {
     throwIfAborted(signal, 'search_files');
-    if (!matches(f.rel)) continue;
+    if (!root.isFile && !matches(f.rel)) continue;
     if (readBlockMessage(f.checked, f.display, dirs)) {
       omitted++;
       continue;

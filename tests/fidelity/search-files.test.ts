@@ -1,0 +1,93 @@
+import { utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensurePackage, RIPGREP } from '../../scripts/test-prerequisites.js';
+import { copyOfHermesHome } from '../helpers/hermes.js';
+import { tempDirs } from '../helpers/temp.js';
+import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, oracleAnswers, runOracle, type FidelityCase } from './harness.js';
+import { startFidelityGateway, writeFiles, type FidelityGateway, type FileSpec } from './workspace.js';
+
+// search_files against Hermes' search_tool (tools/file_tools.py, which runs
+// tools/file_operations.py ShellFileOperations.search: ripgrep when it is installed, grep / find
+// when it is not), over MCP and through hermes_tools. Each case's files are written into a
+// directory of its own; `args.path` is relative to it (the directory itself when absent).
+//
+// - `mtimes` sets files' modification times (seconds), so a search ordered by them is deterministic;
+// - `no_rg: true` compares the case a second time, as `<id>.no-rg`, against Hermes on a host
+//   without ripgrep (the driver says how); the gateway answers the same either way;
+// - `unordered: true` sorts matches (by path, then line) and files on both sides before comparing:
+//   for content searches over several files, whose order ripgrep leaves to its parallel walk.
+
+interface SearchCase extends FidelityCase {
+  files?: Record<string, FileSpec>;
+  mtimes?: Record<string, number>;
+  args: { pattern: string; path?: string; [k: string]: unknown };
+  no_rg?: boolean;
+  unordered?: boolean;
+  /** The directory the case's files are in (a `.no-rg` case shares its base case's). */
+  dir?: string;
+  ripgrep?: boolean;
+}
+
+const temp = tempDirs();
+const base = loadCases<SearchCase>('search_files');
+const cases: SearchCase[] = base.flatMap((c) => [
+  { ...c, dir: c.id, ripgrep: true },
+  ...(c.no_rg ? [{ ...c, id: `${c.id}.no-rg`, dir: c.id, ripgrep: false }] : []),
+]);
+let ws = '';
+let gw: FidelityGateway | undefined;
+
+const caseDir = (c: SearchCase) => `${ws}/${c.dir}`;
+const argsOf = (c: SearchCase) => ({ ...c.args, path: c.args.path === undefined ? caseDir(c) : c.args.path.startsWith('/') ? c.args.path : `${caseDir(c)}/${c.args.path}` });
+
+const byPathLine = (a: unknown, b: unknown): number => {
+  const x = a as { path?: string; line?: number };
+  const y = b as { path?: string; line?: number };
+  return String(x.path).localeCompare(String(y.path)) || (x.line ?? 0) - (y.line ?? 0);
+};
+
+function norm(c: SearchCase, v: unknown): unknown {
+  const replace = { [caseDir(c)]: '<dir>', [ws]: '<ws>' };
+  const out = normalise(errorAsHermes(v), { replace });
+  if (typeof out !== 'object' || out === null) return out;
+  const r = { ...(out as Record<string, unknown>) };
+  // count mode's file paths are keys, which normalise leaves alone.
+  if (typeof r.counts === 'object' && r.counts !== null) {
+    r.counts = Object.fromEntries(Object.entries(r.counts).map(([k, n]) => [normalise(k, { replace }) as string, n]));
+  }
+  if (!c.unordered) return r;
+  if (Array.isArray(r.matches)) r.matches = [...(r.matches as unknown[])].sort(byPathLine);
+  if (Array.isArray(r.files)) r.files = [...(r.files as string[])].sort();
+  return r;
+}
+
+compareSurface<SearchCase>({
+  surface: 'search_files',
+  cases,
+  async setUp() {
+    ensurePackage(RIPGREP);
+    ws = temp.make('hmcp-fid-search-');
+    for (const c of base) {
+      writeFiles(join(ws, c.id), c.files);
+      for (const [rel, seconds] of Object.entries(c.mtimes ?? {})) utimesSync(join(ws, c.id, rel), seconds, seconds);
+    }
+    gw = await startFidelityGateway(copyOfHermesHome(temp.make('hmcp-fid-search-gw-'), {}), ws);
+  },
+  async tearDown() {
+    await gw?.close();
+    temp.removeAll();
+  },
+  async hermes(list) {
+    const home = copyOfHermesHome(temp.make('hmcp-fid-search-hermes-'), {});
+    const input = { cases: list.map((c) => ({ id: c.id, args: argsOf(c), ripgrep: c.ripgrep })) };
+    const answers = oracleAnswers(await runOracle('search_files.py', input, home, { TERMINAL_CWD: ws }));
+    return new Map(list.map((c) => [c.id, norm(c, answers.get(c.id))]));
+  },
+  gateway: {
+    mcp: (list) => oneByOne(list, async (c) => norm(c, await gw!.call('search_files', argsOf(c)))),
+    async hermes_tools(list) {
+      const results = await gw!.hermesTools(list.map((c) => ['search_files', argsOf(c)]));
+      return new Map(list.map((c, i) => [c.id, norm(c, results[i])]));
+    },
+  },
+});
