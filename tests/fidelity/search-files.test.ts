@@ -1,9 +1,10 @@
 import { utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensurePackage, RIPGREP } from '../../scripts/test-prerequisites.js';
+import { viaBridge } from '../helpers/gateway.js';
 import { copyOfHermesHome } from '../helpers/hermes.js';
 import { tempDirs } from '../helpers/temp.js';
-import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, oracleAnswers, runOracle, type FidelityCase } from './harness.js';
+import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, oracleAnswers, runOracle, type Answers, type FidelityCase } from './harness.js';
 import { startFidelityGateway, writeFiles, type FidelityGateway, type FileSpec } from './workspace.js';
 
 // search_files against Hermes' search_tool (tools/file_tools.py, which runs
@@ -28,6 +29,7 @@ interface SearchCase extends FidelityCase {
   ripgrep?: boolean;
 }
 
+const HERMES_TOOLS_BATCH = 40;
 const temp = tempDirs();
 const base = loadCases<SearchCase>('search_files');
 const cases: SearchCase[] = base.flatMap((c) => [
@@ -61,6 +63,16 @@ function norm(c: SearchCase, v: unknown): unknown {
   return r;
 }
 
+/**
+ * The gateway's answer over MCP: its structured result, with the truncation hint Hermes appends to
+ * its JSON (the gateway's is a text block of the result) as `_hint`, as the driver gives Hermes'.
+ */
+async function overMcp(c: SearchCase): Promise<unknown> {
+  const { result, data } = await viaBridge(gw!.client, 'search_files', argsOf(c));
+  const hint = result.content.map((b) => b.text ?? '').find((t) => t.startsWith('[Hint: '));
+  return hint === undefined ? data : { ...data, _hint: hint };
+}
+
 compareSurface<SearchCase>({
   surface: 'search_files',
   cases,
@@ -84,10 +96,16 @@ compareSurface<SearchCase>({
     return new Map(list.map((c) => [c.id, norm(c, answers.get(c.id))]));
   },
   gateway: {
-    mcp: (list) => oneByOne(list, async (c) => norm(c, await gw!.call('search_files', argsOf(c)))),
+    mcp: (list) => oneByOne(list, async (c) => norm(c, await overMcp(c))),
     async hermes_tools(list) {
-      const results = await gw!.hermesTools(list.map((c) => ['search_files', argsOf(c)]));
-      return new Map(list.map((c, i) => [c.id, norm(c, results[i])]));
+      // One script makes at most execute_code's tool-call limit of calls: the cases go in batches.
+      const out: Answers = new Map();
+      for (let at = 0; at < list.length; at += HERMES_TOOLS_BATCH) {
+        const batch = list.slice(at, at + HERMES_TOOLS_BATCH);
+        const results = await gw!.hermesTools(batch.map((c) => ['search_files', argsOf(c)]));
+        batch.forEach((c, i) => out.set(c.id, norm(c, results[i])));
+      }
+      return out;
     },
   },
 });
