@@ -7,30 +7,38 @@ import { searchContent } from './search-content.js';
 import { searchFileNames } from './search-glob.js';
 import { openRoot, SEARCH_DEADLINE_MS, SEARCH_MAX_ENTRIES, type SearchScope, type WalkBudget } from './search-walk.js';
 
-// search_files — Hermes' content / file-name search (tools/file_tools.py `search_tool`,
-// tools/file_operations_search.py), implemented in TypeScript instead of shelling out to ripgrep:
+// search_files — Hermes' content / file-name search (tools/file_tools.py `search_tool`, which runs
+// tools/file_operations.py `ShellFileOperations.search`: ripgrep where it is installed), implemented
+// in TypeScript instead of shelling out, answering as Hermes does with ripgrep:
 //
-// - target "content": a JS RegExp over each line of every file under `path` (rg's default walk:
-//   hidden files/dirs and symlinks skipped; also node_modules, __pycache__, site-packages, venv),
-//   binary files (a NUL byte, or a known binary extension) and files over 2 MiB skipped;
-//   `file_glob` filters file names (no `/`: the base name at any depth, like `rg --glob`);
-//   `context` lines around matches are returned as entries too; output modes `content`
-//   (`matches: [{path, line, content}]`), `files_only` (`files`) and `count` (`counts`, matching
-//   lines per file); `offset`/`limit` page the entries (files for files_only/count). A pattern
-//   that needs a newline (`\n`) is matched across lines, like rg's automatic multiline mode.
-//   A leading inline flag group `(?i)` / `(?s)` / `(?m)` becomes the JS flag.
+// - the walk is rg's: hidden files/dirs and symlinks skipped, `.rgignore` / `.ignore` files and,
+//   inside a git repository, `.gitignore` / `.git/info/exclude` honoured; a glob (file_glob, or the
+//   file-search pattern) is an rg override, so a hidden or ignored entry it matches is taken anyway.
+//   Also pruned: node_modules, __pycache__, site-packages, venv.
+// - target "content": rg's regex dialect as a JS RegExp over each line of every file (POSIX
+//   classes and `\p{Script}` translated, look-around and backreferences refused as rg refuses
+//   them, a leading `(?i)` / `(?s)` / `(?m)` as the JS flag); a line keeps a CRLF's `\r` while it
+//   is matched (rg's `$` does not match before it) and is shown without it, at most 500 code
+//   points. Search is line-oriented: a pattern with `\n` finds nothing and carries Hermes' warning.
+//   Binary files (a NUL byte) and files over 2 MiB are skipped; `file_glob` filters file names (no
+//   `/`: the base name at any depth, like `rg --glob`); `context` lines around matches are returned
+//   as entries too; output modes `content` (`matches: [{path, line, content}]`), `files_only`
+//   (`files`) and `count` (`counts`, matching lines per file); `offset`/`limit` page the entries
+//   (files for files_only/count), clamped as Hermes' `normalize_search_pagination` does.
 // - target "files": `pattern` is a glob (picomatch). A bare name gets Hermes' `*` prefix (so it
 //   matches at any depth, as a suffix); a pattern with `/` matches the path relative to `path`.
 //   Results are newest first by modification time.
-// Results that point at credential files are dropped and counted in `_omitted`. The walk is
+// The result is Hermes' `SearchResult.to_dict` shape (empty lists and a false `truncated` left
+// out). Results that point at credential files are dropped and counted in `_omitted`. The walk is
 // bounded (20,000 directory entries, 20 s) and stops early once a page is full; `ctx.signal`
 // cancels it. Paths are shown like rg prints them: `path` as given, joined with the relative path.
 //
-// Differences from upstream, on purpose: no .gitignore handling, no zero-match probe hints
-// (case-insensitive / hidden / literal re-runs), no comma/space-separated multi-path recovery, the
-// legacy dense `matches_text` form is not produced (structured `matches` is always returned), and
-// the schema's `target` enum is the authoritative ['content','files'] — the handler still maps the
-// legacy aliases `grep` → content and `find` → files for direct (non-schema-validated) callers.
+// Differences from Hermes, on purpose, are the search_files entries of
+// tests/fidelity/divergences.yaml (README "Differences from Hermes"): among them, truncation is
+// reported exactly, `matches` is never replaced by the dense `matches_text` form, file search is
+// newest first over the whole tree, and the schema's `target` enum is the authoritative
+// ['content','files'] — the handler still maps the legacy aliases `grep` → content and `find` →
+// files for direct (non-schema-validated) callers.
 //
 // Content search lives in search-content.ts, file-name search in search-glob.ts, and the root,
 // walk and glob matching they share in search-walk.ts; this module parses the arguments, runs one

@@ -45,7 +45,8 @@ describe('search_files: content', () => {
       { path: './src/app.ts', line: 2, content: 'const answer = 42;' },
       { path: './src/util.ts', line: 1, content: 'export const answer = 41;' },
     ]);
-    assert.equal(r.truncated, false);
+    // Hermes' SearchResult.to_dict leaves a false `truncated` out.
+    assert.equal('truncated' in r, false);
   });
 
   test('paths are shown relative to the path argument as given', async () => {
@@ -103,7 +104,7 @@ describe('search_files: content', () => {
     ]);
     const last = await outcome(c.search, { pattern: 'item', offset: 8, limit: 3 });
     assert.deepEqual(matchesOf(last.structured).map((m) => m.line), [9, 10]);
-    assert.equal(last.structured?.truncated, false);
+    assert.equal(last.structured && 'truncated' in last.structured, false);
     assert.equal(last.content, undefined);
   });
 
@@ -119,12 +120,54 @@ describe('search_files: content', () => {
     assert.deepEqual(r.matches, [{ path: './README.md', line: 1, content: '# Answer' }]);
   });
 
-  test('a pattern with \\n matches across lines', async () => {
+  test('search is line-oriented: a pattern with \\n finds nothing and says why, as Hermes does', async () => {
     const c = cases.make();
     c.file('m.txt', 'a\nfoo\nbar\nz\n');
     const r = await call(c.search, { pattern: 'foo\\nbar' });
-    assert.deepEqual(matchesOf(r).map((m) => m.line), [2, 3]);
-    assert.match(text(r.warning), /multiline/);
+    assert.equal(r.total_count, 0);
+    assert.equal('matches' in r, false);
+    assert.match(text(r.warning), /line-oriented and does not run ripgrep with -U\/--multiline/);
+    // An escaped backslash before n is a literal backslash+n, searched as usual.
+    c.file('lit.txt', 'say \\n here\n');
+    const lit = await call(c.search, { pattern: '\\\\n', path: 'lit.txt' });
+    assert.deepEqual(matchesOf(lit).map((m) => m.line), [1]);
+  });
+
+  test('the walk honours .ignore everywhere and .gitignore inside a git repository, and a glob overrides both', async () => {
+    const c = cases.make();
+    c.file('repo/.git/HEAD', 'ref: refs/heads/main\n');
+    c.file('repo/.gitignore', 'build/\n*.log\n!keep.log\n');
+    c.file('repo/build/out.txt', 'needle\n');
+    c.file('repo/drop.log', 'needle\n');
+    c.file('repo/keep.log', 'needle\n');
+    c.file('repo/src/a.txt', 'needle\n');
+    c.file('plain/.gitignore', 'skipped.txt\n');
+    c.file('plain/.ignore', 'ignored.txt\n');
+    c.file('plain/skipped.txt', 'needle\n');
+    c.file('plain/ignored.txt', 'needle\n');
+    const repo = await call(c.search, { pattern: 'needle', path: 'repo', output_mode: 'files_only' });
+    assert.deepEqual(repo.files, ['repo/keep.log', 'repo/src/a.txt']);
+    const plain = await call(c.search, { pattern: 'needle', path: 'plain', output_mode: 'files_only' });
+    assert.deepEqual(plain.files, ['plain/skipped.txt']);
+    const globbed = await call(c.search, { pattern: 'needle', path: 'repo', file_glob: '*.log', output_mode: 'files_only' });
+    assert.deepEqual(globbed.files, ['repo/drop.log', 'repo/keep.log']);
+  });
+
+  test("rg's regex dialect: POSIX classes and scripts work, look-around and backreferences are refused", async () => {
+    const c = cases.make();
+    c.file('r.txt', '123\nαβγ\nfoobar\n');
+    assert.deepEqual(matchesOf(await call(c.search, { pattern: '^[[:digit:]]+$' })).map((m) => m.line), [1]);
+    assert.deepEqual(matchesOf(await call(c.search, { pattern: '\\p{Greek}+' })).map((m) => m.line), [2]);
+    const e = await expectCode(c.search.handler({ pattern: 'foo(?=bar)' }, ctx), ErrorCode.INVALID_ARGUMENTS);
+    assert.match(e.message, /look-around, including look-ahead and look-behind, is not supported/);
+    await expectCode(c.search.handler({ pattern: '(a)\\1' }, ctx), ErrorCode.INVALID_ARGUMENTS);
+  });
+
+  test('a CRLF line keeps its \\r while matched (rg: `$` does not match before it) and is shown without it', async () => {
+    const c = cases.make();
+    c.file('w.txt', 'one\r\ntwo\r\n');
+    assert.deepEqual(matchesOf(await call(c.search, { pattern: 'two' })), [{ path: './w.txt', line: 2, content: 'two' }]);
+    assert.equal((await call(c.search, { pattern: 'two$' })).total_count, 0);
   });
 
   test('hidden entries, node_modules, binary and oversized files are skipped', async () => {
