@@ -79,22 +79,73 @@ function unsupportedByRg(source: string): string | null {
   return null;
 }
 
-/** rg's syntax that JS spells differently: POSIX classes, and `\\p{Greek}` (a script) as `\\p{Script=Greek}`. */
-function jsSpelling(source: string): string {
-  return source
-    .replace(/\[:(\^?)([a-z]+):\]/g, (whole, neg: string, name: string) => {
-      const range = POSIX_CLASSES[name];
-      // Negated POSIX classes only make sense as a whole bracket (`[[:^digit:]]`); kept simple: not translated.
-      return range !== undefined && neg === '' ? range : whole;
-    })
-    .replace(/\\([pP])\{([A-Za-z_]+)\}/g, (whole, p: string, name: string) => {
-      try {
-        new RegExp(`\\p{${name}}`, 'u');
-        return whole;
-      } catch {
-        return `\\${p}{Script=${name}}`;
+// rg's Perl classes are Unicode-aware (`\w` matches `é`, `\d` matches `٣`); a JS RegExp's are
+// ASCII even in `u` mode, so they are spelled out with Unicode properties.
+const WORD = '\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\p{Join_Control}';
+const OUTSIDE_CLASS: Record<string, string> = {
+  w: `[${WORD}]`,
+  W: `[^${WORD}]`,
+  d: '\\p{Nd}',
+  D: '\\P{Nd}',
+  b: `(?:(?<=[${WORD}])(?![${WORD}])|(?<![${WORD}])(?=[${WORD}]))`,
+  B: `(?:(?<=[${WORD}])(?=[${WORD}])|(?<![${WORD}])(?![${WORD}]))`,
+};
+const INSIDE_CLASS: Record<string, string> = { w: WORD, d: '\\p{Nd}', D: '\\P{Nd}' };
+
+/**
+ * rg's syntax as JS spells it: POSIX classes (`[[:digit:]]`), `\p{Greek}` (a script) as
+ * `\p{Script=Greek}`, and (`unicode`: for a `u`-mode RegExp) the Unicode-aware `\w \W \d \D \b \B`.
+ */
+function jsSpelling(source: string, unicode: boolean): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const ch = source[i]!;
+    if (ch === '\\') {
+      const next = source[i + 1] ?? '';
+      const prop = /^([pP])\{([A-Za-z_]+)\}/.exec(source.slice(i + 1));
+      if (prop) {
+        out += unicode && !isUnicodeProperty(prop[2]!) ? `\\${prop[1]}{Script=${prop[2]}}` : `\\${prop[0]}`;
+        i += prop[0].length;
+        continue;
       }
-    });
+      const spelled = unicode ? (inClass ? INSIDE_CLASS : OUTSIDE_CLASS)[next] : undefined;
+      out += spelled ?? ch + next;
+      i++;
+      continue;
+    }
+    if (inClass) {
+      const posix = /^\[:([a-z]+):\]/.exec(source.slice(i));
+      if (posix && POSIX_CLASSES[posix[1]!] !== undefined) {
+        out += POSIX_CLASSES[posix[1]!];
+        i += posix[0].length - 1;
+        continue;
+      }
+      if (ch === ']') inClass = false;
+      out += ch;
+      continue;
+    }
+    if (ch === '[') {
+      inClass = true;
+      out += ch;
+      // A `]` (or `^]`) first in a class is a literal `]` to rg; JS reads `[]` as an empty class.
+      const lead = source[i + 1] === '^' ? (source[i + 2] === ']' ? '^]' : '^') : source[i + 1] === ']' ? ']' : '';
+      out += lead.replace(']', '\\]');
+      i += lead.length;
+      continue;
+    }
+    out += ch;
+  }
+  return out;
+}
+
+function isUnicodeProperty(name: string): boolean {
+  try {
+    new RegExp(`\\p{${name}}`, 'u');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** rg's regex as a JS RegExp (`u` mode when the pattern allows it). Throws INVALID_ARGUMENTS. */
@@ -108,12 +159,11 @@ export function compileSearchRegex(pattern: string): RegExp {
   }
   const refused = unsupportedByRg(source);
   if (refused) throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `Search failed: regex parse error: ${refused}`);
-  source = jsSpelling(source);
   try {
-    return new RegExp(source, flags + 'u');
+    return new RegExp(jsSpelling(source, true), flags + 'u');
   } catch {
     try {
-      return new RegExp(source, flags);
+      return new RegExp(jsSpelling(source, false), flags);
     } catch (e) {
       throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `Invalid regex pattern ${JSON.stringify(pattern)}: ${(e as Error).message}`);
     }

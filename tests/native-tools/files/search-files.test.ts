@@ -158,6 +158,9 @@ describe('search_files: content', () => {
     c.file('r.txt', '123\nαβγ\nfoobar\n');
     assert.deepEqual(matchesOf(await call(c.search, { pattern: '^[[:digit:]]+$' })).map((m) => m.line), [1]);
     assert.deepEqual(matchesOf(await call(c.search, { pattern: '\\p{Greek}+' })).map((m) => m.line), [2]);
+    // rg's \w and \d are Unicode-aware; a leading `]` in a class is literal.
+    assert.deepEqual(matchesOf(await call(c.search, { pattern: '^\\w+$' })).map((m) => m.line), [1, 2, 3]);
+    assert.deepEqual(matchesOf(await call(c.search, { pattern: '[]β]' })).map((m) => m.line), [2]);
     const e = await expectCode(c.search.handler({ pattern: 'foo(?=bar)' }, ctx), ErrorCode.INVALID_ARGUMENTS);
     assert.match(e.message, /look-around, including look-ahead and look-behind, is not supported/);
     await expectCode(c.search.handler({ pattern: '(a)\\1' }, ctx), ErrorCode.INVALID_ARGUMENTS);
