@@ -1,5 +1,6 @@
-import { utimesSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, symlinkSync, utimesSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { ensurePackage, RIPGREP } from '../../scripts/test-prerequisites.js';
 import { viaBridge } from '../helpers/gateway.js';
 import { copyOfHermesHome } from '../helpers/hermes.js';
@@ -14,7 +15,8 @@ import { startFidelityGateway, writeFiles, type FidelityGateway, type FileSpec }
 //
 // - `mtimes` sets files' modification times (seconds), so a search ordered by them is deterministic;
 // - `no_rg: true` compares the case a second time, as `<id>.no-rg`, against Hermes on a host
-//   without ripgrep (the driver says how); the gateway answers the same either way;
+//   without ripgrep (the driver says how), and asks a second gateway whose PATH (its own and its
+//   children's) has no rg: the gateway searches without ripgrep either way, and must answer the same;
 // - `unordered: true` sorts matches (by path, then line) and files on both sides before comparing:
 //   for content searches over several files, whose order ripgrep leaves to its parallel walk.
 
@@ -38,6 +40,29 @@ const cases: SearchCase[] = base.flatMap((c) => [
 ]);
 let ws = '';
 let gw: FidelityGateway | undefined;
+let gwNoRg: FidelityGateway | undefined;
+const gatewayOf = (c: SearchCase): FidelityGateway => (c.ripgrep ? gw! : gwNoRg!);
+
+/** A directory of links to every program on PATH except `name`: a PATH on which `name` is not found. */
+function pathWithout(name: string, dir: string): string {
+  const seen = new Set<string>([name]);
+  for (const d of (process.env.PATH ?? '').split(delimiter).filter(Boolean)) {
+    let entries: string[] = [];
+    try {
+      entries = readdirSync(d);
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      if (seen.has(e)) continue;
+      seen.add(e);
+      symlinkSync(join(d, e), join(dir, e));
+    }
+  }
+  const found = spawnSync('sh', ['-c', `command -v ${name}`], { env: { PATH: dir }, encoding: 'utf8' });
+  if (found.status === 0) throw new Error(`${name} is still on the PATH made without it: ${found.stdout.trim()}`);
+  return dir;
+}
 
 const caseDir = (c: SearchCase) => `${ws}/${c.dir}`;
 const argsOf = (c: SearchCase) => ({ ...c.args, path: c.args.path === undefined ? caseDir(c) : c.args.path.startsWith('/') ? c.args.path : `${caseDir(c)}/${c.args.path}` });
@@ -68,7 +93,7 @@ function norm(c: SearchCase, v: unknown): unknown {
  * its JSON (the gateway's is a text block of the result) as `_hint`, as the driver gives Hermes'.
  */
 async function overMcp(c: SearchCase): Promise<unknown> {
-  const { result, data } = await viaBridge(gw!.client, 'search_files', argsOf(c));
+  const { result, data } = await viaBridge(gatewayOf(c).client, 'search_files', argsOf(c));
   const hint = result.content.map((b) => b.text ?? '').find((t) => t.startsWith('[Hint: '));
   return hint === undefined ? data : { ...data, _hint: hint };
 }
@@ -84,8 +109,14 @@ compareSurface<SearchCase>({
       for (const [rel, seconds] of Object.entries(c.mtimes ?? {})) utimesSync(join(ws, c.id, rel), seconds, seconds);
     }
     gw = await startFidelityGateway(copyOfHermesHome(temp.make('hmcp-fid-search-gw-'), {}), ws);
+    const noRg = pathWithout('rg', temp.make('hmcp-fid-search-path-'));
+    gwNoRg = await startFidelityGateway(copyOfHermesHome(temp.make('hmcp-fid-search-gw-norg-'), {}), ws, {
+      env: { PATH: noRg },
+      inherited: { ...(process.env as Record<string, string>), PATH: noRg },
+    });
   },
   async tearDown() {
+    await gwNoRg?.close();
     await gw?.close();
     temp.removeAll();
   },
@@ -100,10 +131,13 @@ compareSurface<SearchCase>({
     async hermes_tools(list) {
       // One script makes at most execute_code's tool-call limit of calls: the cases go in batches.
       const out: Answers = new Map();
-      for (let at = 0; at < list.length; at += HERMES_TOOLS_BATCH) {
-        const batch = list.slice(at, at + HERMES_TOOLS_BATCH);
-        const results = await gw!.hermesTools(batch.map((c) => ['search_files', argsOf(c)]));
-        batch.forEach((c, i) => out.set(c.id, norm(c, results[i])));
+      for (const ripgrep of [true, false]) {
+        const these = list.filter((c) => c.ripgrep === ripgrep);
+        for (let at = 0; at < these.length; at += HERMES_TOOLS_BATCH) {
+          const batch = these.slice(at, at + HERMES_TOOLS_BATCH);
+          const results = await (ripgrep ? gw! : gwNoRg!).hermesTools(batch.map((c) => ['search_files', argsOf(c)]));
+          batch.forEach((c, i) => out.set(c.id, norm(c, results[i])));
+        }
       }
       return out;
     },
