@@ -4,7 +4,7 @@ import { redactDeep } from '../../../shared/redact.js';
 import { decodeLenient, READ_FLAGS } from './fs-util.js';
 import { throwIfAborted } from './paths.js';
 import { isBlockedDevicePath, isSecretBearingFile, readBlockMessage } from './sensitive-paths.js';
-import { globMatcher, rootFiles, type SearchPage, type SearchScope, type SearchTally } from './search-walk.js';
+import { globMatcher, rootFiles, type SearchPage, type SearchScope, type SearchTally, type WalkBudget } from './search-walk.js';
 
 // search_files target "content": a RegExp over the lines of every searchable file the walk yields
 // (search-files.ts describes the tool).
@@ -170,8 +170,21 @@ export function compileSearchRegex(pattern: string): RegExp {
   }
 }
 
-/** Lines of a searchable file, or null when it is skipped (binary, too large, unreadable). */
-async function readSearchable(abs: string, skipped: { large: number }): Promise<string | null> {
+/** What one file's scan found: how many lines match, and the first lines to show (matches and their context). */
+interface FileScan {
+  matched: number;
+  shown: Array<{ line: number; content: string }>;
+}
+
+const STREAM_CHUNK = 1024 * 1024;
+
+/**
+ * Scans one file: null when it is skipped (binary — a NUL byte, as rg decides —, unreadable, not a
+ * regular file). A file up to SEARCH_MAX_FILE_BYTES is read whole; a larger one is streamed, a
+ * chunk at a time, keeping only `context` lines back, so any size is searched (as rg searches it)
+ * within the search's deadline. `keep` bounds the lines collected to show.
+ */
+async function scanFile(abs: string, re: RegExp, context: number, keep: number, budget: WalkBudget, signal?: AbortSignal): Promise<FileScan | null> {
   let handle: FileHandle;
   try {
     handle = await open(abs, READ_FLAGS);
@@ -181,13 +194,56 @@ async function readSearchable(abs: string, skipped: { large: number }): Promise<
   try {
     const st = await handle.stat();
     if (!st.isFile()) return null;
-    if (st.size > SEARCH_MAX_FILE_BYTES) {
-      skipped.large++;
-      return null;
+    if (st.size <= SEARCH_MAX_FILE_BYTES) {
+      const bytes = await handle.readFile();
+      if (bytes.includes(0)) return null;
+      const lines = splitFileLines(decodeLenient(bytes));
+      const matched = matchingLines(lines, re);
+      const shown = withContext(matched, context, lines.length).slice(0, keep);
+      return { matched: matched.length, shown: shown.map((l) => ({ line: l + 1, content: shownLine(lines[l]!) })) };
     }
-    const bytes = await handle.readFile();
-    if (bytes.includes(0)) return null; // binary, as rg decides
-    return decodeLenient(bytes);
+    const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+    const buffer = Buffer.alloc(STREAM_CHUNK);
+    const out: FileScan = { matched: 0, shown: [] };
+    const before: Array<{ line: number; text: string }> = [];
+    let after = 0;
+    let lineNo = 0;
+    let carry = '';
+    const take = (line: number, text: string) => {
+      if (out.shown.length < keep) out.shown.push({ line, content: shownLine(text) });
+    };
+    const onLine = (text: string) => {
+      lineNo++;
+      if (re.test(text)) {
+        out.matched++;
+        for (const b of before.splice(0)) take(b.line, b.text);
+        take(lineNo, text);
+        after = context;
+      } else if (after > 0) {
+        take(lineNo, text);
+        after--;
+      } else if (context > 0) {
+        before.push({ line: lineNo, text });
+        if (before.length > context) before.shift();
+      }
+    };
+    for (;;) {
+      throwIfAborted(signal, 'search_files');
+      if (Date.now() > budget.deadline) {
+        budget.limitReason = 'search_timeout';
+        break;
+      }
+      const { bytesRead } = await handle.read(buffer, 0, STREAM_CHUNK, null);
+      if (bytesRead === 0) break;
+      const chunk = buffer.subarray(0, bytesRead);
+      if (chunk.includes(0)) return null;
+      const parts = (carry + decoder.decode(chunk, { stream: true })).split('\n');
+      carry = parts.pop()!;
+      for (const part of parts) onLine(part);
+    }
+    carry += decoder.decode();
+    if (carry !== '') onLine(carry);
+    return out;
   } catch {
     return null;
   } finally {
@@ -266,28 +322,24 @@ export async function searchContent(
   const entries: Array<SearchMatch & { secretFile: boolean }> = [];
   const files: string[] = [];
   const counts: Array<[string, number]> = [];
-  const skipped = { large: 0 };
   // rg's --glob is an override: a file it names is searched even when hidden or ignored.
   const whitelist = fileGlob && !fileGlob.startsWith('!') && globOk ? globOk : undefined;
   scan: for await (const f of await rootFiles(root, budget, signal, { whitelist })) {
     throwIfAborted(signal, 'search_files');
+    if (budget.limitReason) break; // a large file's scan ran out of time (search-files.ts reports it)
     if (globOk && !root.isFile && !globOk(f.rel)) continue;
     if (isBlockedDevicePath(f.checked.lexical) || isBlockedDevicePath(f.checked.real)) continue; // e.g. /proc/<pid>/maps in a walk of /proc
-    const text = await readSearchable(f.abs, skipped);
-    if (text === null) continue;
-    const lines = splitFileLines(text);
-    const matched = matchingLines(lines, re);
-    if (matched.length === 0) continue;
+    const found = await scanFile(f.abs, re, context, outputMode === 'content' ? want + 1 - entries.length : 0, budget, signal);
+    if (found === null || found.matched === 0) continue;
     const blocked = readBlockMessage(f.checked, f.display, dirs) !== null;
     if (outputMode === 'content') {
-      const shown = withContext(matched, context, lines.length);
       if (blocked) {
-        omitted += shown.length;
+        omitted += found.shown.length;
         continue;
       }
       const secretFile = isSecretBearingFile(f.checked, dirs);
-      for (const l of shown) {
-        entries.push({ path: f.display, line: l + 1, content: shownLine(lines[l]!), secretFile });
+      for (const { line, content } of found.shown) {
+        entries.push({ path: f.display, line, content, secretFile });
         if (entries.length > want) {
           lowerBound = true;
           break scan;
@@ -299,14 +351,13 @@ export async function searchContent(
         continue;
       }
       if (outputMode === 'files_only') files.push(f.display);
-      else counts.push([f.display, matched.length]);
+      else counts.push([f.display, found.matched]);
       if (files.length + counts.length > want) {
         lowerBound = true;
         break scan;
       }
     }
   }
-  if (skipped.large > 0) warnings.push(`${skipped.large} file(s) larger than ${SEARCH_MAX_FILE_BYTES / (1024 * 1024)} MiB were not searched.`);
   if (outputMode === 'content') {
     result.total_count = entries.length;
     // File content: redacted here, once, in file-read mode (search-files.ts redacts the rest of the result).

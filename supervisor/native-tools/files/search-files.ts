@@ -20,7 +20,7 @@ import { openRoot, SEARCH_DEADLINE_MS, SEARCH_MAX_ENTRIES, type SearchScope, typ
 //   them, a leading `(?i)` / `(?s)` / `(?m)` as the JS flag); a line keeps a CRLF's `\r` while it
 //   is matched (rg's `$` does not match before it) and is shown without it, at most 500 code
 //   points. Search is line-oriented: a pattern with `\n` finds nothing and carries Hermes' warning.
-//   Binary files (a NUL byte) and files over 2 MiB are skipped; `file_glob` filters file names (no
+//   Binary files (a NUL byte) are skipped; files over 2 MiB are streamed rather than read whole; `file_glob` filters file names (no
 //   `/`: the base name at any depth, like `rg --glob`); `context` lines around matches are returned
 //   as entries too; output modes `content` (`matches: [{path, line, content}]`), `files_only`
 //   (`files`) and `count` (`counts`, matching lines per file); `offset`/`limit` page the entries

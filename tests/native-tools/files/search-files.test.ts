@@ -173,17 +173,34 @@ describe('search_files: content', () => {
     assert.equal((await call(c.search, { pattern: 'two$' })).total_count, 0);
   });
 
-  test('hidden entries, node_modules, binary and oversized files are skipped', async () => {
+  test('hidden entries, node_modules and binary files are skipped', async () => {
     const c = cases.make();
     c.file('visible.txt', 'needle\n');
     c.file('.hidden/secret.txt', 'needle\n');
     c.file('.dotfile', 'needle\n');
     c.file('node_modules/pkg/index.js', 'needle\n');
     c.file('bin.dat2', Buffer.concat([Buffer.from('needle\n'), Buffer.from([0, 1, 2])]));
-    c.file('huge.log', 'needle\n' + 'x'.repeat(SEARCH_MAX_FILE_BYTES));
     const r = await call(c.search, { pattern: 'needle', output_mode: 'files_only' });
     assert.deepEqual(r.files, ['./visible.txt']);
-    assert.match(text(r.warning), /1 file\(s\) larger than 2 MiB were not searched/);
+  });
+
+  test('a file larger than SEARCH_MAX_FILE_BYTES is streamed: every match found, context across chunk edges, a NUL still makes it binary', async () => {
+    const c = cases.make();
+    const filler = 'filler line\r\n'.repeat(Math.ceil((SEARCH_MAX_FILE_BYTES * 1.5) / 13));
+    const fillerLines = filler.split('\n').length - 1;
+    c.file('huge.log', 'needle first\n' + filler + 'before\nneedle last\nafter');
+    const r = await call(c.search, { pattern: 'needle', context: 1, path: 'huge.log' });
+    assert.deepEqual(matchesOf(r), [
+      { path: 'huge.log', line: 1, content: 'needle first' },
+      { path: 'huge.log', line: 2, content: 'filler line' },
+      { path: 'huge.log', line: fillerLines + 2, content: 'before' },
+      { path: 'huge.log', line: fillerLines + 3, content: 'needle last' },
+      { path: 'huge.log', line: fillerLines + 4, content: 'after' },
+    ]);
+    const count = await call(c.search, { pattern: 'line$', output_mode: 'count', path: 'huge.log' });
+    assert.equal(count.total_count, 0); // each filler line ends in \r, where rg's `$` does not match
+    c.file('huge.bin', filler + '\u0000needle\n');
+    assert.equal((await call(c.search, { pattern: 'needle', path: 'huge.bin' })).total_count, 0);
   });
 
   test('matches in credential files are dropped and counted in _omitted', async () => {
