@@ -179,8 +179,19 @@ interface FileScan {
 const STREAM_CHUNK = 1024 * 1024;
 
 /**
+ * rg's encoding sniffing: a UTF-8 byte-order mark is dropped, and a UTF-16 one (LE or BE) makes the
+ * file UTF-16 text, transcoded and searched (its NUL bytes are not binary then).
+ */
+function sniffEncoding(head: Uint8Array): { encoding: 'utf-8' | 'utf-16le' | 'utf-16be'; bom: number } {
+  if (head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) return { encoding: 'utf-8', bom: 3 };
+  if (head[0] === 0xff && head[1] === 0xfe) return { encoding: 'utf-16le', bom: 2 };
+  if (head[0] === 0xfe && head[1] === 0xff) return { encoding: 'utf-16be', bom: 2 };
+  return { encoding: 'utf-8', bom: 0 };
+}
+
+/**
  * Scans one file: null when it is skipped (binary — a NUL byte, as rg decides —, unreadable, not a
- * regular file). A file up to SEARCH_MAX_FILE_BYTES is read whole; a larger one is streamed, a
+ * regular file). Its encoding is sniffed from a byte-order mark as rg does (sniffEncoding). A file up to SEARCH_MAX_FILE_BYTES is read whole; a larger one is streamed, a
  * chunk at a time, keeping only `context` lines back, so any size is searched (as rg searches it)
  * within the search's deadline. `keep` bounds the lines collected to show.
  */
@@ -196,14 +207,17 @@ async function scanFile(abs: string, re: RegExp, context: number, keep: number, 
     if (!st.isFile()) return null;
     if (st.size <= SEARCH_MAX_FILE_BYTES) {
       const bytes = await handle.readFile();
-      if (bytes.includes(0)) return null;
-      const lines = splitFileLines(decodeLenient(bytes));
+      const { encoding, bom } = sniffEncoding(bytes);
+      if (encoding === 'utf-8' && bytes.includes(0)) return null;
+      const body = bytes.subarray(bom);
+      const lines = splitFileLines(encoding === 'utf-8' ? decodeLenient(body) : new TextDecoder(encoding, { fatal: false }).decode(body));
       const matched = matchingLines(lines, re);
       const shown = withContext(matched, context, lines.length).slice(0, keep);
       return { matched: matched.length, shown: shown.map((l) => ({ line: l + 1, content: shownLine(lines[l]!) })) };
     }
-    const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
     const buffer = Buffer.alloc(STREAM_CHUNK);
+    let decoder: TextDecoder | undefined;
+    let utf8 = true;
     const out: FileScan = { matched: 0, shown: [] };
     const before: Array<{ line: number; text: string }> = [];
     let after = 0;
@@ -235,13 +249,19 @@ async function scanFile(abs: string, re: RegExp, context: number, keep: number, 
       }
       const { bytesRead } = await handle.read(buffer, 0, STREAM_CHUNK, null);
       if (bytesRead === 0) break;
-      const chunk = buffer.subarray(0, bytesRead);
-      if (chunk.includes(0)) return null;
+      let chunk = buffer.subarray(0, bytesRead);
+      if (!decoder) {
+        const { encoding, bom } = sniffEncoding(chunk);
+        decoder = new TextDecoder(encoding, { fatal: false, ignoreBOM: true });
+        utf8 = encoding === 'utf-8';
+        chunk = chunk.subarray(bom);
+      }
+      if (utf8 && chunk.includes(0)) return null;
       const parts = (carry + decoder.decode(chunk, { stream: true })).split('\n');
       carry = parts.pop()!;
       for (const part of parts) onLine(part);
     }
-    carry += decoder.decode();
+    carry += decoder?.decode() ?? '';
     if (carry !== '') onLine(carry);
     return out;
   } catch {

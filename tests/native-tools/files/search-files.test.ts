@@ -203,6 +203,14 @@ describe('search_files: content', () => {
     assert.equal((await call(c.search, { pattern: 'needle', path: 'huge.bin' })).total_count, 0);
   });
 
+  test("a byte-order mark is sniffed as rg does: UTF-8's dropped, UTF-16 text transcoded and searched", async () => {
+    const c = cases.make();
+    c.file('bom8.txt', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('needle first\n')]));
+    c.file('bom16.txt', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('x\nthe needle\n', 'utf16le')]));
+    assert.deepEqual(matchesOf(await call(c.search, { pattern: '^needle', path: 'bom8.txt' })), [{ path: 'bom8.txt', line: 1, content: 'needle first' }]);
+    assert.deepEqual(matchesOf(await call(c.search, { pattern: 'needle$', path: 'bom16.txt' })), [{ path: 'bom16.txt', line: 2, content: 'the needle' }]);
+  });
+
   test('matches in credential files are dropped and counted in _omitted', async () => {
     const c = cases.make();
     c.file('~/auth.json', '{"token": "abc"}\n');
