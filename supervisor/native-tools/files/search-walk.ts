@@ -159,8 +159,11 @@ async function dirLayers(dir: string, inRepo: boolean, repoTop: boolean): Promis
   return out;
 }
 
-/** Whether the layers (shallowest first) ignore `abs`. */
-function ignoredBy(layers: IgnoreLayer[], abs: string, isDir: boolean): boolean {
+/**
+ * What the layers (shallowest first) say of `abs`: 'ignore', 'whitelist' (a `!` line matched: rg then
+ * takes the entry even when it is hidden), or null (no line matched).
+ */
+function ignoreVerdict(layers: IgnoreLayer[], abs: string, isDir: boolean): 'ignore' | 'whitelist' | null {
   for (const kind of IGNORE_KINDS) {
     for (let i = layers.length - 1; i >= 0; i--) {
       const layer = layers[i]!;
@@ -169,11 +172,11 @@ function ignoredBy(layers: IgnoreLayer[], abs: string, isDir: boolean): boolean 
       for (let r = layer.rules.length - 1; r >= 0; r--) {
         const rule = layer.rules[r]!;
         if (rule.dirOnly && !isDir) continue;
-        if (rule.match(rel)) return !rule.negate;
+        if (rule.match(rel)) return rule.negate ? 'whitelist' : 'ignore';
       }
     }
   }
-  return false;
+  return null;
 }
 
 /** The ignore layers above the search root, and whether the root is inside a git repository. */
@@ -241,10 +244,12 @@ async function* walkFiles(root: { abs: string; real: string; display: string }, 
         const isDir = ent.isDirectory();
         if (!isDir && !ent.isFile()) continue;
         const childRel = rel ? `${rel}/${ent.name}` : ent.name;
+        // rg's order of precedence: a glob override, then the ignore files, then the hidden rule.
         if (!options.whitelist?.(childRel)) {
-          if (ent.name.startsWith('.')) continue;
+          const verdict = ignoreVerdict(layers, join(dirAbs, ent.name), isDir);
+          if (verdict === 'ignore') continue;
+          if (verdict === null && ent.name.startsWith('.')) continue;
           if (isDir && PRUNE_DIRS.has(ent.name)) continue;
-          if (ignoredBy(layers, join(dirAbs, ent.name), isDir)) continue;
         }
         names.push({ name: ent.name, kind: isDir ? 'dir' : 'file' });
       }
