@@ -8,9 +8,9 @@ import { tempDirs } from '../helpers/temp.js';
 import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, oracleAnswers, runOracle, type Answers, type FidelityCase } from './harness.js';
 import { startFidelityGateway, writeFiles, type FidelityGateway, type FileSpec } from './workspace.js';
 
-// search_files against Hermes' search_tool (tools/file_tools.py, which runs
-// tools/file_operations.py ShellFileOperations.search: ripgrep when it is installed, grep / find
-// when it is not), over MCP and through hermes_tools. Each case's files are written into a
+// search_files against Hermes' search_files handler (tools/file_tools.py _handle_search_files, then
+// search_tool, which runs tools/file_operations.py ShellFileOperations.search: ripgrep when it is
+// installed, grep / find when it is not), over MCP and through hermes_tools. Each case's files are written into a
 // directory of its own; `args.path` is relative to it (the directory itself when absent).
 //
 // - `mtimes` sets files' modification times (seconds), so a search ordered by them is deterministic;
