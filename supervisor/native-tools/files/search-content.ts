@@ -327,6 +327,7 @@ export async function searchContent(
 ): Promise<SearchTally> {
   const { root, budget, dirs, signal } = scope;
   let omitted = 0;
+  let omittedMatches = 0; // count mode: the omitted files' matching lines
   let truncated = false;
   let lowerBound = false;
   if (patternHasRegexNewline(pattern)) {
@@ -368,6 +369,7 @@ export async function searchContent(
     } else {
       if (blocked) {
         omitted++;
+        omittedMatches += found.matched;
         continue;
       }
       if (outputMode === 'files_only') files.push(f.display);
@@ -378,17 +380,18 @@ export async function searchContent(
       }
     }
   }
+  // Hermes counts its total before it drops the results in credential files (`_omitted` says how many).
   if (outputMode === 'content') {
-    result.total_count = entries.length;
+    result.total_count = entries.length + omitted;
     // File content: redacted here, once, in file-read mode (search-files.ts redacts the rest of the result).
     result.matches = entries.slice(offset, offset + limit).map(({ secretFile, ...m }) => redactDeep(m, { fileRead: true, secretFile }));
     truncated = entries.length > want;
   } else if (outputMode === 'files_only') {
-    result.total_count = files.length;
+    result.total_count = files.length + omitted;
     result.files = files.slice(offset, offset + limit);
     truncated = files.length > want;
   } else {
-    result.total_count = counts.reduce((sum, [, n]) => sum + n, 0);
+    result.total_count = counts.reduce((sum, [, n]) => sum + n, omittedMatches);
     result.counts = Object.fromEntries(counts.slice(offset, offset + limit));
     truncated = counts.length > want;
   }

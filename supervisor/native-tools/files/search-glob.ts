@@ -26,7 +26,7 @@ export async function searchFileNames(scope: SearchScope, pattern: string, { off
     if (st) found.push({ display: f.display, mtime: st.mtimeMs });
   }
   found.sort((a, b) => b.mtime - a.mtime || (a.display < b.display ? -1 : a.display > b.display ? 1 : 0));
-  result.total_count = found.length;
+  result.total_count = found.length + omitted; // Hermes' total counts the files it then omits
   result.files = found.slice(offset, offset + limit).map((f) => f.display);
   const truncated = found.length > offset + limit;
   return { omitted, truncated, lowerBound: false };

@@ -218,6 +218,8 @@ describe('search_files: content', () => {
     const r = await call(c.search, { pattern: 'token', path: c.home });
     assert.deepEqual(matchesOf(r).map((m) => m.path), [join(c.home, 'notes.md')]);
     assert.match(text(r._omitted), /^1 result\(s\) omitted because they target credential/);
+    // As in Hermes, total_count counts what was found, the omitted results too.
+    assert.equal(r.total_count, 2);
   });
 
   test('a credential file as the search path is refused', async () => {
