@@ -17,6 +17,7 @@ import { startFidelityGateway, writeFiles, type FidelityGateway, type FileSpec }
 // - `no_rg: true` compares the case a second time, as `<id>.no-rg`, against Hermes on a host
 //   without ripgrep (the driver says how), and asks a second gateway whose PATH (its own and its
 //   children's) has no rg: the gateway searches without ripgrep either way, and must answer the same;
+// - `relative: true` gives the path relative to the terminal's cwd (the workspace), as typed;
 // - `unordered: true` sorts matches (by path, then line) and files on both sides before comparing:
 //   for content searches over several files, whose order ripgrep leaves to its parallel walk.
 
@@ -26,6 +27,8 @@ interface SearchCase extends FidelityCase {
   args: { pattern: string; path?: string; [k: string]: unknown };
   no_rg?: boolean;
   unordered?: boolean;
+  /** The path is given relative to the terminal's cwd (the fidelity workspace), not absolute. */
+  relative?: boolean;
   /** The directory the case's files are in (a `.no-rg` case shares its base case's). */
   dir?: string;
   ripgrep?: boolean;
@@ -65,7 +68,12 @@ function pathWithout(name: string, dir: string): string {
 }
 
 const caseDir = (c: SearchCase) => `${ws}/${c.dir}`;
-const argsOf = (c: SearchCase) => ({ ...c.args, path: c.args.path === undefined ? caseDir(c) : c.args.path.startsWith('/') ? c.args.path : `${caseDir(c)}/${c.args.path}` });
+function pathOf(c: SearchCase): string {
+  const rel = c.args.path;
+  if (c.relative) return rel === undefined ? c.dir! : `${c.dir}/${rel}`;
+  return rel === undefined ? caseDir(c) : rel.startsWith('/') ? rel : `${caseDir(c)}/${rel}`;
+}
+const argsOf = (c: SearchCase) => ({ ...c.args, path: pathOf(c) });
 
 const byPathLine = (a: unknown, b: unknown): number => {
   const x = a as { path?: string; line?: number };
@@ -74,7 +82,7 @@ const byPathLine = (a: unknown, b: unknown): number => {
 };
 
 function norm(c: SearchCase, v: unknown): unknown {
-  const replace = { [caseDir(c)]: '<dir>', [ws]: '<ws>' };
+  const replace = { [caseDir(c)]: '<dir>', [ws]: '<ws>', ...(c.relative ? { [`${c.dir}/`]: '<dir>/' } : {}) };
   const out = normalise(errorAsHermes(v), { replace });
   if (typeof out !== 'object' || out === null) return out;
   const r = { ...(out as Record<string, unknown>) };
