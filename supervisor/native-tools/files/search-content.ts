@@ -92,13 +92,27 @@ const OUTSIDE_CLASS: Record<string, string> = {
 };
 const INSIDE_CLASS: Record<string, string> = { w: WORD, d: '\\p{Nd}', D: '\\P{Nd}' };
 
+/** `c` and its other case (one character each), or null when it has none. */
+function caseFold(c: string): string | null {
+  const lower = c.toLowerCase();
+  const upper = c.toUpperCase();
+  if (lower === upper || [...lower].length !== 1 || [...upper].length !== 1) return null;
+  return lower === c ? upper : lower;
+}
+
 /**
  * rg's syntax as JS spells it: POSIX classes (`[[:digit:]]`), `\p{Greek}` (a script) as
- * `\p{Script=Greek}`, and (`unicode`: for a `u`-mode RegExp) the Unicode-aware `\w \W \d \D \b \B`.
+ * `\p{Script=Greek}`, Python-style `(?P<name>`, and (`unicode`: for a `u`-mode RegExp) the
+ * Unicode-aware `\w \W \d \D \b \B`. Inline case flags that JS (Node 20) cannot scope — `(?i:...)`,
+ * or `(?i)` / `(?-i)` after the start — are applied by spelling each letter they cover in both
+ * cases (`[hH]`, and `[a-cA-C]` for a letter range in a class).
  */
 function jsSpelling(source: string, unicode: boolean): string {
   let out = '';
   let inClass = false;
+  // Case-insensitivity of each open group (the last is the current one).
+  const scopes: boolean[] = [false];
+  const ci = () => scopes[scopes.length - 1]!;
   for (let i = 0; i < source.length; i++) {
     const ch = source[i]!;
     if (ch === '\\') {
@@ -122,6 +136,17 @@ function jsSpelling(source: string, unicode: boolean): string {
         continue;
       }
       if (ch === ']') inClass = false;
+      else if (ci()) {
+        const range = /^(.)-([^\]\\])/u.exec(source.slice(i));
+        if (range) {
+          const [from, to] = [caseFold(range[1]!), caseFold(range[2]!)];
+          out += range[0] + (from !== null && to !== null ? `${from}-${to}` : '');
+          i += range[0].length - 1;
+          continue;
+        }
+        out += ch + (caseFold(ch) ?? '');
+        continue;
+      }
       out += ch;
       continue;
     }
@@ -134,7 +159,38 @@ function jsSpelling(source: string, unicode: boolean): string {
       i += lead.length;
       continue;
     }
-    out += ch;
+    if (ch === '(') {
+      const flagged = /^\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?([:)])/.exec(source.slice(i));
+      if (flagged && (flagged[1] !== '' || flagged[2] !== undefined)) {
+        const on = flagged[1]!.includes('i') ? true : flagged[2]?.includes('i') ? false : ci();
+        if (flagged[3] === ')') scopes[scopes.length - 1] = on; // the rest of the enclosing group
+        else {
+          scopes.push(on);
+          out += '(?:';
+        }
+        i += flagged[0].length - 1;
+        continue;
+      }
+      scopes.push(ci());
+      const named = /^\(\?P?<([A-Za-z_][A-Za-z0-9_]*)>/.exec(source.slice(i));
+      if (named) {
+        out += `(?<${named[1]}>`; // the name as it is, never case-spelled
+        i += named[0].length - 1;
+        continue;
+      }
+      out += ch;
+      continue;
+    }
+    if (ch === ')') {
+      if (scopes.length > 1) scopes.pop();
+      out += ch;
+      continue;
+    }
+    const codePoint = source.codePointAt(i)!;
+    const whole = String.fromCodePoint(codePoint);
+    if (whole.length === 2) i++;
+    const other = ci() ? caseFold(whole) : null;
+    out += other !== null ? `[${whole}${other}]` : whole;
   }
   return out;
 }

@@ -161,6 +161,11 @@ describe('search_files: content', () => {
     // rg's \w and \d are Unicode-aware; a leading `]` in a class is literal.
     assert.deepEqual(matchesOf(await call(c.search, { pattern: '^\\w+$' })).map((m) => m.line), [1, 2, 3]);
     assert.deepEqual(matchesOf(await call(c.search, { pattern: '[]β]' })).map((m) => m.line), [2]);
+    // Inline flags scoped to a group or set mid-pattern, and Python-style named groups, as rg reads them.
+    assert.deepEqual(matchesOf(await call(c.search, { pattern: '(?i:FOO)bar' })).map((m) => m.line), [3]);
+    assert.deepEqual(matchesOf(await call(c.search, { pattern: 'foo(?i)BAR' })).map((m) => m.line), [3]);
+    assert.equal((await call(c.search, { pattern: '(?i:FOO)BAR' })).total_count, 0);
+    assert.deepEqual(matchesOf(await call(c.search, { pattern: '(?P<n>\\d)2' })).map((m) => m.line), [1]);
     const e = await expectCode(c.search.handler({ pattern: 'foo(?=bar)' }, ctx), ErrorCode.INVALID_ARGUMENTS);
     assert.match(e.message, /look-around, including look-ahead and look-behind, is not supported/);
     await expectCode(c.search.handler({ pattern: '(a)\\1' }, ctx), ErrorCode.INVALID_ARGUMENTS);
