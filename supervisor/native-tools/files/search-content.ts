@@ -208,7 +208,9 @@ function isUnicodeProperty(name: string): boolean {
 export function compileSearchRegex(pattern: string): RegExp {
   let source = pattern;
   let flags = '';
-  const inline = /^\(\?([ims]+)\)/.exec(source);
+  // A leading flag group becomes the RegExp's flags, unless a later `(?-i)` turns case back on
+  // (jsSpelling then scopes it).
+  const inline = /\(\?[a-zA-Z]*-[a-zA-Z]*i/.test(source) ? null : /^\(\?([ims]+)\)/.exec(source);
   if (inline) {
     source = source.slice(inline[0].length);
     for (const f of new Set(inline[1]!)) if (!flags.includes(f)) flags += f;

@@ -165,6 +165,8 @@ describe('search_files: content', () => {
     assert.deepEqual(matchesOf(await call(c.search, { pattern: '(?i:FOO)bar' })).map((m) => m.line), [3]);
     assert.deepEqual(matchesOf(await call(c.search, { pattern: 'foo(?i)BAR' })).map((m) => m.line), [3]);
     assert.equal((await call(c.search, { pattern: '(?i:FOO)BAR' })).total_count, 0);
+    assert.equal((await call(c.search, { pattern: '(?i)FOO(?-i)BAR' })).total_count, 0);
+    assert.deepEqual(matchesOf(await call(c.search, { pattern: '(?i)FOO(?-i)bar' })).map((m) => m.line), [3]);
     assert.deepEqual(matchesOf(await call(c.search, { pattern: '(?P<n>\\d)2' })).map((m) => m.line), [1]);
     const e = await expectCode(c.search.handler({ pattern: 'foo(?=bar)' }, ctx), ErrorCode.INVALID_ARGUMENTS);
     assert.match(e.message, /look-around, including look-ahead and look-behind, is not supported/);
