@@ -1,9 +1,9 @@
-import { opendir, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { open, opendir, readdir, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { createRequire } from 'node:module';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { CallContext } from '../../tool-types.js';
-import { isNotFound } from './fs-util.js';
+import { isNotFound, READ_FLAGS } from './fs-util.js';
 import { resolveToolPath } from './confine.js';
 import { throwIfAborted, type PathDeps } from './paths.js';
 import { checkedPath, deviceError, isBlockedDevice, readBlockError, readBlockMessage, type CheckedPath, type HermesDirs } from './sensitive-paths.js';
@@ -128,12 +128,23 @@ export function parseIgnoreFile(text: string): IgnoreRule[] {
   return rules;
 }
 
+/** Ignore files past this size are not read (a real one is a few KiB). */
+const IGNORE_FILE_MAX_BYTES = 1024 * 1024;
+
 async function readLayer(dir: string, name: string, kind: IgnoreKind): Promise<IgnoreLayer | null> {
+  // Opened non-blocking and checked to be a regular file first: a FIFO or device named .gitignore
+  // must not stall (or feed) the search.
+  let handle: FileHandle | undefined;
   try {
-    const rules = parseIgnoreFile(await readFile(join(dir, name), 'utf8'));
+    handle = await open(join(dir, name), READ_FLAGS);
+    const st = await handle.stat();
+    if (!st.isFile() || st.size > IGNORE_FILE_MAX_BYTES) return null;
+    const rules = parseIgnoreFile((await handle.readFile()).toString('utf8'));
     return rules.length > 0 ? { dir, kind, rules } : null;
   } catch {
     return null;
+  } finally {
+    await handle?.close().catch(() => undefined);
   }
 }
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -151,6 +152,16 @@ describe('search_files: content', () => {
     assert.deepEqual(plain.files, ['plain/skipped.txt']);
     const globbed = await call(c.search, { pattern: 'needle', path: 'repo', file_glob: '*.log', output_mode: 'files_only' });
     assert.deepEqual(globbed.files, ['repo/drop.log', 'repo/keep.log']);
+  });
+
+  test('an ignore file that is a FIFO is passed over, never waited on', async () => {
+    const c = cases.make();
+    c.file('repo/.git/HEAD', 'ref: refs/heads/main\n');
+    c.file('repo/a.txt', 'needle\n');
+    const made = spawnSync('mkfifo', [c.p('repo/.gitignore')]);
+    assert.equal(made.status, 0, String(made.stderr));
+    const r = await call(c.search, { pattern: 'needle', path: 'repo', output_mode: 'files_only' });
+    assert.deepEqual(r.files, ['repo/a.txt']);
   });
 
   test("rg's regex dialect: POSIX classes and scripts work, look-around and backreferences are refused", async () => {
