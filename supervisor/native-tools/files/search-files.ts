@@ -12,8 +12,9 @@ import { openRoot, SEARCH_DEADLINE_MS, SEARCH_MAX_ENTRIES, type SearchScope, typ
 // in TypeScript instead of shelling out, answering as Hermes does with ripgrep:
 //
 // - the walk is rg's: hidden files/dirs and symlinks skipped, `.rgignore` / `.ignore` files and,
-//   inside a git repository, `.gitignore` / `.git/info/exclude` honoured; a glob (file_glob, or the
-//   file-search pattern) is an rg override, so a hidden or ignored entry it matches is taken anyway.
+//   inside a git repository, `.gitignore` / `.git/info/exclude` honoured (above the search root only
+//   within the roots, in `roots` mode); a glob (file_glob, or the file-search pattern) is an rg
+//   override, so a hidden or ignored entry it matches is taken anyway.
 //   Also pruned: node_modules, __pycache__, site-packages, venv.
 // - target "content": rg's regex dialect as a JS RegExp over each line of every file (POSIX
 //   classes and `\p{Script}` translated, look-around and backreferences refused as rg refuses

@@ -2,6 +2,7 @@ import { open, opendir, readdir, realpath, stat, type FileHandle } from 'node:fs
 import { basename, dirname, join, relative } from 'node:path';
 import { createRequire } from 'node:module';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import { insideAnyRoot, realRoots } from '../../roots.js';
 import type { CallContext } from '../../tool-types.js';
 import { isNotFound, READ_FLAGS } from './fs-util.js';
 import { resolveToolPath } from './confine.js';
@@ -39,6 +40,8 @@ interface SearchRoot {
   real: string;
   display: string;
   isFile: boolean;
+  /** In `roots` mode, the real roots: ignore files and `.git` above the search root are looked for only inside them. */
+  confinedTo: readonly string[] | null;
 }
 
 /** What one search walks with: its opened root, the walk budget, the block lists, the caller's signal. */
@@ -190,10 +193,15 @@ function ignoreVerdict(layers: IgnoreLayer[], abs: string, isDir: boolean): 'ign
   return null;
 }
 
-/** The ignore layers above the search root, and whether the root is inside a git repository. */
-async function ancestorLayers(rootAbs: string): Promise<{ layers: IgnoreLayer[]; inRepo: boolean }> {
+/**
+ * The ignore layers above the search root, and whether the root is inside a git repository. The
+ * directories above are those of the root's real path, and (`confinedTo`) only those inside a root:
+ * the file tools touch nothing outside their roots, ignore files included.
+ */
+async function ancestorLayers(rootAbs: string, rootReal: string, confinedTo: readonly string[] | null): Promise<{ layers: IgnoreLayer[]; inRepo: boolean }> {
   const chain: string[] = [];
-  for (let d = dirname(rootAbs); ; d = dirname(d)) {
+  for (let d = dirname(rootReal); d !== rootReal; d = dirname(d)) {
+    if (confinedTo && !insideAnyRoot(d, confinedTo)) break;
     chain.unshift(d);
     if (d === dirname(d)) break;
   }
@@ -205,8 +213,12 @@ async function ancestorLayers(rootAbs: string): Promise<{ layers: IgnoreLayer[];
     }
   }
   const rootIsRepo = await exists(join(rootAbs, '.git'));
+  // The layers' directories are real paths; the walk's are the root's lexical ones: rebased here.
+  const lexical = (d: string) => (rootReal === rootAbs ? d : join(rootAbs, relative(rootReal, d)));
   const layers: IgnoreLayer[] = [];
-  for (let i = 0; i < chain.length; i++) layers.push(...(await dirLayers(chain[i]!, top !== -1 && i >= top, i === top)));
+  for (let i = 0; i < chain.length; i++) {
+    for (const layer of await dirLayers(chain[i]!, top !== -1 && i >= top, i === top)) layers.push({ ...layer, dir: lexical(layer.dir) });
+  }
   return { layers, inRepo: top !== -1 || rootIsRepo };
 }
 
@@ -225,8 +237,8 @@ interface WalkDir {
 }
 
 /** Files under `root` in sorted depth-first order, bounded by `budget`. */
-async function* walkFiles(root: { abs: string; real: string; display: string }, budget: WalkBudget, options: WalkOptions, signal?: AbortSignal): AsyncGenerator<WalkFile> {
-  const above = await ancestorLayers(root.abs);
+async function* walkFiles(root: SearchRoot, budget: WalkBudget, options: WalkOptions, signal?: AbortSignal): AsyncGenerator<WalkFile> {
+  const above = await ancestorLayers(root.abs, root.real, root.confinedTo);
   const rootRepo = await exists(join(root.abs, '.git'));
   const stack: WalkDir[] = [{ rel: '', layers: above.layers, inRepo: above.inRepo }];
   let first = true;
@@ -285,7 +297,7 @@ async function* walkFiles(root: { abs: string; real: string; display: string }, 
 }
 
 export async function rootFiles(
-  root: { abs: string; real: string; display: string; isFile: boolean },
+  root: SearchRoot,
   budget: WalkBudget,
   signal?: AbortSignal,
   options: WalkOptions = {},
@@ -333,5 +345,6 @@ export async function openRoot(deps: PathDeps, input: string, ctx: CallContext, 
   if (!st.isFile() && !st.isDirectory()) throw new GatewayError(ErrorCode.FILE_NOT_REGULAR, `Cannot search ${input}: not a regular file or directory.`);
   let display = target.expanded;
   while (display.length > 1 && display.endsWith('/')) display = display.slice(0, -1);
-  return { abs: target.absolute, real: await realpath(target.absolute), display, isFile: st.isFile() };
+  const confinedTo = deps.access.mode === 'roots' ? await realRoots(deps.access.roots) : null;
+  return { abs: target.absolute, real: await realpath(target.absolute), display, isFile: st.isFile(), confinedTo };
 }

@@ -154,6 +154,24 @@ describe('search_files: content', () => {
     assert.deepEqual(globbed.files, ['repo/drop.log', 'repo/keep.log']);
   });
 
+  test('ignore files above the search root count only inside the roots (hermes mode: all of them)', async () => {
+    for (const [access, expected] of [
+      ['roots', ['kept.txt', 'skip.txt']],
+      ['hermes', ['kept.txt']],
+    ] as const) {
+      // The one root is the searched directory, below the repository's top and its .gitignore.
+      const roots: string[] = [];
+      const c = cases.make({ access, roots });
+      roots.push(c.p('repo/inner'));
+      c.file('repo/.git/HEAD', 'ref: refs/heads/main\n');
+      c.file('repo/.gitignore', 'skip.txt\n');
+      c.file('repo/inner/kept.txt', 'needle\n');
+      c.file('repo/inner/skip.txt', 'needle\n');
+      const r = await call(c.search, { pattern: 'needle', path: c.p('repo/inner'), output_mode: 'files_only' });
+      assert.deepEqual(r.files, expected.map((f) => join(c.p('repo/inner'), f)), access);
+    }
+  });
+
   test('an ignore file that is a FIFO is passed over, never waited on', async () => {
     const c = cases.make();
     c.file('repo/.git/HEAD', 'ref: refs/heads/main\n');
