@@ -9,6 +9,7 @@ import { globMatcher, rootFiles, type SearchPage, type SearchScope, type SearchT
 // search_files target "content": a RegExp over the lines of every searchable file the walk yields
 // (search-files.ts describes the tool).
 
+/** Files up to this size are read whole to be searched; larger ones are streamed (scanFile). */
 export const SEARCH_MAX_FILE_BYTES = 2 * 1024 * 1024;
 const CONTENT_CLAMP = 500;
 
@@ -52,7 +53,7 @@ const POSIX_CLASSES: Record<string, string> = {
  * backreferences. rg's own words for each, so the error reads as Hermes' `Search failed: ...`.
  */
 function unsupportedByRg(source: string): string | null {
-  // Outside character classes only; an escaped `(` or `\\` is literal.
+  // Outside character classes only; an escaped `(` or `\` is literal.
   let inClass = false;
   for (let i = 0; i < source.length; i++) {
     const ch = source[i]!;
