@@ -38,9 +38,8 @@ export interface FidelityGateway {
   call(tool: string, args: Record<string, unknown>): Promise<unknown>;
   /**
    * Each call made from one execute_code script through hermes_tools: `calls` as [function,
-   * keyword arguments]. The script prints its results base64-encoded (in short words), so
-   * execute_code's own output redaction (a separate surface) leaves the functions' results as they
-   * returned them.
+   * keyword arguments]. The script prints its results hex-encoded, so execute_code's own output
+   * redaction (a separate surface) leaves the functions' results as they returned them.
    */
   hermesTools(calls: Array<[string, Record<string, unknown>]>): Promise<unknown[]>;
   close(): Promise<void>;
@@ -67,14 +66,13 @@ export async function startFidelityGateway(home: string, roots: string, options:
         'import base64, json, hermes_tools',
         `calls = json.loads(base64.b64decode(${JSON.stringify(Buffer.from(JSON.stringify(calls)).toString('base64'))}))`,
         'out = [getattr(hermes_tools, name)(**kwargs) for name, kwargs in calls]',
-        // In 8-character words: a longer base64 run can spell a token (`eyJ…` is base64 for `{"`)
-        // that execute_code's output redaction would mask.
-        'b = base64.b64encode(json.dumps(out).encode()).decode()',
-        "print(' '.join(b[i:i + 8] for i in range(0, len(b), 8)))",
+        // Hex, not base64: execute_code's output redaction reads `eyJ…` (base64 for `{"`) as a JWT
+        // and `+` with digits as a phone number inside a base64 line; hex has neither.
+        'print(json.dumps(out).encode().hex())',
       ].join('\n');
       const r = (await viaBridge(client, 'execute_code', { code })).data as { status?: string; output?: string; error?: string };
       if (r.status !== 'success') throw new Error(`execute_code failed: ${JSON.stringify(r)}`);
-      return JSON.parse(Buffer.from(String(r.output).replace(/\s+/g, ''), 'base64').toString('utf8')) as unknown[];
+      return JSON.parse(Buffer.from(String(r.output).trim(), 'hex').toString('utf8')) as unknown[];
     },
     async close() {
       await client.close();
