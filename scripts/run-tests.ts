@@ -7,7 +7,7 @@ import { pathToFileURL } from 'node:url';
 import { packageRoot } from '../shared/package-root.js';
 import { clearFidelityReport, fidelityTable } from './fidelity-report.js';
 import { ensureHermesVenv } from './hermes-venv.js';
-import { CHROMIUM, CURL, ensurePackage, NGINX } from './test-prerequisites.js';
+import { CHROMIUM, CURL, ensurePackage, NGINX, RIPGREP } from './test-prerequisites.js';
 
 // Runs the compiled test files with node's test runner, on whichever Node runs this script.
 // The files are listed here rather than handed to `node --test` as a directory or a glob:
@@ -42,6 +42,8 @@ try {
   ensurePackage(NGINX);
   // The README checks run the README's curl lines as written.
   ensurePackage(CURL);
+  // The search_files fidelity cases compare with Hermes' search as it runs with ripgrep installed.
+  ensurePackage(RIPGREP);
   // The Hermes tests run the real Hermes Agent, pinned, from a project-local venv (hermes-venv.ts).
   ensureHermesVenv();
 } catch (err) {

@@ -7,30 +7,39 @@ import { searchContent } from './search-content.js';
 import { searchFileNames } from './search-glob.js';
 import { openRoot, SEARCH_DEADLINE_MS, SEARCH_MAX_ENTRIES, type SearchScope, type WalkBudget } from './search-walk.js';
 
-// search_files — Hermes' content / file-name search (tools/file_tools.py `search_tool`,
-// tools/file_operations_search.py), implemented in TypeScript instead of shelling out to ripgrep:
+// search_files — Hermes' content / file-name search (tools/file_tools.py `search_tool`, which runs
+// tools/file_operations.py `ShellFileOperations.search`: ripgrep where it is installed), implemented
+// in TypeScript instead of shelling out, answering as Hermes does with ripgrep:
 //
-// - target "content": a JS RegExp over each line of every file under `path` (rg's default walk:
-//   hidden files/dirs and symlinks skipped; also node_modules, __pycache__, site-packages, venv),
-//   binary files (a NUL byte, or a known binary extension) and files over 2 MiB skipped;
-//   `file_glob` filters file names (no `/`: the base name at any depth, like `rg --glob`);
-//   `context` lines around matches are returned as entries too; output modes `content`
-//   (`matches: [{path, line, content}]`), `files_only` (`files`) and `count` (`counts`, matching
-//   lines per file); `offset`/`limit` page the entries (files for files_only/count). A pattern
-//   that needs a newline (`\n`) is matched across lines, like rg's automatic multiline mode.
-//   A leading inline flag group `(?i)` / `(?s)` / `(?m)` becomes the JS flag.
+// - the walk is rg's: hidden files/dirs and symlinks skipped, `.rgignore` / `.ignore` files and,
+//   inside a git repository, `.gitignore` / `.git/info/exclude` honoured (above the search root only
+//   within the roots, in `roots` mode); a glob (file_glob, or the file-search pattern) is an rg
+//   override, so a hidden or ignored entry it matches is taken anyway.
+//   Also pruned: node_modules, __pycache__, site-packages, venv.
+// - target "content": rg's regex dialect as a JS RegExp over each line of every file (POSIX
+//   classes and `\p{Script}` translated, look-around and backreferences refused as rg refuses
+//   them, a leading `(?i)` / `(?s)` / `(?m)` as the JS flag); a line keeps a CRLF's `\r` while it
+//   is matched (rg's `$` does not match before it) and is shown without it, at most 500 code
+//   points. Search is line-oriented: a pattern with `\n` finds nothing and carries Hermes' warning.
+//   Binary files (a NUL byte) are skipped; files over 2 MiB are streamed rather than read whole; `file_glob` filters file names (no
+//   `/`: the base name at any depth, like `rg --glob`); `context` lines around matches are returned
+//   as entries too; output modes `content` (`matches: [{path, line, content}]`), `files_only`
+//   (`files`) and `count` (`counts`, matching lines per file); `offset`/`limit` page the entries
+//   (files for files_only/count), clamped as Hermes' `normalize_search_pagination` does.
 // - target "files": `pattern` is a glob (picomatch). A bare name gets Hermes' `*` prefix (so it
 //   matches at any depth, as a suffix); a pattern with `/` matches the path relative to `path`.
 //   Results are newest first by modification time.
-// Results that point at credential files are dropped and counted in `_omitted`. The walk is
+// The result is Hermes' `SearchResult.to_dict` shape (empty lists and a false `truncated` left
+// out). Results that point at credential files are dropped and counted in `_omitted`. The walk is
 // bounded (20,000 directory entries, 20 s) and stops early once a page is full; `ctx.signal`
 // cancels it. Paths are shown like rg prints them: `path` as given, joined with the relative path.
 //
-// Differences from upstream, on purpose: no .gitignore handling, no zero-match probe hints
-// (case-insensitive / hidden / literal re-runs), no comma/space-separated multi-path recovery, the
-// legacy dense `matches_text` form is not produced (structured `matches` is always returned), and
-// the schema's `target` enum is the authoritative ['content','files'] — the handler still maps the
-// legacy aliases `grep` → content and `find` → files for direct (non-schema-validated) callers.
+// Differences from Hermes, on purpose, are the search_files entries of
+// tests/fidelity/divergences.yaml (README "Differences from Hermes"): among them, truncation is
+// reported exactly, `matches` is never replaced by the dense `matches_text` form, file search is
+// newest first over the whole tree, and the schema's `target` enum is the authoritative
+// ['content','files'] — the handler still maps the legacy aliases `grep` → content and `find` →
+// files for direct (non-schema-validated) callers.
 //
 // Content search lives in search-content.ts, file-name search in search-glob.ts, and the root,
 // walk and glob matching they share in search-walk.ts; this module parses the arguments, runs one
@@ -60,7 +69,7 @@ async function searchFiles(deps: PathDeps, args: Record<string, unknown>, ctx: C
   if (!OUTPUT_MODES.has(outputMode)) {
     throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `search_files: unknown output_mode '${outputMode}' (expected 'content', 'files_only' or 'count').`);
   }
-  // Hermes `normalize_search_pagination`: offset ≥ 0, limit ≥ 1.
+  // Hermes `normalize_search_pagination`: offset ≥ 0, limit ≥ 1 (out-of-range values are clamped, not refused).
   const offset = Math.max(0, intArg(args.offset, 0));
   const limit = Math.max(1, intArg(args.limit, 50));
   const context = Math.max(0, intArg(args.context, 0));
@@ -91,7 +100,10 @@ async function searchFiles(deps: PathDeps, args: Record<string, unknown>, ctx: C
         : `Search stopped after ${SEARCH_DEADLINE_MS / 1000} s; results are incomplete. Narrow 'path' or the pattern.`,
     );
   }
-  result.truncated = truncated;
+  // Hermes' SearchResult.to_dict: empty lists and a false `truncated` are left out.
+  for (const key of ['matches', 'files'] as const) if (Array.isArray(result[key]) && (result[key] as unknown[]).length === 0) delete result[key];
+  if (typeof result.counts === 'object' && result.counts !== null && Object.keys(result.counts).length === 0) delete result.counts;
+  if (truncated) result.truncated = true;
   if (truncated && lowerBound) result.total_count_is_lower_bound = true;
   if (warnings.length > 0) result.warning = warnings.join(' ');
   if (omitted > 0) result._omitted = `${omitted} ${OMITTED_NOTE}`;
@@ -128,8 +140,8 @@ export function searchFilesTool(deps: PathDeps): ToolDefinition {
         },
         path: { type: 'string', default: '.', description: 'Directory or file to search in (default: current working directory)' },
         file_glob: { type: 'string', description: "Filter files by pattern in grep mode (e.g., '*.py' to only search Python files)" },
-        limit: { type: 'integer', minimum: 1, default: 50, description: 'Maximum number of results to return (default: 50)' },
-        offset: { type: 'integer', minimum: 0, default: 0, description: 'Skip first N results for pagination (default: 0)' },
+        limit: { type: 'integer', default: 50, description: 'Maximum number of results to return (default: 50)' },
+        offset: { type: 'integer', default: 0, description: 'Skip first N results for pagination (default: 0)' },
         output_mode: {
           type: 'string',
           enum: ['content', 'files_only', 'count'],
@@ -137,7 +149,7 @@ export function searchFilesTool(deps: PathDeps): ToolDefinition {
           description:
             "Output format for grep mode: 'content' shows matching lines with line numbers, 'files_only' lists file paths, 'count' shows match counts per file",
         },
-        context: { type: 'integer', minimum: 0, default: 0, description: 'Number of context lines before and after each match (grep mode only)' },
+        context: { type: 'integer', default: 0, description: 'Number of context lines before and after each match (grep mode only)' },
       },
       required: ['pattern'],
       additionalProperties: false,

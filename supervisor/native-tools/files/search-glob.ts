@@ -13,9 +13,11 @@ export async function searchFileNames(scope: SearchScope, pattern: string, { off
   const wrapped = !pattern.includes('/') && !pattern.startsWith('*') ? `*${pattern}` : pattern;
   const matches = globMatcher(wrapped);
   const found: Array<{ display: string; mtime: number }> = [];
-  for await (const f of await rootFiles(root, budget, signal)) {
+  // `rg --files -g GLOB`: the glob is an override, so a hidden or ignored entry it matches is listed
+  // (a directory walked into); a file given as the path is listed whatever the glob.
+  for await (const f of await rootFiles(root, budget, signal, { whitelist: pattern.startsWith('!') ? undefined : matches })) {
     throwIfAborted(signal, 'search_files');
-    if (!matches(f.rel)) continue;
+    if (!root.isFile && !matches(f.rel)) continue;
     if (readBlockMessage(f.checked, f.display, dirs)) {
       omitted++;
       continue;
@@ -24,7 +26,7 @@ export async function searchFileNames(scope: SearchScope, pattern: string, { off
     if (st) found.push({ display: f.display, mtime: st.mtimeMs });
   }
   found.sort((a, b) => b.mtime - a.mtime || (a.display < b.display ? -1 : a.display > b.display ? 1 : 0));
-  result.total_count = found.length;
+  result.total_count = found.length + omitted; // Hermes' total counts the files it then omits
   result.files = found.slice(offset, offset + limit).map((f) => f.display);
   const truncated = found.length > offset + limit;
   return { omitted, truncated, lowerBound: false };

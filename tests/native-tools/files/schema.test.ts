@@ -104,7 +104,8 @@ describe('file tool definitions', () => {
     const validate = compileArgumentValidator(search);
     validate({ pattern: 'x', target: 'files', file_glob: '*.ts', limit: 1, offset: 0, output_mode: 'count', context: 2 });
     rejects(validate, { pattern: 'x', target: 'grep' });
-    rejects(validate, { pattern: 'x', limit: 0 });
+    // Out-of-range pagination is clamped by the handler, as Hermes' normalize_search_pagination does.
+    validate({ pattern: 'x', limit: 0, offset: -3, context: -1 });
     rejects(validate, { target: 'content' });
   });
 });

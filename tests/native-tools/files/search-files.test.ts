@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -45,7 +46,8 @@ describe('search_files: content', () => {
       { path: './src/app.ts', line: 2, content: 'const answer = 42;' },
       { path: './src/util.ts', line: 1, content: 'export const answer = 41;' },
     ]);
-    assert.equal(r.truncated, false);
+    // Hermes' SearchResult.to_dict leaves a false `truncated` out.
+    assert.equal('truncated' in r, false);
   });
 
   test('paths are shown relative to the path argument as given', async () => {
@@ -103,7 +105,7 @@ describe('search_files: content', () => {
     ]);
     const last = await outcome(c.search, { pattern: 'item', offset: 8, limit: 3 });
     assert.deepEqual(matchesOf(last.structured).map((m) => m.line), [9, 10]);
-    assert.equal(last.structured?.truncated, false);
+    assert.equal(last.structured && 'truncated' in last.structured, false);
     assert.equal(last.content, undefined);
   });
 
@@ -119,25 +121,130 @@ describe('search_files: content', () => {
     assert.deepEqual(r.matches, [{ path: './README.md', line: 1, content: '# Answer' }]);
   });
 
-  test('a pattern with \\n matches across lines', async () => {
+  test('search is line-oriented: a pattern with \\n finds nothing and says why, as Hermes does', async () => {
     const c = cases.make();
     c.file('m.txt', 'a\nfoo\nbar\nz\n');
     const r = await call(c.search, { pattern: 'foo\\nbar' });
-    assert.deepEqual(matchesOf(r).map((m) => m.line), [2, 3]);
-    assert.match(text(r.warning), /multiline/);
+    assert.equal(r.total_count, 0);
+    assert.equal('matches' in r, false);
+    assert.match(text(r.warning), /line-oriented and does not run ripgrep with -U\/--multiline/);
+    // An escaped backslash before n is a literal backslash+n, searched as usual.
+    c.file('lit.txt', 'say \\n here\n');
+    const lit = await call(c.search, { pattern: '\\\\n', path: 'lit.txt' });
+    assert.deepEqual(matchesOf(lit).map((m) => m.line), [1]);
   });
 
-  test('hidden entries, node_modules, binary and oversized files are skipped', async () => {
+  test('the walk honours .ignore everywhere and .gitignore inside a git repository, and a glob overrides both', async () => {
+    const c = cases.make();
+    c.file('repo/.git/HEAD', 'ref: refs/heads/main\n');
+    c.file('repo/.gitignore', 'build/\n*.log\n!keep.log\n');
+    c.file('repo/build/out.txt', 'needle\n');
+    c.file('repo/drop.log', 'needle\n');
+    c.file('repo/keep.log', 'needle\n');
+    c.file('repo/src/a.txt', 'needle\n');
+    c.file('plain/.gitignore', 'skipped.txt\n');
+    c.file('plain/.ignore', 'ignored.txt\n');
+    c.file('plain/skipped.txt', 'needle\n');
+    c.file('plain/ignored.txt', 'needle\n');
+    const repo = await call(c.search, { pattern: 'needle', path: 'repo', output_mode: 'files_only' });
+    assert.deepEqual(repo.files, ['repo/keep.log', 'repo/src/a.txt']);
+    const plain = await call(c.search, { pattern: 'needle', path: 'plain', output_mode: 'files_only' });
+    assert.deepEqual(plain.files, ['plain/skipped.txt']);
+    const globbed = await call(c.search, { pattern: 'needle', path: 'repo', file_glob: '*.log', output_mode: 'files_only' });
+    assert.deepEqual(globbed.files, ['repo/drop.log', 'repo/keep.log']);
+  });
+
+  test('ignore files above the search root count only inside the roots (hermes mode: all of them)', async () => {
+    for (const [access, expected] of [
+      ['roots', ['kept.txt', 'skip.txt']],
+      ['hermes', ['kept.txt']],
+    ] as const) {
+      // The one root is the searched directory, below the repository's top and its .gitignore.
+      const roots: string[] = [];
+      const c = cases.make({ access, roots });
+      roots.push(c.p('repo/inner'));
+      c.file('repo/.git/HEAD', 'ref: refs/heads/main\n');
+      c.file('repo/.gitignore', 'skip.txt\n');
+      c.file('repo/inner/kept.txt', 'needle\n');
+      c.file('repo/inner/skip.txt', 'needle\n');
+      const r = await call(c.search, { pattern: 'needle', path: c.p('repo/inner'), output_mode: 'files_only' });
+      assert.deepEqual(r.files, expected.map((f) => join(c.p('repo/inner'), f)), access);
+    }
+  });
+
+  test('an ignore file that is a FIFO is passed over, never waited on', async () => {
+    const c = cases.make();
+    c.file('repo/.git/HEAD', 'ref: refs/heads/main\n');
+    c.file('repo/a.txt', 'needle\n');
+    const made = spawnSync('mkfifo', [c.p('repo/.gitignore')]);
+    assert.equal(made.status, 0, String(made.stderr));
+    const r = await call(c.search, { pattern: 'needle', path: 'repo', output_mode: 'files_only' });
+    assert.deepEqual(r.files, ['repo/a.txt']);
+  });
+
+  test("rg's regex dialect: POSIX classes and scripts work, look-around and backreferences are refused", async () => {
+    const c = cases.make();
+    c.file('r.txt', '123\nαβγ\nfoobar\n');
+    assert.deepEqual(matchesOf(await call(c.search, { pattern: '^[[:digit:]]+$' })).map((m) => m.line), [1]);
+    assert.deepEqual(matchesOf(await call(c.search, { pattern: '\\p{Greek}+' })).map((m) => m.line), [2]);
+    // rg's \w and \d are Unicode-aware; a leading `]` in a class is literal.
+    assert.deepEqual(matchesOf(await call(c.search, { pattern: '^\\w+$' })).map((m) => m.line), [1, 2, 3]);
+    assert.deepEqual(matchesOf(await call(c.search, { pattern: '[]β]' })).map((m) => m.line), [2]);
+    // Inline flags scoped to a group or set mid-pattern, and Python-style named groups, as rg reads them.
+    assert.deepEqual(matchesOf(await call(c.search, { pattern: '(?i:FOO)bar' })).map((m) => m.line), [3]);
+    assert.deepEqual(matchesOf(await call(c.search, { pattern: 'foo(?i)BAR' })).map((m) => m.line), [3]);
+    assert.equal((await call(c.search, { pattern: '(?i:FOO)BAR' })).total_count, 0);
+    assert.equal((await call(c.search, { pattern: '(?i)FOO(?-i)BAR' })).total_count, 0);
+    assert.deepEqual(matchesOf(await call(c.search, { pattern: '(?i)FOO(?-i)bar' })).map((m) => m.line), [3]);
+    assert.deepEqual(matchesOf(await call(c.search, { pattern: '(?P<n>\\d)2' })).map((m) => m.line), [1]);
+    const e = await expectCode(c.search.handler({ pattern: 'foo(?=bar)' }, ctx), ErrorCode.INVALID_ARGUMENTS);
+    assert.match(e.message, /look-around, including look-ahead and look-behind, is not supported/);
+    await expectCode(c.search.handler({ pattern: '(a)\\1' }, ctx), ErrorCode.INVALID_ARGUMENTS);
+  });
+
+  test('a CRLF line keeps its \\r while matched (rg: `$` does not match before it) and is shown without it', async () => {
+    const c = cases.make();
+    c.file('w.txt', 'one\r\ntwo\r\n');
+    assert.deepEqual(matchesOf(await call(c.search, { pattern: 'two' })), [{ path: './w.txt', line: 2, content: 'two' }]);
+    assert.equal((await call(c.search, { pattern: 'two$' })).total_count, 0);
+  });
+
+  test('hidden entries, node_modules and binary files are skipped', async () => {
     const c = cases.make();
     c.file('visible.txt', 'needle\n');
     c.file('.hidden/secret.txt', 'needle\n');
     c.file('.dotfile', 'needle\n');
     c.file('node_modules/pkg/index.js', 'needle\n');
     c.file('bin.dat2', Buffer.concat([Buffer.from('needle\n'), Buffer.from([0, 1, 2])]));
-    c.file('huge.log', 'needle\n' + 'x'.repeat(SEARCH_MAX_FILE_BYTES));
     const r = await call(c.search, { pattern: 'needle', output_mode: 'files_only' });
     assert.deepEqual(r.files, ['./visible.txt']);
-    assert.match(text(r.warning), /1 file\(s\) larger than 2 MiB were not searched/);
+  });
+
+  test('a file larger than SEARCH_MAX_FILE_BYTES is streamed: every match found, context across chunk edges, a NUL still makes it binary', async () => {
+    const c = cases.make();
+    const filler = 'filler line\r\n'.repeat(Math.ceil((SEARCH_MAX_FILE_BYTES * 1.5) / 13));
+    const fillerLines = filler.split('\n').length - 1;
+    c.file('huge.log', 'needle first\n' + filler + 'before\nneedle last\nafter');
+    const r = await call(c.search, { pattern: 'needle', context: 1, path: 'huge.log' });
+    assert.deepEqual(matchesOf(r), [
+      { path: 'huge.log', line: 1, content: 'needle first' },
+      { path: 'huge.log', line: 2, content: 'filler line' },
+      { path: 'huge.log', line: fillerLines + 2, content: 'before' },
+      { path: 'huge.log', line: fillerLines + 3, content: 'needle last' },
+      { path: 'huge.log', line: fillerLines + 4, content: 'after' },
+    ]);
+    const count = await call(c.search, { pattern: 'line$', output_mode: 'count', path: 'huge.log' });
+    assert.equal(count.total_count, 0); // each filler line ends in \r, where rg's `$` does not match
+    c.file('huge.bin', filler + '\u0000needle\n');
+    assert.equal((await call(c.search, { pattern: 'needle', path: 'huge.bin' })).total_count, 0);
+  });
+
+  test("a byte-order mark is sniffed as rg does: UTF-8's dropped, UTF-16 text transcoded and searched", async () => {
+    const c = cases.make();
+    c.file('bom8.txt', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('needle first\n')]));
+    c.file('bom16.txt', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('x\nthe needle\n', 'utf16le')]));
+    assert.deepEqual(matchesOf(await call(c.search, { pattern: '^needle', path: 'bom8.txt' })), [{ path: 'bom8.txt', line: 1, content: 'needle first' }]);
+    assert.deepEqual(matchesOf(await call(c.search, { pattern: 'needle$', path: 'bom16.txt' })), [{ path: 'bom16.txt', line: 2, content: 'the needle' }]);
   });
 
   test('matches in credential files are dropped and counted in _omitted', async () => {
@@ -147,6 +254,8 @@ describe('search_files: content', () => {
     const r = await call(c.search, { pattern: 'token', path: c.home });
     assert.deepEqual(matchesOf(r).map((m) => m.path), [join(c.home, 'notes.md')]);
     assert.match(text(r._omitted), /^1 result\(s\) omitted because they target credential/);
+    // As in Hermes, total_count counts what was found, the omitted results too.
+    assert.equal(r.total_count, 2);
   });
 
   test('a credential file as the search path is refused', async () => {

@@ -1,0 +1,43 @@
+"""Hermes' search_files (tools/file_tools.py _handle_search_files, the registry's handler: search_tool,
+and so tools/file_operations.py ShellFileOperations.search) on each case: {"args": {...}, "ripgrep": bool} with the path already
+absolute. Each case searches under a task id of its own, so Hermes' repeated-search guard never
+carries over from one case to the next.
+
+"ripgrep": false answers as Hermes does on a host without ripgrep (its grep / find fallbacks).
+Hermes' local terminal always appends the standard system directories to PATH, so rg in /usr/bin
+cannot be hidden by PATH alone; the case instead sets what ShellFileOperations._has_command found
+for "rg" (the one place Hermes asks) for the length of its search, and forgets it afterwards: the
+file operations are shared between task ids.
+
+search_tool returns JSON, followed by "\n\n[Hint: ...]" when the results were truncated; the answer
+is the JSON object, with that hint (when present) as "_hint"."""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from oracle import serve  # noqa: E402
+
+from tools.file_tools import _get_file_ops, _handle_search_files  # noqa: E402
+
+HINT = "\n\n[Hint: "
+
+
+def handle(case, request):
+    task_id = f"fidelity-{case['id']}"
+    ops = _get_file_ops(task_id)
+    if not case.get("ripgrep", True):
+        ops._command_cache["rg"] = False
+    try:
+        raw = _handle_search_files(case["args"], task_id=task_id)
+    finally:
+        ops._command_cache.pop("rg", None)
+    body, sep, hint = raw.partition(HINT)
+    answer = json.loads(body)
+    if sep:
+        answer["_hint"] = HINT.lstrip("\n") + hint
+    return answer
+
+
+serve(handle)
