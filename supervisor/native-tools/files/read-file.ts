@@ -15,7 +15,7 @@ import {
   readFailed,
 } from './fs-util.js';
 import { resolveToolPath } from './confine.js';
-import { ExtractionError, MAX_DOCUMENT_BYTES, isExtractableDocument, renderDocument, splitLines } from './read-extract.js';
+import { MAX_DOCUMENT_BYTES, isExtractableDocument, renderDocument, splitLines } from './read-extract.js';
 import type { default as readExtractTask, ExtractResult } from './read-extract-task.js';
 import { onLocalFileSystem } from './local-fs.js';
 import { requireString, type PathDeps } from './paths.js';
@@ -373,9 +373,8 @@ async function documentText(path: string, bytes: Buffer, signal: AbortSignal): P
   if (fileExtension(path) === '.ipynb' && bytes.length <= INLINE_NOTEBOOK_MAX_BYTES) {
     try {
       return await renderDocument(path, bytes);
-    } catch (e) {
-      if (e instanceof ExtractionError) return null; // the ordinary read answers
-      throw e;
+    } catch {
+      return null; // an ExtractionError (or any failure to render): the ordinary read answers
     }
   }
   // readFile gives the file its own ArrayBuffer: moved to the thread, not copied.
@@ -386,7 +385,7 @@ async function documentText(path: string, bytes: Buffer, signal: AbortSignal): P
   } catch (e) {
     if (signal.aborted) throw new GatewayError(ErrorCode.CANCELLED, 'read_file was cancelled; its document rendering was stopped');
     if ((e as Error)?.message === 'Task queue is at limit') throw new GatewayError(ErrorCode.BUSY, 'too many documents are being rendered; try again shortly');
-    throw e;
+    return null; // the task failed otherwise (its thread died): as for a document that does not render
   }
   return result.ok ? result.text : null; // an ExtractionError: the ordinary read answers
 }
