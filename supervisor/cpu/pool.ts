@@ -5,8 +5,9 @@ import type normalizeTask from './normalize-task.js';
 
 // The supervisor's one piscina pool. CPU-bound or blocking work goes to its threads so the event
 // loop never stalls on it: normalising one big result (the redaction passes are linear, but 100k+
-// characters of them still take milliseconds every other request would wait for) and
-// session_search's synchronous SQLite reads (guarded/session-search/task.ts). Each use names its
+// characters of them still take milliseconds every other request would wait for),
+// session_search's synchronous SQLite reads (guarded/session-search/task.ts) and read_file's
+// rendering of notebooks, Word documents and workbooks (native-tools/files/read-extract-task.ts). Each use names its
 // task module per run; the pool is sized here and closed by the gateway's close(). Threads are
 // created on first use and exit after IDLE_TIMEOUT_MS idle, so an idle gateway pays no memory for them.
 
@@ -39,13 +40,15 @@ async function threadPool(): Promise<Piscina> {
 /**
  * Runs `input` through `task` on a pool thread. Rejects with piscina's "Task queue is at limit"
  * when MAX_QUEUED tasks already wait; aborting `signal` stops the task (its thread is replaced).
+ * `transfer` names buffers of `input` to move to the thread rather than copy (they are detached here).
  */
 export async function runOnCpuPool<Run extends (input: never) => unknown>(
   task: CpuTask<Run>,
   input: Parameters<Run>[0],
   signal?: AbortSignal,
+  transfer?: ArrayBuffer[],
 ): Promise<Awaited<ReturnType<Run>>> {
-  return (await threadPool()).run(input, { filename: task.filename, ...(signal ? { signal } : {}) });
+  return (await threadPool()).run(input, { filename: task.filename, ...(signal ? { signal } : {}), ...(transfer?.length ? { transferList: transfer } : {}) });
 }
 
 const NORMALIZE = cpuTask<typeof normalizeTask>(new URL('./normalize-task.js', import.meta.url));

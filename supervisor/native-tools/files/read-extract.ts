@@ -1,5 +1,7 @@
 import { posix } from 'node:path';
-import { inflateRawSync } from 'node:zlib';
+import { crc32 } from 'node:zlib';
+import { SaxesParser } from 'saxes';
+import yauzl from 'yauzl';
 import { decodeLenient, fileExtension } from './fs-util.js';
 
 // read_file's document-to-text extraction, as Hermes' tools/read_extract.py does it: Jupyter
@@ -17,13 +19,25 @@ export function isExtractableDocument(path: string): boolean {
   return EXTRACTABLE.has(fileExtension(path));
 }
 
-/** The document's text (every line ending in "\n"); `bytes` is the whole file. */
-export function extractDocumentText(path: string, bytes: Buffer): string {
+/**
+ * The document's text (every line ending in "\n"); `bytes` is the whole file. CPU-bound (a workbook
+ * may hold 64 MiB of XML per sheet): read_file runs it on the CPU pool (read-extract-task.ts).
+ */
+export async function renderDocument(path: string, bytes: Buffer): Promise<string> {
   const ext = fileExtension(path);
   if (ext === '.ipynb') return notebookText(bytes);
-  if (ext === '.docx') return docxText(bytes);
-  if (ext === '.xlsx') return xlsxText(bytes);
+  if (ext === '.docx') return withZip(bytes, 'DOCX', docxText);
+  if (ext === '.xlsx') return withZip(bytes, 'XLSX', xlsxText);
   throw new ExtractionError(`Unsupported document type: ${path}`);
+}
+
+async function withZip(bytes: Buffer, kind: string, render: (zip: Zip) => Promise<string>): Promise<string> {
+  const zip = await Zip.open(bytes, kind);
+  try {
+    return await render(zip);
+  } finally {
+    zip.close();
+  }
 }
 
 /** Python's `str.splitlines()`: every line boundary it knows, no trailing empty line. */
@@ -46,7 +60,12 @@ function sourceText(source: Json | undefined): string {
   return '';
 }
 
-const trimNewlines = (s: string) => s.replace(/\n+$/, '');
+/** Python's `s.rstrip("\n")` (a loop: the regex /\n+$/ retries at every newline of a long text). */
+function trimNewlines(s: string): string {
+  let end = s.length;
+  while (end > 0 && s.charCodeAt(end - 1) === 10) end--;
+  return end === s.length ? s : s.slice(0, end);
+}
 
 function notebookText(bytes: Buffer): string {
   let nb: Json;
@@ -79,59 +98,105 @@ function notebookText(bytes: Buffer): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// ZIP members and XML elements, as much of Python's zipfile and ElementTree as the extractors use
+// ZIP members and XML elements, as much of Python's zipfile and ElementTree as the extractors use:
+// the archive is read by yauzl (central directory, zip64, local headers, stored and deflated
+// members), its XML by saxes (a conforming, namespace-aware parser that expands no entity beyond
+// XML's five and character references: a DOCTYPE's own entities are refused, external ones never read).
 
-/** The most one ZIP member may inflate to. */
-const MAX_MEMBER_BYTES = 64 * 1024 * 1024;
+/** The most one ZIP member may inflate to: a larger one (declared or actual) is refused, not inflated. */
+export const MAX_MEMBER_BYTES = 64 * 1024 * 1024;
 
-interface ZipEntry {
-  method: number;
-  compressed: number;
-  local: number;
+const EOCD_SIGNATURE = Buffer.from([0x50, 0x4b, 0x05, 0x06]);
+
+/**
+ * The archive where zipfile finds it, when that is not the whole file: its end record's comment
+ * taken at its stated length (bytes after it ignored), and bytes before it skipped (zipfile
+ * subtracts them from every offset, as for a self-extracting archive). Null when nothing is cut.
+ */
+function archiveWithin(bytes: Buffer): Buffer | null {
+  const eocd = bytes.lastIndexOf(EOCD_SIGNATURE, Math.max(0, bytes.length - 22));
+  if (eocd < 0 || eocd + 22 > bytes.length) return null;
+  const end = Math.min(bytes.length, eocd + 22 + bytes.readUInt16LE(eocd + 20));
+  const start = Math.max(0, eocd - bytes.readUInt32LE(eocd + 12) - bytes.readUInt32LE(eocd + 16));
+  return start > 0 || end < bytes.length ? bytes.subarray(start, end) : null;
 }
 
-/** A ZIP archive's members by name (its central directory); throws ExtractionError when it is not one. */
-class Zip {
-  readonly entries = new Map<string, ZipEntry>();
+const ZIP_OPTIONS = { autoClose: false, decodeStrings: false, validateEntrySizes: false };
 
-  constructor(
-    private readonly zip: Buffer,
-    kind: string,
-  ) {
-    const minEnd = Math.max(0, zip.length - 22 - 0xffff);
-    let end = -1;
-    for (let i = zip.length - 22; i >= minEnd; i--) {
-      if (zip.readUInt32LE(i) === 0x06054b50) {
-        end = i;
-        break;
-      }
+/** The archive and its members by name, as zipfile names them (UTF-8 when flagged, else cp437, cut at a NUL; a later duplicate wins). */
+async function listZip(bytes: Buffer): Promise<{ zip: yauzl.ZipFile; entries: Map<string, yauzl.Entry> }> {
+  const zip = await yauzl.fromBufferPromise(bytes, ZIP_OPTIONS);
+  try {
+    const entries = new Map<string, yauzl.Entry>();
+    for await (const entry of zip.eachEntry()) {
+      const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, true);
+      const nul = name.indexOf('\0');
+      entries.set(nul < 0 ? name : name.slice(0, nul), entry);
     }
-    if (end < 0) throw new ExtractionError(`Not a valid ${kind}: File is not a zip file`);
-    let p = zip.readUInt32LE(end + 16);
-    for (let n = zip.readUInt16LE(end + 10); n > 0; n--) {
-      if (p + 46 > zip.length || zip.readUInt32LE(p) !== 0x02014b50) throw new ExtractionError(`Not a valid ${kind}: bad central directory`);
-      const nameLen = zip.readUInt16LE(p + 28);
-      const name = zip.subarray(p + 46, p + 46 + nameLen).toString('utf8');
-      this.entries.set(name, { method: zip.readUInt16LE(p + 10), compressed: zip.readUInt32LE(p + 20), local: zip.readUInt32LE(p + 42) });
-      p += 46 + nameLen + zip.readUInt16LE(p + 30) + zip.readUInt16LE(p + 32);
+    return { zip, entries };
+  } catch (e) {
+    zip.close();
+    throw e;
+  }
+}
+
+/** A ZIP archive's members by name; `open` throws ExtractionError when it is not one. */
+class Zip {
+  private constructor(
+    private readonly zip: yauzl.ZipFile,
+    readonly entries: Map<string, yauzl.Entry>,
+  ) {}
+
+  static async open(bytes: Buffer, kind: string): Promise<Zip> {
+    try {
+      let listed;
+      try {
+        listed = await listZip(bytes);
+      } catch (e) {
+        // yauzl wants the archive to be the whole file; zipfile also reads one with bytes before or after it.
+        const within = archiveWithin(bytes);
+        if (within === null) throw e;
+        listed = await listZip(within);
+      }
+      return new Zip(listed.zip, listed.entries);
+    } catch (e) {
+      throw new ExtractionError(`Not a valid ${kind}: ${(e as Error).message}`);
     }
   }
 
-  /** A member's bytes (stored or deflated); a missing member throws ExtractionError `Missing <name>`. */
-  read(name: string): Buffer {
+  close(): void {
+    this.zip.close();
+  }
+
+  /**
+   * A member's bytes, checked as zipfile checks them (its CRC-32). One declared or found larger than
+   * MAX_MEMBER_BYTES, or larger than its declared size, is refused as soon as that is known: a
+   * zip bomb is never inflated past the cap. A missing member throws ExtractionError `Missing <name>`.
+   */
+  async read(name: string): Promise<Buffer> {
     const entry = this.entries.get(name);
     if (!entry) throw new ExtractionError(`Missing ${name}`);
-    const { zip } = this;
-    if (entry.local + 30 > zip.length || zip.readUInt32LE(entry.local) !== 0x04034b50) throw new ExtractionError(`Bad local header for ${name}`);
-    const start = entry.local + 30 + zip.readUInt16LE(entry.local + 26) + zip.readUInt16LE(entry.local + 28);
-    const data = zip.subarray(start, start + entry.compressed);
+    if (entry.uncompressedSize > MAX_MEMBER_BYTES) throw new ExtractionError(`Member ${name} would inflate to ${entry.uncompressedSize} bytes, over ${MAX_MEMBER_BYTES}`);
+    const chunks: Buffer[] = [];
+    let size = 0;
     try {
-      if (entry.method === 0) return Buffer.from(data);
-      if (entry.method === 8) return inflateRawSync(data, { maxOutputLength: MAX_MEMBER_BYTES });
+      const stream = await this.zip.openReadStreamPromise(entry);
+      try {
+        for await (const chunk of stream as AsyncIterable<Buffer>) {
+          size += chunk.length;
+          if (size > entry.uncompressedSize) throw new ExtractionError(`Member ${name} inflates past its declared ${entry.uncompressedSize} bytes`);
+          chunks.push(chunk);
+        }
+      } finally {
+        stream.destroy();
+      }
     } catch (e) {
+      if (e instanceof ExtractionError) throw e;
       throw new ExtractionError(`Bad member ${name}: ${(e as Error).message}`);
     }
-    throw new ExtractionError(`Unsupported compression method ${entry.method} for ${name}`);
+    const data = Buffer.concat(chunks, size);
+    if (crc32(data) !== entry.crc32) throw new ExtractionError(`Bad CRC-32 for file ${name}`);
+    return data;
   }
 }
 
@@ -145,70 +210,76 @@ interface XmlElement {
   text: string;
 }
 
-const ENTITIES: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+/** The encodings expat itself reads (UTF-8 and UTF-16 aside), by the names it knows them by. */
+const LATIN1 = new Set(['iso-8859-1', 'iso8859-1', 'latin-1', 'latin1', 'l1']);
+const ASCII = new Set(['us-ascii', 'ascii']);
+const UTF8 = new Set(['utf-8', 'utf8']);
+const XML_DECL_ENCODING = /^<\?xml\s[^>]*?\bencoding\s*=\s*(["'])([A-Za-z][A-Za-z0-9._-]*)\1/;
+const UTF8_STRICT = new TextDecoder('utf-8', { fatal: true });
+const UTF16LE_STRICT = new TextDecoder('utf-16le', { fatal: true });
+const UTF16BE_STRICT = new TextDecoder('utf-16be', { fatal: true });
 
-function xmlText(raw: string): string {
-  return raw.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[A-Za-z]+);/g, (m, e: string) => {
-    if (e.startsWith('#x')) return String.fromCodePoint(parseInt(e.slice(2), 16));
-    if (e.startsWith('#')) return String.fromCodePoint(parseInt(e.slice(1), 10));
-    const named = ENTITIES[e];
-    if (named === undefined) throw new XmlParseError(`undefined entity ${m}`);
-    return named;
-  });
+/**
+ * The document's text as expat reads it (XML 1.0 Appendix F): UTF-16 after its byte-order mark,
+ * else the encoding its XML declaration names, else UTF-8. Bytes not of that encoding make it
+ * malformed, and so does an encoding other than UTF-8, UTF-16, ISO-8859-1 and US-ASCII (Python
+ * lends expat its single-byte codecs too; an Office document may only be UTF-8 or UTF-16).
+ */
+function xmlSource(bytes: Buffer): string {
+  const invalid = () => new XmlParseError('not well-formed (invalid token)');
+  try {
+    if (bytes[0] === 0xff && bytes[1] === 0xfe) return UTF16LE_STRICT.decode(bytes);
+    if (bytes[0] === 0xfe && bytes[1] === 0xff) return UTF16BE_STRICT.decode(bytes);
+    const declared = bytes[0] === 0x3c ? XML_DECL_ENCODING.exec(bytes.subarray(0, 256).toString('latin1'))?.[2]?.toLowerCase() : undefined;
+    if (declared === undefined || UTF8.has(declared)) return UTF8_STRICT.decode(bytes);
+    if (LATIN1.has(declared)) return bytes.toString('latin1');
+    if (ASCII.has(declared)) {
+      if (bytes.some((b) => b > 0x7f)) throw invalid();
+      return bytes.toString('latin1');
+    }
+    throw new XmlParseError(`unknown encoding: ${declared}`);
+  } catch (e) {
+    if (e instanceof XmlParseError) throw e;
+    throw invalid(); // TextDecoder's TypeError for bytes that are not UTF-8 / UTF-16
+  }
 }
 
-const XML_TOKEN = /<!--[\s\S]*?-->|<!\[CDATA\[([\s\S]*?)\]\]>|<\?[\s\S]*?\?>|<!DOCTYPE[^>]*>|<(\/?)([^\s/>]+)((?:\s+[^\s=/>]+\s*=\s*(?:"[^"]*"|'[^']*'))*)\s*(\/?)>|([^<]+)|</g;
-const XML_ATTR = /([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
+const clark = (uri: string, local: string): string => (uri ? `{${uri}}${local}` : local);
 
 /** The document's root element; malformed XML throws XmlParseError. */
 function parseXml(bytes: Buffer): XmlElement {
-  const xml = bytes.toString('utf8');
-  const stack: Array<{ el: XmlElement; ns: Map<string, string>; qname: string }> = [];
+  const parser = new SaxesParser({ xmlns: true, position: false });
+  const stack: XmlElement[] = [];
   let root: XmlElement | null = null;
-  const resolve = (qname: string, ns: Map<string, string>, isAttr: boolean): string => {
-    const i = qname.indexOf(':');
-    if (i < 0) {
-      const uri = isAttr ? undefined : ns.get('');
-      return uri ? `{${uri}}${qname}` : qname;
+  parser.on('opentag', (tag) => {
+    const attrs = new Map<string, string>();
+    for (const attr of Object.values(tag.attributes)) {
+      if (attr.name === 'xmlns' || attr.prefix === 'xmlns') continue; // declarations, not attributes, to ElementTree
+      attrs.set(clark(attr.uri, attr.local), attr.value);
     }
-    const uri = ns.get(qname.slice(0, i));
-    if (uri === undefined) throw new XmlParseError(`unbound prefix in ${qname}`);
-    return `{${uri}}${qname.slice(i + 1)}`;
-  };
+    const el: XmlElement = { tag: clark(tag.uri, tag.local), attrs, children: [], text: '' };
+    const parent = stack[stack.length - 1];
+    if (parent) parent.children.push(el);
+    else root = el;
+    stack.push(el);
+  });
+  parser.on('closetag', () => {
+    stack.pop();
+  });
+  // ElementTree's `text` is what comes before an element's first child (comments and PIs dropped).
   const addText = (text: string) => {
     const top = stack[stack.length - 1];
-    if (top && top.el.children.length === 0) top.el.text += text;
+    if (top && top.children.length === 0) top.text += text;
   };
-  for (const m of xml.matchAll(XML_TOKEN)) {
-    if (m[0] === '<') throw new XmlParseError('not well-formed');
-    if (m[6] !== undefined) {
-      if (stack.length === 0 && m[6].trim() !== '') throw new XmlParseError('text outside the root element');
-      addText(xmlText(m[6]));
-    } else if (m[1] !== undefined) {
-      addText(m[1]);
-    } else if (m[3] !== undefined) {
-      if (m[2] === '/') {
-        const top = stack.pop();
-        if (!top || top.qname !== m[3]) throw new XmlParseError(`mismatched tag ${m[3]}`);
-        continue;
-      }
-      if (root !== null && stack.length === 0) throw new XmlParseError('junk after document element');
-      const ns = new Map(stack[stack.length - 1]?.ns ?? [['xml', 'http://www.w3.org/XML/1998/namespace']]);
-      const raw: Array<[string, string]> = [];
-      for (const a of (m[4] ?? '').matchAll(XML_ATTR)) {
-        const value = xmlText(a[2] ?? a[3] ?? '');
-        if (a[1] === 'xmlns') ns.set('', value);
-        else if (a[1]!.startsWith('xmlns:')) ns.set(a[1]!.slice(6), value);
-        else raw.push([a[1]!, value]);
-      }
-      const el: XmlElement = { tag: resolve(m[3], ns, false), attrs: new Map(raw.map(([k, v]) => [resolve(k, ns, true), v])), children: [], text: '' };
-      const parent = stack[stack.length - 1];
-      if (parent) parent.el.children.push(el);
-      else root = el;
-      if (m[5] !== '/') stack.push({ el, ns, qname: m[3] });
-    }
+  parser.on('text', addText);
+  parser.on('cdata', addText);
+  try {
+    parser.write(xmlSource(bytes)).close();
+  } catch (e) {
+    if (e instanceof XmlParseError) throw e;
+    throw new XmlParseError((e as Error).message);
   }
-  if (root === null || stack.length > 0) throw new XmlParseError('no element found');
+  if (root === null) throw new XmlParseError('no element found');
   return root;
 }
 
@@ -223,17 +294,18 @@ function* iterXml(el: XmlElement, tag?: string): Generator<XmlElement> {
 
 const W = '{http://schemas.openxmlformats.org/wordprocessingml/2006/main}';
 
-function zipXml(zip: Zip, name: string): XmlElement {
+async function zipXml(zip: Zip, name: string): Promise<XmlElement> {
+  const bytes = await zip.read(name);
   try {
-    return parseXml(zip.read(name));
+    return parseXml(bytes);
   } catch (e) {
     if (e instanceof XmlParseError) throw new ExtractionError(`Malformed XML in ${name}: ${e.message}`);
     throw e;
   }
 }
 
-function docxText(bytes: Buffer): string {
-  const root = zipXml(new Zip(bytes, 'DOCX'), 'word/document.xml');
+async function docxText(zip: Zip): Promise<string> {
+  const root = await zipXml(zip, 'word/document.xml');
   const lines: string[] = [];
   for (const para of iterXml(root, `${W}p`)) {
     const buf: string[] = [];
@@ -258,10 +330,11 @@ const MAX_XLSX_ROWS_PER_SHEET = 5000;
 const MAX_XLSX_COLS = 256;
 
 /** A member parsed, or null when it is absent or malformed (upstream treats both as "none"). */
-function optionalXml(zip: Zip, name: string): XmlElement | null {
+async function optionalXml(zip: Zip, name: string): Promise<XmlElement | null> {
   if (!zip.entries.has(name)) return null;
+  const bytes = await zip.read(name);
   try {
-    return parseXml(zip.read(name));
+    return parseXml(bytes);
   } catch (e) {
     if (e instanceof XmlParseError) return null;
     throw e;
@@ -327,13 +400,12 @@ function sheetPart(target: string): string {
   return posix.normalize(joined).replace(/(.)\/+$/, '$1');
 }
 
-function xlsxText(bytes: Buffer): string {
-  const zip = new Zip(bytes, 'XLSX');
-  const sst = optionalXml(zip, 'xl/sharedStrings.xml');
+async function xlsxText(zip: Zip): Promise<string> {
+  const sst = await optionalXml(zip, 'xl/sharedStrings.xml');
   const shared = sst ? [...iterXml(sst, `${S}si`)].map(textsOf) : [];
-  const workbook = zipXml(zip, 'xl/workbook.xml');
+  const workbook = await zipXml(zip, 'xl/workbook.xml');
   const rels = new Map<string, string>();
-  const relsXml = optionalXml(zip, 'xl/_rels/workbook.xml.rels');
+  const relsXml = await optionalXml(zip, 'xl/_rels/workbook.xml.rels');
   if (relsXml) for (const rel of iterXml(relsXml, `${PKG_REL}Relationship`)) if (rel.attrs.get('Id')) rels.set(rel.attrs.get('Id')!, rel.attrs.get('Target') ?? '');
   const out: string[] = [];
   for (const sheet of iterXml(workbook, `${S}sheet`)) {
@@ -341,9 +413,10 @@ function xlsxText(bytes: Buffer): string {
     if (state === 'hidden' || state === 'veryHidden') continue;
     const part = sheetPart(rels.get(sheet.attrs.get(`${R}id`) ?? '') ?? '');
     if (!zip.entries.has(part)) continue;
+    const sheetXml = await zip.read(part);
     let rows: string[][];
     try {
-      rows = sheetRows(parseXml(zip.read(part)), shared);
+      rows = sheetRows(parseXml(sheetXml), shared);
     } catch (e) {
       if (e instanceof XmlParseError) continue;
       throw e;
