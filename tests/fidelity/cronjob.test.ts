@@ -1,6 +1,10 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { homeWithCron, jobsPath } from '../fixtures/cron-home.js';
+import { startScriptedModel, type ModelRequest, type ScriptedModel } from '../fixtures/scripted-model.js';
+import { lastUserText } from '../helpers/bridge.js';
 import { startEgressTrap, type EgressTrap } from '../helpers/hermes.js';
 import { tempDirs } from '../helpers/temp.js';
 import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, runOracle, type Answers, type FidelityCase } from './harness.js';
@@ -13,13 +17,19 @@ import { startFidelityGateway, type FidelityGateway } from './workspace.js';
 // text each wrote (Python's json.dump indent=2 bytes), and what Hermes' cron.jobs reads back from
 // each file (load_jobs records, the list tool's formatting, get_due_jobs, compute_next_run), so a
 // record the gateway writes is checked by the code that will schedule it.
+//
+// Hermes' run action runs its agent at once (cron/scheduler.py run_one_job). For those cases
+// (`agent_runs`) both homes' model is a scripted OpenAI-compatible server on loopback, which
+// answers the job's agent turn with a final text: the run is real and completes, the tests below
+// check that the model received the job's prompt and that Hermes saved the scripted answer as the
+// job's output, and that no case, these included, tried to leave the host.
 
 interface CronCase extends FidelityCase {
   setup?: Array<Record<string, unknown>>;
   call: Record<string, unknown>;
   /** config.yaml `timezone` of both homes (Hermes' clock, naive timestamps, cron evaluation); none when absent. */
   timezone?: string;
-  /** Hermes runs its agent for this call (its cronjob run): the only case allowed to try the network, which the egress trap refuses. */
+  /** Hermes runs its agent for this call (its cronjob run): both homes' model is then the scripted model server. */
   agent_runs?: boolean;
 }
 
@@ -41,17 +51,37 @@ const temp = tempDirs();
 const cases = loadCases<CronCase>('cronjob');
 let ws = '';
 
-/** One Hermes timezone (config.yaml `timezone`; '' for none): Hermes' home and the gateway's, each built by Hermes' config code. */
+/**
+ * One Hermes configuration (config.yaml `timezone`, '' for none, and for agent_runs cases the
+ * scripted model): Hermes' home and the gateway's, each built by Hermes' config code.
+ */
 interface Zone {
   hermesHome: string;
   gwHome: string;
   gw: FidelityGateway;
 }
 const zones = new Map<string, Zone>();
-const zoneOf = (c: CronCase) => zones.get(c.timezone ?? '')!;
-/** Hermes' run action runs its agent: anything it sends off the host is caught here, not sent. */
+const zoneKey = (c: CronCase) => `${c.agent_runs ? 'agent' : ''}|${c.timezone ?? ''}`;
+const zoneOf = (c: CronCase) => zones.get(zoneKey(c))!;
+/** Anything a Hermes process sends off the host is caught here, not sent: every case must leave it empty. */
 let trap: EgressTrap | undefined;
+/** The model of the agent_runs cases' homes. */
+let model: ScriptedModel | undefined;
+/** Where Hermes' cron code kept each case's store (<root>/<case id>/cron). */
+let hermesRoot = '';
 const acted = new Map<string, HermesAct>();
+
+/** The scripted final answer of an agent_runs case's job. */
+const finalAnswer = (c: CronCase) => `Walrus tally for ${c.id}: forty-two.`;
+/** The prompt of the job an agent_runs case runs (the setup's create of the job its call names). */
+function jobPrompt(c: CronCase): string {
+  const name = String(c.call.job_id ?? '').replace(/^@/, '');
+  const created = (c.setup ?? []).map((s) => s.create as { name?: string; prompt?: string } | undefined).find((s) => s?.name === name);
+  if (!created?.prompt) throw new Error(`${c.id}: agent_runs needs a setup create of the job its call names`);
+  return created.prompt;
+}
+/** Hermes' agent turn (it sends its tools) whose user message carries `prompt` (inside Hermes' cron framing). */
+const agentTurnWith = (prompt: string) => (r: ModelRequest) => Array.isArray(r.body?.tools) && lastUserText(r).includes(prompt);
 
 /** `<ws>` in any string of `value` as the gateway's root; "@<name>" as that job's id. */
 function resolved<T>(value: T, ids: Record<string, string> = {}): T {
@@ -110,11 +140,21 @@ compareSurface<CronCase>({
   async setUp() {
     ws = temp.make('hmcp-fid-cron-ws-');
     mkdirSync(join(ws, 'proj'));
-    for (const tz of new Set(cases.map((c) => c.timezone ?? ''))) {
-      const options = tz ? { timezone: tz } : {};
+    const running = cases.filter((c) => c.agent_runs);
+    // One turn per job run: its agent turn answered with the final text (nothing else is scripted).
+    if (running.length > 0) model = await startScriptedModel({ turns: running.map((c) => ({ when: agentTurnWith(jobPrompt(c)), text: finalAnswer(c) })) });
+    for (const c of cases) {
+      const key = zoneKey(c);
+      if (zones.has(key)) continue;
+      const options = {
+        ...(c.timezone ? { timezone: c.timezone } : {}),
+        // The scripted server as a custom OpenAI-compatible provider; an explicit context length, so
+        // the agent does not look the model up on OpenRouter.
+        ...(c.agent_runs ? { model: { provider: 'custom', base_url: model!.baseUrl, default: 'scripted-model', context_length: 131072 } } : {}),
+      };
       const hermesHome = homeWithCron(options);
       const gwHome = homeWithCron(options);
-      zones.set(tz, { hermesHome, gwHome, gw: await startFidelityGateway(gwHome, ws, { env: { HERMES_MCP_CRONJOB_MUTATIONS: 'on' } }) });
+      zones.set(key, { hermesHome, gwHome, gw: await startFidelityGateway(gwHome, ws, { env: { HERMES_MCP_CRONJOB_MUTATIONS: 'on' } }) });
     }
     trap = await startEgressTrap();
   },
@@ -124,23 +164,18 @@ compareSurface<CronCase>({
       for (const h of [z.hermesHome, z.gwHome]) rmSync(h, { recursive: true, force: true });
     }
     await trap?.close();
+    await model?.close();
     temp.removeAll();
   },
   async hermes(list) {
     const root = temp.make('hmcp-fid-cron-hermes-');
+    hermesRoot = root;
     type Acted = Array<{ id: string; result?: HermesAct; raised?: string }>;
-    const act = async (some: CronCase[]): Promise<Acted> => {
-      const out: Acted = [];
-      for (const [zone, group] of byZone(some)) {
-        const input = { phase: 'act', root, cases: group.map((c) => resolved({ id: c.id, setup: c.setup ?? [], call: c.call })) };
-        out.push(...(await runOracle<Acted>('cronjob.py', input, zone.hermesHome, trap!.env)));
-      }
-      return out;
-    };
-    const answers = await act(list.filter((c) => !c.agent_runs));
-    if (trap!.attempts.length > 0) throw new Error(`Hermes' cron code tried to leave the host: ${trap!.attempts.join('; ')}`);
-    // Hermes' run starts its agent, whose provider look-ups the trap refuses (nothing is sent).
-    answers.push(...(await act(list.filter((c) => c.agent_runs))));
+    const answers: Acted = [];
+    for (const [zone, group] of byZone(list)) {
+      const input = { phase: 'act', root, cases: group.map((c) => resolved({ id: c.id, setup: c.setup ?? [], call: c.call })) };
+      answers.push(...(await runOracle<Acted>('cronjob.py', input, zone.hermesHome, trap!.env)));
+    }
     const out: Answers = new Map();
     for (const a of answers) {
       if (!a.result) throw new Error(`Hermes' cron code raised on ${a.id}: ${a.raised}`);
@@ -184,4 +219,31 @@ compareSurface<CronCase>({
       return out;
     },
   },
+});
+
+// Hermes' run really ran: its agent sent the job's prompt to the scripted model, which answered the
+// scripted final text, and Hermes recorded the run as a success and saved that text as the job's
+// output (cron/output/<job id>/*.md of the case's store).
+for (const c of cases.filter((x) => x.agent_runs)) {
+  test(`cronjob: ${c.id} ran Hermes' agent on the scripted model`, () => {
+    const prompt = jobPrompt(c);
+    const turns = model!.chatRequests().filter(agentTurnWith(prompt));
+    assert.equal(turns.length, 1, `the model received the prompt of ${c.id}'s job ${turns.length} times`);
+    const { answer, ids } = acted.get(c.id)!;
+    const job = (answer as { job?: Record<string, unknown> }).job ?? {};
+    assert.deepEqual([job.executed, job.execution_success, job.last_status], [true, true, 'ok'], JSON.stringify(answer));
+    const jobId = ids[String(c.call.job_id).replace(/^@/, '')]!;
+    const outputs = join(hermesRoot, c.id, 'cron', 'output', jobId);
+    const saved = existsSync(outputs) ? readdirSync(outputs).map((f) => readFileSync(join(outputs, f), 'utf8')) : [];
+    assert.equal(saved.length, 1, `Hermes saved ${saved.length} outputs of ${c.id}'s job`);
+    assert.ok(saved[0]!.includes(prompt) && saved[0]!.includes(finalAnswer(c)), saved[0]);
+  });
+}
+
+test('cronjob: no case tried to leave the host (the agent runs included)', () => {
+  assert.ok(trap, 'the egress trap was never started');
+  assert.deepEqual(trap.attempts, []);
+  // Every request the agent made was scripted: no chat completion fell through to the fallback.
+  assert.deepEqual(model?.unscripted.map((r) => lastUserText(r).slice(0, 200)) ?? [], []);
+  assert.equal(model?.pending() ?? 0, 0);
 });
