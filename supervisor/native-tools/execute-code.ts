@@ -12,7 +12,7 @@ import { startRefusal } from '../spawning/resource-policy.js';
 import type { CgroupLimit } from '../spawning/cgroup-limits.js';
 import { ExecuteUnitSource, type ExecuteUnit } from '../spawning/execute-units.js';
 import { startRpcServer, type RpcServer } from './execute-rpc.js';
-import { shapeTerminalOutput } from './terminal.js';
+import { foregroundResult } from './terminal.js';
 import { removeDir, type WorkerRuntime } from '../spawning/worker-runtime.js';
 
 // execute_code: one fresh unit (own PID namespace) per call, never reused, with a 30-second
@@ -153,8 +153,7 @@ export class ExecuteCodePool {
       maxOutputBytes: this.runtime.config.limits.workerTransportMaxBytes,
     });
     if ('error' in r) return { error: r.error };
-    const output = shapeTerminalOutput(r.output, this.runtime.config.limits.terminalOutputMaxChars, String(args.command ?? ''));
-    return r.timedOut ? { output, exit_code: 124, error: `Command timed out after ${timeoutSeconds} seconds` } : { output, exit_code: r.exitCode, error: null };
+    return foregroundResult(r, String(args.command ?? ''), timeoutSeconds, this.runtime.config.limits.terminalOutputMaxChars);
   }
 
   private async destroy(unit: Unit): Promise<void> {

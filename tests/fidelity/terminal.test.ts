@@ -1,0 +1,74 @@
+import { join } from 'node:path';
+import { viaBridge } from '../helpers/gateway.js';
+import { copyOfHermesHome } from '../helpers/hermes.js';
+import { tempDirs } from '../helpers/temp.js';
+import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, oracleAnswers, runOracle, type FidelityCase } from './harness.js';
+import { startFidelityGateway, writeFiles, type FidelityGateway, type FileSpec } from './workspace.js';
+
+// terminal (foreground) against Hermes' terminal_tool (tools/terminal_tool.py, local backend), over
+// MCP. Each case gets a terminal session of its own on both sides (a task id for Hermes, a
+// session_token for the gateway) whose first command enters the case's directory, so cwd and
+// exports start alike; `before` commands then run in that session and only `args` is compared.
+
+interface TerminalCase extends FidelityCase {
+  files?: Record<string, FileSpec>;
+  before?: string[];
+  args: { command: string; workdir?: string; timeout?: number; background?: boolean };
+}
+
+const temp = tempDirs();
+const cases = loadCases<TerminalCase>('terminal');
+let ws = '';
+let gw: FidelityGateway | undefined;
+
+const dirOf = (c: TerminalCase) => join(ws, c.id);
+const argsOf = (c: TerminalCase) => ({ ...c.args, ...(c.args.workdir ? { workdir: join(dirOf(c), c.args.workdir) } : {}) });
+const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const NOTICE = /\n\n\.\.\. \[OUTPUT TRUNCATED - [\d,]+ chars omitted out of [\d,]+ total\] \.\.\.\n\n/;
+
+/**
+ * A truncated output as its three parts, compared each on its own: the head (first 40%), the
+ * notice, the tail (last 60%). The same on both sides; an output without the notice stays as it is.
+ */
+function splitTruncated(v: unknown): unknown {
+  if (typeof v !== 'object' || v === null || typeof (v as { output?: unknown }).output !== 'string') return v;
+  const output = (v as { output: string }).output;
+  const m = NOTICE.exec(output);
+  if (!m) return v;
+  return { ...v, output: { head: output.slice(0, m.index), notice: m[0], tail: output.slice(m.index + m[0].length) } };
+}
+
+const norm = (v: unknown) => splitTruncated(normalise(errorAsHermes(v), { replace: { [ws]: '<ws>' }, volatile: ['pid', 'session_id'] }));
+
+compareSurface<TerminalCase>({
+  surface: 'terminal',
+  cases,
+  async setUp() {
+    ws = temp.make('hmcp-fid-term-');
+    for (const c of cases) writeFiles(dirOf(c), c.files);
+    gw = await startFidelityGateway(copyOfHermesHome(temp.make('hmcp-fid-term-gw-'), {}), ws);
+  },
+  async tearDown() {
+    await gw?.close();
+    temp.removeAll();
+  },
+  async hermes(list) {
+    const home = copyOfHermesHome(temp.make('hmcp-fid-term-hermes-'), {});
+    const input = { cases: list.map((c) => ({ id: c.id, dir: dirOf(c), before: c.before ?? [], args: argsOf(c) })) };
+    const answers = oracleAnswers(await runOracle('terminal.py', input, home, { TERMINAL_ENV: 'local', TERMINAL_CWD: ws }, 600_000));
+    return new Map([...answers].map(([id, a]) => [id, norm(a)]));
+  },
+  gateway: {
+    mcp: (list) =>
+      oneByOne(list, async (c) => {
+        const client = gw!.client;
+        const token = (await viaBridge(client, 'session_open')).data.session_token as string;
+        const run = async (args: Record<string, unknown>) => (await viaBridge(client, 'terminal', args, token)).data;
+        await run({ command: `cd ${quote(dirOf(c))}` });
+        for (const command of c.before ?? []) await run({ command });
+        const answer = await run(argsOf(c));
+        await viaBridge(client, 'session_close', {}, token).catch(() => undefined);
+        return norm(answer);
+      }),
+  },
+});
