@@ -14,6 +14,8 @@ interface TerminalCase extends FidelityCase {
   files?: Record<string, FileSpec>;
   before?: string[];
   args: { command: string; workdir?: string; timeout?: number; background?: boolean };
+  /** Compared over MCP only (an output too large for one execute_code script's own output). */
+  mcp_only?: boolean;
 }
 
 const temp = tempDirs();
@@ -59,6 +61,19 @@ compareSurface<TerminalCase>({
     return new Map([...answers].map(([id, a]) => [id, norm(a)]));
   },
   gateway: {
+    // hermes_tools.terminal(command, timeout, workdir): the cases that are one foreground call
+    // within execute_code's limits (no session state before it, no background, no timeout over 30 s),
+    // run in the case's directory by workdir. A few per script, so one slow case cannot starve the rest.
+    async hermes_tools(list) {
+      const eligible = list.filter((c) => !c.mcp_only && !c.before?.length && c.args.background === undefined && (c.args.timeout ?? 0) <= 30);
+      const out: Map<string, unknown> = new Map();
+      for (let i = 0; i < eligible.length; i += 8) {
+        const batch = eligible.slice(i, i + 8);
+        const results = await gw!.hermesTools(batch.map((c) => ['terminal', { ...argsOf(c), workdir: argsOf(c).workdir ?? dirOf(c) }]));
+        batch.forEach((c, k) => out.set(c.id, norm(results[k])));
+      }
+      return out;
+    },
     mcp: (list) =>
       oneByOne(list, async (c) => {
         const client = gw!.client;
