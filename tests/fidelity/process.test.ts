@@ -18,6 +18,8 @@ type Step = Action | { sleep: number };
 interface ProcessCase extends FidelityCase {
   files?: Record<string, FileSpec>;
   command: string;
+  /** Run on a pseudo-terminal (Hermes: terminal pty=true; the gateway: a job prepared with pty: true). */
+  pty?: boolean;
   steps?: Step[];
   action: Action;
 }
@@ -60,7 +62,7 @@ compareSurface<ProcessCase>({
   },
   async hermes(list) {
     const home = copyOfHermesHome(temp.make('hmcp-fid-proc-hermes-'), {});
-    const input = { cases: list.map((c) => ({ id: c.id, dir: dirOf(c), command: c.command, steps: c.steps ?? [], action: c.action })) };
+    const input = { cases: list.map((c) => ({ id: c.id, dir: dirOf(c), command: c.command, pty: c.pty === true, steps: c.steps ?? [], action: c.action })) };
     const env = { TERMINAL_ENV: 'local', TERMINAL_CWD: ws, TERMINAL_TIMEOUT: String(WAIT_MAX_SECONDS) };
     const answers = oracleAnswers(await runOracle('process.py', input, home, env, 600_000));
     return new Map([...answers].map(([id, a]) => [id, a !== null && typeof a === 'object' && 'process' in a ? norm(a as Answer) : a]));
@@ -70,7 +72,7 @@ compareSurface<ProcessCase>({
       oneByOne(list, async (c) => {
         const client = gw!.client;
         const token = (await viaBridge(client, 'session_open')).data.session_token as string;
-        const prep = (await viaBridge(client, 'job_prepare', { command: c.command, workdir: dirOf(c) }, token)).data;
+        const prep = (await viaBridge(client, 'job_prepare', { command: c.command, workdir: dirOf(c), ...(c.pty ? { pty: true } : {}) }, token)).data;
         const job = { job_id: prep.job_id as string, recovery_token: prep.recovery_token as string };
         const started = await viaBridge(client, 'job_start', job, token);
         if (started.isError) throw new Error(`job_start failed for ${c.id}: ${JSON.stringify(started.data)}`);

@@ -1,7 +1,7 @@
 """Hermes' `process` tool (tools/process_registry.py, its registered handler _handle_process) on
 background processes started by Hermes' terminal (tools/terminal_tool.py terminal_tool,
-background=true, local backend) in the case's directory. Each case: {"dir", "command", "steps",
-"action"}; a step is a process action (its answer dropped) or {"sleep": seconds}; `session_id`
+background=true, local backend) in the case's directory, on a pseudo-terminal when the case says
+`pty`. Each case: {"dir", "command", "pty", "steps", "action"}; a step is a process action (its answer dropped) or {"sleep": seconds}; `session_id`
 is filled in with the case's process unless the action gives its own (null: left out). The
 answer is {"process": the started id, "result": the last action's answer}. Every process left
 running is killed at the end.
@@ -40,7 +40,14 @@ def act(args, proc_id, task):
     elif call["session_id"] is None:
         del call["session_id"]
     # list filters by the session key (set in handle); the other actions name their process.
-    return json.loads(_handle_process(call, task_id=None if call.get("action") == "list" else task))
+    answer = json.loads(_handle_process(call, task_id=None if call.get("action") == "list" else task))
+    if call.get("action") == "list":
+        # spawn_local starts the reader thread before it files the session as running, so a command
+        # that has already ended by then stays in both the running and the finished table and is
+        # listed twice under one id: each id is kept once (its first entry).
+        seen = set()
+        answer["processes"] = [p for p in answer["processes"] if not (p["session_id"] in seen or seen.add(p["session_id"]))]
+    return answer
 
 
 def handle(case, request):
@@ -53,7 +60,7 @@ def handle(case, request):
 
 
 def run(case, task):
-    started = json.loads(terminal_tool(case["command"], background=True, task_id=task, workdir=case["dir"]))
+    started = json.loads(terminal_tool(case["command"], background=True, task_id=task, workdir=case["dir"], pty=case.get("pty", False)))
     proc_id = started["session_id"]
     try:
         for step in case.get("steps", []):
