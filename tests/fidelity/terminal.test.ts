@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { viaBridge } from '../helpers/gateway.js';
 import { copyOfHermesHome } from '../helpers/hermes.js';
 import { tempDirs } from '../helpers/temp.js';
@@ -24,7 +24,7 @@ let ws = '';
 let gw: FidelityGateway | undefined;
 
 const dirOf = (c: TerminalCase) => join(ws, c.id);
-const argsOf = (c: TerminalCase) => ({ ...c.args, ...(c.args.workdir ? { workdir: join(dirOf(c), c.args.workdir) } : {}) });
+const argsOf = (c: TerminalCase) => ({ ...c.args, ...(c.args.workdir ? { workdir: isAbsolute(c.args.workdir) ? c.args.workdir : join(dirOf(c), c.args.workdir) } : {}) });
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const NOTICE = /\n\n\.\.\. \[OUTPUT TRUNCATED - [\d,]+ chars omitted out of [\d,]+ total\] \.\.\.\n\n/;
 
