@@ -1,17 +1,18 @@
 """Hermes' `process` tool (tools/process_registry.py, its registered handler _handle_process) on
 background processes started by Hermes' terminal (tools/terminal_tool.py terminal_tool,
 background=true, local backend) in the case's directory, on a pseudo-terminal when the case says
-`pty`. Each case: {"dir", "command", "pty", "steps", "action"}; a step is a process action (its answer dropped) or {"sleep": seconds}; `session_id`
-is filled in with the case's process unless the action gives its own (null: left out). The
-answer is {"process": the started id, "result": the last action's answer}. Every process left
-running is killed at the end.
+`pty`. Each case: {"dir", "command", "pty", "steps", "action"}; a step is a process action (its
+answer dropped) or {"sleep": seconds}; `session_id` is filled in with the case's process unless the
+action gives its own (null: left out). The answer is {"process": the started id, "result": the
+last action's answer}. Every process left running is killed at the end.
 
 The case's task id is its session key too (tools/approval.py set_current_session_key, as a Hermes
 session sets it), so action=list shows the case's own process, by the session filter of
 list_sessions. Hermes starts a background command in an interactive login shell without a terminal,
 whose start-up complaints ("no job control in this shell", ...) _clean_shell_noise is meant to drop
 from the first chunk read; when they arrive in two chunks the second survives, so the driver applies
-that same cleaner to the buffer before each action, making the answer independent of read timing."""
+that same cleaner to the buffer before each action (and to the output a wait answers with),
+making the answer independent of read timing."""
 
 import json
 import os
@@ -41,6 +42,11 @@ def act(args, proc_id, task):
         del call["session_id"]
     # list filters by the session key (set in handle); the other actions name their process.
     answer = json.loads(_handle_process(call, task_id=None if call.get("action") == "list" else task))
+    # An action that waits (wait) reads output that arrived after the cleaning above: the same
+    # cleaner on the output it answers with.
+    for field in ("output", "output_preview"):
+        if isinstance(answer.get(field), str):
+            answer[field] = ProcessRegistry._clean_shell_noise(answer[field])
     if call.get("action") == "list":
         # spawn_local starts the reader thread before it files the session as running, so a command
         # that has already ended by then stays in both the running and the finished table and is
