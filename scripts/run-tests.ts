@@ -1,4 +1,6 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { constants as osConstants } from 'node:os';
 import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,19 +15,23 @@ import { CHROMIUM, CURL, ensurePackage, NGINX } from './test-prerequisites.js';
 //
 //   node dist/scripts/run-tests.js                 every test
 //   node dist/scripts/run-tests.js jobs mcp/bridge only files whose path (under tests/) starts so
+//   node dist/scripts/run-tests.js '!fidelity/'    every file but those whose path starts so
 
 const root = packageRoot();
 const testsDir = join(root, 'dist', 'tests');
-const prefixes = process.argv.slice(2).map((p) => p.replace(/^(dist\/)?tests\//, ''));
+const args = process.argv.slice(2).map((p) => p.replace(/^(!?)(dist\/)?tests\//, '$1'));
+const prefixes = args.filter((p) => !p.startsWith('!'));
+const excluded = args.filter((p) => p.startsWith('!')).map((p) => p.slice(1));
 
 const files = (readdirSync(testsDir, { recursive: true, encoding: 'utf8' }) as string[])
   .filter((f) => f.endsWith('.test.js'))
   .filter((f) => prefixes.length === 0 || prefixes.some((p) => f.startsWith(p)))
+  .filter((f) => !excluded.some((p) => f.startsWith(p)))
   .sort()
   .map((f) => join(testsDir, f));
 
 if (files.length === 0) {
-  process.stderr.write(`run-tests: no test file under ${relative(root, testsDir)} matches ${prefixes.join(' ')}\n`);
+  process.stderr.write(`run-tests: no test file under ${relative(root, testsDir)} matches ${args.join(' ')}\n`);
   process.exit(1);
 }
 
@@ -50,7 +56,12 @@ try {
 // file ends on its own, and one that leaked a handle fails after a grace period (exit-watchdog.ts).
 const watchdog = pathToFileURL(join(testsDir, 'helpers', 'exit-watchdog.js')).href;
 clearFidelityReport();
-const r = spawnSync(process.execPath, ['--test', '--test-concurrency=3', `--import=${watchdog}`, ...files], { cwd: root, stdio: 'inherit' });
+// Spawned, not spawnSync: a SIGINT/SIGTERM sent to this script (npm test stopped by a signal to
+// its process) is passed on to the runner, which stops its test files; a synchronous spawn could not
+// handle the signal, and the runner went on alone under init.
+const runner = spawn(process.execPath, ['--test', '--test-concurrency=3', `--import=${watchdog}`, ...files], { cwd: root, stdio: 'inherit' });
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => runner.kill(signal));
+const [code, signal] = (await once(runner, 'exit')) as [number | null, NodeJS.Signals | null];
 // The fidelity suite's table (tests/fidelity), after the runner's own summary.
 process.stdout.write(fidelityTable());
-process.exit(r.status ?? 1);
+process.exit(code ?? (signal ? 128 + (osConstants.signals[signal] ?? 0) : 1));

@@ -94,9 +94,10 @@ export function normalizeResult(outcome: ToolOutcome, options: NormalizeOptions)
   let budget = maxChars;
 
   if (outcome.structured !== undefined) {
-    // A file tool's outcome is redacted already, in file-read mode: redacting it again here
-    // would mask what that mode leaves (code assignments) in the output mode's head/tail form.
-    const redacted = outcome.redacted === 'file-read' ? outcome.structured : redactDeep(outcome.structured);
+    // A file tool's outcome is redacted already, in file-read mode, and terminal output in the mode
+    // Hermes picks for it: redacting either again here would mask what that mode leaves (code
+    // assignments) in the default mode's head/tail form.
+    const redacted = outcome.redacted !== undefined ? outcome.structured : redactDeep(outcome.structured);
     structured = redacted;
     let json = JSON.stringify(redacted);
     if (json.length > maxChars) {

@@ -61,12 +61,15 @@ export interface ToolOutcome {
   content?: ContentBlock[];
   isError?: boolean;
   /**
-   * Set (by fileReadOutcome, shared/result.ts) when every string of `structured` was already
-   * redacted in Hermes' file-read mode: file content gets that mode exactly once, so
-   * normalizeResult does not redact `structured` again in the output mode (which would mask code
-   * assignments with a head/tail form). `content` blocks are redacted as always.
+   * Set when every string of `structured` was already redacted in the mode Hermes uses for it, so
+   * normalizeResult does not redact `structured` again in the default mode (which would run the
+   * assignment passes that mode skips and mask code assignments):
+   * - `file-read` (fileReadOutcome, shared/result.ts): file content, in Hermes' file-read mode;
+   * - `output`: command output, redacted as Hermes' redact_terminal_output picks its mode (the
+   *   default for an environment dump, code-file otherwise).
+   * `content` blocks are redacted as always.
    */
-  redacted?: 'file-read';
+  redacted?: 'file-read' | 'output';
 }
 
 /** An MCP CallToolResult as the gateway emits it. */

@@ -27,7 +27,7 @@ function deepCopy(value: unknown, options: RedactOptions, seen: Map<object, unkn
   if (typeof value === 'string') {
     let out = redact(value, options);
     if (key !== undefined && runsAssignmentPasses(options) && JSON_FIELD_NAME_RE.test(key)) {
-      out = maskJsonFieldValue(key, out, options.fileRead === true ? FILE_READ_MASKER : OUTPUT_MASKER);
+      out = maskJsonFieldValue(out, options.fileRead === true ? FILE_READ_MASKER : OUTPUT_MASKER);
     }
     return out;
   }

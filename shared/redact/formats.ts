@@ -100,9 +100,7 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
   hermes('pypi-token', 'PyPI', 'package-registry', 'pypi-', r`pypi-[A-Za-z0-9_-]{10,}`),
   hermes('digitalocean-pat', 'DigitalOcean', 'cloud', 'dop_v1_', r`dop_v1_[A-Za-z0-9]{10,}`),
   hermes('digitalocean-oauth', 'DigitalOcean', 'cloud', 'doo_v1_', r`doo_v1_[A-Za-z0-9]{10,}`),
-  // Gateway: 20+ like current Hermes, not 10: an opaque 10-char floor also matches ordinary
-  // identifiers such as `am_understanding` (Hermes #10983).
-  hermes('agentmail-api-key', 'AgentMail', 'email', 'am_', r`am_(?:org_)?[A-Za-z0-9]{20,}`),
+  hermes('agentmail-api-key', 'AgentMail', 'email', 'am_', r`am_[A-Za-z0-9_-]{10,}`),
   hermes('elevenlabs-api-key', 'ElevenLabs', 'ai', 'sk_', r`sk_[A-Za-z0-9_]{10,}`),
   hermes('tavily-api-key', 'Tavily', 'ai', 'tvly-', r`tvly-[A-Za-z0-9]{10,}`),
   hermes('exa-api-key', 'Exa', 'ai', 'exa_', r`exa_[A-Za-z0-9]{10,}`),
@@ -114,7 +112,9 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
   hermes('byterover-api-key', 'ByteRover', 'ai', 'brv_', r`brv_[A-Za-z0-9]{10,}`),
   hermes('xai-api-key', 'xAI', 'ai', 'xai-', r`xai-[A-Za-z0-9]{30,}`),
   hermes('notion-api-token', 'Notion', 'saas', 'ntn_', r`ntn_[A-Za-z0-9]{10,}`),
+  hermes('fireworks-api-key-dash', 'Fireworks', 'ai', 'fw-', r`fw-[A-Za-z0-9]{30,}`),
   hermes('fireworks-api-key', 'Fireworks', 'ai', 'fw_', r`fw_[A-Za-z0-9]{30,}`),
+  hermes('fireworks-project-key', 'Fireworks', 'ai', 'fpk_', r`fpk_[A-Za-z0-9]{30,}`),
 
   // -------------------------------------------------------------------------------------------
   // Gateway: source control

@@ -59,7 +59,7 @@ export function maskValue(value: string): string {
 }
 
 export function maskUnlessMasked(value: string, masker: Masker = OUTPUT_MASKER): string {
-  return ALREADY_MASKED_RE.test(value) ? value : masker.value(value);
+  return masker.keeps(value) ? value : masker.value(value);
 }
 
 /** How the passes mask what they find: as output (head/tail) or as file content (sentinels). */
@@ -68,7 +68,36 @@ export interface Masker {
   token(token: string): string;
   /** A value cut out of surrounding text (an assignment's, a header's, a URL's userinfo). */
   value(value: string): string;
+  /**
+   * Whether a value that a later pass finds is left as it is rather than masked again: a mask
+   * (ALREADY_MASKED_RE) that was in the text before this redaction. Hermes' passes each mask what
+   * their pattern finds, an earlier pass's head/tail mask included (`OPENAI_API_KEY=sk-abc...3456`
+   * from pass 1 becomes `OPENAI_API_KEY=***` in pass 2); the output masker of one redact() call
+   * does the same with the masks it made itself, while a mask already in its input stays, so
+   * redacting redacted text changes nothing.
+   */
+  keeps(value: string): boolean;
 }
 
-export const OUTPUT_MASKER: Masker = { token: maskToken, value: maskValue };
-export const FILE_READ_MASKER: Masker = { token: nonReusableMask, value: (value) => sentinel(value, HERMES_LABELS) };
+const isMask = (value: string): boolean => ALREADY_MASKED_RE.test(value);
+
+export const OUTPUT_MASKER: Masker = { token: maskToken, value: maskValue, keeps: isMask };
+export const FILE_READ_MASKER: Masker = { token: nonReusableMask, value: (value) => sentinel(value, HERMES_LABELS), keeps: isMask };
+
+/**
+ * The output masker of one redact() call: it remembers the masks it made, and a later pass masks
+ * those again as Hermes' does (a head/tail mask is 13 characters, so masking it again gives `***`).
+ * The file-read masker keeps its sentinels: they carry no character of the secret.
+ */
+export function outputMaskerForOneCall(): Masker {
+  const made = new Set<string>();
+  const remember = (mask: string): string => {
+    made.add(mask);
+    return mask;
+  };
+  return {
+    token: (token) => remember(maskToken(token)),
+    value: (value) => remember(maskValue(value)),
+    keeps: (value) => isMask(value) && !made.has(value),
+  };
+}

@@ -10,12 +10,13 @@ import { MASK } from './mask.js';
 // Header name and scheme word are kept (`Authorization: Bearer ***`) so the output still says
 // what kind of credential it was. The credential class excludes quotes: swallowing the closing
 // quote of `-H "Authorization: Bearer x"` would turn value corruption into syntax corruption.
-// Gateway: an optional (possibly escaped) quote between name and colon also covers the JSON/dict
-// form (`"Authorization": "Bearer x"`, `\"Authorization\": \"Bearer x\"`), which Hermes' pattern
-// does not reach; the credential class then also stops at a backslash.
-// `[ \t]` rather than `\s` so a bare `Authorization:` at a line end never masks the next line.
+// Gateway: the JSON/dict form (`"Authorization": "Bearer x"`, `\"Authorization\": \"Bearer x\"`),
+// which Hermes' pattern does not reach: a quote (possibly escaped) after the name, and then one
+// before the value too, so `{"Authorization": f"Bearer {token}"}` in source is not a header. The
+// credential class also stops at an escaped quote (`\"`), not at other backslashes.
+// `[ \t]` rather than Hermes' `\s`: a bare `Authorization:` at a line end never masks the next line.
 export const AUTH_HEADER_RE =
-  /(?<![A-Za-z0-9_])((?:Proxy-)?Authorization(?:\\?["'])?[ \t]*:[ \t]*(?:\\?["'])?)([A-Za-z][\w.+-]*[ \t]+)?([^\s"'\\]+)/gi;
+  /((?:Proxy-)?Authorization(?:[ \t]*:[ \t]*(?:\\?["'])?|\\?["'][ \t]*:[ \t]*\\?["']))([A-Za-z][\w.+-]*[ \t]+)?((?:[^\s"'\\]|\\(?!["']))+)/gi;
 export const AUTH_GATE_RE = /authorization/i;
 
 // Single opaque value, no scheme word: an echoed `curl -H 'x-api-key: …'` would otherwise leak any
@@ -24,8 +25,11 @@ export const AUTH_GATE_RE = /authorization/i;
 // (and to skip in codeFile mode, where it is usually a fixture).
 // Gateway: Postmark's server and account token headers too (Postmark tokens are bare UUIDs, so
 // the header name is the only thing that marks them).
+// No boundary before the name, as in Hermes: `X-My-Api-Key:` holds `api-key:`. A quote inside the
+// value ends it only where it closes something (as QUOTE_CLOSES in assignments.ts); after an opening
+// quote the value ends at the next quote (pipeline.ts cuts it there).
 export const SECRET_HEADER_RE =
-  /(?<![A-Za-z0-9_-])((?:(?:x-api-key|x-goog-api-key|api-key|x-api-token|x-auth-token|x-access-token|x-postmark-(?:server|account)-token)(?:\\?["'])?|apikey)[ \t]*:[ \t]*(?:\\?["'])?)([^\s"'\\]+)/gi;
+  /((?:api-?key|x-api-token|x-auth-token|x-access-token|x-postmark-(?:server|account)-token)[ \t]*:[ \t]*(?:\\?["'])?|(?:api-key|x-api-token|x-auth-token|x-access-token|x-postmark-(?:server|account)-token)\\?["'][ \t]*:[ \t]*\\?["'])((?:[^\s"'\\]|\\(?!["'])|["'](?![,;)}\]>]*(?:\s|$)))+)/gi;
 export const SECRET_HEADER_GATE_RE = /api-?key|-token/i;
 
 // `bot<id>:<secret>` / `<id>:<secret>`. The lookbehind starts each attempt at the beginning of a
@@ -93,7 +97,7 @@ export function redactPrivateKeys(text: string): string {
 // Gateway: the user may be empty (`redis://:password@host`, the usual Redis form, which Hermes'
 // `[^:\s]+` misses), and the TLS variants `rediss`/`amqps` are included.
 export const DB_CONNSTR_RE =
-  /(?<![A-Za-z0-9])((?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|rediss?|amqps?):\/\/[^:\s/@]{0,256}:)([^@\s]{1,512})(@)/gi;
+  /((?:postgres(?:ql)?|mysql|mongodb(?:\+srv)?|rediss?|amqps?):\/\/[^:\s/@]{0,256}:)([^@\s]{1,512})(@)/gi;
 // A template placeholder, not a literal: f"postgresql://{user}:{pw}@{host}" or JS `${pw}`.
 export const TEMPLATE_PLACEHOLDER_RE = /^\$?\{[^{}]*\}$/;
 
@@ -101,7 +105,7 @@ export const TEMPLATE_PLACEHOLDER_RE = /^\$?\{[^{}]*\}$/;
 // the query string, never as bare userinfo, so this cannot break an OAuth flow. `user:pass@` is
 // deliberately passed through (the class forbids `:`); 8+ chars skips short usernames (`git@`).
 // The class forbids `/?#` so an `@` in a path or query (`?email=a@b.com`) never counts.
-export const URL_BARE_TOKEN_RE = /(?<![A-Za-z0-9])((?:https?|wss?|git|ssh|ftps?|sftp):\/\/)([^\s:@/?#]{8,})(?=@)/gi;
+export const URL_BARE_TOKEN_RE = /((?:https?|wss?|git|ssh|ftps?|sftp):\/\/)([^\s:@/?#]{8,})(?=@)/gi;
 
 // Gateway: `scheme://user:PASSWORD@host` in any scheme (basic-auth URLs: `https://deploy:pw@host`,
 // `ftp://…`, `amqps://…`, `smtp://…`): the password is masked, the user and host kept. Hermes
@@ -115,12 +119,10 @@ export const URL_PASSWORD_RE = /(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]{0,31}
 // Passes 11-13: JWTs, form bodies, phone numbers
 // ---------------------------------------------------------------------------------------------
 
-// Header, payload and signature (1-3 segments). Gateway: a leading boundary, so a window that
-// happens to spell `eyJ…` inside a larger base64 blob (an image, a key) is not cut out of it.
-export const JWT_RE = new RegExp(
-  String.raw`(?:(?<![A-Za-z0-9+/_-])|(?<=\\[A-Za-z])|(?<=\\u[0-9A-Fa-f]{4}))eyJ[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_=-]{4,}){0,2}`,
-  'g',
-);
+// Header, payload and signature (1-3 segments). No boundary before `eyJ`, as in Hermes: a JWT
+// glued to other text (`token=eyJ…`, `\neyJ…` in escaped JSON) is still one, and so is a window that
+// spells `eyJ…` inside a larger base64 blob.
+export const JWT_RE = /eyJ[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_=-]{4,}){0,2}/g;
 
 // Only when the ENTIRE text is `k=v&k=v`: query strings inside prose or URLs are passed through.
 const FORM_BODY_RE = /^[A-Za-z_][A-Za-z0-9_.-]*=[^&\s]*(?:&[A-Za-z_][A-Za-z0-9_.-]*=[^&\s]*)+$/;
@@ -155,14 +157,15 @@ export function redactFormBody(text: string): string {
       return `${key}=${MASK}`;
     })
     .join('&');
-  if (redacted === body) return text;
-  const start = text.indexOf(body);
-  return text.slice(0, start) + redacted + text.slice(start + body.length);
+  // A masked body is returned without the whitespace around it, as Hermes returns it. Gateway: a
+  // body with nothing to mask is returned as it was (Hermes strips it too), so redaction changes
+  // only text that holds a secret.
+  return redacted === body ? text : redacted;
 }
 
-// E.164: `+`, a non-zero digit, 7-15 digits in all. The boundaries reject hex strings, longer digit
-// runs and arithmetic (`1+2345678`).
-export const PHONE_RE = /(?<![\w+])(\+[1-9]\d{6,14})(?![A-Za-z0-9])/g;
+// E.164: `+`, a non-zero digit, 7-15 digits in all. The boundary after it rejects hex strings and
+// longer digit runs; as in Hermes there is none before it (`1+2345678` is masked too).
+export const PHONE_RE = /(\+[1-9]\d{6,14})(?![A-Za-z0-9])/g;
 
 export function maskPhone(phone: string): string {
   const keep = phone.length <= 8 ? 2 : 4;

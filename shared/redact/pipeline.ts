@@ -1,7 +1,7 @@
 // redact(): the pass order of shared/redact.ts. The passes themselves live beside this file.
 
 import { redactEnvAssignments, redactJsonFields, redactYaml } from './assignments.js';
-import { ALREADY_MASKED_RE, FILE_READ_MASKER, MASK, maskUnlessMasked, OUTPUT_MASKER, type Masker } from './mask.js';
+import { ALREADY_MASKED_RE, FILE_READ_MASKER, MASK, maskUnlessMasked, outputMaskerForOneCall, type Masker } from './mask.js';
 import {
   AUTH_GATE_RE,
   AUTH_HEADER_RE,
@@ -58,9 +58,10 @@ export function runsAssignmentPasses(options: RedactOptions): boolean {
 export function redact(text: string, options: RedactOptions = {}): string {
   if (typeof text !== 'string' || text === '') return text;
   const assignments = runsAssignmentPasses(options);
-  const masker = options.fileRead === true ? FILE_READ_MASKER : OUTPUT_MASKER;
   const clean = cleanTexts[options.fileRead === true ? 'file' : 'output'][assignments ? 'all' : 'code'];
   if (clean.has(text)) return text;
+  // The output masker is one per call: it remembers its own masks so later passes mask them again.
+  const masker = options.fileRead === true ? FILE_READ_MASKER : outputMaskerForOneCall();
   const out = applyPasses(text, !assignments, masker);
   if (out === text) clean.remember(text);
   return out;
@@ -138,7 +139,12 @@ function applyPasses(text: string, codeFile: boolean, masker: Masker): string {
   if (text.includes(':')) {
     // 6. API-key headers.
     if (SECRET_HEADER_GATE_RE.test(text)) {
-      text = text.replace(SECRET_HEADER_RE, (_whole, head: string, value: string) => head + maskUnlessMasked(value, masker));
+      text = text.replace(SECRET_HEADER_RE, (_whole, head: string, value: string) => {
+        // A quoted value (`"x-api-key": "…"`, `apiKey: '…'`) ends at its closing quote.
+        const end = /["']$/.test(head) ? value.search(/\\?["']/) : -1;
+        if (end > 0) return head + maskUnlessMasked(value.slice(0, end), masker) + value.slice(end);
+        return head + maskUnlessMasked(value, masker);
+      });
     }
     // 7. Telegram bot tokens.
     text = text.replace(TELEGRAM_RE, (_whole, bot: string | undefined, id: string) => `${bot ?? ''}${id}:${MASK}`);
@@ -150,7 +156,8 @@ function applyPasses(text: string, codeFile: boolean, masker: Masker): string {
   if (text.includes('://')) {
     // 9. Database connection-string passwords.
     text = text.replace(DB_CONNSTR_RE, (whole, head: string, password: string, at: string) => {
-      if (codeFile && TEMPLATE_PLACEHOLDER_RE.test(password)) return whole;
+      // In code, a password that is one `{…}` expression is an f-string placeholder (Hermes #33801).
+      if (codeFile && password.startsWith('{') && password.endsWith('}')) return whole;
       return head + MASK + at;
     });
     // 10. Bare-token userinfo.

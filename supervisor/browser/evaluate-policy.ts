@@ -4,9 +4,10 @@ import { classifyAddress } from './url-policy.js';
 // What a browser_console expression may do, checked before it reaches Camofox' /evaluate. Hermes
 // gates expressions on the names of sensitive page primitives (cookies, web storage, IndexedDB,
 // Cache Storage, clipboard/credentials/service worker, network requests and beacons, form values)
-// unless `browser.allow_unsafe_evaluate: true`; the check is on spellings, also inside string
-// literals (`document["coo" + "kie"]`), so it stops casual exfiltration, not a determined page
-// script. An http(s) literal aimed at a private or metadata address is refused as navigation is.
+// when `browser.restrict_evaluate: true`; the gateway does so unless `browser.restrict_evaluate:
+// false` or `browser.allow_unsafe_evaluate: true` (its caller is remote). The check is on
+// spellings, also inside string literals (`document["coo" + "kie"]`), so it stops casual
+// exfiltration, not a determined page script. An http(s) literal aimed at a private or metadata address is refused as navigation is.
 
 const RISKY: ReadonlyArray<[RegExp, string]> = [
   [/\bdocument\s*\.\s*cookie\b/i, 'document.cookie'],
@@ -50,25 +51,31 @@ export function riskyExpressionReason(expression: string): string | null {
 }
 
 export function checkExpression(expression: string, options: { allowUnsafeEvaluate: boolean; allowPrivateUrls: boolean }): void {
+  // Hermes' order and words: the sensitive-primitive policy first (tools/browser_tool.py
+  // _enforce_browser_eval_policy), then the URL literals (_browser_eval).
+  const reason = options.allowUnsafeEvaluate ? null : riskyExpressionReason(expression);
+  if (reason) {
+    throw new GatewayError(
+      ErrorCode.BROWSER_EVALUATE_BLOCKED,
+      `Blocked: browser_console(expression=...) tried to use sensitive browser JavaScript primitive (${reason}) while browser.restrict_evaluate is enabled. Use browser_snapshot/browser_get_images/browser_console without expression for normal inspection, or set browser.restrict_evaluate: false in config.yaml to allow programmatic evaluation.`,
+      { reason: 'sensitive_primitive', primitive: reason },
+    );
+  }
   for (const literal of expression.match(URL_LITERAL) ?? []) {
+    const candidate = literal.replace(/[.,;]+$/, '');
     let host: string;
     try {
-      host = new URL(literal.replace(/[.,;]+$/, '')).hostname;
+      host = new URL(candidate).hostname;
     } catch {
       continue;
     }
     const kind = classifyAddress(host) ?? (host === 'localhost' || host.endsWith('.localhost') ? 'private' : null);
     if (kind === 'metadata' || (kind === 'private' && !options.allowPrivateUrls)) {
-      throw new GatewayError(ErrorCode.BROWSER_EVALUATE_BLOCKED, `the expression targets a private or internal address (${host}); browser_console does not read internal endpoints`, { reason: 'private_address' });
+      throw new GatewayError(
+        ErrorCode.BROWSER_EVALUATE_BLOCKED,
+        `Blocked: JavaScript expression targets a private or internal address (${candidate}). Reading internal endpoints via browser_console is not permitted in this browser mode.`,
+        { reason: 'private_address' },
+      );
     }
-  }
-  if (options.allowUnsafeEvaluate) return;
-  const reason = riskyExpressionReason(expression);
-  if (reason) {
-    throw new GatewayError(
-      ErrorCode.BROWSER_EVALUATE_BLOCKED,
-      `the expression uses a sensitive browser primitive (${reason}); use browser_snapshot or browser_get_images to inspect the page, or set browser.allow_unsafe_evaluate: true in Hermes' config.yaml to allow it`,
-      { reason: 'sensitive_primitive', primitive: reason },
-    );
   }
 }

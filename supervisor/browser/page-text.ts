@@ -4,16 +4,17 @@
 // from its `img "alt"` lines and the `/url:` line after each (tools/browser_camofox.py
 // camofox_get_images; Camofox' own /images route is not what Hermes uses).
 
-/** Room kept for the truncation note. */
-const NOTE_RESERVE = 80;
+/** Room Hermes keeps for the truncation note (its note without a stored copy), at most half the limit. */
+const NOTE_RESERVE = 110;
 
 export function truncateSnapshot(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
   const lines = text.split('\n');
   const kept: string[] = [];
   let chars = 0;
+  const reserve = Math.min(NOTE_RESERVE, Math.floor(maxChars / 2));
   for (const line of lines) {
-    if (chars + line.length + 1 > maxChars - NOTE_RESERVE) break;
+    if (chars + line.length + 1 > maxChars - reserve) break;
     kept.push(line);
     chars += line.length + 1;
   }

@@ -72,7 +72,7 @@ export class CamofoxSessions {
   bound(ownerId: string): Binding & { tabId: string } {
     const binding = this.bindings.peek(ownerId);
     if (!binding?.tabId) {
-      throw new GatewayError(ErrorCode.BROWSER_NOT_NAVIGATED, 'this session has no browser page yet: call browser_navigate first', { recovery: 'browser_navigate' });
+      throw new GatewayError(ErrorCode.BROWSER_NOT_NAVIGATED, 'No browser session. Call browser_navigate first.', { recovery: 'browser_navigate' });
     }
     return binding as Binding & { tabId: string };
   }

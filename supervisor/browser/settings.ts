@@ -37,7 +37,11 @@ export interface BrowserSettings {
   identity: CamofoxIdentityMode;
   /** Loopback, private, link-local and CGNAT targets allowed (HERMES_ALLOW_PRIVATE_URLS, security./browser.allow_private_urls). */
   allowPrivateUrls: boolean;
-  /** browser_console expressions may use cookies, storage, clipboard, network and form values (`browser.allow_unsafe_evaluate`). */
+  /**
+   * browser_console expressions may use cookies, storage, clipboard, network and form values:
+   * `browser.allow_unsafe_evaluate: true`, or `browser.restrict_evaluate` set to false. Hermes 0.19
+   * restricts only when `restrict_evaluate` is true; the gateway restricts unless the host says not to.
+   */
   allowUnsafeEvaluate: boolean;
   commandTimeoutMs: number;
   navigateTimeoutMs: number;
@@ -104,7 +108,7 @@ export function resolveBrowserSettings(config: GatewayConfig): BrowserSettings {
     ...(apiKey ? { apiKey } : {}),
     identity,
     allowPrivateUrls: allowPrivate(env, doc),
-    allowUnsafeEvaluate: truthy(browser.allow_unsafe_evaluate),
+    allowUnsafeEvaluate: truthy(browser.allow_unsafe_evaluate) || (browser.restrict_evaluate !== undefined && browser.restrict_evaluate !== null && !truthy(browser.restrict_evaluate)),
     commandTimeoutMs: commandTimeoutSeconds * 1000,
     // Hermes gives a navigation at least 60 s (a cold page load), never less than a command.
     navigateTimeoutMs: Math.max(limits.browserNavigateTimeoutSeconds, commandTimeoutSeconds) * 1000,

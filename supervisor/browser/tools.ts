@@ -59,10 +59,16 @@ export function browserTools({ sessions, vision }: Deps): ToolDefinition[] {
   type Run = (args: Record<string, unknown>, ctx: CallContext, call: BrowserCall) => Promise<ToolOutcome>;
   // The call's one budget starts once it has its turn: browser.command_timeout, or the navigation
   // budget for the tools that load a page.
+  // A failed call says `success: false` next to its error, as every Hermes browser tool does.
   const owned = (run: Run, budget: 'command' | 'navigate') => (args: Record<string, unknown>, ctx: CallContext) =>
-    sessions.exclusive(ctx.owner.id, ctx.signal, () =>
-      run(args, ctx, { signal: ctx.signal, budget: budget === 'navigate' ? callBudget(s.navigateTimeoutMs, 'browserNavigateTimeoutSeconds') : callBudget(s.commandTimeoutMs, 'browser.command_timeout') }),
-    );
+    sessions
+      .exclusive(ctx.owner.id, ctx.signal, () =>
+        run(args, ctx, { signal: ctx.signal, budget: budget === 'navigate' ? callBudget(s.navigateTimeoutMs, 'browserNavigateTimeoutSeconds') : callBudget(s.commandTimeoutMs, 'browser.command_timeout') }),
+      )
+      .catch((e: unknown) => {
+        if (e instanceof GatewayError) throw new GatewayError(e.code, e.message, { success: false, ...e.details });
+        throw e;
+      });
   const tool = (def: Omit<ToolDefinition, 'requiresOwner' | 'holdsLease' | 'handler'> & { run: Run; budget?: 'navigate' }): ToolDefinition => {
     const { run, budget, ...rest } = def;
     // holdsLease: session_close releases the binding only after the owner's browser calls settled.
@@ -211,7 +217,8 @@ export function browserTools({ sessions, vision }: Deps): ToolDefinition[] {
             js_errors: [],
             total_messages: 0,
             total_errors: 0,
-            note: 'Console log capture is not available with the Camofox backend. Use browser_snapshot to inspect page state.',
+            // Hermes' note points at browser_vision too; here only when its analysis step works.
+            note: `Console log capture is not available with the Camofox backend. Use ${vision.available() ? 'browser_snapshot or browser_vision' : 'browser_snapshot'} to inspect page state.`,
           });
         }
         const expression = args.expression;

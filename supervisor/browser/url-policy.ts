@@ -91,7 +91,7 @@ async function resolveAll(host: string, timeoutMs: number): Promise<string[] | u
 async function checkHost(hostname: string, policy: UrlPolicy): Promise<void> {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
   const refuse = (kind: 'metadata' | 'private', shown: string) => {
-    if (kind === 'metadata') throw blocked(`${shown} is a cloud metadata address, which the browser never opens`, 'cloud_metadata');
+    if (kind === 'metadata') throw blocked('Blocked: URL targets a cloud metadata endpoint', 'cloud_metadata');
     if (!policy.allowPrivateUrls) {
       throw blocked(
         `${shown} is a loopback, private or internal address, which the browser does not open unless the host allows it (HERMES_ALLOW_PRIVATE_URLS=true or security.allow_private_urls: true in Hermes' config.yaml)`,
@@ -140,7 +140,7 @@ export async function checkPageUrl(raw: string, policy: UrlPolicy, reportedByBro
     } catch {
       // keep the encoded form
     }
-    if (redactKnownFormats(decoded) !== decoded) throw blocked('the URL contains what looks like an API key or token; the browser does not send secrets to a page', 'secret_in_url');
+    if (redactKnownFormats(decoded) !== decoded) throw blocked('Blocked: URL contains what appears to be an API key or token. Secrets must not be sent in URLs.', 'secret_in_url');
     for (const [key, value] of url.searchParams) {
       if (value !== '' && SENSITIVE_PARAMS.has(key.toLowerCase())) {
         throw blocked(`the URL carries a credential-named query parameter (${key}); the browser does not send credentials to a page`, 'credential_parameter');

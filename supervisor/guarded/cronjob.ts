@@ -46,6 +46,24 @@ const SCHEMA_ACTIONS = [...ACTIONS, ...Object.keys(ACTION_ALIASES)];
 /** Hermes' message when its run claim finds the job paused or disabled (cron/jobs.py is_job_runnable). */
 const RUN_PAUSED_SKIP = 'Job is paused/disabled; resume it before running.';
 
+/** Hermes' create-time notice for a job that will deliver nowhere (tools/cronjob_tools.py _local_delivery_notice). */
+const LOCAL_DELIVERY_NOTICE =
+  "This is a local-only cron job: its output is saved (view it with cronjob(action='list')) but will NOT be delivered back into this session — " +
+  'CLI/TUI sessions have no live-delivery channel. To be notified when it runs, recreate or update the job with deliver set to a ' +
+  "gateway-connected platform, e.g. deliver='telegram' or deliver='all'.";
+
+/**
+ * Whether Hermes' _local_delivery_notice speaks for a new job: not when the caller asked for
+ * `local` itself, and not when the job resolves to a delivery target. A gateway-created job has no
+ * origin, so its targets are its explicit `platform:chat_id` parts; whether a bare platform, `all`
+ * or `origin` finds a home channel depends on the Hermes gateway's environment, which this process
+ * cannot see, so those get no notice.
+ */
+function localDeliveryNotice(deliver: string, requested: unknown): boolean {
+  if (typeof requested === 'string' && requested.trim().toLowerCase() === 'local') return false;
+  return deliver.split(',').every((part) => part.trim() === '' || part.trim() === 'local');
+}
+
 const PROMPT_MAX_CHARS = 20_000;
 const LOCK_TIMEOUT_MS = 10_000;
 
@@ -130,7 +148,7 @@ export function cronjobTools(config: GatewayConfig, log: Logger, options: Cronjo
   function checkPrompt(prompt: string | undefined): void {
     if (prompt === undefined) return;
     const blocked = scanCronPrompt(prompt);
-    if (blocked) throw new GatewayError(ErrorCode.CRONJOB_PROMPT_BLOCKED, `${blocked} Nothing was written.`);
+    if (blocked) throw new GatewayError(ErrorCode.CRONJOB_PROMPT_BLOCKED, blocked);
   }
 
   /** Runs one mutation under Hermes' lock: fresh load, change, atomic replace. */
@@ -172,7 +190,7 @@ export function cronjobTools(config: GatewayConfig, log: Logger, options: Cronjo
       );
     }
     const jobRef = typeof args.job_id === 'string' ? args.job_id.trim() : '';
-    if (action !== 'create' && !jobRef) throw invalidArgs(`cronjob: job_id is required for action '${action}'`);
+    if (action !== 'create' && !jobRef) throw invalidArgs(`job_id is required for action '${action}'`);
 
     // Everything the caller sent is checked before the lock is taken.
     const prompt = args.prompt as string | undefined;
@@ -187,14 +205,14 @@ export function cronjobTools(config: GatewayConfig, log: Logger, options: Cronjo
     const assertContextRefs = (jobs: JobRecord[]) => {
       for (const ref of contextFrom ?? []) {
         if (!jobs.some((j) => j.id === ref)) {
-          throw new GatewayError(ErrorCode.CRONJOB_NOT_FOUND, `context_from job '${ref}' not found. Use cronjob(action='list') to see available jobs; nothing was written.`);
+          throw new GatewayError(ErrorCode.CRONJOB_NOT_FOUND, `context_from job '${ref}' not found. Use cronjob(action='list') to see available jobs.`);
         }
       }
     };
 
     if (action === 'create') {
-      if (!schedule) throw invalidArgs('cronjob: schedule is required for create');
-      if (!prompt && !(skills && skills.length > 0)) throw invalidArgs('cronjob: create requires either prompt or at least one skill');
+      if (!schedule) throw invalidArgs('schedule is required for create');
+      if (!prompt && !(skills && skills.length > 0)) throw invalidArgs('create requires either prompt or at least one skill');
       const modelSnapshot = defaultModelSnapshot(config.hermesHome);
       const result = await commit(signal, (jobs, clock) => {
         assertContextRefs(jobs);
@@ -235,10 +253,7 @@ export function cronjobTools(config: GatewayConfig, log: Logger, options: Cronjo
           enabled_toolsets: null,
           workdir: workdir ?? null,
         };
-        const localNote =
-          job.deliver === 'local'
-            ? ' Delivery is local: the output is saved in Hermes (cron/output) and not sent to any chat; set deliver to a platform target to be notified.'
-            : '';
+        const localNote = localDeliveryNotice(job.deliver as string, args.deliver) ? ` ${LOCAL_DELIVERY_NOTICE}` : '';
         return {
           jobs: [...jobs, job],
           result: {
@@ -307,7 +322,7 @@ export function cronjobTools(config: GatewayConfig, log: Logger, options: Cronjo
           skipped = true;
           return {
             jobs: null,
-            result: { success: true, job: { ...formatJob(normalized), executed: false, execution_success: false, execution_skipped: `${RUN_PAUSED_SKIP} Nothing was changed.` } },
+            result: { success: true, job: { ...formatJob(normalized), executed: false, execution_success: false, execution_skipped: RUN_PAUSED_SKIP } },
           };
         }
         // Runnable: due now, so the scheduler's next tick fires it.
@@ -338,7 +353,7 @@ export function cronjobTools(config: GatewayConfig, log: Logger, options: Cronjo
             updates.enabled = true;
           }
         }
-        if (Object.keys(updates).length === 0) throw invalidArgs('cronjob: No updates provided. Send at least one of prompt, schedule, name, repeat, deliver, skills, context_from, workdir.');
+        if (Object.keys(updates).length === 0) throw invalidArgs('No updates provided.');
       }
       const updated = applyUpdate(job, updates, clock);
       const formatted = formatJob(normalizeJobRecord(updated));
@@ -397,13 +412,19 @@ export function cronjobTools(config: GatewayConfig, log: Logger, options: Cronjo
     },
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, idempotentHint: false, title: 'Hermes cron jobs' },
     async handler(args, ctx) {
-      const action = ACTION_ALIASES[args.action as string] ?? (args.action as Action);
-      const stray = Object.keys(args).filter((k) => k !== 'action' && k !== 'confirm' && !APPLIES[action].includes(k));
-      if (stray.length > 0) {
-        throw invalidArgs(`cronjob: ${stray.map((s) => `'${s}'`).join(', ')} ${stray.length === 1 ? 'does' : 'do'} not apply to action '${action}' (it takes: ${APPLIES[action].join(', ') || 'nothing else'}); nothing was written.`);
+      try {
+        const action = ACTION_ALIASES[args.action as string] ?? (args.action as Action);
+        const stray = Object.keys(args).filter((k) => k !== 'action' && k !== 'confirm' && !APPLIES[action].includes(k));
+        if (stray.length > 0) {
+          throw invalidArgs(`cronjob: ${stray.map((s) => `'${s}'`).join(', ')} ${stray.length === 1 ? 'does' : 'do'} not apply to action '${action}' (it takes: ${APPLIES[action].join(', ') || 'nothing else'}); nothing was written.`);
+        }
+        if (action === 'list') return { structured: await list(args) };
+        return { structured: await mutate(action, args, ctx.signal) };
+      } catch (e) {
+        // Hermes answers every cronjob failure as tool_error(..., success=False): the flag travels with the code.
+        if (e instanceof GatewayError) throw new GatewayError(e.code, e.message, { success: false, ...e.details });
+        throw e;
       }
-      if (action === 'list') return { structured: await list(args) };
-      return { structured: await mutate(action, args, ctx.signal) };
     },
   };
   return [cronjob];

@@ -135,7 +135,8 @@ export function sessionSearchTools(config: GatewayConfig, log: Logger): ToolDefi
           }
           throw e;
         }
-        if (!result.ok) throw new GatewayError(errorCodeOf(result.code), result.message, result.details);
+        // Hermes answers its failures as tool_error(..., success=False): the flag travels with the code.
+        if (!result.ok) throw new GatewayError(errorCodeOf(result.code), result.message, { success: false, ...result.details });
         return { structured: result.payload };
       },
     },

@@ -15,7 +15,8 @@
 //       4. call cap                      → {"error": "Tool call limit reached (N). No more tool calls allowed in this execution."}
 //       5. `terminal`: drop background / pty / notify_on_complete / watch_patterns
 //       6. dispatch; a thrown error      → {"error": "<message>"}
-//          (a gateway tool's error arrives as an outcome instead, shaped by rpcReplyFor below)
+//          (a gateway tool's error arrives as an outcome instead, shaped by rpcReplyFor below:
+//          {"error": "<message>", "code": "<CODE>", ...the error's fields})
 //     Refusals (1-4) are free; every dispatched call counts toward the cap, failed or not, and is
 //     counted once the dispatch settles (Hermes increments after `handle_function_call` returns);
 //   - a connection idle for 300 s is closed (Hermes' `conn.settimeout(300)` on recv; the clock is
@@ -80,16 +81,18 @@ export interface RpcServer {
 
 /**
  * A gateway tool's outcome as the reply Hermes' tools give a script: the structured value, or for
- * an error `{"error": "<CODE>: <message>"}`. The Dispatcher has already mapped the error (a stable
- * code and a clear message; an internal error is the generic message, its details only in the
- * gateway log), so nothing internal reaches the script from here.
+ * an error Hermes' shape, `{"error": "<message>", ...the error's fields}`, plus the stable code as
+ * `code` (as Hermes' tool answers, e.g. read_file's `similar_files` and ReadResult fields). The
+ * Dispatcher has already mapped the error (a stable code and a clear message; an internal error is
+ * the generic message, its details only in the gateway log), so nothing internal reaches the
+ * script from here.
  */
 export function rpcReplyFor(outcome: ToolOutcome): Record<string, unknown> {
   const value = outcome.structured ?? {};
   if (!outcome.isError) return value;
-  const { error: code, message } = value;
+  const { error: code, message, ...fields } = value;
   if (typeof message !== 'string') return { error: typeof code === 'string' ? code : 'the tool failed' };
-  return { error: typeof code === 'string' ? `${code}: ${message}` : message };
+  return typeof code === 'string' ? { ...fields, error: message, code } : { ...fields, error: message };
 }
 
 function errorLine(message: string): string {

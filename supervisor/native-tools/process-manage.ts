@@ -9,7 +9,9 @@ import type { ProcessRegistry, TrackedProcess } from './processes.js';
 
 // process_manage (Hermes' `process` tool): a session's background processes, by their proc_ id.
 // The reading actions (list, poll, log, wait) and kill are here; the input actions (write, submit,
-// close, resize) are process-terminal.ts, shared with job_input.
+// close, resize) are process-terminal.ts, shared with job_input. Their results are redacted here,
+// once, as Hermes' _redact_process_result does (output in the mode redact_terminal_output picks for
+// the command, the command as code), and marked so that normalizeResult leaves them as they are.
 
 /**
  * Output as Hermes' process tool shows it: ANSI stripped, then redacted as terminal output is
@@ -91,6 +93,7 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
               ...(p.exited ? { exit_code: p.exitCode ?? null } : {}),
             })),
           },
+          redacted: 'output',
         };
       }
       if (typeof args.session_id !== 'string') throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `session_id is required for ${action}`);
@@ -99,13 +102,13 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
       const out = (chars: number) => clean(visibleOutput(p).slice(-chars), p.command);
       switch (action) {
         case 'poll':
-          return { structured: { session_id: p.id, command, status: status(p), pid: p.pid ?? null, tty: p.terminal !== undefined, uptime_seconds: uptime(p), output_preview: out(1000), ...(p.exited ? ending(p) : {}) } };
+          return { structured: { session_id: p.id, command, status: status(p), pid: p.pid ?? null, tty: p.terminal !== undefined, uptime_seconds: uptime(p), output_preview: out(1000), ...(p.exited ? ending(p) : {}) }, redacted: 'output' };
         case 'log': {
           const lines = splitLines(stripAnsi(visibleOutput(p)));
           const limit = (args.limit as number | undefined) ?? 200;
           const offset = (args.offset as number | undefined) ?? 0;
           const shown = offset === 0 ? lines.slice(-limit) : lines.slice(offset, offset + limit);
-          return { structured: { session_id: p.id, command, status: status(p), output: clean(shown.join('\n'), p.command), total_lines: lines.length, showing: `${shown.length} lines` } };
+          return { structured: { session_id: p.id, command, status: status(p), output: clean(shown.join('\n'), p.command), total_lines: lines.length, showing: `${shown.length} lines` }, redacted: 'output' };
         }
         case 'wait': {
           const requested = args.timeout as number | undefined;
@@ -117,13 +120,14 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
             structured: exited
               ? { status: 'exited', command, ...ending(p), output: out(2000), ...clamped }
               : { status: 'timeout', command, output: out(1000), ...(clamped ?? { timeout_note: `Waited ${seconds}s, process still running` }) },
+            redacted: 'output',
           };
         }
         case 'kill':
-          if (p.exited) return { structured: { status: 'already_exited', command, ...ending(p), output: out(2000) } };
+          if (p.exited) return { structured: { status: 'already_exited', command, ...ending(p), output: out(2000) }, redacted: 'output' };
           p.terminationSource = 'process.kill';
           await registry.kill(p);
-          return { structured: { status: 'killed', session_id: p.id, completion_reason: 'killed', termination_source: 'process.kill', output: out(2000) } };
+          return { structured: { status: 'killed', session_id: p.id, completion_reason: 'killed', termination_source: 'process.kill', output: out(2000) }, redacted: 'output' };
         case 'write':
         case 'submit':
         case 'close':

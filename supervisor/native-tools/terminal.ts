@@ -429,7 +429,9 @@ export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime): ToolDe
       const workdir = typeof args.workdir === 'string' ? await resolveInsideRoots(args.workdir, roots) : undefined;
       const timeoutSeconds = (args.timeout as number | undefined) ?? maxTimeout;
       const r = await pool.run(ctx.owner.id, command, { timeoutSeconds, signal: ctx.signal, ...(workdir ? { workdir } : {}) });
-      return { structured: foregroundResult(r, command, timeoutSeconds, limits.terminalOutputMaxChars) };
+      // `output` is redacted (shapeTerminalOutput, in the mode Hermes picks for the command); the
+      // other fields are the gateway's own.
+      return { structured: foregroundResult(r, command, timeoutSeconds, limits.terminalOutputMaxChars), redacted: 'output' };
     },
   };
 }

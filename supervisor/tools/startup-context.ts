@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { constants as fsConstants, type BigIntStats } from 'node:fs';
-import { lstat, open, type FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, open, realpath, stat, type FileHandle } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { GatewayError, ErrorCode, isGatewayError } from '../../shared/errors.js';
 import { envNameFor, type Limits } from '../../shared/limits.js';
 import { redact } from '../../shared/redact.js';
@@ -11,8 +11,8 @@ import type { GatewayConfig } from '../config.js';
 import { hermesHomeAdvice } from '../health/advice.js';
 
 // `startup_context`: the four fixed Hermes startup files, read with bounded, no-follow reads and
-// returned whole or not at all. It takes no path and is not a filesystem surface: the file set is a
-// constant, each file is opened with O_NOFOLLOW, judged by fstat of the open descriptor (type and
+// returned whole or not at all. It takes no path and is not a filesystem surface: the file set is
+// fixed (the project file is found where Hermes finds it, see findHermesMd), each file is opened with O_NOFOLLOW, judged by fstat of the open descriptor (type and
 // size) before a single byte is read, and the serialized envelope must fit its budget — an
 // oversized result is an explicit error, never a cut document. /readyz runs exactly the same read.
 
@@ -60,10 +60,46 @@ function limitText(limits: Limits, key: keyof Limits): string {
   return `${key}=${limits[key]} (${envNameFor(key)})`;
 }
 
-function fileSpecs(config: StartupConfig): FileSpec[] {
+const HERMES_MD_NAMES = ['.hermes.md', 'HERMES.md'] as const;
+
+async function isFileFollowing(path: string): Promise<boolean> {
+  return stat(path).then(
+    (st) => st.isFile(),
+    () => false,
+  );
+}
+
+/**
+ * Where Hermes reads the project file (agent/prompt_builder.py `_find_hermes_md`): `.hermes.md` or
+ * `HERMES.md` in the project directory, then in each parent up to and including the git root (the
+ * nearest directory holding `.git`); without a git root only the project directory itself. The
+ * first match wins; with none, the project directory's `.hermes.md` (reported absent).
+ */
+async function findHermesMd(projectDir: string): Promise<string> {
+  const start = await realpath(projectDir).catch(() => resolve(projectDir));
+  const chain: string[] = [];
+  for (let dir = start; ; dir = dirname(dir)) {
+    chain.push(dir);
+    if (dirname(dir) === dir) break;
+  }
+  let gitRoot: string | undefined;
+  for (const dir of chain) {
+    if (await lstat(join(dir, '.git')).then(() => true, () => false)) {
+      gitRoot = dir;
+      break;
+    }
+  }
+  const searched = gitRoot === undefined ? [start] : chain.slice(0, chain.indexOf(gitRoot) + 1);
+  for (const dir of searched) {
+    for (const name of HERMES_MD_NAMES) if (await isFileFollowing(join(dir, name))) return join(dir, name);
+  }
+  return join(start, '.hermes.md');
+}
+
+async function fileSpecs(config: StartupConfig): Promise<FileSpec[]> {
   const memories = join(config.hermesHome, 'memories');
   return [
-    { name: '.hermes.md', path: join(config.projectDir, '.hermes.md'), required: false, inMemories: false },
+    { name: '.hermes.md', path: await findHermesMd(config.projectDir), required: false, inMemories: false },
     { name: 'SOUL.md', path: join(config.hermesHome, 'SOUL.md'), required: true, inMemories: false },
     { name: 'MEMORY.md', path: join(memories, 'MEMORY.md'), required: false, inMemories: true },
     { name: 'USER.md', path: join(memories, 'USER.md'), required: false, inMemories: true },
@@ -170,7 +206,7 @@ function envelopeBudget(limits: Limits): { max: number; limit: string } {
 
 export async function readStartupContext(config: StartupConfig): Promise<StartupContext> {
   const { limits } = config;
-  const specs = fileSpecs(config);
+  const specs = await fileSpecs(config);
   const memoriesDir = join(config.hermesHome, 'memories');
   const opened: Opened[] = [];
   try {
@@ -253,7 +289,8 @@ export function startupContextTool(config: StartupConfig): ToolDefinition {
   return {
     name: 'startup_context',
     description:
-      'Read the four fixed Hermes startup files: .hermes.md (project), SOUL.md (identity), memories/MEMORY.md and memories/USER.md. ' +
+      'Read the four fixed Hermes startup files: .hermes.md (the project file: .hermes.md or HERMES.md in the project directory or, inside a git repository, the nearest one up to its root, as Hermes finds it), ' +
+        'SOUL.md (identity), memories/MEMORY.md and memories/USER.md. ' +
       'Takes no arguments. Each present file is returned whole with its sha256, size and mtime, secrets redacted; an absent optional file is reported as present:false. ' +
       'Oversized, symlinked, non-regular or non-UTF-8 files fail explicitly instead of returning partial content.',
     inputSchema: { type: 'object', properties: {}, additionalProperties: false },

@@ -1,47 +1,160 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+import { test } from 'node:test';
+import { viaBridge } from '../helpers/gateway.js';
 import { copyOfHermesHome } from '../helpers/hermes.js';
 import { tempDirs } from '../helpers/temp.js';
-import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, oracleAnswers, runOracle, type FidelityCase } from './harness.js';
+import { compareSurface, differingFields, divergences, errorAsHermes, loadCases, normalise, oneByOne, oracleAnswers, runOracle, type Answers, type FidelityCase } from './harness.js';
 import { startFidelityGateway, writeFiles, type FidelityGateway, type FileSpec } from './workspace.js';
 
-// read_file against Hermes' read_file_tool (tools/file_tools.py), over MCP and through hermes_tools.
+// read_file against Hermes' read_file_tool (tools/file_tools.py), over MCP and through hermes_tools,
+// and (cases marked `wide_result_cap`) over MCP from a gateway whose result cap is above Hermes'
+// read budget, so that budget is compared without the gateway's cap in the way.
 // Each case's files are written into a directory of its own; `args.path` is relative to it.
 
-interface ReadCase extends FidelityCase {
-  files?: Record<string, FileSpec>;
-  args: { path: string; offset?: number; limit?: number };
+/** `times` lines of `line` repeated to `width` characters (code points), each ending in "\n", then `then`. */
+interface LinesSpec {
+  line: string;
+  width: number;
+  times: number;
+  then?: string;
 }
+
+interface ReadCase extends FidelityCase {
+  files?: Record<string, FileSpec | LinesSpec>;
+  args: { path: string; offset?: unknown; limit?: unknown };
+  /** Also compared from a gateway whose result cap does not bind (the read budget's cases). */
+  wide_result_cap?: boolean;
+}
+
+const fileSpec = (spec: FileSpec | LinesSpec): FileSpec =>
+  typeof spec === 'object' && 'line' in spec ? { repeat: spec.line.repeat(spec.width) + '\n', times: spec.times, then: spec.then } : spec;
+const filesOf = (c: ReadCase): Record<string, FileSpec> => Object.fromEntries(Object.entries(c.files ?? {}).map(([k, v]) => [k, fileSpec(v)]));
+
+/** Calls per execute_code script: a script may make 50 tool calls (Hermes' cap, and the gateway's). */
+const SCRIPT_CALLS = 40;
+/** A result cap well above Hermes' 100,000-character read budget, JSON escaping included. */
+const WIDE_RESULT_CAP = 1_000_000;
 
 const temp = tempDirs();
 const cases = loadCases<ReadCase>('read_file');
 let ws = '';
 let gw: FidelityGateway | undefined;
+let gwWide: FidelityGateway | undefined;
+let hermesSeen: Answers = new Map();
+const gatewaySeen = new Map<string, Answers>();
 
 const argsOf = (c: ReadCase) => ({ ...c.args, path: isAbsolute(c.args.path) ? c.args.path : join(ws, c.id, c.args.path) });
 const norm = (v: unknown) => normalise(errorAsHermes(v), { replace: { [ws]: '<ws>' } });
+
+/**
+ * gw.hermesTools, with the results written by the script to a file instead of printed: a page of
+ * read_file can be 100,000 characters, past execute_code's stdout cap (which is not this surface).
+ */
+async function hermesToolsViaFile(calls: Array<[string, Record<string, unknown>]>): Promise<unknown[]> {
+  const out = join(temp.make('hmcp-fid-read-out-'), 'results.json');
+  const code = [
+    'import base64, json, hermes_tools',
+    `calls = json.loads(base64.b64decode(${JSON.stringify(Buffer.from(JSON.stringify(calls)).toString('base64'))}))`,
+    'out = [getattr(hermes_tools, name)(**kwargs) for name, kwargs in calls]',
+    `open(${JSON.stringify(out)}, "w", encoding="utf-8").write(json.dumps(out))`,
+    'print("written")',
+  ].join('\n');
+  const r = (await viaBridge(gw!.client, 'execute_code', { code })).data as { status?: string; output?: string };
+  if (r.status !== 'success' || String(r.output).trim() !== 'written') throw new Error(`execute_code failed: ${JSON.stringify(r)}`);
+  return JSON.parse(readFileSync(out, 'utf8')) as unknown[];
+}
+
+const seen = (via: string, answers: Answers): Answers => {
+  gatewaySeen.set(via, answers);
+  return answers;
+};
 
 compareSurface<ReadCase>({
   surface: 'read_file',
   cases,
   async setUp() {
     ws = temp.make('hmcp-fid-read-');
-    for (const c of cases) writeFiles(join(ws, c.id), c.files);
+    for (const c of cases) writeFiles(join(ws, c.id), filesOf(c));
     gw = await startFidelityGateway(copyOfHermesHome(temp.make('hmcp-fid-read-gw-'), {}), ws);
+    gwWide = await startFidelityGateway(copyOfHermesHome(temp.make('hmcp-fid-read-gw-wide-'), {}), ws, { limits: { maxOutputChars: WIDE_RESULT_CAP } });
   },
   async tearDown() {
     await gw?.close();
+    await gwWide?.close();
     temp.removeAll();
   },
   async hermes(list) {
     const home = copyOfHermesHome(temp.make('hmcp-fid-read-hermes-'), {});
     const answers = oracleAnswers(await runOracle('read_file.py', { cases: list.map((c) => ({ id: c.id, args: argsOf(c) })) }, home, { TERMINAL_CWD: ws }));
-    return new Map([...answers].map(([id, a]) => [id, norm(a)]));
+    hermesSeen = new Map([...answers].map(([id, a]) => [id, norm(a)]));
+    return hermesSeen;
   },
   gateway: {
-    mcp: (list) => oneByOne(list, async (c) => norm(await gw!.call('read_file', argsOf(c)))),
+    mcp: async (list) => seen('mcp', await oneByOne(list, async (c) => norm(await gw!.call('read_file', argsOf(c))))),
     async hermes_tools(list) {
-      const results = await gw!.hermesTools(list.map((c) => ['read_file', argsOf(c)]));
-      return new Map(list.map((c, i) => [c.id, norm(results[i])]));
+      const answers = new Map<string, unknown>();
+      for (let i = 0; i < list.length; i += SCRIPT_CALLS) {
+        const chunk = list.slice(i, i + SCRIPT_CALLS);
+        const results = await hermesToolsViaFile(chunk.map((c) => ['read_file', argsOf(c)]));
+        chunk.forEach((c, j) => answers.set(c.id, norm(results[j])));
+      }
+      return seen('hermes_tools', answers);
     },
+    mcp_wide_cap: async (list) =>
+      seen('mcp_wide_cap', await oneByOne(list.filter((c) => c.wide_result_cap === true), async (c) => norm(await gwWide!.call('read_file', argsOf(c))))),
   },
+});
+
+// Two divergences cover a whole field (content, total_lines) in the cases they list; these checks
+// hold them to what they say, so nothing else in those fields can differ unnoticed.
+
+const listedCases = (id: string): string[] => divergences().find((d) => d.id === id)?.cases ?? [];
+const record = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
+/** The pairs (gateway way, case) where `field` differs, the cap's cases only from the gateway whose cap does not bind. */
+function differing(caseIds: string[], field: string): Array<{ via: string; id: string; g: Record<string, unknown>; h: Record<string, unknown> }> {
+  const capCases = new Set(listedCases('read-file-budget-fits-result-cap'));
+  const out = [];
+  for (const [via, answers] of gatewaySeen) {
+    for (const id of caseIds) {
+      if (!answers.has(id) || (capCases.has(id) && via !== 'mcp_wide_cap')) continue;
+      const g = record(answers.get(id));
+      const h = record(hermesSeen.get(id));
+      if (differingFields(g[field], h[field]).length > 0) out.push({ via, id, g, h });
+    }
+  }
+  return out;
+}
+
+test('read_file: where read-file-no-phantom-line applies, Hermes only adds the empty line after the last one', () => {
+  const caseArgs = new Map(cases.map((c) => [c.id, c.args]));
+  const ids = listedCases('read-file-no-phantom-line');
+  const pairs = differing(ids, 'content');
+  for (const { via, id, g, h } of pairs) {
+    const args = caseArgs.get(id)!;
+    const offset = Math.max(1, Number(args.offset ?? 1));
+    const limit = Math.max(1, Number(args.limit ?? 500));
+    const shown = String(g.content);
+    // The line after the page: after its last line, or the offset itself when nothing is shown.
+    const next = shown === '' ? offset : Math.min(offset + limit, Number(g.total_lines) + 1);
+    const expected = shown === '' ? `${next}|` : `${shown}\n${next}|`;
+    assert.equal(h.content, expected, `${id} (${via}): Hermes' content is not the gateway's plus the line ${next}|`);
+  }
+  // Every listed case shows it somewhere (a case that stopped showing it should leave the list).
+  const shown = new Set(pairs.map((p) => p.id));
+  assert.deepEqual(ids.filter((id) => !shown.has(id)), []);
+});
+
+test('read_file: where read-file-last-line-counted applies, Hermes counts one line fewer and the file does not end in a newline', () => {
+  const ids = listedCases('read-file-last-line-counted');
+  const pairs = differing(ids, 'total_lines');
+  for (const { via, id, g, h } of pairs) {
+    assert.equal(h.total_lines, Number(g.total_lines) - 1, `${id} (${via})`);
+    const file = Object.values(cases.find((c) => c.id === id)!.files ?? {})[0];
+    const bytes = typeof file === 'string' ? Buffer.from(file) : file && 'base64' in file ? Buffer.from(file.base64, 'base64') : null;
+    assert.ok(bytes !== null && bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a, `${id}: its file ends in a newline`);
+  }
+  const shown = new Set(pairs.map((p) => p.id));
+  assert.deepEqual(ids.filter((id) => !shown.has(id)), []);
 });

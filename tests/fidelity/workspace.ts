@@ -38,16 +38,23 @@ export interface FidelityGateway {
   call(tool: string, args: Record<string, unknown>): Promise<unknown>;
   /**
    * Each call made from one execute_code script through hermes_tools: `calls` as [function,
-   * keyword arguments]. The script prints its results base64-encoded, so execute_code's own
-   * output redaction (a separate surface) leaves the functions' results as they returned them.
+   * keyword arguments]. The script prints its results base64-encoded (in groups of 8
+   * characters), so execute_code's own output redaction (a separate surface) leaves the functions'
+   * results as they returned them.
    */
   hermesTools(calls: Array<[string, Record<string, unknown>]>): Promise<unknown[]>;
   close(): Promise<void>;
 }
 
 /** A gateway serving `roots` (a colon-separated HERMES_MCP_ROOTS) with HERMES_HOME `home`. */
-export async function startFidelityGateway(home: string, roots: string, options: { env?: Record<string, string>; limits?: Partial<Limits> } = {}): Promise<FidelityGateway> {
-  const gateway = await startTestGateway({ home, env: { HERMES_MCP_ROOTS: roots, ...options.env }, limits: { executeCodeDeadlineSeconds: 120, ...options.limits } });
+export async function startFidelityGateway(home: string, roots: string, options: { env?: Record<string, string>; limits?: Partial<Limits>; inherited?: Record<string, string> } = {}): Promise<FidelityGateway> {
+  const gateway = await startTestGateway({
+    home,
+    env: { HERMES_MCP_ROOTS: roots, ...options.env },
+    limits: { executeCodeDeadlineSeconds: 120, ...options.limits },
+    // The environment the gateway's children inherit (execute_code scripts see it scrubbed).
+    ...(options.inherited ? { inherited: options.inherited } : {}),
+  });
   const client = await connect(gateway.mcpUrl, 'modern');
   return {
     gateway,
@@ -60,11 +67,14 @@ export async function startFidelityGateway(home: string, roots: string, options:
         'import base64, json, hermes_tools',
         `calls = json.loads(base64.b64decode(${JSON.stringify(Buffer.from(JSON.stringify(calls)).toString('base64'))}))`,
         'out = [getattr(hermes_tools, name)(**kwargs) for name, kwargs in calls]',
-        'print(base64.b64encode(json.dumps(out).encode()).decode())',
+        // In groups of 8 characters: base64 of JSON holds `eyJ` (`{"`), which the output redaction
+        // takes for the start of a JWT when it runs on unbroken; no credential pattern fits in 8.
+        "encoded = base64.b64encode(json.dumps(out).encode()).decode()",
+        "print(' '.join(encoded[i:i + 8] for i in range(0, len(encoded), 8)))",
       ].join('\n');
       const r = (await viaBridge(client, 'execute_code', { code })).data as { status?: string; output?: string; error?: string };
       if (r.status !== 'success') throw new Error(`execute_code failed: ${JSON.stringify(r)}`);
-      return JSON.parse(Buffer.from(String(r.output).trim(), 'base64').toString('utf8')) as unknown[];
+      return JSON.parse(Buffer.from(String(r.output).replace(/\s+/g, ''), 'base64').toString('utf8')) as unknown[];
     },
     async close() {
       await client.close();

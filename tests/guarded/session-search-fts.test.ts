@@ -2,8 +2,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { countCjk, quoteFtsTokens, sanitizeFtsQuery, trigramServesCjk } from '../../supervisor/guarded/session-search/fts.js';
 
-// The FTS5 query port. Expected values are the output of Hermes' own `_sanitize_fts5_query`
-// (hermes_state_search.py) run on the same inputs, so a divergence from upstream shows here.
+// The FTS5 query port. Expected values are the output of Hermes' own
+// `SessionDB._sanitize_fts5_query` (hermes_state.py, hermes-agent 0.19.0) on the same inputs, except
+// '100% done', 'a/b/c' and 'k=v&x=y': the gateway also neutralises `@ / # & | ~ [ ] < > , ; ! ? $ = \ '`
+// and a non-CJK `%`, which 0.19.0 hands to FTS5 as a syntax error (the intended divergence
+// session-search-fts-punctuation in tests/fidelity/divergences.yaml). tests/fidelity/session-search.test.ts
+// compares the whole tool with Hermes' own.
 
 const HERMES_SANITIZER: Array<[string, string]> = [
   ['chat-send', '"chat-send"'],

@@ -15,11 +15,13 @@ const dangerous = (command: string, key: string, homes = HOMES) => assert.deepEq
 const allowed = (command: string) => assert.deepEqual(checkCommand(command, HOMES), { verdict: 'allow' }, command);
 
 describe('policy/dangerous-commands.json', () => {
-  test('loads once with Hermes’ 12 hardline and 73 dangerous patterns', () => {
+  test('loads once with Hermes’ 12 hardline patterns and its sudo -S guard, and its dangerous patterns', () => {
     const policy = approvalPolicy();
     assert.equal(policy, approvalPolicy(), 'cached');
-    assert.equal(policy.hardline.length, 12);
-    assert.equal(policy.dangerous.length, 73);
+    // kill -1 and each flag-run rule have a second entry for the command word inside a flag (--kill).
+    assert.equal(policy.hardline.length, 14);
+    assert.equal(policy.dangerous.length, 77);
+    assert.deepEqual(policy.hardline.filter((p) => p.commandOnly).map((p) => p.key), ['sudo password guessing via stdin (sudo -S)']);
     for (const p of [...policy.hardline, ...policy.dangerous]) {
       assert.ok(p.key.length > 0);
       assert.equal(p.re.global || p.re.sticky, false, `${p.key}: a stateful flag`);
@@ -92,7 +94,7 @@ describe('hardline: every family is blocked', () => {
   test('every hardline key in the file is exercised above', () => {
     const keys = new Set(approvalPolicy().hardline.map((p) => p.key));
     const hit = new Set(
-      ['rm -rf /', 'rm -rf /etc', 'rm -rf ~', 'mkfs /dev/sdb', 'dd of=/dev/sda', 'echo > /dev/sda', ':(){ :|:& };:', 'kill -1', 'reboot', 'init 0', 'systemctl reboot', 'telinit 0'].map((c) => {
+      ['rm -rf /', 'rm -rf /etc', 'rm -rf ~', 'mkfs /dev/sdb', 'dd of=/dev/sda', 'echo > /dev/sda', ':(){ :|:& };:', 'kill -1', 'reboot', 'init 0', 'systemctl reboot', 'telinit 0', 'sudo -S id'].map((c) => {
         const v = checkCommand(c, HOMES);
         return v.verdict === 'hardline' ? v.key : '';
       }),
@@ -156,11 +158,20 @@ describe('dangerous: a representative set is detected', () => {
     ['git clean -fdx', 'git clean with force (deletes untracked files)'],
     ['git branch -D feature', 'git branch force delete'],
     ['git branch --delete --force feature', 'git branch force delete (long flags)'],
-    ['sudo -S id', 'sudo with privilege flag (stdin/askpass/shell/list)'],
     ['sudo -A id', 'sudo with privilege flag (stdin/askpass/shell/list)'],
-    ['sudo -s', 'sudo with privilege flag (stdin/askpass/shell/list)'],
+    ['sudo -n -s', 'sudo with privilege flag (stdin/askpass/shell/list)'],
     ['sudo -nS id', 'sudo with combined-flag privilege escalation'],
     ["python3 <<'EOF'", 'script execution via heredoc'],
+    ['node --eval 1', 'script execution via -e/-c flag'],
+    ['python3 -Wignore -c pass', 'script execution via -e/-c flag'],
+    ["php -r 'echo 1;'", 'script execution via -e/-c flag'],
+    ['rg --pre cat needle', 'arbitrary program execution via rg --pre'],
+    ['sort --compress-program=gzip big.txt', 'arbitrary program execution via sort --compress-program'],
+    ['man -P cat ls', 'arbitrary program execution via man -P'],
+    ['docker run --rm -v /:/host alpine true', 'delete in root path'],
+    ['rsync -a --chmod 777 src dst', 'world/other-writable permissions'],
+    ['git push origin main\nls -f', 'git force push short flag (rewrites remote history)'],
+    ['cp a b\ncat .env', 'overwrite project env/config file'],
     ['bash <<EOF', 'shell execution via heredoc'],
     ['chmod +x run.sh; ./run.sh', 'chmod +x followed by immediate execution'],
     ['docker restart web', 'docker restart/stop/kill (container lifecycle)'],
@@ -190,17 +201,24 @@ describe('benign look-alikes', () => {
     // terminal runs it (it just prints), execute_code's terminal denies it.
     dangerous('echo "rm -rf /"', 'delete in root path');
     dangerous('git commit -m "block rm -rf / spellings"', 'delete in root path');
-    // A separator inside quotes still starts a command for the flat patterns (Hermes does the same) …
-    hardline('git commit -m "x; reboot"', 'system shutdown/reboot');
-    // … but a subshell opener inside quotes does not (the quote-aware command starts).
+    // Command positions are quote-aware: neither a separator nor a subshell opener inside quotes
+    // starts a command.
+    allowed('git commit -m "x; reboot"');
     allowed('git commit -m "docs: (reboot) notes"');
+    // A quoted grep -P pattern is data, not a command (Hermes' _quoted_grep_pattern_spans) …
+    allowed("grep -P '(safe|rm -rf /)' rules.txt");
+    // … and a grep whose arguments cannot be read is refused.
+    hardline('grep -P', 'command parser limit or malformed executable payload');
+    // Words that only mention an interpreter option are not running one.
+    allowed('echo "python -c is an option"');
   });
 
   test('Hermes quirks kept on purpose', () => {
     // Hermes lowercases before matching `git branch -D`, so the safe -d matches too.
     dangerous('git branch -d merged', 'git branch force delete');
-    // `--rm` is a flag, not the rm command (a deliberate difference from Hermes' flat \brm).
-    allowed('docker run --rm -v /:/host alpine true');
+    // Hermes' \brm also starts inside a flag: `--rm -v /:/x` reads as 'delete in root path'.
+    dangerous('docker run --rm -v /:/host alpine true', 'delete in root path');
+    allowed('docker run -it --rm --name x -v /srv:/srv img');
   });
 });
 
@@ -244,6 +262,22 @@ describe('normalisation and command segments', () => {
     hardline('sudo -u root reboot', 'system shutdown/reboot');
   });
 
+  test('a program handed to bash -c, sh -c, rg --pre, … is judged as a command of its own', () => {
+    hardline('bash -c "reboot"', 'system shutdown/reboot');
+    hardline("sh -c 'rm -rf /'", 'recursive delete of root filesystem');
+    hardline("bash -O extglob -c 'reboot'", 'system shutdown/reboot');
+    hardline("sudo bash -c 'mkfs.ext4 /dev/sda'", 'format filesystem (mkfs)');
+    hardline("rg --pre 'reboot' needle", 'system shutdown/reboot');
+    dangerous('bash -c "ls"', 'shell command via -c/-lc flag');
+    allowed('bash -n script.sh');
+    allowed('python3 -Wc script.py');
+  });
+
+  test('sudo -S (a guessed password on stdin) is always refused, as Hermes does without SUDO_PASSWORD', () => {
+    for (const c of ['sudo -S id', 'echo pw | sudo -S apt install x', 'ls; sudo -S whoami', 'sudo -s']) hardline(c, 'sudo password guessing via stdin (sudo -S)');
+    dangerous('sudo -u root -S whoami', 'sudo with privilege flag (stdin/askpass/shell/list)');
+  });
+
   test('a quoted or literally substituted command word is read as the shell reads it', () => {
     hardline('"rm" -rf /', 'recursive delete of root filesystem');
     hardline("'reboot'", 'system shutdown/reboot');
@@ -260,12 +294,19 @@ describe('normalisation and command segments', () => {
   });
 });
 
-test('the check stays linear on pathological input (128 KiB each, no regex blow-up)', () => {
+test('Hermes’ parser limits: an overlong command, or a long one without a separator, is refused unread', () => {
+  hardline('x'.repeat(128_001), 'command parser limit exceeded');
+  hardline('echo ' + 'x'.repeat(5000), 'command parser limit exceeded');
+  allowed('echo ' + 'x'.repeat(5000) + '; true');
+});
+
+test('the check stays linear on pathological input (120 000 characters each, no regex blow-up)', () => {
   // Each of these made at least one literal translation of Hermes' patterns quadratic or worse
   // (the openssl rule took 67 s on 8 KiB). Linear is ~0.1 s here; the bound only catches blow-ups.
-  const units = ['xargs ', 'openssl base64 -d ', 'perl -i ', 'perl -i x -i ', 'git branch -d ', 'tee ', 'tee ./a/', 'cp ', 'cp a ./', 'rm -', ';rm -', 'kill -', 'killall -', 'pwsh -', 'hermes -a ', 'delete from ', '.env.', '> .env.env', '>a/', 'sudo -u $(', 'env a=$(b) ', 'env\ndecode=unload-lib$(', 'setsid\n', '$(', '(', '`', '{', 'chmod +x ;', 'echo x | ', 'curl |', 'find -exec ', 'sed -i ~/', 'cmd /c '];
+  // Each input starts with a line of its own, so Hermes' separator-free limit does not cut it short.
+  const units = ['--rm ', '-rm ', '--kill ', '--chmod -x ', 'git push\n', 'cp a\n', 'openssl\n', 'bash -c ', 'python -c ', 'grep -P ', "grep -P 'x' ", '(python -c x ', 'rg --pre ', "bash -c 'bash -c ", 'gateway run\n', 'kill\n', 'find\n', 'xargs ', 'openssl base64 -d ', 'perl -i ', 'perl -i x -i ', 'git branch -d ', 'tee ', 'tee ./a/', 'cp ', 'cp a ./', 'rm -', ';rm -', 'kill -', 'killall -', 'pwsh -', 'hermes -a ', 'delete from ', '.env.', '> .env.env', '>a/', 'sudo -u $(', 'env a=$(b) ', 'env\ndecode=unload-lib$(', 'setsid\n', '$(', '(', '`', '{', 'chmod +x ;', 'echo x | ', 'curl |', 'find -exec ', 'sed -i ~/', 'cmd /c '];
   for (const unit of units) {
-    const command = unit.repeat(Math.ceil((128 * 1024) / unit.length)) + '\u0001/';
+    const command = 'x\n' + unit.repeat(Math.ceil(120_000 / unit.length)).slice(0, 120_000) + '\u0001/';
     const started = performance.now();
     checkCommand(command, HOMES);
     const ms = performance.now() - started;

@@ -49,7 +49,8 @@ describe('file tools stay inside HERMES_MCP_ROOTS (the test gateway roots at its
     assert.equal(r.data.status, 'success', out);
     const lines = out.trim().split('\n').map((l) => JSON.parse(l) as unknown);
     for (const refusal of lines.slice(0, 8)) {
-      assert.match(String((refusal as { error?: string }).error), /^PATH_OUTSIDE_ROOTS: .*HERMES_MCP_ROOTS=/, JSON.stringify(refusal));
+      assert.equal((refusal as { code?: string }).code, 'PATH_OUTSIDE_ROOTS', JSON.stringify(refusal));
+      assert.match(String((refusal as { error?: string }).error), /HERMES_MCP_ROOTS=/, JSON.stringify(refusal));
     }
     assert.deepEqual(lines.slice(8), [3, '1|in']);
     assert.ok(!out.includes(SECRET), 'no outside content reached the script');

@@ -19,7 +19,7 @@ import { waitFor } from '../helpers/wait.js';
 import { logSink } from '../helpers/log-sink.js';
 
 // execute_code's hermes_tools file calls are nested calls of the Dispatcher: an error reaches the
-// script as Hermes' {"error": "..."} with the stable code and the mapped message, and an internal
+// script as Hermes' {"error": "<mapped message>"} with the stable code beside it as `code`, and an internal
 // error as the generic message tool_call gives, its details logged once in the gateway log and
 // never sent to the script. The real gateway always brings the real file tools, whose failures are
 // all mapped GatewayErrors; to reach the internal-error path this gateway is composed like
@@ -99,9 +99,9 @@ describe('hermes_tools errors reach the script mapped, and internal ones are log
       const out = String(r.data.output);
       assert.equal(r.data.status, 'success', out);
       const [read, write] = out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-      assert.deepEqual(read, { error: 'INTERNAL_ERROR: read_file failed inside the gateway; see the gateway log for details' });
+      assert.deepEqual(read, { error: 'read_file failed inside the gateway; see the gateway log for details', code: 'INTERNAL_ERROR' });
       assert.ok(!out.includes('very-internal-detail'), 'the internal detail never reaches the script');
-      assert.deepEqual(write, { error: `PATH_OUTSIDE_ROOTS: ${REFUSAL}` });
+      assert.deepEqual(write, { error: REFUSAL, code: 'PATH_OUTSIDE_ROOTS' });
       const events = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>);
       const logged = events().filter((e) => e.event === 'tool_internal_error');
       assert.equal(logged.length, 1, JSON.stringify(logged));

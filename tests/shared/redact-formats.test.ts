@@ -84,7 +84,8 @@ const CORPUS: Case[] = [
   { id: 'pypi-token', sample: 'pypi-' + 'AgEIcHlwaS5vcmc' + rand(ALNUM_, 70), nearMiss: 'pypi-mirror' },
   { id: 'digitalocean-pat', sample: 'dop_v1_' + rand(HEX, 64), nearMiss: 'dop_v1_test' },
   { id: 'digitalocean-oauth', sample: 'doo_v1_' + rand(HEX, 64), nearMiss: 'doo_v1_abc' },
-  { id: 'agentmail-api-key', sample: 'am_' + rand(ALNUM, 32), nearMiss: 'am_understanding' },
+  // Hermes' 10-character floor: `am_understanding` is masked as Hermes masks it; shorter is not.
+  { id: 'agentmail-api-key', sample: 'am_' + rand(ALNUM, 32), nearMiss: 'am_shortword' },
   { id: 'elevenlabs-api-key', sample: 'sk_' + rand(HEX, 48), nearMiss: 'sk_cache' },
   { id: 'tavily-api-key', sample: 'tvly-' + rand(ALNUM, 32), nearMiss: 'tvly-dev' },
   { id: 'exa-api-key', sample: 'exa_' + rand(ALNUM, 32), nearMiss: 'exa_search' },
@@ -96,7 +97,9 @@ const CORPUS: Case[] = [
   { id: 'byterover-api-key', sample: 'brv_' + rand(ALNUM, 32), nearMiss: 'brv_cli' },
   { id: 'xai-api-key', sample: 'xai-' + rand(ALNUM, 80), nearMiss: 'xai-' + rand(ALNUM, 20) },
   { id: 'notion-api-token', sample: 'ntn_' + rand(DIGIT, 11) + rand(ALNUM, 35), nearMiss: 'ntn_page' },
+  { id: 'fireworks-api-key-dash', sample: 'fw-' + rand(ALNUM, 40), nearMiss: 'fw-' + rand(ALNUM, 12) },
   { id: 'fireworks-api-key', sample: 'fw_' + rand(ALNUM, 40), nearMiss: 'fw_' + rand(ALNUM, 12) },
+  { id: 'fireworks-project-key', sample: 'fpk_' + rand(ALNUM, 40), nearMiss: 'fpk_' + rand(ALNUM, 12) },
 
   // Source control
   { id: 'gitlab-pat', sample: 'glpat-' + rand(ALNUM_, 20), nearMiss: 'glpat_example_name' },

@@ -39,7 +39,9 @@ function adversarialInputs(n: number): string[] {
     inputs.push(lead + fill('aB3', n - lead.length)); // one run far longer than any format allows
     inputs.push(fill(`${lead}${'x'.repeat(40)}-`, n)); // token-like runs glued together
   }
-  for (const fragment of ['0123456789abcdef', 'A', '7Q~', '-us1', 'NRAL', 'https://u:', 'a://', 'x:y', '-----BEGIN PGP PRIVATE KEY BLOCK-----\n']) {
+  for (const fragment of ['0123456789abcdef', 'A', '7Q~', '-us1', 'NRAL', 'https://u:', 'a://', 'x:y', '-----BEGIN PGP PRIVATE KEY BLOCK-----\n',
+    // Assignment and header values: chains of non-secret assignments, quotes inside values.
+    'A=', 'a.b=', "TOKEN='", "x-api-key: a')"]) {
     inputs.push(fill(fragment, n));
   }
   return inputs;

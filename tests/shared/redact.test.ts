@@ -35,8 +35,11 @@ test('pass 1: known key prefixes are masked, with word-boundary guards', () => {
 test('pass 2: ENV assignments, dotted config keys and line-anchored lowercase keys', () => {
   assert.equal(
     redact('OPENAI_API_KEY=q8Zr2LmX9vTn4KpW7sYd\nDB_PASSWORD="hunter2"\nGH_TOKEN = abc123def456'),
-    'OPENAI_API_KEY=q8Zr2L...7sYd\nDB_PASSWORD="***"\nGH_TOKEN = ***',
+    // As Hermes writes them: `NAME=value`, and a line-anchored one masked twice (the config pass
+    // masks the upper-case pass's 13-character head/tail mask again, to ***).
+    'OPENAI_API_KEY=***\nDB_PASSWORD="***"\nGH_TOKEN=***',
   );
+  assert.equal(redact('docker run -e API_TOKEN=q8Zr2LmX9vTn4KpW7sYd img'), 'docker run -e API_TOKEN=q8Zr2L...7sYd img');
   assert.equal(
     redact('spring.datasource.password=s3cr3t\nexport api_key=abcdef123456'),
     'spring.datasource.password=***\nexport api_key=***',
@@ -46,11 +49,22 @@ test('pass 2: ENV assignments, dotted config keys and line-anchored lowercase ke
     redact('java -Dspring.datasource.password=s3cr3t -jar app.jar'),
     'java -Dspring.datasource.password=*** -jar app.jar',
   );
-  // A vendor-prefixed value is masked by pass 1 first; pass 2 keeps that more informative mask.
-  assert.equal(redact(`OPENAI_API_KEY=${OPENAI_KEY}`), 'OPENAI_API_KEY=sk-pro...Cd4f');
-  // Not secrets: limits, words containing AUTH, env lookups, flags, variable references.
-  const benign = 'MAX_TOKENS=4096\nAUTHOR=Smith\nAPI_KEY = os.getenv("OPENAI_API_KEY")\nREQUIRE_AUTH=true\nGITHUB_TOKEN=$GH_TOKEN';
-  assert.equal(redact(benign), benign);
+  // A vendor-prefixed value is masked by pass 1 first, and that mask again by pass 2, as in Hermes.
+  assert.equal(redact(`OPENAI_API_KEY=${OPENAI_KEY}`), 'OPENAI_API_KEY=***');
+  // A name that contains a keyword is a secret's name, whatever its value (Hermes masks limits,
+  // flags and variable references too); only env lookups are code, not values.
+  assert.equal(
+    redact('MAX_TOKENS=4096\nAUTHOR=Smith\nAPI_KEY = os.getenv("OPENAI_API_KEY")\nREQUIRE_AUTH=true\nGITHUB_TOKEN=$GH_TOKEN'),
+    'MAX_TOKENS=***\nAUTHOR=***\nAPI_KEY = os.getenv("OPENAI_API_KEY")\nREQUIRE_AUTH=***\nGITHUB_TOKEN=***',
+  );
+  // A comparison is not an assignment (Gateway: Hermes masks its second `=`).
+  assert.equal(redact('if TOKEN == expected: pass'), 'if TOKEN == expected: pass');
+  // An assignment right after a non-secret one is still found, and a quote inside a value, or an
+  // opening quote never closed, does not cut the value short; a closing quote stays.
+  assert.equal(redact('4096=TOKEN_VALUE=q8Zr2LmX9vTn4KpW7sYd'), '4096=TOKEN_VALUE=q8Zr2L...7sYd');
+  assert.equal(redact("x DB_PASSWORD=pa'ssw0rd-0123456789 y"), 'x DB_PASSWORD=pa\'ssw...6789 y');
+  assert.equal(redact('x API_KEY="q8Zr2LmX9vTn4KpW7sYd'), 'x API_KEY="q8Zr2...7sYd');
+  assert.equal(redact('{"env": "API_KEY=q8Zr2LmX9vTn4KpW7sYd", "x": 1}'), '{"env": "API_KEY=q8Zr2L...7sYd", "x": 1}');
   // Lowercase forms are off when the text holds a URL (query params must round-trip);
   // the uppercase form still applies.
   assert.equal(
@@ -62,7 +76,9 @@ test('pass 2: ENV assignments, dotted config keys and line-anchored lowercase ke
 test('pass 3: JSON fields are masked, quotes and escapes kept intact', () => {
   const input = '{"apiKey": "q8Zr2LmX9vTn4KpW7sYdQ", "password":"p\\"w", "name": "demo", "max_tokens": "4096"}';
   const output = redact(input);
-  assert.equal(output, '{"apiKey": "q8Zr2L...sYdQ", "password":"***", "name": "demo", "max_tokens": "4096"}');
+  // A masked field is written `"key": "value"`, as Hermes writes it. Gateway: the escaped quote
+  // does not end the value (Hermes masks `p\` and leaves `"w`).
+  assert.equal(output, '{"apiKey": "q8Zr2L...sYdQ", "password": "***", "name": "demo", "max_tokens": "4096"}');
   assert.deepEqual(JSON.parse(output), { apiKey: 'q8Zr2L...sYdQ', password: '***', name: 'demo', max_tokens: '4096' });
   // The same field inside a JSON-encoded string.
   assert.equal(redact('{"out": "{\\"token\\": \\"abcdefghij\\"}"}'), '{"out": "{\\"token\\": \\"***\\"}"}');
@@ -85,8 +101,8 @@ test('pass 4: unquoted YAML key: value lines', () => {
       '  password: ***',
       '  - api_key: "***"',
       '  token_url: https://auth.example.com/token',
-      '  max_tokens: 100',
-      '  tokenizer: cl100k_base',
+      '  max_tokens: ***',
+      '  tokenizer: ***',
       'note: the secret meeting',
     ].join('\n'),
   );
@@ -149,7 +165,8 @@ test('pass 9: database connection-string passwords', () => {
 test('pass 10: bare-token URL userinfo is masked; user:password userinfo keeps the user, masks the password', () => {
   assert.equal(
     redact(`git remote set-url origin https://${GITHUB_PAT}@github.com/o/r.git`),
-    'git remote set-url origin https://ghp_R4...5678@github.com/o/r.git',
+    // Pass 1's mask of the PAT, masked again by this pass as in Hermes.
+    'git remote set-url origin https://***@github.com/o/r.git',
   );
   assert.equal(
     redact('git clone https://oauth2tokenvalue1234@gitlab.example.com/o/r.git'),
@@ -185,9 +202,11 @@ test('pass 12: form-urlencoded bodies', () => {
 test('pass 13: E.164 phone numbers', () => {
   assert.equal(redact('call +14155550123 now'), 'call +141****0123 now');
   assert.equal(redact('short +1234567'), 'short +1****67');
-  // Too long for E.164, glued to a letter, or arithmetic: not a phone number.
-  const kept = 'id +1234567890123456 x+14155550123 1+2345678';
+  // Too long for E.164, or glued to a letter or digit after it: not a phone number.
+  const kept = 'id +1234567890123456 +14155550123x +141555501234567890';
   assert.equal(redact(kept), kept);
+  // Nothing is required before the `+`, as in Hermes.
+  assert.equal(redact('x+14155550123 1+2345678'), 'x+141****0123 1+2****78');
 });
 
 test('codeFile skips the ENV/config/JSON/YAML passes but keeps the others', () => {
@@ -213,7 +232,7 @@ test('codeFile skips the ENV/config/JSON/YAML passes but keeps the others', () =
     ].join('\n'),
   );
   // Without codeFile the same text is treated as output, not source.
-  assert.match(redact(code), /DEFAULT_PASSWORD = "\*\*\*"/);
+  assert.match(redact(code), /DEFAULT_PASSWORD="\*\*\*"/);
   assert.match(redact(code), /postgresql:\/\/\{user\}:\*\*\*@/);
 });
 
@@ -249,7 +268,7 @@ test('fileRead with secretFile runs the assignment passes, with the sentinel, be
   const rc = ['1|export SERVICE_TOKEN=Zq8wX2vB7nM4kL9pR3tY', '2|  api_key: hunter2hunter2', '3|MAX_TOKENS=100', `4|GITHUB_TOKEN: ${GITHUB_PAT}`].join('\n');
   assert.equal(
     redact(rc, { fileRead: true, secretFile: true }),
-    ['1|export SERVICE_TOKEN=«redacted-secret»', '2|  api_key: «redacted-secret»', '3|MAX_TOKENS=100', '4|GITHUB_TOKEN: «redacted:ghp_…»'].join('\n'),
+    ['1|export SERVICE_TOKEN=«redacted-secret»', '2|  api_key: «redacted-secret»', '3|MAX_TOKENS=«redacted-secret»', '4|GITHUB_TOKEN: «redacted:ghp_…»'].join('\n'),
   );
   // Without secretFile the opaque values are code, as in Hermes.
   assert.equal(redact(rc, { fileRead: true }), rc.replace(GITHUB_PAT, '«redacted:ghp_…»'));
@@ -317,9 +336,9 @@ test('redactDeep returns a redacted deep copy and leaves the input untouched', (
   const output = redactDeep(input);
   assert.deepEqual(output, {
     tool: 'terminal',
-    output: ['export OPENAI_API_KEY=sk-pro...Cd4f', { nested: ['Authorization: Bearer q8Zr2L...7sYd'] }],
+    output: ['export OPENAI_API_KEY=***', { nested: ['Authorization: Bearer q8Zr2L...7sYd'] }],
     // The plain string "hunter2" has no secret shape; its key says it is a password.
-    config: { password: '***', token: '4096', name: 'demo', [`${GITHUB_PAT}`]: 'key names are kept' },
+    config: { password: '***', token: '***', name: 'demo', [`${GITHUB_PAT}`]: 'key names are kept' },
     count: 3,
     ok: true,
     none: null,

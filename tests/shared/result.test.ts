@@ -163,9 +163,10 @@ describe('normalizeResult: structuredContent', () => {
       assert.deepEqual(result.structuredContent, { content: once, total_lines: 2 });
       assert.deepEqual(JSON.parse(texts(result)[0]!), result.structuredContent);
     }
-    // The same text as a tool's output is redacted in the output mode: the assignment too, head/tail.
+    // The same text as a tool's output is redacted in the output mode: the assignment too (written
+    // `NAME=value` as Hermes writes it, and masked again by the line-anchored config pass).
     const output = normalizeResult({ structured: { content: file } }, { maxChars: PRODUCT_CAP });
-    assert.equal(output.structuredContent?.content, '1|DATABASE_PASSWORD = "hunter...ter2"\n2|token = "ghp_ab...6789"');
+    assert.equal(output.structuredContent?.content, '1|DATABASE_PASSWORD="***"\n2|token = "ghp_ab...6789"');
   });
 
   test('the input structure is not modified by redaction', () => {

@@ -3,7 +3,8 @@
 Each tool function sends one RPC request to the gateway and returns the tool's parsed JSON result
 (a dict for every Hermes tool; errors come back as ``{"error": "..."}``, they are not raised).
 
-Stub signatures are Hermes Agent's (``tools/code_execution_tool.py``, ``_TOOL_STUBS``). The gateway
+Stub signatures are Hermes Agent's (``tools/code_execution_tool.py``, ``_TOOL_STUBS``), annotations
+included, as ``inspect.signature`` shows them. The gateway
 decides which tools a script may actually call; a refused call returns an ``{"error": ...}`` dict.
 
 Transport (Hermes' local UDS transport): the Unix socket named by ``HERMES_RPC_SOCKET`` (or a
@@ -121,28 +122,28 @@ def _args(**kwargs):
 # Tools (Hermes signatures)
 # ---------------------------------------------------------------------------
 
-def web_search(query, limit=5):
+def web_search(query: str, limit: int = 5):
     """Search the web. Returns dict with data.web list of {url, title, description}."""
     return _call("web_search", _args(query=query, limit=limit))
 
 
-def web_extract(urls, char_limit=None):
+def web_extract(urls: list, char_limit: int = None):
     """Extract content from URLs. Returns dict with results list of {url, title, content, error}."""
     return _call("web_extract", _args(urls=urls, char_limit=char_limit))
 
 
-def read_file(path, offset=1, limit=500):
+def read_file(path: str, offset: int = 1, limit: int = 500):
     """Read a file (1-indexed lines). Returns dict with "content" and "total_lines"."""
     return _call("read_file", _args(path=path, offset=offset, limit=limit))
 
 
-def write_file(path, content, cross_profile=False):
+def write_file(path: str, content: str, cross_profile: bool = False):
     """Write content to a file (always overwrites). Returns dict with status."""
     return _call("write_file", _args(path=path, content=content, cross_profile=cross_profile))
 
 
-def search_files(pattern, target="content", path=".", file_glob=None, limit=50, offset=0,
-                 output_mode="content", context=0):
+def search_files(pattern: str, target: str = "content", path: str = ".", file_glob: str = None,
+                 limit: int = 50, offset: int = 0, output_mode: str = "content", context: int = 0):
     """Search file contents (target="content") or find files by name (target="files")."""
     return _call("search_files", _args(
         pattern=pattern, target=target, path=path, file_glob=file_glob, limit=limit,
@@ -150,8 +151,8 @@ def search_files(pattern, target="content", path=".", file_glob=None, limit=50, 
     ))
 
 
-def patch(path=None, old_string=None, new_string=None, replace_all=False, mode="replace",
-          patch=None, cross_profile=False):
+def patch(path: str = None, old_string: str = None, new_string: str = None, replace_all: bool = False,
+          mode: str = "replace", patch: str = None, cross_profile: bool = False):
     """Targeted find-and-replace (mode="replace") or V4A multi-file patches (mode="patch")."""
     return _call("patch", _args(
         path=path, old_string=old_string, new_string=new_string, replace_all=replace_all,
@@ -159,7 +160,7 @@ def patch(path=None, old_string=None, new_string=None, replace_all=False, mode="
     ))
 
 
-def terminal(command, timeout=None, workdir=None):
+def terminal(command: str, timeout: int = None, workdir: str = None):
     """Run a shell command (foreground only). Returns dict with "output" and "exit_code"."""
     return _call("terminal", _args(command=command, timeout=timeout, workdir=workdir))
 
@@ -168,7 +169,7 @@ def terminal(command, timeout=None, workdir=None):
 # Helpers
 # ---------------------------------------------------------------------------
 
-def json_parse(text):
+def json_parse(text: str):
     """json.loads with strict=False: tolerates raw control characters (tabs, newlines) inside
     strings, as found in terminal() or web_extract() output."""
     import json
@@ -176,7 +177,7 @@ def json_parse(text):
     return json.loads(text, strict=False)
 
 
-def shell_quote(s):
+def shell_quote(s: str) -> str:
     """Shell-escape a string for safe interpolation into terminal() commands:
     terminal(f"echo {shell_quote(user_input)}")"""
     import shlex

@@ -80,12 +80,12 @@ export function resolveJob(jobs: JobRecord[], ref: string): Resolved {
   const lower = ref.toLowerCase();
   const matches = jobs.map((job, index) => ({ job, index })).filter(({ job }) => typeof job.name === 'string' && job.name.toLowerCase() === lower);
   if (matches.length === 0) {
-    throw new GatewayError(ErrorCode.CRONJOB_NOT_FOUND, `Job with ID or name '${ref}' not found. Use cronjob(action='list') to inspect jobs; nothing was written.`);
+    throw new GatewayError(ErrorCode.CRONJOB_NOT_FOUND, `Job with ID or name '${ref}' not found. Use cronjob(action='list') to inspect jobs.`);
   }
   if (matches.length > 1) {
     throw new GatewayError(
       ErrorCode.CRONJOB_AMBIGUOUS,
-      `Job name '${ref}' is ambiguous — matches ${matches.length} jobs: ${matches.map((m) => pyId(m.job)).join(', ')}. Use the job ID instead; nothing was written.`,
+      `Job name '${ref}' is ambiguous — matches ${matches.length} jobs: ${matches.map((m) => pyId(m.job)).join(', ')}. Use the job ID instead.`,
       {
         matches: matches.map(({ job }) => {
           const n = normalizeJobRecord(job);

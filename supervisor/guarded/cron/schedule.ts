@@ -31,8 +31,9 @@ const MAX_DURATION_MINUTES = 10 * 366 * 1440;
 const DURATION_RE = /^(\d+)\s*(m|min|mins|minute|minutes|h|hr|hrs|hour|hours|d|day|days)$/;
 const CRON_FIELD_RE = /^[\d*\-,/]+$/;
 
+/** parse_schedule's guidance, word for word. */
 const USAGE =
-  "Use: a duration '30m', '2h', '1d' (one-shot); an interval 'every 30m', 'every 2h' (recurring); a cron expression '0 9 * * *'; or a timestamp '2026-02-03T14:00:00' (one-shot, naive times are in the Hermes timezone).";
+  "Use:\n  - Duration: '30m', '2h', '1d' (one-shot)\n  - Interval: 'every 30m', 'every 2h' (recurring)\n  - Cron: '0 9 * * *' (cron expression)\n  - Timestamp: '2026-02-03T14:00:00' (one-shot at time)";
 
 function invalid(message: string): GatewayError {
   return new GatewayError(ErrorCode.CRONJOB_SCHEDULE_INVALID, message);
@@ -121,6 +122,28 @@ interface ParsedIso {
   offset: number | null;
 }
 
+/**
+ * Why Python's `datetime.fromisoformat` refuses `text` (its ValueError message, which Hermes'
+ * parse_schedule puts after "Invalid timestamp '...':"), for a text parseIsoTimestamp refused.
+ */
+function isoRejection(text: string): string {
+  const m = ISO_RE.exec(text);
+  if (!m || (m[9] && m[5] === undefined)) return `Invalid isoformat string: ${pyRepr(text)}`;
+  const [year, month, day, hour, minute, second] = [m[1], m[3], m[4], m[5], m[6], m[7]].map((v) => Number(v ?? 0)) as [number, number, number, number, number, number];
+  if (year < 1) return `year ${year} is out of range`;
+  if (month < 1 || month > 12) return 'month must be in 1..12';
+  if (day < 1 || day > daysInMonth(year, month)) return 'day is out of range for month';
+  if (hour > 23) return 'hour must be in 0..23';
+  if (minute > 59) return 'minute must be in 0..59';
+  if (second > 59) return 'second must be in 0..59';
+  return `Invalid isoformat string: ${pyRepr(text)}`;
+}
+
+/** Python's repr of a str without quotes or backslashes in it: the text in single quotes. */
+function pyRepr(text: string): string {
+  return text.includes("'") && !text.includes('"') ? `"${text}"` : `'${text.replaceAll("'", "\\'")}'`;
+}
+
 function parseIsoTimestamp(text: string): ParsedIso | null {
   const m = ISO_RE.exec(text);
   if (!m) return null;
@@ -163,7 +186,7 @@ export function parseSchedule(input: string, ctx: ParseContext): Schedule {
 
   if (schedule.toLowerCase().startsWith('every ')) {
     const minutes = parseDuration(schedule.slice(6).trim());
-    if (minutes === null) throw invalid(`Invalid duration: '${schedule.slice(6).trim().toLowerCase()}'. Use format like '30m', '2h', or '1d'.`);
+    if (minutes === null) throw invalid(`Invalid duration: '${schedule.slice(6).trim().toLowerCase()}'. Use format like '30m', '2h', or '1d'`);
     const n = checkedMinutes(minutes, original);
     return { kind: 'interval', minutes: n, display: `every ${n}m` };
   }
@@ -172,7 +195,7 @@ export function parseSchedule(input: string, ctx: ParseContext): Schedule {
 
   if (schedule.includes('T') || /^\d{4}-\d{2}-\d{2}/.test(schedule)) {
     const parsed = parseIsoTimestamp(schedule.replaceAll('Z', '+00:00'));
-    if (!parsed) throw invalid(`Invalid timestamp '${schedule}'. ${USAGE}`);
+    if (!parsed) throw invalid(`Invalid timestamp '${schedule}': ${isoRejection(schedule.replaceAll('Z', '+00:00'))}`);
     let ms: number;
     let offset: number;
     if (parsed.offset === null) {
@@ -185,10 +208,11 @@ export function parseSchedule(input: string, ctx: ParseContext): Schedule {
       d.setUTCHours(w.hour, w.minute, w.second, Math.floor(w.micro / 1000));
       ms = d.getTime() - offset * 60_000;
     }
-    if (ms < ctx.now - ONESHOT_GRACE_SECONDS * 1000) {
-      throw invalid(`Invalid schedule '${original}': that time is already past, so the job would never run.`);
-    }
     const w = parsed.wall;
+    if (ms < ctx.now - ONESHOT_GRACE_SECONDS * 1000) {
+      // create_job's / update_job's refusal, naming the run_at parse_schedule made.
+      throw invalid(`Requested one-shot time ${formatWall(w) + formatOffset(offset)} is more than ${ONESHOT_GRACE_SECONDS}s in the past and cannot be scheduled.`);
+    }
     const pad = (n: number) => String(n).padStart(2, '0');
     return {
       kind: 'once',

@@ -7,8 +7,10 @@ export const MAX_QUERY_CHARS = 2048;
 
 const FTS_OPERATORS = new Set(['AND', 'OR', 'NOT']);
 
-// Characters FTS5's query grammar rejects outside a quoted phrase (Hermes `_FTS5_SPECIAL_CHARS`).
-// `%` is handled separately: the CJK LIKE route needs it literal.
+// Characters FTS5's query grammar rejects outside a quoted phrase. hermes-agent 0.19.0 strips only
+// `+{}():"^` and lets the others reach FTS5, whose syntax error it answers as "no matches"; the gateway
+// neutralises them all so such a query still finds its words (an intended divergence,
+// session-search-fts-punctuation). `%` is handled separately: the CJK LIKE route needs it literal.
 const FTS5_SPECIAL_RE = /[+{}():"^@/#&|~[\]<>,;!?$=\\']/g;
 const QUOTED_PHRASE_RE = /"[^"]*"/g;
 // Python's `\b(\w+(?:[._-]\w+)+)\b` with Unicode `\w` (JS `\b`/`\w` are ASCII-only, even with /u).

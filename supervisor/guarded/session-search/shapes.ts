@@ -270,8 +270,8 @@ function sessionMeta(meta: SessionRow): Record<string, unknown> {
 /**
  * Hermes `_title_match_result`: the query (outer quotes and backticks stripped) names a session's
  * title, so that session is a result anchored on its first live message. Hidden sources are not.
- * Unlike Hermes, whose empty bookends fall back to the first/last three messages (repeating the
- * window), the bookends are the anchored view's own.
+ * As in Hermes, an empty bookend (the window already reaches that end of the session) falls back to
+ * the session's first/last three live messages, so a short session's bookends repeat its window.
  */
 function titleMatch(store: SessionStore, query: string) {
   const title = query.trim().replace(/^[`'"]+|[`'"]+$/g, '');
@@ -282,7 +282,12 @@ function titleMatch(store: SessionStore, query: string) {
   const meta = store.getSession(root) ?? store.getSession(sessionId);
   if (!meta || (HIDDEN_SOURCES as readonly string[]).includes(meta.source ?? '')) return undefined;
   const anchor = store.firstLiveMessage(sessionId);
-  const view: AnchoredView = anchor === undefined ? { window: [], messages_before: 0, messages_after: 0, bookend_start: [], bookend_end: [] } : store.anchoredView(sessionId, anchor, DISCOVER_WINDOW, BOOKEND);
+  let view: AnchoredView = { window: [], messages_before: 0, messages_after: 0, bookend_start: [], bookend_end: [] };
+  if (anchor !== undefined) {
+    view = store.anchoredView(sessionId, anchor, DISCOVER_WINDOW, BOOKEND);
+    if (view.bookend_start.length === 0) view.bookend_start = store.headTail(sessionId, BOOKEND, 0);
+    if (view.bookend_end.length === 0) view.bookend_end = store.headTail(sessionId, 0, BOOKEND);
+  }
   return { sessionId, root, meta, anchor, view, title: meta.title || title };
 }
 

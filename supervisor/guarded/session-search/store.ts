@@ -48,6 +48,8 @@ const BUSY_TIMEOUT_MS = 5000;
 
 /** Rewound/undone rows (`active=0, compacted=0`) stay hidden; compaction-archived rows are history. */
 const VISIBLE = '(m.active = 1 OR m.compacted = 1)';
+/** The session's live transcript (Hermes `get_messages` without include_inactive). */
+const LIVE = 'm.active = 1';
 
 export class StoreError extends Error {
   constructor(
@@ -352,17 +354,18 @@ export class SessionStore {
     return { window: filtered, messages_before: around.messages_before, messages_after: around.messages_after, bookend_start: start, bookend_end: end };
   }
 
+  /** Live messages of a session (Hermes `get_messages`: `active = 1`; compaction-archived and rewound rows are not the session's transcript). */
   countMessages(sessionId: string): number {
-    return (this.db.prepare(`SELECT COUNT(*) AS n FROM messages m WHERE m.session_id = ? AND ${VISIBLE}`).get(sessionId) as { n: number }).n;
+    return (this.db.prepare(`SELECT COUNT(*) AS n FROM messages m WHERE m.session_id = ? AND ${LIVE}`).get(sessionId) as { n: number }).n;
   }
 
-  /** The first `head` and last `tail` visible messages of a session (or all of them when they overlap). */
+  /** The first `head` and last `tail` live messages of a session (or all of them when they overlap), as Hermes' read shape slices `get_messages`. */
   headTail(sessionId: string, head: number, tail: number): MessageRow[] {
     const first = this.db
-      .prepare(`SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.session_id = ? AND ${VISIBLE} ORDER BY m.id ASC LIMIT ?`)
+      .prepare(`SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.session_id = ? AND ${LIVE} ORDER BY m.id ASC LIMIT ?`)
       .all(sessionId, head) as MessageRow[];
     const lastRows = (
-      this.db.prepare(`SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.session_id = ? AND ${VISIBLE} ORDER BY m.id DESC LIMIT ?`).all(sessionId, tail) as MessageRow[]
+      this.db.prepare(`SELECT ${MESSAGE_COLUMNS} FROM messages m WHERE m.session_id = ? AND ${LIVE} ORDER BY m.id DESC LIMIT ?`).all(sessionId, tail) as MessageRow[]
     ).reverse();
     const seen = new Set(first.map((m) => m.id));
     return [...first, ...lastRows.filter((m) => !seen.has(m.id))];

@@ -3,7 +3,6 @@ import { constants as fsConstants } from 'node:fs';
 import { mkdir, open, readdir, rename, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import { SequenceMatcher } from './sequence-matcher.js';
 
 // File-system helpers shared by the file tools: binary detection, bounded whole-file reads,
 // atomic writes, "did you mean" suggestions, BOM/line-ending preservation and per-path locks.
@@ -162,7 +161,8 @@ export function notRegularError(input: string): GatewayError {
 // "File not found" suggestions (Hermes `_suggest_similar_files`)
 
 /**
- * Up to five names from the same directory that look like `displayPath`'s file name, best first.
+ * Up to five names from the same directory that look like `displayPath`'s file name, best first,
+ * by Hermes' rules only (same stem, prefix, substring, shared characters with the same extension).
  * Like `ls -1 | head -50`: dot-files are not listed and only the first 50 names are scored.
  */
 async function similarFiles(displayPath: string, absolutePath: string): Promise<string[]> {
@@ -190,7 +190,6 @@ async function similarFiles(displayPath: string, absolutePath: string): Promise<
       const common = [...new Set(lower)].filter((c) => lf.includes(c)).length;
       if (common >= Math.max(lower.length, lf.length) * 0.4) score = 30;
     }
-    if (score === 0 && new SequenceMatcher(lower, lf).ratio() >= 0.8) score = 50;
     if (score > 0) scored.push([score, dirShown === '.' && !displayPath.startsWith('./') ? name : join(dirShown, name)]);
   }
   // Stable sort by score only, like Python's `sort(key=-score)`.

@@ -33,9 +33,9 @@ import { writeFileTool } from './write-file.js';
 //   FILE_BLOCKED       device paths, Hermes credential/internal files, project .env files,
 //                      sensitive or credential write targets, the cross-profile soft guard,
 //                      a read refused by the OS (EACCES/EPERM)
-//   FILE_BINARY        binary files and images (`is_binary`, `is_image`)
+//   FILE_BINARY        binary files and images (by content: Hermes' ReadResult fields, `is_binary`)
 //   FILE_NOT_REGULAR   directories, FIFOs, sockets, devices
-//   FILE_TOO_LARGE     a read over 100,000 formatted characters, a patch target over 10 MiB
+//   FILE_TOO_LARGE     a patch target over 10 MiB
 //   FILE_WRITE_FAILED  an I/O failure while writing (a V4A patch is rolled back first)
 //   PATCH_NO_MATCH     "Could not find …" (with the "Did you mean one of these sections?" snippet)
 //   PATCH_AMBIGUOUS    several matches without replace_all
@@ -52,7 +52,7 @@ import { writeFileTool } from './write-file.js';
 // Deliberately left out (the gateway is stateless per call): read dedup stubs, repeat-read and
 // repeat-search warnings/blocks, staleness warnings, patch failure counters. Also not done: lint
 // and LSP diagnostics (`lint: {status: 'skipped'}`), the fail-closed JSON/YAML/TOML pre-write parse,
-// .ipynb/.docx/.xlsx extraction, UTF-16 transcoding, unicode-equivalent file-name retries,
+// UTF-16 transcoding, unicode-equivalent file-name retries,
 // HERMES_WRITE_SAFE_ROOT, and ripgrep itself (search is native TypeScript; see search-files.ts).
 
 interface FileToolDeps {
@@ -67,6 +67,8 @@ interface FileToolDeps {
   readFileScanMaxBytes: number;
   /** The largest file read_file reads on the event loop, when it is on a local file system (`readFileInlineMaxBytes`). */
   readFileInlineMaxBytes: number;
+  /** The gateway's cap on one tool result (`maxOutputChars`); read_file's budget fits under it. */
+  maxOutputChars?: number;
 }
 
 /** read_file, write_file, patch, search_files — in that order. */

@@ -86,7 +86,8 @@ async function availableSkillFiles(skillDir: string, realSkillDir: string, limit
 function looksBinary(bytes: Buffer): string | null {
   if (bytes.includes(0)) return null;
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    // ignoreBOM: a leading byte order mark stays in the text, as Hermes' read_text keeps it.
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     return null;
   }
@@ -95,15 +96,16 @@ function looksBinary(bytes: Buffer): string | null {
 export async function serveSkillFile(skillDir: string, filePath: string, label: string, config: SkillsConfig, signal?: AbortSignal): Promise<Record<string, unknown>> {
   const hint = 'Use a relative path within the skill directory';
   if (filePath.includes('\0') || hasTraversal(filePath)) {
-    throw new GatewayError(ErrorCode.SKILL_PATH_INVALID, "Path traversal ('..') is not allowed.", { hint });
+    throw new GatewayError(ErrorCode.SKILL_PATH_INVALID, "Path traversal ('..') is not allowed.", { success: false, hint });
   }
   if (isAbsoluteAnywhere(filePath)) {
-    throw new GatewayError(ErrorCode.SKILL_PATH_INVALID, `file_path must be relative to the skill directory, got ${JSON.stringify(filePath)}`, { hint });
+    throw new GatewayError(ErrorCode.SKILL_PATH_INVALID, `file_path must be relative to the skill directory, got ${JSON.stringify(filePath)}`, { success: false, hint });
   }
   const realSkillDir = await realpath(skillDir);
   const target = join(skillDir, filePath);
   const notFound = async () =>
     new GatewayError(ErrorCode.SKILL_NOT_FOUND, `File '${filePath}' not found in skill '${label}'.`, {
+      success: false,
       available_files: await availableSkillFiles(skillDir, realSkillDir, config.limits, signal),
       hint: 'Use one of the available file paths listed above',
     });
@@ -114,12 +116,12 @@ export async function serveSkillFile(skillDir: string, filePath: string, label: 
     // A dangling symlink is judged by where it points, not reported as merely missing.
     const link = await lstat(target).catch(() => null);
     if (link?.isSymbolicLink()) {
-      throw new GatewayError(ErrorCode.SKILL_PATH_INVALID, `file_path ${JSON.stringify(filePath)} is a symlink that does not resolve inside the skill directory.`, { hint });
+      throw new GatewayError(ErrorCode.SKILL_PATH_INVALID, `file_path ${JSON.stringify(filePath)} is a symlink that does not resolve inside the skill directory.`, { success: false, hint });
     }
     throw await notFound();
   }
   if (!isInside(real, realSkillDir)) {
-    throw new GatewayError(ErrorCode.SKILL_PATH_INVALID, `file_path ${JSON.stringify(filePath)} resolves outside the skill directory.`, { hint });
+    throw new GatewayError(ErrorCode.SKILL_PATH_INVALID, `file_path ${JSON.stringify(filePath)} resolves outside the skill directory.`, { success: false, hint });
   }
   let read: { bytes: Buffer; size: number };
   try {
@@ -129,15 +131,15 @@ export async function serveSkillFile(skillDir: string, filePath: string, label: 
       throw new GatewayError(
         ErrorCode.SKILL_FILE_TOO_LARGE,
         `File '${filePath}' in skill '${label}' is ${e.size} bytes, above ${limitText(config.limits, 'skillViewMaxBytes')}; it was not read.`,
-        { reason: 'too_large', bytes: e.size },
+        { success: false, reason: 'too_large', bytes: e.size },
       );
     }
     if (e instanceof FileRefused || (e as NodeJS.ErrnoException).code === 'ENOENT') throw await notFound();
-    throw new GatewayError(ErrorCode.SKILL_READ_FAILED, `Failed to read file '${filePath}' in skill '${label}': ${(e as Error).message}`);
+    throw new GatewayError(ErrorCode.SKILL_READ_FAILED, `Failed to read file '${filePath}' in skill '${label}': ${(e as Error).message}`, { success: false });
   }
   const text = looksBinary(read.bytes);
   if (text === null) {
     return { success: true, name: label, file: filePath, is_binary: true, content: `[Binary file: ${basename(real)}, size: ${read.size} bytes]` };
   }
-  return { success: true, name: label, file: filePath, content: text.startsWith('\ufeff') ? text.slice(1) : text, file_type: extname(target) };
+  return { success: true, name: label, file: filePath, content: text, file_type: extname(target) };
 }

@@ -23,11 +23,17 @@ export function parseFrontmatter(content: string): { frontmatter: Frontmatter; b
   const body = rest.slice(end.index + end[0].length);
   try {
     const parsed = parsePyYaml(yamlText);
-    // Hermes falls back to hand-splitting `key: value` lines for malformed YAML; we do not
-    // hand-parse YAML, so malformed frontmatter counts as absent.
     return { frontmatter: isRecord(parsed) ? parsed : {}, body };
   } catch {
-    return { frontmatter: {}, body };
+    // Hermes (agent/skill_utils.py parse_frontmatter): malformed YAML falls back to one string
+    // per `key: value` line, split at the first colon.
+    const frontmatter: Frontmatter = {};
+    for (const line of yamlText.trim().split('\n')) {
+      const colon = line.indexOf(':');
+      if (colon < 0) continue;
+      frontmatter[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+    }
+    return { frontmatter, body };
   }
 }
 

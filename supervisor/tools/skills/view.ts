@@ -1,24 +1,63 @@
-import { realpath } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import { GatewayError, ErrorCode } from '../../../shared/errors.js';
 import { isRecord, limitText, sortSkills, toPosix, type SkillsConfig } from './common.js';
 import { disabledSkillNames, findAllSkills, openRoot } from './discover.js';
 import { linkedFiles, serveSkillFile } from './files.js';
 import { matchesPlatform, parseFrontmatter, parseTags, requiredEnvironmentVariables } from './frontmatter.js';
-import { decodeLenient, FileRefused, readBounded } from './io.js';
+import { containedReal, decodeLenient, FileRefused, readBounded } from './io.js';
 import { collectCandidates, lookupPathError } from './resolve.js';
 
 // ---------------------------------------------------------------------------------------------
 // skill_view
 
 const NAMESPACE_RE = /^[a-zA-Z0-9_-]+$/;
+const DOTENV_MAX_BYTES = 1024 * 1024;
+
+/** Hermes `load_env`: $HERMES_HOME/.env as `KEY=value` lines (`export ` and quotes stripped); absent or unreadable: empty. */
+async function readDotenv(hermesHome: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  let text: string;
+  try {
+    text = decodeLenient((await readBounded(join(hermesHome, '.env'), DOTENV_MAX_BYTES, 'whole', true)).bytes);
+  } catch {
+    return out;
+  }
+  for (const raw of text.split('\n')) {
+    let line = raw.trim();
+    if (!line || line.startsWith('#') || !line.includes('=')) continue;
+    if (line.startsWith('export ')) line = line.slice(7);
+    const eq = line.indexOf('=');
+    out[line.slice(0, eq).trim()] = line.slice(eq + 1).trim().replace(/^["']+|["']+$/g, '');
+  }
+  return out;
+}
+
+/**
+ * Hermes `register_credential_files`, as far as it answers which declared files are missing: each
+ * entry (a path, or `{path}` / `{name}`) relative to HERMES_HOME, missing unless it is a file that
+ * stays inside HERMES_HOME. (The gateway registers nothing for mounting.)
+ */
+async function missingCredentialFiles(hermesHome: string, raw: unknown): Promise<string[]> {
+  if (!Array.isArray(raw)) return [];
+  const missing: string[] = [];
+  const realHome = await realpath(hermesHome).catch(() => hermesHome);
+  for (const entry of raw) {
+    const rel = (typeof entry === 'string' ? entry : isRecord(entry) ? String(entry.path || entry.name || '') : '').trim();
+    if (!rel) continue;
+    const real = rel.startsWith('/') ? null : await containedReal(join(hermesHome, rel), realHome);
+    const isFile = real !== null && (await stat(real).then((st) => st.isFile(), () => false));
+    if (!isFile) missing.push(rel);
+  }
+  return missing;
+}
 const LOOKUP_HINT = 'Use a skill name or relative path within the skills directory.';
 
 export async function skillView(config: SkillsConfig, args: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
   const name = typeof args.name === 'string' ? args.name : '';
   const filePath = typeof args.file_path === 'string' && args.file_path !== '' ? args.file_path : undefined;
   const lookupError = lookupPathError(name);
-  if (lookupError) throw new GatewayError(ErrorCode.SKILL_PATH_INVALID, lookupError, { hint: LOOKUP_HINT });
+  if (lookupError) throw new GatewayError(ErrorCode.SKILL_PATH_INVALID, lookupError, { success: false, hint: LOOKUP_HINT });
 
   // `plugin:skill` — plugin skills are not served by the gateway; like Hermes when no such plugin
   // exists, the qualified form falls through to the on-disk `category/skill` layout.
@@ -28,23 +67,26 @@ export async function skillView(config: SkillsConfig, args: Record<string, unkno
     const namespace = name.slice(0, idx);
     const bare = name.slice(idx + 1);
     if (!NAMESPACE_RE.test(namespace)) {
-      throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `Invalid namespace '${namespace}' in '${name}'. Namespaces must match [a-zA-Z0-9_-]+.`);
+      throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `Invalid namespace '${namespace}' in '${name}'. Namespaces must match [a-zA-Z0-9_-]+.`, { success: false });
     }
     localCategoryName = bare ? `${namespace}/${bare}` : null;
     const err = localCategoryName ? lookupPathError(localCategoryName) : null;
-    if (err) throw new GatewayError(ErrorCode.SKILL_PATH_INVALID, err, { hint: LOOKUP_HINT });
+    if (err) throw new GatewayError(ErrorCode.SKILL_PATH_INVALID, err, { success: false, hint: LOOKUP_HINT });
   }
 
   const root = await openRoot(config.hermesHome);
   if ('missing' in root) {
-    throw new GatewayError(ErrorCode.SKILL_NOT_FOUND, `Skill '${name}' not found. ${root.reason}`, { available_skills: [] });
+    // Hermes' words; the gateway itself never creates the directory (skills_list says so).
+    throw new GatewayError(ErrorCode.SKILL_NOT_FOUND, 'Skills directory does not exist yet. It will be created on first install.', { success: false });
   }
   const candidates = await collectCandidates(root, name, localCategoryName, config.limits, signal);
   if (candidates.length > 1) {
     throw new GatewayError(
       ErrorCode.SKILL_AMBIGUOUS,
-      `Ambiguous skill name '${name}': ${candidates.length} skills match in the skills directory. Refusing to guess — load one explicitly by its categorized path.`,
+      // Hermes' words, external_dirs included (the gateway searches the local skills dir only).
+      `Ambiguous skill name '${name}': ${candidates.length} skills match across your local skills dir and external_dirs. Refusing to guess — load one explicitly by its categorized path.`,
       {
+        success: false,
         matches: candidates.map((c) => c.md),
         hint: "Pass the full relative path instead of the bare name (e.g., 'category/skill-name'), or rename one of the colliding skills so each name is unique.",
       },
@@ -54,6 +96,7 @@ export async function skillView(config: SkillsConfig, args: Record<string, unkno
   if (!found) {
     const available = sortSkills((await findAllSkills(config, signal)).skills).slice(0, 20).map((s) => s.name);
     throw new GatewayError(ErrorCode.SKILL_NOT_FOUND, `Skill '${name}' not found.`, {
+      success: false,
       available_skills: available,
       hint: 'Use skills_list to see all available skills',
     });
@@ -61,26 +104,27 @@ export async function skillView(config: SkillsConfig, args: Record<string, unkno
 
   let content: string;
   try {
-    content = decodeLenient((await readBounded(found.real, config.limits.skillViewMaxBytes, 'whole')).bytes);
+    content = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode((await readBounded(found.real, config.limits.skillViewMaxBytes, 'whole')).bytes);
   } catch (e) {
     if (e instanceof FileRefused && e.reason === 'too_large') {
       throw new GatewayError(
         ErrorCode.SKILL_FILE_TOO_LARGE,
         `Skill file ${found.md} is ${e.size} bytes, above ${limitText(config.limits, 'skillViewMaxBytes')}; it was not read.`,
-        { reason: 'too_large', bytes: e.size },
+        { success: false, reason: 'too_large', bytes: e.size },
       );
     }
-    throw new GatewayError(ErrorCode.SKILL_READ_FAILED, `Failed to read skill '${name}': ${(e as Error).message}`);
+    throw new GatewayError(ErrorCode.SKILL_READ_FAILED, `Failed to read skill '${name}': ${(e as Error).message}`, { success: false });
   }
-  if (content.startsWith('\ufeff')) content = content.slice(1);
+  // Like Hermes (read_text as utf-8), a leading byte order mark stays in `content`; only the
+  // frontmatter parse skips it.
   const { frontmatter } = parseFrontmatter(content);
   if (!matchesPlatform(frontmatter)) {
-    throw new GatewayError(ErrorCode.SKILL_UNSUPPORTED, `Skill '${name}' is not supported on this platform.`, { readiness_status: 'unsupported' });
+    throw new GatewayError(ErrorCode.SKILL_UNSUPPORTED, `Skill '${name}' is not supported on this platform.`, { success: false, readiness_status: 'unsupported' });
   }
   const resolvedName = typeof frontmatter.name === 'string' ? frontmatter.name : basename(dirname(found.md));
   if ((await disabledSkillNames(config.hermesHome, config.hermesPlatform)).has(resolvedName)) {
     throw new GatewayError(ErrorCode.SKILL_DISABLED, `Skill '${resolvedName}' is disabled. Enable it with \`hermes skills\` or inspect the files directly on disk.`, {
-      reason: 'disabled',
+      success: false,
     });
   }
 
@@ -98,8 +142,13 @@ export async function skillView(config: SkillsConfig, args: Record<string, unkno
     typeof frontmatter.name === 'string' ? frontmatter.name : found.skillDir ? basename(found.skillDir) : basename(found.md, extname(found.md));
 
   const required = requiredEnvironmentVariables(frontmatter);
-  const missing = required.filter((e) => !e.optional && !config.inheritedEnvironment[e.name]).map((e) => e.name);
-  const setupNeeded = missing.length > 0;
+  // Hermes `_is_env_var_persisted`: a name in $HERMES_HOME/.env counts by its value there,
+  // anything else by the (gateway's) process environment.
+  const dotenv = await readDotenv(config.hermesHome);
+  const isSet = (n: string) => (n in dotenv ? Boolean(dotenv[n]) : Boolean(config.inheritedEnvironment[n]));
+  const missing = required.filter((e) => !e.optional && !isSet(e.name)).map((e) => e.name);
+  const missingFiles = await missingCredentialFiles(config.hermesHome, frontmatter.required_credential_files);
+  const setupNeeded = missing.length > 0 || missingFiles.length > 0;
   const result: Record<string, unknown> = {
     success: true,
     name: skillName,
@@ -116,6 +165,7 @@ export async function skillView(config: SkillsConfig, args: Record<string, unkno
     required_environment_variables: required,
     required_commands: [],
     missing_required_environment_variables: missing,
+    missing_credential_files: missingFiles,
     missing_required_commands: [],
     setup_needed: setupNeeded,
     setup_skipped: false,
@@ -123,10 +173,13 @@ export async function skillView(config: SkillsConfig, args: Record<string, unkno
   };
   const setupHelp = required.find((e) => e.help)?.help;
   if (setupHelp) result.setup_help = setupHelp;
-  if (setupNeeded) {
+  if (missing.length > 0) {
     result.gateway_setup_hint =
       `Secure secret entry is not available through the MCP gateway. Set ${missing.join(', ')} in the environment the Hermes tools run with (e.g. ${join(config.hermesHome, '.env')}).`;
-    const note = `Setup needed before using this skill: missing ${missing.map((n) => `env $${n}`).join(', ')}.`;
+  }
+  if (setupNeeded) {
+    const items = [...missing.map((n) => `env $${n}`), ...missingFiles.map((f) => `file ${f}`)];
+    const note = `Setup needed before using this skill: missing ${items.join(', ')}.`;
     result.setup_note = setupHelp ? `${note} ${setupHelp}` : note;
   }
   if (frontmatter.compatibility) result.compatibility = frontmatter.compatibility;

@@ -1,4 +1,5 @@
 """Writes and locks a test HERMES_HOME's cron/jobs.json with Hermes' own cron.jobs, never by hand.
+(Hermes' cronjob tool itself is compared with the gateway's by tests/fidelity/drivers/cronjob.py.)
 
 Run with the Hermes venv's python, HERMES_HOME set; reads one JSON object (one line) on stdin, with
 one of:
@@ -11,8 +12,6 @@ one of:
       (cron.jobs._jobs_lock, flock on cron/.jobs.lock), holds it H ms (widening the load -> save
       window a lock-ignoring writer would lose updates in), then create_job inside it (the lock is
       re-entrant); prints {"written": [ids]}.
-  {"tool": [{<cronjob tool keyword arguments>}, ...]}
-      Hermes' own cronjob tool (tools/cronjob_tools.py) for each; prints {"results": [parsed answers]}.
   {"hold_lock": {"seconds": S}}
       holds cron.jobs._jobs_lock for S seconds, printing {"held": true} once it has it.
 """
@@ -40,17 +39,13 @@ def main():
             written.append(job["id"])
             time.sleep(float(w.get("pause_ms", 2)) / 1000.0)
         print(json.dumps({"written": written}), flush=True)
-    elif "tool" in spec:
-        from tools.cronjob_tools import cronjob
-
-        print(json.dumps({"results": [json.loads(cronjob(**kwargs)) for kwargs in spec["tool"]]}), flush=True)
     elif "hold_lock" in spec:
         with jobs._jobs_lock():
             print(json.dumps({"held": True}), flush=True)
             time.sleep(float(spec["hold_lock"]["seconds"]))
         print(json.dumps({"released": True}), flush=True)
     else:
-        raise SystemExit("cron_jobs.py: expected create, writer, tool or hold_lock")
+        raise SystemExit("cron_jobs.py: expected create, writer or hold_lock")
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ export class Cases {
   readonly base = fs.mkdtempSync(join(os.tmpdir(), 'native-files-'));
   private n = 0;
 
-  make(opts: { homeRel?: string; access?: FileAccessMode; roots?: string[]; cwd?: () => string; readFileScanMaxBytes?: number; readFileInlineMaxBytes?: number } = {}): Case {
+  make(opts: { homeRel?: string; access?: FileAccessMode; roots?: string[]; cwd?: () => string; readFileScanMaxBytes?: number; readFileInlineMaxBytes?: number; maxOutputChars?: number } = {}): Case {
     const root = join(this.base, `case-${++this.n}`);
     const home = join(root, opts.homeRel ?? 'home');
     const proj = join(root, 'proj');
@@ -52,6 +52,7 @@ export class Cases {
       access: { mode: opts.access ?? 'roots', roots: opts.roots ?? [root] },
       readFileScanMaxBytes: opts.readFileScanMaxBytes ?? defaultLimits().readFileScanMaxBytes,
       readFileInlineMaxBytes: opts.readFileInlineMaxBytes ?? defaultLimits().readFileInlineMaxBytes,
+      ...(opts.maxOutputChars === undefined ? {} : { maxOutputChars: opts.maxOutputChars }),
     });
     const p = (rel: string): string => (rel.startsWith('~/') ? join(home, rel.slice(2)) : join(proj, rel));
     return {

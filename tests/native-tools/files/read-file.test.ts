@@ -64,34 +64,72 @@ describe('read_file: content and pagination', () => {
     assert.equal(r.content, `1|${'y'.repeat(2000)}... [truncated]\n2|short`);
   });
 
-  test('formatted content over 100,000 characters is refused with total_lines and file_size', async () => {
+  // Hermes' read budget: cut on a line boundary with a next_offset (tools/file_tools.py _truncate_to_char_budget).
+  test('formatted content over 100,000 characters is cut on a line boundary with next_offset', async () => {
     const c = cases.make();
     c.file('big.txt', lines(60, () => 'z'.repeat(1990)));
-    const e = await expectCode(c.read.handler({ path: 'big.txt' }, ctx), ErrorCode.FILE_TOO_LARGE);
-    assert.match(e.message, /exceeds the safety limit \(100,000 chars\)/);
-    assert.match(e.message, /Use offset and limit/);
-    assert.equal(e.details?.total_lines, 60);
-    assert.equal(e.details?.file_size, 60 * 1991);
-    // The same file is readable in a narrower window.
-    const r = await call(c.read, { path: 'big.txt', limit: 10 });
+    const r = await call(c.read, { path: 'big.txt' });
+    assert.equal(text(r.content).split('\n').length, 50);
+    assert.ok(text(r.content).endsWith(`50|${'z'.repeat(1990)}`));
     assert.equal(r.truncated, true);
+    assert.equal(r.truncated_by, 'bytes');
+    assert.equal(r.next_offset, 51);
+    assert.equal(r.total_lines, 60);
+    assert.equal(r.hint, 'Output truncated at the 100,000-char read budget after 50 line(s) (showing lines 1-50 of 60). Use offset=51 to continue.');
+    // The rest follows from next_offset.
+    const rest = await call(c.read, { path: 'big.txt', offset: 51 });
+    assert.equal(text(rest.content).split('\n').length, 10);
+    assert.equal(rest.truncated, false);
   });
 
-  test('an offset past the end returns empty content and says so', async () => {
+  test('the read budget leaves room under the result cap, so a page is cut instead of the result', async () => {
+    const c = cases.make({ maxOutputChars: 65_536 });
+    c.file('big.txt', lines(60, () => 'z'.repeat(1990)));
+    const r = await call(c.read, { path: 'big.txt' });
+    assert.equal(r.next_offset, 33);
+    assert.ok(JSON.stringify(r).length <= 65_536);
+    assert.match(text(r.hint), /^Output truncated at the 64,512-char read budget after 32 line\(s\) \(showing lines 1-32 of 60\)\. Use offset=33 to continue\.$/);
+    // JSON escaping counts: a line of quotes costs twice its length.
+    c.file('quotes.txt', lines(40, () => '"'.repeat(1990)));
+    const q = await call(c.read, { path: 'quotes.txt' });
+    assert.equal(q.next_offset, 17);
+    assert.ok(JSON.stringify(q).length <= 65_536);
+  });
+
+  test('lines are cut at 2000 characters, not UTF-16 units', async () => {
+    const c = cases.make();
+    c.file('emoji.txt', '\u{1F600}'.repeat(1500) + '\n' + '\u{1F600}'.repeat(2001) + '\n');
+    const r = await call(c.read, { path: 'emoji.txt' });
+    const [first, second] = text(r.content).split('\n');
+    assert.equal(first, '1|' + '\u{1F600}'.repeat(1500));
+    assert.equal(second, '2|' + '\u{1F600}'.repeat(2000) + '... [truncated]');
+  });
+
+  // As Hermes: no lines and no hint (total_lines says how far the file goes).
+  test('an offset past the end returns empty content', async () => {
     const c = cases.make();
     c.file('a.txt', lines(3));
     const r = await call(c.read, { path: 'a.txt', offset: 9 });
     assert.equal(r.content, '');
-    assert.match(text(r.hint), /offset 9 is beyond the end of the file \(3 lines total\)/);
+    assert.equal(r.total_lines, 3);
+    assert.equal(r.truncated, false);
+    assert.equal(r.hint, undefined);
   });
 
-  test('an empty file is reported as empty', async () => {
+  test('an empty file has no lines', async () => {
     const c = cases.make();
     c.file('e.txt', '');
     const r = await call(c.read, { path: 'e.txt' });
-    assert.equal(r.content, '');
-    assert.equal(r.total_lines, 0);
-    assert.equal(r.hint, 'File is empty (0 bytes).');
+    assert.deepEqual(r, { content: '', total_lines: 0, file_size: 0, truncated: false, is_binary: false, is_image: false });
+  });
+
+  test('a notebook is read as its cells', async () => {
+    const c = cases.make();
+    c.file('nb.ipynb', JSON.stringify({ cells: [{ cell_type: 'markdown', source: ['# T\n', 'x'] }, { cell_type: 'code', source: 'print(1)\n' }] }));
+    const r = await call(c.read, { path: 'nb.ipynb' });
+    assert.equal(r.content, '1|# ── Markdown cell 1 ──\n2|# T\n3|x\n4|\n5|# ── Code cell 1 ──\n6|print(1)');
+    assert.equal(r.extracted_document, true);
+    assert.equal(r.total_lines, 6);
   });
 
   test('a UTF-8 BOM is not shown', async () => {
@@ -134,13 +172,16 @@ describe('read_file: path resolution', () => {
 });
 
 describe('read_file: refusals', () => {
-  test('a missing file suggests similar names from the same directory', async () => {
+  test('a missing file suggests similar names from the same directory, with Hermes\' empty read fields', async () => {
     const c = cases.make();
     c.file('config.yaml', 'a: 1\n');
     c.file('unrelated.md', 'x\n');
     const e = await expectCode(c.read.handler({ path: 'config.yml' }, ctx), ErrorCode.FILE_NOT_FOUND);
     assert.equal(e.message, 'File not found: config.yml');
-    assert.deepEqual(e.details?.similar_files, ['config.yaml']);
+    assert.deepEqual(e.details, { content: '', total_lines: 0, file_size: 0, truncated: false, is_binary: false, is_image: false, similar_files: ['config.yaml'] });
+    // No similar name: no similar_files at all (Hermes drops an empty list).
+    const none = await expectCode(c.read.handler({ path: 'zzz.py' }, ctx), ErrorCode.FILE_NOT_FOUND);
+    assert.equal(none.details?.similar_files, undefined);
   });
 
   test('a near-miss spelling is suggested too', async () => {
@@ -150,17 +191,27 @@ describe('read_file: refusals', () => {
     assert.deepEqual(e.details?.similar_files, ['docs/AGENTS.md']);
   });
 
-  test('files with NUL bytes are refused as binary with their type', async () => {
+  // Hermes' content check: more than 30% control characters in the first 1000 is binary.
+  test('files mostly of control characters are refused as binary', async () => {
     const c = cases.make();
     c.file('blob', Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 3]));
     const e = await expectCode(c.read.handler({ path: 'blob' }, ctx), ErrorCode.FILE_BINARY);
-    assert.match(e.message, /^Binary file \(ELF executable, 8 bytes\) — cannot display as text\.$/);
+    assert.equal(e.message, 'Binary file - cannot display as text. Use appropriate tools to handle this file type.');
+    assert.deepEqual(e.details, { content: '', total_lines: 0, file_size: 8, truncated: false, is_binary: true, is_image: false });
   });
 
-  test('invalid UTF-8 is refused as binary', async () => {
+  test('a stray NUL in text is shown, not refused', async () => {
+    const c = cases.make();
+    c.file('log.txt', 'header line\nabc\0def\nplain text line\n');
+    const r = await call(c.read, { path: 'log.txt' });
+    assert.equal(r.content, '1|header line\n2|abc\0def\n3|plain text line');
+  });
+
+  test('invalid UTF-8 is shown with replacement characters', async () => {
     const c = cases.make();
     c.file('latin1.txt', Buffer.from([0x61, 0xe9, 0x62, 0x63, 0x0a, 0x64]));
-    await expectCode(c.read.handler({ path: 'latin1.txt' }, ctx), ErrorCode.FILE_BINARY);
+    const r = await call(c.read, { path: 'latin1.txt' });
+    assert.equal(r.content, '1|a\ufffdbc\n2|d');
   });
 
   // The pointer to vision_analyze comes only with Hermes' tool server serving it (tests/hermes-tools/descriptions).
@@ -169,7 +220,7 @@ describe('read_file: refusals', () => {
     c.file('pic.png', 'not really a png');
     const e = await expectCode(c.read.handler({ path: 'pic.png' }, ctx), ErrorCode.FILE_BINARY);
     assert.match(e.message, /Cannot read binary file 'pic.png' \(\.png\)\. Use terminal to inspect binary files\.$/);
-    assert.equal(e.details?.is_image, true);
+    assert.equal(e.details, undefined); // Hermes answers this refusal with its error alone
   });
 
   test('device paths are refused without reading them', async () => {

@@ -62,13 +62,15 @@ describe('file tool definitions', () => {
     }
   });
 
-  test('read_file schema: offset ≥ 1 (default 1), limit 1..2000 (default 500)', () => {
+  // Hermes' READ_FILE_SCHEMA: limit has a maximum and no minimum (a limit below 1 reads one line).
+  test('read_file schema: offset ≥ 1 (default 1), limit ≤ 2000 (default 500)', () => {
     const { read } = tools();
     const props = propertiesOf(read, 'offset', 'limit');
     assert.deepEqual([props.offset.default, props.offset.minimum], [1, 1]);
-    assert.deepEqual([props.limit.default, props.limit.minimum, props.limit.maximum], [500, 1, 2000]);
+    assert.deepEqual([props.limit.default, props.limit.minimum, props.limit.maximum], [500, undefined, 2000]);
     const validate = compileArgumentValidator(read);
     validate({ path: 'a', offset: 1, limit: 2000 });
+    validate({ path: 'a', limit: 0 });
     rejects(validate, { path: 'a', limit: 2001 });
     rejects(validate, { path: 'a', offset: 0 });
     rejects(validate, { offset: 1 });

@@ -1,0 +1,68 @@
+import { join } from 'node:path';
+import type { Limits } from '../../shared/limits.js';
+import { tempDirs } from '../helpers/temp.js';
+import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, oracleAnswers, runOracle, type FidelityCase } from './harness.js';
+import { startFidelityGateway, writeFiles, type FileSpec } from './workspace.js';
+
+// startup_context against the four files as Hermes' own prompt builder reads them
+// (drivers/startup_context.py: agent/prompt_builder.py load_soul_md, _find_hermes_md,
+// _load_hermes_md; tools/memory_tool.py MemoryStore). Each case's files are written twice, once
+// for each side (Hermes' SOUL.md seeding writes into its home), and the gateway is started for the
+// case with that home and project directory. Compared per file: where it is read from, whether it
+// is loaded, its text, and whether it was cut to a size limit.
+
+interface StartupCase extends FidelityCase {
+  files: Record<string, FileSpec>;
+  project?: string;
+  /** The gateway's limits for the case (its size limits are its own). */
+  limits?: Partial<Limits>;
+}
+
+interface FileView {
+  present: boolean;
+  path: string;
+  content?: string;
+  truncated?: boolean;
+}
+
+const temp = tempDirs();
+const cases = loadCases<StartupCase>('startup_context');
+let ws = '';
+
+const sideDir = (c: StartupCase, side: 'hermes' | 'gateway') => join(ws, c.id, side);
+const norm = (dir: string) => (v: unknown) => normalise(errorAsHermes(v), { replace: { [dir]: '<case>' } });
+
+compareSurface<StartupCase>({
+  surface: 'startup_context',
+  cases,
+  async setUp() {
+    ws = temp.make('hmcp-fid-startup-');
+    for (const c of cases) for (const side of ['hermes', 'gateway'] as const) writeFiles(sideDir(c, side), c.files);
+  },
+  async tearDown() {
+    temp.removeAll();
+  },
+  async hermes(list) {
+    const input = { cases: list.map((c) => ({ id: c.id, home: join(sideDir(c, 'hermes'), 'home'), project: join(sideDir(c, 'hermes'), c.project ?? 'proj') })) };
+    const answers = oracleAnswers(await runOracle('startup_context.py', input, join(ws, 'hermes-driver-home')));
+    return new Map(list.map((c) => [c.id, norm(sideDir(c, 'hermes'))(answers.get(c.id))]));
+  },
+  gateway: {
+    mcp: (list) =>
+      oneByOne(list, async (c) => {
+        const dir = sideDir(c, 'gateway');
+        const gw = await startFidelityGateway(join(dir, 'home'), dir, { env: { HERMES_MCP_PROJECT_DIR: join(dir, c.project ?? 'proj') }, ...(c.limits ? { limits: c.limits } : {}) });
+        try {
+          const r = (await gw.call('startup_context', {})) as { files?: Array<FileView & { name: string }> };
+          if (!Array.isArray(r.files)) return norm(dir)(r);
+          const files: Record<string, FileView> = {};
+          for (const f of r.files) {
+            files[f.name] = f.present ? { present: true, path: f.path, content: f.content!, truncated: false } : { present: false, path: f.path };
+          }
+          return norm(dir)({ files });
+        } finally {
+          await gw.close();
+        }
+      }),
+  },
+});
