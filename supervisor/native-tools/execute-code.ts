@@ -12,7 +12,7 @@ import { startRefusal } from '../spawning/resource-policy.js';
 import type { CgroupLimit } from '../spawning/cgroup-limits.js';
 import { ExecuteUnitSource, type ExecuteUnit } from '../spawning/execute-units.js';
 import { startRpcServer, type RpcServer } from './execute-rpc.js';
-import { shapeTerminalOutput } from './terminal.js';
+import { foregroundBackgroundGuidance, foregroundResult } from './terminal.js';
 import { removeDir, type WorkerRuntime } from '../spawning/worker-runtime.js';
 
 // execute_code: one fresh unit (own PID namespace) per call, never reused, with a 30-second
@@ -140,6 +140,9 @@ export class ExecuteCodePool {
     // with Hermes' blocked result, before anything reaches the worker. Nothing is granted for later.
     const verdict = checkCommand(String(args.command ?? ''), this.runtime.config);
     if (verdict.verdict !== 'allow') return blockedCommandResult(verdict.verdict, verdict.key);
+    // Hermes' terminal_tool refuses a foreground command that backgrounds work itself, here too.
+    const guidance = foregroundBackgroundGuidance(String(args.command ?? ''));
+    if (guidance) return { output: '', exit_code: -1, error: guidance, status: 'error' };
     // hermes_tools.terminal runs inside this call's own namespace, bounded by the call's deadline.
     const remaining = Math.max(1, Math.floor((call.deadline - Date.now()) / 1000));
     const requested = typeof args.timeout === 'number' && args.timeout > 0 ? args.timeout : this.runtime.config.limits.terminalMaxTimeoutSeconds;
@@ -153,8 +156,7 @@ export class ExecuteCodePool {
       maxOutputBytes: this.runtime.config.limits.workerTransportMaxBytes,
     });
     if ('error' in r) return { error: r.error };
-    const output = shapeTerminalOutput(r.output, this.runtime.config.limits.terminalOutputMaxChars, String(args.command ?? ''));
-    return r.timedOut ? { output, exit_code: 124, error: `Command timed out after ${timeoutSeconds} seconds` } : { output, exit_code: r.exitCode, error: null };
+    return foregroundResult(r, String(args.command ?? ''), timeoutSeconds, this.runtime.config.limits.terminalOutputMaxChars);
   }
 
   private async destroy(unit: Unit): Promise<void> {

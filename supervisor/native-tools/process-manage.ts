@@ -3,14 +3,41 @@ import { stripAnsi } from '../../shared/output-cap.js';
 import { redact } from '../../shared/redact.js';
 import type { ToolDefinition } from '../tool-types.js';
 import type { WorkerRuntime } from '../spawning/worker-runtime.js';
+import { isEnvDumpCommand } from './terminal.js';
 import { INPUT_ACTIONS, type InputAction, inputProperties, sendInput, visibleOutput } from './process-terminal.js';
 import type { ProcessRegistry, TrackedProcess } from './processes.js';
 
 // process_manage (Hermes' `process` tool): a session's background processes, by their proc_ id.
 // The reading actions (list, poll, log, wait) and kill are here; the input actions (write, submit,
-// close, resize) are process-terminal.ts, shared with job_input.
+// close, resize) are process-terminal.ts, shared with job_input. Their results are redacted here,
+// once, as Hermes' _redact_process_result does (output in the mode redact_terminal_output picks for
+// the command, the command as code), and marked so that normalizeResult leaves them as they are.
 
-const clean = (text: string) => redact(stripAnsi(text), { codeFile: true });
+/**
+ * Output as Hermes' process tool shows it: ANSI stripped, then redacted as terminal output is
+ * (agent/redact.py redact_terminal_output: the ENV pass only when the command prints the environment).
+ */
+const clean = (text: string, command: string) => redact(stripAnsi(text), { codeFile: !isEnvDumpCommand(command) });
+/** A command as Hermes' process tool shows it (redacted as code). */
+const cleanCommand = (command: string) => redact(command, { codeFile: true });
+
+/** Python's str.splitlines(): every line break Python knows, no empty last line. */
+function splitLines(text: string): string[] {
+  const lines = text.split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+/** Hermes' termination_source: who ended the process ('' when it ended by itself). */
+function terminationSource(p: TrackedProcess): string {
+  if (p.terminationSource) return p.terminationSource;
+  return p.completionReason === 'lost' ? 'backend_lost' : '';
+}
+
+/** How the process ended, as Hermes' wait, poll and kill report it once it has. */
+function ending(p: TrackedProcess): Record<string, unknown> {
+  return { exit_code: p.exitCode ?? null, completion_reason: p.completionReason, termination_source: terminationSource(p) };
+}
 
 function status(p: TrackedProcess): 'running' | 'exited' {
   return p.exited ? 'exited' : 'running';
@@ -54,7 +81,7 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
           structured: {
             processes: registry.list(ctx.owner.id).map((p) => ({
               session_id: p.id,
-              command: clean(p.command.slice(0, 200)),
+              command: cleanCommand(p.command.slice(0, 200)),
               cwd: p.cwd,
               pid: p.pid ?? null,
               started_at: new Date(p.startedAt).toISOString(),
@@ -62,45 +89,45 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
               status: status(p),
               tty: p.terminal !== undefined,
               ...(p.jobId ? { job_id: p.jobId } : {}),
-              output_preview: clean(visibleOutput(p).slice(-200)),
+              output_preview: clean(visibleOutput(p).slice(-200), p.command),
               ...(p.exited ? { exit_code: p.exitCode ?? null } : {}),
             })),
           },
+          redacted: 'output',
         };
       }
-      if (typeof args.session_id !== 'string') throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `process_manage ${action} needs session_id`);
+      if (typeof args.session_id !== 'string') throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `session_id is required for ${action}`);
       const p = registry.get(ctx.owner.id, args.session_id);
-      const base = { session_id: p.id, command: clean(p.command) };
+      const command = cleanCommand(p.command);
+      const out = (chars: number) => clean(visibleOutput(p).slice(-chars), p.command);
       switch (action) {
         case 'poll':
-          return { structured: { ...base, status: status(p), pid: p.pid ?? null, tty: p.terminal !== undefined, uptime_seconds: uptime(p), output_preview: clean(visibleOutput(p).slice(-1000)), ...(p.exited ? { exit_code: p.exitCode ?? null, completion_reason: p.completionReason } : {}) } };
+          return { structured: { session_id: p.id, command, status: status(p), pid: p.pid ?? null, tty: p.terminal !== undefined, uptime_seconds: uptime(p), output_preview: out(1000), ...(p.exited ? ending(p) : {}) }, redacted: 'output' };
         case 'log': {
-          const lines = visibleOutput(p).split('\n');
-          if (lines[lines.length - 1] === '') lines.pop();
+          const lines = splitLines(stripAnsi(visibleOutput(p)));
           const limit = (args.limit as number | undefined) ?? 200;
           const offset = (args.offset as number | undefined) ?? 0;
           const shown = offset === 0 ? lines.slice(-limit) : lines.slice(offset, offset + limit);
-          return { structured: { ...base, status: status(p), output: clean(shown.join('\n')), total_lines: lines.length, showing: `${shown.length} lines` } };
+          return { structured: { session_id: p.id, command, status: status(p), output: clean(shown.join('\n'), p.command), total_lines: lines.length, showing: `${shown.length} lines` }, redacted: 'output' };
         }
         case 'wait': {
-          const requested = (args.timeout as number | undefined) ?? maxWait;
-          const seconds = Math.min(requested, maxWait);
+          const requested = args.timeout as number | undefined;
+          const seconds = requested !== undefined && requested <= maxWait ? requested : maxWait;
+          // Hermes' note when the request was over the limit; a plain timeout says how long it waited.
+          const clamped = requested !== undefined && requested > maxWait ? { timeout_note: `Requested wait of ${requested}s was clamped to configured limit of ${maxWait}s` } : undefined;
           const exited = await registry.wait(p, seconds * 1000, ctx.signal);
           return {
             structured: exited
-              ? { ...base, status: 'exited', exit_code: p.exitCode ?? null, completion_reason: p.completionReason, output: clean(visibleOutput(p).slice(-2000)) }
-              : {
-                  ...base,
-                  status: 'timeout',
-                  output: clean(visibleOutput(p).slice(-1000)),
-                  ...(requested > maxWait ? { timeout_note: `waits are capped at ${maxWait} s per call; call wait again` } : {}),
-                },
+              ? { status: 'exited', command, ...ending(p), output: out(2000), ...clamped }
+              : { status: 'timeout', command, output: out(1000), ...(clamped ?? { timeout_note: `Waited ${seconds}s, process still running` }) },
+            redacted: 'output',
           };
         }
         case 'kill':
-          if (p.exited) return { structured: { ...base, status: 'already_exited', exit_code: p.exitCode ?? null } };
+          if (p.exited) return { structured: { status: 'already_exited', command, ...ending(p), output: out(2000) }, redacted: 'output' };
+          p.terminationSource = 'process.kill';
           await registry.kill(p);
-          return { structured: { status: 'killed', session_id: p.id, completion_reason: 'killed', termination_source: 'process.kill' } };
+          return { structured: { status: 'killed', session_id: p.id, completion_reason: 'killed', termination_source: 'process.kill', output: out(2000) }, redacted: 'output' };
         case 'write':
         case 'submit':
         case 'close':

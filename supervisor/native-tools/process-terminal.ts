@@ -39,18 +39,24 @@ export function inputProperties(limits: Limits): Record<string, Record<string, u
   return { data: { type: 'string', maxLength: 65536 }, ...terminalSizeProperties(limits) };
 }
 
+/** Input to a process that has ended: Hermes' already_exited answer, under the gateway's code. */
+function alreadyFinished(): GatewayError {
+  return new GatewayError(ErrorCode.PROCESS_NOT_RUNNING, 'Process has already finished', { status: 'already_exited' });
+}
+
 /** One input action on a process; the answer both tools give. What is written is never logged or kept. */
 export function sendInput(p: TrackedProcess, action: InputAction, args: { data?: unknown; cols?: unknown; rows?: unknown }): Record<string, unknown> {
   switch (action) {
     case 'write':
     case 'submit': {
-      if (p.exited) throw new GatewayError(ErrorCode.PROCESS_NOT_RUNNING, `process ${p.id} has exited; its stdin is gone`);
+      if (p.exited) throw alreadyFinished();
       const data = String(args.data ?? '') + (action === 'submit' ? enterKey(p) : '');
       p.worker.send({ type: 'stdin', data });
       return { status: 'ok', bytes_written: Buffer.byteLength(data) };
     }
     case 'close':
-      if (!p.exited) p.worker.send({ type: 'close-stdin' });
+      if (p.exited) throw alreadyFinished();
+      p.worker.send({ type: 'close-stdin' });
       return { status: 'ok', message: p.terminal ? 'EOF sent' : 'stdin closed' };
     case 'resize':
       return { status: 'ok', session_id: p.id, ...resizeTerminal(p, args) };

@@ -37,6 +37,8 @@ export interface TrackedProcess {
   exited: boolean;
   exitCode?: number | null;
   completionReason?: 'exited' | 'killed' | 'lost';
+  /** Who ended it, when something did (Hermes' termination_source, e.g. `process.kill`). */
+  terminationSource?: string;
   finishedAt?: number;
   worker: WorkerProcess<ProcessProtocol>;
   waiters: Array<() => void>;

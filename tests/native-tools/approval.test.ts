@@ -70,7 +70,7 @@ describe('approval guard through tool_call', () => {
     assert.equal(quoted!.status, 'blocked');
     assert.match(String(quoted!.error), /^Command denied: delete in root path\./);
 
-    assert.deepEqual(benign, { output: 'benign\n', exit_code: 0, error: null });
+    assert.deepEqual(benign, { output: 'benign', exit_code: 0, error: null });
     assert.equal(existsSync(hardMarker), false, 'the hardline command never ran');
     assert.equal(existsSync(resetMarker), false, 'the git reset --hard command never ran');
     assert.equal(existsSync(join(dir, 'ok.txt')), true);
@@ -91,7 +91,7 @@ describe('approval guard through tool_call', () => {
     assert.equal(existsSync(marker), false, 'nothing ran');
     // The owner's terminal is unaffected.
     const next = await viaBridge(client, 'terminal', { command: 'echo still-here' }, token);
-    assert.deepEqual(next.data, { output: 'still-here\n', exit_code: 0, error: null });
+    assert.deepEqual(next.data, { output: 'still-here', exit_code: 0, error: null });
     await client.close();
   });
 
@@ -109,7 +109,7 @@ describe('approval guard through tool_call', () => {
     assert.notEqual(reset.data.exit_code, 0, 'git found no repository');
     assert.equal(existsSync(join(dir, 'ran')), true, 'the command ran');
     const quoted = await viaBridge(client, 'terminal', { command: 'echo "rm -rf /"' }, token);
-    assert.deepEqual(quoted.data, { output: 'rm -rf /\n', exit_code: 0, error: null });
+    assert.deepEqual(quoted.data, { output: 'rm -rf /', exit_code: 0, error: null });
     await client.close();
   });
 });

@@ -62,7 +62,7 @@ describe('file tools stay inside HERMES_MCP_ROOTS (the test gateway roots at its
   test('after a terminal cd out of the roots, relative paths are refused, not resolved there', async () => {
     const { client, token } = await openSession(gw.mcpUrl);
     const cd = await viaBridge(client, 'terminal', { command: `cd ${outside} && pwd` }, token);
-    assert.equal(cd.data.output, `${outside}\n`);
+    assert.equal(cd.data.output, outside);
     const read = await viaBridge(client, 'read_file', { path: 'secret.txt' }, token);
     assert.equal(read.data.error, 'PATH_OUTSIDE_ROOTS');
     assert.match(String(read.data.message), new RegExp(`current directory \\(${outside}\\) is outside the allowed roots`));

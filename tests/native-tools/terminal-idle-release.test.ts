@@ -41,7 +41,7 @@ test('an idle legacy session’s terminal worker is released, its cwd and export
     assert.equal(released.legacy_sessions, 1, 'the session itself lives on');
 
     const again = await viaBridge(client, 'terminal', { command: 'pwd; echo "v=$HMCP_IDLE"' });
-    assert.equal(again.data.output, '/tmp\nv=kept\n');
+    assert.equal(again.data.output, '/tmp\nv=kept');
     const fresh = gw.native.runtime.liveWorkerPids().filter((pid) => !otherWorkers.has(pid));
     assert.equal(fresh.length, 1);
     assert.notEqual(fresh[0], workerPids[0], 'a fresh worker ran it');
@@ -59,7 +59,7 @@ test('a command running longer than the idle limit is never released under it', 
     const mine = gw.native.runtime.liveWorkerPids().filter((pid) => !otherWorkers.has(pid));
     assert.equal(mine.length, 1);
     const r = await viaBridge(client, 'terminal', { command: `sleep ${IDLE_SECONDS + 0.5}; echo done` });
-    assert.deepEqual(r.data, { output: 'done\n', exit_code: 0, error: null });
+    assert.deepEqual(r.data, { output: 'done', exit_code: 0, error: null });
     assert.ok(gw.native.runtime.liveWorkerPids().includes(mine[0]!), 'the same worker ran it and is still alive');
   } finally {
     await client.close();

@@ -44,7 +44,7 @@ test('the refusals themselves are unchanged: each refused field fails before any
     }
     assert.equal(existsSync(flag), false, 'nothing ran');
     const allowed = await viaBridge(client, 'terminal', { command: 'echo ok', background: false, pty: false, notify_on_complete: false, watch_patterns: [], timeout: 30 }, token);
-    assert.deepEqual(allowed.data, { output: 'ok\n', exit_code: 0, error: null });
+    assert.deepEqual(allowed.data, { output: 'ok', exit_code: 0, error: null });
   } finally {
     await client.close();
   }

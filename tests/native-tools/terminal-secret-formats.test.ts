@@ -14,7 +14,7 @@ test('a GitLab personal access token printed by a command is masked in the termi
     // printf joins the prefix and the body, so only the command's output holds the whole token.
     const r = await viaBridge(client, 'terminal', { command: `printf 'pushed with %s%s\\n' glpat- ${body}` }, token);
     assert.equal(r.isError, false, JSON.stringify(r.data));
-    assert.equal(r.data.output, 'pushed with glpat-...8sDe\n');
+    assert.equal(r.data.output, 'pushed with glpat-...8sDe');
     assert.ok(!JSON.stringify(r.result).includes(body));
     assert.ok(!gw.rawLog().includes(body));
     await client.close();

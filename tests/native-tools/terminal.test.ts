@@ -22,7 +22,7 @@ describe('direct terminal through tool_call', () => {
   test('runs a short command with Hermes’ result shape, timeout 30 injected', async () => {
     const { client, token } = await tokenClient();
     const r = await viaBridge(client, 'terminal', { command: 'echo hello; exit 3' }, token);
-    assert.deepEqual(r.data, { output: 'hello\n', exit_code: 3, error: null });
+    assert.deepEqual(r.data, { output: 'hello', exit_code: 3, error: null });
     await client.close();
   });
 
@@ -52,12 +52,12 @@ describe('direct terminal through tool_call', () => {
     const legacy = await connect(gw.mcpUrl, 'legacy');
     await viaBridge(a.client, 'terminal', { command: 'cd /tmp && export HMCP_OWNER=a' }, a.token);
     const again = await viaBridge(a.client, 'terminal', { command: 'pwd; echo "v=$HMCP_OWNER"' }, a.token);
-    assert.equal(again.data.output, '/tmp\nv=a\n');
+    assert.equal(again.data.output, '/tmp\nv=a');
     const other = await viaBridge(b.client, 'terminal', { command: 'pwd; echo "v=$HMCP_OWNER"' }, b.token);
-    assert.notEqual(other.data.output, '/tmp\nv=a\n');
-    assert.match(String(other.data.output), /v=\n$/);
+    assert.notEqual(other.data.output, '/tmp\nv=a');
+    assert.match(String(other.data.output), /v=$/);
     const inSession = await viaBridge(legacy, 'terminal', { command: 'echo "v=$HMCP_OWNER"' });
-    assert.equal(inSession.data.output, 'v=\n', 'a legacy session is its own owner');
+    assert.equal(inSession.data.output, 'v=', 'a legacy session is its own owner');
     await Promise.all([a.client.close(), b.client.close(), legacy.close()]);
   });
 
@@ -66,7 +66,7 @@ describe('direct terminal through tool_call', () => {
     const outside = await viaBridge(client, 'terminal', { command: 'pwd', workdir: '/etc' }, token);
     assert.equal(outside.data.error, 'PATH_OUTSIDE_ROOTS');
     const inside = await viaBridge(client, 'terminal', { command: 'pwd', workdir: gw.home }, token);
-    assert.equal(inside.data.output, `${gw.home}\n`);
+    assert.equal(inside.data.output, gw.home);
     await client.close();
   });
 
@@ -76,7 +76,9 @@ describe('direct terminal through tool_call', () => {
     markers.push(marker);
     const r = await viaBridge(client, 'terminal', { command: escapeeCommand(marker), timeout: 2 }, token);
     assert.equal(r.data.exit_code, 124);
-    assert.equal(r.data.error, 'Command timed out after 2 seconds');
+    // Hermes' shape: the timeout is told in the output's last line, not as an error.
+    assert.equal(r.data.error, null);
+    assert.match(String(r.data.output), /\[Command timed out after 2s\]$/);
     assert.deepEqual(await waitForNoSurvivors(marker), []);
     await client.close();
   });
@@ -102,7 +104,7 @@ describe('direct terminal through tool_call', () => {
     assert.deepEqual(await waitForNoSurvivors(marker), []);
     // The owner keeps working afterwards: a new worker, same cwd/env snapshot.
     const next = await viaBridge(client, 'terminal', { command: 'echo still-here' }, token);
-    assert.equal(next.data.output, 'still-here\n');
+    assert.equal(next.data.output, 'still-here');
     await client.close();
   });
 

@@ -48,7 +48,7 @@ async function workload(client: Awaited<ReturnType<typeof start>>['client'], cal
     assert.equal(r.data.status, 'success', JSON.stringify(r.data));
     if (i % 10 === 9) {
       const token = await sessionToken(client);
-      for (const command of ['echo one', 'sleep 0.05 & echo two']) {
+      for (const command of ['echo one', '(sleep 0.05 &); echo two']) {
         const t = await viaBridge(client, 'terminal', { command }, token);
         assert.equal(t.data.exit_code, 0, JSON.stringify(t.data));
       }

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { accessSync, constants as fsConstants, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { constants } from 'node:os';
 import { BoundedCollector } from '../../shared/output-cap.js';
 import type { ExecRequest, ExecResult } from '../../shared/worker-protocol/exec.js';
@@ -12,24 +13,41 @@ import { settledWithin } from '../../shared/settle.js';
 // and on any exit the cwd and exports are saved to the state directory. Used for hermes_tools.terminal
 // inside an execute_code worker; the owner's direct terminal uses runtime/persistent-shell.ts.
 
-const WRAPPER = String.raw`
-exec 2>&1
-__hermes_state="$HERMES_MCP_STATE_DIR"
-unset HERMES_MCP_STATE_DIR
-` + SHELL_STATE + String.raw`
-cd "$HERMES_MCP_CWD" 2>/dev/null || { echo "cannot enter working directory: $HERMES_MCP_CWD"; exit 1; }
-unset HERMES_MCP_CWD
-__hermes_cmd="$HERMES_MCP_COMMAND"
-unset HERMES_MCP_COMMAND
-eval "$__hermes_cmd"
-`;
+// Laid out as Hermes' own wrapper is (tools/environments/base.py _wrap_command): the saved state on
+// line 1, the cd on line 2, the command's eval on line 3, run by bash under its full path. So
+// bash's own diagnostics read as Hermes' do ("/usr/bin/bash: line 3: x: command not found"), and a
+// directory that cannot be entered fails as there, with cd's message and exit code 126.
+// The request reaches the shell in variables that are read and unset before anything else runs:
+// the exports saved on exit (the EXIT trap, also on a failed cd) never carry them into the next call.
+const WRAPPER =
+  'exec 2>&1; __hermes_state="$HERMES_MCP_STATE_DIR"; __hermes_cwd="$HERMES_MCP_CWD"; __hermes_cmd="$HERMES_MCP_COMMAND"; __hermes_setup="$HERMES_MCP_SETUP"; ' +
+  'unset HERMES_MCP_STATE_DIR HERMES_MCP_CWD HERMES_MCP_COMMAND HERMES_MCP_SETUP; eval "$__hermes_setup"\n' +
+  'builtin cd -- "$__hermes_cwd" || exit 126\n' +
+  'eval "$__hermes_cmd"\n';
+
+/** bash's full path (the first on PATH), as Hermes runs it; bare `bash` when PATH has none. */
+function findBash(): string {
+  for (const dir of (process.env.PATH ?? '').split(':')) {
+    if (dir === '') continue;
+    const candidate = join(dir, 'bash');
+    try {
+      accessSync(candidate, fsConstants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return 'bash';
+}
+const BASH = findBash();
 
 /** Children spawned through child_process: killed by the sweep but reaped by libuv, not by us. */
 export const spawnedChildren = new Set<number>();
 
 export async function runCommand(req: ExecRequest): Promise<ExecResult> {
-  const child = spawn('bash', ['--norc', '--noprofile', '-c', WRAPPER], {
-    env: { ...process.env, HERMES_MCP_STATE_DIR: req.stateDir, HERMES_MCP_CWD: req.cwd, HERMES_MCP_COMMAND: req.command },
+  const child = spawn(BASH, ['--norc', '--noprofile', '-c', WRAPPER], {
+    argv0: BASH,
+    env: { ...process.env, HERMES_MCP_STATE_DIR: req.stateDir, HERMES_MCP_CWD: req.cwd, HERMES_MCP_COMMAND: req.command, HERMES_MCP_SETUP: SHELL_STATE },
     stdio: ['ignore', 'pipe', 'ignore'],
     detached: true, // its own process group, killed as a whole on deadline
   });

@@ -56,6 +56,9 @@ export class PersistentShell {
     const outcome = await new Promise<{ code: number; timedOut: boolean; marked?: boolean }>((resolve) => {
       const timer = setTimeout(() => {
         this.kill();
+        // What the command printed before its deadline is its output too (the marker never came).
+        collector.push(Buffer.from(tail, 'latin1'));
+        tail = '';
         finish({ code: 124, timedOut: true });
       }, req.timeoutMs);
       // Listeners belong to this shell and this command only: a shell killed earlier (deadline,
