@@ -92,6 +92,7 @@ export class HonchoBackend {
       workspace: identity.workspace,
       user_peer: identity.userPeer,
       assistant_peer: identity.assistantPeer,
+      session: identity.session,
       host: identity.host,
       config: source,
       api_key: apiKeySource,

@@ -9,9 +9,9 @@ import { makeHermesHome, startTestGateway, type TestGateway } from './gateway.js
 
 export const USER_PEER = 'ada';
 
-/** A honcho.json whose `hermes` host block points at `baseUrl` with user peer `ada`. */
+/** A honcho.json pointing at `baseUrl` (a root key: Hermes reads no host-block base URL) whose `hermes` host block names user peer `ada` (plus `extra`). */
 export function honchoJson(baseUrl: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { hosts: { hermes: { baseUrl, peerName: USER_PEER, workspace: 'hermes', ...extra } } };
+  return { baseUrl, hosts: { hermes: { peerName: USER_PEER, workspace: 'hermes', ...extra } } };
 }
 
 /** What the stand-in holds before a test: the user's card, representation, a Hermes session. */
