@@ -58,6 +58,12 @@ export interface HonchoSettings {
   /** `dialecticReasoningLevel` (default `low`) and whether a caller may override it (`dialecticDynamic`). */
   reasoningLevel: ReasoningLevel;
   reasoningDynamic: boolean;
+  /**
+   * Whose view of the user the reads take (session.py _resolve_observer_target): Hermes' assistant
+   * peer (`aiPeer`, default the host) while it observes others (both observation presets; off only
+   * with observation.ai.observeOthers false), else the user peer's own.
+   */
+  readObserver: string;
   /** `contextTokens`: the token budget Hermes gives session.context. */
   contextTokens?: number;
   /** The file the settings came from, or `environment`. */
@@ -181,6 +187,8 @@ interface RawFields {
   sessionStrategy: string;
   sessionPeerPrefix: boolean;
   sessions: Record<string, string>;
+  aiPeer?: string;
+  aiObserveOthers: boolean;
 }
 
 function envBaseUrl(env: Env): string | undefined {
@@ -215,6 +223,8 @@ function fromFile(raw: Json, host: string, env: Env): RawFields {
     ...(Number.isSafeInteger(tokens) && tokens > 0 ? { contextTokens: tokens } : {}),
     sessionStrategy: str(pick('sessionStrategy')) ?? 'per-directory',
     sessionPeerPrefix: Boolean(firstSet('sessionPeerPrefix')),
+    ...(str(pick('aiPeer')) ? { aiPeer: str(pick('aiPeer'))! } : {}),
+    aiObserveOthers: aiObservesOthers(block.observation || raw.observation),
     sessions: isObject(raw.sessions) ? Object.fromEntries(Object.entries(raw.sessions).filter((e): e is [string, string] => typeof e[1] === 'string')) : {},
   };
 }
@@ -236,7 +246,14 @@ function fromEnv(env: Env): RawFields {
     sessionStrategy: 'per-directory',
     sessionPeerPrefix: false,
     sessions: {},
+    aiObserveOthers: true,
   };
+}
+
+/** client.py _resolve_observation's ai_observe_others: true in both presets unless `observation.ai.observeOthers` says otherwise. */
+function aiObservesOthers(observation: unknown): boolean {
+  const ai = isObject(observation) && isObject(observation.ai) ? observation.ai : undefined;
+  return ai && 'observeOthers' in ai ? Boolean(ai.observeOthers) : true;
 }
 
 /** The name of the git repository `dir` is in (its top level's name), as `git rev-parse --show-toplevel` finds it. */
@@ -339,6 +356,7 @@ export function resolveHonchoConfig(hermesHome: string, env: Env, cwd: string = 
       apiKeySource: placeholder ? 'placeholder' : fields.apiKeySource,
       reasoningLevel,
       reasoningDynamic: fields.reasoningDynamic,
+      readObserver: fields.aiObserveOthers ? (fields.aiPeer ?? host).replace(/[^a-zA-Z0-9_-]/g, '-') : userPeer,
       ...(fields.contextTokens ? { contextTokens: fields.contextTokens } : {}),
       source,
       warnings,

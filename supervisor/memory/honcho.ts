@@ -15,6 +15,8 @@ export interface Prepared {
   honcho: Honcho;
   user: Peer;
   assistant: Peer;
+  /** The peer whose view of the user the reads take (settings.readObserver): Hermes' assistant peer, or the user. Never created by the gateway. */
+  observer: Peer;
   /** A handle on an existing session, without the SDK's session get-or-create. */
   session(id: string): Session;
 }
@@ -71,10 +73,12 @@ export class HonchoBackend {
     if (!this.prepared) {
       const attempt = (async () => {
         const honcho = await this.newClient();
-        const { Session } = await loadSdk();
+        const { Peer, Session } = await loadSdk();
         const { userPeer, assistantPeer } = this.settings.identity;
         const [user, assistant] = await Promise.all([honcho.peer(userPeer), honcho.peer(assistantPeer)]);
-        return { honcho, user, assistant, session: (id: string) => new Session(id, honcho.workspaceId, honcho.http) };
+        const { readObserver } = this.settings;
+        const observer = readObserver === user.id ? user : new Peer(readObserver, honcho.workspaceId, honcho.http);
+        return { honcho, user, assistant, observer, session: (id: string) => new Session(id, honcho.workspaceId, honcho.http) };
       })();
       this.prepared = attempt;
       attempt.catch(() => {

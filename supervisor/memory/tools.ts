@@ -8,15 +8,16 @@ import { checkConclusion, CONCLUSION_KINDS, contentDigest, decodeConclusion, enc
 
 // The five memory tools over Honcho v3 (the REST API in Honcho's docs/v3/openapi.json):
 //
-//   memory_profile    GET  peers/{user}/card                                      (read-only)
-//   memory_search     GET  peers/{user}/context?target={user}&search_query&search_top_k
-//                     (fallback POST peers/{user}/representation) + POST conclusions/query
-//   memory_context    GET  peers/{user}/context?target={user}[&search_query] + POST conclusions/list
+//   memory_profile    GET  peers/{observer}/card?target={user}, else peers/{user}/card     (read-only)
+//   memory_search     GET  peers/{observer}/context?target={user}&search_query&search_top_k
+//                     (fallback POST peers/{observer}/representation) + POST conclusions/query
+//   memory_context    GET  peers/{observer}/context?target={user}[&search_query] + POST conclusions/list
 //                     [+ GET sessions/{s}/context?summary=true&peer_target={user}]
-//   memory_reasoning  POST peers/{user}/chat                                      (Honcho's LLM)
+//   memory_reasoning  POST peers/{observer}/chat (target {user})                       (Honcho's LLM)
 //   memory_conclude   POST conclusions | POST conclusions/list | DELETE conclusions/{id}
 //
-// Reads take the user peer's own perspective (the representation Hermes' conversations build);
+// Reads take Hermes' perspective (its assistant peer's view of the user, as Hermes' own tools read it,
+// or the user's own view when Hermes' assistant does not observe others: settings.readObserver);
 // writes are conclusions observed by the assistant peer `chatgpt` about the user peer. Every call
 // is `native`: it is counted in /healthz inflight_native_calls until its Honcho request really ends.
 // (supervisor/memory/calls.ts) A call answers after memoryTimeoutSeconds; a read that ran out answers MEMORY_TIMEOUT (safe to
@@ -55,7 +56,12 @@ export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
     annotations: READ_ONLY,
     holdsLease: true,
     async handler(_args, ctx) {
-      const r = await read(deps, ctx, async (p) => ({ p, card: await p.user.getCard() }));
+      // Hermes' honcho_profile (session.py get_peer_card): its assistant peer's card of the user, else the user's own.
+      const r = await read(deps, ctx, async (p) => {
+        if (p.observer === p.user) return { p, card: await p.user.getCard() };
+        const observed = await p.observer.getCard(p.user.id);
+        return { p, card: observed && observed.length > 0 ? observed : await p.user.getCard() };
+      });
       const card = r.card ?? [];
       return {
         structured: {
@@ -89,11 +95,11 @@ export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
       const limit = (args.limit as number | undefined) ?? 10;
       const r = await read(deps, ctx, async (p) => {
         const [context, conclusions] = await Promise.all([
-          p.user.context({ target: p.user.id, searchQuery: query, searchTopK: limit }),
+          p.observer.context({ target: p.user.id, searchQuery: query, searchTopK: limit }),
           p.assistant.conclusionsOf(p.user.id).query(query, limit),
         ]);
         // Hermes' fallback when the context carries no representation.
-        const representation = context.representation || (await p.user.representation({ target: p.user.id, searchQuery: query, searchTopK: limit })) || null;
+        const representation = context.representation || (await p.observer.representation({ target: p.user.id, searchQuery: query, searchTopK: limit })) || null;
         return { p, representation, conclusions };
       });
       return { structured: { ...identityView(r.p), query, representation: r.representation, conclusions: r.conclusions.map(conclusionView) } };
@@ -120,7 +126,7 @@ export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
       const contextTokens = deps.state.kind === 'configured' ? deps.state.backend.settings.contextTokens : undefined;
       const r = await read(deps, ctx, async (p) => {
         const [peer, recent, session] = await Promise.all([
-          p.user.context({ target: p.user.id, ...(query ? { searchQuery: query } : {}) }),
+          p.observer.context({ target: p.user.id, ...(query ? { searchQuery: query } : {}) }),
           p.assistant.conclusionsOf(p.user.id).list({ page: 1, size: RECENT_CONCLUSIONS }),
           sessionId ? sessionContext(p, sessionId, contextTokens) : Promise.resolve(undefined),
         ]);
@@ -159,7 +165,7 @@ export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
       const settings = deps.state.kind === 'configured' ? deps.state.backend.settings : undefined;
       const requested = args.reasoning_level as ReasoningLevel | undefined;
       const level: ReasoningLevel = requested && (settings?.reasoningDynamic ?? true) ? requested : (settings?.reasoningLevel ?? 'low');
-      const r = await read(deps, ctx, async (p) => ({ p, answer: await p.user.chat(query, { reasoningLevel: level }) }));
+      const r = await read(deps, ctx, async (p) => ({ p, answer: await p.observer.chat(query, { reasoningLevel: level, ...(p.observer === p.user ? {} : { target: p.user.id }) }) }));
       return { structured: { ...identityView(r.p), query, reasoning_level: level, answer: r.answer } };
     },
   };

@@ -18,10 +18,11 @@ export function honchoJson(baseUrl: string, extra: Record<string, unknown> = {})
 export const SEED: SeedData = {
   workspace: 'hermes',
   peers: [USER_PEER, 'hermes'],
-  cards: [{ observer: USER_PEER, observed: USER_PEER, card: ['Name: Ada', 'Role: platform engineer', 'Prefers pnpm over npm'] }],
+  cards: [{ observer: 'hermes', observed: USER_PEER, card: ['Name: Ada', 'Role: platform engineer', 'Prefers pnpm over npm'] }],
+  // Hermes' assistant peer's view of the user: what Hermes' own tools (and the gateway's reads) see.
   representations: [
     {
-      observer: USER_PEER,
+      observer: 'hermes',
       observed: USER_PEER,
       lines: ['Ada prefers pnpm over npm for JavaScript projects', 'Ada deploys the gateway on Mondays, never on Fridays', 'Ada writes tests with node:test'],
     },
