@@ -64,6 +64,8 @@ export interface HonchoSettings {
    * with observation.ai.observeOthers false), else the user peer's own.
    */
   readObserver: string;
+  /** Hermes' assistant peer (`aiPeer`, default the host): the author Hermes labels `assistant` in search excerpts. */
+  hermesPeer: string;
   /** `contextTokens`: the token budget Hermes gives session.context. */
   contextTokens?: number;
   /** The file the settings came from, or `environment`. */
@@ -345,6 +347,7 @@ export function resolveHonchoConfig(hermesHome: string, env: Env, cwd: string = 
   // host block has its own key (Hermes plugins/memory/honcho/client.py). A root-level or environment key is assumed to be the
   // cloud key shared across hosts and is not sent to a local server.
   // Only an explicit base URL counts (an `environment: local` keeps the file's key, as in Hermes).
+  const hermesPeer = (fields.aiPeer ?? host).replace(/[^a-zA-Z0-9_-]/g, '-');
   const placeholder = fields.baseUrl !== undefined && isLocalBaseUrl(baseURL) && !fields.hostBlockKey;
   const apiKey = placeholder ? 'local' : fields.apiKey;
   return {
@@ -356,7 +359,8 @@ export function resolveHonchoConfig(hermesHome: string, env: Env, cwd: string = 
       apiKeySource: placeholder ? 'placeholder' : fields.apiKeySource,
       reasoningLevel,
       reasoningDynamic: fields.reasoningDynamic,
-      readObserver: fields.aiObserveOthers ? (fields.aiPeer ?? host).replace(/[^a-zA-Z0-9_-]/g, '-') : userPeer,
+      readObserver: fields.aiObserveOthers ? hermesPeer : userPeer,
+      hermesPeer,
       ...(fields.contextTokens ? { contextTokens: fields.contextTokens } : {}),
       source,
       warnings,

@@ -15,7 +15,7 @@ export interface Prepared {
   honcho: Honcho;
   user: Peer;
   assistant: Peer;
-  /** The peer whose view of the user the reads take (settings.readObserver): Hermes' assistant peer, or the user. Never created by the gateway. */
+  /** The peer whose view of the user the reads take (settings.readObserver): Hermes' assistant peer, or the user. */
   observer: Peer;
   /** A handle on an existing session, without the SDK's session get-or-create. */
   session(id: string): Session;
@@ -73,12 +73,17 @@ export class HonchoBackend {
     if (!this.prepared) {
       const attempt = (async () => {
         const honcho = await this.newClient();
-        const { Peer, Session } = await loadSdk();
+        const { Session } = await loadSdk();
         const { userPeer, assistantPeer } = this.settings.identity;
-        const [user, assistant] = await Promise.all([honcho.peer(userPeer), honcho.peer(assistantPeer)]);
         const { readObserver } = this.settings;
-        const observer = readObserver === user.id ? user : new Peer(readObserver, honcho.workspaceId, honcho.http);
-        return { honcho, user, assistant, observer, session: (id: string) => new Session(id, honcho.workspaceId, honcho.http) };
+        // Hermes' assistant peer is get-or-created like the other two (Hermes' own start-up does the
+        // same), so a Honcho that Hermes has not used yet answers "nothing known" rather than 404.
+        const [user, assistant, observer] = await Promise.all([
+          honcho.peer(userPeer),
+          honcho.peer(assistantPeer),
+          readObserver === userPeer || readObserver === assistantPeer ? undefined : honcho.peer(readObserver),
+        ]);
+        return { honcho, user, assistant, observer: observer ?? (readObserver === assistantPeer ? assistant : user), session: (id: string) => new Session(id, honcho.workspaceId, honcho.http) };
       })();
       this.prepared = attempt;
       attempt.catch(() => {

@@ -9,7 +9,8 @@ import { checkConclusion, CONCLUSION_KINDS, contentDigest, decodeConclusion, enc
 // The five memory tools over Honcho v3 (the REST API in Honcho's docs/v3/openapi.json):
 //
 //   memory_profile    GET  peers/{observer}/card?target={user}, else peers/{user}/card     (read-only)
-//   memory_search     GET  peers/{observer}/context?target={user}&search_query&search_top_k
+//   memory_search     POST search (filter peer_perspective {user}: Hermes' message excerpts)
+//                     + GET peers/{observer}/context?target={user}&search_query&search_top_k
 //                     (fallback POST peers/{observer}/representation) + POST conclusions/query
 //   memory_context    GET  peers/{observer}/context?target={user}[&search_query] + POST conclusions/list
 //                     [+ GET sessions/{s}/context?summary=true&peer_target={user}]
@@ -24,6 +25,43 @@ import { checkConclusion, CONCLUSION_KINDS, contentDigest, decodeConclusion, enc
 // retry), a mutation whose request was already sent answers `state: unknown` and is never re-sent.
 
 const RECENT_CONCLUSIONS = 10;
+// Hermes' honcho_search at its default max_tokens (800): a budget of ~4 characters a token, and
+// max(3, min(20, budget / 300)) messages (session.py search_context).
+const EXCERPT_CHARS = 3200;
+const EXCERPT_MESSAGES = 10;
+const EXCERPT_MESSAGE_CHARS = 1200;
+const EXCERPT_QUERY_CHARS = 4000;
+
+/**
+ * Hermes' honcho_search (session.py search_context): Honcho's message search over every session the
+ * user took part in (filter peer_perspective), each message as `[author · session] text`, Hermes'
+ * own assistant peer labelled `assistant`, joined by blank lines within EXCERPT_CHARS; null when
+ * nothing matches. Lengths count characters (code points), as Python does.
+ */
+async function messageExcerpts(p: Prepared, query: string, hermesPeer: string): Promise<string | null> {
+  const q = [...query.trim()].slice(0, EXCERPT_QUERY_CHARS).join('');
+  const messages = await p.honcho.search(q, { filters: { peer_perspective: p.user.id }, limit: EXCERPT_MESSAGES });
+  const lines: string[] = [];
+  let used = 0;
+  for (const m of messages) {
+    const content = (m.content ?? '').trim();
+    if (!content) continue;
+    const author = m.peerId || 'unknown';
+    const who = author === hermesPeer ? 'assistant' : author;
+    const entry = [...`[${who}${m.sessionId ? ` · ${m.sessionId}` : ''}] ${[...content].slice(0, EXCERPT_MESSAGE_CHARS).join('')}`];
+    const separator = lines.length > 0 ? 2 : 0;
+    const remaining = EXCERPT_CHARS - used - separator;
+    if (remaining <= 0) break;
+    if (entry.length > remaining) {
+      const cut = entry.slice(0, remaining).join('').trimEnd();
+      if (cut) lines.push(cut);
+      break;
+    }
+    lines.push(entry.join(''));
+    used += separator + entry.length;
+  }
+  return lines.length > 0 ? lines.join('\n\n') : null;
+}
 const SESSION_MESSAGES = 5;
 const SESSION_MESSAGE_CHARS = 200;
 const ID = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,128}$' } as const;
@@ -78,7 +116,7 @@ export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
   const search: ToolDefinition = {
     name: 'memory_search',
     description:
-      "Search the Hermes memory (Honcho) for what is known about the user: the user's representation curated around the query, plus matching durable conclusions this gateway stored. Raw excerpts, no LLM synthesis: cheaper than memory_reasoning.",
+      "Search the Hermes memory (Honcho) for what is known about the user: ranked excerpts of what was said in every session the user took part in (`excerpts`, as Hermes' honcho_search gives them), the user's representation curated around the query, plus matching durable conclusions this gateway stored. Raw excerpts, no LLM synthesis: cheaper than memory_reasoning.",
     inputSchema: {
       type: 'object',
       properties: {
@@ -93,6 +131,7 @@ export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
     async handler(args, ctx) {
       const query = checkQuery(args.query, limits)!;
       const limit = (args.limit as number | undefined) ?? 10;
+      const hermesPeer = deps.state.kind === 'configured' ? deps.state.backend.settings.hermesPeer : '';
       const r = await read(deps, ctx, async (p) => {
         const [context, conclusions] = await Promise.all([
           p.observer.context({ target: p.user.id, searchQuery: query, searchTopK: limit }),
@@ -100,9 +139,9 @@ export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
         ]);
         // Hermes' fallback when the context carries no representation.
         const representation = context.representation || (await p.observer.representation({ target: p.user.id, searchQuery: query, searchTopK: limit })) || null;
-        return { p, representation, conclusions };
+        return { p, representation, conclusions, excerpts: await messageExcerpts(p, query, hermesPeer) };
       });
-      return { structured: { ...identityView(r.p), query, representation: r.representation, conclusions: r.conclusions.map(conclusionView) } };
+      return { structured: { ...identityView(r.p), query, excerpts: r.excerpts, representation: r.representation, conclusions: r.conclusions.map(conclusionView) } };
     },
   };
 

@@ -124,7 +124,7 @@ function view(c: ToolsCase, side: 'hermes' | 'gateway', s: Side): unknown {
       return { ...base, representation: last.representation ?? null, card: card && card.length > 0 ? card.join('\n') : null };
     }
     case 'search':
-      return { ...base, found: side === 'hermes' ? (last.result === 'No relevant context found.' ? null : last.result) : last };
+      return { ...base, found: side === 'hermes' ? (last.result === 'No relevant context found.' ? null : (last.result ?? last)) : 'excerpts' in last ? last.excerpts : last };
     case 'conclusions': {
       const listed = (x: Record<string, unknown>) => (Array.isArray(x.conclusions) ? (x.conclusions as Array<{ content: string }>).map((y) => y.content) : undefined);
       return { ...base, ok: a.map((x) => typeof x.error !== 'string'), listed: a.map(listed).filter((x) => x !== undefined), stored };
