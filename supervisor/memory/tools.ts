@@ -13,7 +13,8 @@ import { checkConclusion, CONCLUSION_KINDS, contentDigest, decodeConclusion, enc
 //                     + GET peers/{observer}/context?target={user}&search_query&search_top_k
 //                     (fallback POST peers/{observer}/representation) + POST conclusions/query
 //   memory_context    GET  peers/{observer}/context?target={user}[&search_query] + POST conclusions/list
-//                     [+ GET sessions/{s}/context?summary=true&peer_target={user}]
+//                     + GET sessions/{s}/context?summary=true&peer_target={user} (s: `session`, else
+//                     the project's Hermes session, left out when Honcho has none)
 //   memory_reasoning  POST peers/{observer}/chat (target {user})                       (Honcho's LLM)
 //   memory_conclude   POST conclusions | POST conclusions/list | DELETE conclusions/{id}
 //
@@ -153,7 +154,7 @@ export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
       type: 'object',
       properties: {
         query: { type: 'string', minLength: 1, description: `Optional focus: curate the representation around this topic (${queryText}).` },
-        session: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,100}$', description: 'Optional Honcho session id (e.g. the Hermes project directory name) whose summary and recent messages to include.' },
+        session: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,100}$', description: "Optional Honcho session id whose summary and recent messages to include; default: the project's Hermes session (shown when it exists)." },
       },
       additionalProperties: false,
     },
@@ -161,13 +162,16 @@ export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
     holdsLease: true,
     async handler(args, ctx) {
       const query = checkQuery(args.query, limits);
-      const sessionId = args.session as string | undefined;
+      // Without `session`: the project's Hermes session (identity.session, as Hermes' honcho_context
+      // reads its current one), shown only when Honcho has it.
+      const explicit = args.session as string | undefined;
+      const sessionId = explicit ?? (deps.state.kind === 'configured' ? deps.state.backend.settings.identity.session : undefined);
       const contextTokens = deps.state.kind === 'configured' ? deps.state.backend.settings.contextTokens : undefined;
       const r = await read(deps, ctx, async (p) => {
         const [peer, recent, session] = await Promise.all([
           p.observer.context({ target: p.user.id, ...(query ? { searchQuery: query } : {}) }),
           p.assistant.conclusionsOf(p.user.id).list({ page: 1, size: RECENT_CONCLUSIONS }),
-          sessionId ? sessionContext(p, sessionId, contextTokens) : Promise.resolve(undefined),
+          sessionId ? sessionContext(p, sessionId, contextTokens).then((sc) => (explicit === undefined && sc.error === 'not_found' ? undefined : sc)) : Promise.resolve(undefined),
         ]);
         return { p, peer, recent, session };
       });

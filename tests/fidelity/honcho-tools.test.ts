@@ -24,10 +24,12 @@ interface ToolsCase extends FidelityCase {
   hermes: Array<[string, Record<string, unknown>]>;
   gateway: Array<[string, Record<string, unknown>]>;
   view: 'profile' | 'reasoning' | 'context' | 'search' | 'conclusions' | 'error';
+  /** The name of the working directory both sides run in (default PROJECT: the seeded session's name). */
+  cwd?: string;
 }
 
 const HERMES_PEER = 'hermes';
-/** The working directory both sides run in: Hermes names its session after it. */
+/** The working directory both sides run in by default: Hermes names its session after it, and the seeds hold a session of that name. */
 const PROJECT = 'hermes-mcp-gateway';
 
 const SEEDS: Record<string, SeedData> = {
@@ -116,12 +118,21 @@ function view(c: ToolsCase, side: 'hermes' | 'gateway', s: Side): unknown {
       return { ...base, answer: answer ?? null };
     }
     case 'context': {
+      // Hermes' recent messages are `  [peer] text` lines; the gateway's {peer, content} (both the last five).
       if (side === 'hermes') {
         const sec = sections(String(last.result ?? ''));
-        return { ...base, representation: sec.Representation ?? null, card: sec.Card ?? null };
+        const messages = sec['Recent messages']?.split('\n').map((l) => l.trim()) ?? [];
+        return { ...base, representation: sec.Representation ?? null, card: sec.Card ?? null, summary: sec.Summary ?? null, messages };
       }
       const card = last.card as string[] | undefined;
-      return { ...base, representation: last.representation ?? null, card: card && card.length > 0 ? card.join('\n') : null };
+      const session = last.session as { summary?: string | null; messages?: Array<{ peer: string; content: string }> } | undefined;
+      return {
+        ...base,
+        representation: last.representation ?? null,
+        card: card && card.length > 0 ? card.join('\n') : null,
+        summary: session?.summary ?? null,
+        messages: (session?.messages ?? []).map((m) => `[${m.peer}] ${m.content}`),
+      };
     }
     case 'search':
       return { ...base, found: side === 'hermes' ? (last.result === 'No relevant context found.' ? null : (last.result ?? last)) : 'excerpts' in last ? last.excerpts : last };
@@ -144,7 +155,7 @@ async function hermesSide(list: ToolsCase[]): Promise<Answers> {
           standins.set(c.id, standin);
           standin.seed(SEEDS[c.seed ?? 'default']!);
           const home = join(ws, 'hermes', c.id);
-          const cwd = join(home, PROJECT);
+          const cwd = join(home, c.cwd ?? PROJECT);
           mkdirSync(cwd, { recursive: true });
           writeFileSync(join(home, 'honcho.json'), JSON.stringify(hermesJson(standin.url, c)));
           return { id: c.id, url: standin.url, home, cwd, calls: withIds(c.hermes, standin) };
@@ -191,7 +202,7 @@ compareSurface<ToolsCase>({
     mcp: async (list) => {
       const out: Answers = new Map();
       for (const c of list) {
-        const project = join(ws, 'gateway', c.id, PROJECT);
+        const project = join(ws, 'gateway', c.id, c.cwd ?? PROJECT);
         mkdirSync(project, { recursive: true });
         const m = await startMemoryGateway({ seed: SEEDS[c.seed ?? 'default']!, honcho: (url) => hermesJson(url, c), env: { HERMES_MCP_PROJECT_DIR: project } });
         try {

@@ -109,7 +109,7 @@ test('identity: the host block (workspace, peer, key, base URL) wins over the en
     } finally {
       await client.close();
     }
-    assert.deepEqual(m.callsTo('POST', '/v3/workspaces/hermes/peers').map((c) => (c.body as { id: string }).id).sort(), ['ada-host', 'chatgpt']);
+    assert.deepEqual(m.callsTo('POST', '/v3/workspaces/hermes/peers').map((c) => (c.body as { id: string }).id).sort(), ['ada-host', 'chatgpt', 'hermes'], "the user, the gateway's assistant and Hermes' assistant (whose view of the user reads take)");
     assert.ok(m.standin.calls.every((c) => c.authorization === 'Bearer host-key'));
   } finally {
     await m.close();

@@ -93,6 +93,9 @@ describe('memory tools over MCP', () => {
       assert.deepEqual(ctx.query, { target: USER_PEER, search_query: 'Friday deploys', search_top_k: '3' });
       const query = m.callsTo('POST', `${CONCLUSIONS}/query`).at(-1)!;
       assert.deepEqual(query.body, { query: 'Friday deploys', top_k: 3, filters: { observer_id: 'chatgpt', observed_id: USER_PEER } });
+      assert.equal(data.excerpts, null, 'no message says anything about Friday deploys');
+      const search = m.callsTo('POST', '/v3/workspaces/hermes/search').at(-1)!;
+      assert.deepEqual(search.body, { query: 'Friday deploys', filters: { peer_perspective: USER_PEER }, limit: 10 }, "Hermes' honcho_search: every session the user took part in");
       assert.equal(m.callsTo('POST', /\/chat$/).length, 0, 'search never asks the dialectic LLM');
     } finally {
       await client.close();
