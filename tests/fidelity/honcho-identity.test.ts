@@ -8,6 +8,8 @@ import { compareSurface, loadCases, normalise, oracleAnswers, runOracle, type Fi
 // overrides, the environment), the names the gateway talks to Honcho with against the ones Hermes'
 // Honcho provider derives (drivers/honcho_identity.py: plugins/memory/honcho/client.py
 // HonchoClientConfig.from_global_config and get_honcho_client, session.py HonchoSessionManager).
+// Besides the names it uses itself, the gateway must know Hermes' own assistant peer and whose view
+// of the user Hermes' tools read (session.py _resolve_observer_target): its reads take that view.
 // The gateway side is its own config resolution (supervisor/memory/config.ts resolveHonchoConfig),
 // called with the same HERMES_HOME, HOME, working directory and environment; nothing is sent to any
 // Honcho (the base URL is a loopback address nobody listens on). Each side gets its own copy of the
@@ -84,10 +86,12 @@ compareSurface<IdentityCase>({
           const r = resolveHonchoConfig(l.hermesHome, { HOME: l.home, ...l.env }, l.cwd);
           if (r.status === 'not_configured') return [c.id, { configured: false }];
           if (r.status === 'invalid') return [c.id, norm(l)({ configured: true, invalid: r.reason })];
-          const { identity, baseURL, apiKey } = r.settings;
+          const { identity, baseURL, apiKey, hermesPeer, readObserver } = r.settings;
           return [
             c.id,
             norm(l)({
+              hermes_assistant_peer: hermesPeer,
+              read_observer: readObserver,
               configured: true,
               host: identity.host,
               workspace: identity.workspace,

@@ -38,7 +38,12 @@ def handle(case, _request):
     manager = HonchoSessionManager(honcho=None, config=cfg, context_tokens=cfg.context_tokens)
     session_key = HonchoMemoryProvider()._resolve_session_key(cfg, "")
     client = get_honcho_client(cfg)
+    from plugins.memory.honcho.session import HonchoSession
+    names = HonchoSession(key=session_key, user_peer_id=manager._resolve_user_peer_id(session_key), assistant_peer_id=manager._sanitize_id(cfg.ai_peer), honcho_session_id=manager._sanitize_id(session_key))
+    observer, _target = manager._resolve_observer_target(names, "user")
     return {
+        "hermes_assistant_peer": names.assistant_peer_id,
+        "read_observer": observer,
         "configured": True,
         "host": cfg.host,
         "workspace": cfg.workspace_id,
