@@ -19,7 +19,9 @@ import { readHermesConfig } from '../hermes-config.js';
 //   apiKey on a local base URL: the placeholder `local` unless the host block sets its own key
 //   session: the project directory's Honcho session (resolve_session_name)
 //
-// Only the assistant peer differs from Hermes': this adapter writes as `chatgpt`. The user peer is
+// Reads take Hermes' view of the user (settings.readObserver: Hermes' assistant peer while it observes
+// others, as session.py _resolve_observer_target). Only the assistant peer the gateway writes as differs
+// from Hermes': this adapter writes as `chatgpt`. The user peer is
 // `peerName`; Hermes without one derives a per-session peer from its runtime identity, which the
 // gateway has no way to reproduce, so a configuration without it is reported as invalid instead of
 // guessing (writing conclusions about a peer Hermes never reads would silently split the memory).
