@@ -51,8 +51,8 @@ export interface GatewayConfig {
   cgroupRoot?: string;
   /**
    * What Hermes' Honcho configuration resolution reads from the environment (supervisor/memory/config.ts):
-   * HONCHO_API_KEY, HONCHO_BASE_URL, HONCHO_URL, HONCHO_ENVIRONMENT, HERMES_HONCHO_HOST,
-   * HERMES_PROFILE, and HOME (default: the account's home) for the ~/.hermes and ~/.honcho fallbacks.
+   * HONCHO_API_KEY, HONCHO_BASE_URL, HONCHO_ENVIRONMENT, HERMES_HONCHO_HOST, and HOME (default: the
+   * account's home) for the ~/.hermes and ~/.honcho fallbacks.
    */
   honchoEnv: Readonly<Record<string, string>>;
   /** Which cronjob mutations the host allows (`HERMES_MCP_CRONJOB_MUTATIONS`: off (default), on, or a list). */

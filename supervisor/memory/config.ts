@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { readHermesConfig } from '../hermes-config.js';
 
 // Hermes' Honcho configuration, resolved the way Hermes resolves it (Hermes Agent's
@@ -9,14 +9,19 @@ import { readHermesConfig } from '../hermes-config.js';
 //
 //   file:  $HERMES_HOME/honcho.json -> the default profile's honcho.json -> ~/.honcho/config.json
 //          (the first that exists; none -> environment only)
-//   host:  HERMES_HONCHO_HOST, else `hermes` for the default profile / `hermes_<profile>`
-//          (legacy `hermes.<profile>` host blocks accepted)
-//   keys:  hosts.<host>.<key> (truthy) > root <key> > environment > default
-//   env:   HONCHO_API_KEY, HONCHO_BASE_URL (then HONCHO_URL), HONCHO_ENVIRONMENT: each fills its key
-//          when neither the host block nor the root sets it, with or without a honcho.json
+//   host:  HERMES_HONCHO_HOST, else `hermes_<profile>` for a named profile (legacy `hermes.<profile>`
+//          host blocks accepted), else the file's `defaultHost`, else `hermes`; the profile is the
+//          name of a `<root>/profiles/<name>` HERMES_HOME (hermes_cli/profiles.py get_active_profile_name)
+//   keys:  hosts.<host>.<key> (truthy) > root <key> > default; the base URL is a root key only
+//          (baseUrl, base_url), then HONCHO_BASE_URL, then config.yaml honcho.base_url
+//   env:   HONCHO_API_KEY fills apiKey, HONCHO_BASE_URL the base URL; HONCHO_ENVIRONMENT is read only
+//          without a honcho.json (HonchoClientConfig.from_env)
 //   apiKey on a local base URL: the placeholder `local` unless the host block sets its own key
+//   session: the project directory's Honcho session (resolve_session_name)
 //
-// Only the assistant peer differs from Hermes': this adapter writes as `chatgpt`. The user peer is
+// Reads take Hermes' view of the user (settings.readObserver: Hermes' assistant peer while it observes
+// others, as session.py _resolve_observer_target). Only the assistant peer the gateway writes as differs
+// from Hermes': this adapter writes as `chatgpt`. The user peer is
 // `peerName`; Hermes without one derives a per-session peer from its runtime identity, which the
 // gateway has no way to reproduce, so a configuration without it is reported as invalid instead of
 // guessing (writing conclusions about a peer Hermes never reads would silently split the memory).
@@ -27,13 +32,12 @@ const ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
 const ENVIRONMENT_URLS: Record<string, string> = {
   production: 'https://api.honcho.dev',
   local: 'http://localhost:8000',
-  demo: 'https://demo.honcho.dev',
 };
 export const REASONING_LEVELS = ['minimal', 'low', 'medium', 'high', 'max'] as const;
 export type ReasoningLevel = (typeof REASONING_LEVELS)[number];
 
 /** The environment variables this resolution reads (GatewayConfig.honchoEnv carries them). */
-export const HONCHO_ENV_KEYS = ['HONCHO_API_KEY', 'HONCHO_BASE_URL', 'HONCHO_URL', 'HONCHO_ENVIRONMENT', 'HERMES_HONCHO_HOST', 'HERMES_PROFILE', 'HOME'] as const;
+export const HONCHO_ENV_KEYS = ['HONCHO_API_KEY', 'HONCHO_BASE_URL', 'HONCHO_ENVIRONMENT', 'HERMES_HONCHO_HOST', 'HOME'] as const;
 
 interface HonchoIdentity {
   /** The honcho.json host block this gateway reads (`hermes`, `hermes_<profile>`, HERMES_HONCHO_HOST). */
@@ -41,6 +45,8 @@ interface HonchoIdentity {
   workspace: string;
   userPeer: string;
   assistantPeer: typeof ASSISTANT_PEER;
+  /** The Honcho session Hermes would use for the project directory (client.py resolve_session_name). */
+  session: string;
 }
 
 export interface HonchoSettings {
@@ -54,6 +60,14 @@ export interface HonchoSettings {
   /** `dialecticReasoningLevel` (default `low`) and whether a caller may override it (`dialecticDynamic`). */
   reasoningLevel: ReasoningLevel;
   reasoningDynamic: boolean;
+  /**
+   * Whose view of the user the reads take (session.py _resolve_observer_target): Hermes' assistant
+   * peer (`aiPeer`, default the host) while it observes others (both observation presets; off only
+   * with observation.ai.observeOthers false), else the user peer's own.
+   */
+  readObserver: string;
+  /** Hermes' assistant peer (`aiPeer`, default the host): the author Hermes labels `assistant` in search excerpts. */
+  hermesPeer: string;
   /** `contextTokens`: the token budget Hermes gives session.context. */
   contextTokens?: number;
   /** The file the settings came from, or `environment`. */
@@ -86,16 +100,27 @@ function profileHostKey(profile: string | undefined): string {
   return `${DEFAULT_HOST}_${sanitized || 'profile'}`;
 }
 
-/** The active profile: HERMES_PROFILE, else the name of a `<root>/profiles/<name>` HERMES_HOME. */
-function activeProfile(hermesHome: string, env: Env): string | undefined {
-  const explicit = str(env.HERMES_PROFILE);
-  if (explicit) return explicit;
-  return basename(dirname(hermesHome)) === 'profiles' ? basename(hermesHome) : undefined;
+/**
+ * The root Hermes keeps its profiles under (hermes_constants.py get_default_hermes_root): ~/.hermes
+ * for a HERMES_HOME inside it, the grandparent of a `<root>/profiles/<name>` home elsewhere, else
+ * HERMES_HOME itself.
+ */
+function defaultHermesHome(hermesHome: string, userHome: string): string {
+  const native = resolve(userHome, '.hermes');
+  const home = resolve(hermesHome);
+  const rel = relative(native, home);
+  if (rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))) return native;
+  if (basename(dirname(home)) === 'profiles') return dirname(dirname(home));
+  return home;
 }
 
-/** The default profile's home: the root of a profile home, else ~/.hermes. */
-function defaultHermesHome(hermesHome: string, userHome: string): string {
-  return basename(dirname(hermesHome)) === 'profiles' ? dirname(dirname(hermesHome)) : join(userHome, '.hermes');
+/** The active profile's name (hermes_cli/profiles.py get_active_profile_name): undefined for the default or a custom home. */
+function activeProfile(hermesHome: string, userHome: string): string | undefined {
+  const home = resolve(hermesHome);
+  const root = defaultHermesHome(hermesHome, userHome);
+  if (home === root) return undefined;
+  const rel = relative(join(root, 'profiles'), home);
+  return /^[a-z0-9][a-z0-9_-]{0,63}$/.test(rel) ? rel : undefined;
 }
 
 /** The config file Hermes reads (client.resolve_config_path). */
@@ -162,10 +187,16 @@ interface RawFields {
   reasoningLevel?: string;
   reasoningDynamic: boolean;
   contextTokens?: number;
+  /** sessionStrategy, sessionPeerPrefix (host > root) and the root `sessions` map (directory -> session name). */
+  sessionStrategy: string;
+  sessionPeerPrefix: boolean;
+  sessions: Record<string, string>;
+  aiPeer?: string;
+  aiObserveOthers: boolean;
 }
 
 function envBaseUrl(env: Env): string | undefined {
-  return str(env.HONCHO_BASE_URL) ?? str(env.HONCHO_URL);
+  return str(env.HONCHO_BASE_URL);
 }
 
 /** Fields from a honcho.json: host block (truthy) > root > environment > default. */
@@ -177,7 +208,7 @@ function fromFile(raw: Json, host: string, env: Env): RawFields {
   const rootKey = str(raw.apiKey);
   const envKey = str(env.HONCHO_API_KEY);
   const apiKey = hostKey ?? rootKey ?? envKey;
-  const baseUrl = str(block.baseUrl) ?? str(block.base_url) ?? str(raw.baseUrl) ?? str(raw.base_url) ?? envBaseUrl(env);
+  const baseUrl = str(raw.baseUrl) ?? str(raw.base_url) ?? envBaseUrl(env);
   const enabledSetting = firstSet('enabled');
   const tokens = Number(firstSet('contextTokens'));
   const dynamic = firstSet('dialecticDynamic');
@@ -188,12 +219,17 @@ function fromFile(raw: Json, host: string, env: Env): RawFields {
     ...(baseUrl ? { baseUrl } : {}),
     workspace: str(pick('workspace')) ?? host,
     ...(str(pick('peerName')) ? { peerName: str(pick('peerName'))! } : {}),
-    environment: str(pick('environment')) ?? str(env.HONCHO_ENVIRONMENT) ?? 'production',
+    environment: str(pick('environment')) ?? 'production',
     enabled: enabledSetting === undefined || enabledSetting === null ? Boolean(apiKey || baseUrl) : Boolean(enabledSetting),
     enabledExplicit: enabledSetting !== undefined && enabledSetting !== null,
     ...(str(pick('dialecticReasoningLevel')) ? { reasoningLevel: str(pick('dialecticReasoningLevel'))! } : {}),
     reasoningDynamic: dynamic === undefined || dynamic === null ? true : Boolean(dynamic),
     ...(Number.isSafeInteger(tokens) && tokens > 0 ? { contextTokens: tokens } : {}),
+    sessionStrategy: str(pick('sessionStrategy')) ?? 'per-directory',
+    sessionPeerPrefix: Boolean(firstSet('sessionPeerPrefix')),
+    ...(str(pick('aiPeer')) ? { aiPeer: str(pick('aiPeer'))! } : {}),
+    aiObserveOthers: aiObservesOthers(block.observation || raw.observation),
+    sessions: isObject(raw.sessions) ? Object.fromEntries(Object.entries(raw.sessions).filter((e): e is [string, string] => typeof e[1] === 'string')) : {},
   };
 }
 
@@ -211,31 +247,66 @@ function fromEnv(env: Env): RawFields {
     enabled: Boolean(apiKey || baseUrl),
     enabledExplicit: false,
     reasoningDynamic: true,
+    sessionStrategy: 'per-directory',
+    sessionPeerPrefix: false,
+    sessions: {},
+    aiObserveOthers: true,
   };
 }
 
-export function resolveHonchoConfig(hermesHome: string, env: Env): HonchoResolution {
+/** client.py _resolve_observation's ai_observe_others: true in both presets unless `observation.ai.observeOthers` says otherwise. */
+function aiObservesOthers(observation: unknown): boolean {
+  const ai = isObject(observation) && isObject(observation.ai) ? observation.ai : undefined;
+  return ai && 'observeOthers' in ai ? Boolean(ai.observeOthers) : true;
+}
+
+/** The name of the git repository `dir` is in (its top level's name), as `git rev-parse --show-toplevel` finds it. */
+function gitRepoName(dir: string): string | undefined {
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    if (existsSync(join(d, '.git'))) return basename(d);
+    if (dirname(d) === d) return undefined;
+  }
+}
+
+/**
+ * The Honcho session Hermes uses in `cwd` when no gateway session key, Hermes session id or title
+ * applies (client.py HonchoClientConfig.resolve_session_name, then session.py's id sanitizing):
+ * the `sessions` map entry for the directory, else per-repo: the git repository's name, per-directory
+ * (the default; per-session without a session id too): the directory's name, each prefixed with
+ * `<peerName>-` under sessionPeerPrefix; any other strategy (global): the workspace.
+ */
+function sessionName(fields: RawFields, cwd: string): string {
+  const prefixed = (base: string) => (fields.sessionPeerPrefix && fields.peerName ? `${fields.peerName}-${base}` : base);
+  let name: string;
+  const manual = fields.sessions[cwd];
+  if (manual) name = manual;
+  else if (fields.sessionStrategy === 'per-repo') name = prefixed(gitRepoName(cwd) ?? basename(cwd));
+  else if (fields.sessionStrategy === 'per-directory' || fields.sessionStrategy === 'per-session') name = prefixed(basename(cwd));
+  else name = fields.workspace;
+  return (name || 'hermes-default').replace(/[^a-zA-Z0-9_-]/g, '-');
+}
+
+/** Hermes' Honcho settings for HERMES_HOME `hermesHome`; `cwd` (the project directory) names the session. */
+export function resolveHonchoConfig(hermesHome: string, env: Env, cwd: string = hermesHome): HonchoResolution {
   const userHome = str(env.HOME) ?? homedir();
   const warnings: string[] = [];
-  const host = str(env.HERMES_HONCHO_HOST) ?? profileHostKey(activeProfile(hermesHome, env));
+  const profileHost = profileHostKey(activeProfile(hermesHome, userHome));
   const path = honchoConfigPath(hermesHome, userHome);
-  let fields: RawFields;
-  let source = 'environment';
+  let raw: Json | undefined;
   if (existsSync(path)) {
-    let raw: unknown;
     try {
-      raw = JSON.parse(readFileSync(path, 'utf8').replace(/^\uFEFF/, ''));
-      if (!isObject(raw)) throw new Error('not a JSON object');
+      const parsed: unknown = JSON.parse(readFileSync(path, 'utf8').replace(/^\uFEFF/, ''));
+      if (!isObject(parsed)) throw new Error('not a JSON object');
+      raw = parsed;
     } catch (e) {
       // Hermes falls back to the environment (with a warning) when its config does not parse.
       warnings.push(`${path} is unreadable (${(e as Error).message}); using the environment like Hermes does`);
-      raw = undefined;
     }
-    if (raw !== undefined) {
-      fields = fromFile(raw as Json, host, env);
-      source = path;
-    } else fields = fromEnv(env);
-  } else fields = fromEnv(env);
+  }
+  // client.resolve_active_host: only the default profile may opt into the file's defaultHost.
+  const host = str(env.HERMES_HONCHO_HOST) ?? (profileHost === DEFAULT_HOST ? (raw && str(String(raw.defaultHost ?? ''))) ?? profileHost : profileHost);
+  const fields: RawFields = raw ? fromFile(raw, host, env) : fromEnv(env);
+  const source = raw ? path : 'environment';
 
   const lookedAt = `${existsSync(path) ? path : honchoConfigCandidates(hermesHome, userHome).join(', ')}, HONCHO_API_KEY, HONCHO_BASE_URL`;
   if (!fields.enabled || !(fields.apiKey || fields.baseUrl)) {
@@ -277,17 +348,21 @@ export function resolveHonchoConfig(hermesHome: string, env: Env): HonchoResolut
   // Local servers usually run without auth, but the SDK wants a key: Hermes sends `local` unless the
   // host block has its own key (Hermes plugins/memory/honcho/client.py). A root-level or environment key is assumed to be the
   // cloud key shared across hosts and is not sent to a local server.
-  const placeholder = isLocalBaseUrl(baseURL) && !fields.hostBlockKey;
+  // Only an explicit base URL counts (an `environment: local` keeps the file's key, as in Hermes).
+  const hermesPeer = (fields.aiPeer ?? host).replace(/[^a-zA-Z0-9_-]/g, '-');
+  const placeholder = fields.baseUrl !== undefined && isLocalBaseUrl(baseURL) && !fields.hostBlockKey;
   const apiKey = placeholder ? 'local' : fields.apiKey;
   return {
     status: 'configured',
     settings: {
-      identity: { host, workspace: fields.workspace, userPeer, assistantPeer: ASSISTANT_PEER },
+      identity: { host, workspace: fields.workspace, userPeer, assistantPeer: ASSISTANT_PEER, session: sessionName(fields, resolve(cwd)) },
       baseURL,
       ...(apiKey ? { apiKey } : {}),
       apiKeySource: placeholder ? 'placeholder' : fields.apiKeySource,
       reasoningLevel,
       reasoningDynamic: fields.reasoningDynamic,
+      readObserver: fields.aiObserveOthers ? hermesPeer : userPeer,
+      hermesPeer,
       ...(fields.contextTokens ? { contextTokens: fields.contextTokens } : {}),
       source,
       warnings,

@@ -15,6 +15,8 @@ export interface Prepared {
   honcho: Honcho;
   user: Peer;
   assistant: Peer;
+  /** The peer whose view of the user the reads take (settings.readObserver): Hermes' assistant peer, or the user. */
+  observer: Peer;
   /** A handle on an existing session, without the SDK's session get-or-create. */
   session(id: string): Session;
 }
@@ -73,8 +75,15 @@ export class HonchoBackend {
         const honcho = await this.newClient();
         const { Session } = await loadSdk();
         const { userPeer, assistantPeer } = this.settings.identity;
-        const [user, assistant] = await Promise.all([honcho.peer(userPeer), honcho.peer(assistantPeer)]);
-        return { honcho, user, assistant, session: (id: string) => new Session(id, honcho.workspaceId, honcho.http) };
+        const { readObserver } = this.settings;
+        // Hermes' assistant peer is get-or-created like the other two (Hermes' own start-up does the
+        // same), so a Honcho that Hermes has not used yet answers "nothing known" rather than 404.
+        const [user, assistant, observer] = await Promise.all([
+          honcho.peer(userPeer),
+          honcho.peer(assistantPeer),
+          readObserver === userPeer || readObserver === assistantPeer ? undefined : honcho.peer(readObserver),
+        ]);
+        return { honcho, user, assistant, observer: observer ?? (readObserver === assistantPeer ? assistant : user), session: (id: string) => new Session(id, honcho.workspaceId, honcho.http) };
       })();
       this.prepared = attempt;
       attempt.catch(() => {
@@ -92,6 +101,7 @@ export class HonchoBackend {
       workspace: identity.workspace,
       user_peer: identity.userPeer,
       assistant_peer: identity.assistantPeer,
+      session: identity.session,
       host: identity.host,
       config: source,
       api_key: apiKeySource,

@@ -19,7 +19,7 @@ export interface MemoryAdapter extends Adapter {
 }
 
 export function memoryAdapter(config: GatewayConfig, log: Logger): MemoryAdapter {
-  const resolution = resolveHonchoConfig(config.hermesHome, config.honchoEnv);
+  const resolution = resolveHonchoConfig(config.hermesHome, config.honchoEnv, config.projectDir);
   let state: MemoryState;
   if (resolution.status === 'configured') {
     const { settings } = resolution;

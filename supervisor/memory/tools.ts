@@ -8,21 +8,61 @@ import { checkConclusion, CONCLUSION_KINDS, contentDigest, decodeConclusion, enc
 
 // The five memory tools over Honcho v3 (the REST API in Honcho's docs/v3/openapi.json):
 //
-//   memory_profile    GET  peers/{user}/card                                      (read-only)
-//   memory_search     GET  peers/{user}/context?target={user}&search_query&search_top_k
-//                     (fallback POST peers/{user}/representation) + POST conclusions/query
-//   memory_context    GET  peers/{user}/context?target={user}[&search_query] + POST conclusions/list
-//                     [+ GET sessions/{s}/context?summary=true&peer_target={user}]
-//   memory_reasoning  POST peers/{user}/chat                                      (Honcho's LLM)
+//   memory_profile    GET  peers/{observer}/card?target={user}, else peers/{user}/card     (read-only)
+//   memory_search     POST search (filter peer_perspective {user}: Hermes' message excerpts)
+//                     + GET peers/{observer}/context?target={user}&search_query&search_top_k
+//                     (fallback POST peers/{observer}/representation) + POST conclusions/query
+//   memory_context    GET  peers/{observer}/context?target={user}[&search_query] + POST conclusions/list
+//                     + GET sessions/{s}/context?summary=true&peer_target={user} (s: `session`, else
+//                     the project's Hermes session, left out when Honcho has none)
+//   memory_reasoning  POST peers/{observer}/chat (target {user})                       (Honcho's LLM)
 //   memory_conclude   POST conclusions | POST conclusions/list | DELETE conclusions/{id}
 //
-// Reads take the user peer's own perspective (the representation Hermes' conversations build);
+// Reads take Hermes' perspective (its assistant peer's view of the user, as Hermes' own tools read it,
+// or the user's own view when Hermes' assistant does not observe others: settings.readObserver);
 // writes are conclusions observed by the assistant peer `chatgpt` about the user peer. Every call
 // is `native`: it is counted in /healthz inflight_native_calls until its Honcho request really ends.
 // (supervisor/memory/calls.ts) A call answers after memoryTimeoutSeconds; a read that ran out answers MEMORY_TIMEOUT (safe to
 // retry), a mutation whose request was already sent answers `state: unknown` and is never re-sent.
 
 const RECENT_CONCLUSIONS = 10;
+// Hermes' honcho_search at its default max_tokens (800): a budget of ~4 characters a token, and
+// max(3, min(20, budget / 300)) messages (session.py search_context).
+const EXCERPT_CHARS = 3200;
+const EXCERPT_MESSAGES = 10;
+const EXCERPT_MESSAGE_CHARS = 1200;
+const EXCERPT_QUERY_CHARS = 4000;
+
+/**
+ * Hermes' honcho_search (session.py search_context): Honcho's message search over every session the
+ * user took part in (filter peer_perspective), each message as `[author · session] text`, Hermes'
+ * own assistant peer labelled `assistant`, joined by blank lines within EXCERPT_CHARS; null when
+ * nothing matches. Lengths count characters (code points), as Python does.
+ */
+async function messageExcerpts(p: Prepared, query: string, hermesPeer: string): Promise<string | null> {
+  const q = [...query.trim()].slice(0, EXCERPT_QUERY_CHARS).join('');
+  const messages = await p.honcho.search(q, { filters: { peer_perspective: p.user.id }, limit: EXCERPT_MESSAGES });
+  const lines: string[] = [];
+  let used = 0;
+  for (const m of messages) {
+    const content = (m.content ?? '').trim();
+    if (!content) continue;
+    const author = m.peerId || 'unknown';
+    const who = author === hermesPeer ? 'assistant' : author;
+    const entry = [...`[${who}${m.sessionId ? ` · ${m.sessionId}` : ''}] ${[...content].slice(0, EXCERPT_MESSAGE_CHARS).join('')}`];
+    const separator = lines.length > 0 ? 2 : 0;
+    const remaining = EXCERPT_CHARS - used - separator;
+    if (remaining <= 0) break;
+    if (entry.length > remaining) {
+      const cut = entry.slice(0, remaining).join('').trimEnd();
+      if (cut) lines.push(cut);
+      break;
+    }
+    lines.push(entry.join(''));
+    used += separator + entry.length;
+  }
+  return lines.length > 0 ? lines.join('\n\n') : null;
+}
 const SESSION_MESSAGES = 5;
 const SESSION_MESSAGE_CHARS = 200;
 const ID = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,128}$' } as const;
@@ -55,7 +95,12 @@ export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
     annotations: READ_ONLY,
     holdsLease: true,
     async handler(_args, ctx) {
-      const r = await read(deps, ctx, async (p) => ({ p, card: await p.user.getCard() }));
+      // Hermes' honcho_profile (session.py get_peer_card): its assistant peer's card of the user, else the user's own.
+      const r = await read(deps, ctx, async (p) => {
+        if (p.observer === p.user) return { p, card: await p.user.getCard() };
+        const observed = await p.observer.getCard(p.user.id);
+        return { p, card: observed && observed.length > 0 ? observed : await p.user.getCard() };
+      });
       const card = r.card ?? [];
       return {
         structured: {
@@ -72,7 +117,7 @@ export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
   const search: ToolDefinition = {
     name: 'memory_search',
     description:
-      "Search the Hermes memory (Honcho) for what is known about the user: the user's representation curated around the query, plus matching durable conclusions this gateway stored. Raw excerpts, no LLM synthesis: cheaper than memory_reasoning.",
+      "Search the Hermes memory (Honcho) for what is known about the user: ranked excerpts of what was said in every session the user took part in (`excerpts`, as Hermes' honcho_search gives them), the user's representation curated around the query, plus matching durable conclusions this gateway stored. Raw excerpts, no LLM synthesis: cheaper than memory_reasoning.",
     inputSchema: {
       type: 'object',
       properties: {
@@ -87,16 +132,17 @@ export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
     async handler(args, ctx) {
       const query = checkQuery(args.query, limits)!;
       const limit = (args.limit as number | undefined) ?? 10;
+      const hermesPeer = deps.state.kind === 'configured' ? deps.state.backend.settings.hermesPeer : '';
       const r = await read(deps, ctx, async (p) => {
         const [context, conclusions] = await Promise.all([
-          p.user.context({ target: p.user.id, searchQuery: query, searchTopK: limit }),
+          p.observer.context({ target: p.user.id, searchQuery: query, searchTopK: limit }),
           p.assistant.conclusionsOf(p.user.id).query(query, limit),
         ]);
         // Hermes' fallback when the context carries no representation.
-        const representation = context.representation || (await p.user.representation({ target: p.user.id, searchQuery: query, searchTopK: limit })) || null;
-        return { p, representation, conclusions };
+        const representation = context.representation || (await p.observer.representation({ target: p.user.id, searchQuery: query, searchTopK: limit })) || null;
+        return { p, representation, conclusions, excerpts: await messageExcerpts(p, query, hermesPeer) };
       });
-      return { structured: { ...identityView(r.p), query, representation: r.representation, conclusions: r.conclusions.map(conclusionView) } };
+      return { structured: { ...identityView(r.p), query, excerpts: r.excerpts, representation: r.representation, conclusions: r.conclusions.map(conclusionView) } };
     },
   };
 
@@ -108,7 +154,7 @@ export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
       type: 'object',
       properties: {
         query: { type: 'string', minLength: 1, description: `Optional focus: curate the representation around this topic (${queryText}).` },
-        session: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,100}$', description: 'Optional Honcho session id (e.g. the Hermes project directory name) whose summary and recent messages to include.' },
+        session: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,100}$', description: "Optional Honcho session id whose summary and recent messages to include; default: the project's Hermes session (shown when it exists)." },
       },
       additionalProperties: false,
     },
@@ -116,13 +162,16 @@ export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
     holdsLease: true,
     async handler(args, ctx) {
       const query = checkQuery(args.query, limits);
-      const sessionId = args.session as string | undefined;
+      // Without `session`: the project's Hermes session (identity.session, as Hermes' honcho_context
+      // reads its current one), shown only when Honcho has it.
+      const explicit = args.session as string | undefined;
+      const sessionId = explicit ?? (deps.state.kind === 'configured' ? deps.state.backend.settings.identity.session : undefined);
       const contextTokens = deps.state.kind === 'configured' ? deps.state.backend.settings.contextTokens : undefined;
       const r = await read(deps, ctx, async (p) => {
         const [peer, recent, session] = await Promise.all([
-          p.user.context({ target: p.user.id, ...(query ? { searchQuery: query } : {}) }),
+          p.observer.context({ target: p.user.id, ...(query ? { searchQuery: query } : {}) }),
           p.assistant.conclusionsOf(p.user.id).list({ page: 1, size: RECENT_CONCLUSIONS }),
-          sessionId ? sessionContext(p, sessionId, contextTokens) : Promise.resolve(undefined),
+          sessionId ? sessionContext(p, sessionId, contextTokens).then((sc) => (explicit === undefined && sc.error === 'not_found' ? undefined : sc)) : Promise.resolve(undefined),
         ]);
         return { p, peer, recent, session };
       });
@@ -159,7 +208,7 @@ export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
       const settings = deps.state.kind === 'configured' ? deps.state.backend.settings : undefined;
       const requested = args.reasoning_level as ReasoningLevel | undefined;
       const level: ReasoningLevel = requested && (settings?.reasoningDynamic ?? true) ? requested : (settings?.reasoningLevel ?? 'low');
-      const r = await read(deps, ctx, async (p) => ({ p, answer: await p.user.chat(query, { reasoningLevel: level }) }));
+      const r = await read(deps, ctx, async (p) => ({ p, answer: await p.observer.chat(query, { reasoningLevel: level, ...(p.observer === p.user ? {} : { target: p.user.id }) }) }));
       return { structured: { ...identityView(r.p), query, reasoning_level: level, answer: r.answer } };
     },
   };

@@ -9,19 +9,20 @@ import { makeHermesHome, startTestGateway, type TestGateway } from './gateway.js
 
 export const USER_PEER = 'ada';
 
-/** A honcho.json whose `hermes` host block points at `baseUrl` with user peer `ada`. */
+/** A honcho.json pointing at `baseUrl` (a root key: Hermes reads no host-block base URL) whose `hermes` host block names user peer `ada` (plus `extra`). */
 export function honchoJson(baseUrl: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { hosts: { hermes: { baseUrl, peerName: USER_PEER, workspace: 'hermes', ...extra } } };
+  return { baseUrl, hosts: { hermes: { peerName: USER_PEER, workspace: 'hermes', ...extra } } };
 }
 
 /** What the stand-in holds before a test: the user's card, representation, a Hermes session. */
 export const SEED: SeedData = {
   workspace: 'hermes',
   peers: [USER_PEER, 'hermes'],
-  cards: [{ observer: USER_PEER, observed: USER_PEER, card: ['Name: Ada', 'Role: platform engineer', 'Prefers pnpm over npm'] }],
+  cards: [{ observer: 'hermes', observed: USER_PEER, card: ['Name: Ada', 'Role: platform engineer', 'Prefers pnpm over npm'] }],
+  // Hermes' assistant peer's view of the user: what Hermes' own tools (and the gateway's reads) see.
   representations: [
     {
-      observer: USER_PEER,
+      observer: 'hermes',
       observed: USER_PEER,
       lines: ['Ada prefers pnpm over npm for JavaScript projects', 'Ada deploys the gateway on Mondays, never on Fridays', 'Ada writes tests with node:test'],
     },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 import { resolveHonchoConfig, type HonchoResolution, type HonchoSettings } from '../../supervisor/memory/config.js';
 import { makeHermesHome as writeHermesConfig } from '../helpers/hermes.js';
@@ -45,9 +45,12 @@ describe('which honcho.json', () => {
   });
 
   test('without one, the default profile (~/.hermes/honcho.json) is next, then ~/.honcho/config.json', () => {
+    const profileHome = join(userHome, '.hermes', 'profiles', 'coder');
+    mkdirSync(profileHome, { recursive: true });
     writeJson(join(userHome, '.hermes', 'honcho.json'), { peerName: 'default-profile', baseUrl: 'http://127.0.0.1:2' });
     writeJson(join(userHome, '.honcho', 'config.json'), { peerName: 'global', baseUrl: 'http://127.0.0.1:3' });
-    assert.equal(configured(resolve()).identity.userPeer, 'default-profile');
+    assert.equal(configured(resolve({}, profileHome)).identity.userPeer, 'default-profile');
+    assert.equal(configured(resolve()).identity.userPeer, 'global', 'a HERMES_HOME outside ~/.hermes is its own default home (get_default_hermes_root)');
     rmSync(join(userHome, '.hermes'), { recursive: true });
     const s = configured(resolve());
     assert.equal(s.identity.userPeer, 'global');
@@ -61,7 +64,7 @@ describe('which honcho.json', () => {
   });
 
   test('enabled: false turns a configured Honcho off', () => {
-    writeJson(join(hermesHome, 'honcho.json'), { enabled: false, hosts: { hermes: { baseUrl: 'http://127.0.0.1:1', peerName: 'ada' } } });
+    writeJson(join(hermesHome, 'honcho.json'), { enabled: false, baseUrl: 'http://127.0.0.1:1', hosts: { hermes: { peerName: 'ada' } } });
     assert.equal(resolve().status, 'not_configured');
   });
 
@@ -76,7 +79,7 @@ describe('which honcho.json', () => {
 });
 
 describe('host blocks and precedence', () => {
-  test('host block beats root, root beats the environment', () => {
+  test('host block beats root, root beats the environment; the base URL is a root key only (Hermes reads none from a host block)', () => {
     writeJson(join(hermesHome, 'honcho.json'), {
       apiKey: 'root-key',
       baseUrl: 'https://root.example',
@@ -85,8 +88,8 @@ describe('host blocks and precedence', () => {
       hosts: { hermes: { apiKey: 'host-key', baseUrl: 'https://host.example', workspace: 'host-ws', peerName: 'host-peer' } },
     });
     const s = configured(resolve({ HONCHO_API_KEY: 'env-key', HONCHO_BASE_URL: 'https://env.example' }));
-    assert.deepEqual(s.identity, { host: 'hermes', workspace: 'host-ws', userPeer: 'host-peer', assistantPeer: 'chatgpt' });
-    assert.equal(s.baseURL, 'https://host.example');
+    assert.deepEqual(s.identity, { host: 'hermes', workspace: 'host-ws', userPeer: 'host-peer', assistantPeer: 'chatgpt', session: basename(hermesHome) });
+    assert.equal(s.baseURL, 'https://root.example');
     assert.equal(s.apiKey, 'host-key');
     assert.equal(s.apiKeySource, 'host_block');
   });
@@ -101,35 +104,36 @@ describe('host blocks and precedence', () => {
     assert.equal(s.identity.userPeer, 'ada');
   });
 
-  test('HONCHO_URL is read after HONCHO_BASE_URL; environment "local" maps to localhost:8000', () => {
+  test('HONCHO_URL is not read (Hermes always names an environment to the SDK); environment "local" maps to localhost:8000', () => {
     writeJson(join(hermesHome, 'honcho.json'), { peerName: 'ada', apiKey: 'k' });
-    assert.equal(configured(resolve({ HONCHO_URL: 'http://127.0.0.1:7' })).baseURL, 'http://127.0.0.1:7');
+    assert.equal(configured(resolve({ HONCHO_URL: 'http://127.0.0.1:7' })).baseURL, 'https://api.honcho.dev');
     writeJson(join(hermesHome, 'honcho.json'), { peerName: 'ada', apiKey: 'k', environment: 'local' });
     assert.equal(configured(resolve()).baseURL, 'http://localhost:8000');
     writeJson(join(hermesHome, 'honcho.json'), { peerName: 'ada', apiKey: 'k' });
     assert.equal(configured(resolve()).baseURL, 'https://api.honcho.dev');
   });
 
-  test('HONCHO_ENVIRONMENT fills environment when honcho.json exists but leaves it unset: host > root > env > default', () => {
+  test('HONCHO_ENVIRONMENT is read only without a honcho.json (HonchoClientConfig.from_env); in the file, host > root > production', () => {
     writeJson(join(hermesHome, 'honcho.json'), { peerName: 'ada', apiKey: 'k' });
-    assert.equal(configured(resolve({ HONCHO_ENVIRONMENT: 'local' })).baseURL, 'http://localhost:8000', 'env beats the default');
-    assert.equal(configured(resolve({ HONCHO_ENVIRONMENT: 'demo' })).baseURL, 'https://demo.honcho.dev');
-    writeJson(join(hermesHome, 'honcho.json'), { peerName: 'ada', apiKey: 'k', environment: 'production' });
-    assert.equal(configured(resolve({ HONCHO_ENVIRONMENT: 'local' })).baseURL, 'https://api.honcho.dev', 'root beats env');
+    assert.equal(configured(resolve({ HONCHO_ENVIRONMENT: 'local' })).baseURL, 'https://api.honcho.dev', 'the file wins even where it is silent');
+    writeJson(join(hermesHome, 'honcho.json'), { peerName: 'ada', apiKey: 'k', environment: 'local' });
+    assert.equal(configured(resolve()).baseURL, 'http://localhost:8000');
     writeJson(join(hermesHome, 'honcho.json'), { peerName: 'ada', apiKey: 'k', environment: 'production', hosts: { hermes: { environment: 'local' } } });
-    assert.equal(configured(resolve({ HONCHO_ENVIRONMENT: 'demo' })).baseURL, 'http://localhost:8000', 'host beats root and env');
-    writeJson(join(hermesHome, 'honcho.json'), { peerName: 'ada', apiKey: 'k', baseUrl: 'https://self.example' });
-    assert.equal(configured(resolve({ HONCHO_ENVIRONMENT: 'local' })).baseURL, 'https://self.example', 'a base URL beats any environment');
-    writeJson(join(hermesHome, 'honcho.json'), { peerName: 'ada', apiKey: 'k' });
-    assert.equal(resolve({ HONCHO_ENVIRONMENT: 'staging' }).status, 'invalid', 'an unknown environment from the env is invalid too');
+    assert.equal(configured(resolve()).baseURL, 'http://localhost:8000', 'host beats root');
+    writeJson(join(hermesHome, 'honcho.json'), { peerName: 'ada', apiKey: 'k', baseUrl: 'https://self.example', environment: 'local' });
+    assert.equal(configured(resolve()).baseURL, 'https://self.example', 'a base URL beats any environment');
+    rmSync(join(hermesHome, 'honcho.json'));
+    const r = resolve({ HONCHO_ENVIRONMENT: 'staging', HONCHO_API_KEY: 'k' });
+    assert.equal(r.status, 'invalid', 'an unknown environment from the env is invalid too');
   });
 
   test('HERMES_HONCHO_HOST selects another host block', () => {
     writeJson(join(hermesHome, 'honcho.json'), {
-      hosts: { hermes: { peerName: 'ada', baseUrl: 'http://127.0.0.1:1' }, work: { peerName: 'ada-work', baseUrl: 'http://127.0.0.1:2', workspace: 'acme' } },
+      baseUrl: 'http://127.0.0.1:1',
+      hosts: { hermes: { peerName: 'ada' }, work: { peerName: 'ada-work', workspace: 'acme' } },
     });
     const s = configured(resolve({ HERMES_HONCHO_HOST: 'work' }));
-    assert.deepEqual(s.identity, { host: 'work', workspace: 'acme', userPeer: 'ada-work', assistantPeer: 'chatgpt' });
+    assert.deepEqual(s.identity, { host: 'work', workspace: 'acme', userPeer: 'ada-work', assistantPeer: 'chatgpt', session: basename(hermesHome) });
   });
 
   test('a profile home reads hosts.hermes_<profile> (or the legacy hermes.<profile>), falling back to the root home file', () => {
@@ -143,6 +147,29 @@ describe('host blocks and precedence', () => {
     assert.equal(s.source, join(root, 'hermes-root', 'honcho.json'));
   });
 
+  test('defaultHost picks the host block for the default profile only; HERMES_HONCHO_HOST still wins', () => {
+    writeJson(join(hermesHome, 'honcho.json'), { baseUrl: 'http://127.0.0.1:1', peerName: 'ada', defaultHost: 'local', hosts: { local: { workspace: 'local-ws' }, hermes_coder: { workspace: 'coder-ws' } } });
+    assert.equal(configured(resolve()).identity.workspace, 'local-ws');
+    assert.equal(configured(resolve({ HERMES_HONCHO_HOST: 'other' })).identity.host, 'other');
+    const profileHome = join(hermesHome, 'profiles', 'coder');
+    mkdirSync(profileHome, { recursive: true });
+    writeJson(join(profileHome, 'honcho.json'), { baseUrl: 'http://127.0.0.1:1', peerName: 'ada', defaultHost: 'local', hosts: { local: { workspace: 'local-ws' }, hermes_coder: { workspace: 'coder-ws' } } });
+    assert.equal(configured(resolve({}, profileHome)).identity.workspace, 'coder-ws');
+  });
+
+  test("the session is the project directory's (resolve_session_name): its name, peer-prefixed, mapped, or the workspace for global", () => {
+    const project = join(root, 'work', 'My Project');
+    mkdirSync(project, { recursive: true });
+    const session = (file: Record<string, unknown>) => {
+      writeJson(join(hermesHome, 'honcho.json'), { baseUrl: 'http://127.0.0.1:1', peerName: 'ada', ...file });
+      return configured(resolveHonchoConfig(hermesHome, { HOME: userHome }, project)).identity.session;
+    };
+    assert.equal(session({}), 'My-Project');
+    assert.equal(session({ sessionPeerPrefix: true }), 'ada-My-Project');
+    assert.equal(session({ sessions: { [project]: 'pinned' } }), 'pinned');
+    assert.equal(session({ workspace: 'team', sessionStrategy: 'global' }), 'team');
+  });
+
   test('environment only: workspace hermes, but no user peer, so the configuration is invalid', () => {
     const r = resolve({ HONCHO_API_KEY: 'k' });
     assert.equal(r.status, 'invalid');
@@ -150,7 +177,7 @@ describe('host blocks and precedence', () => {
   });
 
   test('only the assistant peer is the gateway\'s own: aiPeer from the file is not used, peerName is sanitized', () => {
-    writeJson(join(hermesHome, 'honcho.json'), { hosts: { hermes: { peerName: 'Ada Lovelace', aiPeer: 'hermes-bot', baseUrl: 'http://127.0.0.1:1' } } });
+    writeJson(join(hermesHome, 'honcho.json'), { baseUrl: 'http://127.0.0.1:1', hosts: { hermes: { peerName: 'Ada Lovelace', aiPeer: 'hermes-bot' } } });
     const s = configured(resolve());
     assert.equal(s.identity.userPeer, 'Ada-Lovelace');
     assert.equal(s.identity.assistantPeer, 'chatgpt');
@@ -159,33 +186,33 @@ describe('host blocks and precedence', () => {
 
 describe('credentials', () => {
   test('a loopback base URL gets the placeholder key "local" unless the host block sets a key; an environment key is not sent there', () => {
-    writeJson(join(hermesHome, 'honcho.json'), { hosts: { hermes: { peerName: 'ada', baseUrl: 'http://127.0.0.1:8000' } } });
+    writeJson(join(hermesHome, 'honcho.json'), { baseUrl: 'http://127.0.0.1:8000', hosts: { hermes: { peerName: 'ada' } } });
     const s = configured(resolve({ HONCHO_API_KEY: 'cloud-key' }));
     assert.equal(s.apiKey, 'local');
     assert.equal(s.apiKeySource, 'placeholder');
-    writeJson(join(hermesHome, 'honcho.json'), { hosts: { hermes: { peerName: 'ada', baseUrl: 'http://127.0.0.1:8000', apiKey: 'file-key' } } });
+    writeJson(join(hermesHome, 'honcho.json'), { baseUrl: 'http://127.0.0.1:8000', hosts: { hermes: { peerName: 'ada', apiKey: 'file-key' } } });
     assert.equal(configured(resolve({ HONCHO_API_KEY: 'cloud-key' })).apiKey, 'file-key');
   });
 
   test('a root-level apiKey does not replace the placeholder on a loopback base URL; only a host-block key does (Hermes plugins/memory/honcho/client.py)', () => {
-    writeJson(join(hermesHome, 'honcho.json'), { apiKey: 'root-cloud-key', hosts: { hermes: { peerName: 'ada', baseUrl: 'http://127.0.0.1:8000' } } });
+    writeJson(join(hermesHome, 'honcho.json'), { apiKey: 'root-cloud-key', baseUrl: 'http://127.0.0.1:8000', hosts: { hermes: { peerName: 'ada' } } });
     let s = configured(resolve());
     assert.equal(s.apiKey, 'local');
     assert.equal(s.apiKeySource, 'placeholder');
     writeJson(join(hermesHome, 'honcho.json'), { apiKey: 'root-cloud-key', peerName: 'ada', baseUrl: 'http://localhost:8000' });
     assert.equal(configured(resolve()).apiKey, 'local', 'root key and root base URL: still the placeholder');
-    writeJson(join(hermesHome, 'honcho.json'), { apiKey: 'root-cloud-key', hosts: { hermes: { peerName: 'ada', baseUrl: 'http://127.0.0.1:8000', apiKey: 'host-key' } } });
+    writeJson(join(hermesHome, 'honcho.json'), { apiKey: 'root-cloud-key', baseUrl: 'http://127.0.0.1:8000', hosts: { hermes: { peerName: 'ada', apiKey: 'host-key' } } });
     s = configured(resolve());
     assert.equal(s.apiKey, 'host-key');
     assert.equal(s.apiKeySource, 'host_block');
-    writeJson(join(hermesHome, 'honcho.json'), { apiKey: 'root-cloud-key', hosts: { hermes: { peerName: 'ada', baseUrl: 'https://honcho.example' } } });
+    writeJson(join(hermesHome, 'honcho.json'), { apiKey: 'root-cloud-key', baseUrl: 'https://honcho.example', hosts: { hermes: { peerName: 'ada' } } });
     s = configured(resolve({ HONCHO_API_KEY: 'env-key' }));
     assert.equal(s.apiKey, 'root-cloud-key', 'a remote URL still uses the root key over the environment');
     assert.equal(s.apiKeySource, 'root');
   });
 
   test('a remote base URL uses the environment key', () => {
-    writeJson(join(hermesHome, 'honcho.json'), { hosts: { hermes: { peerName: 'ada', baseUrl: 'https://honcho.example' } } });
+    writeJson(join(hermesHome, 'honcho.json'), { baseUrl: 'https://honcho.example', hosts: { hermes: { peerName: 'ada' } } });
     assert.equal(configured(resolve({ HONCHO_API_KEY: 'cloud-key' })).apiKey, 'cloud-key');
   });
 

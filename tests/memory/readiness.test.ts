@@ -72,7 +72,7 @@ test('/readyz memory is error when the Honcho stand-in is down, and tools answer
 });
 
 test('/readyz memory is error for an unusable configuration (no user peer) and when Honcho refuses the key', async () => {
-  const noPeer = await startMemoryGateway({ honcho: (url) => ({ hosts: { hermes: { baseUrl: url } } }) });
+  const noPeer = await startMemoryGateway({ honcho: (url) => ({ baseUrl: url, hosts: { hermes: {} } }) });
   try {
     const memory = (await readyz(noPeer.gw.url)).body.components.memory!;
     assert.equal(memory.status, 'error');
@@ -95,7 +95,7 @@ test('/readyz memory is error for an unusable configuration (no user peer) and w
 
 test('identity: the host block (workspace, peer, key, base URL) wins over the environment', async () => {
   const m = await startMemoryGateway({
-    honcho: (url) => ({ apiKey: 'root-key', hosts: { hermes: { baseUrl: url, apiKey: 'host-key', peerName: 'ada-host', workspace: 'hermes' } } }),
+    honcho: (url) => ({ apiKey: 'root-key', baseUrl: url, hosts: { hermes: { apiKey: 'host-key', peerName: 'ada-host', workspace: 'hermes' } } }),
     // The environment points somewhere that is not listening; it must not be used.
     env: { HONCHO_BASE_URL: 'http://127.0.0.1:9', HONCHO_API_KEY: 'env-key' },
   });
@@ -109,7 +109,7 @@ test('identity: the host block (workspace, peer, key, base URL) wins over the en
     } finally {
       await client.close();
     }
-    assert.deepEqual(m.callsTo('POST', '/v3/workspaces/hermes/peers').map((c) => (c.body as { id: string }).id).sort(), ['ada-host', 'chatgpt']);
+    assert.deepEqual(m.callsTo('POST', '/v3/workspaces/hermes/peers').map((c) => (c.body as { id: string }).id).sort(), ['ada-host', 'chatgpt', 'hermes'], "the user, the gateway's assistant and Hermes' assistant (whose view of the user reads take)");
     assert.ok(m.standin.calls.every((c) => c.authorization === 'Bearer host-key'));
   } finally {
     await m.close();

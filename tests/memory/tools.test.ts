@@ -49,7 +49,7 @@ describe('memory tools over MCP', () => {
         const { data, isError } = await viaBridge(client, 'memory_profile');
         assert.equal(isError, false, JSON.stringify(data));
         assert.deepEqual(data.card, ['Name: Ada', 'Role: platform engineer', 'Prefers pnpm over npm']);
-        assert.ok(m.callsTo('GET', `/v3/workspaces/hermes/peers/${USER_PEER}/card`).length >= 1);
+        assert.ok(m.callsTo('GET', '/v3/workspaces/hermes/peers/hermes/card').some((c) => c.query.target === USER_PEER), 'Hermes\' assistant peer\'s card of the user, as Hermes reads it');
       } finally {
         await client.close();
       }
@@ -89,10 +89,13 @@ describe('memory tools over MCP', () => {
       assert.equal(isError, false, JSON.stringify(data));
       assert.equal(data.representation, '- Ada deploys the gateway on Mondays, never on Fridays');
       assert.deepEqual((data.conclusions as Array<{ kind: string; content: string }>).map((c) => [c.kind, c.content]), [['decision', 'Ada wants Friday deploys blocked by CI']]);
-      const ctx = m.callsTo('GET', `/v3/workspaces/hermes/peers/${USER_PEER}/context`).at(-1)!;
+      const ctx = m.callsTo('GET', '/v3/workspaces/hermes/peers/hermes/context').at(-1)!;
       assert.deepEqual(ctx.query, { target: USER_PEER, search_query: 'Friday deploys', search_top_k: '3' });
       const query = m.callsTo('POST', `${CONCLUSIONS}/query`).at(-1)!;
       assert.deepEqual(query.body, { query: 'Friday deploys', top_k: 3, filters: { observer_id: 'chatgpt', observed_id: USER_PEER } });
+      assert.equal(data.excerpts, null, 'no message says anything about Friday deploys');
+      const search = m.callsTo('POST', '/v3/workspaces/hermes/search').at(-1)!;
+      assert.deepEqual(search.body, { query: 'Friday deploys', filters: { peer_perspective: USER_PEER }, limit: 10 }, "Hermes' honcho_search: every session the user took part in");
       assert.equal(m.callsTo('POST', /\/chat$/).length, 0, 'search never asks the dialectic LLM');
     } finally {
       await client.close();
@@ -106,7 +109,7 @@ describe('memory tools over MCP', () => {
       assert.equal(isError, false, JSON.stringify(data));
       assert.equal(data.representation, null);
       assert.deepEqual(data.conclusions, []);
-      const rep = m.callsTo('POST', `/v3/workspaces/hermes/peers/${USER_PEER}/representation`).at(-1)!;
+      const rep = m.callsTo('POST', '/v3/workspaces/hermes/peers/hermes/representation').at(-1)!;
       assert.deepEqual(rep.body, { target: USER_PEER, search_query: 'kubernetes helm charts', search_top_k: 10 });
     } finally {
       await client.close();
@@ -120,8 +123,8 @@ describe('memory tools over MCP', () => {
       assert.equal(isError, false, JSON.stringify(data));
       assert.equal(data.reasoning_level, 'medium');
       assert.match(String(data.answer), /prefers pnpm/);
-      const chat = m.callsTo('POST', `/v3/workspaces/hermes/peers/${USER_PEER}/chat`).at(-1)!;
-      assert.deepEqual(chat.body, { query: 'Which package manager does Ada prefer?', stream: false, reasoning_level: 'medium' });
+      const chat = m.callsTo('POST', '/v3/workspaces/hermes/peers/hermes/chat').at(-1)!;
+      assert.deepEqual(chat.body, { query: 'Which package manager does Ada prefer?', target: USER_PEER, stream: false, reasoning_level: 'medium' });
     } finally {
       await client.close();
     }
