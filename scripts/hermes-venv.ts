@@ -60,8 +60,56 @@ export function ensureHermesVenv(root: string = packageRoot(), host: VenvHost = 
   const dir = join(root, VENV);
   const python = join(dir, 'bin', 'python');
   const stamp = join(dir, STAMP);
-  if (existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === hash && isExecutable(python)) return { python, version, dir };
+  const ready = () => existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === hash && isExecutable(python);
+  if (ready()) return { python, version, dir };
+  // One builder at a time: test files that run side by side (or two test runs) would otherwise
+  // each empty the directory and install into it at once. A caller that finds the lock held by a
+  // live process waits for it, then uses what it built; a lock whose process is gone is taken over.
+  const release = lockVenv(`${dir}.lock`);
+  try {
+    if (ready()) return { python, version, dir };
+    return buildVenv(root, host, { dir, python, stamp, hash, version });
+  } finally {
+    release();
+  }
+}
 
+/** How long a caller waits for another process's build before giving up (a full install takes a few minutes). */
+const LOCK_WAIT_MS = 20 * 60_000;
+
+function lockVenv(lock: string): () => void {
+  mkdirSync(dirname(lock), { recursive: true });
+  const until = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      writeFileSync(lock, `${process.pid}\n`, { flag: 'wx' });
+      return () => rmSync(lock, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const holder = Number.parseInt(readFileSync(lock, 'utf8'), 10);
+    if (!processAlive(holder)) {
+      rmSync(lock, { force: true });
+      continue;
+    }
+    if (Date.now() > until) throw new Error(`hermes-venv: ${lock} is still held by process ${holder} after ${LOCK_WAIT_MS / 60_000} minutes`);
+    // A synchronous wait (this function is synchronous for its callers): 200 ms, then look again.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+  }
+}
+
+function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function buildVenv(root: string, host: VenvHost, v: { dir: string; python: string; stamp: string; hash: string; version: string }): HermesVenv {
+  const { dir, python, stamp, hash, version } = v;
   const python3 = host.python3();
   if (!python3) throw new Error(`hermes-venv: the Hermes tests need Python 3.11+ (python3) to install hermes-agent==${version}; install Debian's python3 and python3-venv (apt-get install -y python3 python3-venv)`);
   // Built where it stays (a venv's scripts name its own path), from empty.

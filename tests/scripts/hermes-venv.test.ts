@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -97,4 +99,44 @@ test('the repository pins one Hermes version, the one the README names', () => {
   const root = packageRoot();
   const version = pinnedVersion(readFileSync(join(root, REQUIREMENTS), 'utf8'));
   assert.ok(readFileSync(join(root, 'README.md'), 'utf8').includes(`Hermes Agent ${version}`), `README names the tested Hermes (Hermes Agent ${version})`);
+});
+
+test('a build in progress in another process is waited for and used, not started a second time', () => {
+  const root = checkout();
+  ensureHermesVenv(root, host().h);
+  // Another process holds the lock and finishes "its build" (the stamp for a changed pin) 600 ms later.
+  writeFileSync(join(root, REQUIREMENTS), '# pinned\nhermes-agent[mcp]==0.19.0\naiohttp==3.14.2\n');
+  const stampText = `${createHash('sha256').update(readFileSync(join(root, REQUIREMENTS))).digest('hex')}\n`;
+  const lock = `${join(root, VENV)}.lock`;
+  const holder = spawn(process.execPath, ['-e', `
+    const fs = require('node:fs');
+    fs.writeFileSync(${JSON.stringify(lock)}, process.pid + '\\n', { flag: 'wx' });
+    process.stdout.write('held\\n');
+    setTimeout(() => {
+      fs.writeFileSync(${JSON.stringify(join(root, VENV, '.requirements-sha256'))}, ${JSON.stringify(stampText)});
+      fs.rmSync(${JSON.stringify(lock)});
+    }, 600);`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const held = spawnSync('sh', ['-c', `while [ ! -f '${lock}' ]; do sleep 0.05; done`], { timeout: 10_000 });
+    assert.equal(held.status, 0, 'the other process took the lock');
+    const waiting = host();
+    const started = Date.now();
+    ensureHermesVenv(root, waiting.h);
+    assert.deepEqual(waiting.runs, [], 'nothing was installed a second time');
+    assert.ok(Date.now() - started >= 300, 'it waited for the holder');
+    assert.ok(!existsSync(lock));
+  } finally {
+    holder.kill('SIGKILL');
+  }
+});
+
+test('a lock left by a process that is gone is taken over', () => {
+  const root = checkout();
+  const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  mkdirSync(join(root, '.cache'), { recursive: true });
+  writeFileSync(`${join(root, VENV)}.lock`, `${dead.stdout}\n`);
+  const h = host();
+  ensureHermesVenv(root, h.h);
+  assert.equal(h.runs.length, 2, 'the venv was built');
+  assert.ok(!existsSync(`${join(root, VENV)}.lock`), 'and the lock released');
 });
