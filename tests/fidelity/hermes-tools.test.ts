@@ -21,7 +21,7 @@ const temp = tempDirs();
 const cases = loadCases<ToolsCase>('hermes_tools');
 /** config.yaml terminal.env_passthrough, in both homes. */
 const PASSTHROUGH = ['MY_SERVICE_TOKEN', 'PLAIN_PASSTHROUGH'];
-/** A zone with no daylight saving whose offset (+0530) no test machine's local time has. */
+/** A zone with no daylight saving, whose offset (+0530) differs from a test machine's usual UTC. */
 const TIMEZONE = 'Asia/Kolkata';
 let ws = '';
 let gw: FidelityGateway | undefined;
