@@ -11,7 +11,7 @@ import { startFidelityGateway, type FidelityGateway } from './workspace.js';
 // for the same calls, and the same names kept of one planted parent environment.
 
 interface ToolsCase extends FidelityCase {
-  kind: 'names' | 'signature' | 'call' | 'env' | 'injected';
+  kind: 'names' | 'signature' | 'call' | 'env' | 'injected' | 'script-tz';
   function?: string;
   kwargs?: Record<string, unknown>;
   names?: string[];
@@ -21,7 +21,8 @@ const temp = tempDirs();
 const cases = loadCases<ToolsCase>('hermes_tools');
 /** config.yaml terminal.env_passthrough, in both homes. */
 const PASSTHROUGH = ['MY_SERVICE_TOKEN', 'PLAIN_PASSTHROUGH'];
-const TIMEZONE = 'Europe/Paris';
+/** A zone with no daylight saving, whose offset (+0530) differs from a test machine's usual UTC. */
+const TIMEZONE = 'Asia/Kolkata';
 let ws = '';
 let gw: FidelityGateway | undefined;
 let gwHome = '';
@@ -80,9 +81,10 @@ compareSurface<ToolsCase>({
       const seen = await gatewayScript(
         [
           introspect,
-          'import json, os, hermes_tools',
+          'import json, os, time, hermes_tools',
           'names = public_functions(hermes_tools)',
-          'print(json.dumps({"names": names, "sigs": {n: describe(getattr(hermes_tools, n)) for n in names}, "env": sorted(os.environ)}))',
+          'tz = {"TZ": os.environ.get("TZ"), "HERMES_TIMEZONE": os.environ.get("HERMES_TIMEZONE"), "utc_offset": time.strftime("%z")}',
+          'print(json.dumps({"names": names, "sigs": {n: describe(getattr(hermes_tools, n)) for n in names}, "env": sorted(os.environ), "tz": tz}))',
         ].join('\n'),
       );
       const sigs = seen.sigs as Record<string, unknown>;
@@ -94,6 +96,7 @@ compareSurface<ToolsCase>({
         else if (c.kind === 'signature') out.set(c.id, sigs[c.function!] ?? { missing: c.function });
         else if (c.kind === 'env') out.set(c.id, Object.fromEntries(c.names!.map((n) => [n, env.has(n)])));
         else if (c.kind === 'injected') out.set(c.id, Object.fromEntries([...env].filter((n) => !parent.has(n)).map((n) => [n, true])));
+        else if (c.kind === 'script-tz') out.set(c.id, seen.tz);
       }
       return out;
     },

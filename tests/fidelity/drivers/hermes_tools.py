@@ -8,7 +8,9 @@
 - {"kind": "env", "names"}: for each of `names`, whether Hermes' _scrub_child_env keeps it of the
   request's `parent` environment (with Hermes' own env_passthrough, which reads config.yaml);
 - {"kind": "injected"}: the names execute_code adds to a script's environment after scrubbing
-  (name -> true)."""
+  (name -> true);
+- {"kind": "script-tz"}: TZ and HERMES_TIMEZONE as the script run by Hermes' execute_code sees them,
+  and its local UTC offset (time.strftime("%z"))."""
 
 import base64
 import json
@@ -55,10 +57,11 @@ def prepare(request):
     # The script writes its answer to a file: execute_code's output redaction would mask it.
     answer_file = os.path.join(tempfile.mkdtemp(prefix="fidelity-hermes-tools-"), "answer.json")
     script = "\n".join([
-        "import base64, json, os, hermes_tools",
+        "import base64, json, os, time, hermes_tools",
         f"calls = json.loads(base64.b64decode({base64.b64encode(json.dumps(calls).encode()).decode()!r}))",
         "out = [getattr(hermes_tools, name)(**kwargs) for name, kwargs in calls]",
-        f"open({answer_file!r}, 'w').write(json.dumps({{'out': out, 'env': sorted(os.environ)}}))",
+        "tz = {'TZ': os.environ.get('TZ'), 'HERMES_TIMEZONE': os.environ.get('HERMES_TIMEZONE'), 'utc_offset': time.strftime('%z')}",
+        f"open({answer_file!r}, 'w').write(json.dumps({{'out': out, 'env': sorted(os.environ), 'tz': tz}}))",
     ])
     # The script runs with the planted parent environment as Hermes' own process environment.
     keep = {k: os.environ[k] for k in ("HERMES_HOME",) if k in os.environ}
@@ -70,6 +73,7 @@ def prepare(request):
         answer = json.load(f)
     shutil.rmtree(os.path.dirname(answer_file), ignore_errors=True)
     STATE["calls"] = answer["out"]
+    STATE["tz"] = answer["tz"]
     # What execute_code added after scrubbing: the script's names that its own process did not have.
     STATE["injected"] = sorted(set(answer["env"]) - set(os.environ))
     STATE["scrubbed"] = _scrub_child_env(parent)
@@ -91,6 +95,8 @@ def handle(case, request):
         return {n: n in STATE["scrubbed"] for n in case["names"]}
     if kind == "injected":
         return {n: True for n in STATE["injected"]}
+    if kind == "script-tz":
+        return STATE["tz"]
     raise ValueError(f"unknown case kind {kind}")
 
 
