@@ -49,6 +49,18 @@ export function parsePyYaml(text: string): unknown {
   return doc.toJS({ maxAliasCount: 100 });
 }
 
+/**
+ * The first syntax error in `text` read as a YAML stream (several documents allowed, repeated keys
+ * and custom tags no error: those are content conventions), undefined when there is none.
+ */
+export function yamlSyntaxError(text: string): string | undefined {
+  for (const doc of yamlLib().parseAllDocuments(text, { uniqueKeys: false })) {
+    const first = doc.errors[0];
+    if (first) return first.message;
+  }
+  return undefined;
+}
+
 /** A YAML 1.2 document, duplicate keys an error: for files whose format this gateway defines. */
 export function parseStrictYaml(text: string): unknown {
   return yamlLib().parse(text);

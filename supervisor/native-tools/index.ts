@@ -38,7 +38,7 @@ export function nativeAdapter(config: GatewayConfig, log: Logger): NativeAdapter
   const terminals = new TerminalPool(runtime);
   const cwdFor = (ownerId: string) => terminals.cwdFor(ownerId);
   const access = { mode: config.fileAccess, roots: config.roots };
-  const fileDeps = { hermesHome: config.hermesHome, cwdFor, access, readFileScanMaxBytes: config.limits.readFileScanMaxBytes, readFileInlineMaxBytes: config.limits.readFileInlineMaxBytes, maxOutputChars: config.limits.maxOutputChars };
+  const fileDeps = { hermesHome: config.hermesHome, cwdFor, access, readFileScanMaxBytes: config.limits.readFileScanMaxBytes, readFileInlineMaxBytes: config.limits.readFileInlineMaxBytes, maxOutputChars: config.limits.maxOutputChars, searchPath: config.helperSearchPath };
   const files = fileTools(fileDeps);
   // hermes_tools file calls from a script are nested calls of its execute_code call (script-tools.ts).
   const exec = new ExecuteCodePool(runtime, scriptToolDispatch(files.map((tool) => tool.name)));

@@ -50,9 +50,9 @@ import { writeFileTool } from './write-file.js';
 // user's home.
 //
 // Deliberately left out (the gateway is stateless per call): read dedup stubs, repeat-read and
-// repeat-search warnings/blocks, staleness warnings, patch failure counters. Also not done: lint
-// and LSP diagnostics (`lint: {status: 'skipped'}`), the fail-closed JSON/YAML/TOML pre-write parse,
-// UTF-16 transcoding, unicode-equivalent file-name retries,
+// repeat-search warnings/blocks, staleness warnings, patch failure counters. Also not done: LSP
+// diagnostics, Python/TOML syntax checks and shell linters (lint says so; JSON and YAML are checked,
+// and refused before writing when they would not parse), UTF-16 transcoding, unicode-equivalent file-name retries,
 // HERMES_WRITE_SAFE_ROOT, and ripgrep itself (search is native TypeScript; see search-files.ts).
 
 interface FileToolDeps {
@@ -69,6 +69,8 @@ interface FileToolDeps {
   readFileInlineMaxBytes: number;
   /** The gateway's cap on one tool result (`maxOutputChars`); read_file's budget fits under it. */
   maxOutputChars?: number;
+  /** PATH at start-up (`helperSearchPath`), where write_file/patch's lint step looks for linters. */
+  searchPath?: string;
 }
 
 /** read_file, write_file, patch, search_files — in that order. */

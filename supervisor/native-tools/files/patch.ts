@@ -94,7 +94,7 @@ async function replaceMode(deps: PathDeps, args: Record<string, unknown>, ctx: C
       // Upstream labels the diff with the absolute path it patched: `a//abs/path`.
       diff: fileDiff(checked.real, raw.content, newContent),
       modified: [checked.real],
-      lint: lintDelta(checked.real, raw.content, newContent),
+      lint: lintDelta(checked.real, raw.content, newContent, deps.searchPath),
     });
   });
 }
@@ -141,7 +141,7 @@ async function patchMode(deps: PathDeps, args: Record<string, unknown>, ctx: Cal
     ];
     for (const { key, abs } of linted) {
       const text = abs === null ? null : await readFile(abs, 'utf8').catch(() => null);
-      lint[key] = lintOf(key, text);
+      lint[key] = lintOf(key, text, deps.searchPath);
     }
     return patchResult({ diff: outcome.diff, modified, created, deleted, lint: Object.keys(lint).length > 0 ? lint : undefined });
   });

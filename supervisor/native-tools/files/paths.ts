@@ -15,6 +15,8 @@ export interface PathDeps {
   cwdFor(ownerId: string): string;
   /** The roots confinement (confine.ts). */
   access: FileAccess;
+  /** Where the lint step looks for a linter, as upstream's `command -v` would: PATH at start-up (`helperSearchPath`). */
+  searchPath?: string;
 }
 
 export interface UserPath {

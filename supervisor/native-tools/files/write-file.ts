@@ -1,10 +1,10 @@
 import { accessSync, constants as fsConstants } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { delimiter, extname, join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { REDACTION_MARKER_RE } from '../../../shared/redact/mask.js';
 import type { CallContext, ToolDefinition } from '../../tool-types.js';
+import { yamlSyntaxError } from '../../yaml.js';
 import { assertEncodable, atomicWrite, encodeForExisting, ensureParentDirs, isNotFound, probeExisting, withPathLocks, writeFailed } from './fs-util.js';
 import { resolveToolPath } from './confine.js';
 import { requireString, throwIfAborted, type PathDeps } from './paths.js';
@@ -37,12 +37,15 @@ const PYTHON_CHECKED = new Set(['.py', '.toml']);
 /** Upstream's shell linters, by extension: the command each needs on PATH (not run by the gateway). */
 const SHELL_LINTERS: Readonly<Record<string, string>> = { '.js': 'node', '.ts': 'npx', '.go': 'go', '.rs': 'rustfmt' };
 
+/** The search path when the caller names none (the gateway's own default for PATH). */
+const DEFAULT_SEARCH_PATH = '/usr/bin:/bin';
 const onPathCache = new Map<string, boolean>();
-/** Whether `command` is an executable file in a PATH directory (upstream's `command -v`). */
-function onPath(command: string): boolean {
-  let found = onPathCache.get(command);
+/** Whether `command` is an executable file in a `searchPath` directory (upstream's `command -v`). */
+function onPath(command: string, searchPath: string): boolean {
+  const key = `${searchPath}\0${command}`;
+  let found = onPathCache.get(key);
   if (found === undefined) {
-    found = (process.env.PATH ?? '').split(delimiter).some((dir) => {
+    found = searchPath.split(delimiter).some((dir) => {
       if (dir === '') return false;
       try {
         accessSync(join(dir, command), fsConstants.X_OK);
@@ -51,7 +54,7 @@ function onPath(command: string): boolean {
         return false;
       }
     });
-    onPathCache.set(command, found);
+    onPathCache.set(key, found);
   }
   return found;
 }
@@ -69,23 +72,19 @@ export function structuredSyntaxError(ext: string, content: string): string | nu
     }
   }
   if (ext === '.yaml' || ext === '.yml') {
-    // Syntax only, like upstream's yaml.parse scan: several documents, custom tags and repeated
-    // keys are content conventions, not syntax errors.
-    for (const doc of parseAllDocuments(content, { uniqueKeys: false })) {
-      const first = doc.errors[0];
-      if (first) return `YAMLError: ${first.message}`;
-    }
-    return '';
+    // Syntax only, like upstream's yaml.parse scan (yaml.ts loads the parser on first use).
+    const error = yamlSyntaxError(content);
+    return error === undefined ? '' : `YAMLError: ${error}`;
   }
   return null;
 }
 
 /** Upstream `_check_lint` on a file path (its extension) and the content it has. */
-export function lintOf(path: string, content: string | null): Lint {
+export function lintOf(path: string, content: string | null, searchPath = DEFAULT_SEARCH_PATH): Lint {
   const ext = extname(path).toLowerCase();
   const shell = SHELL_LINTERS[ext];
   // Upstream reports a linter missing from PATH as skipped; one that is there the gateway does not run.
-  if (shell !== undefined && !onPath(shell)) return { status: 'skipped', message: `${shell} not available` };
+  if (shell !== undefined && !onPath(shell, searchPath)) return { status: 'skipped', message: `${shell} not available` };
   if (shell !== undefined || PYTHON_CHECKED.has(ext)) return { status: 'skipped', message: `Syntax checks of ${ext} files are not run by the gateway` };
   if (ext !== '.json' && ext !== '.yaml' && ext !== '.yml') return { status: 'skipped', message: `No linter for ${ext} files` };
   if (content === null) return { status: 'skipped', message: `Failed to read ${path} for lint` };
@@ -97,10 +96,10 @@ export function lintOf(path: string, content: string | null): Lint {
  * Upstream `_check_lint_delta`: the lint of the new content; when it fails and the old content
  * failed too, only the errors this edit introduced (or a note that they were all there before).
  */
-export function lintDelta(path: string, before: string | null, after: string): Lint {
-  const post = lintOf(path, after);
+export function lintDelta(path: string, before: string | null, after: string, searchPath = DEFAULT_SEARCH_PATH): Lint {
+  const post = lintOf(path, after, searchPath);
   if (post.status !== 'error' || before === null) return post;
-  const pre = lintOf(path, before);
+  const pre = lintOf(path, before, searchPath);
   if (pre.status !== 'error' || !pre.output) return post;
   const preLines = new Set(pre.output.split('\n').map((l) => l.trim()).filter((l) => l));
   const fresh = post.output.split('\n').filter((l) => l.trim() && !preLines.has(l.trim()));
@@ -225,7 +224,7 @@ export async function writeFile(deps: PathDeps, args: Record<string, unknown>, c
       bytes_written: bytes.length,
       dirs_created: dirsCreated.length > 0,
       // Upstream lints the text as written (its BOM and CRLF restored) against the old file's text.
-      lint: lintDelta(writePath, before, bytes.toString('utf8')),
+      lint: lintDelta(writePath, before, bytes.toString('utf8'), deps.searchPath),
       resolved_path: writePath,
       files_modified: [writePath],
     };
