@@ -7,7 +7,8 @@ import { tempDirs } from '../helpers/temp.js';
 
 // Every module loaded at startup counts against the idle-RSS budget, so the heavy ones a gateway
 // may never need are loaded on first use: yaml (no Hermes config.yaml, skill or bridge registry
-// yet), the Honcho SDK (no Honcho configured), piscina (no big result yet), and of prom-client
+// yet), the Honcho SDK (no Honcho configured), piscina (no big result yet), yauzl and saxes (no
+// Word document or workbook read yet), and of prom-client
 // only its four classes (its index pulls the pushgateway, cluster support and the OpenTelemetry
 // API). The real bin runs with a preload that lists the CommonJS modules it loaded when it exits.
 
@@ -39,7 +40,7 @@ test('an idle gateway loads none of the modules it only needs on first use', asy
   // The listing works: what the gateway does need at startup is in it.
   assert.ok(has('/node_modules/better-sqlite3/'), 'better-sqlite3 is listed');
   assert.ok(has('/node_modules/prom-client/lib/counter.js'), "prom-client's Counter is listed");
-  for (const lazy of ['/node_modules/yaml/', '/node_modules/@honcho-ai/sdk/', '/node_modules/piscina/', '/node_modules/prom-client/index.js', '/node_modules/@opentelemetry/api/']) {
+  for (const lazy of ['/node_modules/yaml/', '/node_modules/yauzl/', '/node_modules/saxes/', '/node_modules/@honcho-ai/sdk/', '/node_modules/piscina/', '/node_modules/prom-client/index.js', '/node_modules/@opentelemetry/api/']) {
     assert.ok(!has(lazy), `${lazy} is not loaded by an idle gateway`);
   }
 });

@@ -1,8 +1,17 @@
 import { posix } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { SaxesParser } from 'saxes';
-import yauzl from 'yauzl';
+import { createRequire } from 'node:module';
+import type yauzl from 'yauzl';
 import { decodeLenient, fileExtension } from './fs-util.js';
+
+// yauzl and saxes are loaded on first use (their CommonJS builds): read_file renders notebooks on
+// the event loop from this module, and an idle gateway should not carry a ZIP reader and an XML
+// parser it may never need (every module loaded at start-up counts against the idle-RSS budget).
+const requireHere = createRequire(import.meta.url);
+let yauzlModule: typeof yauzl | undefined;
+const yauzlLib = (): typeof yauzl => (yauzlModule ??= requireHere('yauzl') as typeof yauzl);
+let saxesModule: typeof import('saxes') | undefined;
+const saxesLib = (): typeof import('saxes') => (saxesModule ??= requireHere('saxes') as typeof import('saxes'));
 
 // read_file's document-to-text extraction, as Hermes' tools/read_extract.py does it: Jupyter
 // notebooks (.ipynb), Word documents (.docx) and Excel workbooks (.xlsx) are rendered as text,
@@ -125,11 +134,11 @@ const ZIP_OPTIONS = { autoClose: false, decodeStrings: false, validateEntrySizes
 
 /** The archive and its members by name, as zipfile names them (UTF-8 when flagged, else cp437, cut at a NUL; a later duplicate wins). */
 async function listZip(bytes: Buffer): Promise<{ zip: yauzl.ZipFile; entries: Map<string, yauzl.Entry> }> {
-  const zip = await yauzl.fromBufferPromise(bytes, ZIP_OPTIONS);
+  const zip = await yauzlLib().fromBufferPromise(bytes, ZIP_OPTIONS);
   try {
     const entries = new Map<string, yauzl.Entry>();
     for await (const entry of zip.eachEntry()) {
-      const name = yauzl.getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, true);
+      const name = yauzlLib().getFileNameLowLevel(entry.generalPurposeBitFlag, entry.fileNameRaw, entry.extraFields, true);
       const nul = name.indexOf('\0');
       entries.set(nul < 0 ? name : name.slice(0, nul), entry);
     }
@@ -248,7 +257,7 @@ const clark = (uri: string, local: string): string => (uri ? `{${uri}}${local}` 
 
 /** The document's root element; malformed XML throws XmlParseError. */
 function parseXml(bytes: Buffer): XmlElement {
-  const parser = new SaxesParser({ xmlns: true, position: false });
+  const parser = new (saxesLib().SaxesParser)({ xmlns: true, position: false });
   const stack: XmlElement[] = [];
   let root: XmlElement | null = null;
   parser.on('opentag', (tag) => {
