@@ -19,11 +19,16 @@ export function hermes(): HermesVenv {
   return venv;
 }
 
-/** An environment for a Hermes process: this one's, with HERMES_HOME set and no gateway settings. */
+/**
+ * An environment for a Hermes process: this one's, with HERMES_HOME set and no gateway settings.
+ * HERMES_DISABLE_LAZY_INSTALLS=1, as the gateway starts Hermes' tool server: Hermes pip-installs a
+ * backend's missing packages on first use (tools/lazy_deps.py), and a test's Hermes (an agent turn
+ * of a cron run, for one) must never reach for the package index.
+ */
 export function hermesEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('HERMES_MCP_') && k !== 'NODE_OPTIONS') env[k] = v;
-  return { ...env, HERMES_HOME: home, PYTHONDONTWRITEBYTECODE: '1', ...extra };
+  return { ...env, HERMES_HOME: home, PYTHONDONTWRITEBYTECODE: '1', HERMES_DISABLE_LAZY_INSTALLS: '1', ...extra };
 }
 
 export interface HomeSpec {
