@@ -16,6 +16,15 @@ describe('memory timeouts', () => {
   let m: MemoryGateway;
   before(async () => {
     m = await startMemoryGateway({ limits: { memoryTimeoutSeconds: 1 } });
+    // Warm first (the worker started, the Honcho SDK loaded, the peers made), repeating until a
+    // call answers: on a busy host that start-up alone can outrun the 1 s budget, and a test's
+    // first call would then time out before it reaches the request it holds.
+    const client = await connect(m.gw.mcpUrl, 'modern');
+    try {
+      await until(async () => !(await viaBridge(client, 'memory_conclude', { action: 'list' })).isError, 60_000, 'memory to answer once before any hold');
+    } finally {
+      await client.close();
+    }
   });
   after(async () => m.close());
 
