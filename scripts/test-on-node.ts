@@ -1,6 +1,8 @@
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { join } from 'node:path';
+import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
+import { ensureHermesVenv, VENV } from './hermes-venv.js';
 import { nodeBinary } from './node-binary.js';
 import { checkoutFiles, dependencyStamp, markInstalled, stageCheckout } from './staged-checkout.js';
 
@@ -105,8 +107,16 @@ async function main(majors: readonly number[], testPrefixes: readonly string[]):
   const files = checkoutFiles(root);
   // Once per version: two installs into one staged copy would race.
   const staged = await Promise.all([...new Set(majors)].map((major) => prepare(major, files)));
+  // The Hermes venv is Python, the same whatever Node runs the suite: each staged copy links this
+  // checkout's (provisioned here first when it is missing) instead of pip-installing hermes-agent
+  // again for every Node version.
+  const venv = staged.includes(false) ? undefined : ensureHermesVenv(root);
   for (const s of staged) {
     if (s === false) return false;
+    const link = join(s.stage, VENV);
+    mkdirSync(dirname(link), { recursive: true });
+    rmSync(link, { recursive: true, force: true });
+    symlinkSync(venv!.dir, link);
     process.stdout.write(`\n== test suite on ${s.version} ==\n`);
     const r = await run(s.node, [join(s.stage, 'dist', 'scripts', 'run-tests.js'), ...testPrefixes], { cwd: s.stage, env: s.env }, false);
     if (!r.ok) {
