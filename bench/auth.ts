@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   const plainHome = home();
   const authHome = home();
   // A token made the way an operator makes one; the bucket is sized so the bench itself is never limited.
-  const cli = spawnSync(process.execPath, [join(packageRoot(), 'dist', 'scripts', 'auth-cli.js'), 'token', 'create', 'bench', '--json'], { env: { ...process.env, HERMES_HOME: authHome }, encoding: 'utf8' });
+  const cli = spawnSync(process.execPath, [join(packageRoot(), 'dist', 'bin', 'auth.js'), 'token', 'create', 'bench', '--json'], { env: { ...process.env, HERMES_HOME: authHome }, encoding: 'utf8' });
   if (cli.status !== 0) throw new Error(`hermes-mcp-auth failed: ${cli.stderr}`);
   const authorization = `Bearer ${(JSON.parse(cli.stdout) as { token: string }).token}`;
   const plain = await launchGateway(plainHome);

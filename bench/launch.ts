@@ -8,7 +8,7 @@ import { packageRoot } from '../shared/package-root.js';
 // Node flags), the same flags for the floor server, and a launcher that waits for a process to
 // announce its port. Every process started here is tracked so the bench can stop it by pid.
 
-export const gatewayMain = join(packageRoot(), 'dist', 'supervisor', 'main.js');
+export const gatewayMain = join(packageRoot(), 'dist', 'bin', 'gateway.js');
 export const floorServer = join(packageRoot(), 'dist', 'bench', 'floor-server.js');
 export const sdkFloorServer = join(packageRoot(), 'dist', 'bench', 'sdk-floor-server.js');
 export const nodeFlags = (/^#!\/usr\/bin\/env -S node(.*)$/m.exec(readFileSync(gatewayMain, 'utf8'))?.[1] ?? '').trim().split(/\s+/).filter(Boolean);

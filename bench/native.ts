@@ -21,8 +21,8 @@ import { packageRoot } from '../shared/package-root.js';
 import { terminalProtocol, type TerminalProtocol } from '../shared/worker-protocol/terminal.js';
 import { launchFloor, launchGateway, launchSdkFloor, nodeFlags, started } from './launch.js';
 import { pct, post, row, runBench, sample, sorted, stopChild, toolCall, verdict } from './measure.js';
-import { detectIsolation } from '../supervisor/spawning/isolation.js';
-import { WorkerProcess } from '../supervisor/spawning/worker-process.js';
+import { detectIsolation } from '../supervisor/platform/spawning/isolation.js';
+import { WorkerProcess } from '../supervisor/platform/spawning/worker-process.js';
 import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, survivors, waitForSurvivors } from '../tests/helpers/escapees.js';
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);

@@ -2,13 +2,13 @@ import { appendFileSync, chmodSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { userInfo } from 'node:os';
 import { ErrorCode, GatewayError } from '../shared/errors.js';
-import type { JobDatabase } from '../supervisor/jobs/database.js';
-import { activeJobs, getJob, type JobRow } from '../supervisor/jobs/job-repository.js';
-import { releaseUnknownJob, remainsOf } from '../supervisor/jobs/unknown-release.js';
+import type { JobDatabase } from '../supervisor/tools/jobs/database.js';
+import { activeJobs, getJob, type JobRow } from '../supervisor/tools/jobs/job-repository.js';
+import { releaseUnknownJob, remainsOf } from '../supervisor/tools/jobs/unknown-release.js';
 
 // `hermes-mcp-admission reconcile`: the operator's way out when `unknown` jobs (left by a gateway
 // that was killed) hold the host's job capacity and nobody holds their recovery tokens any more.
-// Each one is released exactly as job_cancel releases an unknown job (supervisor/jobs/
+// Each one is released exactly as job_cancel releases an unknown job (supervisor/tools/jobs/
 // unknown-release.ts: kill whatever of it remains, and only with nothing left record it
 // `cancelled`), with its own termination reason and one audit line per release. A dry run by
 // default: it shows what --apply would do and changes nothing.

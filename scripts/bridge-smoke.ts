@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
-import { ConfigError, loadConfig } from '../supervisor/config.js';
+import { ConfigError, loadConfig } from '../supervisor/platform/config.js';
 
 // A smoke test for any hermes-mcp-bridge-compatible endpoint (this gateway's /bridge profile, its
 // MCP_PORT listener, or the original bridge): health, 401 without auth, initialize, tools/list,

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, lstatSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { ConfigError, loadConfig } from '../supervisor/config.js';
+import { ConfigError, loadConfig } from '../supervisor/platform/config.js';
 
 // Writes the bridge profile's bearer token (64 hex characters from 32 random bytes) into
 // MCP_AUTH_TOKEN of the bridge .env, atomically and 0600, and prints the file's path, never the

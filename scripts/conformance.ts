@@ -35,7 +35,7 @@ function install(): void {
 }
 
 async function startGateway(home: string, extraEnv: Record<string, string> = {}): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(join(root, 'dist', 'supervisor', 'main.js'), [], {
+  const child = spawn(join(root, 'dist', 'bin', 'gateway.js'), [], {
     env: { ...process.env, HERMES_HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, ...extraEnv },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -97,7 +97,7 @@ async function stop(child: ChildProcess): Promise<void> {
 
 /** A static token made with the operator CLI in `home` (the gateway reads the same database). */
 function staticToken(home: string): string {
-  const r = spawnSync(process.execPath, [join(root, 'dist', 'scripts', 'auth-cli.js'), 'token', 'create', 'conformance', '--json'], { env: { ...process.env, HERMES_HOME: home }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(root, 'dist', 'bin', 'auth.js'), 'token', 'create', 'conformance', '--json'], { env: { ...process.env, HERMES_HOME: home }, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`hermes-mcp-auth token create failed: ${r.stderr}`);
   return (JSON.parse(r.stdout) as { token: string }).token;
 }

@@ -8,7 +8,7 @@ set -eu
 if [ -x node_modules/.bin/tsc ] && [ -f node_modules/@types/node/package.json ]; then
   exec npm run build
 fi
-if [ ! -f dist/supervisor/main.js ]; then
+if [ ! -f dist/bin/gateway.js ]; then
   echo 'prepare: dist/ is not built and the TypeScript compiler is not installed (dev dependencies omitted).' >&2
   echo 'prepare: build first with a full install (npm ci), then npm ci --omit=dev; README: Production install.' >&2
   exit 1

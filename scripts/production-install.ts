@@ -42,7 +42,7 @@ function fail(message: string): never {
 /** Resolves with the gateway's listening port (its first `listening` log line), or fails with its output. */
 function startGateway(env: NodeJS.ProcessEnv): Promise<{ port: number; exited: Promise<number | null>; output: () => string }> {
   // As systemd/hermes-mcp-gateway.service.in does: node with the unit's flag, the built main.js.
-  const child = spawn(process.execPath, ['--max-semi-space-size=2', join(stage, 'dist', 'supervisor', 'main.js')], { cwd: stage, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--max-semi-space-size=2', join(stage, 'dist', 'bin', 'gateway.js')], { cwd: stage, env, stdio: ['ignore', 'ignore', 'pipe'] });
   gatewayPid = child.pid;
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -76,7 +76,7 @@ function healthz(port: number): Promise<{ status: number; body: string }> {
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(join(root, 'dist', 'supervisor', 'main.js'))) fail('dist/ is not built here: run npm install (or npm ci) first');
+  if (!existsSync(join(root, 'dist', 'bin', 'gateway.js'))) fail('dist/ is not built here: run npm install (or npm ci) first');
   for (const file of checkoutFiles(root)) {
     mkdirSync(dirname(join(stage, file)), { recursive: true });
     cpSync(join(root, file), join(stage, file));

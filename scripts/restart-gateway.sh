@@ -44,7 +44,7 @@ Options:
                             be measured idle; restart it anyway (in-flight MCP requests and native
                             calls may be cut off). Without this flag such a gateway is refused.
   --admission-cli PATH      admission CLI, a JavaScript file run with node (default: the repo's
-                            dist/scripts/admission.js, found relative to this script)
+                            dist/bin/admission.js, found relative to this script)
   --node PATH               node binary (default: command -v node)
   --resume-only             only reopen admission with the token file (after investigating an
                             aborted run), then exit; restarts nothing
@@ -143,7 +143,7 @@ token="${token%$'\r'}"
 [[ -n "$node_bin" && -x "$node_bin" ]] || die "node not found on PATH; pass --node"
 
 script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-[[ -n "$admission_cli" ]] || admission_cli="$(cd "$script_dir/.." && pwd)/dist/scripts/admission.js"
+[[ -n "$admission_cli" ]] || admission_cli="$(cd "$script_dir/.." && pwd)/dist/bin/admission.js"
 [[ -f "$admission_cli" ]] || die "admission CLI not found: $admission_cli (run npm run build, or pass --admission-cli)"
 
 if [[ -z "$database" ]]; then

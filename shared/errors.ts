@@ -75,7 +75,7 @@ export const ErrorCode = {
   CRONJOB_LOCK_UNAVAILABLE: 'CRONJOB_LOCK_UNAVAILABLE',
   CRONJOB_REQUIRES_HERMES: 'CRONJOB_REQUIRES_HERMES',
   DELEGATION_REQUIRES_JOB: 'DELEGATION_REQUIRES_JOB',
-  // configuration: $HERMES_HOME/.env (supervisor/environment.ts)
+  // configuration: $HERMES_HOME/.env (supervisor/platform/environment.ts)
   ENV_FILE_UNSAFE: 'ENV_FILE_UNSAFE',
   ENV_FILE_INVALID: 'ENV_FILE_INVALID',
   // session_search
@@ -145,7 +145,7 @@ export const ErrorCode = {
   HERMES_AGENT_VERSION_UNKNOWN: 'HERMES_AGENT_VERSION_UNKNOWN',
   // PTY jobs (process_manage resize)
   PROCESS_NOT_A_TTY: 'PROCESS_NOT_A_TTY',
-  // authentication and authorization (supervisor/auth/)
+  // authentication and authorization (supervisor/http/auth/)
   SCOPE_INSUFFICIENT: 'SCOPE_INSUFFICIENT',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -109,7 +109,7 @@ const LimitsSchema = v.object({
   ptyDefaultRows: PositiveInt,
   ptyMaxCols: PositiveInt,
   ptyMaxRows: PositiveInt,
-  // authentication (supervisor/auth/)
+  // authentication (supervisor/http/auth/)
   authAccessTokenTtlSeconds: PositiveInt,
   authRefreshTokenTtlSeconds: PositiveInt,
   authCodeTtlSeconds: PositiveInt,

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { packageRoot } from '../../shared/package-root.js';
-import { loadConfig } from '../../supervisor/config.js';
+import { loadConfig } from '../../supervisor/platform/config.js';
 import { createStaticToken } from '../helpers/auth.js';
 import { rawPost, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { markedBlocks, README_ORIGIN, runReadmeCurl, shellCommands } from '../helpers/readme.js';

@@ -63,7 +63,7 @@ after(async () => {
 const call = (name: string, args: Record<string, unknown>) => viaBridge(gw.client, name, args, gw.token);
 function admission(): { counts: Record<string, number> } {
   // Run in the gateway's mount namespace: the operator CLI (rightly) refuses a path through /proc/<pid>/root, a symlink.
-  const cli = [process.execPath, join(packageRoot(), 'dist', 'scripts', 'admission.js'), 'status', '--json', '--database', join(home, 'gateway-jobs.sqlite3')];
+  const cli = [process.execPath, join(packageRoot(), 'dist', 'bin', 'admission.js'), 'status', '--json', '--database', join(home, 'gateway-jobs.sqlite3')];
   const r = spawnSync('nsenter', ['-t', String(gw.child.pid), '-m', ...cli], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(r.stdout) as { counts: Record<string, number> };

@@ -139,7 +139,7 @@ async function checkEverything(gw: Awaited<ReturnType<typeof startGateway>>, tra
   }
   // No quota miscounted: the admission view's active jobs are exactly the jobs whose state is active.
   const status = JSON.parse(
-    spawnSync(process.execPath, [join(packageRoot(), 'dist', 'scripts', 'admission.js'), 'status', '--json', '--database', join(home, 'gateway-jobs.sqlite3')], { encoding: 'utf8' }).stdout,
+    spawnSync(process.execPath, [join(packageRoot(), 'dist', 'bin', 'admission.js'), 'status', '--json', '--database', join(home, 'gateway-jobs.sqlite3')], { encoding: 'utf8' }).stdout,
   ) as { active_jobs: Array<{ id: string }> };
   assert.deepEqual(status.active_jobs.map((j) => j.id), [], `${where}: every job is final, so nothing holds capacity (states ${states.join(',')})`);
   assert.equal(states.filter((s) => ACTIVE.has(s)).length, 0);

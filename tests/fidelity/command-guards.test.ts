@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
-import { checkCommand } from '../../supervisor/native-tools/approval.js';
+import { checkCommand } from '../../supervisor/tools/guards/approval.js';
 import { sessionToken, viaBridge } from '../helpers/gateway.js';
 import { copyOfHermesHome } from '../helpers/hermes.js';
 import { tempDirs } from '../helpers/temp.js';
@@ -12,7 +12,7 @@ import { startFidelityGateway, type FidelityGateway } from './workspace.js';
 
 // command_guards: the verdict of Hermes' own guards (tools/approval.py detect_hardline_command,
 // _check_sudo_stdin_guard and detect_dangerous_command, through drivers/command_guards.py) against
-// the gateway's checkCommand (supervisor/native-tools/approval.ts). Compared: the verdict category
+// the gateway's checkCommand (supervisor/tools/guards/approval.ts). Compared: the verdict category
 // (allow / dangerous = needs approval / hardline = always blocked) and the pattern key.
 //
 // Every case is judged through checkCommand itself (a pure function, `function`). The sample

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { resolveHonchoConfig } from '../../supervisor/memory/config.js';
+import { resolveHonchoConfig } from '../../supervisor/tools/memory/config.js';
 import { tempDirs } from '../helpers/temp.js';
 import { compareSurface, loadCases, normalise, oracleAnswers, runOracle, type FidelityCase } from './harness.js';
 
@@ -10,7 +10,7 @@ import { compareSurface, loadCases, normalise, oracleAnswers, runOracle, type Fi
 // HonchoClientConfig.from_global_config and get_honcho_client, session.py HonchoSessionManager).
 // Besides the names it uses itself, the gateway must know Hermes' own assistant peer and whose view
 // of the user Hermes' tools read (session.py _resolve_observer_target): its reads take that view.
-// The gateway side is its own config resolution (supervisor/memory/config.ts resolveHonchoConfig),
+// The gateway side is its own config resolution (supervisor/tools/memory/config.ts resolveHonchoConfig),
 // called with the same HERMES_HOME, HOME, working directory and environment; nothing is sent to any
 // Honcho (the base URL is a loopback address nobody listens on). Each side gets its own copy of the
 // case's files, under a HOME of its own, so ~/.honcho/config.json of the machine is never read.

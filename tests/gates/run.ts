@@ -11,7 +11,7 @@ import { honchoJson, SEED } from '../helpers/memory.js';
 import type { TempDirs } from '../helpers/temp.js';
 import { within } from '../helpers/wait.js';
 
-// The gates run as an operator runs them: a real gateway bin (dist/supervisor/main.js) on an
+// The gates run as an operator runs them: a real gateway bin (dist/bin/gateway.js) on an
 // ephemeral loopback port, and scripts/gates as its own process against that URL.
 
 /**
@@ -72,7 +72,7 @@ export interface GatewayProcess {
 }
 
 export async function startGatewayBin(env: Record<string, string>): Promise<GatewayProcess> {
-  const child = spawn(join(packageRoot(), 'dist', 'supervisor', 'main.js'), [], {
+  const child = spawn(join(packageRoot(), 'dist', 'bin', 'gateway.js'), [], {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env, HERMES_MCP_PORT: '0' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -11,7 +11,7 @@ import type { Era } from './gateway.js';
 // bearer token, and the OAuth flow played by hand over raw HTTP (forged Host, cookie jar) for the
 // bad-input cases the SDK client would never produce.
 
-export const CLI = join(packageRoot(), 'dist', 'scripts', 'auth-cli.js');
+export const CLI = join(packageRoot(), 'dist', 'bin', 'auth.js');
 
 /** hermes-mcp-auth with the gateway's HERMES_HOME (so the same database and audit log). */
 export function authCli(home: string, args: string[], env: Record<string, string> = {}): { status: number; stdout: string; stderr: string; json: Record<string, unknown> } {

@@ -1,4 +1,4 @@
-import type { ToolDefinition, ToolSource } from '../../supervisor/tool-types.js';
+import type { ToolDefinition, ToolSource } from '../../supervisor/core/tool-types.js';
 
 // Tiny fixture tools standing in for real execution adapters: they let tests see
 // which owner a call got, hold a native lease for a while, and observe cancellation.

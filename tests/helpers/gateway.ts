@@ -6,10 +6,10 @@ import { request as httpRequest } from 'node:http';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Limits } from '../../shared/limits.js';
-import { environmentSnapshot, loadConfig } from '../../supervisor/config.js';
-import type { GatewayOptions } from '../../supervisor/gateway.js';
-import { startGateway, type RunningGateway } from '../../supervisor/server.js';
-import { createLogger } from '../../supervisor/telemetry.js';
+import { environmentSnapshot, loadConfig } from '../../supervisor/platform/config.js';
+import type { GatewayOptions } from '../../supervisor/core/gateway.js';
+import { startGateway, type RunningGateway } from '../../supervisor/http/server.js';
+import { createLogger } from '../../supervisor/platform/telemetry.js';
 import { copyOfHermesHome, type HomeSpec } from './hermes.js';
 import { logSink } from './log-sink.js';
 

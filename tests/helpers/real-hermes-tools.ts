@@ -2,8 +2,8 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { numericDirs, processStartTime } from '../../shared/proc.js';
-import { readEnvFile } from '../../supervisor/environment.js';
-import { toolServerEnvironment } from '../../supervisor/hermes-tools/index.js';
+import { readEnvFile } from '../../supervisor/platform/environment.js';
+import { toolServerEnvironment } from '../../supervisor/tools/hermes-tools/index.js';
 import { cmdline } from './procfs.js';
 import { join } from 'node:path';
 import { startFirecrawlStandin, type FirecrawlStandin } from '../fixtures/firecrawl-standin.js';
@@ -90,7 +90,7 @@ export async function startRealTools(dir: string, options: RealToolsOptions = {}
   mkdirSync(userHome, { recursive: true });
   const trap = await startEgressTrap();
   const proxy = trap.env;
-  // As production's gateway environment (supervisor/environment.ts): the process's over $HERMES_HOME/.env,
+  // As production's gateway environment (supervisor/platform/environment.ts): the process's over $HERMES_HOME/.env,
   // which the tool server needs (it does not load that file itself: only get_env_value readers see it).
   const inherited = { ...readEnvFile(join(home, '.env')), PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: userHome, PYTHONDONTWRITEBYTECODE: '1', ...proxy, ...options.inherited };
   let gw: TestGateway;

@@ -3,7 +3,7 @@ import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { parse } from 'yaml';
-import { loadConfig } from '../../supervisor/config.js';
+import { loadConfig } from '../../supervisor/platform/config.js';
 import { makeHermesHome as baseHome } from '../helpers/gateway.js';
 import { makeHermesHome } from '../helpers/hermes.js';
 import { tempDirs } from '../helpers/temp.js';

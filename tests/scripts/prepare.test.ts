@@ -30,7 +30,7 @@ function checkout(parts: { tsc?: boolean; typesNode?: boolean; dist?: boolean })
   }
   if (parts.dist) {
     mkdirSync(join(dir, 'dist', 'supervisor'), { recursive: true });
-    writeFileSync(join(dir, 'dist', 'supervisor', 'main.js'), '// built\n');
+    writeFileSync(join(dir, 'dist', 'bin', 'gateway.js'), '// built\n');
   }
   return dir;
 }
@@ -52,7 +52,7 @@ test('a production install over a built dist/ keeps it, although TypeScript itse
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stderr, /dev dependencies omitted: using dist\/ as built/);
   assert.equal(existsSync(join(dir, 'built.txt')), false, 'no build was tried');
-  assert.equal(readFileSync(join(dir, 'dist', 'supervisor', 'main.js'), 'utf8'), '// built\n');
+  assert.equal(readFileSync(join(dir, 'dist', 'bin', 'gateway.js'), 'utf8'), '// built\n');
 });
 
 test('a production install with no dist/ refuses and says how to get one', () => {

@@ -51,7 +51,7 @@ function portIsFree(port: number): Promise<boolean> {
 test('SIGTERM to `npm start` stops the gateway itself (npm runs it with no shell between) and frees its port', async () => {
   const npm = listening('npm', ['start'], gatewayEnv(0));
   const port = await within(npm.port, 60_000, 'npm start to listen');
-  const gateway = descendantsOf(npm.child.pid!).find((pid) => /^node .*dist\/supervisor\/main\.js/.test(cmdline(pid)));
+  const gateway = descendantsOf(npm.child.pid!).find((pid) => /^node .*dist\/bin\/gateway\.js/.test(cmdline(pid)));
   assert.ok(gateway !== undefined, 'the gateway runs under npm');
   const startTime = processStartTime(gateway)!;
   try {
@@ -70,7 +70,7 @@ test('a listen port already in use fails the start with the settings that choose
   await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
   const { port } = holder.address() as AddressInfo;
   try {
-    const r = await within(runGatewayBin(join(packageRoot(), 'dist', 'supervisor', 'main.js'), gatewayEnv(port)), 60_000, 'the gateway to give up');
+    const r = await within(runGatewayBin(join(packageRoot(), 'dist', 'bin', 'gateway.js'), gatewayEnv(port)), 60_000, 'the gateway to give up');
     assert.equal(r.code, 1);
     assert.match(r.stderr, new RegExp(`failed to start: 127\\.0\\.0\\.1:${port} is already in use .*set HERMES_MCP_PORT \\(and HERMES_MCP_HOST\\) to a free address`));
   } finally {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { loadConfig } from '../../supervisor/config.js';
+import { loadConfig } from '../../supervisor/platform/config.js';
 
 // dist/tests/systemd/units.test.js -> repo root is three levels up.
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -89,13 +89,13 @@ test('soft dependencies only, loopback bind, env file, restart and umask', () =>
     assert.deepEqual(values(text, 'UMask'), ['0077']);
     const [exec] = values(text, 'ExecStart');
     assert.ok(exec, 'ExecStart present');
-    assert.match(exec!, /^\/\S+ --max-semi-space-size=2 \S+\/dist\/supervisor\/main\.js$/);
-    assert.ok(exec!.includes(join(repoRoot, 'dist', 'supervisor', 'main.js')));
+    assert.match(exec!, /^\/\S+ --max-semi-space-size=2 \S+\/dist\/bin\/gateway\.js$/);
+    assert.ok(exec!.includes(join(repoRoot, 'dist', 'bin', 'gateway.js')));
     const stop = Number.parseInt(values(text, 'TimeoutStopSec')[0] ?? '', 10);
     // Shutdown is two phases of the 10 s grace (drain, then stop workers and jobs).
     assert.ok(stop > 20 && stop <= 30, `TimeoutStopSec a bit above twice the 10 s grace, got ${stop}`);
   }
-  // The gateway reads $HERMES_HOME/.env itself (supervisor/environment.ts): one reader, one parser.
+  // The gateway reads $HERMES_HOME/.env itself (supervisor/platform/environment.ts): one reader, one parser.
   assert.deepEqual(values(user.text, 'EnvironmentFile'), []);
 });
 

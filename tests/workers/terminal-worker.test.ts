@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { packageRoot } from '../../shared/package-root.js';
 import { terminalProtocol, type TerminalProtocol } from '../../shared/worker-protocol/terminal.js';
-import { detectIsolation, type IsolationMode } from '../../supervisor/spawning/isolation.js';
-import { WorkerProcess } from '../../supervisor/spawning/worker-process.js';
+import { detectIsolation, type IsolationMode } from '../../supervisor/platform/spawning/isolation.js';
+import { WorkerProcess } from '../../supervisor/platform/spawning/worker-process.js';
 import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../helpers/escapees.js';
 
 const entry = join(packageRoot(), 'dist', 'workers', 'terminal-worker.js');

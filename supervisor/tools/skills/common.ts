@@ -1,7 +1,7 @@
 import { sep } from 'node:path';
 import { GatewayError, ErrorCode } from '../../../shared/errors.js';
 import { envNameFor, type Limits } from '../../../shared/limits.js';
-import type { GatewayConfig } from '../../config.js';
+import type { GatewayConfig } from '../../platform/config.js';
 
 // Types, constants and small helpers shared by the skills tool modules.
 

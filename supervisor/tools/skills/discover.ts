@@ -4,9 +4,9 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import type { Limits } from '../../../shared/limits.js';
 import { checkAborted, cmp, isRecord, SUPPORT_DIR_SET, type SkillsConfig, type SkillSummary } from './common.js';
 import { MAX_NAME_LENGTH, matchesEnvironment, matchesPlatform, parseFrontmatter, truncateDescription } from './frontmatter.js';
-import { parsePyYaml } from '../../yaml.js';
+import { parsePyYaml } from '../../platform/yaml.js';
 import { containedReal, decodeLenient, readBounded } from './io.js';
-import { CONFIG_MAX_BYTES } from '../../hermes-config.js';
+import { CONFIG_MAX_BYTES } from '../../platform/hermes-config.js';
 
 // Walking `$HERMES_HOME/skills`: exclusions, symlink containment, the active org mirror, and
 // config.yaml `skills.disabled`.

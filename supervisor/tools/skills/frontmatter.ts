@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { parsePyYaml } from '../../yaml.js';
+import { parsePyYaml } from '../../platform/yaml.js';
 import { isRecord } from './common.js';
 
 // SKILL.md frontmatter: YAML parsing, name/description rules, platform/environment gates, tags

@@ -1,6 +1,6 @@
 import { constants as fsConstants } from 'node:fs';
 import { open, realpath } from 'node:fs/promises';
-import { isInside } from '../../roots.js';
+import { isInside } from '../../platform/roots.js';
 
 // Bounded, non-following file reads and symlink containment for the skills tools.
 

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import type { Limits } from '../../../shared/limits.js';
-import { isInside } from '../../roots.js';
+import { isInside } from '../../platform/roots.js';
 import { checkAborted, SUPPORT_DIR_SET } from './common.js';
 import { readSkillHead, walkSkills, type SkillFile, type SkillsRoot } from './discover.js';
 import { parseFrontmatter } from './frontmatter.js';

@@ -1,4 +1,4 @@
-import type { CallContext, ToolDefinition } from '../../tool-types.js';
+import type { CallContext, ToolDefinition } from '../../core/tool-types.js';
 import type { SkillsConfig } from './common.js';
 import { skillsList } from './list.js';
 import { skillView } from './view.js';

@@ -1,0 +1,185 @@
+import type { Logger } from 'pino';
+import type { NormalizedToolResult, ToolDefinition, ToolSource } from './tool-types.js';
+import { bridgeTools, BRIDGE_TOOL_NAMES } from './catalog/disclosure.js';
+import { Catalog, type CatalogEntry } from './catalog/catalog.js';
+import { loadToolPolicy, type ToolPolicy } from './catalog/policy.js';
+import { compileArgumentValidator } from './catalog/validate.js';
+import type { GatewayConfig } from '../platform/config.js';
+import { Dispatcher, type PublicEntry, type RequestScope } from './dispatch.js';
+import type { Adapter } from './adapter.js';
+import { closeCpuPool } from '../platform/thread-pool/pool.js';
+import { Readiness } from '../platform/health/readiness.js';
+import { missingRoots, rootsReadiness } from '../platform/health/roots.js';
+import { CapabilityStore } from './owners/capabilities.js';
+import { OwnerRegistry } from './owners/owners.js';
+import { sessionTools } from './owners/session-tools.js';
+import { skillsTools } from '../tools/skills/index.js';
+import { OrphanReaper } from '../platform/spawning/orphan-reaper.js';
+import { startupContextTool, startupReadiness } from '../tools/startup/startup-context.js';
+
+// Composition root: registers every source and readiness component, freezes the catalog, and
+// exposes the two operations the MCP layer needs (list the six public tools, call one).
+
+export interface GatewayOptions {
+  config: GatewayConfig;
+  log: Logger;
+  /** Clock for token, session and job expiry and deadlines (injectable so they can be exercised without waiting). */
+  now?: () => number;
+  /** Adapters contributed by subsystems (native execution, jobs, graph, ...). */
+  adapters?: Adapter[];
+  policy?: ToolPolicy;
+}
+
+/** The MCP `Tool` shape served by tools/list. */
+interface PublicTool {
+  name: string;
+  description: string;
+  inputSchema: ToolDefinition['inputSchema'];
+  annotations: ToolDefinition['annotations'];
+}
+
+export class Gateway {
+  readonly now: () => number;
+  readonly owners: OwnerRegistry;
+  readonly capabilities: CapabilityStore;
+  readonly readiness: Readiness;
+  /** Reaps the zombies this process adopted as a child subreaper; /healthz reports the count. */
+  readonly orphans = new OrphanReaper();
+  private catalogRef?: Catalog;
+  private dispatcherRef?: Dispatcher;
+  private publicList: readonly PublicTool[] = [];
+  private sweepTimer?: NodeJS.Timeout;
+  private adapters: Adapter[] = [];
+  readonly startedAt = Date.now();
+
+  private constructor(
+    readonly config: GatewayConfig,
+    readonly log: Logger,
+    now: () => number,
+  ) {
+    this.now = now;
+    this.owners = new OwnerRegistry((hook, owner, error) => log.error({ event: 'release_hook_failed', hook, owner_kind: owner.split(':')[0], err: String(error) }));
+    this.capabilities = new CapabilityStore({ ttlMs: config.limits.sessionTokenTtlSeconds * 1000, maxActive: config.limits.maxSessionTokens, now });
+    this.readiness = new Readiness(config.optionalComponents);
+  }
+
+  static async create(options: GatewayOptions): Promise<Gateway> {
+    const { config, log } = options;
+    const gw = new Gateway(config, log, options.now ?? Date.now);
+    const policy = options.policy ?? loadToolPolicy();
+    const adapters = options.adapters ?? [];
+    gw.adapters = adapters;
+    const readiness = adapters.flatMap((a) => a.readiness ?? []);
+    const hermesSources = adapters.flatMap((a) => (a.source?.name === 'hermes' ? [a.source] : []));
+
+    const sources: ToolSource[] = [
+      {
+        name: 'gateway',
+        tools: () => [
+          startupContextTool(config),
+          ...sessionTools({
+            capabilities: gw.capabilities,
+            owners: gw.owners,
+            ttlSeconds: config.limits.sessionTokenTtlSeconds,
+            onReleaseError: (owner, error) => log.error({ event: 'owner_release_failed', owner_kind: owner.split(':')[0], err: String(error) }),
+          }),
+        ],
+      },
+      // Hermes' tools come from two places under one source name, so the policy filters them as
+      // one upstream: the skills, read here from $HERMES_HOME, and what adapters add for Hermes
+      // (its own tool server's web, vision, image and video tools). Asked before every other
+      // adapter's source, so those can describe what Hermes' tool server turned out to serve.
+      { name: 'hermes', tools: async (catalogued) => [...skillsTools(config), ...(await Promise.all(hermesSources.map((s) => s.tools(catalogued)))).flat()] },
+      ...adapters.flatMap((a) => (a.source && a.source.name !== 'hermes' ? [a.source] : [])),
+    ];
+    const catalog = await Catalog.assemble(sources, policy);
+    for (const d of catalog.report.dropped) log.info({ event: 'tool_dropped_by_policy', source: d.source, tool: d.name, reason: d.reason });
+
+    gw.readiness.register(startupReadiness(config));
+    gw.readiness.register(rootsReadiness(config));
+    const missing = missingRoots(config.roots);
+    if (missing.length > 0) {
+      log.warn({ event: 'roots_missing', missing, terminal_cwd: config.terminalCwd }, `project roots that do not exist admit nothing: ${missing.join(', ')} (HERMES_MCP_ROOTS)`);
+    }
+    for (const c of readiness) gw.readiness.register(c);
+    for (const a of adapters) if (a.releaseHook) gw.owners.registerReleaseHook(a.name, a.releaseHook);
+
+    const bridge = bridgeTools({ catalog, limits: config.limits });
+    const bridged = new Map<string, PublicEntry>(
+      bridge.tools.map((tool) => [tool.name, { kind: 'tool', entry: { tool, source: 'gateway', configured: true, validate: compileArgumentValidator(tool) } }]),
+    );
+    bridged.set(bridge.toolCall.name, { kind: 'forward', tool: bridge.toolCall, validate: compileArgumentValidator(bridge.toolCall) });
+    const publicTools = new Map<string, PublicEntry>();
+    for (const name of policy.publicOrder) {
+      const catalogued: CatalogEntry | undefined = catalog.get(name);
+      const entry: PublicEntry | undefined = bridged.get(name) ?? (catalogued ? { kind: 'tool', entry: catalogued } : undefined);
+      if (!entry) throw new Error(`catalog: public tool "${name}" is not provided by any source`);
+      publicTools.set(name, entry);
+    }
+    for (const name of BRIDGE_TOOL_NAMES) if (!publicTools.has(name)) throw new Error(`policy: bridge tool ${name} must be public`);
+    gw.publicList = Object.freeze(
+      policy.publicOrder.map((name) => {
+        const pub = publicTools.get(name)!;
+        const tool = pub.kind === 'tool' ? pub.entry.tool : pub.tool;
+        return Object.freeze({ name, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations });
+      }),
+    );
+    const dispatcher = new Dispatcher({
+      catalog,
+      publicTools,
+      owners: gw.owners,
+      capabilities: gw.capabilities,
+      limits: config.limits,
+      // The Error itself: the logger's err serializer keeps (and redacts) its message and stack; a
+      // string there would be spread into one field per character.
+      onInternalError: (tool, error) => log.error({ event: 'tool_internal_error', tool, ...(error instanceof Error ? { err: error } : { reason: String(error) }) }),
+    });
+    gw.catalogRef = catalog;
+    gw.dispatcherRef = dispatcher;
+    gw.sweepTimer = setInterval(() => gw.sweepExpiredCapabilities(), 30_000);
+    gw.sweepTimer.unref();
+    gw.orphans.start(config.limits.orphanReapIntervalSeconds * 1000);
+    log.info({ event: 'catalog_frozen', tools: catalog.size, public: gw.publicList.length }, 'catalog frozen');
+    return gw;
+  }
+
+  get catalog(): Catalog {
+    return this.catalogRef!;
+  }
+
+  publicToolList(): readonly PublicTool[] {
+    return this.publicList;
+  }
+
+  /** tools/call on the MCP endpoint: only the six public tools are callable directly. */
+  callPublic(name: string, args: unknown, scope: RequestScope): Promise<NormalizedToolResult> {
+    return this.dispatcherRef!.callPublic(name, args, scope);
+  }
+
+  /** An owner ended (legacy session gone, capability expired): release what it holds. */
+  endOwner(ownerId: string, reason: string): void {
+    this.log.info({ event: 'owner_ended', owner_kind: ownerId.split(':')[0], reason });
+    void this.owners.release(ownerId);
+  }
+
+  sweepExpiredCapabilities(): void {
+    for (const record of this.capabilities.sweepExpired()) this.endOwner(`cap:${record.id}`, 'expired');
+  }
+
+  /** What the adapters report beside readiness (job admission capability); never affects the status code. */
+  readyFacts(): Record<string, unknown> {
+    return Object.assign({}, ...this.adapters.map((a) => a.readyFacts?.() ?? {}));
+  }
+
+  /** Liveness facts the adapters report (never calls a provider). */
+  healthFacts(): Record<string, unknown> {
+    return Object.assign({}, ...this.adapters.map((a) => a.health?.() ?? {}));
+  }
+
+  async close(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    await Promise.all(this.adapters.map((a) => a.close?.()));
+    this.orphans.stop();
+    await closeCpuPool();
+  }
+}

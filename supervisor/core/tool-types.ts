@@ -1,0 +1,147 @@
+// What every tool source speaks: a tool definition, the per-call context, and the raw outcome a
+// handler returns before the gateway normalises it (redaction, caps, mirroring) into an MCP result.
+
+import type { Grant } from '../http/auth/scopes.js';
+
+type JsonSchema = Record<string, unknown> & { type: 'object' };
+
+/** Where a tool comes from. A catalog source registers its tools under exactly one of these. */
+/** `embedded`: tools an embedding application adds through startGateway's `adapters`. */
+export type SourceName = 'native' | 'hermes' | 'guarded' | 'memory' | 'graph' | 'lsp' | 'jobs' | 'gateway' | 'embedded' | 'agents' | 'browser';
+
+interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  openWorldHint: boolean;
+  idempotentHint?: boolean;
+  title?: string;
+}
+
+/** Who a call acts for. Ownership is only ever derived by the gateway, never from caller input. */
+export interface Owner {
+  /** Stable id for the life of the owner: `legacy:<session>`, `cap:<id>` or `request:<uuid>`. */
+  id: string;
+  kind: 'legacy' | 'capability' | 'request';
+}
+
+export interface CallContext {
+  owner: Owner;
+  /** Aborted when the client disconnects (modern era) or its session closes. */
+  signal: AbortSignal;
+  /** Generated per call; distinguishes concurrent executions, never grants ownership. */
+  callId: string;
+  era: 'legacy' | 'modern';
+  /** The validated legacy MCP session this call arrived on, if any. */
+  sessionId?: string;
+  /** The credential's grant when authentication is on (what session_open binds its token to). */
+  grant?: Grant;
+  /**
+   * Set for `holdsLease` tools only: keeps this call counted in /healthz `inflight_native_calls`, and its
+   * owner's lease held, until `work` settles, even after the handler has answered (an upstream
+   * request that outlived the tool's time budget is still running). Call it before returning.
+   */
+  retain?: (work: Promise<unknown>) => void;
+  /**
+   * Runs another catalogued tool as part of this call, for the same owner, signal and era (an
+   * execute_code script's hermes_tools file calls). The Dispatcher validates, runs and maps errors
+   * as for any call, and logs an internal error there; the outcome is not normalised into an MCP
+   * result: the caller shapes it for its own client.
+   */
+  callNested(name: string, rawArgs: unknown): Promise<ToolOutcome>;
+}
+
+export interface ContentBlock {
+  type: string;
+  [key: string]: unknown;
+}
+
+/** What a handler returns. `structured` becomes structuredContent (and its JSON text mirror). */
+export interface ToolOutcome {
+  structured?: Record<string, unknown>;
+  content?: ContentBlock[];
+  isError?: boolean;
+  /**
+   * Set when every string of `structured` was already redacted in the mode Hermes uses for it, so
+   * normalizeResult does not redact `structured` again in the default mode (which would run the
+   * assignment passes that mode skips and mask code assignments):
+   * - `file-read` (fileReadOutcome, supervisor/core/result.ts): file content, in Hermes' file-read mode;
+   * - `output`: command output, redacted as Hermes' redact_terminal_output picks its mode (the
+   *   default for an environment dump, code-file otherwise).
+   * `content` blocks are redacted as always.
+   */
+  redacted?: 'file-read' | 'output';
+}
+
+/** An MCP CallToolResult as the gateway emits it. */
+export interface NormalizedToolResult {
+  content: ContentBlock[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  [key: string]: unknown;
+}
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema;
+  annotations: ToolAnnotations;
+  /**
+   * True when the tool only makes sense for a durable owner (legacy session or capability token);
+   * a sessionless request without a token is refused with OWNER_REQUIRED before the handler runs.
+   */
+  requiresOwner?: boolean;
+  /**
+   * True when the handler starts work that may outlive its answer (processes, workers, upstream
+   * mutations): the call holds its owner's lease until that work settles, even after the HTTP
+   * waiter is gone, and is counted meanwhile in /healthz `inflight_native_calls` (the name the
+   * deployment's restart check reads).
+   */
+  holdsLease?: boolean;
+  /**
+   * True when the tool authorizes by a credential in its own arguments (a job's recovery token):
+   * the session_token passed to tool_call is then not resolved, so an unrelated expired or revoked
+   * session cannot block it.
+   */
+  credentialAuthorized?: boolean;
+  /**
+   * True when every call is refused by design (the tool is catalogued so that agents that know its
+   * name get a refusal saying what to use instead): tool_search ranks it below the tools that work.
+   */
+  alwaysRefused?: boolean;
+  /** True for tools whose image content is the point (vision); other tools' images become markers. */
+  returnsImages?: boolean;
+  handler(args: Record<string, unknown>, ctx: CallContext): Promise<ToolOutcome>;
+}
+
+/** One deferred tool call, as tool_call names it. */
+export interface DeferredCall {
+  name: string;
+  arguments: unknown;
+  /** tool_call.session_token: the capability session the call acts for. */
+  sessionToken?: string;
+}
+
+/**
+ * tool_call: a public tool with no handler of its own. Its validated arguments name exactly one
+ * deferred tool, and its answer is that tool's result, dispatched and normalised once.
+ */
+export interface ForwardingToolDefinition extends Pick<ToolDefinition, 'name' | 'description' | 'inputSchema' | 'annotations'> {
+  forward(args: Record<string, unknown>): DeferredCall;
+}
+
+/** A catalog source: one adapter contributing tools (and, usually, a readiness probe). */
+export interface ToolSource {
+  name: SourceName;
+  /**
+   * `catalogued`: whether a source asked earlier catalogued a tool (Hermes' tool server's come
+   * before the native, browser and other sources), so a description names only tools this gateway
+   * serves.
+   */
+  tools(catalogued: (name: string) => boolean): ToolDefinition[] | Promise<ToolDefinition[]>;
+  /**
+   * False when this source's backend is not configured in this process (settings are read once at
+   * start): its tools stay catalogued, their refusals saying what to configure, and tool_search
+   * ranks them below every tool that can run here. Default true.
+   */
+  configured?: boolean;
+}

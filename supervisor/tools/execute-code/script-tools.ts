@@ -1,0 +1,31 @@
+import { ErrorCode } from '../../../shared/errors.js';
+import type { RpcDispatch } from './execute-code.js';
+import { rpcReplyFor } from './rpc-server.js';
+import type { ToolOutcome } from '../../core/tool-types.js';
+
+// The hermes_tools calls of an execute_code script, other than terminal (which runs inside the
+// script's own unit, see execute-code.ts): the file tools and the web tools go through the
+// Dispatcher as nested calls of the execute_code call (same owner, validation and error mapping as
+// tool_call, internal errors logged there), and only the reply is shaped here, as Hermes' RPC
+// answers. The web tools are the catalog's, served by Hermes' own tool server
+// (supervisor/tools/hermes-tools/): one path for tool_call and scripts. When the catalog has no web tool
+// (Hermes' tool server is missing or offers none), the script is told why.
+
+const WEB_TOOLS: ReadonlySet<string> = new Set(['web_search', 'web_extract']);
+const WEB_NOT_CONFIGURED = "web provider not configured: Hermes' tool server does not serve this tool here (see /readyz hermes_tools and web_provider)";
+
+export function scriptToolDispatch(fileTools: readonly string[]): RpcDispatch {
+  const files: ReadonlySet<string> = new Set(fileTools);
+  return async (tool, args, ctx) => {
+    if (WEB_TOOLS.has(tool)) return webReply(await ctx.callNested(tool, args));
+    if (!files.has(tool)) return { error: `Tool '${tool}' is not available in execute_code.` };
+    return rpcReplyFor(await ctx.callNested(tool, args));
+  };
+}
+
+/** Hermes' web result as its RPC returns it: the JSON object, or the text when it is not one. */
+function webReply(outcome: ToolOutcome): unknown {
+  if (outcome.isError && outcome.structured?.error === ErrorCode.UNKNOWN_TOOL) return { error: WEB_NOT_CONFIGURED };
+  if (outcome.structured || outcome.isError) return rpcReplyFor(outcome);
+  return (outcome.content ?? []).map((b) => (typeof b.text === 'string' ? b.text : '')).join('\n');
+}

@@ -1,0 +1,104 @@
+import type { Readable, Writable } from 'node:stream';
+import type { ExecuteUnitProtocol } from '../../../shared/worker-protocol/execute.js';
+import type { ReplyTo, RequestBody, RequestType } from '../../../shared/worker-protocol/protocol.js';
+import { UnitZygote } from './unit-zygote.js';
+import type { WorkerExit } from '../../platform/spawning/worker-process.js';
+import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
+
+// Where execute_code units come from. Forked by the unit zygote (unit-zygote.ts) whenever that
+// gives every guarantee a spawned unit has; otherwise spawned one by one, as
+// `setpriv ... unshare ... python3 unit.py` under the host's isolation prefix:
+//
+// - degraded isolation (subreaper, process-group): no PID namespace to fork into;
+// - the resource policy enforced through systemd scopes: `systemd-run --scope` can only start a new
+//   process in a scope, not move a forked one into it (the direct cgroup fallback works with both:
+//   the unit's processes are moved into its cgroup before its script gets the code);
+// - a zygote that cannot start here (it checks that it can make a namespace and mount /proc): said
+//   once in the log, and every later unit is spawned.
+//
+// A zygote that dies after it was up takes its units with it; the next unit starts a new one.
+
+/** A running execute_code unit: what execute-code.ts uses of it, whichever way it was made. */
+export interface ExecuteUnit {
+  readonly exited: Promise<WorkerExit>;
+  /** The unit's init as the gateway sees it (undefined until known). */
+  readonly pid: number | undefined;
+  /** False once the unit is known to have ended, which can be before `exited` settles. */
+  readonly alive: boolean;
+  /** The script's stdin (the code goes in, then EOF), stdout and stderr. */
+  readonly scriptIo: { stdin: Writable; stdout: Readable; stderr: Readable };
+  describeExit(): string;
+  /** Every message the unit sends, in order (responses to request() included). */
+  onFrame(handler: (message: UnitMessage) => void): () => void;
+  /** Sends a request (the unit's protocol: a script's terminal command) and resolves with its response. */
+  request<K extends RequestType<ExecuteUnitProtocol>>(body: RequestBody<ExecuteUnitProtocol, K>): Promise<ReplyTo<ExecuteUnitProtocol, K>>;
+  /** Resolves with the first message `match` accepts; rejects if the unit exits first. */
+  waitFor<M extends UnitMessage>(match: (message: UnitMessage) => message is M): Promise<M>;
+  /** Whole-tree teardown; resolves once the unit and everything it started are gone. */
+  kill(): Promise<void>;
+}
+
+type UnitMessage = ExecuteUnitProtocol['fromWorker'];
+
+/** The settings every unit's interpreter starts with, injected after scrubbing as Hermes does. */
+function unitPythonEnv(runtime: WorkerRuntime): Record<string, string> {
+  return {
+    PYTHONDONTWRITEBYTECODE: '1',
+    PYTHONIOENCODING: 'utf-8',
+    PYTHONUTF8: '1',
+    ...(runtime.config.hermesTimezone ? { TZ: runtime.config.hermesTimezone } : {}),
+  };
+}
+
+/** Why units cannot come from a zygote on this runtime at all, if they cannot. */
+function zygoteRefusal(runtime: WorkerRuntime): string | undefined {
+  if (runtime.isolation.mode !== 'pid-namespace') return `isolation is ${runtime.isolation.mode}, not pid-namespace`;
+  if (runtime.scoped) return 'units run in systemd scopes, which only a new process can be started in';
+  return undefined;
+}
+
+export class ExecuteUnitSource {
+  private zygote?: UnitZygote;
+  /** Why units are spawned one by one from now on (undefined: the zygote is used). */
+  private zygoteOff?: string;
+  private closed = false;
+
+  constructor(private readonly runtime: WorkerRuntime) {
+    this.zygoteOff = zygoteRefusal(runtime);
+  }
+
+  /** The current zygote's pid, if one is running (for tests and diagnostics). */
+  get zygotePid(): number | undefined {
+    return this.zygote?.alive ? this.zygote.pid : undefined;
+  }
+
+  /** A new unit in `cwd` with `env` added to the scrubbed environment (the RPC endpoint, ...). */
+  async start(options: { cwd: string; env: Record<string, string> }): Promise<ExecuteUnit> {
+    const env = { ...unitPythonEnv(this.runtime), ...options.env };
+    const zygote = await this.readyZygote();
+    if (zygote?.alive) return zygote.fork({ cwd: options.cwd, env, onFailure: (reason) => this.runtime.reportWorkerFailure('execute-unit', reason) });
+    return this.runtime.spawnWorker('execute-unit', { cwd: options.cwd, env });
+  }
+
+  private async readyZygote(): Promise<UnitZygote | undefined> {
+    if (this.zygoteOff !== undefined || this.closed) return undefined;
+    if (!this.zygote?.alive) this.zygote = new UnitZygote(this.runtime, unitPythonEnv(this.runtime));
+    const zygote = this.zygote;
+    try {
+      await zygote.ready;
+      return zygote;
+    } catch (e) {
+      if (this.zygoteOff === undefined && !this.closed) {
+        this.zygoteOff = e instanceof Error ? e.message : String(e);
+        this.runtime.reportWorkerFailure('execute-zygote', `unit zygote unavailable, execute_code units are spawned one by one from now on: ${this.zygoteOff}`);
+      }
+      return undefined;
+    }
+  }
+
+  /** Stops the zygote (and with it any unit it still holds). */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.zygote?.close();
+  }
+}

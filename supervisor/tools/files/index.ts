@@ -1,0 +1,79 @@
+import type { ToolDefinition } from '../../core/tool-types.js';
+import type { FileAccess } from '../../platform/roots.js';
+import { patchTool } from './patch.js';
+import { readFileTool } from './read-file.js';
+import { searchFilesTool } from './search-files.js';
+import { writeFileTool } from './write-file.js';
+
+// The four native Hermes file tools — read_file, write_file, patch, search_files — re-implemented
+// in TypeScript with Hermes' parameter names, defaults, limits and result shapes
+// (tools/file_tools.py and friends). Each concern has its own module:
+//
+//   read-file.ts        pagination, `N|line` gutter, caps, binary/device/credential refusals
+//   write-file.ts       sensitive-target refusals, gutter-text refusal, atomic writes
+//   patch.ts            replace mode + dispatch to V4A; fuzzy-match.ts holds the strategy chain
+//   v4a.ts              V4A parser and all-or-nothing applier
+//   search-files.ts     content (RegExp) and file-name (glob) search, bounded walk
+//   confine.ts          HERMES_MCP_FILE_ACCESS: every path confined to HERMES_MCP_ROOTS (default)
+//   sensitive-paths.ts  Hermes' read/write block lists and the cross-profile soft guard
+//   fs-util.ts, paths.ts, sequence-matcher.ts, unified-diff.ts   shared helpers
+//
+// Error policy (one rule for all four tools): every failure is THROWN as a GatewayError with a
+// stable code, never returned as a Hermes-style `{"error": "..."}` success result. The message is
+// Hermes' own text where upstream has one; Hermes' extra fields ride along as error details
+// (`similar_files`, `total_lines`/`file_size`, `is_binary`, `success: false` for patch, …):
+//
+//   PATH_OUTSIDE_ROOTS a path that leads outside HERMES_MCP_ROOTS (roots mode), or a relative path
+//                      while the owner's cwd is outside them
+//   INVALID_PATH       a path with a NUL byte, over PATH_MAX, or with a component over NAME_MAX
+//   INVALID_ARGUMENTS  missing/invalid arguments (replace mode without path/old_string/new_string,
+//                      unknown mode/target, invalid regex or glob, gutter text or a lone surrogate
+//                      as content, empty/identical old_string)
+//   FILE_NOT_FOUND     missing file (`similar_files`) or search path (`similar_paths`)
+//   FILE_BLOCKED       device paths, Hermes credential/internal files, project .env files,
+//                      sensitive or credential write targets, the cross-profile soft guard,
+//                      a read refused by the OS (EACCES/EPERM)
+//   FILE_BINARY        binary files and images (by content: Hermes' ReadResult fields, `is_binary`)
+//   FILE_NOT_REGULAR   directories, FIFOs, sockets, devices
+//   FILE_TOO_LARGE     a patch target over 10 MiB
+//   FILE_WRITE_FAILED  an I/O failure while writing (a V4A patch is rolled back first)
+//   PATCH_NO_MATCH     "Could not find …" (with the "Did you mean one of these sections?" snippet)
+//   PATCH_AMBIGUOUS    several matches without replace_all
+//   PATCH_INVALID      unparsable V4A, `..` in a V4A header, failed V4A validation, the fuzzy
+//                      guards (escape drift, suspicious indentation)
+//   CANCELLED          ctx.signal aborted (search walk, or before a write)
+//   INTERNAL_ERROR     any other unexpected I/O error while reading
+//
+// Successful results therefore never carry `error`. Relative paths resolve against
+// `deps.cwdFor(ctx.owner.id)` — the owner's terminal cwd, or the default cwd for an owner-less
+// (per-request) call; in roots mode only while that cwd is inside a root — and `~` is the service
+// user's home.
+//
+// Deliberately left out (the gateway is stateless per call): read dedup stubs, repeat-read and
+// repeat-search warnings/blocks, staleness warnings, patch failure counters. Also not done: LSP
+// diagnostics, Python/TOML syntax checks and shell linters (lint says so; JSON and YAML are checked,
+// and refused before writing when they would not parse), UTF-16 transcoding, unicode-equivalent file-name retries,
+// HERMES_WRITE_SAFE_ROOT, and ripgrep itself (search is native TypeScript; see search-files.ts).
+
+interface FileToolDeps {
+  hermesHome: string;
+  /** Whether the catalog serves a tool (vision_analyze), so read_file points at it only then. */
+  catalogued?: (name: string) => boolean;
+  /** The owner's current terminal working directory (relative paths resolve against it). */
+  cwdFor(ownerId: string): string;
+  /** `HERMES_MCP_FILE_ACCESS` and `HERMES_MCP_ROOTS` (confine.ts). */
+  access: FileAccess;
+  /** The most read_file reads of one file per call (`readFileScanMaxBytes`). */
+  readFileScanMaxBytes: number;
+  /** The largest file read_file reads on the event loop, when it is on a local file system (`readFileInlineMaxBytes`). */
+  readFileInlineMaxBytes: number;
+  /** The gateway's cap on one tool result (`maxOutputChars`); read_file's budget fits under it. */
+  maxOutputChars?: number;
+  /** PATH at start-up (`helperSearchPath`), where write_file/patch's lint step looks for linters. */
+  searchPath?: string;
+}
+
+/** read_file, write_file, patch, search_files — in that order. */
+export function fileTools(deps: FileToolDeps): ToolDefinition[] {
+  return [readFileTool(deps), writeFileTool(deps), patchTool(deps), searchFilesTool(deps)];
+}

@@ -1,0 +1,205 @@
+import { readFile } from 'node:fs/promises';
+import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import type { CallContext, ToolDefinition } from '../../core/tool-types.js';
+import { assertEncodable, atomicWrite, BOM, detectLineEnding, normalizeLineEndings, readRawText, withPathLocks, writeFailed } from './fs-util.js';
+import { fuzzyFindAndReplace, noMatchHint } from './fuzzy-match.js';
+import { resolveToolPath } from './confine.js';
+import { throwIfAborted, type PathDeps } from './paths.js';
+import { assertWritable, hermesDirs } from './sensitive-paths.js';
+import { fileDiff } from './unified-diff.js';
+import { applyV4a, hasTraversal, notFoundHint, operationPaths, parseV4aPatch, type ResolvedOperation } from './v4a.js';
+import { assertNoAddedRedactionMarker, lintDelta, lintOf, syntaxGateRefusal, type Lint } from './write-file.js';
+
+// patch — Hermes' targeted edit tool (tools/file_tools.py `patch_tool`):
+// - mode "replace" (default): path + old_string + new_string (+ replace_all), matched through the
+//   fuzzy strategy chain (fuzzy-match.ts); unique unless replace_all;
+// - mode "patch": a V4A multi-file patch (v4a.ts), all-or-nothing; header paths with `..` refused.
+// Every path passes the roots confinement (confine.ts), the sensitive-path and cross-profile checks
+// before anything is read, so no diff, hint or error quotes a refused file. Success is upstream's
+// PatchResult.to_dict: `{success, diff?, files_modified, files_created?, files_deleted?, lint?,
+// resolved_path?}` (empty fields left out; files_modified resolved to absolute paths, V4A's
+// created/deleted files as its headers name them; `lint` one result in replace mode, one per
+// written file in V4A mode). Failures are thrown GatewayErrors with upstream's messages; those
+// upstream's PatchResult reports carry `success: false`, the argument errors do not (upstream's
+// tool_error). An edit that adds a redaction marker to a file is refused (write-file.ts, v4a.ts).
+//
+// Not done here: upstream's escalating "This is failure #N patching …" hint after repeated
+// failures on one path (it keeps per-task state the gateway does not have), and the staleness
+// warnings.
+
+/** Files larger than this are not patched in place (upstream reads up to 50 MiB through a shell). */
+const PATCH_MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+function patchError(code: ErrorCode, message: string, extra: Record<string, unknown> = {}): GatewayError {
+  return new GatewayError(code, message, { success: false, ...extra });
+}
+
+/** Upstream's tool_error: `{error}` alone. */
+function argumentError(message: string): GatewayError {
+  return new GatewayError(ErrorCode.INVALID_ARGUMENTS, message);
+}
+
+/** PatchResult.to_dict: the empty fields left out. */
+function patchResult(fields: { diff: string; modified: string[]; created?: string[]; deleted?: string[]; lint?: unknown }): Record<string, unknown> {
+  const out: Record<string, unknown> = { success: true };
+  if (fields.diff) out.diff = fields.diff;
+  if (fields.created?.length) out.files_created = fields.created;
+  if (fields.deleted?.length) out.files_deleted = fields.deleted;
+  if (fields.lint !== undefined) out.lint = fields.lint;
+  out.files_modified = fields.modified;
+  if (fields.modified.length === 1) out.resolved_path = fields.modified[0];
+  return out;
+}
+
+async function replaceMode(deps: PathDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
+  const input = args.path;
+  if (typeof input !== 'string' || input === '') throw argumentError('path required');
+  const oldString = args.old_string;
+  const newString = args.new_string;
+  if (typeof oldString !== 'string' || typeof newString !== 'string') throw argumentError('old_string and new_string required');
+  const replaceAll = args.replace_all === true;
+  const target = await resolveToolPath(deps, input, ctx);
+  const checked = await assertWritable(target, await hermesDirs(deps.hermesHome), args.cross_profile === true);
+  assertEncodable(input, newString);
+
+  return withPathLocks([checked.real], async () => {
+    let raw: Awaited<ReturnType<typeof readRawText>>;
+    try {
+      raw = await readRawText(target.expanded, checked.real, PATCH_MAX_FILE_BYTES);
+    } catch (e) {
+      // Upstream reads through `cat`: a missing file or a directory is "Failed to read file".
+      if (e instanceof GatewayError && (e.code === ErrorCode.FILE_NOT_FOUND || e.code === ErrorCode.FILE_NOT_REGULAR)) {
+        throw patchError(e.code, `Failed to read file: ${checked.real}`);
+      }
+      throw e;
+    }
+    const result = fuzzyFindAndReplace(raw.content, oldString, newString, replaceAll);
+    if (!result.ok) {
+      const message = result.error + noMatchHint(result.error, oldString, raw.content);
+      const code = { empty: ErrorCode.INVALID_ARGUMENTS, identical: ErrorCode.INVALID_ARGUMENTS, ambiguous: ErrorCode.PATCH_AMBIGUOUS, escape_drift: ErrorCode.PATCH_INVALID, no_match: ErrorCode.PATCH_NO_MATCH }[result.kind];
+      throw patchError(code, message, notFoundHint(message));
+    }
+    // Models send bare-LF text: a CRLF file stays CRLF; a BOM is put back.
+    const newContent = detectLineEnding(raw.content) === '\r\n' ? normalizeLineEndings(result.content, '\r\n') : result.content;
+    assertNoAddedRedactionMarker('patch', input, raw.content, newContent);
+    const refusal = syntaxGateRefusal(checked.real, newContent);
+    if (refusal) throw patchError(ErrorCode.INVALID_ARGUMENTS, `Failed to write changes: ${refusal}`);
+    throwIfAborted(ctx?.signal, 'patch');
+    try {
+      await atomicWrite(checked.real, Buffer.from((raw.hadBom ? BOM : '') + newContent, 'utf8'), raw.mode);
+    } catch (e) {
+      throw writeFailed(input, e);
+    }
+    return patchResult({
+      // Upstream labels the diff with the absolute path it patched: `a//abs/path`.
+      diff: fileDiff(checked.real, raw.content, newContent),
+      modified: [checked.real],
+      lint: lintDelta(checked.real, raw.content, newContent, deps.searchPath),
+    });
+  });
+}
+
+async function patchMode(deps: PathDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
+  const text = args.patch;
+  if (typeof text !== 'string' || text === '') throw argumentError('patch content required');
+  const { operations, error } = parseV4aPatch(text);
+  if (error) throw patchError(ErrorCode.PATCH_INVALID, `Failed to parse patch: ${error}`);
+
+  // Header paths come from patch content (more attacker-influenceable than the `path` argument).
+  for (const p of operationPaths(operations)) {
+    if (hasTraversal(p)) {
+      throw new GatewayError(
+        ErrorCode.PATCH_INVALID,
+        `V4A patch header contains '..' traversal: '${p}'. Use the agent's cwd-relative path (no '..') or an absolute path in ` +
+          "'*** Update File:' / '*** Add File:' / '*** Delete File:' / '*** Move File:' headers.",
+      );
+    }
+  }
+  const dirs = await hermesDirs(deps.hermesHome);
+  const crossProfile = args.cross_profile === true;
+  const resolved: ResolvedOperation[] = [];
+  for (const op of operations) {
+    const verb = op.operation === 'delete' ? 'Delete' : op.operation === 'move' ? 'Move' : 'Write';
+    const src = await assertWritable(await resolveToolPath(deps, op.filePath, ctx), dirs, crossProfile, verb);
+    const r: ResolvedOperation = { ...op, absPath: src.real };
+    if (op.operation === 'move') r.absNewPath = (await assertWritable(await resolveToolPath(deps, op.newPath!, ctx), dirs, crossProfile, verb)).real;
+    resolved.push(r);
+  }
+  const lockPaths = resolved.flatMap((r) => (r.absNewPath ? [r.absPath, r.absNewPath] : [r.absPath]));
+  return withPathLocks(lockPaths, async () => {
+    const outcome = await applyV4a(resolved, ctx?.signal);
+    // Upstream's lists: created/deleted as the headers name them; modified is every header's resolved
+    // path (Update/Add/Delete in order, then both ends of each Move), repeats kept.
+    const created = resolved.filter((r) => r.operation === 'add').map((r) => r.filePath);
+    const deleted = resolved.filter((r) => r.operation === 'delete').map((r) => r.filePath);
+    const modified = [...resolved.filter((r) => r.operation !== 'move').map((r) => r.absPath), ...resolved.filter((r) => r.operation === 'move').flatMap((r) => [r.absPath, r.absNewPath!])];
+    // Upstream lints every updated, moved (named `src -> dst`) and added file, as it is on disk now.
+    const lint: Record<string, Lint> = {};
+    const linted = [
+      ...resolved.filter((r) => r.operation === 'update' || r.operation === 'move').map((r) => (r.operation === 'move' ? { key: `${r.filePath} -> ${r.newPath!}`, abs: null } : { key: r.filePath, abs: r.absPath })),
+      ...resolved.filter((r) => r.operation === 'add').map((r) => ({ key: r.filePath, abs: r.absPath })),
+    ];
+    for (const { key, abs } of linted) {
+      const text = abs === null ? null : await readFile(abs, 'utf8').catch(() => null);
+      lint[key] = lintOf(key, text, deps.searchPath);
+    }
+    return patchResult({ diff: outcome.diff, modified, created, deleted, lint: Object.keys(lint).length > 0 ? lint : undefined });
+  });
+}
+
+export async function patch(deps: PathDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
+  const mode = args.mode === undefined ? 'replace' : args.mode;
+  if (mode === 'replace') return replaceMode(deps, args, ctx);
+  if (mode === 'patch') return patchMode(deps, args, ctx);
+  throw argumentError(`Unknown mode: ${String(mode)}`);
+}
+
+export function patchTool(deps: PathDeps): ToolDefinition {
+  return {
+    name: 'patch',
+    description:
+      'Targeted find-and-replace edits in files. Use this instead of sed/awk in terminal. ' +
+      "Uses fuzzy matching (9 strategies) so minor whitespace/indentation differences won't break it. Returns a unified diff.\n\n" +
+      "REPLACE MODE (mode='replace', default): find a unique string and replace it. REQUIRED PARAMETERS: path, old_string, new_string (mode may be omitted).\n" +
+      "PATCH MODE (mode='patch'): apply V4A multi-file patches for bulk changes, all-or-nothing. REQUIRED PARAMETERS: mode, patch.",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        mode: {
+          type: 'string',
+          enum: ['replace', 'patch'],
+          default: 'replace',
+          description: "Edit mode. 'replace' (default): requires path + old_string + new_string. 'patch': requires patch content only.",
+        },
+        path: { type: 'string', description: "REQUIRED when mode='replace'. File path to edit." },
+        old_string: {
+          type: 'string',
+          description:
+            "REQUIRED when mode='replace'. Exact text to find and replace. Must be unique in the file unless replace_all=true. Include surrounding context lines to ensure uniqueness.",
+        },
+        new_string: { type: 'string', description: "REQUIRED when mode='replace'. Replacement text. Pass empty string '' to delete the matched text." },
+        replace_all: { type: 'boolean', default: false, description: 'Replace all occurrences instead of requiring a unique match (default: false)' },
+        patch: {
+          type: 'string',
+          description:
+            "REQUIRED when mode='patch'. V4A format patch content. Format:\n*** Begin Patch\n*** Update File: path/to/file\n@@ context hint @@\n context line\n-removed line\n+added line\n*** End Patch",
+        },
+        cross_profile: {
+          type: 'boolean',
+          default: false,
+          description:
+            "Opt out of the cross-profile soft guard. Defaults to false. Set true ONLY after explicit user direction to edit another Hermes profile's skills/plugins/cron/memories.",
+        },
+      },
+      // mode is optional, as described (Hermes' stub defaults it to "replace"); what each mode
+      // needs is checked by the handler, with Hermes' messages.
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, title: 'Patch files' },
+    requiresOwner: false,
+    holdsLease: true,
+    async handler(args: Record<string, unknown>, ctx: CallContext) {
+      return { structured: await patch(deps, args ?? {}, ctx) };
+    },
+  };
+}

@@ -1,0 +1,542 @@
+import { close, closeSync, constants as fsConstants, fstat, fstatSync, open, openSync, read, readSync, stat, statSync, type Stats } from 'node:fs';
+import { readFile as readWholeFile, stat as statAsync } from 'node:fs/promises';
+import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import { fileReadOutcome } from '../../core/result.js';
+import { cpuTask, runOnCpuPool } from '../../platform/thread-pool/pool.js';
+import type { CallContext, ToolDefinition, ToolOutcome } from '../../core/tool-types.js';
+import {
+  READ_FLAGS,
+  decodeLenient,
+  fileExtension,
+  hasBinaryExtension,
+  isNotFound,
+  notFoundError,
+  notRegularError,
+  readFailed,
+} from './fs-util.js';
+import { resolveToolPath } from './confine.js';
+import { MAX_DOCUMENT_BYTES, isExtractableDocument, renderDocument, splitLines } from './read-extract.js';
+import type { default as readExtractTask, ExtractResult } from './read-extract-task.js';
+import { onLocalFileSystem } from './local-fs.js';
+import { requireString, type PathDeps } from './paths.js';
+import { checkedPath, deviceError, isBlockedDevice, readVerdict } from './sensitive-paths.js';
+
+// read_file — Hermes' paginated text read (tools/file_tools.py `read_file_tool`,
+// tools/file_operations.py `ShellFileOperations.read_file`): `N|line` gutter, 1-indexed offset,
+// limit ≤ 2000, lines cut at 2000 characters (code points), formatted content cut on a line
+// boundary at the 100,000-character read budget with a `next_offset`, notebooks, Word documents and
+// Excel workbooks rendered as text (read-extract.ts, on the CPU pool), device paths, binaries, images and Hermes credential files
+// refused, `similar_files` for a missing file, content redacted once, in Hermes' file-read mode
+// (`secret_file` for a secret-bearing path). Every answer, a refusal too, carries Hermes' ReadResult
+// fields (content, total_lines, file_size, truncated, is_binary, is_image) where Hermes' does.
+//
+// Where the gateway deliberately differs (tests/fidelity/divergences.yaml): lines are the file's
+// own — no empty line numbered after the final newline, and a last line without a newline is
+// counted (upstream reads through `sed` and `wc -l`); the read budget also fits the gateway's
+// result cap (maxOutputChars), so a page is cut with a `next_offset` instead of the whole result
+// being replaced by a truncation receipt.
+//
+// One call reads at most `readFileScanMaxBytes` of the file (HERMES_MCP_READ_FILE_SCAN_MAX_BYTES):
+// upstream counts every line (`wc -l`) for `total_lines`, which on a huge or sparse file means
+// reading gigabytes to show five lines. Past that budget counting stops: `total_lines` is then
+// what was seen (`total_lines_is_lower_bound: true`), and lines beyond it are not served.
+//
+// Hermes' per-task read state (the "unchanged since last read" dedup stub, the repeat warnings
+// and BLOCKED errors, staleness timestamps for later writes) is deliberately NOT kept: the gateway
+// is stateless per call, so every read returns the file's content.
+
+const READ_DEFAULT_OFFSET = 1;
+const READ_DEFAULT_LIMIT = 500;
+const READ_MAX_LIMIT = 2000;
+/** `tool_output.max_line_length`. */
+const MAX_LINE_LENGTH = 2000;
+/** `file_read_max_chars`: formatted content above this is cut on a line boundary. */
+const MAX_READ_CHARS = 100_000;
+/** What a read answer needs besides its content (the other fields, the hints), within the result cap. */
+const RESULT_FIELDS_ROOM = 1024;
+/** Above this size (and a wide, truncated read) a `_hint` nudges toward targeted reads. */
+const LARGE_FILE_HINT_BYTES = 512_000;
+/** Per-line byte clamp while scanning (`cut -b1-N` upstream): enough bytes for 2000 code points. */
+const LINE_CLAMP_BYTES = 4 * MAX_LINE_LENGTH + 1;
+/** The largest read of one scan step. */
+const CHUNK_BYTES = 1 << 20;
+/** Full-size scan buffers kept for reuse between calls. */
+const SPARE_CHUNKS_KEPT = 4;
+
+/**
+ * Bytes to read per scan step: the file's size as fstat saw it plus one (a file that shrank since
+ * ends early, one that is empty by fstat, as procfs files are, is still read), within the scan
+ * budget and CHUNK_BYTES. A 6-byte file gets a 7-byte buffer, not a zero-filled mebibyte.
+ */
+export function scanChunkBytes(fileSize: number, maxBytes: number): number {
+  return Math.max(1, Math.min(CHUNK_BYTES, maxBytes, fileSize + 1));
+}
+
+const spareChunks: Buffer[] = [];
+
+/** Node's shared allocation pool serves Buffer.allocUnsafe up to this size without a new allocation. */
+const POOLED_BYTES = Buffer.poolSize >>> 1;
+
+/**
+ * A scan buffer for reads of `size` bytes. Only the bytes a read filled are ever looked at, so it
+ * is not zeroed: a small one is a slice of Node's shared pool, a larger one a reused full-size
+ * spare (one allocation per concurrent large read over the process's life, not one per call).
+ */
+function takeChunk(size: number): Buffer {
+  if (size <= POOLED_BYTES) return Buffer.allocUnsafe(size);
+  return spareChunks.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
+}
+
+function giveBack(buffer: Buffer): void {
+  if (buffer.length === CHUNK_BYTES && spareChunks.length < SPARE_CHUNKS_KEPT) spareChunks.push(buffer);
+}
+
+function intArg(v: unknown, fallback: number): number {
+  if (v === undefined || v === null) return fallback;
+  const n = typeof v === 'number' ? v : Number(v);
+  return Number.isFinite(n) ? Math.trunc(n) : fallback;
+}
+
+/** Hermes `normalize_read_pagination`: offset ≥ 1; 1 ≤ limit ≤ 2000. */
+function normalizeReadPagination(offset: unknown, limit: unknown): { offset: number; limit: number } {
+  return {
+    offset: Math.max(1, intArg(offset, READ_DEFAULT_OFFSET)),
+    limit: Math.max(1, Math.min(intArg(limit, READ_DEFAULT_LIMIT), READ_MAX_LIMIT)),
+  };
+}
+
+function formatCount(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+/** What read_file needs from its host besides paths: the per-call read budget. */
+interface ReadFileDeps extends PathDeps {
+  readFileScanMaxBytes: number;
+  /** The gateway's cap on one tool result (`maxOutputChars`): the read budget leaves room under it. */
+  maxOutputChars?: number;
+  /** The largest file read on the event loop when it is on a local file system (`readFileInlineMaxBytes`). */
+  readFileInlineMaxBytes: number;
+  /** Whether the catalog serves a tool: images are pointed at vision_analyze only when it does. */
+  catalogued?: (name: string) => boolean;
+}
+
+const visionServed = (deps: ReadFileDeps) => deps.catalogued?.('vision_analyze') === true;
+
+interface Page {
+  /** Lines offset..end that exist, byte-clamped and decoded, without terminators. */
+  lines: string[];
+  /** Lines in the file (a final line without a newline counts), or those seen before the budget ran out. */
+  totalLines: number;
+  /** Bytes read before the budget stopped the scan short of the end, or null when the whole file was scanned. */
+  stoppedAt: number | null;
+}
+
+/** Bytes of the file's head that the binary sniff looks at (Hermes reads 1000). */
+const SNIFF_BYTES = 1000;
+
+// The file's I/O goes through a descriptor, one of two ways. Through the thread pool with the
+// callback API (per call, a FileHandle and the promise API cost about twice its CPU), or, on a
+// local disk or memory file system (local-fs.ts), inline on the event loop: there each call takes
+// microseconds, while a thread-pool round trip cost more than the rest of read_file on a busy host.
+// Only the reads of a file of at most `readFileInlineMaxBytes` are inline (its fstat size: the scan
+// never reads past it), so a large file never holds the event loop for its whole scan.
+
+interface ReadIo {
+  stat(path: string): Promise<Stats>;
+  open(path: string, flags: number): Promise<number>;
+  fstat(fd: number): Promise<Stats>;
+  read(fd: number, buffer: Buffer, length: number, position: number): Promise<number>;
+  /** Closed without waiting: nothing of the answer depends on it, and a close of a read-only descriptor has nothing to report. */
+  close(fd: number): void;
+}
+
+const POOLED: ReadIo = {
+  stat: (path) => new Promise((resolve, reject) => stat(path, (e, st) => (e ? reject(e) : resolve(st)))),
+  open: (path, flags) => new Promise((resolve, reject) => open(path, flags, (e, fd) => (e ? reject(e) : resolve(fd)))),
+  fstat: (fd) => new Promise((resolve, reject) => fstat(fd, (e, st) => (e ? reject(e) : resolve(st)))),
+  read: (fd, buffer, length, position) => new Promise((resolve, reject) => read(fd, buffer, 0, length, position, (e, bytesRead) => (e ? reject(e) : resolve(bytesRead)))),
+  close: (fd) => close(fd, () => undefined),
+};
+
+/** The same calls, inline (their errors still arrive as rejections). */
+const INLINE: ReadIo = {
+  stat: async (path) => statSync(path),
+  open: async (path, flags) => openSync(path, flags),
+  fstat: async (fd) => fstatSync(fd),
+  read: async (fd, buffer, length, position) => readSync(fd, buffer, 0, length, position),
+  close: (fd) => {
+    try {
+      closeSync(fd);
+    } catch {
+      // nothing to report (as POOLED.close)
+    }
+  },
+};
+
+/**
+ * One scan of the file, as its fstat size said at open (`fileSize`), within `maxBytes`. The first
+ * chunk read also serves `sniff` (the binary check, which throws): no separate read of the head.
+ */
+async function scanPage(io: ReadIo, fd: number, offset: number, endLine: number, maxBytes: number, fileSize: number, sniff: (head: Buffer) => void): Promise<Page> {
+  const buffer = takeChunk(scanChunkBytes(fileSize, maxBytes));
+  try {
+    return await scanInto(io, buffer, fd, offset, endLine, maxBytes, fileSize, sniff);
+  } finally {
+    giveBack(buffer);
+  }
+}
+
+/**
+ * One chunked pass of at most `maxBytes`: counts lines and keeps the requested window (never a
+ * whole huge line). A line that ends in the chunk it starts in is decoded straight from the scan
+ * buffer; only one that spans chunks is copied out, piece by piece, before the buffer is reused.
+ */
+async function scanInto(io: ReadIo, buffer: Buffer, fd: number, offset: number, endLine: number, maxBytes: number, fileSize: number, sniff: (head: Buffer) => void): Promise<Page> {
+  const lines: string[] = [];
+  let newlines = 0;
+  let lineno = 1;
+  let kept: Buffer[] = [];
+  let keptLen = 0;
+  let partial = false;
+  let position = 0;
+  let stoppedAt: number | null = null;
+  for (;;) {
+    // The file as fstat saw it at open is what is shown (a zero size, as procfs reports, is read to its end).
+    if (fileSize > 0 && position >= fileSize) break;
+    if (position >= maxBytes) {
+      // Out of budget: stop unless the file really ends here.
+      if ((await io.read(fd, buffer, 1, position)) > 0) stoppedAt = position;
+      break;
+    }
+    const bytesRead = await io.read(fd, buffer, Math.min(buffer.length, maxBytes - position), position);
+    if (position === 0) sniff(buffer.subarray(0, Math.min(SNIFF_BYTES, bytesRead)));
+    if (bytesRead === 0) break;
+    position += bytesRead;
+    const chunk = buffer.subarray(0, bytesRead);
+    if (lineno > endLine) {
+      // Past the window: only the line count and whether the last line is open matter.
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) newlines++;
+      partial = chunk[chunk.length - 1] !== 10;
+      continue;
+    }
+    let pos = 0;
+    while (pos < chunk.length) {
+      const nl = chunk.indexOf(10, pos);
+      const inPage = lineno >= offset && lineno <= endLine;
+      const stop = nl === -1 ? chunk.length : nl;
+      const take = inPage ? Math.min(stop, pos + Math.max(0, LINE_CLAMP_BYTES - keptLen)) : pos;
+      if (inPage && nl !== -1 && kept.length === 0) {
+        lines.push(decodeLenient(chunk.subarray(pos, take)));
+      } else if (take > pos) {
+        kept.push(Buffer.from(chunk.subarray(pos, take)));
+        keptLen += take - pos;
+      }
+      if (nl === -1) {
+        partial = true;
+        break;
+      }
+      if (inPage && kept.length > 0) lines.push(decodeLenient(Buffer.concat(kept)));
+      kept = [];
+      keptLen = 0;
+      partial = false;
+      newlines++;
+      lineno++;
+      pos = nl + 1;
+    }
+  }
+  if (partial && lineno >= offset && lineno <= endLine) lines.push(decodeLenient(Buffer.concat(kept)));
+  return { lines, totalLines: newlines + (partial ? 1 : 0), stoppedAt };
+}
+
+/** Why total_lines is a lower bound: the scan stopped at the per-call budget. */
+function budgetNote(stoppedAt: number, fileSize: number): string {
+  return `lines were counted in the first ${formatCount(stoppedAt)} of ${formatCount(fileSize)} bytes only (HERMES_MCP_READ_FILE_SCAN_MAX_BYTES)`;
+}
+
+/** Hermes' ReadResult fields of an answer without content (`ReadResult().to_dict()`). */
+const EMPTY_READ = { content: '', total_lines: 0, file_size: 0, truncated: false, is_binary: false, is_image: false };
+
+const BINARY_CONTENT_MESSAGE = 'Binary file - cannot display as text. Use appropriate tools to handle this file type.';
+
+/**
+ * Hermes `ShellFileOperations._is_likely_binary` on the decoded head of the file: binary when more
+ * than 30% of its first 1000 characters are control characters other than \n, \r and \t. (Invalid
+ * UTF-8 decodes to U+FFFD and a stray NUL in text is one character among many: both are shown.)
+ */
+function isLikelyBinaryText(sample: string): boolean {
+  let chars = 0;
+  let control = 0;
+  for (const ch of sample) {
+    if (chars === SNIFF_BYTES) break;
+    chars++;
+    if (ch.codePointAt(0)! < 32 && ch !== '\n' && ch !== '\r' && ch !== '\t') control++;
+  }
+  return chars > 0 && control / chars > 0.3;
+}
+
+const SURROGATE_PAIR = /[\uD800-\uDBFF][\uDC00-\uDFFF]/g;
+
+/** Characters as Python counts them (code points), not UTF-16 units. */
+function codePoints(s: string): number {
+  return s.length - (s.match(SURROGATE_PAIR)?.length ?? 0);
+}
+
+/** A line cut at MAX_LINE_LENGTH code points (Python slicing never splits a character). */
+function cutLine(line: string): string {
+  if (line.length <= MAX_LINE_LENGTH) return line;
+  const chars = Array.from(line);
+  return chars.length <= MAX_LINE_LENGTH ? line : chars.slice(0, MAX_LINE_LENGTH).join('') + '... [truncated]';
+}
+
+function numbered(lines: string[], start: number): string[] {
+  return lines.map((line, i) => `${start + i}|${cutLine(line)}`);
+}
+
+/**
+ * Hermes `_truncate_to_char_budget` on the numbered lines: the lines that fit MAX_READ_CHARS
+ * characters (joined by "\n"), and also `maxJson` characters once JSON-escaped (the result cap), at
+ * least a clamped first line. Sets content, and when lines were left out truncated, truncated_by,
+ * next_offset and the hint to continue.
+ */
+function fitReadBudget(result: Record<string, unknown>, lines: string[], offset: number, totalLines: number, maxJson: number): void {
+  // The common case at once: UTF-16 units are never fewer than characters.
+  const whole = lines.join('\n');
+  if (whole.length <= MAX_READ_CHARS && (maxJson === Number.POSITIVE_INFINITY || JSON.stringify(whole).length - 2 <= maxJson)) {
+    result.content = whole;
+    return;
+  }
+  const kept: string[] = [];
+  let chars = 0;
+  let json = 0;
+  for (const line of lines) {
+    const addChars = codePoints(line) + (kept.length > 0 ? 1 : 0);
+    const addJson = JSON.stringify(line).length - 2 + (kept.length > 0 ? 2 : 0);
+    if (chars + addChars > MAX_READ_CHARS || json + addJson > maxJson) break;
+    kept.push(line);
+    chars += addChars;
+    json += addJson;
+  }
+  if (kept.length === lines.length) {
+    result.content = whole;
+    return;
+  }
+  const budget = Math.min(MAX_READ_CHARS, maxJson);
+  const clamped = kept.length === 0;
+  if (clamped) kept.push(Array.from(lines[0]!).slice(0, budget).join(''));
+  const next = offset + kept.length;
+  result.content = kept.join('\n');
+  result.truncated = true;
+  result.truncated_by = 'bytes';
+  result.next_offset = next;
+  result.hint =
+    `Output truncated at the ${formatCount(budget)}-char read budget after ${kept.length} line(s) ` +
+    `(showing lines ${offset}-${next - 1} of ${totalLines}). Use offset=${next} to continue.` +
+    (clamped ? ' Note: the first line alone exceeded the budget and was clamped mid-line; its remainder is not retrievable via offset.' : '');
+}
+
+/** The JSON-escaped characters a read's content may take within the gateway's result cap. */
+function contentRoom(deps: ReadFileDeps): number {
+  return deps.maxOutputChars === undefined ? Number.POSITIVE_INFINITY : Math.max(RESULT_FIELDS_ROOM, deps.maxOutputChars - RESULT_FIELDS_ROOM);
+}
+
+/**
+ * A notebook, Word document or Excel workbook as text (Hermes extracts before its binary-extension guard), or null
+ * when it is not one that renders (missing, not a regular file, over the scan budget, malformed):
+ * the ordinary read then answers for it.
+ */
+async function extractedDocument(path: string, maxBytes: number, signal: AbortSignal): Promise<{ text: string; size: number } | null> {
+  let bytes: Buffer;
+  try {
+    const st = await statAsync(path);
+    if (!st.isFile() || st.size > Math.min(maxBytes, MAX_DOCUMENT_BYTES)) return null;
+    bytes = await readWholeFile(path, { flag: READ_FLAGS | (fsConstants.O_NOFOLLOW ?? 0) });
+  } catch {
+    return null; // the file went away or cannot be read: the ordinary read answers
+  }
+  const size = bytes.length;
+  const text = await documentText(path, bytes, signal);
+  return text === null ? null : { text, size };
+}
+
+const EXTRACT = cpuTask<typeof readExtractTask>(new URL('./read-extract-task.js', import.meta.url));
+/**
+ * Notebooks up to this size render inline; anything larger, and every Word document and workbook
+ * (a small archive can inflate to 64 MiB per member), renders on the CPU pool. Measured: the pool's
+ * round trip (bytes over, text back) adds about 0.2 ms to a 4 KiB notebook that renders in 0.1 ms,
+ * and the two cross near 8-16 KiB (about 1 ms either way); past that the pool is cheaper for the
+ * gateway, since every other client's request waits for an inline render.
+ */
+const INLINE_NOTEBOOK_MAX_BYTES = 16 * 1024;
+
+/** The document rendered (on the CPU pool unless it is a small notebook), or null when it does not render. */
+async function documentText(path: string, bytes: Buffer, signal: AbortSignal): Promise<string | null> {
+  if (fileExtension(path) === '.ipynb' && bytes.length <= INLINE_NOTEBOOK_MAX_BYTES) {
+    try {
+      return await renderDocument(path, bytes);
+    } catch {
+      return null; // an ExtractionError (or any failure to render): the ordinary read answers
+    }
+  }
+  // readFile gives the file its own ArrayBuffer: moved to the thread, not copied.
+  const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
+  let result: ExtractResult;
+  try {
+    result = await runOnCpuPool(EXTRACT, { path, bytes }, signal, own ? [bytes.buffer as ArrayBuffer] : undefined);
+  } catch (e) {
+    if (signal.aborted) throw new GatewayError(ErrorCode.CANCELLED, 'read_file was cancelled; its document rendering was stopped');
+    if ((e as Error)?.message === 'Task queue is at limit') throw new GatewayError(ErrorCode.BUSY, 'too many documents are being rendered; try again shortly');
+    return null; // the task failed otherwise (its thread died): as for a document that does not render
+  }
+  return result.ok ? result.text : null; // an ExtractionError: the ordinary read answers
+}
+
+/** Hermes' answer for an extracted document: its lines paged and numbered, `extracted_document: true`. */
+function documentPage(text: string, size: number, offset: number, limit: number, maxJson: number): Record<string, unknown> {
+  const lines = splitLines(text);
+  const end = offset + limit - 1;
+  const page = lines.slice(offset - 1, end);
+  const result: Record<string, unknown> = { content: '', total_lines: lines.length, file_size: size, truncated: lines.length > end, extracted_document: true };
+  if (result.truncated) result.hint = `Use offset=${end + 1} to continue reading (showing ${offset}-${Math.min(end, lines.length)} of ${lines.length} lines)`;
+  // Upstream numbers the page only when its text is not empty (a page of one empty line shows nothing).
+  if (page.join('\n') !== '') fitReadBudget(result, numbered(page, offset), offset, lines.length, maxJson);
+  return result;
+}
+
+export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>, ctx: CallContext): Promise<ToolOutcome> {
+  const input = requireString(args, 'path', 'read_file');
+  const { offset, limit } = normalizeReadPagination(args.offset, args.limit);
+  const target = await resolveToolPath(deps, input, ctx);
+  const checked = await checkedPath(target);
+  const maxJson = contentRoom(deps);
+
+  // Order as upstream: device guard, documents, binary extension, Hermes internal/credential files,
+  // then I/O (a document is checked against the credential files before it is opened).
+  if (await isBlockedDevice(checked)) throw deviceError(input);
+  const extractable = isExtractableDocument(checked.real);
+  const verdict = extractable ? await readVerdict(checked, input, deps.hermesHome) : null;
+  if (verdict?.blocked) throw new GatewayError(ErrorCode.FILE_BLOCKED, verdict.blocked);
+  if (extractable) {
+    const doc = await extractedDocument(checked.real, deps.readFileScanMaxBytes, ctx.signal);
+    if (doc) return fileReadOutcome(documentPage(doc.text, doc.size, offset, limit, maxJson), { secretFile: verdict?.secretFile === true });
+  }
+  if (hasBinaryExtension(checked.real)) {
+    const ext = fileExtension(checked.real);
+    throw new GatewayError(
+      ErrorCode.FILE_BINARY,
+      `Cannot read binary file '${input}' (${ext}). ${visionServed(deps) ? 'Use vision_analyze for images, or terminal to inspect binary files.' : 'Use terminal to inspect binary files.'}`,
+    );
+  }
+  const { blocked, secretFile } = verdict ?? (await readVerdict(checked, input, deps.hermesHome));
+  if (blocked) throw new GatewayError(ErrorCode.FILE_BLOCKED, blocked);
+  // Every answer from here on is redacted once, in file-read mode (normalizeResult leaves it).
+  const answer = (result: Record<string, unknown>): ToolOutcome => fileReadOutcome(result, { secretFile });
+
+  // stat (not open) first, so a FIFO or device is refused before anything touches it. The real path
+  // is the one that was checked; O_NOFOLLOW refuses a symlink swapped in since.
+  const local = onLocalFileSystem(checked.real);
+  const io = local ? INLINE : POOLED;
+  let fd: number;
+  try {
+    const st = await io.stat(checked.real);
+    if (!st.isFile()) throw notRegularError(input);
+    fd = await io.open(checked.real, READ_FLAGS | (fsConstants.O_NOFOLLOW ?? 0));
+  } catch (e) {
+    if (e instanceof GatewayError) throw withReadFields(e);
+    if (isNotFound(e)) throw withReadFields(await notFoundError(target.expanded, target.absolute));
+    throw readFailed(input, e);
+  }
+
+  let fileSize: number;
+  let page: Page;
+  const endLine = offset + limit - 1;
+  try {
+    // What was opened must still be a regular file: the path could have been swapped since the stat.
+    const st = await io.fstat(fd);
+    if (!st.isFile()) throw withReadFields(notRegularError(input));
+    fileSize = st.size;
+    // An empty size (procfs reports one) says nothing of how much there is to read.
+    const reads = local && fileSize > 0 && fileSize <= deps.readFileInlineMaxBytes ? INLINE : POOLED;
+    page = await scanPage(reads, fd, offset, endLine, deps.readFileScanMaxBytes, fileSize, (head) => {
+      if (isLikelyBinaryText(decodeLenient(head))) {
+        throw new GatewayError(ErrorCode.FILE_BINARY, BINARY_CONTENT_MESSAGE, { ...EMPTY_READ, is_binary: true, file_size: fileSize });
+      }
+    });
+  } finally {
+    io.close(fd);
+  }
+
+  const base = { content: '', total_lines: page.totalLines, file_size: fileSize, truncated: false, is_binary: false, is_image: false };
+  const budget = page.stoppedAt === null ? null : budgetNote(page.stoppedAt, fileSize);
+  if (offset > page.totalLines && budget) {
+    return answer({
+      ...base,
+      truncated: true,
+      total_lines_is_lower_bound: true,
+      hint: `Note: offset ${offset} lies beyond what read_file reads of this file (${budget}: ${page.totalLines} lines seen). Use terminal for that part of the file.`,
+    });
+  }
+  // An empty file, or an offset past its end: no lines to show.
+  if (offset > page.totalLines) return answer(base);
+
+  const { lines } = page;
+  if (offset === 1 && lines.length > 0 && lines[0]!.startsWith('\ufeff')) lines[0] = lines[0]!.slice(1);
+  const lastShown = offset + lines.length - 1;
+  const truncated = page.totalLines > endLine || budget !== null;
+
+  const result: Record<string, unknown> = { ...base, truncated };
+  if (budget) {
+    result.total_lines_is_lower_bound = true;
+    result.hint = `Use offset=${lastShown + 1} to continue reading (showing ${offset}-${lastShown} of at least ${page.totalLines} lines; ${budget})`;
+  } else if (truncated) {
+    result.hint = `Use offset=${endLine + 1} to continue reading (showing ${offset}-${endLine} of ${page.totalLines} lines)`;
+  }
+  // The read budget on the formatted content (what would enter the model's context), before redaction.
+  fitReadBudget(result, numbered(lines, offset), offset, page.totalLines, maxJson);
+  if (result.truncated && fileSize > LARGE_FILE_HINT_BYTES && limit > 200) {
+    result._hint =
+      `This file is large (${formatCount(fileSize)} bytes). Consider reading only the section you need with offset and limit ` +
+      'to keep context usage efficient.';
+  }
+  return answer(result);
+}
+
+/** A refusal of a missing or irregular file with Hermes' ReadResult fields (`similar_files` only when there are some). */
+function withReadFields(e: GatewayError): GatewayError {
+  const { similar_files: similar, ...rest } = e.details ?? {};
+  const details: Record<string, unknown> = { ...EMPTY_READ, ...rest };
+  if (Array.isArray(similar) && similar.length > 0) details.similar_files = similar;
+  return new GatewayError(e.code, e.message, details);
+}
+
+export function readFileTool(deps: ReadFileDeps): ToolDefinition {
+  return {
+    name: 'read_file',
+    description:
+      'Read a text file with line numbers and pagination. Use this instead of cat/head/tail in terminal. ' +
+      "Output format: 'LINE_NUM|CONTENT'. Suggests similar filenames if not found. Use offset and limit for large files. " +
+      'Reads exceeding ~100K characters are truncated on a line boundary and return a next_offset; continue with offset to read the rest. ' +
+      'Jupyter notebooks (.ipynb), Word documents (.docx), and Excel workbooks (.xlsx) are auto-extracted to readable text. ' +
+      `NOTE: Cannot read images or other binary files${visionServed(deps) ? ' — use vision_analyze for images' : ''}.`,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', minLength: 1, description: 'Path to the file to read (absolute, relative, or ~/path)' },
+        offset: { type: 'integer', minimum: 1, default: READ_DEFAULT_OFFSET, description: 'Line number to start reading from (1-indexed, default: 1)' },
+        // No minimum, as upstream's schema: a limit below 1 reads one line.
+        limit: {
+          type: 'integer',
+          maximum: READ_MAX_LIMIT,
+          default: READ_DEFAULT_LIMIT,
+          description: 'Maximum number of lines to read (default: 500, max: 2000)',
+        },
+      },
+      required: ['path'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, title: 'Read a file' },
+    requiresOwner: false,
+    async handler(args: Record<string, unknown>, ctx: CallContext) {
+      return readFile(deps, args ?? {}, ctx);
+    },
+  };
+}

@@ -1,0 +1,406 @@
+import { realpathSync } from 'node:fs';
+import { readlink } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { basename, dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
+import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import { isUnder, realResolve, type UserPath } from './paths.js';
+
+// Hermes' file-safety rules (tools/file_tools.py, agent/file_safety.py), re-stated for the gateway.
+// Like upstream, these are defence in depth, not a sandbox: the terminal tool runs as the same user.
+//
+// - read blocks: device paths that hang or never end, Hermes credential stores and internal caches,
+//   and project `.env`-type files anywhere;
+// - write blocks: system prefixes, docker.sock, the Hermes config/auth/.env files, the credential
+//   deny list (ssh keys, cloud CLIs, .netrc …), Hermes session/token state;
+// - both: the gateway's own authentication files (database, audit log, passphrase);
+// - the cross-profile soft guard (another Hermes profile's skills/plugins/cron/memories, or a
+//   sandbox mirror of Hermes state), which `cross_profile: true` opts out of.
+// Every check looks at both the lexical absolute path and the real path (symlinks followed), so a
+// symlink cannot launder a blocked target.
+
+// ---------------------------------------------------------------------------------------------
+// Hermes directories
+
+export interface HermesDirs {
+  /** Real paths of the active HERMES_HOME and, under a profile, the Hermes root (deduplicated). */
+  dirs: string[];
+  /** Real path of the Hermes root (the parent of `profiles/`). */
+  root: string;
+  /** Real path of the active HERMES_HOME. */
+  home: string;
+  activeProfile: string;
+}
+
+/** `<root>/profiles/<name>` is a profile home; anything else is the root itself ("default"). */
+export async function hermesDirs(hermesHome: string): Promise<HermesDirs> {
+  const home = await realResolve(resolve(hermesHome));
+  const parent = dirname(home);
+  let root = home;
+  let activeProfile = 'default';
+  if (basename(parent) === 'profiles' && dirname(parent) !== parent) {
+    root = dirname(parent);
+    activeProfile = basename(home);
+  }
+  const dirs = root === home ? [home] : [home, root];
+  return { dirs, root, home, activeProfile };
+}
+
+/** Both spellings of a target that every rule is checked against. */
+export interface CheckedPath {
+  lexical: string;
+  real: string;
+}
+
+/** `p.real` when the caller already resolved it (confine.ts): the checks then judge the path that is opened. */
+export async function checkedPath(p: UserPath & { real?: string }): Promise<CheckedPath> {
+  return { lexical: p.absolute, real: p.real ?? (await realResolve(p.absolute)) };
+}
+
+function either(p: CheckedPath, test: (candidate: string) => boolean): boolean {
+  return test(p.lexical) || test(p.real);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Device paths (read_file)
+
+const BLOCKED_DEVICE_PATHS = new Set([
+  '/dev/zero', '/dev/random', '/dev/urandom', '/dev/full',
+  '/dev/stdin', '/dev/tty', '/dev/console',
+  '/dev/stdout', '/dev/stderr',
+  '/dev/fd/0', '/dev/fd/1', '/dev/fd/2',
+]);
+const PROC_STDIO_SUFFIXES = ['/fd/0', '/fd/1', '/fd/2'];
+// Process secrets and memory layout (Hermes issue #4427).
+const PROC_SECRET_SUFFIXES = ['/environ', '/cmdline', '/maps', '/smaps', '/smaps_rollup', '/numa_maps', '/mem', '/auxv', '/pagemap'];
+
+export function isBlockedDevicePath(p: string): boolean {
+  const n = normalize(p);
+  if (BLOCKED_DEVICE_PATHS.has(n)) return true;
+  if (n.startsWith('/proc/') && PROC_STDIO_SUFFIXES.some((s) => n.endsWith(s))) return true;
+  if (n.startsWith('/proc/') && PROC_SECRET_SUFFIXES.some((s) => n.endsWith(s))) return true;
+  return false;
+}
+
+/** Hermes `_is_blocked_device`: the literal path, every symlink hop, then the final real path. */
+export async function isBlockedDevice(p: CheckedPath): Promise<boolean> {
+  if (isBlockedDevicePath(p.lexical)) return true;
+  // A path that is its own real path has no symlink in it, so there are no hops to follow (readlink
+  // would only fail): one thread-pool round trip fewer on every ordinary read.
+  if (p.real === normalize(p.lexical)) return isBlockedDevicePath(p.real);
+  const seen = new Set<string>();
+  let current = p.lexical;
+  for (let i = 0; i < 20; i++) {
+    let target: string;
+    try {
+      target = await readlink(current);
+    } catch {
+      break;
+    }
+    target = normalize(isAbsolute(target) ? target : join(dirname(current), target));
+    if (isBlockedDevicePath(target)) return true;
+    if (seen.has(target)) break;
+    seen.add(target);
+    current = target;
+  }
+  return isBlockedDevicePath(p.real);
+}
+
+export function deviceError(input: string): GatewayError {
+  return new GatewayError(
+    ErrorCode.FILE_BLOCKED,
+    `Cannot read '${input}': this is a device file that would block or produce infinite output.`,
+    { reason: 'device' },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Read blocks (agent/file_safety.get_read_block_error)
+
+const CREDENTIAL_FILE_NAMES = [
+  'auth.json',
+  'auth.lock',
+  '.anthropic_oauth.json',
+  '.env',
+  'webhook_subscriptions.json',
+  join('auth', 'google_oauth.json'),
+  join('cache', 'bws_cache.json'),
+];
+
+/** Secret-bearing project environment files, blocked anywhere on disk (`.env.example` is fine). */
+const BLOCKED_PROJECT_ENV_BASENAMES = new Set(['.env', '.env.local', '.env.development', '.env.production', '.env.test', '.env.staging', '.envrc']);
+
+const NOT_A_BOUNDARY = '(Defense-in-depth — not a security boundary; the terminal tool can still bypass.)';
+
+// ---------------------------------------------------------------------------------------------
+// The gateway's own authentication files: its database (with SQLite's -wal/-shm/-journal beside
+// it), its audit log (and the rotated copy) and the operator passphrase. A read-scope credential
+// must not read them (the passphrase approves any OAuth client), nor any tool write them. Their
+// default places under each Hermes directory are known here; a configured place elsewhere (and the
+// passphrase file, which has no default) is registered when the authentication edge starts.
+
+const AUTH_DATABASE_SUFFIXES = ['', '-wal', '-shm', '-journal'];
+const registeredAuthFiles = new Set<string>();
+
+/** Protects these files (an auth database also with its -wal/-shm/-journal) from the file tools. Both spellings: as given and real. */
+export function protectAuthFiles(files: { database?: string; auditLog?: string; passphraseFile?: string }): void {
+  const add = (path: string) => {
+    registeredAuthFiles.add(resolve(path));
+    try {
+      registeredAuthFiles.add(join(realpathSync(dirname(resolve(path))), basename(path)));
+    } catch {
+      // The directory does not exist (yet): the lexical spelling is all there is to match.
+    }
+  };
+  if (files.database) for (const suffix of AUTH_DATABASE_SUFFIXES) add(files.database + suffix);
+  if (files.auditLog) for (const suffix of ['', '.1']) add(files.auditLog + suffix);
+  if (files.passphraseFile) add(files.passphraseFile);
+}
+
+function authFiles(dirs: HermesDirs): Set<string> {
+  const out = new Set(registeredAuthFiles);
+  for (const hd of dirs.dirs) {
+    for (const suffix of AUTH_DATABASE_SUFFIXES) out.add(join(hd, `gateway-auth.sqlite3${suffix}`));
+    for (const suffix of ['', '.1']) out.add(join(hd, 'logs', `gateway-auth-audit.jsonl${suffix}`));
+  }
+  return out;
+}
+
+/** The Hermes read-deny message for `p`, or null when reading it is allowed. */
+export function readBlockMessage(p: CheckedPath, input: string, dirs: HermesDirs): string | null {
+  for (const hd of dirs.dirs) {
+    if (either(p, (c) => isUnder(c, join(hd, 'skills', '.hub')))) {
+      return (
+        `Access denied: ${input} is an internal Hermes cache file and cannot be read directly to prevent prompt injection. ` +
+        'Use the skills_list or skill_view tools instead.'
+      );
+    }
+  }
+  for (const hd of dirs.dirs) {
+    for (const name of CREDENTIAL_FILE_NAMES) {
+      const blocked = join(hd, name);
+      if (either(p, (c) => c === blocked)) {
+        return (
+          `Access denied: ${input} is a Hermes credential store and cannot be read directly. ` +
+          `Provider tools consume these credentials through internal channels. ${NOT_A_BOUNDARY}`
+        );
+      }
+    }
+  }
+  for (const hd of dirs.dirs) {
+    const tokens = join(hd, 'mcp-tokens');
+    if (either(p, (c) => c === tokens)) {
+      return `Access denied: ${input} is the Hermes MCP token directory and cannot be read directly. ${NOT_A_BOUNDARY}`;
+    }
+    if (either(p, (c) => isUnder(c, tokens))) {
+      return `Access denied: ${input} is a Hermes MCP token file and cannot be read directly. ${NOT_A_BOUNDARY}`;
+    }
+  }
+  const auth = authFiles(dirs);
+  if (either(p, (c) => auth.has(c))) {
+    return `Access denied: ${input} is one of the gateway's authentication files (tokens, approvals, audit or passphrase) and cannot be read by a tool. ${NOT_A_BOUNDARY}`;
+  }
+  if (either(p, (c) => BLOCKED_PROJECT_ENV_BASENAMES.has(basename(c).toLowerCase()))) {
+    return (
+      `Access denied: ${input} is a secret-bearing environment file and cannot be read to prevent credential leakage. ` +
+      `If you need to check the file structure, read .env.example instead. ${NOT_A_BOUNDARY}`
+    );
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Secret-bearing files (agent/redact.py `_is_secret_file_arg`): what read_file and search_files
+// show of them is redacted with the assignment passes on (Hermes' `secret_file=True`).
+
+const SHELL_RC_BASENAMES = new Set(['.bashrc', '.bash_profile', '.bash_login', '.profile', '.zshrc', '.zprofile', '.zlogin', '.zshenv']);
+
+function isHermesConfigCopy(name: string): boolean {
+  return name === 'config.yaml' || name.startsWith('config.yaml.good.') || name.startsWith('config.yaml.corrupt.');
+}
+
+/**
+ * An `.env`-type file or a shell rc anywhere, or Hermes' config.yaml (and the backup copies Hermes
+ * writes) under a `.hermes` directory or a Hermes home: files whose assignments hold credentials,
+ * unlike a project's source or its own config.yaml.
+ */
+export function isSecretBearingFile(p: CheckedPath, dirs: HermesDirs): boolean {
+  return either(p, (c) => {
+    const name = basename(c).toLowerCase();
+    if (BLOCKED_PROJECT_ENV_BASENAMES.has(name) || SHELL_RC_BASENAMES.has(name)) return true;
+    if (!isHermesConfigCopy(name)) return false;
+    return c.split(sep).slice(0, -1).includes('.hermes') || dirs.dirs.some((hd) => isUnder(c, hd));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The read verdict without resolving the Hermes home when no rule about it can apply
+
+/** The names of the files the read rules protect inside a Hermes directory (its credential stores and the gateway's own auth files). */
+const HOME_FILE_NAMES = new Set(CREDENTIAL_FILE_NAMES.map((name) => basename(name).toLowerCase()));
+/** The gateway auth database (with its -wal/-shm/-journal) and audit log (with its rotated copy) by their default names. */
+const HOME_FILE_PREFIXES = ['gateway-auth.sqlite3', 'gateway-auth-audit.jsonl'];
+/** The trees the read rules protect inside a Hermes directory. */
+const HOME_TREES = [join('skills', '.hub'), 'mcp-tokens'];
+
+/**
+ * Whether a rule that depends on where the Hermes directories are could match `c`. Every such rule
+ * names a file or tree inside a Hermes directory (readBlockMessage, isSecretBearingFile), so a path
+ * with none of those names, as file name (case aside) or as path components, matches none of them
+ * wherever the Hermes home is: a superset of the matches, never fewer. A rule added about the Hermes
+ * directories must add its names here; tests/tools/files/read-verdict.test.ts holds both to the same answers.
+ */
+function mayMatchHomeRule(c: string): boolean {
+  const name = basename(c).toLowerCase();
+  if (HOME_FILE_NAMES.has(name) || isHermesConfigCopy(name) || HOME_FILE_PREFIXES.some((prefix) => name.startsWith(prefix))) return true;
+  return HOME_TREES.some((tree) => c.endsWith(sep + tree) || c.includes(sep + tree + sep));
+}
+
+/** No Hermes directory: only the rules that hold anywhere on disk apply. */
+const NO_HERMES_DIRS: HermesDirs = { dirs: [], root: '', home: '', activeProfile: 'default' };
+
+/** Whether `p` may be read (Hermes' read-deny message, or null), and whether it is secret-bearing. */
+export interface ReadVerdict {
+  blocked: string | null;
+  secretFile: boolean;
+}
+
+/**
+ * readBlockMessage and isSecretBearingFile for one read, with the Hermes home resolved (a realpath
+ * per call) only when a rule about it could match either spelling of `p`; otherwise judged by the
+ * rules that hold anywhere, which then give the same answers.
+ */
+export async function readVerdict(p: CheckedPath, input: string, hermesHome: string): Promise<ReadVerdict> {
+  const dirs = either(p, mayMatchHomeRule) ? await hermesDirs(hermesHome) : NO_HERMES_DIRS;
+  return { blocked: readBlockMessage(p, input, dirs), secretFile: isSecretBearingFile(p, dirs) };
+}
+
+export function readBlockError(message: string): GatewayError {
+  return new GatewayError(ErrorCode.FILE_BLOCKED, message, { reason: 'credential' });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Write blocks
+
+const SENSITIVE_PREFIXES = ['/etc/', '/boot/', '/usr/lib/systemd/', '/private/etc/', '/private/var/'];
+const SENSITIVE_EXACT = new Set(['/var/run/docker.sock', '/run/docker.sock']);
+
+function writeDeniedExact(dirs: HermesDirs): string[] {
+  const home = homedir();
+  const out = [
+    join(home, '.ssh', 'authorized_keys'),
+    join(home, '.ssh', 'id_rsa'),
+    join(home, '.ssh', 'id_ed25519'),
+    join(home, '.netrc'),
+    join(home, '.pgpass'),
+    join(home, '.npmrc'),
+    join(home, '.pypirc'),
+    join(home, '.git-credentials'),
+    '/etc/sudoers',
+    '/etc/passwd',
+    '/etc/shadow',
+  ];
+  for (const hd of dirs.dirs) {
+    out.push(join(hd, '.env'), join(hd, 'auth.json'), join(hd, '.anthropic_oauth.json'), join(hd, 'cache', 'bws_cache.enc.json'), join(hd, 'state.db'));
+  }
+  out.push(...authFiles(dirs));
+  return out;
+}
+
+function writeDeniedPrefixes(dirs: HermesDirs): string[] {
+  const home = homedir();
+  const out = [
+    join(home, '.ssh'),
+    join(home, '.aws'),
+    join(home, '.gnupg'),
+    join(home, '.kube'),
+    '/etc/sudoers.d',
+    '/etc/systemd',
+    join(home, '.docker'),
+    join(home, '.azure'),
+    join(home, '.config', 'gh'),
+    join(home, '.config', 'gcloud'),
+  ];
+  for (const hd of dirs.dirs) out.push(join(hd, 'sessions'), join(hd, 'mcp-tokens'), join(hd, 'pairing'));
+  return out;
+}
+
+/**
+ * Hermes `_check_sensitive_path` + `get_write_denied_error`: the refusal message for writing (or
+ * deleting/moving) `p`, or null. `verb` names the operation in the credential message.
+ */
+function writeBlockMessage(p: CheckedPath, input: string, dirs: HermesDirs, verb = 'Write'): string | null {
+  if (either(p, (c) => SENSITIVE_PREFIXES.some((prefix) => c.startsWith(prefix)) || SENSITIVE_EXACT.has(c))) {
+    return `Refusing to write to sensitive system path: ${input}\nUse the terminal tool with sudo if you need to modify system files.`;
+  }
+  for (const hd of dirs.dirs) {
+    const config = join(hd, 'config.yaml');
+    if (either(p, (c) => c === config)) {
+      return (
+        `Refusing to write to Hermes config file: ${input}\n` +
+        "Agent cannot modify security-sensitive configuration. Edit ~/.hermes/config.yaml directly or use 'hermes config' instead."
+      );
+    }
+  }
+  const exact = writeDeniedExact(dirs);
+  const prefixes = writeDeniedPrefixes(dirs);
+  if (either(p, (c) => exact.includes(c) || prefixes.some((prefix) => isUnder(c, prefix)))) {
+    return `${verb} denied: '${input}' is a protected system/credential file.`;
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cross-profile / sandbox-mirror soft guard
+
+const PROFILE_SCOPED_AREAS = new Set(['skills', 'plugins', 'cron', 'memories']);
+
+function crossProfileMessage(p: CheckedPath, dirs: HermesDirs): string | null {
+  const target = p.real;
+  if (isUnder(target, dirs.root) && target !== dirs.root) {
+    const parts = relative(dirs.root, target).split(sep);
+    let targetProfile: string | null = null;
+    let area: string | null = null;
+    if (parts[0] !== undefined && PROFILE_SCOPED_AREAS.has(parts[0])) {
+      targetProfile = 'default';
+      area = parts[0];
+    } else if (parts[0] === 'profiles' && parts.length >= 3 && PROFILE_SCOPED_AREAS.has(parts[2]!)) {
+      targetProfile = parts[1]!;
+      area = parts[2]!;
+    }
+    if (targetProfile !== null && targetProfile !== dirs.activeProfile) {
+      return (
+        `Cross-profile write blocked by soft guard: ${target} belongs to Hermes profile '${targetProfile}', ` +
+        `but the agent is running under profile '${dirs.activeProfile}'. Editing another profile's ${area}/ will affect that ` +
+        "profile's future sessions, not the one you are currently in. Confirm with the user before proceeding. " +
+        `To bypass this guard after explicit user direction, retry the call with cross_profile=true. ${NOT_A_BOUNDARY}`
+      );
+    }
+  }
+  // `…/sandboxes/<backend>/<task>/home/.hermes/<x>`: a per-task mirror the host never reads.
+  const parts = target.split(sep);
+  for (let i = 0; i < parts.length; i++) {
+    if (parts[i] === 'sandboxes' && i + 5 < parts.length && parts[i + 3] === 'home' && parts[i + 4] === '.hermes') {
+      const mirrorRoot = parts.slice(0, i + 5).join(sep);
+      const inner = parts.slice(i + 5).join(sep);
+      return (
+        `Sandbox-mirror write blocked by soft guard: ${target} sits under '${mirrorRoot}', which is a per-task mirror ` +
+        'created by a non-local terminal backend (docker/daytona/etc.). Writes here land on a copy that the host Hermes ' +
+        `process never reads — the authoritative file is likely '${inner}' under the real HERMES_HOME. To bypass this guard ` +
+        `after explicit user direction, retry the call with cross_profile=true. ${NOT_A_BOUNDARY}`
+      );
+    }
+  }
+  return null;
+}
+
+/** Every write-side rule for one target; throws FILE_BLOCKED on the first refusal. */
+export async function assertWritable(p: UserPath & { real?: string }, dirs: HermesDirs, crossProfile: boolean, verb = 'Write'): Promise<CheckedPath> {
+  const checked = await checkedPath(p);
+  const message = writeBlockMessage(checked, p.input, dirs, verb);
+  if (message) throw new GatewayError(ErrorCode.FILE_BLOCKED, message, { reason: 'sensitive_path' });
+  if (!crossProfile) {
+    const warning = crossProfileMessage(checked, dirs);
+    if (warning) throw new GatewayError(ErrorCode.FILE_BLOCKED, warning, { reason: 'cross_profile' });
+  }
+  return checked;
+}

@@ -1,0 +1,262 @@
+import { accessSync, constants as fsConstants } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { delimiter, extname, join } from 'node:path';
+import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import { REDACTION_MARKER_RE } from '../../../shared/redact/mask.js';
+import type { CallContext, ToolDefinition } from '../../core/tool-types.js';
+import { yamlSyntaxError } from '../../platform/yaml.js';
+import { assertEncodable, atomicWrite, encodeForExisting, ensureParentDirs, isNotFound, probeExisting, withPathLocks, writeFailed } from './fs-util.js';
+import { resolveToolPath } from './confine.js';
+import { requireString, throwIfAborted, type PathDeps } from './paths.js';
+import { assertWritable, hermesDirs } from './sensitive-paths.js';
+
+// write_file — Hermes' whole-file write (tools/file_tools.py `write_file_tool`,
+// tools/file_operations.py `write_file`): sensitive and credential targets refused, the
+// cross-profile soft guard (opt out with cross_profile), read_file gutter output refused as
+// content, parent directories created, atomic replace (temp file in the same directory, fsync,
+// rename) keeping an existing file's mode, CRLF line endings and UTF-8 BOM. A symlink target is
+// written through (the link survives), after its real target passed the same checks: every write
+// goes to the checked real path, and the final rename never follows a symlink.
+//
+// The syntax tier (`lint`) is upstream's for the formats the gateway can parse itself: JSON and
+// YAML are checked (and, like upstream's fail-closed gate, a write whose JSON/YAML does not parse
+// is refused before anything touches disk), and a file type upstream has no linter for reports
+// upstream's "No linter for .ext files". Source files upstream checks with Python or a shell linter
+// (.py .js .ts .go .rs) and TOML are reported `skipped` (no Python or toolchain run per write).
+// One step beyond upstream: new text that adds a redaction marker the gateway itself shows in place
+// of a secret (`«redacted:ghp_…»`, `«redacted-secret»`) to the file is refused, so a read → write
+// round trip never stores the marker over the real secret.
+//
+// Not done here: LSP diagnostics and the staleness warnings (no per-task read state).
+
+/** A `lint` field, as upstream's LintResult.to_dict gives it. */
+export type Lint = { status: 'skipped'; message: string } | { status: 'ok' | 'error'; output: string; message?: string };
+
+/** Upstream's checks run in Python (not by the gateway). */
+const PYTHON_CHECKED = new Set(['.py', '.toml']);
+/** Upstream's shell linters, by extension: the command each needs on PATH (not run by the gateway). */
+const SHELL_LINTERS: Readonly<Record<string, string>> = { '.js': 'node', '.ts': 'npx', '.go': 'go', '.rs': 'rustfmt' };
+
+/** The search path when the caller names none (the gateway's own default for PATH). */
+const DEFAULT_SEARCH_PATH = '/usr/bin:/bin';
+const onPathCache = new Map<string, boolean>();
+/** Whether `command` is an executable file in a `searchPath` directory (upstream's `command -v`). */
+function onPath(command: string, searchPath: string): boolean {
+  const key = `${searchPath}\0${command}`;
+  let found = onPathCache.get(key);
+  if (found === undefined) {
+    found = searchPath.split(delimiter).some((dir) => {
+      if (dir === '') return false;
+      try {
+        accessSync(join(dir, command), fsConstants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    onPathCache.set(key, found);
+  }
+  return found;
+}
+
+/** Why `content` does not parse as the structured format of `ext` (JSON, YAML), '' when it does; null: not such a format. */
+export function structuredSyntaxError(ext: string, content: string): string | null {
+  if (ext === '.json') {
+    // Python's json.loads refuses a str that starts with a BOM.
+    if (content.startsWith('\uFEFF')) return 'JSONDecodeError: Unexpected UTF-8 BOM (decode using utf-8-sig) (line 1, column 1)';
+    try {
+      JSON.parse(content);
+      return '';
+    } catch (e) {
+      return `JSONDecodeError: ${(e as Error).message}`;
+    }
+  }
+  if (ext === '.yaml' || ext === '.yml') {
+    // Syntax only, like upstream's yaml.parse scan (yaml.ts loads the parser on first use).
+    const error = yamlSyntaxError(content);
+    return error === undefined ? '' : `YAMLError: ${error}`;
+  }
+  return null;
+}
+
+/** Upstream `_check_lint` on a file path (its extension) and the content it has. */
+export function lintOf(path: string, content: string | null, searchPath = DEFAULT_SEARCH_PATH): Lint {
+  const ext = extname(path).toLowerCase();
+  const shell = SHELL_LINTERS[ext];
+  // Upstream reports a linter missing from PATH as skipped; one that is there the gateway does not run.
+  if (shell !== undefined && !onPath(shell, searchPath)) return { status: 'skipped', message: `${shell} not available` };
+  if (shell !== undefined || PYTHON_CHECKED.has(ext)) return { status: 'skipped', message: `Syntax checks of ${ext} files are not run by the gateway` };
+  if (ext !== '.json' && ext !== '.yaml' && ext !== '.yml') return { status: 'skipped', message: `No linter for ${ext} files` };
+  if (content === null) return { status: 'skipped', message: `Failed to read ${path} for lint` };
+  const error = structuredSyntaxError(ext, content)!;
+  return error === '' ? { status: 'ok', output: '' } : { status: 'error', output: error };
+}
+
+/**
+ * Upstream `_check_lint_delta`: the lint of the new content; when it fails and the old content
+ * failed too, only the errors this edit introduced (or a note that they were all there before).
+ */
+export function lintDelta(path: string, before: string | null, after: string, searchPath = DEFAULT_SEARCH_PATH): Lint {
+  const post = lintOf(path, after, searchPath);
+  if (post.status !== 'error' || before === null) return post;
+  const pre = lintOf(path, before, searchPath);
+  if (pre.status !== 'error' || !pre.output) return post;
+  const preLines = new Set(pre.output.split('\n').map((l) => l.trim()).filter((l) => l));
+  const fresh = post.output.split('\n').filter((l) => l.trim() && !preLines.has(l.trim()));
+  if (fresh.length === 0) {
+    return { status: 'error', output: post.output, message: "Pre-existing lint errors — this edit didn't introduce new ones but the file is still broken." };
+  }
+  return { status: 'error', output: `New lint errors introduced by this edit (pre-existing errors filtered out):\n${fresh.join('\n')}` };
+}
+
+/**
+ * Upstream's fail-closed gate: JSON/YAML content that does not parse is not written. Returns the
+ * refusal message, or null.
+ */
+export function syntaxGateRefusal(path: string, content: string): string | null {
+  const ext = extname(path).toLowerCase();
+  const error = structuredSyntaxError(ext, content);
+  if (!error) return null;
+  return `Refusing to write '${path}': candidate content fails ${ext} syntax validation (${error}). The file was NOT created or modified. Fix the content and retry.`;
+}
+
+function occurrences(text: string, needle: string): number {
+  let n = 0;
+  for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + needle.length)) n++;
+  return n;
+}
+
+/** The first redaction marker `after` holds more often than `before` (one the edit adds), or null. */
+export function addedRedactionMarker(before: string, after: string): string | null {
+  if (!REDACTION_MARKER_RE.test(after)) return null;
+  const counts = new Map<string, number>();
+  for (const m of after.matchAll(new RegExp(REDACTION_MARKER_RE.source, 'gu'))) counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
+  for (const [marker, n] of counts) if (n > occurrences(before, marker)) return marker;
+  return null;
+}
+
+/**
+ * Refuses an edit that would leave `path` holding a redaction marker more often than it does now
+ * (CONTENT_HAS_REDACTION_MARKER): such text was copied from a masked read, and writing it would put
+ * the marker where the secret is. A file that holds marker text itself (documentation of the
+ * markers) can still be edited, as long as the edit adds none.
+ */
+export function assertNoAddedRedactionMarker(tool: string, path: string, before: string, after: string): void {
+  const marker = addedRedactionMarker(before, after);
+  if (marker === null) return;
+  throw new GatewayError(
+    ErrorCode.CONTENT_HAS_REDACTION_MARKER,
+    `${tool}: refusing to write '${path}': the new text contains ${marker}, the marker the gateway shows in place of a secret when it reads a file out. ` +
+      'Writing it back would replace the real secret on disk with the marker. Edit around the secret instead: change only the lines you mean to change ' +
+      "(patch with an old_string/new_string that leave the secret's line out), and never copy the marked line into new content.",
+    tool === 'patch' ? { success: false } : {},
+  );
+}
+
+/**
+ * Hermes `_looks_like_read_file_line_numbered_content`: most non-blank lines carry a `N|` prefix
+ * and the numbers run consecutively — read_file display text, not file content. A sparse literal
+ * such as one `1|value` line is allowed.
+ */
+export function looksLikeReadFileOutput(content: string): boolean {
+  const lines = content.split(/\r\n|\r|\n/).filter((l) => l.trim() !== '');
+  if (lines.length < 2) return false;
+  const numbered: number[] = [];
+  for (const line of lines) {
+    const m = /^\s*(\d+)\|/.exec(line);
+    if (m) numbered.push(Number(m[1]));
+  }
+  if (numbered.length < 2 || numbered.length / lines.length < 0.6) return false;
+  let consecutive = 0;
+  for (let i = 1; i < numbered.length; i++) if (numbered[i] === numbered[i - 1]! + 1) consecutive++;
+  return consecutive >= numbered.length - 1;
+}
+
+export async function writeFile(deps: PathDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
+  const input = requireString(args, 'path', 'write_file');
+  if (!('content' in args) || args.content === undefined) {
+    throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, "write_file: missing required field 'content'. Re-emit the tool call with both 'path' and 'content' set.");
+  }
+  if (typeof args.content !== 'string') {
+    throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `write_file: 'content' must be a string, got ${typeof args.content}.`);
+  }
+  const content = args.content;
+  const crossProfile = args.cross_profile === true;
+  const target = await resolveToolPath(deps, input, ctx);
+  const dirs = await hermesDirs(deps.hermesHome);
+  const checked = await assertWritable(target, dirs, crossProfile);
+  if (looksLikeReadFileOutput(content)) {
+    throw new GatewayError(
+      ErrorCode.INVALID_ARGUMENTS,
+      'Refusing to write internal read_file display text as file content. Strip read_file line-number prefixes or reconstruct the intended file contents before writing.',
+    );
+  }
+  assertEncodable(input, content);
+
+  // A symlink is written through to its (already checked) real target, like upstream `readlink -f`.
+  const writePath = checked.real;
+
+  return withPathLocks([checked.real], async () => {
+    throwIfAborted(ctx?.signal, 'write_file');
+    let dirsCreated: string[];
+    let bytes: Buffer;
+    let before: string | null = null;
+    const refusal = syntaxGateRefusal(writePath, content);
+    // Upstream's WriteResult of a refused write: nothing written, no directory created.
+    if (refusal) throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, refusal, { bytes_written: 0, dirs_created: false, resolved_path: writePath });
+    try {
+      const existingStat = await stat(writePath).catch((e: unknown) => (isNotFound(e) ? null : Promise.reject(e)));
+      if (existingStat && !existingStat.isFile()) {
+        throw new GatewayError(ErrorCode.FILE_NOT_REGULAR, `Cannot write '${input}': it exists and is not a regular file.`);
+      }
+      if (REDACTION_MARKER_RE.test(content)) assertNoAddedRedactionMarker('write_file', input, existingStat ? await readFile(writePath, 'utf8') : '', content);
+      dirsCreated = await ensureParentDirs(writePath);
+      const existing = existingStat ? await probeExisting(writePath) : null;
+      // Upstream reads the old text only for the formats it lints in-process (an empty file counts as none).
+      if (existingStat && structuredSyntaxError(extname(writePath).toLowerCase(), '') !== null) before = (await readFile(writePath, 'utf8')) || null;
+      bytes = encodeForExisting(content, existing?.head ?? null);
+      await atomicWrite(writePath, bytes, existing?.mode);
+    } catch (e) {
+      if (e instanceof GatewayError) throw e;
+      throw writeFailed(input, e);
+    }
+    return {
+      bytes_written: bytes.length,
+      dirs_created: dirsCreated.length > 0,
+      // Upstream lints the text as written (its BOM and CRLF restored) against the old file's text.
+      lint: lintDelta(writePath, before, bytes.toString('utf8'), deps.searchPath),
+      resolved_path: writePath,
+      files_modified: [writePath],
+    };
+  });
+}
+
+export function writeFileTool(deps: PathDeps): ToolDefinition {
+  return {
+    name: 'write_file',
+    description:
+      'Write content to a file, completely replacing existing content. Use this instead of echo/cat heredoc in terminal. ' +
+      "Creates parent directories automatically. OVERWRITES the entire file — use 'patch' for targeted edits.",
+    inputSchema: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', minLength: 1, description: "Path to the file to write (will be created if it doesn't exist, overwritten if it does)" },
+        content: { type: 'string', description: 'Complete content to write to the file' },
+        cross_profile: {
+          type: 'boolean',
+          default: false,
+          description:
+            "Opt out of the cross-profile soft guard. Defaults to false. Set true ONLY after explicit user direction to edit another Hermes profile's skills/plugins/cron/memories.",
+        },
+      },
+      required: ['path', 'content'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, title: 'Write a file' },
+    requiresOwner: false,
+    holdsLease: true,
+    async handler(args: Record<string, unknown>, ctx: CallContext) {
+      return { structured: await writeFile(deps, args ?? {}, ctx) };
+    },
+  };
+}

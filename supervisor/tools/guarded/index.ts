@@ -1,0 +1,20 @@
+import type { Logger } from 'pino';
+import type { Adapter } from '../../core/adapter.js';
+import type { GatewayConfig } from '../../platform/config.js';
+import { cronjobReadiness, cronjobTools } from './cronjob.js';
+import { delegateTaskTools } from './delegate-task.js';
+import { sessionDbReadiness, sessionSearchTools } from './session-search.js';
+
+// Gateway-owned guarded adapters for three Hermes agent-loop capabilities that the stateless Hermes
+// allowlist never exposes: session_search (read-only over state.db), cronjob (Hermes' jobs.json
+// under its own lock, mutations gated) and delegate_task (catalogued, always refused before any
+// model inference). Readiness: `cronjob` (jobs.json readable, lock holder) and `session_db`
+// (state.db opened read-only like session_search; a missing database is ready, status `missing`).
+
+export function guardedAdapter(config: GatewayConfig, log: Logger): Adapter {
+  return {
+    name: 'guarded',
+    source: { name: 'guarded', tools: () => [...sessionSearchTools(config, log), ...cronjobTools(config, log), ...delegateTaskTools()] },
+    readiness: [cronjobReadiness(config), sessionDbReadiness(config)],
+  };
+}

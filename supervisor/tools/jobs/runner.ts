@@ -1,0 +1,427 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { settledWithin } from '../../../shared/settle.js';
+import type { Logger } from 'pino';
+import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import { withKeyedLocks } from '../../../shared/keyed-lock.js';
+import { stripAnsi } from '../../../shared/output-cap.js';
+import { descendantsOf, processIsAlive, processStartTime } from '../../../shared/proc.js';
+import { redact } from '../../../shared/redact.js';
+import type { ResourceProfile } from '../../../policy/resource-policy.js';
+import type { ProcessRegistry, TrackedProcess } from '../processes/registry.js';
+import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
+import { CgroupLimit } from '../../platform/spawning/cgroup-limits.js';
+import { scopeArgv } from '../../platform/spawning/systemd-scope.js';
+import {
+  admitJob,
+  authorizedJob,
+  cancelPrepared,
+  finishJob,
+  getJob,
+  isFinal,
+  markRunning,
+  recordOutput,
+  recordSignalPause,
+  recordTerminalSize,
+  stmt,
+  requestCancel,
+  sweepJobs,
+  type Completion,
+  type Instance,
+  type JobRow,
+} from './job-repository.js';
+import { completionFromRecord, readExitRecord } from './exit-record.js';
+import { admissionRules, assertHeadroom, reservationFor } from './host-admission.js';
+import { JobChanges } from './job-changes.js';
+import { enforceOrphanDeadlines, reconcileOrphanJob, reconcileOrphanJobs } from './orphans.js';
+import { releaseUnknownJob } from './unknown-release.js';
+import { assertCanStartWork } from '../../platform/spawning/resource-policy.js';
+import type { JobDatabase } from './database.js';
+
+// Runs admitted jobs and keeps their receipts true.
+//
+// A job's work is a background process in the native registry (Hermes' terminal background=true,
+// persist_on_release=true): its own worker and PID namespace, under a systemd scope in
+// hermesjobs.slice (or a direct cgroup) with the profile's limits when the resource policy is
+// enforced. It survives HTTP disconnects and session expiry; only its deadline, a cancel, or the
+// gateway's own shutdown stop it, always TERM first and KILL of the whole tree after a grace period.
+//
+// Every gateway process is an *instance* (random id + pid + process start time) and stamps the jobs
+// it launches. The maintenance loop flushes output, enforces deadlines, honours cancel requests made
+// through other instances, expires unused preparations, drops old receipts and reconciles the jobs
+// of instances that no longer exist: their worker wrote the command's outcome to an exit record if
+// it got that far; otherwise completion cannot be proven and the job becomes `unknown`, keeping its
+// capacity and workspace until someone cancels it (which first makes sure no process of it remains).
+//
+// Time comes from an injectable clock (`now`, Date.now by default): it stamps every receipt and
+// decides what is due (prepare expiry, deadlines, the KILL after the grace period, receipt
+// retention), so those can be exercised by moving the clock instead of waiting. Waits that pace
+// real work (a job_status wait, the grace given to a cancelled process) stay on real timers.
+
+const JOB_SLICE = 'hermesjobs.slice';
+/** Extra raw output kept beyond the stored tail, so redaction sees a secret whole before the cut. */
+const REDACT_MARGIN = 4096;
+const RECONCILE_EVERY_TICKS = 5;
+
+interface LocalJob {
+  id: string;
+  /** Fixed at admission. */
+  deadlineAt: number;
+  proc?: TrackedProcess;
+  tail: string;
+  bytes: number;
+  /** A PTY job's lines still on its screen (not yet in `tail`; replaced, never appended). */
+  screen: string;
+  dirty: boolean;
+  stopping?: { reason: 'cancelled' | 'timed_out' | 'gateway_shutdown'; killAt: number; killed?: boolean };
+  cgroup?: CgroupLimit;
+  exitFile: string;
+  done: Promise<void>;
+  settle: () => void;
+}
+
+export class JobRunner {
+  readonly instance: Instance;
+  /** SIGUSR1/SIGUSR2: the local operator pausing fresh starts on this gateway process. */
+  private paused = false;
+
+  /** SIGUSR1's pause of fresh starts on this process; recorded in the database for the operator CLI. */
+  get signalPaused(): boolean {
+    return this.paused;
+  }
+
+  set signalPaused(paused: boolean) {
+    this.paused = paused;
+    try {
+      recordSignalPause(this.db, this.instance, paused, this.now());
+    } catch (e) {
+      // The pause itself is in force either way; only the CLI's view of it is missing.
+      this.log.error({ event: 'signal_pause_not_recorded', error: (e as Error).message }, 'could not record the signal pause in the job database');
+    }
+  }
+  private readonly local = new Map<string, LocalJob>();
+  private readonly changes = new JobChanges();
+  private readonly exitsDir: string;
+  private timer?: NodeJS.Timeout;
+  private ticks = 0;
+  private closing = false;
+  private admittedSinceCheckpoint = false;
+
+  constructor(
+    private readonly db: JobDatabase,
+    private readonly runtime: WorkerRuntime,
+    private readonly processes: ProcessRegistry,
+    private readonly log: Logger,
+    readonly now: () => number = Date.now,
+  ) {
+    this.instance = { id: randomBytes(8).toString('hex'), pid: process.pid, start: processStartTime(process.pid) ?? '0' };
+    // Exit records live beside the database: whichever gateway opens it next can read them.
+    this.exitsDir = `${runtime.config.jobsDatabase}-exits`;
+    mkdirSync(this.exitsDir, { recursive: true, mode: 0o700 });
+    this.reconcileOrphans();
+    this.timer = setInterval(() => this.tick(), runtime.config.limits.jobMaintenanceIntervalSeconds * 1000);
+    this.timer.unref();
+  }
+
+  get limits() {
+    return this.runtime.config.limits;
+  }
+
+  get resources() {
+    return this.runtime.resources;
+  }
+
+  get activeLocal(): number {
+    return this.local.size;
+  }
+
+  /** Serialises start and cancel per job, so one slow job never blocks another. */
+  private withLock<T>(id: string, work: () => Promise<T>): Promise<T> {
+    return withKeyedLocks([`job:${id}`], work);
+  }
+
+  /** The memory a job of this profile reserves under the policy in force (0 in development mode). */
+  reservationFor(profile: ResourceProfile): number {
+    return reservationFor(this.runtime.resources, profile);
+  }
+
+  async start(id: string, token: string, sessionId: string): Promise<JobRow> {
+    return this.withLock(id, async () => {
+      const existing = authorizedJob(this.db, id, token);
+      // An expired preparation is an error whether the maintenance sweep or admission noticed it.
+      if (existing.state === 'expired') throw new GatewayError(ErrorCode.JOB_EXPIRED, `job ${id} expired unstarted; prepare it again with a new idempotency key`);
+      // An authorized repeat start answers with the job as it is: never a second launch.
+      if (existing.state !== 'prepared') return existing;
+      assertCanStartWork(this.runtime.resources, 'job_start');
+      if (this.closing) throw new GatewayError(ErrorCode.JOB_ADMISSION_PAUSED, 'the gateway is shutting down; start the job on the next one');
+      if (this.signalPaused) throw new GatewayError(ErrorCode.JOB_ADMISSION_PAUSED, 'the local operator paused fresh job starts on this gateway (SIGUSR1); the prepared job stays valid');
+      const reservation = this.reservationFor(existing.profile as ResourceProfile);
+      assertHeadroom(this.runtime.resources, reservation);
+      // Checked before admission: a job admitted and then unable to start would be lost.
+      if (!this.processes.hasCapacity) throw new GatewayError(ErrorCode.BUSY, 'too many background processes are running on this gateway; the prepared job stays valid, start it later');
+      const unit = `hermes-job-${id.slice(4)}`;
+      const result = admitJob(this.db, { id, token, sessionId, instance: this.instance, unit }, admissionRules(this.runtime.resources, this.limits), this.now());
+      if (!result.admitted) return result.job;
+      this.admittedSinceCheckpoint = true;
+      await this.launch(result.job, result.command, sessionId);
+      return getJob(this.db, id)!;
+    });
+  }
+
+  private async launch(job: JobRow, command: string, ownerId: string): Promise<void> {
+    let settle!: () => void;
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    const local: LocalJob = { id: job.id, deadlineAt: job.deadline_at ?? Infinity, tail: '', bytes: 0, screen: '', dirty: false, exitFile: join(this.exitsDir, `${job.id}.json`), done, settle };
+    this.local.set(job.id, local);
+    const { resources } = this.runtime;
+    const limits = resources.mode === 'enforced' ? resources.policy?.profiles[job.profile as ResourceProfile] : undefined;
+    try {
+      let scope: readonly string[] | undefined;
+      if (limits && resources.enforcement === 'systemd') scope = scopeArgv({ unit: job.unit!, slice: JOB_SLICE, limits });
+      if (limits && resources.enforcement === 'cgroup') local.cgroup = new CgroupLimit(resources.cgroupRoot!, job.unit!, limits);
+      const proc = await this.processes.start(ownerId, command, job.workdir, {
+        persistOnRelease: true,
+        ...(scope ? { scope } : {}),
+        // Moved before the command starts, so everything it spawns is born inside the cgroup.
+        beforeStart: (worker) => {
+          if (local.cgroup && worker.pid) for (const pid of [worker.pid, ...descendantsOf(worker.pid)]) local.cgroup.adopt(pid);
+        },
+        exitFile: local.exitFile,
+        jobId: job.id,
+        // A PTY job's output arrives rendered (workers/pty/): finished lines through onOutput like
+        // any output, the live screen through onScreen. The stored tail is both, so a prompt or a
+        // progress bar's last state is in the receipt, redacted and capped with the rest.
+        ...(job.pty === 1 ? { pty: { cols: job.pty_cols ?? this.limits.ptyDefaultCols, rows: job.pty_rows ?? this.limits.ptyDefaultRows } } : {}),
+        onResize: (size) => recordTerminalSize(this.db, job.id, size, this.now()),
+        onScreen: (screen) => {
+          local.screen = screen;
+          local.dirty = true;
+        },
+        onOutput: (data) => {
+          local.bytes += Buffer.byteLength(data);
+          local.tail = (local.tail + data).slice(-(this.limits.jobOutputTailChars + REDACT_MARGIN));
+          local.dirty = true;
+        },
+        onExit: (p) => this.onLocalExit(local, p),
+      });
+      local.proc = proc;
+      const pid = proc.worker.pid;
+      const start = pid ? processStartTime(pid) : undefined;
+      markRunning(this.db, job.id, pid && start ? { pid, start } : undefined, this.now());
+      this.log.info({ event: 'job_started', job: job.id, profile: job.profile, enforcement: limits ? resources.enforcement : 'none' }, 'job started');
+      this.changes.notify(job.id);
+    } catch (e) {
+      // Nothing ran (or it died at once): a failed receipt, capacity released.
+      this.local.delete(job.id);
+      local.cgroup?.remove();
+      finishJob(this.db, job.id, { state: 'failed', exitCode: null, signal: null, reason: `launch_failed: ${(e as Error).message}` }, this.now());
+      settle();
+      this.changes.notify(job.id);
+    }
+  }
+
+  private storedTail(local: LocalJob): string {
+    return redact(stripAnsi(local.tail + local.screen), { codeFile: true }).slice(-this.limits.jobOutputTailChars);
+  }
+
+  /** Output bytes so far: a PTY job's screen counts as the text it is now. */
+  private outputBytes(local: LocalJob): number {
+    return local.bytes + Buffer.byteLength(local.screen);
+  }
+
+  private flush(local: LocalJob): void {
+    if (!local.dirty) return;
+    local.dirty = false;
+    recordOutput(this.db, local.id, this.storedTail(local), this.outputBytes(local), this.now());
+  }
+
+  private onLocalExit(local: LocalJob, proc: TrackedProcess): void {
+    let completion: Completion;
+    const base = { tail: this.storedTail(local), bytes: this.outputBytes(local) };
+    if (local.stopping) {
+      const reason = local.stopping.reason;
+      completion = {
+        ...base,
+        state: reason === 'timed_out' ? 'timed_out' : 'cancelled',
+        exitCode: proc.exitCode ?? null,
+        signal: proc.exitSignal ?? (local.stopping.killed ? 'SIGKILL' : null),
+        reason: reason === 'timed_out' ? 'max_runtime_exceeded' : reason === 'gateway_shutdown' ? 'gateway_shutdown' : 'cancelled_by_request',
+      };
+    } else if (proc.completionReason === 'exited') {
+      const signal = proc.exitSignal ?? null;
+      completion = { ...base, state: proc.exitCode === 0 ? 'succeeded' : 'failed', exitCode: proc.exitCode ?? null, signal, reason: signal ? `signal ${signal}` : 'exited' };
+    } else if (proc.completionReason === 'killed') {
+      completion = { ...base, state: 'cancelled', exitCode: null, signal: 'SIGKILL', reason: 'killed_via_process_manage' };
+    } else {
+      completion = { ...base, ...(completionFromRecord(readExitRecord(local.exitFile)) ?? { state: 'unknown', exitCode: null, signal: null, reason: 'worker_lost_completion_unproven' }) };
+    }
+    finishJob(this.db, local.id, completion, this.now());
+    rmSync(local.exitFile, { force: true });
+    local.cgroup?.remove();
+    this.local.delete(local.id);
+    this.log.info({ event: 'job_finished', job: local.id, state: completion.state, reason: completion.reason }, 'job finished');
+    local.settle();
+    this.changes.notify(local.id);
+  }
+
+  /** TERM now; the maintenance loop KILLs the whole tree once the grace period is over. */
+  private stop(local: LocalJob, reason: 'cancelled' | 'timed_out' | 'gateway_shutdown'): void {
+    if (local.stopping) return;
+    local.stopping = { reason, killAt: this.now() + this.limits.jobKillGraceSeconds * 1000 };
+    if (local.proc) this.processes.terminate(local.proc);
+  }
+
+  private escalate(local: LocalJob): void {
+    if (!local.stopping || local.stopping.killed || !local.proc) return;
+    local.stopping.killed = true;
+    void this.processes.kill(local.proc);
+  }
+
+  // ---- status and cancel -----------------------------------------------------------------------
+
+  /** The job, after waiting up to `waitSeconds` for its state to change. */
+  async status(id: string, token: string, waitSeconds: number, signal: AbortSignal): Promise<JobRow> {
+    let row = authorizedJob(this.db, id, token);
+    const local = this.local.get(id);
+    if (local) this.flush(local);
+    const until = Date.now() + Math.min(waitSeconds, this.limits.jobStatusMaxWaitSeconds) * 1000;
+    const initial = row.state;
+    while (Date.now() < until && !signal.aborted && row.state === initial && !isFinal(row.state)) {
+      // Woken at once by a change this process makes; polled for changes other processes make.
+      await this.changes.nextOrDelay(id, Math.min(250, until - Date.now()), signal);
+      row = getJob(this.db, id) ?? row;
+    }
+    const after = this.local.get(id);
+    if (after) {
+      this.flush(after);
+      row = getJob(this.db, id) ?? row;
+    }
+    return row;
+  }
+
+  /**
+   * The running process of a job, for its credential holder (job_input): a wrong id or token is
+   * the same JOB_NOT_FOUND job_status gives. Ownership does not matter here: the credential is the
+   * authority, so a prompt can still be answered after the starting session closed or expired.
+   */
+  runningProcess(id: string, token: string): TrackedProcess {
+    const row = authorizedJob(this.db, id, token);
+    const proc = this.local.get(id)?.proc;
+    if (!proc || proc.exited) {
+      const elsewhere = !isFinal(row.state) && row.instance_id !== null && row.instance_id !== this.instance.id;
+      const where = elsewhere ? ' on this gateway process (another one runs it)' : '';
+      throw new GatewayError(ErrorCode.PROCESS_NOT_RUNNING, `job ${id} is ${row.state}: it has no running process${where} to take input`);
+    }
+    return proc;
+  }
+
+  async cancel(id: string, token: string): Promise<JobRow> {
+    return this.withLock(id, async () => {
+      const row = authorizedJob(this.db, id, token);
+      const now = this.now();
+      if (row.state === 'prepared') {
+        if (cancelPrepared(this.db, id, now)) return getJob(this.db, id)!;
+        // Another gateway process admitted it meanwhile: cancel it as the active job it now is.
+        return this.cancelActive(getJob(this.db, id)!);
+      }
+      return this.cancelActive(row);
+    });
+  }
+
+  private async cancelActive(row: JobRow): Promise<JobRow> {
+    const id = row.id;
+    const now = this.now();
+    if (isFinal(row.state)) return row;
+    const local = this.local.get(id);
+    if (local) {
+      this.stop(local, 'cancelled');
+      const graceMs = this.limits.jobKillGraceSeconds * 1000;
+      await settledWithin(local.done, graceMs);
+      if (this.local.has(id)) {
+        this.escalate(local);
+        await settledWithin(local.done, 5000);
+      }
+      return getJob(this.db, id)!;
+    }
+    if (row.state !== 'unknown' && row.instance_id && row.instance_pid && row.instance_start && processIsAlive(row.instance_pid, row.instance_start)) {
+      // Another live gateway process owns it: ask it through the database and wait a little.
+      requestCancel(this.db, id, now);
+      const until = Date.now() + (this.limits.jobKillGraceSeconds + 5) * 1000;
+      let current = row;
+      while (!isFinal(current.state) && Date.now() < until) {
+        await delay(250);
+        current = getJob(this.db, id) ?? current;
+      }
+      return current;
+    }
+    if (row.state !== 'unknown') reconcileOrphanJob(this.db, row, { exitsDir: this.exitsDir, log: this.log, now: this.now() });
+    return this.cancelUnknown(id);
+  }
+
+  /**
+   * An `unknown` job is released only with evidence: any process left of it is killed first, and
+   * only when none remains does it become `cancelled` (never `succeeded`).
+   */
+  private async cancelUnknown(id: string): Promise<JobRow> {
+    const { row } = await releaseUnknownJob(this.db, id, {
+      now: this.now(),
+      reason: 'cancelled_after_unknown: no process of the job remains',
+      ...(this.runtime.config.cgroupRoot ? { cgroupRoot: this.runtime.config.cgroupRoot } : {}),
+    });
+    this.changes.notify(id);
+    return row;
+  }
+
+  // ---- maintenance and reconciliation ----------------------------------------------------------
+
+  /** One maintenance pass; a `full` one (every RECONCILE_EVERY_TICKS-th by default) also sweeps and reconciles. */
+  tick(full = this.ticks++ % RECONCILE_EVERY_TICKS === 0): void {
+    try {
+      const now = this.now();
+      const cancelRequested = new Set(
+        (stmt(this.db, `SELECT id FROM jobs WHERE cancel_requested = 1 AND instance_id = ? AND state IN ('starting','running')`).all(this.instance.id) as Array<{ id: string }>).map((r) => r.id),
+      );
+      for (const local of this.local.values()) {
+        this.flush(local);
+        if (cancelRequested.has(local.id)) this.stop(local, 'cancelled');
+        else if (now >= local.deadlineAt) this.stop(local, 'timed_out');
+        if (local.stopping && now >= local.stopping.killAt) this.escalate(local);
+      }
+      if (this.admittedSinceCheckpoint) {
+        // Admitted commands were deleted with secure_delete; the WAL still holds the old page
+        // images until a checkpoint folds them in (best effort: a busy reader just means next time).
+        this.admittedSinceCheckpoint = false;
+        this.db.pragma('wal_checkpoint(TRUNCATE)');
+      }
+      if (full) {
+        sweepJobs(this.db, this.limits.jobReceiptRetentionSeconds * 1000, now);
+        this.reconcileOrphans();
+        enforceOrphanDeadlines(this.db, this.limits.jobKillGraceSeconds * 1000, now);
+      }
+    } catch (e) {
+      this.log.error({ event: 'job_maintenance_failed', error: (e as Error).message }, 'job maintenance failed');
+    }
+  }
+
+  /** Jobs of gateway processes that no longer exist: recover their outcome or call them unknown. */
+  reconcileOrphans(): void {
+    reconcileOrphanJobs(this.db, { instance: this.instance, exitsDir: this.exitsDir, log: this.log, now: this.now() });
+  }
+
+  /** Controlled shutdown: no new starts, every job this process runs is stopped (TERM, then KILL) and recorded. */
+  async close(): Promise<void> {
+    this.closing = true;
+    if (this.timer) clearInterval(this.timer);
+    if (this.paused) this.signalPaused = false; // this process's pause ends with it
+    const running = [...this.local.values()];
+    for (const local of running) this.stop(local, 'gateway_shutdown');
+    // TERM grace, then KILL, all inside the supervisor's own shutdown budget (main.ts exits hard
+    // after shutdownGraceSeconds).
+    const grace = Math.max(1, Math.min(this.limits.jobKillGraceSeconds, this.limits.shutdownGraceSeconds - 4)) * 1000;
+    await settledWithin(Promise.all(running.map((l) => l.done)), grace);
+    for (const local of this.local.values()) this.escalate(local);
+    await settledWithin(Promise.all(running.map((l) => l.done)), 2500);
+  }
+}

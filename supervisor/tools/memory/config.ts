@@ -1,0 +1,371 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { readHermesConfig } from '../../platform/hermes-config.js';
+
+// Hermes' Honcho configuration, resolved the way Hermes resolves it (Hermes Agent's
+// plugins/memory/honcho/client.py), so the gateway talks to the same
+// Honcho, workspace and user peer as the Hermes agent:
+//
+//   file:  $HERMES_HOME/honcho.json -> the default profile's honcho.json -> ~/.honcho/config.json
+//          (the first that exists; none -> environment only)
+//   host:  HERMES_HONCHO_HOST, else `hermes_<profile>` for a named profile (legacy `hermes.<profile>`
+//          host blocks accepted), else the file's `defaultHost`, else `hermes`; the profile is the
+//          name of a `<root>/profiles/<name>` HERMES_HOME (hermes_cli/profiles.py get_active_profile_name)
+//   keys:  hosts.<host>.<key> (truthy) > root <key> > default; the base URL is a root key only
+//          (baseUrl, base_url), then HONCHO_BASE_URL, then config.yaml honcho.base_url
+//   env:   HONCHO_API_KEY fills apiKey, HONCHO_BASE_URL the base URL; HONCHO_ENVIRONMENT is read only
+//          without a honcho.json (HonchoClientConfig.from_env)
+//   apiKey on a local base URL: the placeholder `local` unless the host block sets its own key
+//   session: the project directory's Honcho session (resolve_session_name)
+//
+// Reads take Hermes' view of the user (settings.readObserver: Hermes' assistant peer while it observes
+// others, as session.py _resolve_observer_target). Only the assistant peer the gateway writes as differs
+// from Hermes': this adapter writes as `chatgpt`. The user peer is
+// `peerName`; Hermes without one derives a per-session peer from its runtime identity, which the
+// gateway has no way to reproduce, so a configuration without it is reported as invalid instead of
+// guessing (writing conclusions about a peer Hermes never reads would silently split the memory).
+
+const ASSISTANT_PEER = 'chatgpt';
+const DEFAULT_HOST = 'hermes';
+const ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
+const ENVIRONMENT_URLS: Record<string, string> = {
+  production: 'https://api.honcho.dev',
+  local: 'http://localhost:8000',
+};
+export const REASONING_LEVELS = ['minimal', 'low', 'medium', 'high', 'max'] as const;
+export type ReasoningLevel = (typeof REASONING_LEVELS)[number];
+
+/** The environment variables this resolution reads (GatewayConfig.honchoEnv carries them). */
+export const HONCHO_ENV_KEYS = ['HONCHO_API_KEY', 'HONCHO_BASE_URL', 'HONCHO_ENVIRONMENT', 'HERMES_HONCHO_HOST', 'HOME'] as const;
+
+interface HonchoIdentity {
+  /** The honcho.json host block this gateway reads (`hermes`, `hermes_<profile>`, HERMES_HONCHO_HOST). */
+  host: string;
+  workspace: string;
+  userPeer: string;
+  assistantPeer: typeof ASSISTANT_PEER;
+  /** The Honcho session Hermes would use for the project directory (client.py resolve_session_name). */
+  session: string;
+}
+
+export interface HonchoSettings {
+  identity: HonchoIdentity;
+  /** API root without a version suffix (the SDK adds `/v3`). */
+  baseURL: string;
+  /** Bearer token; `local` is Hermes' placeholder for self-hosted servers without a configured key. */
+  apiKey?: string;
+  /** Where the key came from, for diagnostics (never the key itself). */
+  apiKeySource: 'host_block' | 'root' | 'environment' | 'placeholder' | 'none';
+  /** `dialecticReasoningLevel` (default `low`) and whether a caller may override it (`dialecticDynamic`). */
+  reasoningLevel: ReasoningLevel;
+  reasoningDynamic: boolean;
+  /**
+   * Whose view of the user the reads take (session.py _resolve_observer_target): Hermes' assistant
+   * peer (`aiPeer`, default the host) while it observes others (both observation presets; off only
+   * with observation.ai.observeOthers false), else the user peer's own.
+   */
+  readObserver: string;
+  /** Hermes' assistant peer (`aiPeer`, default the host): the author Hermes labels `assistant` in search excerpts. */
+  hermesPeer: string;
+  /** `contextTokens`: the token budget Hermes gives session.context. */
+  contextTokens?: number;
+  /** The file the settings came from, or `environment`. */
+  source: string;
+  warnings: string[];
+}
+
+export type HonchoResolution =
+  | { status: 'configured'; settings: HonchoSettings }
+  | { status: 'not_configured'; reason: string; source: string; warnings: string[] }
+  | { status: 'invalid'; reason: string; source: string; warnings: string[] };
+
+type Env = Readonly<Record<string, string | undefined>>;
+type Json = Record<string, unknown>;
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function str(v: unknown): string | undefined {
+  if (typeof v !== 'string') return undefined;
+  const t = v.trim();
+  return t === '' ? undefined : t;
+}
+
+/** `hermes` for the default profile, `hermes_<sanitized profile>` otherwise (client.profile_host_key). */
+function profileHostKey(profile: string | undefined): string {
+  if (!profile || profile === 'default' || profile === 'custom') return DEFAULT_HOST;
+  const sanitized = profile.replace(/[^a-zA-Z0-9_-]/g, '_').replace(/^_+|_+$/g, '');
+  return `${DEFAULT_HOST}_${sanitized || 'profile'}`;
+}
+
+/**
+ * The root Hermes keeps its profiles under (hermes_constants.py get_default_hermes_root): ~/.hermes
+ * for a HERMES_HOME inside it, the grandparent of a `<root>/profiles/<name>` home elsewhere, else
+ * HERMES_HOME itself.
+ */
+function defaultHermesHome(hermesHome: string, userHome: string): string {
+  const native = resolve(userHome, '.hermes');
+  const home = resolve(hermesHome);
+  const rel = relative(native, home);
+  if (rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))) return native;
+  if (basename(dirname(home)) === 'profiles') return dirname(dirname(home));
+  return home;
+}
+
+/** The active profile's name (hermes_cli/profiles.py get_active_profile_name): undefined for the default or a custom home. */
+function activeProfile(hermesHome: string, userHome: string): string | undefined {
+  const home = resolve(hermesHome);
+  const root = defaultHermesHome(hermesHome, userHome);
+  if (home === root) return undefined;
+  const rel = relative(join(root, 'profiles'), home);
+  return /^[a-z0-9][a-z0-9_-]{0,63}$/.test(rel) ? rel : undefined;
+}
+
+/** The config file Hermes reads (client.resolve_config_path). */
+/** The files Hermes reads its Honcho settings from, in order (the first that exists wins). */
+function honchoConfigCandidates(hermesHome: string, userHome: string): string[] {
+  const local = join(hermesHome, 'honcho.json');
+  const fallback = join(defaultHermesHome(hermesHome, userHome), 'honcho.json');
+  return [local, ...(resolve(fallback) !== resolve(local) ? [fallback] : []), join(userHome, '.honcho', 'config.json')];
+}
+
+function honchoConfigPath(hermesHome: string, userHome: string): string {
+  const candidates = honchoConfigCandidates(hermesHome, userHome);
+  return candidates.find((p) => existsSync(p)) ?? candidates[candidates.length - 1]!;
+}
+
+function hostBlock(raw: Json, host: string): Json {
+  const hosts = isObject(raw.hosts) ? raw.hosts : {};
+  const block = hosts[host];
+  if (isObject(block) && Object.keys(block).length > 0) return block;
+  if (host.startsWith(`${DEFAULT_HOST}_`)) {
+    const legacy = hosts[`${DEFAULT_HOST}.${host.slice(DEFAULT_HOST.length + 1)}`];
+    if (isObject(legacy)) return legacy;
+  }
+  return isObject(block) ? block : {};
+}
+
+/** Loopback / private / link-local / CGNAT hosts: Hermes sends the placeholder key `local` there. */
+function isLocalBaseUrl(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  } catch {
+    return false;
+  }
+  if (host === 'localhost' || host === '::1') return true;
+  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+  if (v4) {
+    const [a, b] = [Number(v4[1]), Number(v4[2])];
+    return a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127);
+  }
+  return /^f[cd][0-9a-f]{2}:/.test(host) || /^fe[89ab][0-9a-f]:/.test(host);
+}
+
+/** config.yaml `honcho.base_url`: fills a base URL honcho.json and the environment left unset. */
+function configYamlBaseUrl(hermesHome: string, warnings: string[]): string | undefined {
+  const { doc, error } = readHermesConfig(hermesHome);
+  if (error) warnings.push(error);
+  const honcho = doc?.honcho;
+  return isObject(honcho) ? str(honcho.base_url) : undefined;
+}
+
+interface RawFields {
+  apiKey?: string;
+  apiKeySource: HonchoSettings['apiKeySource'];
+  /** The host block sets its own apiKey: the only key that is sent to a local Honcho (Hermes plugins/memory/honcho/client.py). */
+  hostBlockKey: boolean;
+  baseUrl?: string;
+  workspace: string;
+  peerName?: string;
+  environment: string;
+  enabled: boolean;
+  /** `enabled` was set explicitly (host block or root), not derived from a key or URL. */
+  enabledExplicit: boolean;
+  reasoningLevel?: string;
+  reasoningDynamic: boolean;
+  contextTokens?: number;
+  /** sessionStrategy, sessionPeerPrefix (host > root) and the root `sessions` map (directory -> session name). */
+  sessionStrategy: string;
+  sessionPeerPrefix: boolean;
+  sessions: Record<string, string>;
+  aiPeer?: string;
+  aiObserveOthers: boolean;
+}
+
+function envBaseUrl(env: Env): string | undefined {
+  return str(env.HONCHO_BASE_URL);
+}
+
+/** Fields from a honcho.json: host block (truthy) > root > environment > default. */
+function fromFile(raw: Json, host: string, env: Env): RawFields {
+  const block = hostBlock(raw, host);
+  const pick = (key: string): unknown => block[key] || raw[key];
+  const firstSet = (key: string): unknown => (block[key] !== undefined && block[key] !== null ? block[key] : raw[key]);
+  const hostKey = str(block.apiKey);
+  const rootKey = str(raw.apiKey);
+  const envKey = str(env.HONCHO_API_KEY);
+  const apiKey = hostKey ?? rootKey ?? envKey;
+  const baseUrl = str(raw.baseUrl) ?? str(raw.base_url) ?? envBaseUrl(env);
+  const enabledSetting = firstSet('enabled');
+  const tokens = Number(firstSet('contextTokens'));
+  const dynamic = firstSet('dialecticDynamic');
+  return {
+    ...(apiKey ? { apiKey } : {}),
+    apiKeySource: hostKey ? 'host_block' : rootKey ? 'root' : envKey ? 'environment' : 'none',
+    hostBlockKey: Boolean(hostKey),
+    ...(baseUrl ? { baseUrl } : {}),
+    workspace: str(pick('workspace')) ?? host,
+    ...(str(pick('peerName')) ? { peerName: str(pick('peerName'))! } : {}),
+    environment: str(pick('environment')) ?? 'production',
+    enabled: enabledSetting === undefined || enabledSetting === null ? Boolean(apiKey || baseUrl) : Boolean(enabledSetting),
+    enabledExplicit: enabledSetting !== undefined && enabledSetting !== null,
+    ...(str(pick('dialecticReasoningLevel')) ? { reasoningLevel: str(pick('dialecticReasoningLevel'))! } : {}),
+    reasoningDynamic: dynamic === undefined || dynamic === null ? true : Boolean(dynamic),
+    ...(Number.isSafeInteger(tokens) && tokens > 0 ? { contextTokens: tokens } : {}),
+    sessionStrategy: str(pick('sessionStrategy')) ?? 'per-directory',
+    sessionPeerPrefix: Boolean(firstSet('sessionPeerPrefix')),
+    ...(str(pick('aiPeer')) ? { aiPeer: str(pick('aiPeer'))! } : {}),
+    aiObserveOthers: aiObservesOthers(block.observation || raw.observation),
+    sessions: isObject(raw.sessions) ? Object.fromEntries(Object.entries(raw.sessions).filter((e): e is [string, string] => typeof e[1] === 'string')) : {},
+  };
+}
+
+/** Environment-only configuration (HonchoClientConfig.from_env): workspace `hermes`, no user peer. */
+function fromEnv(env: Env): RawFields {
+  const apiKey = str(env.HONCHO_API_KEY);
+  const baseUrl = envBaseUrl(env);
+  return {
+    ...(apiKey ? { apiKey } : {}),
+    apiKeySource: apiKey ? 'environment' : 'none',
+    hostBlockKey: false,
+    ...(baseUrl ? { baseUrl } : {}),
+    workspace: DEFAULT_HOST,
+    environment: str(env.HONCHO_ENVIRONMENT) ?? 'production',
+    enabled: Boolean(apiKey || baseUrl),
+    enabledExplicit: false,
+    reasoningDynamic: true,
+    sessionStrategy: 'per-directory',
+    sessionPeerPrefix: false,
+    sessions: {},
+    aiObserveOthers: true,
+  };
+}
+
+/** client.py _resolve_observation's ai_observe_others: true in both presets unless `observation.ai.observeOthers` says otherwise. */
+function aiObservesOthers(observation: unknown): boolean {
+  const ai = isObject(observation) && isObject(observation.ai) ? observation.ai : undefined;
+  return ai && 'observeOthers' in ai ? Boolean(ai.observeOthers) : true;
+}
+
+/** The name of the git repository `dir` is in (its top level's name), as `git rev-parse --show-toplevel` finds it. */
+function gitRepoName(dir: string): string | undefined {
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    if (existsSync(join(d, '.git'))) return basename(d);
+    if (dirname(d) === d) return undefined;
+  }
+}
+
+/**
+ * The Honcho session Hermes uses in `cwd` when no gateway session key, Hermes session id or title
+ * applies (client.py HonchoClientConfig.resolve_session_name, then session.py's id sanitizing):
+ * the `sessions` map entry for the directory, else per-repo: the git repository's name, per-directory
+ * (the default; per-session without a session id too): the directory's name, each prefixed with
+ * `<peerName>-` under sessionPeerPrefix; any other strategy (global): the workspace.
+ */
+function sessionName(fields: RawFields, cwd: string): string {
+  const prefixed = (base: string) => (fields.sessionPeerPrefix && fields.peerName ? `${fields.peerName}-${base}` : base);
+  let name: string;
+  const manual = fields.sessions[cwd];
+  if (manual) name = manual;
+  else if (fields.sessionStrategy === 'per-repo') name = prefixed(gitRepoName(cwd) ?? basename(cwd));
+  else if (fields.sessionStrategy === 'per-directory' || fields.sessionStrategy === 'per-session') name = prefixed(basename(cwd));
+  else name = fields.workspace;
+  return (name || 'hermes-default').replace(/[^a-zA-Z0-9_-]/g, '-');
+}
+
+/** Hermes' Honcho settings for HERMES_HOME `hermesHome`; `cwd` (the project directory) names the session. */
+export function resolveHonchoConfig(hermesHome: string, env: Env, cwd: string = hermesHome): HonchoResolution {
+  const userHome = str(env.HOME) ?? homedir();
+  const warnings: string[] = [];
+  const profileHost = profileHostKey(activeProfile(hermesHome, userHome));
+  const path = honchoConfigPath(hermesHome, userHome);
+  let raw: Json | undefined;
+  if (existsSync(path)) {
+    try {
+      const parsed: unknown = JSON.parse(readFileSync(path, 'utf8').replace(/^\uFEFF/, ''));
+      if (!isObject(parsed)) throw new Error('not a JSON object');
+      raw = parsed;
+    } catch (e) {
+      // Hermes falls back to the environment (with a warning) when its config does not parse.
+      warnings.push(`${path} is unreadable (${(e as Error).message}); using the environment like Hermes does`);
+    }
+  }
+  // client.resolve_active_host: only the default profile may opt into the file's defaultHost.
+  const host = str(env.HERMES_HONCHO_HOST) ?? (profileHost === DEFAULT_HOST ? (raw && str(String(raw.defaultHost ?? ''))) ?? profileHost : profileHost);
+  const fields: RawFields = raw ? fromFile(raw, host, env) : fromEnv(env);
+  const source = raw ? path : 'environment';
+
+  const lookedAt = `${existsSync(path) ? path : honchoConfigCandidates(hermesHome, userHome).join(', ')}, HONCHO_API_KEY, HONCHO_BASE_URL`;
+  if (!fields.enabled || !(fields.apiKey || fields.baseUrl)) {
+    const why = !fields.enabled && fields.enabledExplicit ? `Honcho is disabled (enabled: false in ${source})` : `no Honcho API key or base URL (looked at ${lookedAt})`;
+    return { status: 'not_configured', reason: `memory backend not configured: ${why}`, source, warnings };
+  }
+  const invalid = (reason: string): HonchoResolution => ({ status: 'invalid', reason: `Honcho configuration invalid: ${reason}`, source, warnings });
+
+  if (!fields.baseUrl) fields.baseUrl = configYamlBaseUrl(hermesHome, warnings);
+  let baseURL: string;
+  if (fields.baseUrl) {
+    baseURL = fields.baseUrl.replace(/\/v\d+\/*$/, '').replace(/\/+$/, '');
+    let parsed: URL;
+    try {
+      parsed = new URL(baseURL);
+    } catch {
+      return invalid(`base URL ${JSON.stringify(fields.baseUrl)} is not a URL`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return invalid(`base URL must be http(s), got ${parsed.protocol}`);
+  } else {
+    const url = ENVIRONMENT_URLS[fields.environment];
+    if (!url) return invalid(`unknown environment ${JSON.stringify(fields.environment)} (production, local or demo)`);
+    baseURL = url;
+  }
+  if (!ID_PATTERN.test(fields.workspace) || fields.workspace.length > 512) return invalid(`workspace ${JSON.stringify(fields.workspace)} is not a Honcho id`);
+  if (!fields.peerName) {
+    return invalid(
+      `no user peer: set peerName in ${source === 'environment' ? '$HERMES_HOME/honcho.json' : source} (hosts.${host}.peerName or the root); without it Hermes derives a per-session peer the gateway cannot reproduce`,
+    );
+  }
+  // Hermes' session manager sanitizes peer ids to Honcho's pattern.
+  const userPeer = fields.peerName.replace(/[^a-zA-Z0-9_-]/g, '-').slice(0, 512);
+  if (userPeer === ASSISTANT_PEER) return invalid(`the user peer cannot be "${ASSISTANT_PEER}", the gateway's assistant peer`);
+  let reasoningLevel: ReasoningLevel = 'low';
+  if (fields.reasoningLevel) {
+    if ((REASONING_LEVELS as readonly string[]).includes(fields.reasoningLevel)) reasoningLevel = fields.reasoningLevel as ReasoningLevel;
+    else warnings.push(`dialecticReasoningLevel ${JSON.stringify(fields.reasoningLevel)} is not a reasoning level; using low`);
+  }
+  // Local servers usually run without auth, but the SDK wants a key: Hermes sends `local` unless the
+  // host block has its own key (Hermes plugins/memory/honcho/client.py). A root-level or environment key is assumed to be the
+  // cloud key shared across hosts and is not sent to a local server.
+  // Only an explicit base URL counts (an `environment: local` keeps the file's key, as in Hermes).
+  const hermesPeer = (fields.aiPeer ?? host).replace(/[^a-zA-Z0-9_-]/g, '-');
+  const placeholder = fields.baseUrl !== undefined && isLocalBaseUrl(baseURL) && !fields.hostBlockKey;
+  const apiKey = placeholder ? 'local' : fields.apiKey;
+  return {
+    status: 'configured',
+    settings: {
+      identity: { host, workspace: fields.workspace, userPeer, assistantPeer: ASSISTANT_PEER, session: sessionName(fields, resolve(cwd)) },
+      baseURL,
+      ...(apiKey ? { apiKey } : {}),
+      apiKeySource: placeholder ? 'placeholder' : fields.apiKeySource,
+      reasoningLevel,
+      reasoningDynamic: fields.reasoningDynamic,
+      readObserver: fields.aiObserveOthers ? hermesPeer : userPeer,
+      hermesPeer,
+      ...(fields.contextTokens ? { contextTokens: fields.contextTokens } : {}),
+      source,
+      warnings,
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import type { Logger } from 'pino';
+import type { Adapter } from '../core/adapter.js';
+import type { GatewayConfig } from '../platform/config.js';
+import { ExecuteCodePool, executeCodeTool } from './execute-code/execute-code.js';
+import { fileAccessFacts } from './files/confine.js';
+import { fileTools } from './files/index.js';
+import { processManageTool } from './processes/process-manage.js';
+import { ProcessRegistry } from './processes/registry.js';
+import { scriptToolDispatch } from './execute-code/script-tools.js';
+import { TerminalPool, terminalTool } from './processes/terminal.js';
+import { sampleWorkerUsage, type WorkerUsage } from '../platform/spawning/usage.js';
+import { createWorkerRuntime, SHORT_WORKER_SLICE, type WorkerRuntime } from '../platform/spawning/worker-runtime.js';
+import { shortWorkerLimits, startRefusal } from '../platform/spawning/resource-policy.js';
+
+// The native adapter: Hermes' file tools, terminal and execute_code, executed by the gateway's own
+// isolated workers (the supervisor never runs user commands itself).
+
+const USAGE_SAMPLE_MS = 10_000;
+
+export interface NativeAdapter extends Adapter {
+  /** Owner-scoped background processes; the jobs adapter starts its work through it. */
+  processes: ProcessRegistry;
+  /** The worker runtime (isolation, resource policy), shared with the jobs adapter. */
+  runtime: WorkerRuntime;
+}
+
+export function nativeAdapter(config: GatewayConfig, log: Logger): NativeAdapter {
+  const runtime = createWorkerRuntime(config, config.inheritedEnvironment, (entry, reason) => log.warn({ event: 'worker_failed', worker: entry, reason }, 'worker failed'));
+  if (runtime.isolation.degraded) log.warn({ event: 'isolation_degraded', mode: runtime.isolation.mode, reason: runtime.isolation.reason }, 'process isolation degraded');
+  else log.info({ event: 'isolation', mode: runtime.isolation.mode }, 'process isolation');
+  // Under an enforced resource policy, execute_code units run in systemd scopes, else in direct
+  // cgroups; when neither is possible execute_code is refused like jobs (never run unlimited).
+  const { resources } = runtime;
+  if (resources.mode === 'failed') log.error({ event: 'resource_policy_failed', reason: resources.reason }, 'resource policy invalid: jobs and execute_code refused until it is fixed');
+  else if (startRefusal(resources, 'execute_code')) log.error({ event: 'resource_policy_unenforceable', reason: resources.reason }, 'resource policy cannot be enforced here: jobs and execute_code refused');
+  else if (runtime.scoped) log.info({ event: 'systemd_scope', slice: SHORT_WORKER_SLICE }, 'execute_code workers run in systemd scopes');
+  else if (resources.enforcement === 'cgroup') log.info({ event: 'short_worker_cgroup', root: resources.cgroupRoot }, 'execute_code workers run in their own cgroups');
+  const terminals = new TerminalPool(runtime);
+  const cwdFor = (ownerId: string) => terminals.cwdFor(ownerId);
+  const access = { mode: config.fileAccess, roots: config.roots };
+  const fileDeps = { hermesHome: config.hermesHome, cwdFor, access, readFileScanMaxBytes: config.limits.readFileScanMaxBytes, readFileInlineMaxBytes: config.limits.readFileInlineMaxBytes, maxOutputChars: config.limits.maxOutputChars, searchPath: config.helperSearchPath };
+  const files = fileTools(fileDeps);
+  // hermes_tools file calls from a script are nested calls of its execute_code call (script-tools.ts).
+  const exec = new ExecuteCodePool(runtime, scriptToolDispatch(files.map((tool) => tool.name)));
+  exec.prewarm(); // nothing is prepared while execute_code would be refused
+  const processes = new ProcessRegistry(runtime);
+  // Worker CPU/RSS, sampled in the background so /healthz stays a cheap read; logged at debug while
+  // any worker is alive (every 10 s, it would drown an info log; /healthz shows the latest).
+  let usage: WorkerUsage = { workers: 0, processes: 0, cpu_percent: 0, rss_bytes: 0 };
+  const sampler = setInterval(() => {
+    const pids = runtime.liveWorkerPids();
+    void sampleWorkerUsage(pids).then((u) => {
+      usage = u;
+      if (pids.length > 0) log.debug({ event: 'worker_usage', ...u });
+    });
+  }, USAGE_SAMPLE_MS);
+  sampler.unref();
+
+  return {
+    name: 'native',
+    processes,
+    runtime,
+    source: {
+      name: 'native',
+      // Built when the catalog asks: read_file and execute_code name Hermes' tools only if they were catalogued.
+      tools: (catalogued) => [...fileTools({ ...fileDeps, catalogued }), terminalTool(terminals, runtime), executeCodeTool(exec, runtime, cwdFor, catalogued), processManageTool(processes, runtime)],
+    },
+    readiness: [
+      {
+        name: 'native_execution',
+        probe: () => ({
+          ready: true,
+          status: runtime.isolation.degraded ? 'degraded' : 'ok',
+          details: { isolation: runtime.isolation.mode, reason: runtime.isolation.reason },
+        }),
+      },
+    ],
+    // Beside the components, like job_admission: neither how far the file tools reach nor whether
+    // execute_code may start units under the resource policy ever changes readiness.
+    readyFacts: () => ({ file_access: fileAccessFacts(access), short_worker_admission: shortWorkerAdmission(runtime) }),
+    async releaseHook(ownerId) {
+      await Promise.all([terminals.release(ownerId), processes.release(ownerId)]);
+    },
+    health: () => ({
+      isolation: runtime.isolation.mode,
+      isolation_degraded: runtime.isolation.degraded,
+      systemd_scope: runtime.scoped,
+      terminal_workers: terminals.activeWorkers,
+      terminal_owners: terminals.owned,
+      terminal_workers_idle_released: terminals.idleReleases,
+      background_processes: processes.running,
+      worker_usage: usage,
+    }),
+    async close() {
+      clearInterval(sampler);
+      await Promise.all([exec.close(), terminals.closeAll(), processes.closeAll()]);
+    },
+  };
+}
+
+/**
+ * /readyz.short_worker_admission: whether execute_code may start units here and how the resource
+ * policy's short_workers limits are applied to them. Reported beside control-plane readiness, like
+ * job_admission: a resource outage refuses execute_code without failing /readyz (which would send
+ * the tunnel into a reconnect loop).
+ */
+function shortWorkerAdmission(runtime: WorkerRuntime): Record<string, unknown> {
+  const { resources } = runtime;
+  const refusal = startRefusal(resources, 'execute_code');
+  const limits = refusal ? undefined : shortWorkerLimits(resources);
+  return {
+    accepting: refusal === undefined,
+    resource_mode: resources.mode,
+    enforcement: resources.enforcement,
+    ...(limits && resources.enforcement === 'systemd' ? { slice: SHORT_WORKER_SLICE } : {}),
+    ...(limits && resources.enforcement === 'cgroup' ? { cgroup_root: resources.cgroupRoot } : {}),
+    ...(limits ? { limits } : {}),
+    resource_reason: resources.reason,
+    ...(refusal ? { reasons: [resources.reason], error: refusal.code } : {}),
+  };
+}

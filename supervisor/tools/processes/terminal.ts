@@ -1,0 +1,437 @@
+import { approvalPolicy, checkCommand } from '../guards/approval.js';
+import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import { stripAnsi } from '../../../shared/output-cap.js';
+import { redact } from '../../../shared/redact.js';
+import type { ExecResult } from '../../../shared/worker-protocol/exec.js';
+import type { TerminalProtocol } from '../../../shared/worker-protocol/terminal.js';
+import { resolveInsideRoots } from '../../platform/roots.js';
+import type { ToolDefinition } from '../../core/tool-types.js';
+import type { WorkerProcess } from '../../platform/spawning/worker-process.js';
+import { removeDir, type WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
+
+// Direct `terminal`: short foreground commands only (the execution guard: at most 30 s, no
+// background, PTY or notification options; longer work is a job). Each owner gets
+// one long-lived terminal worker in its own PID namespace plus a private state directory holding
+// its cwd and exported environment, so they persist between calls like Hermes' terminal does.
+// Anything long, backgrounded, PTY or notification-shaped fails before execution and points to jobs.
+// A worker idle for ownerWorkerIdleSeconds is released long before its owner ends (an abandoned
+// legacy session lives legacySessionIdleSeconds): only the shell goes; the state directory stays,
+// so the owner's next command starts a fresh shell in the same cwd with the same exports.
+
+interface OwnerTerminal {
+  stateDir: string;
+  worker?: WorkerProcess<TerminalProtocol>;
+  /** The command currently running, if any (one at a time per owner). */
+  running?: symbol;
+  /** Where the owner's last command ended. */
+  cwd?: string;
+  /** Releases the worker once the owner has been idle for ownerWorkerIdleSeconds. */
+  idleTimer?: NodeJS.Timeout;
+}
+
+export class TerminalPool {
+  private readonly owners = new Map<string, OwnerTerminal>();
+  private idleReleased = 0;
+
+  constructor(private readonly runtime: WorkerRuntime) {}
+
+  /** The owner's current working directory (where its last command ended), else the default. */
+  cwdFor(ownerId: string): string {
+    return this.owners.get(ownerId)?.cwd ?? this.runtime.config.terminalCwd;
+  }
+
+  get activeWorkers(): number {
+    let n = 0;
+    for (const o of this.owners.values()) if (o.worker?.alive) n++;
+    return n;
+  }
+
+  /** Workers released because their owner was idle (its cwd and exports kept). */
+  get idleReleases(): number {
+    return this.idleReleased;
+  }
+
+  /** Owners whose terminal state (cwd, exports) is kept, with or without a live worker. */
+  get owned(): number {
+    return this.owners.size;
+  }
+
+  private armIdleRelease(owner: OwnerTerminal): void {
+    clearTimeout(owner.idleTimer);
+    const worker = owner.worker;
+    if (!worker) return;
+    owner.idleTimer = setTimeout(() => {
+      owner.idleTimer = undefined;
+      if (owner.running || owner.worker !== worker || !worker.alive) return;
+      owner.worker = undefined;
+      this.idleReleased++;
+      void worker.kill();
+    }, this.runtime.config.limits.ownerWorkerIdleSeconds * 1000);
+    owner.idleTimer.unref();
+  }
+
+  private async workerFor(owner: OwnerTerminal): Promise<WorkerProcess<TerminalProtocol>> {
+    if (owner.worker?.alive) return owner.worker;
+    const worker = this.runtime.spawnWorker('terminal-worker');
+    owner.worker = worker;
+    await worker.waitFor((f) => f.type === 'ready');
+    return worker;
+  }
+
+  async run(ownerId: string, command: string, options: { timeoutSeconds: number; workdir?: string; signal: AbortSignal }): Promise<ExecResult> {
+    let owner = this.owners.get(ownerId);
+    if (!owner) {
+      owner = { stateDir: this.runtime.privateDir('terminal') };
+      this.owners.set(ownerId, owner);
+    }
+    if (owner.running) {
+      throw new GatewayError(ErrorCode.BUSY, 'this session already has a terminal command running; terminal runs one foreground command at a time per session');
+    }
+    const run = Symbol('terminal command');
+    owner.running = run;
+    clearTimeout(owner.idleTimer);
+    const current = owner;
+    try {
+      const worker = await this.workerFor(owner);
+      // A client that goes away takes its command with it: the worker (and with it the whole
+      // namespace) is killed; the owner's cwd/env snapshot survives. The owner is free at once:
+      // its next call gets a fresh worker instead of waiting for this one to finish dying.
+      const onAbort = () => {
+        if (current.worker === worker) current.worker = undefined;
+        if (current.running === run) current.running = undefined;
+        void worker.kill();
+      };
+      options.signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        const outcome = await worker
+          .request({
+            type: 'exec',
+            command,
+            cwd: options.workdir ?? this.cwdFor(ownerId),
+            timeoutMs: options.timeoutSeconds * 1000,
+            stateDir: owner.stateDir,
+            maxOutputBytes: this.runtime.config.limits.workerTransportMaxBytes,
+          })
+          .catch((e: Error) => {
+            if (options.signal.aborted) throw new GatewayError(ErrorCode.CANCELLED, 'the client disconnected; the command and everything it started were killed');
+            throw new GatewayError(ErrorCode.WORKER_FAILED, `terminal worker failed: ${e.message}`);
+          });
+        // Only a second command while one runs is refused by the worker, and `running` above
+        // never lets one through; should it happen anyway, it is the worker's failure, not output.
+        if ('error' in outcome) throw new GatewayError(ErrorCode.WORKER_FAILED, `terminal worker failed: ${outcome.error}`);
+        // Every result carries where the command ended; remembering it spares file and
+        // execute_code calls a synchronous read of the state directory.
+        if (outcome.cwd) current.cwd = outcome.cwd;
+        return outcome;
+      } finally {
+        options.signal.removeEventListener('abort', onAbort);
+      }
+    } finally {
+      if (current.running === run) current.running = undefined;
+      if (!current.running && this.owners.get(ownerId) === current) this.armIdleRelease(current);
+    }
+  }
+
+  /** Release hook: the owner ended; kill its worker and forget its cwd/env. */
+  async release(ownerId: string): Promise<void> {
+    const owner = this.owners.get(ownerId);
+    if (!owner) return;
+    this.owners.delete(ownerId);
+    clearTimeout(owner.idleTimer);
+    await owner.worker?.kill();
+    removeDir(owner.stateDir);
+  }
+
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.owners.keys()].map((id) => this.release(id)));
+  }
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// The foreground result, as Hermes' terminal_tool (tools/terminal_tool.py) builds it
+// ---------------------------------------------------------------------------------------------
+
+/** Python's str.isspace() characters (str.strip() removes these; JS trim() differs at U+001C-1F, U+0085, U+FEFF). */
+function isPythonSpace(u: number): boolean {
+  return (u >= 0x09 && u <= 0x0d) || (u >= 0x1c && u <= 0x20) || u === 0x85 || u === 0xa0 || u === 0x1680 || (u >= 0x2000 && u <= 0x200a) || u === 0x2028 || u === 0x2029 || u === 0x202f || u === 0x205f || u === 0x3000;
+}
+
+/** Python's str.strip() (no arguments). */
+export function pythonStrip(s: string): string {
+  let start = 0;
+  let end = s.length;
+  while (start < end && isPythonSpace(s.charCodeAt(start))) start++;
+  while (end > start && isPythonSpace(s.charCodeAt(end - 1))) end--;
+  return s.slice(start, end);
+}
+
+/**
+ * The captured output within `maxChars` code points, the way Hermes' bounded foreground capture
+ * renders it (tools/environments/base.py _BoundedOutputCollector.render): a 40% head / 60% tail
+ * window whose truncation notice (digits grouped, `{n:,}`) and `suffix` (the timeout line) count
+ * inside the budget, so the result is never longer than `maxChars`.
+ */
+export function renderCapture(text: string, maxChars: number, suffix = ''): string {
+  const max = Math.max(1, Math.trunc(maxChars));
+  if (suffix.length >= max) return suffix.slice(-max);
+  const available = max - suffix.length;
+  // Code points never outnumber UTF-16 units: a short text needs no counting.
+  if (text.length <= available) return text + suffix;
+  const points = Array.from(text);
+  const total = points.length;
+  if (total <= available) return text + suffix;
+  // What the collector kept while streaming: the first 40% of maxChars, and the last 60% of what followed.
+  const headLimit = Math.trunc(max * 0.4);
+  const tailLimit = max - headLimit;
+  const headKept = points.slice(0, headLimit);
+  const afterHead = points.slice(headLimit);
+  const tailKept = afterHead.slice(Math.max(0, afterHead.length - tailLimit));
+  let notice = '';
+  for (let i = 0; i < 4; i++) {
+    const budget = Math.max(0, available - notice.length);
+    const head = Math.trunc(budget * 0.4);
+    const omitted = Math.max(0, total - head - (budget - head));
+    const updated = `\n\n... [OUTPUT TRUNCATED - ${omitted.toLocaleString('en-US')} chars omitted out of ${total.toLocaleString('en-US')} total] ...\n\n`;
+    if (updated === notice) break;
+    notice = updated;
+  }
+  const budget = Math.max(0, available - notice.length);
+  const headChars = Math.trunc(budget * 0.4);
+  const tailChars = budget - headChars;
+  const tail = tailChars > 0 ? tailKept.slice(Math.max(0, tailKept.length - tailChars)).join('') : '';
+  return headKept.slice(0, headChars).join('') + notice.slice(0, available) + tail + suffix;
+}
+
+/** Hermes' env-dump commands (agent/redact.py _ENV_DUMP_COMMANDS). */
+const ENV_DUMP_COMMANDS = new Set(['env', 'printenv', 'set', 'export', 'declare']);
+
+/** The first word of a shell segment as shlex would split it (quotes removed), or undefined when it does not parse. */
+function firstShellWord(segment: string): string | undefined {
+  let word = '';
+  let quote: string | undefined;
+  for (let i = 0; i < segment.length; i++) {
+    const ch = segment[i]!;
+    if (quote) {
+      if (ch === quote) quote = undefined;
+      else if (ch === '\\' && quote === '"' && i + 1 < segment.length && (segment[i + 1] === '"' || segment[i + 1] === '\\')) word += segment[++i];
+      else word += ch;
+    } else if (ch === "'" || ch === '"') quote = ch;
+    else if (ch === '\\') {
+      if (i + 1 < segment.length) word += segment[++i];
+    } else if (/\s/.test(ch)) {
+      if (word !== '') return word;
+    } else word += ch;
+  }
+  return quote ? undefined : word || undefined;
+}
+
+/**
+ * Whether `command` prints the environment (agent/redact.py is_env_dump_command): env, printenv,
+ * set, export or declare as the first word of any `;` / `&` / `|` separated segment. Its output
+ * then gets the ENV-assignment redaction pass; any other command's is redacted as code.
+ */
+export function isEnvDumpCommand(command: string): boolean {
+  for (const raw of command.split(/[|;&]+/)) {
+    const seg = raw.trim();
+    if (seg === '') continue;
+    // shlex failing to parse (an open quote) falls back to splitting on whitespace.
+    const first = firstShellWord(seg) ?? seg.split(/\s+/)[0];
+    if (first !== undefined && ENV_DUMP_COMMANDS.has(first)) return true;
+  }
+  return false;
+}
+
+/** Hermes' notes for non-zero exit codes that are not errors (tools/terminal_tool.py _interpret_exit_code). */
+const EXIT_CODE_MEANINGS: Readonly<Record<string, Readonly<Record<number, string>>>> = {
+  grep: { 1: 'No matches found (not an error)' },
+  egrep: { 1: 'No matches found (not an error)' },
+  fgrep: { 1: 'No matches found (not an error)' },
+  rg: { 1: 'No matches found (not an error)' },
+  ag: { 1: 'No matches found (not an error)' },
+  ack: { 1: 'No matches found (not an error)' },
+  diff: { 1: 'Files differ (expected, not an error)' },
+  colordiff: { 1: 'Files differ (expected, not an error)' },
+  find: { 1: 'Some directories were inaccessible (partial results may still be valid)' },
+  test: { 1: 'Condition evaluated to false (expected, not an error)' },
+  '[': { 1: 'Condition evaluated to false (expected, not an error)' },
+  curl: { 6: 'Could not resolve host', 7: 'Failed to connect to host', 22: 'HTTP response code indicated error (e.g. 404, 500)', 28: 'Operation timed out' },
+  git: { 1: "Non-zero exit (often normal — e.g. 'git diff' returns 1 when files differ)" },
+};
+
+/**
+ * What a non-zero exit code means when it is not a failure (grep 1 = no matches, diff 1 = files
+ * differ, ...), judged on the last command of a pipeline or chain; undefined otherwise.
+ */
+export function exitCodeMeaning(command: string, exitCode: number): string | undefined {
+  if (exitCode === 0) return undefined;
+  const segments = command.split(/\s*(?:\|\||&&|[|;])\s*/);
+  const words = pythonStrip(segments[segments.length - 1] ?? command).split(/[\t-\r\x1c-\x20\x85\xa0]+/).filter((w) => w !== '');
+  const first = words.find((w) => !(w.includes('=') && !w.startsWith('-')));
+  if (first === undefined) return undefined;
+  const base = first.split('/').pop()!;
+  return Object.hasOwn(EXIT_CODE_MEANINGS, base) ? EXIT_CODE_MEANINGS[base]![exitCode] : undefined;
+}
+
+/**
+ * Hermes' terminal output pipeline: the bounded capture (40% head / 60% tail, notice inside the
+ * budget, `suffix` kept) → ANSI strip → strip surrounding whitespace → redact (the ENV pass only
+ * for commands that print the environment).
+ */
+export function shapeTerminalOutput(output: string, maxChars: number, command: string, suffix = ''): string {
+  let rendered = renderCapture(output, maxChars, suffix);
+  // A command that printed nothing before its deadline: the timeout line alone, without its leading newline.
+  if (output === '' && suffix !== '') rendered = rendered.replace(/^[\t-\r\x1c-\x20\x85\xa0]+/, '');
+  const plain = pythonStrip(stripAnsi(rendered));
+  return plain === '' ? '' : redact(plain, { codeFile: !isEnvDumpCommand(command) });
+}
+
+/** The foreground result (output, exit_code, error, exit_code_meaning when it applies), as terminal_tool answers. */
+export function foregroundResult(r: ExecResult, command: string, timeoutSeconds: number, maxChars: number): Record<string, unknown> {
+  const exitCode = r.timedOut ? 124 : r.exitCode;
+  const output = shapeTerminalOutput(r.output, maxChars, command, r.timedOut ? `\n[Command timed out after ${timeoutSeconds}s]` : '');
+  const meaning = exitCodeMeaning(command, exitCode);
+  return { output, exit_code: exitCode, error: null, ...(meaning !== undefined ? { exit_code_meaning: meaning } : {}) };
+}
+
+// Hermes refuses, before anything runs, a foreground command that backgrounds work itself or looks
+// like a server that never exits (tools/terminal_tool.py _foreground_background_guidance). Its
+// advice is background=true, which direct terminal never does: here it points to a job.
+
+const SHELL_LEVEL_BACKGROUND_RE = /(?:^|[;&|]\s*|&&\s*|\|\|\s*|\$\(\s*)(?:nohup|disown|setsid)\b/im;
+const INLINE_BACKGROUND_AMP_RE = /\s&\s/;
+const TRAILING_BACKGROUND_AMP_RE = /\s&\s*(?:#.*)?$/;
+const LONG_LIVED_FOREGROUND_PATTERNS = [
+  /\b(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:dev|start|serve|watch)\b/i,
+  /\bdocker\s+compose\s+up\b/i,
+  /\bnext\s+dev\b/i,
+  /\bvite(?:\s|$)/i,
+  /\bnodemon\b/i,
+  /\buvicorn\b/i,
+  /\bgunicorn\b/i,
+  /\bpython(?:3)?\s+-m\s+http\.server\b/i,
+];
+
+function looksLikeHelpOrVersion(command: string): boolean {
+  const n = command.toLowerCase().split(/\s+/).filter((w) => w !== '').join(' ');
+  return n.includes(' --help') || n.endsWith(' -h') || n.includes(' --version') || n.endsWith(' -v');
+}
+
+/** Quoted text removed, so keywords inside strings never count (Hermes' _strip_quotes). */
+function withoutQuotedText(command: string): string {
+  return command.replace(/'[^']*'/g, "''").replace(/"(?:[^"\\]|\\.)*"/g, '""').replace(/`[^`]*`/g, '``');
+}
+
+/** Why a foreground command should be a job instead, or undefined. */
+export function foregroundBackgroundGuidance(command: string): string | undefined {
+  if (looksLikeHelpOrVersion(command)) return undefined;
+  const unquoted = withoutQuotedText(command);
+  if (SHELL_LEVEL_BACKGROUND_RE.test(unquoted)) {
+    return 'Foreground command uses shell-level background wrappers (nohup/disown/setsid). Run it as a job (job_prepare + job_start) so the gateway can track the process, then run readiness checks and tests in separate commands.';
+  }
+  if (INLINE_BACKGROUND_AMP_RE.test(unquoted) || TRAILING_BACKGROUND_AMP_RE.test(unquoted)) {
+    return "Foreground command uses '&' backgrounding. Use a job (job_prepare + job_start) for long-lived processes, then run health checks and tests in follow-up terminal calls.";
+  }
+  if (LONG_LIVED_FOREGROUND_PATTERNS.some((p) => p.test(unquoted))) {
+    return 'This foreground command appears to start a long-lived server/watch process. Run it as a job (job_prepare + job_start), verify readiness (health endpoint/log signal), then execute tests in a separate command.';
+  }
+  return undefined;
+}
+
+const LONG_WORK_REFUSED = `${ErrorCode.LONG_RUNNING_OPERATION_REQUIRES_JOB}, before anything runs`;
+const USE_A_JOB = 'For long or background work use a job: session_open, job_prepare(command, workdir), job_start, then job_status.';
+
+export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime): ToolDefinition {
+  const { limits, roots } = { limits: runtime.config.limits, roots: runtime.config.roots };
+  const maxTimeout = limits.terminalMaxTimeoutSeconds;
+  approvalPolicy(); // a broken policy/dangerous-commands.json fails startup, not the first command
+  return {
+    name: 'terminal',
+    description: `Run a short foreground shell command (at most ${maxTimeout} s; timeout=${maxTimeout} when omitted) on the Hermes host. cwd and exported variables persist per session (session_token or MCP session). Background, PTY, notification options or longer timeouts are refused: use job_prepare/job_start for builds, tests and deploys, or execute_code with hermes_tools.terminal for independent pipelines.`,
+    inputSchema: {
+      type: 'object',
+      // Hermes' field names are kept so Hermes-shaped calls validate and get the refusal that says
+      // what to do, instead of a schema error; each refused field says so in its description.
+      properties: {
+        command: { type: 'string', minLength: 1, maxLength: 65536, description: 'The shell command, run in bash in the session\'s cwd.' },
+        background: {
+          type: 'boolean',
+          default: false,
+          description: `Refused when true (${LONG_WORK_REFUSED}): direct terminal never backgrounds a command. ${USE_A_JOB}`,
+        },
+        timeout: {
+          type: 'integer',
+          minimum: 1,
+          description: `Seconds before the command is killed (exit code 124); default and maximum ${maxTimeout}. A larger value is refused (${LONG_WORK_REFUSED}). ${USE_A_JOB}`,
+        },
+        workdir: { type: 'string', minLength: 1, maxLength: 4096, description: 'Directory to run in (inside the allowed roots); default the session\'s current directory.' },
+        pty: {
+          type: 'boolean',
+          default: false,
+          description: `Refused when true (${LONG_WORK_REFUSED}): there is no pseudo-terminal, so interactive programs cannot run here; pass their input non-interactively (flags, a here-document). ${USE_A_JOB}`,
+        },
+        notify_on_complete: {
+          type: 'boolean',
+          default: false,
+          description: `Refused when true (${LONG_WORK_REFUSED}): nothing is delivered to the client later. ${USE_A_JOB} job_status(wait_seconds) waits for the end.`,
+        },
+        watch_patterns: {
+          type: 'array',
+          items: { type: 'string' },
+          description: `Refused when non-empty (${LONG_WORK_REFUSED}): output is not watched in the background. ${USE_A_JOB} job_status shows its output tail.`,
+        },
+      },
+      required: ['command'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true, idempotentHint: false },
+    requiresOwner: true,
+    holdsLease: true,
+    async handler(args, ctx) {
+      const command = args.command as string;
+      // The approval guard: a hardline command never runs, whatever else the call asks for.
+      // Dangerous-but-not-hardline commands (git reset --hard, chmod 777, …) do run here: this is
+      // a write tool, and the ChatGPT host asks the user to confirm its calls, which is the
+      // approval Hermes would have asked for. (Inside execute_code there is no such prompt, so
+      // hermes_tools.terminal denies them; see execute-code.ts.)
+      const verdict = checkCommand(command, runtime.config);
+      if (verdict.verdict === 'hardline') {
+        throw new GatewayError(
+          ErrorCode.COMMAND_BLOCKED,
+          `BLOCKED (hardline): ${verdict.key}. This command is on the unconditional blocklist and is refused before execution; it cannot run through this gateway. Do not retry or rephrase it; if it is really needed, the user has to run it outside the agent.`,
+          { pattern_key: verdict.key },
+        );
+      }
+      // The Execution Guard: every refusal happens before anything runs.
+      const reasons: string[] = [];
+      if (args.background === true) reasons.push('background=true');
+      if (args.pty === true) reasons.push('pty=true');
+      if (args.notify_on_complete === true) reasons.push('notify_on_complete');
+      if (Array.isArray(args.watch_patterns) && args.watch_patterns.length > 0) reasons.push('watch_patterns');
+      if (typeof args.timeout === 'number' && args.timeout > maxTimeout) reasons.push(`timeout=${args.timeout} (direct terminal allows at most ${maxTimeout} s)`);
+      if (reasons.length > 0) {
+        throw new GatewayError(
+          ErrorCode.LONG_RUNNING_OPERATION_REQUIRES_JOB,
+          `direct terminal runs short foreground commands only; refused before execution: ${reasons.join(', ')}. Use job_prepare + job_start (with a session_token) for long or background work.`,
+        );
+      }
+      const guidance = foregroundBackgroundGuidance(command);
+      if (guidance) {
+        // Hermes' refusal shape (output, exit_code -1, status "error") under the gateway's code.
+        throw new GatewayError(ErrorCode.LONG_RUNNING_OPERATION_REQUIRES_JOB, guidance, { output: '', exit_code: -1, status: 'error' });
+      }
+      if (runtime.config.resourcePolicy) {
+        throw new GatewayError(
+          ErrorCode.RESOURCE_ISOLATION_REQUIRES_JOB,
+          'the host resource policy is enforced, so direct terminal is refused before execution; use execute_code with hermes_tools.terminal for short independent commands, or job_prepare + job_start',
+        );
+      }
+      const workdir = typeof args.workdir === 'string' ? await resolveInsideRoots(args.workdir, roots) : undefined;
+      const timeoutSeconds = (args.timeout as number | undefined) ?? maxTimeout;
+      const r = await pool.run(ctx.owner.id, command, { timeoutSeconds, signal: ctx.signal, ...(workdir ? { workdir } : {}) });
+      // `output` is redacted (shapeTerminalOutput, in the mode Hermes picks for the command); the
+      // other fields are the gateway's own.
+      return { structured: foregroundResult(r, command, timeoutSeconds, limits.terminalOutputMaxChars), redacted: 'output' };
+    },
+  };
+}

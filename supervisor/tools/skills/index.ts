@@ -1,0 +1,15 @@
+// Read-only re-implementation of Hermes' `skills_list` / `skill_view` (tools/skills_tool.py,
+// agent/skill_utils.py) over `$HERMES_HOME/skills`. Same layout rules, frontmatter handling,
+// result shapes and sort order; differences are deliberate and gateway-shaped:
+// - nothing is ever written: a missing skills directory is reported, not created, and a view
+//   does NOT bump Hermes' view/use counters (tools/skill_usage.py) or mark files as read;
+// - every walk is bounded (limits.skillsMaxFiles directory entries) and never follows a symlink
+//   whose real path leaves the skills directory (or, for linked files, the skill directory);
+// - files are opened with O_NOFOLLOW|O_NONBLOCK, judged by fstat, and size-bounded before reading;
+// - no SKILL.md preprocessing (template variables, inline shell), no plugin/external/project skill
+//   directories, and required environment variables are checked against the gateway's own environment
+//   (config.inheritedEnvironment) only.
+
+export type { SkillsConfig, SkillSummary } from './common.js';
+export { parseFrontmatter, requiredEnvironmentVariables, type RequiredEnv } from './frontmatter.js';
+export { skillsTools } from './tools.js';

@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { loadConfig } from '../../../supervisor/platform/config.js';
+
+// Where Hermes' tool server is looked for: a standard install under $HERMES_HOME (its source tree
+// and the venv its installer makes there), HERMES_AGENT_SRC / HERMES_AGENT_PYTHON, or a whole
+// command line in HERMES_MCP_HERMES_TOOLS_COMMAND (split on whitespace, never a shell); and its budgets.
+
+test('defaults: the venv python of a standard install, in its source tree; 30 s calls, 120 s media, 30 s start and smoke', () => {
+  const home = mkdtempSync(join(tmpdir(), 'hmcp-cfg-'));
+  try {
+    mkdirSync(join(home, 'hermes-agent'));
+    const c = loadConfig({ HERMES_HOME: home });
+    assert.deepEqual(c.hermesToolsCommand, [join(home, 'hermes-agent', 'venv', 'bin', 'python'), '-m', 'agent.transports.hermes_tools_mcp_server']);
+    assert.equal(c.hermesToolsCwd, join(home, 'hermes-agent'));
+    assert.equal(c.limits.hermesToolsCallTimeoutSeconds, 30);
+    assert.equal(c.limits.hermesToolsMediaTimeoutSeconds, 120);
+    assert.equal(c.limits.hermesToolsStartupTimeoutSeconds, 30);
+    assert.equal(c.limits.hermesToolsWebSmokeTimeoutSeconds, 30);
+    // Without the source tree the cwd is the home (a custom command may not need one).
+    assert.equal(loadConfig({ HERMES_HOME: join(home, 'elsewhere') }).hermesToolsCwd, join(home, 'elsewhere'));
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test('HERMES_AGENT_SRC and HERMES_AGENT_PYTHON move the source tree and the interpreter', () => {
+  assert.deepEqual(loadConfig({ HERMES_HOME: '/h', HERMES_AGENT_SRC: '/srv/hermes-agent' }).hermesToolsCommand[0], '/srv/hermes-agent/venv/bin/python');
+  const c = loadConfig({ HERMES_HOME: '/h', HERMES_AGENT_SRC: '/srv/hermes-agent', HERMES_AGENT_PYTHON: '/opt/venvs/hermes/bin/python' });
+  assert.deepEqual(c.hermesToolsCommand, ['/opt/venvs/hermes/bin/python', '-m', 'agent.transports.hermes_tools_mcp_server']);
+  assert.equal(c.hermesToolsCwd, '/srv/hermes-agent');
+});
+
+test('HERMES_MCP_HERMES_TOOLS_COMMAND replaces the command, split on whitespace with no shell', () => {
+  const c = loadConfig({ HERMES_HOME: '/h', HERMES_MCP_HERMES_TOOLS_COMMAND: '  /usr/bin/env  python3 -m "agent.x"  ' });
+  assert.deepEqual(c.hermesToolsCommand, ['/usr/bin/env', 'python3', '-m', '"agent.x"']);
+});
+
+test('HERMES_MCP_WEB_SMOKE_URL names the smoke page (default https://example.com/); anything but an absolute http(s) URL is refused', () => {
+  assert.equal(loadConfig({ HERMES_HOME: '/h' }).webSmokeUrl, 'https://example.com/');
+  assert.equal(loadConfig({ HERMES_HOME: '/h', HERMES_MCP_WEB_SMOKE_URL: ' http://intranet.example/status ' }).webSmokeUrl, 'http://intranet.example/status');
+  for (const bad of ['example.com', 'ftp://example.com/', 'file:///etc/passwd']) assert.throws(() => loadConfig({ HERMES_HOME: '/h', HERMES_MCP_WEB_SMOKE_URL: bad }), /HERMES_MCP_WEB_SMOKE_URL must be/, bad);
+});

@@ -1,0 +1,292 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { after, describe, test } from 'node:test';
+import { ErrorCode } from '../../../shared/errors.js';
+import { Cases, call, ctx, expectCode, text } from './fixture.js';
+
+const cases = new Cases();
+after(() => cases.cleanup());
+
+const lines = (n: number, f: (i: number) => string = (i) => `line ${i}`): string =>
+  Array.from({ length: n }, (_, i) => f(i + 1)).join('\n') + '\n';
+
+describe('read_file: content and pagination', () => {
+  test('returns the N|line gutter with total_lines, file_size and truncated', async () => {
+    const c = cases.make();
+    c.file('a.txt', 'alpha\nbeta\n');
+    const r = await call(c.read, { path: 'a.txt' });
+    assert.equal(r.content, '1|alpha\n2|beta');
+    assert.equal(r.total_lines, 2);
+    assert.equal(r.file_size, 11);
+    assert.equal(r.truncated, false);
+    assert.equal(r.hint, undefined);
+  });
+
+  test('offset and limit select a window and the hint names the next offset', async () => {
+    const c = cases.make();
+    c.file('a.txt', lines(10));
+    const r = await call(c.read, { path: 'a.txt', offset: 3, limit: 4 });
+    assert.equal(r.content, '3|line 3\n4|line 4\n5|line 5\n6|line 6');
+    assert.equal(r.truncated, true);
+    assert.equal(r.hint, 'Use offset=7 to continue reading (showing 3-6 of 10 lines)');
+  });
+
+  test('the default limit is 500 lines', async () => {
+    const c = cases.make();
+    c.file('a.txt', lines(600));
+    const r = await call(c.read, { path: 'a.txt' });
+    assert.equal(text(r.content).split('\n').length, 500);
+    assert.ok(text(r.content).endsWith('500|line 500'));
+    assert.equal(r.truncated, true);
+  });
+
+  test('a limit above 2000 is clamped to 2000 for direct callers', async () => {
+    const c = cases.make();
+    c.file('a.txt', lines(2500, () => 'x'));
+    const r = await call(c.read, { path: 'a.txt', limit: 5000 });
+    assert.equal(text(r.content).split('\n').length, 2000);
+    assert.equal(r.hint, 'Use offset=2001 to continue reading (showing 1-2000 of 2500 lines)');
+  });
+
+  test('a final line without a newline is a line', async () => {
+    const c = cases.make();
+    c.file('a.txt', 'one\ntwo');
+    const r = await call(c.read, { path: 'a.txt' });
+    assert.equal(r.content, '1|one\n2|two');
+    assert.equal(r.total_lines, 2);
+  });
+
+  test('lines longer than 2000 characters are cut with "... [truncated]"', async () => {
+    const c = cases.make();
+    c.file('a.txt', 'y'.repeat(2500) + '\nshort\n');
+    const r = await call(c.read, { path: 'a.txt' });
+    assert.equal(r.content, `1|${'y'.repeat(2000)}... [truncated]\n2|short`);
+  });
+
+  // Hermes' read budget: cut on a line boundary with a next_offset (tools/file_tools.py _truncate_to_char_budget).
+  test('formatted content over 100,000 characters is cut on a line boundary with next_offset', async () => {
+    const c = cases.make();
+    c.file('big.txt', lines(60, () => 'z'.repeat(1990)));
+    const r = await call(c.read, { path: 'big.txt' });
+    assert.equal(text(r.content).split('\n').length, 50);
+    assert.ok(text(r.content).endsWith(`50|${'z'.repeat(1990)}`));
+    assert.equal(r.truncated, true);
+    assert.equal(r.truncated_by, 'bytes');
+    assert.equal(r.next_offset, 51);
+    assert.equal(r.total_lines, 60);
+    assert.equal(r.hint, 'Output truncated at the 100,000-char read budget after 50 line(s) (showing lines 1-50 of 60). Use offset=51 to continue.');
+    // The rest follows from next_offset.
+    const rest = await call(c.read, { path: 'big.txt', offset: 51 });
+    assert.equal(text(rest.content).split('\n').length, 10);
+    assert.equal(rest.truncated, false);
+  });
+
+  test('the read budget leaves room under the result cap, so a page is cut instead of the result', async () => {
+    const c = cases.make({ maxOutputChars: 65_536 });
+    c.file('big.txt', lines(60, () => 'z'.repeat(1990)));
+    const r = await call(c.read, { path: 'big.txt' });
+    assert.equal(r.next_offset, 33);
+    assert.ok(JSON.stringify(r).length <= 65_536);
+    assert.match(text(r.hint), /^Output truncated at the 64,512-char read budget after 32 line\(s\) \(showing lines 1-32 of 60\)\. Use offset=33 to continue\.$/);
+    // JSON escaping counts: a line of quotes costs twice its length.
+    c.file('quotes.txt', lines(40, () => '"'.repeat(1990)));
+    const q = await call(c.read, { path: 'quotes.txt' });
+    assert.equal(q.next_offset, 17);
+    assert.ok(JSON.stringify(q).length <= 65_536);
+  });
+
+  test('lines are cut at 2000 characters, not UTF-16 units', async () => {
+    const c = cases.make();
+    c.file('emoji.txt', '\u{1F600}'.repeat(1500) + '\n' + '\u{1F600}'.repeat(2001) + '\n');
+    const r = await call(c.read, { path: 'emoji.txt' });
+    const [first, second] = text(r.content).split('\n');
+    assert.equal(first, '1|' + '\u{1F600}'.repeat(1500));
+    assert.equal(second, '2|' + '\u{1F600}'.repeat(2000) + '... [truncated]');
+  });
+
+  // As Hermes: no lines and no hint (total_lines says how far the file goes).
+  test('an offset past the end returns empty content', async () => {
+    const c = cases.make();
+    c.file('a.txt', lines(3));
+    const r = await call(c.read, { path: 'a.txt', offset: 9 });
+    assert.equal(r.content, '');
+    assert.equal(r.total_lines, 3);
+    assert.equal(r.truncated, false);
+    assert.equal(r.hint, undefined);
+  });
+
+  test('an empty file has no lines', async () => {
+    const c = cases.make();
+    c.file('e.txt', '');
+    const r = await call(c.read, { path: 'e.txt' });
+    assert.deepEqual(r, { content: '', total_lines: 0, file_size: 0, truncated: false, is_binary: false, is_image: false });
+  });
+
+  test('a notebook is read as its cells', async () => {
+    const c = cases.make();
+    c.file('nb.ipynb', JSON.stringify({ cells: [{ cell_type: 'markdown', source: ['# T\n', 'x'] }, { cell_type: 'code', source: 'print(1)\n' }] }));
+    const r = await call(c.read, { path: 'nb.ipynb' });
+    assert.equal(r.content, '1|# ── Markdown cell 1 ──\n2|# T\n3|x\n4|\n5|# ── Code cell 1 ──\n6|print(1)');
+    assert.equal(r.extracted_document, true);
+    assert.equal(r.total_lines, 6);
+  });
+
+  test('a UTF-8 BOM is not shown', async () => {
+    const c = cases.make();
+    c.file('bom.txt', '\ufeffhello\n');
+    const r = await call(c.read, { path: 'bom.txt' });
+    assert.equal(r.content, '1|hello');
+  });
+
+  test('secrets in content are redacted', async () => {
+    const c = cases.make();
+    const key = 'sk-' + 'A1b2C3d4E5f6G7h8I9j0K1l2';
+    c.file('cfg.py', `client = make("${key}")\n`);
+    const r = await call(c.read, { path: 'cfg.py' });
+    assert.ok(!text(r.content).includes(key));
+    assert.match(text(r.content), /^1\|client = make\(/);
+  });
+});
+
+describe('read_file: path resolution', () => {
+  test("relative paths resolve against the owner's cwd (cwdFor gets the owner id)", async () => {
+    const c = cases.make();
+    c.file('sub/a.txt', 'x\n');
+    await call(c.read, { path: 'sub/a.txt' });
+    assert.deepEqual(c.owners, ['request:t']);
+  });
+
+  test('~ expands to the home directory', async () => {
+    const c = cases.make();
+    c.file('h.txt', 'home file\n');
+    const saved = process.env.HOME;
+    process.env.HOME = c.proj;
+    try {
+      const r = await call(c.read, { path: '~/h.txt' });
+      assert.equal(r.content, '1|home file');
+    } finally {
+      process.env.HOME = saved;
+    }
+  });
+});
+
+describe('read_file: refusals', () => {
+  test('a missing file suggests similar names from the same directory, with Hermes\' empty read fields', async () => {
+    const c = cases.make();
+    c.file('config.yaml', 'a: 1\n');
+    c.file('unrelated.md', 'x\n');
+    const e = await expectCode(c.read.handler({ path: 'config.yml' }, ctx), ErrorCode.FILE_NOT_FOUND);
+    assert.equal(e.message, 'File not found: config.yml');
+    assert.deepEqual(e.details, { content: '', total_lines: 0, file_size: 0, truncated: false, is_binary: false, is_image: false, similar_files: ['config.yaml'] });
+    // No similar name: no similar_files at all (Hermes drops an empty list).
+    const none = await expectCode(c.read.handler({ path: 'zzz.py' }, ctx), ErrorCode.FILE_NOT_FOUND);
+    assert.equal(none.details?.similar_files, undefined);
+  });
+
+  test('a near-miss spelling is suggested too', async () => {
+    const c = cases.make();
+    c.file('docs/AGENTS.md', 'x\n');
+    const e = await expectCode(c.read.handler({ path: 'docs/AGENT.md' }, ctx), ErrorCode.FILE_NOT_FOUND);
+    assert.deepEqual(e.details?.similar_files, ['docs/AGENTS.md']);
+  });
+
+  // Hermes' content check: more than 30% control characters in the first 1000 is binary.
+  test('files mostly of control characters are refused as binary', async () => {
+    const c = cases.make();
+    c.file('blob', Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 3]));
+    const e = await expectCode(c.read.handler({ path: 'blob' }, ctx), ErrorCode.FILE_BINARY);
+    assert.equal(e.message, 'Binary file - cannot display as text. Use appropriate tools to handle this file type.');
+    assert.deepEqual(e.details, { content: '', total_lines: 0, file_size: 8, truncated: false, is_binary: true, is_image: false });
+  });
+
+  test('a stray NUL in text is shown, not refused', async () => {
+    const c = cases.make();
+    c.file('log.txt', 'header line\nabc\0def\nplain text line\n');
+    const r = await call(c.read, { path: 'log.txt' });
+    assert.equal(r.content, '1|header line\n2|abc\0def\n3|plain text line');
+  });
+
+  test('invalid UTF-8 is shown with replacement characters', async () => {
+    const c = cases.make();
+    c.file('latin1.txt', Buffer.from([0x61, 0xe9, 0x62, 0x63, 0x0a, 0x64]));
+    const r = await call(c.read, { path: 'latin1.txt' });
+    assert.equal(r.content, '1|a\ufffdbc\n2|d');
+  });
+
+  // The pointer to vision_analyze comes only with Hermes' tool server serving it (tests/tools/hermes-tools/descriptions).
+  test('images are refused by extension; without vision_analyze catalogued, terminal is the pointer', async () => {
+    const c = cases.make();
+    c.file('pic.png', 'not really a png');
+    const e = await expectCode(c.read.handler({ path: 'pic.png' }, ctx), ErrorCode.FILE_BINARY);
+    assert.match(e.message, /Cannot read binary file 'pic.png' \(\.png\)\. Use terminal to inspect binary files\.$/);
+    assert.equal(e.details, undefined); // Hermes answers this refusal with its error alone
+  });
+
+  test('device paths are refused without reading them', async () => {
+    const c = cases.make({ access: 'hermes' }); // outside any root: Hermes' own deny list, unconfined
+    const e = await expectCode(c.read.handler({ path: '/dev/zero' }, ctx), ErrorCode.FILE_BLOCKED);
+    assert.match(e.message, /device file that would block or produce infinite output/);
+  });
+
+  test('a symlink to a device is refused as a device', async () => {
+    const c = cases.make({ access: 'hermes' }); // outside any root: Hermes' own deny list, unconfined
+    fs.symlinkSync('/dev/urandom', c.p('rand'));
+    await expectCode(c.read.handler({ path: 'rand' }, ctx), ErrorCode.FILE_BLOCKED);
+  });
+
+  test('/proc/<pid>/environ is refused', async () => {
+    const c = cases.make({ access: 'hermes' }); // outside any root: Hermes' own deny list, unconfined
+    await expectCode(c.read.handler({ path: `/proc/${process.pid}/environ` }, ctx), ErrorCode.FILE_BLOCKED);
+  });
+
+  test('a directory is not a regular file', async () => {
+    const c = cases.make();
+    fs.mkdirSync(c.p('dir'));
+    await expectCode(c.read.handler({ path: 'dir' }, ctx), ErrorCode.FILE_NOT_REGULAR);
+  });
+
+  test('a FIFO is refused without blocking', async () => {
+    const c = cases.make();
+    execFileSync('mkfifo', [c.p('pipe')]);
+    await expectCode(c.read.handler({ path: 'pipe' }, ctx), ErrorCode.FILE_NOT_REGULAR);
+  });
+
+  test('$HERMES_HOME/auth.json is a blocked credential store', async () => {
+    const c = cases.make();
+    c.file('~/auth.json', '{"token": "x"}\n');
+    const e = await expectCode(c.read.handler({ path: c.p('~/auth.json') }, ctx), ErrorCode.FILE_BLOCKED);
+    assert.match(e.message, /is a Hermes credential store/);
+  });
+
+  test('$HERMES_HOME/.env is blocked, also through a symlink', async () => {
+    const c = cases.make();
+    c.file('~/.env', 'OPENAI_API_KEY=x\n');
+    fs.symlinkSync(c.p('~/.env'), c.p('innocent.txt'));
+    await expectCode(c.read.handler({ path: c.p('~/.env') }, ctx), ErrorCode.FILE_BLOCKED);
+    await expectCode(c.read.handler({ path: 'innocent.txt' }, ctx), ErrorCode.FILE_BLOCKED);
+  });
+
+  test('project .env files are blocked but .env.example is readable', async () => {
+    const c = cases.make();
+    c.file('.env.local', 'DB_PASSWORD=x\n');
+    c.file('.env.example', 'DB_PASSWORD=\n');
+    const e = await expectCode(c.read.handler({ path: '.env.local' }, ctx), ErrorCode.FILE_BLOCKED);
+    assert.match(e.message, /secret-bearing environment file/);
+    const r = await call(c.read, { path: '.env.example' });
+    assert.equal(r.content, '1|DB_PASSWORD=');
+  });
+
+  test('the skills hub cache is blocked', async () => {
+    const c = cases.make();
+    c.file('~/skills/.hub/index-cache/x.json', '{}\n');
+    const e = await expectCode(c.read.handler({ path: c.p('~/skills/.hub/index-cache/x.json') }, ctx), ErrorCode.FILE_BLOCKED);
+    assert.match(e.message, /internal Hermes cache file/);
+  });
+
+  test('credential files of the Hermes root are blocked when running under a profile', async () => {
+    const c = cases.make({ homeRel: 'hermes/profiles/work' });
+    const rootAuth = c.file('../hermes/auth.json', '{}\n');
+    await expectCode(c.read.handler({ path: rootAuth }, ctx), ErrorCode.FILE_BLOCKED);
+  });
+});

@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Client } from '@modelcontextprotocol/client';
+import { abortableToolCall, connect, viaBridge } from '../../helpers/gateway.js';
+import { toolServerReadiness } from '../../helpers/hermes-tools.js';
+import { startRealTools, type RealTools } from '../../helpers/real-hermes-tools.js';
+import { tempDirs } from '../../helpers/temp.js';
+import { waitFor } from '../../helpers/wait.js';
+
+// Cancelling calls on Hermes' real tool server (0.19.0, mcp 1.26 FastMCP), whose upstream is a
+// slow Firecrawl. Facts this rests on: the server runs each Hermes tool synchronously on its event
+// loop, so it reads nothing — a ping, a cancel — until the call ends; a cancel of a request it
+// has read but not started crashes it. So the worker sends one request at a time: a queued call
+// cancelled by its client never reaches the server; a readiness probe during a call reports the
+// call instead of pinging; and after a cancelled or timed-out call the server must answer a ping
+// within hermesToolsStuckPingMs, else it is restarted — which is what finally stops the upstream
+// request (Firecrawl sees its client go away).
+
+const temp = tempDirs();
+const STUCK_PING_MS = 2500;
+let real: RealTools;
+let client: Client;
+
+before(async () => {
+  real = await startRealTools(temp.make('hmcp-real-cancel-'), {
+    limits: { hermesToolsCallTimeoutSeconds: 3, hermesToolsStuckPingMs: STUCK_PING_MS, hermesToolsRestartMinMs: 300, hermesToolsRestartMaxSeconds: 5 },
+  });
+  client = await connect(real.gw.mcpUrl, 'modern');
+  await waitFor(async () => (await toolServerReadiness(real.gw.url)).web.status !== 'starting', 60_000, 'the smoke calls done');
+});
+
+after(async () => {
+  await client?.close();
+  await real?.close();
+  temp.removeAll();
+});
+
+const firecrawlSaw = (query: string) => real.firecrawl.requests.find((q) => q.body?.query === query);
+
+test('a queued call its client cancels never reaches the tool server; a probe during a call reports it, and nothing crashes', async () => {
+  const first = viaBridge(client, 'web_search', { query: 'slow:2500' });
+  await waitFor(() => firecrawlSaw('slow:2500'), 20_000, 'the first call at Firecrawl');
+  const queued = abortableToolCall(real.gw.mcpUrl, 'web_search', { query: 'queued' });
+  const during = await toolServerReadiness(real.gw.url);
+  assert.equal(during.hermesTools.ready, true, JSON.stringify(during.hermesTools));
+  assert.deepEqual((during.hermesTools.details?.busy as { tool: string }).tool, 'web_search');
+  await new Promise((r) => setTimeout(r, 300));
+  queued.abort();
+  assert.equal(await queued.done, 'aborted');
+  assert.equal((await first).data.success, true);
+  const next = await viaBridge(client, 'web_search', { query: 'after the queued cancel' });
+  assert.equal(next.data.success, true);
+  assert.equal(firecrawlSaw('queued'), undefined, 'the cancelled call was never sent');
+  const ready = await toolServerReadiness(real.gw.url);
+  assert.equal(ready.hermesTools.details?.restarts, 0, 'the tool server did not crash');
+});
+
+test('a call past its budget is cancelled; a tool server that comes back from it keeps serving', async () => {
+  const started = Date.now();
+  const slow = await viaBridge(client, 'web_search', { query: 'slow:3800' });
+  assert.equal(slow.data.error, 'HERMES_TOOLS_TIMEOUT', JSON.stringify(slow.data));
+  assert.match(String(slow.data.message), /within 3 s \(hermesToolsCallTimeoutSeconds\); the call was cancelled on the tool server/);
+  assert.ok(Date.now() - started < 3000 + 2000, `answered after ${Date.now() - started} ms`);
+  const next = await viaBridge(client, 'web_search', { query: 'after the timeout' });
+  assert.equal(next.data.success, true);
+  const request = firecrawlSaw('slow:3800')!;
+  assert.ok(request.answeredAt !== undefined && request.abortedAt === undefined, 'Hermes finished the call it could not stop (its loop never read the cancel in time)');
+  assert.equal((await toolServerReadiness(real.gw.url)).hermesTools.details?.restarts, 0);
+});
+
+test('a cancelled call the tool server cannot leave: past hermesToolsStuckPingMs it is restarted, which ends the upstream request', async () => {
+  const slow = abortableToolCall(real.gw.mcpUrl, 'web_search', { query: 'slow:60000' });
+  await waitFor(() => firecrawlSaw('slow:60000'), 20_000, 'the call at Firecrawl');
+  const abortedAt = Date.now();
+  slow.abort();
+  assert.equal(await slow.done, 'aborted');
+  const request = await waitFor(() => (firecrawlSaw('slow:60000')?.abortedAt ? firecrawlSaw('slow:60000') : undefined), 15_000, 'the Firecrawl request ended by its client');
+  const after = request.abortedAt! - abortedAt;
+  assert.ok(after >= STUCK_PING_MS - 200 && after < STUCK_PING_MS + 5000, `the upstream request ended ${after} ms after the cancel`);
+  const back = await waitFor(async () => {
+    const r = await toolServerReadiness(real.gw.url);
+    return r.hermesTools.ready && r.hermesTools.details?.restarts === 1 ? r : undefined;
+  }, 30_000, 'the tool server restarted');
+  assert.match(String(back.hermesTools.details?.last_failure), /no answer to a ping within 2500 ms \(hermesToolsStuckPingMs\) after the web_search call, cancelled because its client cancelled it: killed as stuck/);
+  const next = await viaBridge(client, 'web_search', { query: 'after the restart' });
+  assert.equal(next.data.success, true);
+  assert.deepEqual(real.egress, []);
+});

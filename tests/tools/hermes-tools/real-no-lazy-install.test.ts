@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Client } from '@modelcontextprotocol/client';
+import { connect, viaBridge } from '../../helpers/gateway.js';
+import { startRealTools, type RealTools } from '../../helpers/real-hermes-tools.js';
+import { tempDirs } from '../../helpers/temp.js';
+
+// Hermes installs a backend's missing Python packages on first use (tools/lazy_deps.py ensure(),
+// a pip install into its venv from PyPI), unless lazy installs are off. Through the gateway a tool
+// call is a remote agent's request: it must not make the host download and install code. The
+// gateway starts the tool server with HERMES_DISABLE_LAZY_INSTALLS=1, so a backend whose packages
+// are missing (Exa here: exa-py is not in the pinned install) answers with Hermes' own
+// "unavailable" error and nothing is fetched (the egress trap stays empty).
+
+const temp = tempDirs();
+let real: RealTools;
+let client: Client;
+
+before(async () => {
+  real = await startRealTools(temp.make('hmcp-real-lazy-'), {
+    config: { web: { backend: 'exa' } },
+    dotenv: { EXA_API_KEY: 'exa-test-key-not-real' },
+    env: { HERMES_MCP_OPTIONAL_COMPONENTS: 'web_provider' },
+  });
+  client = await connect(real.gw.mcpUrl, 'modern');
+});
+
+after(async () => {
+  await client?.close();
+  await real?.close();
+  temp.removeAll();
+});
+
+test("a web backend whose packages are missing is not pip-installed on a remote agent's call", async () => {
+  const r = await viaBridge(client, 'web_search', { query: 'hermes agent', limit: 1 });
+  const text = JSON.stringify(r.data);
+  assert.match(text, /exa/i, `Hermes' own answer names the backend: ${text.slice(0, 400)}`);
+  assert.deepEqual(real.egress, [], 'nothing was fetched to install the backend');
+});
