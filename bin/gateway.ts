@@ -43,7 +43,7 @@ or as node dist/bin/gateway.js, node dist/bin/admission.js, node dist/bin/auth.j
 async function main(): Promise<void> {
   if (process.argv[2] === 'doctor') {
     // Imported only for this subcommand: the gateway itself never loads the doctor's modules.
-    const { doctorMain } = await import('../supervisor/platform/doctor/index.js');
+    const { doctorMain } = await import('../supervisor/doctor/index.js');
     const code = await doctorMain(process.argv.slice(3), process.env);
     // Exit once the report is written: a backend's keep-alive socket must not hold the command open.
     process.stdout.write('', () => process.exit(code));

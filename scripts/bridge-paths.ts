@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 import { dirname } from 'node:path';
-import { resolveBridgeSettings } from '../supervisor/bridge-profile/settings.js';
+import { resolveBridgeSettings } from '../supervisor/tools/agent-tasks/settings.js';
 
 // The directories the hermes-mcp-bridge profile writes, read from its .env exactly as the gateway
-// reads it (supervisor/bridge-profile/settings.ts): TASKS_DIR and the directory of AUDIT_LOG (rotation
+// reads it (supervisor/tools/agent-tasks/settings.ts): TASKS_DIR and the directory of AUDIT_LOG (rotation
 // renames the log beside itself). scripts/install-units.sh adds them to the unit's ReadWritePaths,
 // since ProtectHome=read-only would otherwise leave them read-only outside HERMES_HOME.
 //

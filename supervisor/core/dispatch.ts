@@ -5,11 +5,11 @@ import { errorOutcome, normalizeResult, outcomeFromError } from './result.js';
 import type { CallContext, DeferredCall, ForwardingToolDefinition, NormalizedToolResult, Owner, ToolDefinition, ToolOutcome } from './tool-types.js';
 import type { Catalog, CatalogEntry } from './catalog/catalog.js';
 import type { ArgumentValidator } from './catalog/validate.js';
-import { normalizeOffloaded } from '../platform/thread-pool/pool.js';
+import { normalizeOffloaded } from './result-offload.js';
 import type { CapabilityStore } from './owners/capabilities.js';
 import type { OwnerRegistry } from './owners/owners.js';
 import type { RequestRecord } from '../platform/telemetry.js';
-import { assertScope, principalKey, type Grant } from '../http/auth/scopes.js';
+import { assertScope, principalKey, type Grant } from './scopes.js';
 
 // The one path every tool call takes: target resolution, owner resolution, argument validation
 // (before anything runs), the owner check, the owner lease for work that may outlive its answer,

@@ -13,9 +13,7 @@ import { missingRoots, rootsReadiness } from '../platform/health/roots.js';
 import { CapabilityStore } from './owners/capabilities.js';
 import { OwnerRegistry } from './owners/owners.js';
 import { sessionTools } from './owners/session-tools.js';
-import { skillsTools } from '../tools/skills/index.js';
 import { OrphanReaper } from '../platform/spawning/orphan-reaper.js';
-import { startupContextTool, startupReadiness } from '../tools/startup/startup-context.js';
 
 // Composition root: registers every source and readiness component, freezes the catalog, and
 // exposes the two operations the MCP layer needs (list the six public tools, call one).
@@ -70,13 +68,16 @@ export class Gateway {
     const adapters = options.adapters ?? [];
     gw.adapters = adapters;
     const readiness = adapters.flatMap((a) => a.readiness ?? []);
-    const hermesSources = adapters.flatMap((a) => (a.source?.name === 'hermes' ? [a.source] : []));
+    // The gateway's own tools and Hermes' come from several adapters each under one source name, so
+    // the policy filters each as one upstream; asked in the adapters' order.
+    const merged = async (name: string, catalogued: (name: string) => boolean) =>
+      (await Promise.all(adapters.flatMap((a) => (a.source?.name === name ? [a.source.tools(catalogued)] : [])))).flat();
 
     const sources: ToolSource[] = [
       {
         name: 'gateway',
-        tools: () => [
-          startupContextTool(config),
+        tools: async (catalogued) => [
+          ...(await merged('gateway', catalogued)),
           ...sessionTools({
             capabilities: gw.capabilities,
             owners: gw.owners,
@@ -85,17 +86,15 @@ export class Gateway {
           }),
         ],
       },
-      // Hermes' tools come from two places under one source name, so the policy filters them as
-      // one upstream: the skills, read here from $HERMES_HOME, and what adapters add for Hermes
-      // (its own tool server's web, vision, image and video tools). Asked before every other
-      // adapter's source, so those can describe what Hermes' tool server turned out to serve.
-      { name: 'hermes', tools: async (catalogued) => [...skillsTools(config), ...(await Promise.all(hermesSources.map((s) => s.tools(catalogued)))).flat()] },
-      ...adapters.flatMap((a) => (a.source && a.source.name !== 'hermes' ? [a.source] : [])),
+      // Hermes' tools: the skills read from $HERMES_HOME and its own tool server's web, vision,
+      // image and video tools. Asked before every other adapter's source, so those can describe
+      // what Hermes' tool server turned out to serve.
+      { name: 'hermes', tools: (catalogued) => merged('hermes', catalogued) },
+      ...adapters.flatMap((a) => (a.source && a.source.name !== 'hermes' && a.source.name !== 'gateway' ? [a.source] : [])),
     ];
     const catalog = await Catalog.assemble(sources, policy);
     for (const d of catalog.report.dropped) log.info({ event: 'tool_dropped_by_policy', source: d.source, tool: d.name, reason: d.reason });
 
-    gw.readiness.register(startupReadiness(config));
     gw.readiness.register(rootsReadiness(config));
     const missing = missingRoots(config.roots);
     if (missing.length > 0) {

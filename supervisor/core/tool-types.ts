@@ -1,7 +1,7 @@
 // What every tool source speaks: a tool definition, the per-call context, and the raw outcome a
 // handler returns before the gateway normalises it (redaction, caps, mirroring) into an MCP result.
 
-import type { Grant } from '../http/auth/scopes.js';
+import type { Grant } from './scopes.js';
 
 type JsonSchema = Record<string, unknown> & { type: 'object' };
 

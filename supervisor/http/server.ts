@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { MiddlewareHandler } from 'hono';
 import { createApp } from './app.js';
 import { assertAuthFilesSafe, createAuthEdge } from './auth/index.js';
-import { bridgeAdapter, type BridgeAdapter } from '../bridge-profile/index.js';
+import { bridgeAdapter, type BridgeAdapter } from './bridge-profile/index.js';
 import { isLoopbackHost, type GatewayConfig } from '../platform/config.js';
 import { Gateway, type GatewayOptions } from '../core/gateway.js';
 import { createMcpEndpoint } from './mcp/endpoint.js';
@@ -16,6 +16,8 @@ import { browserAdapter } from '../tools/browser/index.js';
 import { jobsAdapter, type JobsAdapter } from '../tools/jobs/index.js';
 import { memoryAdapter, type MemoryAdapter } from '../tools/memory/index.js';
 import { lspAdapter } from '../tools/lsp/index.js';
+import { skillsAdapter } from '../tools/skills/index.js';
+import { startupAdapter } from '../tools/startup/index.js';
 import { nativeAdapter, type NativeAdapter } from '../tools/native-adapter.js';
 import { GatewayMetrics } from '../platform/metrics.js';
 import { listenerTimeouts } from './edge/keep-alive.js';
@@ -63,6 +65,8 @@ const DRAIN_POLL_MS = 25;
 export function backendAdapters(config: GatewayConfig, native: NativeAdapter, log: Logger, policy?: GatewayOptions['policy']) {
   const hermesTools = hermesToolsAdapter(config, native.runtime, log, policy);
   return {
+    startup: startupAdapter(config),
+    skills: skillsAdapter(config),
     guarded: guardedAdapter(config, log),
     memory: memoryAdapter(config, log),
     browser: browserAdapter(config, log, hermesTools.vision),
@@ -94,8 +98,8 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   native.runtime.spawnObserver = (kind, readySeconds) => metrics.observeSpawn(kind, readySeconds);
   const jobs = jobsAdapter(native, log, options.now);
   const bridge = bridgeAdapter(config, log);
-  const { guarded, memory, browser, lsp, graph, hermesTools } = backendAdapters(config, native, log, options.policy);
-  const gateway = await Gateway.create({ ...options, adapters: [native, jobs, guarded, memory, browser, lsp, graph, bridge, hermesTools, ...(options.adapters ?? [])] });
+  const { startup, skills, guarded, memory, browser, lsp, graph, hermesTools } = backendAdapters(config, native, log, options.policy);
+  const gateway = await Gateway.create({ ...options, adapters: [startup, skills, native, jobs, guarded, memory, browser, lsp, graph, bridge, hermesTools, ...(options.adapters ?? [])] });
   const endpoint = createMcpEndpoint(gateway, (error) => log.warn({ event: 'mcp_rejected', reason: error.message }));
   // Authentication (public URL, credentials, OAuth) when configured; undefined leaves loopback use as it was.
   const auth = await createAuthEdge(config, log, options.now);

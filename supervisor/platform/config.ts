@@ -3,10 +3,13 @@ import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { loadLimits, type Limits } from '../../shared/limits.js';
 import { FILE_ACCESS_MODES, type FileAccessMode } from './roots.js';
-import { HONCHO_ENV_KEYS } from '../tools/memory/config.js';
-import { loadLspServers, type LspServerSpec } from '../tools/lsp/servers.js';
-import { BROWSER_ENV_KEYS } from '../tools/browser/settings.js';
-import { authSettings, type AuthConfig } from '../http/auth/settings.js';
+import { loadLspServers, type LspServerSpec } from './settings/lsp-servers.js';
+import { authSettings, type AuthConfig } from './settings/auth.js';
+
+/** The environment variables Hermes' Honcho resolution reads (GatewayConfig.honchoEnv carries them to tools/memory/config.ts). */
+export const HONCHO_ENV_KEYS = ['HONCHO_API_KEY', 'HONCHO_BASE_URL', 'HONCHO_ENVIRONMENT', 'HERMES_HONCHO_HOST', 'HOME'] as const;
+/** What Hermes reads from the environment for Camofox and its private-URL opt-out (GatewayConfig.browserEnv, tools/browser/settings.ts). */
+export const BROWSER_ENV_KEYS = ['CAMOFOX_URL', 'CAMOFOX_API_KEY', 'CAMOFOX_USER_ID', 'CAMOFOX_SESSION_KEY', 'HERMES_ALLOW_PRIVATE_URLS'] as const;
 
 // Everything the gateway reads from its environment, in one place, with the documented defaults
 // (README, Configuration).
@@ -81,7 +84,7 @@ export interface GatewayConfig {
   lsp: LspConfig;
   /**
    * `HERMES_MCP_BRIDGE_ENV`: a hermes-mcp-bridge `.env` file (MCP_AUTH_TOKEN, HERMES_ENV_PATH,
-   * TASKS_DIR, ...) read by supervisor/bridge-profile/settings.ts. Unset, the agent-task tools answer
+   * TASKS_DIR, ...) read by supervisor/tools/agent-tasks/settings.ts. Unset, the agent-task tools answer
    * BRIDGE_NOT_CONFIGURED and the bridge profile is not served.
    */
   bridgeEnvFile?: string;
@@ -121,7 +124,7 @@ export interface GatewayConfig {
    * `security.allow_private_urls` is on), so an offline or intranet deployment names one it can read.
    */
   webSmokeUrl: string;
-  /** Public URL, credentials, OAuth and audit (supervisor/http/auth/settings.ts). */
+  /** Public URL, credentials, OAuth and audit (supervisor/platform/settings/auth.ts). */
   auth: AuthConfig;
 }
 

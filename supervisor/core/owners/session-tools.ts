@@ -1,7 +1,7 @@
 import { formatDuration } from '../../platform/duration.js';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { ToolDefinition } from '../tool-types.js';
-import { principalKey } from '../../http/auth/scopes.js';
+import { principalKey } from '../scopes.js';
 import type { CapabilityStore } from './capabilities.js';
 import type { OwnerRegistry } from './owners.js';
 

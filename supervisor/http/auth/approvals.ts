@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { sha256Hex, type AuthDatabase } from './auth-db.js';
-import { SCOPE_READ } from './scopes.js';
+import { SCOPE_READ } from '../../core/scopes.js';
 
 // Pending operator approvals. Every authorization request waits on the consent page until the
 // operator approves it on the host (`hermes-mcp-auth approve CODE`, with the code the page shows)

@@ -3,10 +3,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Configuration, KoaContextWithOIDC, default as ProviderType } from 'oidc-provider';
 import type { Limits } from '../../../shared/limits.js';
 import type { AuthDatabase } from './auth-db.js';
-import { isLoopbackName } from './public-origin.js';
+import { isLoopbackName } from '../../platform/settings/public-origin.js';
 import { guardedFetch, type Resolver } from './metadata-fetch.js';
 import { SqliteOidcAdapter } from './oauth-store.js';
-import { SCOPE_FULL, SCOPE_READ } from './scopes.js';
+import { SCOPE_FULL, SCOPE_READ } from '../../core/scopes.js';
 
 // The gateway's own OAuth 2.1 authorization server: oidc-provider (a maintained, certified
 // implementation), configured for what the MCP authorization specification asks and nothing more:

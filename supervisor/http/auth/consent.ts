@@ -6,7 +6,7 @@ import { close, countFailedTry, markApproved, newApprovalCode, pendingByUid, rec
 import { escapeHtml, type Provider } from './authorization-server.js';
 import type { OperatorCommand } from '../../platform/operator-command.js';
 import type { PassphraseLimit } from './passphrase-limit.js';
-import { parseScopes, SCOPE_FULL } from './scopes.js';
+import { parseScopes, SCOPE_FULL } from '../../core/scopes.js';
 
 // The consent page of the authorization server (GET/POST /oauth/consent/:uid). It shows the
 // client's name, its redirect URI and the requested scope, and waits for an operator approval that

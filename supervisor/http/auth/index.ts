@@ -15,8 +15,8 @@ import { ConsentPages, passphraseFileProblem } from './consent.js';
 import { CONSENT_PREFIX, mcpGate, originGuard, verdictOf } from './middleware.js';
 import { sweepExpired } from './oauth-store.js';
 import { PassphraseLimit } from './passphrase-limit.js';
-import { PublicOrigin } from './public-origin.js';
-import { SCOPES } from './scopes.js';
+import { PublicOrigin } from '../../platform/settings/public-origin.js';
+import { SCOPES } from '../../core/scopes.js';
 import { StaticTokenVerifier } from './static-tokens.js';
 import { protectAuthFiles } from '../../tools/files/sensitive-paths.js';
 

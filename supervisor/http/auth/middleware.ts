@@ -5,8 +5,8 @@ import { AuditLog, auditFacts } from '../edge/audit.js';
 import { clientIp } from '../edge/client-ip.js';
 import { TokenBuckets } from '../edge/rate-limit.js';
 import { requestRecordOf } from '../../platform/telemetry.js';
-import { PublicOrigin, type OriginVerdict } from './public-origin.js';
-import { principalKey, SCOPES, type Grant } from './scopes.js';
+import { PublicOrigin, type OriginVerdict } from '../../platform/settings/public-origin.js';
+import { principalKey, SCOPES, type Grant } from '../../core/scopes.js';
 import type { StaticTokenVerifier } from './static-tokens.js';
 import type { Provider } from './authorization-server.js';
 

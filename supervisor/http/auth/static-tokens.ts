@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { tokenDigest } from '../edge/bearer.js';
 import type { Statement } from 'better-sqlite3';
 import type { AuthDatabase } from './auth-db.js';
-import { SCOPE_FULL, SCOPE_READ, type Scope } from './scopes.js';
+import { SCOPE_FULL, SCOPE_READ, type Scope } from '../../core/scopes.js';
 
 // Named static bearer tokens, for clients that can send a header (Hermes' own MCP client, Claude
 // Code, scripts, the bridge profile). A token is 32 random bytes (base64url), shown once by the

@@ -2,7 +2,7 @@ import { Server, type CallToolResult, type Tool } from '@modelcontextprotocol/se
 import type { Gateway } from '../../core/gateway.js';
 import type { RequestScope } from '../../core/dispatch.js';
 import { packageVersion } from '../../../shared/package-root.js';
-import type { Grant } from '../auth/scopes.js';
+import type { Grant } from '../../core/scopes.js';
 import { requestRecordOf } from '../../platform/telemetry.js';
 
 // One low-level SDK Server per modern request, or per legacy session. It only answers tools/list

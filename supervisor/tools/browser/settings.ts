@@ -7,9 +7,6 @@ import { readHermesConfig } from '../../platform/hermes-config.js';
 // identity, timeouts and URL/evaluate policy from Hermes' config.yaml (`browser.*`), with the
 // gateway's limits as the defaults. A change needs a gateway restart, like the rest of the catalog.
 
-/** What Hermes reads from the environment for Camofox (and its private-URL opt-out). */
-export const BROWSER_ENV_KEYS = ['CAMOFOX_URL', 'CAMOFOX_API_KEY', 'CAMOFOX_USER_ID', 'CAMOFOX_SESSION_KEY', 'HERMES_ALLOW_PRIVATE_URLS'] as const;
-
 /** Camofox' own default port on loopback (its server.js listens on 9377). */
 export const DEFAULT_CAMOFOX_URL = 'http://127.0.0.1:9377';
 

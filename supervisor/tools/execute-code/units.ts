@@ -1,8 +1,5 @@
-import type { Readable, Writable } from 'node:stream';
-import type { ExecuteUnitProtocol } from '../../../shared/worker-protocol/execute.js';
-import type { ReplyTo, RequestBody, RequestType } from '../../../shared/worker-protocol/protocol.js';
 import { UnitZygote } from './unit-zygote.js';
-import type { WorkerExit } from '../../platform/spawning/worker-process.js';
+import type { ExecuteUnit } from './unit.js';
 import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
 
 // Where execute_code units come from. Forked by the unit zygote (unit-zygote.ts) whenever that
@@ -17,28 +14,6 @@ import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
 //   once in the log, and every later unit is spawned.
 //
 // A zygote that dies after it was up takes its units with it; the next unit starts a new one.
-
-/** A running execute_code unit: what execute-code.ts uses of it, whichever way it was made. */
-export interface ExecuteUnit {
-  readonly exited: Promise<WorkerExit>;
-  /** The unit's init as the gateway sees it (undefined until known). */
-  readonly pid: number | undefined;
-  /** False once the unit is known to have ended, which can be before `exited` settles. */
-  readonly alive: boolean;
-  /** The script's stdin (the code goes in, then EOF), stdout and stderr. */
-  readonly scriptIo: { stdin: Writable; stdout: Readable; stderr: Readable };
-  describeExit(): string;
-  /** Every message the unit sends, in order (responses to request() included). */
-  onFrame(handler: (message: UnitMessage) => void): () => void;
-  /** Sends a request (the unit's protocol: a script's terminal command) and resolves with its response. */
-  request<K extends RequestType<ExecuteUnitProtocol>>(body: RequestBody<ExecuteUnitProtocol, K>): Promise<ReplyTo<ExecuteUnitProtocol, K>>;
-  /** Resolves with the first message `match` accepts; rejects if the unit exits first. */
-  waitFor<M extends UnitMessage>(match: (message: UnitMessage) => message is M): Promise<M>;
-  /** Whole-tree teardown; resolves once the unit and everything it started are gone. */
-  kill(): Promise<void>;
-}
-
-type UnitMessage = ExecuteUnitProtocol['fromWorker'];
 
 /** The settings every unit's interpreter starts with, injected after scrubbing as Hermes does. */
 function unitPythonEnv(runtime: WorkerRuntime): Record<string, string> {

@@ -6,7 +6,7 @@ import { executeUnitProtocol, type ExecuteUnitProtocol } from '../../../shared/w
 import { messageDecoder, type ReplyTo, type RequestBody, type RequestType } from '../../../shared/worker-protocol/protocol.js';
 import { PendingRequests } from '../../../shared/worker-protocol/requests.js';
 import type { UnitHelloMessage } from '../../../shared/worker-protocol/zygote.js';
-import type { ExecuteUnit } from './units.js';
+import type { ExecuteUnit } from './unit.js';
 import type { UnitConnectionKind } from './unit-connections.js';
 import { firstMessage, type WorkerExit } from '../../platform/spawning/worker-process.js';
 

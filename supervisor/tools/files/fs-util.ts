@@ -190,7 +190,7 @@ async function similarFiles(displayPath: string, absolutePath: string): Promise<
       const common = [...new Set(lower)].filter((c) => lf.includes(c)).length;
       if (common >= Math.max(lower.length, lf.length) * 0.4) score = 30;
     }
-    if (score > 0) scored.push([score, dirShown === '.' && !displayPath.startsWith('./') ? name : join(dirShown, name)]);
+    if (score > 0) scored.push([score, dirShown === '.' && !displayPath.startsWith('.//') ? name : join(dirShown, name)]);
   }
   // Stable sort by score only, like Python's `sort(key=-score)`.
   return scored.sort((a, b) => b[0] - a[0]).slice(0, 5).map(([, p]) => p);

@@ -2,7 +2,8 @@ import { dirname } from 'node:path';
 import type { Logger } from 'pino';
 import { isGatewayError } from '../../../shared/errors.js';
 import type { Adapter } from '../../core/adapter.js';
-import type { NativeAdapter } from '../native-adapter.js';
+import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
+import type { ProcessRegistry } from '../processes/registry.js';
 import { gateState, jobCounts } from './job-repository.js';
 import { JobRunner } from './runner.js';
 import { openJobDatabase, type JobDatabase } from './database.js';
@@ -25,7 +26,13 @@ export interface JobsAdapter extends Adapter {
 }
 
 /** `now` is the clock receipts, expiry and deadlines follow (the gateway's; Date.now by default). */
-export function jobsAdapter(native: NativeAdapter, log: Logger, now: () => number = Date.now): JobsAdapter {
+/** What jobs share with the native adapter: its worker runtime and the owners' background processes. */
+export interface JobsHost {
+  runtime: WorkerRuntime;
+  processes: ProcessRegistry;
+}
+
+export function jobsAdapter(native: JobsHost, log: Logger, now: () => number = Date.now): JobsAdapter {
   const { runtime } = native;
   const { config } = runtime;
   let db: JobDatabase | undefined;

@@ -5,7 +5,7 @@ import type { ProbeResult } from '../../platform/health/readiness.js';
 import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
 import type { ToolDefinition } from '../../core/tool-types.js';
 import { LspWorkerHost } from './host.js';
-import { findProgram } from './servers.js';
+import { findProgram } from '../../platform/settings/lsp-servers.js';
 import { lspStatus, lspTools } from './tools.js';
 
 // The read-only LSP adapter. Its tools are the same six ToolDefinitions whichever face serves them:

@@ -4,7 +4,7 @@ import type { LspLaunch, LspOperation } from '../../../shared/worker-protocol/ls
 import type { GatewayConfig, LspConfig } from '../../platform/config.js';
 import { isInside, realRoots, resolveInsideRoots } from '../../platform/roots.js';
 import type { ToolDefinition, ToolOutcome } from '../../core/tool-types.js';
-import { findProgram, languageIdFor, projectWorkspace, serverForFile } from './servers.js';
+import { findProgram, languageIdFor, projectWorkspace, serverForFile } from '../../platform/settings/lsp-servers.js';
 import type { LspWorkerHost, LspSuccess } from './host.js';
 import { shapeDiagnostics, shapeHover, shapeLocations, shapeSymbols } from './shape.js';
 

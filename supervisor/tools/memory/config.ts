@@ -36,9 +36,6 @@ const ENVIRONMENT_URLS: Record<string, string> = {
 export const REASONING_LEVELS = ['minimal', 'low', 'medium', 'high', 'max'] as const;
 export type ReasoningLevel = (typeof REASONING_LEVELS)[number];
 
-/** The environment variables this resolution reads (GatewayConfig.honchoEnv carries them). */
-export const HONCHO_ENV_KEYS = ['HONCHO_API_KEY', 'HONCHO_BASE_URL', 'HONCHO_ENVIRONMENT', 'HERMES_HONCHO_HOST', 'HOME'] as const;
-
 interface HonchoIdentity {
   /** The honcho.json host block this gateway reads (`hermes`, `hermes_<profile>`, HERMES_HONCHO_HOST). */
   host: string;

@@ -10,6 +10,15 @@
 //   directories, and required environment variables are checked against the gateway's own environment
 //   (config.inheritedEnvironment) only.
 
+import type { Adapter } from '../../core/adapter.js';
+import type { SkillsConfig } from './common.js';
+import { skillsTools } from './tools.js';
+
 export type { SkillsConfig, SkillSummary } from './common.js';
 export { parseFrontmatter, requiredEnvironmentVariables, type RequiredEnv } from './frontmatter.js';
 export { skillsTools } from './tools.js';
+
+/** skills_list / skill_view, catalogued under Hermes' source name so the policy filters them with Hermes' other tools. */
+export function skillsAdapter(config: SkillsConfig): Adapter {
+  return { name: 'skills', source: { name: 'hermes', tools: () => skillsTools(config) } };
+}

@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import { Hono } from 'hono';
 import { ConfigError, loadConfig } from '../../../supervisor/platform/config.js';
 import { originGuard } from '../../../supervisor/http/auth/middleware.js';
-import { PublicOrigin } from '../../../supervisor/http/auth/public-origin.js';
+import { PublicOrigin } from '../../../supervisor/platform/settings/public-origin.js';
 import { auditLines, raw } from '../../helpers/auth.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 

@@ -4,7 +4,7 @@ import { after, test } from 'node:test';
 import { Hono } from 'hono';
 import { openAuthDatabase } from '../../../supervisor/http/auth/auth-db.js';
 import { mcpGate } from '../../../supervisor/http/auth/middleware.js';
-import { PublicOrigin } from '../../../supervisor/http/auth/public-origin.js';
+import { PublicOrigin } from '../../../supervisor/platform/settings/public-origin.js';
 import { issueStaticToken, StaticTokenVerifier } from '../../../supervisor/http/auth/static-tokens.js';
 import { AuditLog } from '../../../supervisor/http/edge/audit.js';
 import { tempDirs } from '../../helpers/temp.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../../supervisor/platform/config.js';
-import { projectWorkspace, type LspServerSpec } from '../../../supervisor/tools/lsp/servers.js';
+import { projectWorkspace, type LspServerSpec } from '../../../supervisor/platform/settings/lsp-servers.js';
 import { connect, startTestGateway, viaBridge } from '../../helpers/gateway.js';
 import { tempDirs } from '../../helpers/temp.js';
 import { pathWithServers, writeTypeScriptProject } from './fixtures.js';

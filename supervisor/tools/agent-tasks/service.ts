@@ -1,0 +1,59 @@
+import { readFileSync, statSync } from 'node:fs';
+import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import type { Limits } from '../../../shared/limits.js';
+import { HermesApi } from './hermes-api.js';
+import type { AgentEntry, AgentRegistry } from './registry.js';
+import type { BridgeSettings } from './settings.js';
+import type { TaskStore } from './tasks.js';
+
+// What the five tools share: the settings, the registry, the task store, and the resolution of an
+// agent name to a ready API client (refused before any upstream call when the name is unknown or
+// the agent has no key).
+
+export interface BridgeService {
+  settings: BridgeSettings;
+  registry: AgentRegistry;
+  store: TaskStore;
+  limits: Limits;
+}
+
+export interface ResolvedAgent {
+  agent: AgentEntry;
+  api: HermesApi;
+}
+
+export function resolveAgent(service: BridgeService, name: string | undefined): ResolvedAgent {
+  const view = service.registry.current();
+  const agent = service.registry.find(name);
+  if (!agent) {
+    throw new GatewayError(ErrorCode.UNKNOWN_AGENT, `unknown agent ${JSON.stringify(name)}; list_agents shows the registered agents (${view.agents.map((a) => a.name).join(', ')})`);
+  }
+  const key = service.registry.keyOf(agent);
+  if (!('key' in key)) {
+    throw new GatewayError(ErrorCode.AGENT_UNAVAILABLE, `agent ${agent.name} has no resolvable API key (key_env/key_file)`, { unavailable_reason: key.reason });
+  }
+  return { agent, api: new HermesApi(agent.baseUrl, key.key, service.limits.bridgeUpstreamMaxBytes) };
+}
+
+/** The contract injected as system instructions on every task, read per call so edits apply at once. */
+export function readContract(service: BridgeService): string | undefined {
+  const file = service.settings.contractPath;
+  if (!file) return undefined;
+  try {
+    const stat = statSync(file);
+    if (!stat.isFile()) throw new Error('not a regular file');
+    if (stat.size > service.limits.bridgeContractMaxBytes) throw new Error(`larger than ${service.limits.bridgeContractMaxBytes} bytes`);
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new GatewayError(ErrorCode.CONTRACT_UNREADABLE, `the task contract HERMES_CONTRACT_PATH=${file} cannot be used: ${(e as Error).message}`);
+  }
+}
+
+/** `signal` plus a deadline of `seconds`, whose abort reason names the deadline. */
+export function withDeadline(signal: AbortSignal, seconds: number, what: string): AbortSignal {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new GatewayError(ErrorCode.TASK_TIMEOUT, `${what} did not answer within ${seconds} s`)), seconds * 1000);
+  timer.unref();
+  signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
+  return AbortSignal.any([signal, deadline.signal]);
+}

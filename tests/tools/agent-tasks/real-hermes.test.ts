@@ -1,0 +1,278 @@
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { messageText, startScriptedModel, type ScriptedModel } from '../../fixtures/scripted-model.js';
+import { agentTurnFor, lastUserText, makeBridgeDeployment, modelMessages, startRealHermesApi, systemText, type BridgeDeployment, type RealHermesApi } from '../../helpers/bridge.js';
+import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
+import { tempDirs } from '../../helpers/temp.js';
+import { waitFor } from '../../helpers/wait.js';
+
+// The bridge profile against Hermes' real API server (gateway/platforms/api_server.py, started as
+// `hermes gateway run`), whose model is a scripted OpenAI-compatible server: real agent turns run in
+// Hermes, and each test reads what the model was sent (the contract, the task, the session history,
+// the tool results). Nothing leaves loopback: the egress trap must stay empty.
+
+const CONTRACT = '# Bridge contract\nAnswer only JSON {summary, artifacts, next_steps}. CONTRACT-MARK-7f3a\n';
+
+const answer = (summary: string, artifacts?: string[]) => JSON.stringify({ summary, ...(artifacts ? { artifacts } : {}), next_steps: [] });
+
+describe('bridge profile against the real Hermes API server', () => {
+  const temp = tempDirs();
+  let model: ScriptedModel;
+  let hermes: RealHermesApi;
+  let fx: BridgeDeployment;
+  let gw: TestGateway;
+  const CODER_KEY = 'sk-coder-own-key-0123456789abcdef0123';
+
+  before(async () => {
+    const dir = temp.make('hmcp-real-hermes-');
+    model = await startScriptedModel({ fallback: { text: 'OK' } });
+    hermes = await startRealHermesApi(dir, { model, profiles: { coder: CODER_KEY }, config: { gateway: { api_server: { max_concurrent_runs: 1 } } } });
+    fx = makeBridgeDeployment(dir, { hermesEnvFile: hermes.envFile, contract: CONTRACT });
+    gw = await startTestGateway({ env: fx.env, limits: { bridgeRateLimitPerMinute: 10_000, bridgeSyncTimeoutSeconds: 120 } });
+  });
+  after(async () => {
+    await gw?.close();
+    await hermes?.close();
+    await model?.close();
+    temp.removeAll();
+  });
+
+  let rpcId = 0;
+  async function call(name: string, args: Record<string, unknown>): Promise<{ isError: boolean; data: Record<string, unknown> }> {
+    const r = await fetch(`${gw.url}/bridge/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${fx.token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method: 'tools/call', params: { name, arguments: args } }),
+    });
+    const body = (await r.json()) as { result?: { isError?: boolean; structuredContent?: Record<string, unknown> }; error?: unknown };
+    assert.ok(body.result, `${name}: ${JSON.stringify(body)}`);
+    return { isError: body.result.isError === true, data: body.result.structuredContent ?? {} };
+  }
+  const ok = async (name: string, args: Record<string, unknown>) => {
+    const r = await call(name, args);
+    assert.equal(r.isError, false, `${name}: ${JSON.stringify(r.data)}`);
+    return r.data;
+  };
+  const requestsFor = (id: string) => model.chatRequests().filter(agentTurnFor(id));
+
+  test('a sync task: a real agent turn whose model request carries the contract and the task; the reply becomes result.json', async () => {
+    model.push({ when: agentTurnFor('real-sync-1'), text: answer('sync done by the scripted model') });
+    const r = await ok('hermes_task', { task: 'Say hello', mode: 'sync', id: 'real-sync-1', constraints: ['be brief'] });
+    assert.equal(r.status, 'completed');
+    assert.equal(r.summary, 'sync done by the scripted model');
+    const [sent] = requestsFor('real-sync-1');
+    assert.ok(sent, 'the model received the task');
+    assert.match(systemText(sent), /CONTRACT-MARK-7f3a/);
+    assert.match(lastUserText(sent), /## Task\nSay hello/);
+    assert.match(lastUserText(sent), /- be brief/);
+    const result = await ok('hermes_result', { id: 'real-sync-1' });
+    assert.equal(result.summary, 'sync done by the scripted model');
+    assert.deepEqual(hermes.egress, []);
+  });
+
+  test("a scripted write_file call runs in Hermes: the file lands in the task directory, hermes_files reads it, the model saw the tool's result", async () => {
+    const id = 'real-tool-1';
+    const path = join(fx.tasksDir, id, 'report.md');
+    model.push(
+      { when: (r) => agentTurnFor(id)(r) && modelMessages(r).at(-1)?.role === 'user', toolCalls: [{ name: 'write_file', arguments: { path, content: '# Report\nwritten by Hermes write_file\n' } }] },
+      { when: (r) => agentTurnFor(id)(r) && modelMessages(r).at(-1)?.role === 'tool', text: answer('wrote the report', ['report.md']) },
+    );
+    const r = await ok('hermes_task', { task: 'Write a report file', mode: 'sync', id });
+    assert.equal(r.status, 'completed');
+    assert.deepEqual(r.artifacts, ['report.md']);
+    assert.equal(readFileSync(path, 'utf8'), '# Report\nwritten by Hermes write_file\n');
+    const turns = requestsFor(id);
+    assert.equal(turns.length, 2);
+    const toolResult = modelMessages(turns[1]!).at(-1)!;
+    assert.equal(toolResult.role, 'tool');
+    assert.match(messageText(toolResult.content), /bytes_written|success|report\.md/i);
+    const listing = await ok('hermes_files', { id });
+    assert.ok((listing.entries as Array<{ name: string }>).some((e) => e.name === 'report.md'), JSON.stringify(listing));
+    const file = await ok('hermes_files', { id, path: 'report.md' });
+    assert.equal(file.content, '# Report\nwritten by Hermes write_file\n');
+  });
+
+  test('one session: X-Hermes-Session-Id makes Hermes load the earlier task from its state.db, and concurrent calls are serialised', async () => {
+    model.push(
+      { when: agentTurnFor('real-sess-a'), text: answer('first answer ALPHA-1'), delayMs: 800 },
+      { when: agentTurnFor('real-sess-b'), text: answer('second answer') },
+    );
+    const a = ok('hermes_task', { task: 'Remember ALPHA', mode: 'sync', id: 'real-sess-a', session: 's1' });
+    // B is sent while A is still being answered; the bridge holds it until A is done.
+    await waitFor(() => requestsFor('real-sess-a').length === 1, 30_000, 'the model to receive task A');
+    const b = ok('hermes_task', { task: 'What did I ask first?', mode: 'sync', id: 'real-sess-b', session: 's1' });
+    await Promise.all([a, b]);
+    const [first] = requestsFor('real-sess-a');
+    const [second] = requestsFor('real-sess-b');
+    assert.ok(first && second);
+    // A's turn (asked and answered) is history in B's request: Hermes ran B after A, in one session.
+    const history = modelMessages(second).map((m) => messageText(m.content)).join('\n');
+    assert.match(history, /Remember ALPHA/);
+    assert.match(history, /first answer ALPHA-1/);
+    assert.ok(second.at >= first.at + 800, 'B reached the model only after A was answered');
+    // A task outside the session has none of that history.
+    assert.doesNotMatch(modelMessages(requestsFor('real-sync-1')[0]!).map((m) => messageText(m.content)).join('\n'), /ALPHA/);
+  });
+
+  test('an async task: /v1/runs accepts it, hermes_status follows the run to completed, the run had the contract; a repeat is the same run, a different task under the id is refused', async () => {
+    const id = 'real-async-1';
+    model.push({ when: agentTurnFor(id), text: answer('async done'), delayMs: 300 });
+    const accepted = await ok('hermes_task', { task: 'Work in the background', mode: 'async', id });
+    assert.equal(accepted.status, 'accepted');
+    const runId = String(accepted.run_id);
+    assert.match(runId, /^run_[0-9a-f]{32}$/);
+    const run = JSON.parse(readFileSync(join(fx.tasksDir, id, 'run.json'), 'utf8')) as Record<string, unknown>;
+    assert.equal(run.run_id, runId);
+    assert.equal(run.agent_base_url, hermes.url);
+
+    const repeat = await ok('hermes_task', { task: 'Work in the background', mode: 'async', id });
+    assert.equal(repeat.run_id, runId);
+    const conflict = await call('hermes_task', { task: 'Something else entirely', mode: 'async', id });
+    assert.equal(conflict.isError, true);
+    assert.equal(conflict.data.error, 'duplicate_id');
+
+    const states: string[] = [];
+    const done = await waitFor(
+      async () => {
+        const s = await ok('hermes_status', { run_id: runId });
+        states.push(String(s.status));
+        return s.terminal === true ? s : undefined;
+      },
+      60_000,
+      'the run to end',
+      100,
+    );
+    assert.equal(done.status, 'completed');
+    assert.equal(done.output, answer('async done'));
+    assert.equal(done.result_updated, true);
+    assert.equal(done.task_id, id);
+    assert.equal(done.session_id, `gb-task-${id}`);
+    assert.match(String(done.created_at), /^\d{4}-\d\d-\d\dT/);
+    assert.ok(states.every((s) => ['queued', 'running', 'completed'].includes(s)), states.join());
+    // One run reached the model although hermes_task was called twice with this payload.
+    const turns = requestsFor(id);
+    assert.equal(turns.length, 1);
+    assert.match(systemText(turns[0]!), /CONTRACT-MARK-7f3a/);
+    const result = await ok('hermes_result', { id });
+    assert.equal(result.status, 'completed');
+    assert.equal(result.summary, 'async done');
+    assert.equal((await ok('hermes_status', { run_id: runId })).result_updated, false);
+  });
+
+  test('hermes_status for a run Hermes never had is run_not_found', async () => {
+    const r = await call('hermes_status', { run_id: 'run_00000000000000000000000000000000' });
+    assert.equal(r.isError, true);
+    assert.equal(r.data.error, 'run_not_found');
+  });
+
+  test('a session id with ".." is refused by Hermes (400 Invalid session ID), so the bridge refuses such names before any upstream call', async () => {
+    const direct = await fetch(`${hermes.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${hermes.key}`, 'content-type': 'application/json', 'x-hermes-session-id': 'gb-task-a..b' },
+      body: JSON.stringify({ model: 'hermes-agent', messages: [{ role: 'user', content: 'x' }] }),
+    });
+    assert.equal(direct.status, 400);
+    assert.match(((await direct.json()) as { error: { message: string } }).error.message, /Invalid session ID/);
+    const r = await call('hermes_task', { task: 'x', mode: 'sync', id: 'real-a..b' });
+    assert.equal(r.isError, true);
+    assert.equal(r.data.error, 'invalid_arguments');
+    assert.equal(requestsFor('real-a..b').length, 0);
+  });
+
+  test("the model refusing the request (HTTP 400): Hermes answers the sync task 200 with finish_reason error and the provider's message (a failed result), and ends the async run failed", async () => {
+    const refusal = { status: 400, error: { error: { message: 'scripted refusal PROVIDER-400', type: 'invalid_request_error' } } };
+    for (let i = 0; i < 4; i++) model.push({ when: agentTurnFor('real-fail-sync'), ...refusal }, { when: agentTurnFor('real-fail-async'), ...refusal });
+    const sync = await ok('hermes_task', { task: 'fail please', mode: 'sync', id: 'real-fail-sync' });
+    assert.equal(sync.status, 'failed');
+    assert.match(String(sync.summary), /^the agent reported an error: .*PROVIDER-400/);
+    const failed = await ok('hermes_result', { id: 'real-fail-sync' });
+    assert.equal(failed.status, 'failed');
+    assert.equal((failed.details as { error?: string } | undefined)?.error, 'agent_error');
+    const accepted = await ok('hermes_task', { task: 'fail please', mode: 'async', id: 'real-fail-async' });
+    const done = await waitFor(
+      async () => {
+        const s = await ok('hermes_status', { run_id: accepted.run_id });
+        return s.terminal === true ? s : undefined;
+      },
+      60_000,
+      'the failing run to end',
+      100,
+    );
+    assert.equal(done.status, 'failed');
+    assert.match(String(done.error), /PROVIDER-400|400/);
+    assert.equal((await ok('hermes_result', { id: 'real-fail-async' })).status, 'failed');
+  });
+
+  test("Hermes' max_concurrent_runs (1 here) full: a sync task is a retryable agent_busy; the run Hermes then lost (its gateway killed mid-run: runs live in its memory) is interrupted", async () => {
+    const id = 'real-lost-1';
+    model.push({ when: agentTurnFor(id), hang: true });
+    const accepted = await ok('hermes_task', { task: 'Never finishes', mode: 'async', id });
+    await waitFor(() => requestsFor(id).length === 1, 30_000, 'the run to reach the model');
+    assert.equal((await ok('hermes_status', { run_id: accepted.run_id })).status, 'running');
+    const busy = await call('hermes_task', { task: 'No room', mode: 'sync', id: 'real-busy-1' });
+    assert.equal(busy.isError, true);
+    assert.equal(busy.data.error, 'agent_busy');
+    assert.equal(busy.data.retry_after_seconds, 1);
+    assert.equal((await ok('hermes_result', { id: 'real-busy-1' })).status, 'failed');
+    assert.equal(requestsFor('real-busy-1').length, 0);
+    await hermes.restart();
+    const lost = await ok('hermes_status', { run_id: accepted.run_id });
+    assert.equal(lost.status, 'interrupted');
+    assert.equal(lost.result_updated, true);
+    assert.equal((await ok('hermes_result', { id })).status, 'interrupted');
+  });
+
+  test('list_agents with a registry naming the real server and its /p/coder profile: the listener key works for the profile, the profile\'s own key is refused', async () => {
+    const ownKeyFile = join(fx.dir, 'coder.key');
+    writeFileSync(ownKeyFile, `${CODER_KEY}\n`, { mode: 0o600 });
+    fx.writeAgents(
+      [
+        'default: hermes',
+        'agents:',
+        '  - name: hermes',
+        '    description: The real Hermes API server',
+        `    base_url: ${hermes.url}`,
+        '    key_env: API_SERVER_KEY',
+        '  - name: coder',
+        '    profile: coder',
+        `    base_url: ${hermes.url}/p/coder`,
+        '    key_env: API_SERVER_KEY',
+        '  - name: coder-own-key',
+        '    profile: coder',
+        `    base_url: ${hermes.url}/p/coder`,
+        `    key_file: ${ownKeyFile}`,
+        '  - name: ghost',
+        `    base_url: ${hermes.url}/p/ghost`,
+        '    key_env: API_SERVER_KEY',
+        '',
+      ].join('\n'),
+    );
+    const listed = await ok('list_agents', {});
+    const byName = Object.fromEntries((listed.agents as Array<Record<string, unknown>>).map((a) => [a.name, a]));
+    assert.equal(byName.hermes!.available, true);
+    assert.equal(byName.coder!.available, true);
+    assert.equal(byName.coder!.local_profile, 'coder');
+    assert.equal(byName['coder-own-key']!.available, false);
+    assert.equal(byName['coder-own-key']!.unavailable_reason, 'key_rejected');
+    // A profile the multiplexing gateway does not serve is 404 on every path, /health included.
+    assert.equal(byName.ghost!.available, false);
+    assert.equal(byName.ghost!.unavailable_reason, 'unreachable');
+    assert.ok(!JSON.stringify(listed).includes(hermes.key) && !JSON.stringify(listed).includes(CODER_KEY));
+
+    model.push({ when: agentTurnFor('real-coder-1'), text: answer('coder profile answered') });
+    const r = await ok('hermes_task', { task: 'Profile task', mode: 'sync', id: 'real-coder-1', agent: 'coder' });
+    assert.equal(r.summary, 'coder profile answered');
+    assert.match(systemText(requestsFor('real-coder-1')[0]!), /Active Hermes profile: coder/);
+    const refused = await call('hermes_task', { task: 'Profile task', mode: 'sync', id: 'real-coder-2', agent: 'coder-own-key' });
+    assert.equal(refused.isError, true);
+    assert.equal(refused.data.error, 'agent_unavailable');
+    assert.equal(requestsFor('real-coder-2').length, 0);
+  });
+
+  test('nothing reached past loopback, and no systemd manager was asked to start anything', () => {
+    assert.deepEqual(hermes.egress, []);
+    assert.ok(hermes.systemctlCalls().every((c) => !/\b(start|restart|enable)\b/.test(c)), hermes.systemctlCalls().join('\n'));
+  });
+});
