@@ -29,7 +29,7 @@ function checkout(parts: { tsc?: boolean; typesNode?: boolean; dist?: boolean })
     writeFileSync(join(dir, 'node_modules', '@types', 'node', 'package.json'), '{}');
   }
   if (parts.dist) {
-    mkdirSync(join(dir, 'dist', 'supervisor'), { recursive: true });
+    mkdirSync(join(dir, 'dist', 'bin'), { recursive: true });
     writeFileSync(join(dir, 'dist', 'bin', 'gateway.js'), '// built\n');
   }
   return dir;
