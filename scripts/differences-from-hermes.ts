@@ -4,11 +4,14 @@ import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
 import { packageRoot } from '../shared/package-root.js';
 
-// The README's "Differences from Hermes" list, made from the fidelity suite's intended divergences
-// (tests/fidelity/divergences.yaml): `npm run docs:differences` rewrites the part between the two
-// markers, and tests/fidelity/divergences.test.ts fails when the README and the file disagree.
+// The "Differences from Hermes" list (docs/differences-from-hermes.md), made from the fidelity
+// suite's intended divergences (tests/fidelity/divergences.yaml): `npm run docs:differences` rewrites
+// the part between the two markers, and tests/fidelity/divergences.test.ts fails when the page and
+// the file disagree.
 
 export const DIVERGENCES_FILE = join(packageRoot(), 'tests', 'fidelity', 'divergences.yaml');
+/** The page the list is written into. */
+export const DIFFERENCES_PAGE = join(packageRoot(), 'docs', 'differences-from-hermes.md');
 export const START = '<!-- differences-from-hermes: made from tests/fidelity/divergences.yaml by `npm run docs:differences`; do not edit by hand -->';
 export const END = '<!-- /differences-from-hermes -->';
 
@@ -41,15 +44,14 @@ export function renderDifferences(list: ListedDivergence[]): string {
   return list.map((d) => `- \`${d.surface}\`: ${d.summary.trim()} Why: ${d.reason.trim()}`).join('\n');
 }
 
-/** `readme` with the part between the markers replaced by the rendered list (throws without the markers). */
-export function withDifferences(readme: string, list: ListedDivergence[]): string {
-  const start = readme.indexOf(START);
-  const end = readme.indexOf(END);
-  if (start < 0 || end < start) throw new Error('README.md has no "Differences from Hermes" markers');
-  return `${readme.slice(0, start + START.length)}\n${renderDifferences(list)}\n${readme.slice(end)}`;
+/** `page` with the part between the markers replaced by the rendered list (throws without the markers). */
+export function withDifferences(page: string, list: ListedDivergence[]): string {
+  const start = page.indexOf(START);
+  const end = page.indexOf(END);
+  if (start < 0 || end < start) throw new Error('docs/differences-from-hermes.md has no "Differences from Hermes" markers');
+  return `${page.slice(0, start + START.length)}\n${renderDifferences(list)}\n${page.slice(end)}`;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const path = join(packageRoot(), 'README.md');
-  writeFileSync(path, withDifferences(readFileSync(path, 'utf8'), listedDivergences()));
+  writeFileSync(DIFFERENCES_PAGE, withDifferences(readFileSync(DIFFERENCES_PAGE, 'utf8'), listedDivergences()));
 }

@@ -5,26 +5,27 @@ import { promisify } from 'node:util';
 import { CURL, ensurePackage } from '../../scripts/test-prerequisites.js';
 import { packageRoot } from '../../shared/package-root.js';
 
-// The README's checked blocks: a fenced block directly after an HTML comment
+// The checked blocks of the README and the docs: a fenced block directly after an HTML comment
 // `<!-- docs-check: NAME ... -->` (invisible when rendered, and it moves with the block when the
-// README is edited). A check that finds no block under its marker fails instead of passing empty.
+// page is edited). A check that finds no block under its marker fails instead of passing empty.
 
-export const README_PATH = join(packageRoot(), 'README.md');
-
-/** The bodies of the fenced blocks marked `<!-- docs-check: name ...-->`; throws when there is none. */
-export function markedBlocks(name: string, text = readFileSync(README_PATH, 'utf8')): string[] {
-  const lines = text.split('\n');
+/**
+ * The bodies of the fenced blocks marked `<!-- docs-check: name ...-->` in `page` (a path from the
+ * package root: README.md, docs/connect-chatgpt.md, ...); throws when there is none.
+ */
+export function markedBlocks(name: string, page = 'README.md'): string[] {
+  const lines = readFileSync(join(packageRoot(), page), 'utf8').split('\n');
   const marker = new RegExp(`^\\s*<!-- docs-check: ${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(\\s.*)?-->\\s*$`);
   const blocks: string[] = [];
   for (let i = 0; i < lines.length; i++) {
     if (!marker.test(lines[i]!)) continue;
     const fence = /^(\s*)(```+|~~~+)/.exec(lines[i + 1] ?? '');
-    if (!fence) throw new Error(`README line ${i + 1}: the docs-check marker "${name}" is not directly followed by a fenced block`);
+    if (!fence) throw new Error(`${page} line ${i + 1}: the docs-check marker "${name}" is not directly followed by a fenced block`);
     const end = lines.findIndex((l, j) => j > i + 1 && l.trimStart().startsWith(fence[2]!));
-    if (end < 0) throw new Error(`README line ${i + 2}: the block marked "${name}" is never closed`);
+    if (end < 0) throw new Error(`${page} line ${i + 2}: the block marked "${name}" is never closed`);
     blocks.push(lines.slice(i + 2, end).map((l) => l.slice(fence[1]!.length)).join('\n'));
   }
-  if (blocks.length === 0) throw new Error(`README.md has no block marked <!-- docs-check: ${name} -->`);
+  if (blocks.length === 0) throw new Error(`${page} has no block marked <!-- docs-check: ${name} -->`);
   return blocks;
 }
 
@@ -45,14 +46,14 @@ export function shellCommands(block: string): string[] {
   return commands;
 }
 
-/** The origin the README's commands address: the gateway's default loopback URL. */
+/** The origin the documented commands address: the gateway's default loopback URL. */
 export const README_ORIGIN = 'http://127.0.0.1:3060';
 
 const execFileAsync = promisify(execFile);
 
 /**
- * Runs a README curl line as written, through bash (its quoting as a user's shell reads it), with
- * the README's origin replaced by `baseUrl` (a test gateway). Asynchronous: the gateway answering
+ * Runs a documented curl line as written, through bash (its quoting as a user's shell reads it),
+ * with the documented origin replaced by `baseUrl` (a test gateway). Asynchronous: the gateway answering
  * it runs in this very process. Its stdout.
  */
 export async function runReadmeCurl(command: string, baseUrl: string): Promise<string> {

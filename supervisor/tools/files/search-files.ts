@@ -35,7 +35,7 @@ import { openRoot, SEARCH_DEADLINE_MS, SEARCH_MAX_ENTRIES, type SearchScope, typ
 // cancels it. Paths are shown like rg prints them: `path` as given, joined with the relative path.
 //
 // Differences from Hermes, on purpose, are the search_files entries of
-// tests/fidelity/divergences.yaml (README "Differences from Hermes"): among them, truncation is
+// tests/fidelity/divergences.yaml (docs/differences-from-hermes.md): among them, truncation is
 // reported exactly, `matches` is never replaced by the dense `matches_text` form, file search is
 // newest first over the whole tree, and the schema's `target` enum is the authoritative
 // ['content','files'] — the handler still maps the legacy aliases `grep` → content and `find` →

@@ -11,7 +11,7 @@ import { waitFor } from '../../helpers/wait.js';
 import { alive, pathWithoutServers, PY, SERVER_BIN_DIR, TS, writePythonProject, writeTypeScriptProject } from './fixtures.js';
 
 // Real Hermes Agent (the pinned venv) on hermes-mcp-lsp: a HERMES_HOME whose mcp_servers entry is
-// the README's block, Hermes' own MCP client (tools/mcp_tool.py discover_mcp_tools) starting the
+// docs/tools/lsp.md's block, Hermes' own MCP client (tools/mcp_tool.py discover_mcp_tools) starting the
 // built bin, and every call made as Hermes' agent loop makes it (model_tools.handle_function_call,
 // then the agent's per-result budget), through tests/hermes/drivers/lsp_mcp_client.py. Real
 // servers: typescript-language-server and pyright.
@@ -44,14 +44,14 @@ let ts: { math: string; main: string };
 let py: { lib: string; main: string };
 let big: string;
 
-/** The README's mcp_servers block with its placeholders (checkout, project root, the user's npm bin) made real. */
+/** docs/tools/lsp.md's mcp_servers block with its placeholders (checkout, project root, the user's npm bin) made real. */
 function readmeEntry(projectRoot: string): { command: string; args: string[]; env: Record<string, string> } {
-  const yaml = markedBlocks('hermes-mcp-lsp')[0]!
+  const yaml = markedBlocks('hermes-mcp-lsp', 'docs/tools/lsp.md')[0]!
     .replaceAll('/path/to/hermes-mcp-gateway', packageRoot())
     .replaceAll('/home/you/work', projectRoot)
     .replaceAll('/home/you/.npm-global/bin', [SERVER_BIN_DIR, dirname(process.execPath)].join(delimiter));
   const entry = (parse(yaml) as { mcp_servers: { lsp: { command: string; args: string[]; env: Record<string, string> } } }).mcp_servers.lsp;
-  assert.equal(entry.command, BIN, 'the README names the built bin');
+  assert.equal(entry.command, BIN, 'the docs name the built bin');
   return entry;
 }
 
@@ -100,7 +100,7 @@ before(() => {
 
 after(() => dirs.removeAll());
 
-test("Hermes' MCP client on the README's entry: the six tools under Hermes' names, both real servers, the truncation receipt, a refused path, and nothing left running", async () => {
+test("Hermes' MCP client on the documented entry: the six tools under Hermes' names, both real servers, the truncation receipt, a refused path, and nothing left running", async () => {
   const session = await hermesSession('home-readme', readmeEntry(work), [
     { tool: hermesName('lsp_status') },
     { tool: hermesName('lsp_diagnostics'), args: { path: ts.main } },
@@ -151,7 +151,7 @@ test('an untrusted workspace and a missing language server reach Hermes as tool 
   const loose = join(untrusted, 'loose.py');
   writeFileSync(loose, 'x: int = 1\n');
   const entry = readmeEntry(work);
-  // The README's entry with a second, untrusted root, and a PATH where no language server is installed.
+  // The documented entry with a second, untrusted root, and a PATH where no language server is installed.
   entry.env.HERMES_MCP_ROOTS = [work, untrusted].join(delimiter);
   entry.env.PATH = pathWithoutServers();
   const session = await hermesSession('home-missing', entry, [
@@ -173,7 +173,7 @@ test('an untrusted workspace and a missing language server reach Hermes as tool 
   await allEnded(session, 0);
 });
 
-test("Hermes 0.19.0 counts three refusals in a row as a failing server and answers the next call itself for 60 s (recorded in the README)", async () => {
+test("Hermes 0.19.0 counts three refusals in a row as a failing server and answers the next call itself for 60 s (recorded in docs/tools/lsp.md)", async () => {
   const outside = join(root, 'outside.ts');
   const session = await hermesSession('home-breaker', readmeEntry(work), [
     { tool: hermesName('lsp_diagnostics'), args: { path: outside } },

@@ -8,11 +8,13 @@ import { createStaticToken } from '../helpers/auth.js';
 import { rawPost, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { markedBlocks, README_ORIGIN, runReadmeCurl, shellCommands } from '../helpers/readme.js';
 
-// The README's Secure MCP Tunnel section, followed against real gateways: its checks run as
-// written; the settings file it shows names the gateway's own default URL (the one the rendered
-// unit defaults to); and the extra header it has openai/tunnel-client send is one the gateway
-// accepts with authentication on, resolved the way tunnel-client documents MCP_EXTRA_HEADERS
+// The Secure MCP Tunnel section of docs/connect-chatgpt.md, followed against real gateways: its
+// checks run as written; the settings file it shows names the gateway's own default URL (the one
+// the rendered unit defaults to); and the extra header it has openai/tunnel-client send is one the
+// gateway accepts with authentication on, resolved the way tunnel-client documents MCP_EXTRA_HEADERS
 // (comma-separated `Key: Value` pairs, a value `env:NAME` read from that variable).
+
+const PAGE = 'docs/connect-chatgpt.md';
 
 /** KEY=value lines as systemd's EnvironmentFile and a shell read them (one level of quotes removed). */
 function envFile(block: string): Record<string, string> {
@@ -40,7 +42,7 @@ describe('Secure MCP Tunnel: the checks of step 1', () => {
   });
   after(async () => gw.close());
 
-  const commands = markedBlocks('tunnel-checks').flatMap(shellCommands);
+  const commands = markedBlocks('tunnel-checks', PAGE).flatMap(shellCommands);
   test('there are the readiness and OAuth-metadata checks', () => {
     assert.deepEqual(
       commands.map((c) => new URL(/https?:\/\/\S+?(?=['"\s]|$)/.exec(c)![0]).pathname),
@@ -49,7 +51,7 @@ describe('Secure MCP Tunnel: the checks of step 1', () => {
   });
   for (const command of commands) {
     const path = new URL(/https?:\/\/\S+?(?=['"\s]|$)/.exec(command)![0]).pathname;
-    test(`${path} answers as the README says`, { timeout: 60_000 }, async () => {
+    test(`${path} answers as the page says`, { timeout: 60_000 }, async () => {
       const out = await runReadmeCurl(command, gw.url);
       if (path === '/readyz') assert.equal((JSON.parse(out) as { status: string }).status, 'ready');
       else assert.equal(out.trim(), '404', 'no OAuth metadata without a public URL: the tunnel client treats 404 as "no OAuth"');
@@ -58,12 +60,12 @@ describe('Secure MCP Tunnel: the checks of step 1', () => {
 });
 
 test("the settings file names the gateway's default MCP URL, the same the rendered unit defaults to", () => {
-  const [block] = markedBlocks('tunnel-env');
+  const [block] = markedBlocks('tunnel-env', PAGE);
   const vars = envFile(block!);
   assert.ok(vars.CONTROL_PLANE_API_KEY, 'CONTROL_PLANE_API_KEY');
   assert.match(vars.CONTROL_PLANE_TUNNEL_ID ?? '', /^tunnel_[0-9a-f]{32}$/, 'a tunnel id of the documented form');
   const defaultUrl = `http://127.0.0.1:${loadConfig({}).port}/mcp`;
-  assert.equal(`${README_ORIGIN}/mcp`, defaultUrl, 'the README addresses the default port');
+  assert.equal(`${README_ORIGIN}/mcp`, defaultUrl, 'the page addresses the default port');
   assert.equal(vars.MCP_SERVER_URL, defaultUrl);
   const unit = readFileSync(join(packageRoot(), 'systemd', 'tunnel-client.service.in'), 'utf8');
   assert.match(unit, new RegExp(`^Environment=MCP_SERVER_URL=${defaultUrl.replace(/[.]/g, '\\.')}$`, 'm'));
@@ -79,7 +81,7 @@ describe('Secure MCP Tunnel: the last-hop credential', () => {
   after(async () => gw.close());
 
   test('the header MCP_EXTRA_HEADERS resolves to is accepted; without it the gateway answers 401', async () => {
-    const [block] = markedBlocks('tunnel-auth');
+    const [block] = markedBlocks('tunnel-auth', PAGE);
     const vars = envFile(block!);
     assert.ok(vars.MCP_EXTRA_HEADERS, 'MCP_EXTRA_HEADERS is set');
     const headers: Record<string, string> = {};
