@@ -8,7 +8,7 @@ import { createLogger } from '../supervisor/platform/telemetry.js';
 import { reportStartup } from '../supervisor/http/startup-summary.js';
 
 // `hermes-mcp-gateway`: serve with embedded defaults (127.0.0.1:3060, HERMES_HOME=~/.hermes).
-// Every setting comes from the environment (README, Configuration); the only arguments are
+// Every setting comes from the environment (docs/configuration.md); the only arguments are
 // --help, --version, --log-format and the one subcommand, `doctor` (a read-only check of the same
 // configuration); anything else is a usage error rather than a server started anyway.
 
@@ -30,8 +30,8 @@ Configuration is read from the environment, over $HERMES_HOME/.env, for example:
   HERMES_MCP_ROOTS                 colon-separated project roots the tools may use (default ~/work)
   HERMES_MCP_OPTIONAL_COMPONENTS   e.g. memory, to run without Honcho
   HERMES_MCP_<LIMIT>               any limit of policy/default-limits.json, e.g. HERMES_MCP_MAX_OUTPUT_CHARS
-  HERMES_MCP_PUBLIC_URL            the https URL a tunnel serves this under: OAuth and credentials on (README, Connect ChatGPT)
-The README lists every setting. SIGTERM drains and stops; SIGUSR1/SIGUSR2 pause/resume job starts.
+  HERMES_MCP_PUBLIC_URL            the https URL a tunnel serves this under: OAuth and credentials on (docs/connect-chatgpt.md)
+docs/configuration.md lists every setting. SIGTERM drains and stops; SIGUSR1/SIGUSR2 pause/resume job starts.
 
 Operator CLI for job admission: hermes-mcp-admission --help
 Operator CLI for access (approvals, OAuth clients, static tokens): hermes-mcp-auth --help

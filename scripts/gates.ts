@@ -5,7 +5,7 @@ import { GATES } from './gates/index.js';
 import { GateContext, Skip, type GateResult } from './gates/context.js';
 
 // `npm run gates -- URL`: the local integration gates before a tunnel cutover, run against a live
-// gateway (README, Operations). One line per gate — pass, fail, or skipped with the reason (a gate
+// gateway (docs/operations.md, Gates). One line per gate — pass, fail, or skipped with the reason (a gate
 // whose backend is not configured here is skipped, never passed) — or --json; exit 0 only when
 // no gate failed.
 

@@ -199,7 +199,7 @@ if [[ -n "$tunnel_client" ]]; then
     perms="$(stat -c %a "$tunnel_env")"
     (( (8#$perms & 8#077) == 0 )) || die "$tunnel_env holds the tunnel's API key but is mode $perms: chmod 600 $tunnel_env"
   else
-    tunnel_notes+=("note: create $tunnel_env (mode 0600) with CONTROL_PLANE_API_KEY= and CONTROL_PLANE_TUNNEL_ID= before starting (see README, Secure MCP Tunnel)")
+    tunnel_notes+=("note: create $tunnel_env (mode 0600) with CONTROL_PLANE_API_KEY= and CONTROL_PLANE_TUNNEL_ID= before starting (see docs/connect-chatgpt.md, Secure MCP Tunnel)")
   fi
 elif [[ -n "$tunnel_env" ]]; then
   die "--tunnel-env needs --tunnel-client"

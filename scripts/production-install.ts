@@ -8,8 +8,8 @@ import { packageRoot } from '../shared/package-root.js';
 import { nodeHeadersPrefix } from './node-binary.js';
 import { checkoutFiles } from './staged-checkout.js';
 
-// CI's proof of the production install (README, Production install): the checkout's files and the
-// dist/ built by a full install, in a staged copy, then `npm ci --omit=dev` there — lock-exact,
+// CI's proof of the production install (docs/operations.md, Production install): the checkout's
+// files and the dist/ built by a full install, in a staged copy, then `npm ci --omit=dev` there — lock-exact,
 // dependencies only, the native modules and the subreaper addon compiled, no build step —
 // and the built gateway started from it as the systemd unit starts it, on an ephemeral loopback
 // port with a throwaway home and root, until GET /healthz answers; then SIGTERM to its pid.

@@ -14,7 +14,7 @@ import { CHROMIUM, CURL, ensurePackage, NGINX, RIPGREP } from './test-prerequisi
 // Node 22 and 24 no longer expand a directory argument, and Node 20 does not expand globs.
 //
 //   node dist/scripts/run-tests.js                 every test
-//   node dist/scripts/run-tests.js jobs mcp/bridge only files whose path (under tests/) starts so
+//   node dist/scripts/run-tests.js tools/jobs http only files whose path (under tests/) starts so
 //   node dist/scripts/run-tests.js '!fidelity/'    every file but those whose path starts so
 
 const root = packageRoot();
@@ -40,7 +40,7 @@ try {
   ensurePackage(CHROMIUM);
   // The public-URL tests run a real nginx (their own instance) in front of the gateway.
   ensurePackage(NGINX);
-  // The README checks run the README's curl lines as written.
+  // The docs checks run the documented curl lines as written.
   ensurePackage(CURL);
   // The search_files fidelity cases compare with Hermes' search as it runs with ripgrep installed.
   ensurePackage(RIPGREP);

@@ -10,7 +10,7 @@ import { delimiter, join } from 'node:path';
 // - chromium: the browser tests' real headless browser (driven by playwright-core);
 // - nginx: the public-URL tests' reverse proxy, run as each test's own throw-away instance (its
 //   own prefix, config and ephemeral loopback port, never the system service or its default site);
-// - curl: the README checks run the README's own curl lines against a test gateway;
+// - curl: the docs checks run the curl lines of the README and docs/ against a test gateway;
 // - ripgrep: the search_files fidelity cases run Hermes' search as it runs on a host with ripgrep
 //   installed (and, by the driver's choice, as on one without).
 
@@ -25,7 +25,7 @@ export interface DebianPackage {
 
 export const CHROMIUM: DebianPackage = { name: 'chromium', executable: 'chromium', path: '/usr/bin/chromium', neededBy: 'The browser tests' };
 export const NGINX: DebianPackage = { name: 'nginx', executable: 'nginx', path: '/usr/sbin/nginx', neededBy: 'The public-URL tests' };
-export const CURL: DebianPackage = { name: 'curl', executable: 'curl', path: '/usr/bin/curl', neededBy: 'The README checks' };
+export const CURL: DebianPackage = { name: 'curl', executable: 'curl', path: '/usr/bin/curl', neededBy: 'The docs checks' };
 export const RIPGREP: DebianPackage = { name: 'ripgrep', executable: 'rg', path: '/usr/bin/rg', neededBy: 'The search_files fidelity cases' };
 
 export function installCommand(pkg: DebianPackage): string {

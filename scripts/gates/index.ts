@@ -3,8 +3,8 @@ import { browserGate, discoveryGate, graphGate, guardedGate, honchoGate, lspGate
 import { graphReadinessGate, healthGate, systemdGate } from './host.js';
 import { executeCodeGate, hermesToolsGate, toolSetGate } from './native.js';
 
-// The gates in the order they run: the numbering is the integration-gate list in the README
-// (Operations, Gates); 7 restarts the gateway, so it runs last.
+// The gates in the order they run: the numbering is the integration-gate list in
+// docs/operations.md (Gates); 7 restarts the gateway, so it runs last.
 
 export interface Gate {
   id: string;

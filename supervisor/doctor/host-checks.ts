@@ -133,7 +133,7 @@ export function authCheck(config: GatewayConfig): DoctorCheck[] {
   return checks;
 }
 
-/** The prefixes of the variables the gateway reads as settings (README, Configuration): what doctor names as set in the environment. */
+/** The prefixes of the variables the gateway reads as settings (docs/configuration.md): what doctor names as set in the environment. */
 const SETTING_NAME = /^(HERMES_|HONCHO_|CAMOFOX_)/;
 
 /**

@@ -43,7 +43,7 @@ export async function runDoctor(processEnv: NodeJS.ProcessEnv): Promise<DoctorCh
     sources = merged.sources;
     config = loadConfig(merged.env);
   } catch (e) {
-    if (e instanceof ConfigError) return [{ name: 'configuration', level: 'fail', reason: e.message, fix: 'fix what the message names (README, Configuration)' }];
+    if (e instanceof ConfigError) return [{ name: 'configuration', level: 'fail', reason: e.message, fix: 'fix what the message names (docs/configuration.md)' }];
     throw e;
   }
   const checks: DoctorCheck[] = [

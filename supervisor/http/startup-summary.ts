@@ -40,7 +40,7 @@ export async function startupSummary(running: Pick<RunningGateway, 'gateway' | '
     not_ready: report.reasons.map((r) => ({ ...r, status: report.components[r.component]?.status ?? 'error' })),
     optional_not_ready: Object.fromEntries(entries.filter(([, c]) => !c.ready && !c.required).map(([name, c]) => [name, c.status])),
     first_client_command: inspectorCommand(mcpUrl),
-    ...(authRequired ? { credential_note: 'this gateway asks for a credential on loopback too: give the Inspector a static token (hermes-mcp-auth --help; README, Static tokens)' } : {}),
+    ...(authRequired ? { credential_note: 'this gateway asks for a credential on loopback too: give the Inspector a static token (hermes-mcp-auth --help; docs/connect-chatgpt.md, Static tokens)' } : {}),
   };
 }
 

@@ -12,7 +12,7 @@ export const HONCHO_ENV_KEYS = ['HONCHO_API_KEY', 'HONCHO_BASE_URL', 'HONCHO_ENV
 export const BROWSER_ENV_KEYS = ['CAMOFOX_URL', 'CAMOFOX_API_KEY', 'CAMOFOX_USER_ID', 'CAMOFOX_SESSION_KEY', 'HERMES_ALLOW_PRIVATE_URLS'] as const;
 
 // Everything the gateway reads from its environment, in one place, with the documented defaults
-// (README, Configuration).
+// (docs/configuration.md).
 
 const DEFAULT_PORT = 3060;
 export const DEFAULT_HOST = '127.0.0.1';

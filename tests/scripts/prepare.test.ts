@@ -58,5 +58,5 @@ test('a production install over a built dist/ keeps it, although TypeScript itse
 test('a production install with no dist/ refuses and says how to get one', () => {
   const r = prepare(checkout({}));
   assert.equal(r.status, 1);
-  assert.match(r.stderr, /dist\/ is not built.*\n.*build first with a full install \(npm ci\), then npm ci --omit=dev; README: Production install/);
+  assert.match(r.stderr, /dist\/ is not built.*\n.*build first with a full install \(npm ci\), then npm ci --omit=dev; docs\/operations\.md: Production install/);
 });

@@ -61,7 +61,7 @@ export function memoryAdapter(config: GatewayConfig, log: Logger): MemoryAdapter
             reason: state.reason,
             action:
               state.kind === 'not_configured'
-                ? `configure Honcho in ${join(config.hermesHome, 'honcho.json')} (README, Memory), or set HERMES_MCP_OPTIONAL_COMPONENTS=memory to run without Honcho`
+                ? `configure Honcho in ${join(config.hermesHome, 'honcho.json')} (docs/tools/memory.md), or set HERMES_MCP_OPTIONAL_COMPONENTS=memory to run without Honcho`
                 : 'fix the Honcho configuration named in the reason and restart the gateway, or set HERMES_MCP_OPTIONAL_COMPONENTS=memory to run without Honcho',
           };
         },
