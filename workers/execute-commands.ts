@@ -1,9 +1,8 @@
-import { becomeSubreaper } from '../shared/subreaper.js';
 import { executeCommandsProtocol } from '../shared/worker-protocol/execute.js';
 import type { ExecMessage } from '../shared/worker-protocol/exec.js';
-import { openSupervisorChannel } from './runtime/channel.js';
 import { runCommand, spawnedChildren } from './runtime/exec-command.js';
 import { killEverythingStarted } from './runtime/reap.js';
+import { runWorker } from './runtime/run-worker.js';
 
 // The command helper of one execute_code unit: runs the script's hermes_tools.terminal commands
 // inside the unit's PID namespace, so they share the script's fate. Started on demand by the unit's
@@ -13,10 +12,14 @@ import { killEverythingStarted } from './runtime/reap.js';
 // It speaks the command helper's part of the execute_code unit protocol
 // (shared/worker-protocol/execute.ts).
 
-becomeSubreaper();
-const channel = openSupervisorChannel(executeCommandsProtocol, exec, () => {
-  killEverythingStarted(spawnedChildren);
-  process.exit(0);
+// It is not PID 1 of the unit's namespace (the init is), so SIGTERM keeps its default. The protocol
+// has no 'ready': the init starts it at the first command and forwards that command at once.
+const channel = runWorker(executeCommandsProtocol, {
+  message: exec,
+  lost: () => {
+    killEverythingStarted(spawnedChildren);
+    process.exit(0);
+  },
 });
 
 function exec(req: ExecMessage): void {

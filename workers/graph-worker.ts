@@ -1,8 +1,7 @@
-import { becomeSubreaper } from '../shared/subreaper.js';
 import { FrameError } from '../shared/worker-protocol/frame.js';
 import { graphProtocol, type GraphCallResult, type GraphFailure, type GraphProtocol } from '../shared/worker-protocol/graph.js';
-import { openSupervisorChannel } from './runtime/channel.js';
 import { killEverythingStarted } from './runtime/reap.js';
+import { runWorker } from './runtime/run-worker.js';
 import { SessionPool } from './graph/pool.js';
 import { GraphFailureError, type UpstreamSession } from './graph/session.js';
 
@@ -13,14 +12,11 @@ import { GraphFailureError, type UpstreamSession } from './graph/session.js';
 //
 // It speaks the graph protocol (shared/worker-protocol/graph.ts).
 
-becomeSubreaper();
 let pool: SessionPool | undefined;
 
 type Request = Exclude<GraphProtocol['toWorker'], { type: 'configure' }>;
 
-const channel = openSupervisorChannel(graphProtocol, onMessage, () => shutdown());
-process.on('SIGTERM', () => shutdown()); // as PID 1 of the namespace there is no default TERM action
-channel.send({ type: 'ready' });
+const channel = runWorker(graphProtocol, { message: onMessage, lost: shutdown, terminate: shutdown });
 
 function shutdown(): never {
   pool?.killAll();

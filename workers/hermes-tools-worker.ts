@@ -1,11 +1,10 @@
 import { WORKER_TAG_VAR } from '../shared/proc.js';
-import { becomeSubreaper } from '../shared/subreaper.js';
 import { FrameError } from '../shared/worker-protocol/frame.js';
 import { hermesToolsProtocol, type HermesToolResult, type HermesToolsFailure, type HermesToolsProtocol } from '../shared/worker-protocol/hermes-tools.js';
 import { RestartPending, UpstreamKeeper } from './hermes-tools/keeper.js';
 import { timer, UpstreamFailure } from './mcp-upstream/session.js';
-import { openSupervisorChannel } from './runtime/channel.js';
 import { killEverythingStarted } from './runtime/reap.js';
+import { runWorker } from './runtime/run-worker.js';
 
 // The Hermes tools worker: one long-lived child of the gateway, in its own PID namespace, hosting
 // Hermes' own stdio MCP tool server (hermes-tools/keeper.ts keeps it running). The tool server is
@@ -20,7 +19,6 @@ import { killEverythingStarted } from './runtime/reap.js';
 //
 // It speaks the Hermes tools protocol (shared/worker-protocol/hermes-tools.ts).
 
-becomeSubreaper();
 let keeper: UpstreamKeeper | undefined;
 /** The calls under way, by the supervisor's callId, so a 'cancel' reaches the one it names. */
 const running = new Map<string, AbortController>();
@@ -34,9 +32,7 @@ class Refusal extends Error {
   }
 }
 
-const channel = openSupervisorChannel(hermesToolsProtocol, onMessage, () => shutdown());
-process.on('SIGTERM', () => shutdown()); // as PID 1 of the namespace there is no default TERM action
-channel.send({ type: 'ready' });
+const channel = runWorker(hermesToolsProtocol, { message: onMessage, lost: shutdown, terminate: shutdown });
 
 function shutdown(): never {
   keeper?.stop();

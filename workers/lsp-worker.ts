@@ -1,12 +1,11 @@
 import { DefinitionRequest, DocumentSymbolRequest, HoverRequest, ReferencesRequest, ResponseError } from 'vscode-languageserver-protocol/node';
-import { becomeSubreaper } from '../shared/subreaper.js';
 import { lspProtocol, type LspAnswer, type LspProtocol, type LspQuery } from '../shared/worker-protocol/lsp.js';
 import { Budget, LspFailure } from './lsp/budget.js';
 import { fileDiagnostics } from './lsp/diagnostics.js';
 import { SessionPool } from './lsp/pool.js';
 import { spawnedServerPids, type ServerSession } from './lsp/session.js';
-import { openSupervisorChannel } from './runtime/channel.js';
 import { killEverythingStarted } from './runtime/reap.js';
+import { runWorker } from './runtime/run-worker.js';
 
 // The one long-lived LSP worker, in its own PID namespace like every worker: it runs the language
 // servers (lsp/pool.ts) and answers the supervisor's queries (runQuery below: one LSP request, or
@@ -17,16 +16,13 @@ import { killEverythingStarted } from './runtime/reap.js';
 //
 // It speaks the LSP worker protocol (shared/worker-protocol/lsp.ts).
 
-becomeSubreaper();
 const pool = new SessionPool((running) => channel.send({ type: 'servers', running }));
 const budgets = new Map<string, Budget>();
 let stopping = false;
 
 // The supervisor gone: stop everything and exit. Asked to stop: stop everything, say so, and wait
 // to be killed (an exit of its own would read as a crash to the supervisor).
-const channel = openSupervisorChannel(lspProtocol, onMessage, () => void shutdown(true));
-process.on('SIGTERM', () => void shutdown(true)); // as PID 1 of the namespace there is no default TERM action
-channel.send({ type: 'ready' });
+const channel = runWorker(lspProtocol, { message: onMessage, lost: () => void shutdown(true), terminate: () => void shutdown(true) });
 
 function onMessage(message: LspProtocol['toWorker']): void {
   if (message.type === 'query') void answer(message);

@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import { renameSync, writeFileSync } from 'node:fs';
-import { becomeSubreaper } from '../shared/subreaper.js';
 import { processProtocol, type ProcessProtocol } from '../shared/worker-protocol/process.js';
-import { openSupervisorChannel } from './runtime/channel.js';
 import { startPtyCommand, type PtyCommand } from './pty/pty-command.js';
 import { killEverythingStarted, signalEverythingStarted } from './runtime/reap.js';
+import { runWorker } from './runtime/run-worker.js';
 
 // One tracked background process (the process_manage surface; started by the jobs adapter), in its
 // own PID namespace. Output is streamed to the supervisor as it comes (the supervisor keeps the
@@ -23,7 +22,6 @@ const OUTPUT_SLICE_CHARS = 65_536;
 /** How long the last frames may take to leave before the worker exits anyway (the supervisor waits 2 s for an exit). */
 const EXIT_FLUSH_MS = 1000;
 
-becomeSubreaper();
 const spawned = new Set<number>();
 let child: ReturnType<typeof spawn> | undefined;
 let terminal: PtyCommand | undefined;
@@ -32,10 +30,12 @@ let killed = false;
 let done = false;
 let exitFile: string | undefined;
 
-// The supervisor gone (its end of the channel closed): nothing may outlive it.
-const channel = openSupervisorChannel(processProtocol, onMessage, () => finish(null, 'SIGKILL', 'supervisor_lost'));
-process.on('SIGTERM', () => finish(null, 'SIGTERM'));
-channel.send({ type: 'ready' });
+const channel = runWorker(processProtocol, {
+  message: onMessage,
+  // The supervisor gone: nothing may outlive it, and no exit record is written (see finish).
+  lost: () => finish(null, 'SIGKILL', 'supervisor_lost'),
+  terminate: () => finish(null, 'SIGTERM'),
+});
 
 function onMessage(message: ProcessProtocol['toWorker']): void {
   if (message.type === 'start' && !starting) {

@@ -1,10 +1,9 @@
-import { becomeSubreaper } from '../shared/subreaper.js';
 import type { ExecMessage } from '../shared/worker-protocol/exec.js';
 import { terminalProtocol, type TerminalProtocol } from '../shared/worker-protocol/terminal.js';
-import { openSupervisorChannel } from './runtime/channel.js';
 import { spawnedChildren } from './runtime/exec-command.js';
 import { PersistentShell } from './runtime/persistent-shell.js';
 import { killEverythingStarted } from './runtime/reap.js';
+import { runWorker } from './runtime/run-worker.js';
 
 // One long-lived terminal worker per owner (legacy MCP session or capability token), in its own PID
 // namespace. It runs that owner's foreground commands one at a time in a persistent bash
@@ -13,13 +12,10 @@ import { killEverythingStarted } from './runtime/reap.js';
 //
 // It speaks the terminal protocol (shared/worker-protocol/terminal.ts).
 
-becomeSubreaper();
 let busy = false;
 const shell = new PersistentShell();
 
-const channel = openSupervisorChannel(terminalProtocol, onMessage, () => shutdown());
-process.on('SIGTERM', () => shutdown()); // as PID 1 of the namespace there is no default TERM action
-channel.send({ type: 'ready' });
+const channel = runWorker(terminalProtocol, { message: onMessage, lost: shutdown, terminate: shutdown });
 
 function shutdown(): never {
   shell.kill();

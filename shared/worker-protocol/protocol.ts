@@ -13,9 +13,9 @@ import { FrameDecoder, type Frame, type FrameError } from './frame.js';
 // A new worker kind adds a module beside terminal.ts, execute.ts and
 // process.ts: its message types, one defineProtocol() call naming every type in each direction and
 // each request's response type, and an entry in the supervisor's worker table
-// (WorkerProtocols in supervisor/platform/spawning/worker-runtime.ts); its worker opens its channel with
-// the same protocol (workers/runtime/channel.ts). Messages must be type aliases, not interfaces,
-// so that they are assignable to Frame.
+// (WorkerProtocols in supervisor/platform/spawning/worker-runtime.ts); its worker starts with
+// runWorker() in the same protocol (workers/runtime/run-worker.ts). Messages must be type aliases,
+// not interfaces, so that they are assignable to Frame.
 
 /** The message types of one worker kind, by direction. */
 export interface ProtocolMessages {

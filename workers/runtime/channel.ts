@@ -9,7 +9,7 @@ import { messageDecoder, type ProtocolMessages, type WorkerProtocol } from '../.
 // supervisor handed over at spawn. When the pipe closes the supervisor is gone (or gave up on us):
 // the worker must not outlive it, so `onClose` runs the worker's cleanup and exits.
 
-interface SupervisorChannel<P extends ProtocolMessages> {
+export interface SupervisorChannel<P extends ProtocolMessages> {
   send(message: P['fromWorker']): void;
   /**
    * Resolves once everything sent so far has been handed to the OS (or the channel is gone), or
