@@ -1,10 +1,10 @@
 import { appendFileSync, chmodSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { userInfo } from 'node:os';
-import { ErrorCode, GatewayError } from '../shared/errors.js';
-import type { JobDatabase } from '../supervisor/tools/jobs/database.js';
-import { activeJobs, getJob, type JobRow } from '../supervisor/tools/jobs/job-repository.js';
-import { releaseUnknownJob, remainsOf } from '../supervisor/tools/jobs/unknown-release.js';
+import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import type { JobDatabase } from './database.js';
+import { activeJobs, getJob, type JobRow } from './job-repository.js';
+import { releaseUnknownJob, remainsOf } from './unknown-release.js';
 
 // `hermes-mcp-admission reconcile`: the operator's way out when `unknown` jobs (left by a gateway
 // that was killed) hold the host's job capacity and nobody holds their recovery tokens any more.
