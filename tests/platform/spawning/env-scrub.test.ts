@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { scrubChildEnv } from '../../../../supervisor/platform/spawning/env-scrub.js';
+import { scrubChildEnv } from '../../../supervisor/platform/spawning/env-scrub.js';
 
 test('every secret substring drops the variable', () => {
   const names = [

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { call, openSession, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
+import { call, openSession, startTestGateway, viaBridge, type TestGateway } from '../../helpers/gateway.js';
 
 // terminal keeps Hermes' field names (background, pty, notify_on_complete, watch_patterns, an
 // uncapped timeout) so Hermes-shaped calls reach the refusal; each of those fields must say in its

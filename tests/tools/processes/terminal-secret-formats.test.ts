@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { openSession, startTestGateway, viaBridge } from '../helpers/gateway.js';
+import { openSession, startTestGateway, viaBridge } from '../../helpers/gateway.js';
 
 // A credential format beyond Hermes' own prefixes, printed by a command, comes back masked in the
 // terminal result (the result pipeline) and never reaches the gateway's log.

@@ -7,10 +7,10 @@ import { spawn } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { within } from '../../../helpers/wait.js';
+import { within } from '../../helpers/wait.js';
 
 // This file runs from dist/; the .py files are read from the source tree.
-const RUNNER_PY = join(resolve(dirname(fileURLToPath(import.meta.url)), '../../../../..'), 'workers/execute/runner.py');
+const RUNNER_PY = join(resolve(dirname(fileURLToPath(import.meta.url)), '../../../..'), 'workers/execute/runner.py');
 
 function run(code: Buffer | string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn('/usr/bin/python3', [RUNNER_PY], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PYTHONDONTWRITEBYTECODE: '1' }, stdio: ['pipe', 'pipe', 'pipe'] });

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { packageRoot } from '../../shared/package-root.js';
-import { terminalProtocol, type TerminalProtocol } from '../../shared/worker-protocol/terminal.js';
-import { detectIsolation } from '../../supervisor/platform/spawning/isolation.js';
-import { WorkerProcess } from '../../supervisor/platform/spawning/worker-process.js';
-import { within } from '../helpers/wait.js';
+import { packageRoot } from '../../../shared/package-root.js';
+import { terminalProtocol, type TerminalProtocol } from '../../../shared/worker-protocol/terminal.js';
+import { detectIsolation } from '../../../supervisor/platform/spawning/isolation.js';
+import { WorkerProcess } from '../../../supervisor/platform/spawning/worker-process.js';
+import { within } from '../../helpers/wait.js';
 
 // WorkerProcess.request(): the id is assigned by the channel, and a response reaches the request
 // with its id whatever order responses come in; a worker that exits with requests outstanding

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BoundedCollector, capHeadTail, stripAnsi, truncationNotice } from '../../../../shared/output-cap.js';
+import { BoundedCollector, capHeadTail, stripAnsi, truncationNotice } from '../../shared/output-cap.js';
 
 // ---------------------------------------------------------------------------------------------
 // capHeadTail

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
-import { waitFor } from '../helpers/wait.js';
+import { connect, startTestGateway, viaBridge, type TestGateway } from '../../helpers/gateway.js';
+import { waitFor } from '../../helpers/wait.js';
 
 // An owner's terminal worker (a bash in its own PID namespace) is released once the owner has been
 // idle for ownerWorkerIdleSeconds, long before an abandoned legacy session itself expires

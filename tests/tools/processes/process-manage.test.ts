@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../helpers/escapees.js';
-import { openSession, startTestGateway, type TestGateway, viaBridge } from '../helpers/gateway.js';
+import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../../helpers/escapees.js';
+import { openSession, startTestGateway, type TestGateway, viaBridge } from '../../helpers/gateway.js';
 
 // Processes enter the registry through the jobs adapter; here the tests start them through the
 // same registry entry point, then drive process_manage over real MCP calls.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { call, connect, startTestGateway, type TestGateway } from '../helpers/gateway.js';
+import { call, connect, startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 
 // process_manage.session_id is Hermes' name for a background process id; next to
 // tool_call.session_token it is easily confused, so its description must say which id it takes.

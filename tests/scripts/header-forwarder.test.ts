@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startHeaderForwarder, type HeaderForwarder } from '../../../scripts/header-forwarder.js';
-import { auditLines, createStaticToken } from '../../helpers/auth.js';
-import { call, connect, ERAS, rawPost, startTestGateway, type TestGateway } from '../../helpers/gateway.js';
+import { startHeaderForwarder, type HeaderForwarder } from '../../scripts/header-forwarder.js';
+import { auditLines, createStaticToken } from '../helpers/auth.js';
+import { call, connect, ERAS, rawPost, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 
 // The authenticated conformance run (scripts/conformance.ts) reaches a gateway with
 // HERMES_MCP_AUTH=on through a forwarder that adds a static token, since the suites cannot send a
@@ -33,7 +33,7 @@ test('a client without a credential works in both eras through the forwarder, an
 });
 
 test('the Host the client sent is passed on, so DNS-rebinding protection still applies behind it', async () => {
-  const { rawHttp } = await import('../../helpers/gateway.js');
+  const { rawHttp } = await import('../helpers/gateway.js');
   const res = await rawHttp(`${forwarder.url}/mcp`, { method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json' }, body: '{}' });
   assert.equal(res.status, 403);
 });

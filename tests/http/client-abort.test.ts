@@ -4,10 +4,10 @@ import { writeFileSync } from 'node:fs';
 import { connect as netConnect } from 'node:net';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { launchGateway } from '../../../bench/launch.js';
-import { tempDirs } from '../../helpers/temp.js';
-import { within } from '../../helpers/wait.js';
-import { optionalComponents } from '../../helpers/gateway.js';
+import { launchGateway } from '../../bench/launch.js';
+import { tempDirs } from '../helpers/temp.js';
+import { within } from '../helpers/wait.js';
+import { optionalComponents } from '../helpers/gateway.js';
 
 // A client that goes away mid-body (a Content-Length longer than what it sent, broken or cut-off
 // chunked encoding) is the client's doing: one request event each, category client_aborted, never

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { descendantsOf } from '../../shared/proc.js';
-import { connect, startTestGateway, viaBridge } from '../helpers/gateway.js';
+import { descendantsOf } from '../../../shared/proc.js';
+import { connect, startTestGateway, viaBridge } from '../../helpers/gateway.js';
 
 // Closing the gateway leaves no worker behind: not the prepared execute_code units, not one being
 // prepared while calls come and go (a second spare prepared concurrently once leaked a worker).

@@ -3,11 +3,11 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { launchGateway } from '../../bench/launch.js';
-import { zombieChildrenOf } from '../../shared/proc.js';
-import { connect, optionalComponents, sessionToken, viaBridge } from '../helpers/gateway.js';
-import { tempDirs } from '../helpers/temp.js';
-import { within } from '../helpers/wait.js';
+import { launchGateway } from '../../../bench/launch.js';
+import { zombieChildrenOf } from '../../../shared/proc.js';
+import { connect, optionalComponents, sessionToken, viaBridge } from '../../helpers/gateway.js';
+import { tempDirs } from '../../helpers/temp.js';
+import { within } from '../../helpers/wait.js';
 
 // The gateway bin as its own process (so its children are its own, not the test runner's): worker
 // teardown after execute_code calls, terminal calls and session closes leaves no zombie child of

@@ -3,11 +3,11 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { launchGateway } from '../../../bench/launch.js';
-import { descendantsOf, processIsAlive, processStartTime } from '../../../shared/proc.js';
-import { connect, optionalComponents, rawPost, sessionToken, viaBridge } from '../../helpers/gateway.js';
-import { tempDirs } from '../../helpers/temp.js';
-import { within } from '../../helpers/wait.js';
+import { launchGateway } from '../../bench/launch.js';
+import { descendantsOf, processIsAlive, processStartTime } from '../../shared/proc.js';
+import { connect, optionalComponents, rawPost, sessionToken, viaBridge } from '../helpers/gateway.js';
+import { tempDirs } from '../helpers/temp.js';
+import { within } from '../helpers/wait.js';
 
 // SIGTERM drains before it stops anything: new requests get 503 with Retry-After (/readyz says
 // draining, /healthz keeps answering), the call already running gets its real answer, and only

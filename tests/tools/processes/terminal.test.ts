@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../helpers/escapees.js';
-import { abortableToolCall, connect, openSession, startTestGateway, type TestGateway, viaBridge } from '../helpers/gateway.js';
+import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../../helpers/escapees.js';
+import { abortableToolCall, connect, openSession, startTestGateway, type TestGateway, viaBridge } from '../../helpers/gateway.js';
 
 describe('direct terminal through tool_call', () => {
   let gw: TestGateway;
