@@ -9,6 +9,8 @@ import { loadConfig } from '../../../supervisor/platform/config.js';
 import { Gateway } from '../../../supervisor/core/gateway.js';
 import { createMcpEndpoint, type McpEndpoint } from '../../../supervisor/http/mcp/endpoint.js';
 import { memoryAdapter } from '../../../supervisor/tools/memory/index.js';
+import { skillsAdapter } from '../../../supervisor/tools/skills/index.js';
+import { startupAdapter } from '../../../supervisor/tools/startup/index.js';
 import { ExecuteCodePool, executeCodeTool } from '../../../supervisor/tools/execute-code/execute-code.js';
 import { scriptToolDispatch } from '../../../supervisor/tools/execute-code/script-tools.js';
 import { createWorkerRuntime } from '../../../supervisor/platform/spawning/worker-runtime.js';
@@ -67,6 +69,8 @@ describe('hermes_tools errors reach the script mapped, and internal ones are log
       config,
       log,
       adapters: [
+        startupAdapter(config),
+        skillsAdapter(config),
         { name: 'native', source: { name: 'native', tools: () => [...fileTools, executeCodeTool(pool, runtime, () => home)] }, close: () => pool.close() },
         memoryAdapter(config, log),
       ],
