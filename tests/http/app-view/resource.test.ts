@@ -75,6 +75,8 @@ describe('the result view resource', () => {
         assert.ok(!/<(script|link|img|iframe)[^>]+(src|href)=/i.test(html), 'no element loads a URL');
         const css = /<style>([^]*?)<\/style>/.exec(html)?.[1] ?? '';
         assert.ok(!/@import|url\(/i.test(css), 'the styles load nothing');
+        // The view builds DOM from text nodes only: no HTML parser is ever handed a string.
+        assert.ok(!/\.(innerHTML|outerHTML)\s*=|insertAdjacentHTML|document\.write|createContextualFragment|DOMParser/.test(html), 'no markup sink in the bundle');
         assert.deepEqual((contents[0]!._meta as { ui: { csp: unknown } }).ui.csp, NO_DOMAINS);
         await assert.rejects(client.readResource({ uri: 'ui://hermes-mcp-gateway/other.html' }), (e: unknown) => {
           assert.ok(e instanceof ProtocolError, String(e));
