@@ -4,9 +4,11 @@ import type { RequestScope } from '../../core/dispatch.js';
 import { packageVersion } from '../../../shared/package-root.js';
 import type { Grant } from '../../core/scopes.js';
 import { requestRecordOf } from '../../platform/telemetry.js';
+import { registerViewResource, VIEW_CACHE_HINTS, VIEW_CAPABILITIES, withViewMeta } from '../app-view/register.js';
 
 // One low-level SDK Server per modern request, or per legacy session. It only answers tools/list
-// (the frozen six) and tools/call (routed through the gateway); everything protocol-level
+// (the frozen six, tool_call naming the result view) and tools/call (routed through the gateway),
+// plus the result view's one resource (supervisor/http/app-view/); everything protocol-level
 // (initialize, server/discover, _meta and header checks, error codes) is the SDK's.
 
 const SERVER_INFO = { name: 'hermes-mcp-gateway', version: packageVersion() };
@@ -20,12 +22,13 @@ const INSTRUCTIONS = [
 
 export function createMcpServer(gateway: Gateway, era: 'legacy' | 'modern'): Server {
   const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false } },
+    capabilities: { tools: { listChanged: false }, ...VIEW_CAPABILITIES },
     instructions: INSTRUCTIONS,
     // The catalog is frozen for the life of the process and identical for every caller.
-    cacheHints: { 'tools/list': { ttlMs: 300_000, cacheScope: 'public' } },
+    cacheHints: { 'tools/list': { ttlMs: 300_000, cacheScope: 'public' }, ...VIEW_CACHE_HINTS },
   });
-  server.setRequestHandler('tools/list', async () => ({ tools: gateway.publicToolList() as Tool[] }));
+  server.setRequestHandler('tools/list', async () => ({ tools: withViewMeta(gateway.publicToolList() as Tool[]) }));
+  registerViewResource(server);
   server.setRequestHandler('tools/call', async (request, ctx) => {
     // Cancellation: the SDK aborts mcpReq.signal on notifications/cancelled and transport close,
     // and a modern exchange's transport closes when its client disconnects. A legacy session's

@@ -1,0 +1,121 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/client';
+import { build } from 'esbuild';
+import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
+import { packageRoot } from '../../shared/package-root.js';
+import { CHROMIUM_ARGS } from '../fixtures/camofox/browser.js';
+
+// The Node side of the view's browser tests: Debian's Chromium driven by playwright-core, a host
+// page running ext-apps' AppBridge (view/test-host/host.ts), and the host's tool calls sent to the
+// real gateway by an SDK client holding the host's credential. The view's HTML is what
+// resources/read returned, with the CSP its _meta.ui declares enforced in the frame.
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+interface Csp {
+  connectDomains?: string[];
+  resourceDomains?: string[];
+  frameDomains?: string[];
+  baseUriDomains?: string[];
+}
+
+/** The CSP a host derives from `_meta.ui.csp` (as ext-apps' reference sandbox does), injected as a meta tag. */
+export function withDeclaredCsp(html: string, csp: Csp): string {
+  const list = (domains: string[] | undefined, none: string) => (domains?.length ? domains.join(' ') : none);
+  const resources = list(csp.resourceDomains, '');
+  const policy = [
+    "default-src 'none'",
+    `script-src 'unsafe-inline' ${resources}`.trim(),
+    `style-src 'unsafe-inline' ${resources}`.trim(),
+    `img-src data: ${resources}`.trim(),
+    `font-src data: ${resources}`.trim(),
+    `connect-src ${list(csp.connectDomains, "'none'")}`,
+    `frame-src ${list(csp.frameDomains, "'none'")}`,
+    `base-uri ${list(csp.baseUriDomains, "'none'")}`,
+    "form-action 'none'",
+  ].join('; ');
+  return html.replace('<head>', `<head><meta http-equiv="Content-Security-Policy" content="${policy}">`);
+}
+
+async function hostScript(): Promise<string> {
+  const out = await build({ entryPoints: [join(packageRoot(), 'view', 'test-host', 'host.ts')], bundle: true, write: false, format: 'iife', platform: 'browser', target: 'es2022', logLevel: 'warning' });
+  return out.outputFiles[0]!.text;
+}
+
+/** What view/test-host/host.ts puts on the host page's window. */
+interface HostApi {
+  load(html: string, theme: 'light' | 'dark'): Promise<void>;
+  deliver(input: unknown, result: unknown): Promise<void>;
+  setTheme(theme: 'light' | 'dark'): Promise<void>;
+  hide(): Promise<void>;
+}
+
+export interface HostCall {
+  name: string;
+  arguments: Record<string, unknown>;
+  at: number;
+}
+
+export interface ViewHost {
+  page: Page;
+  view: FrameLocator;
+  /** Every tools/call the view made through the bridge, in order. */
+  calls: HostCall[];
+  /** Console lines of the host and the view. */
+  console: string[];
+  deliver(input: Record<string, unknown>, result: unknown): Promise<void>;
+  setTheme(theme: 'light' | 'dark'): Promise<void>;
+  hide(): Promise<void>;
+  /** A PNG of the view's frame at `dir/name.png`. */
+  screenshot(dir: string, name: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export class ViewBrowser {
+  private constructor(
+    private readonly browser: Browser,
+    private readonly script: string,
+  ) {}
+
+  static async launch(): Promise<ViewBrowser> {
+    const [browser, script] = await Promise.all([chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS }), hostScript()]);
+    return new ViewBrowser(browser, script);
+  }
+
+  /** A host page showing the view `html`, its tool calls answered by `client`. */
+  async open(client: Client, html: string, options: { theme?: 'light' | 'dark'; width?: number } = {}): Promise<ViewHost> {
+    const page = await this.browser.newPage({ viewport: { width: options.width ?? 720, height: 900 }, deviceScaleFactor: 1 });
+    const calls: HostCall[] = [];
+    const lines: string[] = [];
+    page.on('console', (m) => lines.push(m.text()));
+    page.on('pageerror', (e) => lines.push(`pageerror: ${e.message}`));
+    await page.exposeFunction('hostCallTool', async (params: { name: string; arguments?: Record<string, unknown> }) => {
+      calls.push({ name: params.name, arguments: params.arguments ?? {}, at: Date.now() });
+      return client.callTool({ name: params.name, arguments: params.arguments ?? {} });
+    });
+    await page.setContent(`<!doctype html><html><body style="margin:0;padding:16px"><div id="frame"></div><script>${this.script}</script></body></html>`);
+    await page.evaluate(([h, t]) => (globalThis as unknown as { host: HostApi }).host.load(h, t), [html, options.theme ?? 'light'] as const);
+    const frameHandle = page.locator('#frame iframe');
+    return {
+      page,
+      view: page.frameLocator('#frame iframe'),
+      calls,
+      console: lines,
+      deliver: (input, result) => page.evaluate(([i, r]) => (globalThis as unknown as { host: HostApi }).host.deliver(i, r), [input, result] as const),
+      setTheme: (theme) => page.evaluate((t) => (globalThis as unknown as { host: HostApi }).host.setTheme(t), theme),
+      hide: () => page.evaluate(() => (globalThis as unknown as { host: HostApi }).host.hide()),
+      async screenshot(dir, name) {
+        mkdirSync(dir, { recursive: true });
+        const path = join(dir, `${name}.png`);
+        await frameHandle.screenshot({ path, animations: 'disabled' });
+        return path;
+      },
+      close: () => page.close(),
+    };
+  }
+
+  close(): Promise<void> {
+    return this.browser.close();
+  }
+}
