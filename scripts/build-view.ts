@@ -1,4 +1,4 @@
-// Bundles the result view (view/src, browser code) into one self-contained HTML document,
+// Bundles the result view (supervisor/http/app-view/browser, browser code) into one self-contained HTML document,
 // dist/view/result-view.html, which the gateway serves as its MCP App resource
 // (supervisor/http/app-view/). Script and styles are inline: the resource declares a CSP with no
 // allowed domain, so nothing may be fetched. Run by `npm run build` after tsc.
@@ -8,7 +8,7 @@ import { build } from 'esbuild';
 import { packageRoot } from '../shared/package-root.js';
 
 const root = packageRoot();
-const source = join(root, 'view', 'src');
+const source = join(root, 'supervisor', 'http', 'app-view', 'browser');
 
 export async function buildView(outFile = join(root, 'dist', 'view', 'result-view.html')): Promise<string> {
   const result = await build({

@@ -7,7 +7,7 @@ import { packageRoot } from '../../shared/package-root.js';
 import { CHROMIUM_ARGS } from '../fixtures/camofox/browser.js';
 
 // The Node side of the view's browser tests: Debian's Chromium driven by playwright-core, a host
-// page running ext-apps' AppBridge (view/test-host/host.ts), and the host's tool calls sent to the
+// page running ext-apps' AppBridge (tests/http/app-view/host/host.ts), and the host's tool calls sent to the
 // real gateway by an SDK client holding the host's credential. The view's HTML is what
 // resources/read returned, with the CSP its _meta.ui declares enforced in the frame.
 
@@ -39,11 +39,11 @@ export function withDeclaredCsp(html: string, csp: Csp): string {
 }
 
 async function hostScript(): Promise<string> {
-  const out = await build({ entryPoints: [join(packageRoot(), 'view', 'test-host', 'host.ts')], bundle: true, write: false, format: 'iife', platform: 'browser', target: 'es2022', logLevel: 'warning' });
+  const out = await build({ entryPoints: [join(packageRoot(), 'tests', 'http', 'app-view', 'host', 'host.ts')], bundle: true, write: false, format: 'iife', platform: 'browser', target: 'es2022', logLevel: 'warning' });
   return out.outputFiles[0]!.text;
 }
 
-/** What view/test-host/host.ts puts on the host page's window. */
+/** What tests/http/app-view/host/host.ts puts on the host page's window. */
 interface HostApi {
   load(html: string, theme: 'light' | 'dark'): Promise<void>;
   deliver(input: unknown, result: unknown): Promise<void>;

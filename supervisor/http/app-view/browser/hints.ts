@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../shared/errors.js';
+import type { ErrorCode } from '../../../../shared/errors.js';
 
 // What to do next for the error codes a user most often meets in the view. The gateway's message
 // says what happened; this says how to recover. Codes are the gateway's stable ones (checked by
