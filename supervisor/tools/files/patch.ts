@@ -5,7 +5,8 @@ import { assertEncodable, atomicWrite, BOM, detectLineEnding, normalizeLineEndin
 import { fuzzyFindAndReplace, noMatchHint } from './fuzzy-match.js';
 import { resolveToolPath } from './confine.js';
 import { throwIfAborted, type PathDeps } from './paths.js';
-import { assertWritable, hermesDirs } from './sensitive-paths.js';
+import { hermesDirs } from './sensitive-paths.js';
+import { assertWritable } from './write-blocks.js';
 import { fileDiff } from './unified-diff.js';
 import { applyV4a, hasTraversal, notFoundHint, operationPaths, parseV4aPatch, type ResolvedOperation } from './v4a.js';
 import { assertNoAddedRedactionMarker, lintDelta, lintOf, syntaxGateRefusal, type Lint } from './write-file.js';

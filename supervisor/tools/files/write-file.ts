@@ -8,7 +8,8 @@ import { yamlSyntaxError } from '../../platform/yaml.js';
 import { assertEncodable, atomicWrite, encodeForExisting, ensureParentDirs, isNotFound, probeExisting, withPathLocks, writeFailed } from './fs-util.js';
 import { resolveToolPath } from './confine.js';
 import { requireString, throwIfAborted, type PathDeps } from './paths.js';
-import { assertWritable, hermesDirs } from './sensitive-paths.js';
+import { hermesDirs } from './sensitive-paths.js';
+import { assertWritable } from './write-blocks.js';
 
 // write_file — Hermes' whole-file write (tools/file_tools.py `write_file_tool`,
 // tools/file_operations.py `write_file`): sensitive and credential targets refused, the
