@@ -83,6 +83,14 @@ function writeBlockMessage(p: CheckedPath, input: string, dirs: HermesDirs, verb
 // ---------------------------------------------------------------------------------------------
 // Cross-profile / sandbox-mirror soft guard
 
+/** The `cross_profile` argument of write_file and patch (Hermes' schema text), which opts out of this guard. */
+export const CROSS_PROFILE_PROPERTY = {
+  type: 'boolean',
+  default: false,
+  description:
+    "Opt out of the cross-profile soft guard. Defaults to false. Set true ONLY after explicit user direction to edit another Hermes profile's skills/plugins/cron/memories.",
+} as const;
+
 const PROFILE_SCOPED_AREAS = new Set(['skills', 'plugins', 'cron', 'memories']);
 
 function crossProfileMessage(p: CheckedPath, dirs: HermesDirs): string | null {
