@@ -3,9 +3,8 @@ import { startFixturePages, type FixturePages } from '../fixtures/camofox/pages.
 import { ALLOW_LOOPBACK_PAGES, browse } from '../helpers/browser.js';
 import { startStandin, type Standin } from '../helpers/camofox.js';
 import { openSession, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { copyOfHermesHome, type HomeSpec } from '../helpers/hermes.js';
-import { tempDirs } from '../helpers/temp.js';
-import { compareSurface, errorAsHermes, loadCases, normalise, oracleAnswers, runOracle, type Answers, type FidelityCase } from './harness.js';
+import type { HomeSpec } from '../helpers/hermes.js';
+import { compareSurface, errorAsHermes, loadCases, normalise, oracleAnswers, runOracle, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
 
 // The ten browser tools against Hermes' own in Camofox mode (tools/browser_tool.py browser_* with
 // CAMOFOX_URL set, which hands every call to tools/browser_camofox.py), both sides driving the
@@ -42,7 +41,7 @@ const userOf = (side: 'hermes' | 'gateway', home: HomeName) => `fid_${side}_${ho
 const homeOf = (c: BrowserCase): HomeName => c.home ?? 'open';
 const TAB_ID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g;
 
-const temp = tempDirs();
+const fx = new SurfaceFixture('browser');
 const cases = loadCases<BrowserCase>('browser');
 let pages: FixturePages | undefined;
 let standin: Standin | undefined;
@@ -72,11 +71,12 @@ async function tabsOf(user: string): Promise<Array<{ tabId: string; listItemId?:
 compareSurface<BrowserCase>({
   surface: 'browser',
   cases,
+  fixture: fx,
   async setUp() {
     pages = await startFixturePages();
     standin = await startStandin();
     for (const name of homesUsed()) {
-      const home = copyOfHermesHome(temp.make(`hmcp-fid-browser-gw-${name}-`), HOMES[name]);
+      const home = fx.hermesHome(`gw-${name}`, HOMES[name]);
       gateways.set(name, await startTestGateway({ home, env: { CAMOFOX_URL: camofoxUrl(), CAMOFOX_USER_ID: userOf('gateway', name) } }));
     }
   },
@@ -85,12 +85,11 @@ compareSurface<BrowserCase>({
     for (const gw of gateways.values()) await gw.close();
     await standin?.stop();
     await pages?.close();
-    temp.removeAll();
   },
   async hermes(list) {
     const out: Answers = new Map();
     for (const name of homesUsed()) {
-      const home = copyOfHermesHome(temp.make(`hmcp-fid-browser-hermes-${name}-`), HOMES[name]);
+      const home = fx.hermesHome(`hermes-${name}`, HOMES[name]);
       const user = userOf('hermes', name);
       const input = { cases: list.filter((c) => homeOf(c) === name).map((c) => ({ id: c.id, tool: c.tool, args: argsOf(c), ...(c.task ? { task: c.task } : {}), ...(c.before ? { before: c.before } : {}) })) };
       const answers = oracleAnswers(await runOracle('browser.py', input, home, { CAMOFOX_URL: camofoxUrl(), CAMOFOX_USER_ID: user }, 300_000));

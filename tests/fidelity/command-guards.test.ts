@@ -5,10 +5,7 @@ import { test } from 'node:test';
 import { parse } from 'yaml';
 import { checkCommand } from '../../supervisor/tools/guards/approval.js';
 import { sessionToken, viaBridge } from '../helpers/gateway.js';
-import { copyOfHermesHome } from '../helpers/hermes.js';
-import { tempDirs } from '../helpers/temp.js';
-import { compareSurface, errorAsHermes, FIDELITY_DIR, oneByOne, oracleAnswers, runOracle, type FidelityCase } from './harness.js';
-import { startFidelityGateway, type FidelityGateway } from './workspace.js';
+import { compareSurface, errorAsHermes, FIDELITY_DIR, oneByOne, oracleAnswers, runOracle, SurfaceFixture, type FidelityCase } from './harness.js';
 
 // command_guards: the verdict of Hermes' own guards (tools/approval.py detect_hardline_command,
 // _check_sudo_stdin_guard and detect_dangerous_command, through drivers/command_guards.py) against
@@ -66,12 +63,10 @@ function loadGuardCases(): GuardCase[] {
 
 type GuardVerdict = { verdict: 'allow' } | { verdict: 'hardline' | 'dangerous'; key: string };
 
-const temp = tempDirs();
+const fx = new SurfaceFixture('guards');
 const cases = loadGuardCases();
 let hermesHome = '';
 let userHome = '';
-let ws = '';
-let gw: FidelityGateway | undefined;
 let token = '';
 const hermesVerdicts = new Map<string, GuardVerdict>();
 
@@ -100,17 +95,13 @@ function hermesToolsVerdict(answer: unknown): unknown {
 compareSurface<GuardCase>({
   surface: 'command_guards',
   cases,
+  fixture: fx,
   async setUp() {
-    hermesHome = copyOfHermesHome(temp.make('hmcp-fid-guards-hermes-'), {});
-    userHome = temp.make('hmcp-fid-guards-user-');
-    ws = temp.make('hmcp-fid-guards-ws-');
-    mkdirSync(join(ws, 'run'));
-    gw = await startFidelityGateway(copyOfHermesHome(temp.make('hmcp-fid-guards-gw-'), {}), ws);
-    token = await sessionToken(gw.client);
-  },
-  async tearDown() {
-    await gw?.close();
-    temp.removeAll();
+    // One Hermes home for the driver and the commands alike: `<hermes_home>` spells it.
+    hermesHome = fx.hermesHome('hermes');
+    userHome = fx.dir('user');
+    mkdirSync(join(fx.ws, 'run'));
+    token = await sessionToken((await fx.gateway()).client);
   },
   async hermes(list) {
     const answers = oracleAnswers(await runOracle('command_guards.py', { cases: list.map((c) => ({ id: c.id, command: commandOf(c) })) }, hermesHome, { HOME: userHome }));
@@ -122,11 +113,11 @@ compareSurface<GuardCase>({
     terminal: (list) =>
       oneByOne(
         list.filter((c) => c.via.includes('terminal')),
-        async (c) => terminalVerdict((await viaBridge(gw!.client, 'terminal', { command: c.command, timeout: 10, workdir: join(ws, 'run') }, token)).data),
+        async (c) => terminalVerdict((await viaBridge(fx.gw.client, 'terminal', { command: c.command, timeout: 10, workdir: join(fx.ws, 'run') }, token)).data),
       ),
     async hermes_tools(list) {
       const sampled = list.filter((c) => c.via.includes('hermes_tools'));
-      const results = await gw!.hermesTools(sampled.map((c) => ['terminal', { command: c.command, timeout: 10 }]));
+      const results = await fx.gw.hermesTools(sampled.map((c) => ['terminal', { command: c.command, timeout: 10 }]));
       return new Map(sampled.map((c, i) => [c.id, hermesToolsVerdict(results[i])]));
     },
   },

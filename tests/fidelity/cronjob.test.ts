@@ -6,8 +6,7 @@ import { homeWithCron, jobsPath } from '../fixtures/cron-home.js';
 import { startScriptedModel, type ModelRequest, type ScriptedModel } from '../fixtures/scripted-model.js';
 import { lastUserText } from '../helpers/bridge.js';
 import { startEgressTrap, type EgressTrap } from '../helpers/hermes.js';
-import { tempDirs } from '../helpers/temp.js';
-import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, runOracle, type Answers, type FidelityCase } from './harness.js';
+import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, runOracle, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
 import { startFidelityGateway, type FidelityGateway } from './workspace.js';
 
 // cronjob against Hermes' own cron code (tools/cronjob_tools.py cronjob, cron/jobs.py), over MCP.
@@ -47,9 +46,8 @@ const MUTATIONS = new Set(['create', 'update', 'pause', 'resume', 'remove', 'run
 const ISO = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?(?:[+-]\d{2}:\d{2}|Z)?/g;
 const JOB_ID = /\b[0-9a-f]{12}\b/g;
 
-const temp = tempDirs();
+const fx = new SurfaceFixture('cron');
 const cases = loadCases<CronCase>('cronjob');
-let ws = '';
 
 /**
  * One Hermes configuration (config.yaml `timezone`, '' for none, and for agent_runs cases the
@@ -86,7 +84,7 @@ const agentTurnWith = (prompt: string) => (r: ModelRequest) => Array.isArray(r.b
 /** `<ws>` in any string of `value` as the gateway's root; "@<name>" as that job's id. */
 function resolved<T>(value: T, ids: Record<string, string> = {}): T {
   const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return v.startsWith('@') && v.slice(1) in ids ? ids[v.slice(1)] : v.split('<ws>').join(ws);
+    if (typeof v === 'string') return v.startsWith('@') && v.slice(1) in ids ? ids[v.slice(1)] : v.split('<ws>').join(fx.ws);
     if (Array.isArray(v)) return v.map(walk);
     if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
     return v;
@@ -118,7 +116,7 @@ function stabilised(value: unknown, before: string | null, tCall: number, known:
     if (typeof v === 'object' && v !== null) return Object.fromEntries(Object.entries(v).map(([k, x]) => [text(k), walk(x)]));
     return v;
   };
-  return normalise(walk(value), { replace: { [ws]: '<ws>' } });
+  return normalise(walk(value), { replace: { [fx.ws]: '<ws>' } });
 }
 
 function writeStore(home: string, text: string | null): void {
@@ -137,9 +135,9 @@ function byZone(list: CronCase[]): Array<[Zone, CronCase[]]> {
 compareSurface<CronCase>({
   surface: 'cronjob',
   cases,
+  fixture: fx,
   async setUp() {
-    ws = temp.make('hmcp-fid-cron-ws-');
-    mkdirSync(join(ws, 'proj'));
+    mkdirSync(join(fx.ws, 'proj'));
     const running = cases.filter((c) => c.agent_runs);
     // One turn per job run: its agent turn answered with the final text (nothing else is scripted).
     if (running.length > 0) model = await startScriptedModel({ turns: running.map((c) => ({ when: agentTurnWith(jobPrompt(c)), text: finalAnswer(c) })) });
@@ -154,7 +152,7 @@ compareSurface<CronCase>({
       };
       const hermesHome = homeWithCron(options);
       const gwHome = homeWithCron(options);
-      zones.set(key, { hermesHome, gwHome, gw: await startFidelityGateway(gwHome, ws, { env: { HERMES_MCP_CRONJOB_MUTATIONS: 'on' } }) });
+      zones.set(key, { hermesHome, gwHome, gw: await startFidelityGateway(gwHome, fx.ws, { env: { HERMES_MCP_CRONJOB_MUTATIONS: 'on' } }) });
     }
     trap = await startEgressTrap();
   },
@@ -165,10 +163,9 @@ compareSurface<CronCase>({
     }
     await trap?.close();
     await model?.close();
-    temp.removeAll();
   },
   async hermes(list) {
-    const root = temp.make('hmcp-fid-cron-hermes-');
+    const root = fx.dir('hermes');
     hermesRoot = root;
     type Acted = Array<{ id: string; result?: HermesAct; raised?: string }>;
     const answers: Acted = [];
@@ -187,7 +184,7 @@ compareSurface<CronCase>({
   },
   gateway: {
     async mcp(list) {
-      const root = temp.make('hmcp-fid-cron-gw-');
+      const root = fx.dir('gw');
       const raw = new Map<string, { answer: unknown; file: string | null; tCall: number }>();
       await oneByOne(list, async (c) => {
         const { before, ids } = acted.get(c.id)!;

@@ -1,9 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
-import { copyOfHermesHome } from '../helpers/hermes.js';
-import { tempDirs } from '../helpers/temp.js';
-import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, oracleAnswers, runOracle, type Answers, type FidelityCase } from './harness.js';
-import { startFidelityGateway, writeFiles, type FidelityGateway, type FileSpec } from './workspace.js';
+import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
+import { writeFiles, type FileSpec } from './workspace.js';
 
 // What the two file-editing surfaces (write_file, patch) share: every case starts from fresh files
 // in a directory of its own for each way of reaching an implementation (Hermes' own function, the
@@ -73,43 +71,36 @@ export function argsIn(c: EditCase, dir: string, ws: string): Record<string, unk
  * function in drivers/`driver`, over MCP and through hermes_tools.
  */
 export function compareEditSurface(surface: string, tool: string, driver: string): void {
-  const temp = tempDirs();
+  const fx = new SurfaceFixture(tool);
   const cases = loadCases<EditCase>(surface);
-  let ws = '';
-  let gw: FidelityGateway | undefined;
-  const dirOf = (way: string, c: EditCase) => join(ws, way, c.id);
+  const dirOf = (way: string, c: EditCase) => join(fx.ws, way, c.id);
   const answerOf = (way: string, c: EditCase, result: unknown) => {
     const dir = dirOf(way, c);
-    const replace = { [dir]: '<dir>', [ws]: '<ws>', [relative(ws, dir)]: '<rel>' };
+    const replace = { [dir]: '<dir>', [fx.ws]: '<ws>', [relative(fx.ws, dir)]: '<rel>' };
     return normalise(withKeysReplaced({ result: errorAsHermes(result), files: readBack(dir) }, replace), { replace });
   };
 
   compareSurface<EditCase>({
     surface,
     cases,
+    fixture: fx,
     async setUp() {
-      ws = temp.make(`hmcp-fid-${tool}-`);
       for (const way of ['hermes', 'mcp', 'hermes_tools']) for (const c of cases) writeFiles(dirOf(way, c), c.files);
-      gw = await startFidelityGateway(copyOfHermesHome(temp.make(`hmcp-fid-${tool}-gw-`), {}), ws);
-    },
-    async tearDown() {
-      await gw?.close();
-      temp.removeAll();
+      await fx.gateway();
     },
     async hermes(list) {
-      const home = copyOfHermesHome(temp.make(`hmcp-fid-${tool}-hermes-`), {});
-      const input = { cases: list.map((c) => ({ id: c.id, args: argsIn(c, dirOf('hermes', c), ws) })) };
-      const answers = oracleAnswers(await runOracle(driver, input, home, { TERMINAL_CWD: ws }, 300_000));
+      const input = { cases: list.map((c) => ({ id: c.id, args: argsIn(c, dirOf('hermes', c), fx.ws) })) };
+      const answers = await fx.driver(driver, input, { TERMINAL_CWD: fx.ws }, 300_000);
       return new Map(list.map((c) => [c.id, answerOf('hermes', c, answers.get(c.id))]));
     },
     gateway: {
-      mcp: (list) => oneByOne(list, async (c) => answerOf('mcp', c, await gw!.call(tool, argsIn(c, dirOf('mcp', c), ws)))),
+      mcp: (list) => oneByOne(list, async (c) => answerOf('mcp', c, await fx.gw.call(tool, argsIn(c, dirOf('mcp', c), fx.ws)))),
       async hermes_tools(list): Promise<Answers> {
         // One execute_code script makes at most 50 tool calls: the cases go in batches.
         const out: Answers = new Map();
         for (let i = 0; i < list.length; i += HERMES_TOOLS_BATCH) {
           const batch = list.slice(i, i + HERMES_TOOLS_BATCH);
-          const results = await gw!.hermesTools(batch.map((c) => [tool, argsIn(c, dirOf('hermes_tools', c), ws)]));
+          const results = await fx.gw.hermesTools(batch.map((c) => [tool, argsIn(c, dirOf('hermes_tools', c), fx.ws)]));
           batch.forEach((c, j) => out.set(c.id, answerOf('hermes_tools', c, results[j])));
         }
         return out;

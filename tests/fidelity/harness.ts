@@ -7,7 +7,9 @@ import { parse } from 'yaml';
 import { listedDivergences, type ListedDivergence } from '../../scripts/differences-from-hermes.js';
 import { FIDELITY_REPORT_DIR, type FidelityTally } from '../../scripts/fidelity-report.js';
 import { packageRoot } from '../../shared/package-root.js';
-import { hermesEnv, runDriver } from '../helpers/hermes.js';
+import { copyOfHermesHome, hermesEnv, runDriver, type HomeSpec } from '../helpers/hermes.js';
+import { tempDirs } from '../helpers/temp.js';
+import { startFidelityGateway, type FidelityGateway, type FidelityGatewayOptions } from './workspace.js';
 
 // The fidelity suite: the same case goes to Hermes' own function (a driver in drivers/, run in the
 // pinned Hermes venv) and to the gateway (over MCP, as a client calls it, and through
@@ -22,6 +24,11 @@ import { hermesEnv, runDriver } from '../helpers/hermes.js';
 // A listed divergence that no case of its surface shows any more fails too (the list stays true),
 // and each surface has the minimum number of cases it promises (MIN_CASES). Every surface's tally
 // is written to FIDELITY_REPORT_DIR; the test runner prints them as one table after the run.
+//
+// A surface's test states what is particular to it: its cases, how Hermes' driver and the gateway
+// are asked, how their answers are normalised. The rest is here: compareSurface runs the
+// comparison, and a SurfaceFixture holds what most surfaces set up alike (temporary directories,
+// a workspace, gateways serving it, the driver run in a fresh Hermes home) and removes it after.
 
 export const FIDELITY_DIR = join(packageRoot(), 'tests', 'fidelity');
 
@@ -200,6 +207,11 @@ export function oracleAnswers(list: Array<{ id: string; result?: unknown; raised
   return new Map(list.map((a) => [a.id, a.raised !== undefined ? { raised: a.raised } : a.result]));
 }
 
+/** Answers (a driver's) each normalised by `norm`. */
+export function normalisedAnswers(answers: Answers, norm: (answer: unknown) => unknown): Answers {
+  return new Map([...answers].map(([id, a]) => [id, norm(a)]));
+}
+
 /** Answers from a function called once per case, in order. */
 export async function oneByOne<C extends FidelityCase>(cases: C[], answer: (c: C) => Promise<unknown>): Promise<Answers> {
   const out: Answers = new Map();
@@ -207,9 +219,71 @@ export async function oneByOne<C extends FidelityCase>(cases: C[], answer: (c: C
   return out;
 }
 
+/** Where a fixture's gateway serves: by default the workspace, with a fresh copy of the default Hermes home. */
+export interface FixtureGatewayOptions extends FidelityGatewayOptions {
+  home?: string;
+  roots?: string;
+}
+
+/**
+ * What most surfaces set up alike, named `hmcp-fid-<tag>-…` and removed after the run (by
+ * compareSurface): temporary directories, the workspace, the gateways started through it, and
+ * each run of the surface's driver in a Hermes home of its own.
+ */
+export class SurfaceFixture {
+  private readonly temp = tempDirs();
+  private workspace = '';
+  private readonly gateways: FidelityGateway[] = [];
+
+  constructor(private readonly tag: string) {}
+
+  /** The workspace: a directory of its own, made on first use. */
+  get ws(): string {
+    this.workspace ||= this.dir('');
+    return this.workspace;
+  }
+
+  /** A new temporary directory of this surface (`what` is part of its name). */
+  dir(what: string): string {
+    return this.temp.make(what ? `hmcp-fid-${this.tag}-${what}-` : `hmcp-fid-${this.tag}-`);
+  }
+
+  /** A new copy of the Hermes home `spec` describes (the default one when empty). */
+  hermesHome(what: string, spec: HomeSpec = {}): string {
+    return copyOfHermesHome(this.dir(what), spec);
+  }
+
+  /** Starts a gateway, closed after the run (by default serving the workspace with a new copy of the default Hermes home). */
+  async gateway({ home, roots, ...options }: FixtureGatewayOptions = {}): Promise<FidelityGateway> {
+    const gw = await startFidelityGateway(home ?? this.hermesHome('gw'), roots ?? this.ws, options);
+    this.gateways.push(gw);
+    return gw;
+  }
+
+  /** The first gateway started: the one gateway most surfaces ask. */
+  get gw(): FidelityGateway {
+    const gw = this.gateways[0];
+    if (!gw) throw new Error(`fidelity ${this.tag}: no gateway was started`);
+    return gw;
+  }
+
+  /** Runs drivers/`name` (runOracle) in a new copy of the default Hermes home: its answers by case id. */
+  async driver(name: string, input: unknown, env: Record<string, string> = {}, timeoutMs?: number): Promise<Answers> {
+    return oracleAnswers(await runOracle(name, input, this.hermesHome('hermes'), env, timeoutMs));
+  }
+
+  /** Closes the gateways and removes the directories. */
+  async close(): Promise<void> {
+    for (const gw of this.gateways.splice(0)) await gw.close();
+    this.temp.removeAll();
+  }
+}
+
 export interface SurfaceSpec<C extends FidelityCase> {
   surface: string;
   cases: C[];
+  /** The surface's fixture: closed after tearDown. */
+  fixture?: SurfaceFixture;
   /** Everything the cases need (directories, a gateway), before any answer is asked for. */
   setUp?: () => Promise<void>;
   tearDown?: () => Promise<void>;
@@ -235,6 +309,7 @@ export function compareSurface<C extends FidelityCase>(spec: SurfaceSpec<C>): vo
   });
   after(async () => {
     await spec.tearDown?.();
+    await spec.fixture?.close();
   });
   for (const c of spec.cases) {
     test(`${spec.surface}: ${c.id}`, () => {

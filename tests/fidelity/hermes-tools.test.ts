@@ -1,9 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { copyOfHermesHome } from '../helpers/hermes.js';
-import { tempDirs } from '../helpers/temp.js';
-import { compareSurface, FIDELITY_DIR, loadCases, normalise, oracleAnswers, runOracle, type Answers, type FidelityCase } from './harness.js';
-import { startFidelityGateway, type FidelityGateway } from './workspace.js';
+import { compareSurface, FIDELITY_DIR, loadCases, normalise, normalisedAnswers, oracleAnswers, runOracle, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
 
 // execute_code's hermes_tools module against the stub Hermes' own execute_code generates
 // (tools/code_execution_tool.py generate_hermes_tools_module, _scrub_child_env): the same function
@@ -17,14 +14,12 @@ interface ToolsCase extends FidelityCase {
   names?: string[];
 }
 
-const temp = tempDirs();
+const fx = new SurfaceFixture('htools');
 const cases = loadCases<ToolsCase>('hermes_tools');
 /** config.yaml terminal.env_passthrough, in both homes. */
 const PASSTHROUGH = ['MY_SERVICE_TOKEN', 'PLAIN_PASSTHROUGH'];
 /** A zone with no daylight saving, whose offset (+0530) differs from a test machine's usual UTC. */
 const TIMEZONE = 'Asia/Kolkata';
-let ws = '';
-let gw: FidelityGateway | undefined;
 let gwHome = '';
 let hermesHome = '';
 
@@ -43,12 +38,12 @@ function parentEnvironment(home: string): Record<string, string> {
   return { ...env, ...working, ...temp, ...absent };
 }
 
-const withWs = (v: unknown): unknown => normalise(v, { replace: { '<ws>': ws } });
-const norm = (v: unknown) => normalise(v, { replace: { [ws]: '<ws>' } });
+const withWs = (v: unknown): unknown => normalise(v, { replace: { '<ws>': fx.ws } });
+const norm = (v: unknown) => normalise(v, { replace: { [fx.ws]: '<ws>' } });
 
 /** Runs `code` through the gateway's execute_code; its last output line as JSON (names and signatures only: nothing output redaction would touch). */
 async function gatewayScript(code: string): Promise<Record<string, unknown>> {
-  const r = (await gw!.call('execute_code', { code })) as { status?: string; output?: string };
+  const r = (await fx.gw.call('execute_code', { code })) as { status?: string; output?: string };
   if (r.status !== 'success') throw new Error(`execute_code failed: ${JSON.stringify(r)}`);
   return JSON.parse(String(r.output).trim().split('\n').at(-1)!) as Record<string, unknown>;
 }
@@ -56,24 +51,20 @@ async function gatewayScript(code: string): Promise<Record<string, unknown>> {
 compareSurface<ToolsCase>({
   surface: 'hermes_tools',
   cases,
+  fixture: fx,
   async setUp() {
-    ws = temp.make('hmcp-fid-htools-');
     const spec = { config: { terminal: { env_passthrough: PASSTHROUGH } } };
-    gwHome = copyOfHermesHome(temp.make('hmcp-fid-htools-gw-'), spec);
-    hermesHome = copyOfHermesHome(temp.make('hmcp-fid-htools-hermes-'), spec);
+    gwHome = fx.hermesHome('gw', spec);
+    hermesHome = fx.hermesHome('hermes', spec);
     // The gateway reads its own settings from the environment its children inherit (one process
     // environment in a real start): HERMES_TIMEZONE, which Hermes turns into a script's TZ, is the
     // one planted name the gateway itself acts on.
-    gw = await startFidelityGateway(gwHome, ws, { inherited: parentEnvironment(gwHome), env: { HERMES_TIMEZONE: TIMEZONE } });
-  },
-  async tearDown() {
-    await gw?.close();
-    temp.removeAll();
+    await fx.gateway({ home: gwHome, inherited: parentEnvironment(gwHome), env: { HERMES_TIMEZONE: TIMEZONE } });
   },
   async hermes(list) {
     const input = { cases: list.map((c) => ({ ...c, kwargs: withWs(c.kwargs ?? {}) })), parent: parentEnvironment(hermesHome) };
-    const answers = oracleAnswers(await runOracle('hermes_tools.py', input, hermesHome, { TERMINAL_CWD: ws }, 300_000));
-    return new Map([...answers].map(([id, a]) => [id, norm(a)]));
+    const answers = oracleAnswers(await runOracle('hermes_tools.py', input, hermesHome, { TERMINAL_CWD: fx.ws }, 300_000));
+    return normalisedAnswers(answers, norm);
   },
   gateway: {
     async execute_code(list) {
@@ -102,7 +93,7 @@ compareSurface<ToolsCase>({
     },
     async hermes_tools(list) {
       const calls = list.filter((c) => c.kind === 'call');
-      const results = await gw!.hermesTools(calls.map((c) => [c.function!, withWs(c.kwargs ?? {}) as Record<string, unknown>]));
+      const results = await fx.gw.hermesTools(calls.map((c) => [c.function!, withWs(c.kwargs ?? {}) as Record<string, unknown>]));
       return new Map(calls.map((c, i) => [c.id, norm(results[i])]));
     },
   },

@@ -1,8 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { resolveHonchoConfig } from '../../supervisor/tools/memory/config.js';
-import { tempDirs } from '../helpers/temp.js';
-import { compareSurface, loadCases, normalise, oracleAnswers, runOracle, type FidelityCase } from './harness.js';
+import { compareSurface, loadCases, normalise, oracleAnswers, runOracle, SurfaceFixture, type FidelityCase } from './harness.js';
 
 // honcho_identity: for one honcho.json variant (host blocks, profiles, peer names, workspace
 // overrides, the environment), the names the gateway talks to Honcho with against the ones Hermes'
@@ -23,9 +22,8 @@ interface IdentityCase extends FidelityCase {
 }
 
 const URL_BASE = 'http://127.0.0.1:9';
-const temp = tempDirs();
+const fx = new SurfaceFixture('honcho-id');
 const cases = loadCases<IdentityCase>('honcho_identity');
-let ws = '';
 
 interface Layout {
   home: string;
@@ -37,7 +35,7 @@ interface Layout {
 const fill = (text: string, home: string) => text.split('{url}').join(URL_BASE).split('{home}').join(home);
 
 function layout(c: IdentityCase, side: 'hermes' | 'gateway'): Layout {
-  const home = join(ws, c.id, side);
+  const home = join(fx.ws, c.id, side);
   const [kind, name] = (c.home ?? 'default').split(':');
   const hermesHome =
     kind === 'profile' ? join(home, '.hermes', 'profiles', name!) : kind === 'custom' ? join(home, 'custom-home') : kind === 'custom-profile' ? join(home, 'opt', 'profiles', name!) : join(home, '.hermes');
@@ -61,12 +59,9 @@ const norm = (l: Layout) => (v: unknown) => normalise(v, { replace: { [l.home]: 
 compareSurface<IdentityCase>({
   surface: 'honcho_identity',
   cases,
+  fixture: fx,
   async setUp() {
-    ws = temp.make('hmcp-fid-honcho-id-');
     for (const c of cases) for (const side of ['hermes', 'gateway'] as const) lay(c, side);
-  },
-  async tearDown() {
-    temp.removeAll();
   },
   async hermes(list) {
     const input = {
@@ -75,7 +70,7 @@ compareSurface<IdentityCase>({
         return { id: c.id, home: l.home, hermes_home: l.hermesHome, cwd: l.cwd, env: l.env };
       }),
     };
-    const answers = oracleAnswers(await runOracle('honcho_identity.py', input, join(ws, 'driver-home')));
+    const answers = oracleAnswers(await runOracle('honcho_identity.py', input, join(fx.ws, 'driver-home')));
     return new Map(list.map((c) => [c.id, norm(layout(c, 'hermes'))(answers.get(c.id))]));
   },
   gateway: {

@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import { startHonchoStandin, type HonchoStandin, type RecordedCall, type SeedData } from '../fixtures/honcho-standin.js';
 import { connect, viaBridge } from '../helpers/gateway.js';
 import { honchoJson, SEED, startMemoryGateway, USER_PEER } from '../helpers/memory.js';
-import { tempDirs } from '../helpers/temp.js';
-import { compareSurface, errorAsHermes, loadCases, oracleAnswers, runOracle, type Answers, type FidelityCase } from './harness.js';
+import { compareSurface, errorAsHermes, loadCases, oracleAnswers, runOracle, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
 
 // honcho_tools: the gateway's memory tools (supervisor/tools/memory/tools.ts, over MCP) against Hermes' own
 // Honcho tools (drivers/honcho_tools.py: plugins/memory/honcho HonchoMemoryProvider.handle_tool_call),
@@ -56,9 +55,8 @@ const SEEDS: Record<string, SeedData> = {
   },
 };
 
-const temp = tempDirs();
+const fx = new SurfaceFixture('honcho-tools');
 const cases = loadCases<ToolsCase>('honcho_tools');
-let ws = '';
 
 /** A call the comparison keeps: method, route, and the peers/targets/sessions it names. */
 function touched(calls: RecordedCall[]): string[] {
@@ -154,7 +152,7 @@ async function hermesSide(list: ToolsCase[]): Promise<Answers> {
           const standin = await startHonchoStandin();
           standins.set(c.id, standin);
           standin.seed(SEEDS[c.seed ?? 'default']!);
-          const home = join(ws, 'hermes', c.id);
+          const home = join(fx.ws, 'hermes', c.id);
           const cwd = join(home, c.cwd ?? PROJECT);
           mkdirSync(cwd, { recursive: true });
           writeFileSync(join(home, 'honcho.json'), JSON.stringify(hermesJson(standin.url, c)));
@@ -162,7 +160,7 @@ async function hermesSide(list: ToolsCase[]): Promise<Answers> {
         }),
       ),
     };
-    const answers = oracleAnswers(await runOracle('honcho_tools.py', input, join(ws, 'hermes-driver-home'), {}, 300_000));
+    const answers = oracleAnswers(await runOracle('honcho_tools.py', input, join(fx.ws, 'hermes-driver-home'), {}, 300_000));
     return new Map(
       list.map((c) => {
         const a = answers.get(c.id);
@@ -191,18 +189,13 @@ function hermesJson(url: string, c: ToolsCase): Record<string, unknown> {
 compareSurface<ToolsCase>({
   surface: 'honcho_tools',
   cases,
-  async setUp() {
-    ws = temp.make('hmcp-fid-honcho-tools-');
-  },
-  async tearDown() {
-    temp.removeAll();
-  },
+  fixture: fx,
   hermes: hermesSide,
   gateway: {
     mcp: async (list) => {
       const out: Answers = new Map();
       for (const c of list) {
-        const project = join(ws, 'gateway', c.id, c.cwd ?? PROJECT);
+        const project = join(fx.ws, 'gateway', c.id, c.cwd ?? PROJECT);
         mkdirSync(project, { recursive: true });
         const m = await startMemoryGateway({ seed: SEEDS[c.seed ?? 'default']!, honcho: (url) => hermesJson(url, c), env: { HERMES_MCP_PROJECT_DIR: project } });
         try {

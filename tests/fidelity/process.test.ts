@@ -1,10 +1,8 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { viaBridge } from '../helpers/gateway.js';
-import { copyOfHermesHome } from '../helpers/hermes.js';
-import { tempDirs } from '../helpers/temp.js';
-import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, oracleAnswers, runOracle, type FidelityCase } from './harness.js';
-import { startFidelityGateway, writeFiles, type FidelityGateway, type FileSpec } from './workspace.js';
+import { compareSurface, errorAsHermes, loadCases, normalise, normalisedAnswers, oneByOne, SurfaceFixture, type FidelityCase } from './harness.js';
+import { writeFiles, type FileSpec } from './workspace.js';
 
 // process_manage against Hermes' `process` tool (tools/process_registry.py _handle_process). Hermes'
 // process is started by its terminal (background=true); the gateway's direct terminal never
@@ -29,12 +27,10 @@ interface Answer {
   result: unknown;
 }
 
-const temp = tempDirs();
+const fx = new SurfaceFixture('proc');
 const cases = loadCases<ProcessCase>('process');
-let ws = '';
-let gw: FidelityGateway | undefined;
 
-const dirOf = (c: ProcessCase) => join(ws, c.id);
+const dirOf = (c: ProcessCase) => join(fx.ws, c.id);
 // Hermes' clamp on a wait (TERMINAL_TIMEOUT) set to the gateway's processWaitMaxSeconds.
 const WAIT_MAX_SECONDS = 25;
 
@@ -46,31 +42,26 @@ function withProcess(action: Action, id: string): Action {
 }
 
 const norm = (a: Answer) =>
-  normalise(errorAsHermes(a.result), { replace: { [ws]: '<ws>', [a.process]: '<proc>' }, volatile: ['pid', 'uptime_seconds', 'started_at'] });
+  normalise(errorAsHermes(a.result), { replace: { [fx.ws]: '<ws>', [a.process]: '<proc>' }, volatile: ['pid', 'uptime_seconds', 'started_at'] });
 
 compareSurface<ProcessCase>({
   surface: 'process',
   cases,
+  fixture: fx,
   async setUp() {
-    ws = temp.make('hmcp-fid-proc-');
     for (const c of cases) writeFiles(dirOf(c), c.files);
-    gw = await startFidelityGateway(copyOfHermesHome(temp.make('hmcp-fid-proc-gw-'), {}), ws, { limits: { processWaitMaxSeconds: WAIT_MAX_SECONDS } });
-  },
-  async tearDown() {
-    await gw?.close();
-    temp.removeAll();
+    await fx.gateway({ limits: { processWaitMaxSeconds: WAIT_MAX_SECONDS } });
   },
   async hermes(list) {
-    const home = copyOfHermesHome(temp.make('hmcp-fid-proc-hermes-'), {});
     const input = { cases: list.map((c) => ({ id: c.id, dir: dirOf(c), command: c.command, pty: c.pty === true, steps: c.steps ?? [], action: c.action })) };
-    const env = { TERMINAL_ENV: 'local', TERMINAL_CWD: ws, TERMINAL_TIMEOUT: String(WAIT_MAX_SECONDS) };
-    const answers = oracleAnswers(await runOracle('process.py', input, home, env, 600_000));
-    return new Map([...answers].map(([id, a]) => [id, a !== null && typeof a === 'object' && 'process' in a ? norm(a as Answer) : a]));
+    const env = { TERMINAL_ENV: 'local', TERMINAL_CWD: fx.ws, TERMINAL_TIMEOUT: String(WAIT_MAX_SECONDS) };
+    const answers = await fx.driver('process.py', input, env, 600_000);
+    return normalisedAnswers(answers, (a) => (a !== null && typeof a === 'object' && 'process' in a ? norm(a as Answer) : a));
   },
   gateway: {
     mcp: (list) =>
       oneByOne(list, async (c) => {
-        const client = gw!.client;
+        const client = fx.gw.client;
         const token = (await viaBridge(client, 'session_open')).data.session_token as string;
         const prep = (await viaBridge(client, 'job_prepare', { command: c.command, workdir: dirOf(c), ...(c.pty ? { pty: true } : {}) }, token)).data;
         const job = { job_id: prep.job_id as string, recovery_token: prep.recovery_token as string };

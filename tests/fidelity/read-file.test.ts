@@ -3,10 +3,8 @@ import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { test } from 'node:test';
 import { viaBridge } from '../helpers/gateway.js';
-import { copyOfHermesHome } from '../helpers/hermes.js';
-import { tempDirs } from '../helpers/temp.js';
-import { compareSurface, differingFields, divergences, errorAsHermes, loadCases, normalise, oneByOne, oracleAnswers, runOracle, type Answers, type FidelityCase } from './harness.js';
-import { startFidelityGateway, writeFiles, type FidelityGateway, type FileSpec } from './workspace.js';
+import { compareSurface, differingFields, divergences, errorAsHermes, loadCases, normalise, normalisedAnswers, oneByOne, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
+import { writeFiles, type FidelityGateway, type FileSpec } from './workspace.js';
 
 // read_file against Hermes' read_file_tool (tools/file_tools.py), over MCP and through hermes_tools,
 // and (cases marked `wide_result_cap`) over MCP from a gateway whose result cap is above Hermes'
@@ -37,23 +35,21 @@ const SCRIPT_CALLS = 40;
 /** A result cap well above Hermes' 100,000-character read budget, JSON escaping included. */
 const WIDE_RESULT_CAP = 1_000_000;
 
-const temp = tempDirs();
+const fx = new SurfaceFixture('read');
 const cases = loadCases<ReadCase>('read_file');
-let ws = '';
-let gw: FidelityGateway | undefined;
 let gwWide: FidelityGateway | undefined;
 let hermesSeen: Answers = new Map();
 const gatewaySeen = new Map<string, Answers>();
 
-const argsOf = (c: ReadCase) => ({ ...c.args, path: isAbsolute(c.args.path) ? c.args.path : join(ws, c.id, c.args.path) });
-const norm = (v: unknown) => normalise(errorAsHermes(v), { replace: { [ws]: '<ws>' } });
+const argsOf = (c: ReadCase) => ({ ...c.args, path: isAbsolute(c.args.path) ? c.args.path : join(fx.ws, c.id, c.args.path) });
+const norm = (v: unknown) => normalise(errorAsHermes(v), { replace: { [fx.ws]: '<ws>' } });
 
 /**
  * gw.hermesTools, with the results written by the script to a file instead of printed: a page of
  * read_file can be 100,000 characters, past execute_code's stdout cap (which is not this surface).
  */
 async function hermesToolsViaFile(calls: Array<[string, Record<string, unknown>]>): Promise<unknown[]> {
-  const out = join(temp.make('hmcp-fid-read-out-'), 'results.json');
+  const out = join(fx.dir('out'), 'results.json');
   const code = [
     'import base64, json, hermes_tools',
     `calls = json.loads(base64.b64decode(${JSON.stringify(Buffer.from(JSON.stringify(calls)).toString('base64'))}))`,
@@ -61,7 +57,7 @@ async function hermesToolsViaFile(calls: Array<[string, Record<string, unknown>]
     `open(${JSON.stringify(out)}, "w", encoding="utf-8").write(json.dumps(out))`,
     'print("written")',
   ].join('\n');
-  const r = (await viaBridge(gw!.client, 'execute_code', { code })).data as { status?: string; output?: string };
+  const r = (await viaBridge(fx.gw.client, 'execute_code', { code })).data as { status?: string; output?: string };
   if (r.status !== 'success' || String(r.output).trim() !== 'written') throw new Error(`execute_code failed: ${JSON.stringify(r)}`);
   return JSON.parse(readFileSync(out, 'utf8')) as unknown[];
 }
@@ -74,25 +70,18 @@ const seen = (via: string, answers: Answers): Answers => {
 compareSurface<ReadCase>({
   surface: 'read_file',
   cases,
+  fixture: fx,
   async setUp() {
-    ws = temp.make('hmcp-fid-read-');
-    for (const c of cases) writeFiles(join(ws, c.id), filesOf(c));
-    gw = await startFidelityGateway(copyOfHermesHome(temp.make('hmcp-fid-read-gw-'), {}), ws);
-    gwWide = await startFidelityGateway(copyOfHermesHome(temp.make('hmcp-fid-read-gw-wide-'), {}), ws, { limits: { maxOutputChars: WIDE_RESULT_CAP } });
-  },
-  async tearDown() {
-    await gw?.close();
-    await gwWide?.close();
-    temp.removeAll();
+    for (const c of cases) writeFiles(join(fx.ws, c.id), filesOf(c));
+    await fx.gateway();
+    gwWide = await fx.gateway({ home: fx.hermesHome('gw-wide'), limits: { maxOutputChars: WIDE_RESULT_CAP } });
   },
   async hermes(list) {
-    const home = copyOfHermesHome(temp.make('hmcp-fid-read-hermes-'), {});
-    const answers = oracleAnswers(await runOracle('read_file.py', { cases: list.map((c) => ({ id: c.id, args: argsOf(c) })) }, home, { TERMINAL_CWD: ws }));
-    hermesSeen = new Map([...answers].map(([id, a]) => [id, norm(a)]));
+    hermesSeen = normalisedAnswers(await fx.driver('read_file.py', { cases: list.map((c) => ({ id: c.id, args: argsOf(c) })) }, { TERMINAL_CWD: fx.ws }), norm);
     return hermesSeen;
   },
   gateway: {
-    mcp: async (list) => seen('mcp', await oneByOne(list, async (c) => norm(await gw!.call('read_file', argsOf(c))))),
+    mcp: async (list) => seen('mcp', await oneByOne(list, async (c) => norm(await fx.gw.call('read_file', argsOf(c))))),
     async hermes_tools(list) {
       const answers = new Map<string, unknown>();
       for (let i = 0; i < list.length; i += SCRIPT_CALLS) {

@@ -1,10 +1,8 @@
 import { join } from 'node:path';
 import { redact } from '../../shared/redact.js';
 import { sessionToken, viaBridge } from '../helpers/gateway.js';
-import { copyOfHermesHome } from '../helpers/hermes.js';
-import { tempDirs } from '../helpers/temp.js';
-import { compareSurface, loadCases, oneByOne, oracleAnswers, runOracle, type Answers, type FidelityCase } from './harness.js';
-import { startFidelityGateway, writeFiles, type FidelityGateway } from './workspace.js';
+import { compareSurface, loadCases, oneByOne, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
+import { writeFiles } from './workspace.js';
 
 // Redaction against Hermes' redact_sensitive_text (agent/redact.py), case by case, in each of its
 // modes: the default, code_file=True and file_read=True. Each answer is the text as each mode leaves
@@ -29,10 +27,8 @@ interface Modes {
   file_read: string;
 }
 
-const temp = tempDirs();
+const fx = new SurfaceFixture('redact');
 const cases = loadCases<RedactionCase>('redaction');
-let ws = '';
-let gw: FidelityGateway | undefined;
 /** terminal needs a durable owner: a capability session of the fidelity client. */
 let token = '';
 
@@ -45,7 +41,7 @@ for (const c of cases) {
   }
 }
 
-const sampleOf = (c: RedactionCase): string => join(ws, c.id, 'sample.txt');
+const sampleOf = (c: RedactionCase): string => join(fx.ws, c.id, 'sample.txt');
 const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 function record(value: unknown, what: string): Record<string, unknown> {
@@ -55,7 +51,7 @@ function record(value: unknown, what: string): Record<string, unknown> {
 
 /** read_file's content without its `     N|` line numbers: the file's text as the gateway left it. */
 async function viaReadFile(c: RedactionCase): Promise<string> {
-  const r = record(await gw!.call('read_file', { path: sampleOf(c) }), `read_file ${c.id}`);
+  const r = record(await fx.gw.call('read_file', { path: sampleOf(c) }), `read_file ${c.id}`);
   if (typeof r.content !== 'string') throw new Error(`read_file ${c.id}: no content: ${JSON.stringify(r)}`);
   return r.content
     .split('\n')
@@ -68,7 +64,7 @@ async function viaReadFile(c: RedactionCase): Promise<string> {
 }
 
 async function viaTerminal(c: RedactionCase, command: string): Promise<string> {
-  const r = record((await viaBridge(gw!.client, 'terminal', { command }, token)).data, `terminal ${c.id}`);
+  const r = record((await viaBridge(fx.gw.client, 'terminal', { command }, token)).data, `terminal ${c.id}`);
   if (r.exit_code !== 0 || typeof r.output !== 'string') throw new Error(`terminal ${c.id} (${command}): ${JSON.stringify(r)}`);
   return r.output;
 }
@@ -76,20 +72,12 @@ async function viaTerminal(c: RedactionCase, command: string): Promise<string> {
 compareSurface<RedactionCase>({
   surface: 'redaction',
   cases,
+  fixture: fx,
   async setUp() {
-    ws = temp.make('hmcp-fid-redact-');
-    for (const c of cases) if (c.mcp === true) writeFiles(join(ws, c.id), { 'sample.txt': c.text });
-    gw = await startFidelityGateway(copyOfHermesHome(temp.make('hmcp-fid-redact-gw-'), {}), ws);
-    token = await sessionToken(gw.client);
+    for (const c of cases) if (c.mcp === true) writeFiles(join(fx.ws, c.id), { 'sample.txt': c.text });
+    token = await sessionToken((await fx.gateway()).client);
   },
-  async tearDown() {
-    await gw?.close();
-    temp.removeAll();
-  },
-  async hermes(list) {
-    const home = copyOfHermesHome(temp.make('hmcp-fid-redact-hermes-'), {});
-    return oracleAnswers(await runOracle('redaction.py', { cases: list.map((c) => ({ id: c.id, text: c.text })) }, home));
-  },
+  hermes: (list) => fx.driver('redaction.py', { cases: list.map((c) => ({ id: c.id, text: c.text })) }),
   gateway: {
     direct: async (list): Promise<Answers> =>
       new Map(

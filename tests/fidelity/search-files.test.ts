@@ -3,10 +3,8 @@ import { readdirSync, symlinkSync, utimesSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { ensurePackage, RIPGREP } from '../../scripts/test-prerequisites.js';
 import { viaBridge } from '../helpers/gateway.js';
-import { copyOfHermesHome } from '../helpers/hermes.js';
-import { tempDirs } from '../helpers/temp.js';
-import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, oracleAnswers, runOracle, type Answers, type FidelityCase } from './harness.js';
-import { startFidelityGateway, writeFiles, type FidelityGateway, type FileSpec } from './workspace.js';
+import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
+import { writeFiles, type FidelityGateway, type FileSpec } from './workspace.js';
 
 // search_files against Hermes' search_files handler (tools/file_tools.py _handle_search_files, then
 // search_tool, which runs tools/file_operations.py ShellFileOperations.search: ripgrep when it is
@@ -35,16 +33,14 @@ interface SearchCase extends FidelityCase {
 }
 
 const HERMES_TOOLS_BATCH = 40;
-const temp = tempDirs();
+const fx = new SurfaceFixture('search');
 const base = loadCases<SearchCase>('search_files');
 const cases: SearchCase[] = base.flatMap((c) => [
   { ...c, dir: c.id, ripgrep: true },
   ...(c.no_rg ? [{ ...c, id: `${c.id}.no-rg`, dir: c.id, ripgrep: false }] : []),
 ]);
-let ws = '';
-let gw: FidelityGateway | undefined;
 let gwNoRg: FidelityGateway | undefined;
-const gatewayOf = (c: SearchCase): FidelityGateway => (c.ripgrep ? gw! : gwNoRg!);
+const gatewayOf = (c: SearchCase): FidelityGateway => (c.ripgrep ? fx.gw : gwNoRg!);
 
 /** A directory of links to every program on PATH except `name`: a PATH on which `name` is not found. */
 function pathWithout(name: string, dir: string): string {
@@ -67,7 +63,7 @@ function pathWithout(name: string, dir: string): string {
   return dir;
 }
 
-const caseDir = (c: SearchCase) => `${ws}/${c.dir}`;
+const caseDir = (c: SearchCase) => `${fx.ws}/${c.dir}`;
 function pathOf(c: SearchCase): string {
   const rel = c.args.path;
   if (c.relative) return rel === undefined ? c.dir! : `${c.dir}/${rel}`;
@@ -82,7 +78,7 @@ const byPathLine = (a: unknown, b: unknown): number => {
 };
 
 function norm(c: SearchCase, v: unknown): unknown {
-  const replace = { [caseDir(c)]: '<dir>', [ws]: '<ws>', ...(c.relative ? { [`${c.dir}/`]: '<dir>/' } : {}) };
+  const replace = { [caseDir(c)]: '<dir>', [fx.ws]: '<ws>', ...(c.relative ? { [`${c.dir}/`]: '<dir>/' } : {}) };
   const out = normalise(errorAsHermes(v), { replace });
   if (typeof out !== 'object' || out === null) return out;
   const r = { ...(out as Record<string, unknown>) };
@@ -109,29 +105,20 @@ async function overMcp(c: SearchCase): Promise<unknown> {
 compareSurface<SearchCase>({
   surface: 'search_files',
   cases,
+  fixture: fx,
   async setUp() {
     ensurePackage(RIPGREP);
-    ws = temp.make('hmcp-fid-search-');
     for (const c of base) {
-      writeFiles(join(ws, c.id), c.files);
-      for (const [rel, seconds] of Object.entries(c.mtimes ?? {})) utimesSync(join(ws, c.id, rel), seconds, seconds);
+      writeFiles(join(fx.ws, c.id), c.files);
+      for (const [rel, seconds] of Object.entries(c.mtimes ?? {})) utimesSync(join(fx.ws, c.id, rel), seconds, seconds);
     }
-    gw = await startFidelityGateway(copyOfHermesHome(temp.make('hmcp-fid-search-gw-'), {}), ws);
-    const noRg = pathWithout('rg', temp.make('hmcp-fid-search-path-'));
-    gwNoRg = await startFidelityGateway(copyOfHermesHome(temp.make('hmcp-fid-search-gw-norg-'), {}), ws, {
-      env: { PATH: noRg },
-      inherited: { ...(process.env as Record<string, string>), PATH: noRg },
-    });
-  },
-  async tearDown() {
-    await gwNoRg?.close();
-    await gw?.close();
-    temp.removeAll();
+    await fx.gateway();
+    const noRg = pathWithout('rg', fx.dir('path'));
+    gwNoRg = await fx.gateway({ home: fx.hermesHome('gw-norg'), env: { PATH: noRg }, inherited: { ...(process.env as Record<string, string>), PATH: noRg } });
   },
   async hermes(list) {
-    const home = copyOfHermesHome(temp.make('hmcp-fid-search-hermes-'), {});
     const input = { cases: list.map((c) => ({ id: c.id, args: argsOf(c), ripgrep: c.ripgrep })) };
-    const answers = oracleAnswers(await runOracle('search_files.py', input, home, { TERMINAL_CWD: ws }));
+    const answers = await fx.driver('search_files.py', input, { TERMINAL_CWD: fx.ws });
     return new Map(list.map((c) => [c.id, norm(c, answers.get(c.id))]));
   },
   gateway: {
@@ -143,7 +130,7 @@ compareSurface<SearchCase>({
         const these = list.filter((c) => c.ripgrep === ripgrep);
         for (let at = 0; at < these.length; at += HERMES_TOOLS_BATCH) {
           const batch = these.slice(at, at + HERMES_TOOLS_BATCH);
-          const results = await (ripgrep ? gw! : gwNoRg!).hermesTools(batch.map((c) => ['search_files', argsOf(c)]));
+          const results = await (ripgrep ? fx.gw : gwNoRg!).hermesTools(batch.map((c) => ['search_files', argsOf(c)]));
           batch.forEach((c, i) => out.set(c.id, norm(c, results[i])));
         }
       }

@@ -2,10 +2,7 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { writeSessions, type MessageSpec, type SessionSpec } from '../fixtures/hermes-home.js';
-import { copyOfHermesHome } from '../helpers/hermes.js';
-import { tempDirs } from '../helpers/temp.js';
-import { compareSurface, errorAsHermes, FIDELITY_DIR, loadCases, normalise, oneByOne, oracleAnswers, runOracle, type FidelityCase } from './harness.js';
-import { startFidelityGateway, type FidelityGateway } from './workspace.js';
+import { compareSurface, errorAsHermes, FIDELITY_DIR, loadCases, normalise, normalisedAnswers, oneByOne, oracleAnswers, runOracle, SurfaceFixture, type FidelityCase } from './harness.js';
 
 // session_search against Hermes' own session_search (tools/session_search_tool.py), over MCP, on
 // two copies of one state.db that Hermes' hermes_state.SessionDB wrote at test time
@@ -43,11 +40,10 @@ function sessionsFromData(): SessionSpec[] {
   });
 }
 
-const temp = tempDirs();
+const fx = new SurfaceFixture('ss');
 const cases = loadCases<SearchCase>('session_search');
 let built = '';
 let written: Record<string, number[]> = {};
-let gw: FidelityGateway | undefined;
 
 function argsOf(c: SearchCase): Record<string, unknown> {
   const ref = c.args.around_message_id;
@@ -62,25 +58,22 @@ const norm = (v: unknown) => normalise(errorAsHermes(v), {});
 compareSurface<SearchCase>({
   surface: 'session_search',
   cases,
+  fixture: fx,
   async setUp() {
-    built = temp.make('hmcp-fid-ss-db-');
+    built = fx.dir('db');
     written = writeSessions(built, sessionsFromData()).messages;
-    const home = copyOfHermesHome(temp.make('hmcp-fid-ss-gw-'), {});
+    const home = fx.hermesHome('gw');
     copyFileSync(join(built, 'state.db'), join(home, 'state.db'));
-    gw = await startFidelityGateway(home, home);
-  },
-  async tearDown() {
-    await gw?.close();
-    temp.removeAll();
+    await fx.gateway({ home, roots: home });
   },
   async hermes(list) {
     // SessionDB may write on open: Hermes gets a copy of its own.
-    const home = copyOfHermesHome(temp.make('hmcp-fid-ss-hermes-'), {});
+    const home = fx.hermesHome('hermes');
     copyFileSync(join(built, 'state.db'), join(home, 'state.db'));
     const answers = oracleAnswers(await runOracle('session_search.py', { cases: list.map((c) => ({ id: c.id, args: argsOf(c) })) }, home));
-    return new Map([...answers].map(([id, a]) => [id, norm(a)]));
+    return normalisedAnswers(answers, norm);
   },
   gateway: {
-    mcp: (list) => oneByOne(list, async (c) => norm(await gw!.call('session_search', argsOf(c)))),
+    mcp: (list) => oneByOne(list, async (c) => norm(await fx.gw.call('session_search', argsOf(c)))),
   },
 });

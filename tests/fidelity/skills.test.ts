@@ -1,9 +1,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { copyOfHermesHome, type HomeSpec } from '../helpers/hermes.js';
-import { tempDirs } from '../helpers/temp.js';
-import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, oracleAnswers, runOracle, type FidelityCase } from './harness.js';
-import { startFidelityGateway, writeFiles, type FidelityGateway, type FileSpec } from './workspace.js';
+import type { HomeSpec } from '../helpers/hermes.js';
+import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, oracleAnswers, runOracle, SurfaceFixture, type FidelityCase } from './harness.js';
+import { writeFiles, type FidelityGateway, type FileSpec } from './workspace.js';
 
 // skills_list / skill_view against Hermes' own (tools/skills_tool.py), over MCP. Both homes hold
 // the same skills tree (SKILLS below, written into $HERMES_HOME/skills), the same config.yaml
@@ -62,13 +61,12 @@ const SKILLS: Record<string, FileSpec> = {
 
 const HOME: HomeSpec = { config: { skills: { disabled: ['disabled-skill'] } }, env: { FID_DOTENV_KEY: 'from-dotenv' } };
 
-const temp = tempDirs();
+const fx = new SurfaceFixture('skills');
 const cases = loadCases<SkillsCase>('skills');
 let gwHome = '';
 let hermesHome = '';
 let bareGwHome = '';
 let bareHermesHome = '';
-let gw: FidelityGateway | undefined;
 let bareGw: FidelityGateway | undefined;
 
 const homeOf = (c: SkillsCase, side: 'gateway' | 'hermes') =>
@@ -95,29 +93,25 @@ const norm = (home: string) => (v: unknown) => normalise(sortFileLists(errorAsHe
 compareSurface<SkillsCase>({
   surface: 'skills',
   cases,
+  fixture: fx,
   async setUp() {
-    gwHome = copyOfHermesHome(temp.make('hmcp-fid-skills-gw-'), HOME);
-    hermesHome = copyOfHermesHome(temp.make('hmcp-fid-skills-hermes-'), HOME);
+    gwHome = fx.hermesHome('gw', HOME);
+    hermesHome = fx.hermesHome('hermes', HOME);
     for (const home of [gwHome, hermesHome]) {
       writeFiles(join(home, 'skills'), SKILLS);
       writeFiles(home, { 'present.json': '{}\n' }); // a declared credential file (cred-files)
     }
-    bareGwHome = copyOfHermesHome(temp.make('hmcp-fid-skills-bare-gw-'), {});
-    bareHermesHome = copyOfHermesHome(temp.make('hmcp-fid-skills-bare-hermes-'), {});
+    bareGwHome = fx.hermesHome('bare-gw');
+    bareHermesHome = fx.hermesHome('bare-hermes');
     for (const home of [bareGwHome, bareHermesHome]) rmSync(join(home, 'skills'), { recursive: true, force: true });
-    gw = await startFidelityGateway(gwHome, gwHome);
-    bareGw = await startFidelityGateway(bareGwHome, bareGwHome);
-  },
-  async tearDown() {
-    await gw?.close();
-    await bareGw?.close();
-    temp.removeAll();
+    await fx.gateway({ home: gwHome, roots: gwHome });
+    bareGw = await fx.gateway({ home: bareGwHome, roots: bareGwHome });
   },
   async hermes(list) {
     const answers = oracleAnswers(await runOracle('skills.py', { cases: list.map((c) => ({ id: c.id, tool: c.tool, args: c.args, home: homeOf(c, 'hermes') })) }, hermesHome));
     return new Map(list.map((c) => [c.id, norm(homeOf(c, 'hermes'))(answers.get(c.id))]));
   },
   gateway: {
-    mcp: (list) => oneByOne(list, async (c) => norm(homeOf(c, 'gateway'))(await (c.home ? bareGw! : gw!).call(c.tool, c.args))),
+    mcp: (list) => oneByOne(list, async (c) => norm(homeOf(c, 'gateway'))(await (c.home ? bareGw! : fx.gw).call(c.tool, c.args))),
   },
 });

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import type { Limits } from '../../shared/limits.js';
-import { tempDirs } from '../helpers/temp.js';
-import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, oracleAnswers, runOracle, type FidelityCase } from './harness.js';
+import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, oracleAnswers, runOracle, SurfaceFixture, type FidelityCase } from './harness.js';
 import { startFidelityGateway, writeFiles, type FileSpec } from './workspace.js';
 
 // startup_context against the four files as Hermes' own prompt builder reads them
@@ -25,26 +24,22 @@ interface FileView {
   truncated?: boolean;
 }
 
-const temp = tempDirs();
+const fx = new SurfaceFixture('startup');
 const cases = loadCases<StartupCase>('startup_context');
-let ws = '';
 
-const sideDir = (c: StartupCase, side: 'hermes' | 'gateway') => join(ws, c.id, side);
+const sideDir = (c: StartupCase, side: 'hermes' | 'gateway') => join(fx.ws, c.id, side);
 const norm = (dir: string) => (v: unknown) => normalise(errorAsHermes(v), { replace: { [dir]: '<case>' } });
 
 compareSurface<StartupCase>({
   surface: 'startup_context',
   cases,
+  fixture: fx,
   async setUp() {
-    ws = temp.make('hmcp-fid-startup-');
     for (const c of cases) for (const side of ['hermes', 'gateway'] as const) writeFiles(sideDir(c, side), c.files);
-  },
-  async tearDown() {
-    temp.removeAll();
   },
   async hermes(list) {
     const input = { cases: list.map((c) => ({ id: c.id, home: join(sideDir(c, 'hermes'), 'home'), project: join(sideDir(c, 'hermes'), c.project ?? 'proj') })) };
-    const answers = oracleAnswers(await runOracle('startup_context.py', input, join(ws, 'hermes-driver-home')));
+    const answers = oracleAnswers(await runOracle('startup_context.py', input, join(fx.ws, 'hermes-driver-home')));
     return new Map(list.map((c) => [c.id, norm(sideDir(c, 'hermes'))(answers.get(c.id))]));
   },
   gateway: {

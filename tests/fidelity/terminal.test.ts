@@ -1,9 +1,7 @@
 import { isAbsolute, join } from 'node:path';
 import { viaBridge } from '../helpers/gateway.js';
-import { copyOfHermesHome } from '../helpers/hermes.js';
-import { tempDirs } from '../helpers/temp.js';
-import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, oracleAnswers, runOracle, type FidelityCase } from './harness.js';
-import { startFidelityGateway, writeFiles, type FidelityGateway, type FileSpec } from './workspace.js';
+import { compareSurface, errorAsHermes, loadCases, normalise, normalisedAnswers, oneByOne, SurfaceFixture, type FidelityCase } from './harness.js';
+import { writeFiles, type FileSpec } from './workspace.js';
 
 // terminal (foreground) against Hermes' terminal_tool (tools/terminal_tool.py, local backend), over
 // MCP. Each case gets a terminal session of its own on both sides (a task id for Hermes, a
@@ -18,12 +16,10 @@ interface TerminalCase extends FidelityCase {
   mcp_only?: boolean;
 }
 
-const temp = tempDirs();
+const fx = new SurfaceFixture('term');
 const cases = loadCases<TerminalCase>('terminal');
-let ws = '';
-let gw: FidelityGateway | undefined;
 
-const dirOf = (c: TerminalCase) => join(ws, c.id);
+const dirOf = (c: TerminalCase) => join(fx.ws, c.id);
 const argsOf = (c: TerminalCase) => ({ ...c.args, ...(c.args.workdir ? { workdir: isAbsolute(c.args.workdir) ? c.args.workdir : join(dirOf(c), c.args.workdir) } : {}) });
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const NOTICE = /\n\n\.\.\. \[OUTPUT TRUNCATED - [\d,]+ chars omitted out of [\d,]+ total\] \.\.\.\n\n/;
@@ -40,25 +36,19 @@ function splitTruncated(v: unknown): unknown {
   return { ...v, output: { head: output.slice(0, m.index), notice: m[0], tail: output.slice(m.index + m[0].length) } };
 }
 
-const norm = (v: unknown) => splitTruncated(normalise(errorAsHermes(v), { replace: { [ws]: '<ws>' }, volatile: ['pid', 'session_id'] }));
+const norm = (v: unknown) => splitTruncated(normalise(errorAsHermes(v), { replace: { [fx.ws]: '<ws>' }, volatile: ['pid', 'session_id'] }));
 
 compareSurface<TerminalCase>({
   surface: 'terminal',
   cases,
+  fixture: fx,
   async setUp() {
-    ws = temp.make('hmcp-fid-term-');
     for (const c of cases) writeFiles(dirOf(c), c.files);
-    gw = await startFidelityGateway(copyOfHermesHome(temp.make('hmcp-fid-term-gw-'), {}), ws);
-  },
-  async tearDown() {
-    await gw?.close();
-    temp.removeAll();
+    await fx.gateway();
   },
   async hermes(list) {
-    const home = copyOfHermesHome(temp.make('hmcp-fid-term-hermes-'), {});
     const input = { cases: list.map((c) => ({ id: c.id, dir: dirOf(c), before: c.before ?? [], args: argsOf(c) })) };
-    const answers = oracleAnswers(await runOracle('terminal.py', input, home, { TERMINAL_ENV: 'local', TERMINAL_CWD: ws }, 600_000));
-    return new Map([...answers].map(([id, a]) => [id, norm(a)]));
+    return normalisedAnswers(await fx.driver('terminal.py', input, { TERMINAL_ENV: 'local', TERMINAL_CWD: fx.ws }, 600_000), norm);
   },
   gateway: {
     // hermes_tools.terminal(command, timeout, workdir): the cases that are one foreground call
@@ -69,14 +59,14 @@ compareSurface<TerminalCase>({
       const out: Map<string, unknown> = new Map();
       for (let i = 0; i < eligible.length; i += 8) {
         const batch = eligible.slice(i, i + 8);
-        const results = await gw!.hermesTools(batch.map((c) => ['terminal', { ...argsOf(c), workdir: argsOf(c).workdir ?? dirOf(c) }]));
+        const results = await fx.gw.hermesTools(batch.map((c) => ['terminal', { ...argsOf(c), workdir: argsOf(c).workdir ?? dirOf(c) }]));
         batch.forEach((c, k) => out.set(c.id, norm(results[k])));
       }
       return out;
     },
     mcp: (list) =>
       oneByOne(list, async (c) => {
-        const client = gw!.client;
+        const client = fx.gw.client;
         const token = (await viaBridge(client, 'session_open')).data.session_token as string;
         const run = async (args: Record<string, unknown>) => (await viaBridge(client, 'terminal', args, token)).data;
         await run({ command: `cd ${quote(dirOf(c))}` });

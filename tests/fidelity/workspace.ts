@@ -46,8 +46,16 @@ export interface FidelityGateway {
   close(): Promise<void>;
 }
 
+/** How a fidelity gateway differs from the default one. */
+export interface FidelityGatewayOptions {
+  env?: Record<string, string>;
+  limits?: Partial<Limits>;
+  /** The environment the gateway's children inherit. */
+  inherited?: Record<string, string>;
+}
+
 /** A gateway serving `roots` (a colon-separated HERMES_MCP_ROOTS) with HERMES_HOME `home`. */
-export async function startFidelityGateway(home: string, roots: string, options: { env?: Record<string, string>; limits?: Partial<Limits>; inherited?: Record<string, string> } = {}): Promise<FidelityGateway> {
+export async function startFidelityGateway(home: string, roots: string, options: FidelityGatewayOptions = {}): Promise<FidelityGateway> {
   const gateway = await startTestGateway({
     home,
     env: { HERMES_MCP_ROOTS: roots, ...options.env },

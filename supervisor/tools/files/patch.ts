@@ -5,7 +5,8 @@ import { assertEncodable, atomicWrite, BOM, detectLineEnding, normalizeLineEndin
 import { fuzzyFindAndReplace, noMatchHint } from './fuzzy-match.js';
 import { resolveToolPath } from './confine.js';
 import { throwIfAborted, type PathDeps } from './paths.js';
-import { assertWritable, hermesDirs } from './sensitive-paths.js';
+import { hermesDirs } from './sensitive-paths.js';
+import { assertWritable, CROSS_PROFILE_PROPERTY } from './write-blocks.js';
 import { fileDiff } from './unified-diff.js';
 import { applyV4a, hasTraversal, notFoundHint, operationPaths, parseV4aPatch, type ResolvedOperation } from './v4a.js';
 import { assertNoAddedRedactionMarker, lintDelta, lintOf, syntaxGateRefusal, type Lint } from './write-file.js';
@@ -184,12 +185,7 @@ export function patchTool(deps: PathDeps): ToolDefinition {
           description:
             "REQUIRED when mode='patch'. V4A format patch content. Format:\n*** Begin Patch\n*** Update File: path/to/file\n@@ context hint @@\n context line\n-removed line\n+added line\n*** End Patch",
         },
-        cross_profile: {
-          type: 'boolean',
-          default: false,
-          description:
-            "Opt out of the cross-profile soft guard. Defaults to false. Set true ONLY after explicit user direction to edit another Hermes profile's skills/plugins/cron/memories.",
-        },
+        cross_profile: CROSS_PROFILE_PROPERTY,
       },
       // mode is optional, as described (Hermes' stub defaults it to "replace"); what each mode
       // needs is checked by the handler, with Hermes' messages.

@@ -46,7 +46,8 @@ import { openRoot, SEARCH_DEADLINE_MS, SEARCH_MAX_ENTRIES, type SearchScope, typ
 // of them and shapes the result.
 
 export { SEARCH_DEADLINE_MS, SEARCH_MAX_ENTRIES } from './search-walk.js';
-export { compileSearchRegex, patternHasRegexNewline, SEARCH_MAX_FILE_BYTES, type SearchMatch } from './search-content.js';
+export { SEARCH_MAX_FILE_BYTES, type SearchMatch } from './search-content.js';
+export { compileSearchRegex, patternHasRegexNewline } from './search-regex.js';
 
 const TARGET_ALIASES: Record<string, 'content' | 'files'> = { content: 'content', files: 'files', grep: 'content', find: 'files' };
 const OUTPUT_MODES = new Set(['content', 'files_only', 'count']);

@@ -8,7 +8,8 @@ import { yamlSyntaxError } from '../../platform/yaml.js';
 import { assertEncodable, atomicWrite, encodeForExisting, ensureParentDirs, isNotFound, probeExisting, withPathLocks, writeFailed } from './fs-util.js';
 import { resolveToolPath } from './confine.js';
 import { requireString, throwIfAborted, type PathDeps } from './paths.js';
-import { assertWritable, hermesDirs } from './sensitive-paths.js';
+import { hermesDirs } from './sensitive-paths.js';
+import { assertWritable, CROSS_PROFILE_PROPERTY } from './write-blocks.js';
 
 // write_file — Hermes' whole-file write (tools/file_tools.py `write_file_tool`,
 // tools/file_operations.py `write_file`): sensitive and credential targets refused, the
@@ -242,12 +243,7 @@ export function writeFileTool(deps: PathDeps): ToolDefinition {
       properties: {
         path: { type: 'string', minLength: 1, description: "Path to the file to write (will be created if it doesn't exist, overwritten if it does)" },
         content: { type: 'string', description: 'Complete content to write to the file' },
-        cross_profile: {
-          type: 'boolean',
-          default: false,
-          description:
-            "Opt out of the cross-profile soft guard. Defaults to false. Set true ONLY after explicit user direction to edit another Hermes profile's skills/plugins/cron/memories.",
-        },
+        cross_profile: CROSS_PROFILE_PROPERTY,
       },
       required: ['path', 'content'],
       additionalProperties: false,

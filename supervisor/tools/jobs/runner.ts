@@ -6,9 +6,7 @@ import { settledWithin } from '../../../shared/settle.js';
 import type { Logger } from 'pino';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { withKeyedLocks } from '../../../shared/keyed-lock.js';
-import { stripAnsi } from '../../../shared/output-cap.js';
 import { descendantsOf, processIsAlive, processStartTime } from '../../../shared/proc.js';
-import { redact } from '../../../shared/redact.js';
 import type { ResourceProfile } from '../../../policy/resource-policy.js';
 import type { ProcessRegistry, TrackedProcess } from '../processes/registry.js';
 import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
@@ -28,15 +26,14 @@ import {
   stmt,
   requestCancel,
   sweepJobs,
-  type Completion,
   type Instance,
   type JobRow,
 } from './job-repository.js';
-import { completionFromRecord, readExitRecord } from './exit-record.js';
 import { admissionRules, assertHeadroom, reservationFor } from './host-admission.js';
 import { JobChanges } from './job-changes.js';
+import { LocalJob, type StopReason } from './local-job.js';
 import { enforceOrphanDeadlines, reconcileOrphanJob, reconcileOrphanJobs } from './orphans.js';
-import { releaseUnknownJob } from './unknown-release.js';
+import { JOB_SLICE, releaseUnknownJob } from './unknown-release.js';
 import { assertCanStartWork } from '../../platform/spawning/resource-policy.js';
 import type { JobDatabase } from './database.js';
 
@@ -60,27 +57,7 @@ import type { JobDatabase } from './database.js';
 // retention), so those can be exercised by moving the clock instead of waiting. Waits that pace
 // real work (a job_status wait, the grace given to a cancelled process) stay on real timers.
 
-const JOB_SLICE = 'hermesjobs.slice';
-/** Extra raw output kept beyond the stored tail, so redaction sees a secret whole before the cut. */
-const REDACT_MARGIN = 4096;
 const RECONCILE_EVERY_TICKS = 5;
-
-interface LocalJob {
-  id: string;
-  /** Fixed at admission. */
-  deadlineAt: number;
-  proc?: TrackedProcess;
-  tail: string;
-  bytes: number;
-  /** A PTY job's lines still on its screen (not yet in `tail`; replaced, never appended). */
-  screen: string;
-  dirty: boolean;
-  stopping?: { reason: 'cancelled' | 'timed_out' | 'gateway_shutdown'; killAt: number; killed?: boolean };
-  cgroup?: CgroupLimit;
-  exitFile: string;
-  done: Promise<void>;
-  settle: () => void;
-}
 
 export class JobRunner {
   readonly instance: Instance;
@@ -171,9 +148,7 @@ export class JobRunner {
   }
 
   private async launch(job: JobRow, command: string, ownerId: string): Promise<void> {
-    let settle!: () => void;
-    const done = new Promise<void>((resolve) => (settle = resolve));
-    const local: LocalJob = { id: job.id, deadlineAt: job.deadline_at ?? Infinity, tail: '', bytes: 0, screen: '', dirty: false, exitFile: join(this.exitsDir, `${job.id}.json`), done, settle };
+    const local = new LocalJob(job.id, job.deadline_at ?? Infinity, join(this.exitsDir, `${job.id}.json`), this.limits.jobOutputTailChars);
     this.local.set(job.id, local);
     const { resources } = this.runtime;
     const limits = resources.mode === 'enforced' ? resources.policy?.profiles[job.profile as ResourceProfile] : undefined;
@@ -195,15 +170,8 @@ export class JobRunner {
         // progress bar's last state is in the receipt, redacted and capped with the rest.
         ...(job.pty === 1 ? { pty: { cols: job.pty_cols ?? this.limits.ptyDefaultCols, rows: job.pty_rows ?? this.limits.ptyDefaultRows } } : {}),
         onResize: (size) => recordTerminalSize(this.db, job.id, size, this.now()),
-        onScreen: (screen) => {
-          local.screen = screen;
-          local.dirty = true;
-        },
-        onOutput: (data) => {
-          local.bytes += Buffer.byteLength(data);
-          local.tail = (local.tail + data).slice(-(this.limits.jobOutputTailChars + REDACT_MARGIN));
-          local.dirty = true;
-        },
+        onScreen: (screen) => local.onScreen(screen),
+        onOutput: (data) => local.onOutput(data),
         onExit: (p) => this.onLocalExit(local, p),
       });
       local.proc = proc;
@@ -217,46 +185,18 @@ export class JobRunner {
       this.local.delete(job.id);
       local.cgroup?.remove();
       finishJob(this.db, job.id, { state: 'failed', exitCode: null, signal: null, reason: `launch_failed: ${(e as Error).message}` }, this.now());
-      settle();
+      local.settle();
       this.changes.notify(job.id);
     }
   }
 
-  private storedTail(local: LocalJob): string {
-    return redact(stripAnsi(local.tail + local.screen), { codeFile: true }).slice(-this.limits.jobOutputTailChars);
-  }
-
-  /** Output bytes so far: a PTY job's screen counts as the text it is now. */
-  private outputBytes(local: LocalJob): number {
-    return local.bytes + Buffer.byteLength(local.screen);
-  }
-
   private flush(local: LocalJob): void {
-    if (!local.dirty) return;
-    local.dirty = false;
-    recordOutput(this.db, local.id, this.storedTail(local), this.outputBytes(local), this.now());
+    if (!local.takeDirty()) return;
+    recordOutput(this.db, local.id, local.storedTail(), local.outputBytes(), this.now());
   }
 
   private onLocalExit(local: LocalJob, proc: TrackedProcess): void {
-    let completion: Completion;
-    const base = { tail: this.storedTail(local), bytes: this.outputBytes(local) };
-    if (local.stopping) {
-      const reason = local.stopping.reason;
-      completion = {
-        ...base,
-        state: reason === 'timed_out' ? 'timed_out' : 'cancelled',
-        exitCode: proc.exitCode ?? null,
-        signal: proc.exitSignal ?? (local.stopping.killed ? 'SIGKILL' : null),
-        reason: reason === 'timed_out' ? 'max_runtime_exceeded' : reason === 'gateway_shutdown' ? 'gateway_shutdown' : 'cancelled_by_request',
-      };
-    } else if (proc.completionReason === 'exited') {
-      const signal = proc.exitSignal ?? null;
-      completion = { ...base, state: proc.exitCode === 0 ? 'succeeded' : 'failed', exitCode: proc.exitCode ?? null, signal, reason: signal ? `signal ${signal}` : 'exited' };
-    } else if (proc.completionReason === 'killed') {
-      completion = { ...base, state: 'cancelled', exitCode: null, signal: 'SIGKILL', reason: 'killed_via_process_manage' };
-    } else {
-      completion = { ...base, ...(completionFromRecord(readExitRecord(local.exitFile)) ?? { state: 'unknown', exitCode: null, signal: null, reason: 'worker_lost_completion_unproven' }) };
-    }
+    const completion = local.completion(proc);
     finishJob(this.db, local.id, completion, this.now());
     rmSync(local.exitFile, { force: true });
     local.cgroup?.remove();
@@ -267,7 +207,7 @@ export class JobRunner {
   }
 
   /** TERM now; the maintenance loop KILLs the whole tree once the grace period is over. */
-  private stop(local: LocalJob, reason: 'cancelled' | 'timed_out' | 'gateway_shutdown'): void {
+  private stop(local: LocalJob, reason: StopReason): void {
     if (local.stopping) return;
     local.stopping = { reason, killAt: this.now() + this.limits.jobKillGraceSeconds * 1000 };
     if (local.proc) this.processes.terminate(local.proc);

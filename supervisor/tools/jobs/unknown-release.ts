@@ -16,7 +16,8 @@ import { finishJob, getJob, type JobRow } from './job-repository.js';
 // tree). The scope is looked up in the cgroup filesystem, read-only, never through systemctl: that
 // would talk to (and could activate) a user manager, and the kernel's view is the one that counts.
 
-const JOB_SLICE = 'hermesjobs.slice';
+/** The slice every job's systemd scope is placed in (runner.ts) and looked up in here. */
+export const JOB_SLICE = 'hermesjobs.slice';
 const GONE_WAIT_MS = 2000;
 const POLL_MS = 50;
 

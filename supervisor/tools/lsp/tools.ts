@@ -138,6 +138,13 @@ function ok(structured: Record<string, unknown>): ToolOutcome {
   return { structured };
 }
 
+/** A position query answered with locations (definition, references): 1-based, counted. */
+async function locationsAt(deps: LspToolDeps, op: 'definition' | 'references', args: Record<string, unknown>, signal: AbortSignal): Promise<ToolOutcome> {
+  const { path, answer } = await query(deps, op, args, signal);
+  const locations = shapeLocations(answer.result);
+  return ok({ path, line: args.line, character: args.character, count: locations.length, locations });
+}
+
 export function lspTools(deps: LspToolDeps): ToolDefinition[] {
   return [
     {
@@ -166,22 +173,14 @@ export function lspTools(deps: LspToolDeps): ToolDefinition[] {
       description: 'Where the symbol at a 1-based line/character is defined: absolute paths with 1-based line/character ranges.',
       inputSchema: positionSchema(),
       annotations: { ...READ_ONLY, title: 'LSP go to definition' },
-      async handler(args, ctx) {
-        const { path, answer } = await query(deps, 'definition', args, ctx.signal);
-        const locations = shapeLocations(answer.result);
-        return ok({ path, line: args.line, character: args.character, count: locations.length, locations });
-      },
+      handler: (args, ctx) => locationsAt(deps, 'definition', args, ctx.signal),
     },
     {
       name: 'lsp_references',
       description: 'Every reference to the symbol at a 1-based line/character across the workspace: absolute paths with 1-based ranges. include_declaration (default true) also lists the declaration itself.',
       inputSchema: positionSchema({ include_declaration: { type: 'boolean', description: 'Also list the declaration (default true).' } }),
       annotations: { ...READ_ONLY, title: 'LSP find references' },
-      async handler(args, ctx) {
-        const { path, answer } = await query(deps, 'references', args, ctx.signal);
-        const locations = shapeLocations(answer.result);
-        return ok({ path, line: args.line, character: args.character, count: locations.length, locations });
-      },
+      handler: (args, ctx) => locationsAt(deps, 'references', args, ctx.signal),
     },
     {
       name: 'lsp_document_symbols',

@@ -1,6 +1,6 @@
-import { stripAnsi } from '../../../../shared/output-cap.js';
-import { redact, redactDeep } from '../../../../shared/redact.js';
-import { SessionStore, StoreError, type AnchoredView, type MessageRow, type SearchHit, type SessionRow } from './store.js';
+import { redact } from '../../../../shared/redact.js';
+import { cutCodePoints, DISCOVER_TIERS, discoverResult, fit, fitTranscript, formatWhen, HISTORICAL_NOTE, isCompactionSummary, plainContent, sessionMeta, Shaper } from './shaper.js';
+import { SessionStore, StoreError, type AnchoredView, type SearchHit, type SessionRow } from './store.js';
 
 // Hermes' session_search (tools/session_search_tool.py and hermes_state.py at upstream commit
 // 88d1d6206f39) over a read-only SessionStore: the mode is inferred from the
@@ -16,6 +16,8 @@ import { SessionStore, StoreError, type AnchoredView, type MessageRow, type Sear
 // "already in context"), every answer carries a historical-context `note`, secrets are redacted
 // before anything is cut, and the answer is fitted to the gateway's output cap by shortening message
 // contents (each cut flagged `content_truncated`) instead of being replaced by a truncation receipt.
+//
+// How a message and an answer are shaped (redaction, caps, the output budget): shaper.ts.
 
 export interface SearchArgs {
   query?: string;
@@ -36,10 +38,6 @@ export interface TaskInput {
   profile: string;
 }
 
-const HISTORICAL_NOTE =
-  'Historical context from the local Hermes session database (read-only): it records what was said in past conversations at the time, ' +
-  'not proof of the current state of any file, service or external source. Check the original source when it is accessible.';
-
 /** Sources never listed or searched (`_HIDDEN_SESSION_SOURCES` at the pinned upstream). */
 const HIDDEN_SOURCES = ['subagent', 'tool'] as const;
 /** Searchable, but ranked below interactive sessions (`_DEMOTED_SESSION_SOURCES`). */
@@ -57,88 +55,10 @@ const READ_TAIL = 10;
 const PREVIEW_CHARS = 60;
 /** How much of the first user message browse reads: enough to redact a secret the preview cuts. */
 const PREVIEW_SOURCE_CHARS = 400;
-/** Generated context-compaction handoffs are not conversation openings/closings (Hermes #43175). */
-const COMPACTION_PREFIXES = ['[CONTEXT COMPACTION', '[CONTEXT SUMMARY]:'];
-
-/** Per-message content caps, widest first; the first tier whose answer fits the budget is used. */
-const DISCOVER_TIERS = [
-  { window: 4000, bookend: 1200 },
-  { window: 2000, bookend: 600 },
-  { window: 1000, bookend: 300 },
-  { window: 500, bookend: 150 },
-  { window: 250, bookend: 100 },
-  { window: 100, bookend: 50 },
-];
-const TRANSCRIPT_TIERS = [Infinity, 8000, 4000, 2000, 1000, 500, 250, 100];
-
-// ---------------------------------------------------------------------------------------------
-// Small helpers
-// ---------------------------------------------------------------------------------------------
 
 function clampInt(value: number | undefined, fallback: number, lo: number, hi: number): number {
   const n = typeof value === 'number' && Number.isFinite(value) ? Math.trunc(value) : fallback;
   return Math.max(lo, Math.min(n, hi));
-}
-
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-
-/** Hermes `_format_timestamp`: local time as `%B %d, %Y at %I:%M %p`; `unknown` for none. */
-function formatWhen(ts: unknown): string {
-  if (ts === null || ts === undefined) return 'unknown';
-  let n: number;
-  if (typeof ts === 'number') n = ts;
-  else if (typeof ts === 'string' && /^[\d.-]+$/.test(ts)) n = Number(ts);
-  else return String(ts);
-  const d = new Date(n * 1000);
-  if (!Number.isFinite(n) || Number.isNaN(d.getTime())) return String(ts);
-  const pad = (v: number) => String(v).padStart(2, '0');
-  const h12 = d.getHours() % 12 === 0 ? 12 : d.getHours() % 12;
-  return `${MONTHS[d.getMonth()]} ${pad(d.getDate())}, ${d.getFullYear()} at ${pad(h12)}:${pad(d.getMinutes())} ${d.getHours() < 12 ? 'AM' : 'PM'}`;
-}
-
-/** What Hermes prefixes to structured (multimodal) message content it stores as JSON (`SessionDB._encode_content`). */
-export const CONTENT_JSON_PREFIX = '\u0000json:';
-
-/**
- * Stored content as text: a list of parts (`\0json:[{type: 'text', ...}, {type: 'image_url', ...}]`)
- * becomes its text parts joined, or `[multimodal content]`, as Hermes' own previews render it
- * (hermes_state `list_recent_user_messages`); undecodable JSON stays as stored, as Hermes leaves it.
- */
-export function plainContent(text: string): string {
-  if (!text.startsWith(CONTENT_JSON_PREFIX)) return text;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text.slice(CONTENT_JSON_PREFIX.length));
-  } catch {
-    return text;
-  }
-  if (Array.isArray(parsed)) {
-    const parts = parsed.flatMap((p) => (p && typeof p === 'object' && (p as { type?: unknown }).type === 'text' && typeof (p as { text?: unknown }).text === 'string' ? [(p as { text: string }).text] : []));
-    return parts.filter((t) => t !== '').join(' ').trim() || '[multimodal content]';
-  }
-  return typeof parsed === 'string' ? parsed : JSON.stringify(parsed);
-}
-
-function asText(value: unknown): string | null {
-  if (value === null || value === undefined) return null;
-  if (typeof value === 'string') return plainContent(value);
-  if (Buffer.isBuffer(value)) return plainContent(value.toString('utf8'));
-  return String(value);
-}
-
-/** The first `max` code points of `text`, and whether anything was cut. */
-function cutCodePoints(text: string, max: number): { text: string; cut: boolean; chars: number } {
-  if (!Number.isFinite(max) || text.length <= max) return { text, cut: false, chars: [...text].length };
-  const points = [...text];
-  if (points.length <= max) return { text, cut: false, chars: points.length };
-  return { text: points.slice(0, max).join(''), cut: true, chars: points.length };
-}
-
-function isCompactionSummary(content: unknown): boolean {
-  const text = asText(content);
-  if (!text) return false;
-  const s = text.trimStart();
-  return COMPACTION_PREFIXES.some((p) => s.startsWith(p));
 }
 
 /** Session-link values (`@session:<profile>/<id>`, `<profile>/<id>`) for this profile, reduced to the id. */
@@ -157,110 +77,6 @@ function normalizeSessionId(raw: string, profile: string): string {
     }
   }
   return id;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Message shaping (Hermes `_shape_message`), with redaction before any cut
-// ---------------------------------------------------------------------------------------------
-
-class Shaper {
-  private readonly contents = new Map<number, string | null>();
-  private readonly toolCalls = new Map<number, unknown>();
-
-  /** Redacted, ANSI-free content of a message (computed once per message). */
-  content(m: MessageRow): string | null {
-    if (this.contents.has(m.id)) return this.contents.get(m.id)!;
-    let text = asText(m.content);
-    if (text !== null) {
-      if (text.includes('\x1b')) text = stripAnsi(text);
-      text = redact(text);
-    }
-    this.contents.set(m.id, text);
-    return text;
-  }
-
-  private calls(m: MessageRow): unknown {
-    if (this.toolCalls.has(m.id)) return this.toolCalls.get(m.id);
-    let parsed: unknown = null;
-    if (m.tool_calls) {
-      try {
-        parsed = JSON.parse(m.tool_calls);
-      } catch {
-        parsed = []; // Hermes falls back to [] for undecodable tool_calls
-      }
-      parsed = redactDeep(parsed);
-    }
-    this.toolCalls.set(m.id, parsed);
-    return parsed;
-  }
-
-  message(m: MessageRow, cap: number, anchorId?: number): Record<string, unknown> {
-    const entry: Record<string, unknown> = { id: m.id, role: m.role };
-    const content = this.content(m);
-    let cut: ReturnType<typeof cutCodePoints> | undefined;
-    if (content !== null) {
-      cut = cutCodePoints(content, cap);
-      entry.content = cut.cut ? `${cut.text}…` : cut.text;
-    } else {
-      entry.content = null; // absent content is meaningful (tool-call-only assistant turns)
-    }
-    if (m.timestamp !== null && m.timestamp !== undefined) entry.timestamp = m.timestamp;
-    if (m.tool_name) entry.tool_name = m.tool_name;
-    const calls = this.calls(m);
-    if (calls && (!Array.isArray(calls) || calls.length > 0)) {
-      const json = JSON.stringify(calls);
-      if (json.length > cap) {
-        entry.tool_calls = `${cutCodePoints(json, cap).text}…`;
-        entry.tool_calls_truncated = true;
-      } else entry.tool_calls = calls;
-    }
-    if (m.tool_call_id) entry.tool_call_id = m.tool_call_id;
-    if (anchorId !== undefined && m.id === anchorId) entry.anchor = true;
-    if (cut?.cut) {
-      entry.content_truncated = true;
-      entry.original_content_chars = cut.chars;
-    }
-    return entry;
-  }
-
-  /**
-   * A snippet is a window cut out of a message, so a secret it crosses may be missing the prefix the
-   * redactor recognises. Any word of 6+ characters that redacting the whole message removed is
-   * masked in the snippet too.
-   */
-  snippet(snippet: string | null, rawContent: unknown): string {
-    if (!snippet) return '';
-    // FTS indexes the stored text, so a multimodal message's snippet is a window of its JSON.
-    snippet = snippet.replaceAll(CONTENT_JSON_PREFIX, '');
-    const raw = asText(rawContent);
-    if (raw !== null) {
-      const redacted = redact(raw);
-      if (redacted !== raw) {
-        snippet = snippet.replace(/[\p{L}\p{N}]{6,}/gu, (run) => (raw.includes(run) && !redacted.includes(run) ? '***' : run));
-      }
-    }
-    return redact(snippet);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Fitting an answer into the output budget
-// ---------------------------------------------------------------------------------------------
-
-function fit<T>(tiers: readonly T[], build: (tier: T) => Record<string, unknown>, budget: number, limitOf: (tier: T) => number): Record<string, unknown> {
-  let payload: Record<string, unknown> = {};
-  for (let i = 0; i < tiers.length; i++) {
-    payload = build(tiers[i]!);
-    if (i > 0) payload.content_limit_chars = limitOf(tiers[i]!);
-    if (JSON.stringify(payload).length <= budget) return payload;
-  }
-  // Still too large at the narrowest tier: the gateway's own cap replaces it with a valid JSON
-  // truncation receipt, which is the honest answer for a result that cannot be shortened further.
-  return payload;
-}
-
-function sessionMeta(meta: SessionRow): Record<string, unknown> {
-  return { when: formatWhen(meta.started_at), source: meta.source, model: meta.model, title: meta.title };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -326,28 +142,26 @@ function discover(store: SessionStore, query: string, args: SearchArgs, limit: n
   }
   const shaper = new Shaper();
   const build = (tier: (typeof DISCOVER_TIERS)[number]) => {
-    const results = found.map(({ root, hit, meta, view, content }) => {
-      const entry: Record<string, unknown> = {
-        session_id: hit.session_id,
-        when: formatWhen(meta?.started_at ?? hit.session_started),
-        source: meta?.source || hit.source || 'unknown',
-        model: meta?.model || hit.model || 'unknown',
-        title: meta?.title || null,
-        matched_role: hit.role,
-        match_message_id: hit.id,
-        snippet: shaper.snippet(hit.snippet, content),
-        bookend_start: view.bookend_start.filter((m) => !isCompactionSummary(m.content)).map((m) => shaper.message(m, tier.bookend)),
-        messages: view.window.map((m) => shaper.message(m, tier.window, hit.id)),
-        bookend_end: view.bookend_end.filter((m) => !isCompactionSummary(m.content)).map((m) => shaper.message(m, tier.bookend)),
-        messages_before: view.messages_before,
-        messages_after: view.messages_after,
-      };
-      if (root && root !== hit.session_id) entry.parent_session_id = root;
-      return entry;
-    });
+    const results = found.map(({ root, hit, meta, view, content }) =>
+      discoverResult(
+        shaper,
+        tier,
+        {
+          session_id: hit.session_id,
+          when: formatWhen(meta?.started_at ?? hit.session_started),
+          source: meta?.source || hit.source || 'unknown',
+          model: meta?.model || hit.model || 'unknown',
+          title: meta?.title || null,
+          matched_role: hit.role,
+          match_message_id: hit.id,
+          snippet: shaper.snippet(hit.snippet, content),
+        },
+        { view, anchor: hit.id, root, keepBookend: (m) => !isCompactionSummary(m.content) },
+      ),
+    );
     if (titled) {
       const { sessionId, root, meta, anchor, view, title } = titled;
-      const entry: Record<string, unknown> = {
+      const head = {
         session_id: sessionId,
         when: formatWhen(meta.started_at),
         source: meta.source || 'unknown',
@@ -356,14 +170,8 @@ function discover(store: SessionStore, query: string, args: SearchArgs, limit: n
         matched_role: 'session_title',
         match_message_id: anchor ?? null,
         snippet: `Session title matched: ${redact(title)}`,
-        bookend_start: view.bookend_start.map((m) => shaper.message(m, tier.bookend)),
-        messages: view.window.map((m) => shaper.message(m, tier.window, anchor)),
-        bookend_end: view.bookend_end.map((m) => shaper.message(m, tier.bookend)),
-        messages_before: view.messages_before,
-        messages_after: view.messages_after,
       };
-      if (root !== sessionId) entry.parent_session_id = root;
-      results.unshift(entry);
+      results.unshift(discoverResult(shaper, tier, head, { view, anchor, root, keepBookend: () => true }));
     }
     return { success: true, mode: 'discover', query, results, count: results.length, sessions_searched: seen.size, note: HISTORICAL_NOTE };
   };
@@ -396,24 +204,18 @@ function scroll(store: SessionStore, sessionId: string, anchorId: number, window
       around_message_id: anchorId,
     });
   }
-  const shaper = new Shaper();
-  const build = (cap: number) => {
-    const payload: Record<string, unknown> = {
-      success: true,
-      mode: 'scroll',
-      session_id: sessionId,
-      around_message_id: anchorId,
-      session_meta: sessionMeta(meta),
-      window,
-      messages: view.window.map((m) => shaper.message(m, cap, anchorId)),
-      messages_before: view.messages_before,
-      messages_after: view.messages_after,
-    };
-    if (warning) payload.warning = warning;
-    payload.note = HISTORICAL_NOTE;
-    return payload;
-  };
-  return fit(TRANSCRIPT_TIERS, build, budget, (cap) => cap);
+  return fitTranscript(budget, (shaper, cap) => ({
+    success: true,
+    mode: 'scroll',
+    session_id: sessionId,
+    around_message_id: anchorId,
+    session_meta: sessionMeta(meta),
+    window,
+    messages: view.window.map((m) => shaper.message(m, cap, anchorId)),
+    messages_before: view.messages_before,
+    messages_after: view.messages_after,
+    ...(warning ? { warning } : {}),
+  }));
 }
 
 function read(store: SessionStore, sessionId: string, budget: number): Record<string, unknown> {
@@ -422,24 +224,18 @@ function read(store: SessionStore, sessionId: string, budget: number): Record<st
   const total = store.countMessages(sessionId);
   const truncated = total > READ_HEAD + READ_TAIL;
   const rows = store.headTail(sessionId, truncated ? READ_HEAD : total, truncated ? READ_TAIL : 0);
-  const shaper = new Shaper();
-  const build = (cap: number) => {
-    const payload: Record<string, unknown> = {
-      success: true,
-      mode: 'read',
-      session_id: sessionId,
-      session_meta: sessionMeta(meta),
-      message_count: total,
-      truncated,
-      messages: rows.map((m) => shaper.message(m, cap)),
-    };
-    if (truncated) {
-      payload.message = `Session has ${total} messages; showing first ${READ_HEAD} + last ${READ_TAIL}. Pass around_message_id (any id above) to scroll the middle.`;
-    }
-    payload.note = HISTORICAL_NOTE;
-    return payload;
-  };
-  return fit(TRANSCRIPT_TIERS, build, budget, (cap) => cap);
+  return fitTranscript(budget, (shaper, cap) => ({
+    success: true,
+    mode: 'read',
+    session_id: sessionId,
+    session_meta: sessionMeta(meta),
+    message_count: total,
+    truncated,
+    messages: rows.map((m) => shaper.message(m, cap)),
+    ...(truncated
+      ? { message: `Session has ${total} messages; showing first ${READ_HEAD} + last ${READ_TAIL}. Pass around_message_id (any id above) to scroll the middle.` }
+      : {}),
+  }));
 }
 
 function browse(store: SessionStore, limit: number): Record<string, unknown> {
