@@ -1,21 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { ErrorCode, GatewayError, isGatewayError } from '../../shared/errors.js';
+import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import type { Limits } from '../../shared/limits.js';
-import { errorOutcome, normalizeResult, outcomeFromError } from './result.js';
-import type { CallContext, DeferredCall, ForwardingToolDefinition, NormalizedToolResult, Owner, ToolDefinition, ToolOutcome } from './tool-types.js';
+import { errorOutcome } from './result.js';
+import type { CallContext, NormalizedToolResult, Owner, ToolDefinition, ToolOutcome } from './tool-types.js';
 import type { Catalog, CatalogEntry } from './catalog/catalog.js';
-import type { ArgumentValidator } from './catalog/validate.js';
-import { normalizeOffloaded } from './result-offload.js';
+import { compileArgumentValidator } from './catalog/validate.js';
+import { answer, callTool, cancelledBeforeStart, categoryOf, outcomeOfError, runTool, type CallFrame, type Surface } from './pipeline.js';
 import type { CapabilityStore } from './owners/capabilities.js';
 import type { OwnerRegistry } from './owners/owners.js';
 import type { RequestRecord } from '../platform/telemetry.js';
 import { assertScope, principalKey, type Grant } from './scopes.js';
 
-// The one path every tool call takes: target resolution, owner resolution, argument validation
-// (before anything runs), the owner check, the owner lease for work that may outlive its answer,
-// error mapping, categorisation and result normalisation, each done once. A reader follows any
-// tool from its schema (the source file) through here to its handler. There are three ways in:
-//   - callPublic: tools/call of one of the six public tools; tool_call forwards to callDeferred;
+// The gateway's surface of the tool pipeline (core/pipeline.ts): target resolution, owner
+// resolution, the scope check and the owner lease around the pipeline's steps. A reader follows
+// any tool from its schema (the source file) through here to its handler. There are three ways in:
+//   - callPublic: tools/call of one of the six public tools; tool_call is unwrapped here, into
+//     the one deferred call it names (callDeferred);
 //   - callDeferred: the one deferred tool a tool_call names;
 //   - CallContext.callNested: a tool called from inside another call (execute_code's hermes_tools),
 //     for that call's owner; its outcome goes back to the caller, not to an MCP client.
@@ -33,48 +33,91 @@ export interface RequestScope {
   record?: RequestRecord;
 }
 
-/** A public tool: a catalogued tool run here, or tool_call, which forwards to one deferred tool. */
-export type PublicEntry =
-  | { kind: 'tool'; entry: CatalogEntry }
-  | { kind: 'forward'; tool: ForwardingToolDefinition; validate: ArgumentValidator };
+/** One deferred tool call, as tool_call names it. */
+export interface DeferredCall {
+  name: string;
+  arguments: unknown;
+  /** tool_call.session_token: the capability session the call acts for. */
+  sessionToken?: string;
+}
+
+/**
+ * tool_call: a public tool with no handler of its own. Its arguments name exactly one deferred
+ * tool, which the Dispatcher runs; its answer is that tool's result, normalised once.
+ */
+export const TOOL_CALL: Pick<ToolDefinition, 'name' | 'description' | 'inputSchema' | 'annotations'> = {
+  name: 'tool_call',
+  description:
+    'Call exactly one deferred tool found with tool_search/tool_describe: {calls:[{name, arguments}]}. Its arguments are validated against the schema tool_describe returned before anything runs. Pass session_token (from session_open) for tools that need continuity (terminal cwd/env, processes, browser, jobs).',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      calls: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 1,
+        items: {
+          type: 'object',
+          properties: { name: { type: 'string', minLength: 1 }, arguments: { type: 'object' } },
+          required: ['name'],
+          additionalProperties: false,
+        },
+      },
+      session_token: { type: 'string', minLength: 1, maxLength: 256 },
+    },
+    required: ['calls'],
+    additionalProperties: false,
+  },
+  // tool_call can reach write tools, so it must not claim to be read-only (ChatGPT confirms
+  // write tools with the user); openWorld because targets include web and browser tools.
+  annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true, idempotentHint: false },
+};
 
 export class Dispatcher {
+  private readonly surface: Surface;
+  private readonly validateToolCall = compileArgumentValidator(TOOL_CALL);
+
   constructor(
     private readonly deps: {
       catalog: Catalog;
-      /** The six public tools by name. */
-      publicTools: ReadonlyMap<string, PublicEntry>;
+      /** The public tools other than tool_call, by name. */
+      publicTools: ReadonlyMap<string, CatalogEntry>;
       owners: OwnerRegistry;
       capabilities: CapabilityStore;
       limits: Limits;
       onInternalError: (tool: string, error: unknown) => void;
     },
-  ) {}
+  ) {
+    this.surface = {
+      onInternalError: deps.onInternalError,
+      internalErrorMessage: (tool) => `${tool} failed inside the gateway; see the gateway log for details`,
+      maxChars: deps.limits.maxOutputChars,
+      offloadAboveChars: deps.limits.offloadResultChars,
+    };
+  }
 
   /** tools/call on the MCP endpoint: only the six public tools are callable directly. Never throws. */
   async callPublic(name: string, rawArgs: unknown, scope: RequestScope): Promise<NormalizedToolResult> {
     const { record } = scope;
     if (record) record.tool = name;
-    const pub = this.deps.publicTools.get(name);
-    if (!pub) {
+    if (name === TOOL_CALL.name) {
+      let call: DeferredCall;
+      try {
+        call = unwrapToolCall(this.validateToolCall(rawArgs));
+        if (scope.signal.aborted) throw cancelledBeforeStart();
+      } catch (e) {
+        return this.answer(record, outcomeOfError(this.surface, name, e));
+      }
+      return this.callDeferred(call, scope);
+    }
+    const entry = this.deps.publicTools.get(name);
+    if (!entry) {
       const outcome = this.deps.catalog.has(name)
         ? errorOutcome(ErrorCode.TOOL_NOT_PUBLIC, `${name} is a deferred tool: call it through tool_call {calls:[{name:"${name}", arguments:{...}}]}`)
         : errorOutcome(ErrorCode.UNKNOWN_TOOL, `unknown tool "${name}"; tools/list shows the six public tools and tool_search finds the rest`);
       return this.answer(record, outcome);
     }
-    if (pub.kind === 'tool') {
-      const refused = this.authorize(scope, name, rawArgs);
-      if (refused) return this.answer(record, refused, pub.entry.tool);
-      return this.answer(record, await this.run(pub.entry, rawArgs, scope, this.resolveOwner(scope)), pub.entry.tool);
-    }
-    let call: DeferredCall;
-    try {
-      call = pub.tool.forward(pub.validate(rawArgs));
-      if (scope.signal.aborted) throw new GatewayError(ErrorCode.CANCELLED, 'the request was cancelled before the tool started');
-    } catch (e) {
-      return this.answer(record, this.outcomeOfError(name, e));
-    }
-    return this.callDeferred(call, scope);
+    return this.call(entry, rawArgs, scope, () => this.resolveOwner(scope));
   }
 
   /** The one deferred tool a tool_call names: its result is the MCP result. Never throws. */
@@ -85,27 +128,26 @@ export class Dispatcher {
       return this.answer(record, errorOutcome(ErrorCode.UNKNOWN_TOOL, `"${call.name}" is not a tool in this gateway's catalog; use tool_search to find tools`));
     }
     if (record) record.target = call.name;
-    const refused = this.authorize(scope, call.name, call.arguments);
-    if (refused) return this.answer(record, refused, target.tool);
-    let owner: Owner;
-    try {
-      // A tool authorized by its own credential (job_status, job_cancel) ignores session_token: an
-      // unrelated expired session must never block recovery.
-      owner = this.resolveOwner(scope, target.tool.credentialAuthorized ? undefined : call.sessionToken);
-    } catch (e) {
-      return this.answer(record, this.outcomeOfError(target.tool.name, e), target.tool);
-    }
-    return this.answer(record, await this.run(target, call.arguments, scope, owner), target.tool);
+    // A tool authorized by its own credential (job_status, job_cancel) ignores session_token: an
+    // unrelated expired session must never block recovery.
+    return this.call(target, call.arguments, scope, () => this.resolveOwner(scope, target.tool.credentialAuthorized ? undefined : call.sessionToken));
   }
 
-  /** The scope check, beside tool_call: a call outside the credential's grant never reaches validation or its handler. */
-  private authorize(scope: RequestScope, tool: string, args: unknown): ToolOutcome | undefined {
+  /** The scope check, then the owner, then the pipeline; each refusal answered as the call's result. */
+  private async call(entry: CatalogEntry, rawArgs: unknown, scope: RequestScope, owner: () => Owner): Promise<NormalizedToolResult> {
+    const { tool } = entry;
+    let resolved: Owner;
     try {
-      assertScope(scope.grant, tool, args);
-      return undefined;
+      // The scope check: a call outside the credential's grant never reaches validation or its handler.
+      assertScope(scope.grant, tool.name, rawArgs);
+      resolved = owner();
     } catch (e) {
-      return this.outcomeOfError(tool, e);
+      return this.answer(scope.record, outcomeOfError(this.surface, tool.name, e), tool);
     }
+    const { record } = scope;
+    const frame = this.frame(scope, resolved);
+    if (record) frame.categorise = (outcome) => void (record.category = categoryOf(outcome));
+    return (await callTool(entry, rawArgs, this.surface, frame)).result;
   }
 
   /**
@@ -126,62 +168,50 @@ export class Dispatcher {
     const entry = this.deps.catalog.get(name);
     if (!entry) return errorOutcome(ErrorCode.UNKNOWN_TOOL, `"${name}" is not a tool in this gateway's catalog`);
     const scope: RequestScope = { era: parent.era, signal: parent.signal, ...(parent.sessionId ? { sessionId: parent.sessionId } : {}), ...(parent.grant ? { grant: parent.grant } : {}) };
-    return this.run(entry, rawArgs, scope, parent.owner);
+    return (await runTool(entry, rawArgs, this.surface, this.frame(scope, parent.owner))).outcome;
   }
 
-  /** Validates and runs one catalogued tool for a resolved owner; every error becomes an outcome. */
-  private async run(entry: CatalogEntry, rawArgs: unknown, scope: RequestScope, owner: Owner): Promise<ToolOutcome> {
-    const { tool } = entry;
-    try {
-      const args = entry.validate(rawArgs);
-      if (tool.requiresOwner && owner.kind === 'request') {
-        throw new GatewayError(
-          ErrorCode.OWNER_REQUIRED,
-          `${tool.name} needs a durable owner: call session_open once and pass its token as tool_call.session_token (or use a legacy MCP session)`,
-        );
-      }
-      if (scope.signal.aborted) throw new GatewayError(ErrorCode.CANCELLED, 'the request was cancelled before the tool started');
-      const ctx: CallContext = {
-        owner,
-        signal: scope.signal,
-        callId: randomUUID(),
-        era: scope.era,
-        ...(scope.sessionId ? { sessionId: scope.sessionId } : {}),
-        ...(scope.grant ? { grant: scope.grant } : {}),
-        callNested: (name, nestedArgs) => this.callNested(ctx, name, nestedArgs),
-      };
-      // Work a lease-holding handler leaves running past its answer stays counted under the same owner.
-      if (tool.holdsLease) ctx.retain = (work) => void this.deps.owners.runLeased(owner.id, () => work).catch(() => {});
-      const work = () => tool.handler(args, ctx);
-      return tool.holdsLease ? await this.deps.owners.runLeased(owner.id, work) : await work();
-    } catch (e) {
-      return this.outcomeOfError(tool.name, e);
-    }
+  /** The gateway's frame around a handler: the owner check, its context, its owner's lease. */
+  private frame(scope: RequestScope, owner: Owner): CallFrame {
+    const { owners } = this.deps;
+    return {
+      admit(tool) {
+        if (tool.requiresOwner && owner.kind === 'request') {
+          throw new GatewayError(
+            ErrorCode.OWNER_REQUIRED,
+            `${tool.name} needs a durable owner: call session_open once and pass its token as tool_call.session_token (or use a legacy MCP session)`,
+          );
+        }
+        if (scope.signal.aborted) throw cancelledBeforeStart();
+      },
+      context: (tool) => {
+        const ctx: CallContext = {
+          owner,
+          signal: scope.signal,
+          callId: randomUUID(),
+          era: scope.era,
+          ...(scope.sessionId ? { sessionId: scope.sessionId } : {}),
+          ...(scope.grant ? { grant: scope.grant } : {}),
+          callNested: (name, nestedArgs) => this.callNested(ctx, name, nestedArgs),
+        };
+        // Work a lease-holding handler leaves running past its answer stays counted under the same owner.
+        if (tool.holdsLease) ctx.retain = (work) => void owners.runLeased(owner.id, () => work).catch(() => {});
+        return ctx;
+      },
+      around: (tool, work) => (tool.holdsLease ? owners.runLeased(owner.id, work) : work()),
+    };
   }
 
-  /** A GatewayError keeps its code and message; anything else is logged here, once, and answered generically. */
-  private outcomeOfError(toolName: string, e: unknown): ToolOutcome {
-    if (isGatewayError(e)) return outcomeFromError(e);
-    this.deps.onInternalError(toolName, e);
-    return errorOutcome(ErrorCode.INTERNAL_ERROR, `${toolName} failed inside the gateway; see the gateway log for details`);
-  }
-
-  /** Records the call's category and normalises its outcome into the MCP result, once. */
-  private async answer(record: RequestRecord | undefined, outcome: ToolOutcome, tool?: ToolDefinition): Promise<NormalizedToolResult> {
-    if (record) record.category = categorize(outcome);
-    const options = { maxChars: this.deps.limits.maxOutputChars, allowImages: tool?.returnsImages === true };
-    try {
-      return await normalizeOffloaded(outcome, options, this.deps.limits.offloadResultChars);
-    } catch (e) {
-      // The thread pool failing must not lose the answer: normalise inline instead.
-      this.deps.onInternalError(`${tool?.name ?? 'result'}:normalize`, e);
-      return normalizeResult(outcome, options);
-    }
+  /** A refusal before the pipeline: recorded and normalised like any outcome. */
+  private answer(record: RequestRecord | undefined, outcome: ToolOutcome, tool?: ToolDefinition): Promise<NormalizedToolResult> {
+    if (record) record.category = categoryOf(outcome);
+    return answer(outcome, this.surface, tool);
   }
 }
 
-function categorize(outcome: ToolOutcome): string {
-  if (!outcome.isError) return 'ok';
-  const code = outcome.structured?.error;
-  return typeof code === 'string' ? `error:${code}` : 'error';
+/** tool_call's validated arguments as the one deferred call they name. */
+function unwrapToolCall(args: Record<string, unknown>): DeferredCall {
+  const call = (args.calls as Array<{ name: string; arguments?: Record<string, unknown> }>)[0]!;
+  const token = args.session_token as string | undefined;
+  return { name: call.name, arguments: call.arguments ?? {}, ...(token === undefined ? {} : { sessionToken: token }) };
 }

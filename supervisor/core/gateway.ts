@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import type { NormalizedToolResult, ToolDefinition, ToolSource } from './tool-types.js';
+import type { ToolDefinition, ToolSource } from './tool-types.js';
 import { bridgeTools, BRIDGE_TOOL_NAMES } from './catalog/disclosure.js';
 import { Catalog, type CatalogEntry } from './catalog/catalog.js';
 import { loadToolPolicy, type ToolPolicy } from './catalog/policy.js';
 import { compileArgumentValidator } from './catalog/validate.js';
 import type { GatewayConfig } from '../platform/config.js';
-import { Dispatcher, type PublicEntry, type RequestScope } from './dispatch.js';
+import { Dispatcher, TOOL_CALL } from './dispatch.js';
 import type { Adapter } from './adapter.js';
 import { closeCpuPool } from '../platform/thread-pool/pool.js';
 import { Readiness } from '../platform/health/readiness.js';
@@ -16,7 +16,7 @@ import { sessionTools } from './owners/session-tools.js';
 import { OrphanReaper } from '../platform/spawning/orphan-reaper.js';
 
 // Composition root: registers every source and readiness component, freezes the catalog, and
-// exposes the two operations the MCP layer needs (list the six public tools, call one).
+// exposes what the MCP layer needs: the six public tools to list, and the Dispatcher that calls them.
 
 export interface GatewayOptions {
   config: GatewayConfig;
@@ -103,23 +103,27 @@ export class Gateway {
     for (const c of readiness) gw.readiness.register(c);
     for (const a of adapters) if (a.releaseHook) gw.owners.registerReleaseHook(a.name, a.releaseHook);
 
-    const bridge = bridgeTools({ catalog, limits: config.limits });
-    const bridged = new Map<string, PublicEntry>(
-      bridge.tools.map((tool) => [tool.name, { kind: 'tool', entry: { tool, source: 'gateway', configured: true, validate: compileArgumentValidator(tool) } }]),
+    // The public tools: tool_search and tool_describe (built over the frozen catalog), the
+    // catalogued ones the policy makes public, and tool_call, which the Dispatcher handles itself.
+    const bridged = new Map<string, CatalogEntry>(
+      bridgeTools({ catalog, limits: config.limits }).map((tool) => [tool.name, { tool, source: 'gateway', configured: true, validate: compileArgumentValidator(tool) }]),
     );
-    bridged.set(bridge.toolCall.name, { kind: 'forward', tool: bridge.toolCall, validate: compileArgumentValidator(bridge.toolCall) });
-    const publicTools = new Map<string, PublicEntry>();
+    const publicTools = new Map<string, CatalogEntry>();
+    const listed: Array<Pick<ToolDefinition, 'description' | 'inputSchema' | 'annotations'>> = [];
     for (const name of policy.publicOrder) {
-      const catalogued: CatalogEntry | undefined = catalog.get(name);
-      const entry: PublicEntry | undefined = bridged.get(name) ?? (catalogued ? { kind: 'tool', entry: catalogued } : undefined);
+      if (name === TOOL_CALL.name) {
+        listed.push(TOOL_CALL);
+        continue;
+      }
+      const entry = bridged.get(name) ?? catalog.get(name);
       if (!entry) throw new Error(`catalog: public tool "${name}" is not provided by any source`);
       publicTools.set(name, entry);
+      listed.push(entry.tool);
     }
-    for (const name of BRIDGE_TOOL_NAMES) if (!publicTools.has(name)) throw new Error(`policy: bridge tool ${name} must be public`);
+    for (const name of BRIDGE_TOOL_NAMES) if (!policy.publicOrder.includes(name)) throw new Error(`policy: bridge tool ${name} must be public`);
     gw.publicList = Object.freeze(
-      policy.publicOrder.map((name) => {
-        const pub = publicTools.get(name)!;
-        const tool = pub.kind === 'tool' ? pub.entry.tool : pub.tool;
+      policy.publicOrder.map((name, i) => {
+        const tool = listed[i]!;
         return Object.freeze({ name, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations });
       }),
     );
@@ -150,9 +154,9 @@ export class Gateway {
     return this.publicList;
   }
 
-  /** tools/call on the MCP endpoint: only the six public tools are callable directly. */
-  callPublic(name: string, args: unknown, scope: RequestScope): Promise<NormalizedToolResult> {
-    return this.dispatcherRef!.callPublic(name, args, scope);
+  /** What tools/call on the MCP endpoint calls (Dispatcher.callPublic). */
+  get dispatcher(): Dispatcher {
+    return this.dispatcherRef!;
   }
 
   /** An owner ended (legacy session gone, capability expired): release what it holds. */

@@ -1,11 +1,13 @@
 import { GatewayError, type ErrorCode } from '../../shared/errors.js';
 import { redact, redactDeep } from '../../shared/redact.js';
-import type { ContentBlock, NormalizedToolResult, ToolOutcome } from './tool-types.js';
+import type { ContentBlock, NormalizedToolResult, ResultRedaction, ToolOutcome } from './tool-types.js';
 
-// Every tool result leaves the gateway through normalizeResult: secrets redacted, text capped with
-// an explicit marker, structuredContent kept and mirrored as one JSON text block (the MCP spec's
-// advice for clients that only read text), non-text content replaced by a marker unless the tool
-// is one that returns images.
+// What a tool result becomes on its way out, the two steps of the pipeline (core/pipeline.ts) that
+// touch it: redactOutcome redacts it once, in the mode its tool declares (ToolDefinition.redaction),
+// as soon as the handler returns; normalizeResult then makes the MCP result: secrets redacted (the
+// default mode, unless the tool's mode already did), text capped with an explicit marker,
+// structuredContent kept and mirrored as one JSON text block (the MCP spec's advice for clients
+// that only read text), non-text content replaced by a marker unless the tool returns images.
 
 export const TRUNCATION_MARKER = '...[truncated by hermes-mcp-gateway]';
 
@@ -18,12 +20,107 @@ export interface NormalizeOptions {
 
 /**
  * The outcome of a tool that hands file content to the agent (read_file, search_files): every
- * string of `structured` redacted here, once, in Hermes' file-read mode (`secretFile` for a
- * secret-bearing file), and marked so that normalizeResult does not redact it again. A nested
- * call (execute_code's hermes_tools) gets the same redacted value.
+ * string of `structured` redacted once, in Hermes' file-read mode (`secretFile` for a
+ * secret-bearing file), and marked so that normalizeResult does not redact it again.
  */
 export function fileReadOutcome(structured: Record<string, unknown>, options: { secretFile?: boolean } = {}): ToolOutcome {
   return { structured: redactDeep(structured, { fileRead: true, secretFile: options.secretFile === true }), redacted: 'file-read' };
+}
+
+/** Hermes' env-dump commands (agent/redact.py _ENV_DUMP_COMMANDS). */
+const ENV_DUMP_COMMANDS = new Set(['env', 'printenv', 'set', 'export', 'declare']);
+
+/** The first word of a shell segment as shlex would split it (quotes removed), or undefined when it does not parse. */
+function firstShellWord(segment: string): string | undefined {
+  let word = '';
+  let quote: string | undefined;
+  for (let i = 0; i < segment.length; i++) {
+    const ch = segment[i]!;
+    if (quote) {
+      if (ch === quote) quote = undefined;
+      else if (ch === '\\' && quote === '"' && i + 1 < segment.length && (segment[i + 1] === '"' || segment[i + 1] === '\\')) word += segment[++i];
+      else word += ch;
+    } else if (ch === "'" || ch === '"') quote = ch;
+    else if (ch === '\\') {
+      if (i + 1 < segment.length) word += segment[++i];
+    } else if (/\s/.test(ch)) {
+      if (word !== '') return word;
+    } else word += ch;
+  }
+  return quote ? undefined : word || undefined;
+}
+
+/**
+ * Whether `command` prints the environment (agent/redact.py is_env_dump_command): env, printenv,
+ * set, export or declare as the first word of any `;` / `&` / `|` separated segment. Its output
+ * then gets the ENV-assignment redaction pass; any other command's is redacted as code.
+ */
+export function isEnvDumpCommand(command: string): boolean {
+  for (const raw of command.split(/[|;&]+/)) {
+    const seg = raw.trim();
+    if (seg === '') continue;
+    // shlex failing to parse (an open quote) falls back to splitting on whitespace.
+    const first = firstShellWord(seg) ?? seg.split(/\s+/)[0];
+    if (first !== undefined && ENV_DUMP_COMMANDS.has(first)) return true;
+  }
+  return false;
+}
+
+/** A command's output inside a `command-output` result, with the command that printed it. */
+export class CommandOutput {
+  constructor(
+    readonly text: string,
+    readonly command: string,
+  ) {}
+}
+
+/**
+ * Marks `text` as what `command` printed, in the result of a `command-output` tool: the pipeline
+ * redacts it as Hermes' redact_terminal_output does for that command (the handler says what the
+ * text is; which mode that calls for is decided here).
+ */
+export function commandOutput(text: string, command: string): CommandOutput {
+  return new CommandOutput(text, command);
+}
+
+/**
+ * A `command-output` result redacted: each commandOutput() as redact_terminal_output shows it (the
+ * ENV pass only for a command that prints the environment), every other string as code (a
+ * command, as Hermes' process tool shows it, and the gateway's own fields). Arrays and plain
+ * objects are rebuilt; the input is not modified.
+ */
+export function redactCommandResult(value: Record<string, unknown>): Record<string, unknown> {
+  return commandResultCopy(value) as Record<string, unknown>;
+}
+
+function commandResultCopy(value: unknown): unknown {
+  if (typeof value === 'string') return redact(value, { codeFile: true });
+  if (value instanceof CommandOutput) return redact(value.text, { codeFile: !isEnvDumpCommand(value.command) });
+  if (Array.isArray(value)) return value.map(commandResultCopy);
+  if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = commandResultCopy(v);
+    return out;
+  }
+  return value;
+}
+
+/**
+ * The pipeline's redaction step: the handler's outcome redacted once, in its tool's mode, and
+ * marked so that normalizeResult leaves `structured` as it is. The default mode (`output`) is left
+ * to normalizeResult, as is every `content` block. The outcome's facts (`secretFile`) stay here.
+ */
+export function redactOutcome(mode: ResultRedaction | undefined, outcome: ToolOutcome): ToolOutcome {
+  const { secretFile, ...rest } = outcome;
+  if (mode === undefined || mode === 'output' || rest.structured === undefined) return rest;
+  switch (mode) {
+    case 'file-read':
+      return { ...rest, ...fileReadOutcome(rest.structured, { secretFile: secretFile === true }) };
+    case 'code-file':
+      return { ...rest, structured: redactDeep(rest.structured, { codeFile: true }), redacted: mode };
+    case 'command-output':
+      return { ...rest, structured: redactCommandResult(rest.structured), redacted: mode };
+  }
 }
 
 export function errorOutcome(code: ErrorCode, message: string, details?: Record<string, unknown>): ToolOutcome {
@@ -94,9 +191,9 @@ export function normalizeResult(outcome: ToolOutcome, options: NormalizeOptions)
   let budget = maxChars;
 
   if (outcome.structured !== undefined) {
-    // A file tool's outcome is redacted already, in file-read mode, and terminal output in the mode
-    // Hermes picks for it: redacting either again here would mask what that mode leaves (code
-    // assignments) in the default mode's head/tail form.
+    // An outcome the pipeline redacted in its tool's mode (file-read, code-file, command output):
+    // redacting it again here would mask what that mode leaves (code assignments) in the default
+    // mode's head/tail form.
     const redacted = outcome.redacted !== undefined ? outcome.structured : redactDeep(outcome.structured);
     structured = redacted;
     let json = JSON.stringify(redacted);

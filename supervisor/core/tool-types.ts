@@ -61,16 +61,35 @@ export interface ToolOutcome {
   content?: ContentBlock[];
   isError?: boolean;
   /**
-   * Set when every string of `structured` was already redacted in the mode Hermes uses for it, so
-   * normalizeResult does not redact `structured` again in the default mode (which would run the
-   * assignment passes that mode skips and mask code assignments):
-   * - `file-read` (fileReadOutcome, supervisor/core/result.ts): file content, in Hermes' file-read mode;
-   * - `output`: command output, redacted as Hermes' redact_terminal_output picks its mode (the
-   *   default for an environment dump, code-file otherwise).
-   * `content` blocks are redacted as always.
+   * For a `file-read` tool (ToolDefinition.redaction): the file is secret-bearing by its path (a
+   * shell rc, an `.env`-type file), so its content also gets the assignment passes (Hermes'
+   * `secret_file=True`). A fact about the result, read by the pipeline's redaction, never sent.
    */
-  redacted?: 'file-read' | 'output';
+  secretFile?: boolean;
+  /**
+   * Set by the pipeline (supervisor/core/result.ts redactOutcome) once every string of
+   * `structured` is redacted in its tool's mode, so normalizeResult does not redact `structured`
+   * again in the default mode (which would run the assignment passes that mode skips and mask code
+   * assignments). Never set by a handler. `content` blocks are redacted as always.
+   */
+  redacted?: Exclude<ResultRedaction, 'output'>;
 }
+
+/**
+ * How the pipeline redacts a tool's `structured` result, once, in the mode Hermes' agent/redact.py
+ * uses for it (supervisor/core/result.ts redactOutcome):
+ * - `output` (the default): every string as tool output (`redact_sensitive_text`), when the result
+ *   is normalised for an MCP client;
+ * - `code-file`: every string as code (`code_file=True`): execute_code's stdout and stderr;
+ * - `file-read`: every string as file content handed to the agent (`file_read=True`; with
+ *   `secret_file=True` when the outcome says `secretFile`): read_file, search_files;
+ * - `command-output`: a command's output (marked by the handler with commandOutput(), core/result.ts)
+ *   as `redact_terminal_output` shows it (the ENV pass only when the command prints the
+ *   environment), every other string as code: terminal, process_manage.
+ * Every mode but `output` is applied as soon as the handler returns, so a nested call (execute_code's
+ * hermes_tools) gets the same redacted value.
+ */
+export type ResultRedaction = 'output' | 'code-file' | 'file-read' | 'command-output';
 
 /** An MCP CallToolResult as the gateway emits it. */
 export interface NormalizedToolResult {
@@ -110,23 +129,9 @@ export interface ToolDefinition {
   alwaysRefused?: boolean;
   /** True for tools whose image content is the point (vision); other tools' images become markers. */
   returnsImages?: boolean;
+  /** How the pipeline redacts this tool's result (ResultRedaction); default `output`. */
+  redaction?: ResultRedaction;
   handler(args: Record<string, unknown>, ctx: CallContext): Promise<ToolOutcome>;
-}
-
-/** One deferred tool call, as tool_call names it. */
-export interface DeferredCall {
-  name: string;
-  arguments: unknown;
-  /** tool_call.session_token: the capability session the call acts for. */
-  sessionToken?: string;
-}
-
-/**
- * tool_call: a public tool with no handler of its own. Its validated arguments name exactly one
- * deferred tool, and its answer is that tool's result, dispatched and normalised once.
- */
-export interface ForwardingToolDefinition extends Pick<ToolDefinition, 'name' | 'description' | 'inputSchema' | 'annotations'> {
-  forward(args: Record<string, unknown>): DeferredCall;
 }
 
 /** A catalog source: one adapter contributing tools (and, usually, a readiness probe). */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { normalizeResult } from '../../supervisor/core/result.js';
 import { closeCpuPool, cpuPoolCompleted } from '../../supervisor/platform/thread-pool/pool.js';
-import { normalizeOffloaded } from '../../supervisor/core/result-offload.js';
+import { normalizeOffloaded } from '../../supervisor/core/pipeline.js';
 
 after(() => closeCpuPool());
 

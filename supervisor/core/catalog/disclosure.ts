@@ -1,13 +1,13 @@
 import type { Limits } from '../../../shared/limits.js';
-import type { ForwardingToolDefinition, ToolDefinition } from '../tool-types.js';
+import type { ToolDefinition } from '../tool-types.js';
 import type { Catalog, CatalogEntry } from './catalog.js';
 import { Bm25Index, searchDocument } from './search.js';
 import { loadSearchKeywords } from './search-keywords.js';
 
 // The three discovery-bridge tools. Their public shapes are those of the original Python gateway,
 // so existing clients and prompts keep working: search -> describe -> call exactly one tool.
-// tool_call runs nothing itself: it names the one deferred call, which the Dispatcher runs
-// (callDeferred) and whose result is tool_call's answer.
+// tool_search and tool_describe are built here, over the frozen catalog; tool_call runs nothing
+// itself, and the Dispatcher (core/dispatch.ts) handles it: it runs the one deferred call named.
 
 export const BRIDGE_TOOL_NAMES = ['tool_search', 'tool_describe', 'tool_call'] as const;
 
@@ -38,7 +38,8 @@ function areasOf(catalog: Catalog): string[] {
   ];
 }
 
-export function bridgeTools(options: { catalog: Catalog; limits: Limits }): { tools: ToolDefinition[]; toolCall: ForwardingToolDefinition } {
+/** tool_search and tool_describe. */
+export function bridgeTools(options: { catalog: Catalog; limits: Limits }): ToolDefinition[] {
   const { catalog, limits } = options;
   const searchable = catalog.all();
   const keywords = loadSearchKeywords();
@@ -104,38 +105,5 @@ export function bridgeTools(options: { catalog: Catalog; limits: Limits }): { to
     },
   };
 
-  const toolCall: ForwardingToolDefinition = {
-    name: 'tool_call',
-    description:
-      'Call exactly one deferred tool found with tool_search/tool_describe: {calls:[{name, arguments}]}. Its arguments are validated against the schema tool_describe returned before anything runs. Pass session_token (from session_open) for tools that need continuity (terminal cwd/env, processes, browser, jobs).',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        calls: {
-          type: 'array',
-          minItems: 1,
-          maxItems: 1,
-          items: {
-            type: 'object',
-            properties: { name: { type: 'string', minLength: 1 }, arguments: { type: 'object' } },
-            required: ['name'],
-            additionalProperties: false,
-          },
-        },
-        session_token: { type: 'string', minLength: 1, maxLength: 256 },
-      },
-      required: ['calls'],
-      additionalProperties: false,
-    },
-    // tool_call can reach write tools, so it must not claim to be read-only (ChatGPT confirms
-    // write tools with the user); openWorld because targets include web and browser tools.
-    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true, idempotentHint: false },
-    forward(args) {
-      const call = (args.calls as Array<{ name: string; arguments?: Record<string, unknown> }>)[0]!;
-      const token = args.session_token as string | undefined;
-      return { name: call.name, arguments: call.arguments ?? {}, ...(token === undefined ? {} : { sessionToken: token }) };
-    },
-  };
-
-  return { tools: [toolSearch, toolDescribe], toolCall };
+  return [toolSearch, toolDescribe];
 }

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
-import { ErrorCode, isGatewayError } from '../../../shared/errors.js';
-import { errorOutcome, normalizeResult, outcomeFromError } from '../../core/result.js';
+import { ErrorCode } from '../../../shared/errors.js';
+import { errorOutcome } from '../../core/result.js';
 import { compileArgumentValidator } from '../../core/catalog/validate.js';
+import { callTool, type PipelineEntry, type Surface } from '../../core/pipeline.js';
 import type { AuditFacts } from '../edge/audit.js';
-import type { CallContext, NormalizedToolResult, ToolDefinition, ToolOutcome } from '../../core/tool-types.js';
+import type { NormalizedToolResult, ToolDefinition } from '../../core/tool-types.js';
 
 // The drop-in bridge profile's JSON-RPC: stateless MCP over single POSTs, as hermes-mcp-bridge
 // serves it. Written here rather than on the SDK server because that bridge's exact behaviour is
@@ -13,6 +14,7 @@ import type { CallContext, NormalizedToolResult, ToolDefinition, ToolOutcome } f
 // define batching (2024-11-05, 2025-03-26; the MCP-Protocol-Version header names the revision, and
 // its absence means 2025-03-26 as the spec says), and invalid tool arguments as JSON-RPC -32602.
 // Tool failures are results with isError and {error: <lower-case code>, message}, like the bridge's.
+// A call goes through the gateway's tool pipeline (core/pipeline.ts), normalised inline.
 
 export interface RpcDeps {
   tools: readonly ToolDefinition[];
@@ -58,10 +60,15 @@ function isMessage(m: unknown): m is Message {
 }
 
 export function createRpcHandler(deps: RpcDeps) {
-  const byName = new Map(deps.tools.map((t) => [t.name, { tool: t, validate: compileArgumentValidator(t) }]));
+  const byName = new Map<string, PipelineEntry>(deps.tools.map((t) => [t.name, { tool: t, validate: compileArgumentValidator(t) }]));
   const listed = deps.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations }));
+  const surface: Surface = {
+    onInternalError: deps.onInternalError,
+    internalErrorMessage: (tool) => `${tool} failed inside the gateway; see the gateway log`,
+    maxChars: deps.maxResultChars,
+  };
 
-  async function callTool(params: Record<string, unknown>, signal: AbortSignal, facts: AuditFacts): Promise<{ result: NormalizedToolResult } | { rpcError: [number, string] }> {
+  async function toolsCall(params: Record<string, unknown>, signal: AbortSignal, facts: AuditFacts): Promise<{ result: NormalizedToolResult } | { rpcError: [number, string] }> {
     const name = params.name;
     const entry = typeof name === 'string' ? byName.get(name) : undefined;
     if (!entry) {
@@ -69,33 +76,34 @@ export function createRpcHandler(deps: RpcDeps) {
       return { rpcError: [-32602, `unknown tool ${JSON.stringify(name)}; tools/list shows the five tools`] };
     }
     facts.tool = entry.tool.name; // one of the five (byName holds nothing else)
-    let args: Record<string, unknown>;
-    try {
-      args = entry.validate(params.arguments ?? {});
-    } catch (e) {
+    const ownerId = `request:${randomUUID()}`;
+    let invalid: string | undefined;
+    const { result } = await callTool(entry, params.arguments ?? {}, surface, {
+      context: () => ({
+        owner: { id: ownerId, kind: 'request' },
+        signal,
+        callId: randomUUID(),
+        era: 'legacy',
+        callNested: async () => errorOutcome(ErrorCode.UNKNOWN_TOOL, 'the bridge profile runs no nested tool calls'),
+      }),
+      around: (tool, work) => deps.track(tool, ownerId, work),
+      categorise(outcome, stage) {
+        if (stage === 'validate') {
+          invalid = String(outcome.structured?.message);
+          return;
+        }
+        if (outcome.isError && outcome.structured && typeof outcome.structured.error === 'string') {
+          // The bridge's codes are lower-case (unknown_agent, duplicate_id, ...); the gateway's are their upper-case twins.
+          outcome.structured.error = outcome.structured.error.toLowerCase();
+          facts.error = outcome.structured.error as string;
+        }
+      },
+    });
+    if (invalid !== undefined) {
       facts.error = 'invalid_params';
-      return { rpcError: [-32602, (e as Error).message] };
+      return { rpcError: [-32602, invalid] };
     }
-    const ctx: CallContext = {
-      owner: { id: `request:${randomUUID()}`, kind: 'request' },
-      signal,
-      callId: randomUUID(),
-      era: 'legacy',
-      callNested: async () => errorOutcome(ErrorCode.UNKNOWN_TOOL, 'the bridge profile runs no nested tool calls'),
-    };
-    let outcome: ToolOutcome;
-    try {
-      outcome = await deps.track(entry.tool, ctx.owner.id, () => entry.tool.handler(args, ctx));
-    } catch (e) {
-      if (!isGatewayError(e)) deps.onInternalError(entry.tool.name, e);
-      outcome = isGatewayError(e) ? outcomeFromError(e) : errorOutcome(ErrorCode.INTERNAL_ERROR, `${entry.tool.name} failed inside the gateway; see the gateway log`);
-    }
-    if (outcome.isError && outcome.structured && typeof outcome.structured.error === 'string') {
-      // The bridge's codes are lower-case (unknown_agent, duplicate_id, ...); the gateway's are their upper-case twins.
-      outcome.structured.error = outcome.structured.error.toLowerCase();
-      facts.error = outcome.structured.error as string;
-    }
-    return { result: normalizeResult(outcome, { maxChars: deps.maxResultChars }) };
+    return { result };
   }
 
   async function one(message: unknown, signal: AbortSignal, facts: AuditFacts): Promise<Record<string, unknown> | undefined> {
@@ -115,7 +123,7 @@ export function createRpcHandler(deps: RpcDeps) {
       case 'tools/list':
         return ok({ tools: listed });
       case 'tools/call': {
-        const r = await callTool(params, signal, facts);
+        const r = await toolsCall(params, signal, facts);
         return 'rpcError' in r ? error(message.id, r.rpcError[0], r.rpcError[1]) : ok(r.result);
       }
       default:

@@ -7,7 +7,7 @@ import { requestRecordOf } from '../../platform/telemetry.js';
 import { registerViewResource, VIEW_CACHE_HINTS, VIEW_CAPABILITIES, withViewMeta } from '../app-view/register.js';
 
 // One low-level SDK Server per modern request, or per legacy session. It only answers tools/list
-// (the frozen six, tool_call naming the result view) and tools/call (routed through the gateway),
+// (the frozen six, tool_call naming the result view) and tools/call (through the gateway's Dispatcher),
 // plus the result view's one resource (supervisor/http/app-view/); everything protocol-level
 // (initialize, server/discover, _meta and header checks, error codes) is the SDK's.
 
@@ -39,7 +39,7 @@ export function createMcpServer(gateway: Gateway, era: 'legacy' | 'modern'): Ser
     const grant = (ctx as { http?: { authInfo?: { extra?: { grant?: Grant } } } }).http?.authInfo?.extra?.grant;
     const record = requestRecordOf((ctx as { http?: { req?: Request } }).http?.req);
     const scope: RequestScope = { era, signal, ...(era === 'legacy' && ctx.sessionId ? { sessionId: ctx.sessionId } : {}), ...(grant ? { grant } : {}), ...(record ? { record } : {}) };
-    return (await gateway.callPublic(request.params.name, request.params.arguments, scope)) as CallToolResult;
+    return (await gateway.dispatcher.callPublic(request.params.name, request.params.arguments, scope)) as CallToolResult;
   });
   return server;
 }

@@ -1,7 +1,7 @@
 import type { Piscina } from 'piscina';
 
 // The supervisor's one piscina pool. CPU-bound or blocking work goes to its threads so the event
-// loop never stalls on it: normalising one big result (core/result-offload.ts; the redaction passes are linear, but 100k+
+// loop never stalls on it: normalising one big result (core/pipeline.ts; the redaction passes are linear, but 100k+
 // characters of them still take milliseconds every other request would wait for),
 // session_search's synchronous SQLite reads (tools/guarded/session-search/task.ts) and read_file's
 // rendering of notebooks, Word documents and workbooks (tools/files/read-extract-task.ts). Each use names its

@@ -5,8 +5,8 @@ import { approvalPolicy, checkCommand } from '../guards/approval.js';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { BoundedCollector, capHeadTail, stripAnsi } from '../../../shared/output-cap.js';
 import { descendantsOf, signalName } from '../../../shared/proc.js';
-import { redact } from '../../../shared/redact.js';
 import type { DoneMessage } from '../../../shared/worker-protocol/execute.js';
+import { redactCommandResult } from '../../core/result.js';
 import type { CallContext, ToolDefinition } from '../../core/tool-types.js';
 import { startRefusal } from '../../platform/spawning/resource-policy.js';
 import type { CgroupLimit } from '../../platform/spawning/cgroup-limits.js';
@@ -157,7 +157,9 @@ export class ExecuteCodePool {
       maxOutputBytes: this.runtime.config.limits.workerTransportMaxBytes,
     });
     if ('error' in r) return { error: r.error };
-    return foregroundResult(r, String(args.command ?? ''), timeoutSeconds, this.runtime.config.limits.terminalOutputMaxChars);
+    // Redacted here, on its way into the script, as the terminal tool's result is (its output as
+    // the command's, the rest as code): this reply is no tool result the pipeline sees.
+    return redactCommandResult(foregroundResult(r, String(args.command ?? ''), timeoutSeconds, this.runtime.config.limits.terminalOutputMaxChars));
   }
 
   private async destroy(unit: Unit): Promise<void> {
@@ -312,13 +314,13 @@ export class ExecuteCodePool {
     }
   }
 
-  /** Hermes' result: stdout capped 40/60 at 50,000, ANSI stripped, redacted; stderr on failure. */
+  /** Hermes' result: stdout capped 40/60 at 50,000, ANSI stripped; stderr on failure (redacted as code by the pipeline). */
   private shape(frame: Record<string, unknown>, calls: number, duration: number): ExecuteResult {
     const { executeCodeStdoutMaxBytes } = this.runtime.config.limits;
-    const stdout = redact(stripAnsi(capHeadTail(String(frame.stdout ?? ''), executeCodeStdoutMaxBytes, 0.4, { thousands: true }).text), { codeFile: true });
+    const stdout = stripAnsi(capHeadTail(String(frame.stdout ?? ''), executeCodeStdoutMaxBytes, 0.4, { thousands: true }).text);
     const exitCode = frame.exitCode as number | null;
     if (exitCode === 0) return { status: 'success', output: stdout, tool_calls_made: calls, duration_seconds: duration };
-    const stderr = redact(stripAnsi(String(frame.stderr ?? '').slice(0, 10_000)), { codeFile: true });
+    const stderr = stripAnsi(String(frame.stderr ?? '').slice(0, 10_000));
     return {
       status: 'error',
       output: stderr ? `${stdout}\n--- stderr ---\n${stderr}` : stdout,
@@ -355,6 +357,8 @@ export function executeCodeTool(pool: ExecuteCodePool, runtime: WorkerRuntime, c
     },
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true, idempotentHint: false },
     holdsLease: true,
+    // Hermes redacts a script's stdout and stderr as code (code_execution_tool.py: code_file=True).
+    redaction: 'code-file',
     async handler(args, ctx) {
       const code = args.code as string;
       const bytes = Buffer.byteLength(code, 'utf8');

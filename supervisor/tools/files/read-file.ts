@@ -1,7 +1,6 @@
 import { close, closeSync, constants as fsConstants, fstat, fstatSync, open, openSync, read, readSync, stat, statSync, type Stats } from 'node:fs';
 import { readFile as readWholeFile, stat as statAsync } from 'node:fs/promises';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import { fileReadOutcome } from '../../core/result.js';
 import { cpuTask, runOnCpuPool } from '../../platform/thread-pool/pool.js';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../../core/tool-types.js';
 import {
@@ -26,8 +25,8 @@ import { checkedPath, deviceError, isBlockedDevice, readVerdict } from './sensit
 // limit ≤ 2000, lines cut at 2000 characters (code points), formatted content cut on a line
 // boundary at the 100,000-character read budget with a `next_offset`, notebooks, Word documents and
 // Excel workbooks rendered as text (read-extract.ts, on the CPU pool), device paths, binaries, images and Hermes credential files
-// refused, `similar_files` for a missing file, content redacted once, in Hermes' file-read mode
-// (`secret_file` for a secret-bearing path). Every answer, a refusal too, carries Hermes' ReadResult
+// refused, `similar_files` for a missing file, content redacted once by the pipeline, in Hermes'
+// file-read mode (`secret_file` for a secret-bearing path). Every answer, a refusal too, carries Hermes' ReadResult
 // fields (content, total_lines, file_size, truncated, is_binary, is_image) where Hermes' does.
 //
 // Where the gateway deliberately differs (tests/fidelity/divergences.yaml): lines are the file's
@@ -417,7 +416,7 @@ export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>
   if (verdict?.blocked) throw new GatewayError(ErrorCode.FILE_BLOCKED, verdict.blocked);
   if (extractable) {
     const doc = await extractedDocument(checked.real, deps.readFileScanMaxBytes, ctx.signal);
-    if (doc) return fileReadOutcome(documentPage(doc.text, doc.size, offset, limit, maxJson), { secretFile: verdict?.secretFile === true });
+    if (doc) return { structured: documentPage(doc.text, doc.size, offset, limit, maxJson), secretFile: verdict?.secretFile === true };
   }
   if (hasBinaryExtension(checked.real)) {
     const ext = fileExtension(checked.real);
@@ -428,8 +427,8 @@ export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>
   }
   const { blocked, secretFile } = verdict ?? (await readVerdict(checked, input, deps.hermesHome));
   if (blocked) throw new GatewayError(ErrorCode.FILE_BLOCKED, blocked);
-  // Every answer from here on is redacted once, in file-read mode (normalizeResult leaves it).
-  const answer = (result: Record<string, unknown>): ToolOutcome => fileReadOutcome(result, { secretFile });
+  // Every answer is redacted by the pipeline, once, in file-read mode (secret_file for this path).
+  const answer = (result: Record<string, unknown>): ToolOutcome => ({ structured: result, secretFile });
 
   // stat (not open) first, so a FIFO or device is refused before anything touches it. The real path
   // is the one that was checked; O_NOFOLLOW refuses a symlink swapped in since.
@@ -535,6 +534,7 @@ export function readFileTool(deps: ReadFileDeps): ToolDefinition {
     },
     annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, title: 'Read a file' },
     requiresOwner: false,
+    redaction: 'file-read',
     async handler(args: Record<string, unknown>, ctx: CallContext) {
       return readFile(deps, args ?? {}, ctx);
     },

@@ -1,5 +1,4 @@
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import { fileReadOutcome } from '../../core/result.js';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../../core/tool-types.js';
 import type { PathDeps } from './paths.js';
 import { hermesDirs } from './sensitive-paths.js';
@@ -109,11 +108,11 @@ async function searchFiles(deps: PathDeps, args: Record<string, unknown>, ctx: C
   if (warnings.length > 0) result.warning = warnings.join(' ');
   if (omitted > 0) result._omitted = `${omitted} ${OMITTED_NOTE}`;
 
-  // Redacted once, in file-read mode: the matches by searchContent (each in its own file's mode),
-  // everything else here; normalizeResult leaves the structure as it is.
+  // Redacted by the pipeline, once, in file-read mode. A match from a secret-bearing file was also
+  // given the assignment passes by searchContent, which alone knows each match's file. The
+  // matches come first, as they always have.
   const { matches, ...rest } = result;
-  const outcome = fileReadOutcome(rest);
-  if (matches !== undefined) outcome.structured = { matches, ...outcome.structured };
+  const outcome: ToolOutcome = { structured: matches === undefined ? rest : { matches, ...rest } };
   if (truncated) {
     outcome.content = [
       { type: 'text', text: `[Hint: Results truncated. Use offset=${offset + limit} to see more, or narrow with a more specific pattern or file_glob.]` },
@@ -157,6 +156,7 @@ export function searchFilesTool(deps: PathDeps): ToolDefinition {
     },
     annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, title: 'Search files' },
     requiresOwner: false,
+    redaction: 'file-read',
     async handler(args: Record<string, unknown>, ctx: CallContext) {
       return searchFiles(deps, args ?? {}, ctx);
     },

@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { Server, type CallToolResult, type Tool } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
-import { ErrorCode, isGatewayError } from '../../../shared/errors.js';
+import { ErrorCode } from '../../../shared/errors.js';
 import type { Limits } from '../../../shared/limits.js';
 import { packageVersion } from '../../../shared/package-root.js';
-import { errorOutcome, normalizeResult, outcomeFromError } from '../../core/result.js';
-import { compileArgumentValidator, type ArgumentValidator } from '../../core/catalog/validate.js';
-import type { CallContext, NormalizedToolResult, ToolDefinition, ToolOutcome } from '../../core/tool-types.js';
+import { errorOutcome } from '../../core/result.js';
+import { compileArgumentValidator } from '../../core/catalog/validate.js';
+import { answer, callTool, type PipelineEntry, type Surface } from '../../core/pipeline.js';
+import type { NormalizedToolResult, ToolDefinition } from '../../core/tool-types.js';
 
 // The MCP server of hermes-mcp-lsp: the six LSP tools listed directly (Hermes' MCP client registers
-// each listed tool itself), each call validated by the catalog's ajv validator and answered through
-// the same normalizeResult (redaction, output cap, JSON truncation receipt) as a gateway call, then
+// each listed tool itself), each call through the gateway's own tool pipeline (core/pipeline.ts:
+// the catalog's ajv validator, error codes, redaction, output cap, JSON truncation receipt), then
 // shaped for Hermes' client (forHermesClient). Only tools/list and tools/call; the rest of the
 // protocol is the SDK's.
 
@@ -18,21 +19,35 @@ const SERVER_INFO = { name: 'hermes-mcp-lsp', version: packageVersion() };
 const INSTRUCTIONS =
   'Read-only language-server tools (diagnostics, hover, definition, references, document symbols, status) for files inside the allowed project roots. Positions are 1-based. Nothing here edits files.';
 
-interface Entry {
-  tool: ToolDefinition;
-  validate: ArgumentValidator;
-}
-
 /** A fresh SDK server per connection (serveStdio asks for one), over one shared set of tools. */
 export function lspServerFactory(tools: readonly ToolDefinition[], limits: Limits, log: Logger): () => Server {
-  const entries = new Map<string, Entry>(tools.map((tool) => [tool.name, { tool, validate: compileArgumentValidator(tool) }]));
+  const entries = new Map<string, PipelineEntry>(tools.map((tool) => [tool.name, { tool, validate: compileArgumentValidator(tool) }]));
   const listed = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, annotations: t.annotations })) as Tool[];
+  // Results are normalised inline: this process has no thread pool of its own to spare.
+  const surface: Surface = {
+    onInternalError: (tool, e) => log.error({ event: 'tool_internal_error', tool, ...(e instanceof Error ? { err: e } : { reason: String(e) }) }),
+    internalErrorMessage: (tool) => `${tool} failed inside hermes-mcp-lsp; see its stderr log for details`,
+    maxChars: limits.maxOutputChars,
+  };
   return () => {
     const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
     server.setRequestHandler('tools/list', async () => ({ tools: listed }));
     server.setRequestHandler('tools/call', async (request, ctx) => {
-      const outcome = await run(entries, request.params.name, request.params.arguments, ctx.mcpReq.signal, log);
-      return forHermesClient(normalizeResult(outcome, { maxChars: limits.maxOutputChars })) as CallToolResult;
+      const { name } = request.params;
+      const entry = entries.get(name);
+      const result = entry
+        ? (await callTool(entry, request.params.arguments, surface, {
+            context: () => ({
+              // One client (the Hermes process that started this server); LSP tools keep nothing per owner.
+              owner: { id: 'stdio:hermes', kind: 'legacy' },
+              signal: ctx.mcpReq.signal,
+              callId: randomUUID(),
+              era: 'legacy',
+              callNested: async () => errorOutcome(ErrorCode.UNKNOWN_TOOL, 'nested calls are not available here'),
+            }),
+          })).result
+        : await answer(errorOutcome(ErrorCode.UNKNOWN_TOOL, `unknown tool "${name}"; tools/list shows the six LSP tools`), surface);
+      return forHermesClient(result) as CallToolResult;
     });
     return server;
   };
@@ -49,25 +64,4 @@ export function lspServerFactory(tools: readonly ToolDefinition[], limits: Limit
 export function forHermesClient(result: NormalizedToolResult): NormalizedToolResult {
   if (result.isError === true || result.structuredContent === undefined) return result;
   return { content: [], structuredContent: result.structuredContent };
-}
-
-async function run(entries: ReadonlyMap<string, Entry>, name: string, rawArgs: unknown, signal: AbortSignal, log: Logger): Promise<ToolOutcome> {
-  const entry = entries.get(name);
-  if (!entry) return errorOutcome(ErrorCode.UNKNOWN_TOOL, `unknown tool "${name}"; tools/list shows the six LSP tools`);
-  try {
-    const args = entry.validate(rawArgs);
-    const ctx: CallContext = {
-      // One client (the Hermes process that started this server); LSP tools keep nothing per owner.
-      owner: { id: 'stdio:hermes', kind: 'legacy' },
-      signal,
-      callId: randomUUID(),
-      era: 'legacy',
-      callNested: async () => errorOutcome(ErrorCode.UNKNOWN_TOOL, 'nested calls are not available here'),
-    };
-    return await entry.tool.handler(args, ctx);
-  } catch (e) {
-    if (isGatewayError(e)) return outcomeFromError(e);
-    log.error({ event: 'tool_internal_error', tool: name, ...(e instanceof Error ? { err: e } : { reason: String(e) }) });
-    return errorOutcome(ErrorCode.INTERNAL_ERROR, `${name} failed inside hermes-mcp-lsp; see its stderr log for details`);
-  }
 }

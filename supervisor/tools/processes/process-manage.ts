@@ -1,25 +1,19 @@
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { stripAnsi } from '../../../shared/output-cap.js';
-import { redact } from '../../../shared/redact.js';
+import { commandOutput } from '../../core/result.js';
 import type { ToolDefinition } from '../../core/tool-types.js';
 import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
-import { isEnvDumpCommand } from './terminal.js';
 import { INPUT_ACTIONS, type InputAction, inputProperties, sendInput, visibleOutput } from './process-terminal.js';
 import type { ProcessRegistry, TrackedProcess } from './registry.js';
 
 // process_manage (Hermes' `process` tool): a session's background processes, by their proc_ id.
 // The reading actions (list, poll, log, wait) and kill are here; the input actions (write, submit,
-// close, resize) are process-terminal.ts, shared with job_input. Their results are redacted here,
-// once, as Hermes' _redact_process_result does (output in the mode redact_terminal_output picks for
-// the command, the command as code), and marked so that normalizeResult leaves them as they are.
+// close, resize) are process-terminal.ts, shared with job_input. Their results are redacted by the
+// pipeline, once, as Hermes' _redact_process_result does (the `command-output` mode: output as
+// redact_terminal_output shows it for the process's command, the command as code).
 
-/**
- * Output as Hermes' process tool shows it: ANSI stripped, then redacted as terminal output is
- * (agent/redact.py redact_terminal_output: the ENV pass only when the command prints the environment).
- */
-const clean = (text: string, command: string) => redact(stripAnsi(text), { codeFile: !isEnvDumpCommand(command) });
-/** A command as Hermes' process tool shows it (redacted as code). */
-const cleanCommand = (command: string) => redact(command, { codeFile: true });
+/** Output as Hermes' process tool shows it: ANSI stripped, then (the pipeline) redacted as the command's output. */
+const clean = (text: string, command: string) => commandOutput(stripAnsi(text), command);
 
 /** Python's str.splitlines(): every line break Python knows, no empty last line. */
 function splitLines(text: string): string[] {
@@ -74,6 +68,7 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
     },
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, idempotentHint: false },
     requiresOwner: true,
+    redaction: 'command-output',
     async handler(args, ctx) {
       const action = args.action as 'list' | 'poll' | 'log' | 'wait' | 'kill' | InputAction;
       if (action === 'list') {
@@ -81,7 +76,7 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
           structured: {
             processes: registry.list(ctx.owner.id).map((p) => ({
               session_id: p.id,
-              command: cleanCommand(p.command.slice(0, 200)),
+              command: p.command.slice(0, 200),
               cwd: p.cwd,
               pid: p.pid ?? null,
               started_at: new Date(p.startedAt).toISOString(),
@@ -93,22 +88,21 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
               ...(p.exited ? { exit_code: p.exitCode ?? null } : {}),
             })),
           },
-          redacted: 'output',
         };
       }
       if (typeof args.session_id !== 'string') throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `session_id is required for ${action}`);
       const p = registry.get(ctx.owner.id, args.session_id);
-      const command = cleanCommand(p.command);
+      const { command } = p;
       const out = (chars: number) => clean(visibleOutput(p).slice(-chars), p.command);
       switch (action) {
         case 'poll':
-          return { structured: { session_id: p.id, command, status: status(p), pid: p.pid ?? null, tty: p.terminal !== undefined, uptime_seconds: uptime(p), output_preview: out(1000), ...(p.exited ? ending(p) : {}) }, redacted: 'output' };
+          return { structured: { session_id: p.id, command, status: status(p), pid: p.pid ?? null, tty: p.terminal !== undefined, uptime_seconds: uptime(p), output_preview: out(1000), ...(p.exited ? ending(p) : {}) } };
         case 'log': {
           const lines = splitLines(stripAnsi(visibleOutput(p)));
           const limit = (args.limit as number | undefined) ?? 200;
           const offset = (args.offset as number | undefined) ?? 0;
           const shown = offset === 0 ? lines.slice(-limit) : lines.slice(offset, offset + limit);
-          return { structured: { session_id: p.id, command, status: status(p), output: clean(shown.join('\n'), p.command), total_lines: lines.length, showing: `${shown.length} lines` }, redacted: 'output' };
+          return { structured: { session_id: p.id, command, status: status(p), output: clean(shown.join('\n'), p.command), total_lines: lines.length, showing: `${shown.length} lines` } };
         }
         case 'wait': {
           const requested = args.timeout as number | undefined;
@@ -120,14 +114,13 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
             structured: exited
               ? { status: 'exited', command, ...ending(p), output: out(2000), ...clamped }
               : { status: 'timeout', command, output: out(1000), ...(clamped ?? { timeout_note: `Waited ${seconds}s, process still running` }) },
-            redacted: 'output',
           };
         }
         case 'kill':
-          if (p.exited) return { structured: { status: 'already_exited', command, ...ending(p), output: out(2000) }, redacted: 'output' };
+          if (p.exited) return { structured: { status: 'already_exited', command, ...ending(p), output: out(2000) } };
           p.terminationSource = 'process.kill';
           await registry.kill(p);
-          return { structured: { status: 'killed', session_id: p.id, completion_reason: 'killed', termination_source: 'process.kill', output: out(2000) }, redacted: 'output' };
+          return { structured: { status: 'killed', session_id: p.id, completion_reason: 'killed', termination_source: 'process.kill', output: out(2000) } };
         case 'write':
         case 'submit':
         case 'close':

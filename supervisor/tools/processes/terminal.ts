@@ -1,10 +1,10 @@
 import { approvalPolicy, checkCommand } from '../guards/approval.js';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { stripAnsi } from '../../../shared/output-cap.js';
-import { redact } from '../../../shared/redact.js';
 import type { ExecResult } from '../../../shared/worker-protocol/exec.js';
 import type { TerminalProtocol } from '../../../shared/worker-protocol/terminal.js';
 import { resolveInsideRoots } from '../../platform/roots.js';
+import { commandOutput } from '../../core/result.js';
 import type { ToolDefinition } from '../../core/tool-types.js';
 import type { WorkerProcess } from '../../platform/spawning/worker-process.js';
 import { removeDir, type WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
@@ -203,45 +203,6 @@ export function renderCapture(text: string, maxChars: number, suffix = ''): stri
   return headKept.slice(0, headChars).join('') + notice.slice(0, available) + tail + suffix;
 }
 
-/** Hermes' env-dump commands (agent/redact.py _ENV_DUMP_COMMANDS). */
-const ENV_DUMP_COMMANDS = new Set(['env', 'printenv', 'set', 'export', 'declare']);
-
-/** The first word of a shell segment as shlex would split it (quotes removed), or undefined when it does not parse. */
-function firstShellWord(segment: string): string | undefined {
-  let word = '';
-  let quote: string | undefined;
-  for (let i = 0; i < segment.length; i++) {
-    const ch = segment[i]!;
-    if (quote) {
-      if (ch === quote) quote = undefined;
-      else if (ch === '\\' && quote === '"' && i + 1 < segment.length && (segment[i + 1] === '"' || segment[i + 1] === '\\')) word += segment[++i];
-      else word += ch;
-    } else if (ch === "'" || ch === '"') quote = ch;
-    else if (ch === '\\') {
-      if (i + 1 < segment.length) word += segment[++i];
-    } else if (/\s/.test(ch)) {
-      if (word !== '') return word;
-    } else word += ch;
-  }
-  return quote ? undefined : word || undefined;
-}
-
-/**
- * Whether `command` prints the environment (agent/redact.py is_env_dump_command): env, printenv,
- * set, export or declare as the first word of any `;` / `&` / `|` separated segment. Its output
- * then gets the ENV-assignment redaction pass; any other command's is redacted as code.
- */
-export function isEnvDumpCommand(command: string): boolean {
-  for (const raw of command.split(/[|;&]+/)) {
-    const seg = raw.trim();
-    if (seg === '') continue;
-    // shlex failing to parse (an open quote) falls back to splitting on whitespace.
-    const first = firstShellWord(seg) ?? seg.split(/\s+/)[0];
-    if (first !== undefined && ENV_DUMP_COMMANDS.has(first)) return true;
-  }
-  return false;
-}
-
 /** Hermes' notes for non-zero exit codes that are not errors (tools/terminal_tool.py _interpret_exit_code). */
 const EXIT_CODE_MEANINGS: Readonly<Record<string, Readonly<Record<number, string>>>> = {
   grep: { 1: 'No matches found (not an error)' },
@@ -275,21 +236,23 @@ export function exitCodeMeaning(command: string, exitCode: number): string | und
 
 /**
  * Hermes' terminal output pipeline: the bounded capture (40% head / 60% tail, notice inside the
- * budget, `suffix` kept) → ANSI strip → strip surrounding whitespace → redact (the ENV pass only
- * for commands that print the environment).
+ * budget, `suffix` kept) → ANSI strip → strip surrounding whitespace. Redaction comes after, as
+ * redact_terminal_output does for the command (the pipeline's `command-output` mode).
  */
-export function shapeTerminalOutput(output: string, maxChars: number, command: string, suffix = ''): string {
+export function shapeTerminalOutput(output: string, maxChars: number, suffix = ''): string {
   let rendered = renderCapture(output, maxChars, suffix);
   // A command that printed nothing before its deadline: the timeout line alone, without its leading newline.
   if (output === '' && suffix !== '') rendered = rendered.replace(/^[\t-\r\x1c-\x20\x85\xa0]+/, '');
-  const plain = pythonStrip(stripAnsi(rendered));
-  return plain === '' ? '' : redact(plain, { codeFile: !isEnvDumpCommand(command) });
+  return pythonStrip(stripAnsi(rendered));
 }
 
-/** The foreground result (output, exit_code, error, exit_code_meaning when it applies), as terminal_tool answers. */
+/**
+ * The foreground result (output, exit_code, error, exit_code_meaning when it applies), as
+ * terminal_tool answers, its output marked as the command's (redactCommandResult redacts it).
+ */
 export function foregroundResult(r: ExecResult, command: string, timeoutSeconds: number, maxChars: number): Record<string, unknown> {
   const exitCode = r.timedOut ? 124 : r.exitCode;
-  const output = shapeTerminalOutput(r.output, maxChars, command, r.timedOut ? `\n[Command timed out after ${timeoutSeconds}s]` : '');
+  const output = commandOutput(shapeTerminalOutput(r.output, maxChars, r.timedOut ? `\n[Command timed out after ${timeoutSeconds}s]` : ''), command);
   const meaning = exitCodeMeaning(command, exitCode);
   return { output, exit_code: exitCode, error: null, ...(meaning !== undefined ? { exit_code_meaning: meaning } : {}) };
 }
@@ -387,6 +350,8 @@ export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime): ToolDe
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true, idempotentHint: false },
     requiresOwner: true,
     holdsLease: true,
+    // Its output as Hermes' redact_terminal_output shows it (the ENV pass only for a command that prints the environment).
+    redaction: 'command-output',
     async handler(args, ctx) {
       const command = args.command as string;
       // The approval guard: a hardline command never runs, whatever else the call asks for.
@@ -429,9 +394,7 @@ export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime): ToolDe
       const workdir = typeof args.workdir === 'string' ? await resolveInsideRoots(args.workdir, roots) : undefined;
       const timeoutSeconds = (args.timeout as number | undefined) ?? maxTimeout;
       const r = await pool.run(ctx.owner.id, command, { timeoutSeconds, signal: ctx.signal, ...(workdir ? { workdir } : {}) });
-      // `output` is redacted (shapeTerminalOutput, in the mode Hermes picks for the command); the
-      // other fields are the gateway's own.
-      return { structured: foregroundResult(r, command, timeoutSeconds, limits.terminalOutputMaxChars), redacted: 'output' };
+      return { structured: foregroundResult(r, command, timeoutSeconds, limits.terminalOutputMaxChars) };
     },
   };
 }

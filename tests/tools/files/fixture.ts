@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { defaultLimits } from '../../../shared/limits.js';
 import type { FileAccessMode } from '../../../supervisor/platform/roots.js';
+import { redactOutcome } from '../../../supervisor/core/result.js';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../../../supervisor/core/tool-types.js';
 import { fileTools } from '../../../supervisor/tools/files/index.js';
 
@@ -80,20 +81,21 @@ export class Cases {
   }
 }
 
+/** The handler's outcome as the pipeline hands it on: redacted in the tool's mode (core/pipeline.ts runTool). */
+export async function outcome(tool: ToolDefinition, args: Record<string, unknown>, c: CallContext = ctx): Promise<ToolOutcome> {
+  return redactOutcome(tool.redaction, await tool.handler(args, c));
+}
+
 export async function call(tool: ToolDefinition, args: Record<string, unknown>, c: CallContext = ctx): Promise<Record<string, unknown>> {
-  const outcome = await tool.handler(args, c);
-  assert.ok(outcome.structured, 'handler returned structured content');
-  return outcome.structured as Record<string, unknown>;
+  const result = await outcome(tool, args, c);
+  assert.ok(result.structured, 'handler returned structured content');
+  return result.structured as Record<string, unknown>;
 }
 
 /** A result field the test reads as text, checked to be a string. */
 export function text(value: unknown): string {
   assert.equal(typeof value, 'string', `expected a string, got ${JSON.stringify(value)}`);
   return value as string;
-}
-
-export async function outcome(tool: ToolDefinition, args: Record<string, unknown>, c: CallContext = ctx): Promise<ToolOutcome> {
-  return tool.handler(args, c);
 }
 
 export async function expectCode(promise: Promise<unknown>, code: ErrorCode): Promise<GatewayError> {
