@@ -26,6 +26,16 @@ export interface GatewayOptions {
   /** Adapters contributed by subsystems (native execution, jobs, graph, ...). */
   adapters?: Adapter[];
   policy?: ToolPolicy;
+  /** The owner registry, when adapters built before the gateway need it (the terminal and file tools share each owner's cwd through it). */
+  owners?: OwnerRegistry;
+}
+
+/** An owner registry for `config`, logging its failing release hooks. */
+export function ownerRegistry(config: GatewayConfig, log: Logger): OwnerRegistry {
+  return new OwnerRegistry({
+    defaultCwd: config.terminalCwd,
+    onHookError: (hook, owner, error) => log.error({ event: 'release_hook_failed', hook, owner_kind: owner.split(':')[0], err: String(error) }),
+  });
 }
 
 /** The MCP `Tool` shape served by tools/list. */
@@ -54,16 +64,17 @@ export class Gateway {
     readonly config: GatewayConfig,
     readonly log: Logger,
     now: () => number,
+    owners: OwnerRegistry | undefined,
   ) {
     this.now = now;
-    this.owners = new OwnerRegistry((hook, owner, error) => log.error({ event: 'release_hook_failed', hook, owner_kind: owner.split(':')[0], err: String(error) }));
+    this.owners = owners ?? ownerRegistry(config, log);
     this.capabilities = new CapabilityStore({ ttlMs: config.limits.sessionTokenTtlSeconds * 1000, maxActive: config.limits.maxSessionTokens, now });
     this.readiness = new Readiness(config.optionalComponents);
   }
 
   static async create(options: GatewayOptions): Promise<Gateway> {
     const { config, log } = options;
-    const gw = new Gateway(config, log, options.now ?? Date.now);
+    const gw = new Gateway(config, log, options.now ?? Date.now, options.owners);
     const policy = options.policy ?? loadToolPolicy();
     const adapters = options.adapters ?? [];
     gw.adapters = adapters;

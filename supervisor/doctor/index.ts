@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import type { Adapter } from '../core/adapter.js';
 import { ConfigError, loadConfig } from '../platform/config.js';
 import { gatewayEnvironment } from '../platform/environment.js';
-import { Gateway } from '../core/gateway.js';
+import { Gateway, ownerRegistry } from '../core/gateway.js';
 import { nativeAdapter } from '../tools/native-adapter.js';
 import { backendAdapters } from '../http/server.js';
 import { askHermesVersion, hermesAgentCheck } from './hermes-agent.js';
@@ -52,14 +52,15 @@ export async function runDoctor(processEnv: NodeJS.ProcessEnv): Promise<DoctorCh
   ];
   // Silent: the adapters' own startup logging would bury the report; each result is in it.
   const log = pino({ level: 'silent' });
-  const native = nativeAdapter(config, log);
+  const owners = ownerRegistry(config, log);
+  const native = nativeAdapter(config, log, owners);
   const backends = backendAdapters(config, native, log);
   const adapters: Adapter[] = [backends.startup, backends.skills, native, backends.guarded, backends.memory, backends.browser, backends.lsp, backends.graph, backends.hermesTools];
   // Asked beside the composition (it is a separate interpreter start, bounded on its own).
   const version = askHermesVersion(config);
   let gateway: Gateway | undefined;
   try {
-    gateway = await Gateway.create({ config, log, adapters });
+    gateway = await Gateway.create({ config, log, adapters, owners });
     const report = await gateway.readiness.check();
     for (const [name, result] of Object.entries(report.components)) checks.push(fromProbe(name, result, FIXES));
     checks.push(hermesAgentCheck(config, await version, backends.hermesTools.startup()));

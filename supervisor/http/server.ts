@@ -7,7 +7,7 @@ import { createApp } from './app.js';
 import { assertAuthFilesSafe, createAuthEdge } from './auth/index.js';
 import { bridgeAdapter, type BridgeAdapter } from './bridge-profile/index.js';
 import { isLoopbackHost, type GatewayConfig } from '../platform/config.js';
-import { Gateway, type GatewayOptions } from '../core/gateway.js';
+import { Gateway, ownerRegistry, type GatewayOptions } from '../core/gateway.js';
 import { createMcpEndpoint } from './mcp/endpoint.js';
 import { graphAdapter, type GraphAdapter } from '../tools/graph/index.js';
 import { hermesToolsAdapter, type HermesToolsAdapter } from '../tools/hermes-tools/index.js';
@@ -83,7 +83,9 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   // Before any adapter starts a worker: an unsafe passphrase file refuses startup with nothing to undo.
   assertAuthFilesSafe(config.auth);
   // The native, jobs, guarded, memory and browser adapters are always part of the product; embedders and tests may add others.
-  const native = nativeAdapter(config, log);
+  // Before the native adapter: its terminal records each owner's cwd there, and its file tools read it.
+  const owners = options.owners ?? ownerRegistry(config, log);
+  const native = nativeAdapter(config, log, owners);
   // Before the other adapters, so the workers they start while the gateway is composed (the graph
   // and Hermes tool servers) are counted too; what needs the composed gateway is read at scrape time.
   let composed: { gateway: Gateway; counters: { inflightRequests: number } } | undefined;
@@ -99,7 +101,7 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   const jobs = jobsAdapter(native, log, options.now);
   const bridge = bridgeAdapter(config, log);
   const { startup, skills, guarded, memory, browser, lsp, graph, hermesTools } = backendAdapters(config, native, log, options.policy);
-  const gateway = await Gateway.create({ ...options, adapters: [startup, skills, native, jobs, guarded, memory, browser, lsp, graph, bridge, hermesTools, ...(options.adapters ?? [])] });
+  const gateway = await Gateway.create({ ...options, owners, adapters: [startup, skills, native, jobs, guarded, memory, browser, lsp, graph, bridge, hermesTools, ...(options.adapters ?? [])] });
   const endpoint = createMcpEndpoint(gateway, (error) => log.warn({ event: 'mcp_rejected', reason: error.message }));
   // Authentication (public URL, credentials, OAuth) when configured; undefined leaves loopback use as it was.
   const auth = await createAuthEdge(config, log, options.now);

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Adapter } from '../core/adapter.js';
+import { OwnerRegistry } from '../core/owners/owners.js';
 import type { GatewayConfig } from '../platform/config.js';
 import { ExecuteCodePool, executeCodeTool } from './execute-code/execute-code.js';
 import { fileAccessFacts } from './files/confine.js';
@@ -7,7 +8,8 @@ import { fileTools } from './files/index.js';
 import { processManageTool } from './processes/process-manage.js';
 import { ProcessRegistry } from './processes/registry.js';
 import { scriptToolDispatch } from './execute-code/script-tools.js';
-import { TerminalPool, terminalTool } from './processes/terminal.js';
+import { terminalTool } from './processes/terminal.js';
+import { TerminalPool } from './processes/terminal-pool.js';
 import { sampleWorkerUsage, type WorkerUsage } from '../platform/spawning/usage.js';
 import { createWorkerRuntime, SHORT_WORKER_SLICE, type WorkerRuntime } from '../platform/spawning/worker-runtime.js';
 import { shortWorkerLimits, startRefusal } from '../platform/spawning/resource-policy.js';
@@ -24,7 +26,12 @@ export interface NativeAdapter extends Adapter {
   runtime: WorkerRuntime;
 }
 
-export function nativeAdapter(config: GatewayConfig, log: Logger): NativeAdapter {
+/**
+ * `owners`: the gateway's owner registry (Gateway.create's `owners`), where the terminal records
+ * each owner's cwd and the file tools and execute_code read it; an adapter on its own gets one of
+ * its own.
+ */
+export function nativeAdapter(config: GatewayConfig, log: Logger, owners = new OwnerRegistry({ defaultCwd: config.terminalCwd })): NativeAdapter {
   const runtime = createWorkerRuntime(config, config.inheritedEnvironment, (entry, reason) => log.warn({ event: 'worker_failed', worker: entry, reason }, 'worker failed'));
   if (runtime.isolation.degraded) log.warn({ event: 'isolation_degraded', mode: runtime.isolation.mode, reason: runtime.isolation.reason }, 'process isolation degraded');
   else log.info({ event: 'isolation', mode: runtime.isolation.mode }, 'process isolation');
@@ -35,8 +42,8 @@ export function nativeAdapter(config: GatewayConfig, log: Logger): NativeAdapter
   else if (startRefusal(resources, 'execute_code')) log.error({ event: 'resource_policy_unenforceable', reason: resources.reason }, 'resource policy cannot be enforced here: jobs and execute_code refused');
   else if (runtime.scoped) log.info({ event: 'systemd_scope', slice: SHORT_WORKER_SLICE }, 'execute_code workers run in systemd scopes');
   else if (resources.enforcement === 'cgroup') log.info({ event: 'short_worker_cgroup', root: resources.cgroupRoot }, 'execute_code workers run in their own cgroups');
-  const terminals = new TerminalPool(runtime);
-  const cwdFor = (ownerId: string) => terminals.cwdFor(ownerId);
+  const terminals = new TerminalPool(runtime, owners);
+  const { cwdFor } = owners;
   const access = { mode: config.fileAccess, roots: config.roots };
   const fileDeps = { hermesHome: config.hermesHome, cwdFor, access, readFileScanMaxBytes: config.limits.readFileScanMaxBytes, readFileInlineMaxBytes: config.limits.readFileInlineMaxBytes, maxOutputChars: config.limits.maxOutputChars, searchPath: config.helperSearchPath };
   const files = fileTools(fileDeps);

@@ -45,9 +45,9 @@ import { writeFileTool } from './write-file.js';
 //   INTERNAL_ERROR     any other unexpected I/O error while reading
 //
 // Successful results therefore never carry `error`. Relative paths resolve against
-// `deps.cwdFor(ctx.owner.id)` — the owner's terminal cwd, or the default cwd for an owner-less
-// (per-request) call; in roots mode only while that cwd is inside a root — and `~` is the service
-// user's home.
+// `deps.cwdFor(ctx.owner.id)` — the owner's cwd as the owner registry keeps it (where its last
+// terminal command ended), or the default cwd for an owner-less (per-request) call; in roots mode
+// only while that cwd is inside a root — and `~` is the service user's home.
 //
 // Deliberately left out (the gateway is stateless per call): read dedup stubs, repeat-read and
 // repeat-search warnings/blocks, staleness warnings, patch failure counters. Also not done: LSP
@@ -59,7 +59,7 @@ interface FileToolDeps {
   hermesHome: string;
   /** Whether the catalog serves a tool (vision_analyze), so read_file points at it only then. */
   catalogued?: (name: string) => boolean;
-  /** The owner's current terminal working directory (relative paths resolve against it). */
+  /** The owner's working directory (the owner registry's: where its last terminal command ended); relative paths resolve against it. */
   cwdFor(ownerId: string): string;
   /** `HERMES_MCP_FILE_ACCESS` and `HERMES_MCP_ROOTS` (confine.ts). */
   access: FileAccess;
