@@ -10,6 +10,7 @@ import { writeFileTool } from './write-file.js';
 // (tools/file_tools.py and friends). Each concern has its own module:
 //
 //   read-file.ts        pagination, `N|line` gutter, caps, binary/device/credential refusals
+//                       (read-scan.ts scans the bytes, read-document.ts renders documents)
 //   write-file.ts       sensitive-target refusals, gutter-text refusal, atomic writes
 //   patch.ts            replace mode + dispatch to V4A; fuzzy-match.ts holds the strategy chain
 //   v4a.ts              V4A parser and all-or-nothing applier

@@ -1,21 +1,11 @@
-import { close, closeSync, constants as fsConstants, fstat, fstatSync, open, openSync, read, readSync, stat, statSync, type Stats } from 'node:fs';
-import { readFile as readWholeFile, stat as statAsync } from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import { cpuTask, runOnCpuPool } from '../../platform/thread-pool/pool.js';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../../core/tool-types.js';
-import {
-  READ_FLAGS,
-  decodeLenient,
-  fileExtension,
-  hasBinaryExtension,
-  isNotFound,
-  notFoundError,
-  notRegularError,
-  readFailed,
-} from './fs-util.js';
+import { READ_FLAGS, decodeLenient, fileExtension, hasBinaryExtension, isNotFound, notFoundError, notRegularError, readFailed } from './fs-util.js';
 import { resolveToolPath } from './confine.js';
-import { MAX_DOCUMENT_BYTES, isExtractableDocument, renderDocument, splitLines } from './read-extract.js';
-import type { default as readExtractTask, ExtractResult } from './read-extract-task.js';
+import { isExtractableDocument, splitLines } from './read-extract.js';
+import { extractedDocument } from './read-document.js';
+import { INLINE, MAX_LINE_LENGTH, POOLED, SNIFF_BYTES, scanPage, type Page } from './read-scan.js';
 import { onLocalFileSystem } from './local-fs.js';
 import { requireString, type PathDeps } from './paths.js';
 import { checkedPath, deviceError, isBlockedDevice, readVerdict } from './sensitive-paths.js';
@@ -24,10 +14,11 @@ import { checkedPath, deviceError, isBlockedDevice, readVerdict } from './sensit
 // tools/file_operations.py `ShellFileOperations.read_file`): `N|line` gutter, 1-indexed offset,
 // limit ≤ 2000, lines cut at 2000 characters (code points), formatted content cut on a line
 // boundary at the 100,000-character read budget with a `next_offset`, notebooks, Word documents and
-// Excel workbooks rendered as text (read-extract.ts, on the CPU pool), device paths, binaries, images and Hermes credential files
-// refused, `similar_files` for a missing file, content redacted once by the pipeline, in Hermes'
-// file-read mode (`secret_file` for a secret-bearing path). Every answer, a refusal too, carries Hermes' ReadResult
-// fields (content, total_lines, file_size, truncated, is_binary, is_image) where Hermes' does.
+// Excel workbooks rendered as text (read-document.ts), device paths, binaries, images and Hermes
+// credential files refused, `similar_files` for a missing file, content redacted once by the
+// pipeline, in Hermes' file-read mode (`secret_file` for a secret-bearing path). The file's bytes
+// are scanned by read-scan.ts. Every answer, a refusal too, carries Hermes' ReadResult fields
+// (content, total_lines, file_size, truncated, is_binary, is_image) where Hermes' does.
 //
 // Where the gateway deliberately differs (tests/fidelity/divergences.yaml): lines are the file's
 // own — no empty line numbered after the final newline, and a last line without a newline is
@@ -47,48 +38,12 @@ import { checkedPath, deviceError, isBlockedDevice, readVerdict } from './sensit
 const READ_DEFAULT_OFFSET = 1;
 const READ_DEFAULT_LIMIT = 500;
 const READ_MAX_LIMIT = 2000;
-/** `tool_output.max_line_length`. */
-const MAX_LINE_LENGTH = 2000;
 /** `file_read_max_chars`: formatted content above this is cut on a line boundary. */
 const MAX_READ_CHARS = 100_000;
 /** What a read answer needs besides its content (the other fields, the hints), within the result cap. */
 const RESULT_FIELDS_ROOM = 1024;
 /** Above this size (and a wide, truncated read) a `_hint` nudges toward targeted reads. */
 const LARGE_FILE_HINT_BYTES = 512_000;
-/** Per-line byte clamp while scanning (`cut -b1-N` upstream): enough bytes for 2000 code points. */
-const LINE_CLAMP_BYTES = 4 * MAX_LINE_LENGTH + 1;
-/** The largest read of one scan step. */
-const CHUNK_BYTES = 1 << 20;
-/** Full-size scan buffers kept for reuse between calls. */
-const SPARE_CHUNKS_KEPT = 4;
-
-/**
- * Bytes to read per scan step: the file's size as fstat saw it plus one (a file that shrank since
- * ends early, one that is empty by fstat, as procfs files are, is still read), within the scan
- * budget and CHUNK_BYTES. A 6-byte file gets a 7-byte buffer, not a zero-filled mebibyte.
- */
-export function scanChunkBytes(fileSize: number, maxBytes: number): number {
-  return Math.max(1, Math.min(CHUNK_BYTES, maxBytes, fileSize + 1));
-}
-
-const spareChunks: Buffer[] = [];
-
-/** Node's shared allocation pool serves Buffer.allocUnsafe up to this size without a new allocation. */
-const POOLED_BYTES = Buffer.poolSize >>> 1;
-
-/**
- * A scan buffer for reads of `size` bytes. Only the bytes a read filled are ever looked at, so it
- * is not zeroed: a small one is a slice of Node's shared pool, a larger one a reused full-size
- * spare (one allocation per concurrent large read over the process's life, not one per call).
- */
-function takeChunk(size: number): Buffer {
-  if (size <= POOLED_BYTES) return Buffer.allocUnsafe(size);
-  return spareChunks.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
-}
-
-function giveBack(buffer: Buffer): void {
-  if (buffer.length === CHUNK_BYTES && spareChunks.length < SPARE_CHUNKS_KEPT) spareChunks.push(buffer);
-}
 
 function intArg(v: unknown, fallback: number): number {
   if (v === undefined || v === null) return fallback;
@@ -121,131 +76,6 @@ interface ReadFileDeps extends PathDeps {
 
 const visionServed = (deps: ReadFileDeps) => deps.catalogued?.('vision_analyze') === true;
 
-interface Page {
-  /** Lines offset..end that exist, byte-clamped and decoded, without terminators. */
-  lines: string[];
-  /** Lines in the file (a final line without a newline counts), or those seen before the budget ran out. */
-  totalLines: number;
-  /** Bytes read before the budget stopped the scan short of the end, or null when the whole file was scanned. */
-  stoppedAt: number | null;
-}
-
-/** Bytes of the file's head that the binary sniff looks at (Hermes reads 1000). */
-const SNIFF_BYTES = 1000;
-
-// The file's I/O goes through a descriptor, one of two ways. Through the thread pool with the
-// callback API (per call, a FileHandle and the promise API cost about twice its CPU), or, on a
-// local disk or memory file system (local-fs.ts), inline on the event loop: there each call takes
-// microseconds, while a thread-pool round trip cost more than the rest of read_file on a busy host.
-// Only the reads of a file of at most `readFileInlineMaxBytes` are inline (its fstat size: the scan
-// never reads past it), so a large file never holds the event loop for its whole scan.
-
-interface ReadIo {
-  stat(path: string): Promise<Stats>;
-  open(path: string, flags: number): Promise<number>;
-  fstat(fd: number): Promise<Stats>;
-  read(fd: number, buffer: Buffer, length: number, position: number): Promise<number>;
-  /** Closed without waiting: nothing of the answer depends on it, and a close of a read-only descriptor has nothing to report. */
-  close(fd: number): void;
-}
-
-const POOLED: ReadIo = {
-  stat: (path) => new Promise((resolve, reject) => stat(path, (e, st) => (e ? reject(e) : resolve(st)))),
-  open: (path, flags) => new Promise((resolve, reject) => open(path, flags, (e, fd) => (e ? reject(e) : resolve(fd)))),
-  fstat: (fd) => new Promise((resolve, reject) => fstat(fd, (e, st) => (e ? reject(e) : resolve(st)))),
-  read: (fd, buffer, length, position) => new Promise((resolve, reject) => read(fd, buffer, 0, length, position, (e, bytesRead) => (e ? reject(e) : resolve(bytesRead)))),
-  close: (fd) => close(fd, () => undefined),
-};
-
-/** The same calls, inline (their errors still arrive as rejections). */
-const INLINE: ReadIo = {
-  stat: async (path) => statSync(path),
-  open: async (path, flags) => openSync(path, flags),
-  fstat: async (fd) => fstatSync(fd),
-  read: async (fd, buffer, length, position) => readSync(fd, buffer, 0, length, position),
-  close: (fd) => {
-    try {
-      closeSync(fd);
-    } catch {
-      // nothing to report (as POOLED.close)
-    }
-  },
-};
-
-/**
- * One scan of the file, as its fstat size said at open (`fileSize`), within `maxBytes`. The first
- * chunk read also serves `sniff` (the binary check, which throws): no separate read of the head.
- */
-async function scanPage(io: ReadIo, fd: number, offset: number, endLine: number, maxBytes: number, fileSize: number, sniff: (head: Buffer) => void): Promise<Page> {
-  const buffer = takeChunk(scanChunkBytes(fileSize, maxBytes));
-  try {
-    return await scanInto(io, buffer, fd, offset, endLine, maxBytes, fileSize, sniff);
-  } finally {
-    giveBack(buffer);
-  }
-}
-
-/**
- * One chunked pass of at most `maxBytes`: counts lines and keeps the requested window (never a
- * whole huge line). A line that ends in the chunk it starts in is decoded straight from the scan
- * buffer; only one that spans chunks is copied out, piece by piece, before the buffer is reused.
- */
-async function scanInto(io: ReadIo, buffer: Buffer, fd: number, offset: number, endLine: number, maxBytes: number, fileSize: number, sniff: (head: Buffer) => void): Promise<Page> {
-  const lines: string[] = [];
-  let newlines = 0;
-  let lineno = 1;
-  let kept: Buffer[] = [];
-  let keptLen = 0;
-  let partial = false;
-  let position = 0;
-  let stoppedAt: number | null = null;
-  for (;;) {
-    // The file as fstat saw it at open is what is shown (a zero size, as procfs reports, is read to its end).
-    if (fileSize > 0 && position >= fileSize) break;
-    if (position >= maxBytes) {
-      // Out of budget: stop unless the file really ends here.
-      if ((await io.read(fd, buffer, 1, position)) > 0) stoppedAt = position;
-      break;
-    }
-    const bytesRead = await io.read(fd, buffer, Math.min(buffer.length, maxBytes - position), position);
-    if (position === 0) sniff(buffer.subarray(0, Math.min(SNIFF_BYTES, bytesRead)));
-    if (bytesRead === 0) break;
-    position += bytesRead;
-    const chunk = buffer.subarray(0, bytesRead);
-    if (lineno > endLine) {
-      // Past the window: only the line count and whether the last line is open matter.
-      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) newlines++;
-      partial = chunk[chunk.length - 1] !== 10;
-      continue;
-    }
-    let pos = 0;
-    while (pos < chunk.length) {
-      const nl = chunk.indexOf(10, pos);
-      const inPage = lineno >= offset && lineno <= endLine;
-      const stop = nl === -1 ? chunk.length : nl;
-      const take = inPage ? Math.min(stop, pos + Math.max(0, LINE_CLAMP_BYTES - keptLen)) : pos;
-      if (inPage && nl !== -1 && kept.length === 0) {
-        lines.push(decodeLenient(chunk.subarray(pos, take)));
-      } else if (take > pos) {
-        kept.push(Buffer.from(chunk.subarray(pos, take)));
-        keptLen += take - pos;
-      }
-      if (nl === -1) {
-        partial = true;
-        break;
-      }
-      if (inPage && kept.length > 0) lines.push(decodeLenient(Buffer.concat(kept)));
-      kept = [];
-      keptLen = 0;
-      partial = false;
-      newlines++;
-      lineno++;
-      pos = nl + 1;
-    }
-  }
-  if (partial && lineno >= offset && lineno <= endLine) lines.push(decodeLenient(Buffer.concat(kept)));
-  return { lines, totalLines: newlines + (partial ? 1 : 0), stoppedAt };
-}
 
 /** Why total_lines is a lower bound: the scan stopped at the per-call budget. */
 function budgetNote(stoppedAt: number, fileSize: number): string {
@@ -338,56 +168,6 @@ function contentRoom(deps: ReadFileDeps): number {
   return deps.maxOutputChars === undefined ? Number.POSITIVE_INFINITY : Math.max(RESULT_FIELDS_ROOM, deps.maxOutputChars - RESULT_FIELDS_ROOM);
 }
 
-/**
- * A notebook, Word document or Excel workbook as text (Hermes extracts before its binary-extension guard), or null
- * when it is not one that renders (missing, not a regular file, over the scan budget, malformed):
- * the ordinary read then answers for it.
- */
-async function extractedDocument(path: string, maxBytes: number, signal: AbortSignal): Promise<{ text: string; size: number } | null> {
-  let bytes: Buffer;
-  try {
-    const st = await statAsync(path);
-    if (!st.isFile() || st.size > Math.min(maxBytes, MAX_DOCUMENT_BYTES)) return null;
-    bytes = await readWholeFile(path, { flag: READ_FLAGS | (fsConstants.O_NOFOLLOW ?? 0) });
-  } catch {
-    return null; // the file went away or cannot be read: the ordinary read answers
-  }
-  const size = bytes.length;
-  const text = await documentText(path, bytes, signal);
-  return text === null ? null : { text, size };
-}
-
-const EXTRACT = cpuTask<typeof readExtractTask>(new URL('./read-extract-task.js', import.meta.url));
-/**
- * Notebooks up to this size render inline; anything larger, and every Word document and workbook
- * (a small archive can inflate to 64 MiB per member), renders on the CPU pool. Measured: the pool's
- * round trip (bytes over, text back) adds about 0.2 ms to a 4 KiB notebook that renders in 0.1 ms,
- * and the two cross near 8-16 KiB (about 1 ms either way); past that the pool is cheaper for the
- * gateway, since every other client's request waits for an inline render.
- */
-const INLINE_NOTEBOOK_MAX_BYTES = 16 * 1024;
-
-/** The document rendered (on the CPU pool unless it is a small notebook), or null when it does not render. */
-async function documentText(path: string, bytes: Buffer, signal: AbortSignal): Promise<string | null> {
-  if (fileExtension(path) === '.ipynb' && bytes.length <= INLINE_NOTEBOOK_MAX_BYTES) {
-    try {
-      return await renderDocument(path, bytes);
-    } catch {
-      return null; // an ExtractionError (or any failure to render): the ordinary read answers
-    }
-  }
-  // readFile gives the file its own ArrayBuffer: moved to the thread, not copied.
-  const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer;
-  let result: ExtractResult;
-  try {
-    result = await runOnCpuPool(EXTRACT, { path, bytes }, signal, own ? [bytes.buffer as ArrayBuffer] : undefined);
-  } catch (e) {
-    if (signal.aborted) throw new GatewayError(ErrorCode.CANCELLED, 'read_file was cancelled; its document rendering was stopped');
-    if ((e as Error)?.message === 'Task queue is at limit') throw new GatewayError(ErrorCode.BUSY, 'too many documents are being rendered; try again shortly');
-    return null; // the task failed otherwise (its thread died): as for a document that does not render
-  }
-  return result.ok ? result.text : null; // an ExtractionError: the ordinary read answers
-}
 
 /** Hermes' answer for an extracted document: its lines paged and numbered, `extracted_document: true`. */
 function documentPage(text: string, size: number, offset: number, limit: number, maxJson: number): Record<string, unknown> {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { scanChunkBytes } from '../../../supervisor/tools/files/read-file.js';
+import { scanChunkBytes } from '../../../supervisor/tools/files/read-scan.js';
 import { Cases, call } from './fixture.js';
 
 // read_file sizes its scan buffer to the file: a 6-byte file must not cost a zero-filled mebibyte
