@@ -46,39 +46,61 @@ interface PublicTool {
   annotations: ToolDefinition['annotations'];
 }
 
+/** What Gateway.create composes before the gateway exists. */
+interface GatewayParts {
+  config: GatewayConfig;
+  log: Logger;
+  now: () => number;
+  owners: OwnerRegistry;
+  capabilities: CapabilityStore;
+  readiness: Readiness;
+  catalog: Catalog;
+  dispatcher: Dispatcher;
+  publicList: readonly PublicTool[];
+  adapters: Adapter[];
+}
+
 export class Gateway {
+  readonly config: GatewayConfig;
+  readonly log: Logger;
   readonly now: () => number;
   readonly owners: OwnerRegistry;
   readonly capabilities: CapabilityStore;
   readonly readiness: Readiness;
+  /** The frozen catalog of every tool. */
+  readonly catalog: Catalog;
+  /** What tools/call on the MCP endpoint calls (Dispatcher.callPublic). */
+  readonly dispatcher: Dispatcher;
   /** Reaps the zombies this process adopted as a child subreaper; /healthz reports the count. */
   readonly orphans = new OrphanReaper();
-  private catalogRef?: Catalog;
-  private dispatcherRef?: Dispatcher;
-  private publicList: readonly PublicTool[] = [];
-  private sweepTimer?: NodeJS.Timeout;
-  private adapters: Adapter[] = [];
+  private readonly publicList: readonly PublicTool[];
+  private readonly adapters: Adapter[];
+  private readonly sweepTimer: NodeJS.Timeout;
   readonly startedAt = Date.now();
 
-  private constructor(
-    readonly config: GatewayConfig,
-    readonly log: Logger,
-    now: () => number,
-    owners: OwnerRegistry | undefined,
-  ) {
-    this.now = now;
-    this.owners = owners ?? ownerRegistry(config, log);
-    this.capabilities = new CapabilityStore({ ttlMs: config.limits.sessionTokenTtlSeconds * 1000, maxActive: config.limits.maxSessionTokens, now });
-    this.readiness = new Readiness(config.optionalComponents);
+  private constructor(parts: GatewayParts) {
+    this.config = parts.config;
+    this.log = parts.log;
+    this.now = parts.now;
+    this.owners = parts.owners;
+    this.capabilities = parts.capabilities;
+    this.readiness = parts.readiness;
+    this.catalog = parts.catalog;
+    this.dispatcher = parts.dispatcher;
+    this.publicList = parts.publicList;
+    this.adapters = parts.adapters;
+    this.sweepTimer = setInterval(() => this.sweepExpiredCapabilities(), 30_000);
+    this.sweepTimer.unref();
+    this.orphans.start(parts.config.limits.orphanReapIntervalSeconds * 1000);
   }
 
   static async create(options: GatewayOptions): Promise<Gateway> {
     const { config, log } = options;
-    const gw = new Gateway(config, log, options.now ?? Date.now, options.owners);
+    const now = options.now ?? Date.now;
+    const owners = options.owners ?? ownerRegistry(config, log);
+    const capabilities = new CapabilityStore({ ttlMs: config.limits.sessionTokenTtlSeconds * 1000, maxActive: config.limits.maxSessionTokens, now });
     const policy = options.policy ?? loadToolPolicy();
     const adapters = options.adapters ?? [];
-    gw.adapters = adapters;
-    const readiness = adapters.flatMap((a) => a.readiness ?? []);
     // The gateway's own tools and Hermes' come from several adapters each under one source name, so
     // the policy filters each as one upstream; asked in the adapters' order.
     const merged = async (name: string, catalogued: (name: string) => boolean) =>
@@ -90,8 +112,8 @@ export class Gateway {
         tools: async (catalogued) => [
           ...(await merged('gateway', catalogued)),
           ...sessionTools({
-            capabilities: gw.capabilities,
-            owners: gw.owners,
+            capabilities,
+            owners,
             ttlSeconds: config.limits.sessionTokenTtlSeconds,
             onReleaseError: (owner, error) => log.error({ event: 'owner_release_failed', owner_kind: owner.split(':')[0], err: String(error) }),
           }),
@@ -106,13 +128,14 @@ export class Gateway {
     const catalog = await Catalog.assemble(sources, policy);
     for (const d of catalog.report.dropped) log.info({ event: 'tool_dropped_by_policy', source: d.source, tool: d.name, reason: d.reason });
 
-    gw.readiness.register(rootsReadiness(config));
+    const readiness = new Readiness(config.optionalComponents);
+    readiness.register(rootsReadiness(config));
     const missing = missingRoots(config.roots);
     if (missing.length > 0) {
       log.warn({ event: 'roots_missing', missing, terminal_cwd: config.terminalCwd }, `project roots that do not exist admit nothing: ${missing.join(', ')} (HERMES_MCP_ROOTS)`);
     }
-    for (const c of readiness) gw.readiness.register(c);
-    for (const a of adapters) if (a.releaseHook) gw.owners.registerReleaseHook(a.name, a.releaseHook);
+    for (const c of adapters.flatMap((a) => a.readiness ?? [])) readiness.register(c);
+    for (const a of adapters) if (a.releaseHook) owners.registerReleaseHook(a.name, a.releaseHook);
 
     // The public tools: tool_search and tool_describe (built over the frozen catalog), the
     // catalogued ones the policy makes public, and tool_call, which the Dispatcher handles itself.
@@ -132,7 +155,7 @@ export class Gateway {
       listed.push(entry.tool);
     }
     for (const name of BRIDGE_TOOL_NAMES) if (!policy.publicOrder.includes(name)) throw new Error(`policy: bridge tool ${name} must be public`);
-    gw.publicList = Object.freeze(
+    const publicList = Object.freeze(
       policy.publicOrder.map((name, i) => {
         const tool = listed[i]!;
         return Object.freeze({ name, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations });
@@ -141,33 +164,20 @@ export class Gateway {
     const dispatcher = new Dispatcher({
       catalog,
       publicTools,
-      owners: gw.owners,
-      capabilities: gw.capabilities,
+      owners,
+      capabilities,
       limits: config.limits,
       // The Error itself: the logger's err serializer keeps (and redacts) its message and stack; a
       // string there would be spread into one field per character.
       onInternalError: (tool, error) => log.error({ event: 'tool_internal_error', tool, ...(error instanceof Error ? { err: error } : { reason: String(error) }) }),
     });
-    gw.catalogRef = catalog;
-    gw.dispatcherRef = dispatcher;
-    gw.sweepTimer = setInterval(() => gw.sweepExpiredCapabilities(), 30_000);
-    gw.sweepTimer.unref();
-    gw.orphans.start(config.limits.orphanReapIntervalSeconds * 1000);
-    log.info({ event: 'catalog_frozen', tools: catalog.size, public: gw.publicList.length }, 'catalog frozen');
+    const gw = new Gateway({ config, log, now, owners, capabilities, readiness, catalog, dispatcher, publicList, adapters });
+    log.info({ event: 'catalog_frozen', tools: catalog.size, public: publicList.length }, 'catalog frozen');
     return gw;
-  }
-
-  get catalog(): Catalog {
-    return this.catalogRef!;
   }
 
   publicToolList(): readonly PublicTool[] {
     return this.publicList;
-  }
-
-  /** What tools/call on the MCP endpoint calls (Dispatcher.callPublic). */
-  get dispatcher(): Dispatcher {
-    return this.dispatcherRef!;
   }
 
   /** An owner ended (legacy session gone, capability expired): release what it holds. */
@@ -191,7 +201,7 @@ export class Gateway {
   }
 
   async close(): Promise<void> {
-    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    clearInterval(this.sweepTimer);
     await Promise.all(this.adapters.map((a) => a.close?.()));
     this.orphans.stop();
     await closeCpuPool();

@@ -88,9 +88,9 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   const native = nativeAdapter(config, log, owners);
   // Before the other adapters, so the workers they start while the gateway is composed (the graph
   // and Hermes tool servers) are counted too; what needs the composed gateway is read at scrape time.
-  let composed: { gateway: Gateway; counters: { inflightRequests: number } } | undefined;
+  let composed: { gateway: Gateway; counters: { inflightRequests: number }; publicNames: ReadonlySet<string> } | undefined;
   const metrics = new GatewayMetrics({
-    knownTool: (name) => composed !== undefined && (composed.gateway.catalog.has(name) || composed.gateway.publicToolList().some((t) => t.name === name)),
+    knownTool: (name) => composed !== undefined && (composed.gateway.catalog.has(name) || composed.publicNames.has(name)),
     inflightRequests: () => composed?.counters.inflightRequests ?? 0,
     inflightNativeCalls: () => composed?.gateway.owners.inflightNativeCalls ?? 0,
     liveWorkers: () => native.runtime.liveWorkerPids().length,
@@ -106,7 +106,7 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   // Authentication (public URL, credentials, OAuth) when configured; undefined leaves loopback use as it was.
   const auth = await createAuthEdge(config, log, options.now);
   const { app, lifecycle, counters } = createApp(gateway, endpoint, auth, metrics);
-  composed = { gateway, counters };
+  composed = { gateway, counters, publicNames: new Set(gateway.publicToolList().map((t) => t.name)) };
   // The bridge profile has its own token and none of the gateway's authentication: with a public
   // URL, it is for the operator on this machine only, never reachable through the public name.
   if (auth && config.auth.publicUrls.length > 0) {
