@@ -57,6 +57,17 @@ describe('execute_code through tool_call', () => {
     await client.close();
   });
 
+  test("its output is redacted once, as code (Hermes' code_file=True): an assignment stays, a prefixed key is masked", async () => {
+    const client = await connect(gw.mcpUrl, 'modern');
+    // The key is assembled inside the script, so only its output holds it whole.
+    const code = py(['key = "ghp_" + "ab1CD2ef3GH4ij5KL6mn7OP8qr9ST0uv6789"', 'print(\'DATABASE_PASSWORD = "hunter2hunter2hunter2"\')', 'print("token", key)']);
+    const r = await viaBridge(client, 'execute_code', { code });
+    assert.equal(r.data.status, 'success', String(r.data.output));
+    // The default mode, run once more on top, would have masked the assignment too.
+    assert.equal(r.data.output, 'DATABASE_PASSWORD = "hunter2hunter2hunter2"\ntoken ghp_ab...6789\n');
+    await client.close();
+  });
+
   test('the child environment is scrubbed: secret-looking and unknown variables are invisible', async () => {
     const client = await connect(gw.mcpUrl, 'modern');
     const r = await viaBridge(client, 'execute_code', { code: 'import os\nprint(sorted(os.environ))' });

@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { commandOutput, normalizeResult, redactOutcome } from '../../supervisor/core/result.js';
+
+// The pipeline's redaction step: a tool's result redacted once, in the mode its definition
+// declares (ToolDefinition.redaction), from the facts its handler states (whose output a text is,
+// whether a file is secret-bearing); normalizeResult then leaves it. Values are assembled from
+// pieces so this file holds no literal a secret scanner would flag; none is a real credential.
+
+const OPAQUE = 'Zq8wX2vB7nM4' + 'kL9pR3tY';
+const DUMP = `API_KEY=${OPAQUE}\nready`;
+const CAP = { maxChars: 65_536 };
+
+describe('redactOutcome', () => {
+  test("command-output: each output as redact_terminal_output shows it for its own command, everything else as code", () => {
+    const run = `API_KEY=${OPAQUE} ./run`;
+    const outcome = redactOutcome('command-output', {
+      structured: {
+        processes: [
+          { command: 'env', output_preview: commandOutput(DUMP, 'env') },
+          { command: run, output_preview: commandOutput(DUMP, run) },
+        ],
+      },
+    });
+    assert.deepEqual(outcome.structured, {
+      processes: [
+        // An environment dump gets the ENV pass.
+        { command: 'env', output_preview: 'API_KEY=***\nready' },
+        // Any other command's output, and a command itself, are code: the assignment stays.
+        { command: run, output_preview: DUMP },
+      ],
+    });
+    // Marked, so the normaliser does not redact it again in the default mode (through the pool hop too).
+    for (const o of [outcome, structuredClone(outcome)]) assert.deepEqual(normalizeResult(o, CAP).structuredContent, outcome.structured);
+  });
+
+  test('file-read: the assignment passes (with the sentinel) only for a secret-bearing file; the fact is not passed on', () => {
+    const rc = `export SERVICE_TOKEN=${OPAQUE}\nexport EDITOR=vim`;
+    const secret = redactOutcome('file-read', { structured: { content: rc }, secretFile: true });
+    assert.deepEqual(secret, { structured: { content: 'export SERVICE_TOKEN=«redacted-secret»\nexport EDITOR=vim' }, redacted: 'file-read' });
+    const plain = redactOutcome('file-read', { structured: { content: rc } });
+    assert.deepEqual(plain.structured, { content: rc });
+    assert.deepEqual(normalizeResult(plain, CAP).structuredContent, { content: rc });
+  });
+
+  test('code-file: every string as code, once (an assignment stays)', () => {
+    const outcome = redactOutcome('code-file', { structured: { output: DUMP } });
+    assert.deepEqual(normalizeResult(outcome, CAP).structuredContent, { output: DUMP });
+  });
+
+  test('output (the default): left to the normaliser, which redacts in the default mode', () => {
+    const outcome = redactOutcome(undefined, { structured: { output: DUMP } });
+    assert.deepEqual(outcome, { structured: { output: DUMP } });
+    assert.deepEqual(normalizeResult(outcome, CAP).structuredContent, { output: 'API_KEY=***\nready' });
+  });
+});
