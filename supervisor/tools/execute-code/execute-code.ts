@@ -157,8 +157,7 @@ export class ExecuteCodePool {
       maxOutputBytes: this.runtime.config.limits.workerTransportMaxBytes,
     });
     if ('error' in r) return { error: r.error };
-    // Redacted here, on its way into the script, as the terminal tool's result is (its output as
-    // the command's, the rest as code): this reply is no tool result the pipeline sees.
+    // Redacted as the terminal tool's result is: this reply to the script is no result the pipeline sees.
     return redactCommandResult(foregroundResult(r, String(args.command ?? ''), timeoutSeconds, this.runtime.config.limits.terminalOutputMaxChars));
   }
 
@@ -357,8 +356,7 @@ export function executeCodeTool(pool: ExecuteCodePool, runtime: WorkerRuntime, c
     },
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true, idempotentHint: false },
     holdsLease: true,
-    // Hermes redacts a script's stdout and stderr as code (code_execution_tool.py: code_file=True).
-    redaction: 'code-file',
+    redaction: 'code-file', // stdout and stderr as code, as Hermes' code_execution_tool.py (code_file=True)
     async handler(args, ctx) {
       const code = args.code as string;
       const bytes = Buffer.byteLength(code, 'utf8');
@@ -375,7 +373,6 @@ export function executeCodeTool(pool: ExecuteCodePool, runtime: WorkerRuntime, c
     },
   };
 }
-
 
 /**
  * The unit's `done` frame; rejects if the unit ends without one. The init exits right after
