@@ -28,6 +28,7 @@ import { toolCall } from './measure.js';
 /** The terminal worker's files on an exec request's path (workers/terminal-worker.ts and what it runs for `exec`). */
 const WORKER_PATH = [
   'workers/terminal-worker.ts',
+  'workers/runtime/run-worker.ts',
   'workers/runtime/channel.ts',
   'workers/runtime/persistent-shell.ts',
   'workers/runtime/reap.ts',
