@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ToolDefinition, ToolSource } from './tool-types.js';
-import { bridgeTools, BRIDGE_TOOL_NAMES } from './catalog/disclosure.js';
+import { discoveryTools, DISCOVERY_TOOL_NAMES } from './catalog/disclosure.js';
 import { Catalog, type CatalogEntry } from './catalog/catalog.js';
 import { loadToolPolicy, type ToolPolicy } from './catalog/policy.js';
 import { compileArgumentValidator } from './catalog/validate.js';
@@ -139,8 +139,8 @@ export class Gateway {
 
     // The public tools: tool_search and tool_describe (built over the frozen catalog), the
     // catalogued ones the policy makes public, and tool_call, which the Dispatcher handles itself.
-    const bridged = new Map<string, CatalogEntry>(
-      bridgeTools({ catalog, limits: config.limits }).map((tool) => [tool.name, { tool, source: 'gateway', configured: true, validate: compileArgumentValidator(tool) }]),
+    const discovery = new Map<string, CatalogEntry>(
+      discoveryTools({ catalog, limits: config.limits }).map((tool) => [tool.name, { tool, source: 'gateway', configured: true, validate: compileArgumentValidator(tool) }]),
     );
     const publicTools = new Map<string, CatalogEntry>();
     const listed: Array<Pick<ToolDefinition, 'description' | 'inputSchema' | 'annotations'>> = [];
@@ -149,12 +149,12 @@ export class Gateway {
         listed.push(TOOL_CALL);
         continue;
       }
-      const entry = bridged.get(name) ?? catalog.get(name);
+      const entry = discovery.get(name) ?? catalog.get(name);
       if (!entry) throw new Error(`catalog: public tool "${name}" is not provided by any source`);
       publicTools.set(name, entry);
       listed.push(entry.tool);
     }
-    for (const name of BRIDGE_TOOL_NAMES) if (!policy.publicOrder.includes(name)) throw new Error(`policy: bridge tool ${name} must be public`);
+    for (const name of DISCOVERY_TOOL_NAMES) if (!policy.publicOrder.includes(name)) throw new Error(`policy: discovery tool ${name} must be public`);
     const publicList = Object.freeze(
       policy.publicOrder.map((name, i) => {
         const tool = listed[i]!;

@@ -4,12 +4,13 @@ import type { Catalog, CatalogEntry } from './catalog.js';
 import { Bm25Index, searchDocument } from './search.js';
 import { loadSearchKeywords } from './search-keywords.js';
 
-// The three discovery-bridge tools. Their public shapes are those of the original Python gateway,
-// so existing clients and prompts keep working: search -> describe -> call exactly one tool.
+// The discovery tools (progressive disclosure of the deferred catalog). Their public shapes are
+// those of the original Python gateway, so existing clients and prompts keep working:
+// search -> describe -> call exactly one tool.
 // tool_search and tool_describe are built here, over the frozen catalog; tool_call runs nothing
 // itself, and the Dispatcher (core/dispatch.ts) handles it: it runs the one deferred call named.
 
-export const BRIDGE_TOOL_NAMES = ['tool_search', 'tool_describe', 'tool_call'] as const;
+export const DISCOVERY_TOOL_NAMES = ['tool_search', 'tool_describe', 'tool_call'] as const;
 
 const READ_ONLY = { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true } as const;
 
@@ -39,7 +40,7 @@ function areasOf(catalog: Catalog): string[] {
 }
 
 /** tool_search and tool_describe. */
-export function bridgeTools(options: { catalog: Catalog; limits: Limits }): ToolDefinition[] {
+export function discoveryTools(options: { catalog: Catalog; limits: Limits }): ToolDefinition[] {
   const { catalog, limits } = options;
   const searchable = catalog.all();
   const keywords = loadSearchKeywords();
