@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EXTENSION_ID, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
 import { packageRoot } from '../../../shared/package-root.js';
 
 // The result view: one MCP App (the io.modelcontextprotocol/ui extension) that hosts rendering MCP
@@ -11,8 +10,13 @@ import { packageRoot } from '../../../shared/package-root.js';
 
 export const VIEW_URI = 'ui://hermes-mcp-gateway/result-view.html';
 export const VIEW_NAME = 'result-view';
-export const VIEW_MIME_TYPE = RESOURCE_MIME_TYPE;
-export const VIEW_EXTENSION_ID = EXTENSION_ID;
+// The MCP Apps extension's names (@modelcontextprotocol/ext-apps/server exports them as
+// RESOURCE_MIME_TYPE, EXTENSION_ID and RESOURCE_URI_META_KEY; tests/http/app-view/resource.test.ts
+// checks these are equal). Written out here because importing that module at startup costs an idle
+// gateway about 2 MB for three strings.
+export const VIEW_MIME_TYPE = 'text/html;profile=mcp-app';
+export const VIEW_EXTENSION_ID = 'io.modelcontextprotocol/ui';
+export const VIEW_URI_META_KEY = 'ui/resourceUri';
 
 /** Where `npm run build` writes the bundled view (scripts/build-view.ts). */
 export function viewHtmlPath(): string {
@@ -25,7 +29,7 @@ export function viewHtmlPath(): string {
  */
 export const TOOL_CALL_VIEW_META: Readonly<Record<string, unknown>> = Object.freeze({
   ui: { resourceUri: VIEW_URI },
-  [RESOURCE_URI_META_KEY]: VIEW_URI,
+  [VIEW_URI_META_KEY]: VIEW_URI,
   'openai/outputTemplate': VIEW_URI,
   'openai/widgetAccessible': true,
 });

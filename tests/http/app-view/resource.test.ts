@@ -3,6 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { connect, ERAS, rawPost, startTestGateway, viaBridge, type TestGateway } from '../../helpers/gateway.js';
 import { ensureViewBuilt } from '../../helpers/view.js';
+import { EXTENSION_ID, RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
+import { VIEW_EXTENSION_ID, VIEW_MIME_TYPE, VIEW_URI_META_KEY } from '../../../supervisor/http/app-view/resource.js';
 
 // The result view as MCP serves it (issue #26): one ui:// resource in resources/list and
 // resources/read in both eras, named by tool_call's _meta, with a CSP that allows no domain; the
@@ -116,4 +118,8 @@ describe('the result view resource', () => {
       }
     });
   }
+});
+
+test("the extension's names the gateway writes out are ext-apps' own", () => {
+  assert.deepEqual([VIEW_MIME_TYPE, VIEW_EXTENSION_ID, VIEW_URI_META_KEY], [RESOURCE_MIME_TYPE, EXTENSION_ID, RESOURCE_URI_META_KEY]);
 });
