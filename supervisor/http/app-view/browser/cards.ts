@@ -22,7 +22,7 @@ export const JOB_TOOLS = new Set(['job_prepare', 'job_start', 'job_status', 'job
 const OUTPUT_TOOLS = new Set(['terminal', 'process_manage', 'execute_code']);
 const DIFF_TOOLS = new Set(['patch', 'write_file']);
 const MATCH_TOOLS = new Set(['search_files', 'read_file']);
-const BROWSER_TOOLS = new Set(['browser_snapshot', 'browser_vision', 'browser_get_images']);
+const BROWSER_TOOLS = new Set(['browser_navigate', 'browser_snapshot', 'browser_vision', 'browser_get_images']);
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
@@ -131,14 +131,17 @@ const IMAGE_TYPES = /^image\/(png|jpeg|gif|webp)$/;
 
 function browserCard(tool: string, s: Structured, content: ContentBlock[]): HTMLElement | null {
   const images = content.filter((c) => c.type === 'image' && typeof c.data === 'string' && IMAGE_TYPES.test(c.mimeType ?? ''));
-  const title = str(s.title) ?? str(s.page_title);
+  // Camofox reports no page title (browser_navigate answers `title: ''`): an empty one is not shown.
+  const title = str(s.title) || str(s.page_title) || undefined;
   const url = str(s.url) ?? str(s.page_url);
+  const elements = num(s.element_count);
+  const snapshot = str(s.snapshot);
   const listed = Array.isArray(s.images) ? (s.images as Structured[]) : [];
-  if (!title && !url && images.length === 0 && listed.length === 0) return null;
+  if (!title && !url && !snapshot && images.length === 0 && listed.length === 0) return null;
   return card(
     'browser',
     tool,
-    facts([['title', title], ['url', url]]),
+    facts([['title', title], ['url', url], ['elements', elements === undefined ? undefined : String(elements)]]),
     ...images.map((img) => {
       const node = el('img', 'screenshot');
       // A data: URL built from base64 the result carries (checked type): the CSP allows only these.
@@ -146,8 +149,10 @@ function browserCard(tool: string, s: Structured, content: ContentBlock[]): HTML
       node.alt = title ? `Screenshot of ${title}` : 'Screenshot';
       return node;
     }),
+    // The page's accessibility snapshot, as the model read it, on demand.
+    snapshot ? collapsible('page snapshot', el('pre', 'snapshot', snapshot), false) : null,
     listed.length
-      ? el('ul', 'files', ...listed.map((i) => el('li', undefined, `${str(i.alt) ? `${str(i.alt)}: ` : ''}${str(i.src) ?? str(i.url) ?? ''}`)))
+      ? el('ul', 'files', ...listed.map((i) => el('li', undefined, [str(i.alt), str(i.src) ?? str(i.url)].filter(Boolean).join(': '))))
       : null,
     str(s.analysis) ? el('p', undefined, str(s.analysis)!) : null,
   );
