@@ -7,6 +7,7 @@ import { after, before, describe, test } from 'node:test';
 import { makeBridgeFixture, type BridgeFixture } from '../../helpers/bridge.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { tempDirs } from '../../helpers/temp.js';
+import { waitFor } from '../../helpers/wait.js';
 
 // A sync task whose agent refuses or breaks still leaves a durable result.json (status "failed",
 // with the error code) for hermes_result: Hermes' max_concurrent_runs 429 (a retryable agent_busy
@@ -62,8 +63,11 @@ describe('bridge tasks whose agent fails', () => {
   });
 
   test('an async submission refused with 429 is agent_busy too, and records no run', async () => {
+    // The async submission goes once the stand-in is answering the sync chat (it takes 500 ms), not
+    // after a fixed pause a loaded host may outrun.
+    const seen = fx.standin.calls.length;
     const [a, b] = await Promise.all([call('hermes_task', { task: 'slow', mode: 'sync', id: 'busy-c' }), (async () => {
-      await new Promise((r) => setTimeout(r, 150));
+      await waitFor(() => fx.standin.calls.slice(seen).some((c) => c.path.includes('/chat/completions')), 10_000, 'the sync chat to reach the agent');
       return call('hermes_task', { task: 'queued', mode: 'async', id: 'busy-d' });
     })()]);
     assert.equal(a.data.status, 'completed');
