@@ -5,13 +5,13 @@ import { build } from 'esbuild';
 import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
 import { packageRoot } from '../../shared/package-root.js';
 import { CHROMIUM_ARGS } from '../fixtures/camofox/browser.js';
+import { CHROMIUM, ensurePackage } from '../../scripts/test-prerequisites.js';
 
 // The Node side of the view's browser tests: Debian's Chromium driven by playwright-core, a host
 // page running ext-apps' AppBridge (tests/http/app-view/host/host.ts), and the host's tool calls sent to the
 // real gateway by an SDK client holding the host's credential. The view's HTML is what
 // resources/read returned, with the CSP its _meta.ui declares enforced in the frame.
 
-export const CHROMIUM = '/usr/bin/chromium';
 
 interface Csp {
   connectDomains?: string[];
@@ -79,7 +79,7 @@ export class ViewBrowser {
   ) {}
 
   static async launch(): Promise<ViewBrowser> {
-    const [browser, script] = await Promise.all([chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS }), hostScript()]);
+    const [browser, script] = await Promise.all([chromium.launch({ executablePath: ensurePackage(CHROMIUM), headless: true, args: CHROMIUM_ARGS }), hostScript()]);
     return new ViewBrowser(browser, script);
   }
 
