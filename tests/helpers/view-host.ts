@@ -72,6 +72,16 @@ export interface ViewHost {
   close(): Promise<void>;
 }
 
+/** Runs `use` on a host page being opened, and closes the page whatever `use` does. */
+export async function withHost<T>(opening: Promise<ViewHost>, use: (host: ViewHost) => Promise<T>): Promise<T> {
+  const host = await opening;
+  try {
+    return await use(host);
+  } finally {
+    await host.close();
+  }
+}
+
 export class ViewBrowser {
   private constructor(
     private readonly browser: Browser,

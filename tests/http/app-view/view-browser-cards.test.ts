@@ -11,7 +11,7 @@ import { ALLOW_LOOPBACK_PAGES, homeWithConfig } from '../../helpers/browser.js';
 import { pngSize, startStandin, type Standin } from '../../helpers/camofox.js';
 import { connect, openSession, startTestGateway, viaBridge, type TestGateway } from '../../helpers/gateway.js';
 import { ensureViewBuilt } from '../../helpers/view.js';
-import { ViewBrowser, withDeclaredCsp, type ViewHost } from '../../helpers/view-host.js';
+import { ViewBrowser, withDeclaredCsp, type ViewHost, withHost } from '../../helpers/view-host.js';
 
 // The result view's browser cards in Chromium, from real browser tool results: a gateway wired to
 // the Camofox stand-in (which drives its own Chromium over the fixture pages), the results handed
@@ -97,8 +97,7 @@ describe('the result view\'s browser cards, from real browser tool results', () 
   }
 
   test('browser_navigate: the URL the page landed on and its element count, no empty title, the snapshot on demand', async () => {
-    const host = await browser.open(await connect(gw.mcpUrl, 'modern'), html);
-    try {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html), async (host) => {
       const url = `${pages.origin}/form.html`;
       const { data } = await shown(host, 'browser_navigate', { url });
       assert.equal(data.title, '', 'Camofox reports no title');
@@ -111,14 +110,11 @@ describe('the result view\'s browser cards, from real browser tool results', () 
       assert.equal(await text(host, 'pre.snapshot'), data.snapshot);
       assert.match(await text(host, 'pre.snapshot'), /textbox "Name" \[e\d+\]/);
       await host.screenshot(shotsDir, 'browser-navigate');
-    } finally {
-      await host.close();
-    }
+    });
   });
 
   test('browser_snapshot: the element count and the snapshot; no title or URL, as the result carries none', async () => {
-    const host = await browser.open(await connect(gw.mcpUrl, 'modern'), html);
-    try {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html), async (host) => {
       await navigated(`${pages.origin}/second.html`);
       const { data } = await shown(host, 'browser_snapshot');
       assert.equal('url' in data || 'title' in data, false, 'the real result has neither');
@@ -128,14 +124,11 @@ describe('the result view\'s browser cards, from real browser tool results', () 
       assert.equal(await text(host, 'pre.snapshot'), data.snapshot);
       assert.match(data.snapshot as string, /link "Back to the form"/);
       await host.screenshot(shotsDir, 'browser-snapshot');
-    } finally {
-      await host.close();
-    }
+    });
   });
 
   test('browser_get_images: each image\'s alt text and URL as a list, nothing loaded from the page', async () => {
-    const host = await browser.open(await connect(gw.mcpUrl, 'modern'), html);
-    try {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html), async (host) => {
       await navigated(`${pages.origin}/form.html`);
       const { data } = await shown(host, 'browser_get_images');
       const images = data.images as Array<{ alt: string; src: string }>;
@@ -146,17 +139,14 @@ describe('the result view\'s browser cards, from real browser tool results', () 
       assert.match(expected[0]!, /^Red square\b/);
       assert.equal(await host.view.locator('#root img').count(), 0, 'a listed image is text, not an <img>');
       await host.screenshot(shotsDir, 'browser-images');
-    } finally {
-      await host.close();
-    }
+    });
   });
 
   // No browser tool's result carries an image block (browser_vision saves its screenshot to a file
   // and answers the path), so the screenshot card is checked on a real browser_snapshot result
   // given the stand-in's real screenshot of the same tab, as a host would pass an image block on.
   test('a screenshot the result carries is shown as an <img> whose src is that data: URL', async () => {
-    const host = await browser.open(await connect(gw.mcpUrl, 'modern'), html);
-    try {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html), async (host) => {
       await navigated(`${pages.origin}/form.html`);
       const { tabs } = (await standin.call('GET', `/tabs?userId=${USER}`)).json as { tabs: Array<{ tabId: string }> };
       assert.equal(tabs.length, 1);
@@ -171,14 +161,11 @@ describe('the result view\'s browser cards, from real browser tool results', () 
       assert.equal(await img.getAttribute('src'), `data:image/png;base64,${data}`);
       assert.equal(await img.evaluate((e) => (e as HTMLImageElement).naturalWidth), pngSize(shot.bytes)!.width, 'the image decoded under the CSP');
       await host.screenshot(shotsDir, 'browser-screenshot');
-    } finally {
-      await host.close();
-    }
+    });
   });
 
   test('a page\'s heading, text and alt text that are markup render as text and run nothing', async () => {
-    const host = await browser.open(await connect(gw.mcpUrl, 'modern'), html);
-    try {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html), async (host) => {
       await shown(host, 'browser_navigate', { url: hostile.url });
       await host.view.locator('.card-browser details.block summary').click();
       const snapshot = await text(host, 'pre.snapshot');
@@ -189,14 +176,11 @@ describe('the result view\'s browser cards, from real browser tool results', () 
       assert.equal(await host.view.locator('#root img, #root b, #root script').count(), 0, 'no element came from the page');
       await new Promise((r) => setTimeout(r, 300));
       assert.deepEqual(host.console.filter((l) => l.includes('PWNED')), []);
-    } finally {
-      await host.close();
-    }
+    });
   });
 
   test('a stale tab: STALE_TAB with the gateway\'s message and the hint to navigate again', async () => {
-    const host = await browser.open(await connect(gw.mcpUrl, 'modern'), html);
-    try {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html), async (host) => {
       await navigated(`${pages.origin}/form.html`);
       const { tabs } = (await standin.call('GET', `/tabs?userId=${USER}`)).json as { tabs: Array<{ tabId: string }> };
       await standin.call('DELETE', `/tabs/${tabs[0]!.tabId}?userId=${USER}`); // Camofox reaped it
@@ -209,16 +193,13 @@ describe('the result view\'s browser cards, from real browser tool results', () 
       assert.equal(await text(host, '.error-message'), data.message);
       assert.match(await text(host, '.error-hint'), /navigate again/);
       await host.screenshot(shotsDir, 'browser-stale-tab');
-    } finally {
-      await host.close();
-    }
+    });
   });
 
   // Hermes' vision model is out of reach here (no tool server with vision_analyze is configured),
   // so browser_vision answers VISION_UNAVAILABLE after saving the screenshot; the view says so.
   test('browser_vision without a vision model: the VISION_UNAVAILABLE card with the gateway\'s message', async () => {
-    const host = await browser.open(await connect(gw.mcpUrl, 'modern'), html);
-    try {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html), async (host) => {
       await navigated(`${pages.origin}/form.html`);
       const { data } = await shown(host, 'browser_vision', { question: 'What colour is the square?' });
       assert.equal(data.error, 'VISION_UNAVAILABLE');
@@ -226,8 +207,6 @@ describe('the result view\'s browser cards, from real browser tool results', () 
       assert.equal(await text(host, '.error-code'), 'VISION_UNAVAILABLE');
       assert.equal(await text(host, '.error-message'), data.message);
       assert.equal(await host.view.locator('#root img').count(), 0, 'no screenshot is made up');
-    } finally {
-      await host.close();
-    }
+    });
   });
 });

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { connect, openSession, startTestGateway, viaBridge, type TestGateway } from '../../helpers/gateway.js';
 import { ensureViewBuilt } from '../../helpers/view.js';
-import { ViewBrowser, withDeclaredCsp, type ViewHost } from '../../helpers/view-host.js';
+import { ViewBrowser, withDeclaredCsp, type ViewHost, withHost } from '../../helpers/view-host.js';
 import { waitFor } from '../../helpers/wait.js';
 
 // The result view in a real browser (issue #26): Debian's Chromium, a host page running ext-apps'
@@ -55,8 +55,7 @@ describe('the result view in Chromium', () => {
   }
 
   test('a running job is followed live through the bridge until it succeeds, colours rendered, token never shown', async () => {
-    const host = await browser.open(await connect(gw.mcpUrl, 'modern'), html);
-    try {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html), async (host) => {
       const job = await prepared("echo building; sleep 2; printf '\\033[32mall green\\033[0m\\n'");
       await shown(host, 'job_start', job);
       await host.view.locator('.state-running, .state-starting').waitFor({ timeout: 10_000 });
@@ -76,14 +75,11 @@ describe('the result view in Chromium', () => {
       }
       assert.equal(await host.view.locator('button.cancel').count(), 0, 'a finished job offers no Cancel');
       await host.screenshot(shotsDir, 'job-succeeded');
-    } finally {
-      await host.close();
-    }
+    });
   });
 
   test('Cancel asks for confirmation first, then cancels the job through job_cancel', async () => {
-    const host = await browser.open(await connect(gw.mcpUrl, 'modern'), html);
-    try {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html), async (host) => {
       const job = await prepared('echo waiting; sleep 60');
       await shown(host, 'job_start', job);
       await host.view.locator('button.cancel').click();
@@ -95,14 +91,11 @@ describe('the result view in Chromium', () => {
       assert.equal(host.calls.filter((c) => JSON.stringify(c.arguments).includes('"job_cancel"')).length, 1);
       const { data } = await viaBridge(model, 'job_status', job);
       assert.equal(data.state, 'cancelled', 'the gateway cancelled it');
-    } finally {
-      await host.close();
-    }
+    });
   });
 
   test('terminal output, a coloured diff, collapsible matches, and an error with its recovery hint', async () => {
-    const host = await browser.open(await connect(gw.mcpUrl, 'modern'), html, { width: 360 });
-    try {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html, { width: 360 }), async (host) => {
       await shown(host, 'terminal', { command: 'echo compiled 3 files; exit 3' });
       await host.view.locator('.card-output').waitFor();
       assert.equal(await host.view.locator('.facts dd').first().textContent(), '3');
@@ -132,14 +125,11 @@ describe('the result view in Chromium', () => {
       await shown(host, 'process_manage', { action: 'list' });
       await waitFor(async () => (await host.view.locator('#root > *').count()) === 0 || undefined, 5_000, 'the card is gone');
       await waitFor(async () => (await host.page.locator('#frame iframe').boundingBox())!.height === 0 || undefined, 5_000, 'zero height');
-    } finally {
-      await host.close();
-    }
+    });
   });
 
   test('hostile output renders as text and runs nothing', async () => {
-    const host = await browser.open(await connect(gw.mcpUrl, 'modern'), html);
-    try {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html), async (host) => {
       const hostile = `<img src=x onerror="console.log('PWNED-img')"><script>console.log('PWNED-script')</script>`;
       const job = await prepared(`printf '%s\\n' '${hostile}'; printf '\\033]0;<b>title</b>\\007\\033[38;5;999;1mbold\\033[999;31;0m\\n'`);
       await shown(host, 'job_start', job);
@@ -150,16 +140,13 @@ describe('the result view in Chromium', () => {
       await new Promise((r) => setTimeout(r, 300));
       assert.deepEqual(host.console.filter((l) => l.includes('PWNED')), []);
       await host.screenshot(shotsDir, 'hostile');
-    } finally {
-      await host.close();
-    }
+    });
   });
 
   // The gateway's output tails are plain text today (it strips terminal sequences before the model
   // reads them), so the colours are checked on a real job_status result whose tail is replaced.
   test('ANSI colours in an output tail render as colours; crafted sequences render as nothing', async () => {
-    const host = await browser.open(await connect(gw.mcpUrl, 'modern'), html);
-    try {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html), async (host) => {
       const job = await prepared('echo done');
       await viaBridge(model, 'job_start', job, token);
       const { result } = await viaBridge(model, 'job_status', { ...job, wait_seconds: 5 });
@@ -172,14 +159,11 @@ describe('the result view in Chromium', () => {
       assert.equal(await host.view.locator('.terminal a').count(), 0, 'an OSC hyperlink is not a link');
       assert.match((await host.view.locator('.terminal').textContent())!, /^Building 3 packages\n✓ core ⚠ docs \(2 warnings\) ✗ view\nlink orange clamped\n$/);
       await host.screenshot(shotsDir, 'terminal-colours');
-    } finally {
-      await host.close();
-    }
+    });
   });
 
   test('dark theme from the host context', async () => {
-    const host = await browser.open(await connect(gw.mcpUrl, 'modern'), html, { theme: 'dark' });
-    try {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html, { theme: 'dark' }), async (host) => {
       await shown(host, 'terminal', { command: 'echo dark mode' });
       await host.view.locator('.card-output').waitFor();
       assert.equal(await host.view.locator('html').getAttribute('data-theme'), 'dark');
@@ -188,8 +172,6 @@ describe('the result view in Chromium', () => {
       await host.screenshot(shotsDir, 'dark');
       await host.setTheme('light');
       await waitFor(async () => (await host.view.locator('html').getAttribute('data-theme')) === 'light' || undefined, 5_000, 'the theme follows the host');
-    } finally {
-      await host.close();
-    }
+    });
   });
 });
