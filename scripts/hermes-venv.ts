@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
 import { isExecutable } from './test-prerequisites.js';
@@ -80,14 +80,27 @@ const LOCK_WAIT_MS = 20 * 60_000;
 function lockVenv(lock: string): () => void {
   mkdirSync(dirname(lock), { recursive: true });
   const until = Date.now() + LOCK_WAIT_MS;
+  // The lock appears with its holder's pid already in it: written to a file of our own, then
+  // hard-linked into place (link fails if the lock exists). A lock created empty and written after
+  // would, for a moment, read as a holder that is gone, and be taken over while held.
+  const mine = `${lock}.${process.pid}`;
   for (;;) {
+    writeFileSync(mine, `${process.pid}\n`);
     try {
-      writeFileSync(lock, `${process.pid}\n`, { flag: 'wx' });
+      linkSync(mine, lock);
       return () => rmSync(lock, { force: true });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    } finally {
+      rmSync(mine, { force: true });
     }
-    const holder = Number.parseInt(readFileSync(lock, 'utf8'), 10);
+    let holder: number;
+    try {
+      holder = Number.parseInt(readFileSync(lock, 'utf8'), 10);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // released meanwhile: try again
+      throw err;
+    }
     if (!processAlive(holder)) {
       rmSync(lock, { force: true });
       continue;

@@ -110,7 +110,8 @@ test('a build in progress in another process is waited for and used, not started
   const lock = `${join(root, VENV)}.lock`;
   const holder = spawn(process.execPath, ['-e', `
     const fs = require('node:fs');
-    fs.writeFileSync(${JSON.stringify(lock)}, process.pid + '\\n', { flag: 'wx' });
+    fs.writeFileSync(${JSON.stringify(lock)} + '.tmp', process.pid + '\\n');
+    fs.linkSync(${JSON.stringify(lock)} + '.tmp', ${JSON.stringify(lock)});
     process.stdout.write('held\\n');
     setTimeout(() => {
       fs.writeFileSync(${JSON.stringify(join(root, VENV, '.requirements-sha256'))}, ${JSON.stringify(stampText)});
