@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { waitFor } from '../helpers/wait.js';
+import { mulberry32 } from '../helpers/random.js';
 
 // What every fault test shares: the fast/full switch, a seeded random source whose seed is printed
 // (a failing run is replayed with FAULTS_SEED=<seed>), and the promises the gateway keeps after any
@@ -13,14 +14,7 @@ export const FULL = process.env.FAULTS_FULL === '1';
 export function seededRandom(label: string): { seed: number; next(): number; int(below: number): number; pick<T>(items: readonly T[]): T } {
   const seed = process.env.FAULTS_SEED ? Number(process.env.FAULTS_SEED) : Math.floor(Math.random() * 2 ** 31);
   process.stdout.write(`# ${label}: FAULTS_SEED=${seed}${FULL ? ' FAULTS_FULL=1' : ''}\n`);
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   return { seed, next, int: (below) => Math.floor(next() * below), pick: (items) => items[Math.floor(next() * items.length)]! };
 }
 

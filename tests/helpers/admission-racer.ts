@@ -7,6 +7,7 @@ import { packageRoot } from '../../shared/package-root.js';
 import { isGatewayError } from '../../shared/errors.js';
 import { admitJob, finishJob, type AdmissionRules } from '../../supervisor/tools/jobs/job-repository.js';
 import { openJobDatabase, type JobDatabase } from '../../supervisor/tools/jobs/database.js';
+import { mulberry32 } from './random.js';
 
 // An admission racer: a separate process that opens the job database and, on a start signal,
 // admits pre-prepared jobs as fast as it can. It checks nothing itself: it counts what admitJob
@@ -69,17 +70,6 @@ export interface RacerResult {
 
 export const RACER_ENTRY = join(packageRoot(), 'dist', 'tests', 'helpers', 'admission-racer.js');
 
-/** mulberry32: a tiny seeded PRNG, so a racer's order and session choices are reproducible. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The p-th percentile of an ascending sample (0 for an empty one). */
 export const pct = (s: number[], p: number) => (s.length === 0 ? 0 : s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!);
@@ -92,7 +82,7 @@ async function runRacer(configPath: string): Promise<void> {
     maxHeavy: cfg.rules.maxHeavy ?? Infinity,
     memoryBudget: cfg.rules.memoryBudget ?? Infinity,
   };
-  const rand = prng(cfg.seed ?? 1);
+  const rand = mulberry32(cfg.seed ?? 1);
   let jobs = [...cfg.jobs];
   if (cfg.order === 'reverse') jobs.reverse();
   if (cfg.order === 'shuffle') {

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BoundedCollector, capHeadTail, stripAnsi, truncationNotice } from '../../shared/output-cap.js';
+import { seededInts } from '../helpers/random.js';
 
 // ---------------------------------------------------------------------------------------------
 // capHeadTail
@@ -62,25 +63,13 @@ test('stripAnsi returns clean text unchanged', () => {
   assert.equal(stripAnsi(s), s);
 });
 
-/** Small seeded PRNG (mulberry32): deterministic, well-mixed draws in [0, n). */
-function mulberry32(seed: number): (n: number) => number {
-  let a = seed >>> 0;
-  return (n) => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (((t ^ (t >>> 14)) >>> 0) % n);
-  };
-}
-
 // Hermes' `_ANSI_ESCAPE_RE`, transliterated: the oracle the scanner must agree with.
 const HERMES_ANSI_RE =
   /\x1b(?:\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|\][\s\S]*?(?:\x07|\x1b\\)|[PX^_][\s\S]*?(?:\x1b\\)|[\x20-\x2f]+[\x30-\x7e]|[\x30-\x7e])|\x9b[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]|\x9d[\s\S]*?(?:\x07|\x9c)|[\x80-\x9f]/g;
 
 test('stripAnsi matches Hermes\' regex on random escape-heavy input', () => {
   const alphabet = ['\x1b', '[', ']', 'P', 'X', '^', '_', '\\', '\x07', '\x9b', '\x9c', '\x9d', '\x85', ' ', '(', '0', ';', '1', 'm', 'A', 'z', '~', '\n', 'é'];
-  const rand = mulberry32(12345);
+  const rand = seededInts(12345);
   for (let round = 0; round < 20_000; round++) {
     let s = '';
     const len = rand(40);
@@ -118,7 +107,7 @@ test('BoundedCollector at exactly its cap is not truncated', () => {
 
 test('BoundedCollector keeps exactly the first 40% and last 60% of bytes, however the stream is chunked', () => {
   const data = Buffer.from(Array.from({ length: 5_000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join(''));
-  const rand = mulberry32(7);
+  const rand = seededInts(7);
   for (let round = 0; round < 50; round++) {
     const c = new BoundedCollector({ maxBytes: 1_000 });
     let off = 0;
