@@ -14,7 +14,7 @@
 // The pieces live under shared/output-cap/: ansi.ts, head-tail.ts and collector.ts. This module is
 // the public surface.
 
-export { stripAnsi } from './output-cap/ansi.js';
+export { keepSgrOnly, stripAnsi } from './output-cap/ansi.js';
 export {
   BoundedCollector,
   type BoundedCollectorOptions,

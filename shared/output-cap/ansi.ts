@@ -63,6 +63,30 @@ function nearest(a: number, b: number): number {
  * An unterminated OSC/DCS opener therefore falls back to the two-character Fe form (`ESC ]`).
  */
 export function stripAnsi(text: string): string {
+  return removeSequences(text, false);
+}
+
+/**
+ * stripAnsi, except that SGR sequences (`ESC [` digits, `;` and `:` only, then `m`: colours and
+ * text attributes) stay where they are. Everything stripAnsi removes besides them is removed the
+ * same way, so removing the SGR sequences from the result gives what stripAnsi gives. It is the
+ * styled twin of a plain text, for a view that renders colours (supervisor/core/styled.ts).
+ */
+export function keepSgrOnly(text: string): string {
+  return removeSequences(text, true);
+}
+
+/** Whether text[start, end) is an SGR sequence. */
+function isSgr(text: string, start: number, end: number): boolean {
+  if (text.charCodeAt(start) !== 0x1b || text.charCodeAt(start + 1) !== 0x5b || text.charCodeAt(end - 1) !== 0x6d /* m */) return false;
+  for (let k = start + 2; k < end - 1; k++) {
+    const c = text.charCodeAt(k);
+    if (!inRange(c, 0x30, 0x3b)) return false; // 0-9 : ;
+  }
+  return true;
+}
+
+function removeSequences(text: string, keepSgr: boolean): string {
   if (!text || !HAS_ESCAPE_RE.test(text)) return text;
   const n = text.length;
   const bel = new ForwardFinder(text, '\x07');
@@ -105,7 +129,9 @@ export function stripAnsi(text: string): string {
     } else if (inRange(c, 0x80, 0x9f)) {
       end = i + 1;
     }
-    if (end > i) {
+    if (end > i && keepSgr && isSgr(text, i, end)) {
+      i = end;
+    } else if (end > i) {
       if (copyFrom < i) parts.push(text.slice(copyFrom, i));
       i = end;
       copyFrom = end;

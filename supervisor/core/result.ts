@@ -1,5 +1,6 @@
 import { GatewayError, type ErrorCode } from '../../shared/errors.js';
 import { redact, redactDeep } from '../../shared/redact.js';
+import { STYLED_META_KEY, withoutSgr } from './styled.js';
 import type { ContentBlock, NormalizedToolResult, ResultRedaction, ToolOutcome } from './tool-types.js';
 
 // What a tool result becomes on its way out, the two steps of the pipeline (core/pipeline.ts) that
@@ -7,7 +8,8 @@ import type { ContentBlock, NormalizedToolResult, ResultRedaction, ToolOutcome }
 // as soon as the handler returns; normalizeResult then makes the MCP result: secrets redacted (the
 // default mode, unless the tool's mode already did), text capped with an explicit marker,
 // structuredContent kept and mirrored as one JSON text block (the MCP spec's advice for clients
-// that only read text), non-text content replaced by a marker unless the tool returns images.
+// that only read text), non-text content replaced by a marker unless the tool returns images, and
+// the styled twins of its text that still match it in `_meta` (core/styled.ts).
 
 export const TRUNCATION_MARKER = '...[truncated by hermes-mcp-gateway]';
 
@@ -247,5 +249,21 @@ export function normalizeResult(outcome: ToolOutcome, options: NormalizeOptions)
   const result: McpToolResult = { content: blocks };
   if (structured !== undefined) result.structuredContent = structured;
   if (outcome.isError) result.isError = true;
+  const styled = structured && outcome.styled ? matchingTwins(outcome.styled, structured) : undefined;
+  if (styled) result._meta = { [STYLED_META_KEY]: styled };
   return result;
+}
+
+/**
+ * The styled twins whose visible text is their field exactly as it is sent (redacted, capped): a
+ * twin of a field that redaction or a cap changed is dropped, so the view never gets text the
+ * model's result does not hold (core/styled.ts).
+ */
+function matchingTwins(twins: Record<string, string>, structured: Record<string, unknown>): Record<string, string> | undefined {
+  let out: Record<string, string> | undefined;
+  for (const [field, twin] of Object.entries(twins)) {
+    const sent = Object.hasOwn(structured, field) ? structured[field] : undefined;
+    if (typeof sent === 'string' && sent !== '' && withoutSgr(twin) === sent) (out ??= {})[field] = twin;
+  }
+  return out;
 }

@@ -73,6 +73,12 @@ export interface ToolOutcome {
    * assignments). Never set by a handler. `content` blocks are redacted as always.
    */
   redacted?: Exclude<ResultRedaction, 'output'>;
+  /**
+   * Styled twins (core/styled.ts styledTwin) of top-level string fields of `structured`, by field:
+   * the same text with its colours, for the result view. Sent in the result's `_meta` only where a
+   * twin's visible text is the field exactly as the client receives it; never seen by the model.
+   */
+  styled?: Record<string, string>;
 }
 
 /**
@@ -96,6 +102,8 @@ export interface NormalizedToolResult {
   content: ContentBlock[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
+  /** The styled twins that survived normalisation (core/styled.ts), for the result view. */
+  _meta?: Record<string, unknown>;
   [key: string]: unknown;
 }
 

@@ -130,10 +130,14 @@ export async function startTestGateway(
 export type Era = 'legacy' | 'modern';
 export const ERAS: Era[] = ['legacy', 'modern'];
 
-export async function connect(mcpUrl: string, era: Era): Promise<Client> {
+/** What a client that renders MCP Apps declares (the extension with the view's MIME type). */
+export const RENDERS_VIEWS = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
+
+/** A connected SDK client of `era`; `views`: it declares that it renders MCP Apps, as a host does. */
+export async function connect(mcpUrl: string, era: Era, options: { views?: boolean } = {}): Promise<Client> {
   const client = new Client(
     { name: `test-${era}`, version: '1.0.0' },
-    era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+    { ...(era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}), ...(options.views ? { capabilities: RENDERS_VIEWS } : {}) },
   );
   await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl)));
   return client;
@@ -145,6 +149,7 @@ export async function call(client: Client, name: string, args: Record<string, un
     content: Array<{ type: string; text?: string }>;
     structuredContent?: Record<string, unknown>;
     isError?: boolean;
+    _meta?: Record<string, unknown>;
   };
   return { result, data: result.structuredContent ?? {}, isError: result.isError === true };
 }
@@ -155,8 +160,8 @@ export async function sessionToken(client: Client): Promise<string> {
 }
 
 /** A fresh client and a capability session on it. */
-export async function openSession(mcpUrl: string, era: Era = 'modern'): Promise<{ client: Client; token: string }> {
-  const client = await connect(mcpUrl, era);
+export async function openSession(mcpUrl: string, era: Era = 'modern', options: { views?: boolean } = {}): Promise<{ client: Client; token: string }> {
+  const client = await connect(mcpUrl, era, options);
   return { client, token: await sessionToken(client) };
 }
 

@@ -4,7 +4,7 @@ import type { RequestScope } from '../../core/dispatch.js';
 import { packageVersion } from '../../../shared/package-root.js';
 import type { Grant } from '../../core/scopes.js';
 import { requestRecordOf } from '../../platform/telemetry.js';
-import { registerViewResource, VIEW_CACHE_HINTS, VIEW_CAPABILITIES, withViewMeta } from '../app-view/register.js';
+import { registerViewResource, rendersViews, resultFor, VIEW_CACHE_HINTS, VIEW_CAPABILITIES, withViewMeta } from '../app-view/register.js';
 
 // One low-level SDK Server per modern request, or per legacy session. It only answers tools/list
 // (the frozen six, tool_call naming the result view) and tools/call (through the gateway's Dispatcher),
@@ -39,7 +39,8 @@ export function createMcpServer(gateway: Gateway, era: 'legacy' | 'modern'): Ser
     const grant = (ctx as { http?: { authInfo?: { extra?: { grant?: Grant } } } }).http?.authInfo?.extra?.grant;
     const record = requestRecordOf((ctx as { http?: { req?: Request } }).http?.req);
     const scope: RequestScope = { era, signal, ...(era === 'legacy' && ctx.sessionId ? { sessionId: ctx.sessionId } : {}), ...(grant ? { grant } : {}), ...(record ? { record } : {}) };
-    return (await gateway.dispatcher.callPublic(request.params.name, request.params.arguments, scope)) as CallToolResult;
+    const result = await gateway.dispatcher.callPublic(request.params.name, request.params.arguments, scope);
+    return resultFor(result, rendersViews(server.getClientCapabilities(), request.params._meta)) as CallToolResult;
   });
   return server;
 }

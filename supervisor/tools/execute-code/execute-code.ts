@@ -13,7 +13,7 @@ import type { CgroupLimit } from '../../platform/spawning/cgroup-limits.js';
 import type { ExecuteUnit } from './unit.js';
 import { ExecuteUnitSource } from './units.js';
 import { startRpcServer, type RpcServer } from './rpc-server.js';
-import { foregroundBackgroundGuidance, foregroundResult } from '../processes/terminal.js';
+import { foregroundBackgroundGuidance, foregroundOutcome } from '../processes/terminal.js';
 import { removeDir, type WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
 
 // execute_code: one fresh unit (own PID namespace) per call, never reused, with a 30-second
@@ -158,7 +158,7 @@ export class ExecuteCodePool {
     });
     if ('error' in r) return { error: r.error };
     // Redacted as the terminal tool's result is: this reply to the script is no result the pipeline sees.
-    return redactCommandResult(foregroundResult(r, String(args.command ?? ''), timeoutSeconds, this.runtime.config.limits.terminalOutputMaxChars));
+    return redactCommandResult(foregroundOutcome(r, String(args.command ?? ''), timeoutSeconds, this.runtime.config.limits.terminalOutputMaxChars).structured!);
   }
 
   private async destroy(unit: Unit): Promise<void> {

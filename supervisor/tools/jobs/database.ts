@@ -71,6 +71,10 @@ const MIGRATIONS: readonly string[] = [
   `ALTER TABLE jobs ADD COLUMN pty INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE jobs ADD COLUMN pty_cols INTEGER;
    ALTER TABLE jobs ADD COLUMN pty_rows INTEGER;`,
+  // 4: the output tail's styled twin (supervisor/core/styled.ts): the same text with its colours,
+  // for the result view; NULL when the output has none. Its visible text is output_tail's exactly,
+  // so it holds nothing the redacted tail does not.
+  `ALTER TABLE jobs ADD COLUMN output_styled TEXT;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -45,6 +45,8 @@ export interface JobRow {
   signal: string | null;
   termination_reason: string | null;
   output_tail: string;
+  /** output_tail with its colours (SGR sequences), or null (database.ts migration 4). */
+  output_styled: string | null;
   output_bytes: number;
   instance_id: string | null;
   instance_pid: number | null;
@@ -231,8 +233,15 @@ export function markRunning(db: JobDatabase, id: string, worker: { pid: number; 
   stmt(db, `UPDATE jobs SET state = 'running', worker_pid = ?, worker_start = ?, updated_at = ? WHERE id = ? AND state = 'starting'`).run(worker?.pid ?? null, worker?.start ?? null, now, id);
 }
 
-export function recordOutput(db: JobDatabase, id: string, tail: string, bytes: number, now: number): void {
-  stmt(db, 'UPDATE jobs SET output_tail = ?, output_bytes = ?, updated_at = ? WHERE id = ?').run(tail, bytes, now, id);
+/** The receipt's output so far: its tail, the tail's styled twin (or null) and the byte count. */
+export interface ReceiptOutput {
+  tail: string;
+  styled: string | null;
+  bytes: number;
+}
+
+export function recordOutput(db: JobDatabase, id: string, output: ReceiptOutput, now: number): void {
+  stmt(db, 'UPDATE jobs SET output_tail = ?, output_styled = ?, output_bytes = ?, updated_at = ? WHERE id = ?').run(output.tail, output.styled, output.bytes, now, id);
 }
 
 /** A PTY job's window after a resize: job_status reports the size the program sees now. */
@@ -245,8 +254,8 @@ export interface Completion {
   exitCode: number | null;
   signal: string | null;
   reason: string;
-  tail?: string;
-  bytes?: number;
+  /** The output, when this process saw it; absent, the receipt keeps what it has. */
+  output?: ReceiptOutput;
 }
 
 /** Records how an active job ended. Only an active job changes: a final receipt is never rewritten. */
@@ -255,10 +264,11 @@ export function finishJob(db: JobDatabase, id: string, c: Completion, now: numbe
   const res = db
     .prepare(
       `UPDATE jobs SET state = ?, exit_code = ?, signal = ?, termination_reason = ?, finished_at = ?,
-         output_tail = coalesce(?, output_tail), output_bytes = coalesce(?, output_bytes), updated_at = ?
+         output_tail = coalesce(?, output_tail), output_styled = CASE WHEN ? THEN ? ELSE output_styled END,
+         output_bytes = coalesce(?, output_bytes), updated_at = ?
        WHERE id = ? AND state IN ${ACTIVE_SQL}`,
     )
-    .run(c.state, c.exitCode, c.signal, c.reason, final ? now : null, c.tail ?? null, c.bytes ?? null, now, id);
+    .run(c.state, c.exitCode, c.signal, c.reason, final ? now : null, c.output?.tail ?? null, c.output ? 1 : 0, c.output?.styled ?? null, c.output?.bytes ?? null, now, id);
   return res.changes > 0;
 }
 

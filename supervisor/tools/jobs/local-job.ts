@@ -2,8 +2,9 @@ import type { TrackedProcess } from '../processes/registry.js';
 import type { CgroupLimit } from '../../platform/spawning/cgroup-limits.js';
 import { redact } from '../../../shared/redact.js';
 import { stripAnsi } from '../../../shared/output-cap.js';
+import { styledTwin } from '../../core/styled.js';
 import { completionFromRecord, readExitRecord } from './exit-record.js';
-import type { Completion } from './job-repository.js';
+import type { Completion, ReceiptOutput } from './job-repository.js';
 
 // A job this gateway process runs (runner.ts launches and stops it): its process, the output it
 // has produced so far, how it is being stopped, and what its end makes of the receipt.
@@ -57,19 +58,21 @@ export class LocalJob {
     return dirty;
   }
 
-  /** The receipt's output: redacted, ANSI-free, the last `tailChars` characters. */
-  storedTail(): string {
-    return redact(stripAnsi(this.tail + this.screen), { codeFile: true }).slice(-this.tailChars);
-  }
-
-  /** Output bytes so far: a PTY job's screen counts as the text it is now. */
-  outputBytes(): number {
-    return this.bytes + Buffer.byteLength(this.screen);
+  /**
+   * The receipt's output: the tail redacted, ANSI-free, its last `tailChars` characters; the same
+   * tail with its colours when the output has any (its visible text is the tail's exactly, so it
+   * holds nothing more: core/styled.ts); and the output's bytes so far, a PTY job's screen counted
+   * as the text it is now.
+   */
+  receiptOutput(): ReceiptOutput {
+    const raw = this.tail + this.screen;
+    const tail = redact(stripAnsi(raw), { codeFile: true }).slice(-this.tailChars);
+    return { tail, styled: styledTwin(raw, tail) ?? null, bytes: this.bytes + Buffer.byteLength(this.screen) };
   }
 
   /** How the job ended, from why it was stopped, how its process ended, or its worker's exit record. */
   completion(proc: TrackedProcess): Completion {
-    const base = { tail: this.storedTail(), bytes: this.outputBytes() };
+    const base = { output: this.receiptOutput() };
     if (this.stopping) {
       const reason = this.stopping.reason;
       return {

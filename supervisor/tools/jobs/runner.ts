@@ -192,7 +192,7 @@ export class JobRunner {
 
   private flush(local: LocalJob): void {
     if (!local.takeDirty()) return;
-    recordOutput(this.db, local.id, local.storedTail(), local.outputBytes(), this.now());
+    recordOutput(this.db, local.id, local.receiptOutput(), this.now());
   }
 
   private onLocalExit(local: LocalJob, proc: TrackedProcess): void {

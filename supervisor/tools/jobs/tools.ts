@@ -3,7 +3,7 @@ import { checkCommand, type CommandHomes } from '../guards/approval.js';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { resolveInsideRoots } from '../../platform/roots.js';
 import type { Limits } from '../../../shared/limits.js';
-import type { ToolDefinition } from '../../core/tool-types.js';
+import type { ToolDefinition, ToolOutcome } from '../../core/tool-types.js';
 import { DEFAULT_RESOURCE_PROFILE, RESOURCE_PROFILES, type ResourceProfile } from '../../../policy/resource-policy.js';
 import { prepareJob, type JobRow } from './job-repository.js';
 import { assertCanStartWork } from '../../platform/spawning/resource-policy.js';
@@ -19,6 +19,11 @@ import { INPUT_ACTIONS, inputProperties, sendInput, terminalSizeProperties, type
 const JOB_ID = { type: 'string', pattern: '^job_[0-9a-f]{24}$', description: 'The job_id job_prepare returned.' };
 const TOKEN = { type: 'string', minLength: 20, maxLength: 128, description: 'The one-time recovery_token job_prepare returned (kept private, outside Git).' };
 const COMMAND_MAX_CHARS = 65_536;
+
+/** A job tool's answer: the receipt, and its output tail's colours for the result view when it has any. */
+function jobOutcome(row: JobRow): ToolOutcome {
+  return { structured: jobView(row), ...(row.output_styled !== null ? { styled: { output_tail: row.output_styled } } : {}) };
+}
 
 /** The receipt a client sees: never the command, the token or its hash. */
 function jobView(row: JobRow): Record<string, unknown> {
@@ -140,7 +145,7 @@ export function jobTools(store: () => JobStore, roots: readonly string[], limits
     holdsLease: true,
     async handler(args, ctx) {
       const { runner } = open();
-      return { structured: jobView(await runner.start(args.job_id as string, args.recovery_token as string, ctx.owner.id)) };
+      return jobOutcome(await runner.start(args.job_id as string, args.recovery_token as string, ctx.owner.id));
     },
   };
 
@@ -157,7 +162,7 @@ export function jobTools(store: () => JobStore, roots: readonly string[], limits
     credentialAuthorized: true,
     async handler(args, ctx) {
       const { runner } = open();
-      return { structured: jobView(await runner.status(args.job_id as string, args.recovery_token as string, (args.wait_seconds as number | undefined) ?? 0, ctx.signal)) };
+      return jobOutcome(await runner.status(args.job_id as string, args.recovery_token as string, (args.wait_seconds as number | undefined) ?? 0, ctx.signal));
     },
   };
 
@@ -170,7 +175,7 @@ export function jobTools(store: () => JobStore, roots: readonly string[], limits
     credentialAuthorized: true,
     async handler(args) {
       const { runner } = open();
-      return { structured: jobView(await runner.cancel(args.job_id as string, args.recovery_token as string)) };
+      return jobOutcome(await runner.cancel(args.job_id as string, args.recovery_token as string));
     },
   };
 

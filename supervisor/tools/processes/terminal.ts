@@ -4,7 +4,8 @@ import { stripAnsi } from '../../../shared/output-cap.js';
 import type { ExecResult } from '../../../shared/worker-protocol/exec.js';
 import { resolveInsideRoots } from '../../platform/roots.js';
 import { commandOutput } from '../../core/result.js';
-import type { ToolDefinition } from '../../core/tool-types.js';
+import { styledTwin } from '../../core/styled.js';
+import type { ToolDefinition, ToolOutcome } from '../../core/tool-types.js';
 import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
 import type { TerminalPool } from './terminal-pool.js';
 
@@ -12,7 +13,7 @@ import type { TerminalPool } from './terminal-pool.js';
 // background, PTY or notification options; longer work is a job), run in the owner's terminal
 // worker (terminal-pool.ts), where cwd and exported variables persist between calls like Hermes'
 // terminal. Anything long, backgrounded, PTY or notification-shaped fails before execution and
-// points to jobs. The result is Hermes' (foregroundResult); its redaction is the pipeline's.
+// points to jobs. The result is Hermes' (foregroundOutcome); its redaction is the pipeline's.
 
 // ---------------------------------------------------------------------------------------------
 // The foreground result, as Hermes' terminal_tool (tools/terminal_tool.py) builds it
@@ -100,27 +101,31 @@ export function exitCodeMeaning(command: string, exitCode: number): string | und
   return Object.hasOwn(EXIT_CODE_MEANINGS, base) ? EXIT_CODE_MEANINGS[base]![exitCode] : undefined;
 }
 
-/**
- * Hermes' terminal output pipeline: the bounded capture (40% head / 60% tail, notice inside the
- * budget, `suffix` kept) → ANSI strip → strip surrounding whitespace. Redaction comes after, as
- * redact_terminal_output does for the command (the pipeline's `command-output` mode).
- */
-export function shapeTerminalOutput(output: string, maxChars: number, suffix = ''): string {
-  let rendered = renderCapture(output, maxChars, suffix);
+/** The bounded capture (renderCapture) before its sequences are stripped. */
+function capture(output: string, maxChars: number, suffix: string): string {
+  const rendered = renderCapture(output, maxChars, suffix);
   // A command that printed nothing before its deadline: the timeout line alone, without its leading newline.
-  if (output === '' && suffix !== '') rendered = rendered.replace(/^[\t-\r\x1c-\x20\x85\xa0]+/, '');
-  return pythonStrip(stripAnsi(rendered));
+  return output === '' && suffix !== '' ? rendered.replace(/^[\t-\r\x1c-\x20\x85\xa0]+/, '') : rendered;
 }
 
 /**
  * The foreground result (output, exit_code, error, exit_code_meaning when it applies), as
- * terminal_tool answers, its output marked as the command's (redactCommandResult redacts it).
+ * terminal_tool answers. Its output goes through Hermes' terminal output pipeline: the bounded
+ * capture (40% head / 60% tail, notice inside the budget, the timeout line kept) -> ANSI strip ->
+ * strip surrounding whitespace, and is marked as the command's, so the pipeline redacts it as
+ * redact_terminal_output does for that command (redactCommandResult). With it, the output in its
+ * colours for the result view, when it has any (core/styled.ts).
  */
-export function foregroundResult(r: ExecResult, command: string, timeoutSeconds: number, maxChars: number): Record<string, unknown> {
+export function foregroundOutcome(r: ExecResult, command: string, timeoutSeconds: number, maxChars: number): ToolOutcome {
   const exitCode = r.timedOut ? 124 : r.exitCode;
-  const output = commandOutput(shapeTerminalOutput(r.output, maxChars, r.timedOut ? `\n[Command timed out after ${timeoutSeconds}s]` : ''), command);
+  const captured = capture(r.output, maxChars, r.timedOut ? `\n[Command timed out after ${timeoutSeconds}s]` : '');
+  const text = pythonStrip(stripAnsi(captured));
   const meaning = exitCodeMeaning(command, exitCode);
-  return { output, exit_code: exitCode, error: null, ...(meaning !== undefined ? { exit_code_meaning: meaning } : {}) };
+  const twin = styledTwin(captured, text);
+  return {
+    structured: { output: commandOutput(text, command), exit_code: exitCode, error: null, ...(meaning !== undefined ? { exit_code_meaning: meaning } : {}) },
+    ...(twin !== undefined ? { styled: { output: twin } } : {}),
+  };
 }
 
 // Hermes refuses, before anything runs, a foreground command that backgrounds work itself or looks
@@ -260,7 +265,7 @@ export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime): ToolDe
       const workdir = typeof args.workdir === 'string' ? await resolveInsideRoots(args.workdir, roots) : undefined;
       const timeoutSeconds = (args.timeout as number | undefined) ?? maxTimeout;
       const r = await pool.run(ctx.owner.id, command, { timeoutSeconds, signal: ctx.signal, ...(workdir ? { workdir } : {}) });
-      return { structured: foregroundResult(r, command, timeoutSeconds, limits.terminalOutputMaxChars) };
+      return foregroundOutcome(r, command, timeoutSeconds, limits.terminalOutputMaxChars);
     },
   };
 }

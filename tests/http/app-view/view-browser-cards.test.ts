@@ -60,7 +60,7 @@ describe('the result view\'s browser cards, from real browser tool results', () 
     home = homeWithConfig(ALLOW_LOOPBACK_PAGES);
     gw = await startTestGateway({ home, env: { CAMOFOX_URL: `http://127.0.0.1:${standin.port}`, CAMOFOX_USER_ID: USER } });
     browser = await ViewBrowser.launch();
-    ({ client: model, token } = await openSession(gw.mcpUrl));
+    ({ client: model, token } = await openSession(gw.mcpUrl, 'modern', { views: true }));
     const { contents } = await model.readResource({ uri: URI });
     const csp = (contents[0]!._meta as { ui: { csp: Record<string, string[]> } }).ui.csp;
     html = withDeclaredCsp((contents[0] as { text: string }).text, csp);
@@ -97,7 +97,7 @@ describe('the result view\'s browser cards, from real browser tool results', () 
   }
 
   test('browser_navigate: the URL the page landed on and its element count, no empty title, the snapshot on demand', async () => {
-    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html), async (host) => {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern', { views: true }), html), async (host) => {
       const url = `${pages.origin}/form.html`;
       const { data } = await shown(host, 'browser_navigate', { url });
       assert.equal(data.title, '', 'Camofox reports no title');
@@ -114,7 +114,7 @@ describe('the result view\'s browser cards, from real browser tool results', () 
   });
 
   test('browser_snapshot: the element count and the snapshot; no title or URL, as the result carries none', async () => {
-    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html), async (host) => {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern', { views: true }), html), async (host) => {
       await navigated(`${pages.origin}/second.html`);
       const { data } = await shown(host, 'browser_snapshot');
       assert.equal('url' in data || 'title' in data, false, 'the real result has neither');
@@ -128,7 +128,7 @@ describe('the result view\'s browser cards, from real browser tool results', () 
   });
 
   test('browser_get_images: each image\'s alt text and URL as a list, nothing loaded from the page', async () => {
-    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html), async (host) => {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern', { views: true }), html), async (host) => {
       await navigated(`${pages.origin}/form.html`);
       const { data } = await shown(host, 'browser_get_images');
       const images = data.images as Array<{ alt: string; src: string }>;
@@ -146,7 +146,7 @@ describe('the result view\'s browser cards, from real browser tool results', () 
   // and answers the path), so the screenshot card is checked on a real browser_snapshot result
   // given the stand-in's real screenshot of the same tab, as a host would pass an image block on.
   test('a screenshot the result carries is shown as an <img> whose src is that data: URL', async () => {
-    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html), async (host) => {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern', { views: true }), html), async (host) => {
       await navigated(`${pages.origin}/form.html`);
       const { tabs } = (await standin.call('GET', `/tabs?userId=${USER}`)).json as { tabs: Array<{ tabId: string }> };
       assert.equal(tabs.length, 1);
@@ -165,7 +165,7 @@ describe('the result view\'s browser cards, from real browser tool results', () 
   });
 
   test('a page\'s heading, text and alt text that are markup render as text and run nothing', async () => {
-    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html), async (host) => {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern', { views: true }), html), async (host) => {
       await shown(host, 'browser_navigate', { url: hostile.url });
       await host.view.locator('.card-browser details.block summary').click();
       const snapshot = await text(host, 'pre.snapshot');
@@ -180,7 +180,7 @@ describe('the result view\'s browser cards, from real browser tool results', () 
   });
 
   test('a stale tab: STALE_TAB with the gateway\'s message and the hint to navigate again', async () => {
-    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html), async (host) => {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern', { views: true }), html), async (host) => {
       await navigated(`${pages.origin}/form.html`);
       const { tabs } = (await standin.call('GET', `/tabs?userId=${USER}`)).json as { tabs: Array<{ tabId: string }> };
       await standin.call('DELETE', `/tabs/${tabs[0]!.tabId}?userId=${USER}`); // Camofox reaped it
@@ -199,7 +199,7 @@ describe('the result view\'s browser cards, from real browser tool results', () 
   // Hermes' vision model is out of reach here (no tool server with vision_analyze is configured),
   // so browser_vision answers VISION_UNAVAILABLE after saving the screenshot; the view says so.
   test('browser_vision without a vision model: the VISION_UNAVAILABLE card with the gateway\'s message', async () => {
-    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html), async (host) => {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern', { views: true }), html), async (host) => {
       await navigated(`${pages.origin}/form.html`);
       const { data } = await shown(host, 'browser_vision', { question: 'What colour is the square?' });
       assert.equal(data.error, 'VISION_UNAVAILABLE');

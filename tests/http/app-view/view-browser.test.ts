@@ -29,7 +29,8 @@ describe('the result view in Chromium', () => {
     await ensureViewBuilt();
     gw = await startTestGateway();
     browser = await ViewBrowser.launch();
-    ({ client: model, token } = await openSession(gw.mcpUrl));
+    // The model's calls reach the gateway through the host, which renders views (so declares it).
+    ({ client: model, token } = await openSession(gw.mcpUrl, 'modern', { views: true }));
     const { contents } = await model.readResource({ uri: URI });
     const csp = (contents[0]!._meta as { ui: { csp: Record<string, string[]> } }).ui.csp;
     html = withDeclaredCsp((contents[0] as { text: string }).text, csp);
@@ -55,7 +56,7 @@ describe('the result view in Chromium', () => {
   }
 
   test('a running job is followed live through the bridge until it succeeds, colours rendered, token never shown', async () => {
-    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html), async (host) => {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern', { views: true }), html), async (host) => {
       const job = await prepared("echo building; sleep 2; printf '\\033[32mall green\\033[0m\\n'");
       await shown(host, 'job_start', job);
       await host.view.locator('.state-running, .state-starting').waitFor({ timeout: 10_000 });
@@ -63,6 +64,7 @@ describe('the result view in Chromium', () => {
       await host.view.locator('.state-succeeded').waitFor({ timeout: 30_000 });
       assert.match((await host.view.locator('.job-details').textContent())!, /^exit code 0\b/);
       assert.match((await host.view.locator('.terminal').textContent())!, /building\nall green/);
+      assert.equal(await host.view.locator('.terminal .ansi-fg-2').textContent(), 'all green', 'in its colour, from the real result');
       const text = await host.view.locator('body').textContent();
       assert.ok(!text!.includes(job.recovery_token), 'the recovery token is never shown');
       // Followed by job_status through tool_call, with a bounded wait, never in a tight loop.
@@ -79,7 +81,7 @@ describe('the result view in Chromium', () => {
   });
 
   test('Cancel asks for confirmation first, then cancels the job through job_cancel', async () => {
-    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html), async (host) => {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern', { views: true }), html), async (host) => {
       const job = await prepared('echo waiting; sleep 60');
       await shown(host, 'job_start', job);
       await host.view.locator('button.cancel').click();
@@ -95,7 +97,7 @@ describe('the result view in Chromium', () => {
   });
 
   test('terminal output, a coloured diff, collapsible matches, and an error with its recovery hint', async () => {
-    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html, { width: 360 }), async (host) => {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern', { views: true }), html, { width: 360 }), async (host) => {
       await shown(host, 'terminal', { command: 'echo compiled 3 files; exit 3' });
       await host.view.locator('.card-output').waitFor();
       assert.equal(await host.view.locator('.facts dd').first().textContent(), '3');
@@ -129,7 +131,7 @@ describe('the result view in Chromium', () => {
   });
 
   test('hostile output renders as text and runs nothing', async () => {
-    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html), async (host) => {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern', { views: true }), html), async (host) => {
       const hostile = `<img src=x onerror="console.log('PWNED-img')"><script>console.log('PWNED-script')</script>`;
       const job = await prepared(`printf '%s\\n' '${hostile}'; printf '\\033]0;<b>title</b>\\007\\033[38;5;999;1mbold\\033[999;31;0m\\n'`);
       await shown(host, 'job_start', job);
@@ -143,16 +145,26 @@ describe('the result view in Chromium', () => {
     });
   });
 
-  // The gateway's output tails are plain text today (it strips terminal sequences before the model
-  // reads them), so the colours are checked on a real job_status result whose tail is replaced.
+  // A real job's coloured output, through the real result: the model's text is plain, the view
+  // shows the colours the result's _meta carries; sequences other than colours never reach it.
   test('ANSI colours in an output tail render as colours; crafted sequences render as nothing', async () => {
-    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html), async (host) => {
-      const job = await prepared('echo done');
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern', { views: true }), html), async (host) => {
+      const printed = [
+        '\\033[1mBuilding\\033[0m 3 packages\\n',
+        '\\033[32m✓ core\\033[0m \\033[33m⚠ docs (2 warnings)\\033[0m \\033[31;1m✗ view\\033[0m\\n',
+        '\\033]8;;https://evil.example\\007link\\033]8;;\\007 \\033[38;5;208morange\\033[0m \\033[2J\\033[999;999H\\033[38;2;999;0;0mclamped\\033[0m\\n',
+      ].join('');
+      const job = await prepared(`printf '${printed}'`);
       await viaBridge(model, 'job_start', job, token);
-      const { result } = await viaBridge(model, 'job_status', { ...job, wait_seconds: 5 });
-      const tail = '\x1b[1mBuilding\x1b[0m 3 packages\n\x1b[32m✓ core\x1b[0m \x1b[33m⚠ docs (2 warnings)\x1b[0m \x1b[31;1m✗ view\x1b[0m\n\x1b]8;;https://evil.example\x07link\x1b]8;;\x07 \x1b[38;5;208morange\x1b[0m \x1b[2J\x1b[999;999H\x1b[38;2;999;0;0mclamped\x1b[0m\n';
-      const coloured = { ...result, structuredContent: { ...(result.structuredContent as object), output_tail: tail } };
-      await host.deliver({ calls: [{ name: 'job_status', arguments: job }] }, coloured);
+      let result: Awaited<ReturnType<typeof viaBridge>>['result'] | undefined;
+      for (let i = 0; i < 20 && result === undefined; i++) {
+        const r = await viaBridge(model, 'job_status', { ...job, wait_seconds: 2 });
+        if (r.data.state === 'succeeded') result = r.result;
+      }
+      assert.ok(result, 'the job succeeded');
+      assert.equal(result.structuredContent?.output_tail, 'Building 3 packages\n✓ core ⚠ docs (2 warnings) ✗ view\nlink orange clamped\n', 'the model reads plain text');
+      assert.ok(!JSON.stringify(result).includes('evil.example'), 'the hyperlink target is in no part of the result');
+      await host.deliver({ calls: [{ name: 'job_status', arguments: job }] }, result);
       await host.view.locator('.terminal .ansi-fg-2').waitFor();
       assert.equal(await host.view.locator('.terminal .ansi-fg-2').textContent(), '✓ core');
       assert.equal(await host.view.locator('.terminal .ansi-fg-1.ansi-bold').textContent(), '✗ view');
@@ -163,7 +175,7 @@ describe('the result view in Chromium', () => {
   });
 
   test('dark theme from the host context', async () => {
-    await withHost(browser.open(await connect(gw.mcpUrl, 'modern'), html, { theme: 'dark' }), async (host) => {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern', { views: true }), html, { theme: 'dark' }), async (host) => {
       await shown(host, 'terminal', { command: 'echo dark mode' });
       await host.view.locator('.card-output').waitFor();
       assert.equal(await host.view.locator('html').getAttribute('data-theme'), 'dark');

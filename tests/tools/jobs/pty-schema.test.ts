@@ -19,7 +19,8 @@ const RULES = { maxPrepared: 10, ttlMs: 60_000 };
 function schemaTwoDatabase(path: string): void {
   openJobDatabase(path).close();
   const db = new Database(path);
-  for (const column of ['pty', 'pty_cols', 'pty_rows']) db.exec(`ALTER TABLE jobs DROP COLUMN ${column}`);
+  // The columns of schema 3 (PTY jobs) and 4 (the output tail's styled twin) did not exist yet.
+  for (const column of ['pty', 'pty_cols', 'pty_rows', 'output_styled']) db.exec(`ALTER TABLE jobs DROP COLUMN ${column}`);
   // The request hash of that time: command, workdir, max_runtime, profile.
   const requestHash = hashSecret(JSON.stringify(['make test', '/w/old', 60, 'light']));
   db.prepare(
@@ -39,6 +40,7 @@ test('a schema-2 database is migrated: old jobs are plain, old idempotency keys 
     const old = getJob(db, 'job_000000000000000000000001')!;
     assert.equal(old.pty, 0);
     assert.equal(old.pty_cols, null);
+    assert.equal(old.output_styled, null, 'an old receipt has no colours');
     const request = { command: 'make test', workdir: '/w/old', maxRuntime: 60, profile: 'light', heavy: false, memoryReservation: 0, preparedBy: 'o', idempotencyKey: 'old-key-0123456789' };
     const again = prepareJob(db, request, RULES, Date.now());
     assert.equal(again.duplicate, true);

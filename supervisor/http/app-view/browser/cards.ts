@@ -1,3 +1,4 @@
+import { STYLED_META_KEY, withoutSgr } from '../../../core/styled.js';
 import { ansiBlock } from './ansi.js';
 import { collapsible, el } from './dom.js';
 import { RECOVERY_HINTS } from './hints.js';
@@ -16,6 +17,7 @@ export interface ToolResult {
   structuredContent?: Structured;
   content?: ContentBlock[];
   isError?: boolean;
+  _meta?: Record<string, unknown>;
 }
 
 export const JOB_TOOLS = new Set(['job_prepare', 'job_start', 'job_status', 'job_cancel', 'job_input']);
@@ -26,6 +28,18 @@ const BROWSER_TOOLS = new Set(['browser_navigate', 'browser_snapshot', 'browser_
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/**
+ * A text field of a result as the view shows it: in its colours when the result's `_meta` carries
+ * the field's styled twin (supervisor/core/styled.ts) and the twin's text is the field's exactly;
+ * otherwise the plain text.
+ */
+export function shownText(result: ToolResult, field: string): string | undefined {
+  const plain = str(result.structuredContent?.[field]);
+  const twins = result._meta?.[STYLED_META_KEY];
+  const twin = twins !== null && typeof twins === 'object' ? (twins as Record<string, unknown>)[field] : undefined;
+  return plain !== undefined && typeof twin === 'string' && withoutSgr(twin) === plain ? twin : plain;
+}
 
 export function card(kind: string, title: string, ...body: Array<Node | null | undefined | false>): HTMLElement {
   return el('section', `card card-${kind}`, el('header', 'card-title', title), ...body);
@@ -54,9 +68,10 @@ export function errorCard(structured: Structured, tool?: string): HTMLElement {
   );
 }
 
-function outputCard(tool: string, s: Structured): HTMLElement | null {
+function outputCard(tool: string, result: ToolResult): HTMLElement | null {
+  const s = result.structuredContent ?? {};
   if (tool === 'process_manage' && s.output === undefined) return null;
-  const output = str(s.output) ?? '';
+  const output = shownText(result, 'output') ?? '';
   const exit = num(s.exit_code);
   const seconds = num(s.duration_seconds);
   const truncated = s.truncated === true || output.includes('...[truncated by hermes-mcp-gateway]');
@@ -162,7 +177,7 @@ function browserCard(tool: string, s: Structured, content: ContentBlock[]): HTML
 export function resultCard(tool: string, result: ToolResult): HTMLElement | null {
   const s = result.structuredContent ?? {};
   if (result.isError === true && typeof s.error === 'string') return errorCard(s, tool);
-  if (OUTPUT_TOOLS.has(tool)) return outputCard(tool, s);
+  if (OUTPUT_TOOLS.has(tool)) return outputCard(tool, result);
   if (DIFF_TOOLS.has(tool)) return diffCard(tool, s);
   if (MATCH_TOOLS.has(tool)) return matchesCard(tool, s);
   if (BROWSER_TOOLS.has(tool)) return browserCard(tool, s, result.content ?? []);

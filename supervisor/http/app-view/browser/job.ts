@@ -1,5 +1,5 @@
 import { ansiBlock } from './ansi.js';
-import { card, errorCard, truncationNote, type Structured, type ToolResult } from './cards.js';
+import { card, errorCard, shownText, truncationNote, type Structured, type ToolResult } from './cards.js';
 import { button, duration, el } from './dom.js';
 
 // A job's card, kept current: while the job is starting or running the view asks job_status
@@ -21,6 +21,8 @@ const time = (v: unknown): number | undefined => (typeof v === 'string' && !Numb
 export class JobCard {
   readonly root = el('div', 'job');
   private job: Structured;
+  /** The job's output tail as shown: in its colours when the answer carried them. */
+  private tail: string | undefined;
   private readonly token: string | undefined;
   private stopped = false;
   private following = false;
@@ -30,11 +32,12 @@ export class JobCard {
 
   constructor(
     private readonly tool: string,
-    structured: Structured,
+    result: ToolResult,
     token: string | undefined,
     private readonly callTool: CallTool,
   ) {
-    this.job = structured;
+    this.job = result.structuredContent ?? {};
+    this.tail = shownText(result, 'output_tail');
     this.token = token;
     document.addEventListener('visibilitychange', this.onVisibility);
     this.render();
@@ -93,7 +96,10 @@ export class JobCard {
       return false;
     }
     this.problem = null;
-    if (typeof s.state === 'string') this.job = s;
+    if (typeof s.state === 'string') {
+      this.job = s;
+      this.tail = shownText(result, 'output_tail');
+    }
     this.render();
     return true;
   }
@@ -136,7 +142,7 @@ export class JobCard {
   private render(): void {
     const j = this.job;
     const exit = typeof j.exit_code === 'number' ? String(j.exit_code) : undefined;
-    const tail = str(j.output_tail);
+    const tail = this.tail;
     const terminal = j.terminal as { cols?: number } | undefined;
     const screen = tail === undefined ? null : ansiBlock(tail || '(no output yet)', j.tty === true ? 'terminal screen' : 'terminal');
     if (screen && j.tty === true && typeof terminal?.cols === 'number') screen.style.setProperty('--cols', String(terminal.cols));

@@ -35,7 +35,7 @@ function render(result: ToolResult): void {
     // The token only when this call carried it: job_prepare's answer, or the arguments of a job call.
     const token = typeof s.recovery_token === 'string' ? s.recovery_token : inputToken;
     show(null);
-    jobCard = new JobCard(name, s, token, callTool);
+    jobCard = new JobCard(name, result, token, callTool);
     root.replaceChildren(jobCard.root);
     document.body.classList.remove('empty');
     return;
