@@ -152,11 +152,18 @@ function browserCard(tool: string, s: Structured, content: ContentBlock[]): HTML
   const elements = num(s.element_count);
   const snapshot = str(s.snapshot);
   const listed = Array.isArray(s.images) ? (s.images as Structured[]) : [];
-  if (!title && !url && !snapshot && images.length === 0 && listed.length === 0) return null;
+  const analysis = str(s.analysis);
+  if (!title && !url && !snapshot && !analysis && images.length === 0 && listed.length === 0) return null;
   return card(
     'browser',
     tool,
-    facts([['title', title], ['url', url], ['elements', elements === undefined ? undefined : String(elements)]]),
+    facts([
+      ['title', title],
+      ['url', url],
+      ['elements', elements === undefined ? undefined : String(elements)],
+      // browser_vision saves its screenshot on the gateway's host and answers where.
+      ['screenshot', str(s.screenshot_path)],
+    ]),
     ...images.map((img) => {
       const node = el('img', 'screenshot');
       // A data: URL built from base64 the result carries (checked type): the CSP allows only these.
@@ -169,7 +176,7 @@ function browserCard(tool: string, s: Structured, content: ContentBlock[]): HTML
     listed.length
       ? el('ul', 'files', ...listed.map((i) => el('li', undefined, [str(i.alt), str(i.src) ?? str(i.url)].filter(Boolean).join(': '))))
       : null,
-    str(s.analysis) ? el('p', undefined, str(s.analysis)!) : null,
+    analysis ? el('p', 'analysis', analysis) : null,
   );
 }
 

@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Client } from '@modelcontextprotocol/client';
+import { startScriptedModel, type ScriptedModel } from '../../fixtures/scripted-model.js';
+import { browse, startFakeCamofox, type FakeCamofox } from '../../helpers/browser.js';
+import { connect, openSession, viaBridge } from '../../helpers/gateway.js';
+import { pngHeader } from '../../helpers/hermes-tools.js';
+import { startRealTools, type RealTools } from '../../helpers/real-hermes-tools.js';
+import { tempDirs } from '../../helpers/temp.js';
+import { ensureViewBuilt } from '../../helpers/view.js';
+import { ViewBrowser, withDeclaredCsp, withHost } from '../../helpers/view-host.js';
+
+// The browser_vision card from a real analysis: Hermes' real tool server answers vision_analyze
+// with its auxiliary vision client at a scripted OpenAI-compatible model (the paid provider's
+// stand-in), on the screenshot the gateway saved from a Camofox stand-in (Camofox is not Hermes).
+// Its result carries the analysis and where the screenshot was saved, not the image itself, so
+// the card shows those two and no picture.
+
+const URI = 'ui://hermes-mcp-gateway/result-view.html';
+const ANALYSIS = 'A page with one button labelled Go.';
+const shotsDir = process.env.VIEW_SCREENSHOTS_DIR ?? mkdtempSync(join(tmpdir(), 'view-vision-shots-'));
+
+describe('the result view shows a real browser_vision analysis', () => {
+  const temp = tempDirs();
+  let camofox: FakeCamofox;
+  let model: ScriptedModel;
+  let real: RealTools;
+  let client: Client;
+  let token: string;
+  let browser: ViewBrowser;
+  let html: string;
+
+  before(async () => {
+    await ensureViewBuilt();
+    camofox = await startFakeCamofox({
+      reply: (r) => {
+        if (r.method === 'POST' && r.path === '/tabs') return { status: 200, body: { tabId: 'tab-1' } };
+        if (r.path.startsWith('/tabs/tab-1/snapshot')) return { status: 200, body: { url: 'http://10.9.8.7/', snapshot: '- button "Go" [e1]', refsCount: 1 } };
+        if (r.path.startsWith('/tabs/tab-1/screenshot')) return { status: 200, body: pngHeader(1280, 720) };
+        return { status: 404, body: { error: 'Not found' } };
+      },
+    });
+    model = await startScriptedModel({ fallback: { text: ANALYSIS } });
+    real = await startRealTools(temp.make('hmcp-view-vision-'), {
+      config: { browser: { allow_private_urls: true }, auxiliary: { vision: { base_url: model.baseUrl, api_key: 'sk-scripted', model: 'scripted-vision' } } },
+      env: { CAMOFOX_URL: camofox.url },
+    });
+    browser = await ViewBrowser.launch();
+    ({ client, token } = await openSession(real.gw.mcpUrl, 'modern', { views: true }));
+    const nav = await browse(client, token, 'browser_navigate', { url: 'http://10.9.8.7/' });
+    assert.equal(nav.isError, false, nav.text);
+    const { contents } = await client.readResource({ uri: URI });
+    html = withDeclaredCsp((contents[0] as { text: string }).text, (contents[0]!._meta as { ui: { csp: Record<string, string[]> } }).ui.csp);
+  });
+
+  after(async () => {
+    await client?.close();
+    await browser?.close();
+    await real?.close();
+    await model?.close();
+    await camofox?.close();
+    temp.removeAll();
+    if (!process.env.VIEW_SCREENSHOTS_DIR) rmSync(shotsDir, { recursive: true, force: true });
+  });
+
+  test('the analysis and where the screenshot was saved, and no made-up picture', async () => {
+    await withHost(browser.open(await connect(real.gw.mcpUrl, 'modern', { views: true }), html), async (host) => {
+      const args = { question: 'What is on the page?' };
+      const { result, data } = await viaBridge(client, 'browser_vision', args, token);
+      assert.equal(data.analysis, ANALYSIS, 'Hermes\' vision_analyze answered through the scripted model');
+      await host.deliver({ calls: [{ name: 'browser_vision', arguments: args }], session_token: token }, result);
+      await host.view.locator('.card-browser .analysis').waitFor();
+      assert.equal(await host.view.locator('.card-browser .analysis').textContent(), ANALYSIS);
+      const facts = await host.view.locator('.card-browser .facts').textContent();
+      assert.ok(facts!.includes(data.screenshot_path as string), facts!);
+      assert.equal(await host.view.locator('#root img').count(), 0, 'the result carries no image, so none is shown');
+      await host.screenshot(shotsDir, 'browser-vision');
+    });
+  });
+});
