@@ -73,8 +73,11 @@ const MIGRATIONS: readonly string[] = [
    ALTER TABLE jobs ADD COLUMN pty_rows INTEGER;`,
   // 4: the output tail's styled twin (supervisor/core/styled.ts): the same text with its colours,
   // for the result view; NULL when the output has none. Its visible text is output_tail's exactly,
-  // so it holds nothing the redacted tail does not.
-  `ALTER TABLE jobs ADD COLUMN output_styled TEXT;`,
+  // so it holds nothing the redacted tail does not. And whether the tail is only the end of the
+  // output (NULL on older rows): the byte count includes the sequences the tail has lost, so
+  // comparing the two called coloured output cut when it was whole.
+  `ALTER TABLE jobs ADD COLUMN output_styled TEXT;
+   ALTER TABLE jobs ADD COLUMN output_truncated INTEGER;`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

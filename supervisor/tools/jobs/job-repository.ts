@@ -47,6 +47,8 @@ export interface JobRow {
   output_tail: string;
   /** output_tail with its colours (SGR sequences), or null (database.ts migration 4). */
   output_styled: string | null;
+  /** 1 when output_tail is only the end of the output; null on rows older than migration 4. */
+  output_truncated: number | null;
   output_bytes: number;
   instance_id: string | null;
   instance_pid: number | null;
@@ -233,15 +235,23 @@ export function markRunning(db: JobDatabase, id: string, worker: { pid: number; 
   stmt(db, `UPDATE jobs SET state = 'running', worker_pid = ?, worker_start = ?, updated_at = ? WHERE id = ? AND state = 'starting'`).run(worker?.pid ?? null, worker?.start ?? null, now, id);
 }
 
-/** The receipt's output so far: its tail, the tail's styled twin (or null) and the byte count. */
+/** The receipt's output so far: its tail, the tail's styled twin (or null), the byte count, and whether the tail is only the end. */
 export interface ReceiptOutput {
   tail: string;
   styled: string | null;
   bytes: number;
+  truncated: boolean;
 }
 
 export function recordOutput(db: JobDatabase, id: string, output: ReceiptOutput, now: number): void {
-  stmt(db, 'UPDATE jobs SET output_tail = ?, output_styled = ?, output_bytes = ?, updated_at = ? WHERE id = ?').run(output.tail, output.styled, output.bytes, now, id);
+  stmt(db, 'UPDATE jobs SET output_tail = ?, output_styled = ?, output_bytes = ?, output_truncated = ?, updated_at = ? WHERE id = ?').run(
+    output.tail,
+    output.styled,
+    output.bytes,
+    output.truncated ? 1 : 0,
+    now,
+    id,
+  );
 }
 
 /** A PTY job's window after a resize: job_status reports the size the program sees now. */
@@ -265,10 +275,23 @@ export function finishJob(db: JobDatabase, id: string, c: Completion, now: numbe
     .prepare(
       `UPDATE jobs SET state = ?, exit_code = ?, signal = ?, termination_reason = ?, finished_at = ?,
          output_tail = coalesce(?, output_tail), output_styled = CASE WHEN ? THEN ? ELSE output_styled END,
-         output_bytes = coalesce(?, output_bytes), updated_at = ?
+         output_bytes = coalesce(?, output_bytes), output_truncated = coalesce(?, output_truncated), updated_at = ?
        WHERE id = ? AND state IN ${ACTIVE_SQL}`,
     )
-    .run(c.state, c.exitCode, c.signal, c.reason, final ? now : null, c.output?.tail ?? null, c.output ? 1 : 0, c.output?.styled ?? null, c.output?.bytes ?? null, now, id);
+    .run(
+      c.state,
+      c.exitCode,
+      c.signal,
+      c.reason,
+      final ? now : null,
+      c.output?.tail ?? null,
+      c.output ? 1 : 0,
+      c.output?.styled ?? null,
+      c.output?.bytes ?? null,
+      c.output ? (c.output.truncated ? 1 : 0) : null,
+      now,
+      id,
+    );
   return res.changes > 0;
 }
 

@@ -23,6 +23,8 @@ export class LocalJob {
   readonly settle: () => void;
   private tail = '';
   private bytes = 0;
+  /** Whether output has been dropped from the front of `tail`. */
+  private dropped = false;
   /** A PTY job's lines still on its screen (not yet in `tail`; replaced, never appended). */
   private screen = '';
   private dirty = false;
@@ -42,7 +44,9 @@ export class LocalJob {
 
   onOutput(data: string): void {
     this.bytes += Buffer.byteLength(data);
-    this.tail = (this.tail + data).slice(-(this.tailChars + REDACT_MARGIN));
+    const kept = this.tail + data;
+    if (kept.length > this.tailChars + REDACT_MARGIN) this.dropped = true;
+    this.tail = kept.slice(-(this.tailChars + REDACT_MARGIN));
     this.dirty = true;
   }
 
@@ -61,13 +65,14 @@ export class LocalJob {
   /**
    * The receipt's output: the tail redacted, ANSI-free, its last `tailChars` characters; the same
    * tail with its colours when the output has any (its visible text is the tail's exactly, so it
-   * holds nothing more: core/styled.ts); and the output's bytes so far, a PTY job's screen counted
-   * as the text it is now.
+   * holds nothing more: core/styled.ts); the output's bytes so far, a PTY job's screen counted as
+   * the text it is now; and whether the tail is only the end of the output.
    */
   receiptOutput(): ReceiptOutput {
     const raw = this.tail + this.screen;
-    const tail = redact(stripAnsi(raw), { codeFile: true }).slice(-this.tailChars);
-    return { tail, styled: styledTwin(raw, tail) ?? null, bytes: this.bytes + Buffer.byteLength(this.screen) };
+    const text = redact(stripAnsi(raw), { codeFile: true });
+    const tail = text.slice(-this.tailChars);
+    return { tail, styled: styledTwin(raw, tail) ?? null, bytes: this.bytes + Buffer.byteLength(this.screen), truncated: this.dropped || tail.length < text.length };
   }
 
   /** How the job ended, from why it was stopped, how its process ended, or its worker's exit record. */

@@ -48,7 +48,8 @@ function jobView(row: JobRow): Record<string, unknown> {
     ...(row.pty === 1 ? { terminal: { cols: row.pty_cols, rows: row.pty_rows } } : {}),
     output_tail: row.output_tail,
     output_bytes: row.output_bytes,
-    output_truncated: row.output_bytes > Buffer.byteLength(row.output_tail),
+    // Receipts older than the flag: whether the byte count passes what the tail holds.
+    output_truncated: row.output_truncated === null ? row.output_bytes > Buffer.byteLength(row.output_tail) : row.output_truncated === 1,
   };
 }
 

@@ -88,6 +88,7 @@ describe('styled twins in tool_call results', () => {
     }
     assert.ok(running, 'the output arrived');
     assert.equal(running.structuredContent?.state, 'running');
+    assert.equal(running.structuredContent?.output_truncated, false, 'the colour sequences it lost are not output cut');
     assert.equal(twins(running)?.output_tail, '\x1b[1mBuilding\x1b[0m 3 packages\n\x1b[32mok core\x1b[0m \x1b[31;1mfailed view\x1b[0m\n');
     // Cancelled, then read by a new client: the receipt kept the colours with the tail.
     await viaBridge(host.client, 'job_cancel', job);
@@ -99,6 +100,7 @@ describe('styled twins in tool_call results', () => {
     }
     assert.ok(ended, 'the job ended');
     assert.equal(ended.structuredContent?.output_tail, `${PLAIN}\n`);
+    assert.equal(ended.structuredContent?.output_truncated, false);
     assert.equal(twins(ended)?.output_tail, '\x1b[1mBuilding\x1b[0m 3 packages\n\x1b[32mok core\x1b[0m \x1b[31;1mfailed view\x1b[0m\n');
     const plain = await session('modern', false);
     const seen = (await viaBridge(plain.client, 'job_status', job)).result as Result;

@@ -19,8 +19,8 @@ const RULES = { maxPrepared: 10, ttlMs: 60_000 };
 function schemaTwoDatabase(path: string): void {
   openJobDatabase(path).close();
   const db = new Database(path);
-  // The columns of schema 3 (PTY jobs) and 4 (the output tail's styled twin) did not exist yet.
-  for (const column of ['pty', 'pty_cols', 'pty_rows', 'output_styled']) db.exec(`ALTER TABLE jobs DROP COLUMN ${column}`);
+  // The columns of schema 3 (PTY jobs) and 4 (the tail's styled twin and truncation) did not exist yet.
+  for (const column of ['pty', 'pty_cols', 'pty_rows', 'output_styled', 'output_truncated']) db.exec(`ALTER TABLE jobs DROP COLUMN ${column}`);
   // The request hash of that time: command, workdir, max_runtime, profile.
   const requestHash = hashSecret(JSON.stringify(['make test', '/w/old', 60, 'light']));
   db.prepare(
