@@ -10,7 +10,9 @@ import { startFirecrawlStandin, type FirecrawlStandin } from '../fixtures/firecr
 import { startOpenAIImagesStandin, type OpenAIImagesStandin } from '../fixtures/openai-images-standin.js';
 import { startScriptedModel, type ScriptedModel, type ScriptedModelOptions } from '../fixtures/scripted-model.js';
 import type { Limits } from '../../shared/limits.js';
+import { startFakeCamofox, type FakeCamofox } from './browser.js';
 import { startTestGateway, type TestGateway } from './gateway.js';
+import { pngHeader } from './hermes-tools.js';
 import { hermes, makeHermesHome, startEgressTrap } from './hermes.js';
 
 // A gateway in front of the real Hermes tool server (the pinned Hermes venv), launched as
@@ -161,6 +163,48 @@ export async function startMediaProviders(image: Buffer, modelOptions: ScriptedM
     async close() {
       await model.close();
       await images.close();
+    },
+  };
+}
+
+/**
+ * browser_vision end to end: Hermes' real tool server offering vision_analyze (its auxiliary
+ * vision client at a scripted OpenAI-compatible model answering `analysis`), behind a gateway
+ * whose browser is a Camofox stand-in (Camofox is not Hermes) with one page, http://10.9.8.7/ (a
+ * button "Go"), and a 1280x720 PNG screenshot of it.
+ */
+export interface RealBrowserVision {
+  camofox: FakeCamofox;
+  model: ScriptedModel;
+  real: RealTools;
+  close(): Promise<void>;
+}
+
+export const VISION_PAGE = 'http://10.9.8.7/';
+export const VISION_SCREENSHOT = pngHeader(1280, 720);
+
+export async function startRealBrowserVision(dir: string, analysis: string): Promise<RealBrowserVision> {
+  const camofox = await startFakeCamofox({
+    reply: (r) => {
+      if (r.method === 'POST' && r.path === '/tabs') return { status: 200, body: { tabId: 'tab-1' } };
+      if (r.path.startsWith('/tabs/tab-1/snapshot')) return { status: 200, body: { url: VISION_PAGE, snapshot: '- button "Go" [e1]', refsCount: 1 } };
+      if (r.path.startsWith('/tabs/tab-1/screenshot')) return { status: 200, body: VISION_SCREENSHOT };
+      return { status: 404, body: { error: 'Not found' } };
+    },
+  });
+  const model = await startScriptedModel({ fallback: { text: analysis } });
+  const real = await startRealTools(dir, {
+    config: { browser: { allow_private_urls: true }, auxiliary: { vision: { base_url: model.baseUrl, api_key: 'sk-scripted', model: 'scripted-vision' } } },
+    env: { CAMOFOX_URL: camofox.url },
+  });
+  return {
+    camofox,
+    model,
+    real,
+    async close() {
+      await real.close();
+      await model.close();
+      await camofox.close();
     },
   };
 }

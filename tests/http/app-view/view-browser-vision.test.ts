@@ -4,11 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import { startScriptedModel, type ScriptedModel } from '../../fixtures/scripted-model.js';
-import { browse, startFakeCamofox, type FakeCamofox } from '../../helpers/browser.js';
+import { browse } from '../../helpers/browser.js';
 import { connect, openSession, viaBridge } from '../../helpers/gateway.js';
-import { pngHeader } from '../../helpers/hermes-tools.js';
-import { startRealTools, type RealTools } from '../../helpers/real-hermes-tools.js';
+import { startRealBrowserVision, VISION_PAGE, type RealBrowserVision } from '../../helpers/real-hermes-tools.js';
 import { tempDirs } from '../../helpers/temp.js';
 import { ensureViewBuilt } from '../../helpers/view.js';
 import { ViewBrowser, withDeclaredCsp, withHost } from '../../helpers/view-host.js';
@@ -25,9 +23,7 @@ const shotsDir = process.env.VIEW_SCREENSHOTS_DIR ?? mkdtempSync(join(tmpdir(), 
 
 describe('the result view shows a real browser_vision analysis', () => {
   const temp = tempDirs();
-  let camofox: FakeCamofox;
-  let model: ScriptedModel;
-  let real: RealTools;
+  let setup: RealBrowserVision;
   let client: Client;
   let token: string;
   let browser: ViewBrowser;
@@ -35,22 +31,10 @@ describe('the result view shows a real browser_vision analysis', () => {
 
   before(async () => {
     await ensureViewBuilt();
-    camofox = await startFakeCamofox({
-      reply: (r) => {
-        if (r.method === 'POST' && r.path === '/tabs') return { status: 200, body: { tabId: 'tab-1' } };
-        if (r.path.startsWith('/tabs/tab-1/snapshot')) return { status: 200, body: { url: 'http://10.9.8.7/', snapshot: '- button "Go" [e1]', refsCount: 1 } };
-        if (r.path.startsWith('/tabs/tab-1/screenshot')) return { status: 200, body: pngHeader(1280, 720) };
-        return { status: 404, body: { error: 'Not found' } };
-      },
-    });
-    model = await startScriptedModel({ fallback: { text: ANALYSIS } });
-    real = await startRealTools(temp.make('hmcp-view-vision-'), {
-      config: { browser: { allow_private_urls: true }, auxiliary: { vision: { base_url: model.baseUrl, api_key: 'sk-scripted', model: 'scripted-vision' } } },
-      env: { CAMOFOX_URL: camofox.url },
-    });
+    setup = await startRealBrowserVision(temp.make('hmcp-view-vision-'), ANALYSIS);
     browser = await ViewBrowser.launch();
-    ({ client, token } = await openSession(real.gw.mcpUrl, 'modern', { views: true }));
-    const nav = await browse(client, token, 'browser_navigate', { url: 'http://10.9.8.7/' });
+    ({ client, token } = await openSession(setup.real.gw.mcpUrl, 'modern', { views: true }));
+    const nav = await browse(client, token, 'browser_navigate', { url: VISION_PAGE });
     assert.equal(nav.isError, false, nav.text);
     const { contents } = await client.readResource({ uri: URI });
     html = withDeclaredCsp((contents[0] as { text: string }).text, (contents[0]!._meta as { ui: { csp: Record<string, string[]> } }).ui.csp);
@@ -59,15 +43,13 @@ describe('the result view shows a real browser_vision analysis', () => {
   after(async () => {
     await client?.close();
     await browser?.close();
-    await real?.close();
-    await model?.close();
-    await camofox?.close();
+    await setup?.close();
     temp.removeAll();
     if (!process.env.VIEW_SCREENSHOTS_DIR) rmSync(shotsDir, { recursive: true, force: true });
   });
 
   test('the analysis and where the screenshot was saved, and no made-up picture', async () => {
-    await withHost(browser.open(await connect(real.gw.mcpUrl, 'modern', { views: true }), html), async (host) => {
+    await withHost(browser.open(await connect(setup.real.gw.mcpUrl, 'modern', { views: true }), html), async (host) => {
       const args = { question: 'What is on the page?' };
       const { result, data } = await viaBridge(client, 'browser_vision', args, token);
       assert.equal(data.analysis, ANALYSIS, 'Hermes\' vision_analyze answered through the scripted model');

@@ -3,11 +3,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import { imageParts, messageText, startScriptedModel, type ModelRequest, type ScriptedModel } from '../../fixtures/scripted-model.js';
-import { browse, startFakeCamofox, type FakeCamofox } from '../../helpers/browser.js';
+import { imageParts, messageText, type ModelRequest, type ScriptedModel } from '../../fixtures/scripted-model.js';
+import { browse } from '../../helpers/browser.js';
 import { openSession } from '../../helpers/gateway.js';
-import { pngHeader } from '../../helpers/hermes-tools.js';
-import { startRealTools, type RealTools } from '../../helpers/real-hermes-tools.js';
+import { startRealBrowserVision, VISION_PAGE, VISION_SCREENSHOT, type RealBrowserVision, type RealTools } from '../../helpers/real-hermes-tools.js';
 import { tempDirs } from '../../helpers/temp.js';
 
 // browser_vision end to end when Hermes' real tool server offers vision_analyze (its auxiliary
@@ -17,7 +16,7 @@ import { tempDirs } from '../../helpers/temp.js';
 
 const temp = tempDirs();
 const ANALYSIS = 'A page with one button labelled Go.';
-let camofox: FakeCamofox;
+let setup: RealBrowserVision;
 let model: ScriptedModel;
 let real: RealTools;
 let client: Client;
@@ -30,29 +29,16 @@ function lastAsked(): { text: string; images: string[] } {
 }
 
 before(async () => {
-  camofox = await startFakeCamofox({
-    reply: (r) => {
-      if (r.method === 'POST' && r.path === '/tabs') return { status: 200, body: { tabId: 'tab-1' } };
-      if (r.path.startsWith('/tabs/tab-1/snapshot')) return { status: 200, body: { url: 'http://10.9.8.7/', snapshot: '- button "Go" [e1]', refsCount: 1 } };
-      if (r.path.startsWith('/tabs/tab-1/screenshot')) return { status: 200, body: pngHeader(1280, 720) };
-      return { status: 404, body: { error: 'Not found' } };
-    },
-  });
-  model = await startScriptedModel({ fallback: { text: ANALYSIS } });
-  real = await startRealTools(temp.make('hmcp-real-browser-vision-'), {
-    config: { browser: { allow_private_urls: true }, auxiliary: { vision: { base_url: model.baseUrl, api_key: 'sk-scripted', model: 'scripted-vision' } } },
-    env: { CAMOFOX_URL: camofox.url },
-  });
+  setup = await startRealBrowserVision(temp.make('hmcp-real-browser-vision-'), ANALYSIS);
+  ({ model, real } = setup);
   ({ client, token } = await openSession(real.gw.mcpUrl));
-  const nav = await browse(client, token, 'browser_navigate', { url: 'http://10.9.8.7/' });
+  const nav = await browse(client, token, 'browser_navigate', { url: VISION_PAGE });
   assert.equal(nav.isError, false, nav.text);
 });
 
 after(async () => {
   await client?.close();
-  await real?.close();
-  await model?.close();
-  await camofox?.close();
+  await setup?.close();
   temp.removeAll();
 });
 
@@ -67,11 +53,11 @@ test('the screenshot is analysed by the tool server\'s vision_analyze, on the sa
   assert.equal(r.isError, false, r.text);
   const path = r.data.screenshot_path as string;
   assert.equal(path.startsWith(join(real.home, 'browser_screenshots', 'browser_screenshot_')), true, path);
-  assert.deepEqual(readFileSync(path), pngHeader(1280, 720));
+  assert.deepEqual(readFileSync(path), VISION_SCREENSHOT);
   assert.deepEqual(r.data, { success: true, analysis: ANALYSIS, screenshot_path: path });
   const asked = lastAsked();
   assert.match(asked.text, /What is on the page\?/);
-  assert.deepEqual(asked.images, [`data:image/png;base64,${pngHeader(1280, 720).toString('base64')}`], 'the saved screenshot went to the model');
+  assert.deepEqual(asked.images, [`data:image/png;base64,${VISION_SCREENSHOT.toString('base64')}`], 'the saved screenshot went to the model');
 });
 
 test('with annotate, the snapshot goes along with the question', async () => {
