@@ -38,6 +38,13 @@ export function withDeclaredCsp(html: string, csp: Csp): string {
   return html.replace('<head>', `<head><meta http-equiv="Content-Security-Policy" content="${policy}">`);
 }
 
+/** The view as a host loads it: its HTML as `client`'s resources/read returns it, under the CSP its `_meta.ui` declares. */
+export async function viewAsHosted(client: Client): Promise<string> {
+  const { contents } = await client.readResource({ uri: 'ui://hermes-mcp-gateway/result-view.html' });
+  const csp = (contents[0]!._meta as { ui: { csp: Csp } }).ui.csp;
+  return withDeclaredCsp((contents[0] as { text: string }).text, csp);
+}
+
 async function hostScript(): Promise<string> {
   const out = await build({ entryPoints: [join(packageRoot(), 'tests', 'http', 'app-view', 'host', 'host.ts')], bundle: true, write: false, format: 'iife', platform: 'browser', target: 'es2022', logLevel: 'warning' });
   return out.outputFiles[0]!.text;

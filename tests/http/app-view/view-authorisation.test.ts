@@ -4,13 +4,12 @@ import type { Client } from '@modelcontextprotocol/client';
 import { viaBridge, startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { authCli, connectWithToken, createStaticToken } from '../../helpers/auth.js';
 import { ensureViewBuilt } from '../../helpers/view.js';
-import { ViewBrowser, withDeclaredCsp } from '../../helpers/view-host.js';
+import { ViewBrowser, viewAsHosted } from '../../helpers/view-host.js';
 
 // The view's tool calls are the host's tools/call requests, authorised like a model's: a host
 // holding a read-only credential can follow a job (job_status is read-only) but its Cancel is
 // refused with SCOPE_INSUFFICIENT, and a revoked credential gets nothing at all.
 
-const URI = 'ui://hermes-mcp-gateway/result-view.html';
 
 describe('the result view calls tools with the host credential', () => {
   let gw: TestGateway;
@@ -25,8 +24,7 @@ describe('the result view calls tools with the host credential', () => {
     browser = await ViewBrowser.launch();
     model = await connectWithToken(gw.mcpUrl, 'modern', createStaticToken(gw.home, 'model', 'full'));
     token = (await viaBridge(model, 'session_open')).data.session_token as string;
-    const { contents } = await model.readResource({ uri: URI });
-    html = withDeclaredCsp((contents[0] as { text: string }).text, (contents[0]!._meta as { ui: { csp: Record<string, string[]> } }).ui.csp);
+    html = await viewAsHosted(model);
   });
   after(async () => {
     await model?.close();

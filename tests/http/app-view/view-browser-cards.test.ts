@@ -11,14 +11,13 @@ import { ALLOW_LOOPBACK_PAGES, homeWithConfig } from '../../helpers/browser.js';
 import { pngSize, startStandin, type Standin } from '../../helpers/camofox.js';
 import { connect, openSession, startTestGateway, viaBridge, type TestGateway } from '../../helpers/gateway.js';
 import { ensureViewBuilt } from '../../helpers/view.js';
-import { ViewBrowser, withDeclaredCsp, type ViewHost, withHost } from '../../helpers/view-host.js';
+import { ViewBrowser, viewAsHosted, type ViewHost, withHost } from '../../helpers/view-host.js';
 
 // The result view's browser cards in Chromium, from real browser tool results: a gateway wired to
 // the Camofox stand-in (which drives its own Chromium over the fixture pages), the results handed
 // to the view as a host hands them. One screenshot per card goes to this test's temp directory, or
 // to VIEW_SCREENSHOTS_DIR when `npm run docs:view-screenshots` asks for them.
 
-const URI = 'ui://hermes-mcp-gateway/result-view.html';
 const USER = 'gateway_view_user'; // a fixed Camofox user (CAMOFOX_USER_ID), so the test can reach the owner's tab
 const shotsDir = process.env.VIEW_SCREENSHOTS_DIR ?? mkdtempSync(join(tmpdir(), 'view-browser-shots-'));
 const HOSTILE_TEXT = `<script>console.log('PWNED-text')</script>`;
@@ -61,9 +60,7 @@ describe('the result view\'s browser cards, from real browser tool results', () 
     gw = await startTestGateway({ home, env: { CAMOFOX_URL: `http://127.0.0.1:${standin.port}`, CAMOFOX_USER_ID: USER } });
     browser = await ViewBrowser.launch();
     ({ client: model, token } = await openSession(gw.mcpUrl, 'modern', { views: true }));
-    const { contents } = await model.readResource({ uri: URI });
-    const csp = (contents[0]!._meta as { ui: { csp: Record<string, string[]> } }).ui.csp;
-    html = withDeclaredCsp((contents[0] as { text: string }).text, csp);
+    html = await viewAsHosted(model);
   });
   after(async () => {
     await model?.close();

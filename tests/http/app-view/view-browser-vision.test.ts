@@ -9,7 +9,7 @@ import { connect, openSession, viaBridge } from '../../helpers/gateway.js';
 import { startRealBrowserVision, VISION_PAGE, type RealBrowserVision } from '../../helpers/real-hermes-tools.js';
 import { tempDirs } from '../../helpers/temp.js';
 import { ensureViewBuilt } from '../../helpers/view.js';
-import { ViewBrowser, withDeclaredCsp, withHost } from '../../helpers/view-host.js';
+import { ViewBrowser, viewAsHosted, withHost } from '../../helpers/view-host.js';
 
 // The browser_vision card from a real analysis: Hermes' real tool server answers vision_analyze
 // with its auxiliary vision client at a scripted OpenAI-compatible model (the paid provider's
@@ -17,7 +17,6 @@ import { ViewBrowser, withDeclaredCsp, withHost } from '../../helpers/view-host.
 // Its result carries the analysis and where the screenshot was saved, not the image itself, so
 // the card shows those two and no picture.
 
-const URI = 'ui://hermes-mcp-gateway/result-view.html';
 const ANALYSIS = 'A page with one button labelled Go.';
 const shotsDir = process.env.VIEW_SCREENSHOTS_DIR ?? mkdtempSync(join(tmpdir(), 'view-vision-shots-'));
 
@@ -36,8 +35,7 @@ describe('the result view shows a real browser_vision analysis', () => {
     ({ client, token } = await openSession(setup.real.gw.mcpUrl, 'modern', { views: true }));
     const nav = await browse(client, token, 'browser_navigate', { url: VISION_PAGE });
     assert.equal(nav.isError, false, nav.text);
-    const { contents } = await client.readResource({ uri: URI });
-    html = withDeclaredCsp((contents[0] as { text: string }).text, (contents[0]!._meta as { ui: { csp: Record<string, string[]> } }).ui.csp);
+    html = await viewAsHosted(client);
   });
 
   after(async () => {

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { connect, openSession, startTestGateway, viaBridge, type TestGateway } from '../../helpers/gateway.js';
 import { ensureViewBuilt } from '../../helpers/view.js';
-import { ViewBrowser, withDeclaredCsp, type ViewHost, withHost } from '../../helpers/view-host.js';
+import { ViewBrowser, viewAsHosted, type ViewHost, withHost } from '../../helpers/view-host.js';
 import { waitFor } from '../../helpers/wait.js';
 
 // The result view in a real browser (issue #26): Debian's Chromium, a host page running ext-apps'
@@ -15,7 +15,6 @@ import { waitFor } from '../../helpers/wait.js';
 // through the bridge to the same gateway. One screenshot per card kind goes to this test's temp
 // directory, or to VIEW_SCREENSHOTS_DIR when `npm run docs:view-screenshots` asks for them.
 
-const URI = 'ui://hermes-mcp-gateway/result-view.html';
 const shotsDir = process.env.VIEW_SCREENSHOTS_DIR ?? mkdtempSync(join(tmpdir(), 'view-shots-'));
 
 describe('the result view in Chromium', () => {
@@ -31,9 +30,7 @@ describe('the result view in Chromium', () => {
     browser = await ViewBrowser.launch();
     // The model's calls reach the gateway through the host, which renders views (so declares it).
     ({ client: model, token } = await openSession(gw.mcpUrl, 'modern', { views: true }));
-    const { contents } = await model.readResource({ uri: URI });
-    const csp = (contents[0]!._meta as { ui: { csp: Record<string, string[]> } }).ui.csp;
-    html = withDeclaredCsp((contents[0] as { text: string }).text, csp);
+    html = await viewAsHosted(model);
   });
   after(async () => {
     await model?.close();
