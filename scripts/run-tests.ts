@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { constants as osConstants } from 'node:os';
-import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { packageRoot } from '../shared/package-root.js';
 import { clearFidelityReport, fidelityTable } from './fidelity-report.js';
 import { ensureHermesVenv } from './hermes-venv.js';
+import { testFiles } from './test-files.js';
 import { CHROMIUM, CURL, ensurePackage, NGINX, RIPGREP } from './test-prerequisites.js';
 
 // Runs the compiled test files with node's test runner, on whichever Node runs this script.
@@ -19,16 +19,8 @@ import { CHROMIUM, CURL, ensurePackage, NGINX, RIPGREP } from './test-prerequisi
 
 const root = packageRoot();
 const testsDir = join(root, 'dist', 'tests');
-const args = process.argv.slice(2).map((p) => p.replace(/^(!?)(dist\/)?tests\//, '$1'));
-const prefixes = args.filter((p) => !p.startsWith('!'));
-const excluded = args.filter((p) => p.startsWith('!')).map((p) => p.slice(1));
-
-const files = (readdirSync(testsDir, { recursive: true, encoding: 'utf8' }) as string[])
-  .filter((f) => f.endsWith('.test.js'))
-  .filter((f) => prefixes.length === 0 || prefixes.some((p) => f.startsWith(p)))
-  .filter((f) => !excluded.some((p) => f.startsWith(p)))
-  .sort()
-  .map((f) => join(testsDir, f));
+const args = process.argv.slice(2);
+const files = testFiles(testsDir, args);
 
 if (files.length === 0) {
   process.stderr.write(`run-tests: no test file under ${relative(root, testsDir)} matches ${args.join(' ')}\n`);

@@ -1,17 +1,19 @@
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
 import { ensureHermesVenv, VENV } from './hermes-venv.js';
 import { nodeBinary } from './node-binary.js';
 import { checkoutFiles, dependencyStamp, markInstalled, stageCheckout } from './staged-checkout.js';
+import { shareOut, testFiles } from './test-files.js';
 
-// Runs the whole test suite on other Node.js major versions (CI: the current LTS lines), each in a
+// Runs the test suite on other Node.js major versions (CI: the current LTS lines), each in a
 // staged copy of this checkout so the native modules (better-sqlite3, the subreaper addon) can be
 // built against that version's headers without touching this checkout's node_modules.
 //
 //   node dist/scripts/test-on-node.js 24 22
 //   node dist/scripts/test-on-node.js 24 -- jobs/pty   only the test files run-tests.js selects so
+//   node dist/scripts/test-on-node.js 24 22 --split    the Nodes share the suite (test-files.ts shareOut)
 //
 // The staged copies are prepared side by side (each install is mostly one compiler on one core, so
 // two fill the two cores of a small CI machine), each install's output printed as one block when
@@ -20,6 +22,13 @@ import { checkoutFiles, dependencyStamp, markInstalled, stageCheckout } from './
 
 const root = packageRoot();
 const children = new Set<ChildProcess>();
+
+/** The test files (paths under dist/tests/) each of `count` Nodes runs: all selected ones each, or with --split its share (test-files.ts). */
+function shares(prefixes: readonly string[], count: number, split: boolean): string[][] {
+  const testsDir = join(root, 'dist', 'tests');
+  const files = testFiles(testsDir, prefixes).map((f) => relative(testsDir, f));
+  return split ? shareOut(files, count) : Array.from({ length: count }, () => files);
+}
 
 interface Staged {
   node: string;
@@ -103,7 +112,7 @@ async function install(major: number, files: readonly string[]): Promise<Staged 
   return r.ok && { node: binary.node, stage, env, version };
 }
 
-async function main(majors: readonly number[], testPrefixes: readonly string[]): Promise<boolean> {
+async function main(majors: readonly number[], testPrefixes: readonly string[], split: boolean): Promise<boolean> {
   const files = checkoutFiles(root);
   // Once per version: two installs into one staged copy would race.
   const staged = await Promise.all([...new Set(majors)].map((major) => prepare(major, files)));
@@ -111,14 +120,16 @@ async function main(majors: readonly number[], testPrefixes: readonly string[]):
   // checkout's (provisioned here first when it is missing) instead of pip-installing hermes-agent
   // again for every Node version.
   const venv = staged.includes(false) ? undefined : ensureHermesVenv(root);
-  for (const s of staged) {
+  const suites = shares(testPrefixes, staged.length, split);
+  for (const [i, s] of staged.entries()) {
     if (s === false) return false;
     const link = join(s.stage, VENV);
     mkdirSync(dirname(link), { recursive: true });
     rmSync(link, { recursive: true, force: true });
     symlinkSync(venv!.dir, link);
-    process.stdout.write(`\n== test suite on ${s.version} ==\n`);
-    const r = await run(s.node, [join(s.stage, 'dist', 'scripts', 'run-tests.js'), ...testPrefixes], { cwd: s.stage, env: s.env }, false);
+    const suite = suites[i]!;
+    process.stdout.write(`\n== test suite on ${s.version}${split ? `: its share, ${suite.length} files` : ''} ==\n`);
+    const r = await run(s.node, [join(s.stage, 'dist', 'scripts', 'run-tests.js'), ...(split ? suite : testPrefixes)], { cwd: s.stage, env: s.env }, false);
     if (!r.ok) {
       process.stderr.write(`test-on-node: the suite on ${s.version} failed\n`);
       return false;
@@ -129,13 +140,15 @@ async function main(majors: readonly number[], testPrefixes: readonly string[]):
 
 const args = process.argv.slice(2);
 const dashes = args.indexOf('--');
-const majors = (dashes < 0 ? args : args.slice(0, dashes)).map(Number);
+const options = dashes < 0 ? args : args.slice(0, dashes);
+const split = options.includes('--split');
+const majors = options.filter((a) => a !== '--split').map(Number);
 const testPrefixes = dashes < 0 ? [] : args.slice(dashes + 1);
 if (majors.length === 0 || majors.some((m) => !Number.isInteger(m) || m < 20)) {
-  process.stderr.write('usage: test-on-node.js MAJOR [MAJOR…] [-- TEST_PREFIX…]   e.g. 24 22, or 24 -- jobs\n');
+  process.stderr.write('usage: test-on-node.js MAJOR [MAJOR…] [--split] [-- TEST_PREFIX…]   e.g. 24 22, or 24 -- jobs\n');
   process.exit(2);
 }
-main(majors, testPrefixes).then(
+main(majors, testPrefixes, split).then(
   (ok) => finish(ok ? 0 : 1),
   (e: unknown) => {
     process.stderr.write(`test-on-node: ${e instanceof Error ? e.message : String(e)}\n`);

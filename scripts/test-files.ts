@@ -1,0 +1,40 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The compiled test files under `testsDir` (absolute paths, sorted) that `args` select: a path
+ * prefix under tests/ selects the files it starts, `!prefix` leaves them out, no prefix at all
+ * selects every file. `tests/` and `dist/tests/` in front of a prefix are accepted and dropped.
+ */
+export function testFiles(testsDir: string, args: readonly string[]): string[] {
+  const normalized = args.map((p) => p.replace(/^(!?)(dist\/)?tests\//, '$1'));
+  const prefixes = normalized.filter((p) => !p.startsWith('!'));
+  const excluded = normalized.filter((p) => p.startsWith('!')).map((p) => p.slice(1));
+  return (readdirSync(testsDir, { recursive: true, encoding: 'utf8' }) as string[])
+    .filter((f) => f.endsWith('.test.js'))
+    .filter((f) => prefixes.length === 0 || prefixes.some((p) => f.startsWith(p)))
+    .filter((f) => !excluded.some((p) => f.startsWith(p)))
+    .sort()
+    .map((f) => join(testsDir, f));
+}
+
+// Sharing a suite between Node versions (test-on-node.js --split; CI runs the whole suite on the
+// README's Node first): the files testing what changes with the Node version run on every Node,
+// and the rest are dealt out in turn, so each of those still runs on one of the versions.
+export const EVERY_NODE: readonly string[] = [
+  'tools/jobs/', // better-sqlite3 and node-pty, built against each Node's own headers
+  'tools/guarded/', // session search reads Hermes' state.db through better-sqlite3
+  'http/auth/', // the credential store on better-sqlite3, OAuth on oidc-provider
+  'http/mcp/', // the SDK's HTTP transports in both protocol eras
+  'workers/', // the worker processes, their pipes and frames
+  'platform/spawning/', // child processes, namespaces, subreapers, scopes
+  'platform/thread-pool/', // piscina's worker threads
+  'shared/',
+];
+
+/** `files` (paths under tests/) shared out among `count` runs: EVERY_NODE's in each, every other one in exactly one. */
+export function shareOut(files: readonly string[], count: number): string[][] {
+  const everywhere = files.filter((f) => EVERY_NODE.some((p) => f.startsWith(p)));
+  const rest = files.filter((f) => !EVERY_NODE.some((p) => f.startsWith(p)));
+  return Array.from({ length: count }, (_, i) => [...everywhere, ...rest.filter((_, j) => j % count === i)].sort());
+}

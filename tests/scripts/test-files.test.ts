@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { after, test } from 'node:test';
+import { EVERY_NODE, shareOut, testFiles } from '../../scripts/test-files.js';
+import { tempDirs } from '../helpers/temp.js';
+
+// Which compiled test files a run selects (run-tests.js, test-on-node.js), and how --split shares
+// a suite between Node versions without leaving a file out.
+
+const temp = tempDirs();
+after(() => temp.removeAll());
+
+function tree(files: string[]): string {
+  const dir = temp.make('hmcp-test-files-');
+  for (const f of files) {
+    mkdirSync(join(dir, f, '..'), { recursive: true });
+    writeFileSync(join(dir, f), '');
+  }
+  return dir;
+}
+
+test('prefixes select, ! prefixes leave out, tests/ and dist/tests/ in front are dropped, only .test.js files count', () => {
+  const dir = tree(['core/a.test.js', 'core/b.test.js', 'core/helper.js', 'fidelity/x.test.js', 'http/app-view/view-browser.test.js', 'http/mcp/m.test.js']);
+  const sel = (...args: string[]) => testFiles(dir, args).map((f) => relative(dir, f));
+  assert.deepEqual(sel(), ['core/a.test.js', 'core/b.test.js', 'fidelity/x.test.js', 'http/app-view/view-browser.test.js', 'http/mcp/m.test.js']);
+  assert.deepEqual(sel('tests/core/'), ['core/a.test.js', 'core/b.test.js']);
+  assert.deepEqual(sel('!fidelity/', '!dist/tests/http/app-view/view-browser'), ['core/a.test.js', 'core/b.test.js', 'http/mcp/m.test.js']);
+  assert.deepEqual(sel('core/b.test.js'), ['core/b.test.js'], 'a file name selects that file');
+});
+
+test('a split suite: the version-sensitive files on every Node, each other file on exactly one, shares within one file of each other', () => {
+  const files = ['core/a.test.js', 'core/b.test.js', 'core/c.test.js', 'docs/d.test.js', 'tools/jobs/j.test.js', 'tools/files/f.test.js', 'workers/w.test.js'];
+  const [first, second] = shareOut(files, 2) as [string[], string[]];
+  for (const f of files.filter((f) => EVERY_NODE.some((p) => f.startsWith(p)))) {
+    assert.ok(first.includes(f) && second.includes(f), `${f} runs on both`);
+  }
+  const others = files.filter((f) => !EVERY_NODE.some((p) => f.startsWith(p)));
+  for (const f of others) assert.equal(Number(first.includes(f)) + Number(second.includes(f)), 1, `${f} runs on exactly one`);
+  assert.ok(Math.abs(first.length - second.length) <= 1);
+  assert.deepEqual(shareOut(files, 1), [[...files].sort()], 'one Node runs them all');
+});
