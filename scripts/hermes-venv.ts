@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
 import { isExecutable } from './test-prerequisites.js';
@@ -83,31 +83,52 @@ function lockVenv(lock: string): () => void {
   // The lock appears with its holder's pid already in it: written to a file of our own, then
   // hard-linked into place (link fails if the lock exists). A lock created empty and written after
   // would, for a moment, read as a holder that is gone, and be taken over while held.
+  //
+  // A lock is known by its inode as well as its pid: a lock whose holder is gone is removed only if
+  // it is still the file that was read, same inode and pid (another waiter may have taken it over
+  // meanwhile and put its own in place), and a holder removes only its own lock. What is left is
+  // the moment between that second look and the removal.
   const mine = `${lock}.${process.pid}`;
   for (;;) {
     writeFileSync(mine, `${process.pid}\n`);
     try {
       linkSync(mine, lock);
-      return () => rmSync(lock, { force: true });
+      const own = statSync(mine).ino;
+      return () => {
+        if (statSync(lock, { throwIfNoEntry: false })?.ino === own) rmSync(lock, { force: true });
+      };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     } finally {
       rmSync(mine, { force: true });
     }
-    let holder: number;
-    try {
-      holder = Number.parseInt(readFileSync(lock, 'utf8'), 10);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue; // released meanwhile: try again
-      throw err;
-    }
+    const held = readLock(lock);
+    if (held === undefined) continue; // released meanwhile: try again
+    const { holder, ino } = held;
     if (!processAlive(holder)) {
-      rmSync(lock, { force: true });
+      const still = readLock(lock);
+      if (still?.ino === ino && still.holder === holder) rmSync(lock, { force: true });
       continue;
     }
     if (Date.now() > until) throw new Error(`hermes-venv: ${lock} is still held by process ${holder} after ${LOCK_WAIT_MS / 60_000} minutes`);
     // A synchronous wait (this function is synchronous for its callers): 200 ms, then look again.
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+  }
+}
+
+/** The lock's holder and inode, read from one open file; undefined when there is no lock. */
+function readLock(lock: string): { holder: number; ino: number } | undefined {
+  let fd: number;
+  try {
+    fd = openSync(lock, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  try {
+    return { holder: Number.parseInt(readFileSync(fd, 'utf8'), 10), ino: fstatSync(fd).ino };
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -128,6 +128,11 @@ async function main(majors: readonly number[], testPrefixes: readonly string[], 
     rmSync(link, { recursive: true, force: true });
     symlinkSync(venv!.dir, link);
     const suite = suites[i]!;
+    // An empty share would hand run-tests no file, which it reads as every file.
+    if (split && suite.length === 0) {
+      process.stderr.write(`test-on-node: the selection is too small to share: ${s.version} would get no test file\n`);
+      return false;
+    }
     process.stdout.write(`\n== test suite on ${s.version}${split ? `: its share, ${suite.length} files` : ''} ==\n`);
     const r = await run(s.node, [join(s.stage, 'dist', 'scripts', 'run-tests.js'), ...(split ? suite : testPrefixes)], { cwd: s.stage, env: s.env }, false);
     if (!r.ok) {

@@ -77,6 +77,8 @@ export interface ToolOutcome {
    * Styled twins (core/styled.ts styledTwin) of top-level string fields of `structured`, by field:
    * the same text with its colours, for the result view. Sent in the result's `_meta` only where a
    * twin's visible text is the field exactly as the client receives it; never seen by the model.
+   * Not redacted itself (the check against the redacted field is what keeps secrets out): anything
+   * that passes an outcome on must drop it or go through normalizeResult's check.
    */
   styled?: Record<string, string>;
 }
