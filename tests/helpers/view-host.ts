@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { build } from 'esbuild';
@@ -6,6 +7,7 @@ import { chromium, type Browser, type FrameLocator, type Page } from 'playwright
 import { packageRoot } from '../../shared/package-root.js';
 import { CHROMIUM_ARGS } from '../fixtures/camofox/browser.js';
 import { CHROMIUM, ensurePackage } from '../../scripts/test-prerequisites.js';
+import { ensureViewBuilt } from './view.js';
 
 // The Node side of the view's browser tests: Debian's Chromium driven by playwright-core, a host
 // page running ext-apps' AppBridge (tests/http/app-view/host/host.ts), and the host's tool calls sent to the
@@ -38,11 +40,25 @@ export function withDeclaredCsp(html: string, csp: Csp): string {
   return html.replace('<head>', `<head><meta http-equiv="Content-Security-Policy" content="${policy}">`);
 }
 
-/** The view as a host loads it: its HTML as `client`'s resources/read returns it, under the CSP its `_meta.ui` declares. */
+/**
+ * The view as a host loads it: its HTML as `client`'s resources/read returns it (bundled from the
+ * current sources first, ensureViewBuilt), under the CSP its `_meta.ui` declares.
+ */
 export async function viewAsHosted(client: Client): Promise<string> {
+  await ensureViewBuilt();
   const { contents } = await client.readResource({ uri: 'ui://hermes-mcp-gateway/result-view.html' });
   const csp = (contents[0]!._meta as { ui: { csp: Csp } }).ui.csp;
   return withDeclaredCsp((contents[0] as { text: string }).text, csp);
+}
+
+/**
+ * Where a browser test writes its screenshots: VIEW_SCREENSHOTS_DIR when `npm run
+ * docs:view-screenshots` asks for them (kept), else a temporary directory `remove` deletes.
+ */
+export function screenshotsDir(prefix: string): { dir: string; remove(): void } {
+  const asked = process.env.VIEW_SCREENSHOTS_DIR;
+  const dir = asked ?? mkdtempSync(join(tmpdir(), prefix));
+  return { dir, remove: () => (asked ? undefined : rmSync(dir, { recursive: true, force: true })) };
 }
 
 async function hostScript(): Promise<string> {

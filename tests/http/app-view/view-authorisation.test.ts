@@ -3,7 +3,6 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { viaBridge, startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { authCli, connectWithToken, createStaticToken } from '../../helpers/auth.js';
-import { ensureViewBuilt } from '../../helpers/view.js';
 import { ViewBrowser, viewAsHosted } from '../../helpers/view-host.js';
 
 // The view's tool calls are the host's tools/call requests, authorised like a model's: a host
@@ -19,7 +18,6 @@ describe('the result view calls tools with the host credential', () => {
   let html: string;
 
   before(async () => {
-    await ensureViewBuilt();
     gw = await startTestGateway({ env: { HERMES_MCP_AUTH: 'on' } });
     browser = await ViewBrowser.launch();
     model = await connectWithToken(gw.mcpUrl, 'modern', createStaticToken(gw.home, 'model', 'full'));

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
@@ -10,8 +9,7 @@ import { startFixturePages, type FixturePages } from '../../fixtures/camofox/pag
 import { ALLOW_LOOPBACK_PAGES, homeWithConfig } from '../../helpers/browser.js';
 import { pngSize, startStandin, type Standin } from '../../helpers/camofox.js';
 import { connect, openSession, startTestGateway, viaBridge, type TestGateway } from '../../helpers/gateway.js';
-import { ensureViewBuilt } from '../../helpers/view.js';
-import { ViewBrowser, viewAsHosted, type ViewHost, withHost } from '../../helpers/view-host.js';
+import { ViewBrowser, viewAsHosted, type ViewHost, withHost, screenshotsDir } from '../../helpers/view-host.js';
 
 // The result view's browser cards in Chromium, from real browser tool results: a gateway wired to
 // the Camofox stand-in (which drives its own Chromium over the fixture pages), the results handed
@@ -19,7 +17,8 @@ import { ViewBrowser, viewAsHosted, type ViewHost, withHost } from '../../helper
 // to VIEW_SCREENSHOTS_DIR when `npm run docs:view-screenshots` asks for them.
 
 const USER = 'gateway_view_user'; // a fixed Camofox user (CAMOFOX_USER_ID), so the test can reach the owner's tab
-const shotsDir = process.env.VIEW_SCREENSHOTS_DIR ?? mkdtempSync(join(tmpdir(), 'view-browser-shots-'));
+const shots = screenshotsDir('view-browser-shots-');
+const shotsDir = shots.dir;
 const HOSTILE_TEXT = `<script>console.log('PWNED-text')</script>`;
 const HOSTILE_HEADING = `<img src=x onerror=console.log('PWNED-heading')>`;
 const HOSTILE_ALT = `<b>bold</b><img src=x onerror=console.log('PWNED-alt')>`;
@@ -52,7 +51,6 @@ describe('the result view\'s browser cards, from real browser tool results', () 
   let hostile: { url: string; close(): Promise<void> };
 
   before(async () => {
-    await ensureViewBuilt();
     pages = await startFixturePages();
     hostile = await startHostilePage(`${pages.origin}/red.png`);
     standin = await startStandin();
@@ -70,7 +68,7 @@ describe('the result view\'s browser cards, from real browser tool results', () 
     await hostile?.close();
     await pages?.close();
     if (home) rmSync(home, { recursive: true, force: true });
-    if (!process.env.VIEW_SCREENSHOTS_DIR) rmSync(shotsDir, { recursive: true, force: true });
+    shots.remove();
   });
 
   /** A browser tool through tool_call by the "model" (its session), and the view shown its input and result. */

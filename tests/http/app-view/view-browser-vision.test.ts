@@ -1,15 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { browse } from '../../helpers/browser.js';
 import { connect, openSession, viaBridge } from '../../helpers/gateway.js';
 import { startRealBrowserVision, VISION_PAGE, type RealBrowserVision } from '../../helpers/real-hermes-tools.js';
 import { tempDirs } from '../../helpers/temp.js';
-import { ensureViewBuilt } from '../../helpers/view.js';
-import { ViewBrowser, viewAsHosted, withHost } from '../../helpers/view-host.js';
+import { ViewBrowser, viewAsHosted, withHost, screenshotsDir } from '../../helpers/view-host.js';
 
 // The browser_vision card from a real analysis: Hermes' real tool server answers vision_analyze
 // with its auxiliary vision client at a scripted OpenAI-compatible model (the paid provider's
@@ -18,7 +14,8 @@ import { ViewBrowser, viewAsHosted, withHost } from '../../helpers/view-host.js'
 // the card shows those two and no picture.
 
 const ANALYSIS = 'A page with one button labelled Go.';
-const shotsDir = process.env.VIEW_SCREENSHOTS_DIR ?? mkdtempSync(join(tmpdir(), 'view-vision-shots-'));
+const shots = screenshotsDir('view-vision-shots-');
+const shotsDir = shots.dir;
 
 describe('the result view shows a real browser_vision analysis', () => {
   const temp = tempDirs();
@@ -29,7 +26,6 @@ describe('the result view shows a real browser_vision analysis', () => {
   let html: string;
 
   before(async () => {
-    await ensureViewBuilt();
     setup = await startRealBrowserVision(temp.make('hmcp-view-vision-'), ANALYSIS);
     browser = await ViewBrowser.launch();
     ({ client, token } = await openSession(setup.real.gw.mcpUrl, 'modern', { views: true }));
@@ -43,7 +39,7 @@ describe('the result view shows a real browser_vision analysis', () => {
     await browser?.close();
     await setup?.close();
     temp.removeAll();
-    if (!process.env.VIEW_SCREENSHOTS_DIR) rmSync(shotsDir, { recursive: true, force: true });
+    shots.remove();
   });
 
   test('the analysis and where the screenshot was saved, and no made-up picture', async () => {

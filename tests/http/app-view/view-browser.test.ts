@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { connect, openSession, startTestGateway, viaBridge, type TestGateway } from '../../helpers/gateway.js';
-import { ensureViewBuilt } from '../../helpers/view.js';
-import { ViewBrowser, viewAsHosted, type ViewHost, withHost } from '../../helpers/view-host.js';
+import { ViewBrowser, viewAsHosted, type ViewHost, withHost, screenshotsDir } from '../../helpers/view-host.js';
 import { waitFor } from '../../helpers/wait.js';
 
 // The result view in a real browser (issue #26): Debian's Chromium, a host page running ext-apps'
@@ -15,7 +12,8 @@ import { waitFor } from '../../helpers/wait.js';
 // through the bridge to the same gateway. One screenshot per card kind goes to this test's temp
 // directory, or to VIEW_SCREENSHOTS_DIR when `npm run docs:view-screenshots` asks for them.
 
-const shotsDir = process.env.VIEW_SCREENSHOTS_DIR ?? mkdtempSync(join(tmpdir(), 'view-shots-'));
+const shots = screenshotsDir('view-shots-');
+const shotsDir = shots.dir;
 
 describe('the result view in Chromium', () => {
   let gw: TestGateway;
@@ -25,7 +23,6 @@ describe('the result view in Chromium', () => {
   let html: string;
 
   before(async () => {
-    await ensureViewBuilt();
     gw = await startTestGateway();
     browser = await ViewBrowser.launch();
     // The model's calls reach the gateway through the host, which renders views (so declares it).
@@ -36,7 +33,7 @@ describe('the result view in Chromium', () => {
     await model?.close();
     await browser?.close();
     await gw?.close();
-    if (!process.env.VIEW_SCREENSHOTS_DIR) rmSync(shotsDir, { recursive: true, force: true });
+    shots.remove();
   });
 
   /** A deferred call through tool_call by the "model", and the view shown its input and result. */
