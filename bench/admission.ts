@@ -40,9 +40,8 @@ import {
   type RacerResult,
   type RunningRacer,
 } from '../tests/helpers/admission-racer.js';
-import { runBench } from './measure.js';
+import { env, runBench } from './measure.js';
 
-const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const JOBS = env('BENCH_ADMISSION_JOBS', 6000);
 const DURATION_MS = env('BENCH_ADMISSION_MS', 3000);
 const CONTENTION_MS = env('BENCH_CONTENTION_MS', 1500);

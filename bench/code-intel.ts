@@ -21,9 +21,8 @@ import { createProtocolConnection, DocumentSymbolRequest, InitializedNotificatio
 import { packageRoot } from '../shared/package-root.js';
 import { launchGateway, nodeFlags, started } from './launch.js';
 import { typescriptProject } from '../tests/helpers/graph.js';
-import { pct, row, runBench, sample, stopChild, toolCall, toolCallResult, verdict } from './measure.js';
+import { env, pct, row, runBench, sample, stopChild, toolCall, toolCallResult, verdict } from './measure.js';
 
-const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const WARMUP = env('BENCH_CODE_WARMUP', 20);
 const ROUNDS = env('BENCH_CODE_ROUNDS', 200);
 const OVERHEAD_TARGET_MS = 5;

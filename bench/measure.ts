@@ -1,10 +1,13 @@
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 // What the benches that time calls share: percentiles of sorted samples, a sequential sampler with
 // warm-up, a modern-era (2026-07-28, sessionless) JSON-RPC POST to an MCP endpoint, tool_call of one
-// deferred tool through it, and stopping a child by pid with a bounded grace.
+// deferred tool through it, running a command to its end, stopping a child by pid with a bounded
+// grace, and numeric settings from the environment.
 
+/** A numeric setting of a bench run from the environment (BENCH_ROUNDS, ...), or its default. */
+export const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 export const pct = (s: number[], p: number) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 export const sorted = (s: number[]) => [...s].sort((a, b) => a - b);
 export const ms = (n: number) => `${n.toFixed(2).padStart(7)} ms`;
@@ -74,6 +77,15 @@ export async function toolCall(url: string, tool: string, args: Record<string, u
 }
 
 /** SIGTERM, then SIGKILL after `graceMs`; resolves once the child has exited. */
+/** Runs `command` to its end; rejects unless it exits 0. */
+export function runToExit(command: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: 'ignore' });
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} exited with ${code}`))));
+  });
+}
+
 export async function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -20,12 +20,11 @@ import { join } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
 import { terminalProtocol, type TerminalProtocol } from '../shared/worker-protocol/terminal.js';
 import { launchFloor, launchGateway, launchSdkFloor, nodeFlags, started } from './launch.js';
-import { pct, post, row, runBench, sample, sorted, stopChild, toolCall, verdict } from './measure.js';
+import { env, pct, post, row, runBench, runToExit, sample, sorted, stopChild, toolCall, verdict } from './measure.js';
 import { detectIsolation } from '../supervisor/platform/spawning/isolation.js';
 import { WorkerProcess } from '../supervisor/platform/spawning/worker-process.js';
 import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, survivors, waitForSurvivors } from '../tests/helpers/escapees.js';
 
-const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const FLOOR_WARMUP = env('BENCH_FLOOR_WARMUP', 300);
 const FLOOR_ROUNDS = env('BENCH_FLOOR_ROUNDS', 2000);
 const SPAWN_WARMUP = env('BENCH_SPAWN_WARMUP', 20);
@@ -65,13 +64,6 @@ async function cleanup(): Promise<void> {
 }
 
 
-function runToExit(command: string, args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: 'ignore' });
-    child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} exited with ${code}`))));
-  });
-}
 
 // ---- teardown of the escapee tree, in-process ----
 

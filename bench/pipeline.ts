@@ -16,9 +16,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launchGateway, launchSdkFloor, nodeFlags, started } from './launch.js';
-import { pct, post, row, runBench, sorted, stopChild, toolCall, verdict } from './measure.js';
+import { env, pct, post, row, runBench, runToExit, sorted, stopChild, toolCall, verdict } from './measure.js';
 
-const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const WARMUP = env('BENCH_WARMUP', 50);
 const ROUNDS = env('BENCH_ROUNDS', 500);
 const SEARCH_TARGET_RATIO = 1.3;
@@ -30,13 +29,6 @@ async function cleanup(): Promise<void> {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 }
 
-function runToExit(command: string, args: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: 'ignore' });
-    child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${command} exited with ${code}`))));
-  });
-}
 
 async function timed(once: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();
