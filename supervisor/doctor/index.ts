@@ -5,7 +5,8 @@ import { gatewayEnvironment } from '../platform/environment.js';
 import { Gateway, ownerRegistry } from '../core/gateway.js';
 import { nativeAdapter } from '../tools/native-adapter.js';
 import { backendAdapters } from '../http/server.js';
-import { askHermesVersion, hermesAgentCheck } from './hermes-agent.js';
+import { hermesAgentCheck } from './hermes-agent.js';
+import { locateHermes } from '../platform/hermes/locate.js';
 import { authCheck, environmentCheck, jobDatabaseCheck, resourcePolicyCheck, systemdChecks } from './host-checks.js';
 import { exitCode, formatText, fromProbe, type DoctorCheck } from './report.js';
 
@@ -53,17 +54,17 @@ export async function runDoctor(processEnv: NodeJS.ProcessEnv): Promise<DoctorCh
   // Silent: the adapters' own startup logging would bury the report; each result is in it.
   const log = pino({ level: 'silent' });
   const owners = ownerRegistry(config, log);
-  const native = nativeAdapter(config, log, owners);
-  const backends = backendAdapters(config, native, log);
-  const adapters: Adapter[] = [backends.startup, backends.skills, native, backends.guarded, backends.memory, backends.browser, backends.lsp, backends.graph, backends.hermesTools];
-  // Asked beside the composition (it is a separate interpreter start, bounded on its own).
-  const version = askHermesVersion(config);
+  // Found as the gateway's start finds it: the adapters that follow Hermes' version read it.
+  const hermes = await locateHermes(config);
+  const native = nativeAdapter(config, log, owners, hermes.release);
+  const backends = backendAdapters(config, hermes, native, log);
+  const adapters: Adapter[] = [backends.hermes, backends.startup, backends.skills, native, backends.guarded, backends.memory, backends.browser, backends.lsp, backends.graph, backends.hermesTools];
   let gateway: Gateway | undefined;
   try {
     gateway = await Gateway.create({ config, log, adapters, owners });
     const report = await gateway.readiness.check();
     for (const [name, result] of Object.entries(report.components)) checks.push(fromProbe(name, result, FIXES));
-    checks.push(hermesAgentCheck(config, await version, backends.hermesTools.startup()));
+    checks.push(hermesAgentCheck(config, hermes, backends.hermesTools.startup()));
   } catch (e) {
     checks.push({ name: 'composition', level: 'fail', reason: `the gateway could not be composed: ${(e as Error).message}`, fix: 'fix what the reason names; the gateway would refuse to start the same way' });
   } finally {

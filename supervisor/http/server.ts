@@ -20,12 +20,16 @@ import { skillsAdapter } from '../tools/skills/index.js';
 import { startupAdapter } from '../tools/startup/index.js';
 import { nativeAdapter, type NativeAdapter } from '../tools/native-adapter.js';
 import { GatewayMetrics } from '../platform/metrics.js';
+import { hermesProbe, locateHermes, type HermesInstall } from '../platform/hermes/locate.js';
+import type { Adapter } from '../core/adapter.js';
 import { listenerTimeouts } from './edge/keep-alive.js';
 
 // Starts the gateway: composition, then an HTTP listener on loopback only.
 
 export interface RunningGateway {
   gateway: Gateway;
+  /** The Hermes Agent this gateway fronts, as its start found it. */
+  hermes: HermesInstall;
   native: NativeAdapter;
   jobs: JobsAdapter;
   memory: MemoryAdapter;
@@ -58,17 +62,25 @@ interface DrainOutcome {
 
 const DRAIN_POLL_MS = 25;
 
+/** The `hermes` readiness component: which Hermes Agent the gateway fronts, and whether it supports it. */
+export function hermesAdapter(install: HermesInstall): Adapter {
+  return { name: 'hermes', readiness: [{ name: 'hermes', probe: () => hermesProbe(install) }] };
+}
+
 /**
  * The adapters of Hermes' files and the backends, built but not serving: the gateway composes them,
- * and `hermes-mcp-gateway doctor` builds the same ones to run their own readiness probes.
+ * and `hermes-mcp-gateway doctor` builds the same ones to run their own readiness probes. `install`
+ * is the Hermes Agent the gateway fronts (locateHermes): the families that follow Hermes' version
+ * read it there.
  */
-export function backendAdapters(config: GatewayConfig, native: NativeAdapter, log: Logger, policy?: GatewayOptions['policy']) {
-  const hermesTools = hermesToolsAdapter(config, native.runtime, log, policy);
+export function backendAdapters(config: GatewayConfig, install: HermesInstall, native: NativeAdapter, log: Logger, policy?: GatewayOptions['policy']) {
+  const hermesTools = hermesToolsAdapter(config, install, native.runtime, log, policy);
   return {
+    hermes: hermesAdapter(install),
     startup: startupAdapter(config),
     skills: skillsAdapter(config),
-    guarded: guardedAdapter(config, log),
-    memory: memoryAdapter(config, log),
+    guarded: guardedAdapter(config, log, install.release),
+    memory: memoryAdapter(config, log, install.release),
     browser: browserAdapter(config, log, hermesTools.vision),
     lsp: lspAdapter(config, native.runtime, log),
     graph: graphAdapter(config, native.runtime, log),
@@ -76,16 +88,19 @@ export function backendAdapters(config: GatewayConfig, native: NativeAdapter, lo
   };
 }
 
-export async function startGateway(options: GatewayOptions & { config: GatewayConfig; log: Logger }): Promise<RunningGateway> {
+export async function startGateway(options: GatewayOptions & { config: GatewayConfig; log: Logger; hermes?: HermesInstall }): Promise<RunningGateway> {
   const { config, log } = options;
   // Checked again here (not only when parsing the environment) so no embedding can bind wider.
   if (!isLoopbackHost(config.host)) throw new Error(`refusing to bind non-loopback host ${config.host}`);
   // Before any adapter starts a worker: an unsafe passphrase file refuses startup with nothing to undo.
   assertAuthFilesSafe(config.auth);
+  // Which Hermes Agent this gateway fronts, before anything that follows its version is built.
+  const hermes = options.hermes ?? (await locateHermes(config));
+  log.info({ event: 'hermes_agent', state: hermes.state, version: hermes.release.version ?? null, supported: hermes.release.supported, python: hermes.python ?? null }, 'Hermes Agent located');
   // The native, jobs, guarded, memory and browser adapters are always part of the product; embedders and tests may add others.
   // Before the native adapter: its terminal records each owner's cwd there, and its file tools read it.
   const owners = options.owners ?? ownerRegistry(config, log);
-  const native = nativeAdapter(config, log, owners);
+  const native = nativeAdapter(config, log, owners, hermes.release);
   // Before the other adapters, so the workers they start while the gateway is composed (the graph
   // and Hermes tool servers) are counted too; what needs the composed gateway is read at scrape time.
   let composed: { gateway: Gateway; counters: { inflightRequests: number }; publicNames: ReadonlySet<string> } | undefined;
@@ -99,9 +114,9 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   });
   native.runtime.spawnObserver = (kind, readySeconds) => metrics.observeSpawn(kind, readySeconds);
   const jobs = jobsAdapter(native, log, options.now);
-  const bridge = bridgeAdapter(config, log);
-  const { startup, skills, guarded, memory, browser, lsp, graph, hermesTools } = backendAdapters(config, native, log, options.policy);
-  const gateway = await Gateway.create({ ...options, owners, adapters: [startup, skills, native, jobs, guarded, memory, browser, lsp, graph, bridge, hermesTools, ...(options.adapters ?? [])] });
+  const bridge = bridgeAdapter(config, log, hermes.release);
+  const { hermes: hermesComponent, startup, skills, guarded, memory, browser, lsp, graph, hermesTools } = backendAdapters(config, hermes, native, log, options.policy);
+  const gateway = await Gateway.create({ ...options, owners, adapters: [hermesComponent, startup, skills, native, jobs, guarded, memory, browser, lsp, graph, bridge, hermesTools, ...(options.adapters ?? [])] });
   const endpoint = createMcpEndpoint(gateway, (error) => log.warn({ event: 'mcp_rejected', reason: error.message }));
   // Authentication (public URL, credentials, OAuth) when configured; undefined leaves loopback use as it was.
   const auth = await createAuthEdge(config, log, options.now);
@@ -147,6 +162,7 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   let closed = false;
   return {
     gateway,
+    hermes,
     native,
     jobs,
     memory,

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { loadLimits, type Limits } from '../../shared/limits.js';
 import { FILE_ACCESS_MODES, type FileAccessMode } from './roots.js';
+import { usableVersion } from './hermes/release.js';
 import { loadLspServers, type LspServerSpec } from './settings/lsp-servers.js';
 import { authSettings, type AuthConfig } from './settings/auth.js';
 
@@ -104,19 +105,25 @@ export interface GatewayConfig {
    */
   browserEnv: Readonly<Record<string, string>>;
   /**
-   * Hermes' own stdio MCP tool server (supervisor/tools/hermes-tools/): `HERMES_MCP_HERMES_TOOLS_COMMAND`
-   * (split on whitespace, no shell), else `$HERMES_AGENT_PYTHON -m agent.transports.hermes_tools_mcp_server`
-   * (default interpreter: the venv Hermes' installer makes in its source tree, `$HERMES_AGENT_SRC/venv/bin/python`).
+   * `HERMES_MCP_HERMES_TOOLS_COMMAND` (split on whitespace, no shell): the command that runs Hermes'
+   * own stdio MCP tool server (supervisor/tools/hermes-tools/) instead of
+   * `<Hermes' interpreter> -m agent.transports.hermes_tools_mcp_server`; undefined when unset.
    */
-  hermesToolsCommand: readonly string[];
+  hermesToolsCommand: readonly string[] | undefined;
   /**
-   * The Hermes Agent interpreter: `HERMES_AGENT_PYTHON`, else `$HERMES_AGENT_SRC/venv/bin/python`
-   * (the tool server's interpreter unless HERMES_MCP_HERMES_TOOLS_COMMAND replaces it); doctor asks
-   * it which Hermes Agent it has.
+   * `HERMES_AGENT_PYTHON`: the Hermes Agent interpreter, when set; otherwise the gateway finds it
+   * where Hermes' installers put it (supervisor/platform/hermes/locate.ts).
    */
-  hermesAgentPython: string;
-  /** Its cwd: `HERMES_AGENT_SRC` (default `$HERMES_HOME/hermes-agent`, where the installer clones Hermes; `$HERMES_HOME` when that does not exist). */
+  hermesAgentPython: string | undefined;
+  /** Hermes' source checkout: `HERMES_AGENT_SRC`, default `$HERMES_HOME/hermes-agent` (where its installer clones it; for a profile home, the one under its root). */
+  hermesAgentSource: string;
+  /** The cwd of the Hermes processes the gateway starts: the source checkout, or `$HERMES_HOME` when that does not exist. */
   hermesToolsCwd: string;
+  /**
+   * `HERMES_MCP_HERMES_VERSION`: the Hermes Agent version the gateway follows instead of the one it
+   * reads at startup (a PEP 440 version), for an install whose version cannot be read; undefined when unset.
+   */
+  hermesVersion: string | undefined;
   /**
    * The page the startup web_extract smoke call reads for /readyz web_provider:
    * `HERMES_MCP_WEB_SMOKE_URL` (default https://example.com/), an absolute http(s) URL. Hermes
@@ -292,22 +299,31 @@ function graphEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
   return out;
 }
 
-/** Where Hermes' installer (scripts/install.sh) clones Hermes: `$HERMES_HOME/hermes-agent`, with its venv in `venv/`. */
+/** Where Hermes' installer (scripts/install.sh) clones Hermes: `$HERMES_HOME/hermes-agent`. */
 const HERMES_SOURCE_DIR = 'hermes-agent';
-export const HERMES_TOOLS_MODULE = 'agent.transports.hermes_tools_mcp_server';
 
 const DEFAULT_WEB_SMOKE_URL = 'https://example.com/';
 
-function hermesTools(env: NodeJS.ProcessEnv, hermesHome: string): { hermesToolsCommand: string[]; hermesAgentPython: string; hermesToolsCwd: string; webSmokeUrl: string } {
-  const defaultSource = join(hermesHome, HERMES_SOURCE_DIR);
+function hermesTools(env: NodeJS.ProcessEnv, hermesHome: string): Pick<GatewayConfig, 'hermesToolsCommand' | 'hermesAgentPython' | 'hermesAgentSource' | 'hermesToolsCwd' | 'hermesVersion' | 'webSmokeUrl'> {
+  // A profile home ($ROOT/profiles/NAME) shares its root's checkout.
+  const root = basename(dirname(hermesHome)) === 'profiles' ? dirname(dirname(hermesHome)) : hermesHome;
+  const defaultSource = [join(hermesHome, HERMES_SOURCE_DIR), join(root, HERMES_SOURCE_DIR)].find((d) => existsSync(d)) ?? join(hermesHome, HERMES_SOURCE_DIR);
   const source = env.HERMES_AGENT_SRC ? resolve(expandHome(env.HERMES_AGENT_SRC)) : defaultSource;
-  const python = env.HERMES_AGENT_PYTHON ? expandHome(env.HERMES_AGENT_PYTHON) : join(source, 'venv', 'bin', 'python');
   return {
-    hermesToolsCommand: parseCommand('HERMES_MCP_HERMES_TOOLS_COMMAND', env.HERMES_MCP_HERMES_TOOLS_COMMAND, [python, '-m', HERMES_TOOLS_MODULE]),
-    hermesAgentPython: python,
+    hermesToolsCommand: env.HERMES_MCP_HERMES_TOOLS_COMMAND?.trim() ? parseCommand('HERMES_MCP_HERMES_TOOLS_COMMAND', env.HERMES_MCP_HERMES_TOOLS_COMMAND, []) : undefined,
+    hermesAgentPython: env.HERMES_AGENT_PYTHON ? expandHome(env.HERMES_AGENT_PYTHON) : undefined,
+    hermesAgentSource: source,
     hermesToolsCwd: env.HERMES_AGENT_SRC || existsSync(defaultSource) ? source : hermesHome,
+    hermesVersion: parseHermesVersion(env.HERMES_MCP_HERMES_VERSION),
     webSmokeUrl: parseWebSmokeUrl(env.HERMES_MCP_WEB_SMOKE_URL),
   };
+}
+
+function parseHermesVersion(text: string | undefined): string | undefined {
+  if (text === undefined || text.trim() === '') return undefined;
+  const version = usableVersion(text);
+  if (!version) throw new ConfigError(`HERMES_MCP_HERMES_VERSION must be a Hermes Agent version (PEP 440, e.g. 0.23.5), got ${JSON.stringify(text)}`);
+  return version;
 }
 
 function parseWebSmokeUrl(text: string | undefined): string {

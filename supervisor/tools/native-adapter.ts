@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Adapter } from '../core/adapter.js';
 import { OwnerRegistry } from '../core/owners/owners.js';
 import type { GatewayConfig } from '../platform/config.js';
+import { HermesRelease } from '../platform/hermes/release.js';
 import { ExecuteCodePool, executeCodeTool } from './execute-code/execute-code.js';
 import { fileAccessFacts } from './files/confine.js';
 import { fileTools } from './files/index.js';
@@ -31,7 +32,8 @@ export interface NativeAdapter extends Adapter {
  * each owner's cwd and the file tools and execute_code read it; an adapter on its own gets one of
  * its own.
  */
-export function nativeAdapter(config: GatewayConfig, log: Logger, owners = new OwnerRegistry({ defaultCwd: config.terminalCwd })): NativeAdapter {
+/** `release`: the Hermes Agent the gateway fronts, which the file, terminal and process tools follow (the newest the gateway knows by default). */
+export function nativeAdapter(config: GatewayConfig, log: Logger, owners = new OwnerRegistry({ defaultCwd: config.terminalCwd }), release: HermesRelease = new HermesRelease(undefined)): NativeAdapter {
   const runtime = createWorkerRuntime(config, config.inheritedEnvironment, (entry, reason) => log.warn({ event: 'worker_failed', worker: entry, reason }, 'worker failed'));
   if (runtime.isolation.degraded) log.warn({ event: 'isolation_degraded', mode: runtime.isolation.mode, reason: runtime.isolation.reason }, 'process isolation degraded');
   else log.info({ event: 'isolation', mode: runtime.isolation.mode }, 'process isolation');

@@ -81,12 +81,17 @@ function processesOf(home: string): number[] {
   });
 }
 
-/** What the venv itself says: hermes_cli's version and release date, and the mcp package's version. */
-function venvFacts(): { version: string; release: string; mcp: string } {
-  const r = spawnSync(hermes().python, ['-c', 'import json, hermes_cli, importlib.metadata as m; print(json.dumps([hermes_cli.__version__, hermes_cli.__release_date__, m.version("mcp")]))'], { encoding: 'utf8' });
+/** What the venv itself says: hermes_cli's version and release date, the mcp package's version, and its Python's. */
+function venvFacts(): { version: string; release: string; mcp: string; python: string } {
+  const r = spawnSync(hermes().python, ['-c', 'import json, platform, hermes_cli, importlib.metadata as m; print(json.dumps([hermes_cli.__version__, hermes_cli.__release_date__, m.version("mcp"), platform.python_version()]))'], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
-  const [version, release, mcp] = JSON.parse(r.stdout) as [string, string, string];
-  return { version, release, mcp };
+  const [version, release, mcp, python] = JSON.parse(r.stdout) as [string, string, string, string];
+  return { version, release, mcp, python };
+}
+
+/** How doctor names the pinned Hermes: its version and release date, read from its installed distribution, and its interpreter. */
+function found(facts: { version: string; release: string; python: string }): string {
+  return `Hermes Agent ${facts.version} (${facts.release}), from its distribution ${hermes().distribution}, at ${hermes().python} (Python ${facts.python})`;
 }
 
 test("the real Hermes: hermes_agent names its version, the tool server's serverInfo, and what it exposes and lacks of the allowlist", async () => {
@@ -96,7 +101,7 @@ test("the real Hermes: hermes_agent names its version, the tool server's serverI
   const { code, checks } = await doctor(env);
   const agent = find(checks, 'hermes_agent');
   assert.equal(agent.level, 'ok', JSON.stringify(agent));
-  assert.ok(agent.reason.startsWith(`Hermes Agent ${facts.version} (${facts.release}) at ${hermes().python}; `), agent.reason);
+  assert.ok(agent.reason.startsWith(`${found(facts)}, supported (>=0.19.0,<0.24); `), agent.reason);
   // FastMCP("hermes-tools") answers initialize with its own name and the mcp package's version.
   assert.ok(agent.reason.includes(`serverInfo hermes-tools ${facts.mcp} (FastMCP's: the mcp package's version, not Hermes')`), agent.reason);
   // No web backend and no auxiliary model configured: this Hermes' tool server offers none of the
@@ -125,7 +130,7 @@ test('the real Hermes with its web, vision and image providers configured (all o
     const { checks } = await doctor(env);
     const agent = find(checks, 'hermes_agent');
     assert.equal(agent.level, 'ok', JSON.stringify(agent));
-    assert.ok(agent.reason.startsWith(`Hermes Agent ${facts.version} (${facts.release}) at ${hermes().python}; `), agent.reason);
+    assert.ok(agent.reason.startsWith(`${found(facts)}, supported (>=0.19.0,<0.24); `), agent.reason);
     assert.match(agent.reason, /of the allowlisted ones it exposes web_search, web_extract, vision_analyze, image_generate, lacks video_analyze$/);
     assert.match(find(checks, 'hermes_tools').reason, /^degraded: Hermes' tool server does not offer video_analyze$/);
     assert.deepEqual(processesOf(home), []);
@@ -140,7 +145,7 @@ test('no Hermes interpreter: HERMES_AGENT_NOT_INSTALLED, a failure when the tool
   const required = await doctor(env);
   const agent = find(required.checks, 'hermes_agent');
   assert.equal(agent.level, 'fail');
-  assert.match(agent.reason, /^HERMES_AGENT_NOT_INSTALLED: the Hermes interpreter \S+ does not exist or is not executable; its tool server is not installed/);
+  assert.match(agent.reason, /^HERMES_AGENT_NOT_INSTALLED: the Hermes interpreter \S+ \(HERMES_AGENT_PYTHON\) does not exist or is not executable; its tool server is not installed/);
   assert.match(agent.fix ?? '', /HERMES_AGENT_PYTHON/);
   assert.equal(required.code, 1);
   const optional = await doctor({ ...env, HERMES_MCP_OPTIONAL_COMPONENTS: `${OPTIONAL},hermes_tools` });

@@ -3,7 +3,8 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { numericDirs, processStartTime } from '../../shared/proc.js';
 import { readEnvFile } from '../../supervisor/platform/environment.js';
-import { toolServerEnvironment } from '../../supervisor/tools/hermes-tools/index.js';
+import { hermesEnvironment } from '../../supervisor/platform/hermes/environment.js';
+import { toolServerCommand } from '../../supervisor/tools/hermes-tools/index.js';
 import { cmdline } from './procfs.js';
 import { join } from 'node:path';
 import { startFirecrawlStandin, type FirecrawlStandin } from '../fixtures/firecrawl-standin.js';
@@ -116,8 +117,8 @@ export async function startRealTools(dir: string, options: RealToolsOptions = {}
     toolServerPids: () => toolServerPids(home),
     async listDirectly() {
       const config = gw.gateway.config;
-      const [command, ...args] = config.hermesToolsCommand;
-      const transport = new StdioClientTransport({ command: command!, args, cwd: config.hermesToolsCwd, env: toolServerEnvironment(inherited, home), stderr: 'ignore' });
+      const [command, ...args] = toolServerCommand(config, gw.hermes);
+      const transport = new StdioClientTransport({ command: command!, args, cwd: config.hermesToolsCwd, env: hermesEnvironment(inherited, home), stderr: 'ignore' });
       const client = new Client({ name: 'real-hermes-tools-test', version: '1.0.0' });
       await client.connect(transport, { timeout: 60_000 });
       try {

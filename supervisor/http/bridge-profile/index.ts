@@ -7,6 +7,7 @@ import type { Adapter } from '../../core/adapter.js';
 import { shuttingDown } from '../app.js';
 import { packageVersion } from '../../../shared/package-root.js';
 import type { GatewayConfig } from '../../platform/config.js';
+import { HermesRelease } from '../../platform/hermes/release.js';
 import { listenerTimeouts } from '../edge/keep-alive.js';
 import { bridgeProfileApp } from './profile.js';
 import { AgentRegistry } from '../../tools/agent-tasks/registry.js';
@@ -45,7 +46,8 @@ export interface BridgeAdapter extends Adapter {
 
 const POLL_MS = 25;
 
-export function bridgeAdapter(config: GatewayConfig, log: Logger): BridgeAdapter {
+/** `release`: the Hermes Agent the gateway fronts (its API server's behaviour; the newest the gateway knows by default). */
+export function bridgeAdapter(config: GatewayConfig, log: Logger, release: HermesRelease = new HermesRelease(undefined)): BridgeAdapter {
   let state: BridgeState;
   if (!config.bridgeEnvFile) {
     state = { kind: 'not_configured', reason: 'the Hermes agent-task tools are not configured: set HERMES_MCP_BRIDGE_ENV to a hermes-mcp-bridge .env file and restart the gateway' };

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Adapter } from '../../core/adapter.js';
 import type { GatewayConfig } from '../../platform/config.js';
+import { HermesRelease } from '../../platform/hermes/release.js';
 import { cronjobReadiness, cronjobTools } from './cronjob.js';
 import { delegateTaskTools } from './delegate-task.js';
 import { sessionDbReadiness, sessionSearchTools } from './session-search.js';
@@ -11,7 +12,8 @@ import { sessionDbReadiness, sessionSearchTools } from './session-search.js';
 // model inference). Readiness: `cronjob` (jobs.json readable, lock holder) and `session_db`
 // (state.db opened read-only like session_search; a missing database is ready, status `missing`).
 
-export function guardedAdapter(config: GatewayConfig, log: Logger): Adapter {
+/** `release`: the Hermes Agent the gateway fronts, which session_search and cronjob follow (the newest the gateway knows by default). */
+export function guardedAdapter(config: GatewayConfig, log: Logger, release: HermesRelease = new HermesRelease(undefined)): Adapter {
   return {
     name: 'guarded',
     source: { name: 'guarded', tools: () => [...sessionSearchTools(config, log), ...cronjobTools(config, log), ...delegateTaskTools()] },

@@ -4,6 +4,8 @@ import type { Adapter } from '../../core/adapter.js';
 import type { VisionAnalyzer } from '../browser/vision.js';
 import { loadToolPolicy, type ToolPolicy } from '../../core/catalog/policy.js';
 import type { GatewayConfig } from '../../platform/config.js';
+import { hermesEnvironment, hermesInheritance } from '../../platform/hermes/environment.js';
+import { HERMES_TOOLS_MODULE, hermesPython, type HermesInstall } from '../../platform/hermes/locate.js';
 import type { ProbeResult } from '../../platform/health/readiness.js';
 import { commandExists } from '../../platform/spawning/command-exists.js';
 import { WORKER_SLACK_MS } from '../../platform/spawning/resident-worker.js';
@@ -49,38 +51,21 @@ export interface HermesToolsAdapter extends Adapter {
   vision: VisionAnalyzer;
 }
 
-/**
- * What the tool server inherits of the gateway's environment: all of it but what is the gateway's
- * alone — its own settings (every HERMES_MCP_* variable, tokens among them), the bridge's
- * MCP_AUTH_TOKEN, and NODE_OPTIONS (the tool server is Python; its own node children must not pay
- * the gateway's start-up options).
- */
-export function toolServerInheritance(env: Readonly<Record<string, string>>): Record<string, string> {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('HERMES_MCP_') && name !== 'MCP_AUTH_TOKEN' && name !== 'NODE_OPTIONS'));
+/** The tool server's command: HERMES_MCP_HERMES_TOOLS_COMMAND, else Hermes' interpreter running its module. */
+export function toolServerCommand(config: GatewayConfig, install: HermesInstall): string[] {
+  return config.hermesToolsCommand ? [...config.hermesToolsCommand] : [hermesPython(config, install), '-m', HERMES_TOOLS_MODULE];
 }
 
-/** The tool server's whole environment: what it inherits (toolServerInheritance) plus Hermes' own settings for it. */
-export function toolServerEnvironment(inherited: Readonly<Record<string, string>>, hermesHome: string): Record<string, string> {
-  // Hermes itself, not a script: it gets the gateway's environment (its provider credentials are
-  // there, or in $HERMES_HOME/.env, which it reads) less the gateway's own settings and tokens,
-  // with its secret redaction on and its console quiet, and without its lazy installs: Hermes
-  // pip-installs a backend's missing packages from PyPI on first use (tools/lazy_deps.py ensure()),
-  // and here first use is a remote agent's call, which must not make the host fetch and install
-  // code. HERMES_DISABLE_LAZY_INSTALLS=1 seals Hermes' own venv (the backend then answers Hermes'
-  // "unavailable, install with hermes tools" error); a durable HERMES_LAZY_INSTALL_TARGET the
-  // operator configured still applies, as in Hermes' own sealed images.
-  return { ...inherited, HERMES_HOME: hermesHome, HERMES_REDACT_SECRETS: 'true', HERMES_QUIET: '1', HERMES_DISABLE_LAZY_INSTALLS: '1' };
-}
-
-export function hermesToolsAdapter(config: GatewayConfig, runtime: WorkerRuntime, log: Logger, policy: ToolPolicy = loadToolPolicy()): HermesToolsAdapter {
+export function hermesToolsAdapter(config: GatewayConfig, install: HermesInstall, runtime: WorkerRuntime, log: Logger, policy: ToolPolicy = loadToolPolicy()): HermesToolsAdapter {
   const { limits } = config;
   const expected = TOOL_SERVER_TOOLS.filter((name) => policy.allow.has(name));
-  const inherited = toolServerInheritance(config.inheritedEnvironment);
-  const env = toolServerEnvironment(inherited, config.hermesHome);
+  const inherited = hermesInheritance(config.inheritedEnvironment);
+  const env = hermesEnvironment(inherited, config.hermesHome);
+  const command = toolServerCommand(config, install);
   const worker = new HermesToolsWorker(
     runtime,
     {
-      command: [...config.hermesToolsCommand],
+      command,
       cwd: config.hermesToolsCwd,
       openTimeoutMs: limits.hermesToolsStartupTimeoutSeconds * 1000,
       restartMinMs: limits.hermesToolsRestartMinMs,
@@ -106,9 +91,13 @@ export function hermesToolsAdapter(config: GatewayConfig, runtime: WorkerRuntime
   }
 
   async function listTools(): Promise<ToolDefinition[]> {
-    const argv0 = config.hermesToolsCommand[0]!;
+    const argv0 = command[0]!;
     if (!existsSync(config.hermesToolsCwd) || !commandExists(argv0, inherited.PATH ?? '', config.hermesToolsCwd)) {
-      const what = existsSync(config.hermesToolsCwd) ? `the interpreter ${JSON.stringify(argv0)} was not found` : `its directory ${config.hermesToolsCwd} does not exist`;
+      const what = !existsSync(config.hermesToolsCwd)
+        ? `its directory ${config.hermesToolsCwd} does not exist`
+        : !config.hermesToolsCommand && install.state === 'not_installed' && !install.python
+          ? install.reason
+          : `the interpreter ${JSON.stringify(argv0)} was not found`;
       startup = { kind: 'unavailable', status: 'not_installed', reason: `Hermes' tool server cannot start: ${what}` };
       return [];
     }

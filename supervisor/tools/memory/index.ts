@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Adapter } from '../../core/adapter.js';
 import type { GatewayConfig } from '../../platform/config.js';
+import { HermesRelease } from '../../platform/hermes/release.js';
 import { resolveHonchoConfig } from './config.js';
 import { displayUrl, HonchoBackend } from './honcho.js';
 import { MutationLedger } from './ledger.js';
@@ -18,7 +19,8 @@ export interface MemoryAdapter extends Adapter {
   state: MemoryState;
 }
 
-export function memoryAdapter(config: GatewayConfig, log: Logger): MemoryAdapter {
+/** `release`: the Hermes Agent the gateway fronts, whose Honcho identity rules memory follows (the newest the gateway knows by default). */
+export function memoryAdapter(config: GatewayConfig, log: Logger, release: HermesRelease = new HermesRelease(undefined)): MemoryAdapter {
   const resolution = resolveHonchoConfig(config.hermesHome, config.honchoEnv, config.projectDir);
   let state: MemoryState;
   if (resolution.status === 'configured') {

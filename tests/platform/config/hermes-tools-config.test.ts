@@ -5,16 +5,20 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { loadConfig } from '../../../supervisor/platform/config.js';
 
-// Where Hermes' tool server is looked for: a standard install under $HERMES_HOME (its source tree
-// and the venv its installer makes there), HERMES_AGENT_SRC / HERMES_AGENT_PYTHON, or a whole
-// command line in HERMES_MCP_HERMES_TOOLS_COMMAND (split on whitespace, never a shell); and its budgets.
+// Where Hermes is looked for: a standard install under $HERMES_HOME (its source tree, where its
+// installer clones it; for a profile home, the one under its root), HERMES_AGENT_SRC /
+// HERMES_AGENT_PYTHON, or a whole tool-server command line in HERMES_MCP_HERMES_TOOLS_COMMAND (split
+// on whitespace, never a shell); and its budgets. Which interpreter of the source tree runs Hermes
+// is found at startup (tests/platform/hermes/locate.test.ts).
 
-test('defaults: the venv python of a standard install, in its source tree; 30 s calls, 120 s media, 30 s start and smoke', () => {
+test('defaults: the source tree of a standard install, no interpreter or command set; 30 s calls, 120 s media, 30 s start and smoke', () => {
   const home = mkdtempSync(join(tmpdir(), 'hmcp-cfg-'));
   try {
     mkdirSync(join(home, 'hermes-agent'));
     const c = loadConfig({ HERMES_HOME: home });
-    assert.deepEqual(c.hermesToolsCommand, [join(home, 'hermes-agent', 'venv', 'bin', 'python'), '-m', 'agent.transports.hermes_tools_mcp_server']);
+    assert.equal(c.hermesToolsCommand, undefined);
+    assert.equal(c.hermesAgentPython, undefined);
+    assert.equal(c.hermesAgentSource, join(home, 'hermes-agent'));
     assert.equal(c.hermesToolsCwd, join(home, 'hermes-agent'));
     assert.equal(c.limits.hermesToolsCallTimeoutSeconds, 30);
     assert.equal(c.limits.hermesToolsMediaTimeoutSeconds, 120);
@@ -27,10 +31,24 @@ test('defaults: the venv python of a standard install, in its source tree; 30 s 
   }
 });
 
-test('HERMES_AGENT_SRC and HERMES_AGENT_PYTHON move the source tree and the interpreter', () => {
-  assert.deepEqual(loadConfig({ HERMES_HOME: '/h', HERMES_AGENT_SRC: '/srv/hermes-agent' }).hermesToolsCommand[0], '/srv/hermes-agent/venv/bin/python');
+test('a profile home shares the source tree under its root', () => {
+  const root = mkdtempSync(join(tmpdir(), 'hmcp-cfg-'));
+  try {
+    mkdirSync(join(root, 'hermes-agent'));
+    mkdirSync(join(root, 'profiles', 'work'), { recursive: true });
+    const c = loadConfig({ HERMES_HOME: join(root, 'profiles', 'work') });
+    assert.equal(c.hermesAgentSource, join(root, 'hermes-agent'));
+    assert.equal(c.hermesToolsCwd, join(root, 'hermes-agent'));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('HERMES_AGENT_SRC and HERMES_AGENT_PYTHON move the source tree and name the interpreter', () => {
+  assert.equal(loadConfig({ HERMES_HOME: '/h', HERMES_AGENT_SRC: '/srv/hermes-agent' }).hermesAgentSource, '/srv/hermes-agent');
   const c = loadConfig({ HERMES_HOME: '/h', HERMES_AGENT_SRC: '/srv/hermes-agent', HERMES_AGENT_PYTHON: '/opt/venvs/hermes/bin/python' });
-  assert.deepEqual(c.hermesToolsCommand, ['/opt/venvs/hermes/bin/python', '-m', 'agent.transports.hermes_tools_mcp_server']);
+  assert.equal(c.hermesAgentPython, '/opt/venvs/hermes/bin/python');
+  assert.equal(c.hermesToolsCommand, undefined);
   assert.equal(c.hermesToolsCwd, '/srv/hermes-agent');
 });
 

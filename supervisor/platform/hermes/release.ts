@@ -1,0 +1,116 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gte, satisfies, valid, validRange } from '@renovatebot/pep440';
+import * as v from 'valibot';
+import { packageRoot } from '../../../shared/package-root.js';
+
+// Which Hermes Agent the gateway fronts, as the tool families see it. Hermes changed after 0.19.0
+// in ways the gateway follows (a default, a field, a guard); each such change is named here once,
+// with the first release that has it, and a family asks `release.has(name)` instead of comparing
+// versions itself. Where Hermes offers a capability to read (the columns of state.db, the tools
+// its tool server lists, the routes its API server answers), the family reads that instead and
+// needs no entry here. A Hermes whose version is not known (none installed, or one that does not
+// say) is taken to be the newest the gateway knows: what a user installing Hermes today gets.
+
+/** One change of Hermes' behaviour after 0.19.0. */
+export interface HermesChange {
+  /** The first Hermes release that has it (PEP 440). */
+  since: string;
+  /** What changed, and where in Hermes (file and function). */
+  what: string;
+}
+
+// One table per surface; HERMES_CHANGES is their union. A `since` is the first release known to
+// have the change: read from upstream's release tags where they could be read, otherwise the first
+// release the tests run that has it (docs/hermes-versions.md says which are which).
+
+/** read_file, write_file, patch, search_files (supervisor/tools/files/). */
+const FILE_TOOL_CHANGES = {} as const satisfies Record<string, HermesChange>;
+
+/** terminal, process_manage, execute_code's terminal (supervisor/tools/processes/, execute-code/). */
+const TERMINAL_CHANGES = {} as const satisfies Record<string, HermesChange>;
+
+/** session_search over state.db (supervisor/tools/guarded/session-search/). */
+const SESSION_SEARCH_CHANGES = {} as const satisfies Record<string, HermesChange>;
+
+/** cronjob (supervisor/tools/guarded/cron/). */
+const CRON_CHANGES = {} as const satisfies Record<string, HermesChange>;
+
+/** Honcho identity (supervisor/tools/memory/). */
+const HONCHO_CHANGES = {} as const satisfies Record<string, HermesChange>;
+
+/** Hermes' tool server (supervisor/tools/hermes-tools/) and its MCP client (hermes-mcp-lsp). */
+const TOOL_SERVER_CHANGES = {} as const satisfies Record<string, HermesChange>;
+
+/** Hermes' API server behind the agent-task tools (supervisor/tools/agent-tasks/). */
+const API_SERVER_CHANGES = {} as const satisfies Record<string, HermesChange>;
+
+/** Every change the gateway follows by version. */
+export const HERMES_CHANGES = {
+  ...FILE_TOOL_CHANGES,
+  ...TERMINAL_CHANGES,
+  ...SESSION_SEARCH_CHANGES,
+  ...CRON_CHANGES,
+  ...HONCHO_CHANGES,
+  ...TOOL_SERVER_CHANGES,
+  ...API_SERVER_CHANGES,
+} as const satisfies Record<string, HermesChange>;
+
+export type HermesChangeName = keyof typeof HERMES_CHANGES;
+
+/** policy/hermes-versions.json: the supported range, and the versions the tests run and read. */
+export interface HermesSupport {
+  supported: string;
+  run: readonly string[];
+  read: readonly string[];
+}
+
+const Version = v.pipe(v.string(), v.check((s) => valid(s) !== null, 'a PEP 440 version'));
+const SupportSchema = v.object({
+  supported: v.pipe(v.string(), v.check((s) => validRange(s), 'a PEP 440 specifier')),
+  run: v.pipe(v.array(Version), v.minLength(1)),
+  read: v.array(Version),
+});
+
+let support: HermesSupport | undefined;
+/** The supported range (policy/hermes-versions.json), read once. */
+export function hermesSupport(file = join(packageRoot(), 'policy', 'hermes-versions.json')): HermesSupport {
+  if (support && file === join(packageRoot(), 'policy', 'hermes-versions.json')) return support;
+  const raw = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  delete raw.$comment;
+  const parsed = v.parse(SupportSchema, raw);
+  for (const version of [...parsed.run, ...parsed.read]) {
+    if (!satisfies(version, parsed.supported)) throw new Error(`policy/hermes-versions.json: ${version} is outside the supported range ${parsed.supported}`);
+  }
+  support = Object.freeze({ ...parsed, run: Object.freeze([...parsed.run]), read: Object.freeze([...parsed.read]) });
+  return support;
+}
+
+/** A Hermes version as the gateway follows it: a valid PEP 440 version other than Hermes' `0.0.0` placeholder. */
+export function usableVersion(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const t = text.trim();
+  return t !== '' && t !== '0.0.0' && valid(t) !== null ? t : undefined;
+}
+
+/** The Hermes the gateway fronts, for the families: its version (when known) and the changes it has. */
+export class HermesRelease {
+  /** `version`: the detected version; undefined when none was found (the newest the gateway knows is followed). */
+  constructor(readonly version: string | undefined) {}
+
+  /** Whether this Hermes has `change` (a Hermes of unknown version has every change). */
+  has(change: HermesChangeName): boolean {
+    const changes: Record<string, HermesChange> = HERMES_CHANGES;
+    return this.version === undefined || gte(this.version, changes[change]!.since);
+  }
+
+  /** Whether the version is inside the supported range (an unknown version is not). */
+  get supported(): boolean {
+    return this.version !== undefined && satisfies(this.version, hermesSupport().supported);
+  }
+
+  /** "Hermes 0.22.2", or "the newest Hermes the gateway knows" for an unknown version. */
+  describe(): string {
+    return this.version ? `Hermes ${this.version}` : 'the newest Hermes the gateway knows';
+  }
+}

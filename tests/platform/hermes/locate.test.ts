@@ -1,0 +1,177 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { chmodSync, cpSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { loadConfig } from '../../../supervisor/platform/config.js';
+import { hermesProbe, locateHermes, type HermesInstall } from '../../../supervisor/platform/hermes/locate.js';
+import { hermes } from '../../helpers/hermes.js';
+import { startTestGateway } from '../../helpers/gateway.js';
+import { tempDirs } from '../../helpers/temp.js';
+
+// Which Hermes Agent the gateway fronts: found where Hermes' own installers put its interpreter (an
+// explicit HERMES_AGENT_PYTHON; the source checkout's venv, then .venv; the environment Hermes'
+// package manager committed for the checkout; a venv under $HERMES_HOME/venvs whose Hermes is the
+// checkout's), its version read from the install stamp, else the checkout's pyproject.toml, else
+// the installed distribution. The interpreters are the pinned real Hermes venv's; the checkouts
+// are made of that Hermes' own installed hermes_cli package with the stamp and pyproject.toml an
+// installer writes beside it.
+
+const temp = tempDirs();
+after(() => temp.removeAll());
+
+const PATH = process.env.PATH ?? '/usr/bin:/bin';
+const site = () => join(hermes().dir, 'lib', 'python3.11', 'site-packages');
+
+function locate(env: Record<string, string>): Promise<HermesInstall> {
+  return locateHermes(loadConfig({ PATH, ...env }, { inheritedEnvironment: { PATH } }));
+}
+
+/** An interpreter at `path` that is the pinned Hermes venv's (a script, as a venv's python is outside it). */
+function interpreter(path: string): string {
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, `#!/bin/sh\nexec ${hermes().python} "$@"\n`);
+  chmodSync(path, 0o755);
+  return path;
+}
+
+/** A checkout as an installer leaves it: Hermes' own hermes_cli package, and optionally its stamp and pyproject.toml. */
+function checkout(dir: string, files: { stamp?: string; pyproject?: string } = {}): string {
+  cpSync(join(site(), 'hermes_cli'), join(dir, 'hermes_cli'), { recursive: true });
+  if (files.stamp !== undefined) writeFileSync(join(dir, 'install-stamp.json'), JSON.stringify({ baseVersion: files.stamp, source: 'git' }));
+  if (files.pyproject !== undefined) writeFileSync(join(dir, 'pyproject.toml'), `[project]\nname = "hermes-agent"\nversion = "${files.pyproject}"\n`);
+  return dir;
+}
+
+test('HERMES_AGENT_PYTHON naming the pinned venv: its version from the installed distribution, supported', async () => {
+  const home = temp.make('hmcp-locate-');
+  const install = await locate({ HERMES_HOME: home, HERMES_AGENT_PYTHON: hermes().python });
+  assert.equal(install.state, 'found', JSON.stringify(install));
+  assert.equal(install.release.version, hermes().version);
+  if (install.state !== 'found') return;
+  assert.equal(install.pythonFrom, 'HERMES_AGENT_PYTHON');
+  assert.equal(install.facts.versionFrom, 'distribution');
+  assert.deepEqual(install.facts.distribution, { name: hermes().distribution, version: hermes().version });
+  assert.equal(install.facts.tree, realpathSync(site()));
+  const probe = hermesProbe(install);
+  assert.equal(probe.ready, true);
+  assert.equal(probe.status, 'supported');
+  assert.equal(probe.details?.supported_range, '>=0.19.0,<0.24');
+});
+
+test("a checkout under $HERMES_HOME with its venv: the install stamp's version, which `hermes --version` reports", async () => {
+  const home = temp.make('hmcp-locate-');
+  const tree = checkout(join(home, 'hermes-agent'), { stamp: '0.23.5', pyproject: '0.23.5' });
+  interpreter(join(tree, 'venv', 'bin', 'python'));
+  const install = await locate({ HERMES_HOME: home });
+  assert.equal(install.state, 'found', JSON.stringify(install));
+  if (install.state !== 'found') return;
+  assert.equal(install.python, join(tree, 'venv', 'bin', 'python'));
+  assert.equal(install.pythonFrom, 'source tree venv');
+  assert.equal(install.facts.version, '0.23.5');
+  assert.equal(install.facts.versionFrom, 'install stamp');
+  assert.equal(install.facts.tree, realpathSync(tree));
+  assert.equal(install.release.supported, true);
+});
+
+test("no stamp, or Hermes' 0.0.0 placeholder in it: the checkout's pyproject.toml; venv wins over .venv", async () => {
+  const home = temp.make('hmcp-locate-');
+  const tree = checkout(join(home, 'hermes-agent'), { stamp: '0.0.0', pyproject: '0.21.3' });
+  interpreter(join(tree, '.venv', 'bin', 'python'));
+  let install = await locate({ HERMES_HOME: home });
+  assert.equal(install.state, 'found', JSON.stringify(install));
+  assert.equal(install.python, join(tree, '.venv', 'bin', 'python'));
+  assert.equal(install.state === 'found' && install.facts.versionFrom, 'pyproject.toml');
+  assert.equal(install.release.version, '0.21.3');
+  interpreter(join(tree, 'venv', 'bin', 'python'));
+  install = await locate({ HERMES_HOME: home });
+  assert.equal(install.python, join(tree, 'venv', 'bin', 'python'));
+});
+
+test("the environment Hermes' package manager committed for the checkout (installs/<key>/facts.json)", async () => {
+  const home = temp.make('hmcp-locate-');
+  const tree = checkout(join(home, 'hermes-agent'), { stamp: '0.22.2' });
+  const key = createHash('sha256').update(realpathSync(tree)).digest('hex').slice(0, 16);
+  const environment = join(home, 'installs', key, 'environments', 'gen-1');
+  mkdirSync(environment, { recursive: true });
+  writeFileSync(join(environment, 'pyvenv.cfg'), 'home = /usr/bin\n');
+  interpreter(join(environment, 'bin', 'python'));
+  writeFileSync(join(home, 'installs', key, 'facts.json'), JSON.stringify({ packages: { venv: { environment } } }));
+  const install = await locate({ HERMES_HOME: home });
+  assert.equal(install.state, 'found', JSON.stringify(install));
+  assert.equal(install.python, join(environment, 'bin', 'python'));
+  assert.equal(install.pythonFrom, "Hermes' dependency environment");
+  assert.equal(install.release.version, '0.22.2');
+});
+
+test('a venv under $HERMES_HOME/venvs counts only when its own Hermes is found; one without Hermes is passed over', async () => {
+  const home = temp.make('hmcp-locate-');
+  // A plugin's venv: a Python without Hermes.
+  const plugin = join(home, 'venvs', 'a-plugin', 'bin', 'python');
+  mkdirSync(join(plugin, '..'), { recursive: true });
+  writeFileSync(plugin, '#!/bin/sh\nexec /usr/bin/python3 "$@"\n');
+  chmodSync(plugin, 0o755);
+  let install = await locate({ HERMES_HOME: home });
+  assert.equal(install.state, 'not_installed', JSON.stringify(install));
+  // Hermes' own venv (its distribution installed in it).
+  interpreter(join(home, 'venvs', 'hermes', 'bin', 'python'));
+  install = await locate({ HERMES_HOME: home });
+  assert.equal(install.state, 'found', JSON.stringify(install));
+  assert.equal(install.pythonFrom, '$HERMES_HOME/venvs');
+  assert.equal(install.release.version, hermes().version);
+});
+
+test('a version outside the supported range: /readyz 503 with the hermes component unsupported and what to do', async () => {
+  const home = temp.make('hmcp-locate-');
+  const tree = checkout(join(home, 'hermes-agent'), { stamp: '0.18.4' });
+  interpreter(join(tree, 'venv', 'bin', 'python'));
+  const gw = await startTestGateway({ home: realpathSync(home), env: { HERMES_MCP_ROOTS: home, HERMES_MCP_OPTIONAL_COMPONENTS: 'memory,lsp,graph,browser,hermes_tools,web_provider,startup_files,session_db' } });
+  try {
+    const res = await fetch(`${gw.url}/readyz`);
+    const body = (await res.json()) as { reasons: Array<{ component: string; reason: string; action: string }>; components: Record<string, { ready: boolean; status: string }> };
+    assert.equal(res.status, 503);
+    assert.deepEqual(body.components.hermes && { ready: body.components.hermes.ready, status: body.components.hermes.status }, { ready: false, status: 'unsupported' });
+    const reason = body.reasons.find((r) => r.component === 'hermes');
+    assert.equal(reason?.reason, 'Hermes Agent 0.18.4 is outside the versions this gateway supports (>=0.19.0,<0.24)');
+    assert.match(reason?.action ?? '', /hermes update/);
+  } finally {
+    await gw.close();
+  }
+});
+
+test('HERMES_MCP_HERMES_VERSION is followed instead of what is found (and a version that is not one is refused at start)', async () => {
+  const home = temp.make('hmcp-locate-');
+  const install = await locate({ HERMES_HOME: home, HERMES_AGENT_PYTHON: hermes().python, HERMES_MCP_HERMES_VERSION: '0.23.5' });
+  assert.equal(install.release.version, '0.23.5');
+  assert.equal(install.declared, '0.23.5');
+  const probe = hermesProbe(install);
+  assert.equal(probe.details?.version_from, 'HERMES_MCP_HERMES_VERSION');
+  assert.match(String(probe.details?.found), new RegExp(`^Hermes Agent ${hermes().version.replace(/\./g, '\\.')}`));
+  assert.throws(() => loadConfig({ HERMES_HOME: home, HERMES_MCP_HERMES_VERSION: 'latest' }), /HERMES_MCP_HERMES_VERSION must be a Hermes Agent version/);
+});
+
+test('nothing installed: ready (nothing to refuse), saying where it looked; the gateway follows the newest Hermes it knows', async () => {
+  const home = temp.make('hmcp-locate-');
+  const install = await locate({ HERMES_HOME: home });
+  assert.equal(install.state, 'not_installed');
+  assert.equal(install.release.version, undefined);
+  const probe = hermesProbe(install);
+  assert.equal(probe.ready, true);
+  assert.equal(probe.status, 'not_found');
+  assert.match(probe.reason ?? '', new RegExp(`looked at ${join(home, 'hermes-agent', 'venv', 'bin', 'python')}`));
+});
+
+test('an interpreter that never answers: failed within hermesAgentVersionTimeoutSeconds, /readyz not ready', async () => {
+  const home = temp.make('hmcp-locate-');
+  // A stand-in for a hung interpreter (real Hermes does not hang on demand): it sleeps, as its only process.
+  const python = join(home, 'python');
+  writeFileSync(python, '#!/bin/sh\nexec sleep 60\n');
+  chmodSync(python, 0o755);
+  const started = Date.now();
+  const install = await locate({ HERMES_HOME: home, HERMES_AGENT_PYTHON: python, HERMES_MCP_HERMES_AGENT_VERSION_TIMEOUT_SECONDS: '1' });
+  assert.ok(Date.now() - started < 10_000);
+  assert.equal(install.state, 'failed');
+  const probe = hermesProbe(install);
+  assert.equal(probe.ready, false);
+  assert.match(probe.reason ?? '', /^HERMES_AGENT_VERSION_UNKNOWN: .* did not say which Hermes Agent it has within 1 s/);
+});
