@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'yaml';
+import { satisfies, validRange } from '@renovatebot/pep440';
 import { packageRoot } from '../shared/package-root.js';
 
 // The "Differences from Hermes" list (docs/differences-from-hermes.md), made from the fidelity
@@ -22,6 +23,17 @@ export interface ListedDivergence {
   reason: string;
   cases?: string[];
   fields?: string[];
+  /**
+   * The Hermes versions it applies to, a PEP 440 specifier (`>=0.20`, `<0.20`); every supported
+   * Hermes when absent. A difference from one Hermes only (a default that changed between versions,
+   * a guard only the newer one has) is scoped so.
+   */
+  hermes?: string;
+}
+
+/** Whether `d` applies when comparing with Hermes `version`. */
+export function appliesTo(d: ListedDivergence, version: string): boolean {
+  return d.hermes === undefined || satisfies(version, d.hermes);
 }
 
 export function listedDivergences(text = readFileSync(DIVERGENCES_FILE, 'utf8')): ListedDivergence[] {
@@ -32,6 +44,7 @@ export function listedDivergences(text = readFileSync(DIVERGENCES_FILE, 'utf8'))
     for (const k of ['id', 'surface', 'summary', 'reason'] as const) {
       if (typeof d[k] !== 'string' || d[k].trim() === '') throw new Error(`divergences.yaml: an entry (${d.id ?? '?'}) has no ${k}`);
     }
+    if (d.hermes !== undefined && (typeof d.hermes !== 'string' || !validRange(d.hermes))) throw new Error(`divergences.yaml: ${d.id} has a hermes scope that is not a PEP 440 specifier: ${JSON.stringify(d.hermes)}`);
     if (ids.has(d.id)) throw new Error(`divergences.yaml: ${d.id} twice`);
     ids.add(d.id);
   }
@@ -41,7 +54,7 @@ export function listedDivergences(text = readFileSync(DIVERGENCES_FILE, 'utf8'))
 /** The generated lines between the markers: one bullet per divergence, grouped by surface in file order. */
 export function renderDifferences(list: ListedDivergence[]): string {
   if (list.length === 0) return '_None: every compared case answers as Hermes does._';
-  return list.map((d) => `- \`${d.surface}\`: ${d.summary.trim()} Why: ${d.reason.trim()}`).join('\n');
+  return list.map((d) => `- \`${d.surface}\`${d.hermes ? ` (Hermes ${d.hermes})` : ''}: ${d.summary.trim()} Why: ${d.reason.trim()}`).join('\n');
 }
 
 /** `page` with the part between the markers replaced by the rendered list (throws without the markers). */

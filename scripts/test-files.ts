@@ -1,5 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { HERMES_PINS, parsePin, type HermesPin } from './hermes-venv.js';
 
 /**
  * The compiled test files under `testsDir` (absolute paths, sorted) that `args` select: a path
@@ -37,4 +38,43 @@ export function shareOut(files: readonly string[], count: number): string[][] {
   const everywhere = files.filter((f) => EVERY_NODE.some((p) => f.startsWith(p)));
   const rest = files.filter((f) => !EVERY_NODE.some((p) => f.startsWith(p)));
   return Array.from({ length: count }, (_, i) => [...everywhere, ...rest.filter((_, j) => j % count === i)].sort());
+}
+
+// Running against each Hermes (run-tests.js; scripts/hermes-venv.ts has the pins): every selected
+// file runs against the oldest supported Hermes; the files that compare with a real Hermes (its own
+// functions, its tool server, its MCP client, its API server, homes and databases written by its own
+// code) run once more against the newest.
+export const EVERY_HERMES: readonly string[] = [
+  'fidelity/', // each surface compared with Hermes' own functions
+  'hermes/', // test homes built by Hermes' own config code
+  'tools/hermes-tools/real-', // Hermes' tool server
+  'tools/hermes-tools/descriptions',
+  'tools/lsp/hermes-client', // Hermes' MCP client on hermes-mcp-lsp
+  'tools/agent-tasks/real-hermes', // Hermes' API server behind the bridge profile
+  'tools/agent-tasks/scripted-model',
+  'tools/guarded/session-search', // state.db written by Hermes' SessionDB
+  'tools/guarded/session-db-readiness',
+  'doctor/hermes-agent', // which Hermes the gateway fronts
+  'platform/hermes/',
+  'gates/real-hermes',
+];
+
+/** `files` (paths under tests/) that run against `pin`. */
+export function filesForPin(files: readonly string[], pin: HermesPin): string[] {
+  return pin === 'oldest' ? [...files] : files.filter((f) => EVERY_HERMES.some((p) => f.startsWith(p)));
+}
+
+/**
+ * run-tests' arguments: test prefixes, and `--hermes=PIN` (oldest, newest) or `--hermes=both` (the
+ * default): which Hermes the selected files run against.
+ */
+export function runArguments(args: readonly string[]): { prefixes: string[]; pins: HermesPin[] } {
+  const prefixes: string[] = [];
+  let pins: HermesPin[] = [...HERMES_PINS];
+  for (const a of args) {
+    const flag = /^--hermes=(.*)$/.exec(a);
+    if (!flag) prefixes.push(a);
+    else pins = flag[1] === 'both' ? [...HERMES_PINS] : [parsePin(flag[1]!, '--hermes')];
+  }
+  return { prefixes, pins };
 }

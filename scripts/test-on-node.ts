@@ -2,10 +2,10 @@ import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:chi
 import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
-import { ensureHermesVenv, VENV } from './hermes-venv.js';
+import { ensureHermesVenv, venvOf } from './hermes-venv.js';
 import { nodeBinary } from './node-binary.js';
 import { checkoutFiles, dependencyStamp, markInstalled, stageCheckout } from './staged-checkout.js';
-import { shareOut, testFiles } from './test-files.js';
+import { runArguments, shareOut, testFiles } from './test-files.js';
 
 // Runs the test suite on other Node.js major versions (CI: the current LTS lines), each in a
 // staged copy of this checkout so the native modules (better-sqlite3, the subreaper addon) can be
@@ -14,6 +14,8 @@ import { shareOut, testFiles } from './test-files.js';
 //   node dist/scripts/test-on-node.js 24 22
 //   node dist/scripts/test-on-node.js 24 -- jobs/pty   only the test files run-tests.js selects so
 //   node dist/scripts/test-on-node.js 24 22 --split    the Nodes share the suite (test-files.ts shareOut)
+//   node dist/scripts/test-on-node.js 24 -- --hermes=oldest jobs
+//                                                      run-tests' own flags pass through
 //
 // The staged copies are prepared side by side (each install is mostly one compiler on one core, so
 // two fill the two cores of a small CI machine), each install's output printed as one block when
@@ -112,21 +114,25 @@ async function install(major: number, files: readonly string[]): Promise<Staged 
   return r.ok && { node: binary.node, stage, env, version };
 }
 
-async function main(majors: readonly number[], testPrefixes: readonly string[], split: boolean): Promise<boolean> {
+async function main(majors: readonly number[], runArgs: readonly string[], split: boolean): Promise<boolean> {
   const files = checkoutFiles(root);
+  const { prefixes, pins } = runArguments(runArgs);
+  const flags = runArgs.filter((a) => !prefixes.includes(a));
   // Once per version: two installs into one staged copy would race.
   const staged = await Promise.all([...new Set(majors)].map((major) => prepare(major, files)));
-  // The Hermes venv is Python, the same whatever Node runs the suite: each staged copy links this
-  // checkout's (provisioned here first when it is missing) instead of pip-installing hermes-agent
-  // again for every Node version.
-  const venv = staged.includes(false) ? undefined : ensureHermesVenv(root);
-  const suites = shares(testPrefixes, staged.length, split);
+  // The Hermes venvs are Python, the same whatever Node runs the suite: each staged copy links this
+  // checkout's (provisioned here first when missing) instead of pip-installing Hermes again for
+  // every Node version.
+  const venvs = staged.includes(false) ? [] : pins.map((pin) => ensureHermesVenv(root, undefined, pin));
+  const suites = shares(prefixes, staged.length, split);
   for (const [i, s] of staged.entries()) {
     if (s === false) return false;
-    const link = join(s.stage, VENV);
-    mkdirSync(dirname(link), { recursive: true });
-    rmSync(link, { recursive: true, force: true });
-    symlinkSync(venv!.dir, link);
+    for (const venv of venvs) {
+      const link = join(s.stage, venvOf(venv.pin));
+      mkdirSync(dirname(link), { recursive: true });
+      rmSync(link, { recursive: true, force: true });
+      symlinkSync(venv.dir, link);
+    }
     const suite = suites[i]!;
     // An empty share would hand run-tests no file, which it reads as every file.
     if (split && suite.length === 0) {
@@ -134,7 +140,7 @@ async function main(majors: readonly number[], testPrefixes: readonly string[], 
       return false;
     }
     process.stdout.write(`\n== test suite on ${s.version}${split ? `: its share, ${suite.length} files` : ''} ==\n`);
-    const r = await run(s.node, [join(s.stage, 'dist', 'scripts', 'run-tests.js'), ...(split ? suite : testPrefixes)], { cwd: s.stage, env: s.env }, false);
+    const r = await run(s.node, [join(s.stage, 'dist', 'scripts', 'run-tests.js'), ...flags, ...(split ? suite : prefixes)], { cwd: s.stage, env: s.env }, false);
     if (!r.ok) {
       process.stderr.write(`test-on-node: the suite on ${s.version} failed\n`);
       return false;
@@ -148,12 +154,12 @@ const dashes = args.indexOf('--');
 const options = dashes < 0 ? args : args.slice(0, dashes);
 const split = options.includes('--split');
 const majors = options.filter((a) => a !== '--split').map(Number);
-const testPrefixes = dashes < 0 ? [] : args.slice(dashes + 1);
+const runArgs = dashes < 0 ? [] : args.slice(dashes + 1);
 if (majors.length === 0 || majors.some((m) => !Number.isInteger(m) || m < 20)) {
-  process.stderr.write('usage: test-on-node.js MAJOR [MAJOR…] [--split] [-- TEST_PREFIX…]   e.g. 24 22, or 24 -- jobs\n');
+  process.stderr.write('usage: test-on-node.js MAJOR [MAJOR…] [--split] [-- [--hermes=PIN] TEST_PREFIX…]   e.g. 24 22, or 24 -- jobs\n');
   process.exit(2);
 }
-main(majors, testPrefixes, split).then(
+main(majors, runArgs, split).then(
   (ok) => finish(ok ? 0 : 1),
   (e: unknown) => {
     process.stderr.write(`test-on-node: ${e instanceof Error ? e.message : String(e)}\n`);

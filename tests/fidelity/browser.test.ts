@@ -3,7 +3,7 @@ import { startFixturePages, type FixturePages } from '../fixtures/camofox/pages.
 import { ALLOW_LOOPBACK_PAGES, browse } from '../helpers/browser.js';
 import { startStandin, type Standin } from '../helpers/camofox.js';
 import { openSession, startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import type { HomeSpec } from '../helpers/hermes.js';
+import { hermes, type HomeSpec } from '../helpers/hermes.js';
 import { compareSurface, errorAsHermes, loadCases, normalise, oracleAnswers, runOracle, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
 
 // The ten browser tools against Hermes' own in Camofox mode (tools/browser_tool.py browser_* with
@@ -77,7 +77,7 @@ compareSurface<BrowserCase>({
     standin = await startStandin();
     for (const name of homesUsed()) {
       const home = fx.hermesHome(`gw-${name}`, HOMES[name]);
-      gateways.set(name, await startTestGateway({ home, env: { CAMOFOX_URL: camofoxUrl(), CAMOFOX_USER_ID: userOf('gateway', name) } }));
+      gateways.set(name, await startTestGateway({ home, env: { CAMOFOX_URL: camofoxUrl(), CAMOFOX_USER_ID: userOf('gateway', name), HERMES_MCP_HERMES_VERSION: hermes().version } }));
     }
   },
   async tearDown() {

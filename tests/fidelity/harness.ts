@@ -4,10 +4,10 @@ import { isDeepStrictEqual } from 'node:util';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { listedDivergences, type ListedDivergence } from '../../scripts/differences-from-hermes.js';
+import { appliesTo, listedDivergences, type ListedDivergence } from '../../scripts/differences-from-hermes.js';
 import { FIDELITY_REPORT_DIR, type FidelityTally } from '../../scripts/fidelity-report.js';
 import { packageRoot } from '../../shared/package-root.js';
-import { copyOfHermesHome, hermesEnv, runDriver, type HomeSpec } from '../helpers/hermes.js';
+import { copyOfHermesHome, hermes, hermesEnv, runDriver, type HomeSpec } from '../helpers/hermes.js';
 import { tempDirs } from '../helpers/temp.js';
 import { startFidelityGateway, type FidelityGateway, type FidelityGatewayOptions } from './workspace.js';
 
@@ -22,8 +22,10 @@ import { startFidelityGateway, type FidelityGateway, type FidelityGatewayOptions
 // - different:  anything else. A different case fails its surface.
 //
 // A listed divergence that no case of its surface shows any more fails too (the list stays true),
-// and each surface has the minimum number of cases it promises (MIN_CASES). Every surface's tally
-// is written to FIDELITY_REPORT_DIR; the test runner prints them as one table after the run.
+// and each surface has the minimum number of cases it promises (MIN_CASES). The suite runs once per
+// Hermes pin (HERMES_TEST_PIN, tests/helpers/hermes.ts): an entry scoped to some Hermes versions
+// (`hermes:` in divergences.yaml) applies only when comparing with one of them. Every surface's
+// tally is written to FIDELITY_REPORT_DIR; the test runner prints them as one table after the run.
 //
 // A surface's test states what is particular to it: its cases, how Hermes' driver and the gateway
 // are asked, how their answers are normalised. The rest is here: compareSurface runs the
@@ -145,7 +147,7 @@ export class Surface {
 
   constructor(readonly name: string) {
     if (!(name in MIN_CASES)) throw new Error(`fidelity surface ${name} has no MIN_CASES entry`);
-    this.listed = divergences().filter((d) => d.surface === name);
+    this.listed = divergences().filter((d) => d.surface === name && appliesTo(d, hermes().version));
   }
 
   /** Compares one case's two answers (already normalised) and records the verdict. */
@@ -184,10 +186,12 @@ export class Surface {
 
   /** Writes this surface's tally for the end-of-run table. */
   report(): void {
-    mkdirSync(FIDELITY_REPORT_DIR, { recursive: true });
+    const { pin, version } = hermes();
+    const dir = join(FIDELITY_REPORT_DIR, pin);
+    mkdirSync(dir, { recursive: true });
     const count = (k: VerdictKind) => new Set(this.verdicts.filter((v) => v.verdict === k).map((v) => `${v.case}\0${v.via}`)).size;
-    const tally: FidelityTally = { surface: this.name, cases: this.caseIds.size, comparisons: this.verdicts.length, equal: count('equal'), divergent: count('divergent'), different: count('different') };
-    writeFileSync(join(FIDELITY_REPORT_DIR, `${this.name}.json`), JSON.stringify(tally) + '\n');
+    const tally: FidelityTally = { surface: this.name, pin, hermes: version, cases: this.caseIds.size, comparisons: this.verdicts.length, equal: count('equal'), divergent: count('divergent'), different: count('different') };
+    writeFileSync(join(dir, `${this.name}.json`), JSON.stringify(tally) + '\n');
   }
 }
 

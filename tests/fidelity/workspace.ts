@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { connect, startTestGateway, viaBridge, type TestGateway } from '../helpers/gateway.js';
 import type { Limits } from '../../shared/limits.js';
+import { hermes } from '../helpers/hermes.js';
 
 // What the file-shaped surfaces share: a case's files written into a directory of its own, and a
 // gateway whose roots are the fidelity workspace, called over MCP and through execute_code's
@@ -58,7 +59,8 @@ export interface FidelityGatewayOptions {
 export async function startFidelityGateway(home: string, roots: string, options: FidelityGatewayOptions = {}): Promise<FidelityGateway> {
   const gateway = await startTestGateway({
     home,
-    env: { HERMES_MCP_ROOTS: roots, ...options.env },
+    // The gateway follows the Hermes it is compared with (without starting that Hermes' tool server).
+    env: { HERMES_MCP_ROOTS: roots, HERMES_MCP_HERMES_VERSION: hermes().version, ...options.env },
     limits: { executeCodeDeadlineSeconds: 120, ...options.limits },
     // The environment the gateway's children inherit (execute_code scripts see it scrubbed).
     ...(options.inherited ? { inherited: options.inherited } : {}),

@@ -3,19 +3,26 @@ import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
-import { ensureHermesVenv, REQUIREMENTS, type HermesVenv } from '../../scripts/hermes-venv.js';
+import { ensureHermesVenv, parsePin, requirementsOf, type HermesPin, type HermesVenv } from '../../scripts/hermes-venv.js';
 import { packageRoot } from '../../shared/package-root.js';
 
-// The real Hermes Agent for tests: the pinned venv (scripts/hermes-venv.ts; run-tests provisions it
+// The real Hermes Agent for tests: a pinned venv (scripts/hermes-venv.ts; run-tests provisions each
 // before any test starts), the Python drivers in tests/hermes/drivers that call Hermes' own
-// functions, and test homes built by Hermes' own config code.
+// functions, and test homes built by Hermes' own config code. Which Hermes a test process runs
+// against is its HERMES_TEST_PIN (`oldest`, the default, or `newest`): run-tests runs the files that
+// compare with Hermes once per pin (scripts/test-files.ts, EVERY_HERMES).
 
 export const DRIVERS = join(packageRoot(), 'tests', 'hermes', 'drivers');
 
+/** The Hermes pin this test process runs against. */
+export function hermesPin(): HermesPin {
+  return parsePin(process.env.HERMES_TEST_PIN ?? 'oldest', 'HERMES_TEST_PIN');
+}
+
 let venv: HermesVenv | undefined;
-/** The pinned Hermes venv (provisioned on first use when a test file runs on its own). */
+/** The pinned Hermes venv of this process's pin (provisioned on first use when a test file runs on its own). */
 export function hermes(): HermesVenv {
-  venv ??= ensureHermesVenv();
+  venv ??= ensureHermesVenv(packageRoot(), undefined, hermesPin());
   return venv;
 }
 
@@ -51,7 +58,7 @@ export function makeHermesHome(home: string, spec: HomeSpec = {}): string {
   return home;
 }
 
-/** Where built homes are kept, one directory per (driver, spec, Hermes pin): git-ignored like the venv. */
+/** Where built homes are kept, one directory per (driver, spec, Hermes pin): git-ignored like the venvs. */
 export const HOME_TEMPLATES = join(packageRoot(), '.cache', 'hermes-home-template');
 const templates = new Map<string, string>();
 
@@ -69,7 +76,7 @@ export function copyOfHermesHome(home: string, spec: HomeSpec, files: Record<str
     .update('\0')
     .update(JSON.stringify({ spec, files }))
     .update('\0')
-    .update(readFileSync(join(root, REQUIREMENTS)))
+    .update(readFileSync(join(root, requirementsOf(hermesPin()))))
     .digest('hex');
   let template = templates.get(key);
   if (!template) {

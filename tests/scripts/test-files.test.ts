@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { after, test } from 'node:test';
-import { EVERY_NODE, shareOut, testFiles } from '../../scripts/test-files.js';
+import { EVERY_HERMES, EVERY_NODE, filesForPin, runArguments, shareOut, testFiles } from '../../scripts/test-files.js';
 import { tempDirs } from '../helpers/temp.js';
 
 // Which compiled test files a run selects (run-tests.js, test-on-node.js), and how --split shares
@@ -39,4 +39,19 @@ test('a split suite: the version-sensitive files on every Node, each other file 
   for (const f of others) assert.equal(Number(first.includes(f)) + Number(second.includes(f)), 1, `${f} runs on exactly one`);
   assert.ok(Math.abs(first.length - second.length) <= 1);
   assert.deepEqual(shareOut(files, 1), [[...files].sort()], 'one Node runs them all');
+});
+
+test('--hermes chooses the Hermes pins the selected files run against (both by default); the rest are test prefixes', () => {
+  assert.deepEqual(runArguments(['tools/jobs', '!fidelity/']), { prefixes: ['tools/jobs', '!fidelity/'], pins: ['oldest', 'newest'] });
+  assert.deepEqual(runArguments(['--hermes=oldest', 'fidelity/']), { prefixes: ['fidelity/'], pins: ['oldest'] });
+  assert.deepEqual(runArguments(['--hermes=newest']), { prefixes: [], pins: ['newest'] });
+  assert.deepEqual(runArguments(['--hermes=both']).pins, ['oldest', 'newest']);
+  assert.throws(() => runArguments(['--hermes=0.22']), /--hermes must be one of oldest, newest, got "0.22"/);
+});
+
+test('every selected file runs against the oldest Hermes; only those comparing with a real Hermes run against the newest', () => {
+  const files = ['fidelity/read-file.test.js', 'tools/jobs/runner.test.js', 'tools/hermes-tools/real-calls.test.js', 'tools/hermes-tools/standin-cancel.test.js', 'tools/guarded/session-search.test.js'];
+  assert.deepEqual(filesForPin(files, 'oldest'), files);
+  assert.deepEqual(filesForPin(files, 'newest'), ['fidelity/read-file.test.js', 'tools/hermes-tools/real-calls.test.js', 'tools/guarded/session-search.test.js']);
+  for (const prefix of EVERY_HERMES) assert.ok(!prefix.startsWith('/') && prefix.length > 0, prefix);
 });
