@@ -143,6 +143,11 @@ export const ErrorCode = {
   // doctor's hermes_agent check: the Hermes interpreter has no Hermes Agent, or did not say which
   HERMES_AGENT_NOT_INSTALLED: 'HERMES_AGENT_NOT_INSTALLED',
   HERMES_AGENT_VERSION_UNKNOWN: 'HERMES_AGENT_VERSION_UNKNOWN',
+  // a call of one of Hermes' own functions in a Hermes call worker (supervisor/platform/hermes/call.ts):
+  // it raised or the worker died; it outlived its budget; this Hermes lacks the function
+  HERMES_CALL_FAILED: 'HERMES_CALL_FAILED',
+  HERMES_CALL_TIMEOUT: 'HERMES_CALL_TIMEOUT',
+  HERMES_CALL_UNSUPPORTED: 'HERMES_CALL_UNSUPPORTED',
   // PTY jobs (process_manage resize)
   PROCESS_NOT_A_TTY: 'PROCESS_NOT_A_TTY',
   // authentication and authorization (supervisor/http/auth/)

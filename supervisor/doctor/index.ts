@@ -56,7 +56,7 @@ export async function runDoctor(processEnv: NodeJS.ProcessEnv): Promise<DoctorCh
   const owners = ownerRegistry(config, log);
   // Found as the gateway's start finds it: the adapters that follow Hermes' version read it.
   const hermes = await locateHermes(config);
-  const native = nativeAdapter(config, log, owners, hermes.release);
+  const native = nativeAdapter(config, log, owners, hermes.release, hermes);
   const backends = backendAdapters(config, hermes, native, log);
   const adapters: Adapter[] = [backends.hermes, backends.startup, backends.skills, native, backends.guarded, backends.memory, backends.browser, backends.lsp, backends.graph, backends.hermesTools];
   let gateway: Gateway | undefined;

@@ -100,7 +100,7 @@ export async function startGateway(options: GatewayOptions & { config: GatewayCo
   // The native, jobs, guarded, memory and browser adapters are always part of the product; embedders and tests may add others.
   // Before the native adapter: its terminal records each owner's cwd there, and its file tools read it.
   const owners = options.owners ?? ownerRegistry(config, log);
-  const native = nativeAdapter(config, log, owners, hermes.release);
+  const native = nativeAdapter(config, log, owners, hermes.release, hermes);
   // Before the other adapters, so the workers they start while the gateway is composed (the graph
   // and Hermes tool servers) are counted too; what needs the composed gateway is read at scrape time.
   let composed: { gateway: Gateway; counters: { inflightRequests: number }; publicNames: ReadonlySet<string> } | undefined;

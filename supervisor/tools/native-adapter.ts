@@ -3,6 +3,8 @@ import type { Adapter } from '../core/adapter.js';
 import { OwnerRegistry } from '../core/owners/owners.js';
 import type { GatewayConfig } from '../platform/config.js';
 import { HermesRelease } from '../platform/hermes/release.js';
+import { HermesCaller } from '../platform/hermes/call.js';
+import { noHermes, type HermesInstall } from '../platform/hermes/locate.js';
 import { ExecuteCodePool, executeCodeTool } from './execute-code/execute-code.js';
 import { fileAccessFacts } from './files/confine.js';
 import { fileTools } from './files/index.js';
@@ -25,6 +27,8 @@ export interface NativeAdapter extends Adapter {
   processes: ProcessRegistry;
   /** The worker runtime (isolation, resource policy), shared with the jobs adapter. */
   runtime: WorkerRuntime;
+  /** Calls of Hermes' own functions in the Hermes the gateway fronts (document extraction, cron). */
+  hermesCaller: HermesCaller;
 }
 
 /**
@@ -32,9 +36,14 @@ export interface NativeAdapter extends Adapter {
  * each owner's cwd and the file tools and execute_code read it; an adapter on its own gets one of
  * its own.
  */
-/** `release`: the Hermes Agent the gateway fronts, which the file, terminal and process tools follow (the newest the gateway knows by default). */
-export function nativeAdapter(config: GatewayConfig, log: Logger, owners = new OwnerRegistry({ defaultCwd: config.terminalCwd }), release: HermesRelease = new HermesRelease(undefined)): NativeAdapter {
+/**
+ * `release`: the Hermes Agent the gateway fronts, which the file, terminal and process tools follow
+ * (the newest the gateway knows by default); `install`: where that Hermes is, for calls of its own
+ * functions (none by default).
+ */
+export function nativeAdapter(config: GatewayConfig, log: Logger, owners = new OwnerRegistry({ defaultCwd: config.terminalCwd }), release: HermesRelease = new HermesRelease(undefined), install: HermesInstall = noHermes()): NativeAdapter {
   const runtime = createWorkerRuntime(config, config.inheritedEnvironment, (entry, reason) => log.warn({ event: 'worker_failed', worker: entry, reason }, 'worker failed'));
+  const hermesCaller = new HermesCaller(runtime, install);
   if (runtime.isolation.degraded) log.warn({ event: 'isolation_degraded', mode: runtime.isolation.mode, reason: runtime.isolation.reason }, 'process isolation degraded');
   else log.info({ event: 'isolation', mode: runtime.isolation.mode }, 'process isolation');
   // Under an enforced resource policy, execute_code units run in systemd scopes, else in direct
@@ -69,6 +78,7 @@ export function nativeAdapter(config: GatewayConfig, log: Logger, owners = new O
     name: 'native',
     processes,
     runtime,
+    hermesCaller,
     source: {
       name: 'native',
       // Built when the catalog asks: read_file and execute_code name Hermes' tools only if they were catalogued.

@@ -283,6 +283,11 @@ async function locate(config: GatewayConfig): Promise<Located> {
   return { state: 'not_installed', looked, reason, release: newest };
 }
 
+/** No Hermes: what a composition that was given none calls into (every call is HERMES_AGENT_NOT_INSTALLED). */
+export function noHermes(): HermesInstall {
+  return { state: 'not_installed', looked: [], reason: 'no Hermes Agent was given to this composition', release: new HermesRelease(undefined) };
+}
+
 /** The interpreter the tool server runs on: the one found, else where the first candidate would be (for its messages). */
 export function hermesPython(config: GatewayConfig, install: HermesInstall): string {
   return install.python ?? interpreterCandidates(config)[0]!.python;

@@ -8,6 +8,7 @@ import { executeUnitProtocol, type ExecuteUnitProtocol } from '../../../shared/w
 import { lspProtocol, type LspProtocol } from '../../../shared/worker-protocol/lsp.js';
 import { graphProtocol, type GraphProtocol } from '../../../shared/worker-protocol/graph.js';
 import { hermesToolsProtocol, type HermesToolsProtocol } from '../../../shared/worker-protocol/hermes-tools.js';
+import { hermesCallProtocol, type HermesCallProtocol } from '../../../shared/worker-protocol/hermes-call.js';
 import { processProtocol, type ProcessProtocol } from '../../../shared/worker-protocol/process.js';
 import type { ProtocolMessages, WorkerProtocol } from '../../../shared/worker-protocol/protocol.js';
 import { terminalProtocol, type TerminalProtocol } from '../../../shared/worker-protocol/terminal.js';
@@ -38,6 +39,8 @@ const EXECUTE_UNIT = join(packageRoot(), 'workers', 'execute', 'unit.py');
 const EXECUTE_COMMANDS = join(packageRoot(), 'dist', 'workers', 'execute-commands.js');
 /** The warm interpreter that forks execute_code units (zygote.py) and the modules it imports, all in one directory. */
 const EXECUTE_PYTHON_DIR = join(packageRoot(), 'workers', 'execute');
+/** A Hermes call worker's script (workers/hermes-call/run.py), run by Hermes' own interpreter. */
+const HERMES_CALL = join(packageRoot(), 'workers', 'hermes-call', 'run.py');
 /** The zygote only dies with the gateway: no namespace of its own (each unit it forks gets one). */
 const ZYGOTE_PREFIX = ['setpriv', '--pdeathsig', 'KILL'];
 
@@ -50,6 +53,7 @@ export interface WorkerProtocols {
   'lsp-worker': LspProtocol;
   'graph-worker': GraphProtocol;
   'hermes-tools-worker': HermesToolsProtocol;
+  'hermes-call': HermesCallProtocol;
 }
 export type WorkerEntry = keyof WorkerProtocols;
 
@@ -64,6 +68,7 @@ const PROTOCOLS: { [E in WorkerEntry]: WorkerProtocol<WorkerProtocols[E]> } = {
   'lsp-worker': lspProtocol,
   'graph-worker': graphProtocol,
   'hermes-tools-worker': hermesToolsProtocol,
+  'hermes-call': hermesCallProtocol,
 };
 
 export interface SpawnOptions {
@@ -73,6 +78,8 @@ export interface SpawnOptions {
   onFailure?: (reason: string) => void;
   /** The execute-zygote only: the staged zygote.py to run (stageZygoteCode). */
   script?: string;
+  /** The hermes-call worker only: the Hermes interpreter that runs it. */
+  interpreter?: string;
 }
 
 export interface WorkerRuntime {
@@ -139,7 +146,11 @@ export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEn
         // every call, and a Node start-up would cost more than the script's own interpreter. The
         // zygote that forks units gets the same stdio as a unit, so the interpreter it hands on to
         // every unit has set up sys.stdin/stdout/stderr exactly as a unit's own would.
-        ...(unit || zygote ? { entry: zygote ? (options.script ?? join(EXECUTE_PYTHON_DIR, 'zygote.py')) : EXECUTE_UNIT, interpreter: config.python, scriptIo: true } : { entry: join(packageRoot(), 'dist', 'workers', `${entry}.js`) }),
+        ...(unit || zygote
+          ? { entry: zygote ? (options.script ?? join(EXECUTE_PYTHON_DIR, 'zygote.py')) : EXECUTE_UNIT, interpreter: config.python, scriptIo: true }
+          : entry === 'hermes-call'
+            ? { entry: HERMES_CALL, interpreter: hermesCallInterpreter(options) }
+            : { entry: join(packageRoot(), 'dist', 'workers', `${entry}.js`) }),
         isolation: zygote ? { ...isolation, prefix: ZYGOTE_PREFIX } : isolation,
         ...(options.scope
           ? { scope: options.scope }
@@ -163,6 +174,11 @@ export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEn
     },
   };
   return runtime;
+}
+
+function hermesCallInterpreter(options: SpawnOptions): string {
+  if (!options.interpreter) throw new Error('a hermes-call worker needs the Hermes interpreter (SpawnOptions.interpreter)');
+  return options.interpreter;
 }
 
 /** Reports the spawn now and its latency once the worker's first `ready` frame arrives. */

@@ -1,0 +1,80 @@
+import { existsSync } from 'node:fs';
+import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import type { HermesCallModule } from '../../../shared/worker-protocol/hermes-call.js';
+import type { WorkerRuntime } from '../spawning/worker-runtime.js';
+import { hermesEnvironment } from './environment.js';
+import { describeInstall, type HermesInstall } from './locate.js';
+
+// One call of one of Hermes' own functions, where the gateway answers as the Hermes it fronts by
+// running that Hermes' code rather than a re-expression of it (document extraction, cron's own
+// mutations and refusals): a Hermes call worker (workers/hermes-call/run.py) in the Hermes
+// interpreter found at startup, started for the one call under the host's isolation like every
+// worker, and killed with everything it started once it has answered, failed or outlived its budget.
+// It runs in Hermes' checkout (or $HERMES_HOME), with the workers' scrubbed environment plus Hermes'
+// own settings: no secret of the gateway's reaches it, and Hermes' lazy installs stay off.
+
+export interface HermesCallOptions {
+  /** The whole call's budget, the interpreter's start included. */
+  timeoutMs: number;
+  /** Cancels the call: the worker is killed and the call rejects with CANCELLED. */
+  signal?: AbortSignal;
+}
+
+export class HermesCaller {
+  constructor(
+    private readonly runtime: WorkerRuntime,
+    private readonly install: HermesInstall,
+  ) {}
+
+  /** Whether a Hermes interpreter was found to call into. */
+  get available(): boolean {
+    return this.install.python !== undefined;
+  }
+
+  /**
+   * `module`'s `op` with `payload` (workers/hermes-call/<module>.py): its value. Throws a
+   * GatewayError: HERMES_AGENT_NOT_INSTALLED without an interpreter, HERMES_CALL_UNSUPPORTED when this
+   * Hermes lacks what the operation needs, HERMES_CALL_FAILED when Hermes' function raised or the
+   * worker died, HERMES_CALL_TIMEOUT past the budget, CANCELLED when `signal` aborts.
+   */
+  async call(module: HermesCallModule, op: string, payload: unknown, options: HermesCallOptions): Promise<unknown> {
+    const python = this.install.python;
+    if (!python) throw new GatewayError(ErrorCode.HERMES_AGENT_NOT_INSTALLED, `this needs Hermes Agent's own ${module} code, and no Hermes Agent was found (${describeInstall(this.install)})`);
+    options.signal?.throwIfAborted();
+    const { config } = this.runtime;
+    const worker = this.runtime.spawnWorker('hermes-call', {
+      interpreter: python,
+      cwd: existsSync(config.hermesToolsCwd) ? config.hermesToolsCwd : '/',
+      env: { ...hermesEnvironment(this.runtime.childEnv, config.hermesHome), PYTHONDONTWRITEBYTECODE: '1' },
+    });
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const stopped = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new GatewayError(ErrorCode.HERMES_CALL_TIMEOUT, `Hermes' ${module} ${op} did not answer within ${options.timeoutMs / 1000} s; it was stopped`)), options.timeoutMs);
+      onAbort = () => reject(new GatewayError(ErrorCode.CANCELLED, `Hermes' ${module} ${op} was cancelled`));
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      const answer = async () => {
+        await worker.waitFor((m) => m.type === 'ready');
+        return worker.request({ type: 'call', module, op, payload });
+      };
+      let reply;
+      try {
+        reply = await Promise.race([answer(), stopped]);
+      } catch (e) {
+        if (e instanceof GatewayError) throw e;
+        throw new GatewayError(ErrorCode.HERMES_CALL_FAILED, `Hermes' ${module} ${op} ended without an answer (${(e as Error).message})`);
+      }
+      if (reply.failure) {
+        const code = reply.failure.kind === 'unsupported' ? ErrorCode.HERMES_CALL_UNSUPPORTED : ErrorCode.HERMES_CALL_FAILED;
+        throw new GatewayError(code, `Hermes' ${module} ${op}: ${reply.failure.message}`, { kind: reply.failure.kind });
+      }
+      return reply.value;
+    } finally {
+      clearTimeout(timer);
+      if (onAbort) options.signal?.removeEventListener('abort', onAbort);
+      await worker.kill();
+    }
+  }
+}
