@@ -635,6 +635,18 @@ describe("session_search follows the Hermes it fronts: 0.19.0's answers, and Her
     assert.deepEqual((relaxed.results as Array<Record<string, unknown>>).map((r) => r.session_id), [S_CLI], 'no session has both words: any of them');
     const read = ok(await viaBridge(client, 'session_search', { session_id: S_CLI }));
     assert.equal(read.link, `@session:default/${S_CLI}`);
+    // A role_filter naming tool scans the messages table (no FTS markers); a miss is retried on the trigram index.
+    const scanned = ok(await viaBridge(client, 'session_search', { query: 'walrus', role_filter: 'user,tool' }));
+    assert.deepEqual((scanned.results as Array<Record<string, unknown>>).map((r) => [r.session_id, r.snippet]), [[S_CLI, 'How do I rotate the walrus certificates?']]);
+    const retried = ok(await viaBridge(client, 'session_search', { query: 'otte' }));
+    assert.deepEqual((retried.results as Array<Record<string, unknown>>).map((r) => r.session_id), [S_API]);
+    assert.match(String((retried.results as Array<Record<string, unknown>>)[0]!.snippet), />>>otte<<<r/);
+    // Hermes 0.22's browse, on whichever schema the pinned Hermes wrote (22 has no last_activity_at, no hidden).
+    const browsed = ok(await viaBridge(client, 'session_search', { limit: 10 }));
+    assert.deepEqual((browsed.results as Array<Record<string, unknown>>).map((r) => [r.session_id, r.link, r.preview]), [
+      [S_API, `@session:default/${S_API}`, 'Plan the otter backup window'],
+      [S_CLI, `@session:default/${S_CLI}`, 'How do I rotate the walrus certificates?'],
+    ]);
     const scrolled = ok(await viaBridge(client, 'session_search', { session_id: S_CLI, around_message_id: M[S_CLI]![0] }));
     assert.match(String(scrolled.hint), /Scroll forward/);
     await client.close();

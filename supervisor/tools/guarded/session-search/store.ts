@@ -468,7 +468,7 @@ export class SessionStore {
       WITH RECURSIVE
       candidates(id) AS (
         SELECT s.id FROM sessions s WHERE ${visible('s')}${exclude}
-        ORDER BY COALESCE(${lastActivity ? 's.last_activity_at, ' : ''}s.started_at) DESC, s.started_at DESC, s.id DESC LIMIT ?
+        ORDER BY ${lastActivity ? 'COALESCE(s.last_activity_at, s.started_at)' : 's.started_at'} DESC, s.started_at DESC, s.id DESC LIMIT ?
       ),
       ancestors(candidate_id, cur_id) AS (
         SELECT id, id FROM candidates
