@@ -55,6 +55,12 @@ function failsWith(r: Result, code: string): string {
 
 const ids = (messages: unknown) => (messages as Msg[]).map((m) => m.id);
 
+/** The journal mode state.db's header records (bytes 18-19: 2 for WAL, 1 for a rollback journal). */
+function journalMode(path: string): 'wal' | 'rollback' {
+  const header = readFileSync(path).subarray(18, 20);
+  return header[0] === 2 && header[1] === 2 ? 'wal' : 'rollback';
+}
+
 describe('session_search: the four shapes over a database Hermes wrote, Hermes defaults', () => {
   let gw: TestGateway;
   let home: string;
@@ -210,11 +216,17 @@ describe('session_search: the four shapes over a database Hermes wrote, Hermes d
     assert.equal(version, standardStateDb().code_schema_version, "the schema of the pinned Hermes' own code (22 for 0.19.0, 31 for 0.22)");
     assert.ok(version >= 22 && version <= NEWEST_KNOWN_SCHEMA_VERSION, `schema ${version}`);
     check.close();
-    // A WAL reader may need SQLite's -wal/-shm sidecars; it never writes WAL frames, and sidecars it
-    // caused to exist are no more accessible than state.db itself.
-    if (existsSync(`${db}-wal`)) assert.equal(statSync(`${db}-wal`).size, 0);
-    for (const sidecar of [`${db}-wal`, `${db}-shm`]) {
-      if (existsSync(sidecar)) assert.equal(statSync(sidecar).mode & 0o077, 0, `${sidecar} is private like state.db`);
+    if (journalMode(db) === 'wal') {
+      // A WAL reader may need SQLite's -wal/-shm sidecars; it never writes WAL frames, and sidecars it
+      // caused to exist are no more accessible than state.db itself.
+      if (existsSync(`${db}-wal`)) assert.equal(statSync(`${db}-wal`).size, 0);
+      for (const sidecar of [`${db}-wal`, `${db}-shm`]) {
+        if (existsSync(sidecar)) assert.equal(statSync(sidecar).mode & 0o077, 0, `${sidecar} is private like state.db`);
+      }
+    } else {
+      // A rollback-journal database (Hermes 0.22 where the linked SQLite has the WAL-reset bug): a
+      // reader makes no sidecar at all, and leaves no journal behind.
+      for (const sidecar of [`${db}-wal`, `${db}-shm`, `${db}-journal`]) assert.ok(!existsSync(sidecar), `no ${sidecar}`);
     }
   });
 });
@@ -230,6 +242,14 @@ describe('session_search: sessions Hermes wrote (CJK, lineage, ranking, redactio
     ({ home, db } = homeWithFixture());
     const user = (content: MessageSpec['content']): MessageSpec => ({ role: 'user', content });
     const words = Array.from({ length: 38 }, (_, i) => `w${i}`).join(' ');
+    // By hand: WAL, the mode Hermes uses where its SQLite allows (0.19.0 always; Hermes 0.22 only on
+    // a SQLite without the WAL-reset bug, which the newest pin's Python does not link, so it writes a
+    // rollback journal there). Hermes 0.22 keeps a database that is already WAL in WAL
+    // (hermes_state_wal `_apply_delete_for_wal_reset_bug`), so the writer test below is a WAL one on
+    // every pin.
+    const wal = new Database(db);
+    wal.pragma('journal_mode = WAL');
+    wal.close();
     // Written in this order by SessionDB, on Hermes' clock: each session starts after the last.
     written = writeSessions(home, [
       { id: '20260910_080000_cjk001', messages: [user('我们讨论了数据库迁移计划，然后部署到生产环境。'), { role: 'assistant', content: '好的，先备份再迁移。' }] },
@@ -406,6 +426,7 @@ describe('session_search: sessions Hermes wrote (CJK, lineage, ranking, redactio
   });
 
   test("Hermes' writer is never blocked: a search answers while SessionDB holds its write transaction, and leaves no snapshot behind", async () => {
+    assert.equal(journalMode(db), 'wal', "Hermes kept the database in WAL mode");
     const client = await connect(gw.mcpUrl, 'legacy');
     // SessionDB.append_message inside its own BEGIN IMMEDIATE, the COMMIT held back until released.
     const writer = await holdHermesWrite(home, '20260921_080000_quokka', 'the quokka question');

@@ -75,8 +75,8 @@ function previewOf(sessionId: string, displayKind: boolean): string {
 }
 
 /** A browse row (its first parameter: how much of the first user message to read). */
-const BROWSE_COLUMNS = `s.id, s.title, s.source, s.started_at, s.message_count, s.end_reason,
-  ${previewOf('s.id', false)} AS preview_raw,
+const browseColumns = (displayKind: boolean) => `s.id, s.title, s.source, s.started_at, s.message_count, s.end_reason,
+  ${previewOf('s.id', displayKind)} AS preview_raw,
   COALESCE((SELECT MAX(m2.timestamp) FROM messages m2 WHERE m2.session_id = s.id), s.started_at) AS last_active`;
 
 /** A JSON marker of a TEXT column that never throws on a malformed value (hermes_state_common `_sql_json_extract`). */
@@ -423,12 +423,12 @@ export class SessionStore {
           MAX(COALESCE((SELECT MAX(m.timestamp) FROM messages m WHERE m.session_id = c.cur_id), ss.started_at)) AS effective
         FROM chain c JOIN sessions ss ON ss.id = c.cur_id GROUP BY c.root_id
       )
-      SELECT ${BROWSE_COLUMNS}
+      SELECT ${browseColumns(this.facts.displayKind)}
       FROM sessions s JOIN chain_max cm ON cm.root_id = s.id
       ORDER BY cm.effective DESC, s.started_at DESC, s.id DESC
       LIMIT ?`;
     const rows = this.db.prepare(sql).all(...excludeSources, previewChars, limit) as BrowseRow[];
-    const one = this.db.prepare(`SELECT ${BROWSE_COLUMNS} FROM sessions s WHERE s.id = ?`);
+    const one = this.db.prepare(`SELECT ${browseColumns(this.facts.displayKind)} FROM sessions s WHERE s.id = ?`);
     return rows.map((row) => {
       if (row.end_reason !== 'compression') return row;
       const tip = this.compressionTip(row.id);
