@@ -30,7 +30,13 @@ export {
 // Read-only access to Hermes' session database ($HERMES_HOME/state.db, hermes_state.py). The file is
 // opened with SQLITE_OPEN_READONLY and must already exist: nothing here migrates, checkpoints,
 // changes a pragma, or writes a page. As a WAL reader the connection never blocks Hermes' writer;
-// it is opened per call and closed before the call returns, so it never pins a WAL snapshot.
+// it is opened per call and closed before the call returns, so it never pins a WAL snapshot. (In a
+// rollback-journal database, which Hermes 0.22 keeps where its SQLite has the WAL-reset bug, a read
+// holds a shared lock while it runs, so Hermes' commit waits at most for the one read.)
+//
+// Which search routes and result fields are followed is the detected Hermes' (TaskInput.changes);
+// what the database holds (display_kind, sessions.hidden, a stale or rebuilding index) is read from
+// the database itself (store-open.ts StateDbFacts), whichever Hermes wrote it.
 //
 // SQLite itself may create the standard `-wal`/`-shm` sidecars when Hermes is not running (a WAL
 // reader needs the shared-memory index); Hermes reuses them. Sidecars this call caused to exist get
