@@ -5,7 +5,7 @@ import type { HermesChangeName } from '../../../platform/hermes/release.js';
 import { SessionStore, StoreError, type AnchoredView, type IndexRebuild, type SearchHit, type SessionRow } from './store.js';
 
 // Hermes' session_search (tools/session_search_tool.py and hermes_state.py at upstream commit
-// 88d1d6206f39, which is hermes-agent 0.19.0's; and Hermes 0.22's tools/session_search_tool.py,
+// 88d1d6206f39, as hermes-agent 0.19.0 answers; and Hermes 0.22's tools/session_search_tool.py,
 // hermes_state_search.py and hermes_state_sessions.py, followed change by change where the Hermes the
 // gateway fronts has them: TaskInput.changes, named in supervisor/platform/hermes/release.ts) over a
 // read-only SessionStore: the mode is inferred from the arguments, and each mode answers in the
