@@ -31,7 +31,56 @@ const FILE_TOOL_CHANGES = {} as const satisfies Record<string, HermesChange>;
 const TERMINAL_CHANGES = {} as const satisfies Record<string, HermesChange>;
 
 /** session_search over state.db (supervisor/tools/guarded/session-search/). */
-const SESSION_SEARCH_CHANGES = {} as const satisfies Record<string, HermesChange>;
+const SESSION_SEARCH_CHANGES = {
+  session_search_adaptive_detail: {
+    since: '0.22.2',
+    what: "discover's `detail` parameter (adaptive|full) and fields: adaptive hydrates only the top result, the others keep the anchor message alone (tools/session_search_tool.py _discover, _hydrate_hit; first release the tests run that has it, upstream's release tag not established)",
+  },
+  session_search_links: {
+    since: '0.22.2',
+    what: 'a `link` (`@session:<profile>/<id>`) on discover results, read and browse, and discover\'s `link_hint` (tools/session_search_tool.py _session_link, _discover; first release the tests run that has it)',
+  },
+  session_search_read_cap: {
+    since: '0.22.2',
+    what: "read caps each message's content at 2000 characters, flagged content_truncated (tools/session_search_tool.py _READ_MAX_CONTENT, _read_session, upstream #114344/#114901; first release the tests run that has it)",
+  },
+  session_search_time_bounds: {
+    since: '0.22.2',
+    what: "discover's `after`/`before` bounds on sessions.started_at, ISO or 7d/24h/2w (tools/session_search_tool.py _parse_iso_bound, hermes_state_search _search_filter_clauses; first release the tests run that has it)",
+  },
+  session_search_exclude_ids: {
+    since: '0.22.2',
+    what: "discover's `exclude_session_ids` (up to 20, with their lineage) (tools/session_search_tool.py _normalize_exclude_session_ids, _excluded_lineage_roots; first release the tests run that has it)",
+  },
+  session_search_kanban_hidden: {
+    since: '0.22.2',
+    what: 'kanban worker sessions are hidden from discover and browse like subagent and tool sessions (tools/session_search_tool.py _HIDDEN_SESSION_SOURCES; first release the tests run that has it)',
+  },
+  session_search_tool_like_scan: {
+    since: '0.22.2',
+    what: 'a role_filter naming `tool` searches the messages table by LIKE (the FTS boolean subset), newest first, instead of the FTS index (hermes_state_search _search_messages_impl, _search_messages_like_fallback; first release the tests run that has it)',
+  },
+  session_search_substring_retry: {
+    since: '0.22.2',
+    what: 'a Latin query without hits is retried on the trigram index when every token has 3+ characters (hermes_state_search _search_messages_impl, _trigram_eligible_tokens; first release the tests run that has it)',
+  },
+  session_search_or_relaxed: {
+    since: '0.22.2',
+    what: 'a multi-term query still without hits is retried with its terms ORed (hermes_state_search _or_relaxed_query; first release the tests run that has it)',
+  },
+  session_search_cjk_wildcards: {
+    since: '0.22.2',
+    what: "CJK queries drop a token's trailing prefix `*` (hermes_state_search _strip_cjk_wildcards, upstream #90636; first release the tests run that has it)",
+  },
+  session_search_guidance_texts: {
+    since: '0.22.2',
+    what: "discover's no-match message names FTS5's AND/OR/NOT/prefix syntax and scroll answers carry a `hint` on paging (tools/session_search_tool.py _discover, _scroll; first release the tests run that has it)",
+  },
+  session_search_bounded_browse: {
+    since: '0.22.2',
+    what: 'browse lists roots and /branch or /new-reset children, hides sessions marked hidden, titles a compression tip by its root when untitled, and previews the first user message Hermes shows (hermes_state_sessions list_recent_sessions_bounded, hermes_state_common _LISTABLE_CHILD_SQL, _PREVIEW_ELIGIBLE_SQL; first release the tests run that has it)',
+  },
+} as const satisfies Record<string, HermesChange>;
 
 /** cronjob (supervisor/tools/guarded/cron/). */
 const CRON_CHANGES = {} as const satisfies Record<string, HermesChange>;

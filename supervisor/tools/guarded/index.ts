@@ -16,7 +16,7 @@ import { sessionDbReadiness, sessionSearchTools } from './session-search.js';
 export function guardedAdapter(config: GatewayConfig, log: Logger, release: HermesRelease = new HermesRelease(undefined)): Adapter {
   return {
     name: 'guarded',
-    source: { name: 'guarded', tools: () => [...sessionSearchTools(config, log), ...cronjobTools(config, log), ...delegateTaskTools()] },
+    source: { name: 'guarded', tools: () => [...sessionSearchTools(config, log, release), ...cronjobTools(config, log), ...delegateTaskTools()] },
     readiness: [cronjobReadiness(config), sessionDbReadiness(config)],
   };
 }

@@ -4,13 +4,21 @@ import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { SUPPORTED_SCHEMA_VERSION } from '../../../supervisor/tools/guarded/session-search/store.js';
+import { HermesRelease } from '../../../supervisor/platform/hermes/release.js';
+import { NEWEST_KNOWN_SCHEMA_VERSION, OLDEST_SUPPORTED_SCHEMA_VERSION } from '../../../supervisor/tools/guarded/session-search/store.js';
 import { ERAS, connect, makeHermesHome, startTestGateway, viaBridge, type TestGateway } from '../../helpers/gateway.js';
-import { S_API, S_CLI, S_SUB, holdHermesWrite, installStateDb, standardStateDb, writeSessions, type MessageSpec } from '../../fixtures/hermes-home.js';
+import { hermes } from '../../helpers/hermes.js';
+import { S_API, S_CLI, S_SUB, delegationStore, holdHermesWrite, installStateDb, standardStateDb, writeSessions, type MessageSpec } from '../../fixtures/hermes-home.js';
 
 // session_search end to end over real MCP, against state.db files the pinned Hermes wrote itself
-// (hermes_state.SessionDB through tests/hermes/drivers/session_db.py): its schema, triggers, FTS
-// tables and content encoding. The standard database is built once per file and only ever copied.
+// (hermes_state.SessionDB through tests/hermes/drivers/session_db.py): its schema (22 for
+// hermes-agent 0.19.0, 31 for Hermes 0.22), triggers, FTS tables and content encoding. The gateway
+// follows the pinned Hermes (HERMES_MCP_HERMES_VERSION), so each pin checks its own Hermes'
+// answers. The standard database is built once per file and only ever copied.
+
+/** The gateway answers as the pinned Hermes does. */
+const FOLLOW_PIN = { HERMES_MCP_HERMES_VERSION: hermes().version };
+const release = new HermesRelease(hermes().version);
 
 const FIXTURE = standardStateDb().path;
 /** Message ids of the standard sessions: S_CLI walrus [1, 2], S_API otter [3, 4], S_SUB subagent [5]. */
@@ -47,6 +55,12 @@ function failsWith(r: Result, code: string): string {
 
 const ids = (messages: unknown) => (messages as Msg[]).map((m) => m.id);
 
+/** The journal mode state.db's header records (bytes 18-19: 2 for WAL, 1 for a rollback journal). */
+function journalMode(path: string): 'wal' | 'rollback' {
+  const header = readFileSync(path).subarray(18, 20);
+  return header[0] === 2 && header[1] === 2 ? 'wal' : 'rollback';
+}
+
 describe('session_search: the four shapes over a database Hermes wrote, Hermes defaults', () => {
   let gw: TestGateway;
   let home: string;
@@ -57,14 +71,14 @@ describe('session_search: the four shapes over a database Hermes wrote, Hermes d
     fixtureHash = sha256(FIXTURE);
     ({ home, db } = homeWithFixture());
     copyHash = sha256(db);
-    gw = await startTestGateway({ home });
+    gw = await startTestGateway({ home, env: FOLLOW_PIN });
   });
   after(async () => {
     await gw.close();
     rmSync(home, { recursive: true, force: true });
   });
 
-  test('the catalogue lists session_search: read-only, Hermes parameters, no profile override', async () => {
+  test("the catalogue lists session_search: read-only, the pinned Hermes' parameters, no profile override", async () => {
     const client = await connect(gw.mcpUrl, 'legacy');
     const found = await client.callTool({ name: 'tool_search', arguments: { queries: ['session_search'] } });
     assert.match(JSON.stringify(found.structuredContent), /session_search/);
@@ -72,7 +86,12 @@ describe('session_search: the four shapes over a database Hermes wrote, Hermes d
     const entry = (described.structuredContent as { tools: Record<string, { description: string; parameters: Record<string, unknown>; source: string; annotations: Record<string, unknown> }> })
       .tools.session_search!;
     assert.equal(entry.source, 'guarded');
-    assert.deepEqual(Object.keys(entry.parameters.properties as object).sort(), ['around_message_id', 'limit', 'query', 'role_filter', 'session_id', 'sort', 'window']);
+    const newer = [
+      ...(release.has('session_search_adaptive_detail') ? ['detail'] : []),
+      ...(release.has('session_search_time_bounds') ? ['after', 'before'] : []),
+      ...(release.has('session_search_exclude_ids') ? ['exclude_session_ids'] : []),
+    ];
+    assert.deepEqual(Object.keys(entry.parameters.properties as object).sort(), ['around_message_id', 'limit', 'query', 'role_filter', 'session_id', 'sort', 'window', ...newer].sort());
     assert.equal(entry.parameters.additionalProperties, false);
     assert.equal((entry.parameters as { required?: unknown }).required, undefined, 'no required parameters: the mode is inferred');
     assert.equal(entry.annotations.readOnlyHint, true);
@@ -119,7 +138,9 @@ describe('session_search: the four shapes over a database Hermes wrote, Hermes d
         [S_API, S_CLI],
       );
       assert.equal(data.count, 2);
-      assert.deepEqual(Object.keys(results[0]!), ['session_id', 'title', 'source', 'started_at', 'last_active', 'message_count', 'preview']);
+      const link = release.has('session_search_links') ? ['link'] : [];
+      assert.deepEqual(Object.keys(results[0]!), ['session_id', ...link, 'title', 'source', 'started_at', 'last_active', 'message_count', 'preview']);
+      if (link.length > 0) assert.equal(results[0]!.link, `@session:default/${S_API}`);
       assert.equal(results[0]!.preview, 'Plan the otter backup window');
       assert.equal(results[1]!.message_count, 2);
       assert.match(String(data.message), /most recent sessions/);
@@ -192,13 +213,20 @@ describe('session_search: the four shapes over a database Hermes wrote, Hermes d
     assert.equal(check.pragma('user_version', { simple: true }), 0);
     const version = (check.prepare('SELECT version FROM schema_version').get() as { version: number }).version;
     assert.equal(version, standardStateDb().schema_version);
-    assert.equal(version, SUPPORTED_SCHEMA_VERSION, "the pinned Hermes writes the newest schema the gateway reads");
+    assert.equal(version, standardStateDb().code_schema_version, "the schema of the pinned Hermes' own code (22 for 0.19.0, 31 for 0.22)");
+    assert.ok(version >= 22 && version <= NEWEST_KNOWN_SCHEMA_VERSION, `schema ${version}`);
     check.close();
-    // A WAL reader may need SQLite's -wal/-shm sidecars; it never writes WAL frames, and sidecars it
-    // caused to exist are no more accessible than state.db itself.
-    if (existsSync(`${db}-wal`)) assert.equal(statSync(`${db}-wal`).size, 0);
-    for (const sidecar of [`${db}-wal`, `${db}-shm`]) {
-      if (existsSync(sidecar)) assert.equal(statSync(sidecar).mode & 0o077, 0, `${sidecar} is private like state.db`);
+    if (journalMode(db) === 'wal') {
+      // A WAL reader may need SQLite's -wal/-shm sidecars; it never writes WAL frames, and sidecars it
+      // caused to exist are no more accessible than state.db itself.
+      if (existsSync(`${db}-wal`)) assert.equal(statSync(`${db}-wal`).size, 0);
+      for (const sidecar of [`${db}-wal`, `${db}-shm`]) {
+        if (existsSync(sidecar)) assert.equal(statSync(sidecar).mode & 0o077, 0, `${sidecar} is private like state.db`);
+      }
+    } else {
+      // A rollback-journal database (Hermes 0.22 where the linked SQLite has the WAL-reset bug): a
+      // reader makes no sidecar at all, and leaves no journal behind.
+      for (const sidecar of [`${db}-wal`, `${db}-shm`, `${db}-journal`]) assert.ok(!existsSync(sidecar), `no ${sidecar}`);
     }
   });
 });
@@ -214,6 +242,14 @@ describe('session_search: sessions Hermes wrote (CJK, lineage, ranking, redactio
     ({ home, db } = homeWithFixture());
     const user = (content: MessageSpec['content']): MessageSpec => ({ role: 'user', content });
     const words = Array.from({ length: 38 }, (_, i) => `w${i}`).join(' ');
+    // By hand: WAL, the mode Hermes uses where its SQLite allows (0.19.0 always; Hermes 0.22 only on
+    // a SQLite without the WAL-reset bug, which the newest pin's Python does not link, so it writes a
+    // rollback journal there). Hermes 0.22 keeps a database that is already WAL in WAL
+    // (hermes_state_wal `_apply_delete_for_wal_reset_bug`), so the writer test below is a WAL one on
+    // every pin.
+    const wal = new Database(db);
+    wal.pragma('journal_mode = WAL');
+    wal.close();
     // Written in this order by SessionDB, on Hermes' clock: each session starts after the last.
     written = writeSessions(home, [
       { id: '20260910_080000_cjk001', messages: [user('我们讨论了数据库迁移计划，然后部署到生产环境。'), { role: 'assistant', content: '好的，先备份再迁移。' }] },
@@ -248,7 +284,7 @@ describe('session_search: sessions Hermes wrote (CJK, lineage, ranking, redactio
       { id: '20260920_080000_multim', messages: [user([{ type: 'text', text: 'what bird is this ibis photo' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }]), { role: 'assistant', content: 'A glossy ibis.' }] },
     ]).messages;
     middleId = written['20260911_080000_long01']![20]!;
-    gw = await startTestGateway({ home });
+    gw = await startTestGateway({ home, env: FOLLOW_PIN });
   });
   after(async () => {
     await gw.close();
@@ -390,6 +426,7 @@ describe('session_search: sessions Hermes wrote (CJK, lineage, ranking, redactio
   });
 
   test("Hermes' writer is never blocked: a search answers while SessionDB holds its write transaction, and leaves no snapshot behind", async () => {
+    assert.equal(journalMode(db), 'wal', "Hermes kept the database in WAL mode");
     const client = await connect(gw.mcpUrl, 'legacy');
     // SessionDB.append_message inside its own BEGIN IMMEDIATE, the COMMIT held back until released.
     const writer = await holdHermesWrite(home, '20260921_080000_quokka', 'the quokka question');
@@ -408,12 +445,25 @@ describe('session_search: sessions Hermes wrote (CJK, lineage, ranking, redactio
   });
 });
 
-describe('session_search: a missing, newer, older or foreign database is a clear error', () => {
+/**
+ * By hand: drops `table.column` from a copy, with the indexes, triggers and views that name it
+ * first (SQLite refuses to drop a column they use; Hermes 0.22's schema has such indexes). A state
+ * Hermes itself never leaves behind.
+ */
+function dropColumn(w: Database.Database, table: string, column: string): void {
+  const dependents = w
+    .prepare(`SELECT type, name FROM sqlite_master WHERE type IN ('index', 'trigger', 'view') AND sql LIKE ? AND name NOT LIKE 'sqlite_%'`)
+    .all(`%${column}%`) as Array<{ type: string; name: string }>;
+  for (const d of dependents) w.exec(`DROP ${d.type.toUpperCase()} IF EXISTS "${d.name}"`);
+  w.exec(`ALTER TABLE ${table} DROP COLUMN ${column}`);
+}
+
+describe('session_search: any schema that keeps what it reads is searched; a missing or foreign database, or one without a column it reads, is a clear error', () => {
   let gw: TestGateway;
   let home: string;
   before(async () => {
     home = makeHermesHome();
-    gw = await startTestGateway({ home });
+    gw = await startTestGateway({ home, env: FOLLOW_PIN });
   });
   after(async () => {
     await gw.close();
@@ -431,31 +481,66 @@ describe('session_search: a missing, newer, older or foreign database is a clear
     await client.close();
   });
 
-  test('newer schema → STATE_DB_SCHEMA_TOO_NEW, and the file is left exactly as it was', async () => {
+  test("the state.db Hermes' async-delegation store makes before any session → STATE_DB_MISSING (no sessions yet)", async () => {
+    // Hermes' own tools/async_delegation.py opening state.db: 0.19.0 makes its table alone, 0.22
+    // lays out SessionDB's schema (reconcile_state_schema) without a version row or search index.
+    for (const f of ['state.db', 'state.db-wal', 'state.db-shm']) rmSync(join(home, f), { force: true });
+    const { path, tables } = delegationStore(home);
+    assert.ok(tables.includes('async_delegations'), JSON.stringify(tables));
+    const hash = sha256(path);
+    const client = await connect(gw.mcpUrl, 'legacy');
+    for (const args of [{ query: 'otter' }, {}, { session_id: S_CLI }]) {
+      assert.match(failsWith(await viaBridge(client, 'session_search', args), 'STATE_DB_MISSING'), /no Hermes sessions in .*state\.db yet/);
+    }
+    assert.equal(sha256(path), hash, 'never written');
+    await client.close();
+  });
+
+  test('a newer schema that keeps every table and column session_search reads is searched like this one, and left exactly as it was', async () => {
     // By hand: a future Hermes' version number on the database this Hermes wrote.
-    const future = SUPPORTED_SCHEMA_VERSION + 1;
+    const future = NEWEST_KNOWN_SCHEMA_VERSION + 68;
     const db = install((w) => w.prepare('UPDATE schema_version SET version = ?').run(future));
     const hash = sha256(db);
     const client = await connect(gw.mcpUrl, 'legacy');
-    const message = failsWith(await viaBridge(client, 'session_search', { query: 'otter' }), 'STATE_DB_SCHEMA_TOO_NEW');
-    assert.match(message, new RegExp(`version ${future}, newer than version ${SUPPORTED_SCHEMA_VERSION}`));
+    const found = ok(await viaBridge(client, 'session_search', { query: 'otter' }));
+    assert.deepEqual((found.results as Array<Record<string, unknown>>).map((r) => r.session_id), [S_API]);
+    assert.equal(ok(await viaBridge(client, 'session_search', {})).count, 2);
+    assert.equal(ok(await viaBridge(client, 'session_search', { session_id: S_CLI })).message_count, 2);
+    assert.equal(sha256(db), hash, 'never migrated or touched');
+    await client.close();
+  });
+
+  test('a newer schema without a column session_search reads → STATE_DB_SCHEMA_TOO_NEW naming the schema and the column', async () => {
+    // By hand: a future Hermes' version number, and a column that version dropped.
+    const future = NEWEST_KNOWN_SCHEMA_VERSION + 1;
+    const db = install((w) => {
+      w.prepare('UPDATE schema_version SET version = ?').run(future);
+      dropColumn(w, 'messages', 'compacted');
+    });
+    const hash = sha256(db);
+    const client = await connect(gw.mcpUrl, 'legacy');
+    const r = await viaBridge(client, 'session_search', { query: 'otter' });
+    const message = failsWith(r, 'STATE_DB_SCHEMA_TOO_NEW');
+    assert.match(message, new RegExp(`version ${future}, newer than version ${NEWEST_KNOWN_SCHEMA_VERSION} this gateway knows, and it no longer has messages\\.compacted`));
+    assert.deepEqual(r.data.missing_columns, ['messages.compacted']);
+    assert.equal(r.data.schema_version, future);
     failsWith(await viaBridge(client, 'session_search', {}), 'STATE_DB_SCHEMA_TOO_NEW');
     assert.equal(sha256(db), hash, 'never migrated or touched');
     await client.close();
   });
 
-  test('older schema or a file that is not a Hermes database → STATE_DB_SCHEMA_UNSUPPORTED / STATE_DB_UNAVAILABLE', async () => {
+  test('an older schema, a missing column of a known schema, or a file that is not a Hermes database → STATE_DB_SCHEMA_UNSUPPORTED / STATE_DB_UNAVAILABLE', async () => {
     const client = await connect(gw.mcpUrl, 'modern');
     // By hand, from the database Hermes wrote: states this Hermes never leaves behind (an old
     // version number, a missing column or table). Version 17's number alone is still read.
-    install((w) => w.prepare('UPDATE schema_version SET version = 17').run());
+    install((w) => w.prepare('UPDATE schema_version SET version = ?').run(OLDEST_SUPPORTED_SCHEMA_VERSION));
     assert.equal(ok(await viaBridge(client, 'session_search', { query: 'otter' })).count, 1);
-    install((w) => w.prepare('UPDATE schema_version SET version = 16').run());
+    install((w) => w.prepare('UPDATE schema_version SET version = ?').run(OLDEST_SUPPORTED_SCHEMA_VERSION - 1));
     assert.match(failsWith(await viaBridge(client, 'session_search', { query: 'otter' }), 'STATE_DB_SCHEMA_UNSUPPORTED'), /older than version 17.*migrates/);
-    install((w) => w.exec('ALTER TABLE messages DROP COLUMN compacted'));
+    install((w) => dropColumn(w, 'messages', 'compacted'));
     assert.match(failsWith(await viaBridge(client, 'session_search', { query: 'otter' }), 'STATE_DB_SCHEMA_UNSUPPORTED'), /messages\.compacted/);
-    install((w) => w.exec('DROP TABLE messages_fts'));
-    failsWith(await viaBridge(client, 'session_search', { query: 'otter' }), 'STATE_DB_SCHEMA_UNSUPPORTED');
+    install((w) => w.exec('DROP TABLE messages'));
+    assert.match(failsWith(await viaBridge(client, 'session_search', { query: 'otter' }), 'STATE_DB_SCHEMA_UNSUPPORTED'), /missing table messages/);
     const db = install();
     unlinkSync(db);
     writeFileSync(db, 'this is not an SQLite database, just text that is long enough to have a header.\n'.repeat(20));
@@ -463,6 +548,128 @@ describe('session_search: a missing, newer, older or foreign database is a clear
     // Back to a good copy: the same gateway answers again (the database is opened per call).
     install();
     ok(await viaBridge(client, 'session_search', { query: 'walrus' }));
+    await client.close();
+  });
+
+  test("an index Hermes marked stale, or none at all: every search scans the messages table, as Hermes' fail-open search does", async () => {
+    const client = await connect(gw.mcpUrl, 'legacy');
+    // The word index matches whole words: `otte` is no word of the otter session (Hermes 0.22
+    // retries a miss on the trigram index, which marks its snippet like the word index does).
+    install();
+    const indexed = ok(await viaBridge(client, 'session_search', { query: 'otte' }));
+    const viaIndex = (indexed.results as Array<Record<string, unknown>>).every((r) => />>>otte<<<|>>>otter<<</.test(String(r.snippet)));
+    assert.ok(viaIndex, JSON.stringify(indexed));
+    assert.equal(indexed.count, release.has('session_search_substring_retry') ? 1 : 0);
+    // By hand: the state_meta flag Hermes 0.22 sets when it detaches a damaged index
+    // (hermes_state_fts `_enter_fts_fail_open`; the table is made where this Hermes has none).
+    const stale = (w: Database.Database) => {
+      w.exec('CREATE TABLE IF NOT EXISTS state_meta (key TEXT PRIMARY KEY, value TEXT)');
+      w.prepare(`INSERT OR REPLACE INTO state_meta (key, value) VALUES ('fts_stale', '1')`).run();
+    };
+    for (const mutate of [stale, (w: Database.Database) => w.exec('DROP TABLE messages_fts')]) {
+      install(mutate);
+      const found = ok(await viaBridge(client, 'session_search', { query: 'otte' }));
+      assert.equal(found.count, 1, JSON.stringify(found));
+      const [hit] = found.results as Array<Record<string, unknown>>;
+      assert.equal(hit!.session_id, S_API);
+      assert.doesNotMatch(String(hit!.snippet), />>>/, 'a substring scan, not the index');
+      assert.equal(ok(await viaBridge(client, 'session_search', { query: 'otter NOT backup' })).count, 0, "the boolean subset: NOT excludes");
+    }
+    await client.close();
+  });
+
+  test("while Hermes rebuilds its index, the ids it has not reached are scanned too and discover says how far it is", async () => {
+    // By hand: Hermes 0.22's rebuild markers (hermes_state_search `_seed_fts_rebuild_markers`),
+    // with nothing indexed yet.
+    install((w) => {
+      const top = (w.prepare('SELECT MAX(id) AS n FROM messages').get() as { n: number }).n;
+      w.exec('CREATE TABLE IF NOT EXISTS state_meta (key TEXT PRIMARY KEY, value TEXT)');
+      w.prepare(`INSERT OR REPLACE INTO state_meta (key, value) VALUES ('fts_rebuild_high_water', ?), ('fts_rebuild_progress', '0')`).run(String(top));
+    });
+    const client = await connect(gw.mcpUrl, 'modern');
+    const found = ok(await viaBridge(client, 'session_search', { query: 'otte' }));
+    assert.equal(found.count, 1, 'the unindexed gap is scanned by substring');
+    assert.deepEqual((found.index_rebuild as { percent: number }).percent, 0);
+    assert.match(String((found.index_rebuild as { note: string }).note), /rebuilding in the background \(0% done, 0 of 5 messages\)/);
+    await client.close();
+  });
+});
+
+describe("session_search follows the Hermes it fronts: 0.19.0's answers, and Hermes 0.22's on the same database", () => {
+  let home: string;
+  const gateways: TestGateway[] = [];
+  before(() => {
+    ({ home } = homeWithFixture());
+  });
+  after(async () => {
+    for (const gw of gateways) await gw.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+  const start = async (version: string) => {
+    const gw = await startTestGateway({ home, env: { HERMES_MCP_HERMES_VERSION: version } });
+    gateways.push(gw);
+    return gw;
+  };
+
+  test("0.19.0: Hermes 0.19.0's parameters and fields", async () => {
+    const gw = await start('0.19.0');
+    const client = await connect(gw.mcpUrl, 'modern');
+    const described = await client.callTool({ name: 'tool_describe', arguments: { names: ['session_search'] } });
+    const params = Object.keys((described.structuredContent as { tools: Record<string, { parameters: { properties: object } }> }).tools.session_search!.parameters.properties);
+    assert.deepEqual(params.sort(), ['around_message_id', 'limit', 'query', 'role_filter', 'session_id', 'sort', 'window']);
+    const refused = await viaBridge(client, 'session_search', { query: 'otter', detail: 'full' });
+    assert.match(failsWith(refused, 'INVALID_ARGUMENTS'), /unknown property "detail"/);
+    const found = ok(await viaBridge(client, 'session_search', { query: 'walrus OR otter' }));
+    assert.equal('detail' in found, false);
+    assert.equal('link_hint' in found, false);
+    for (const r of found.results as Array<Record<string, unknown>>) {
+      assert.equal('link' in r, false);
+      assert.ok((r.messages as Msg[]).length > 1, 'every result hydrated');
+    }
+    assert.equal(ok(await viaBridge(client, 'session_search', { query: 'walrus zeppelin' })).message, 'No matching sessions found.');
+    await client.close();
+  });
+
+  test("0.22.2: adaptive detail, links, time bounds, exclusions and the OR-relaxed retry", async () => {
+    const gw = await start('0.22.2');
+    const client = await connect(gw.mcpUrl, 'legacy');
+    const found = ok(await viaBridge(client, 'session_search', { query: 'walrus OR otter' }));
+    assert.equal(found.detail, 'adaptive');
+    assert.match(String(found.link_hint), /write its `link` value verbatim/);
+    const [top, second] = found.results as Array<Record<string, unknown>>;
+    assert.equal(top!.detail, 'full');
+    assert.equal(second!.detail, 'compact');
+    assert.deepEqual(ids(second!.messages), [second!.match_message_id], 'a compact result keeps the matched message alone');
+    assert.equal(top!.link, `@session:default/${top!.session_id}`);
+    const full = ok(await viaBridge(client, 'session_search', { query: 'walrus OR otter', detail: 'full' }));
+    assert.ok((full.results as Array<Record<string, unknown>>).every((r) => r.detail === 'full' && (r.messages as Msg[]).length === 2));
+    assert.equal(ok(await viaBridge(client, 'session_search', { query: 'walrus OR otter', before: '2020-01-01' })).count, 0);
+    assert.equal(ok(await viaBridge(client, 'session_search', { query: 'walrus OR otter', after: '7d' })).count, 2);
+    assert.match(failsWith(await viaBridge(client, 'session_search', { query: 'walrus', after: 'last tuesday' }), 'INVALID_ARGUMENTS'), /invalid time bound: 'last tuesday'/);
+    const excluded = ok(await viaBridge(client, 'session_search', { query: 'walrus OR otter', exclude_session_ids: [S_CLI] }));
+    assert.deepEqual((excluded.results as Array<Record<string, unknown>>).map((r) => r.session_id), [S_API]);
+    // The subagent child's id leaves out its whole lineage (the otter session).
+    const lineage = ok(await viaBridge(client, 'session_search', { query: 'otter', exclude_session_ids: [S_SUB] }));
+    assert.deepEqual([lineage.count, lineage.sessions_searched], [0, 0]);
+    assert.match(String(ok(await viaBridge(client, 'session_search', { query: 'zeppelin' })).message), /FTS5 ANDs all terms by default/);
+    const relaxed = ok(await viaBridge(client, 'session_search', { query: 'walrus zeppelin' }));
+    assert.deepEqual((relaxed.results as Array<Record<string, unknown>>).map((r) => r.session_id), [S_CLI], 'no session has both words: any of them');
+    const read = ok(await viaBridge(client, 'session_search', { session_id: S_CLI }));
+    assert.equal(read.link, `@session:default/${S_CLI}`);
+    // A role_filter naming tool scans the messages table (no FTS markers); a miss is retried on the trigram index.
+    const scanned = ok(await viaBridge(client, 'session_search', { query: 'walrus', role_filter: 'user,tool' }));
+    assert.deepEqual((scanned.results as Array<Record<string, unknown>>).map((r) => [r.session_id, r.snippet]), [[S_CLI, 'How do I rotate the walrus certificates?']]);
+    const retried = ok(await viaBridge(client, 'session_search', { query: 'otte' }));
+    assert.deepEqual((retried.results as Array<Record<string, unknown>>).map((r) => r.session_id), [S_API]);
+    assert.match(String((retried.results as Array<Record<string, unknown>>)[0]!.snippet), />>>otte<<<r/);
+    // Hermes 0.22's browse, on whichever schema the pinned Hermes wrote (22 has no last_activity_at, no hidden).
+    const browsed = ok(await viaBridge(client, 'session_search', { limit: 10 }));
+    assert.deepEqual((browsed.results as Array<Record<string, unknown>>).map((r) => [r.session_id, r.link, r.preview]), [
+      [S_API, `@session:default/${S_API}`, 'Plan the otter backup window'],
+      [S_CLI, `@session:default/${S_CLI}`, 'How do I rotate the walrus certificates?'],
+    ]);
+    const scrolled = ok(await viaBridge(client, 'session_search', { session_id: S_CLI, around_message_id: M[S_CLI]![0] }));
+    assert.match(String(scrolled.hint), /Scroll forward/);
     await client.close();
   });
 });

@@ -1,9 +1,14 @@
 // FTS5 query handling for session_search: Hermes' query sanitizer and its CJK routing
 // (hermes_state `_sanitize_fts5_query`, `_contains_cjk`, `_count_cjk`, `_has_short_cjk_token`,
-// `_quote_fts_tokens`), ported to JavaScript. Pure functions: no database access here.
+// `_quote_fts_tokens`), and Hermes 0.22's retries and substring scans (hermes_state_search.py
+// `_or_relaxed_query`, `_trigram_eligible_tokens`, `_strip_cjk_wildcards`,
+// `_compile_like_boolean_query`, `_search_unindexed_gap`'s terms), ported to JavaScript. Pure
+// functions: no database access here.
 
 /** Hermes' `MAX_FTS5_QUERY_CHARS`. The gateway rejects longer queries instead of cutting them. */
 export const MAX_QUERY_CHARS = 2048;
+/** Hermes 0.22's cap on discover's `exclude_session_ids` (tools/session_search_tool.py `_EXCLUDE_SESSION_IDS_CAP`). */
+export const EXCLUDE_SESSION_IDS_CAP = 20;
 
 const FTS_OPERATORS = new Set(['AND', 'OR', 'NOT']);
 
@@ -97,4 +102,101 @@ export function trigramServesCjk(raw: string): boolean {
 /** Escape `%`, `_` and `\` for `LIKE … ESCAPE '\'`. */
 export function escapeLike(term: string): string {
   return term.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hermes 0.22's retries and substring scans (hermes_state_search.py)
+// ---------------------------------------------------------------------------------------------
+
+/** `_LIKE_TOKEN_RE`: a quoted phrase or a run of non-space characters. */
+const LIKE_TOKEN_RE = /"[^"]+"|\S+/g;
+/** `_LIKE_SKIP_TOKENS`: operators, never terms. */
+const LIKE_SKIP_TOKENS = new Set(['AND', 'OR', 'NOT', 'NEAR']);
+
+function likeTokens(query: string): string[] {
+  return query.match(LIKE_TOKEN_RE) ?? [];
+}
+
+/** Python `t.strip('"').strip('*').strip()`. */
+function bareTerm(token: string): string {
+  return token.replace(/^"+|"+$/g, '').replace(/^\*+|\*+$/g, '').trim();
+}
+
+/** Python `len()`: code points. */
+function codePoints(text: string): number {
+  return [...text].length;
+}
+
+/**
+ * `_or_relaxed_query`: the sanitized implicit-AND query with its terms ORed, or undefined where it
+ * does not apply (fewer than two terms, or an explicit OR/NOT). Quoted phrases stay whole.
+ */
+export function orRelaxedQuery(query: string): string | undefined {
+  const units: string[] = [];
+  for (const token of likeTokens(query)) {
+    const upper = token.toUpperCase();
+    if (upper === 'OR' || upper === 'NOT') return undefined;
+    if (upper !== 'AND') units.push(token);
+  }
+  return units.length >= 2 ? units.join(' OR ') : undefined;
+}
+
+/** `_trigram_eligible_tokens`: every non-operator token has 3+ characters (a shorter one has no trigram). */
+export function trigramEligibleTokens(query: string): boolean {
+  const tokens = nonOperatorTokens(stripOuterQuotes(query));
+  return tokens.length > 0 && tokens.every((t) => codePoints(t) >= 3);
+}
+
+/** `_strip_cjk_wildcards`: a token's trailing prefix `*` goes (no CJK route can honour it); an all-star token stays. */
+export function stripCjkWildcards(raw: string): string {
+  if (!raw.includes('*')) return raw;
+  const out = raw
+    .split(/\s+/)
+    .filter((t) => t !== '')
+    .map((t) => (FTS_OPERATORS.has(t.toUpperCase()) ? t : t.replace(/\*+$/, '') || t));
+  return out.join(' ') || raw;
+}
+
+/** One LIKE term of the boolean subset, negated or not. */
+export interface LikeTerm {
+  term: string;
+  negated: boolean;
+}
+
+/**
+ * `_compile_like_boolean_query`: the FTS boolean subset as OR-groups of ANDed terms (`NOT`
+ * negates the next term; a group without a positive term is dropped), and the first positive term
+ * (the snippet's anchor). Undefined when nothing searchable is left.
+ */
+export function likeBooleanQuery(query: string): { groups: LikeTerm[][]; snippetTerm: string } | undefined {
+  const groups: LikeTerm[][] = [[]];
+  let negateNext = false;
+  for (const token of likeTokens(query)) {
+    const op = token.toUpperCase();
+    if (op === 'OR') {
+      if (groups[groups.length - 1]!.length > 0) groups.push([]);
+      negateNext = false;
+      continue;
+    }
+    if (op === 'AND' || op === 'NEAR') continue;
+    if (op === 'NOT') {
+      negateNext = true;
+      continue;
+    }
+    const term = bareTerm(token);
+    if (term !== '') {
+      groups[groups.length - 1]!.push({ term, negated: negateNext });
+      negateNext = false;
+    }
+  }
+  const kept = groups.filter((g) => g.some((t) => !t.negated));
+  const snippetTerm = kept.flat().find((t) => !t.negated)?.term;
+  return snippetTerm === undefined ? undefined : { groups: kept, snippetTerm };
+}
+
+/** `_search_unindexed_gap`'s terms: every non-operator token, unquoted and without `*`, ANDed by the caller. */
+export function gapTerms(query: string): string[] {
+  return likeTokens(query)
+    .map(bareTerm)
+    .filter((t) => t !== '' && !LIKE_SKIP_TOKENS.has(t.toUpperCase()));
 }

@@ -59,4 +59,20 @@ export interface SearchOptions {
   excludeSources: readonly string[];
   limit: number;
   sort: 'newest' | 'oldest' | undefined;
+  /** Sessions started at or after this unix time (Hermes 0.22's `after`). */
+  afterTs?: number;
+  /** Sessions started before this unix time (Hermes 0.22's `before`). */
+  beforeTs?: number;
+}
+
+/** Which of Hermes' search routes the followed Hermes has (hermes_state_search.py; none in 0.19.0). */
+export interface SearchRoutes {
+  /** A role_filter naming `tool` scans the messages table by LIKE (`_search_messages_like_fallback`). */
+  toolLikeScan: boolean;
+  /** A Latin miss is retried on the trigram index. */
+  substringRetry: boolean;
+  /** A multi-term miss is retried with its terms ORed (`_or_relaxed_query`). */
+  orRelaxed: boolean;
+  /** CJK tokens lose a trailing `*` (`_strip_cjk_wildcards`). */
+  cjkWildcards: boolean;
 }

@@ -123,12 +123,13 @@ export class Shaper {
     return parsed;
   }
 
-  message(m: MessageRow, cap: number, anchorId?: number): Record<string, unknown> {
+  /** `cap` limits the content and the tool calls; `contentCap` (default `cap`) the content alone where Hermes caps it tighter. */
+  message(m: MessageRow, cap: number, anchorId?: number, contentCap = cap): Record<string, unknown> {
     const entry: Record<string, unknown> = { id: m.id, role: m.role };
     const content = this.content(m);
     let cut: ReturnType<typeof cutCodePoints> | undefined;
     if (content !== null) {
-      cut = cutCodePoints(content, cap);
+      cut = cutCodePoints(content, contentCap);
       entry.content = cut.cut ? `${cut.text}…` : cut.text;
     } else {
       entry.content = null; // absent content is meaningful (tool-call-only assistant turns)
@@ -194,11 +195,13 @@ export function sessionMeta(meta: SessionRow): Record<string, unknown> {
 
 /**
  * A transcript answer (scroll, read): `build`'s fields with each message's content capped at the
- * widest tier that fits the budget, the historical note last.
+ * widest tier that fits the budget, the historical note last. `contentCap`: the followed Hermes' own
+ * cap on each content (Hermes 0.22's read: 2000), below every tier; the answer's
+ * `content_limit_chars` says the tighter of the two when a narrower tier was needed.
  */
-export function fitTranscript(budget: number, build: (shaper: Shaper, cap: number) => Record<string, unknown>): Record<string, unknown> {
+export function fitTranscript(budget: number, build: (shaper: Shaper, cap: number) => Record<string, unknown>, contentCap = Infinity): Record<string, unknown> {
   const shaper = new Shaper();
-  return fit(TRANSCRIPT_TIERS, (cap) => ({ ...build(shaper, cap), note: HISTORICAL_NOTE }), budget, (cap) => cap);
+  return fit(TRANSCRIPT_TIERS, (cap) => ({ ...build(shaper, cap), note: HISTORICAL_NOTE }), budget, (cap) => Math.min(cap, contentCap));
 }
 
 type DiscoverTier = (typeof DISCOVER_TIERS)[number];

@@ -23,9 +23,9 @@ function failure(e: StoreError): TaskResult {
 }
 
 export default function sessionSearchTask(input: TaskInput): TaskResult {
-  let args;
+  let call;
   try {
-    args = prepareArgs(input);
+    call = prepareArgs(input);
   } catch (e) {
     if (e instanceof StoreError) return failure(e);
     throw e;
@@ -34,7 +34,7 @@ export default function sessionSearchTask(input: TaskInput): TaskResult {
     let store: SessionStore | undefined;
     try {
       store = SessionStore.open(input.dbPath);
-      return { ok: true, payload: runSessionSearch(store, args, input.budgetChars) };
+      return { ok: true, payload: runSessionSearch(store, call, input.budgetChars) };
     } catch (e) {
       if (e instanceof StoreError) return failure(e);
       if (isTransientReadError(e) && attempt < TRANSIENT_RETRIES) {
