@@ -52,6 +52,9 @@ export const EVERY_HERMES: readonly string[] = [
   'tools/lsp/hermes-client', // Hermes' MCP client on hermes-mcp-lsp
   'tools/agent-tasks/real-hermes', // Hermes' API server behind the bridge profile
   'tools/agent-tasks/scripted-model',
+  'tools/agent-tasks/catalog', // the agent-task tools in the gateway's catalog, on Hermes' API server
+  'tools/agent-tasks/session-rotation', // Hermes' compression rotating a session under its API server
+  'tools/agent-tasks/session-history-async',
   'tools/guarded/session-search', // state.db written by Hermes' SessionDB
   'tools/guarded/session-db-readiness',
   'doctor/hermes-agent', // which Hermes the gateway fronts

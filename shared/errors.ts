@@ -116,6 +116,8 @@ export const ErrorCode = {
   RUN_NOT_FOUND: 'RUN_NOT_FOUND',
   TASK_TIMEOUT: 'TASK_TIMEOUT',
   CONTRACT_UNREADABLE: 'CONTRACT_UNREADABLE',
+  // hermes_cancel: the agent's Hermes says (GET /v1/capabilities) it cannot stop runs
+  RUN_STOP_UNSUPPORTED: 'RUN_STOP_UNSUPPORTED',
   // code graph (inspect_code_graph, the graph worker's upstream sessions)
   GRAPH_NOT_INSTALLED: 'GRAPH_NOT_INSTALLED',
   GRAPH_SURFACE_MISMATCH: 'GRAPH_SURFACE_MISMATCH',

@@ -84,6 +84,7 @@ const LimitsSchema = v.object({
   bridgeRequestTimeoutSeconds: PositiveInt,
   bridgeProbeTimeoutSeconds: PositiveInt,
   bridgeSessionHistoryMaxMessages: PositiveInt,
+  bridgeCapabilitiesCacheSeconds: PositiveInt,
   graphMaxSessions: PositiveInt,
   graphCallTimeoutSeconds: PositiveInt,
   graphStartupTimeoutSeconds: PositiveInt,

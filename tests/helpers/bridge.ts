@@ -1,10 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { startHermesApiStandin, type HermesApiStandin, type StandinOptions } from '../fixtures/hermes-api-standin.js';
 import { messageText, type ModelRequest, type ScriptedModel, type ScriptedTurn } from '../fixtures/scripted-model.js';
 import { makeFakeSystemctl } from './fake-systemctl.js';
+import { HermesRelease } from '../../supervisor/platform/hermes/release.js';
 import { hermes, makeHermesHome, runDriver, startEgressTrap } from './hermes.js';
 import { freePort } from './nginx.js';
 import { waitFor } from './wait.js';
@@ -19,7 +22,9 @@ import { waitFor } from './wait.js';
 // by Hermes' config code, its model a scripted OpenAI-compatible server through a `provider:
 // custom` base_url. It cannot reach the internet: HTTP(S)_PROXY is a local trap that refuses every
 // request and records it (`egress`, which a test keeps empty), the start-up calls that would go out
-// are configured off (tirith's installer, the model-metadata lookup), the environment holds no
+// are configured off (tirith's installer, the model-metadata lookup, and the model-catalog refresh
+// newer Hermes' gateway starts 30 s after start: gateway/run_watchers.py
+// _model_catalog_refresh_watcher, gated by model_catalog.enabled), the environment holds no
 // credential but the API key, HOME is a temp directory and systemctl a logging fake that answers
 // nothing.
 
@@ -139,6 +144,9 @@ export async function startRealHermesApi(dir: string, options: RealHermesOptions
       model: { provider: 'custom', base_url: options.model.baseUrl, default: 'scripted-model', context_length: 131072 },
       // tirith's pre-exec scanner would download its binary from GitHub at start.
       security: { tirith_enabled: false },
+      // Newer Hermes refreshes its /model picker's catalogs (Nous, GitHub, OpenRouter) from its
+      // gateway 30 s after start and then hourly; 0.19 reads the key too (no refresher).
+      model_catalog: { enabled: false },
       ...options.config,
       ...(options.profiles ? { gateway: { ...(options.config?.gateway as Record<string, unknown> | undefined), multiplex_profiles: true } } : {}),
     },
@@ -231,7 +239,9 @@ export const ROTATING_COMPRESSION = { compression: { in_place: false, protect_fi
 
 /**
  * The scripted turns of task `taskId` making Hermes compress mid-run: two read_file calls of
- * `path` (its compressor keeps at least 3 tail messages, so one call leaves nothing to compress),
+ * `path` (its compressor keeps at least 3 tail messages, so one call leaves nothing to compress;
+ * an earlier turn of the session should carry BULKY_NOTES, so that the compressed transcript is
+ * the smaller one),
  * the second reporting a 125,000-token prompt (over the threshold of context_length 131,072);
  * Hermes' summary request answered `summary`; the turn after the compression answered `answer`.
  */
@@ -243,6 +253,106 @@ export function compressingRun(taskId: string, path: string, summary: string, an
     { when: isSummaryRequest, text: summary },
     { when: (r) => Array.isArray(r.body?.tools) && lastRole(r) === 'tool', text: answer },
   ];
+}
+
+/**
+ * Notes long enough that Hermes' compression of a transcript holding them in an earlier turn
+ * shrinks the transcript: newer Hermes refuses a compression whose result would be larger than the
+ * original (agent/conversation_compression.py _salvage_or_refuse_grown_transcript), its summary
+ * framing alone outweighs a short test transcript, and it never compresses the current turn (the
+ * last user message and its tool calls stay: agent/context_compressor.py
+ * _find_tail_cut_by_tokens). Sent as the first task's `context`, they are that turn's user text,
+ * which an async run also carries (conversation_history keeps text, not tool results). About 32 KB.
+ */
+export const BULKY_NOTES = Array.from({ length: 320 }, (_, i) => `note ${String(i).padStart(3, '0')}: the quick brown fox ${i % 7} jumps over the lazy dog ${i % 11}, item ${i * 37}.`).join('\n');
+
+/** Whether this Hermes API server says its POST /v1/runs honours Idempotency-Key (GET /v1/capabilities). */
+export async function runsIdempotent(hermes: RealHermesApi): Promise<boolean> {
+  const features = (await hermesGet(hermes, '/v1/capabilities')).features as { runs_idempotency?: { supported?: unknown } } | undefined;
+  return features?.runs_idempotency?.supported === true;
+}
+
+/** One answer the relay passed on (or dropped). */
+export interface RelayedAnswer {
+  method: string;
+  path: string;
+  status: number;
+  /** Its X-Hermes-Session-Id header, if any. */
+  sessionId?: string;
+}
+
+export interface HermesRelay {
+  /** http://127.0.0.1:<port>: use it as an agent's base_url. */
+  url: string;
+  /** Every answer Hermes gave through the relay, in order. */
+  answers: RelayedAnswer[];
+  /** The next `method path` request is forwarded, Hermes answers it, and the caller's connection is then closed without that answer. */
+  dropNextAnswer(method: string, path: string): void;
+  /** The requests whose answers were dropped. */
+  dropped: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * A loopback HTTP relay in front of `target` (a Hermes API server): it records what Hermes answered
+ * (what a test cannot see through the gateway), and can lose one answer: the request reaches Hermes
+ * and Hermes acts on it, but the caller sees its connection close (an answer lost in transit, which
+ * no Hermes can be made to produce on demand). Everything else is relayed as it is.
+ */
+export async function startHermesRelay(target: string): Promise<HermesRelay> {
+  const armed: string[] = [];
+  const dropped: string[] = [];
+  const answers: RelayedAnswer[] = [];
+  const upstream = new URL(target);
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const method = req.method ?? 'GET';
+      const path = new URL(req.url ?? '/', 'http://relay').pathname;
+      const headers: IncomingHttpHeaders = { ...req.headers, host: upstream.host };
+      const out = httpRequest({ host: upstream.hostname, port: upstream.port, method, path: req.url, headers }, (answer) => {
+        const body: Buffer[] = [];
+        answer.on('data', (c: Buffer) => body.push(c));
+        answer.on('end', () => {
+          const session = answer.headers['x-hermes-session-id'];
+          answers.push({ method, path, status: answer.statusCode ?? 0, ...(typeof session === 'string' ? { sessionId: session } : {}) });
+          const at = armed.indexOf(`${method} ${path}`);
+          if (at >= 0) {
+            armed.splice(at, 1);
+            dropped.push(`${method} ${path}`);
+            req.socket.destroy();
+            return;
+          }
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          res.end(Buffer.concat(body));
+        });
+      });
+      out.on('error', () => req.socket.destroy());
+      out.end(Buffer.concat(chunks));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    answers,
+    dropNextAnswer: (method, path) => void armed.push(`${method} ${path}`),
+    dropped,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/**
+ * Whether this pin's Hermes loads a run's session history itself (HERMES_CHANGES
+ * runs_load_session_history, which no capability shows): then the bridge sends none, and an async
+ * run sees what Hermes stored, tool traffic and compression summary included.
+ */
+export function runsLoadSessionHistory(): boolean {
+  return new HermesRelease(hermes().version).has('runs_load_session_history');
 }
 
 /** GET `path` of Hermes' API server with its key; the JSON body (asserting 200). */

@@ -10,14 +10,16 @@ import type { GatewayConfig } from '../../platform/config.js';
 import { HermesRelease } from '../../platform/hermes/release.js';
 import { listenerTimeouts } from '../edge/keep-alive.js';
 import { bridgeProfileApp } from './profile.js';
+import { CapabilityCache } from '../../tools/agent-tasks/capabilities.js';
 import { AgentRegistry } from '../../tools/agent-tasks/registry.js';
 import { resolveBridgeSettings } from '../../tools/agent-tasks/settings.js';
 import { TaskStore } from '../../tools/agent-tasks/tasks.js';
-import { bridgeTools, type BridgeState } from '../../tools/agent-tasks/tools.js';
+import { bridgeTools, gatewayAgentTools, type BridgeState } from '../../tools/agent-tasks/tools.js';
 
-// The hermes-mcp-bridge adapter: that bridge's five tools as deferred catalog tools (source
-// `agents`), and its HTTP surface as a drop-in profile (/bridge/mcp, /bridge/health on the gateway
-// port; /mcp, /health on MCP_PORT when its .env sets one). Configured by HERMES_MCP_BRIDGE_ENV,
+// The hermes-mcp-bridge adapter: that bridge's five tools and the gateway's hermes_cancel as
+// deferred catalog tools (source `agents`), and that bridge's HTTP surface, with its five tools
+// only, as a drop-in profile (/bridge/mcp, /bridge/health on the gateway port; /mcp, /health on
+// MCP_PORT when its .env sets one). Configured by HERMES_MCP_BRIDGE_ENV,
 // resolved once at startup like the rest of the frozen catalog (the registry and the token reload
 // on their own). The bridge is optional for the product, so it adds no /readyz component (whose
 // failure would hold readiness at 503); /readyz reports it beside readiness as `bridge`.
@@ -57,7 +59,14 @@ export function bridgeAdapter(config: GatewayConfig, log: Logger, release: Herme
       const { settings } = resolution;
       state = {
         kind: 'configured',
-        service: { settings, registry: new AgentRegistry(settings, config.inheritedEnvironment), store: new TaskStore(settings.tasksDir, config.limits.bridgeResultMaxBytes), limits: config.limits },
+        service: {
+          settings,
+          registry: new AgentRegistry(settings, config.inheritedEnvironment),
+          store: new TaskStore(settings.tasksDir, config.limits.bridgeResultMaxBytes),
+          limits: config.limits,
+          capabilities: new CapabilityCache(config.limits.bridgeCapabilitiesCacheSeconds),
+          release,
+        },
       };
       log.info({ event: 'bridge_configured', env_file: settings.envFile, tasks_dir: settings.tasksDir, agents_file: settings.agentsFile, mcp_port: settings.mcpPort }, 'hermes-mcp-bridge profile configured');
     } else {
@@ -65,7 +74,9 @@ export function bridgeAdapter(config: GatewayConfig, log: Logger, release: Herme
       log.error({ event: 'bridge_invalid', reason: resolution.reason }, resolution.reason);
     }
   }
+  // The profile serves the bridge's five; the catalog has hermes_cancel besides.
   const tools = bridgeTools(state);
+  const catalogTools = [...tools, ...gatewayAgentTools(state)];
   let host: BridgeHost = { draining: () => false, counted: (_owner, work) => work() };
   let closing = false;
   let running = 0; // tool calls of either mount still running
@@ -94,7 +105,7 @@ export function bridgeAdapter(config: GatewayConfig, log: Logger, release: Herme
     name: 'agents',
     state,
     profile,
-    source: { name: 'agents', tools: () => tools, configured: state.kind === 'configured' },
+    source: { name: 'agents', tools: () => catalogTools, configured: state.kind === 'configured' },
     readyFacts: () => {
       if (state.kind !== 'configured') return { bridge: { status: state.kind, reason: state.reason } };
       const view = state.service.registry.current();

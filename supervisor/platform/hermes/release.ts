@@ -92,7 +92,13 @@ const HONCHO_CHANGES = {} as const satisfies Record<string, HermesChange>;
 const TOOL_SERVER_CHANGES = {} as const satisfies Record<string, HermesChange>;
 
 /** Hermes' API server behind the agent-task tools (supervisor/tools/agent-tasks/). */
-const API_SERVER_CHANGES = {} as const satisfies Record<string, HermesChange>;
+const API_SERVER_CHANGES = {
+  runs_load_session_history: {
+    since: '0.22.2',
+    what:
+      "POST /v1/runs loads the stored history of the run's session_id (after adopting its live compression tip, upstream #98619) when the body carries no conversation_history, and a caller's conversation_history replaces it (gateway/platforms/api_server_runs.py _handle_runs, APIServerAdapter._conversation_history_for_session); 0.19 loads none (upstream issue #62732). No capability says so. Upstream's merge was not pinned (PRs #52827, #77232 and #89738 were still open in August 2026), so 0.22.2 is the first version the tests run that has it",
+  },
+} as const satisfies Record<string, HermesChange>;
 
 /** Every change the gateway follows by version. */
 export const HERMES_CHANGES = {

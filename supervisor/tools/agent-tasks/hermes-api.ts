@@ -1,5 +1,7 @@
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import { usableVersion } from '../../platform/hermes/release.js';
 import { baseUrlProblem, profileOf } from './base-url.js';
+import { ABSENT, agentIdentity, parseCapabilities, type AgentCapabilities } from './capabilities.js';
 
 // A client for one Hermes API server (Hermes' gateway/platforms/api_server.py): chat completions
 // for sync tasks, runs for async ones. Every request carries the agent's bearer key, follows no
@@ -45,7 +47,16 @@ interface Answer {
   headers: Headers;
 }
 
+/** Why an agent cannot take a task: the stable reason, and what to do about it. */
+export interface Unavailability {
+  reason: 'unreachable' | 'key_rejected' | 'profile_not_served';
+  message: string;
+}
+
 export class HermesApi {
+  /** This (base URL, key) pair by the key's digest: what the capability cache keys on. */
+  readonly identity: string;
+
   constructor(
     private readonly baseUrl: string,
     private readonly key: string,
@@ -53,12 +64,13 @@ export class HermesApi {
   ) {
     const problem = baseUrlProblem(baseUrl);
     if (problem) throw new GatewayError(ErrorCode.AGENT_UNAVAILABLE, `agent base_url refused: ${problem}`);
+    this.identity = agentIdentity(baseUrl, key);
   }
 
   /** POST /v1/chat/completions (X-Hermes-Session-Id keeps the transcript of `sessionId`). */
   async chat(messages: Array<{ role: string; content: string }>, sessionId: string, signal: AbortSignal): Promise<ChatReply> {
     const a = await this.request('POST', '/v1/chat/completions', signal, { model: 'hermes-agent', messages, stream: false }, { 'x-hermes-session-id': sessionId });
-    if (a.status !== 200) throw upstreamError('chat completion', a);
+    if (a.status !== 200) throw upstreamError('chat completion', a, this.baseUrl);
     const body = a.body as { model?: string; usage?: unknown; choices?: Array<{ message?: { content?: unknown }; finish_reason?: unknown }> };
     const content = body.choices?.[0]?.message?.content;
     const finishReason = body.choices?.[0]?.finish_reason;
@@ -74,23 +86,76 @@ export class HermesApi {
   }
 
   /**
-   * POST /v1/runs: 202 {run_id, status: "started"}. `Idempotency-Key` is sent, but Hermes (0.19)
-   * ignores it on /v1/runs (only non-streaming chat completions and responses are cached by it):
-   * every POST starts a new run, so the bridge keeps runs idempotent itself (run.json per task id).
+   * POST /v1/runs: 202 {run_id, status: "started"}. With `idempotency` (only where the agent's
+   * capabilities say POST /v1/runs honours Idempotency-Key: Hermes' api_server_runs.py _handle_runs
+   * and RunIdempotencyStore) the header is sent: a repeat with the same body is answered with the
+   * first run (202, `replayed: true`, header Idempotency-Replayed), one with another body 409
+   * idempotency_key_conflict (DUPLICATE_ID here; the 409 names no run to adopt). Hermes that does not
+   * honour the key starts a new run for every POST, so none is sent to it.
    */
-  async createRun(body: Record<string, unknown>, idempotencyKey: string, signal: AbortSignal): Promise<string> {
-    const a = await this.request('POST', '/v1/runs', signal, body, { 'idempotency-key': idempotencyKey });
-    const runId = (a.body as { run_id?: unknown } | null)?.run_id;
-    if (a.status !== 202 && a.status !== 200) throw upstreamError('run submission', a);
+  async createRun(body: Record<string, unknown>, signal: AbortSignal, idempotency?: { key: string; agent: string; retentionSeconds: number }): Promise<{ runId: string; replayed: boolean }> {
+    const a = await this.request('POST', '/v1/runs', signal, body, idempotency ? { 'idempotency-key': idempotency.key } : {});
+    const answer = a.body as { run_id?: unknown; replayed?: unknown } | null;
+    if (a.status === 409 && errorCodeOf(a) === 'idempotency_key_conflict' && idempotency) {
+      const window = idempotency.retentionSeconds > 0 ? `within the ${formatSeconds(idempotency.retentionSeconds)} Hermes remembers a key` : 'while Hermes still remembers the key';
+      throw new GatewayError(
+        ErrorCode.DUPLICATE_ID,
+        `agent ${idempotency.agent} already ran another request under task id ${idempotency.key} ${window} (Idempotency-Key conflict: another gateway or bridge used the id, TASKS_DIR lost its run.json, or the session moved on since a lost first attempt); choose another id`,
+        { reason: 'idempotency_key_conflict', agent: idempotency.agent, ...(idempotency.retentionSeconds > 0 ? { retention_seconds: idempotency.retentionSeconds } : {}) },
+      );
+    }
+    if (a.status === 400 && errorCodeOf(a) === 'invalid_idempotency_key') {
+      throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `the Hermes API refused task id ${idempotency?.key ?? ''} as its Idempotency-Key (invalid_idempotency_key)`);
+    }
+    if (a.status !== 202 && a.status !== 200) throw upstreamError('run submission', a, this.baseUrl);
+    const runId = answer?.run_id;
     if (typeof runId !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(runId)) throw new GatewayError(ErrorCode.UPSTREAM_FAILED, 'the Hermes API accepted a run without a usable run_id');
-    return runId;
+    return { runId, replayed: answer?.replayed === true || a.headers.get('idempotency-replayed')?.trim().toLowerCase() === 'true' };
+  }
+
+  /**
+   * GET /v1/capabilities (authenticated, runs nothing): what this API server says it can do
+   * (capabilities.ts), with the version its GET /health reports. A server without the route
+   * (404/405) is `absent`; a refused key is the key's problem (AGENT_UNAVAILABLE key_rejected), any
+   * other failure UPSTREAM_FAILED.
+   */
+  async capabilities(signal: AbortSignal): Promise<AgentCapabilities> {
+    const [a, health] = await Promise.all([this.request('GET', '/v1/capabilities', signal), this.request('GET', '/health', signal)]);
+    const reported = health.status === 200 ? (health.body as { version?: unknown } | null)?.version : undefined;
+    const version = typeof reported === 'string' ? usableVersion(reported) : undefined;
+    const withVersion = (c: AgentCapabilities): AgentCapabilities => (version ? { ...c, version } : c);
+    if (a.status === 200) return withVersion(parseCapabilities(a.body));
+    if (a.status === 404 || a.status === 405) return withVersion(ABSENT);
+    throw upstreamError('capabilities', a, this.baseUrl);
+  }
+
+  /**
+   * POST /v1/runs/{id}/stop: Hermes interrupts the run's agent and answers {status: "stopping"}
+   * (the run then settles `cancelled`). A run already finished is answered with its status object
+   * by newer Hermes, 404 run_not_found by 0.19 (it only knows active runs); 409 run_not_active means
+   * Hermes has the run on record but not running in its process (UPSTREAM_FAILED). A 404/405 that is
+   * not Hermes' run_not_found is a server without the route.
+   */
+  async stopRun(runId: string, signal: AbortSignal): Promise<{ kind: 'stopping' } | { kind: 'status'; status: RunStatus } | { kind: 'not_found' } | { kind: 'no_route' }> {
+    const a = await this.request('POST', `/v1/runs/${encodeURIComponent(runId)}/stop`, signal);
+    if (a.status === 200) {
+      const status = a.body as RunStatus | null;
+      if (status?.status === 'stopping' || typeof status?.status !== 'string') return { kind: 'stopping' };
+      return { kind: 'status', status };
+    }
+    if (a.status === 404 && errorCodeOf(a) === 'run_not_found') return { kind: 'not_found' };
+    if (a.status === 404 || a.status === 405) return { kind: 'no_route' };
+    if (a.status === 409 && errorCodeOf(a) === 'run_not_active') {
+      throw new GatewayError(ErrorCode.UPSTREAM_FAILED, `the Hermes API at ${this.baseUrl} has run ${runId} on record but not running in its process (run_not_active: another Hermes process, or one restarted since, owns it); it cannot be stopped from here`, { http_status: 409, hermes_code: 'run_not_active' });
+    }
+    throw upstreamError('run stop', a, this.baseUrl);
   }
 
   /** GET /v1/runs/{id}; undefined when the API no longer knows the run (404). */
   async getRun(runId: string, signal: AbortSignal): Promise<RunStatus | undefined> {
     const a = await this.request('GET', `/v1/runs/${encodeURIComponent(runId)}`, signal);
     if (a.status === 404) return undefined;
-    if (a.status !== 200) throw upstreamError('run status', a);
+    if (a.status !== 200) throw upstreamError('run status', a, this.baseUrl);
     return a.body as RunStatus;
   }
 
@@ -107,7 +172,7 @@ export class HermesApi {
     const path = `/api/sessions/${encodeURIComponent(sessionId)}`;
     const a = await this.request('GET', path, signal);
     if (a.status === 404) return undefined;
-    if (a.status !== 200) throw upstreamError('session lookup', a);
+    if (a.status !== 200) throw upstreamError('session lookup', a, this.baseUrl);
     if ((a.body as { session?: { end_reason?: unknown } } | null)?.session?.end_reason !== 'compression') return undefined;
     const resolved = (await this.sessionMessages(sessionId, signal))?.sessionId;
     if (resolved === undefined || resolved === sessionId) {
@@ -120,52 +185,82 @@ export class HermesApi {
    * GET /api/sessions/{id}/messages: the stored transcript of the session Hermes would resume under
    * `sessionId` (SessionDB.resolve_resume_session_id follows a compression chain to its tip, named in
    * `session_id`), its active rows in insertion order. Undefined when Hermes knows no such session
-   * (404: the bridge session's first turn).
+   * (404: the bridge session's first turn). Only the tip's own messages are kept: newer Hermes
+   * answers the whole compression lineage, root to tip (hermes_state_messages.py get_messages with
+   * include_ancestors), every row naming its session_id, while the tip already opens with the
+   * summary of what its ancestors held (0.19 answered the tip's rows only). A row naming no session
+   * is kept.
    */
   async sessionMessages(sessionId: string, signal: AbortSignal): Promise<{ sessionId: string; messages: SessionMessage[] } | undefined> {
     const m = await this.request('GET', `/api/sessions/${encodeURIComponent(sessionId)}/messages`, signal);
     if (m.status === 404) return undefined;
-    if (m.status !== 200) throw upstreamError('session messages', m);
+    if (m.status !== 200) throw upstreamError('session messages', m, this.baseUrl);
     const body = m.body as { session_id?: unknown; data?: unknown } | null;
     if (typeof body?.session_id !== 'string' || !Array.isArray(body.data)) throw new GatewayError(ErrorCode.UPSTREAM_FAILED, `the Hermes API answered session ${sessionId}'s messages without session_id and data`);
-    return { sessionId: body.session_id, messages: body.data as SessionMessage[] };
+    const tip = body.session_id;
+    const messages = (body.data as SessionMessage[]).filter((row) => row === null || typeof row !== 'object' || row.session_id === undefined || row.session_id === tip);
+    return { sessionId: tip, messages };
   }
 
   /**
    * Whether the agent can take a task: GET /health (unauthenticated on Hermes) answers 200, then
-   * servingCheck(). Undefined when it can; else why not.
+   * servingCheck(). Undefined when it can; else why not. A /p/<profile> whose /health is 404 while
+   * the listener's own /health answers is a profile Hermes does not serve (newer Hermes answers an
+   * unknown or unserved prefix 404 on every path, upstream PR #92871), not an unreachable agent.
    */
-  async probe(signal: AbortSignal): Promise<'unreachable' | 'key_rejected' | 'profile_not_served' | undefined> {
+  async probe(signal: AbortSignal): Promise<Unavailability | undefined> {
     try {
-      if ((await this.request('GET', '/health', signal)).status !== 200) return 'unreachable';
+      const health = await this.request('GET', '/health', signal);
+      if (health.status !== 200) {
+        const profile = profileOf(this.baseUrl);
+        if (health.status === 404 && profile !== undefined && (await this.request('GET', '/health', signal, undefined, {}, this.listener())).status === 200) {
+          return { reason: 'profile_not_served', message: notServedMessage(this.baseUrl, profile, 'answers it 404') };
+        }
+        return { reason: 'unreachable', message: `the Hermes API at ${this.baseUrl} answered /health with HTTP ${health.status}` };
+      }
       return await this.servingCheck(signal);
-    } catch {
-      return 'unreachable';
+    } catch (e) {
+      return { reason: 'unreachable', message: e instanceof Error ? e.message : String(e) };
     }
   }
 
   /**
    * GET /v1/models (authenticated, runs no agent): whether the key is accepted and, for a
-   * `/p/<profile>` base URL, whether that profile answers. Hermes checks every path of a listener,
-   * /p/<profile> included, against the listener's own API_SERVER_KEY (a profile's own key is
-   * refused); a listener without gateway.multiplex_profiles ignores the /p/<profile> prefix and
-   * serves its own profile, whose model id is not the profile's name (under multiplexing, a
-   * profile's /v1/models lists its name first).
+   * `/p/<profile>` base URL, whether that profile answers. Which key a /p/<profile> takes depends on
+   * the Hermes: 0.19 checks every path against the listener's API_SERVER_KEY; later Hermes checks a
+   * named profile against that profile's own API_SERVER_KEY (its .env; upstream PR #72285,
+   * api_server.py _expected_api_key), and no flag says which. So a refused /p/<profile> key is tried
+   * on the listener's root: accepted there, it is the listener's key and this Hermes wants the
+   * profile's own (0.19 never refuses the listener's key on a prefix). A listener without
+   * gateway.multiplex_profiles serves its own profile under any prefix (0.19: its model id is then
+   * not the profile's name; under multiplexing a profile's /v1/models lists its name first) or
+   * answers the prefix 404 (newer Hermes).
    */
-  async servingCheck(signal: AbortSignal): Promise<'key_rejected' | 'profile_not_served' | undefined> {
+  async servingCheck(signal: AbortSignal): Promise<Unavailability | undefined> {
     const a = await this.request('GET', '/v1/models', signal);
-    if (a.status === 401 || a.status === 403) return 'key_rejected';
     const profile = profileOf(this.baseUrl);
+    if (a.status === 401 || a.status === 403) {
+      if (profile === undefined) return { reason: 'key_rejected', message: keyRejectedMessage(this.baseUrl, a.status) };
+      const root = await this.request('GET', '/v1/models', signal, undefined, {}, this.listener());
+      return { reason: 'key_rejected', message: keyRejectedMessage(this.baseUrl, a.status, root.status === 200) };
+    }
     // Hermes advertises no name for these two (its _resolve_model_name), so they cannot be told apart.
     if (profile === undefined || profile === 'default' || profile === 'custom') return undefined;
+    if (a.status === 404) return { reason: 'profile_not_served', message: notServedMessage(this.baseUrl, profile, 'answers it 404') };
     const first = (a.body as { data?: Array<{ id?: unknown }> } | null)?.data?.[0]?.id;
-    return a.status === 200 && first === profile ? undefined : 'profile_not_served';
+    if (a.status === 200 && first === profile) return undefined;
+    return { reason: 'profile_not_served', message: notServedMessage(this.baseUrl, profile, a.status === 200 ? `answers it as ${typeof first === 'string' ? first : 'another profile'}` : `answers /v1/models with HTTP ${a.status}`) };
   }
 
-  private async request(method: string, path: string, signal: AbortSignal, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> {
+  /** The listener's own root (the base URL without /p/<profile>). */
+  private listener(): string {
+    return new URL(this.baseUrl).origin;
+  }
+
+  private async request(method: string, path: string, signal: AbortSignal, body?: unknown, headers: Record<string, string> = {}, base = this.baseUrl): Promise<Answer> {
     let response: Response;
     try {
-      response = await fetch(this.baseUrl + path, {
+      response = await fetch(base + path, {
         method,
         redirect: 'error',
         signal,
@@ -209,12 +304,42 @@ function causeOf(e: unknown): string {
   return cause?.code ?? cause?.message ?? (e as Error).message;
 }
 
-function upstreamError(what: string, a: Answer): GatewayError {
+/** Hermes' error code in an OpenAI-style error body ({error: {code}}), if any. */
+function errorCodeOf(a: Answer): string | undefined {
+  const err = (a.body as { error?: { code?: unknown } | string } | null)?.error;
+  return typeof err === 'object' && err !== null && typeof err.code === 'string' ? err.code : undefined;
+}
+
+function formatSeconds(seconds: number): string {
+  return seconds % 3600 === 0 ? `${seconds / 3600} h` : seconds % 60 === 0 ? `${seconds / 60} min` : `${seconds} s`;
+}
+
+/**
+ * What a refused key means for this base URL. A listener's root takes the listener's
+ * API_SERVER_KEY on every Hermes. A /p/<profile> takes the listener's key on Hermes 0.19 and the
+ * profile's own key on later Hermes; `listenerAccepts` (the same key tried on the listener's root)
+ * tells which rule refused it when known.
+ */
+export function keyRejectedMessage(baseUrl: string, status: number, listenerAccepts?: boolean): string {
+  const profile = profileOf(baseUrl);
+  if (profile === undefined) return `the Hermes API at ${baseUrl} refused the agent's key (HTTP ${status})`;
+  const profileEnv = `~/.hermes/profiles/${profile}/.env`;
+  if (listenerAccepts) {
+    return `the Hermes API at ${new URL(baseUrl).origin} accepts this key on its listener but refuses it for /p/${profile} (HTTP ${status}): this Hermes (v0.20 and later) checks each /p/<profile> against that profile's own API_SERVER_KEY, in the profile's .env (such as ${profileEnv}), at least 16 characters; name it in the agent registry with key_env_file, key_file or key_env`;
+  }
+  return `the Hermes API at ${baseUrl} refused the agent's key for /p/${profile} (HTTP ${status}): Hermes v0.20 and later take that profile's own API_SERVER_KEY (its .env, such as ${profileEnv}; a profile without one of at least 16 characters refuses every key), Hermes 0.19 the listener's (the default profile's)`;
+}
+
+function notServedMessage(baseUrl: string, profile: string, how: string): string {
+  return `the Hermes API at ${new URL(baseUrl).origin} does not serve profile ${profile} (it ${how}): gateway.multiplex_profiles is off, or Hermes has no such profile`;
+}
+
+function upstreamError(what: string, a: Answer, baseUrl: string): GatewayError {
   const err = (a.body as { error?: { message?: unknown; code?: unknown } | string } | null)?.error;
   const message = typeof err === 'string' ? err : typeof err?.message === 'string' ? err.message : '';
   const code = typeof err === 'object' && typeof err?.code === 'string' ? ` (${err.code})` : '';
   if (a.status === 401 || a.status === 403) {
-    return new GatewayError(ErrorCode.AGENT_UNAVAILABLE, `the Hermes API refused the agent's key (${a.status})`, { unavailable_reason: 'key_rejected' });
+    return new GatewayError(ErrorCode.AGENT_UNAVAILABLE, keyRejectedMessage(baseUrl, a.status), { unavailable_reason: 'key_rejected' });
   }
   if (a.status === 429) {
     // Hermes' max_concurrent_runs: every agent-serving endpoint answers 429 + Retry-After while it is full.

@@ -2,14 +2,16 @@ import { readFileSync, statSync } from 'node:fs';
 import * as v from 'valibot';
 import { parseStrictYaml } from '../../platform/yaml.js';
 import { baseUrlProblem, normalizeBaseUrl } from './base-url.js';
-import { privateFileProblem, type BridgeSettings } from './settings.js';
+import { privateFileProblem, readEnvFile, type BridgeSettings } from './settings.js';
 
 // The agent registry: a YAML file outside the code (AGENTS_FILE, mode 0600) listing the Hermes
 // agents tasks may go to. It is re-read whenever its mtime, size or inode changes; a file that
 // does not validate keeps the last good state and is reported as `registry_error`; a missing file
 // degrades to one synthetic default agent, the local Hermes API server of HERMES_ENV_PATH
-// (`degraded: "no_registry"`). Keys are named (key_env) or pointed at (key_file, 0600), never
-// written in the file: the schema refuses any other field, so a pasted key is an error, not a leak.
+// (`degraded: "no_registry"`). Keys are named (key_env) or pointed at (key_file, 0600; key_env_file,
+// a 0600 dotenv file such as a Hermes profile's own .env, read for key_env or API_SERVER_KEY),
+// never written in the file: the schema refuses any other field, so a pasted key is an error, not a
+// leak. key_env_file is this gateway's addition: hermes-mcp-bridge's registry has no such field.
 
 export const AGENT_NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
@@ -22,6 +24,7 @@ const Agent = v.strictObject({
   base_url: v.pipe(v.string(), v.check((s) => baseUrlProblem(s) === undefined, (issue) => baseUrlProblem(String(issue.input)) ?? 'invalid base_url')),
   key_env: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'key_env must be a variable name'))),
   key_file: v.optional(v.pipe(v.string(), v.check((s) => s.startsWith('/'), 'key_file must be an absolute path'))),
+  key_env_file: v.optional(v.pipe(v.string(), v.check((s) => s.startsWith('/'), 'key_env_file must be an absolute path'))),
   default: v.optional(v.boolean()),
 });
 
@@ -37,6 +40,7 @@ const Registry = v.pipe(
     (issue) => `default names ${(issue.input as { default?: string }).default} but another agent has default: true`,
   ),
   v.check((r) => r.agents.every((a) => !(a.key_env && a.key_file)), 'an agent has key_env or key_file, not both'),
+  v.check((r) => r.agents.every((a) => !(a.key_env_file && a.key_file)), 'an agent has key_env_file or key_file, not both'),
 );
 
 export interface AgentEntry {
@@ -48,6 +52,8 @@ export interface AgentEntry {
   baseUrl: string;
   keyEnv?: string;
   keyFile?: string;
+  /** A dotenv file holding the key as `keyEnv` (default API_SERVER_KEY): a Hermes profile's own .env. */
+  keyEnvFile?: string;
   /** The synthetic default's key, straight from HERMES_ENV_PATH. */
   inlineKey?: string;
 }
@@ -103,9 +109,19 @@ export class AgentRegistry {
     return view.agents.find((a) => a.name === (name ?? view.defaultName));
   }
 
-  /** The agent's API key, read now (a key_file may change without the registry changing). */
+  /** The agent's API key, read now (a key_file or key_env_file may change without the registry changing). */
   keyOf(agent: AgentEntry): KeyResolution {
     if (agent.inlineKey) return { key: agent.inlineKey };
+    if (agent.keyEnvFile) {
+      // Only that file is asked (never the environment): it is where Hermes reads the profile's key.
+      if (privateFileProblem(agent.keyEnvFile)) return { reason: 'missing_credentials' };
+      try {
+        const key = readEnvFile(agent.keyEnvFile)[agent.keyEnv ?? 'API_SERVER_KEY']?.trim();
+        return key ? { key } : { reason: 'missing_credentials' };
+      } catch {
+        return { reason: 'missing_credentials' };
+      }
+    }
     if (agent.keyEnv) {
       const value = this.environment[agent.keyEnv] ?? this.settings.keyValues[agent.keyEnv];
       return value ? { key: value } : { reason: 'missing_credentials' };
@@ -141,6 +157,7 @@ export class AgentRegistry {
         baseUrl: normalizeBaseUrl(a.base_url),
         ...(a.key_env ? { keyEnv: a.key_env } : {}),
         ...(a.key_file ? { keyFile: a.key_file } : {}),
+        ...(a.key_env_file ? { keyEnvFile: a.key_env_file } : {}),
       }),
     );
     const defaultName = result.output.default ?? result.output.agents.find((a) => a.default)?.name ?? agents[0]!.name;

@@ -9,6 +9,8 @@ import { TERMINAL, type RunRecord, type TaskResult } from './tasks.js';
 // terminal ones (completed, failed, cancelled) are written to the task's result.json the first
 // time they are seen (`result_updated: true`). A run the API no longer knows but run.json does has
 // left the API without a result (restart, retention): it is `interrupted`, recorded the same way.
+// Hermes itself may answer `interrupted` too (newer Hermes keeps an idempotency-keyed run's status
+// across its restart and shutdown, with the reason in `error`): its reason is then the summary.
 // When a run settles, the bridge also learns whether Hermes rotated its session (followRun).
 
 /** What following a finished run's session found: the session it rotated to, or why that is not known yet. */
@@ -17,7 +19,8 @@ interface SessionFollow {
   error?: string;
 }
 
-function resultOf(service: BridgeService, record: RunRecord, status: string, output: string | undefined, error: string | undefined, follow: SessionFollow): TaskResult {
+/** `reported`: Hermes answered the status; false when the API no longer knows the run. */
+function resultOf(service: BridgeService, record: RunRecord, status: string, reported: boolean, output: string | undefined, error: string | undefined, follow: SessionFollow): TaskResult {
   const details = {
     agent: record.agent,
     mode: 'async',
@@ -33,7 +36,13 @@ function resultOf(service: BridgeService, record: RunRecord, status: string, out
   const dir = service.store.taskDir(record.task_id);
   if (status === 'completed') return resultFromReply(record.task_id, output ?? '', dir, details);
   const summary =
-    status === 'failed' ? `the run failed: ${error ?? 'no error given'}` : status === 'cancelled' ? 'the run was cancelled' : 'the run left the agent API before a result was recorded (agent restart or retention expiry)';
+    status === 'failed'
+      ? `the run failed: ${error ?? 'no error given'}`
+      : status === 'cancelled'
+        ? `the run was cancelled${error ? `: ${error}` : ''}`
+        : reported
+          ? `the run was interrupted: ${error ?? 'Hermes gave no reason'}`
+          : 'the run left the agent API before a result was recorded (agent restart or retention expiry)';
   return { id: record.task_id, status, summary, artifacts: [], next_steps: [], details: { ...details, ...(error ? { error } : {}) } };
 }
 
@@ -74,7 +83,7 @@ async function followRun(service: BridgeService, api: HermesApi, record: RunReco
 }
 
 /** The agent a recorded run went to: gone from the registry is its own answer, not unknown_agent. */
-function recordedAgent(service: BridgeService, record: RunRecord): ResolvedAgent {
+export function recordedAgent(service: BridgeService, record: RunRecord): ResolvedAgent {
   if (!service.registry.find(record.agent)) {
     throw new GatewayError(
       ErrorCode.AGENT_UNAVAILABLE,
@@ -85,12 +94,17 @@ function recordedAgent(service: BridgeService, record: RunRecord): ResolvedAgent
   return resolveAgent(service, record.agent);
 }
 
-export async function runStatus(service: BridgeService, runId: string, agentName: string | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+/** The run's record (run.json, if any) and the agent that has it: run.json's, else `agentName` or the default. */
+export function runAgent(service: BridgeService, runId: string, agentName: string | undefined): { record: RunRecord | undefined } & ResolvedAgent {
   const record = service.store.findRun(runId);
   if (record && agentName !== undefined && agentName !== record.agent) {
     throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `run ${runId} belongs to agent ${record.agent}, not ${agentName}`);
   }
-  const { agent, api } = record ? recordedAgent(service, record) : resolveAgent(service, agentName);
+  return { record, ...(record ? recordedAgent(service, record) : resolveAgent(service, agentName)) };
+}
+
+export async function runStatus(service: BridgeService, runId: string, agentName: string | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+  const { record, agent, api } = runAgent(service, runId, agentName);
   const run = await api.getRun(runId, withDeadline(signal, service.limits.bridgeRequestTimeoutSeconds, `agent ${agent.name}`));
   if (!run && !record) throw new GatewayError(ErrorCode.RUN_NOT_FOUND, `agent ${agent.name} knows no run ${runId}, and no task recorded it`);
   const status = run?.status ?? 'interrupted';
@@ -105,7 +119,7 @@ export async function runStatus(service: BridgeService, runId: string, agentName
     // A result already settled for this run stays as it is (an interrupted run read again, a second
     // poll), unless its session could not be followed then.
     if (!settled || settled.details?.session_follow_pending === true) {
-      const result = resultOf(service, record, status, output, error, await followRun(service, api, record, signal));
+      const result = resultOf(service, record, status, run !== undefined, output, error, await followRun(service, api, record, signal));
       service.store.writeResult(result);
       resultUpdated = true;
       session = String(result.details?.session_id);

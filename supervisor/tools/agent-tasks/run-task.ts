@@ -4,16 +4,17 @@ import { withKeyedLocks } from '../../../shared/keyed-lock.js';
 import { profileOf } from './base-url.js';
 import type { SessionMessage } from './hermes-api.js';
 import { resultFromReply } from './reply.js';
-import { readContract, resolveAgent, withDeadline, type BridgeService } from './service.js';
+import { agentRelease, capabilitiesOf, readContract, resolveAgent, withDeadline, type BridgeService } from './service.js';
 import { newTaskId, type RunRecord, type TaskResult } from './tasks.js';
 
 // hermes_task: hand one whole task to a Hermes agent.
 //   sync  -> POST /v1/chat/completions (X-Hermes-Session-Id), wait, persist result.json
-//   async -> POST /v1/runs (session_id, Idempotency-Key: <id>), write run.json at once, answer accepted;
-//            a repeat of the id is the recorded run (the same task) or duplicate_id (another task).
+//   async -> POST /v1/runs (session_id; Idempotency-Key: <id> where the agent's capabilities say
+//            Hermes honours it), write run.json at once, answer accepted; a repeat of the id is the
+//            recorded run (the same task) or duplicate_id (another task).
 //            In a bridge session the run also carries the session's stored turns as
-//            conversation_history (GET /api/sessions/{id}/messages): Hermes' chat completion loads
-//            them from its state.db for the session id, its /v1/runs does not (runHistory).
+//            conversation_history (GET /api/sessions/{id}/messages) where Hermes' /v1/runs does not
+//            load them itself, as its chat completion does (0.19; runHistory).
 // The agent is resolved (unknown_agent / agent_unavailable) and the id checked against the agent
 // that already owns it (duplicate_id) before anything is sent upstream. Calls in one session run
 // one at a time (Hermes appends each turn to the session's transcript; two at once would interleave).
@@ -81,7 +82,8 @@ function recordSyncFailure(service: BridgeService, id: string, details: Record<s
 }
 
 export async function runTask(service: BridgeService, args: TaskArgs, signal: AbortSignal): Promise<Record<string, unknown>> {
-  const { agent, api } = resolveAgent(service, args.agent);
+  const resolved = resolveAgent(service, args.agent);
+  const { agent, api } = resolved;
   const id = args.id ?? newTaskId();
   const sessionId = sessionIdFor(agent.name, id, args.session);
   // Hermes refuses a session id with `..` in it (gateway.session._is_path_unsafe: 400 "Invalid
@@ -92,11 +94,9 @@ export async function runTask(service: BridgeService, args: TaskArgs, signal: Ab
   const contract = readContract(service);
   if (profileOf(agent.baseUrl) !== undefined) {
     // A listener without multiplexing would run the task on its own profile, silently: ask first.
+    // Its key is checked the same way: which key a /p/<profile> takes depends on the Hermes.
     const refused = await api.servingCheck(withDeadline(signal, service.limits.bridgeRequestTimeoutSeconds, `agent ${agent.name}`));
-    if (refused) {
-      const why = refused === 'key_rejected' ? "refused the agent's key (a /p/<profile> agent takes the listener's API_SERVER_KEY)" : `does not serve profile ${profileOf(agent.baseUrl)!} (gateway.multiplex_profiles off, or no such profile)`;
-      throw new GatewayError(ErrorCode.AGENT_UNAVAILABLE, `agent ${agent.name}: the Hermes API at ${agent.baseUrl} ${why}`, { unavailable_reason: refused });
-    }
+    if (refused) throw new GatewayError(ErrorCode.AGENT_UNAVAILABLE, `agent ${agent.name}: ${refused.message}`, { unavailable_reason: refused.reason });
   }
   return withKeyedLocks([`bridge-task:${id}`, `bridge-session:${sessionId}`], async () => {
     const owner = service.store.existingTaskDir(id) ? service.store.ownerOf(id) : undefined;
@@ -127,8 +127,9 @@ export async function runTask(service: BridgeService, args: TaskArgs, signal: Ab
       service.store.writeResult(result);
       return publicResult(result);
     }
-    // Hermes starts a new run for every POST /v1/runs, Idempotency-Key or not: a repeat of a task id
-    // that already has a run is answered here, from run.json, without reaching the agent.
+    // A repeat of a task id that already has a run is answered here, from run.json, without reaching
+    // the agent: Hermes 0.19 and v0.20 start a new run for every POST /v1/runs, and Hermes that
+    // honours Idempotency-Key forgets a key after its retention window.
     const fingerprint = taskFingerprint(args);
     const recorded = service.store.readRun(id);
     if (recorded && recorded.task_sha256 !== undefined && recorded.task_sha256 !== fingerprint) {
@@ -140,12 +141,18 @@ export async function runTask(service: BridgeService, args: TaskArgs, signal: Ab
       runId = recorded.run_id;
       createdAt = recorded.created_at;
     } else {
-      // Hermes' /v1/runs loads no session history itself (its _handle_runs builds the history only
-      // from the body), so a task in a bridge session sends the session's stored turns along.
+      const capabilities = await capabilitiesOf(service, resolved, signal);
+      const idempotency = capabilities.runIdempotency ? { key: id, agent: agent.name, retentionSeconds: capabilities.runIdempotency.retentionSeconds } : undefined;
+      // Hermes 0.19's /v1/runs loads no session history itself (its _handle_runs builds the history
+      // only from the body), so a task in a bridge session sends the session's stored turns along.
+      // Later Hermes loads them itself when none are sent (tool traffic and the hidden summary its
+      // compression writes included, which its session API does not show), from the session's
+      // live tip: there the bridge sends none.
+      const hermesLoadsHistory = agentRelease(service, capabilities).has('runs_load_session_history');
       let runSession = hermesSession;
       let history: HistoryMessage[] = [];
       let sessionHistory: RunRecord['session_history'];
-      if (args.session) {
+      if (args.session && !hermesLoadsHistory) {
         const loaded = await api.sessionMessages(hermesSession, withDeadline(signal, service.limits.bridgeRequestTimeoutSeconds, `agent ${agent.name}`));
         if (loaded) {
           // A rotation not followed yet (an async run that compressed, its status not polled since):
@@ -162,10 +169,24 @@ export async function runTask(service: BridgeService, args: TaskArgs, signal: Ab
           details.session_history = sessionHistory;
         }
       }
-      const timed = withDeadline(signal, service.limits.bridgeRequestTimeoutSeconds, `agent ${agent.name}`);
-      runId = await api.createRun({ input: text, session_id: runSession, ...(history.length ? { conversation_history: history } : {}), ...(contract ? { instructions: contract } : {}) }, id, timed);
+      const body = { input: text, session_id: runSession, ...(history.length ? { conversation_history: history } : {}), ...(contract ? { instructions: contract } : {}) };
+      const submit = () => api.createRun(body, withDeadline(signal, service.limits.bridgeRequestTimeoutSeconds, `agent ${agent.name}`), idempotency);
+      let run: { runId: string; replayed: boolean };
+      try {
+        run = await submit();
+      } catch (e) {
+        // The connection closed after the run was sent, so Hermes may have started it. Where Hermes
+        // honours the key, the same body under the same key once more is answered with that run
+        // (or starts it, if the first never arrived): never a second run. Elsewhere a retry could
+        // start one, so the caller is told the outcome is unknown.
+        if (!idempotency || !(e instanceof GatewayError) || e.details?.outcome !== 'unknown') throw e;
+        run = await submit();
+        details.resubmitted = true;
+      }
+      runId = run.runId;
+      if (run.replayed) details.replayed = true;
       createdAt = new Date().toISOString();
-      service.store.writeRun({ run_id: runId, session_id: runSession, bridge_session_id: sessionId, task_id: id, agent: agent.name, agent_base_url: agent.baseUrl, created_at: createdAt, task_sha256: fingerprint, ...(sessionHistory ? { session_history: sessionHistory } : {}) });
+      service.store.writeRun({ run_id: runId, session_id: runSession, bridge_session_id: sessionId, task_id: id, agent: agent.name, agent_base_url: agent.baseUrl, created_at: createdAt, task_sha256: fingerprint, ...(sessionHistory ? { session_history: sessionHistory } : {}), ...(run.replayed ? { replayed: true } : {}) });
     }
     const existing = service.store.readResult(id);
     const accepted: TaskResult = {

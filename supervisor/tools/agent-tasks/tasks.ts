@@ -36,6 +36,8 @@ export interface RunRecord {
   task_sha256?: string;
   /** The session history sent with the run (conversation_history): messages sent, older ones left out. */
   session_history?: { messages: number; omitted: number };
+  /** Hermes answered the submission with a run it already had under the task id (Idempotency-Key replay). */
+  replayed?: boolean;
 }
 
 /**

@@ -3,14 +3,17 @@ import { redact } from '../../../shared/redact.js';
 import type { ToolDefinition } from '../../core/tool-types.js';
 import { readTaskPath } from './files.js';
 import { HermesApi } from './hermes-api.js';
+import { runCancel } from './run-cancel.js';
 import { publicResult, runTask, type TaskArgs } from './run-task.js';
 import { runStatus } from './run-status.js';
 import type { BridgeService } from './service.js';
 import { TASK_ID } from './tasks.js';
 
-// The five hermes-mcp-bridge tools, with that bridge's names, arguments and result shapes. They
-// are always catalogued (the frozen catalog does not depend on configuration); without a
-// configured bridge every call answers BRIDGE_NOT_CONFIGURED saying what to set.
+// The five hermes-mcp-bridge tools, with that bridge's names, arguments and result shapes, and the
+// gateway's own sixth, hermes_cancel (catalog only: the drop-in bridge profile serves exactly the
+// five its clients know). They are always catalogued (the frozen catalog does not depend on
+// configuration); without a configured bridge every call answers BRIDGE_NOT_CONFIGURED saying what
+// to set.
 
 export type BridgeState = { kind: 'configured'; service: BridgeService } | { kind: 'not_configured' | 'invalid'; reason: string };
 
@@ -32,7 +35,8 @@ async function listAgents(service: BridgeService, signal: AbortSignal): Promise<
     view.agents.map(async (agent) => {
       const key = service.registry.keyOf(agent);
       // Reachability, the key and the profile are probed (GET /health, GET /v1/models) only for agents that could be used at all.
-      const reason = 'key' in key ? await new HermesApi(agent.baseUrl, key.key, 65_536).probe(probeSignal) : key.reason;
+      const problem = 'key' in key ? await new HermesApi(agent.baseUrl, key.key, 65_536).probe(probeSignal) : undefined;
+      const reason = 'key' in key ? problem?.reason : key.reason;
       return {
         name: agent.name,
         description: agent.description,
@@ -40,6 +44,8 @@ async function listAgents(service: BridgeService, signal: AbortSignal): Promise<
         kind: agent.kind,
         available: reason === undefined,
         ...(reason ? { unavailable_reason: reason } : {}),
+        // What to do about a refused key or an unserved profile (never a key).
+        ...(problem && problem.reason !== 'unreachable' ? { hint: problem.message } : {}),
         default: agent.name === view.defaultName,
         ...(agent.profile ? { local_profile: agent.profile } : {}),
       };
@@ -61,7 +67,7 @@ export function bridgeTools(state: BridgeState): ToolDefinition[] {
         context: { type: 'string', description: 'Background the agent needs.' },
         deliverable: { type: 'string', description: 'What a finished task produces.' },
         constraints: { type: 'array', items: { type: 'string' }, maxItems: 20 },
-        id: { ...ID, description: 'Task id (generated when omitted); also the run Idempotency-Key.' },
+        id: { ...ID, description: "Task id (generated when omitted); also the run's Idempotency-Key where the agent's Hermes honours one." },
         session: { type: 'string', pattern: '^[a-z0-9][a-z0-9._-]{0,63}$', description: 'Conversation to continue across tasks.' },
         agent: AGENT,
       },
@@ -124,4 +130,21 @@ export function bridgeTools(state: BridgeState): ToolDefinition[] {
     },
   };
   return [hermesTask, hermesStatus, listAgentsTool, hermesResult, hermesFiles];
+}
+
+/**
+ * The gateway's agent-task tools beyond the bridge's five: hermes_cancel. Served through the
+ * gateway's catalog (policy, scopes: a mutating tool needs hermes:full), never on the bridge
+ * profile, whose clients and bridge:smoke expect exactly five tools.
+ */
+export function gatewayAgentTools(state: BridgeState): ToolDefinition[] {
+  const hermesCancel: ToolDefinition = {
+    name: 'hermes_cancel',
+    description:
+      'Stop an async hermes_task run (Hermes interrupts its agent; the run settles "cancelled", which hermes_status and hermes_result then show). Answers the run\'s status like hermes_status, with `stop`: "requested", or "not_running" when the run had already ended (nothing is changed then). RUN_STOP_UNSUPPORTED when the agent\'s Hermes cannot stop runs.',
+    inputSchema: { type: 'object', properties: { run_id: ID, agent: AGENT }, required: ['run_id'], additionalProperties: false },
+    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, idempotentHint: true },
+    handler: async (args, ctx) => ({ structured: await runCancel(serviceOf(state), args.run_id as string, args.agent as string | undefined, ctx.signal) }),
+  };
+  return [hermesCancel];
 }

@@ -6,10 +6,11 @@ import type { Client } from '@modelcontextprotocol/client';
 import { startScriptedModel, type ScriptedModel } from '../../fixtures/scripted-model.js';
 import { agentTurnFor, makeBridgeDeployment, startRealHermesApi, systemText, type BridgeDeployment, type RealHermesApi } from '../../helpers/bridge.js';
 import { connect, startTestGateway, viaBridge, type TestGateway } from '../../helpers/gateway.js';
+import { SCOPE_FULL, scopeNeeded } from '../../../supervisor/core/scopes.js';
 import { tempDirs } from '../../helpers/temp.js';
 import { waitFor } from '../../helpers/wait.js';
 
-// The five bridge tools as deferred catalog tools on a real gateway (tool_call through a real SDK
+// The five bridge tools and hermes_cancel as deferred catalog tools on a real gateway (tool_call through a real SDK
 // v2 client), driving Hermes' real API server (its model scripted): sync and async tasks end to
 // end, results, files.
 
@@ -47,11 +48,15 @@ describe('hermes-mcp-bridge tools through the gateway catalog', () => {
       return s.data.terminal === true ? s.data : undefined;
     }, 60_000, `run ${runId} to settle`);
 
-  test('the five tools are catalogued with their annotations', async () => {
-    for (const name of ['hermes_task', 'hermes_status', 'list_agents', 'hermes_result', 'hermes_files']) assert.ok(gw.gateway.catalog.has(name), name);
+  test('the five tools and hermes_cancel are catalogued with their annotations; the mutating ones need hermes:full', async () => {
+    for (const name of ['hermes_task', 'hermes_status', 'list_agents', 'hermes_result', 'hermes_files', 'hermes_cancel']) assert.ok(gw.gateway.catalog.has(name), name);
     assert.equal(gw.gateway.catalog.get('hermes_task')!.tool.annotations.destructiveHint, true);
     assert.equal(gw.gateway.catalog.get('hermes_task')!.tool.annotations.openWorldHint, true);
     assert.equal(gw.gateway.catalog.get('hermes_files')!.tool.annotations.readOnlyHint, true);
+    assert.equal(gw.gateway.catalog.get('hermes_cancel')!.tool.annotations.destructiveHint, true);
+    assert.equal(gw.gateway.catalog.get('hermes_cancel')!.tool.annotations.readOnlyHint, false);
+    assert.equal(scopeNeeded('hermes_cancel', { run_id: 'run_1' }), SCOPE_FULL);
+    assert.equal(scopeNeeded('hermes_task', { task: 'x', mode: 'sync' }), SCOPE_FULL);
   });
 
   test("a sync task: a chat completion in Hermes' session gb-task-<id> with the contract, result.json persisted", async () => {
@@ -157,9 +162,15 @@ describe('hermes-mcp-bridge tools through the gateway catalog', () => {
   test('a /p/<profile> agent on a Hermes listener that does not multiplex profiles (it would serve its own profile): unavailable, no task sent', async () => {
     fx.writeAgents(`agents:\n  - name: hermes\n    base_url: ${hermes.url}\n    key_env: API_SERVER_KEY\n  - name: coder\n    profile: coder\n    base_url: ${hermes.url}/p/coder\n    key_env: API_SERVER_KEY\n`);
     try {
-      // Hermes answers the prefixed path as its own profile: the prefix is ignored, not refused.
-      const models = (await (await fetch(`${hermes.url}/p/coder/v1/models`, { headers: { authorization: `Bearer ${hermes.key}` } })).json()) as { data: Array<{ id: string }> };
-      assert.equal(models.data[0]!.id, 'hermes-agent');
+      const prefixed = await fetch(`${hermes.url}/p/coder/v1/models`, { headers: { authorization: `Bearer ${hermes.key}` } });
+      if (prefixed.status === 404) {
+        // Later Hermes refuses a prefix it does not serve, on every path (upstream PR #92871).
+        assert.match(await prefixed.text(), /Unknown or unconfigured profile/);
+      } else {
+        // 0.19 answers the prefixed path as its own profile: the prefix is ignored, not refused.
+        const models = (await prefixed.json()) as { data: Array<{ id: string }> };
+        assert.equal(models.data[0]!.id, 'hermes-agent');
+      }
       const listed = await viaBridge(client, 'list_agents');
       const coder = (listed.data.agents as Array<Record<string, unknown>>).find((a) => a.name === 'coder')!;
       assert.equal(coder.available, false);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { messageText, startScriptedModel, type ScriptedModel } from '../../fixtures/scripted-model.js';
-import { agentTurnFor, lastUserText, makeBridgeDeployment, modelMessages, startRealHermesApi, systemText, type BridgeDeployment, type RealHermesApi } from '../../helpers/bridge.js';
+import { agentTurnFor, lastUserText, makeBridgeDeployment, modelMessages, runsIdempotent, startRealHermesApi, systemText, type BridgeDeployment, type RealHermesApi } from '../../helpers/bridge.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { tempDirs } from '../../helpers/temp.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -23,12 +23,14 @@ describe('bridge profile against the real Hermes API server', () => {
   let hermes: RealHermesApi;
   let fx: BridgeDeployment;
   let gw: TestGateway;
-  const CODER_KEY = 'sk-coder-own-key-0123456789abcdef0123';
+  /** Whether this Hermes' POST /v1/runs honours Idempotency-Key (its /v1/capabilities says). */
+  let idempotent = false;
 
   before(async () => {
     const dir = temp.make('hmcp-real-hermes-');
     model = await startScriptedModel({ fallback: { text: 'OK' } });
-    hermes = await startRealHermesApi(dir, { model, profiles: { coder: CODER_KEY }, config: { gateway: { api_server: { max_concurrent_runs: 1 } } } });
+    hermes = await startRealHermesApi(dir, { model, config: { gateway: { api_server: { max_concurrent_runs: 1 } } } });
+    idempotent = await runsIdempotent(hermes);
     fx = makeBridgeDeployment(dir, { hermesEnvFile: hermes.envFile, contract: CONTRACT });
     gw = await startTestGateway({ env: fx.env, limits: { bridgeRateLimitPerMinute: 10_000, bridgeSyncTimeoutSeconds: 120 } });
   });
@@ -181,12 +183,24 @@ describe('bridge profile against the real Hermes API server', () => {
     assert.equal(requestsFor('real-a..b').length, 0);
   });
 
-  test("the model refusing the request (HTTP 400): Hermes answers the sync task 200 with finish_reason error and the provider's message (a failed result), and ends the async run failed", async () => {
+  test("the model refusing the request (HTTP 400): Hermes answers the sync task 200 with finish_reason error and its error text (a failed result), and ends the async run failed", async () => {
     const refusal = { status: 400, error: { error: { message: 'scripted refusal PROVIDER-400', type: 'invalid_request_error' } } };
-    for (let i = 0; i < 4; i++) model.push({ when: agentTurnFor('real-fail-sync'), ...refusal }, { when: agentTurnFor('real-fail-async'), ...refusal });
+    for (let i = 0; i < 4; i++) model.push({ when: agentTurnFor('real-fail-sync'), ...refusal }, { when: agentTurnFor('real-fail-async'), ...refusal }, { when: agentTurnFor('real-fail-direct'), ...refusal });
+    // What this Hermes itself answers a client whose turn the provider refused: 0.19 passes the
+    // provider's message on; later Hermes words it itself (agent/turn_failure_copy.py
+    // nonretryable_copy: "<provider> rejected this request as malformed, ...").
+    const direct = await fetch(`${hermes.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${hermes.key}`, 'content-type': 'application/json', 'x-hermes-session-id': 'real-fail-direct' },
+      body: JSON.stringify({ model: 'hermes-agent', messages: [{ role: 'user', content: 'Task id: real-fail-direct\nfail please' }] }),
+    });
+    const directBody = (await direct.json()) as { choices: Array<{ message: { content: string }; finish_reason: string }> };
+    assert.equal(directBody.choices[0]!.finish_reason, 'error');
+    const hermesText = directBody.choices[0]!.message.content;
+    assert.match(hermesText, idempotent ? /rejected this request as malformed/ : /PROVIDER-400/);
     const sync = await ok('hermes_task', { task: 'fail please', mode: 'sync', id: 'real-fail-sync' });
     assert.equal(sync.status, 'failed');
-    assert.match(String(sync.summary), /^the agent reported an error: .*PROVIDER-400/);
+    assert.equal(sync.summary, `the agent reported an error: ${hermesText.slice(0, 2000)}`);
     const failed = await ok('hermes_result', { id: 'real-fail-sync' });
     assert.equal(failed.status, 'failed');
     assert.equal((failed.details as { error?: string } | undefined)?.error, 'agent_error');
@@ -205,7 +219,7 @@ describe('bridge profile against the real Hermes API server', () => {
     assert.equal((await ok('hermes_result', { id: 'real-fail-async' })).status, 'failed');
   });
 
-  test("Hermes' max_concurrent_runs (1 here) full: a sync task is a retryable agent_busy; the run Hermes then lost (its gateway killed mid-run: runs live in its memory) is interrupted", async () => {
+  test("Hermes' max_concurrent_runs (1 here) full: a sync task is a retryable agent_busy; a run cut short by Hermes' crash (its gateway killed mid-run) is interrupted, with Hermes' reason where Hermes kept the run", async () => {
     const id = 'real-lost-1';
     model.push({ when: agentTurnFor(id), hang: true });
     const accepted = await ok('hermes_task', { task: 'Never finishes', mode: 'async', id });
@@ -221,54 +235,18 @@ describe('bridge profile against the real Hermes API server', () => {
     const lost = await ok('hermes_status', { run_id: accepted.run_id });
     assert.equal(lost.status, 'interrupted');
     assert.equal(lost.result_updated, true);
-    assert.equal((await ok('hermes_result', { id })).status, 'interrupted');
-  });
-
-  test('list_agents with a registry naming the real server and its /p/coder profile: the listener key works for the profile, the profile\'s own key is refused', async () => {
-    const ownKeyFile = join(fx.dir, 'coder.key');
-    writeFileSync(ownKeyFile, `${CODER_KEY}\n`, { mode: 0o600 });
-    fx.writeAgents(
-      [
-        'default: hermes',
-        'agents:',
-        '  - name: hermes',
-        '    description: The real Hermes API server',
-        `    base_url: ${hermes.url}`,
-        '    key_env: API_SERVER_KEY',
-        '  - name: coder',
-        '    profile: coder',
-        `    base_url: ${hermes.url}/p/coder`,
-        '    key_env: API_SERVER_KEY',
-        '  - name: coder-own-key',
-        '    profile: coder',
-        `    base_url: ${hermes.url}/p/coder`,
-        `    key_file: ${ownKeyFile}`,
-        '  - name: ghost',
-        `    base_url: ${hermes.url}/p/ghost`,
-        '    key_env: API_SERVER_KEY',
-        '',
-      ].join('\n'),
-    );
-    const listed = await ok('list_agents', {});
-    const byName = Object.fromEntries((listed.agents as Array<Record<string, unknown>>).map((a) => [a.name, a]));
-    assert.equal(byName.hermes!.available, true);
-    assert.equal(byName.coder!.available, true);
-    assert.equal(byName.coder!.local_profile, 'coder');
-    assert.equal(byName['coder-own-key']!.available, false);
-    assert.equal(byName['coder-own-key']!.unavailable_reason, 'key_rejected');
-    // A profile the multiplexing gateway does not serve is 404 on every path, /health included.
-    assert.equal(byName.ghost!.available, false);
-    assert.equal(byName.ghost!.unavailable_reason, 'unreachable');
-    assert.ok(!JSON.stringify(listed).includes(hermes.key) && !JSON.stringify(listed).includes(CODER_KEY));
-
-    model.push({ when: agentTurnFor('real-coder-1'), text: answer('coder profile answered') });
-    const r = await ok('hermes_task', { task: 'Profile task', mode: 'sync', id: 'real-coder-1', agent: 'coder' });
-    assert.equal(r.summary, 'coder profile answered');
-    assert.match(systemText(requestsFor('real-coder-1')[0]!), /Active Hermes profile: coder/);
-    const refused = await call('hermes_task', { task: 'Profile task', mode: 'sync', id: 'real-coder-2', agent: 'coder-own-key' });
-    assert.equal(refused.isError, true);
-    assert.equal(refused.data.error, 'agent_unavailable');
-    assert.equal(requestsFor('real-coder-2').length, 0);
+    const result = await ok('hermes_result', { id });
+    assert.equal(result.status, 'interrupted');
+    if (idempotent) {
+      // A Hermes that honours Idempotency-Key keeps such a run's status across its own crash and
+      // answers it interrupted, with its reason (api_server_runs.py _durable_run_status).
+      assert.match(String(lost.error), /restarted before this run settled/);
+      assert.equal(result.summary, `the run was interrupted: ${String(lost.error)}`);
+    } else {
+      // 0.19 keeps runs in memory only: the run is gone, and the bridge says so.
+      assert.equal(lost.error, null);
+      assert.match(String(result.summary), /left the agent API before a result was recorded/);
+    }
   });
 
   test('nothing reached past loopback, and no systemd manager was asked to start anything', () => {

@@ -129,6 +129,38 @@ describe('agent registry', () => {
     assert.deepEqual(view.agents.map((a) => a.name), ['hermes', 'coder', 'workstation']);
   });
 
+  test('key_env_file: the key is read at each use from a private dotenv file (a Hermes profile .env), under key_env or API_SERVER_KEY, and never from the environment', () => {
+    const { dir, registry, write } = setup();
+    const profileEnv = join(dir, 'profile.env');
+    writeFileSync(profileEnv, 'API_SERVER_ENABLED=true\nAPI_SERVER_KEY="sk-profile-own-0123456789"\nOTHER_KEY=sk-other\n', { mode: 0o600 });
+    const open = join(dir, 'open.env');
+    writeFileSync(open, 'API_SERVER_KEY=sk-open\n', { mode: 0o644 });
+    chmodSync(open, 0o644);
+    write(
+      `agents:\n  - name: p\n    base_url: http://127.0.0.1:1/p/coder\n    key_env_file: ${profileEnv}\n` +
+        `  - name: q\n    base_url: http://127.0.0.1:1/p/coder\n    key_env_file: ${profileEnv}\n    key_env: OTHER_KEY\n` +
+        `  - name: r\n    base_url: http://127.0.0.1:1\n    key_env_file: ${open}\n` +
+        // ENV_KEY is in the gateway's environment, but only the named file is asked.
+        `  - name: s\n    base_url: http://127.0.0.1:1\n    key_env_file: ${profileEnv}\n    key_env: ENV_KEY\n` +
+        `  - name: t\n    base_url: http://127.0.0.1:1\n    key_env_file: ${join(dir, 'absent.env')}\n`,
+    );
+    assert.equal(registry.current().error, undefined);
+    assert.deepEqual(registry.keyOf(registry.find('p')!), { key: 'sk-profile-own-0123456789' });
+    assert.deepEqual(registry.keyOf(registry.find('q')!), { key: 'sk-other' });
+    for (const name of ['r', 's', 't']) assert.deepEqual(registry.keyOf(registry.find(name)!), { reason: 'missing_credentials' }, name);
+    // A rotated key is used at once: the file is read per use.
+    writeFileSync(profileEnv, 'API_SERVER_KEY=sk-profile-rotated-0123456789\n', { mode: 0o600 });
+    assert.deepEqual(registry.keyOf(registry.find('p')!), { key: 'sk-profile-rotated-0123456789' });
+  });
+
+  test('key_env_file must be absolute and is not combined with key_file', () => {
+    for (const entry of ['    key_env_file: relative/.env\n', '    key_env_file: /x/.env\n    key_file: /x/key\n']) {
+      const { registry, write } = setup();
+      write(`agents:\n  - name: x\n    base_url: http://127.0.0.1:1\n${entry}`);
+      assert.match(registry.current().error ?? '', /key_env_file/, entry);
+    }
+  });
+
   test('an inline key is a schema error, never loaded', () => {
     const { registry, write } = setup();
     write('agents:\n  - name: x\n    base_url: http://127.0.0.1:1\n    api_key: sk-pasted\n');

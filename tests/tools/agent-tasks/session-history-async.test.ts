@@ -4,17 +4,18 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { messageText, startScriptedModel, type ModelRequest, type ScriptedModel } from '../../fixtures/scripted-model.js';
-import { agentTurnFor, hermesGet, lastRole, makeBridgeDeployment, modelMessages, startRealHermesApi, type BridgeDeployment, type RealHermesApi } from '../../helpers/bridge.js';
+import { agentTurnFor, hermesGet, lastRole, makeBridgeDeployment, modelMessages, runsLoadSessionHistory, startRealHermesApi, type BridgeDeployment, type RealHermesApi } from '../../helpers/bridge.js';
 import { connect, startTestGateway, viaBridge, type TestGateway } from '../../helpers/gateway.js';
 import { tempDirs } from '../../helpers/temp.js';
 import { waitFor } from '../../helpers/wait.js';
 
 // An async task (POST /v1/runs) in a bridge session sees the session's earlier turns, as a sync
-// one (POST /v1/chat/completions + X-Hermes-Session-Id) does. Hermes' _handle_runs loads no session
-// history itself, so the bridge reads the session's messages (GET /api/sessions/{id}/messages) and
-// sends them as conversation_history. Real Hermes API server, its model scripted; what the model
-// receives is compared between a sync and an async follow-up, and Hermes' state.db (read through
-// its own session API) must hold every turn once.
+// one (POST /v1/chat/completions + X-Hermes-Session-Id) does. Hermes 0.19's _handle_runs loads no
+// session history itself, so the bridge reads the session's messages (GET
+// /api/sessions/{id}/messages) and sends them as conversation_history; later Hermes loads them
+// itself (HERMES_CHANGES runs_load_session_history) and the bridge sends none. Real Hermes API
+// server, its model scripted; what the model receives is compared between a sync and an async
+// follow-up, and Hermes' state.db (read through its own session API) must hold every turn once.
 
 const AGENT = 'hermes';
 type Shown = { role: string; text: string };
@@ -124,10 +125,14 @@ describe('async tasks in a bridge session see its conversation state (real Herme
     assert.ok((await stored(`gb-sess-${AGENT}-tc`)).some((m) => m.role === 'tool'), 'Hermes stored the tool result');
     await task(client, 'tc-2', 'tc', 'async', 'What did you read?', 'The contract.');
     const shown = conversation(model.chatRequests().filter(agentTurnFor('tc-2'))[0]!, {});
-    assert.deepEqual(
-      shown.map((m) => `${m.role}:${m.role === 'user' ? /Task id: (\S+)/.exec(m.text)?.[1] : m.text}`),
-      ['user:tc-1', 'assistant:The contract is read.', 'user:tc-2'],
-    );
+    const outline = shown.map((m) => `${m.role}:${m.role === 'user' ? /Task id: (\S+)/.exec(m.text)?.[1] : m.role === 'tool' ? 'result' : m.text}`);
+    if (runsLoadSessionHistory()) {
+      // Hermes loads the session itself: the run sees the tool call and its result too.
+      assert.deepEqual(outline, ['user:tc-1', 'assistant:', 'tool:result', 'assistant:The contract is read.', 'user:tc-2']);
+      assert.match(shown[2]!.text, /# Contract/);
+    } else {
+      assert.deepEqual(outline, ['user:tc-1', 'assistant:The contract is read.', 'user:tc-2']);
+    }
     // The text-only history sent does not replace or repeat the stored tool traffic.
     const rows = await stored(`gb-sess-${AGENT}-tc`);
     assert.deepEqual(
@@ -136,20 +141,24 @@ describe('async tasks in a bridge session see its conversation state (real Herme
     );
   });
 
-  test('past bridgeSessionHistoryMaxMessages the run gets the newest messages, and the result says how many were left out', async () => {
+  test('past bridgeSessionHistoryMaxMessages the run gets the newest messages, and the result says how many were left out (where the bridge sends them)', async () => {
     await task(smallClient, 'lm-1', 'lm', 'sync', 'First', 'one');
     await task(smallClient, 'lm-2', 'lm', 'sync', 'Second', 'two');
     await task(smallClient, 'lm-3', 'lm', 'async', 'Third', 'three');
     const shown = conversation(turnOf('lm-3'), {});
-    // The newest 3 of [u1, a1, u2, a2].
-    assert.deepEqual(
-      shown.map((m) => `${m.role}:${m.role === 'user' ? /Task id: (\S+)/.exec(m.text)?.[1] : m.text}`),
-      ['assistant:one', 'user:lm-2', 'assistant:two', 'user:lm-3'],
-    );
+    const outline = shown.map((m) => `${m.role}:${m.role === 'user' ? /Task id: (\S+)/.exec(m.text)?.[1] : m.text}`);
     const details = JSON.parse(readFileSync(join(fx.tasksDir, 'lm-3', 'run.json'), 'utf8')) as Record<string, unknown>;
     assert.equal(details.session_id, `gb-sess-${AGENT}-lm`);
     const result = JSON.parse(readFileSync(join(fx.tasksDir, 'lm-3', 'result.json'), 'utf8')).details as Record<string, unknown>;
-    assert.deepEqual(result.session_history, { messages: 3, omitted: 1 });
+    if (runsLoadSessionHistory()) {
+      // Hermes loads the whole session itself (its own context management applies, not this cap).
+      assert.deepEqual(outline, ['user:lm-1', 'assistant:one', 'user:lm-2', 'assistant:two', 'user:lm-3']);
+      assert.equal(result.session_history, undefined);
+    } else {
+      // The newest 3 of [u1, a1, u2, a2].
+      assert.deepEqual(outline, ['assistant:one', 'user:lm-2', 'assistant:two', 'user:lm-3']);
+      assert.deepEqual(result.session_history, { messages: 3, omitted: 1 });
+    }
   });
 
   test('Hermes tried nothing past loopback', () => {

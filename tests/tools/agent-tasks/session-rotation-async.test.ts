@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { messageText, startScriptedModel, type ScriptedModel } from '../../fixtures/scripted-model.js';
-import { agentTurnFor, compressingRun, hermesSession, isSummaryRequest, makeBridgeDeployment, modelMessages, ROTATING_COMPRESSION, startRealHermesApi, type BridgeDeployment, type RealHermesApi } from '../../helpers/bridge.js';
+import { agentTurnFor, BULKY_NOTES, compressingRun, hermesSession, isSummaryRequest, makeBridgeDeployment, modelMessages, ROTATING_COMPRESSION, startRealHermesApi, type BridgeDeployment, type RealHermesApi } from '../../helpers/bridge.js';
 import { connect, startTestGateway, viaBridge, type TestGateway } from '../../helpers/gateway.js';
 import { tempDirs } from '../../helpers/temp.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -14,7 +14,8 @@ import { waitFor } from '../../helpers/wait.js';
 // neither the terminal status nor the run.* events carry the agent's new one), so the bridge asks
 // Hermes' session API when hermes_status first sees the run terminal. Real Hermes, its model
 // scripted as in session-rotation.test.ts: 125,000 prompt tokens on a tool-calling turn (context
-// 131,072) make Hermes compress after the tool call.
+// 131,072) make Hermes compress after the tool call; the first task carries notes long enough that
+// compressing them shrinks the transcript (BULKY_NOTES).
 
 const SUMMARY = 'SUMMARY-MARK-5e0a: the earlier task was answered.';
 const BASE = 'gb-sess-hermes-bg';
@@ -53,7 +54,7 @@ describe('a bridge session across a Hermes session rotation inside an async run'
   let rotated = '';
   test('an async run in which Hermes compresses: hermes_status learns the new session and the bridge records it in TASKS_DIR/.sessions', async () => {
     model.push({ when: agentTurnFor('bg-1'), text: 'first answer' });
-    const first = await viaBridge(client, 'hermes_task', { task: 'Remember the number 7', mode: 'sync', id: 'bg-1', session: 'bg' });
+    const first = await viaBridge(client, 'hermes_task', { task: 'Remember the number 7', context: BULKY_NOTES, mode: 'sync', id: 'bg-1', session: 'bg' });
     assert.equal(first.data.status, 'completed', JSON.stringify(first.data));
 
     // The run carries the session's first turn (the bridge sends it as conversation_history), and
