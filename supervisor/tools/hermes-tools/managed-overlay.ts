@@ -9,11 +9,12 @@ import { parsePyYaml } from '../../platform/yaml.js';
 // hermes_cli/config.py load_config). It pins the three settings an MCP tool server needs and a
 // model's agent loop does not:
 //
-// - tools.tool_search.enabled: off. Hermes 0.20 and later replace every deferrable tool by the
+// - tools.tool_search.enabled: off. Hermes' tool search replaces every deferrable tool by the
 //   tool_search/tool_describe/tool_call bridge (tools/tool_search.py assemble_tool_defs, called by
-//   model_tools.get_tool_definitions); image_generate is deferred by default
-//   (hermes_cli/config_defaults.py tools.tool_search.defer), and a user's own `defer` list can name
-//   any tool. The tool server exposes only its own named tools, not the bridge, so a deferred tool
+//   model_tools.get_tool_definitions). In 0.19.0 only MCP and plugin tools are deferrable; since
+//   upstream's PR #97979 (merged 2026-09-02, in 0.22.2) built-in tools are too: image_generate is
+//   deferred by default (hermes_cli/config_defaults.py tools.tool_search.defer), and a user's own
+//   `defer` list can name any tool. The tool server exposes only its own named tools, not the bridge, so a deferred tool
 //   silently disappears from its tools/list. A tool server's list is an MCP surface, not a model's
 //   context: nothing is deferred there. (Off also skips the start-up context-length lookup.)
 // - agent.image_input_mode: text. With a vision-capable main model, vision_analyze otherwise

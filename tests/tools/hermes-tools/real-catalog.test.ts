@@ -17,7 +17,7 @@ import { waitFor } from '../../helpers/wait.js';
 // exactly (what the tool server lists ∩ the allowlist), each with the listed description and
 // input schema unchanged — FastMCP's schemas, generated from the Hermes tool's signature, not
 // Hermes' own JSON schemas. Neither Hermes 0.19.0 nor 0.22.2 offers video_analyze: /readyz names it
-// missing. image_generate is listed on both: from 0.20 Hermes' tool search would defer it (and the
+// missing. image_generate is listed on both: 0.22.2's tool search would defer it (and the
 // tool server would drop it), but the gateway runs its tool server with tool search off.
 
 const temp = tempDirs();

@@ -12,9 +12,10 @@ import { startMediaProviders, startRealTools, type MediaProviders, type RealTool
 import { tempDirs } from '../../helpers/temp.js';
 import { waitFor } from '../../helpers/wait.js';
 
-// Hermes' tool search against the gateway's tool server. From 0.20 Hermes replaces every
-// deferrable tool by its tool_search/tool_describe/tool_call bridge (tools/tool_search.py), which
-// its MCP tool server does not expose: a deferred tool vanishes from its tools/list. Here the
+// Hermes' tool search against the gateway's tool server. Hermes replaces every deferrable tool (in
+// 0.22.2 built-in tools too, since upstream's PR #97979; in 0.19.0 only MCP and plugin tools) by
+// its tool_search/tool_describe/tool_call bridge (tools/tool_search.py), which its MCP tool server
+// does not expose: a deferred tool vanishes from its tools/list. Here the
 // user's config.yaml turns tool search on and defers all four tools the gateway takes from it, and
 // names a main model without a context length (whose lookup goes to the internet); the
 // administrator's managed scope (HERMES_MANAGED_DIR in the gateway's environment) pins tool search
@@ -92,9 +93,9 @@ test("the administrator's pins still apply (its web backend serves the web smoke
   assert.equal(readFileSync(join(admin, 'config.yaml'), 'utf8'), ADMIN_CONFIG);
 });
 
-test("without the gateway's managed scope, the newest Hermes' tool server lists none of the deferred tools (0.19.0 has no tool search)", async () => {
+test("without the gateway's managed scope, the newest Hermes' tool server lists none of the deferred tools (0.19.0 defers no built-in tool)", async () => {
   // Last: this run of the tool server looks the model's context length up (refused by the trap).
   const { tools } = await real.listDirectly({ ...real.gw.hermesTools.environment, HERMES_MANAGED_DIR: admin });
   const listed = tools.map((t) => t.name).filter((n) => DEFERRED.includes(n)).sort();
-  assert.deepEqual(listed, gte(hermes().version, '0.20.0') ? [] : [...DEFERRED].sort());
+  assert.deepEqual(listed, gte(hermes().version, '0.22.2') ? [] : [...DEFERRED].sort());
 });

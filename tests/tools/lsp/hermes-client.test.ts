@@ -47,7 +47,8 @@ const TOOLS = ['lsp_definition', 'lsp_diagnostics', 'lsp_document_symbols', 'lsp
 const hermesName = (tool: string) => `mcp__lsp__${tool}`;
 /**
  * Hermes 0.22.2 (the first version these tests run that has them; 0.19.0 has none): tool search
- * (tools/tool_search.py: MCP tools reach the model through tool_search/tool_describe/tool_call), a
+ * deferring these six MCP tools (tools/tool_search.py: they reach the model through
+ * tool_search/tool_describe/tool_call; 0.19.0's automatic mode leaves so few eager), a
  * 50,000-character MCP result budget (tools/budget_config.py), the circuit breaker's new wording.
  */
 const NEWER = gte(hermes().version, '0.22.2');
@@ -133,7 +134,7 @@ test("Hermes' MCP client on the documented entry: the six tools under Hermes' na
     const parameters = NEWER ? { required: [], ...tool.inputSchema } : tool.inputSchema;
     assert.deepEqual(session.definitions[hermesName(tool.name)], { description: tool.description, parameters }, tool.name);
   }
-  // 0.22.2 defers every MCP tool behind its tool search bridge (the model finds them there); 0.19.0 offers them directly.
+  // 0.22.2 defers every MCP tool behind its tool search bridge (the model finds them there); 0.19.0 offers these six directly.
   assert.deepEqual(session.assembled, NEWER ? ['tool_call', 'tool_describe', 'tool_search'] : TOOLS.map(hermesName));
 
   const [status, tsDiagnostics, tsSymbols, pyDiagnostics, pySymbols, oversized, outside, statusAfter] = session.calls as [Call, Call, Call, Call, Call, Call, Call, Call];
