@@ -113,6 +113,20 @@ function adminConfig(dir: string): { config: Record<string, unknown>; warning?: 
   return { config: parsed };
 }
 
+/**
+ * JSON text with every character outside printable ASCII escaped as YAML reads it (`\uXXXX`, and
+ * `\UXXXXXXXX` beyond the BMP): PyYAML refuses a stream holding some raw characters (C1 controls,
+ * U+FFFE) and reads others (U+0085, U+2028) as line breaks, and a file Hermes cannot parse would
+ * lose the tool server's settings with the administrator's. In JSON such characters occur only
+ * inside strings, where these escapes mean them.
+ */
+function asciiYaml(json: string): string {
+  return json.replace(/[^\x20-\x7e\n]/gu, (c) => {
+    const code = c.codePointAt(0)!;
+    return code > 0xffff ? `\\U${code.toString(16).padStart(8, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
 /** Writes `data` to `path` (mode 0600) by a rename, so a tool server starting meanwhile reads the old file or the new one. */
 function writeAtomically(path: string, data: string | Buffer): void {
   const temporary = `${path}.${process.pid}.tmp`;
@@ -132,7 +146,7 @@ export function writeToolServerOverlay(options: { stateDir: string; env: Readonl
   const warnings: string[] = [];
   const base = admin ? adminConfig(admin) : { config: {} };
   if (base.warning) warnings.push(base.warning);
-  const config = `${JSON.stringify(mergeLeaves(base.config, TOOL_SERVER_SETTINGS), null, 2)}\n`;
+  const config = `${asciiYaml(JSON.stringify(mergeLeaves(base.config, TOOL_SERVER_SETTINGS), null, 2))}\n`;
   let dotenv: Buffer | undefined;
   if (admin) {
     try {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
@@ -6,6 +7,7 @@ import { parsePyYaml } from '../../../supervisor/platform/yaml.js';
 import { adminManagedDir, mergeLeaves, OVERLAY_DIR, TOOL_SERVER_SETTINGS, writeToolServerOverlay } from '../../../supervisor/tools/hermes-tools/managed-overlay.js';
 import { startTestGateway } from '../../helpers/gateway.js';
 import { toolServerReadiness, toolServerStandIn } from '../../helpers/hermes-tools.js';
+import { hermes } from '../../helpers/hermes.js';
 import { tempDirs } from '../../helpers/temp.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -114,6 +116,17 @@ test('a state directory that cannot be written: no overlay (the tool server keep
   assert.equal(overlay.dir, undefined);
   assert.equal(overlay.admin, admin);
   assert.match(overlay.warnings.join('\n'), new RegExp(`could not be written in ${join(state, OVERLAY_DIR)}/[0-9a-f]{16} .*it runs with ${admin} instead`));
+});
+
+test('values beyond printable ASCII are written as YAML escapes, which PyYAML (Hermes\' reader) reads back as they were', () => {
+  const note = 'café \u2028 line sep \u0085 next line \u0090 C1 \ud83d\ude00 emoji \ufffe';
+  const admin = adminDir(`approvals:\n  note: ${JSON.stringify(note)}\n`);
+  const overlay = writeToolServerOverlay({ stateDir: temp.make('hmcp-state-'), env: { HERMES_MANAGED_DIR: admin } });
+  const text = readFileSync(join(overlay.dir!, 'config.yaml'), 'utf8');
+  assert.match(text, /^[\x20-\x7e\n]*$/, 'ASCII only');
+  const read = spawnSync(hermes().python, ['-c', 'import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1], encoding="utf-8-sig"))))', join(overlay.dir!, 'config.yaml')], { encoding: 'utf8' });
+  assert.equal(read.status, 0, read.stderr);
+  assert.deepEqual(JSON.parse(read.stdout), { approvals: { note }, ...TOOL_SERVER_SETTINGS });
 });
 
 test("leaves merge as Hermes' _deep_merge merges them: mappings key by key, anything else replaced; no prototype keys", () => {
