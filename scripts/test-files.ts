@@ -60,6 +60,7 @@ export const EVERY_HERMES: readonly string[] = [
   'doctor/hermes-agent', // which Hermes the gateway fronts
   'platform/hermes/',
   'gates/real-hermes',
+  'http/app-view/view-browser-vision', // browser_vision's analysis by Hermes' tool server
 ];
 
 /** `files` (paths under tests/) that run against `pin`. */

@@ -70,6 +70,8 @@ const LimitsSchema = v.object({
   lspServerIdleSeconds: PositiveInt,
   lspDiagnosticsSettleMs: PositiveInt,
   lspMaxFileBytes: PositiveInt,
+  // hermes-mcp-lsp's cap on one result (with maxOutputChars, the smaller applies): under Hermes' own MCP result budget
+  lspStdioMaxOutputChars: PositiveInt,
   bridgeMaxBodyBytes: PositiveInt,
   bridgeRateLimitPerMinute: PositiveInt,
   bridgeMaxBatch: PositiveInt,

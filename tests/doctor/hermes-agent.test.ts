@@ -13,7 +13,7 @@ import { tempDirs } from '../helpers/temp.js';
 import { startFirecrawlStandin } from '../fixtures/firecrawl-standin.js';
 
 // doctor's hermes_agent line against the real Hermes Agent of the pinned venv: the version its
-// interpreter reports, the tool server's MCP serverInfo (FastMCP's: the mcp package's version) and
+// interpreter reports, the tool server's MCP serverInfo (the mcp package's: FastMCP's version on mcp 1.x, none on 2.x) and
 // what it exposes of the allowlist, each compared with what that venv itself says; and the same
 // line, with its stable code and fix, when the interpreter is missing, is a Python without Hermes,
 // or hangs. Every home is made by Hermes' own config code; Hermes' outbound HTTP goes to a trap
@@ -33,11 +33,13 @@ const OPTIONAL = 'memory,lsp,graph,browser,web_provider';
 
 /**
  * Doctor's environment for `home`, by default a Hermes home made by Hermes with no web backend (so
- * the web smoke calls, whose default page is example.com, never run).
+ * the web smoke calls, whose default page is example.com, never run): none configured, and Hermes
+ * 0.22's keyless free tier off (`web.keyless_fallback`, agent/web_search_registry.py), through which
+ * that Hermes otherwise serves web_search and web_extract with no backend configured.
  */
 function setUp(extra: Record<string, string> = {}, made?: string): { home: string; env: Record<string, string> } {
   const dir = temp.make('hmcp-doctor-hermes-');
-  const home = made ?? makeHermesHome(join(dir, 'home'), { config: { model: { context_length: 131072 }, security: { tirith_enabled: false } } });
+  const home = made ?? makeHermesHome(join(dir, 'home'), { config: { model: { context_length: 131072 }, security: { tirith_enabled: false }, web: { keyless_fallback: false } } });
   const systemctl = makeFakeSystemctl(dir);
   mkdirSync(join(dir, 'state'), { mode: 0o700 });
   mkdirSync(join(dir, 'user'));
@@ -102,15 +104,18 @@ test("the real Hermes: hermes_agent names its version, the tool server's serverI
   const agent = find(checks, 'hermes_agent');
   assert.equal(agent.level, 'ok', JSON.stringify(agent));
   assert.ok(agent.reason.startsWith(`${found(facts)}, supported (>=0.19.0,<0.24); `), agent.reason);
-  // FastMCP("hermes-tools") answers initialize with its own name and the mcp package's version.
-  assert.ok(agent.reason.includes(`serverInfo hermes-tools ${facts.mcp} (FastMCP's: the mcp package's version, not Hermes')`), agent.reason);
+  // mcp 1.x FastMCP("hermes-tools") answers initialize with its own name and the mcp package's
+  // version; mcp 2.x MCPServer (Hermes 0.22.2) with the name and an empty version.
+  const info = Number(facts.mcp.split('.')[0]) >= 2 ? 'serverInfo hermes-tools (no version)' : `serverInfo hermes-tools ${facts.mcp} (FastMCP's: the mcp package's version, not Hermes')`;
+  assert.ok(agent.reason.includes(`its tool server (${info})`), agent.reason);
   // No web backend and no auxiliary model configured: this Hermes' tool server offers none of the
   // five allowlisted tools (it lists its browser and skill tools, which the gateway serves natively).
   assert.match(agent.reason, /lists (\d+) tool\(s\); of the allowlisted ones it exposes none, lacks web_search, web_extract, vision_analyze, image_generate, video_analyze$/);
   const tools = find(checks, 'hermes_tools');
   assert.equal(tools.level, 'warn');
   assert.match(tools.reason, /^degraded: Hermes' tool server does not offer web_search, web_extract, vision_analyze, image_generate, video_analyze/);
-  // The tool server's start wrote state.db (Hermes' async delegation table): no sessions yet, not a broken database.
+  // The tool server's start wrote state.db with Hermes' async delegation table only (0.19.0), or no
+  // state.db (0.22.2): either way no sessions yet, not a broken database.
   assert.notEqual(find(checks, 'session_db').level, 'fail', JSON.stringify(find(checks, 'session_db')));
   assert.equal(code, 0, JSON.stringify(checks.filter((c) => c.level === 'fail')));
   assert.deepEqual(processesOf(home), [], 'no tool server outlives doctor');

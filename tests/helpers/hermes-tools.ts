@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { crc32, deflateSync } from 'node:zlib';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { numericDirs, processStartTime } from '../../shared/proc.js';
@@ -65,4 +66,36 @@ export function pngHeader(width: number, height: number): Buffer {
   bytes.writeUInt32BE(width, 16);
   bytes.writeUInt32BE(height, 20);
   return bytes;
+}
+
+/**
+ * A complete, decodable PNG of `width` x `height` RGB pixels (each pixel's colour from its
+ * position, so a crop differs from the whole): for readers that decode the image, as Hermes 0.22
+ * does before it sends one to a vision model (tools/vision_tools_image_prep.py, Pillow), where
+ * pngHeader's header-only bytes are "not a recognized image".
+ */
+export function pngImage(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const framed = Buffer.alloc(body.length + 8);
+    framed.writeUInt32BE(data.length, 0);
+    body.copy(framed, 4);
+    framed.writeUInt32BE(crc32(body), body.length + 4);
+    return framed;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB, deflate, no filter method variants, no interlace
+  const rows = Buffer.alloc((width * 3 + 1) * height);
+  for (let y = 0; y < height; y++) {
+    const row = y * (width * 3 + 1); // each row starts with filter type 0 (none)
+    for (let x = 0; x < width; x++) rows.set([(x * 255) / Math.max(1, width - 1), (y * 255) / Math.max(1, height - 1), 128], row + 1 + x * 3);
+  }
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/** A PNG's width and height from its IHDR chunk. */
+export function pngSize(png: Buffer): { width: number; height: number } {
+  return { width: png.readUInt32BE(16), height: png.readUInt32BE(20) };
 }

@@ -1,9 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { numericDirs, processStartTime } from '../../shared/proc.js';
 import { readEnvFile } from '../../supervisor/platform/environment.js';
-import { hermesEnvironment } from '../../supervisor/platform/hermes/environment.js';
 import { toolServerCommand } from '../../supervisor/tools/hermes-tools/index.js';
 import { cmdline } from './procfs.js';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { startScriptedModel, type ScriptedModel, type ScriptedModelOptions } fro
 import type { Limits } from '../../shared/limits.js';
 import { startFakeCamofox, type FakeCamofox } from './browser.js';
 import { startTestGateway, type TestGateway } from './gateway.js';
-import { pngHeader } from './hermes-tools.js';
+import { pngImage } from './hermes-tools.js';
 import { hermes, makeHermesHome, startEgressTrap } from './hermes.js';
 
 // A gateway in front of the real Hermes tool server (the pinned Hermes venv), launched as
@@ -27,7 +27,10 @@ import { hermes, makeHermesHome, startEgressTrap } from './hermes.js';
 // test keeps empty; loopback is exempt through NO_PROXY); tirith is off and the model has an
 // explicit context length (no model-metadata lookup). `security.allow_private_urls` is on so
 // Hermes' URL safety check lets the loopback smoke page through (HERMES_MCP_WEB_SMOKE_URL): with no
-// DNS here, a public name cannot resolve, and Hermes refuses a URL it cannot resolve.
+// DNS here, a public name cannot resolve, and Hermes refuses a URL it cannot resolve. The home
+// says nothing about tool search, image input or keyless rescue: the gateway's own managed scope
+// for its tool server (supervisor/tools/hermes-tools/managed-overlay.ts) pins those, and these
+// tests run with it as production does (the egress trap would record a keyless rescue).
 
 /** The smoke page: a loopback name (allowed by security.allow_private_urls); Firecrawl, not Hermes, "reads" it. */
 export const SMOKE_PAGE = 'http://localhost/hermes-mcp-smoke';
@@ -61,8 +64,8 @@ export interface RealTools {
   egress: string[];
   /** The host pids of the real tool server processes serving this home (it runs in the worker's PID namespace). */
   toolServerPids(): number[];
-  /** The tool server's own tools/list and serverInfo, from a separate run of it with the gateway's command, cwd and environment. */
-  listDirectly(): Promise<{ serverInfo: { name: string; version: string } | undefined; tools: Array<{ name: string; description?: string; inputSchema: Record<string, unknown> }> }>;
+  /** The tool server's own tools/list and serverInfo, from a separate run of it with the gateway's command, cwd and environment (or `env` instead). */
+  listDirectly(env?: Record<string, string>): Promise<{ serverInfo: { name: string; version: string } | undefined; tools: Array<{ name: string; description?: string; inputSchema: Record<string, unknown> }> }>;
   close(): Promise<void>;
 }
 
@@ -115,10 +118,10 @@ export async function startRealTools(dir: string, options: RealToolsOptions = {}
     home,
     egress: trap.attempts,
     toolServerPids: () => toolServerPids(home),
-    async listDirectly() {
+    async listDirectly(env?: Record<string, string>) {
       const config = gw.gateway.config;
       const [command, ...args] = toolServerCommand(config, gw.hermes);
-      const transport = new StdioClientTransport({ command: command!, args, cwd: config.hermesToolsCwd, env: hermesEnvironment(inherited, home), stderr: 'ignore' });
+      const transport = new StdioClientTransport({ command: command!, args, cwd: config.hermesToolsCwd, env: env ?? { ...gw.hermesTools.environment }, stderr: 'ignore' });
       const client = new Client({ name: 'real-hermes-tools-test', version: '1.0.0' });
       await client.connect(transport, { timeout: 60_000 });
       try {
@@ -182,7 +185,7 @@ export interface RealBrowserVision {
 }
 
 export const VISION_PAGE = 'http://10.9.8.7/';
-export const VISION_SCREENSHOT = pngHeader(1280, 720);
+export const VISION_SCREENSHOT = pngImage(1280, 720);
 
 export async function startRealBrowserVision(dir: string, analysis: string): Promise<RealBrowserVision> {
   const camofox = await startFakeCamofox({
@@ -209,6 +212,24 @@ export async function startRealBrowserVision(dir: string, analysis: string): Pro
     },
   };
 }
+
+let mcpVersion: string | undefined;
+/**
+ * The version of the `mcp` package in the pinned Hermes venv: the library Hermes' tool server is
+ * built on (1.x: FastMCP, one call at a time, its own version as serverInfo; 2.x: MCPServer, which
+ * serves a ping or a second call while a call runs, and reports no version).
+ */
+export function hermesMcpVersion(): string {
+  if (mcpVersion === undefined) {
+    const r = spawnSync(hermes().python, ['-c', 'import importlib.metadata as m; print(m.version("mcp"))'], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`the mcp package of ${hermes().python}: ${r.stderr}`);
+    mcpVersion = r.stdout.trim();
+  }
+  return mcpVersion;
+}
+
+/** Whether the pinned Hermes' tool server runs on mcp 2.x (hermesMcpVersion). */
+export const mcpTwo = (): boolean => Number(hermesMcpVersion().split('.')[0]) >= 2;
 
 const MODULE = 'agent.transports.hermes_tools_mcp_server';
 

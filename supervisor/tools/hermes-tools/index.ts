@@ -13,6 +13,7 @@ import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
 import type { ToolDefinition } from '../../core/tool-types.js';
 import type { HermesToolServerInfo } from '../../../shared/worker-protocol/hermes-tools.js';
 import { HermesToolsWorker, toolServerCall, toolServerTool } from './tools.js';
+import { writeToolServerOverlay, type ManagedOverlay } from './managed-overlay.js';
 import { toolServerVision } from './vision.js';
 import { smokeWeb, webNotOffered, webProbe, type WebCheck } from './web-readiness.js';
 
@@ -49,6 +50,10 @@ export interface HermesToolsAdapter extends Adapter {
   startup(): ToolServerStartup;
   /** browser_vision's analysis step (vision_analyze on the screenshot). */
   vision: VisionAnalyzer;
+  /** The managed scope the tool server runs with (managed-overlay.ts). */
+  managed: ManagedOverlay;
+  /** The tool server's whole environment, as the worker hands it on. */
+  environment: Readonly<Record<string, string>>;
 }
 
 /** The tool server's command: HERMES_MCP_HERMES_TOOLS_COMMAND, else Hermes' interpreter running its module. */
@@ -60,7 +65,11 @@ export function hermesToolsAdapter(config: GatewayConfig, install: HermesInstall
   const { limits } = config;
   const expected = TOOL_SERVER_TOOLS.filter((name) => policy.allow.has(name));
   const inherited = hermesInheritance(config.inheritedEnvironment);
-  const env = hermesEnvironment(inherited, config.hermesHome);
+  // The tool server alone runs with the gateway's managed scope over the administrator's
+  // (managed-overlay.ts): no tool search hiding tools, vision answered as text, no keyless rescue.
+  const managed = writeToolServerOverlay({ stateDir: config.stateDir, env: inherited });
+  for (const warning of managed.warnings) log.warn({ event: 'hermes_tools_managed_scope', reason: warning }, "Hermes' tool server managed scope");
+  const env = { ...hermesEnvironment(inherited, config.hermesHome), ...(managed.dir ? { HERMES_MANAGED_DIR: managed.dir } : {}) };
   const command = toolServerCommand(config, install);
   const worker = new HermesToolsWorker(
     runtime,
@@ -136,7 +145,15 @@ export function hermesToolsAdapter(config: GatewayConfig, install: HermesInstall
         : `fix the tool server failure named in the reason and restart the gateway (the catalog is fixed at startup); ${optional}`;
       return { ready: false, status: startup.status, reason: startup.reason, action };
     }
-    const details = { tools: startup.served, missing: startup.missing, ...(Object.keys(startup.unusable).length > 0 ? { unusable: startup.unusable } : {}), ...(startup.server ? { server: startup.server } : {}) };
+    const details = {
+      tools: startup.served,
+      missing: startup.missing,
+      ...(Object.keys(startup.unusable).length > 0 ? { unusable: startup.unusable } : {}),
+      ...(startup.server ? { server: startup.server } : {}),
+      ...(managed.dir ? { managed_dir: managed.dir } : {}),
+      ...(managed.admin ? { admin_managed_dir: managed.admin } : {}),
+      ...(managed.warnings.length > 0 ? { managed_warnings: managed.warnings } : {}),
+    };
     const reply = await worker.request({ type: 'status', pingTimeoutMs: PING_TIMEOUT_MS }, PROBE_BOUND_MS, 'spare-busy');
     if (!('status' in reply)) return { ready: false, status: 'error', reason: reply.failure.message, details };
     const { status } = reply;
@@ -164,6 +181,8 @@ export function hermesToolsAdapter(config: GatewayConfig, install: HermesInstall
     name: 'hermes_tools',
     worker,
     startup: () => startup,
+    managed,
+    environment: env,
     vision: toolServerVision({ offered: () => served('vision_analyze'), notOffered: () => whyNot('vision_analyze'), call }),
     source: { name: 'hermes', tools: start },
     readiness: [

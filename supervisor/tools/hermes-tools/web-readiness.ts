@@ -9,6 +9,12 @@ import { isObject, resultValue, type ToolServerCall } from './tools.js';
 // error inside it ({"success": false, "error": ...}, or a per-URL "error" in web_extract's
 // results) — so a tool that answered is not yet a provider that works. Provider or auth changes
 // need a gateway restart, like the catalog: readiness and the schemas stay as they were found.
+//
+// Hermes 0.22 also retries a failed configured backend through a free keyless tier of third-party
+// services (tools/web_tools_rescue.py _rescue_search, _rescue_extract) and then answers a success
+// marked `rescued_from` (web_search's `data`, each of web_extract's `results[].metadata`). The
+// gateway's tool server runs with that rescue off (managed-overlay.ts), and a rescued answer still
+// counts as the configured provider failing: it is not the backend the operator configured.
 
 /** Small and stable: a query any provider answers; the page is the deployment's (HERMES_MCP_WEB_SMOKE_URL). */
 const SMOKE_SEARCH = { query: 'Nous Research Hermes Agent', limit: 1 };
@@ -45,7 +51,8 @@ export function webNotOffered(missing: readonly string[]): ProbeResult {
 
 /**
  * The provider error a Hermes web result carries, if any: an error result; an answer that is not
- * Hermes' JSON object; or, anywhere inside it, `success: false` or a non-empty `error`.
+ * Hermes' JSON object; or, anywhere inside it, `success: false`, a non-empty `error`, or a
+ * `rescued_from` (served by Hermes' keyless free tier instead of the configured backend).
  */
 export function providerError(result: HermesToolResult): string | undefined {
   const text = result.content.map((b) => (typeof b.text === 'string' ? b.text : '')).join(' ').trim();
@@ -69,6 +76,10 @@ function nestedError(value: unknown, depth: number): string | undefined {
   if (typeof error === 'string' && error.trim() !== '') return error.slice(0, 300);
   if (isObject(error) || (Array.isArray(error) && error.length > 0)) return JSON.stringify(error).slice(0, 300);
   if (value.success === false) return 'the provider answered success: false';
+  if (typeof value.rescued_from === 'string' && value.rescued_from.trim() !== '') {
+    const why = typeof value.backend_error === 'string' && value.backend_error.trim() !== '' ? `: ${value.backend_error.slice(0, 300)}` : '';
+    return `the configured backend ${value.rescued_from} failed; Hermes served the answer from its keyless free tier instead${why}`;
+  }
   for (const child of Object.values(value)) {
     const found = nestedError(child, depth + 1);
     if (found) return found;

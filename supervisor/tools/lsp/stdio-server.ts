@@ -14,6 +14,12 @@ import type { NormalizedToolResult, ToolDefinition } from '../../core/tool-types
 // the catalog's ajv validator, error codes, redaction, output cap, JSON truncation receipt), then
 // shaped for Hermes' client (forHermesClient). Only tools/list and tools/call; the rest of the
 // protocol is the SDK's.
+//
+// One result is capped at lspStdioMaxOutputChars (or maxOutputChars, if smaller): Hermes 0.22.2
+// persists an MCP result over 50,000 characters to a file and gives the model only a preview
+// (tools/budget_config.py DEFAULT_MCP_RESULT_SIZE_CHARS, tools/tool_result_storage.py
+// maybe_persist_tool_result); 0.19.0's budget was 100,000. Under that cap the model gets a large
+// answer's truncation receipt whole, as JSON, on both.
 
 const SERVER_INFO = { name: 'hermes-mcp-lsp', version: packageVersion() };
 const INSTRUCTIONS =
@@ -27,7 +33,7 @@ export function lspServerFactory(tools: readonly ToolDefinition[], limits: Limit
   const surface: Surface = {
     onInternalError: (tool, e) => log.error({ event: 'tool_internal_error', tool, ...(e instanceof Error ? { err: e } : { reason: String(e) }) }),
     internalErrorMessage: (tool) => `${tool} failed inside hermes-mcp-lsp; see its stderr log for details`,
-    maxChars: limits.maxOutputChars,
+    maxChars: Math.min(limits.maxOutputChars, limits.lspStdioMaxOutputChars),
   };
   return () => {
     const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
@@ -54,12 +60,14 @@ export function lspServerFactory(tools: readonly ToolDefinition[], limits: Limit
 }
 
 /**
- * What Hermes' MCP client (tools/mcp_tool.py, its tool handler) hands the model: for an error, the
- * text of the content blocks alone; for a success with structuredContent, `{"result": <text>,
- * "structuredContent": <object>}` when a text block is there too (the answer twice, a capped one
- * at twice the cap, so past Hermes' 100,000-character result budget), else `{"result": <object>}`.
- * So a success carries its structuredContent only, and an error keeps its JSON text block (the
- * stable code and message).
+ * What Hermes' MCP client hands the model (0.19.0 tools/mcp_tool.py, 0.22.2
+ * tools/mcp_tool_handlers.py _render_call_tool_result): for an error, the text of the content
+ * blocks alone; for a success with structuredContent and no text, `{"result": <object>}`. A text
+ * block beside it would make 0.19.0 hand the answer twice (`{"result": <text>, "structuredContent":
+ * <object>}`, a capped one at twice the cap) and 0.22.2 hand the text alone, as a string
+ * (`_content_dual_emits_structured` drops the structured copy). So a success carries its
+ * structuredContent only (and no `_meta`, which 0.22.2 would pass on to the model), and an error
+ * keeps its JSON text block (the stable code and message).
  */
 export function forHermesClient(result: NormalizedToolResult): NormalizedToolResult {
   if (result.isError === true || result.structuredContent === undefined) return result;

@@ -5,7 +5,8 @@
 - {"kind": "signature", "function"}: that function's inspect.signature, parameter by parameter;
 - {"kind": "call", "function", "kwargs"}: the function called from a script run by Hermes'
   execute_code (all call cases in one script, results printed base64-encoded);
-- {"kind": "env", "names"}: for each of `names`, whether Hermes' _scrub_child_env keeps it of the
+- {"kind": "env", "names"}: for each of `names`, whether Hermes' _scrub_child_env (in
+  tools/code_execution_env.py since Hermes moved it there) keeps it of the
   request's `parent` environment (with Hermes' own env_passthrough, which reads config.yaml);
 - {"kind": "injected"}: the names execute_code adds to a script's environment after scrubbing
   (name -> true);
@@ -26,10 +27,14 @@ from oracle import serve  # noqa: E402
 
 from tools.code_execution_tool import (  # noqa: E402
     SANDBOX_ALLOWED_TOOLS,
-    _scrub_child_env,
     execute_code,
     generate_hermes_tools_module,
 )
+
+try:  # Hermes after 0.19.0 moved the scrubbing to tools/code_execution_env.py
+    from tools.code_execution_env import _scrub_child_env  # noqa: E402
+except ImportError:
+    from tools.code_execution_tool import _scrub_child_env  # noqa: E402
 
 ALL_TOOLS = sorted(SANDBOX_ALLOWED_TOOLS)
 

@@ -4,9 +4,10 @@ import type { Client } from '@modelcontextprotocol/client';
 import { loadToolPolicy } from '../../../supervisor/core/catalog/policy.js';
 import { TOOL_SERVER_TOOLS } from '../../../supervisor/tools/hermes-tools/index.js';
 import { call, connect } from '../../helpers/gateway.js';
-import { pngHeader, toolServerReadiness } from '../../helpers/hermes-tools.js';
+import { pngImage, toolServerReadiness } from '../../helpers/hermes-tools.js';
+import { gte } from '@renovatebot/pep440';
 import { hermes } from '../../helpers/hermes.js';
-import { startMediaProviders, startRealTools, type MediaProviders, type RealTools } from '../../helpers/real-hermes-tools.js';
+import { hermesMcpVersion, mcpTwo, startMediaProviders, startRealTools, type MediaProviders, type RealTools } from '../../helpers/real-hermes-tools.js';
 import { tempDirs } from '../../helpers/temp.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -15,7 +16,9 @@ import { waitFor } from '../../helpers/wait.js';
 // model), image generation (its OpenAI backend at an Images API stand-in). The frozen catalog is
 // exactly (what the tool server lists ∩ the allowlist), each with the listed description and
 // input schema unchanged — FastMCP's schemas, generated from the Hermes tool's signature, not
-// Hermes' own JSON schemas. Hermes 0.19.0 has no video_analyze: /readyz names it missing.
+// Hermes' own JSON schemas. Neither Hermes 0.19.0 nor 0.22.2 offers video_analyze: /readyz names it
+// missing. image_generate is listed on both: 0.22.2's tool search would defer it (and the
+// tool server would drop it), but the gateway runs its tool server with tool search off.
 
 const temp = tempDirs();
 let real: RealTools;
@@ -23,7 +26,7 @@ let media: MediaProviders;
 let client: Client;
 
 before(async () => {
-  media = await startMediaProviders(pngHeader(8, 8));
+  media = await startMediaProviders(pngImage(8, 8));
   real = await startRealTools(temp.make('hmcp-real-catalog-'), media.options);
   client = await connect(real.gw.mcpUrl, 'modern');
 });
@@ -40,7 +43,11 @@ test("the catalog is the tool server's list ∩ the allowlist, with its descript
   const allow = loadToolPolicy().allow;
   const expected = listed.tools.filter((t) => (TOOL_SERVER_TOOLS as readonly string[]).includes(t.name) && allow.has(t.name));
   assert.deepEqual(expected.map((t) => t.name).sort(), ['image_generate', 'vision_analyze', 'web_extract', 'web_search'], 'this Hermes lists these four with their backends configured');
-  assert.equal(listed.tools.some((t) => t.name === 'video_analyze'), false, 'Hermes 0.19.0 serves no video_analyze');
+  assert.equal(listed.tools.some((t) => t.name === 'video_analyze'), false, `Hermes ${hermes().version} serves no video_analyze`);
+  // vision_analyze's `region` (a crop, tools/vision_tools.py VISION_ANALYZE_SCHEMA) is new in the
+  // newest; the catalog serves whatever the tool server lists.
+  const vision = expected.find((t) => t.name === 'vision_analyze')!.inputSchema.properties as Record<string, unknown>;
+  assert.equal('region' in vision, gte(hermes().version, '0.22.2'), JSON.stringify(vision));
   const catalogued = real.gw.gateway.catalog.all().filter((e) => e.source === 'hermes' && (TOOL_SERVER_TOOLS as readonly string[]).includes(e.tool.name));
   assert.deepEqual(catalogued.map((e) => e.tool.name).sort(), expected.map((t) => t.name).sort());
   for (const tool of expected) {
@@ -55,7 +62,7 @@ test("the catalog is the tool server's list ∩ the allowlist, with its descript
   for (const name of ['text_to_speech', 'browser_vision', 'browser_navigate']) assert.notEqual(real.gw.gateway.catalog.get(name)?.source, 'hermes', name);
 });
 
-test("/readyz.hermes_tools: up, degraded by the missing video_analyze; serverInfo is the MCP package's, not Hermes'", async () => {
+test("/readyz.hermes_tools: up, degraded by the missing video_analyze; serverInfo is the MCP package's, never Hermes' version", async () => {
   const r = await waitFor(async () => {
     const now = await toolServerReadiness(real.gw.url);
     return now.hermesTools.details?.state === 'up' ? now : undefined;
@@ -66,6 +73,7 @@ test("/readyz.hermes_tools: up, degraded by the missing video_analyze; serverInf
   assert.match(r.hermesTools.reason ?? '', /does not offer video_analyze/);
   const { serverInfo } = await real.listDirectly();
   assert.equal(serverInfo?.name, 'hermes-tools');
-  assert.notEqual(serverInfo?.version, hermes().version, `FastMCP reports its own package version (${serverInfo?.version}), not Hermes ${hermes().version}`);
+  // mcp 1.x FastMCP reports its own package's version there; mcp 2.x MCPServer reports none.
+  assert.equal(serverInfo?.version, mcpTwo() ? '' : hermesMcpVersion(), `not Hermes ${hermes().version}`);
   assert.deepEqual(real.egress, []);
 });

@@ -5,12 +5,14 @@ import { connect, viaBridge } from '../../helpers/gateway.js';
 import { startRealTools, type RealTools } from '../../helpers/real-hermes-tools.js';
 import { tempDirs } from '../../helpers/temp.js';
 
-// Hermes installs a backend's missing Python packages on first use (tools/lazy_deps.py ensure(),
-// a pip install into its venv from PyPI), unless lazy installs are off. Through the gateway a tool
-// call is a remote agent's request: it must not make the host download and install code. The
-// gateway starts the tool server with HERMES_DISABLE_LAZY_INSTALLS=1, so a backend whose packages
-// are missing (Exa here: exa-py is not in the pinned install) answers with Hermes' own
-// "unavailable" error and nothing is fetched (the egress trap stays empty).
+// Hermes installs a backend's missing Python packages on first use (0.19.0 tools/lazy_deps.py
+// ensure(), 0.22.2 pm/install.py: a pip install into its venv from PyPI), unless lazy installs are
+// off. Through the gateway a tool call is a remote agent's request: it must not make the host
+// download and install code. The gateway starts the tool server with HERMES_DISABLE_LAZY_INSTALLS=1,
+// so a backend whose packages are missing (Exa here: exa-py is not in the pinned install) answers
+// with Hermes' own "unavailable" error and nothing is fetched (the egress trap stays empty). Hermes
+// 0.22.2 would then retry the search through its keyless free tier (mcp.exa.ai and others,
+// tools/web_tools_rescue.py); the gateway's managed scope for its tool server turns that off.
 
 const temp = tempDirs();
 let real: RealTools;

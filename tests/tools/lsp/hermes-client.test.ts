@@ -3,18 +3,23 @@ import assert from 'node:assert/strict';
 import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
 import { parse } from 'yaml';
+import { gte } from '@renovatebot/pep440';
+import { defaultLimits } from '../../../shared/limits.js';
 import { packageRoot } from '../../../shared/package-root.js';
-import { hermesEnv, makeHermesHome, runDriver } from '../../helpers/hermes.js';
+import { hermes, hermesEnv, makeHermesHome, runDriver } from '../../helpers/hermes.js';
 import { markedBlocks } from '../../helpers/readme.js';
 import { tempDirs } from '../../helpers/temp.js';
 import { waitFor } from '../../helpers/wait.js';
 import { alive, pathWithoutServers, PY, SERVER_BIN_DIR, TS, writePythonProject, writeTypeScriptProject } from './fixtures.js';
 
 // Real Hermes Agent (the pinned venv) on hermes-mcp-lsp: a HERMES_HOME whose mcp_servers entry is
-// docs/tools/lsp.md's block, Hermes' own MCP client (tools/mcp_tool.py discover_mcp_tools) starting the
-// built bin, and every call made as Hermes' agent loop makes it (model_tools.handle_function_call,
-// then the agent's per-result budget), through tests/hermes/drivers/lsp_mcp_client.py. Real
-// servers: typescript-language-server and pyright.
+// docs/tools/lsp.md's block, Hermes' own MCP client (discover_mcp_tools: tools/mcp_tool.py in 0.19.0,
+// tools/mcp_tool_discovery.py in 0.22.2) starting the built bin, and every call made as Hermes'
+// agent loop makes it (model_tools.handle_function_call, then the agent's per-result budget),
+// through tests/hermes/drivers/lsp_mcp_client.py. Real servers: typescript-language-server and pyright.
+// Where the two Hermes versions differ (0.22.2's tool search offers MCP tools through its bridge,
+// its result budget is 50,000 characters, its circuit breaker words its pause differently), the
+// expectation says which version it is for.
 
 interface Call {
   tool: string;
@@ -26,6 +31,8 @@ interface Call {
 interface Session {
   registered: string[];
   definitions: Record<string, { description: string; parameters: Record<string, unknown> }>;
+  /** What get_tool_definitions offers the model after Hermes' tool search assembly (where it has one). */
+  assembled: string[];
   listed: Record<string, Array<{ name: string; description: string; inputSchema: Record<string, unknown> }>>;
   status: Array<{ name: string; connected: boolean; tools: number }>;
   calls: Call[];
@@ -38,6 +45,13 @@ const dirs = tempDirs();
 const BIN = join(packageRoot(), 'dist', 'bin', 'lsp.js');
 const TOOLS = ['lsp_definition', 'lsp_diagnostics', 'lsp_document_symbols', 'lsp_hover', 'lsp_references', 'lsp_status'];
 const hermesName = (tool: string) => `mcp__lsp__${tool}`;
+/**
+ * Hermes 0.22.2 (the first version these tests run that has them; 0.19.0 has none): tool search
+ * deferring these six MCP tools (tools/tool_search.py: they reach the model through
+ * tool_search/tool_describe/tool_call; 0.19.0's automatic mode leaves so few eager), a
+ * 50,000-character MCP result budget (tools/budget_config.py), the circuit breaker's new wording.
+ */
+const NEWER = gte(hermes().version, '0.22.2');
 let root: string;
 let work: string;
 let ts: { math: string; main: string };
@@ -113,10 +127,15 @@ test("Hermes' MCP client on the documented entry: the six tools under Hermes' na
   ]);
   assert.deepEqual(session.registered, TOOLS.map(hermesName), 'exactly the six tools, no resource/prompt utilities');
   assert.deepEqual(session.status.map((s) => [s.name, s.connected, s.tools]), [['lsp', true, 6]]);
-  // What the model is offered is our listing unchanged: Hermes' schema normalisation has nothing to repair.
+  // What the model is offered is our listing unchanged: Hermes' schema normalisation has nothing to
+  // repair (0.22.2 only spells out an empty `required` where a schema has none, tools/mcp_tool_schema.py
+  // _repair_object_shape: lsp_status's).
   for (const tool of session.listed.lsp!) {
-    assert.deepEqual(session.definitions[hermesName(tool.name)], { description: tool.description, parameters: tool.inputSchema }, tool.name);
+    const parameters = NEWER ? { required: [], ...tool.inputSchema } : tool.inputSchema;
+    assert.deepEqual(session.definitions[hermesName(tool.name)], { description: tool.description, parameters }, tool.name);
   }
+  // 0.22.2 defers every MCP tool behind its tool search bridge (the model finds them there); 0.19.0 offers these six directly.
+  assert.deepEqual(session.assembled, NEWER ? ['tool_call', 'tool_describe', 'tool_search'] : TOOLS.map(hermesName));
 
   const [status, tsDiagnostics, tsSymbols, pyDiagnostics, pySymbols, oversized, outside, statusAfter] = session.calls as [Call, Call, Call, Call, Call, Call, Call, Call];
   const servers = resultOf(status).servers as Array<{ name: string; installed: boolean }>;
@@ -129,8 +148,12 @@ test("Hermes' MCP client on the documented entry: the six tools under Hermes' na
   assert.deepEqual(names(tsSymbols), ['add', 'Counter']);
   assert.deepEqual(names(pySymbols), ['greet', 'Greeter']);
 
-  // The receipt reaches the model whole, as JSON, under Hermes' own result budget (not persisted or cut by Hermes).
+  // The receipt reaches the model whole, as JSON, under Hermes' own result budget (not persisted or
+  // cut by Hermes): 100,000 characters in 0.19.0, 50,000 in 0.22.2, and the bin caps its results
+  // under both (lspStdioMaxOutputChars).
+  assert.equal(session.threshold, NEWER ? 50_000 : 100_000);
   assert.ok(oversized.delivered.length <= session.threshold, `${oversized.delivered.length} chars > Hermes' ${session.threshold}`);
+  assert.ok(oversized.delivered.length <= defaultLimits().lspStdioMaxOutputChars + 20, `${oversized.delivered.length} chars: the receipt within lspStdioMaxOutputChars, and Hermes' {"result": ...} around it`);
   assert.equal(oversized.delivered, oversized.result, "Hermes' result budget left it alone");
   const receipt = resultOf(oversized);
   assert.equal(receipt.truncated, true);
@@ -173,7 +196,7 @@ test('an untrusted workspace and a missing language server reach Hermes as tool 
   await allEnded(session, 0);
 });
 
-test("Hermes 0.19.0 counts three refusals in a row as a failing server and answers the next call itself for 60 s (recorded in docs/tools/lsp.md)", async () => {
+test("Hermes counts three refusals in a row as a failing server and answers the next call itself for 60 s (recorded in docs/tools/lsp.md)", async () => {
   const outside = join(root, 'outside.ts');
   const session = await hermesSession('home-breaker', readmeEntry(work), [
     { tool: hermesName('lsp_diagnostics'), args: { path: outside } },
@@ -183,7 +206,8 @@ test("Hermes 0.19.0 counts three refusals in a row as a failing server and answe
   ]);
   const [first, , , status] = session.calls as [Call, Call, Call, Call];
   assert.equal(errorOf(first).error, 'PATH_OUTSIDE_ROOTS');
-  assert.match(parsed(status.delivered).error!, /MCP server 'lsp' is unreachable after 3 consecutive failures/);
+  // 0.22.2 tells an application error (the server answered) from an unreachable server (tools/mcp_tool_handlers.py _check_circuit_breaker).
+  assert.match(parsed(status.delivered).error!, NEWER ? /MCP server 'lsp' rejected the last 3 calls \(it is reachable; see the error text those calls returned\)\. Paused for ~\d+s/ : /MCP server 'lsp' is unreachable after 3 consecutive failures/);
   await allEnded(session, 0);
 });
 

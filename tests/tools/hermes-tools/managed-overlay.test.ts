@@ -1,0 +1,158 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { after, test } from 'node:test';
+import { parsePyYaml } from '../../../supervisor/platform/yaml.js';
+import { adminManagedDir, mergeLeaves, OVERLAY_DIR, TOOL_SERVER_SETTINGS, writeToolServerOverlay } from '../../../supervisor/tools/hermes-tools/managed-overlay.js';
+import { startTestGateway } from '../../helpers/gateway.js';
+import { toolServerReadiness, toolServerStandIn } from '../../helpers/hermes-tools.js';
+import { hermes } from '../../helpers/hermes.js';
+import { tempDirs } from '../../helpers/temp.js';
+import { waitFor } from '../../helpers/wait.js';
+
+// The managed scope the gateway gives Hermes' tool server (managed-overlay.ts): the three settings
+// a tool server needs over the administrator's own managed scope, which is found as Hermes finds it
+// (hermes_cli/managed_scope.py get_managed_dir) and carried over (its config.yaml merged under, its
+// .env copied). The real tool server reading it is real-tool-search.test.ts.
+
+const temp = tempDirs();
+after(() => temp.removeAll());
+
+const written = (dir: string) => parsePyYaml(readFileSync(join(dir, 'config.yaml'), 'utf8')) as Record<string, unknown>;
+const mode = (path: string) => statSync(path).mode & 0o777;
+
+function adminDir(config?: string, dotenv?: string): string {
+  const dir = temp.make('hmcp-admin-scope-');
+  if (config !== undefined) writeFileSync(join(dir, 'config.yaml'), config);
+  if (dotenv !== undefined) writeFileSync(join(dir, '.env'), dotenv);
+  return dir;
+}
+
+test('without an administrator scope: the three settings alone, in a private directory', () => {
+  const state = temp.make('hmcp-state-');
+  const overlay = writeToolServerOverlay({ stateDir: state, env: {}, systemDir: join(state, 'no-etc-hermes') });
+  assert.deepEqual(overlay.warnings, []);
+  assert.equal(overlay.admin, undefined);
+  assert.equal(dirname(overlay.dir!), join(state, OVERLAY_DIR));
+  assert.deepEqual(written(overlay.dir!), { tools: { tool_search: { enabled: 'off' } }, agent: { image_input_mode: 'text' }, web: { keyless_rescue: false } });
+  assert.equal(mode(overlay.dir!), 0o700);
+  assert.equal(mode(join(overlay.dir!, 'config.yaml')), 0o600);
+  assert.equal(existsSync(join(overlay.dir!, '.env')), false);
+});
+
+test("an administrator's HERMES_MANAGED_DIR: its pins kept, the tool server's three win over its own, its .env copied byte for byte", () => {
+  const dotenv = 'FIRECRAWL_API_URL=http://127.0.0.1:9\n# a comment\nPOLICY="${HOME}/x"\n';
+  const admin = adminDir(
+    [
+      'model: admin/pinned-model',
+      'tools:',
+      '  tool_search: {enabled: on, defer: [image_generate, web_search]}',
+      'agent: {image_input_mode: native, max_turns: 12}',
+      'web: {backend: firecrawl, keyless_rescue: yes}',
+      'security: {allow_private_urls: n}',
+      'approvals: {url: "${ADMIN_URL}"}',
+    ].join('\n'),
+    dotenv,
+  );
+  const state = temp.make('hmcp-state-');
+  const overlay = writeToolServerOverlay({ stateDir: state, env: { HERMES_MANAGED_DIR: ` ${admin} ` } });
+  assert.deepEqual([overlay.admin, overlay.warnings], [admin, []]);
+  assert.deepEqual(written(overlay.dir!), {
+    model: 'admin/pinned-model',
+    tools: { tool_search: { enabled: 'off', defer: ['image_generate', 'web_search'] } },
+    agent: { image_input_mode: 'text', max_turns: 12 },
+    web: { backend: 'firecrawl', keyless_rescue: false },
+    security: { allow_private_urls: 'n' }, // PyYAML's reading: `n` is a string, no switch
+    approvals: { url: '${ADMIN_URL}' }, // expanded by Hermes against the tool server's environment, as from the administrator's file
+  });
+  assert.equal(readFileSync(join(overlay.dir!, '.env'), 'utf8'), dotenv);
+  assert.equal(mode(join(overlay.dir!, '.env')), 0o600);
+
+  // Another scope (here: no .env) in the same state directory, as a second gateway of the same
+  // user would have it: a directory of its own, the first one left as it is.
+  const again = writeToolServerOverlay({ stateDir: state, env: { HERMES_MANAGED_DIR: adminDir('web: {backend: exa}\n') } });
+  assert.notEqual(again.dir, overlay.dir);
+  assert.equal(existsSync(join(again.dir!, '.env')), false);
+  assert.deepEqual((written(again.dir!).web as Record<string, unknown>).backend, 'exa');
+  assert.equal(readFileSync(join(overlay.dir!, '.env'), 'utf8'), dotenv);
+  // The same scope again: the same directory.
+  assert.equal(writeToolServerOverlay({ stateDir: state, env: { HERMES_MANAGED_DIR: admin } }).dir, overlay.dir);
+});
+
+test('the scope is found as Hermes finds it: HERMES_MANAGED_DIR when it is a directory (and then never /etc/hermes), else the system one (not under pytest)', () => {
+  const system = adminDir('web: {backend: firecrawl}\n');
+  assert.equal(adminManagedDir({}, system), system);
+  assert.equal(adminManagedDir({ HERMES_MANAGED_DIR: '   ' }, system), system, 'blank is unset');
+  assert.equal(adminManagedDir({ HERMES_MANAGED_DIR: join(system, 'absent') }, system), undefined, 'a named directory that does not exist is no scope at all');
+  assert.equal(adminManagedDir({ HERMES_MANAGED_DIR: join(system, 'config.yaml') }, system), undefined, 'a file is not a directory');
+  assert.equal(adminManagedDir({ PYTEST_CURRENT_TEST: 'x' }, system), undefined);
+  assert.equal(adminManagedDir({}, join(system, 'absent')), undefined);
+  const state = temp.make('hmcp-state-');
+  const overlay = writeToolServerOverlay({ stateDir: state, env: {}, systemDir: system });
+  assert.equal(overlay.admin, system);
+  assert.deepEqual((written(overlay.dir!).web as Record<string, unknown>).backend, 'firecrawl');
+});
+
+test("a config.yaml Hermes would ignore (not YAML, not a mapping) is reported and left out; the tool server's settings still apply", () => {
+  for (const [text, why] of [['tools: [unclosed\n', /is not valid YAML/], ['- a list\n', /is not a mapping/]] as const) {
+    const admin = adminDir(text, 'A=1\n');
+    const overlay = writeToolServerOverlay({ stateDir: temp.make('hmcp-state-'), env: { HERMES_MANAGED_DIR: admin } });
+    assert.equal(overlay.admin, admin);
+    assert.equal(overlay.warnings.length, 1);
+    assert.match(overlay.warnings[0]!, why);
+    assert.deepEqual(written(overlay.dir!), TOOL_SERVER_SETTINGS);
+    assert.equal(readFileSync(join(overlay.dir!, '.env'), 'utf8'), 'A=1\n', 'the .env is carried all the same');
+  }
+  const empty = writeToolServerOverlay({ stateDir: temp.make('hmcp-state-'), env: { HERMES_MANAGED_DIR: adminDir('') } });
+  assert.deepEqual(empty.warnings, [], 'an empty file is an empty scope');
+});
+
+test('a state directory that cannot be written: no overlay (the tool server keeps Hermes\' own scope), and the reason', () => {
+  const state = temp.make('hmcp-state-');
+  writeFileSync(join(state, OVERLAY_DIR), 'a file where the directory would go');
+  const admin = adminDir('web: {backend: firecrawl}\n');
+  const overlay = writeToolServerOverlay({ stateDir: state, env: { HERMES_MANAGED_DIR: admin } });
+  assert.equal(overlay.dir, undefined);
+  assert.equal(overlay.admin, admin);
+  assert.match(overlay.warnings.join('\n'), new RegExp(`could not be written in ${join(state, OVERLAY_DIR)}/[0-9a-f]{16} .*it runs with ${admin} instead`));
+});
+
+test('values beyond printable ASCII are written as YAML escapes, which PyYAML (Hermes\' reader) reads back as they were', () => {
+  const note = 'café \u2028 line sep \u0085 next line \u0090 C1 \ud83d\ude00 emoji \ufffe';
+  const admin = adminDir(`approvals:\n  note: ${JSON.stringify(note)}\n`);
+  const overlay = writeToolServerOverlay({ stateDir: temp.make('hmcp-state-'), env: { HERMES_MANAGED_DIR: admin } });
+  const text = readFileSync(join(overlay.dir!, 'config.yaml'), 'utf8');
+  assert.match(text, /^[\x20-\x7e\n]*$/, 'ASCII only');
+  const read = spawnSync(hermes().python, ['-c', 'import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1], encoding="utf-8-sig"))))', join(overlay.dir!, 'config.yaml')], { encoding: 'utf8' });
+  assert.equal(read.status, 0, read.stderr);
+  assert.deepEqual(JSON.parse(read.stdout), { approvals: { note }, ...TOOL_SERVER_SETTINGS });
+});
+
+test("leaves merge as Hermes' _deep_merge merges them: mappings key by key, anything else replaced; no prototype keys", () => {
+  const base = JSON.parse('{"a": {"b": 1, "c": [1]}, "d": "x", "__proto__": {"polluted": true}}') as Record<string, unknown>;
+  const merged = mergeLeaves(base, { a: { c: [2], e: { f: 3 } }, d: { g: 4 } });
+  assert.equal(JSON.stringify(merged), '{"a":{"b":1,"c":[2],"e":{"f":3}},"d":{"g":4},"__proto__":{"polluted":true}}');
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
+
+test('the gateway hands the tool server HERMES_MANAGED_DIR, and /readyz names the scopes', async () => {
+  const admin = adminDir('web: {backend: firecrawl}\n');
+  const standIn = toolServerStandIn(temp.make('hmcp-tools-'));
+  const state = temp.make('hmcp-state-');
+  const gw = await startTestGateway({ env: { HERMES_MCP_HERMES_TOOLS_COMMAND: standIn.command, HERMES_MCP_STATE_DIR: state }, inherited: { PATH: process.env.PATH ?? '/usr/bin:/bin', HERMES_MANAGED_DIR: admin } });
+  try {
+    const start = await waitFor(() => standIn.starts()[0], 30_000, 'the tool server started');
+    const dir = start.env.HERMES_MANAGED_DIR!;
+    assert.equal(dirname(dir), join(state, OVERLAY_DIR));
+    assert.deepEqual(written(dir), mergeLeaves({ web: { backend: 'firecrawl' } }, TOOL_SERVER_SETTINGS));
+    const r = await waitFor(async () => {
+      const now = await toolServerReadiness(gw.url);
+      return now.hermesTools.details?.state === 'up' ? now : undefined;
+    }, 30_000, 'the tool server up');
+    assert.equal(r.hermesTools.details?.managed_dir, dir);
+    assert.equal(r.hermesTools.details?.admin_managed_dir, admin);
+  } finally {
+    await gw.close();
+  }
+});
