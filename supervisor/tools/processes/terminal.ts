@@ -128,21 +128,24 @@ export interface ForegroundContext {
   maxTimeoutSeconds: number;
 }
 
-function realPath(path: string): string {
+function realPath(path: string): string | undefined {
   try {
     return realpathSync(path);
   } catch {
-    return path;
+    return undefined;
   }
 }
 
 /**
  * Where the command ended, when that is not where it started (Hermes' `cwd` field). A command cut
- * off by its deadline reports nothing: its shell never recorded where it was.
+ * off by its deadline, or one whose directory could not be entered, reports nothing: Hermes'
+ * wrapper never reached its cwd marker either.
  */
 function changedDirectory(r: ExecResult, startedIn: string | undefined): string | undefined {
   if (r.timedOut || r.cwd === undefined || startedIn === undefined) return undefined;
-  return realPath(r.cwd) !== realPath(startedIn) ? r.cwd : undefined;
+  const from = realPath(startedIn);
+  if (from === undefined) return undefined;
+  return (realPath(r.cwd) ?? r.cwd) !== from ? r.cwd : undefined;
 }
 
 /**
