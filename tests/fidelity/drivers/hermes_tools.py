@@ -26,10 +26,14 @@ from oracle import serve  # noqa: E402
 
 from tools.code_execution_tool import (  # noqa: E402
     SANDBOX_ALLOWED_TOOLS,
-    _scrub_child_env,
     execute_code,
     generate_hermes_tools_module,
 )
+
+try:  # Hermes 0.22 moved the child environment to tools/code_execution_env.py
+    from tools.code_execution_env import _scrub_child_env  # noqa: E402
+except ImportError:
+    from tools.code_execution_tool import _scrub_child_env  # noqa: E402
 
 ALL_TOOLS = sorted(SANDBOX_ALLOWED_TOOLS)
 
