@@ -31,7 +31,7 @@ const FILE_TOOL_CHANGES = {} as const satisfies Record<string, HermesChange>;
 const TERMINAL_CHANGES = {
   'terminal-notify-parameters': {
     since: '0.21.4',
-    what: "TERMINAL_SCHEMA advertises notify (true | [patterns]) and heartbeat instead of notify_on_complete/watch_patterns (still accepted as legacy aliases), and _handle_terminal refuses a truthy notify, notify_on_complete, watch_patterns or pty on a foreground call (tools/terminal_tool.py); upstream issue #119196 reports both on 0.21.4",
+    what: "TERMINAL_SCHEMA advertises notify (true | [patterns]) and heartbeat instead of notify_on_complete/watch_patterns (still accepted as legacy aliases), and _handle_terminal refuses a truthy notify, notify_on_complete or watch_patterns on a foreground call (tools/terminal_tool.py); upstream issue #119196 reports both on 0.21.4",
   },
   'terminal-persist-on-release': {
     since: '0.22.2',
