@@ -11,6 +11,11 @@ export type ExecRequest = {
   stateDir: string;
   /** The output kept in transit (head + rolling tail); the supervisor applies Hermes' character cap. */
   maxOutputBytes: number;
+  /**
+   * Export AI_AGENT, HERMES_AGENT, GIT_PAGER and PAGER (unless already set) before the command, as
+   * Hermes' command wrapper does since 0.22.2 (tools/environments/base_session_env.py).
+   */
+  agentEnvironment?: boolean;
 };
 
 export type ExecResult = {

@@ -59,9 +59,9 @@ export function nativeAdapter(config: GatewayConfig, log: Logger, owners = new O
   const fileDeps = { hermesHome: config.hermesHome, cwdFor, access, readFileScanMaxBytes: config.limits.readFileScanMaxBytes, readFileInlineMaxBytes: config.limits.readFileInlineMaxBytes, maxOutputChars: config.limits.maxOutputChars, searchPath: config.helperSearchPath };
   const files = fileTools(fileDeps);
   // hermes_tools file calls from a script are nested calls of its execute_code call (script-tools.ts).
-  const exec = new ExecuteCodePool(runtime, scriptToolDispatch(files.map((tool) => tool.name)));
+  const exec = new ExecuteCodePool(runtime, scriptToolDispatch(files.map((tool) => tool.name)), release);
   exec.prewarm(); // nothing is prepared while execute_code would be refused
-  const processes = new ProcessRegistry(runtime);
+  const processes = new ProcessRegistry(runtime, release);
   // Worker CPU/RSS, sampled in the background so /healthz stays a cheap read; logged at debug while
   // any worker is alive (every 10 s, it would drown an info log; /healthz shows the latest).
   let usage: WorkerUsage = { workers: 0, processes: 0, cpu_percent: 0, rss_bytes: 0 };
@@ -82,7 +82,7 @@ export function nativeAdapter(config: GatewayConfig, log: Logger, owners = new O
     source: {
       name: 'native',
       // Built when the catalog asks: read_file and execute_code name Hermes' tools only if they were catalogued.
-      tools: (catalogued) => [...fileTools({ ...fileDeps, catalogued }), terminalTool(terminals, runtime), executeCodeTool(exec, runtime, cwdFor, catalogued), processManageTool(processes, runtime)],
+      tools: (catalogued) => [...fileTools({ ...fileDeps, catalogued }), terminalTool(terminals, runtime, release), executeCodeTool(exec, runtime, cwdFor, catalogued), processManageTool(processes, runtime, release)],
     },
     readiness: [
       {

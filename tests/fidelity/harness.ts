@@ -42,6 +42,7 @@ export const MIN_CASES: Readonly<Record<string, number>> = {
   search_files: 50,
   terminal: 40,
   process: 15,
+  terminal_schema: 20,
   command_guards: 300,
   redaction: 200,
   session_search: 30,

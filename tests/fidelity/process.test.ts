@@ -1,14 +1,17 @@
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { satisfies } from '@renovatebot/pep440';
 import { viaBridge } from '../helpers/gateway.js';
-import { compareSurface, errorAsHermes, loadCases, normalise, normalisedAnswers, oneByOne, SurfaceFixture, type FidelityCase } from './harness.js';
+import { hermes } from '../helpers/hermes.js';
+import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, SurfaceFixture, type FidelityCase } from './harness.js';
 import { writeFiles, type FileSpec } from './workspace.js';
 
 // process_manage against Hermes' `process` tool (tools/process_registry.py _handle_process). Hermes'
 // process is started by its terminal (background=true); the gateway's direct terminal never
 // backgrounds, so its process is started the way the gateway starts background work: a job
 // (job_prepare + job_start) in a session of the case's own, found by action=list. Steps run first
-// (their answers dropped), then the compared action; each side's process id reads `<proc>`.
+// (their answers dropped), then the compared action; each side's process id reads `<proc>`. A case
+// with `hermes:` is compared only with the Hermes versions it names.
 
 type Action = Record<string, unknown>;
 type Step = Action | { sleep: number };
@@ -20,6 +23,8 @@ interface ProcessCase extends FidelityCase {
   pty?: boolean;
   steps?: Step[];
   action: Action;
+  /** Compared only with the Hermes versions this PEP 440 specifier names (the action is not in the others' schema). */
+  hermes?: string;
 }
 
 interface Answer {
@@ -28,21 +33,42 @@ interface Answer {
 }
 
 const fx = new SurfaceFixture('proc');
-const cases = loadCases<ProcessCase>('process');
+const cases = loadCases<ProcessCase>('process').filter((c) => c.hermes === undefined || satisfies(hermes().version, c.hermes));
 
 const dirOf = (c: ProcessCase) => join(fx.ws, c.id);
 // Hermes' clamp on a wait (TERMINAL_TIMEOUT) set to the gateway's processWaitMaxSeconds.
 const WAIT_MAX_SECONDS = 25;
 
-/** The action's arguments with the case's process filled in (`session_id: null` leaves it out). */
+/** The action's arguments with the case's process filled in (`session_id: null` leaves it out; `{prefix: n}`: the id's first n characters). */
 function withProcess(action: Action, id: string): Action {
   if (!('session_id' in action)) return { ...action, session_id: id };
   const { session_id, ...rest } = action;
-  return session_id === null ? rest : action;
+  if (session_id === null) return rest;
+  if (typeof session_id === 'object' && typeof (session_id as { prefix?: unknown }).prefix === 'number') return { ...rest, session_id: id.slice(0, (session_id as { prefix: number }).prefix) };
+  return action;
 }
 
-const norm = (a: Answer) =>
-  normalise(errorAsHermes(a.result), { replace: { [fx.ws]: '<ws>', [a.process]: '<proc>' }, volatile: ['pid', 'uptime_seconds', 'started_at'] });
+/** A wait's note says how long the process has run: a number of seconds that differs from run to run. */
+function withoutUptime(v: unknown): unknown {
+  if (typeof v !== 'object' || v === null || typeof (v as { timeout_note?: unknown }).timeout_note !== 'string') return v;
+  return { ...v, timeout_note: (v as { timeout_note: string }).timeout_note.replace(/ Uptime: \d+s\./, ' Uptime: <n>s.') };
+}
+
+/** How many characters of its process id the case's action names (`session_id: {prefix: n}`), if it does. */
+function prefixOf(c: ProcessCase): number | undefined {
+  const id = c.action.session_id;
+  return typeof id === 'object' && id !== null && typeof (id as { prefix?: unknown }).prefix === 'number' ? (id as { prefix: number }).prefix : undefined;
+}
+
+/** The process id as `<proc>`, and the prefix of it the case names as `<proc-prefix>`. */
+function processIds(id: string, c: ProcessCase): Record<string, string> {
+  const n = prefixOf(c);
+  return { [id]: '<proc>', ...(n !== undefined ? { [id.slice(0, n)]: '<proc-prefix>' } : {}) };
+}
+
+const norm = (a: Answer, c: ProcessCase) =>
+  withoutUptime(normalise(errorAsHermes(a.result), { replace: { [fx.ws]: '<ws>', ...processIds(a.process, c) }, volatile: ['pid', 'uptime_seconds', 'started_at', 'exited_at'] }));
+const caseById = new Map(cases.map((c) => [c.id, c]));
 
 compareSurface<ProcessCase>({
   surface: 'process',
@@ -56,7 +82,7 @@ compareSurface<ProcessCase>({
     const input = { cases: list.map((c) => ({ id: c.id, dir: dirOf(c), command: c.command, pty: c.pty === true, steps: c.steps ?? [], action: c.action })) };
     const env = { TERMINAL_ENV: 'local', TERMINAL_CWD: fx.ws, TERMINAL_TIMEOUT: String(WAIT_MAX_SECONDS) };
     const answers = await fx.driver('process.py', input, env, 600_000);
-    return normalisedAnswers(answers, (a) => (a !== null && typeof a === 'object' && 'process' in a ? norm(a as Answer) : a));
+    return new Map([...answers].map(([id, a]) => [id, a !== null && typeof a === 'object' && 'process' in a ? norm(a as Answer, caseById.get(id)!) : a]));
   },
   gateway: {
     mcp: (list) =>
@@ -76,7 +102,7 @@ compareSurface<ProcessCase>({
             if ('sleep' in step && typeof step.sleep === 'number') await sleep(step.sleep * 1000);
             else await act(step);
           }
-          return norm({ process: id, result: await act(c.action) });
+          return norm({ process: id, result: await act(c.action) }, c);
         } finally {
           await act({ action: 'kill' });
           await viaBridge(client, 'session_close', {}, token).catch(() => undefined);

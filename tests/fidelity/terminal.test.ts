@@ -1,26 +1,39 @@
 import { isAbsolute, join } from 'node:path';
+import { satisfies } from '@renovatebot/pep440';
 import { viaBridge } from '../helpers/gateway.js';
+import { hermes } from '../helpers/hermes.js';
 import { compareSurface, errorAsHermes, loadCases, normalise, normalisedAnswers, oneByOne, SurfaceFixture, type FidelityCase } from './harness.js';
 import { writeFiles, type FileSpec } from './workspace.js';
 
-// terminal (foreground) against Hermes' terminal_tool (tools/terminal_tool.py, local backend), over
-// MCP. Each case gets a terminal session of its own on both sides (a task id for Hermes, a
-// session_token for the gateway) whose first command enters the case's directory, so cwd and
-// exports start alike; `before` commands then run in that session and only `args` is compared.
+// terminal (foreground) against Hermes' terminal (tools/terminal_tool.py, its registered handler
+// _handle_terminal, local backend), over MCP. Each case gets a terminal session of its own on both
+// sides (a task id for Hermes, a session_token for the gateway) whose first command enters the
+// case's directory, so cwd and exports start alike; `before` calls then run in that session and
+// only `args` is compared. A case with `hermes:` (a PEP 440 specifier) is compared only with the
+// Hermes versions it names: its arguments are not in the other versions' schema.
+
+type TerminalArgs = { command: string; workdir?: string; timeout?: number; background?: boolean; [option: string]: unknown };
 
 interface TerminalCase extends FidelityCase {
   files?: Record<string, FileSpec>;
-  before?: string[];
-  args: { command: string; workdir?: string; timeout?: number; background?: boolean };
-  /** Compared over MCP only (an output too large for one execute_code script's own output). */
+  /** Calls before the compared one, in the same session: a command, or the call's arguments. */
+  before?: Array<string | TerminalArgs>;
+  args: TerminalArgs;
+  /** Compared over MCP only (an output too large for one execute_code script's own output, or a call hermes_tools.terminal cannot make). */
   mcp_only?: boolean;
+  hermes?: string;
 }
 
+/** What hermes_tools.terminal cannot pass (its signature is command, timeout, workdir; the RPC drops these). */
+const NOT_FOR_SCRIPTS = ['background', 'pty', 'notify', 'notify_on_complete', 'watch_patterns', 'heartbeat', 'persist_on_release'];
+
 const fx = new SurfaceFixture('term');
-const cases = loadCases<TerminalCase>('terminal');
+const cases = loadCases<TerminalCase>('terminal').filter((c) => c.hermes === undefined || satisfies(hermes().version, c.hermes));
 
 const dirOf = (c: TerminalCase) => join(fx.ws, c.id);
-const argsOf = (c: TerminalCase) => ({ ...c.args, ...(c.args.workdir ? { workdir: isAbsolute(c.args.workdir) ? c.args.workdir : join(dirOf(c), c.args.workdir) } : {}) });
+const withWorkdir = (c: TerminalCase, args: TerminalArgs) => ({ ...args, ...(args.workdir ? { workdir: isAbsolute(args.workdir) ? args.workdir : join(dirOf(c), args.workdir) } : {}) });
+const argsOf = (c: TerminalCase) => withWorkdir(c, c.args);
+const beforeOf = (c: TerminalCase) => (c.before ?? []).map((b) => withWorkdir(c, typeof b === 'string' ? { command: b } : b));
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const NOTICE = /\n\n\.\.\. \[OUTPUT TRUNCATED - [\d,]+ chars omitted out of [\d,]+ total\] \.\.\.\n\n/;
 
@@ -47,15 +60,16 @@ compareSurface<TerminalCase>({
     await fx.gateway();
   },
   async hermes(list) {
-    const input = { cases: list.map((c) => ({ id: c.id, dir: dirOf(c), before: c.before ?? [], args: argsOf(c) })) };
+    const input = { cases: list.map((c) => ({ id: c.id, dir: dirOf(c), before: beforeOf(c), args: argsOf(c) })) };
     return normalisedAnswers(await fx.driver('terminal.py', input, { TERMINAL_ENV: 'local', TERMINAL_CWD: fx.ws }, 600_000), norm);
   },
   gateway: {
     // hermes_tools.terminal(command, timeout, workdir): the cases that are one foreground call
-    // within execute_code's limits (no session state before it, no background, no timeout over 30 s),
-    // run in the case's directory by workdir. A few per script, so one slow case cannot starve the rest.
+    // within execute_code's limits (no session state before it, none of the options a script's
+    // terminal cannot pass, no timeout over 30 s), run in the case's directory by workdir. A few per
+    // script, so one slow case cannot starve the rest.
     async hermes_tools(list) {
-      const eligible = list.filter((c) => !c.mcp_only && !c.before?.length && c.args.background === undefined && (c.args.timeout ?? 0) <= 30);
+      const eligible = list.filter((c) => !c.mcp_only && !c.before?.length && NOT_FOR_SCRIPTS.every((o) => c.args[o] === undefined) && (c.args.timeout ?? 0) <= 30);
       const out: Map<string, unknown> = new Map();
       for (let i = 0; i < eligible.length; i += 8) {
         const batch = eligible.slice(i, i + 8);
@@ -70,7 +84,7 @@ compareSurface<TerminalCase>({
         const token = (await viaBridge(client, 'session_open')).data.session_token as string;
         const run = async (args: Record<string, unknown>) => (await viaBridge(client, 'terminal', args, token)).data;
         await run({ command: `cd ${quote(dirOf(c))}` });
-        for (const command of c.before ?? []) await run({ command });
+        for (const args of beforeOf(c)) await run(args);
         const answer = await run(argsOf(c));
         await viaBridge(client, 'session_close', {}, token).catch(() => undefined);
         return norm(answer);

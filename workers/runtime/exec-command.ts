@@ -19,11 +19,16 @@ import { settledWithin } from '../../shared/settle.js';
 // directory that cannot be entered fails as there, with cd's message and exit code 126.
 // The request reaches the shell in variables that are read and unset before anything else runs:
 // the exports saved on exit (the EXIT trap, also on a failed cd) never carry them into the next call.
-const WRAPPER =
+// Since Hermes 0.22.2 the wrapper exports AI_AGENT/HERMES_AGENT and GIT_PAGER/PAGER on two lines
+// before its cd (tools/environments/base_session_env.py _wrap_command_script): with
+// `agentEnvironment` the same two lines, so the cd is line 4 and the command line 5, as there.
+const SETUP_LINE =
   'exec 2>&1; __hermes_state="$HERMES_MCP_STATE_DIR"; __hermes_cwd="$HERMES_MCP_CWD"; __hermes_cmd="$HERMES_MCP_COMMAND"; __hermes_setup="$HERMES_MCP_SETUP"; ' +
-  'unset HERMES_MCP_STATE_DIR HERMES_MCP_CWD HERMES_MCP_COMMAND HERMES_MCP_SETUP; eval "$__hermes_setup"\n' +
-  'builtin cd -- "$__hermes_cwd" || exit 126\n' +
-  'eval "$__hermes_cmd"\n';
+  'unset HERMES_MCP_STATE_DIR HERMES_MCP_CWD HERMES_MCP_COMMAND HERMES_MCP_SETUP; eval "$__hermes_setup"\n';
+export const AGENT_ENVIRONMENT_LINES = 'export AI_AGENT="${AI_AGENT:-hermes-agent}" HERMES_AGENT="${HERMES_AGENT:-true}"\nexport GIT_PAGER="${GIT_PAGER:-cat}" PAGER="${PAGER:-cat}"\n';
+const RUN_LINES = 'builtin cd -- "$__hermes_cwd" || exit 126\n' + 'eval "$__hermes_cmd"\n';
+const WRAPPER = SETUP_LINE + RUN_LINES;
+const AGENT_WRAPPER = SETUP_LINE + AGENT_ENVIRONMENT_LINES + RUN_LINES;
 
 /** bash's full path (the first on PATH), as Hermes runs it; bare `bash` when PATH has none. */
 function findBash(): string {
@@ -45,7 +50,7 @@ const BASH = findBash();
 export const spawnedChildren = new Set<number>();
 
 export async function runCommand(req: ExecRequest): Promise<ExecResult> {
-  const child = spawn(BASH, ['--norc', '--noprofile', '-c', WRAPPER], {
+  const child = spawn(BASH, ['--norc', '--noprofile', '-c', req.agentEnvironment ? AGENT_WRAPPER : WRAPPER], {
     argv0: BASH,
     env: { ...process.env, HERMES_MCP_STATE_DIR: req.stateDir, HERMES_MCP_CWD: req.cwd, HERMES_MCP_COMMAND: req.command, HERMES_MCP_SETUP: SHELL_STATE },
     stdio: ['ignore', 'pipe', 'ignore'],

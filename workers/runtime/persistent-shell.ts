@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BoundedCollector } from '../../shared/output-cap.js';
 import type { ExecRequest, ExecResult } from '../../shared/worker-protocol/exec.js';
-import { spawnedChildren } from './exec-command.js';
+import { AGENT_ENVIRONMENT_LINES, spawnedChildren } from './exec-command.js';
 import { killEverythingStarted, reapZombies } from './reap.js';
 import { SHELL_STATE } from './shell-state.js';
 
@@ -92,7 +92,8 @@ export class PersistentShell {
       shell.stdout!.on('data', onData);
       shell.once('exit', onExit);
       shell.stdin!.write(
-        `if builtin cd -- ${quote(req.cwd)} 2>/dev/null; then . ${quote(file)} </dev/null; __hermes_ec=$?; ` +
+        (req.agentEnvironment ? AGENT_ENVIRONMENT_LINES : '') +
+          `if builtin cd -- ${quote(req.cwd)} 2>/dev/null; then . ${quote(file)} </dev/null; __hermes_ec=$?; ` +
           `else echo "cannot enter working directory: "${quote(req.cwd)}; __hermes_ec=1; fi; ` +
           `__hermes_save; printf '\\n${marker}%d\\n' "$__hermes_ec"\n`,
       );

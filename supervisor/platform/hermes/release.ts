@@ -28,7 +28,56 @@ export interface HermesChange {
 const FILE_TOOL_CHANGES = {} as const satisfies Record<string, HermesChange>;
 
 /** terminal, process_manage, execute_code's terminal (supervisor/tools/processes/, execute-code/). */
-const TERMINAL_CHANGES = {} as const satisfies Record<string, HermesChange>;
+const TERMINAL_CHANGES = {
+  'terminal-notify-parameters': {
+    since: '0.21.4',
+    what: "TERMINAL_SCHEMA advertises notify (true | [patterns]) and heartbeat instead of notify_on_complete/watch_patterns (still accepted as legacy aliases), and _handle_terminal refuses a truthy notify, notify_on_complete or watch_patterns on a foreground call (tools/terminal_tool.py); upstream issue #119196 reports both on 0.21.4",
+  },
+  'terminal-persist-on-release': {
+    since: '0.22.2',
+    what: 'TERMINAL_SCHEMA advertises persist_on_release and _handle_terminal refuses it on a foreground call (tools/terminal_tool.py); first seen in 0.22.2, the first release the tests run after 0.19.0 (upstream issue #41225 was still open against 0.20.0)',
+  },
+  'terminal-result-cwd': {
+    since: '0.22.2',
+    what: 'the foreground result names the directory the command ended in when it changed directory (tools/terminal_tool_result.py finalize_foreground_result, field cwd); first seen in 0.22.2',
+  },
+  'terminal-workdir-transient': {
+    since: '0.22.2',
+    what: "a call's workdir applies to that command only: the session cwd is recorded only for calls without one (tools/terminal_tool_result.py finalize_foreground_result); first seen in 0.22.2",
+  },
+  'terminal-failure-hints': {
+    since: '0.22.2',
+    what: 'exit_code_meaning notes signal deaths (tools/terminal_tool_result.py _interpret_signal_exit) and a failed or masked-success command gets one recovery hint (tools/terminal_hints.py annotate_failure, annotate_masked_success; field hint); first seen in 0.22.2',
+  },
+  'terminal-heredoc-masking': {
+    since: '0.22.2',
+    what: "the foreground '&'/nohup/server guidance ignores provably inert heredoc bodies (tools/shell_heredoc.py strip_inert_heredoc_bodies, used by tools/terminal_tool_guards.py _strip_quotes); first seen in 0.22.2",
+  },
+  'terminal-agent-environment': {
+    since: '0.22.2',
+    what: 'every command runs with AI_AGENT, HERMES_AGENT, GIT_PAGER and PAGER exported unless already set, on two lines of the wrapper before its cd (tools/environments/base_session_env.py _wrap_command_script); first seen in 0.22.2',
+  },
+  'process-manage-schema': {
+    since: '0.22.2',
+    what: "the process tool is process_manage with a handoff action (answered for subagents only) and reworded descriptions (tools/process_registry.py PROCESS_SCHEMA, _handoff_process); first seen in 0.22.2 (upstream had the name by 2026-09-10, PR #107667, and handoff from PR #105125; their release was not found)",
+  },
+  'process-id-prefix': {
+    since: '0.22.2',
+    what: 'a process is also found by a unique prefix of its id, at least 4 characters after proc_, bare or with proc_ (tools/process_registry.py ProcessRegistry.get, _resolve_prefix); first seen in 0.22.2',
+  },
+  'process-log-offset-head': {
+    since: '0.22.2',
+    what: 'log with an explicit offset=0 pages from the first line; only an omitted offset shows the last lines (tools/process_registry.py ProcessRegistry.read_log); first seen in 0.22.2',
+  },
+  'process-wait-fields': {
+    since: '0.22.2',
+    what: "wait and kill snapshots carry output_cut when the output was longer than the tail shown, and a wait that timed out says process_running with a longer timeout_note (tools/process_registry.py ProcessRegistry.wait, _completion_output); first seen in 0.22.2",
+  },
+  'process-list-fields': {
+    since: '0.22.2',
+    what: 'list entries carry owner_task_id, persist_on_release, and for an exited process exited_at and completion_reason (tools/process_registry.py ProcessRegistry.list_sessions); first seen in 0.22.2',
+  },
+} as const satisfies Record<string, HermesChange>;
 
 /** session_search over state.db (supervisor/tools/guarded/session-search/). */
 const SESSION_SEARCH_CHANGES = {

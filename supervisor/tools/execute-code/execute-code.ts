@@ -14,6 +14,7 @@ import type { ExecuteUnit } from './unit.js';
 import { ExecuteUnitSource } from './units.js';
 import { startRpcServer, type RpcServer } from './rpc-server.js';
 import { foregroundBackgroundGuidance, foregroundOutcome } from '../processes/terminal.js';
+import { HermesRelease } from '../../platform/hermes/release.js';
 import { removeDir, type WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
 
 // execute_code: one fresh unit (own PID namespace) per call, never reused, with a 30-second
@@ -81,6 +82,8 @@ export class ExecuteCodePool {
   constructor(
     private readonly runtime: WorkerRuntime,
     private readonly dispatch: RpcDispatch,
+    /** The Hermes followed: hermes_tools.terminal's guidance and result fields follow it. */
+    private readonly release: HermesRelease = new HermesRelease(undefined),
   ) {
     approvalPolicy(); // a broken policy/dangerous-commands.json fails startup, not the first script
     this.units = new ExecuteUnitSource(runtime);
@@ -142,23 +145,26 @@ export class ExecuteCodePool {
     const verdict = checkCommand(String(args.command ?? ''), this.runtime.config);
     if (verdict.verdict !== 'allow') return blockedCommandResult(verdict.verdict, verdict.key);
     // Hermes' terminal_tool refuses a foreground command that backgrounds work itself, here too.
-    const guidance = foregroundBackgroundGuidance(String(args.command ?? ''));
+    const guidance = foregroundBackgroundGuidance(String(args.command ?? ''), this.release);
     if (guidance) return { output: '', exit_code: -1, error: guidance, status: 'error' };
     // hermes_tools.terminal runs inside this call's own namespace, bounded by the call's deadline.
     const remaining = Math.max(1, Math.floor((call.deadline - Date.now()) / 1000));
     const requested = typeof args.timeout === 'number' && args.timeout > 0 ? args.timeout : this.runtime.config.limits.terminalMaxTimeoutSeconds;
     const timeoutSeconds = Math.min(requested, remaining);
+    const startedIn = typeof args.workdir === 'string' ? args.workdir : unit.cwd;
     const r = await unit.worker.request({
       type: 'exec',
       command: String(args.command ?? ''),
-      cwd: typeof args.workdir === 'string' ? args.workdir : unit.cwd,
+      cwd: startedIn,
+      ...(this.release.has('terminal-agent-environment') ? { agentEnvironment: true } : {}),
       timeoutMs: timeoutSeconds * 1000,
       stateDir: unit.dir,
       maxOutputBytes: this.runtime.config.limits.workerTransportMaxBytes,
     });
     if ('error' in r) return { error: r.error };
     // Redacted as the terminal tool's result is: this reply to the script is no result the pipeline sees.
-    return redactCommandResult(foregroundOutcome(r, String(args.command ?? ''), timeoutSeconds, this.runtime.config.limits.terminalOutputMaxChars).structured!);
+    const context = { release: this.release, startedIn, maxTimeoutSeconds: this.runtime.config.limits.executeCodeDeadlineSeconds };
+    return redactCommandResult(foregroundOutcome(r, String(args.command ?? ''), timeoutSeconds, this.runtime.config.limits.terminalOutputMaxChars, context).structured!);
   }
 
   private async destroy(unit: Unit): Promise<void> {

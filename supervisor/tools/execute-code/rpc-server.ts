@@ -13,7 +13,8 @@
 //       2. token, constant-time compare  → {"error": "Unauthorized RPC request"}
 //       3. allowlist                     → {"error": "Tool '<x>' is not available in execute_code. Available: a, b"}
 //       4. call cap                      → {"error": "Tool call limit reached (N). No more tool calls allowed in this execution."}
-//       5. `terminal`: drop background / pty / notify_on_complete / watch_patterns
+//       5. `terminal`: drop background / pty / notify_on_complete / watch_patterns (and notify /
+//          heartbeat / persist_on_release, Hermes 0.22.2's additions)
 //       6. dispatch; a thrown error      → {"error": "<message>"}
 //          (a gateway tool's error arrives as an outcome instead, shaped by rpcReplyFor below:
 //          {"error": "<message>", "code": "<CODE>", ...the error's fields})
@@ -42,12 +43,19 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { ToolOutcome } from '../../core/tool-types.js';
 
-/** `terminal` arguments a sandbox script may not use (Hermes `_TERMINAL_BLOCKED_PARAMS`). */
+/**
+ * `terminal` arguments a sandbox script may not use (Hermes `_TERMINAL_BLOCKED_PARAMS`, with the
+ * notify, heartbeat and persist_on_release of Hermes 0.22.2, tools/code_execution_rpc.py). Dropped
+ * whatever the Hermes followed: an older Hermes ignores them anyway.
+ */
 const TERMINAL_BLOCKED_PARAMS: readonly string[] = Object.freeze([
   'background',
   'pty',
   'notify_on_complete',
   'watch_patterns',
+  'notify',
+  'heartbeat',
+  'persist_on_release',
 ]);
 
 const DEFAULT_MAX_REQUEST_BYTES = 4 * 1024 * 1024;

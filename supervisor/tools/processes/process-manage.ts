@@ -2,8 +2,9 @@ import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { stripAnsi } from '../../../shared/output-cap.js';
 import { commandOutput } from '../../core/result.js';
 import type { ToolDefinition } from '../../core/tool-types.js';
+import type { HermesRelease } from '../../platform/hermes/release.js';
 import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
-import { INPUT_ACTIONS, type InputAction, inputProperties, sendInput, visibleOutput } from './process-terminal.js';
+import { type InputAction, inputProperties, sendInput, visibleOutput } from './process-terminal.js';
 import type { ProcessRegistry, TrackedProcess } from './registry.js';
 
 // process_manage (Hermes' `process` tool): a session's background processes, by their proc_ id.
@@ -11,6 +12,9 @@ import type { ProcessRegistry, TrackedProcess } from './registry.js';
 // close, resize) are process-terminal.ts, shared with job_input. Their results are redacted by the
 // pipeline, once, as Hermes' _redact_process_result does (the `command-output` mode: output as
 // redact_terminal_output shows it for the process's command, the command as code).
+// What it answers follows the Hermes the gateway fronts (HermesRelease): 0.19's `process`, or
+// 0.22.2's process_manage (handoff, ids by prefix, log offset 0 = the head, output_cut and
+// process_running, the newer list fields).
 
 /** Output as Hermes' process tool shows it: ANSI stripped, then (the pipeline) redacted as the command's output. */
 const clean = (text: string, command: string) => commandOutput(stripAnsi(text), command);
@@ -41,36 +45,80 @@ function uptime(p: TrackedProcess): number {
   return Math.round(((p.finishedAt ?? Date.now()) - p.startedAt) / 1000);
 }
 
-export function processManageTool(registry: ProcessRegistry, runtime: WorkerRuntime): ToolDefinition {
+/** Python's len() of a string: its code points. */
+function codePoints(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const u = text.charCodeAt(i);
+    if (u >= 0xd800 && u <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}
+
+/** The tail a wait or kill shows (Hermes' completion-sized output), in characters. */
+const COMPLETION_OUTPUT_CHARS = 2000;
+
+const HANDOFF_REFUSED = 'handoff is only available to a running subagent with a live parent; you are not one.';
+
+/** process_manage's input schema for the Hermes followed: Hermes' properties and enum (PROCESS_SCHEMA), plus resize with its cols/rows. */
+export function processManageSchema(release: HermesRelease, limits: WorkerRuntime['config']['limits']): ToolDefinition['inputSchema'] {
+  const newest = release.has('process-manage-schema');
+  const input = inputProperties(limits);
+  return {
+    type: 'object',
+    properties: {
+      action: { type: 'string', enum: ['list', 'poll', 'log', 'wait', 'kill', 'write', 'submit', 'close', ...(newest ? ['handoff'] : []), 'resize'] },
+      session_id: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 64,
+        description: `Which background process: its id \`proc_…\` (Hermes' name for the field), as action=list shows it for the processes this session's jobs started${release.has('process-id-prefix') ? "; any unique prefix of it works ('4dae' for proc_4dae56ca81f6)" : ''}. Required for every action but list. Not the session_token, which goes in tool_call.session_token.`,
+      },
+      timeout: { type: 'integer', minimum: 1, ...(newest ? { description: `Max seconds for 'wait' (at most ${limits.processWaitMaxSeconds}).` } : {}) },
+      offset: { type: 'integer', minimum: 0, ...(newest ? { description: 'Log line offset (default: last 200; 0 = the first line).' } : {}) },
+      limit: { type: 'integer', minimum: 1, ...(newest ? { description: 'Max log lines.' } : {}) },
+      ...input,
+      ...(newest ? { data: { ...input.data, description: 'Stdin text for write/submit; purpose sentence for handoff.' } } : {}),
+    },
+    required: ['action'],
+    additionalProperties: false,
+  };
+}
+
+export function processManageTool(registry: ProcessRegistry, runtime: WorkerRuntime, release: HermesRelease): ToolDefinition {
   const { limits } = runtime.config;
   const maxWait = limits.processWaitMaxSeconds;
+  const handoff = release.has('process-manage-schema');
+  const listFields = release.has('process-list-fields');
+  const waitFields = release.has('process-wait-fields');
+  const offsetHead = release.has('process-log-offset-head');
+  /** The completion-sized tail, with output_cut when the output was longer (Hermes' _completion_output, since 0.22.2). */
+  const completion = (p: TrackedProcess) => {
+    const all = visibleOutput(p);
+    const cut = codePoints(all) - COMPLETION_OUTPUT_CHARS;
+    return { output: clean(all.slice(-COMPLETION_OUTPUT_CHARS), p.command), ...(waitFields && cut > 0 ? { output_cut: cut } : {}) };
+  };
   return {
     name: 'process_manage',
-    description: `Manage this session's background processes (started by jobs): list, poll, log, wait (at most ${maxWait} s per call), kill, write/submit stdin, close stdin; for a job prepared with pty: true, write/submit go to its terminal (submit presses Enter), close sends ^D and resize changes its window (cols/rows). Needs the session (session_token or MCP session) that owns them.`,
-    inputSchema: {
-      type: 'object',
-      properties: {
-        action: { type: 'string', enum: ['list', 'poll', 'log', 'wait', 'kill', ...INPUT_ACTIONS] },
-        session_id: {
-          type: 'string',
-          minLength: 1,
-          maxLength: 64,
-          description:
-            "Which background process: its id `proc_…` (Hermes' name for the field), as action=list shows it for the processes this session's jobs started. Required for every action but list. Not the session_token, which goes in tool_call.session_token.",
-        },
-        timeout: { type: 'integer', minimum: 1 },
-        offset: { type: 'integer', minimum: 0 },
-        limit: { type: 'integer', minimum: 1 },
-        ...inputProperties(limits),
-      },
-      required: ['action'],
-      additionalProperties: false,
-    },
+    description: `Manage this session's background processes (started by jobs): list, poll, log, wait (at most ${maxWait} s per call), kill, write/submit stdin, close stdin; for a job prepared with pty: true, write/submit go to its terminal (submit presses Enter), close sends ^D and resize changes its window (cols/rows).${handoff ? ' handoff is for subagents, which this gateway has none of: it is always refused.' : ''} Needs the session (session_token or MCP session) that owns them.`,
+    inputSchema: processManageSchema(release, limits),
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, idempotentHint: false },
     requiresOwner: true,
     redaction: 'command-output',
     async handler(args, ctx) {
-      const action = args.action as 'list' | 'poll' | 'log' | 'wait' | 'kill' | InputAction;
+      const action = args.action as 'list' | 'poll' | 'log' | 'wait' | 'kill' | 'handoff' | InputAction;
+      if (action === 'handoff' && handoff) {
+        // Hermes answers a caller that is not a running subagent this way, whatever the id; every
+        // caller here is a top-level session (its jobs already outlive it).
+        if (typeof args.session_id !== 'string') throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, 'session_id is required for handoff');
+        throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, HANDOFF_REFUSED);
+      }
       if (action === 'list') {
         return {
           structured: {
@@ -85,7 +133,9 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
               tty: p.terminal !== undefined,
               ...(p.jobId ? { job_id: p.jobId } : {}),
               output_preview: clean(visibleOutput(p).slice(-200), p.command),
+              ...(listFields && p.persistOnRelease ? { persist_on_release: true } : {}),
               ...(p.exited ? { exit_code: p.exitCode ?? null } : {}),
+              ...(listFields && p.exited ? { exited_at: (p.finishedAt ?? Date.now()) / 1000, completion_reason: p.completionReason ?? null } : {}),
             })),
           },
         };
@@ -100,8 +150,10 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
         case 'log': {
           const lines = splitLines(stripAnsi(visibleOutput(p)));
           const limit = (args.limit as number | undefined) ?? 200;
-          const offset = (args.offset as number | undefined) ?? 0;
-          const shown = offset === 0 ? lines.slice(-limit) : lines.slice(offset, offset + limit);
+          const offset = args.offset as number | undefined;
+          // Hermes 0.19: offset 0 (or none) = the last lines; since 0.22.2 only an omitted offset does.
+          const tail = offset === undefined || (offset === 0 && !offsetHead);
+          const shown = tail ? lines.slice(-limit) : lines.slice(offset, offset + limit);
           return { structured: { session_id: p.id, command, status: status(p), output: clean(shown.join('\n'), p.command), total_lines: lines.length, showing: `${shown.length} lines` } };
         }
         case 'wait': {
@@ -110,24 +162,25 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
           // Hermes' note when the request was over the limit; a plain timeout says how long it waited.
           const clamped = requested !== undefined && requested > maxWait ? { timeout_note: `Requested wait of ${requested}s was clamped to configured limit of ${maxWait}s` } : undefined;
           const exited = await registry.wait(p, seconds * 1000, ctx.signal);
-          return {
-            structured: exited
-              ? { status: 'exited', command, ...ending(p), output: out(2000), ...clamped }
-              : { status: 'timeout', command, output: out(1000), ...(clamped ?? { timeout_note: `Waited ${seconds}s, process still running` }) },
-          };
+          if (exited) return { structured: { status: 'exited', command, ...ending(p), ...completion(p), ...clamped } };
+          if (!waitFields) return { structured: { status: 'timeout', command, output: out(1000), ...(clamped ?? { timeout_note: `Waited ${seconds}s, process still running` }) } };
+          // Hermes' note says it is not an error; its advice (terminal background=true with
+          // notify_on_complete) is the gateway's: nothing is delivered to the client on exit.
+          const note = `Wait window of ${seconds}s elapsed — the process is still running. This is not an error. Uptime: ${uptime(p)}s. Poll again later or wait again; nothing is sent to the client when it exits (job_status shows its job).`;
+          return { structured: { status: 'timeout', command, output: out(1000), process_running: true, timeout_note: clamped ? `${clamped.timeout_note}. ${note}` : note } };
         }
         case 'kill':
-          if (p.exited) return { structured: { status: 'already_exited', command, ...ending(p), output: out(2000) } };
+          if (p.exited) return { structured: { status: 'already_exited', command, ...ending(p), ...completion(p) } };
           p.terminationSource = 'process.kill';
           await registry.kill(p);
-          return { structured: { status: 'killed', session_id: p.id, completion_reason: 'killed', termination_source: 'process.kill', output: out(2000) } };
+          return { structured: { status: 'killed', session_id: p.id, completion_reason: 'killed', termination_source: 'process.kill', ...completion(p) } };
         case 'write':
         case 'submit':
         case 'close':
         case 'resize':
           return { structured: sendInput(p, action, args) };
         default:
-          throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `unknown action ${action}`);
+          throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `Unknown process action: ${action}. Use: list, poll, log, wait, kill, write, submit, close, ${handoff ? 'handoff, ' : ''}resize`);
       }
     },
   };

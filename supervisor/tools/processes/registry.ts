@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { ProcessProtocol, TerminalSize } from '../../../shared/worker-protocol/process.js';
 import { settledWithin } from '../../../shared/settle.js';
+import { HermesRelease } from '../../platform/hermes/release.js';
 import type { WorkerProcess } from '../../platform/spawning/worker-process.js';
 import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
 
@@ -10,13 +11,16 @@ import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
 // anything, so processes enter here only through the jobs adapter; each runs in a worker of its own
 // (own PID namespace). Jobs start with persistOnRelease (Hermes' persist_on_release=true): their
 // session ending does not stop them. An owner sees and acts on its own processes only: another
-// owner's id answers exactly like an id that does not exist.
+// owner's id answers exactly like an id that does not exist. Following Hermes 0.22.2, a process is
+// also found by a unique prefix of its id, among its owner's processes only.
 
 const OUTPUT_KEEP_CHARS = 200_000; // Hermes' rolling buffer
 const FINISHED_KEEP_MS = 30 * 60_000; // finished processes stay visible for 30 minutes
 const MAX_FINISHED_KEPT = 256;
 /** Running background processes at once (finished ones stay listed but do not count). */
 const MAX_TRACKED = 64;
+/** The shortest id prefix that finds a process (Hermes' _MIN_PREFIX_CHARS, after `proc_`). */
+const MIN_PREFIX_CHARS = 4;
 
 function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -77,7 +81,11 @@ interface StartOptions {
 export class ProcessRegistry {
   private readonly processes = new Map<string, TrackedProcess>();
 
-  constructor(private readonly runtime: WorkerRuntime) {}
+  constructor(
+    private readonly runtime: WorkerRuntime,
+    /** The Hermes followed (whether ids may be given by a prefix). */
+    private readonly hermes: HermesRelease = new HermesRelease(undefined),
+  ) {}
 
   /** How long a process worker may take to come up and to start its command (workerStartTimeoutSeconds). */
   private get startTimeoutMs(): number {
@@ -173,9 +181,25 @@ export class ProcessRegistry {
 
   /** The owner's process, or the same not-found for a missing id and for someone else's. */
   get(ownerId: string, id: string): TrackedProcess {
-    const p = this.processes.get(id);
+    const exact = this.processes.get(id);
+    const p = exact ?? (this.hermes.has('process-id-prefix') ? this.byPrefix(ownerId, id) : undefined);
     if (!p || p.ownerId !== ownerId) throw new GatewayError(ErrorCode.PROCESS_NOT_FOUND, `No process with ID ${id}`, { status: 'not_found' });
     return p;
+  }
+
+  /**
+   * The owner's one process whose id starts with `id` (`proc_4dae` or bare `4dae`, at least 4
+   * characters after `proc_`), as Hermes' ProcessRegistry._resolve_prefix; an ambiguous or too
+   * short prefix finds nothing. Hermes looks among every owner's processes; here only among the
+   * caller's, so another owner's ids stay invisible.
+   */
+  private byPrefix(ownerId: string, id: string): TrackedProcess | undefined {
+    const trimmed = id.trim();
+    if (trimmed === '') return undefined;
+    const query = trimmed.startsWith('proc_') ? trimmed : `proc_${trimmed}`;
+    if (query.length - 'proc_'.length < MIN_PREFIX_CHARS) return undefined;
+    const matches = [...this.processes.values()].filter((p) => p.ownerId === ownerId && p.id.startsWith(query));
+    return matches.length === 1 ? matches[0] : undefined;
   }
 
   list(ownerId: string): TrackedProcess[] {

@@ -70,7 +70,17 @@ export class TerminalPool {
     return worker;
   }
 
-  async run(ownerId: string, command: string, options: { timeoutSeconds: number; workdir?: string; signal: AbortSignal }): Promise<ExecResult> {
+  /**
+   * Runs `command` in the owner's worker, in `workdir` or the owner's cwd, and answers with its
+   * result and where it started. Where it ended becomes the owner's cwd, unless `recordCwd` is
+   * false (Hermes' per-call workdir). `agentEnvironment`: Hermes' AI_AGENT/HERMES_AGENT/GIT_PAGER/
+   * PAGER exports.
+   */
+  async run(
+    ownerId: string,
+    command: string,
+    options: { timeoutSeconds: number; workdir?: string; recordCwd?: boolean; agentEnvironment?: boolean; signal: AbortSignal },
+  ): Promise<ExecResult & { startedIn: string }> {
     let owner = this.owners.get(ownerId);
     if (!owner) {
       owner = { stateDir: this.runtime.privateDir('terminal') };
@@ -95,11 +105,13 @@ export class TerminalPool {
       };
       options.signal.addEventListener('abort', onAbort, { once: true });
       try {
+        const startedIn = options.workdir ?? this.cwds.cwdFor(ownerId);
         const outcome = await worker
           .request({
             type: 'exec',
             command,
-            cwd: options.workdir ?? this.cwds.cwdFor(ownerId),
+            cwd: startedIn,
+            ...(options.agentEnvironment ? { agentEnvironment: true } : {}),
             timeoutMs: options.timeoutSeconds * 1000,
             stateDir: owner.stateDir,
             maxOutputBytes: this.runtime.config.limits.workerTransportMaxBytes,
@@ -113,8 +125,8 @@ export class TerminalPool {
         if ('error' in outcome) throw new GatewayError(ErrorCode.WORKER_FAILED, `terminal worker failed: ${outcome.error}`);
         // Every result carries where the command ended; recording it spares file and
         // execute_code calls a synchronous read of the state directory.
-        if (outcome.cwd && this.owners.get(ownerId) === current) this.cwds.setCwd(ownerId, outcome.cwd);
-        return outcome;
+        if (outcome.cwd && options.recordCwd !== false && this.owners.get(ownerId) === current) this.cwds.setCwd(ownerId, outcome.cwd);
+        return { ...outcome, startedIn };
       } finally {
         options.signal.removeEventListener('abort', onAbort);
       }

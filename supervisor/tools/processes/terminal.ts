@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import { approvalPolicy, checkCommand } from '../guards/approval.js';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { stripAnsi } from '../../../shared/output-cap.js';
@@ -6,7 +7,10 @@ import { resolveInsideRoots } from '../../platform/roots.js';
 import { commandOutput } from '../../core/result.js';
 import { styledTwin } from '../../core/styled.js';
 import type { ToolDefinition, ToolOutcome } from '../../core/tool-types.js';
+import type { HermesRelease } from '../../platform/hermes/release.js';
 import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
+import { stripInertHeredocBodies } from './heredoc.js';
+import { signalExitNote, terminalHint } from './terminal-hints.js';
 import type { TerminalPool } from './terminal-pool.js';
 
 // Direct `terminal`: short foreground commands only (the execution guard: at most 30 s, no
@@ -14,6 +18,9 @@ import type { TerminalPool } from './terminal-pool.js';
 // worker (terminal-pool.ts), where cwd and exported variables persist between calls like Hermes'
 // terminal. Anything long, backgrounded, PTY or notification-shaped fails before execution and
 // points to jobs. The result is Hermes' (foregroundOutcome); its redaction is the pipeline's.
+// Schema, refusals and result follow the Hermes the gateway fronts (HermesRelease): 0.19's
+// notify_on_complete/watch_patterns, or the newer notify/heartbeat/persist_on_release, the `cwd`
+// and `hint` fields and a per-call workdir.
 
 // ---------------------------------------------------------------------------------------------
 // The foreground result, as Hermes' terminal_tool (tools/terminal_tool.py) builds it
@@ -89,10 +96,13 @@ const EXIT_CODE_MEANINGS: Readonly<Record<string, Readonly<Record<number, string
 
 /**
  * What a non-zero exit code means when it is not a failure (grep 1 = no matches, diff 1 = files
- * differ, ...), judged on the last command of a pipeline or chain; undefined otherwise.
+ * differ, ...), judged on the last command of a pipeline or chain; undefined otherwise. With
+ * `signals` (Hermes since 0.22.2), a signal death is noted first.
  */
-export function exitCodeMeaning(command: string, exitCode: number): string | undefined {
+export function exitCodeMeaning(command: string, exitCode: number, signals = false): string | undefined {
   if (exitCode === 0) return undefined;
+  const signal = signals ? signalExitNote(exitCode) : undefined;
+  if (signal !== undefined) return signal;
   const segments = command.split(/\s*(?:\|\||&&|[|;])\s*/);
   const words = pythonStrip(segments[segments.length - 1] ?? command).split(/[\t-\r\x1c-\x20\x85\xa0]+/).filter((w) => w !== '');
   const first = words.find((w) => !(w.includes('=') && !w.startsWith('-')));
@@ -108,22 +118,64 @@ function capture(output: string, maxChars: number, suffix: string): string {
   return output === '' && suffix !== '' ? rendered.replace(/^[\t-\r\x1c-\x20\x85\xa0]+/, '') : rendered;
 }
 
+/** What the foreground result depends on besides the command's own outcome. */
+export interface ForegroundContext {
+  /** The Hermes followed: which optional fields the result has. */
+  release: HermesRelease;
+  /** The directory the command started in (its workdir or the session's cwd). */
+  startedIn?: string;
+  /** The longest timeout this caller may ask for (the advice of the exit-124 hint). */
+  maxTimeoutSeconds: number;
+}
+
+function realPath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * The foreground result (output, exit_code, error, exit_code_meaning when it applies), as
- * terminal_tool answers. Its output goes through Hermes' terminal output pipeline: the bounded
- * capture (40% head / 60% tail, notice inside the budget, the timeout line kept) -> ANSI strip ->
- * strip surrounding whitespace, and is marked as the command's, so the pipeline redacts it as
- * redact_terminal_output does for that command (redactCommandResult). With it, the output in its
- * colours for the result view, when it has any (core/styled.ts).
+ * Where the command ended, when that is not where it started (Hermes' `cwd` field). A command cut
+ * off by its deadline, or one whose directory could not be entered, reports nothing: Hermes'
+ * wrapper never reached its cwd marker either.
  */
-export function foregroundOutcome(r: ExecResult, command: string, timeoutSeconds: number, maxChars: number): ToolOutcome {
+function changedDirectory(r: ExecResult, startedIn: string | undefined): string | undefined {
+  if (r.timedOut || r.cwd === undefined || startedIn === undefined) return undefined;
+  const from = realPath(startedIn);
+  if (from === undefined) return undefined;
+  return (realPath(r.cwd) ?? r.cwd) !== from ? r.cwd : undefined;
+}
+
+/**
+ * The foreground result (output, exit_code, error, then cwd, exit_code_meaning and hint when they
+ * apply, in Hermes' order), as terminal_tool answers for the Hermes followed. Its output goes
+ * through Hermes' terminal output pipeline: the bounded capture (40% head / 60% tail, notice
+ * inside the budget, the timeout line kept) -> ANSI strip -> strip surrounding whitespace, and is
+ * marked as the command's, so the pipeline redacts it as redact_terminal_output does for that
+ * command (redactCommandResult). With it, the output in its colours for the result view, when it
+ * has any (core/styled.ts).
+ */
+export function foregroundOutcome(r: ExecResult, command: string, timeoutSeconds: number, maxChars: number, context: ForegroundContext): ToolOutcome {
+  const { release } = context;
   const exitCode = r.timedOut ? 124 : r.exitCode;
   const captured = capture(r.output, maxChars, r.timedOut ? `\n[Command timed out after ${timeoutSeconds}s]` : '');
   const text = pythonStrip(stripAnsi(captured));
-  const meaning = exitCodeMeaning(command, exitCode);
+  const hints = release.has('terminal-failure-hints');
+  const meaning = exitCodeMeaning(command, exitCode, hints);
+  const cwd = release.has('terminal-result-cwd') ? changedDirectory(r, context.startedIn) : undefined;
+  const hint = hints ? terminalHint(command, exitCode, text, meaning, context.maxTimeoutSeconds) : undefined;
   const twin = styledTwin(captured, text);
   return {
-    structured: { output: commandOutput(text, command), exit_code: exitCode, error: null, ...(meaning !== undefined ? { exit_code_meaning: meaning } : {}) },
+    structured: {
+      output: commandOutput(text, command),
+      exit_code: exitCode,
+      error: null,
+      ...(cwd !== undefined ? { cwd } : {}),
+      ...(meaning !== undefined ? { exit_code_meaning: meaning } : {}),
+      ...(hint !== undefined ? { hint } : {}),
+    },
     ...(twin !== undefined ? { styled: { output: twin } } : {}),
   };
 }
@@ -151,15 +203,19 @@ function looksLikeHelpOrVersion(command: string): boolean {
   return n.includes(' --help') || n.endsWith(' -h') || n.includes(' --version') || n.endsWith(' -v');
 }
 
-/** Quoted text removed, so keywords inside strings never count (Hermes' _strip_quotes). */
-function withoutQuotedText(command: string): string {
-  return command.replace(/'[^']*'/g, "''").replace(/"(?:[^"\\]|\\.)*"/g, '""').replace(/`[^`]*`/g, '``');
+/**
+ * Quoted text removed, so keywords inside strings never count (Hermes' _strip_quotes); with
+ * `heredocs` (Hermes since 0.22.2), inert heredoc bodies first (heredoc.ts).
+ */
+function withoutQuotedText(command: string, heredocs: boolean): string {
+  const visible = heredocs ? stripInertHeredocBodies(command) : command;
+  return visible.replace(/'[^']*'/g, "''").replace(/"(?:[^"\\]|\\.)*"/g, '""').replace(/`[^`]*`/g, '``');
 }
 
 /** Why a foreground command should be a job instead, or undefined. */
-export function foregroundBackgroundGuidance(command: string): string | undefined {
+export function foregroundBackgroundGuidance(command: string, release: HermesRelease): string | undefined {
   if (looksLikeHelpOrVersion(command)) return undefined;
-  const unquoted = withoutQuotedText(command);
+  const unquoted = withoutQuotedText(command, release.has('terminal-heredoc-masking'));
   if (SHELL_LEVEL_BACKGROUND_RE.test(unquoted)) {
     return 'Foreground command uses shell-level background wrappers (nohup/disown/setsid). Run it as a job (job_prepare + job_start) so the gateway can track the process, then run readiness checks and tests in separate commands.';
   }
@@ -175,49 +231,106 @@ export function foregroundBackgroundGuidance(command: string): string | undefine
 const LONG_WORK_REFUSED = `${ErrorCode.LONG_RUNNING_OPERATION_REQUIRES_JOB}, before anything runs`;
 const USE_A_JOB = 'For long or background work use a job: session_open, job_prepare(command, workdir), job_start, then job_status.';
 
-export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime): ToolDefinition {
+/**
+ * terminal's input schema for the Hermes followed: Hermes' own properties (TERMINAL_SCHEMA: names,
+ * types, minimums, defaults), each described by what the gateway does with it. Hermes' field
+ * names are kept so Hermes-shaped calls validate and get the refusal that says what to do, instead
+ * of a schema error; each refused field says so in its description. From Hermes' notify
+ * parameters on, notify_on_complete and watch_patterns stay as the legacy aliases Hermes still
+ * accepts, and a foreground heartbeat is accepted and ignored, as Hermes does (upstream #119196).
+ */
+export function terminalSchema(release: HermesRelease, maxTimeout: number): ToolDefinition['inputSchema'] {
+  const notifyParameters = release.has('terminal-notify-parameters');
+  const legacy = notifyParameters ? ' A legacy alias of notify, accepted like it.' : '';
+  const notificationProperties: Record<string, unknown> = {
+    ...(notifyParameters
+      ? {
+          notify: {
+            anyOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'string' } }],
+            description: `Refused when true or a non-empty list of patterns (${LONG_WORK_REFUSED}): nothing is delivered to the client later, and output is not watched. ${USE_A_JOB} job_status(wait_seconds) waits for the end and shows the output tail. false or [] runs the command.`,
+          },
+          heartbeat: {
+            type: 'integer',
+            minimum: 0,
+            default: 0,
+            description: 'Accepted and ignored: it only applies to background processes, and direct terminal runs the command in the foreground (as Hermes drops it from a foreground call).',
+          },
+        }
+      : {}),
+    notify_on_complete: {
+      type: 'boolean',
+      default: false,
+      description: `Refused when true (${LONG_WORK_REFUSED}): nothing is delivered to the client later. ${USE_A_JOB} job_status(wait_seconds) waits for the end.${legacy}`,
+    },
+    watch_patterns: {
+      type: 'array',
+      items: { type: 'string' },
+      description: `Refused when non-empty (${LONG_WORK_REFUSED}): output is not watched in the background. ${USE_A_JOB} job_status shows its output tail.${legacy}`,
+    },
+    ...(release.has('terminal-persist-on-release')
+      ? {
+          persist_on_release: {
+            type: 'boolean',
+            default: false,
+            description: `Refused when true (${LONG_WORK_REFUSED}): a foreground command ends with its call. A job already outlives the session that started it. ${USE_A_JOB}`,
+          },
+        }
+      : {}),
+  };
+  const workdir = release.has('terminal-workdir-transient')
+    ? "Directory to run this command in (inside the allowed roots); default the session's current directory, which a workdir does not change."
+    : "Directory to run in (inside the allowed roots); default the session's current directory.";
+  return {
+    type: 'object',
+    properties: {
+      command: { type: 'string', minLength: 1, maxLength: 65536, description: "The shell command, run in bash in the session's cwd." },
+      background: {
+        type: 'boolean',
+        default: false,
+        description: `Refused when true (${LONG_WORK_REFUSED}): direct terminal never backgrounds a command. ${USE_A_JOB}`,
+      },
+      timeout: {
+        type: 'integer',
+        minimum: 1,
+        description: `Seconds before the command is killed (exit code 124); default and maximum ${maxTimeout}. A larger value is refused (${LONG_WORK_REFUSED}), never turned into a background process. ${USE_A_JOB}`,
+      },
+      workdir: { type: 'string', minLength: 1, maxLength: 4096, description: workdir },
+      pty: {
+        type: 'boolean',
+        default: false,
+        description: `Refused when true (${LONG_WORK_REFUSED}): there is no pseudo-terminal, so interactive programs cannot run here; pass their input non-interactively (flags, a here-document). ${USE_A_JOB}`,
+      },
+      ...notificationProperties,
+    },
+    required: ['command'],
+    additionalProperties: false,
+  };
+}
+
+/** What a call asks for that direct terminal refuses before anything runs (empty: nothing). */
+function refusedArguments(args: Record<string, unknown>, release: HermesRelease, maxTimeout: number): string[] {
+  const truthyList = (v: unknown) => Array.isArray(v) && v.length > 0;
+  const reasons: string[] = [];
+  if (args.background === true) reasons.push('background=true');
+  if (args.pty === true) reasons.push('pty=true');
+  if (release.has('terminal-notify-parameters') && (args.notify === true || truthyList(args.notify))) reasons.push('notify');
+  if (args.notify_on_complete === true) reasons.push('notify_on_complete');
+  if (truthyList(args.watch_patterns)) reasons.push('watch_patterns');
+  if (release.has('terminal-persist-on-release') && args.persist_on_release === true) reasons.push('persist_on_release=true');
+  if (typeof args.timeout === 'number' && args.timeout > maxTimeout) reasons.push(`timeout=${args.timeout} (direct terminal allows at most ${maxTimeout} s)`);
+  return reasons;
+}
+
+export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime, release: HermesRelease): ToolDefinition {
   const { limits, roots } = { limits: runtime.config.limits, roots: runtime.config.roots };
   const maxTimeout = limits.terminalMaxTimeoutSeconds;
+  const transientWorkdir = release.has('terminal-workdir-transient');
   approvalPolicy(); // a broken policy/dangerous-commands.json fails startup, not the first command
+  const cwdNote = release.has('terminal-result-cwd') ? ' When a command changes directory, the result\'s cwd says where it ended.' : '';
   return {
     name: 'terminal',
-    description: `Run a short foreground shell command (at most ${maxTimeout} s; timeout=${maxTimeout} when omitted) on the Hermes host. cwd and exported variables persist per session (session_token or MCP session). Background, PTY, notification options or longer timeouts are refused: use job_prepare/job_start for builds, tests and deploys, or execute_code with hermes_tools.terminal for independent pipelines.`,
-    inputSchema: {
-      type: 'object',
-      // Hermes' field names are kept so Hermes-shaped calls validate and get the refusal that says
-      // what to do, instead of a schema error; each refused field says so in its description.
-      properties: {
-        command: { type: 'string', minLength: 1, maxLength: 65536, description: 'The shell command, run in bash in the session\'s cwd.' },
-        background: {
-          type: 'boolean',
-          default: false,
-          description: `Refused when true (${LONG_WORK_REFUSED}): direct terminal never backgrounds a command. ${USE_A_JOB}`,
-        },
-        timeout: {
-          type: 'integer',
-          minimum: 1,
-          description: `Seconds before the command is killed (exit code 124); default and maximum ${maxTimeout}. A larger value is refused (${LONG_WORK_REFUSED}). ${USE_A_JOB}`,
-        },
-        workdir: { type: 'string', minLength: 1, maxLength: 4096, description: 'Directory to run in (inside the allowed roots); default the session\'s current directory.' },
-        pty: {
-          type: 'boolean',
-          default: false,
-          description: `Refused when true (${LONG_WORK_REFUSED}): there is no pseudo-terminal, so interactive programs cannot run here; pass their input non-interactively (flags, a here-document). ${USE_A_JOB}`,
-        },
-        notify_on_complete: {
-          type: 'boolean',
-          default: false,
-          description: `Refused when true (${LONG_WORK_REFUSED}): nothing is delivered to the client later. ${USE_A_JOB} job_status(wait_seconds) waits for the end.`,
-        },
-        watch_patterns: {
-          type: 'array',
-          items: { type: 'string' },
-          description: `Refused when non-empty (${LONG_WORK_REFUSED}): output is not watched in the background. ${USE_A_JOB} job_status shows its output tail.`,
-        },
-      },
-      required: ['command'],
-      additionalProperties: false,
-    },
+    description: `Run a short foreground shell command (at most ${maxTimeout} s; timeout=${maxTimeout} when omitted) on the Hermes host. cwd and exported variables persist per session (session_token or MCP session).${cwdNote} Background, PTY, notification options or longer timeouts are refused: use job_prepare/job_start for builds, tests and deploys, or execute_code with hermes_tools.terminal for independent pipelines.`,
+    inputSchema: terminalSchema(release, maxTimeout),
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true, idempotentHint: false },
     requiresOwner: true,
     holdsLease: true,
@@ -238,20 +351,16 @@ export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime): ToolDe
           { pattern_key: verdict.key },
         );
       }
-      // The Execution Guard: every refusal happens before anything runs.
-      const reasons: string[] = [];
-      if (args.background === true) reasons.push('background=true');
-      if (args.pty === true) reasons.push('pty=true');
-      if (args.notify_on_complete === true) reasons.push('notify_on_complete');
-      if (Array.isArray(args.watch_patterns) && args.watch_patterns.length > 0) reasons.push('watch_patterns');
-      if (typeof args.timeout === 'number' && args.timeout > maxTimeout) reasons.push(`timeout=${args.timeout} (direct terminal allows at most ${maxTimeout} s)`);
+      // The Execution Guard: every refusal happens before anything runs. (heartbeat is never
+      // refused: on a foreground call it means nothing, and Hermes drops it.)
+      const reasons = refusedArguments(args, release, maxTimeout);
       if (reasons.length > 0) {
         throw new GatewayError(
           ErrorCode.LONG_RUNNING_OPERATION_REQUIRES_JOB,
           `direct terminal runs short foreground commands only; refused before execution: ${reasons.join(', ')}. Use job_prepare + job_start (with a session_token) for long or background work.`,
         );
       }
-      const guidance = foregroundBackgroundGuidance(command);
+      const guidance = foregroundBackgroundGuidance(command, release);
       if (guidance) {
         // Hermes' refusal shape (output, exit_code -1, status "error") under the gateway's code.
         throw new GatewayError(ErrorCode.LONG_RUNNING_OPERATION_REQUIRES_JOB, guidance, { output: '', exit_code: -1, status: 'error' });
@@ -264,8 +373,14 @@ export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime): ToolDe
       }
       const workdir = typeof args.workdir === 'string' ? await resolveInsideRoots(args.workdir, roots) : undefined;
       const timeoutSeconds = (args.timeout as number | undefined) ?? maxTimeout;
-      const r = await pool.run(ctx.owner.id, command, { timeoutSeconds, signal: ctx.signal, ...(workdir ? { workdir } : {}) });
-      return foregroundOutcome(r, command, timeoutSeconds, limits.terminalOutputMaxChars);
+      const r = await pool.run(ctx.owner.id, command, {
+        timeoutSeconds,
+        signal: ctx.signal,
+        agentEnvironment: release.has('terminal-agent-environment'),
+        // Where a command with a workdir ended becomes the session's cwd only before Hermes made workdir per call.
+        ...(workdir ? { workdir, recordCwd: !transientWorkdir } : {}),
+      });
+      return foregroundOutcome(r, command, timeoutSeconds, limits.terminalOutputMaxChars, { release, startedIn: r.startedIn, maxTimeoutSeconds: maxTimeout });
     },
   };
 }

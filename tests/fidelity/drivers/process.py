@@ -1,9 +1,11 @@
 """Hermes' `process` tool (tools/process_registry.py, its registered handler _handle_process) on
 background processes started by Hermes' terminal (tools/terminal_tool.py terminal_tool,
 background=true, local backend) in the case's directory, on a pseudo-terminal when the case says
-`pty`. Each case: {"dir", "command", "pty", "steps", "action"}; a step is a process action (its
-answer dropped) or {"sleep": seconds}; `session_id` is filled in with the case's process unless the
-action gives its own (null: left out). The answer is {"process": the started id, "result": the
+`pty`, with persist_on_release=true where Hermes has it (the gateway's processes are jobs, which
+outlive their session). Each case: {"dir", "command", "pty", "steps", "action"}; a step is a process
+action (its answer dropped) or {"sleep": seconds}; `session_id` is filled in with the case's process
+unless the action gives its own (null: left out; {"prefix": n}: the process id's first n
+characters). The answer is {"process": the started id, "result": the
 last action's answer}. Every process left running is killed at the end.
 
 The case's task id is its session key too (tools/approval.py set_current_session_key, as a Hermes
@@ -14,6 +16,7 @@ from the first chunk read; when they arrive in two chunks the second survives, s
 that same cleaner to the buffer before each action (and to the output a wait answers with),
 making the answer independent of read timing."""
 
+import inspect
 import json
 import os
 import sys
@@ -22,9 +25,16 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from oracle import serve  # noqa: E402
 
-from tools.approval import reset_current_session_key, set_current_session_key  # noqa: E402
+try:  # Hermes 0.22 moved the session key to tools/approval_context.py
+    from tools.approval_context import reset_current_session_key, set_current_session_key  # noqa: E402
+except ImportError:
+    from tools.approval import reset_current_session_key, set_current_session_key  # noqa: E402
 from tools.process_registry import ProcessRegistry, _handle_process, process_registry  # noqa: E402
 from tools.terminal_tool import terminal_tool  # noqa: E402
+
+# The gateway's background processes are jobs, which outlive their session: Hermes'
+# persist_on_release=true, where its terminal_tool has it.
+PERSIST = {"persist_on_release": True} if "persist_on_release" in inspect.signature(terminal_tool).parameters else {}
 
 
 def act(args, proc_id, task):
@@ -40,6 +50,8 @@ def act(args, proc_id, task):
         call["session_id"] = proc_id
     elif call["session_id"] is None:
         del call["session_id"]
+    elif isinstance(call["session_id"], dict):  # {"prefix": n}: the first n characters of the process id
+        call["session_id"] = proc_id[: call["session_id"]["prefix"]]
     # list filters by the session key (set in handle); the other actions name their process.
     answer = json.loads(_handle_process(call, task_id=None if call.get("action") == "list" else task))
     # An action that waits (wait) reads output that arrived after the cleaning above: the same
@@ -66,7 +78,7 @@ def handle(case, request):
 
 
 def run(case, task):
-    started = json.loads(terminal_tool(case["command"], background=True, task_id=task, workdir=case["dir"], pty=case.get("pty", False)))
+    started = json.loads(terminal_tool(case["command"], background=True, task_id=task, workdir=case["dir"], pty=case.get("pty", False), **PERSIST))
     proc_id = started["session_id"]
     try:
         for step in case.get("steps", []):

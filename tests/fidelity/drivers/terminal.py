@@ -1,8 +1,10 @@
-"""Hermes' foreground terminal (tools/terminal_tool.py terminal_tool, local backend) on each case:
-{"dir", "before": [commands], "args": {...}}. Each case runs under a task id of its own, whose first
-command is `cd` into the case's directory (so its session cwd record starts there, as the gateway's
-fresh session does); the `before` commands run next and their answers are dropped; the answer is
-that of `args`."""
+"""Hermes' foreground terminal (tools/terminal_tool.py, local backend), called through its registered
+handler _handle_terminal as Hermes' dispatch calls it (so its argument rules apply: the notify
+mapping, the foreground refusals, a foreground heartbeat dropped), on each case:
+{"dir", "before": [commands or argument objects], "args": {...}}. Each case runs under a task id of
+its own, whose first command is `cd` into the case's directory (so its session cwd record starts
+there, as the gateway's fresh session does); the `before` calls run next and their answers are
+dropped; the answer is that of `args`."""
 
 import json
 import os
@@ -12,15 +14,19 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from oracle import serve  # noqa: E402
 
-from tools.terminal_tool import terminal_tool  # noqa: E402
+from tools.terminal_tool import _handle_terminal  # noqa: E402
+
+
+def run(args, task):
+    return json.loads(_handle_terminal(dict(args), task_id=task))
 
 
 def handle(case, request):
     task = f"fidelity-{case['id']}"
-    terminal_tool(f"cd {shlex.quote(case['dir'])}", task_id=task)
-    for command in case.get("before", []):
-        terminal_tool(command, task_id=task)
-    return json.loads(terminal_tool(task_id=task, **case["args"]))
+    run({"command": f"cd {shlex.quote(case['dir'])}"}, task)
+    for before in case.get("before", []):
+        run(before if isinstance(before, dict) else {"command": before}, task)
+    return run(case["args"], task)
 
 
 serve(handle)

@@ -227,11 +227,11 @@ test('checks run in Hermes\' order: token before allowlist, allowlist before cap
   });
 });
 
-test('terminal loses background, pty, notify_on_complete and watch_patterns before dispatch', async (t) => {
+test('terminal loses background, pty, notify_on_complete, watch_patterns, notify, heartbeat and persist_on_release before dispatch', async (t) => {
   const { calls, client } = await serve(t);
   await client.request({
     tool: 'terminal',
-    args: { command: 'make', timeout: 10, workdir: '/w', background: true, pty: true, notify_on_complete: true, watch_patterns: ['x'] },
+    args: { command: 'make', timeout: 10, workdir: '/w', background: true, pty: true, notify_on_complete: true, watch_patterns: ['x'], notify: true, heartbeat: 60, persist_on_release: true },
     token: TOKEN,
   });
   assert.deepEqual(calls, [{ tool: 'terminal', args: { command: 'make', timeout: 10, workdir: '/w' } }]);
