@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { test } from 'node:test';
+import { satisfies } from '@renovatebot/pep440';
 import { appliesTo } from '../../scripts/differences-from-hermes.js';
 import { HermesRelease } from '../../supervisor/platform/hermes/release.js';
 import { viaBridge } from '../helpers/gateway.js';
@@ -22,16 +24,32 @@ interface LinesSpec {
   then?: string;
 }
 
+/** A named pipe (Hermes after 0.19 answers it by its kind; 0.19 would wait for a writer). */
+interface FifoSpec {
+  fifo: true;
+}
+
 interface ReadCase extends FidelityCase {
-  files?: Record<string, FileSpec | LinesSpec>;
+  files?: Record<string, FileSpec | LinesSpec | FifoSpec>;
   args: { path: string; offset?: unknown; limit?: unknown };
   /** Also compared from a gateway whose result cap does not bind (the read budget's cases). */
   wide_result_cap?: boolean;
+  /** The Hermes versions compared with (a PEP 440 specifier); every one when absent. */
+  hermes?: string;
+  /**
+   * false: not compared through hermes_tools. Only for a case whose answer there is the stub's own
+   * default limit (`hermes_tools.read_file(path)`), which the hermes_tools surface compares
+   * (its sig-read_file case), not read_file's.
+   */
+  hermes_tools?: boolean;
 }
 
+const isFifo = (spec: FileSpec | LinesSpec | FifoSpec): spec is FifoSpec => typeof spec === 'object' && 'fifo' in spec;
 const fileSpec = (spec: FileSpec | LinesSpec): FileSpec =>
   typeof spec === 'object' && 'line' in spec ? { repeat: spec.line.repeat(spec.width) + '\n', times: spec.times, then: spec.then } : spec;
-const filesOf = (c: ReadCase): Record<string, FileSpec> => Object.fromEntries(Object.entries(c.files ?? {}).map(([k, v]) => [k, fileSpec(v)]));
+const filesOf = (c: ReadCase): Record<string, FileSpec> =>
+  Object.fromEntries(Object.entries(c.files ?? {}).flatMap(([k, v]) => (isFifo(v) ? [] : [[k, fileSpec(v)] as const])));
+const fifosOf = (c: ReadCase): string[] => Object.entries(c.files ?? {}).flatMap(([k, v]) => (isFifo(v) ? [k] : []));
 
 /** Calls per execute_code script: a script may make 50 tool calls (Hermes' cap, and the gateway's). */
 const SCRIPT_CALLS = 40;
@@ -39,7 +57,7 @@ const SCRIPT_CALLS = 40;
 const WIDE_RESULT_CAP = 1_000_000;
 
 const fx = new SurfaceFixture('read');
-const cases = loadCases<ReadCase>('read_file');
+const cases = loadCases<ReadCase>('read_file').filter((c) => c.hermes === undefined || satisfies(hermes().version, c.hermes));
 let gwWide: FidelityGateway | undefined;
 let hermesSeen: Answers = new Map();
 const gatewaySeen = new Map<string, Answers>();
@@ -75,7 +93,10 @@ compareSurface<ReadCase>({
   cases,
   fixture: fx,
   async setUp() {
-    for (const c of cases) writeFiles(join(fx.ws, c.id), filesOf(c));
+    for (const c of cases) {
+      writeFiles(join(fx.ws, c.id), filesOf(c));
+      for (const name of fifosOf(c)) execFileSync('mkfifo', [join(fx.ws, c.id, name)]);
+    }
     await fx.gateway();
     gwWide = await fx.gateway({ home: fx.hermesHome('gw-wide'), limits: { maxOutputChars: WIDE_RESULT_CAP } });
   },
@@ -87,8 +108,9 @@ compareSurface<ReadCase>({
     mcp: async (list) => seen('mcp', await oneByOne(list, async (c) => norm(await fx.gw.call('read_file', argsOf(c))))),
     async hermes_tools(list) {
       const answers = new Map<string, unknown>();
-      for (let i = 0; i < list.length; i += SCRIPT_CALLS) {
-        const chunk = list.slice(i, i + SCRIPT_CALLS);
+      const viaScript = list.filter((c) => c.hermes_tools !== false);
+      for (let i = 0; i < viaScript.length; i += SCRIPT_CALLS) {
+        const chunk = viaScript.slice(i, i + SCRIPT_CALLS);
         const results = await hermesToolsViaFile(chunk.map((c) => ['read_file', argsOf(c)]));
         chunk.forEach((c, j) => answers.set(c.id, norm(results[j])));
       }
