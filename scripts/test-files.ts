@@ -57,6 +57,7 @@ export const EVERY_HERMES: readonly string[] = [
   'doctor/hermes-agent', // which Hermes the gateway fronts
   'platform/hermes/',
   'gates/real-hermes',
+  'tools/files/read-documents-hermes', // read_file's documents through Hermes' own extractor
 ];
 
 /** `files` (paths under tests/) that run against `pin`. */

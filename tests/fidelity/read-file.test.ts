@@ -8,6 +8,7 @@ import { appliesTo } from '../../scripts/differences-from-hermes.js';
 import { HermesRelease } from '../../supervisor/platform/hermes/release.js';
 import { viaBridge } from '../helpers/gateway.js';
 import { hermes } from '../helpers/hermes.js';
+import { toolServerStandIn } from '../helpers/hermes-tools.js';
 import { compareSurface, differingFields, divergences, errorAsHermes, loadCases, normalise, normalisedAnswers, oneByOne, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
 import { writeFiles, type FidelityGateway, type FileSpec } from './workspace.js';
 
@@ -29,8 +30,15 @@ interface FifoSpec {
   fifo: true;
 }
 
+/** `template` with `{fill}` replaced by `fill` repeated `times` times (a large document, small in the case file). */
+interface TemplateSpec {
+  template: string;
+  fill: string;
+  times: number;
+}
+
 interface ReadCase extends FidelityCase {
-  files?: Record<string, FileSpec | LinesSpec | FifoSpec>;
+  files?: Record<string, FileSpec | LinesSpec | FifoSpec | TemplateSpec>;
   args: { path: string; offset?: unknown; limit?: unknown };
   /** Also compared from a gateway whose result cap does not bind (the read budget's cases). */
   wide_result_cap?: boolean;
@@ -44,9 +52,13 @@ interface ReadCase extends FidelityCase {
   hermes_tools?: boolean;
 }
 
-const isFifo = (spec: FileSpec | LinesSpec | FifoSpec): spec is FifoSpec => typeof spec === 'object' && 'fifo' in spec;
-const fileSpec = (spec: FileSpec | LinesSpec): FileSpec =>
-  typeof spec === 'object' && 'line' in spec ? { repeat: spec.line.repeat(spec.width) + '\n', times: spec.times, then: spec.then } : spec;
+type CaseFile = FileSpec | LinesSpec | FifoSpec | TemplateSpec;
+const isFifo = (spec: CaseFile): spec is FifoSpec => typeof spec === 'object' && 'fifo' in spec;
+function fileSpec(spec: Exclude<CaseFile, FifoSpec>): FileSpec {
+  if (typeof spec === 'object' && 'line' in spec) return { repeat: spec.line.repeat(spec.width) + '\n', times: spec.times, then: spec.then };
+  if (typeof spec === 'object' && 'template' in spec) return spec.template.split('{fill}').join(spec.fill.repeat(spec.times));
+  return spec;
+}
 const filesOf = (c: ReadCase): Record<string, FileSpec> =>
   Object.fromEntries(Object.entries(c.files ?? {}).flatMap(([k, v]) => (isFifo(v) ? [] : [[k, fileSpec(v)] as const])));
 const fifosOf = (c: ReadCase): string[] => Object.entries(c.files ?? {}).flatMap(([k, v]) => (isFifo(v) ? [k] : []));
@@ -97,8 +109,13 @@ compareSurface<ReadCase>({
       writeFiles(join(fx.ws, c.id), filesOf(c));
       for (const name of fifosOf(c)) execFileSync('mkfifo', [join(fx.ws, c.id, name)]);
     }
-    await fx.gateway();
-    gwWide = await fx.gateway({ home: fx.hermesHome('gw-wide'), limits: { maxOutputChars: WIDE_RESULT_CAP } });
+    // The gateways front the compared Hermes' interpreter (its own document extractor, which read_file
+    // calls), with the tool server's stand-in in place of Hermes' own (read_file's answers do not come
+    // from it) not offering vision_analyze, whose being served changes read_file's binary refusals
+    // (compared as read-file-vision-pointer-when-served).
+    const env = { HERMES_AGENT_PYTHON: hermes().python, HERMES_MCP_HERMES_TOOLS_COMMAND: toolServerStandIn(fx.dir('tool-server'), '--without', 'vision_analyze').command };
+    await fx.gateway({ env });
+    gwWide = await fx.gateway({ env, home: fx.hermesHome('gw-wide'), limits: { maxOutputChars: WIDE_RESULT_CAP } });
   },
   async hermes(list) {
     hermesSeen = normalisedAnswers(await fx.driver('read_file.py', { cases: list.map((c) => ({ id: c.id, args: argsOf(c) })) }, { TERMINAL_CWD: fx.ws }), norm);

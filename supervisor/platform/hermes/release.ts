@@ -69,6 +69,26 @@ const FILE_TOOL_CHANGES = {
     since: '0.22.2',
     what: 'read_file counts unresolved merge-conflict blocks in a page (conflict_blocks and a _hint) (tools/file_operations_common.py count_conflict_blocks; first run)',
   },
+  readDocumentNotebookOutputs: {
+    since: '0.22.2',
+    what: "read_file shows a notebook's code-cell outputs after each cell (tools/read_extract.py _notebook_outputs; first run)",
+  },
+  readDocumentPhoneticTextSkipped: {
+    since: '0.22.2',
+    what: 'read_file leaves ruby guides (w:rt) out of .docx text and phonetic runs (rPh) out of .xlsx strings (tools/read_extract.py _extract_docx, _xlsx_string_text; first run)',
+  },
+  readDocumentSqlite: {
+    since: '0.22.2',
+    what: 'read_file shows a .db/.sqlite/.sqlite3 file as its schema, row counts and first rows (tools/read_extract.py _extract_sqlite; first run)',
+  },
+  readDocumentAnydoc: {
+    since: '0.22.2',
+    what: 'read_file renders PDF, legacy and OpenXML Office, OpenDocument, RTF and EPUB files as Markdown with firecrawl-anydoc (tools/read_extract.py ANYDOC_EXTENSIONS, extract_document_bytes; first run)',
+  },
+  readDocumentFailuresReported: {
+    since: '0.22.2',
+    what: "read_file refuses a binary document it cannot render with the reason ('Cannot read … document extraction failed — …') instead of reading it as a file (tools/file_tools.py _read_extracted_document; first run)",
+  },
 } as const satisfies Record<string, HermesChange>;
 
 /** terminal, process_manage, execute_code's terminal (supervisor/tools/processes/, execute-code/). */

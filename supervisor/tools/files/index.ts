@@ -1,4 +1,5 @@
 import type { ToolDefinition } from '../../core/tool-types.js';
+import type { HermesCaller } from '../../platform/hermes/call.js';
 import type { HermesRelease } from '../../platform/hermes/release.js';
 import type { FileAccess } from '../../platform/roots.js';
 import { patchTool } from './patch.js';
@@ -78,6 +79,12 @@ interface FileToolDeps {
   searchPath?: string;
   /** The Hermes the tools follow (release.ts); the newest the gateway knows when absent. */
   release?: HermesRelease;
+  /** Calls of Hermes' own functions (read_file's document extractor); none in a bare composition. */
+  hermes?: HermesCaller;
+  /** How long Hermes' document extractor may take for one document (`readFileDocumentTimeoutSeconds`). */
+  readFileDocumentTimeoutSeconds?: number;
+  /** The workers' transport cap (`workerTransportMaxBytes`), which bounds a document handed to Hermes. */
+  workerTransportMaxBytes?: number;
 }
 
 /** read_file, write_file, patch, search_files — in that order. */

@@ -1,14 +1,16 @@
 import { statSync, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import { defaultLimits } from '../../../shared/limits.js';
+import { maxFrameBytes } from '../../../shared/worker-protocol/caps.js';
 import { HermesRelease } from '../../platform/hermes/release.js';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../../core/tool-types.js';
 import { fileExtension, hasBinaryExtension } from './fs-util.js';
 import { resolveToolPath } from './confine.js';
 import { isExtractableDocument, splitLines } from './read-extract.js';
-import { extractedDocument } from './read-document.js';
+import { readDocument, type DocumentDeps } from './read-document.js';
 import { fitReadBudget, numbered } from './read-format.js';
-import { readText, type ReadFileDeps, type ReadRules } from './read-text.js';
+import { pageLines, readText, type ReadFileDeps, type ReadRules } from './read-text.js';
 import { onLocalFileSystem } from './local-fs.js';
 import { requireString } from './paths.js';
 import { checkedPath, deviceError, isBlockedDevice, readVerdict } from './sensitive-paths.js';
@@ -58,6 +60,14 @@ export function readRules(release: HermesRelease): ReadRules {
     specialFileNote: release.has('readFileSpecialFileNote'),
     truncatedLinesFlag: release.has('readFileTruncatedLinesFlag'),
     conflictBlocks: release.has('readFileConflictBlocks'),
+    linesAsCatN: release.has('readFileLinesAsCatN'),
+    documents: {
+      notebookOutputs: release.has('readDocumentNotebookOutputs'),
+      phoneticSkipped: release.has('readDocumentPhoneticTextSkipped'),
+      sqlite: release.has('readDocumentSqlite'),
+      anydoc: release.has('readDocumentAnydoc'),
+    },
+    documentFailures: release.has('readDocumentFailuresReported'),
   };
 }
 
@@ -93,8 +103,24 @@ function documentPage(text: string, size: number, offset: number, limit: number,
   const result: Record<string, unknown> = { content: '', total_lines: lines.length, file_size: size, truncated: lines.length > end, extracted_document: true };
   if (result.truncated) result.hint = `Use offset=${end + 1} to continue reading (showing ${offset}-${Math.min(end, lines.length)} of ${lines.length} lines)`;
   // Upstream numbers the page only when its text is not empty (a page of one empty line shows nothing).
-  if (page.join('\n') !== '') fitReadBudget(result, numbered(page, offset), offset, lines.length, maxJson, rules.truncatedLinesFlag);
+  if (page.join('\n') !== '') fitReadBudget(result, numbered(pageLines(page, rules), offset), offset, lines.length, maxJson, rules.truncatedLinesFlag);
   return result;
+}
+
+/** How long Hermes' extractor may take when no limit was configured (policy/default-limits.json's). */
+const DOCUMENT_TIMEOUT_SECONDS = 60;
+/** A call frame's room besides the base64 of the document (its type, id, module, op and path). */
+const CALL_FRAME_ROOM = 8192;
+
+/** The documents' dependencies, from read_file's. */
+function documentDeps(deps: ReadFileDeps): DocumentDeps {
+  const frame = maxFrameBytes(deps.workerTransportMaxBytes ?? defaultLimits().workerTransportMaxBytes);
+  return {
+    readFileScanMaxBytes: deps.readFileScanMaxBytes,
+    ...(deps.hermes ? { hermes: deps.hermes } : {}),
+    documentTimeoutMs: (deps.readFileDocumentTimeoutSeconds ?? DOCUMENT_TIMEOUT_SECONDS) * 1000,
+    documentTransportMaxBytes: Math.max(0, Math.floor(((frame - CALL_FRAME_ROOM) * 3) / 4)),
+  };
 }
 
 /** Hermes `_special_file_kind`: what a FIFO, socket or device is called, or null for anything else. */
@@ -138,12 +164,21 @@ export async function readFile(deps: ReadFileDeps, rules: ReadRules, args: Recor
   // for documents, documents, binary extension, the rest's credential check, then the read.
   if (await isBlockedDevice(checked)) throw deviceError(input);
   if (rules.specialFileNote) await refuseSpecialFile(checked.real, input);
-  const extractable = isExtractableDocument(checked.real);
+  const extractable = isExtractableDocument(checked.real, rules.documents);
   const verdict = extractable ? await readVerdict(checked, input, deps.hermesHome) : null;
   if (verdict?.blocked) throw new GatewayError(ErrorCode.FILE_BLOCKED, verdict.blocked);
   if (extractable) {
-    const doc = await extractedDocument(checked.real, deps.readFileScanMaxBytes, ctx.signal);
-    if (doc) return { structured: documentPage(doc.text, doc.size, offset, limit, maxJson, rules), secretFile: verdict?.secretFile === true };
+    const doc = await readDocument(documentDeps(deps), checked.real, input, { ...rules.documents, displayPath: checked.real }, ctx.signal);
+    if (doc.kind === 'text') return { structured: documentPage(doc.text, doc.size, offset, limit, maxJson, rules), secretFile: verdict?.secretFile === true };
+    // Hermes after 0.19 refuses a binary document it cannot render with the reason; a notebook (and
+    // anything in 0.19) is then read as any file.
+    const ext = fileExtension(checked.real);
+    if (rules.documentFailures && ext !== '.ipynb' && !doc.message.startsWith('Unsupported document type')) {
+      throw new GatewayError(
+        ErrorCode.FILE_EXTRACTION_FAILED,
+        `Cannot read '${input}' (${ext}): document extraction failed — ${doc.message}. Use terminal utilities to inspect or convert the file.`,
+      );
+    }
   }
   if (hasBinaryExtension(checked.real)) {
     const ext = fileExtension(checked.real);

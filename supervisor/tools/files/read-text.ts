@@ -1,11 +1,13 @@
 import { constants as fsConstants } from 'node:fs';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import type { HermesCaller } from '../../platform/hermes/call.js';
 import type { HermesRelease } from '../../platform/hermes/release.js';
 import type { CallContext } from '../../core/tool-types.js';
 import { READ_FLAGS, decodeLenient, describeBinaryFile, hasBinaryExtension, isLikelyBinaryBytes, isNotFound, notFoundError, notRegularError, readFailed } from './fs-util.js';
 import { resolveToolPath } from './confine.js';
 import { conflictBlocks, conflictHint, fitReadBudget, formatCount, numbered, overLong } from './read-format.js';
 import { unicodeVariant, variantNote } from './read-names.js';
+import type { DocumentRules } from './read-extract.js';
 import { INLINE, POOLED, SNIFF_BYTES, scanPage, type Page, type ReadIo } from './read-scan.js';
 import { UTF16_MAX_BYTES, utf16Encoding, utf16Hint, utf16Lines } from './read-utf16.js';
 import { onLocalFileSystem } from './local-fs.js';
@@ -31,6 +33,12 @@ export interface ReadFileDeps extends PathDeps {
   catalogued?: (name: string) => boolean;
   /** The Hermes followed (release.ts); the newest the gateway knows when absent. */
   release?: HermesRelease;
+  /** Calls of Hermes' own functions: its document extractor (read-document.ts); none in a bare composition. */
+  hermes?: HermesCaller;
+  /** How long Hermes' extractor may take for one document (`readFileDocumentTimeoutSeconds`). */
+  readFileDocumentTimeoutSeconds?: number;
+  /** The workers' transport cap (`workerTransportMaxBytes`): what a document handed to Hermes may weigh. */
+  workerTransportMaxBytes?: number;
 }
 
 /** read_file's behaviour as the Hermes followed has it (read-file.ts `readRules`, one flag per change). */
@@ -53,6 +61,12 @@ export interface ReadRules {
   truncatedLinesFlag: boolean;
   /** `conflict_blocks` and its `_hint` (readFileConflictBlocks). */
   conflictBlocks: boolean;
+  /** A page's text drops one trailing newline before it is numbered (readFileLinesAsCatN). */
+  linesAsCatN: boolean;
+  /** Which documents render, and how (readDocument* changes). */
+  documents: DocumentRules;
+  /** A document that fails to render is refused with Hermes' reason, not read as a file (readDocumentFailuresReported). */
+  documentFailures: boolean;
 }
 
 /** A path to read: as the caller gave it, `~` expanded, absolute, and real (the one opened). */
@@ -115,6 +129,15 @@ function notRegular(p: ReadPath, rules: ReadRules): GatewayError {
     ),
     rules,
   );
+}
+
+/**
+ * A page of lines as Hermes after 0.21 numbers a page it joined itself (a document's, a UTF-16
+ * file's): one trailing newline of the joined text is dropped, so a blank last line of the page is
+ * not shown (`_add_line_numbers`).
+ */
+export function pageLines(page: string[], rules: ReadRules): string[] {
+  return rules.linesAsCatN && page.length > 1 && page[page.length - 1] === '' ? page.slice(0, -1) : page;
 }
 
 /** The scan met a head that the byte rules call binary: the read turns to UTF-16 or refuses. */
@@ -283,7 +306,7 @@ async function utf16OrBinary(
       const endLine = offset + limit - 1;
       const truncated = all.length > endLine;
       const hint = utf16Hint(encoding) + (truncated ? ` Use offset=${endLine + 1} to continue reading (showing ${offset}-${endLine} of ${all.length} lines)` : '');
-      return answer(rules, { lines: all.slice(offset - 1, endLine), totalLines: all.length, fileSize, truncated, hint }, offset, limit, maxJson);
+      return answer(rules, { lines: pageLines(all.slice(offset - 1, endLine), rules), totalLines: all.length, fileSize, truncated, hint }, offset, limit, maxJson);
     }
   }
   throw new GatewayError(ErrorCode.FILE_BINARY, describeBinaryFile(head, fileSize), { ...emptyRead(rules), is_binary: true, file_size: fileSize });
