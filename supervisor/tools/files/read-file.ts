@@ -200,22 +200,37 @@ function limitDescription(rules: ReadRules): string {
     : 'Maximum number of lines to read (default: 500, max: 2000)';
 }
 
-/** The release's description: Hermes' own, naming only the documents the gateway renders. */
-function description(deps: ReadFileDeps): string {
-  return (
-    'Read a text file with line numbers and pagination. Use this instead of cat/head/tail in terminal. ' +
-    "Output format: 'LINE_NUM|CONTENT'. Suggests similar filenames if not found. Use offset and limit for large files. " +
-    'Reads exceeding ~100K characters are truncated on a line boundary and return a next_offset; continue with offset to read the rest. ' +
-    'Jupyter notebooks (.ipynb), Word documents (.docx), and Excel workbooks (.xlsx) are auto-extracted to readable text. ' +
-    `NOTE: Cannot read images or other binary files${visionServed(deps) ? ' — use vision_analyze for images' : ''}.`
-  );
+const DESCRIPTION_START =
+  'Read a text file with line numbers and pagination. Use this instead of cat/head/tail in terminal. ' +
+  "Output format: 'LINE_NUM|CONTENT'. Suggests similar filenames if not found. Use offset and limit for large files. " +
+  'Reads exceeding ~100K characters are truncated on a line boundary and return a next_offset; continue with offset to read the rest. ';
+
+/**
+ * The release's description: Hermes' own (READ_FILE_SCHEMA), naming vision_analyze only when the
+ * catalog serves it and, after 0.19, the formats Hermes' extractor renders only when a Hermes with
+ * one is there to call (Hermes states them unconditionally; its hosted-OCR "PDF (scanned or text)"
+ * never, as the gateway hands no document to a hosted service).
+ */
+function description(deps: ReadFileDeps, rules: ReadRules): string {
+  if (!rules.documents.sqlite) {
+    return (
+      DESCRIPTION_START +
+      'Jupyter notebooks (.ipynb), Word documents (.docx), and Excel workbooks (.xlsx) are auto-extracted to readable text. ' +
+      `NOTE: Cannot read images or other binary files${visionServed(deps) ? ' — use vision_analyze for images' : ''}.`
+    );
+  }
+  const documents =
+    rules.documents.anydoc && deps.hermes?.available === true
+      ? '.ipynb, Office (.docx/.xlsx/.pptx and legacy .doc/.ppt/.xls), PDF (text layer), OpenDocument, RTF, EPUB, SQLite (.db/.sqlite: schema, row counts, first rows)'
+      : '.ipynb, Office (.docx/.xlsx), SQLite (.db/.sqlite: schema, row counts, first rows)';
+  return `${DESCRIPTION_START}Documents auto-extract to readable text: ${documents}. Cannot read images/binary${visionServed(deps) ? ' — use vision_analyze for images' : ''}.`;
 }
 
 export function readFileTool(deps: ReadFileDeps): ToolDefinition {
   const rules = readRules(deps.release ?? new HermesRelease(undefined));
   return {
     name: 'read_file',
-    description: description(deps),
+    description: description(deps, rules),
     inputSchema: {
       type: 'object',
       properties: {
