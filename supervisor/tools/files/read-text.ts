@@ -236,25 +236,26 @@ export async function readText(
     io.close(fd);
   }
   return answer(rules, found, offset, limit, maxJson);
+}
 
-  /** The answer for no lines to show (empty file, offset past the end), or null when there are some. */
-  function deadEnd(rules: ReadRules, page: Page, fileSize: number, offset: number): Record<string, unknown> | null {
-    const base = { ...emptyRead(rules), total_lines: page.totalLines, file_size: fileSize };
-    if (offset > page.totalLines && page.stoppedAt !== null) {
-      return {
-        ...base,
-        truncated: true,
-        total_lines_is_lower_bound: true,
-        hint: `Note: offset ${offset} lies beyond what read_file reads of this file (${budgetNote(page.stoppedAt, fileSize)}: ${page.totalLines} lines seen). Use terminal for that part of the file.`,
-      };
-    }
-    if (rules.deadEndNotes && fileSize === 0 && page.totalLines === 0) return { ...base, hint: 'File is empty (0 bytes).' };
-    if (offset <= page.totalLines) return null;
-    if (rules.deadEndNotes && page.totalLines > 0) {
-      return { ...base, hint: `Note: offset ${offset} is beyond the end of the file (${page.totalLines} lines total). Retry with offset <= ${page.totalLines}.` };
-    }
-    return base;
+
+/** The answer for no lines to show (an empty file, an offset past the end), or null when there are some. */
+function deadEnd(rules: ReadRules, page: Page, fileSize: number, offset: number): Record<string, unknown> | null {
+  const base = { ...emptyRead(rules), total_lines: page.totalLines, file_size: fileSize };
+  if (offset > page.totalLines && page.stoppedAt !== null) {
+    return {
+      ...base,
+      truncated: true,
+      total_lines_is_lower_bound: true,
+      hint: `Note: offset ${offset} lies beyond what read_file reads of this file (${budgetNote(page.stoppedAt, fileSize)}: ${page.totalLines} lines seen). Use terminal for that part of the file.`,
+    };
   }
+  if (rules.deadEndNotes && fileSize === 0 && page.totalLines === 0) return { ...base, hint: 'File is empty (0 bytes).' };
+  if (offset <= page.totalLines) return null;
+  if (rules.deadEndNotes && page.totalLines > 0) {
+    return { ...base, hint: `Note: offset ${offset} is beyond the end of the file (${page.totalLines} lines total). Retry with offset <= ${page.totalLines}.` };
+  }
+  return base;
 }
 
 /**
