@@ -61,6 +61,7 @@ export const EVERY_HERMES: readonly string[] = [
   'platform/hermes/',
   'gates/real-hermes',
   'http/app-view/view-browser-vision', // browser_vision's analysis by Hermes' tool server
+  'tools/files/read-documents-hermes', // read_file's documents through Hermes' own extractor
 ];
 
 /** `files` (paths under tests/) that run against `pin`. */

@@ -35,6 +35,8 @@ export const ErrorCode = {
   FILE_NOT_FOUND: 'FILE_NOT_FOUND',
   FILE_BLOCKED: 'FILE_BLOCKED',
   FILE_BINARY: 'FILE_BINARY',
+  // read_file (Hermes after 0.19): a document that could not be rendered, refused with Hermes' reason
+  FILE_EXTRACTION_FAILED: 'FILE_EXTRACTION_FAILED',
   FILE_NOT_REGULAR: 'FILE_NOT_REGULAR',
   FILE_TOO_LARGE: 'FILE_TOO_LARGE',
   FILE_WRITE_FAILED: 'FILE_WRITE_FAILED',

@@ -23,6 +23,8 @@ const LimitsSchema = v.object({
   readFileScanMaxBytes: PositiveInt,
   // files up to this size on a local disk or memory file system are read on the event loop (read-file.ts)
   readFileInlineMaxBytes: PositiveInt,
+  // how long Hermes' own document extractor may take for one document read_file hands it (read-document.ts)
+  readFileDocumentTimeoutSeconds: PositiveInt,
   searchDescriptionMaxChars: PositiveInt,
   searchMaxQueries: PositiveInt,
   searchMaxLimit: PositiveInt,

@@ -56,7 +56,7 @@ export function nativeAdapter(config: GatewayConfig, log: Logger, owners = new O
   const terminals = new TerminalPool(runtime, owners);
   const { cwdFor } = owners;
   const access = { mode: config.fileAccess, roots: config.roots };
-  const fileDeps = { hermesHome: config.hermesHome, cwdFor, access, readFileScanMaxBytes: config.limits.readFileScanMaxBytes, readFileInlineMaxBytes: config.limits.readFileInlineMaxBytes, maxOutputChars: config.limits.maxOutputChars, searchPath: config.helperSearchPath };
+  const fileDeps = { hermesHome: config.hermesHome, cwdFor, access, readFileScanMaxBytes: config.limits.readFileScanMaxBytes, readFileInlineMaxBytes: config.limits.readFileInlineMaxBytes, maxOutputChars: config.limits.maxOutputChars, searchPath: config.helperSearchPath, release, hermes: hermesCaller, readFileDocumentTimeoutSeconds: config.limits.readFileDocumentTimeoutSeconds, workerTransportMaxBytes: config.limits.workerTransportMaxBytes };
   const files = fileTools(fileDeps);
   // hermes_tools file calls from a script are nested calls of its execute_code call (script-tools.ts).
   const exec = new ExecuteCodePool(runtime, scriptToolDispatch(files.map((tool) => tool.name)), release);

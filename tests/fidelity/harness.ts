@@ -36,7 +36,7 @@ export const FIDELITY_DIR = join(packageRoot(), 'tests', 'fidelity');
 
 /** The least number of cases each surface is compared on. */
 export const MIN_CASES: Readonly<Record<string, number>> = {
-  read_file: 60,
+  read_file: 130,
   write_file: 20,
   patch: 60,
   search_files: 50,

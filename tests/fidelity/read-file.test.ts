@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { test } from 'node:test';
+import { satisfies } from '@renovatebot/pep440';
+import { appliesTo } from '../../scripts/differences-from-hermes.js';
+import { HermesRelease } from '../../supervisor/platform/hermes/release.js';
 import { viaBridge } from '../helpers/gateway.js';
+import { hermes } from '../helpers/hermes.js';
+import { toolServerStandIn } from '../helpers/hermes-tools.js';
 import { compareSurface, differingFields, divergences, errorAsHermes, loadCases, normalise, normalisedAnswers, oneByOne, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
 import { writeFiles, type FidelityGateway, type FileSpec } from './workspace.js';
 
@@ -19,16 +25,43 @@ interface LinesSpec {
   then?: string;
 }
 
+/** A named pipe (Hermes after 0.19 answers it by its kind; 0.19 would wait for a writer). */
+interface FifoSpec {
+  fifo: true;
+}
+
+/** `template` with `{fill}` replaced by `fill` repeated `times` times (a large document, small in the case file). */
+interface TemplateSpec {
+  template: string;
+  fill: string;
+  times: number;
+}
+
 interface ReadCase extends FidelityCase {
-  files?: Record<string, FileSpec | LinesSpec>;
+  files?: Record<string, FileSpec | LinesSpec | FifoSpec | TemplateSpec>;
   args: { path: string; offset?: unknown; limit?: unknown };
   /** Also compared from a gateway whose result cap does not bind (the read budget's cases). */
   wide_result_cap?: boolean;
+  /** The Hermes versions compared with (a PEP 440 specifier); every one when absent. */
+  hermes?: string;
+  /**
+   * false: not compared through hermes_tools. Only for a case whose answer there is the stub's own
+   * default limit (`hermes_tools.read_file(path)`), which the hermes_tools surface compares
+   * (its sig-read_file case), not read_file's.
+   */
+  hermes_tools?: boolean;
 }
 
-const fileSpec = (spec: FileSpec | LinesSpec): FileSpec =>
-  typeof spec === 'object' && 'line' in spec ? { repeat: spec.line.repeat(spec.width) + '\n', times: spec.times, then: spec.then } : spec;
-const filesOf = (c: ReadCase): Record<string, FileSpec> => Object.fromEntries(Object.entries(c.files ?? {}).map(([k, v]) => [k, fileSpec(v)]));
+type CaseFile = FileSpec | LinesSpec | FifoSpec | TemplateSpec;
+const isFifo = (spec: CaseFile): spec is FifoSpec => typeof spec === 'object' && 'fifo' in spec;
+function fileSpec(spec: Exclude<CaseFile, FifoSpec>): FileSpec {
+  if (typeof spec === 'object' && 'line' in spec) return { repeat: spec.line.repeat(spec.width) + '\n', times: spec.times, then: spec.then };
+  if (typeof spec === 'object' && 'template' in spec) return spec.template.split('{fill}').join(spec.fill.repeat(spec.times));
+  return spec;
+}
+const filesOf = (c: ReadCase): Record<string, FileSpec> =>
+  Object.fromEntries(Object.entries(c.files ?? {}).flatMap(([k, v]) => (isFifo(v) ? [] : [[k, fileSpec(v)] as const])));
+const fifosOf = (c: ReadCase): string[] => Object.entries(c.files ?? {}).flatMap(([k, v]) => (isFifo(v) ? [k] : []));
 
 /** Calls per execute_code script: a script may make 50 tool calls (Hermes' cap, and the gateway's). */
 const SCRIPT_CALLS = 40;
@@ -36,7 +69,7 @@ const SCRIPT_CALLS = 40;
 const WIDE_RESULT_CAP = 1_000_000;
 
 const fx = new SurfaceFixture('read');
-const cases = loadCases<ReadCase>('read_file');
+const cases = loadCases<ReadCase>('read_file').filter((c) => c.hermes === undefined || satisfies(hermes().version, c.hermes));
 let gwWide: FidelityGateway | undefined;
 let hermesSeen: Answers = new Map();
 const gatewaySeen = new Map<string, Answers>();
@@ -72,9 +105,17 @@ compareSurface<ReadCase>({
   cases,
   fixture: fx,
   async setUp() {
-    for (const c of cases) writeFiles(join(fx.ws, c.id), filesOf(c));
-    await fx.gateway();
-    gwWide = await fx.gateway({ home: fx.hermesHome('gw-wide'), limits: { maxOutputChars: WIDE_RESULT_CAP } });
+    for (const c of cases) {
+      writeFiles(join(fx.ws, c.id), filesOf(c));
+      for (const name of fifosOf(c)) execFileSync('mkfifo', [join(fx.ws, c.id, name)]);
+    }
+    // The gateways front the compared Hermes' interpreter (its own document extractor, which read_file
+    // calls), with the tool server's stand-in in place of Hermes' own (read_file's answers do not come
+    // from it) not offering vision_analyze, whose being served changes read_file's binary refusals
+    // (compared as read-file-vision-pointer-when-served).
+    const env = { HERMES_AGENT_PYTHON: hermes().python, HERMES_MCP_HERMES_TOOLS_COMMAND: toolServerStandIn(fx.dir('tool-server'), '--without', 'vision_analyze').command };
+    await fx.gateway({ env });
+    gwWide = await fx.gateway({ env, home: fx.hermesHome('gw-wide'), limits: { maxOutputChars: WIDE_RESULT_CAP } });
   },
   async hermes(list) {
     hermesSeen = normalisedAnswers(await fx.driver('read_file.py', { cases: list.map((c) => ({ id: c.id, args: argsOf(c) })) }, { TERMINAL_CWD: fx.ws }), norm);
@@ -84,8 +125,9 @@ compareSurface<ReadCase>({
     mcp: async (list) => seen('mcp', await oneByOne(list, async (c) => norm(await fx.gw.call('read_file', argsOf(c))))),
     async hermes_tools(list) {
       const answers = new Map<string, unknown>();
-      for (let i = 0; i < list.length; i += SCRIPT_CALLS) {
-        const chunk = list.slice(i, i + SCRIPT_CALLS);
+      const viaScript = list.filter((c) => c.hermes_tools !== false);
+      for (let i = 0; i < viaScript.length; i += SCRIPT_CALLS) {
+        const chunk = viaScript.slice(i, i + SCRIPT_CALLS);
         const results = await hermesToolsViaFile(chunk.map((c) => ['read_file', argsOf(c)]));
         chunk.forEach((c, j) => answers.set(c.id, norm(results[j])));
       }
@@ -99,7 +141,11 @@ compareSurface<ReadCase>({
 // Two divergences cover a whole field (content, total_lines) in the cases they list; these checks
 // hold them to what they say, so nothing else in those fields can differ unnoticed.
 
-const listedCases = (id: string): string[] => divergences().find((d) => d.id === id)?.cases ?? [];
+/** The cases a divergence lists, when it applies to the Hermes compared with (none otherwise). */
+function listedCases(id: string): string[] {
+  const d = divergences().find((x) => x.id === id);
+  return d !== undefined && appliesTo(d, hermes().version) ? (d.cases ?? []) : [];
+}
 const record = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
 /** The pairs (gateway way, case) where `field` differs, the cap's cases only from the gateway whose cap does not bind. */
 function differing(caseIds: string[], field: string): Array<{ via: string; id: string; g: Record<string, unknown>; h: Record<string, unknown> }> {
@@ -123,7 +169,7 @@ test('read_file: where read-file-no-phantom-line applies, Hermes only adds the e
   for (const { via, id, g, h } of pairs) {
     const args = caseArgs.get(id)!;
     const offset = Math.max(1, Number(args.offset ?? 1));
-    const limit = Math.max(1, Number(args.limit ?? 500));
+    const limit = Math.max(1, Number(args.limit ?? (new HermesRelease(hermes().version).has('readFileDefaultLimit2000') ? 2000 : 500)));
     const shown = String(g.content);
     // The line after the page: after its last line, or the offset itself when nothing is shown.
     const next = shown === '' ? offset : Math.min(offset + limit, Number(g.total_lines) + 1);

@@ -25,7 +25,71 @@ export interface HermesChange {
 // release the tests run that has it (docs/hermes-versions.md says which are which).
 
 /** read_file, write_file, patch, search_files (supervisor/tools/files/). */
-const FILE_TOOL_CHANGES = {} as const satisfies Record<string, HermesChange>;
+const FILE_TOOL_CHANGES = {
+  // read_file. Release dates read from upstream: v0.20.5 2026-08-19, v0.21.0 2026-08-31, v0.21.2
+  // 2026-09-11. "first run" = no release tag could be tied to the change: 0.22.2 is the first
+  // release the tests run that has it.
+  readFileDeadEndNotes: {
+    since: '0.20.5',
+    what: "read_file: an empty file answers with the hint 'File is empty (0 bytes).' and an offset past the end with 'Note: offset N is beyond the end of the file …' (tools/file_operations.py _assemble_read_result; upstream PR #82804, merged 2026-08-09, before v0.20.5)",
+  },
+  readFileLinesAsCatN: {
+    since: '0.22.2',
+    what: "read_file numbers a file's own lines (no empty line after the final newline) and counts a last line without one (tools/file_operations.py _add_line_numbers, _assemble_read_result; upstream PR #107798, merged 2026-09-11, the day v0.21.2 was released; first run)",
+  },
+  readFileDefaultLimit2000: {
+    since: '0.21.2',
+    what: 'read_file reads 2000 lines when no limit is given, was 500 (tools/file_operations_common.py DEFAULT_READ_LIMIT, tools/file_tools.py READ_FILE_SCHEMA and _handle_read_file; upstream PR #76996 raised the default 2026-08-02, PR #104172 made the dispatched call use it 2026-09-06, before v0.21.2)',
+  },
+  readFileNotFoundField: {
+    since: '0.22.2',
+    what: 'read_file answers carry not_found (true only for a missing file) (tools/file_operations_common.py ReadResult; first run)',
+  },
+  readFileBinaryByBytes: {
+    since: '0.22.2',
+    what: "read_file decides binary by bytes (a NUL or invalid UTF-8 in the first 1000), refuses with the type named ('Binary file (ELF executable, 36 bytes) — cannot display as text.'), and shows UTF-16 text transcoded (tools/file_operations.py _is_likely_binary_bytes, describe_binary_file, _try_read_utf16; upstream issue #80308; first run)",
+  },
+  readFileNameRecovery: {
+    since: '0.22.2',
+    what: 'read_file reads the one unicode-equivalent name (NFC/NFD, no-break spaces, curly quotes) of a missing file with a note, and suggests near-miss spellings (difflib ratio >= 0.8) (tools/file_operations.py _read_file_missing, _unicode_variant_match, _suggest_similar_files; first run)',
+  },
+  readFileResolvedPaths: {
+    since: '0.22.2',
+    what: "read_file's messages name the resolved path (a dangling symlink is its missing target) and a directory is 'not a regular file (directory, dangling symlink, FIFO, socket, or device)' (tools/file_tools.py read_file_tool, tools/file_operations.py _not_regular_error; first run)",
+  },
+  readFileSpecialFileNote: {
+    since: '0.22.2',
+    what: "read_file answers a FIFO, socket or device by its kind without reading it ('… is a FIFO (named pipe), not a regular file — …') (tools/file_tools.py _special_file_kind; first run)",
+  },
+  readFileTruncatedLinesFlag: {
+    since: '0.22.2',
+    what: 'read_file sets truncated_lines when a shown line was cut at max_line_length (tools/file_operations.py _assemble_read_result; first run)',
+  },
+  readFileConflictBlocks: {
+    since: '0.22.2',
+    what: 'read_file counts unresolved merge-conflict blocks in a page (conflict_blocks and a _hint) (tools/file_operations_common.py count_conflict_blocks; first run)',
+  },
+  readDocumentNotebookOutputs: {
+    since: '0.22.2',
+    what: "read_file shows a notebook's code-cell outputs after each cell (tools/read_extract.py _notebook_outputs; first run)",
+  },
+  readDocumentPhoneticTextSkipped: {
+    since: '0.22.2',
+    what: 'read_file leaves ruby guides (w:rt) out of .docx text and phonetic runs (rPh) out of .xlsx strings (tools/read_extract.py _extract_docx, _xlsx_string_text; first run)',
+  },
+  readDocumentSqlite: {
+    since: '0.22.2',
+    what: 'read_file shows a .db/.sqlite/.sqlite3 file as its schema, row counts and first rows (tools/read_extract.py _extract_sqlite; first run)',
+  },
+  readDocumentAnydoc: {
+    since: '0.22.2',
+    what: 'read_file renders PDF, legacy and OpenXML Office, OpenDocument, RTF and EPUB files as Markdown with firecrawl-anydoc (tools/read_extract.py ANYDOC_EXTENSIONS, extract_document_bytes; first run)',
+  },
+  readDocumentFailuresReported: {
+    since: '0.22.2',
+    what: "read_file refuses a binary document it cannot render with the reason ('Cannot read … document extraction failed — …') instead of reading it as a file (tools/file_tools.py _read_extracted_document; first run)",
+  },
+} as const satisfies Record<string, HermesChange>;
 
 /** terminal, process_manage, execute_code's terminal (supervisor/tools/processes/, execute-code/). */
 const TERMINAL_CHANGES = {

@@ -3,6 +3,7 @@ import { constants as fsConstants } from 'node:fs';
 import { mkdir, open, readdir, rename, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import { similarity } from './sequence-matcher.js';
 
 // File-system helpers shared by the file tools: binary detection, bounded whole-file reads,
 // atomic writes, "did you mean" suggestions, BOM/line-ending preservation and per-path locks.
@@ -160,12 +161,19 @@ export function notRegularError(input: string): GatewayError {
 // ---------------------------------------------------------------------------------------------
 // "File not found" suggestions (Hermes `_suggest_similar_files`)
 
+/** How `similarFiles` scores, as the Hermes followed does. */
+export interface SimilarityRules {
+  /** A name scoring nothing else but spelled nearly the same (difflib ratio >= 0.8) scores 50 (Hermes after 0.19). */
+  nearMiss?: boolean;
+}
+
 /**
  * Up to five names from the same directory that look like `displayPath`'s file name, best first,
- * by Hermes' rules only (same stem, prefix, substring, shared characters with the same extension).
- * Like `ls -1 | head -50`: dot-files are not listed and only the first 50 names are scored.
+ * by Hermes' rules only (same stem, prefix, substring, shared characters with the same extension,
+ * and with `nearMiss` a near-miss spelling). Like `ls -1 | head -50`: dot-files are not listed and
+ * only the first 50 names are scored.
  */
-async function similarFiles(displayPath: string, absolutePath: string): Promise<string[]> {
+async function similarFiles(displayPath: string, absolutePath: string, rules: SimilarityRules = {}): Promise<string[]> {
   const dirShown = dirname(displayPath);
   const fileName = basename(displayPath);
   const lower = fileName.toLowerCase();
@@ -190,14 +198,18 @@ async function similarFiles(displayPath: string, absolutePath: string): Promise<
       const common = [...new Set(lower)].filter((c) => lf.includes(c)).length;
       if (common >= Math.max(lower.length, lf.length) * 0.4) score = 30;
     }
+    if (score === 0 && rules.nearMiss === true && similarity(lower, lf, NEAR_MISS_RATIO) >= NEAR_MISS_RATIO) score = 50;
     if (score > 0) scored.push([score, dirShown === '.' && !displayPath.startsWith('.//') ? name : join(dirShown, name)]);
   }
   // Stable sort by score only, like Python's `sort(key=-score)`.
   return scored.sort((a, b) => b[0] - a[0]).slice(0, 5).map(([, p]) => p);
 }
 
-export async function notFoundError(input: string, absolutePath: string): Promise<GatewayError> {
-  return new GatewayError(ErrorCode.FILE_NOT_FOUND, `File not found: ${input}`, { similar_files: await similarFiles(input, absolutePath) });
+/** Hermes' near-miss spelling threshold (`difflib.SequenceMatcher(None, a, b).ratio() >= 0.8`). */
+const NEAR_MISS_RATIO = 0.8;
+
+export async function notFoundError(input: string, absolutePath: string, rules: SimilarityRules = {}): Promise<GatewayError> {
+  return new GatewayError(ErrorCode.FILE_NOT_FOUND, `File not found: ${input}`, { similar_files: await similarFiles(input, absolutePath, rules) });
 }
 
 // ---------------------------------------------------------------------------------------------

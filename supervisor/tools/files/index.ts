@@ -1,4 +1,6 @@
 import type { ToolDefinition } from '../../core/tool-types.js';
+import type { HermesCaller } from '../../platform/hermes/call.js';
+import type { HermesRelease } from '../../platform/hermes/release.js';
 import type { FileAccess } from '../../platform/roots.js';
 import { patchTool } from './patch.js';
 import { readFileTool } from './read-file.js';
@@ -10,7 +12,8 @@ import { writeFileTool } from './write-file.js';
 // (tools/file_tools.py and friends). Each concern has its own module:
 //
 //   read-file.ts        pagination, `N|line` gutter, caps, binary/device/credential refusals
-//                       (read-scan.ts scans the bytes, read-document.ts renders documents)
+//                       (read-text.ts reads a text file, read-scan.ts scans its bytes, read-format.ts
+//                       numbers and fits the page, read-document.ts renders documents)
 //   write-file.ts       sensitive-target refusals, gutter-text refusal, atomic writes
 //   patch.ts            replace mode + dispatch to V4A; fuzzy-match.ts holds the strategy chain
 //   v4a.ts              V4A parser and all-or-nothing applier
@@ -35,7 +38,8 @@ import { writeFileTool } from './write-file.js';
 //                      sensitive or credential write targets, the cross-profile soft guard,
 //                      a read refused by the OS (EACCES/EPERM)
 //   FILE_BINARY        binary files and images (by content: Hermes' ReadResult fields, `is_binary`)
-//   FILE_NOT_REGULAR   directories, FIFOs, sockets, devices
+//   FILE_NOT_REGULAR   directories, FIFOs, sockets, devices (read_file after Hermes 0.19: Hermes'
+//                      `success: false` and `note` for a FIFO, socket or device)
 //   FILE_TOO_LARGE     a patch target over 10 MiB
 //   FILE_WRITE_FAILED  an I/O failure while writing (a V4A patch is rolled back first)
 //   PATCH_NO_MATCH     "Could not find …" (with the "Did you mean one of these sections?" snippet)
@@ -53,8 +57,9 @@ import { writeFileTool } from './write-file.js';
 // Deliberately left out (the gateway is stateless per call): read dedup stubs, repeat-read and
 // repeat-search warnings/blocks, staleness warnings, patch failure counters. Also not done: LSP
 // diagnostics, Python/TOML syntax checks and shell linters (lint says so; JSON and YAML are checked,
-// and refused before writing when they would not parse), UTF-16 transcoding, unicode-equivalent file-name retries,
-// HERMES_WRITE_SAFE_ROOT, and ripgrep itself (search is native TypeScript; see search-files.ts).
+// and refused before writing when they would not parse), HERMES_WRITE_SAFE_ROOT, and ripgrep itself
+// (search is native TypeScript; see search-files.ts). read_file follows the Hermes fronted
+// (`release`): after 0.19 it also shows UTF-16 text transcoded and retries unicode-equivalent names.
 
 interface FileToolDeps {
   hermesHome: string;
@@ -72,6 +77,14 @@ interface FileToolDeps {
   maxOutputChars?: number;
   /** PATH at start-up (`helperSearchPath`), where write_file/patch's lint step looks for linters. */
   searchPath?: string;
+  /** The Hermes the tools follow (release.ts); the newest the gateway knows when absent. */
+  release?: HermesRelease;
+  /** Calls of Hermes' own functions (read_file's document extractor); none in a bare composition. */
+  hermes?: HermesCaller;
+  /** How long Hermes' document extractor may take for one document (`readFileDocumentTimeoutSeconds`). */
+  readFileDocumentTimeoutSeconds?: number;
+  /** The workers' transport cap (`workerTransportMaxBytes`), which bounds a document handed to Hermes. */
+  workerTransportMaxBytes?: number;
 }
 
 /** read_file, write_file, patch, search_files — in that order. */

@@ -43,7 +43,11 @@ function xmlSource(bytes: Buffer): string {
     if (bytes[0] === 0xff && bytes[1] === 0xfe) return UTF16LE_STRICT.decode(bytes);
     if (bytes[0] === 0xfe && bytes[1] === 0xff) return UTF16BE_STRICT.decode(bytes);
     const declared = bytes[0] === 0x3c ? XML_DECL_ENCODING.exec(bytes.subarray(0, 256).toString('latin1'))?.[2]?.toLowerCase() : undefined;
-    if (declared === undefined || UTF8.has(declared)) return UTF8_STRICT.decode(bytes);
+    if (declared === undefined || UTF8.has(declared)) {
+      const bad = firstInvalidUtf8(bytes);
+      if (bad >= 0) throw new XmlParseError(`not well-formed (invalid token): ${expatPosition(bytes.subarray(0, bad))}`);
+      return UTF8_STRICT.decode(bytes);
+    }
     if (LATIN1.has(declared)) return bytes.toString('latin1');
     if (ASCII.has(declared)) {
       if (bytes.some((b) => b > 0x7f)) throw invalid();
@@ -54,6 +58,40 @@ function xmlSource(bytes: Buffer): string {
     if (e instanceof XmlParseError) throw e;
     throw invalid(); // TextDecoder's TypeError for bytes that are not UTF-8 / UTF-16
   }
+}
+
+/** The index of the first byte that starts no valid UTF-8 sequence (overlong, surrogate, cut or past U+10FFFF), or -1. */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i]!;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    let need: number;
+    let min: number;
+    if (b >= 0xc2 && b <= 0xdf) [need, min] = [1, 0x80];
+    else if (b >= 0xe0 && b <= 0xef) [need, min] = [2, 0x800];
+    else if (b >= 0xf0 && b <= 0xf4) [need, min] = [3, 0x10000];
+    else return i;
+    let cp = b & (0xff >> (need + 2));
+    for (let k = 1; k <= need; k++) {
+      const c = bytes[i + k];
+      if (c === undefined || (c & 0xc0) !== 0x80) return i;
+      cp = (cp << 6) | (c & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += need + 1;
+  }
+  return -1;
+}
+
+/** Where expat reports an error at the end of `before` (valid UTF-8): "line L, column C", columns in characters from 0. */
+function expatPosition(before: Uint8Array): string {
+  const text = UTF8_STRICT.decode(before);
+  const lines = text.split(/\r\n|\r|\n/);
+  return `line ${lines.length}, column ${Array.from(lines[lines.length - 1]!).length}`;
 }
 
 const clark = (uri: string, local: string): string => (uri ? `{${uri}}${local}` : local);

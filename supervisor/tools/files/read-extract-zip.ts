@@ -33,6 +33,12 @@ function archiveWithin(bytes: Buffer): Buffer | null {
 
 const ZIP_OPTIONS = { autoClose: false, decodeStrings: false, validateEntrySizes: false };
 
+/** Python's `repr()` of a plain string (quotes chosen as Python chooses them). */
+function pyRepr(s: string): string {
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  return quote + s.replace(/\\/g, '\\\\').replace(new RegExp(quote, 'g'), `\\${quote}`) + quote;
+}
+
 /** The archive and its members by name, as zipfile names them (UTF-8 when flagged, else cp437, cut at a NUL; a later duplicate wins). */
 async function listZip(bytes: Buffer): Promise<{ zip: yauzl.ZipFile; entries: Map<string, yauzl.Entry> }> {
   const zip = await yauzlLib().fromBufferPromise(bytes, ZIP_OPTIONS);
@@ -50,11 +56,19 @@ async function listZip(bytes: Buffer): Promise<{ zip: yauzl.ZipFile; entries: Ma
   }
 }
 
-/** A ZIP archive's members by name; `open` throws ExtractionError when it is not one. */
+/** yauzl's word for what Python's zipfile calls "File is not a zip file". */
+const NO_END_RECORD = /end of central directory record signature not found/i;
+
+/**
+ * A ZIP archive's members by name; `open` throws ExtractionError when it is not one. Its messages
+ * are zipfile's where Hermes' answer shows them (`Not a valid DOCX: File is not a zip file`,
+ * `Not a valid DOCX: Bad CRC-32 for file 'word/document.xml'`).
+ */
 export class Zip {
   private constructor(
     private readonly zip: yauzl.ZipFile,
     readonly entries: Map<string, yauzl.Entry>,
+    private readonly kind: string,
   ) {}
 
   static async open(bytes: Buffer, kind: string): Promise<Zip> {
@@ -68,9 +82,10 @@ export class Zip {
         if (within === null) throw e;
         listed = await listZip(within);
       }
-      return new Zip(listed.zip, listed.entries);
+      return new Zip(listed.zip, listed.entries, kind);
     } catch (e) {
-      throw new ExtractionError(`Not a valid ${kind}: ${(e as Error).message}`);
+      const message = (e as Error).message;
+      throw new ExtractionError(`Not a valid ${kind}: ${NO_END_RECORD.test(message) ? 'File is not a zip file' : message}`);
     }
   }
 
@@ -94,7 +109,8 @@ export class Zip {
       try {
         for await (const chunk of stream as AsyncIterable<Buffer>) {
           size += chunk.length;
-          if (size > entry.uncompressedSize) throw new ExtractionError(`Member ${name} inflates past its declared ${entry.uncompressedSize} bytes`);
+          // zipfile reads a member to its declared size, whose CRC-32 then cannot match.
+          if (size > entry.uncompressedSize) throw this.badCrc(name);
           chunks.push(chunk);
         }
       } finally {
@@ -105,7 +121,12 @@ export class Zip {
       throw new ExtractionError(`Bad member ${name}: ${(e as Error).message}`);
     }
     const data = Buffer.concat(chunks, size);
-    if (crc32(data) !== entry.crc32) throw new ExtractionError(`Bad CRC-32 for file ${name}`);
+    if (crc32(data) !== entry.crc32) throw this.badCrc(name);
     return data;
+  }
+
+  /** zipfile's BadZipFile for a member, as Hermes words it (`repr` of the name). */
+  private badCrc(name: string): ExtractionError {
+    return new ExtractionError(`Not a valid ${this.kind}: Bad CRC-32 for file ${pyRepr(name)}`);
   }
 }

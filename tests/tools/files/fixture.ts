@@ -4,6 +4,8 @@ import * as os from 'node:os';
 import { dirname, join } from 'node:path';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { defaultLimits } from '../../../shared/limits.js';
+import type { HermesCaller } from '../../../supervisor/platform/hermes/call.js';
+import { HermesRelease } from '../../../supervisor/platform/hermes/release.js';
 import type { FileAccessMode } from '../../../supervisor/platform/roots.js';
 import { redactOutcome } from '../../../supervisor/core/result.js';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../../../supervisor/core/tool-types.js';
@@ -37,7 +39,25 @@ export class Cases {
   readonly base = fs.mkdtempSync(join(os.tmpdir(), 'native-files-'));
   private n = 0;
 
-  make(opts: { homeRel?: string; access?: FileAccessMode; roots?: string[]; cwd?: () => string; readFileScanMaxBytes?: number; readFileInlineMaxBytes?: number; maxOutputChars?: number } = {}): Case {
+  /**
+   * `hermes`: the Hermes version the tools follow, as HERMES_MCP_HERMES_VERSION states it (a test
+   * of 0.19's behaviour passes '0.19.0'); the newest the gateway knows when absent.
+   */
+  make(
+    opts: {
+      homeRel?: string;
+      access?: FileAccessMode;
+      roots?: string[];
+      cwd?: () => string;
+      readFileScanMaxBytes?: number;
+      readFileInlineMaxBytes?: number;
+      maxOutputChars?: number;
+      hermes?: string;
+      /** Calls of a real Hermes' own functions (read_file's document extractor); none by default. */
+      hermesCaller?: HermesCaller;
+      workerTransportMaxBytes?: number;
+    } = {},
+  ): Case {
     const root = join(this.base, `case-${++this.n}`);
     const home = join(root, opts.homeRel ?? 'home');
     const proj = join(root, 'proj');
@@ -54,6 +74,9 @@ export class Cases {
       readFileScanMaxBytes: opts.readFileScanMaxBytes ?? defaultLimits().readFileScanMaxBytes,
       readFileInlineMaxBytes: opts.readFileInlineMaxBytes ?? defaultLimits().readFileInlineMaxBytes,
       ...(opts.maxOutputChars === undefined ? {} : { maxOutputChars: opts.maxOutputChars }),
+      release: new HermesRelease(opts.hermes),
+      ...(opts.hermesCaller ? { hermes: opts.hermesCaller } : {}),
+      ...(opts.workerTransportMaxBytes === undefined ? {} : { workerTransportMaxBytes: opts.workerTransportMaxBytes }),
     });
     const p = (rel: string): string => (rel.startsWith('~/') ? join(home, rel.slice(2)) : join(proj, rel));
     return {

@@ -32,13 +32,28 @@ describe('read_file: content and pagination', () => {
     assert.equal(r.hint, 'Use offset=7 to continue reading (showing 3-6 of 10 lines)');
   });
 
-  test('the default limit is 500 lines', async () => {
-    const c = cases.make();
+  test('the default limit is 500 lines as Hermes 0.19 reads', async () => {
+    const c = cases.make({ hermes: '0.19.0' });
     c.file('a.txt', lines(600));
     const r = await call(c.read, { path: 'a.txt' });
     assert.equal(text(r.content).split('\n').length, 500);
     assert.ok(text(r.content).endsWith('500|line 500'));
     assert.equal(r.truncated, true);
+    assert.equal((c.read.inputSchema.properties as Record<string, { default?: unknown }>).limit!.default, 500);
+  });
+
+  test('the default limit is 2000 lines as newer Hermes reads (0.21.2 on), in the schema too', async () => {
+    for (const hermes of ['0.21.2', undefined]) {
+      const c = cases.make({ hermes });
+      c.file('a.txt', lines(2500));
+      const r = await call(c.read, { path: 'a.txt' });
+      assert.equal(text(r.content).split('\n').length, 2000, String(hermes));
+      assert.equal(r.hint, 'Use offset=2001 to continue reading (showing 1-2000 of 2500 lines)');
+      assert.equal((c.read.inputSchema.properties as Record<string, { default?: unknown }>).limit!.default, 2000);
+    }
+    const before = cases.make({ hermes: '0.21.1' });
+    before.file('a.txt', lines(600));
+    assert.equal(text((await call(before.read, { path: 'a.txt' })).content).split('\n').length, 500);
   });
 
   test('a limit above 2000 is clamped to 2000 for direct callers', async () => {
@@ -105,9 +120,9 @@ describe('read_file: content and pagination', () => {
     assert.equal(second, '2|' + '\u{1F600}'.repeat(2000) + '... [truncated]');
   });
 
-  // As Hermes: no lines and no hint (total_lines says how far the file goes).
-  test('an offset past the end returns empty content', async () => {
-    const c = cases.make();
+  // As Hermes 0.19: no lines and no hint (total_lines says how far the file goes).
+  test('an offset past the end returns empty content (Hermes 0.19)', async () => {
+    const c = cases.make({ hermes: '0.19.0' });
     c.file('a.txt', lines(3));
     const r = await call(c.read, { path: 'a.txt', offset: 9 });
     assert.equal(r.content, '');
@@ -116,11 +131,37 @@ describe('read_file: content and pagination', () => {
     assert.equal(r.hint, undefined);
   });
 
-  test('an empty file has no lines', async () => {
-    const c = cases.make();
+  test('an empty file has no lines (Hermes 0.19)', async () => {
+    const c = cases.make({ hermes: '0.19.0' });
     c.file('e.txt', '');
     const r = await call(c.read, { path: 'e.txt' });
     assert.deepEqual(r, { content: '', total_lines: 0, file_size: 0, truncated: false, is_binary: false, is_image: false });
+  });
+
+  // Hermes 0.20.5 on names both dead ends; 0.22 adds not_found to every answer.
+  test('an offset past the end and an empty file say so (Hermes 0.20.5 on)', async () => {
+    const c = cases.make({ hermes: '0.20.5' });
+    c.file('a.txt', 'a\nb\nc');
+    c.file('e.txt', '');
+    const past = await call(c.read, { path: 'a.txt', offset: 4 });
+    assert.deepEqual(past, {
+      content: '',
+      total_lines: 3,
+      file_size: 5,
+      truncated: false,
+      is_binary: false,
+      is_image: false,
+      hint: 'Note: offset 4 is beyond the end of the file (3 lines total). Retry with offset <= 3.',
+    });
+    // The last line without a newline is a line (upstream issue #83022's case): offset 3 reads it.
+    assert.equal((await call(c.read, { path: 'a.txt', offset: 3 })).content, '3|c');
+    const empty = await call(c.read, { path: 'e.txt', offset: 7 });
+    assert.deepEqual(empty, { content: '', total_lines: 0, file_size: 0, truncated: false, is_binary: false, is_image: false, hint: 'File is empty (0 bytes).' });
+    const n = cases.make();
+    n.file('e.txt', '');
+    const newest = await call(n.read, { path: 'e.txt' });
+    assert.equal(newest.not_found, false);
+    assert.equal(newest.hint, 'File is empty (0 bytes).');
   });
 
   test('a notebook is read as its cells', async () => {
@@ -172,8 +213,8 @@ describe('read_file: path resolution', () => {
 });
 
 describe('read_file: refusals', () => {
-  test('a missing file suggests similar names from the same directory, with Hermes\' empty read fields', async () => {
-    const c = cases.make();
+  test('a missing file suggests similar names from the same directory, with Hermes\' empty read fields (0.19)', async () => {
+    const c = cases.make({ hermes: '0.19.0' });
     c.file('config.yaml', 'a: 1\n');
     c.file('unrelated.md', 'x\n');
     const e = await expectCode(c.read.handler({ path: 'config.yml' }, ctx), ErrorCode.FILE_NOT_FOUND);
@@ -184,34 +225,181 @@ describe('read_file: refusals', () => {
     assert.equal(none.details?.similar_files, undefined);
   });
 
-  test('a near-miss spelling is suggested too', async () => {
-    const c = cases.make();
+  test('a near-miss spelling is suggested too (0.19)', async () => {
+    const c = cases.make({ hermes: '0.19.0' });
     c.file('docs/AGENTS.md', 'x\n');
     const e = await expectCode(c.read.handler({ path: 'docs/AGENT.md' }, ctx), ErrorCode.FILE_NOT_FOUND);
     assert.deepEqual(e.details?.similar_files, ['docs/AGENTS.md']);
   });
 
-  // Hermes' content check: more than 30% control characters in the first 1000 is binary.
-  test('files mostly of control characters are refused as binary', async () => {
+  // Newer Hermes names the resolved path, marks the answer not_found, and scores near misses (difflib ratio >= 0.8).
+  test('a missing file names its resolved path, with not_found and near-miss suggestions (newer Hermes)', async () => {
     const c = cases.make();
+    c.file('README', 'x\n');
+    c.file('settings.toml', 'y\n');
+    const e = await expectCode(c.read.handler({ path: 'REAMDE' }, ctx), ErrorCode.FILE_NOT_FOUND);
+    assert.equal(e.message, `File not found: ${c.p('REAMDE')}`);
+    assert.deepEqual(e.details, {
+      content: '',
+      total_lines: 0,
+      file_size: 0,
+      truncated: false,
+      is_binary: false,
+      is_image: false,
+      not_found: true,
+      similar_files: [c.p('README')],
+    });
+    const typo = await expectCode(c.read.handler({ path: 'setings.yml' }, ctx), ErrorCode.FILE_NOT_FOUND);
+    assert.deepEqual(typo.details?.similar_files, [c.p('settings.toml')]);
+    // 0.19 scored neither.
+    const old = cases.make({ hermes: '0.19.0' });
+    old.file('README', 'x\n');
+    assert.equal((await expectCode(old.read.handler({ path: 'REAMDE' }, ctx), ErrorCode.FILE_NOT_FOUND)).details?.similar_files, undefined);
+  });
+
+  test('a dangling symlink is its missing target (newer Hermes)', async () => {
+    const c = cases.make();
+    fs.symlinkSync('gone.txt', c.p('dangling.txt'));
+    const e = await expectCode(c.read.handler({ path: 'dangling.txt' }, ctx), ErrorCode.FILE_NOT_FOUND);
+    assert.equal(e.message, `File not found: ${c.p('gone.txt')}`);
+    assert.equal(e.details?.not_found, true);
+  });
+
+  test('a missing name read under its one unicode-equivalent spelling, with a note (newer Hermes)', async () => {
+    const c = cases.make();
+    const nfd = 'cafe\u0301.txt';
+    c.file(nfd, 'x\n');
+    const r = await call(c.read, { path: 'caf\u00e9.txt' });
+    assert.equal(r.content, '1|x');
+    assert.equal(
+      r.hint,
+      `Note: '${c.p('caf\u00e9.txt')}' not found byte-for-byte; resolved to the unicode-equivalent file '${c.p(nfd)}' ` +
+        '(invisible encoding difference: NFC/NFD or special space/quote characters).',
+    );
+    // A no-break space and a curly quote are the same name too; two candidates are a collision.
+    c.file('it\u2019s\u00a0here.txt', 'y\n');
+    assert.equal((await call(c.read, { path: "it's here.txt" })).content, '1|y');
+    c.file('dup\u00a0x.txt', '1\n');
+    c.file('dup\u202fx.txt', '2\n');
+    await expectCode(c.read.handler({ path: 'dup x.txt' }, ctx), ErrorCode.FILE_NOT_FOUND);
+    // Hermes 0.19 does not look.
+    const old = cases.make({ hermes: '0.19.0' });
+    old.file(nfd, 'x\n');
+    await expectCode(old.read.handler({ path: 'caf\u00e9.txt' }, ctx), ErrorCode.FILE_NOT_FOUND);
+  });
+
+  test('the unicode-equivalent file is read under the same checks: the roots and Hermes\' read blocks', async () => {
+    const c = cases.make();
+    fs.mkdirSync(c.p('inside'));
+    // A variant that is a symlink out of the roots is refused as any path leading out is.
+    const outside = fs.mkdtempSync(`${cases.base}/outside-`);
+    fs.writeFileSync(`${outside}/secret.txt`, 'out\n');
+    fs.symlinkSync(`${outside}/secret.txt`, c.p('inside/cafe\u0301.txt'));
+    await expectCode(c.read.handler({ path: 'inside/caf\u00e9.txt' }, ctx), ErrorCode.PATH_OUTSIDE_ROOTS);
+    // A variant that is a link to a Hermes credential store is blocked as the store is.
+    c.file('~/auth.json', '{"token": "x"}\n');
+    fs.symlinkSync(c.p('~/auth.json'), c.p('inside/it\u2019s.json'));
+    const e = await expectCode(c.read.handler({ path: "inside/it's.json" }, ctx), ErrorCode.FILE_BLOCKED);
+    assert.match(e.message, /is a Hermes credential store/);
+    assert.match(String(e.details?.hint), /^Note: '.*it's\.json' not found byte-for-byte; resolved to the unicode-equivalent file/);
+  });
+
+  // Hermes 0.19's content check: more than 30% control characters in the first 1000 is binary.
+  test('files mostly of control characters are refused as binary (0.19)', async () => {
+    const c = cases.make({ hermes: '0.19.0' });
     c.file('blob', Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2, 3]));
     const e = await expectCode(c.read.handler({ path: 'blob' }, ctx), ErrorCode.FILE_BINARY);
     assert.equal(e.message, 'Binary file - cannot display as text. Use appropriate tools to handle this file type.');
     assert.deepEqual(e.details, { content: '', total_lines: 0, file_size: 8, truncated: false, is_binary: true, is_image: false });
   });
 
-  test('a stray NUL in text is shown, not refused', async () => {
-    const c = cases.make();
+  test('a stray NUL in text is shown, not refused (0.19)', async () => {
+    const c = cases.make({ hermes: '0.19.0' });
     c.file('log.txt', 'header line\nabc\0def\nplain text line\n');
     const r = await call(c.read, { path: 'log.txt' });
     assert.equal(r.content, '1|header line\n2|abc\0def\n3|plain text line');
   });
 
-  test('invalid UTF-8 is shown with replacement characters', async () => {
-    const c = cases.make();
+  test('invalid UTF-8 is shown with replacement characters (0.19)', async () => {
+    const c = cases.make({ hermes: '0.19.0' });
     c.file('latin1.txt', Buffer.from([0x61, 0xe9, 0x62, 0x63, 0x0a, 0x64]));
     const r = await call(c.read, { path: 'latin1.txt' });
     assert.equal(r.content, '1|a\ufffdbc\n2|d');
+  });
+
+  // Newer Hermes decides by bytes (upstream issue #80308): a NUL or invalid UTF-8 in the first 1000 is binary.
+  test('binary is decided by bytes and refused with its type named (newer Hermes)', async () => {
+    const c = cases.make();
+    const fields = { content: '', total_lines: 0, truncated: false, is_binary: true, is_image: false, not_found: false };
+    c.file('prog', Buffer.concat([Buffer.from('7f454c4602010100', 'hex'), Buffer.alloc(28, 0)]));
+    const elf = await expectCode(c.read.handler({ path: 'prog' }, ctx), ErrorCode.FILE_BINARY);
+    assert.equal(elf.message, 'Binary file (ELF executable, 36 bytes) — cannot display as text.');
+    assert.deepEqual(elf.details, { ...fields, file_size: 36 });
+    c.file('latin1.txt', Buffer.from([0x61, 0xe9, 0x62, 0x63, 0x0a, 0x64]));
+    assert.equal((await expectCode(c.read.handler({ path: 'latin1.txt' }, ctx), ErrorCode.FILE_BINARY)).message, 'Binary file (unknown binary, 6 bytes) — cannot display as text.');
+    c.file('log.txt', 'header\nabc\0def\n');
+    await expectCode(c.read.handler({ path: 'log.txt' }, ctx), ErrorCode.FILE_BINARY);
+    c.file('big.bin.txt', Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(2048, 0)]));
+    assert.equal((await expectCode(c.read.handler({ path: 'big.bin.txt' }, ctx), ErrorCode.FILE_BINARY)).message, 'Binary file (PDF document, 2.0 KB) — cannot display as text.');
+    // Mostly control characters but valid UTF-8 without a NUL is text; a multibyte character cut at the
+    // end of the 1000-byte sample is not invalid.
+    c.file('ctl.txt', Buffer.from([1, 2, 3, 4, 5, 6, 0x0a]));
+    assert.equal((await call(c.read, { path: 'ctl.txt' })).content, '1|\x01\x02\x03\x04\x05\x06');
+    c.file('cut.txt', Buffer.concat([Buffer.alloc(999, 0x61), Buffer.from('é\n')]));
+    assert.equal((await call(c.read, { path: 'cut.txt' })).total_lines, 1);
+  });
+
+  test('UTF-16 text is shown transcoded, with the lines it holds (newer Hermes)', async () => {
+    const c = cases.make();
+    c.file('le.txt', Buffer.from('\ufeffone\r\ntwo\n', 'utf16le'));
+    const le = await call(c.read, { path: 'le.txt' });
+    assert.deepEqual(le, {
+      content: '1|one\n2|two',
+      total_lines: 2,
+      file_size: 20,
+      truncated: false,
+      is_binary: false,
+      is_image: false,
+      not_found: false,
+      hint: 'Transcoded from UTF-16-LE to UTF-8 for display. Text edits via patch/write_file would re-encode as UTF-8.',
+    });
+    // Big-endian without a byte-order mark: told by the zero bytes at even offsets.
+    c.file('be.txt', Buffer.from('hi\nthere\nagain', 'utf16le').swap16());
+    const be = await call(c.read, { path: 'be.txt', offset: 2, limit: 1 });
+    assert.equal(be.content, '2|there');
+    assert.equal(be.truncated, true);
+    assert.equal(
+      be.hint,
+      'Transcoded from UTF-16-BE to UTF-8 for display. Text edits via patch/write_file would re-encode as UTF-8. Use offset=3 to continue reading (showing 2-2 of 3 lines)',
+    );
+    // Zero bytes at both parities are no UTF-16: binary.
+    c.file('mixed.txt', Buffer.from([0x61, 0, 0, 0x62, 0x63, 0, 0, 0x64]));
+    await expectCode(c.read.handler({ path: 'mixed.txt' }, ctx), ErrorCode.FILE_BINARY);
+    // Hermes 0.19 refuses UTF-16 as binary.
+    const old = cases.make({ hermes: '0.19.0' });
+    old.file('le.txt', Buffer.from('\ufeffone\n', 'utf16le'));
+    assert.equal((await expectCode(old.read.handler({ path: 'le.txt' }, ctx), ErrorCode.FILE_BINARY)).message, 'Binary file - cannot display as text. Use appropriate tools to handle this file type.');
+  });
+
+  test('a cut line sets truncated_lines and merge conflicts are counted (newer Hermes)', async () => {
+    const c = cases.make();
+    c.file('long.txt', 'y'.repeat(2001) + '\nok\n');
+    assert.equal((await call(c.read, { path: 'long.txt' })).truncated_lines, true);
+    assert.equal((await call(c.read, { path: 'long.txt', offset: 2 })).truncated_lines, undefined);
+    c.file('merge.txt', 'a\n<<<<<<< HEAD\nours\n=======\ntheirs\n>>>>>>> topic\nb\n<<<<<<< only an opening marker\n');
+    const r = await call(c.read, { path: 'merge.txt' });
+    assert.equal(r.conflict_blocks, 1);
+    assert.equal(
+      r._hint,
+      '1 unresolved git merge-conflict block(s) (<<<<<<< / ======= / >>>>>>>) in this range. Resolve them (keep one side or combine, delete the markers) before editing around them.',
+    );
+    // A lone marker is no conflict; a page without the closing marker counts none.
+    assert.equal((await call(c.read, { path: 'merge.txt', limit: 3 })).conflict_blocks, undefined);
+    const old = cases.make({ hermes: '0.19.0' });
+    old.file('merge.txt', '<<<<<<< a\nx\n>>>>>>> b\n' + 'y'.repeat(2001) + '\n');
+    const r19 = await call(old.read, { path: 'merge.txt' });
+    assert.equal(r19.conflict_blocks, undefined);
+    assert.equal(r19.truncated_lines, undefined);
   });
 
   // The pointer to vision_analyze comes only with Hermes' tool server serving it (tests/tools/hermes-tools/descriptions).
@@ -243,13 +431,25 @@ describe('read_file: refusals', () => {
   test('a directory is not a regular file', async () => {
     const c = cases.make();
     fs.mkdirSync(c.p('dir'));
-    await expectCode(c.read.handler({ path: 'dir' }, ctx), ErrorCode.FILE_NOT_REGULAR);
+    const e = await expectCode(c.read.handler({ path: 'dir' }, ctx), ErrorCode.FILE_NOT_REGULAR);
+    assert.equal(e.message, `Cannot read '${c.p('dir')}': not a regular file (directory, dangling symlink, FIFO, socket, or device). Reading it could block indefinitely.`);
+    assert.equal(e.details?.not_found, false);
+    const old = cases.make({ hermes: '0.19.0' });
+    fs.mkdirSync(old.p('dir'));
+    const e19 = await expectCode(old.read.handler({ path: 'dir' }, ctx), ErrorCode.FILE_NOT_REGULAR);
+    assert.equal(e19.message, "Cannot read 'dir': not a regular file (directory, FIFO, socket, or device). Reading it could block indefinitely.");
   });
 
   test('a FIFO is refused without blocking', async () => {
     const c = cases.make();
     execFileSync('mkfifo', [c.p('pipe')]);
-    await expectCode(c.read.handler({ path: 'pipe' }, ctx), ErrorCode.FILE_NOT_REGULAR);
+    const e = await expectCode(c.read.handler({ path: 'pipe' }, ctx), ErrorCode.FILE_NOT_REGULAR);
+    const note = "'pipe' is a FIFO (named pipe), not a regular file — reading it would block indefinitely, so no read was attempted. Use terminal utilities if you need to interact with it.";
+    assert.equal(e.message, note);
+    assert.deepEqual(e.details, { success: false, note });
+    const old = cases.make({ hermes: '0.19.0' });
+    execFileSync('mkfifo', [old.p('pipe')]);
+    await expectCode(old.read.handler({ path: 'pipe' }, ctx), ErrorCode.FILE_NOT_REGULAR);
   });
 
   test('$HERMES_HOME/auth.json is a blocked credential store', async () => {

@@ -63,8 +63,8 @@ describe('file tool definitions', () => {
   });
 
   // Hermes' READ_FILE_SCHEMA: limit has a maximum and no minimum (a limit below 1 reads one line).
-  test('read_file schema: offset ≥ 1 (default 1), limit ≤ 2000 (default 500)', () => {
-    const { read } = tools();
+  test('read_file schema: offset ≥ 1 (default 1), limit ≤ 2000 (default 500 as Hermes 0.19)', () => {
+    const read = cases.make({ hermes: '0.19.0' }).read;
     const props = propertiesOf(read, 'offset', 'limit');
     assert.deepEqual([props.offset.default, props.offset.minimum], [1, 1]);
     assert.deepEqual([props.limit.default, props.limit.minimum, props.limit.maximum], [500, undefined, 2000]);
@@ -75,6 +75,11 @@ describe('file tool definitions', () => {
     rejects(validate, { path: 'a', offset: 0 });
     rejects(validate, { offset: 1 });
     rejects(validate, { path: 'a', extra: true });
+  });
+
+  test('read_file schema: limit default 2000 as newer Hermes', () => {
+    const props = propertiesOf(tools().read, 'limit');
+    assert.deepEqual([props.limit.default, props.limit.maximum], [2000, 2000]);
   });
 
   test('write_file schema requires path and content', () => {
