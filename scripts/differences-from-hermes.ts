@@ -29,7 +29,16 @@ export interface ListedDivergence {
    * a guard only the newer one has) is scoped so.
    */
   hermes?: string;
+  /**
+   * A condition each differing field must meet for the entry to cover it, checked by the surface's
+   * fidelity test (harness.ts DivergenceCondition): `hides-all` (redaction) = the gateway's answer
+   * shows no piece of the text that Hermes' answer hides.
+   */
+  when?: 'hides-all';
 }
+
+/** The conditions a divergence may name (`when`). */
+export const DIVERGENCE_CONDITIONS: readonly string[] = ['hides-all'];
 
 /** Whether `d` applies when comparing with Hermes `version`. */
 export function appliesTo(d: ListedDivergence, version: string): boolean {
@@ -45,6 +54,7 @@ export function listedDivergences(text = readFileSync(DIVERGENCES_FILE, 'utf8'))
       if (typeof d[k] !== 'string' || d[k].trim() === '') throw new Error(`divergences.yaml: an entry (${d.id ?? '?'}) has no ${k}`);
     }
     if (d.hermes !== undefined && (typeof d.hermes !== 'string' || !validRange(d.hermes))) throw new Error(`divergences.yaml: ${d.id} has a hermes scope that is not a PEP 440 specifier: ${JSON.stringify(d.hermes)}`);
+    if (d.when !== undefined && !DIVERGENCE_CONDITIONS.includes(d.when)) throw new Error(`divergences.yaml: ${d.id} has an unknown condition: ${JSON.stringify(d.when)}`);
     if (ids.has(d.id)) throw new Error(`divergences.yaml: ${d.id} twice`);
     ids.add(d.id);
   }

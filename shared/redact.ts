@@ -17,11 +17,21 @@
 //     keyword?" is decided in code on the captured name instead of inside the regex (the
 //     `[A-Z_]*KEYWORD[A-Z_]*` shape is quadratic on long identifiers).
 //
+// Users run Hermes 0.19 through the newest release, and the versions mask differently (newer Hermes
+// knows more key formats and name shapes, 0.19 masks more values of weakly named keys). Redaction
+// hides what ANY supported version hides, in every mode: the passes are the union of both versions'
+// passes, a value is masked when either version's policy masks it, and where the versions mask the
+// same text differently the form that shows less wins (`docker run -e API_TOKEN=***`, not a
+// head/tail). It does not follow the Hermes version the gateway fronts: a safety rule has no
+// version to follow.
+//
 // The passes live under shared/redact/: mask.ts (masking primitives), formats.ts and prefixes.ts
-// (pass 1: the format table and its compiled regex), assignments.ts (passes 2-4 and their value
-// policy), patterns.ts (passes 5-13), pipeline.ts (redact() and the pass order) and deep.ts
-// (redactDeep). This module is the public surface.
+// (pass 1: the format table and its compiled regex, keys split by control characters, Zhipu keys),
+// assignments.ts (passes 2-4 and their value policies, Python reprs), patterns.ts (passes 5-13),
+// pipeline.ts (redact() and the pass order), deep.ts (redactDeep) and commands.ts (which mode a
+// command's output gets). This module is the public surface.
 
+export { commandReadsSecretFile, isEnvDumpCommand, redactCommandOutput, redactsWholeOutput } from './redact/commands.js';
 export { redactDeep } from './redact/deep.js';
 export { maskToken } from './redact/mask.js';
 export { containsSecret, redact, type RedactOptions } from './redact/pipeline.js';

@@ -1,6 +1,6 @@
 // Passes 2-4 of shared/redact.ts (ENV/config, JSON fields, YAML) and the value policy they share.
 
-import { ALREADY_MASKED_RE, OUTPUT_MASKER, type Masker } from './mask.js';
+import { ALREADY_MASKED_RE, MASK, OUTPUT_MASKER, type Masker } from './mask.js';
 
 // ---------------------------------------------------------------------------------------------
 // Shared policy for the assignment passes (2 ENV/config, 3 JSON, 4 YAML)
@@ -11,6 +11,14 @@ import { ALREADY_MASKED_RE, OUTPUT_MASKER, type Masker } from './mask.js';
 // their values, and the gateway masks at least what Hermes masks).
 // - ENV (`_ENV_ASSIGN_RE`): upper-case names only, `API_KEY`/`APIKEY`, `AUTH` counts.
 const ENV_NAME_KEYWORD_RE = /API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH/;
+//   Newer Hermes adds bare `KEY`, `PASS` and `PW` (`SSH_KEY`, `DB_PASS`, `MYSQL_PW`), under its
+//   value policy (newerHermesMasks), which turns down `KEYBOARD=us`.
+const NEWER_ENV_NAME_KEYWORD_RE = /KEY|PASS|PW/;
+// - any case (newer Hermes `_ENV_ASSIGN_LOWER_RE`): a name that ends in `_` and a keyword
+//   (`openai_key`, `db_pw`, `My_Pass`), never a bare `password=` or `token=` (prose, form bodies).
+const ANY_CASE_ENV_NAME_RE = /^[A-Za-z0-9_]+_(?:key|pass|pw|token|secret|password|passwd|credential|auth)$/i;
+// What every such assignment holds: the gate of its pass.
+const ANY_CASE_ENV_GATE_RE = /_(?:key|pass|pw|token|secret|password|passwd|credential|auth)[ \t]*=/i;
 // - config (`_CFG_DOTTED_RE`, `_CFG_ANCHORED_RE`): any case, `api_key`/`api.key`/`api-key`/`apikey`.
 const CFG_NAME_KEYWORD_RE = /api[ _.-]?key|token|secret|passwd|password|credential|auth/i;
 // - YAML (`_YAML_ASSIGN_RE`): as config but without bare `auth` (`author:`; `Authorization:` is
@@ -21,24 +29,154 @@ const YAML_NAME_KEYWORD_RE = /api[ _.-]?key|token|secret|passwd|password|credent
 // in prose (`API_KEY = os.getenv("OPENAI_API_KEY")`, Hermes issue #2852). Hermes' one exception.
 const ENV_LOOKUP_VALUE_RE = /^(?:os\.(?:getenv|environ)|process\.env|\$ENV\{)/;
 
-function shouldMaskValue(value: string, masker: Masker): boolean {
-  if (value === '') return false;
-  // A mask that was in the text before this redaction stays (see Masker.keeps).
-  if (masker.keeps(value)) return false;
-  // Gateway: a PEM block assigned to a variable is left whole for pass 8. Hermes masks its first
-  // word (`-----BEGIN`), which hides the BEGIN marker from its private-key pass and leaves the key
-  // body in the clear.
-  if (/^["']?-----BEGIN/.test(value)) return false;
-  if (ENV_LOOKUP_VALUE_RE.test(value)) return false;
+// ---------------------------------------------------------------------------------------------
+// Newer Hermes' value policy (agent/redact.py `_should_redact_assignment`, 0.22)
+// ---------------------------------------------------------------------------------------------
+//
+// Newer Hermes masks fewer values than 0.19 for names holding a weak keyword (`MAX_TOKENS=100`,
+// `tokenizer: cl100k_base`, `SSH_AUTH_SOCK=$HOME/…` stay) and more name shapes (`DB_PASS`,
+// `openai_key`). The gateway masks what either version masks: 0.19's rule (a keyword anywhere in
+// the name, any value) where 0.19 reads a name, and this rule for the names only newer Hermes
+// reads (`KEY`, `PASS`, `PW` in upper-case names; any-case `_key`/`_pass`/`_pw`/`_token`… names).
+
+// Hermes `_KEY_KEYWORD_RE`, `_STRONG_KEY_KEYWORD_RE`, `_PASSWORD_KEY_RE` (the class `[ _.\\-]`
+// holds a backslash too, as Hermes' does).
+const KEY_KEYWORD_RE = /(?:api|auth|access|refresh|session|secret)[ _.\\-]?(?:key|token)|token|secret|passwd|password|pass|pw|credential|auth|key/gi;
+const STRONG_KEY_KEYWORD_RE = /(?:api|auth|access|refresh|session|id|bearer)[ _.\\-]?(?:key|token)|key[ _.\\-]?material|secret|passwd|password|pass|pw|credential|auth|bearer/gi;
+const PASSWORD_KEY_RE = /passwd|password|pass|pw/gi;
+
+const isAlpha = (c: string): boolean => /\p{L}/u.test(c);
+const isUpper = (c: string): boolean => c !== c.toLowerCase() && c === c.toUpperCase();
+const isLower = (c: string): boolean => c !== c.toUpperCase() && c === c.toLowerCase();
+
+/** Hermes `_is_word_start`: an edge, a non-letter before, or a camelCase / acronym boundary. */
+function isWordStart(s: string, i: number): boolean {
+  if (i === 0) return true;
+  const prev = s.charAt(i - 1);
+  const cur = s.charAt(i);
+  if (!isAlpha(prev) || (isUpper(cur) && isLower(prev))) return true;
+  return isUpper(cur) && isUpper(prev) && i + 1 < s.length && isLower(s.charAt(i + 1));
+}
+
+/** Hermes `_is_word_end`: an edge, a non-letter after, or a camelCase boundary; one plural `s` is absorbed. */
+function isWordEnd(s: string, j: number, allowPlural = true): boolean {
+  if (j >= s.length) return true;
+  const cur = s.charAt(j);
+  if (!isAlpha(cur) || (isUpper(cur) && isLower(s.charAt(j - 1)))) return true;
+  return allowPlural && (cur === 's' || cur === 'S') && isWordEnd(s, j + 1, false);
+}
+
+/** Hermes `_has_word_bounded_keyword`: some match of `re` in `key` starts and ends a word. */
+function hasWordBoundedKeyword(key: string, re: RegExp): boolean {
+  for (const m of key.matchAll(re)) if (isWordStart(key, m.index) && isWordEnd(key, m.index + m[0].length)) return true;
+  return false;
+}
+
+/** Hermes `_looks_like_opaque_credential`: a value shaped like a credential rather than a word or a number. */
+function looksLikeOpaqueCredential(value: string): boolean {
+  if (value === MASK || value.startsWith('«redacted:')) return true;
+  const length = Array.from(value).length;
+  if (length >= 16 && /^[A-Fa-f0-9]+$/.test(value)) return true;
+  if (length >= 20 && /^[A-Za-z0-9_./+=-]+$/.test(value)) return true;
+  if (length < 12) return false;
+  return [/[a-z]/, /[A-Z]/, /[0-9]/].filter((re) => re.test(value)).length >= 2;
+}
+
+const isShellWordChar = (c: string): boolean => /^[\p{L}\p{N}_]$/u.test(c);
+
+/** The end of a shell variable reference at `at` (`$NAME`, `${…}`), or -1 (Hermes `_SHELL_VAR_REF`). */
+function shellVarEnd(value: string, at: number): number {
+  if (value.charAt(at) !== '$') return -1;
+  const first = value.charAt(at + 1);
+  if (first === '{') {
+    if (!/[A-Za-z_]/.test(value.charAt(at + 2))) return -1;
+    const close = value.indexOf('}', at + 3);
+    return close < 0 ? -1 : close + 1;
+  }
+  if (!/[A-Za-z_]/.test(first)) return -1;
+  let i = at + 2;
+  while (i < value.length && isShellWordChar(value.charAt(i))) i++;
+  return i;
+}
+
+/**
+ * Hermes `_PATH_OR_VAR_VALUE_RE`, read by hand: the whole value is a `$VAR`/`${…}`/`$(`/`~`/`/`-led
+ * path of word characters, `./:-` and further variable references. (As a regex, a variable name
+ * that a path character may also take backtracks quadratically on a long value.)
+ */
+function isPathOrVarValue(value: string): boolean {
+  let i: number;
+  if (value.charAt(0) === '$') {
+    i = shellVarEnd(value, 0);
+    if (i < 0) {
+      if (value.charAt(1) !== '(') return false;
+      i = 2;
+    }
+  } else if (value.charAt(0) === '~' || value.charAt(0) === '/') i = 1;
+  else return false;
+  while (i < value.length) {
+    const c = value.charAt(i);
+    if (isShellWordChar(c) || c === '.' || c === '/' || c === ':' || c === '-') i++;
+    else if (c === '$') {
+      i = shellVarEnd(value, i);
+      if (i < 0) return false;
+    } else return false;
+  }
   return true;
 }
 
-/** Mask a raw value that may be wrapped in matching quotes; the quotes are kept. */
-function maskMaybeQuoted(raw: string, masker: Masker): string {
+/** Hermes `_OPAQUE_PATH_SEGMENT_RE`: 16+ characters, no dot, lower and upper case and a digit. */
+function isOpaquePathSegment(segment: string): boolean {
+  return Array.from(segment).length >= 16 && !segment.includes('.') && /[a-z]/.test(segment) && /[A-Z]/.test(segment) && /[0-9]/.test(segment);
+}
+
+/**
+ * Hermes `_should_redact_assignment` (newer Hermes): whether `value`, assigned to `key`, is masked.
+ * An env lookup or a mask is kept; with `checkKeyword` the key must hold a keyword at a word
+ * boundary; a path or variable reference is kept unless the key is password-class or a path
+ * segment looks opaque; then a strong key masks any value, another key an opaque-looking one.
+ */
+export function newerHermesMasks(key: string, value: string, checkKeyword: boolean): boolean {
+  if (ENV_LOOKUP_VALUE_RE.test(value)) return false;
+  if (value === MASK || value.startsWith('«redacted')) return false;
+  if (checkKeyword && !hasWordBoundedKeyword(key, KEY_KEYWORD_RE)) return false;
+  if (isPathOrVarValue(value) && !hasWordBoundedKeyword(key, PASSWORD_KEY_RE)) {
+    if (value.charAt(0) === '$' || !value.split('/').some(isOpaquePathSegment)) return false;
+  }
+  return hasWordBoundedKeyword(key, STRONG_KEY_KEYWORD_RE) || looksLikeOpaqueCredential(value);
+}
+
+/** Values no assignment pass masks, whichever version's policy applies. */
+function keptByEveryPolicy(value: string, masker: Masker): boolean {
+  if (value === '') return true;
+  // A mask that was in the text before this redaction stays (see Masker.keeps).
+  if (masker.keeps(value)) return true;
+  // Gateway: a PEM block assigned to a variable is left whole for pass 8. Hermes masks its first
+  // word (`-----BEGIN`), which hides the BEGIN marker from its private-key pass and leaves the key
+  // body in the clear.
+  if (/^["']?-----BEGIN/.test(value)) return true;
+  return ENV_LOOKUP_VALUE_RE.test(value);
+}
+
+/** 0.19's policy: every value but those kept by every policy. */
+function shouldMaskValue(value: string, masker: Masker): boolean {
+  return !keptByEveryPolicy(value, masker);
+}
+
+/** Newer Hermes' policy for `name`'s value (newerHermesMasks), within the gateway's exceptions. */
+function newerPolicy(name: string, masker: Masker): (value: string) => boolean {
+  return (value) => !keptByEveryPolicy(value, masker) && newerHermesMasks(name, value, true);
+}
+
+/**
+ * Mask a raw value that may be wrapped in matching quotes; the quotes are kept. `masks` decides
+ * for the unquoted value (0.19's policy by default).
+ */
+function maskMaybeQuoted(raw: string, masker: Masker, masks: (value: string) => boolean = (value) => shouldMaskValue(value, masker)): string {
   const q = raw.charAt(0);
   const quoted = raw.length >= 2 && (q === '"' || q === "'") && raw.endsWith(q);
   const inner = quoted ? raw.slice(1, -1) : raw;
-  if (!shouldMaskValue(inner, masker)) return raw;
+  if (!masks(inner)) return raw;
   const masked = masker.value(inner);
   return quoted ? q + masked + q : masked;
 }
@@ -65,6 +203,7 @@ export const QUOTE_CLOSES = String.raw`[,;)}\]>]*(?:\s|$)`;
 // keyword, so a match without one consumes just `NAME=` and a secret-named assignment right after
 // it (`x=API_KEY=…`, `4096=TOKEN=…`) is still found, while a long `A=B=C…` run stays linear.
 const ENV_UPPER_RE = /(?<![A-Z0-9_])([A-Z0-9_]+)([ \t]*=(?!=)[ \t]*)/g;
+
 const ENV_VALUE_RE = new RegExp(String.raw`"[^"\n]*"|'[^'\n]*'|["']?(?:[^\s"']|["'](?!${QUOTE_CLOSES}))+`, 'y');
 // Lowercase/dotted config values also stop at `&`, so a form body (`password=x&user=y`) is masked
 // pair by pair (pass 12) instead of being swallowed whole. No spaces around `=`, as in Hermes:
@@ -116,6 +255,44 @@ function replaceAssignments(
   return last === 0 ? text : out + text.slice(last);
 }
 
+const isNameChar = (code: number): boolean =>
+  (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || code === 0x5f;
+const isBlank = (ch: string): boolean => ch === ' ' || ch === '\t';
+
+/**
+ * replaceAssignments for `NAME[ \t]*=(?!=)[ \t]*` with NAME a whole `[A-Za-z0-9_]` run, found from
+ * each `=` backwards instead of by a scan over every identifier: the same matches, for the cost of
+ * the text's `=` signs (a pass whose names are rare reads little else).
+ */
+function replaceAssignmentsAtEquals(
+  text: string,
+  valueRe: RegExp,
+  isSecret: (name: string) => boolean,
+  replace: (name: string, sep: string, raw: string) => string,
+): string {
+  let out = '';
+  let last = 0;
+  for (let eq = text.indexOf('='); eq >= 0; eq = text.indexOf('=', Math.max(eq + 1, last))) {
+    if (text.charAt(eq + 1) === '=') continue;
+    let nameEnd = eq;
+    while (nameEnd > 0 && isBlank(text.charAt(nameEnd - 1))) nameEnd--;
+    let nameStart = nameEnd;
+    while (nameStart > 0 && isNameChar(text.charCodeAt(nameStart - 1))) nameStart--;
+    // No name, or one that runs back into a value already replaced.
+    if (nameStart === nameEnd || nameStart < last) continue;
+    const name = text.slice(nameStart, nameEnd);
+    if (!isSecret(name)) continue;
+    let valueAt = eq + 1;
+    while (valueAt < text.length && isBlank(text.charAt(valueAt))) valueAt++;
+    valueRe.lastIndex = valueAt;
+    const value = valueRe.exec(text);
+    if (value === null) continue;
+    out += text.slice(last, nameStart) + replace(name, text.slice(nameEnd, valueAt), value[0]);
+    last = valueAt + value[0].length;
+  }
+  return last === 0 ? text : out + text.slice(last);
+}
+
 export function redactEnvAssignments(text: string, masker: Masker = OUTPUT_MASKER): string {
   if (!text.includes('=')) return text;
   // Uppercase names run even when the text holds a URL: they never collide with (lowercase) query
@@ -124,12 +301,29 @@ export function redactEnvAssignments(text: string, masker: Masker = OUTPUT_MASKE
     text,
     ENV_UPPER_RE,
     ENV_VALUE_RE,
-    (name) => ENV_NAME_KEYWORD_RE.test(name),
+    (name) => ENV_NAME_KEYWORD_RE.test(name) || NEWER_ENV_NAME_KEYWORD_RE.test(name),
     (name, sep, raw) => {
-      const masked = maskMaybeQuoted(raw, masker);
+      const masked = ENV_NAME_KEYWORD_RE.test(name)
+        ? maskMaybeQuoted(raw, masker)
+        : maskMaybeQuoted(raw, masker, newerPolicy(name, masker));
       return masked === raw ? name + sep + raw : `${name}=${masked}`;
     },
   );
+  // Newer Hermes' any-case pass, after the upper-case one as there: it reads upper-case names
+  // again, so a value the upper-case pass masked head/tail becomes `***` under a strong name
+  // (`docker run -e API_TOKEN=***`), the less revealing of the two versions' answers. Off for text
+  // holding a URL, as in Hermes (`token=` query parameters).
+  if (!text.includes('://') && ANY_CASE_ENV_GATE_RE.test(text)) {
+    text = replaceAssignmentsAtEquals(
+      text,
+      ENV_VALUE_RE,
+      (name) => ANY_CASE_ENV_NAME_RE.test(name),
+      (name, sep, raw) => {
+        const masked = maskMaybeQuoted(raw, masker, newerPolicy(name, masker));
+        return masked === raw ? name + sep + raw : `${name}=${masked}`;
+      },
+    );
+  }
   // The lowercase forms would match `token=`/`key=` query parameters, and web-URL query values are
   // deliberately passed through (OAuth callbacks and magic links must round-trip), so they are off
   // for any text holding a URL, as in Hermes.
@@ -165,10 +359,13 @@ export const JSON_FIELD_NAME_RE = new RegExp(`^(?:${JSON_KEY_NAMES})$`, 'i');
 // Gateway: the value is a proper JSON string body (escapes included), so `"ab\"cd"` is masked whole
 // instead of being cut at the escaped quote, which would leave broken JSON and half a secret.
 const JSON_FIELD_RE = new RegExp(String.raw`"(${JSON_KEY_NAMES})"\s*:\s*"((?:[^"\\]|\\.)*)"`, 'gi');
-// Gateway: the same field inside a JSON-encoded string (`{"output": "{\"api_key\": \"…\"}"}`): tool results
-// that wrap a config dump in JSON escape its quotes, so the rule above never sees the value.
+// The same field inside a JSON-encoded string, at any depth (`{"output": "{\"api_key\": \"…\"}"}`,
+// and `\\\"` deeper down): tool results that wrap a config dump in JSON escape its quotes, so the rule
+// above never sees the value. Newer Hermes `_JSON_FIELD_ESCAPED_RE` (upstream #115104): the key's
+// and the value's escapes are the same run of backslashes. The lookbehind starts each attempt at
+// the beginning of a backslash run, so a long run is scanned once.
 const JSON_ESCAPED_FIELD_RE = new RegExp(
-  String.raw`(\\"(${JSON_KEY_NAMES})\\"\s*:\s*\\")([^"\\\n]+)(\\")`,
+  String.raw`((?<!\\)(\\+)"(?:${JSON_KEY_NAMES})\2")\s*:\s*\2"([^"\\]+)\2"`,
   'gi',
 );
 
@@ -184,12 +381,82 @@ export function redactJsonFields(text: string, masker: Masker = OUTPUT_MASKER): 
     return masked === value ? whole : `"${key}": "${masked}"`;
   });
   if (text.includes('\\"')) {
-    text = text.replace(JSON_ESCAPED_FIELD_RE, (whole, head: string, _key: string, value: string, tail: string) => {
+    // Written back as Hermes writes it: `\"key\": \"value\"`, one space after the colon.
+    text = text.replace(JSON_ESCAPED_FIELD_RE, (whole, key: string, escape: string, value: string) => {
       const masked = maskJsonFieldValue(value, masker);
-      return masked === value ? whole : head + masked + tail;
+      return masked === value ? whole : `${key}: ${escape}"${masked}${escape}"`;
     });
   }
   return text;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pass 3b: Python mapping repr fields (newer Hermes, agent/redact.py `_redact_python_repr_fields`,
+// upstream #92586)
+// ---------------------------------------------------------------------------------------------
+
+// Hermes `_PYTHON_REPR_SECRET_KEYS` and `_PYTHON_REPR_CREDENTIAL_SUFFIXES` (its upper-case
+// `_API_KEY`/`_TOKEN`/… suffixes are all among the case-folded ones).
+const REPR_SECRET_KEYS: ReadonlySet<string> = new Set([
+  'access_token', 'refresh_token', 'id_token', 'auth_token', 'token', 'api_key', 'apikey', 'client_secret', 'secret', 'password',
+  'passwd', 'private_key', 'credential', 'credentials', 'authorization', 'bearer', 'secret_value', 'raw_secret', 'secret_input',
+  'key_material',
+]);
+const REPR_CREDENTIAL_SUFFIXES = ['apikey', 'api_key', 'token', 'secret', 'password', 'passwd', 'credential', 'credentials'];
+
+/**
+ * Hermes `is_secret_field_name`: a mapping field holding a credential, by an exact name or a
+ * credential suffix (`UserPassword`, `sessionToken`, `BRAVE_API_KEY`), never a metadata name that
+ * only starts with one (`token_count`, `PASSWORD_POLICY`).
+ */
+export function isSecretFieldName(key: string): boolean {
+  const folded = key.toLowerCase();
+  return REPR_SECRET_KEYS.has(folded) || REPR_CREDENTIAL_SUFFIXES.some((suffix) => folded.endsWith(suffix));
+}
+
+// Hermes `_PYTHON_REPR_FIELD_RE`: `'key': 'value'`, `'key': b'value'`, `'key': "value"`, escapes
+// read inside the value. The two alternatives of a value character never start alike, so a value is
+// read once.
+// What every field holds: a quote closing its key, then the colon.
+const REPR_GATE_RE = /'\s*:/;
+const REPR_FIELD_RE = /'([A-Za-z_][A-Za-z0-9_]*)'(\s*:\s*)(?:([bB]?)'((?:\\.|[^'\\])+)'|([bB]?)"((?:\\.|[^"\\])+)")/g;
+
+/**
+ * Credential fields of Python mapping reprs (`{'BRAVE_API_KEY': 'opaque-value'}`, in tracebacks and
+ * pytest output), which the JSON rule's double quotes never reach, masked whole: `***` (the
+ * file-read sentinel in file content). Quote style and a `b` prefix are kept; env lookups and values
+ * already masked (`'Authorization': 'Digest ***'`) are left as they are.
+ */
+export function redactPythonReprFields(text: string, masker: Masker = OUTPUT_MASKER): string {
+  if (!REPR_GATE_RE.test(text)) return text;
+  return text.replace(
+    REPR_FIELD_RE,
+    (whole, key: string, sep: string, singlePrefix: string | undefined, single: string | undefined, doublePrefix: string | undefined, double: string | undefined) => {
+      if (!isSecretFieldName(key)) return whole;
+      const value = single ?? double ?? '';
+      const quote = single !== undefined ? "'" : '"';
+      if (ENV_LOOKUP_VALUE_RE.test(value) || value.includes(MASK) || value.startsWith('«redacted') || masker.keeps(value)) return whole;
+      return `'${key}'${sep}${(single !== undefined ? singlePrefix : doublePrefix) ?? ''}${quote}${masker.full(value)}${quote}`;
+    },
+  );
+}
+
+// Hermes `_PYTEST_DIAGNOSTIC_LINE_RE` and `_PYTHON_EXCEPTION_LINE_RE`: pytest's introspection lines
+// (`E       assert {'api_key': …}`) and a final exception line (`KeyError: {…}`,
+// `requests.exceptions.HTTPError: …`), where a repr holding a credential is printed.
+const PYTEST_DIAGNOSTIC_LINE_RE = /^[ \t]*E[ \t]{2,}/;
+const PYTHON_EXCEPTION_LINE_RE = /^(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Warning):[ \t]*/;
+
+/**
+ * Newer Hermes' `_redact_python_diagnostic_repr_fields`, for command output redacted as code: the
+ * repr pass on the diagnostic lines only (the rest of the output keeps its source unchanged).
+ */
+export function redactPythonDiagnosticLines(text: string, masker: Masker = OUTPUT_MASKER): string {
+  if (!text.includes("'") || !text.includes(':')) return text;
+  return text.replace(/[^\r\n]+/g, (line) => {
+    const head = PYTEST_DIAGNOSTIC_LINE_RE.exec(line) ?? PYTHON_EXCEPTION_LINE_RE.exec(line);
+    return head === null ? line : head[0] + redactPythonReprFields(line.slice(head[0].length), masker);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 // The credential formats pass 1 of shared/redact.ts recognises by their shape: one entry per format.
 //
-// Hermes' own list (`agent/redact.py` `_PREFIX_RE`) comes first, unchanged, marked `origin:
-// 'hermes'`. The `gateway` entries widen it to the providers that the default rule sets of the
+// Hermes' own list (`agent/redact.py` `_PREFIX_PATTERNS`) comes first, marked `origin: 'hermes'`:
+// the union of every supported Hermes' list (0.19's 41 patterns, and the 15 GitLab and Langfuse
+// patterns and the dotted `sk-` body newer Hermes added), so a key either version masks is masked. The `gateway` entries widen it to the providers that the default rule sets of the
 // common secret scanners cover (gitleaks' default config, secretlint's recommended preset): source
 // control, cloud, CI, chat, payment, e-mail, package registries and the like. Formats that are not
 // a single token (private key blocks, JWTs, URLs with a password, Telegram bot tokens, header
@@ -11,10 +12,10 @@
 // tests/shared/redact-linear.test.ts (structure and timing):
 //   - `literal` occurs in every match (the cheap gate searches for it, so a gate can skip work but
 //     never hide a secret);
-//   - `pattern` is linear: no quantified group with an unbounded quantifier (nested quantifiers),
-//     and gateway entries use bounded quantifiers only. Every attempt starts at the beginning of a
-//     token run (the shared lead guard in prefixes.ts), so a long run is scanned once, not once per
-//     character;
+//   - `pattern` is linear: no unbounded quantifier on a group that itself holds one (nested
+//     quantifiers), and gateway entries use bounded quantifiers only. Every attempt starts at the
+//     beginning of a token run (the shared lead guard in prefixes.ts), so a long run is scanned
+//     once, not once per character;
 //   - plain capture groups are not allowed (`(?:…)` only): the compiler numbers its own groups.
 //
 // Masking follows Hermes' `_mask_token` convention (mask.ts): `token` masks the whole match (first
@@ -72,7 +73,11 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
   // Hermes `_PREFIX_RE`, in Hermes' order. Bodies stay open-ended as in Hermes (a single class
   // after a literal, so still linear): an OpenAI or Fernet token has no fixed upper length.
   // -------------------------------------------------------------------------------------------
-  hermes('openai-anthropic-key', 'OpenAI / OpenRouter / Anthropic', 'ai', 'sk-', r`sk-[A-Za-z0-9_-]{10,}`),
+  // 0.19 reads `sk-[A-Za-z0-9_-]{10,}`; newer Hermes also takes single dots inside the body
+  // (Alibaba's `sk-sp-…`/`sk-ws-…` keys), never `..` and never a trailing dot, so a head/tail mask
+  // (`sk-pro...EFGH`) is not matched again. Each repeated unit is one character with an optional dot
+  // before it: bounded inside, so the unbounded repeat over it stays linear.
+  hermes('openai-anthropic-key', 'OpenAI / OpenRouter / Anthropic', 'ai', 'sk-', r`sk-[A-Za-z0-9_-](?:\.?[A-Za-z0-9_-]){9,}`),
   hermes('github-pat', 'GitHub', 'source-control', 'ghp_', r`ghp_[A-Za-z0-9]{10,}`),
   hermes('github-fine-grained-pat', 'GitHub', 'source-control', 'github_pat_', r`github_pat_[A-Za-z0-9_]{10,}`),
   hermes('github-oauth', 'GitHub', 'source-control', 'gho_', r`gho_[A-Za-z0-9]{10,}`),
@@ -100,6 +105,8 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
   hermes('pypi-token', 'PyPI', 'package-registry', 'pypi-', r`pypi-[A-Za-z0-9_-]{10,}`),
   hermes('digitalocean-pat', 'DigitalOcean', 'cloud', 'dop_v1_', r`dop_v1_[A-Za-z0-9]{10,}`),
   hermes('digitalocean-oauth', 'DigitalOcean', 'cloud', 'doo_v1_', r`doo_v1_[A-Za-z0-9]{10,}`),
+  // 0.19's shape, kept: newer Hermes narrows it to `am_(?:org_)?[A-Za-z0-9]{20,}` (so that
+  // `am_example_identifier_123` is no key), a subset of this one; the gateway masks what either masks.
   hermes('agentmail-api-key', 'AgentMail', 'email', 'am_', r`am_[A-Za-z0-9_-]{10,}`),
   hermes('elevenlabs-api-key', 'ElevenLabs', 'ai', 'sk_', r`sk_[A-Za-z0-9_]{10,}`),
   hermes('tavily-api-key', 'Tavily', 'ai', 'tvly-', r`tvly-[A-Za-z0-9]{10,}`),
@@ -115,24 +122,29 @@ export const SECRET_FORMATS: readonly SecretFormat[] = [
   hermes('fireworks-api-key-dash', 'Fireworks', 'ai', 'fw-', r`fw-[A-Za-z0-9]{30,}`),
   hermes('fireworks-api-key', 'Fireworks', 'ai', 'fw_', r`fw_[A-Za-z0-9]{30,}`),
   hermes('fireworks-project-key', 'Fireworks', 'ai', 'fpk_', r`fpk_[A-Za-z0-9]{30,}`),
+  // Newer Hermes (0.22): GitLab's token families and Langfuse's public key, in its order.
+  // Gateway: a personal access token may carry GitLab's routable suffix
+  // (`.<2-char version><7-char base36>`, optionally with a dot between the two), which Hermes'
+  // pattern stops before (the runner tokens' class takes dots already).
+  hermes('gitlab-pat', 'GitLab', 'source-control', 'glpat-', r`glpat-[A-Za-z0-9_-]{10,}(?:\.[0-9a-z]{2}\.?[0-9a-z]{7})?`),
+  hermes('gitlab-oauth-app-secret', 'GitLab', 'source-control', 'gloas-', r`gloas-[A-Za-z0-9_-]{10,}`),
+  hermes('gitlab-deploy-token', 'GitLab', 'source-control', 'gldt-', r`gldt-[A-Za-z0-9_-]{10,}`),
+  hermes('gitlab-runner-token', 'GitLab', 'source-control', 'glrt-', r`glrt-[A-Za-z0-9_.-]{10,}`),
+  hermes('gitlab-runner-registration-token-routable', 'GitLab', 'source-control', 'glrtr-', r`glrtr-[A-Za-z0-9_.-]{10,}`),
+  hermes('gitlab-cicd-job-token', 'GitLab', 'source-control', 'glcbt-', r`glcbt-[A-Za-z0-9_-]{10,}`),
+  hermes('gitlab-pipeline-trigger-token', 'GitLab', 'source-control', 'glptt-', r`glptt-[A-Za-z0-9_-]{10,}`),
+  hermes('gitlab-feed-token', 'GitLab', 'source-control', 'glft-', r`glft-[A-Za-z0-9_-]{10,}`),
+  hermes('gitlab-incoming-mail-token', 'GitLab', 'source-control', 'glimt-', r`glimt-[A-Za-z0-9_-]{10,}`),
+  hermes('gitlab-agent-token', 'GitLab', 'source-control', 'glagent-', r`glagent-[A-Za-z0-9_-]{10,}`),
+  hermes('gitlab-service-account-token', 'GitLab', 'source-control', 'glsoat-', r`glsoat-[A-Za-z0-9_-]{10,}`),
+  hermes('gitlab-feature-flag-token', 'GitLab', 'source-control', 'glffct-', r`glffct-[A-Za-z0-9_-]{10,}`),
+  hermes('gitlab-workspace-token', 'GitLab', 'source-control', 'glwt-', r`glwt-[A-Za-z0-9_-]{10,}`),
+  hermes('gitlab-runner-registration-token', 'GitLab', 'source-control', 'GR1348941', r`GR1348941[A-Za-z0-9_-]{10,}`),
+  hermes('langfuse-public-key', 'Langfuse', 'observability', 'pk-lf-', r`pk-lf-[A-Za-z0-9-]{8,}`),
 
   // -------------------------------------------------------------------------------------------
   // Gateway: source control
   // -------------------------------------------------------------------------------------------
-  // Classic tokens are 20 characters; routable ones (GitLab 17+) are longer and end in
-  // `.<2-char version><7-char base36>`, optionally with a dot between the two.
-  token('gitlab-pat', 'GitLab', 'source-control', 'glpat-', r`glpat-[A-Za-z0-9_-]{20,300}(?:\.[0-9a-z]{2}\.?[0-9a-z]{7})?`),
-  token('gitlab-pipeline-trigger-token', 'GitLab', 'source-control', 'glptt-', r`glptt-[A-Za-z0-9_-]{20,64}`),
-  token('gitlab-runner-token', 'GitLab', 'source-control', 'glrt-', r`glrt-[A-Za-z0-9_-]{20,300}(?:\.[0-9a-z]{2}\.?[0-9a-z]{7})?`),
-  token('gitlab-runner-registration-token', 'GitLab', 'source-control', 'GR1348941', r`GR1348941[A-Za-z0-9_-]{20,64}`),
-  token('gitlab-deploy-token', 'GitLab', 'source-control', 'gldt-', r`gldt-[A-Za-z0-9_-]{20,64}`),
-  token('gitlab-feed-token', 'GitLab', 'source-control', 'glft-', r`glft-[A-Za-z0-9_-]{20,64}`),
-  token('gitlab-oauth-app-secret', 'GitLab', 'source-control', 'gloas-', r`gloas-[A-Za-z0-9_-]{64}`),
-  token('gitlab-scim-token', 'GitLab', 'source-control', 'glsoat-', r`glsoat-[A-Za-z0-9_-]{20,64}`),
-  token('gitlab-cicd-job-token', 'GitLab', 'source-control', 'glcbt-', r`glcbt-[A-Za-z0-9]{1,5}_[A-Za-z0-9_-]{20,64}`),
-  token('gitlab-agent-token', 'GitLab', 'source-control', 'glagent-', r`glagent-[A-Za-z0-9_-]{50,64}`),
-  token('gitlab-incoming-mail-token', 'GitLab', 'source-control', 'glimt-', r`glimt-[A-Za-z0-9_-]{25}`),
-  token('gitlab-feature-flag-token', 'GitLab', 'source-control', 'glffct-', r`glffct-[A-Za-z0-9_-]{20,64}`),
   token('bitbucket-app-password', 'Bitbucket', 'source-control', 'ATBB', r`ATBB[A-Za-z0-9_=.-]{24,100}`),
   token('atlassian-api-token', 'Atlassian (Jira, Confluence)', 'saas', 'ATATT3', r`ATATT3[A-Za-z0-9_=-]{150,250}`),
   token('sourcegraph-access-token', 'Sourcegraph', 'source-control', 'sgp_', r`sgp_(?:[a-f0-9]{16}_|local_)?[a-f0-9]{40}`),

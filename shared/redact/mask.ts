@@ -10,11 +10,18 @@ export const MASK = '***';
  * characters of a short secret would be most of it.
  */
 export function maskToken(token: string): string {
-  // Code points, not UTF-16 units, so a mask never splits a surrogate pair.
-  const chars = Array.from(token);
+  // Code points, not UTF-16 units, so a mask never splits a surrogate pair; control and zero-width
+  // characters are dropped first, as newer Hermes' `mask_secret` does, so a mask never carries
+  // invisible or line-breaking bytes (and counts only what can be seen).
+  const chars = Array.from(DISPLAY_CONTROL_TEST_RE.test(token) ? token.replace(DISPLAY_CONTROL_RE, '') : token);
   if (chars.length < 18) return MASK;
   return `${chars.slice(0, 6).join('')}...${chars.slice(-4).join('')}`;
 }
+
+// Hermes `_DISPLAY_CONTROL_RE` (agent/redact.py, newer Hermes): C0 and C1 controls, DEL, zero-width
+// and bidirectional formatting characters.
+const DISPLAY_CONTROL_RE = /[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064]/g;
+const DISPLAY_CONTROL_TEST_RE = /[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064]/;
 
 /**
  * Hermes' non-reusable sentinels (`agent/redact.py` `_mask_token_nonreusable`), the file-read
@@ -76,6 +83,11 @@ export interface Masker {
   /** A value cut out of surrounding text (an assignment's, a header's, a URL's userinfo). */
   value(value: string): string;
   /**
+   * A value masked whole, no character kept (newer Hermes' Python-repr fields: an escaped repr atom
+   * cut in two could leave an unescaped quote behind): `***` in output, the sentinel in file reads.
+   */
+  full(value: string): string;
+  /**
    * Whether a value that a later pass finds is left as it is rather than masked again: a mask
    * (ALREADY_MASKED_RE) that was in the text before this redaction. Hermes' passes each mask what
    * their pattern finds, an earlier pass's head/tail mask included (`OPENAI_API_KEY=sk-abc...3456`
@@ -88,8 +100,11 @@ export interface Masker {
 
 const isMask = (value: string): boolean => ALREADY_MASKED_RE.test(value);
 
-export const OUTPUT_MASKER: Masker = { token: maskToken, value: maskValue, keeps: isMask };
-export const FILE_READ_MASKER: Masker = { token: nonReusableMask, value: (value) => sentinel(value, HERMES_LABELS), keeps: isMask };
+const fullMask = (): string => MASK;
+const fileValueMask = (value: string): string => sentinel(value, HERMES_LABELS);
+
+export const OUTPUT_MASKER: Masker = { token: maskToken, value: maskValue, full: fullMask, keeps: isMask };
+export const FILE_READ_MASKER: Masker = { token: nonReusableMask, value: fileValueMask, full: fileValueMask, keeps: isMask };
 
 /**
  * The output masker of one redact() call: it remembers the masks it made, and a later pass masks
@@ -105,6 +120,16 @@ export function outputMaskerForOneCall(): Masker {
   return {
     token: (token) => remember(maskToken(token)),
     value: (value) => remember(maskValue(value)),
+    full: fullMask,
     keeps: (value) => isMask(value) && !made.has(value),
   };
+}
+
+/**
+ * An output masker for a pass that runs after redact() has already masked `original`: the masks
+ * redact() made count as this redaction's own (a later pass masks them again, as Hermes' later
+ * passes do), and only a mask that was in `original` itself is kept.
+ */
+export function outputMaskerKeepingMasksOf(original: string): Masker {
+  return { token: maskToken, value: maskValue, full: fullMask, keeps: (value) => isMask(value) && original.includes(value) };
 }

@@ -126,6 +126,9 @@ export const JWT_RE = /eyJ[A-Za-z0-9_-]{10,}(?:\.[A-Za-z0-9_=-]{4,}){0,2}/g;
 
 // Only when the ENTIRE text is `k=v&k=v`: query strings inside prose or URLs are passed through.
 const FORM_BODY_RE = /^[A-Za-z_][A-Za-z0-9_.-]*=[^&\s]*(?:&[A-Za-z_][A-Za-z0-9_.-]*=[^&\s]*)+$/;
+// Hermes masks a form body's values by `_SENSITIVE_QUERY_PARAMS` (0.19: OAuth codes, sessions and
+// pre-signed signatures among them; newer Hermes adds `x-goog-signature` and `sig`, GCS and Azure
+// SAS signatures). Gateway: also `private_key` and `authorization`, from 0.19's list of body keys.
 const FORM_SENSITIVE_KEYS: ReadonlySet<string> = new Set([
   'access_token',
   'refresh_token',
@@ -137,10 +140,16 @@ const FORM_SENSITIVE_KEYS: ReadonlySet<string> = new Set([
   'password',
   'auth',
   'jwt',
+  'session',
   'secret',
+  'key',
+  'code',
+  'signature',
+  'x-amz-signature',
+  'x-goog-signature',
+  'sig',
   'private_key',
   'authorization',
-  'key',
 ]);
 
 export function redactFormBody(text: string): string {

@@ -1,6 +1,6 @@
 // redact(): the pass order of shared/redact.ts. The passes themselves live beside this file.
 
-import { redactEnvAssignments, redactJsonFields, redactYaml } from './assignments.js';
+import { redactEnvAssignments, redactJsonFields, redactPythonReprFields, redactYaml } from './assignments.js';
 import { ALREADY_MASKED_RE, FILE_READ_MASKER, MASK, maskUnlessMasked, outputMaskerForOneCall, type Masker } from './mask.js';
 import {
   AUTH_GATE_RE,
@@ -18,7 +18,7 @@ import {
   URL_BARE_TOKEN_RE,
   URL_PASSWORD_RE,
 } from './patterns.js';
-import { redactKnownFormats } from './prefixes.js';
+import { redactKnownFormats, redactZhipuKeys } from './prefixes.js';
 
 export interface RedactOptions {
   /**
@@ -117,13 +117,17 @@ const cleanTexts = {
 
 function applyPasses(text: string, codeFile: boolean, masker: Masker): string {
 
-  // 1. Known credential formats (formats.ts).
+  // 1. Known credential formats (formats.ts), also when control or zero-width characters split them
+  // (1a, prefixes.ts), then Zhipu `id.secret` keys (1b).
   text = redactKnownFormats(text, masker);
+  text = redactZhipuKeys(text, masker);
 
   // 2-4. Assignment passes; skipped for code, where they mostly hit fixtures and limits.
   if (!codeFile) {
     text = redactEnvAssignments(text, masker);
     text = redactJsonFields(text, masker);
+    // 3b. Python mapping reprs (`{'API_KEY': '…'}`), after JSON and before YAML as in newer Hermes.
+    text = redactPythonReprFields(text, masker);
     text = redactYaml(text, masker);
   }
 

@@ -1,5 +1,5 @@
 import { GatewayError, type ErrorCode } from '../../shared/errors.js';
-import { redact, redactDeep } from '../../shared/redact.js';
+import { redact, redactCommandOutput, redactDeep } from '../../shared/redact.js';
 import { STYLED_META_KEY, withoutSgr } from './styled.js';
 import type { ContentBlock, NormalizedToolResult, ResultRedaction, ToolOutcome } from './tool-types.js';
 
@@ -29,44 +29,9 @@ export function fileReadOutcome(structured: Record<string, unknown>, options: { 
   return { structured: redactDeep(structured, { fileRead: true, secretFile: options.secretFile === true }), redacted: 'file-read' };
 }
 
-/** Hermes' env-dump commands (agent/redact.py _ENV_DUMP_COMMANDS). */
-const ENV_DUMP_COMMANDS = new Set(['env', 'printenv', 'set', 'export', 'declare']);
-
-/** The first word of a shell segment as shlex would split it (quotes removed), or undefined when it does not parse. */
-function firstShellWord(segment: string): string | undefined {
-  let word = '';
-  let quote: string | undefined;
-  for (let i = 0; i < segment.length; i++) {
-    const ch = segment[i]!;
-    if (quote) {
-      if (ch === quote) quote = undefined;
-      else if (ch === '\\' && quote === '"' && i + 1 < segment.length && (segment[i + 1] === '"' || segment[i + 1] === '\\')) word += segment[++i];
-      else word += ch;
-    } else if (ch === "'" || ch === '"') quote = ch;
-    else if (ch === '\\') {
-      if (i + 1 < segment.length) word += segment[++i];
-    } else if (/\s/.test(ch)) {
-      if (word !== '') return word;
-    } else word += ch;
-  }
-  return quote ? undefined : word || undefined;
-}
-
-/**
- * Whether `command` prints the environment (agent/redact.py is_env_dump_command): env, printenv,
- * set, export or declare as the first word of any `;` / `&` / `|` separated segment. Its output
- * then gets the ENV-assignment redaction pass; any other command's is redacted as code.
- */
-export function isEnvDumpCommand(command: string): boolean {
-  for (const raw of command.split(/[|;&]+/)) {
-    const seg = raw.trim();
-    if (seg === '') continue;
-    // shlex failing to parse (an open quote) falls back to splitting on whitespace.
-    const first = firstShellWord(seg) ?? seg.split(/\s+/)[0];
-    if (first !== undefined && ENV_DUMP_COMMANDS.has(first)) return true;
-  }
-  return false;
-}
+// Which mode a command's output gets (an environment dump, a read of a secret-bearing file, or
+// code) is decided in shared/redact/commands.ts.
+export { isEnvDumpCommand } from '../../shared/redact.js';
 
 /** A command's output inside a `command-output` result, with the command that printed it. */
 export class CommandOutput {
@@ -86,10 +51,11 @@ export function commandOutput(text: string, command: string): CommandOutput {
 }
 
 /**
- * A `command-output` result redacted: each commandOutput() as redact_terminal_output shows it (the
- * ENV pass only for a command that prints the environment), every other string as code (a
- * command, as Hermes' process tool shows it, and the gateway's own fields). Arrays and plain
- * objects are rebuilt; the input is not modified.
+ * A `command-output` result redacted: each commandOutput() as redact_terminal_output shows it
+ * (every assignment pass for a command that prints the environment or a secret-bearing file, code
+ * otherwise: shared/redact/commands.ts), every other string as code (a command, as Hermes'
+ * process tool shows it, and the gateway's own fields). Arrays and plain objects are rebuilt; the
+ * input is not modified.
  */
 export function redactCommandResult(value: Record<string, unknown>): Record<string, unknown> {
   return commandResultCopy(value) as Record<string, unknown>;
@@ -97,7 +63,7 @@ export function redactCommandResult(value: Record<string, unknown>): Record<stri
 
 function commandResultCopy(value: unknown): unknown {
   if (typeof value === 'string') return redact(value, { codeFile: true });
-  if (value instanceof CommandOutput) return redact(value.text, { codeFile: !isEnvDumpCommand(value.command) });
+  if (value instanceof CommandOutput) return redactCommandOutput(value.text, value.command);
   if (Array.isArray(value)) return value.map(commandResultCopy);
   if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
     const out: Record<string, unknown> = {};

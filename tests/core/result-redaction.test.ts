@@ -34,6 +34,26 @@ describe('redactOutcome', () => {
     for (const o of [outcome, structuredClone(outcome)]) assert.deepEqual(normalizeResult(o, CAP).structuredContent, outcome.structured);
   });
 
+  test('command-output: a command that reads a secret-bearing file has its whole output redacted; pytest and exception lines get the repr pass', () => {
+    const env = `API_KEY=${OPAQUE}\nMAX_TOKENS=100`;
+    const outcome = redactOutcome('command-output', {
+      structured: {
+        reads: ['cat .env', 'grep -n TOKEN ~/.bashrc', 'sed -n 1,5p ~/.hermes/config.yaml', 'cat notes.txt'].map((command) => ({ command, output: commandOutput(env, command) })),
+        failure: commandOutput(`E       assert {'api_key': '${OPAQUE}'} == {}\ncfg = {'api_key': '${OPAQUE}'}`, 'pytest -q'),
+      },
+    });
+    assert.deepEqual(outcome.structured, {
+      reads: [
+        { command: 'cat .env', output: 'API_KEY=***\nMAX_TOKENS=***' },
+        { command: 'grep -n TOKEN ~/.bashrc', output: 'API_KEY=***\nMAX_TOKENS=***' },
+        { command: 'sed -n 1,5p ~/.hermes/config.yaml', output: 'API_KEY=***\nMAX_TOKENS=***' },
+        { command: 'cat notes.txt', output: env },
+      ],
+      // Source keeps its fixtures; pytest's introspection line does not.
+      failure: `E       assert {'api_key': '***'} == {}\ncfg = {'api_key': '${OPAQUE}'}`,
+    });
+  });
+
   test('file-read: the assignment passes (with the sentinel) only for a secret-bearing file; the fact is not passed on', () => {
     const rc = `export SERVICE_TOKEN=${OPAQUE}\nexport EDITOR=vim`;
     const secret = redactOutcome('file-read', { structured: { content: rc }, secretFile: true });

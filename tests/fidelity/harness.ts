@@ -44,7 +44,7 @@ export const MIN_CASES: Readonly<Record<string, number>> = {
   process: 15,
   terminal_schema: 20,
   command_guards: 300,
-  redaction: 200,
+  redaction: 400,
   session_search: 30,
   cronjob: 30,
   skills: 25,
@@ -141,12 +141,21 @@ export interface Verdict {
   hermes: unknown;
 }
 
+/**
+ * Whether the condition a divergence names (`when` in divergences.yaml) holds for one differing
+ * field of one case; a surface that lists conditional divergences says how each is checked.
+ */
+export type DivergenceCondition = (when: string, c: { caseId: string; field: string; gateway: unknown; hermes: unknown }) => boolean;
+
 /** One surface's comparisons, tallied for the report. */
 export class Surface {
   readonly verdicts: Verdict[] = [];
   private readonly listed: Divergence[];
 
-  constructor(readonly name: string) {
+  constructor(
+    readonly name: string,
+    private readonly condition?: DivergenceCondition,
+  ) {
     if (!(name in MIN_CASES)) throw new Error(`fidelity surface ${name} has no MIN_CASES entry`);
     this.listed = divergences().filter((d) => d.surface === name && appliesTo(d, hermes().version));
   }
@@ -156,8 +165,10 @@ export class Surface {
     const fields = differingFields(gateway, hermes);
     const applying = this.listed.filter((d) => !d.cases || d.cases.includes(caseId));
     const used = new Set<string>();
+    // A conditional divergence covers a field only where its condition holds (never without a check).
+    const holds = (d: Divergence, field: string): boolean => d.when === undefined || this.condition?.(d.when, { caseId, field, gateway, hermes }) === true;
     const uncovered = fields.filter((f) => {
-      const d = applying.find((x) => !x.fields || x.fields.some((p) => fieldMatches(p, f)));
+      const d = applying.find((x) => (!x.fields || x.fields.some((p) => fieldMatches(p, f))) && holds(x, f));
       if (d) used.add(d.id);
       return !d;
     });
@@ -296,6 +307,8 @@ export interface SurfaceSpec<C extends FidelityCase> {
   hermes: (cases: C[]) => Promise<Answers>;
   /** The gateway's answers, by way of reaching it (mcp, hermes_tools, ...), already normalised; a way may answer only some cases. */
   gateway: Record<string, (cases: C[]) => Promise<Answers>>;
+  /** How the conditions of this surface's conditional divergences (`when`) are checked. */
+  condition?: DivergenceCondition;
 }
 
 /**
@@ -304,7 +317,7 @@ export interface SurfaceSpec<C extends FidelityCase> {
  * cases, and writes the surface's tally.
  */
 export function compareSurface<C extends FidelityCase>(spec: SurfaceSpec<C>): void {
-  const surface = new Surface(spec.surface);
+  const surface = new Surface(spec.surface, spec.condition);
   let hermesAnswers: Answers = new Map();
   const gatewayAnswers = new Map<string, Answers>();
   before(async () => {

@@ -1,36 +1,61 @@
+import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { redact } from '../../shared/redact.js';
+import { test } from 'node:test';
+import { redact, redactCommandOutput } from '../../shared/redact.js';
 import { sessionToken, viaBridge } from '../helpers/gateway.js';
-import { compareSurface, loadCases, oneByOne, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
+import { hermes } from '../helpers/hermes.js';
+import { appliesTo } from '../../scripts/differences-from-hermes.js';
+import { compareSurface, divergences, loadCases, oneByOne, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
+import { hidesAll, leakedPieces } from './redaction-judge.js';
 import { writeFiles } from './workspace.js';
 
-// Redaction against Hermes' redact_sensitive_text (agent/redact.py), case by case, in each of its
-// modes: the default, code_file=True and file_read=True. Each answer is the text as each mode leaves
-// it, `{ default, code_file, file_read }`.
+// Redaction against Hermes' own (agent/redact.py), case by case, in every mode a supported Hermes
+// has: the default, code_file=True, file_read=True, a secret-bearing file's content (newer Hermes'
+// secret_file=True; 0.19 reads such a file with file_read=True) and terminal output
+// (redact_terminal_output with the case's command, `cat sample.txt` when it names none). Each answer
+// is the text as each mode leaves it, `{ default, code_file, file_read, secret_file, terminal }`
+// (drivers/redaction.py).
 //
 // The gateway is reached two ways:
-// - direct: its redact() (shared/redact.ts), a pure function, called in the same three modes;
-// - mcp (the cases marked `mcp: true`): the text written to a file and read back as a client does,
-//   with read_file (file content: file-read mode), terminal `cat FILE` (command output: code-file
-//   mode, as Hermes' redact_terminal_output picks it for any command that does not dump the
-//   environment) and terminal `env cat FILE` (a command that starts with `env` counts as an
-//   environment dump, in Hermes' is_env_dump_command and in the gateway alike: the default mode).
+// - direct: its redact() (shared/redact.ts) in the same modes, and redactCommandOutput() with the
+//   case's command;
+// - mcp (the cases marked `mcp: true`): the text written to files and read back as a client does:
+//   terminal `env cat sample.txt` (a command starting with `env` is an environment dump for both:
+//   the default mode), execute_code printing it (code_file), read_file (file_read), read_file of a
+//   copy named `.bashrc` (a secret-bearing file: secret_file), and the case's command run in the
+//   case's directory on the file it names (`file`, else sample.txt) for terminal.
+//
+// The gateway redacts what ANY supported Hermes redacts, so against one version it may mask more:
+// the entries of divergences.yaml with `when: hides-all` accept such a difference only where the
+// gateway's answer shows no piece of the text this Hermes' answer hides (redaction-judge.ts), a
+// check each pin's run makes against its own Hermes.
 
 interface RedactionCase extends FidelityCase {
   text: string;
   mcp?: boolean;
+  /** The command that printed the text (terminal mode); `cat sample.txt` when absent. */
+  command?: string;
+  /** The file the command reads, relative to the case's directory (mcp cases); sample.txt when absent. */
+  file?: string;
 }
 
 interface Modes {
   default: string;
   code_file: string;
   file_read: string;
+  secret_file: string;
+  terminal: string;
 }
+
+const MODES: ReadonlyArray<keyof Modes> = ['default', 'code_file', 'file_read', 'secret_file', 'terminal'];
 
 const fx = new SurfaceFixture('redact');
 const cases = loadCases<RedactionCase>('redaction');
+const byId = new Map(cases.map((c) => [c.id, c]));
 /** terminal needs a durable owner: a capability session of the fidelity client. */
 let token = '';
+
+const commandOf = (c: RedactionCase): string => c.command ?? 'cat sample.txt';
 
 for (const c of cases) {
   if (typeof c.text !== 'string' || c.text === '') throw new Error(`cases/redaction.yaml: ${c.id} has no text`);
@@ -39,9 +64,10 @@ for (const c of cases) {
   if (c.mcp === true && (c.text !== c.text.trim() || c.text.includes('\r'))) {
     throw new Error(`cases/redaction.yaml: ${c.id} is an MCP sample with surrounding whitespace or a CR`);
   }
+  if (c.file !== undefined && (c.mcp !== true || c.command === undefined)) throw new Error(`cases/redaction.yaml: ${c.id} names a file without being an MCP case with a command`);
 }
 
-const sampleOf = (c: RedactionCase): string => join(fx.ws, c.id, 'sample.txt');
+const dirOf = (c: RedactionCase): string => join(fx.ws, c.id);
 const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 function record(value: unknown, what: string): Record<string, unknown> {
@@ -50,8 +76,8 @@ function record(value: unknown, what: string): Record<string, unknown> {
 }
 
 /** read_file's content without its `     N|` line numbers: the file's text as the gateway left it. */
-async function viaReadFile(c: RedactionCase): Promise<string> {
-  const r = record(await fx.gw.call('read_file', { path: sampleOf(c) }), `read_file ${c.id}`);
+async function viaReadFile(c: RedactionCase, path: string): Promise<string> {
+  const r = record(await fx.gw.call('read_file', { path }), `read_file ${c.id}`);
   if (typeof r.content !== 'string') throw new Error(`read_file ${c.id}: no content: ${JSON.stringify(r)}`);
   return r.content
     .split('\n')
@@ -69,31 +95,98 @@ async function viaTerminal(c: RedactionCase, command: string): Promise<string> {
   return r.output;
 }
 
+/** The file printed by an execute_code script: its stdout, redacted as code (Hermes' code_execution_tool.py). */
+async function viaExecuteCode(c: RedactionCase, path: string): Promise<string> {
+  const code = `import sys\nsys.stdout.write(open(${JSON.stringify(path)}, encoding="utf-8").read())\n`;
+  const r = record(await fx.gw.call('execute_code', { code }), `execute_code ${c.id}`);
+  if (r.status !== 'success' || typeof r.output !== 'string') throw new Error(`execute_code ${c.id}: ${JSON.stringify(r)}`);
+  return r.output;
+}
+
+function direct(c: RedactionCase): Modes {
+  return {
+    default: redact(c.text),
+    code_file: redact(c.text, { codeFile: true }),
+    file_read: redact(c.text, { fileRead: true }),
+    secret_file: redact(c.text, { fileRead: true, secretFile: true }),
+    terminal: redactCommandOutput(c.text, commandOf(c)),
+  };
+}
+
+/** `when: hides-all`: the gateway's answer in `field` shows nothing of the case's text that Hermes' answer hides. */
+function hidesAllOf(caseId: string, field: string, gateway: unknown, hermesAnswer: unknown): boolean {
+  const c = byId.get(caseId);
+  const mode = field as keyof Modes;
+  if (c === undefined || !MODES.includes(mode)) return false;
+  const g = (gateway as Partial<Modes>)[mode];
+  const h = (hermesAnswer as Partial<Modes>)[mode];
+  return typeof g === 'string' && typeof h === 'string' && hidesAll(c.text, h, g);
+}
+
 compareSurface<RedactionCase>({
   surface: 'redaction',
   cases,
   fixture: fx,
   async setUp() {
-    for (const c of cases) if (c.mcp === true) writeFiles(join(fx.ws, c.id), { 'sample.txt': c.text });
+    for (const c of cases) {
+      if (c.mcp !== true) continue;
+      writeFiles(dirOf(c), { 'sample.txt': c.text, 'rc/.bashrc': c.text, ...(c.file !== undefined ? { [c.file]: c.text } : {}) });
+    }
     token = await sessionToken((await fx.gateway()).client);
   },
-  hermes: (list) => fx.driver('redaction.py', { cases: list.map((c) => ({ id: c.id, text: c.text })) }),
+  hermes: (list) => fx.driver('redaction.py', { cases: list.map((c) => ({ id: c.id, text: c.text, command: commandOf(c) })) }),
   gateway: {
-    direct: async (list): Promise<Answers> =>
-      new Map(
-        list.map((c): [string, Modes] => [
-          c.id,
-          { default: redact(c.text), code_file: redact(c.text, { codeFile: true }), file_read: redact(c.text, { fileRead: true }) },
-        ]),
-      ),
+    direct: async (list): Promise<Answers> => new Map(list.map((c): [string, Modes] => [c.id, direct(c)])),
     mcp: (list) =>
       oneByOne(
         list.filter((c) => c.mcp === true),
         async (c): Promise<Modes> => ({
-          default: await viaTerminal(c, `env cat ${shellQuote(sampleOf(c))}`),
-          code_file: await viaTerminal(c, `cat ${shellQuote(sampleOf(c))}`),
-          file_read: await viaReadFile(c),
+          default: await viaTerminal(c, `env cat ${shellQuote(join(dirOf(c), 'sample.txt'))}`),
+          code_file: await viaExecuteCode(c, join(dirOf(c), 'sample.txt')),
+          file_read: await viaReadFile(c, join(dirOf(c), 'sample.txt')),
+          secret_file: await viaReadFile(c, join(dirOf(c), 'rc', '.bashrc')),
+          terminal: await viaTerminal(c, `cd ${shellQuote(dirOf(c))} && ${commandOf(c)}`),
         }),
       ),
   },
+  condition: (when, { caseId, field, gateway, hermes: answer }) => when === 'hides-all' && hidesAllOf(caseId, field, gateway, answer),
+});
+
+// The issue's examples, and the secrets of every case: the gateway never shows a piece of a secret
+// this Hermes masks, in any mode, whatever else differs. Each pin's run asks its own Hermes, so both
+// versions are held to it.
+const ISSUE_EXAMPLES: ReadonlyArray<{ text: string; command?: string }> = [
+  { text: 'token glpat-LuPgqSyRXzqh here' },
+  { text: "password = 'gldt-abcdefghijkl'" },
+  { text: "password = 'gldt-abcdefghijkl'", command: 'cat .env' },
+  { text: 'GITLAB_TOKEN=glpat-LuPgqSyRXzqh', command: 'grep TOKEN ~/.bashrc' },
+  { text: 'pk-lf-1234abcd sk-sp-abc.def123456789xyz 0123456789abcdef0123456789abcdef.AbCdEfGhIjKlMnOp' },
+  { text: "E       assert {'BRAVE_API_KEY': 'opaque-value-123'} == {}", command: 'pytest' },
+];
+
+test(`redaction: the gateway shows nothing Hermes ${hermes().version} hides, in any mode, over the issue's examples and every case`, async () => {
+  const all = [
+    ...ISSUE_EXAMPLES.map((e, i): RedactionCase => ({ id: `issue-example-${i}`, text: e.text, ...(e.command !== undefined ? { command: e.command } : {}) })),
+    ...cases,
+  ];
+  const answers = await fx.driver('redaction.py', { cases: all.map((c) => ({ id: c.id, text: c.text, command: commandOf(c) })) });
+  // Where a listed divergence without a condition applies (Hermes masks a neighbour of the value: its
+  // closing quote, the next line; a mask already in the text is kept; a sentinel names the key's
+  // vendor), its reason stands instead: those case's modes are the ones not checked here.
+  const specific = divergences().filter((d) => d.surface === 'redaction' && d.when === undefined && appliesTo(d, hermes().version));
+  const excused = (id: string, mode: string): boolean => specific.some((d) => (d.cases?.includes(id) ?? true) && (d.fields?.includes(mode) ?? true));
+  const leaks: string[] = [];
+  for (const c of all) {
+    const h = answers.get(c.id) as Modes;
+    const g = direct(c);
+    for (const mode of MODES) {
+      if (excused(c.id, mode)) continue;
+      const leaked = leakedPieces(c.text, h[mode], g[mode]);
+      if (leaked.length > 0) leaks.push(`${c.id} (${mode}): ${JSON.stringify(leaked)}\n  hermes:  ${JSON.stringify(h[mode])}\n  gateway: ${JSON.stringify(g[mode])}`);
+    }
+  }
+  assert.deepEqual(leaks, [], leaks.join('\n'));
+  // The check itself: an unmasked text shows what Hermes hid of a key both versions mask.
+  const ghp = byId.get('github-ghp')!;
+  assert.ok(!hidesAll(ghp.text, (answers.get(ghp.id) as Modes).default, ghp.text), 'the leak check finds the unmasked key');
 });

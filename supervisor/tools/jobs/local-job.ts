@@ -1,6 +1,6 @@
 import type { TrackedProcess } from '../processes/registry.js';
 import type { CgroupLimit } from '../../platform/spawning/cgroup-limits.js';
-import { redact } from '../../../shared/redact.js';
+import { redactCommandOutput } from '../../../shared/redact.js';
 import { stripAnsi } from '../../../shared/output-cap.js';
 import { styledTwin } from '../../core/styled.js';
 import { completionFromRecord, readExitRecord } from './exit-record.js';
@@ -36,6 +36,8 @@ export class LocalJob {
     readonly exitFile: string,
     /** How much of the output the receipt keeps (limits.jobOutputTailChars). */
     private readonly tailChars: number,
+    /** The job's command: which mode its output is redacted in (shared/redact/commands.ts). */
+    readonly command = '',
   ) {
     let settle!: () => void;
     this.done = new Promise<void>((resolve) => (settle = resolve));
@@ -63,14 +65,15 @@ export class LocalJob {
   }
 
   /**
-   * The receipt's output: the tail redacted, ANSI-free, its last `tailChars` characters; the same
-   * tail with its colours when the output has any (its visible text is the tail's exactly, so it
-   * holds nothing more: core/styled.ts); the output's bytes so far, a PTY job's screen counted as
-   * the text it is now; and whether the tail is only the end of the output.
+   * The receipt's output: the tail redacted as its command's output (as the terminal's is),
+   * ANSI-free, its last `tailChars` characters; the same tail with its colours when the output has
+   * any (its visible text is the tail's exactly, so it holds nothing more: core/styled.ts); the
+   * output's bytes so far, a PTY job's screen counted as the text it is now; and whether the tail
+   * is only the end of the output.
    */
   receiptOutput(): ReceiptOutput {
     const raw = this.tail + this.screen;
-    const text = redact(stripAnsi(raw), { codeFile: true });
+    const text = redactCommandOutput(stripAnsi(raw), this.command);
     const tail = text.slice(-this.tailChars);
     return { tail, styled: styledTwin(raw, tail) ?? null, bytes: this.bytes + Buffer.byteLength(this.screen), truncated: this.dropped || tail.length < text.length };
   }
