@@ -78,7 +78,7 @@ export function backendAdapters(config: GatewayConfig, install: HermesInstall, n
   return {
     hermes: hermesAdapter(install),
     startup: startupAdapter(config),
-    skills: skillsAdapter(config),
+    skills: skillsAdapter(config, install.release),
     guarded: guardedAdapter(config, log, install.release),
     memory: memoryAdapter(config, log, install.release),
     browser: browserAdapter(config, log, hermesTools.vision),

@@ -47,7 +47,7 @@ export const MIN_CASES: Readonly<Record<string, number>> = {
   redaction: 400,
   session_search: 30,
   cronjob: 30,
-  skills: 25,
+  skills: 50,
   startup_context: 10,
   hermes_tools: 10,
   honcho_identity: 10,

@@ -6,14 +6,21 @@ import { writeFiles, type FidelityGateway, type FileSpec } from './workspace.js'
 
 // skills_list / skill_view against Hermes' own (tools/skills_tool.py), over MCP. Both homes hold
 // the same skills tree (SKILLS below, written into $HERMES_HOME/skills), the same config.yaml
-// (one disabled skill), the same .env (one required variable set there only) and one credential
-// file in HERMES_HOME.
+// (disabled: one skill, the hermes-agent skill Hermes 0.22 never hides from the list, and one load
+// name), the same .env (one required variable set there only) and one credential file in
+// HERMES_HOME. The gateway follows the compared Hermes (HERMES_MCP_HERMES_VERSION, workspace.ts).
 
 interface SkillsCase extends FidelityCase {
   tool: 'skills_list' | 'skill_view';
   args: Record<string, string>;
   /** `without-skills-dir`: a home that has no skills directory at all. */
   home?: 'without-skills-dir';
+  /**
+   * The answer to a second, identical call in one task (Hermes: its registered skill_view handler,
+   * which dedups repeat views, called twice with one task_id; the gateway: the same tool call
+   * twice from one MCP session).
+   */
+  repeat?: true;
 }
 
 const skill = (front: string, body = '# Title\n\nBody text.\n') => `---\n${front}\n---\n${body}`;
@@ -57,9 +64,22 @@ const SKILLS: Record<string, FileSpec> = {
   'bom-skill/SKILL.md': '\ufeff' + skill('name: bom-skill\ndescription: Starts with a byte order mark.'),
   '.hidden/SKILL.md': skill('name: hidden-dot\ndescription: Under a dot directory.'),
   'node_modules/pkg/SKILL.md': skill('name: in-node-modules\ndescription: Excluded directory.'),
+  // Excluded from Hermes 0.22 on (EXCLUDED_SKILL_DIRS).
+  '.curator_backups/old/SKILL.md': skill('name: curator-backup\ndescription: A Curator backup copy.'),
+  // Disabled in config.yaml; Hermes 0.22 never hides it from the list (ESSENTIAL_SKILLS).
+  'hermes-agent/SKILL.md': skill('name: hermes-agent\ndescription: The agent\'s own manual.'),
+  // Byte-identical copies of one skill at two depths: 0.22 loads the shallower.
+  'copies/same/SKILL.md': skill('name: same\ndescription: One skill, two copies.'),
+  'copies/deeper/x/same/SKILL.md': skill('name: same\ndescription: One skill, two copies.'),
+  // One skill's declared name is another's directory name: 0.22 lists the first by its path.
+  'x/alias-dir/SKILL.md': skill('name: alias-owner\ndescription: Declares the name.'),
+  'y/alias-owner/SKILL.md': skill('name: other-name\ndescription: Its directory has the name.'),
 };
 
-const HOME: HomeSpec = { config: { skills: { disabled: ['disabled-skill'] } }, env: { FID_DOTENV_KEY: 'from-dotenv' } };
+const HOME: HomeSpec = {
+  config: { skills: { disabled: ['disabled-skill', 'hermes-agent', 'beta/twin'] } },
+  env: { FID_DOTENV_KEY: 'from-dotenv' },
+};
 
 const fx = new SurfaceFixture('skills');
 const cases = loadCases<SkillsCase>('skills');
@@ -108,10 +128,15 @@ compareSurface<SkillsCase>({
     bareGw = await fx.gateway({ home: bareGwHome, roots: bareGwHome });
   },
   async hermes(list) {
-    const answers = oracleAnswers(await runOracle('skills.py', { cases: list.map((c) => ({ id: c.id, tool: c.tool, args: c.args, home: homeOf(c, 'hermes') })) }, hermesHome));
+    const answers = oracleAnswers(await runOracle('skills.py', { cases: list.map((c) => ({ id: c.id, tool: c.tool, args: c.args, home: homeOf(c, 'hermes'), repeat: c.repeat === true })) }, hermesHome));
     return new Map(list.map((c) => [c.id, norm(homeOf(c, 'hermes'))(answers.get(c.id))]));
   },
   gateway: {
-    mcp: (list) => oneByOne(list, async (c) => norm(homeOf(c, 'gateway'))(await (c.home ? bareGw! : fx.gw).call(c.tool, c.args))),
+    mcp: (list) =>
+      oneByOne(list, async (c) => {
+        const gw = c.home ? bareGw! : fx.gw;
+        if (c.repeat) await gw.call(c.tool, c.args);
+        return norm(homeOf(c, 'gateway'))(await gw.call(c.tool, c.args));
+      }),
   },
 });

@@ -213,6 +213,34 @@ const API_SERVER_CHANGES = {
   },
 } as const satisfies Record<string, HermesChange>;
 
+/** skills_list, skill_view (supervisor/tools/skills/). */
+const SKILLS_CHANGES = {
+  skillViewSourcePath: {
+    since: '0.21.0',
+    what: "skill_view's answers for a skill and for a linked file carry _source_path, the absolute path of the file served, which feeds Hermes' repeat-view dedup (tools/skills_tool.py skill_view, tools/skills_tool_plugin.py _serve_skill_file, tools/skills_tool_dedup.py _skill_view_fingerprint; the dedup is upstream PR #77095, opened 2026-08-02, and PR #93471 of 2026-08-24 describes it on main: v0.21.0 of 2026-08-31 is the first release known to have it)",
+  },
+  skillsLoadNames: {
+    since: '0.22.2',
+    what: "skills of one name in the skills directory are each listed, and loaded, by their exact relative path (their load name, e.g. alpha/twin); byte-identical copies resolve to the shallowest; the ambiguity refusal names load_names; a not-found lists load names; skills.disabled also matches a load name (agent/skill_utils.py resolve_skill_catalog, pick_skill_candidate, skill_candidate_rank, provably_same_skill, is_disabled_entry; tools/skills_tool.py _skill_catalog, _find_all_skills, _locate_skill, _owned_relative; upstream issue #64392; the same-root ranking is PR #113126 of 2026-09-16, after v0.21.2; first release the tests run that has it)",
+  },
+  skillsPackageOwnedMarkdown: {
+    since: '0.22.2',
+    what: 'a Markdown file inside a directory skill (below a folder holding SKILL.md) is no longer a legacy flat skill of its own name (tools/skills_tool.py _is_package_owned_markdown, _collect_skill_candidates; first release the tests run that has it)',
+  },
+  skillTextUtf8Sig: {
+    since: '0.22.2',
+    what: "skill_view reads SKILL.md and linked files as utf-8-sig with errors='replace': a leading byte order mark is no longer part of content (tools/skills_tool_plugin.py _read_skill_text; first release the tests run that has it)",
+  },
+  skillsCuratorDirsExcluded: {
+    since: '0.22.2',
+    what: '.curator_backups and .locks directories are not scanned for skills (agent/skill_utils.py EXCLUDED_SKILL_DIRS; first release the tests run that has it)',
+  },
+  skillsEssentialNotDisabled: {
+    since: '0.22.2',
+    what: "skills.disabled never hides the hermes-agent skill from the list (agent/skill_utils.py ESSENTIAL_SKILLS, get_disabled_skill_names; skill_view still refuses it, tools/skills_tool.py _is_skill_disabled; first release the tests run that has it)",
+  },
+} as const satisfies Record<string, HermesChange>;
+
 /** Every change the gateway follows by version. */
 export const HERMES_CHANGES = {
   ...FILE_TOOL_CHANGES,
@@ -222,6 +250,7 @@ export const HERMES_CHANGES = {
   ...HONCHO_CHANGES,
   ...TOOL_SERVER_CHANGES,
   ...API_SERVER_CHANGES,
+  ...SKILLS_CHANGES,
 } as const satisfies Record<string, HermesChange>;
 
 export type HermesChangeName = keyof typeof HERMES_CHANGES;

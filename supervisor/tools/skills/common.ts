@@ -2,10 +2,16 @@ import { sep } from 'node:path';
 import { GatewayError, ErrorCode } from '../../../shared/errors.js';
 import { envNameFor, type Limits } from '../../../shared/limits.js';
 import type { GatewayConfig } from '../../platform/config.js';
+import type { HermesRelease } from '../../platform/hermes/release.js';
 
 // Types, constants and small helpers shared by the skills tool modules.
 
 export type SkillsConfig = Pick<GatewayConfig, 'hermesHome' | 'limits' | 'hermesPlatform' | 'kanbanContext' | 'inheritedEnvironment'>;
+
+/** The configuration plus the Hermes the tools follow (SKILLS_CHANGES in release.ts). */
+export interface SkillsContext extends SkillsConfig {
+  release: HermesRelease;
+}
 
 export interface SkillSummary {
   name: string;

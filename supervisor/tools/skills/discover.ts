@@ -2,7 +2,9 @@ import type { Stats } from 'node:fs';
 import { opendir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import type { Limits } from '../../../shared/limits.js';
-import { checkAborted, cmp, isRecord, SUPPORT_DIR_SET, type SkillsConfig, type SkillSummary } from './common.js';
+import type { HermesRelease } from '../../platform/hermes/release.js';
+import { resolveCatalog, type Resolved } from './catalog.js';
+import { checkAborted, cmp, isRecord, SUPPORT_DIR_SET, type SkillsContext, type SkillSummary } from './common.js';
 import { MAX_NAME_LENGTH, matchesEnvironment, matchesPlatform, parseFrontmatter, truncateDescription } from './frontmatter.js';
 import { parsePyYaml } from '../../platform/yaml.js';
 import { containedReal, decodeLenient, readBounded } from './io.js';
@@ -13,10 +15,21 @@ import { CONFIG_MAX_BYTES } from '../../platform/hermes-config.js';
 
 /** config.yaml is read only for `skills.disabled`; anything larger is ignored for that purpose. */
 
-const EXCLUDED_SKILL_DIRS = new Set([
+/** agent/skill_utils.py EXCLUDED_SKILL_DIRS. */
+const EXCLUDED_SKILL_DIRS: ReadonlySet<string> = new Set([
   '.git', '.github', '.hub', '.archive', '.venv', 'venv', 'node_modules', 'site-packages', '__pycache__',
   '.tox', '.nox', '.pytest_cache', '.mypy_cache', '.ruff_cache',
 ]);
+/** Since 0.22 (SKILLS_CHANGES.skillsCuratorDirsExcluded): the Curator's backups and lock files too. */
+const EXCLUDED_SKILL_DIRS_CURATOR: ReadonlySet<string> = new Set([...EXCLUDED_SKILL_DIRS, '.curator_backups', '.locks']);
+
+/** The directories the Hermes the gateway follows never scans for skills. */
+export function excludedSkillDirs(release: HermesRelease): ReadonlySet<string> {
+  return release.has('skillsCuratorDirsExcluded') ? EXCLUDED_SKILL_DIRS_CURATOR : EXCLUDED_SKILL_DIRS;
+}
+
+/** agent/skill_utils.py ESSENTIAL_SKILLS: never hidden by skills.disabled (SKILLS_CHANGES.skillsEssentialNotDisabled). */
+const ESSENTIAL_SKILLS = ['hermes-agent'];
 const ORG_MIRROR_DIR = '_org';
 const ORG_ACTIVE_MARKER = '.active_org';
 
@@ -108,7 +121,7 @@ async function readActiveOrg(root: SkillsRoot): Promise<string | null> {
  * `maxEntries` directory entries; symlinks are followed only while their real path stays inside.
  * With `flatName`, also collects legacy flat `<flatName>.md` files.
  */
-export async function walkSkills(root: SkillsRoot, maxEntries: number, signal?: AbortSignal, flatName?: string): Promise<WalkResult> {
+export async function walkSkills(root: SkillsRoot, maxEntries: number, excluded: ReadonlySet<string>, signal?: AbortSignal, flatName?: string): Promise<WalkResult> {
   const skillFiles: SkillFile[] = [];
   const flatMatches: SkillFile[] = [];
   const visited = new Set<string>([root.real]);
@@ -161,7 +174,7 @@ export async function walkSkills(root: SkillsRoot, maxEntries: number, signal?: 
     if (truncated) break walk;
     const isRoot = current.dir === root.dir;
     const children = dirs
-      .filter((d) => !EXCLUDED_SKILL_DIRS.has(d.name) && !(hasSkillMd && SUPPORT_DIR_SET.has(d.name)))
+      .filter((d) => !excluded.has(d.name) && !(hasSkillMd && SUPPORT_DIR_SET.has(d.name)))
       .filter((d) => !(isRoot && d.name === ORG_MIRROR_DIR && activeOrg === null))
       .filter((d) => !current.orgRoot || d.name === activeOrg)
       .sort((a, b) => cmp(b.name, a.name));
@@ -192,33 +205,81 @@ interface Listing {
   truncated: boolean;
 }
 
-/** Hermes `_find_all_skills`: first-wins by name, disabled / off-platform / off-environment hidden. */
-export async function findAllSkills(config: SkillsConfig, signal?: AbortSignal): Promise<Listing> {
-  const root = await openRoot(config.hermesHome);
-  if ('missing' in root) return { skills: [], missing: root.reason, truncated: false };
-  const disabled = await disabledSkillNames(config.hermesHome, config.hermesPlatform);
-  const { skillFiles, truncated } = await walkSkills(root, config.limits.skillsMaxFiles, signal);
-  const skills: SkillSummary[] = [];
-  const seen = new Set<string>();
+/** One scanned SKILL.md, before Hermes' rules decide whether and by which name it is offered. */
+export interface ScannedSkill extends SkillFile {
+  name: string;
+  description: string;
+  category: string | null;
+  /** Offered on this host: its `platforms` and `environments` match. */
+  visible: boolean;
+}
+
+/** Every readable SKILL.md of the skills tree, in walk order (Hermes' _skill_catalog scan, or _find_all_skills' loop before 0.22). */
+async function scanSkills(ctx: SkillsContext, root: SkillsRoot, signal?: AbortSignal): Promise<{ scanned: ScannedSkill[]; truncated: boolean }> {
+  const { skillFiles, truncated } = await walkSkills(root, ctx.limits.skillsMaxFiles, excludedSkillDirs(ctx.release), signal);
+  const scanned: ScannedSkill[] = [];
   for (const file of skillFiles) {
     checkAborted(signal);
     let head: string;
     try {
-      head = await readSkillHead(file, config.limits);
+      head = await readSkillHead(file, ctx.limits);
     } catch {
       continue; // unreadable, FIFO, vanished: skipped like Hermes skips unreadable skills
     }
     const { frontmatter, body } = parseFrontmatter(head);
-    if (!matchesPlatform(frontmatter) || !matchesEnvironment(frontmatter, config.kanbanContext)) continue;
     const name = (typeof frontmatter.name === 'string' ? frontmatter.name : basename(dirname(file.md))).slice(0, MAX_NAME_LENGTH);
-    if (seen.has(name) || disabled.has(name)) continue;
     let description = frontmatter.description == null ? '' : String(frontmatter.description);
     if (!description) {
       // First non-heading body line.
       description = body.trim().split('\n').map((l) => l.trim()).find((l) => l && !l.startsWith('#')) ?? '';
     }
-    seen.add(name);
-    skills.push({ name, description: truncateDescription(description), category: categoryOf(root, file.md) });
+    scanned.push({
+      ...file,
+      name,
+      description: truncateDescription(description),
+      category: categoryOf(root, file.md),
+      visible: matchesPlatform(frontmatter) && matchesEnvironment(frontmatter, ctx.kanbanContext),
+    });
+  }
+  return { scanned, truncated };
+}
+
+/**
+ * Hermes' _skill_catalog without its disabled and visibility filters (0.22 on): every scanned
+ * skill with the name skill_view loads it by. skill_view asks it whether a disabled load name is
+ * this copy's.
+ */
+export async function skillCatalog(ctx: SkillsContext, root: SkillsRoot, signal?: AbortSignal): Promise<{ catalog: Array<ScannedSkill & Resolved>; truncated: boolean }> {
+  const { scanned, truncated } = await scanSkills(ctx, root, signal);
+  return { catalog: await resolveCatalog(root, scanned, ctx.limits.skillViewMaxBytes), truncated };
+}
+
+/**
+ * Hermes' _find_all_skills: the skills offered, disabled / off-platform / off-environment hidden.
+ * Before 0.22 the first skill of a name wins; since (SKILLS_CHANGES.skillsLoadNames) each skill is
+ * offered under its load name (resolveCatalog), and one without any is left out.
+ */
+export async function findAllSkills(ctx: SkillsContext, signal?: AbortSignal): Promise<Listing> {
+  const root = await openRoot(ctx.hermesHome);
+  if ('missing' in root) return { skills: [], missing: root.reason, truncated: false };
+  const disabled = await disabledSkillNames(ctx.hermesHome, ctx.hermesPlatform);
+  if (ctx.release.has('skillsEssentialNotDisabled')) for (const n of ESSENTIAL_SKILLS) disabled.delete(n);
+  const summary = (s: ScannedSkill, name: string): SkillSummary => ({ name, description: s.description, category: s.category });
+  if (ctx.release.has('skillsLoadNames')) {
+    const { catalog, truncated } = await skillCatalog(ctx, root, signal);
+    // agent/skill_utils.py is_disabled_entry: by declared name or by load name.
+    const skills = catalog
+      .filter((e) => e.visible && e.loadName !== null && !disabled.has(e.name) && !disabled.has(e.loadName))
+      .map((e) => summary(e, e.loadName!));
+    return { skills, truncated };
+  }
+  const { scanned, truncated } = await scanSkills(ctx, root, signal);
+  const skills: SkillSummary[] = [];
+  const seen = new Set<string>();
+  for (const s of scanned) {
+    if (!s.visible || seen.has(s.name) || disabled.has(s.name)) continue;
+    seen.add(s.name);
+    skills.push(summary(s, s.name));
   }
   return { skills, truncated };
 }

@@ -3,7 +3,7 @@ import { basename, extname, join } from 'node:path';
 import { GatewayError, ErrorCode } from '../../../shared/errors.js';
 import type { Limits } from '../../../shared/limits.js';
 import { isInside } from '../../platform/roots.js';
-import { checkAborted, cmp, limitText, SUPPORT_DIR_SET, SUPPORT_DIRS, type SkillsConfig } from './common.js';
+import { checkAborted, cmp, limitText, SUPPORT_DIR_SET, SUPPORT_DIRS, type SkillsContext } from './common.js';
 import { containedReal, FileRefused, readBounded } from './io.js';
 import { hasTraversal, isAbsoluteAnywhere } from './resolve.js';
 
@@ -83,17 +83,23 @@ async function availableSkillFiles(skillDir: string, realSkillDir: string, limit
   return ordered;
 }
 
-function looksBinary(bytes: Buffer): string | null {
+/**
+ * The text of a linked file, or null for a binary one (a NUL byte, or bytes that are not UTF-8).
+ * `keepBom`: Hermes before 0.22 read with utf-8 and kept a leading byte order mark in the text;
+ * 0.22 reads utf-8-sig and drops it (SKILLS_CHANGES.skillTextUtf8Sig). 0.22 also reads with
+ * errors='replace', so its binary answer is never reached: the gateway keeps it (divergence
+ * skills-binary-linked-file).
+ */
+function textOf(bytes: Buffer, keepBom: boolean): string | null {
   if (bytes.includes(0)) return null;
   try {
-    // ignoreBOM: a leading byte order mark stays in the text, as Hermes' read_text keeps it.
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: keepBom }).decode(bytes);
   } catch {
     return null;
   }
 }
 
-export async function serveSkillFile(skillDir: string, filePath: string, label: string, config: SkillsConfig, signal?: AbortSignal): Promise<Record<string, unknown>> {
+export async function serveSkillFile(skillDir: string, filePath: string, label: string, config: SkillsContext, signal?: AbortSignal): Promise<Record<string, unknown>> {
   const hint = 'Use a relative path within the skill directory';
   if (filePath.includes('\0') || hasTraversal(filePath)) {
     throw new GatewayError(ErrorCode.SKILL_PATH_INVALID, "Path traversal ('..') is not allowed.", { success: false, hint });
@@ -137,9 +143,12 @@ export async function serveSkillFile(skillDir: string, filePath: string, label: 
     if (e instanceof FileRefused || (e as NodeJS.ErrnoException).code === 'ENOENT') throw await notFound();
     throw new GatewayError(ErrorCode.SKILL_READ_FAILED, `Failed to read file '${filePath}' in skill '${label}': ${(e as Error).message}`, { success: false });
   }
-  const text = looksBinary(read.bytes);
+  const text = textOf(read.bytes, !config.release.has('skillTextUtf8Sig'));
   if (text === null) {
     return { success: true, name: label, file: filePath, is_binary: true, content: `[Binary file: ${basename(real)}, size: ${read.size} bytes]` };
   }
-  return { success: true, name: label, file: filePath, content: text, file_type: extname(target) };
+  const result: Record<string, unknown> = { success: true, name: label, file: filePath, content: text, file_type: extname(target) };
+  // The path served, as Hermes joins it (tools/skills_tool_plugin.py _serve_skill_file).
+  if (config.release.has('skillViewSourcePath')) result._source_path = target;
+  return result;
 }

@@ -8,9 +8,16 @@
 // - files are opened with O_NOFOLLOW|O_NONBLOCK, judged by fstat, and size-bounded before reading;
 // - no SKILL.md preprocessing (template variables, inline shell), no plugin/external/project skill
 //   directories, and required environment variables are checked against the gateway's own environment
-//   (config.inheritedEnvironment) only.
+//   (config.inheritedEnvironment) only;
+// - no repeat-view dedup: every view returns the whole file (Hermes 0.21 on answers a repeat view
+//   within one task with a stub, tools/skills_tool_dedup.py);
+// - a linked file that is not UTF-8 text is answered as binary on every version (Hermes 0.22
+//   decodes it with replacement characters).
+// Where Hermes changed after 0.19 (SKILLS_CHANGES in platform/hermes/release.ts), the tools follow
+// the Hermes the gateway fronts.
 
 import type { Adapter } from '../../core/adapter.js';
+import type { HermesRelease } from '../../platform/hermes/release.js';
 import type { SkillsConfig } from './common.js';
 import { skillsTools } from './tools.js';
 
@@ -18,7 +25,10 @@ export type { SkillsConfig, SkillSummary } from './common.js';
 export { parseFrontmatter, requiredEnvironmentVariables, type RequiredEnv } from './frontmatter.js';
 export { skillsTools } from './tools.js';
 
-/** skills_list / skill_view, catalogued under Hermes' source name so the policy filters them with Hermes' other tools. */
-export function skillsAdapter(config: SkillsConfig): Adapter {
-  return { name: 'skills', source: { name: 'hermes', tools: () => skillsTools(config) } };
+/**
+ * skills_list / skill_view, catalogued under Hermes' source name so the policy filters them with
+ * Hermes' other tools. `release`: the Hermes the gateway fronts, whose skills rules they follow.
+ */
+export function skillsAdapter(config: SkillsConfig, release?: HermesRelease): Adapter {
+  return { name: 'skills', source: { name: 'hermes', tools: () => skillsTools(config, release) } };
 }

@@ -1,10 +1,10 @@
-import { cmp, limitText, sortSkills, type SkillsConfig } from './common.js';
+import { cmp, limitText, sortSkills, type SkillsContext } from './common.js';
 import { findAllSkills } from './discover.js';
 
 // ---------------------------------------------------------------------------------------------
 // skills_list
 
-export async function skillsList(config: SkillsConfig, args: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+export async function skillsList(config: SkillsContext, args: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
   const listing = await findAllSkills(config, signal);
   const truncation = listing.truncated
     ? {

@@ -1,12 +1,15 @@
 import type { CallContext, ToolDefinition } from '../../core/tool-types.js';
-import type { SkillsConfig } from './common.js';
+import { HermesRelease } from '../../platform/hermes/release.js';
+import type { SkillsConfig, SkillsContext } from './common.js';
 import { skillsList } from './list.js';
 import { skillView } from './view.js';
 
 // ---------------------------------------------------------------------------------------------
 // Tool definitions
 
-export function skillsTools(config: SkillsConfig): ToolDefinition[] {
+/** `release`: the Hermes whose skills tools these answer as (a Hermes of unknown version: the newest the gateway knows). */
+export function skillsTools(settings: SkillsConfig, release: HermesRelease = new HermesRelease(undefined)): ToolDefinition[] {
+  const config: SkillsContext = { ...settings, release };
   const annotations = { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true } as const;
   return [
     {

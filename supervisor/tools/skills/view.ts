@@ -1,12 +1,13 @@
 import { realpath, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import { GatewayError, ErrorCode } from '../../../shared/errors.js';
-import { isRecord, limitText, sortSkills, toPosix, type SkillsConfig } from './common.js';
-import { disabledSkillNames, findAllSkills, openRoot } from './discover.js';
+import { ownedRelative, pickCandidate, sortedUnique } from './catalog.js';
+import { isRecord, limitText, sortSkills, toPosix, type SkillsContext } from './common.js';
+import { disabledSkillNames, findAllSkills, openRoot, skillCatalog, type SkillsRoot } from './discover.js';
 import { linkedFiles, serveSkillFile } from './files.js';
 import { matchesPlatform, parseFrontmatter, parseTags, requiredEnvironmentVariables } from './frontmatter.js';
 import { containedReal, decodeLenient, FileRefused, readBounded } from './io.js';
-import { collectCandidates, lookupPathError } from './resolve.js';
+import { collectCandidates, lookupPathError, type Candidate } from './resolve.js';
 
 // ---------------------------------------------------------------------------------------------
 // skill_view
@@ -53,7 +54,59 @@ async function missingCredentialFiles(hermesHome: string, raw: unknown): Promise
 }
 const LOOKUP_HINT = 'Use a skill name or relative path within the skills directory.';
 
-export async function skillView(config: SkillsConfig, args: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+/**
+ * The one candidate `name` loads, or the refusal when several remain. Before 0.22 any two are
+ * ambiguous; since (SKILLS_CHANGES.skillsLoadNames) byte-identical copies resolve to the best
+ * ranked one and the refusal names each copy's load name (tools/skills_tool.py _locate_skill).
+ */
+async function locate(config: SkillsContext, root: SkillsRoot, name: string, candidates: Candidate[]): Promise<Candidate | undefined> {
+  if (candidates.length <= 1) return candidates[0];
+  const matches = candidates.map((c) => c.md);
+  if (!config.release.has('skillsLoadNames')) {
+    throw new GatewayError(
+      ErrorCode.SKILL_AMBIGUOUS,
+      // Hermes' words, external_dirs included (the gateway searches the local skills dir only).
+      `Ambiguous skill name '${name}': ${candidates.length} skills match across your local skills dir and external_dirs. Refusing to guess — load one explicitly by its categorized path.`,
+      {
+        success: false,
+        matches,
+        hint: "Pass the full relative path instead of the bare name (e.g., 'category/skill-name'), or rename one of the colliding skills so each name is unique.",
+      },
+    );
+  }
+  const won = await pickCandidate(root, candidates, config.limits.skillViewMaxBytes);
+  if (won !== null) return candidates[won];
+  // A copy at the root's top level is reached by the bare name itself, which cannot tell it apart.
+  const loadNames = sortedUnique(candidates.map((c) => ownedRelative(root, c)).filter((n) => n !== name));
+  throw new GatewayError(
+    ErrorCode.SKILL_AMBIGUOUS,
+    `Ambiguous skill name '${name}': ` +
+      (loadNames.length > 0 ? `use one of ${loadNames.join(', ')}. ` : '') +
+      `${candidates.length} different skills share this name in the same skills directory tier; refusing to guess.`,
+    {
+      success: false,
+      matches,
+      load_names: loadNames,
+      hint: 'Pass the exact relative path instead of the bare name, or rename one of the colliding skills so each name is unique.',
+    },
+  );
+}
+
+/**
+ * Whether skills.disabled hides this skill from skill_view: by its declared name; since 0.22 also
+ * by the exact path that is this copy's load name (tools/skills_tool.py skill_view, _is_skill_disabled).
+ */
+async function isDisabled(config: SkillsContext, root: SkillsRoot, found: Candidate, resolvedName: string, signal?: AbortSignal): Promise<boolean> {
+  const disabled = await disabledSkillNames(config.hermesHome, config.hermesPlatform);
+  if (disabled.has(resolvedName)) return true;
+  if (!config.release.has('skillsLoadNames')) return false;
+  const rel = ownedRelative(root, found);
+  if (!disabled.has(rel)) return false;
+  const { catalog } = await skillCatalog(config, root, signal);
+  return catalog.some((e) => e.md === found.md && e.loadName === rel);
+}
+
+export async function skillView(config: SkillsContext, args: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
   const name = typeof args.name === 'string' ? args.name : '';
   const filePath = typeof args.file_path === 'string' && args.file_path !== '' ? args.file_path : undefined;
   const lookupError = lookupPathError(name);
@@ -79,20 +132,7 @@ export async function skillView(config: SkillsConfig, args: Record<string, unkno
     // Hermes' words; the gateway itself never creates the directory (skills_list says so).
     throw new GatewayError(ErrorCode.SKILL_NOT_FOUND, 'Skills directory does not exist yet. It will be created on first install.', { success: false });
   }
-  const candidates = await collectCandidates(root, name, localCategoryName, config.limits, signal);
-  if (candidates.length > 1) {
-    throw new GatewayError(
-      ErrorCode.SKILL_AMBIGUOUS,
-      // Hermes' words, external_dirs included (the gateway searches the local skills dir only).
-      `Ambiguous skill name '${name}': ${candidates.length} skills match across your local skills dir and external_dirs. Refusing to guess — load one explicitly by its categorized path.`,
-      {
-        success: false,
-        matches: candidates.map((c) => c.md),
-        hint: "Pass the full relative path instead of the bare name (e.g., 'category/skill-name'), or rename one of the colliding skills so each name is unique.",
-      },
-    );
-  }
-  const found = candidates[0];
+  const found = await locate(config, root, name, await collectCandidates(root, name, localCategoryName, config, signal));
   if (!found) {
     const available = sortSkills((await findAllSkills(config, signal)).skills).slice(0, 20).map((s) => s.name);
     throw new GatewayError(ErrorCode.SKILL_NOT_FOUND, `Skill '${name}' not found.`, {
@@ -104,7 +144,10 @@ export async function skillView(config: SkillsConfig, args: Record<string, unkno
 
   let content: string;
   try {
-    content = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode((await readBounded(found.real, config.limits.skillViewMaxBytes, 'whole')).bytes);
+    // Before 0.22 Hermes read utf-8 and a leading byte order mark stayed in `content`; 0.22 reads
+    // utf-8-sig (SKILLS_CHANGES.skillTextUtf8Sig). The frontmatter parse skips it either way.
+    const ignoreBOM = !config.release.has('skillTextUtf8Sig');
+    content = new TextDecoder('utf-8', { fatal: false, ignoreBOM }).decode((await readBounded(found.real, config.limits.skillViewMaxBytes, 'whole')).bytes);
   } catch (e) {
     if (e instanceof FileRefused && e.reason === 'too_large') {
       throw new GatewayError(
@@ -115,14 +158,12 @@ export async function skillView(config: SkillsConfig, args: Record<string, unkno
     }
     throw new GatewayError(ErrorCode.SKILL_READ_FAILED, `Failed to read skill '${name}': ${(e as Error).message}`, { success: false });
   }
-  // Like Hermes (read_text as utf-8), a leading byte order mark stays in `content`; only the
-  // frontmatter parse skips it.
   const { frontmatter } = parseFrontmatter(content);
   if (!matchesPlatform(frontmatter)) {
     throw new GatewayError(ErrorCode.SKILL_UNSUPPORTED, `Skill '${name}' is not supported on this platform.`, { success: false, readiness_status: 'unsupported' });
   }
   const resolvedName = typeof frontmatter.name === 'string' ? frontmatter.name : basename(dirname(found.md));
-  if ((await disabledSkillNames(config.hermesHome, config.hermesPlatform)).has(resolvedName)) {
+  if (await isDisabled(config, root, found, resolvedName, signal)) {
     throw new GatewayError(ErrorCode.SKILL_DISABLED, `Skill '${resolvedName}' is disabled. Enable it with \`hermes skills\` or inspect the files directly on disk.`, {
       success: false,
     });
@@ -171,6 +212,9 @@ export async function skillView(config: SkillsConfig, args: Record<string, unkno
     setup_skipped: false,
     readiness_status: setupNeeded ? 'setup_needed' : 'available',
   };
+  // The file served, as Hermes names it for its repeat-view dedup (the gateway has none: every view
+  // returns the whole file). A path under HERMES_HOME, as skill_dir already is.
+  if (config.release.has('skillViewSourcePath')) result._source_path = found.md;
   const setupHelp = required.find((e) => e.help)?.help;
   if (setupHelp) result.setup_help = setupHelp;
   if (missing.length > 0) {

@@ -9,6 +9,7 @@ import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { loadLimits, type Limits } from '../../../shared/limits.js';
 import type { CallContext, ToolDefinition } from '../../../supervisor/core/tool-types.js';
 import { compileArgumentValidator } from '../../../supervisor/core/catalog/validate.js';
+import { HermesRelease } from '../../../supervisor/platform/hermes/release.js';
 import { skillsTools, type SkillsConfig } from '../../../supervisor/tools/skills/index.js';
 
 // The CommonJS face of node:fs/promises: patching it plus syncBuiltinESMExports() reaches the
@@ -36,9 +37,11 @@ interface Fixture {
 
 /**
  * A fresh HERMES_HOME; `files` maps paths relative to `skills/` (or `~/` for HERMES_HOME) to content.
- * `host` is what the gateway read from its environment (default: nothing set).
+ * `host` is what the gateway read from its environment (default: nothing set). `hermes`: the Hermes
+ * version the tools follow, as HERMES_MCP_HERMES_VERSION states it (a test of 0.19's behaviour
+ * passes '0.19.0'); the newest the gateway knows when absent.
  */
-function fixture(files: Record<string, string | Buffer> = {}, limits: Partial<Limits> = {}, createSkillsDir = true, host: Partial<SkillsConfig> = {}): Fixture {
+function fixture(files: Record<string, string | Buffer> = {}, limits: Partial<Limits> = {}, createSkillsDir = true, host: Partial<SkillsConfig> = {}, hermes?: string): Fixture {
   const home = join(base, `case-${++counter}`);
   const skills = join(home, 'skills');
   fs.mkdirSync(createSkillsDir ? skills : home, { recursive: true });
@@ -48,7 +51,7 @@ function fixture(files: Record<string, string | Buffer> = {}, limits: Partial<Li
     fs.writeFileSync(path, content);
   }
   const config: SkillsConfig = { hermesHome: home, limits: loadLimits({}, limits), kanbanContext: false, inheritedEnvironment: {}, ...host };
-  const [list, view] = skillsTools(config);
+  const [list, view] = skillsTools(config, new HermesRelease(hermes));
   return { home, skills, list: list!, view: view! };
 }
 
@@ -333,10 +336,22 @@ describe('skill_view', () => {
     assert.equal(r.path, 'ai/dirname/SKILL.md');
   });
 
-  test('an ambiguous name is refused with the matches', async () => {
+  test('an ambiguous name is refused with the matches and their load names', async () => {
     const f = fixture({ 'a/dup/SKILL.md': skill('dup', '1'), 'b/dup/SKILL.md': skill('dup', '2') });
     const e = await expectCode(view(f, { name: 'dup' }), ErrorCode.SKILL_AMBIGUOUS);
+    assert.equal(e.message, "Ambiguous skill name 'dup': use one of a/dup, b/dup. 2 different skills share this name in the same skills directory tier; refusing to guess.");
     assert.deepEqual(e.details?.matches, [join(f.skills, 'a', 'dup', 'SKILL.md'), join(f.skills, 'b', 'dup', 'SKILL.md')]);
+    assert.deepEqual(e.details?.load_names, ['a/dup', 'b/dup']);
+    // The load name loads it.
+    assert.equal((await view(f, { name: 'b/dup' })).description, '2');
+  });
+
+  test('Hermes 0.19: an ambiguous name is refused with the matches', async () => {
+    const f = fixture({ 'a/dup/SKILL.md': skill('dup', '1'), 'b/dup/SKILL.md': skill('dup', '2') }, {}, true, {}, '0.19.0');
+    const e = await expectCode(view(f, { name: 'dup' }), ErrorCode.SKILL_AMBIGUOUS);
+    assert.match(e.message, /^Ambiguous skill name 'dup': 2 skills match across your local skills dir and external_dirs\./);
+    assert.deepEqual(e.details?.matches, [join(f.skills, 'a', 'dup', 'SKILL.md'), join(f.skills, 'b', 'dup', 'SKILL.md')]);
+    assert.equal(e.details?.load_names, undefined);
     // The categorized path disambiguates.
     assert.equal((await view(f, { name: 'b/dup' })).description, '2');
   });
@@ -387,10 +402,19 @@ describe('skill_view', () => {
     assert.match(e.message, /EIO/);
   });
 
-  test('file_path serves a file inside the skill directory', async () => {
+  test('file_path serves a file inside the skill directory, naming the file served', async () => {
     const f = tree();
     const r = await view(f, { name: 'deploy', file_path: 'references/api.md' });
+    const served = join(f.skills, 'devops', 'deploy', 'references', 'api.md');
+    assert.deepEqual(r, { success: true, name: 'deploy', file: 'references/api.md', content: '# API\n', file_type: '.md', _source_path: served });
+    assert.equal((await view(f, { name: 'deploy' }) as unknown as Record<string, unknown>)._source_path, join(f.skills, 'devops', 'deploy', 'SKILL.md'));
+  });
+
+  test('Hermes 0.19: file_path serves a file inside the skill directory, without _source_path', async () => {
+    const f = fixture({ 'devops/deploy/SKILL.md': skill('deploy', 'Ship it'), 'devops/deploy/references/api.md': '# API\n' }, {}, true, {}, '0.19.0');
+    const r = await view(f, { name: 'deploy', file_path: 'references/api.md' });
     assert.deepEqual(r, { success: true, name: 'deploy', file: 'references/api.md', content: '# API\n', file_type: '.md' });
+    assert.equal('_source_path' in (await view(f, { name: 'deploy' })), false);
   });
 
   test('file_path reports a binary file as Hermes does', async () => {
@@ -465,5 +489,102 @@ describe('skill_view', () => {
     await view(f, { name: 'deploy', file_path: 'references/api.md' });
     await list(f);
     assert.deepEqual(snapshot(), before);
+  });
+});
+
+// What Hermes changed after 0.19 (SKILLS_CHANGES), each with its 0.19 counterpart.
+describe('following the Hermes the gateway fronts', () => {
+  const twins = (hermes?: string, config = '') =>
+    fixture(
+      {
+        'alpha/twin/SKILL.md': skill('twin', 'First twin.'),
+        'beta/twin/SKILL.md': skill('twin', 'Second twin.'),
+        ...(config ? { '~/config.yaml': config } : {}),
+      },
+      {},
+      true,
+      {},
+      hermes,
+    );
+
+  test('same-name skills are each listed by their load name; not-found lists load names', async () => {
+    const f = twins();
+    assert.deepEqual((await list(f)).skills.map((s) => [s.name, s.category]), [['alpha/twin', 'alpha'], ['beta/twin', 'beta']]);
+    const e = await expectCode(view(f, { name: 'nope' }), ErrorCode.SKILL_NOT_FOUND);
+    assert.deepEqual(e.details?.available_skills, ['alpha/twin', 'beta/twin']);
+  });
+
+  test('Hermes 0.19: the first skill of a name is listed', async () => {
+    const f = twins('0.19.0');
+    assert.deepEqual((await list(f)).skills.map((s) => [s.name, s.category]), [['twin', 'alpha']]);
+    const e = await expectCode(view(f, { name: 'nope' }), ErrorCode.SKILL_NOT_FOUND);
+    assert.deepEqual(e.details?.available_skills, ['twin']);
+  });
+
+  test('skills.disabled also matches a load name, for the list and for a view', async () => {
+    const f = twins(undefined, 'skills:\n  disabled: [beta/twin]\n');
+    assert.deepEqual((await list(f)).skills.map((s) => s.name), ['alpha/twin']);
+    await expectCode(view(f, { name: 'beta/twin' }), ErrorCode.SKILL_DISABLED);
+    assert.equal((await view(f, { name: 'alpha/twin' })).description, 'First twin.');
+    const old = twins('0.19.0', 'skills:\n  disabled: [beta/twin]\n');
+    assert.equal((await view(old, { name: 'beta/twin' })).description, 'Second twin.');
+  });
+
+  test('byte-identical copies resolve to the shallowest (0.19: refused as ambiguous)', async () => {
+    const same = skill('same', 'One skill, two copies.');
+    const files = { 'copies/same/SKILL.md': same, 'copies/deeper/x/same/SKILL.md': same };
+    const f = fixture(files);
+    assert.deepEqual((await list(f)).skills.map((s) => s.name), ['same']);
+    assert.equal((await view(f, { name: 'same' })).path, 'copies/same/SKILL.md');
+    const old = fixture(files, {}, true, {}, '0.19.0');
+    await expectCode(view(old, { name: 'same' }), ErrorCode.SKILL_AMBIGUOUS);
+    // Copies that differ stay ambiguous.
+    const differ = fixture({ 'copies/same/SKILL.md': same, 'copies/deeper/x/same/SKILL.md': skill('same', 'Another.') });
+    assert.deepEqual((await list(differ)).skills.map((s) => s.name).sort(), ['copies/deeper/x/same', 'copies/same']);
+    await expectCode(view(differ, { name: 'same' }), ErrorCode.SKILL_AMBIGUOUS);
+  });
+
+  test("a declared name that is another skill's directory name is listed by its path", async () => {
+    const files = { 'x/alias-dir/SKILL.md': skill('alias-owner', 'a'), 'y/alias-owner/SKILL.md': skill('other-name', 'o') };
+    assert.deepEqual((await list(fixture(files))).skills.map((s) => s.name), ['x/alias-dir', 'other-name']);
+    assert.deepEqual((await list(fixture(files, {}, true, {}, '0.19.0'))).skills.map((s) => s.name), ['alias-owner', 'other-name']);
+  });
+
+  test('a Markdown file inside a directory skill is not a flat skill (0.19: it is)', async () => {
+    const files = { 'pkg/SKILL.md': skill('pkg', 'p'), 'pkg/extra.md': '# extra\n', 'legacy.md': '# Legacy\n' };
+    await expectCode(view(fixture(files), { name: 'extra' }), ErrorCode.SKILL_NOT_FOUND);
+    assert.equal((await view(fixture(files), { name: 'legacy' })).path, 'legacy.md');
+    assert.equal((await view(fixture(files, {}, true, {}, '0.19.0'), { name: 'extra' })).path, 'pkg/extra.md');
+  });
+
+  test('a leading byte order mark is dropped from content (0.19: kept)', async () => {
+    const files = { 'bom/SKILL.md': '\ufeff' + skill('bom', 'b'), 'bom/references/r.md': '\ufeff# R\n' };
+    const f = fixture(files);
+    assert.ok((await view(f, { name: 'bom' })).content.startsWith('---'));
+    assert.equal((await view(f, { name: 'bom', file_path: 'references/r.md' })).content, '# R\n');
+    const old = fixture(files, {}, true, {}, '0.19.0');
+    assert.ok((await view(old, { name: 'bom' })).content.startsWith('\ufeff---'));
+    assert.equal((await view(old, { name: 'bom', file_path: 'references/r.md' })).content, '\ufeff# R\n');
+  });
+
+  test('.curator_backups and .locks are not scanned (0.19: they are)', async () => {
+    const files = { '.curator_backups/old/SKILL.md': skill('backup', 'b'), '.locks/l/SKILL.md': skill('locked', 'l'), 'kept/SKILL.md': skill('kept', 'k') };
+    assert.deepEqual((await list(fixture(files))).skills.map((s) => s.name), ['kept']);
+    await expectCode(view(fixture(files), { name: 'backup' }), ErrorCode.SKILL_NOT_FOUND);
+    assert.deepEqual((await list(fixture(files, {}, true, {}, '0.19.0'))).skills.map((s) => s.name).sort(), ['backup', 'kept', 'locked']);
+  });
+
+  test('skills.disabled never hides hermes-agent from the list, and still refuses its view (0.19: hidden)', async () => {
+    const files = { 'hermes-agent/SKILL.md': skill('hermes-agent', 'Manual'), '~/config.yaml': 'skills:\n  disabled: [hermes-agent]\n' };
+    assert.deepEqual((await list(fixture(files))).skills.map((s) => s.name), ['hermes-agent']);
+    await expectCode(view(fixture(files), { name: 'hermes-agent' }), ErrorCode.SKILL_DISABLED);
+    assert.deepEqual((await list(fixture(files, {}, true, {}, '0.19.0'))).skills, []);
+  });
+
+  test('every view returns the whole skill: no repeat-view stub', async () => {
+    const f = fixture({ 'plain/SKILL.md': skill('plain', 'p', 'Body.\n') });
+    const first = await view(f, { name: 'plain' });
+    assert.deepEqual(await view(f, { name: 'plain' }), first);
+    assert.match(first.content, /Body\./);
   });
 });
