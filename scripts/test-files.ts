@@ -57,6 +57,7 @@ export const EVERY_HERMES: readonly string[] = [
   'doctor/hermes-agent', // which Hermes the gateway fronts
   'platform/hermes/',
   'gates/real-hermes',
+  'tools/guards/hermes-', // the guards' rules against each Hermes' own
 ];
 
 /** `files` (paths under tests/) that run against `pin`. */

@@ -117,6 +117,8 @@ export const STRUCTURAL_KEYS: readonly string[] = [PARSER_LIMIT_KEY, MALFORMED_E
 const MAX_COMMAND_CHARS = 128_000;
 const MAX_SEPARATOR_FREE_CHARS = 4_096;
 const MAX_SEGMENTS = 25_000;
+/** What reading one more program text for the deny rules costs, per character, from the same budget. */
+const DENY_SOURCE_COST = 8;
 /** Tokenising work allowed per command (characters), so nested starts cannot make it quadratic. */
 const PARSE_BUDGET_FACTOR = 64;
 const PARSE_BUDGET_BASE = 1_048_576;
@@ -296,6 +298,9 @@ function denyCandidates(command: string, base: string, grep: string, payloads: s
     const source = pending.shift()!;
     if (seen.has(source)) continue;
     seen.add(source);
+    // Each program text read again is paid for in full, so payloads nested in payloads
+    // (`env -S 'env -S …'`) end at the parser limit instead of taking quadratic time.
+    spend(budget, DENY_SOURCE_COST * source.length);
     const words = segmentWords(source, budget);
     for (const { segment, spans } of words) {
       for (const [start, end, raw] of spans) {
