@@ -108,7 +108,8 @@ function placePath(word: string, ctx: PathContext): string | undefined {
   return realpathLenient(path);
 }
 
-const overlaps = (a: string, b: string) => a === b || a.startsWith(b.endsWith('/') ? b : b + '/') || b.startsWith(a.endsWith('/') ? a : a + '/');
+/** The same path, or one inside the other (Hermes' _overlaps: `/` itself overlaps nothing but `/`). */
+const overlaps = (a: string, b: string) => a === b || a.startsWith(b + '/') || b.startsWith(a + '/');
 
 function protectedBy(word: string, paths: readonly ProtectedPath[], ctx: PathContext): string | undefined {
   const path = placePath(word, ctx);
