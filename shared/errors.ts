@@ -156,6 +156,9 @@ export const ErrorCode = {
   PROCESS_NOT_A_TTY: 'PROCESS_NOT_A_TTY',
   // authentication and authorization (supervisor/http/auth/)
   SCOPE_INSUFFICIENT: 'SCOPE_INSUFFICIENT',
+  // command guards: the operator's approvals.deny rules in Hermes' config.yaml refuse the command
+  // (or cannot be read as rules); unlike COMMAND_BLOCKED, the operator can lift it by editing them
+  COMMAND_DENIED: 'COMMAND_DENIED',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

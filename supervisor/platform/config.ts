@@ -68,6 +68,11 @@ export interface GatewayConfig {
   hermesTimezone?: string;
   /** The service user's home (`HOME`, default the account's home): absolute paths under it read as `~/` to the approval guard. */
   userHome: string;
+  /**
+   * Hermes' managed scope (`HERMES_MANAGED_DIR`, default `/etc/hermes`, used when it is a directory):
+   * its config.yaml's `approvals.deny` rules apply beside the user's (supervisor/tools/guards/deny-rules.ts).
+   */
+  hermesManagedDir: string;
   /** The Hermes platform this gateway serves (`HERMES_PLATFORM`, else `HERMES_SESSION_PLATFORM`): picks config.yaml `skills.platform_disabled`. */
   hermesPlatform?: string;
   /** Whether this runs for a Kanban task (`HERMES_KANBAN_TASK` or `HERMES_KANBAN_BOARD` set): Hermes offers `environments: [kanban]` skills then. */
@@ -393,6 +398,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<GatewayCon
     honchoEnv: honchoEnvironment(env),
     browserEnv: browserEnvironment(env),
     userHome: env.HOME || homedir(),
+    hermesManagedDir: resolve(expandHome(env.HERMES_MANAGED_DIR?.trim() || '/etc/hermes')),
     ...(env.HERMES_PLATFORM || env.HERMES_SESSION_PLATFORM ? { hermesPlatform: env.HERMES_PLATFORM || env.HERMES_SESSION_PLATFORM } : {}),
     kanbanContext: Boolean(env.HERMES_KANBAN_TASK || env.HERMES_KANBAN_BOARD),
     helperSearchPath: env.PATH || '/usr/bin:/bin',

@@ -103,7 +103,8 @@ export async function startTestGateway(
   // The gateway's children inherit this test process's environment as it is now (PATH, ...), as the
   // service's inherit the service's; PATH also finds the helper programs the gateway runs itself.
   const base = loadConfig(
-    { PATH: process.env.PATH, HERMES_HOME: home, HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents(), ...options.env },
+    // No managed scope (HERMES_MANAGED_DIR names a directory that does not exist): a real /etc/hermes must not change what a test sees.
+    { PATH: process.env.PATH, HERMES_HOME: home, HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents(), HERMES_MANAGED_DIR: join(home, 'no-managed-scope'), ...options.env },
     { inheritedEnvironment: options.inherited ?? environmentSnapshot(process.env) },
   );
   const config = { ...base, limits: { ...base.limits, ...options.limits } };

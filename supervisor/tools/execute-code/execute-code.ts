@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { settledWithin } from '../../../shared/settle.js';
-import { approvalPolicy, checkCommand } from '../guards/approval.js';
+import { approvalPolicy, checkCommand, commandContext, denyMessage, type CommandVerdict } from '../guards/approval.js';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { BoundedCollector, capHeadTail, stripAnsi } from '../../../shared/output-cap.js';
 import { descendantsOf, signalName } from '../../../shared/proc.js';
@@ -142,8 +142,8 @@ export class ExecuteCodePool {
     // The approval guard, request-bound: dispatching the script was its one approval, so any
     // command inside it that would need another (dangerous) or may never run (hardline) is denied
     // with Hermes' blocked result, before anything reaches the worker. Nothing is granted for later.
-    const verdict = checkCommand(String(args.command ?? ''), this.runtime.config);
-    if (verdict.verdict !== 'allow') return blockedCommandResult(verdict.verdict, verdict.key);
+    const verdict = checkCommand(String(args.command ?? ''), commandContext(this.runtime.config, typeof args.workdir === 'string' ? args.workdir : unit.cwd));
+    if (verdict.verdict !== 'allow') return blockedCommandResult(verdict);
     // Hermes' terminal_tool refuses a foreground command that backgrounds work itself, here too.
     const guidance = foregroundBackgroundGuidance(String(args.command ?? ''), this.release);
     if (guidance) return { output: '', exit_code: -1, error: guidance, status: 'error' };
@@ -402,10 +402,15 @@ function doneFrame(unit: Unit): Promise<DoneMessage> {
 }
 
 /** Hermes' terminal result for a command its approval guard refused (`status: "blocked"`). */
-function blockedCommandResult(verdict: 'hardline' | 'dangerous', key: string) {
+function blockedCommandResult(verdict: Exclude<CommandVerdict, { verdict: 'allow' }>) {
+  if (verdict.verdict === 'deny') {
+    // The operator's approvals.deny rules: the same words as the direct tools' COMMAND_DENIED.
+    const what = 'problem' in verdict ? `approvals.deny cannot be applied (${verdict.problem})` : `deny rule '${verdict.rule}'`;
+    return { output: '', exit_code: -1, error: `Command denied: ${what}. execute_code scripts get no further approvals; ${denyMessage(verdict)}`, status: 'blocked' };
+  }
   const why =
-    verdict === 'hardline'
+    verdict.verdict === 'hardline'
       ? 'it is on the unconditional (hardline) blocklist, so it cannot run through this gateway at all. Do not retry or rephrase it; if it is really needed, the user has to run it outside the agent.'
       : 'the script itself was the one approval. Do not retry or rephrase it inside execute_code; if it is needed, run it with the direct terminal tool, where the user is asked to confirm.';
-  return { output: '', exit_code: -1, error: `Command denied: ${key}. execute_code scripts get no further approvals; ${why}`, status: 'blocked' };
+  return { output: '', exit_code: -1, error: `Command denied: ${verdict.key}. execute_code scripts get no further approvals; ${why}`, status: 'blocked' };
 }

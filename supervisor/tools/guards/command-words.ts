@@ -1,12 +1,43 @@
 // Where the shell starts a command and which words stand in command position (Hermes'
-// _iter_shell_command_starts and _iter_shell_command_word_spans, tools/approval.py), read from
-// the command as text. Reading is bounded: each word at MAX_WORD characters, each command start
-// at MAX_PREFIX_WORDS words, and the whole command by a Budget of tokenising work.
+// _iter_shell_command_starts and _iter_shell_command_word_spans, tools/approval.py in 0.19,
+// tools/approval_detection.py later), read from the command as text. Reading is bounded: each word
+// at MAX_WORD characters, each command start at MAX_PREFIX_WORDS words, and the whole command by a
+// Budget of tokenising work.
 
-const WRAPPERS = new Set(['sudo', 'env', 'exec', 'nohup', 'setsid', 'time', 'command', 'builtin']);
-/** sudo/env options (lowercased) whose value is the next word. */
-const OPTIONS_WITH_ARG = new Set(['-u', '--user', '-g', '--group', '-h', '--host', '-p', '--prompt', '-c', '--close-from', '--chdir', '-d', '-r', '--role', '-t', '--type', '--unset']);
-const ASSIGNMENT = /^[a-z_][a-z0-9_]*=/;
+/**
+ * Words that run the command after them (Hermes' _COMMAND_WRAPPER_WORDS: 0.19 names the first
+ * eight, later Hermes also nice, timeout, stdbuf, ionice, chrt, taskset and chroot).
+ */
+const WRAPPERS = new Set(['sudo', 'env', 'exec', 'nohup', 'setsid', 'time', 'command', 'builtin', 'nice', 'timeout', 'stdbuf', 'ionice', 'chrt', 'taskset', 'chroot']);
+/** sudo/env options (lowercased) whose value is the next word (the gateway's reading since 0.19). */
+const SUDO_ENV_OPTIONS_WITH_ARG = new Set(['-u', '--user', '-g', '--group', '-h', '--host', '-p', '--prompt', '-c', '--close-from', '--chdir', '-d', '-r', '--role', '-t', '--type', '--unset']);
+/** Each wrapper's options whose value is the next word, as written (Hermes' _COMMAND_WRAPPER_OPTIONS_WITH_ARG). */
+const WRAPPER_OPTIONS_WITH_ARG: Readonly<Record<string, ReadonlySet<string>>> = {
+  chroot: new Set(['--groups', '--userspec']),
+  sudo: new Set(['-c', '--close-from', '-g', '--group', '-h', '--host', '-p', '--prompt', '-u', '--user']),
+  env: new Set(['-a', '--argv0', '-C', '--chdir', '-S', '--split-string', '-u', '--unset']),
+  exec: new Set(['-a']),
+  nice: new Set(['-n', '--adjustment']),
+  time: new Set(['-f', '--format', '-o', '--output']),
+  timeout: new Set(['-k', '--kill-after', '-s', '--signal']),
+  stdbuf: new Set(['-e', '--error', '-i', '--input', '-o', '--output']),
+  ionice: new Set(['-c', '--class', '-n', '--classdata']),
+};
+/** Options after which a wrapper runs no command (Hermes' _COMMAND_WRAPPER_NON_EXECUTING_OPTIONS). */
+const WRAPPER_QUERY_OPTIONS: Readonly<Record<string, ReadonlySet<string>>> = {
+  command: new Set(['-v', '-V']),
+  chrt: new Set(['-p', '--pid']),
+  ionice: new Set(['-p', '--pid', '--pgid', '--uid']),
+  taskset: new Set(['-p', '--pid']),
+};
+/** Operands a wrapper takes before the command (Hermes' _COMMAND_WRAPPER_POSITIONAL_ARGS). */
+const WRAPPER_POSITIONALS: Readonly<Record<string, number>> = { chroot: 1, chrt: 1, taskset: 1, timeout: 1 };
+/** Words after which a new command starts (Hermes' _SHELL_COMMAND_TRANSITIONS, after 0.19). */
+const TRANSITIONS = new Set(['if', 'then', 'else', 'elif', 'do', 'while', 'until', '!']);
+const TRANSITION_FIRST = 'itedwu!';
+/** A redirection at the start of a word (Hermes' _SHELL_REDIRECTION_RE); its target is the rest of the word or the next one. */
+const REDIRECTION = /[0-9]*(?:>>|<<|<>|>&|<&|>\||[<>])/y;
+const ASSIGNMENT = /^[a-z_][a-z0-9_]*=/i;
 /** Words longer than this are cut: wrappers and their values are short, and the cut bounds the work. */
 const MAX_WORD = 256;
 const MAX_PREFIX_WORDS = 12;
@@ -26,9 +57,13 @@ export function spend(budget: Budget, chars: number): void {
 
 /**
  * Offsets where the shell starts a command, outside single quotes: 0, after ; & && | || newline,
- * after a subshell/group opener `(` `{` and inside `$(` and backticks (also within double quotes).
+ * after a subshell/group opener `(` `{` and inside `$(` and backticks (also within double quotes),
+ * and after a word that hands over to a command of its own (`if`, `then`, `do`, `!`, …: Hermes'
+ * _SHELL_COMMAND_TRANSITIONS). With `escapes`, a backslash outside single quotes escapes the next
+ * character (the command as written, before normalisation removed its backslashes), and a
+ * newline inside quotes is data, not a start.
  */
-function commandStarts(c: string): number[] {
+function commandStarts(c: string, escapes = false): number[] {
   const starts = [0];
   let quote = '';
   let inBacktick = false;
@@ -36,6 +71,10 @@ function commandStarts(c: string): number[] {
     const ch = c[i];
     if (quote === "'") {
       if (ch === "'") quote = '';
+      continue;
+    }
+    if (escapes && ch === '\\') {
+      i++;
       continue;
     }
     if (ch === '`') {
@@ -60,17 +99,31 @@ function commandStarts(c: string): number[] {
       starts.push(i + 1);
     }
   }
-  return starts;
+  // A transition word starts another command after it (`if reboot`, `! reboot`, `do reboot`).
+  const out = new Set<number>();
+  const pending = starts.reverse();
+  while (pending.length > 0) {
+    const start = pending.pop()!;
+    if (out.has(start) || start >= c.length) continue;
+    out.add(start);
+    let at = start;
+    while (c[at] === ' ' || c[at] === '\t') at++;
+    if (!TRANSITION_FIRST.includes(c[at]?.toLowerCase() ?? '')) continue;
+    const span = readWord(c, start);
+    if (span && TRANSITIONS.has(c.slice(span[0], span[1]).toLowerCase())) pending.push(span[1]);
+  }
+  return [...out].sort((x, y) => x - y);
 }
 
 /**
- * One shell word from `pos` (quotes, $(…), ${…} and backticks kept whole). A word longer than
- * MAX_WORD comes back as null: no wrapper or value is that long, and giving up there keeps the
- * work per command start bounded however the starts nest.
+ * One shell word from `pos` (quotes, $(…), ${…} and backticks kept whole; it ends at whitespace or
+ * an unquoted ; & | ( ) < >, as Hermes' _read_shell_word). A word longer than MAX_WORD comes back
+ * as null: no wrapper or value is that long, and giving up there keeps the work per command start
+ * bounded however the starts nest.
  */
 function readWord(c: string, pos: number): [number, number] | null {
   let start = pos;
-  while (c[start] === ' ') start++;
+  while (c[start] === ' ' || c[start] === '\t') start++;
   let i = start;
   let quote = '';
   let depth = 0;
@@ -88,7 +141,7 @@ function readWord(c: string, pos: number): [number, number] | null {
       depth++;
       i++;
     } else if ((ch === ')' || ch === '}') && depth > 0) depth--;
-    else if (depth === 0 && !inBacktick && ' \n;&|()'.includes(ch!)) return [start, i];
+    else if (depth === 0 && !inBacktick && ' \t\n;&|()<>'.includes(ch!)) return [start, i];
   }
   return i === c.length ? [start, i] : null;
 }
@@ -120,39 +173,72 @@ interface PrefixWord {
   raw: string;
   /** As the shell would spell it (deobfuscateWord). */
   word: string;
-  /** The command itself, not a wrapper (sudo, env, …) or an assignment in front of it. */
+  /** The command itself, not a wrapper (sudo, env, nice, …) or an assignment in front of it. */
   command: boolean;
 }
 
+const basenameOf = (word: string) => word.slice(word.lastIndexOf('/') + 1);
+
 /**
- * The words from the command start `start`: each wrapper and assignment (their options and
- * option values skipped), then the command word, which ends the list. With a budget, each word
- * read is spent from it.
+ * The words from the command start `start`: each wrapper and assignment (a wrapper's options, their
+ * values and its operands skipped, redirections and their targets skipped), then the command word,
+ * which ends the list. A wrapper told only to report (`command -v`, `env -S` whose command is its
+ * split string) ends it without a command. With a budget, each word read is spent from it.
  */
 function* prefixWords(c: string, start: number, budget?: Budget): Generator<PrefixWord> {
   let pos = start;
-  let skipOptions = false;
+  let wrapper = '';
+  let options = false;
   let skipArg = false;
+  let positionals = 0;
   for (let words = 0; words < MAX_PREFIX_WORDS; words++) {
+    let from = pos;
+    while (c[from] === ' ' || c[from] === '\t') from++;
+    REDIRECTION.lastIndex = from;
+    const redirect = REDIRECTION.exec(c);
+    if (redirect) {
+      // `2>/dev/null cmd`, `> out cmd`: the target is data, the command comes after it.
+      const target = readWord(c, from + redirect[0].length);
+      if (budget) spend(budget, target ? target[1] - pos : MAX_WORD);
+      if (!target) return;
+      pos = target[1];
+      continue;
+    }
     const span = readWord(c, pos);
     if (budget) spend(budget, span ? span[1] - pos : MAX_WORD);
     if (!span || span[0] === span[1]) return;
     const raw = c.slice(span[0], span[1]);
     const word = deobfuscateWord(raw);
-    const lower = word.toLowerCase();
     pos = span[1];
     if (skipArg) {
       skipArg = false;
       continue;
     }
-    if (skipOptions && lower.startsWith('-')) {
-      skipArg = !lower.includes('=') && OPTIONS_WITH_ARG.has(lower);
+    if (wrapper && options && word === '--') {
+      options = false;
       continue;
     }
-    const wrapper = WRAPPERS.has(lower);
-    if (wrapper) skipOptions = lower === 'sudo' || lower === 'env';
-    else if (ASSIGNMENT.test(lower)) skipOptions = false;
-    else {
+    if (wrapper && options && word.startsWith('-')) {
+      const option = word.split('=', 1)[0]!;
+      if (wrapper === 'env' && (option === '--split-string' || word.startsWith('-S'))) return;
+      const queries = WRAPPER_QUERY_OPTIONS[wrapper];
+      if (queries?.has(option) || (wrapper === 'command' && !option.startsWith('--') && /[vV]/.test(option.slice(1)))) return;
+      const withArg = WRAPPER_OPTIONS_WITH_ARG[wrapper]?.has(option) || ((wrapper === 'sudo' || wrapper === 'env') && SUDO_ENV_OPTIONS_WITH_ARG.has(option.toLowerCase()));
+      skipArg = !word.includes('=') && withArg;
+      continue;
+    }
+    if (positionals > 0) {
+      positionals--;
+      continue;
+    }
+    const name = basenameOf(word).toLowerCase();
+    if (WRAPPERS.has(name)) {
+      wrapper = name;
+      options = true;
+      positionals = WRAPPER_POSITIONALS[name] ?? 0;
+    } else if (ASSIGNMENT.test(word)) {
+      // VAR=value in front of the command.
+    } else {
       yield { start: span[0], end: span[1], raw, word, command: true };
       return;
     }
@@ -161,9 +247,9 @@ function* prefixWords(c: string, start: number, budget?: Budget): Generator<Pref
 }
 
 /**
- * The command with a newline before every command start, the wrapper words in front of each
- * command dropped and each command word deobfuscated, so `sudo -u root "rm" -rf /` reads
- * `\nrm -rf /` and every `;`/`&&`/`||`/`|` segment is matched as a command of its own.
+ * The command with a newline before every command start, the wrapper words (and redirections) in
+ * front of each command dropped and each command word deobfuscated, so `sudo -u root "rm" -rf /`
+ * reads `\nrm -rf /` and every `;`/`&&`/`||`/`|` segment is matched as a command of its own.
  */
 export function commandStartVariant(c: string): string {
   let out = '';
@@ -181,6 +267,44 @@ export function commandStartVariant(c: string): string {
     }
   }
   return out + c.slice(done);
+}
+
+/**
+ * The command as written with `marker` inserted before every command start found on it (quotes and
+ * backslash escapes read as the shell reads them): Hermes' "faithful" variant, whose starts survive
+ * a `\"` that normalisation would turn into a quote.
+ */
+export function markRawCommandStarts(c: string, marker: string): string {
+  let out = '';
+  let done = 0;
+  for (const start of commandStarts(c, true)) {
+    if (start === 0) continue;
+    out += c.slice(done, start) + marker;
+    done = start;
+  }
+  return out + c.slice(done);
+}
+
+/** The command with every newline inside quotes read as a space (Hermes' _mask_quoted_newlines: a quoted newline is data). */
+export function maskQuotedNewlines(c: string): string {
+  if (!c.includes('\n')) return c;
+  let out = '';
+  let quote = '';
+  for (let i = 0; i < c.length; i++) {
+    const ch = c[i]!;
+    if (quote !== "'" && ch === '\\' && i + 1 < c.length) {
+      out += ch + c[++i];
+      continue;
+    }
+    if (quote) {
+      if (ch === quote) quote = '';
+      out += quote && ch === '\n' ? ' ' : ch;
+      continue;
+    }
+    if (ch === "'" || ch === '"') quote = ch;
+    out += ch;
+  }
+  return out;
 }
 
 /** Top-level command segments (split at ; & && | || newline outside quotes), with their offsets. */
@@ -226,4 +350,126 @@ export interface SegmentWords {
 /** Each top-level segment of `c` with its command-position words (read once per command). */
 export function segmentWords(c: string, budget: Budget): SegmentWords[] {
   return topLevelSegments(c).map(([at, segment]) => ({ at, segment, spans: commandWordSpans(segment, budget) }));
+}
+
+/**
+ * The command with the text inside quotes blanked, the quotes kept, and a `$(…)` or backtick span
+ * inside double quotes kept (the shell runs it): Hermes' _mask_quoted_prose, for the patterns that
+ * read globs and braces, which are data inside quotes.
+ */
+export function maskQuotedProse(c: string): string {
+  let out = '';
+  let quote = '';
+  for (let i = 0; i < c.length; i++) {
+    const ch = c[i]!;
+    if (!quote) {
+      if (ch === '\\' && i + 1 < c.length) {
+        out += ch + c[++i];
+        continue;
+      }
+      if (ch === "'" || ch === '"') quote = ch;
+      out += ch;
+      continue;
+    }
+    if (ch === quote) {
+      quote = '';
+      out += ch;
+      continue;
+    }
+    if (quote === '"' && (ch === '`' || (ch === '$' && c[i + 1] === '('))) {
+      const end = ch === '`' ? c.indexOf('`', i + 1) : substitutionEnd(c, i);
+      if (end > i) {
+        out += c.slice(i, end + 1);
+        i = end;
+        continue;
+      }
+    }
+    if (quote === '"' && ch === '\\' && i + 1 < c.length) {
+      out += '  ';
+      i++;
+      continue;
+    }
+    out += ' ';
+  }
+  return out;
+}
+
+/** The offset of the `)` closing the `$(` at `i` (quotes inside read through), or -1. */
+function substitutionEnd(c: string, i: number): number {
+  let depth = 0;
+  let quote = '';
+  for (let j = i; j < c.length; j++) {
+    const ch = c[j];
+    if (quote) {
+      if (ch === quote) quote = '';
+      continue;
+    }
+    if (ch === "'" || ch === '"') quote = ch;
+    else if (ch === '(') depth++;
+    else if (ch === ')' && --depth === 0) return j;
+  }
+  return -1;
+}
+
+/**
+ * The end of the simple command that starts at `from` (Hermes' _shell_command_segment): the first
+ * unquoted ; & | newline, `)` or backtick, with `$(…)`, `${…}` and backtick spans read whole.
+ */
+export function simpleCommandEnd(c: string, from: number): number {
+  let quote = '';
+  for (let i = from; i < c.length; i++) {
+    const ch = c[i]!;
+    if (quote === "'") {
+      if (ch === "'") quote = '';
+      continue;
+    }
+    if (ch === '\\') {
+      i++;
+      continue;
+    }
+    if (ch === '$' && c[i + 1] === '(') {
+      const end = substitutionEnd(c, i);
+      if (end > 0) {
+        i = end;
+        continue;
+      }
+    }
+    if (ch === '$' && c[i + 1] === '{') {
+      const end = c.indexOf('}', i + 2);
+      if (end > 0) {
+        i = end;
+        continue;
+      }
+    }
+    if (quote === '"') {
+      if (ch === '"') quote = '';
+      continue;
+    }
+    if (ch === "'" || ch === '"') quote = ch;
+    else if (';&|\n)`'.includes(ch)) return i;
+  }
+  return c.length;
+}
+
+/** `s` with each run of unquoted whitespace as one space (quoted text kept as written). */
+export function collapseUnquotedWhitespace(s: string): string {
+  let out = '';
+  let quote = '';
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i]!;
+    if (quote) {
+      if (ch === quote) quote = '';
+      out += ch;
+    } else if (/\s/.test(ch)) {
+      if (!out.endsWith(' ')) out += ' ';
+    } else {
+      if (ch === "'" || ch === '"') quote = ch;
+      else if (ch === '\\' && i + 1 < s.length) {
+        out += ch + s[++i];
+        continue;
+      }
+      out += ch;
+    }
+  }
+  return out;
 }

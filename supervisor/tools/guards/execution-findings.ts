@@ -9,7 +9,7 @@ import { basename, shellTokens, splitOption } from './shell-tokens.js';
 /** Hermes' description for a command its parser refuses to judge (always blocked). */
 export const MALFORMED_EXEC_KEY = 'command parser limit or malformed executable payload';
 
-type Family = 'python' | 'node' | 'perl' | 'ruby' | 'php' | 'powershell';
+type Family = 'python' | 'node' | 'perl' | 'ruby' | 'php' | 'powershell' | 'bun' | 'deno';
 
 function interpreterFamily(executable: string): Family | null {
   const name = basename(executable).toLowerCase();
@@ -19,6 +19,9 @@ function interpreterFamily(executable: string): Family | null {
   if (/^ruby[0-9.]*(?:\.exe)?$/.test(name)) return 'ruby';
   if (/^php(?:\.exe)?$/.test(name)) return 'php';
   if (/^(?:powershell|pwsh)(?:\.exe)?$/.test(name)) return 'powershell';
+  // bun and deno: Hermes after 0.19 (approval_detection.py _INTERPRETER_NAME_RES).
+  if (/^bun(?:\.exe)?$/.test(name)) return 'bun';
+  if (/^deno(?:\.exe)?$/.test(name)) return 'deno';
   return null;
 }
 
@@ -29,6 +32,8 @@ const INTERPRETER_EXEC_FLAGS: Record<Family, ReadonlySet<string>> = {
   ruby: new Set(['-e']),
   php: new Set(['-r']),
   powershell: new Set(['-command', '-c', '-file', '-f']),
+  bun: new Set(['-e', '--eval']),
+  deno: new Set(['eval', '-e', '--eval']),
 };
 const INTERPRETER_WITH_ARG: Record<Family, ReadonlySet<string>> = {
   python: new Set(['-W', '-X', '--check-hash-based-pycs']),
@@ -37,6 +42,8 @@ const INTERPRETER_WITH_ARG: Record<Family, ReadonlySet<string>> = {
   ruby: new Set(['-C', '-E', '-F', '-I', '-K', '-r']),
   php: new Set(['-c', '-d', '-z']),
   powershell: new Set(['-configurationname', '-custompipename', '-executionpolicy', '-inputformat', '-outputformat', '-settingsfile', '-version', '-windowstyle', '-workingdirectory']),
+  bun: new Set(['--config', '--cwd', '--env-file', '--preload', '--require']),
+  deno: new Set(['-L', '--log-level']),
 };
 
 
@@ -50,8 +57,11 @@ function interpreterExecFlag(family: Family, args: string[]): string | null {
       skipValue = false;
       continue;
     }
-    if (token === '--') break;
-    if (family !== 'powershell' && !token.startsWith('-')) break;
+    if (token === '--' || (family !== 'powershell' && !token.startsWith('-'))) {
+      // Deno runs inline code with a bare `eval` subcommand: the first word after its options.
+      if (family === 'deno' && token.toLowerCase() === 'eval') return 'eval';
+      break;
+    }
     const [option, attached] = splitOption(token);
     const comparable = family === 'powershell' ? option.toLowerCase() : option;
     if (flags.has(comparable)) return comparable;
@@ -63,6 +73,9 @@ function interpreterExecFlag(family: Family, args: string[]): string | null {
   }
   return null;
 }
+
+/** Shells whose -c runs a command string (Hermes' _SHELL_NAMES; dash since after 0.19). */
+const SHELL_NAMES = new Set(['bash', 'sh', 'zsh', 'ksh', 'dash']);
 
 const BASH_OPTIONS_WITH_ARG = new Set(['-O', '+O', '-o', '+o', '--init-file', '--rcfile']);
 const BASH_SHORT_OPTION_LETTERS = new Set('ilrsDcabefhkmnptuvxBCEHPTOo');
@@ -152,6 +165,14 @@ function readToolExecFlag(tool: ReadTool, args: string[]): [string, string] | nu
   return null;
 }
 
+/** Every description a finding of executionFindings can carry. */
+export const EXECUTION_FINDING_KEYS: readonly string[] = [
+  'script execution via -e/-c flag',
+  'script execution via heredoc',
+  'shell command via -c/-lc flag',
+  ...Object.entries(READ_TOOL_EXEC_FLAGS).flatMap(([tool, flags]) => [...flags].map((flag) => `arbitrary program execution via ${tool} ${flag}`)),
+];
+
 export interface Finding {
   key: string;
   /** The command text the option runs, when it is one (bash -c, rg --pre, …). */
@@ -166,7 +187,7 @@ export function executionFindings(words: SegmentWords[], budget: Budget): Findin
       const executable = deobfuscateWord(word);
       const name = basename(executable).toLowerCase();
       const family = interpreterFamily(executable);
-      const shell = name === 'bash' || name === 'sh' || name === 'zsh' || name === 'ksh';
+      const shell = SHELL_NAMES.has(name);
       if (!family && !shell && !isReadTool(name)) continue;
       spend(budget, segment.length - start);
       const tokens = shellTokens(segment.slice(start));

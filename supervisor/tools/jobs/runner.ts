@@ -124,13 +124,15 @@ export class JobRunner {
     return reservationFor(this.runtime.resources, profile);
   }
 
-  async start(id: string, token: string, sessionId: string): Promise<JobRow> {
+  /** `guard`: judges the prepared job's command once more before it is admitted (throws to refuse; the job stays prepared). */
+  async start(id: string, token: string, sessionId: string, guard?: (job: JobRow) => void): Promise<JobRow> {
     return this.withLock(id, async () => {
       const existing = authorizedJob(this.db, id, token);
       // An expired preparation is an error whether the maintenance sweep or admission noticed it.
       if (existing.state === 'expired') throw new GatewayError(ErrorCode.JOB_EXPIRED, `job ${id} expired unstarted; prepare it again with a new idempotency key`);
       // An authorized repeat start answers with the job as it is: never a second launch.
       if (existing.state !== 'prepared') return existing;
+      guard?.(existing);
       assertCanStartWork(this.runtime.resources, 'job_start');
       if (this.closing) throw new GatewayError(ErrorCode.JOB_ADMISSION_PAUSED, 'the gateway is shutting down; start the job on the next one');
       if (this.signalPaused) throw new GatewayError(ErrorCode.JOB_ADMISSION_PAUSED, 'the local operator paused fresh job starts on this gateway (SIGUSR1); the prepared job stays valid');

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { checkCommand, type CommandHomes } from '../guards/approval.js';
+import { checkCommand, commandContext, denyError, type CommandVerdict, type GuardConfig } from '../guards/approval.js';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { resolveInsideRoots } from '../../platform/roots.js';
 import type { Limits } from '../../../shared/limits.js';
@@ -70,7 +70,18 @@ function terminalFor(args: Record<string, unknown>, limits: Limits): { cols: num
 export type JobStore = { db: JobDatabase; runner: JobRunner } | { unavailable: string };
 
 /** `store` is asked on every call: a database that could not open is tried again (supervisor/tools/jobs/index.ts). */
-export function jobTools(store: () => JobStore, roots: readonly string[], limits: Limits, homes: CommandHomes): ToolDefinition[] {
+/** A command the guard refuses for a job: COMMAND_BLOCKED (hardline) or COMMAND_DENIED (approvals.deny); `after` says what became of the job. */
+function refuseGuarded(verdict: CommandVerdict, after: string): void {
+  if (verdict.verdict === 'deny') {
+    const error = denyError(verdict);
+    throw new GatewayError(error.code, `${error.message} (${after})`, error.details);
+  }
+  if (verdict.verdict === 'hardline') {
+    throw new GatewayError(ErrorCode.COMMAND_BLOCKED, `BLOCKED: the command matches the hardline pattern "${verdict.key}" and is never run; ${after}`, { pattern_key: verdict.key });
+  }
+}
+
+export function jobTools(store: () => JobStore, roots: readonly string[], limits: Limits, guard: GuardConfig): ToolDefinition[] {
   // A frozen catalog does not change: without a database the tools are listed as always and every
   // call answers JOB_STORE_UNAVAILABLE, before anything else is looked at.
   const open = (): { db: JobDatabase; runner: JobRunner } => {
@@ -105,11 +116,9 @@ export function jobTools(store: () => JobStore, roots: readonly string[], limits
       const command = args.command as string;
       if (command.trim() === '') throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, 'command is empty');
       const terminal = terminalFor(args, limits);
-      const verdict = checkCommand(command, homes);
-      if (verdict.verdict === 'hardline') {
-        throw new GatewayError(ErrorCode.COMMAND_BLOCKED, `BLOCKED: the command matches the hardline pattern "${verdict.key}" and is never run; nothing was prepared`);
-      }
-      const workdir = await resolveInsideRoots(args.workdir as string, roots);
+      const requested = args.workdir as string;
+      refuseGuarded(checkCommand(command, commandContext(guard, requested.startsWith('/') ? requested : undefined)), 'nothing was prepared');
+      const workdir = await resolveInsideRoots(requested, roots);
       if (!(await stat(workdir)).isDirectory()) throw new GatewayError(ErrorCode.PATH_OUTSIDE_ROOTS, `workdir is not a directory: ${args.workdir}`);
       const profile = ((args.resource_profile as ResourceProfile | undefined) ?? DEFAULT_RESOURCE_PROFILE) as ResourceProfile;
       const result = prepareJob(
@@ -146,7 +155,10 @@ export function jobTools(store: () => JobStore, roots: readonly string[], limits
     holdsLease: true,
     async handler(args, ctx) {
       const { runner } = open();
-      return jobOutcome(await runner.start(args.job_id as string, args.recovery_token as string, ctx.owner.id));
+      // Judged again at the start: the operator's approvals.deny rules may have changed since the
+      // job was prepared (and a job prepared by an earlier gateway met an earlier guard).
+      const guardStart = (job: JobRow) => refuseGuarded(checkCommand(job.command ?? '', commandContext(guard, job.workdir)), 'the job was not started and stays prepared');
+      return jobOutcome(await runner.start(args.job_id as string, args.recovery_token as string, ctx.owner.id, guardStart));
     },
   };
 

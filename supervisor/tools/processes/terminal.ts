@@ -1,5 +1,5 @@
 import { realpathSync } from 'node:fs';
-import { approvalPolicy, checkCommand } from '../guards/approval.js';
+import { approvalPolicy, checkCommand, commandContext, denyError } from '../guards/approval.js';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { stripAnsi } from '../../../shared/output-cap.js';
 import type { ExecResult } from '../../../shared/worker-protocol/exec.js';
@@ -342,8 +342,10 @@ export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime, release
       // Dangerous-but-not-hardline commands (git reset --hard, chmod 777, …) do run here: this is
       // a write tool, and the ChatGPT host asks the user to confirm its calls, which is the
       // approval Hermes would have asked for. (Inside execute_code there is no such prompt, so
-      // hermes_tools.terminal denies them; see execute-code.ts.)
-      const verdict = checkCommand(command, runtime.config);
+      // hermes_tools.terminal denies them; see execute-code.ts.) The operator's approvals.deny
+      // rules refuse a command whatever else is configured (COMMAND_DENIED).
+      const verdict = checkCommand(command, commandContext(runtime.config, typeof args.workdir === 'string' && args.workdir.startsWith('/') ? args.workdir : undefined));
+      if (verdict.verdict === 'deny') throw denyError(verdict);
       if (verdict.verdict === 'hardline') {
         throw new GatewayError(
           ErrorCode.COMMAND_BLOCKED,

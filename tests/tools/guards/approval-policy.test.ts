@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { approvalPolicy, checkCommand, loadApprovalPolicy, normaliseCommand, type CommandHomes } from '../../../supervisor/tools/guards/approval.js';
+import type { DenyRuleSource } from '../../../supervisor/tools/guards/deny-rules.js';
+import { compileGlob } from '../../../supervisor/tools/guards/fnmatch.js';
 
 // The approval guard as text matching only: nothing here runs a command. The truly destructive
 // strings are only ever handed to checkCommand.
@@ -15,12 +17,14 @@ const dangerous = (command: string, key: string, homes = HOMES) => assert.deepEq
 const allowed = (command: string) => assert.deepEqual(checkCommand(command, HOMES), { verdict: 'allow' }, command);
 
 describe('policy/dangerous-commands.json', () => {
-  test('loads once with Hermes’ 12 hardline patterns and its sudo -S guard, and its dangerous patterns', () => {
+  test('loads once with Hermes’ 12 hardline patterns and its sudo -S guard, and the dangerous patterns of every supported Hermes', () => {
     const policy = approvalPolicy();
     assert.equal(policy, approvalPolicy(), 'cached');
-    // kill -1 and each flag-run rule have a second entry for the command word inside a flag (--kill).
+    // kill -1 and each flag-run rule have a second entry for the command word inside a flag (--kill);
+    // 0.19's 70 dangerous patterns, the 40 rules later Hermes added (5 entries for the package
+    // managers, 2 for a secret upload) and the second flag-run entries.
     assert.equal(policy.hardline.length, 14);
-    assert.equal(policy.dangerous.length, 77);
+    assert.equal(policy.dangerous.length, 118);
     assert.deepEqual(policy.hardline.filter((p) => p.commandOnly).map((p) => p.key), ['sudo password guessing via stdin (sudo -S)']);
     for (const p of [...policy.hardline, ...policy.dangerous]) {
       assert.ok(p.key.length > 0);
@@ -205,8 +209,11 @@ describe('benign look-alikes', () => {
     // starts a command.
     allowed('git commit -m "x; reboot"');
     allowed('git commit -m "docs: (reboot) notes"');
-    // A quoted grep -P pattern is data, not a command (Hermes' _quoted_grep_pattern_spans) …
-    allowed("grep -P '(safe|rm -rf /)' rules.txt");
+    // A quoted grep -P pattern is data to 0.19 (Hermes' _quoted_grep_pattern_spans), never a
+    // command position; later Hermes also reads the command with the pattern as written (its
+    // "faithful" variant), which the dangerous patterns see: the gateway too.
+    dangerous("grep -P '(safe|rm -rf /)' rules.txt", 'delete in root path');
+    allowed("grep -P '(safe|shutdown now)' rules.txt");
     // … and a grep whose arguments cannot be read is refused.
     hardline('grep -P', 'command parser limit or malformed executable payload');
     // Words that only mention an interpreter option are not running one.
@@ -302,14 +309,30 @@ test('Hermes’ parser limits: an overlong command, or a long one without a sepa
 
 test('the check stays linear on pathological input (120 000 characters each, no regex blow-up)', () => {
   // Each of these made at least one literal translation of Hermes' patterns quadratic or worse
-  // (the openssl rule took 67 s on 8 KiB). Linear is ~0.1 s here; the bound only catches blow-ups.
-  // Each input starts with a line of its own, so Hermes' separator-free limit does not cut it short.
-  const units = ['--rm ', '-rm ', '--kill ', '--chmod -x ', 'git push\n', 'cp a\n', 'openssl\n', 'bash -c ', 'python -c ', 'grep -P ', "grep -P 'x' ", '(python -c x ', 'rg --pre ', "bash -c 'bash -c ", 'gateway run\n', 'kill\n', 'find\n', 'xargs ', 'openssl base64 -d ', 'perl -i ', 'perl -i x -i ', 'git branch -d ', 'tee ', 'tee ./a/', 'cp ', 'cp a ./', 'rm -', ';rm -', 'kill -', 'killall -', 'pwsh -', 'hermes -a ', 'delete from ', '.env.', '> .env.env', '>a/', 'sudo -u $(', 'env a=$(b) ', 'env\ndecode=unload-lib$(', 'setsid\n', '$(', '(', '`', '{', 'chmod +x ;', 'echo x | ', 'curl |', 'find -exec ', 'sed -i ~/', 'cmd /c '];
-  for (const unit of units) {
-    const command = 'x\n' + unit.repeat(Math.ceil(120_000 / unit.length)).slice(0, 120_000) + '\u0001/';
-    const started = performance.now();
-    checkCommand(command, HOMES);
-    const ms = performance.now() - started;
+  // (the openssl rule took 67 s on 8 KiB, a secret upload's `$(` 3 s, a killer's word list 44 s),
+  // or exercises a rule later Hermes added. Linear is ~0.1-0.3 s of processor time here; the bound
+  // only catches blow-ups.
+  const units = ['rm a ', 'rm a -- ', 'npm -x ', 'pip -x y ', 'docker -H ', 'docker -x y ', 'podman -x ', 'curl -d ', 'curl -d @', 'curl -d "', 'curl -d $(', '$key ', '~/.ssh/x |', '.env | curl ', 'find -{', 'find . -{', 'rg --pre{', '\u200d', 'hermes -x y ', 'x:\\', 'if ', 'then ', '! ', 'taskkill ', 'icacls /grant ', 'remove-item ', 'launchctl stop ', 'pkill "', 'kill pgrep ', 'timeout 1 ', '2>x ', 'env -S ', '--rm ', '-rm ', '--kill ', '--chmod -x ', 'git push\n', 'cp a\n', 'openssl\n', 'bash -c ', 'python -c ', 'grep -P ', "grep -P 'x' ", '(python -c x ', 'rg --pre ', "bash -c 'bash -c ", 'gateway run\n', 'kill\n', 'find\n', 'xargs ', 'openssl base64 -d ', 'perl -i ', 'perl -i x -i ', 'git branch -d ', 'tee ', 'tee ./a/', 'cp ', 'cp a ./', 'rm -', ';rm -', 'kill -', 'killall -', 'pwsh -', 'hermes -a ', 'delete from ', '.env.', '> .env.env', '>a/', 'sudo -u $(', 'env a=$(b) ', 'env\ndecode=unload-lib$(', 'setsid\n', '$(', '(', '`', '{', 'chmod +x ;', 'echo x | ', 'curl |', 'find -exec ', 'sed -i ~/', 'cmd /c '];
+  for (const unit of units) assert.ok(cpuMs(() => checkCommand(pathological(unit), HOMES)) < 4000, `${JSON.stringify(unit)}`);
+});
+
+test('… with the operator’s deny rules and the runtime floor too', () => {
+  // Each glob is matched against every reading and every command-position projection.
+  const deny: DenyRuleSource = { current: () => ({ rules: ['*a*b*c*d*', 'git push*', '*[!a-z]prod*'].map((glob) => ({ glob, file: 'config.yaml', compiled: [compileGlob(glob)] })) }) };
+  const ctx = { ...HOMES, deny, runtime: [{ path: '/opt/hermes/venv', description: 'a venv' }], env: {} };
+  for (const unit of ['a ', 'a b c ', 'git push ', 'sudo nice git ', 'env -S ', 'bash -c ', 'x; ', '$(', 'rm /opt/x ', 'find / -delete ', 'uv python uninstall 3 ']) {
+    const ms = cpuMs(() => checkCommand(pathological(unit), ctx));
     assert.ok(ms < 4000, `${JSON.stringify(unit)}: ${Math.round(ms)} ms`);
   }
 });
+
+/** A 120 000-character command of `unit` repeated, after a line of its own (so Hermes' separator-free limit does not cut it short). */
+const pathological = (unit: string) => 'x\n' + unit.repeat(Math.ceil(120_000 / unit.length)).slice(0, 120_000) + '\u0001/';
+
+/** The processor time `fn` takes, in ms: what a blow-up costs, whatever else the machine runs at the time. */
+function cpuMs(fn: () => unknown): number {
+  const start = process.cpuUsage();
+  fn();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}

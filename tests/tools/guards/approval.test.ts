@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { parse, stringify } from 'yaml';
 import { connect, openSession, startTestGateway, type TestGateway, viaBridge } from '../../helpers/gateway.js';
 
 // The approval guard through real MCP calls. Every command sent here is harmless if the guard
@@ -110,6 +111,115 @@ describe('approval guard through tool_call', () => {
     assert.equal(existsSync(join(dir, 'ran')), true, 'the command ran');
     const quoted = await viaBridge(client, 'terminal', { command: 'echo "rm -rf /"' }, token);
     assert.deepEqual(quoted.data, { output: 'rm -rf /', exit_code: 0, error: null });
+    await client.close();
+  });
+});
+
+// The operator's approvals.deny rules in Hermes' config.yaml, through real MCP calls. Every denied
+// command would only touch a marker file: the markers prove it never ran.
+describe("the operator's approvals.deny rules through tool_call", () => {
+  let gw: TestGateway;
+  let configFile = '';
+  let original = '';
+  before(async () => {
+    gw = await startTestGateway({ limits: { executeCodeDeadlineSeconds: 20 } });
+    configFile = join(gw.home, 'config.yaml');
+    original = existsSync(configFile) ? readFileSync(configFile, 'utf8') : '';
+  });
+  after(async () => {
+    await gw.close();
+  });
+
+  /** config.yaml as Hermes wrote it, with `approvals.deny` set to `deny`. */
+  function setDeny(deny: unknown): void {
+    const doc = (parse(original) ?? {}) as Record<string, unknown>;
+    writeFileSync(configFile, stringify({ ...doc, approvals: { ...((doc.approvals as Record<string, unknown> | undefined) ?? {}), deny } }));
+  }
+  const withRules = (rules: string[]) => setDeny(rules);
+
+  test('terminal refuses a matching command with COMMAND_DENIED naming the rule; an edit applies to the next call, without a restart', async () => {
+    const dir = join(gw.home, 'deny-terminal');
+    mkdirSync(dir);
+    const marker = join(dir, 'ran');
+    withRules(['*deny-me*']);
+    const { client, token } = await openSession(gw.mcpUrl);
+    const r = await viaBridge(client, 'terminal', { command: `touch ${sh(marker)} # deny-me` }, token);
+    assert.equal(r.isError, true);
+    assert.deepEqual(Object.keys(r.data).sort(), ['config_file', 'deny_rule', 'error', 'message', 'source']);
+    assert.equal(r.data.error, 'COMMAND_DENIED');
+    assert.equal(r.data.deny_rule, '*deny-me*');
+    assert.equal(r.data.source, 'approvals.deny');
+    assert.equal(r.data.config_file, configFile);
+    assert.match(String(r.data.message), /^BLOCKED: this command matches the operator's deny rule '\*deny-me\*' \(approvals\.deny in Hermes' config\.yaml, .*\)\. .*Do not retry or rephrase it/);
+    assert.equal(existsSync(marker), false, 'nothing ran');
+    // Taken out of the rules: the next call runs it.
+    withRules(['*something-else*']);
+    const again = await viaBridge(client, 'terminal', { command: `touch ${sh(marker)} # deny-me` }, token);
+    assert.deepEqual(again.data, { output: '', exit_code: 0, error: null });
+    assert.equal(existsSync(marker), true);
+    await client.close();
+  });
+
+  test('a deny that is not a list of strings refuses every command, saying why', async () => {
+    setDeny('git push*');
+    const { client, token } = await openSession(gw.mcpUrl);
+    const r = await viaBridge(client, 'terminal', { command: 'echo harmless' }, token);
+    assert.equal(r.data.error, 'COMMAND_DENIED');
+    assert.match(String(r.data.problem), /approvals\.deny in .*config\.yaml must be a list of glob strings, but it is a string/);
+    assert.match(String(r.data.message), /Every command is refused until the operator fixes approvals\.deny/);
+    withRules([]);
+    const fixed = await viaBridge(client, 'terminal', { command: 'echo harmless' }, token);
+    assert.deepEqual(fixed.data, { output: 'harmless', exit_code: 0, error: null });
+    await client.close();
+  });
+
+  test("execute_code: hermes_tools.terminal answers status blocked for a denied command, as for Hermes' other refusals", async () => {
+    const dir = join(gw.home, 'deny-execute');
+    mkdirSync(dir);
+    const marker = join(dir, 'ran');
+    withRules(['*deny-me*']);
+    const code = ['from hermes_tools import terminal', 'import json', `print(json.dumps(terminal(${JSON.stringify(`touch ${sh(marker)} # deny-me`)})))`].join('\n');
+    const client = await connect(gw.mcpUrl, 'modern');
+    const r = await viaBridge(client, 'execute_code', { code });
+    await client.close();
+    assert.equal(r.data.status, 'success', String(r.data.output));
+    const answer = JSON.parse(String(r.data.output).trim()) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(answer).sort(), ['error', 'exit_code', 'output', 'status']);
+    assert.equal(answer.status, 'blocked');
+    assert.equal(answer.exit_code, -1);
+    assert.match(String(answer.error), /^Command denied: deny rule '\*deny-me\*'\. execute_code scripts get no further approvals; BLOCKED: this command matches the operator's deny rule/);
+    assert.equal(existsSync(marker), false);
+  });
+
+  test('job_prepare refuses a denied command; job_start judges the prepared one again, so a rule added since refuses it and the job stays prepared', async () => {
+    const dir = join(gw.home, 'deny-jobs');
+    mkdirSync(dir);
+    withRules(['*deny-me*']);
+    const { client, token } = await openSession(gw.mcpUrl);
+    const refused = await viaBridge(client, 'job_prepare', { command: `touch ${sh(join(dir, 'a'))} # deny-me`, workdir: dir }, token);
+    assert.equal(refused.data.error, 'COMMAND_DENIED');
+    assert.equal(refused.data.deny_rule, '*deny-me*');
+    assert.match(String(refused.data.message), /\(nothing was prepared\)$/);
+
+    const later = join(dir, 'later');
+    const prep = await viaBridge(client, 'job_prepare', { command: `touch ${sh(later)} # deploy-later`, workdir: dir }, token);
+    assert.equal(prep.isError, false, JSON.stringify(prep.data));
+    const job = { job_id: prep.data.job_id as string, recovery_token: prep.data.recovery_token as string };
+    withRules(['*deny-me*', '*deploy-later*']);
+    const start = await viaBridge(client, 'job_start', job, token);
+    assert.equal(start.data.error, 'COMMAND_DENIED');
+    assert.equal(start.data.deny_rule, '*deploy-later*');
+    assert.match(String(start.data.message), /\(the job was not started and stays prepared\)$/);
+    const status = await viaBridge(client, 'job_status', job, token);
+    assert.equal(status.data.state, 'prepared');
+    // The rule lifted: the same prepared job starts.
+    withRules(['*deny-me*']);
+    const started = await viaBridge(client, 'job_start', job, token);
+    assert.equal(started.isError, false, JSON.stringify(started.data));
+    let done = await viaBridge(client, 'job_status', { ...job, wait_seconds: 5 }, token);
+    for (let i = 0; i < 10 && done.data.state !== 'succeeded'; i++) done = await viaBridge(client, 'job_status', { ...job, wait_seconds: 5 }, token);
+    assert.equal(done.data.state, 'succeeded');
+    assert.equal(existsSync(later), true);
     await client.close();
   });
 });

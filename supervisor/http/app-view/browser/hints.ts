@@ -24,4 +24,5 @@ export const RECOVERY_HINTS: Partial<Record<ErrorCode, string>> = {
   JOB_QUOTA_EXCEEDED: 'Too many jobs are running: wait for one to finish.',
   JOB_SESSION_QUOTA_EXCEEDED: 'This session runs as many jobs as it may: wait for one to finish.',
   COMMAND_BLOCKED: 'This command is never run through the gateway.',
+  COMMAND_DENIED: "The operator's approvals.deny rules in Hermes' config.yaml refuse this command; only they can change that.",
 };
