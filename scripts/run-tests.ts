@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { packageRoot } from '../shared/package-root.js';
 import { clearFidelityReport, fidelityTable } from './fidelity-report.js';
-import { ensureHermesVenv, type HermesPin } from './hermes-venv.js';
+import { ensureHermesVenv, ensureOracleVenv, HONCHO_ORACLE, honchoProviderIn, type HermesPin } from './hermes-venv.js';
 import { filesForPin, runArguments, testFiles } from './test-files.js';
 import { CHROMIUM, CURL, ensurePackage, NGINX, RIPGREP } from './test-prerequisites.js';
 
@@ -50,7 +50,11 @@ try {
   // The search_files fidelity cases compare with Hermes' search as it runs with ripgrep installed.
   ensurePackage(RIPGREP);
   // The Hermes tests run the real Hermes Agents, pinned, each from a project-local venv (hermes-venv.ts).
-  for (const { pin } of passes) ensureHermesVenv(root, undefined, pin);
+  for (const { pin, files } of passes) {
+    const venv = ensureHermesVenv(root, undefined, pin);
+    // The Honcho fidelity files compare with an oracle venv when the pin's package has no Honcho provider.
+    if (!honchoProviderIn(venv) && files.some((f) => relative(testsDir, f).startsWith(join('fidelity', 'honcho-')))) ensureOracleVenv(HONCHO_ORACLE, root);
+  }
 } catch (err) {
   process.stderr.write(`run-tests: ${(err as Error).message}\n`);
   process.exit(1);

@@ -144,7 +144,7 @@ export function environmentCheck(processEnv: NodeJS.ProcessEnv, sources: Environ
   const fromEnvironment = Object.keys(processEnv).filter((n) => SETTING_NAME.test(n) && processEnv[n] !== undefined).sort();
   const list = (names: readonly string[]) => (names.length ? [...names].sort().join(', ') : 'none');
   const file = sources.envFile.loaded
-    ? `${sources.envFile.path}: from the file ${list(sources.fromFile)}${sources.overridden.length ? `; the environment overrides the file for ${list(sources.overridden)}` : ''}`
+    ? `${sources.envFile.path}: from the file ${list(sources.fromFile)}${sources.overridden.length ? `; the environment overrides the file for ${list(sources.overridden)}` : ''}${sources.fileOverrides.length ? `; the file overrides the environment for ${list(sources.fileOverrides)} (Hermes' Honcho identity, as Hermes reads it)` : ''}`
     : `no ${sources.envFile.path}`;
   const reason = `${file}; from the environment ${list(fromEnvironment)}`;
   const checks: DoctorCheck[] = [

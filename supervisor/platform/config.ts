@@ -7,8 +7,13 @@ import { usableVersion } from './hermes/release.js';
 import { loadLspServers, type LspServerSpec } from './settings/lsp-servers.js';
 import { authSettings, type AuthConfig } from './settings/auth.js';
 
+/**
+ * The variables that decide which Honcho, workspace, peer and session Hermes' memory uses. For these,
+ * `$HERMES_HOME/.env` wins over the process environment, as in Hermes (environment.ts).
+ */
+export const HONCHO_IDENTITY_ENV_KEYS = ['HONCHO_API_KEY', 'HONCHO_BASE_URL', 'HONCHO_URL', 'HONCHO_ENVIRONMENT', 'HERMES_HONCHO_HOST'] as const;
 /** The environment variables Hermes' Honcho resolution reads (GatewayConfig.honchoEnv carries them to tools/memory/config.ts). */
-export const HONCHO_ENV_KEYS = ['HONCHO_API_KEY', 'HONCHO_BASE_URL', 'HONCHO_ENVIRONMENT', 'HERMES_HONCHO_HOST', 'HOME'] as const;
+export const HONCHO_ENV_KEYS = [...HONCHO_IDENTITY_ENV_KEYS, 'HOME'] as const;
 /** What Hermes reads from the environment for Camofox and its private-URL opt-out (GatewayConfig.browserEnv, tools/browser/settings.ts). */
 export const BROWSER_ENV_KEYS = ['CAMOFOX_URL', 'CAMOFOX_API_KEY', 'CAMOFOX_USER_ID', 'CAMOFOX_SESSION_KEY', 'HERMES_ALLOW_PRIVATE_URLS'] as const;
 

@@ -3,7 +3,7 @@ import { join, sep } from 'node:path';
 import { parseEnv } from 'node:util';
 import { ErrorCode } from '../../shared/errors.js';
 import { packageRoot } from '../../shared/package-root.js';
-import { ConfigError, hermesHomeOf, loadConfig, type GatewayConfig } from './config.js';
+import { ConfigError, HONCHO_IDENTITY_ENV_KEYS, hermesHomeOf, loadConfig, type GatewayConfig } from './config.js';
 
 // The environment every way of starting the gateway sees (npm start, the bin, the systemd unit,
 // `doctor`, `hermes-mcp-auth`): the process environment, over `$HERMES_HOME/.env`, over the demo
@@ -13,7 +13,12 @@ import { ConfigError, hermesHomeOf, loadConfig, type GatewayConfig } from './con
 // `$HERMES_HOME/.env` is the file Hermes itself loads at startup (hermes_cli/env_loader.py,
 // load_hermes_dotenv, with python-dotenv). Two differences, both deliberate: here a variable set in
 // the process environment wins over the file (Hermes loads the file with override=True), so a
-// one-off `HERMES_MCP_PORT=3061 npm start` or a unit's Environment= line means what it says; and
+// one-off `HERMES_MCP_PORT=3061 npm start` or a unit's Environment= line means what it says — except
+// for the variables that decide Hermes' Honcho identity (HONCHO_IDENTITY_ENV_KEYS), where the file
+// wins as in Hermes (its CLI's override=True; from 0.21 also its profile secret scope,
+// agent/secret_scope.py get_secret, which reads the profile's .env before the process environment):
+// any other answer would have the gateway write memory into another Honcho, workspace or session
+// than the Hermes of that home; and
 // values are taken literally, as Node's own `.env` parser (util.parseEnv) reads them: no `${VAR}`
 // expansion. The file is refused unless it belongs to the user running the gateway and is not
 // group- or world-writable: whoever can write it configures a process that runs code as that user.
@@ -46,6 +51,8 @@ export interface EnvironmentSources {
   fromFile: readonly string[];
   /** Names set in the file that the process environment overrode. */
   overridden: readonly string[];
+  /** Names set in both where the file won, as in Hermes (the Honcho identity variables). */
+  fileOverrides: readonly string[];
   /** Names whose value in the file holds `${...}`, which Hermes (python-dotenv) expands and the gateway takes literally. */
   unexpanded: readonly string[];
   /** Set when the checkout runs without a Hermes home (see demoHome). */
@@ -136,13 +143,16 @@ export function gatewayEnvironment(processEnv: NodeJS.ProcessEnv, options: { cre
     throw new ConfigError(`${ErrorCode.ENV_FILE_INVALID}: ${path} sets HERMES_HOME=${file.HERMES_HOME}, but it is read from ${home}: remove that line, or set HERMES_HOME in the environment`);
   }
   const names = Object.keys(file);
-  const env: NodeJS.ProcessEnv = { ...defaults, ...file, ...processEnv };
+  const fileWins = (n: string) => (HONCHO_IDENTITY_ENV_KEYS as readonly string[]).includes(n);
+  const winning = Object.fromEntries(names.filter(fileWins).map((n) => [n, file[n]]));
+  const env: NodeJS.ProcessEnv = { ...defaults, ...file, ...processEnv, ...winning };
   return {
     env,
     sources: {
       envFile: { path, loaded: read !== undefined },
-      fromFile: names.filter((n) => processEnv[n] === undefined),
-      overridden: names.filter((n) => processEnv[n] !== undefined),
+      fromFile: names.filter((n) => processEnv[n] === undefined || fileWins(n)),
+      overridden: names.filter((n) => processEnv[n] !== undefined && !fileWins(n)),
+      fileOverrides: names.filter((n) => processEnv[n] !== undefined && fileWins(n)),
       unexpanded: names.filter((n) => /\$\{[^}]+\}/.test(file[n]!)),
       ...(demo ? { demo } : {}),
     },
@@ -172,8 +182,8 @@ export function describeSources(sources: EnvironmentSources): Array<{ event: str
   if (sources.envFile.loaded) {
     lines.push({
       event: 'env_file',
-      fields: { path: sources.envFile.path, from_file: sources.fromFile, overridden_by_environment: sources.overridden },
-      message: `read ${sources.envFile.path}: ${sources.fromFile.length} setting(s) from the file${sources.overridden.length ? `, ${sources.overridden.length} overridden by the environment` : ''}`,
+      fields: { path: sources.envFile.path, from_file: sources.fromFile, overridden_by_environment: sources.overridden, overriding_environment: sources.fileOverrides },
+      message: `read ${sources.envFile.path}: ${sources.fromFile.length} setting(s) from the file${sources.overridden.length ? `, ${sources.overridden.length} overridden by the environment` : ''}${sources.fileOverrides.length ? `, ${sources.fileOverrides.length} Honcho setting(s) over the environment's, as in Hermes` : ''}`,
     });
   }
   return lines;

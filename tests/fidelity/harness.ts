@@ -208,11 +208,11 @@ export class Surface {
 }
 
 /**
- * Runs a fidelity driver (drivers/<name>) in the Hermes venv with HERMES_HOME `home`: `input` on
- * stdin, its answer (the last stdout line) as JSON.
+ * Runs a fidelity driver (drivers/<name>) in the Hermes venv (or with `python`, an oracle's) with
+ * HERMES_HOME `home`: `input` on stdin, its answer (the last stdout line) as JSON.
  */
-export function runOracle<T>(name: string, input: unknown, home: string, env: Record<string, string> = {}, timeoutMs = 120_000): Promise<T> {
-  return runDriver<T>(join(FIDELITY_DIR, 'drivers', name), input, hermesEnv(home, { HOME: home, ...env }), timeoutMs);
+export function runOracle<T>(name: string, input: unknown, home: string, env: Record<string, string> = {}, timeoutMs = 120_000, python?: string): Promise<T> {
+  return runDriver<T>(join(FIDELITY_DIR, 'drivers', name), input, hermesEnv(home, { HOME: home, ...env }), timeoutMs, python);
 }
 
 /** Answers by case id: Hermes' (from a driver) or the gateway's (one way of reaching it). */

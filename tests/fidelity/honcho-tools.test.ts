@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startHonchoStandin, type HonchoStandin, type RecordedCall, type SeedData } from '../fixtures/honcho-standin.js';
 import { connect, viaBridge } from '../helpers/gateway.js';
+import { hermes, honchoOracle } from '../helpers/hermes.js';
 import { honchoJson, SEED, startMemoryGateway, USER_PEER } from '../helpers/memory.js';
 import { compareSurface, errorAsHermes, loadCases, oracleAnswers, runOracle, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
 
@@ -13,7 +14,8 @@ import { compareSurface, errorAsHermes, loadCases, oracleAnswers, runOracle, Sur
 // carry (a card, an answer, conclusions) taken out of each the one way written below, plus the
 // requests the tools made to the stand-in (`touched`: method, route and the peers, targets and
 // sessions named), which show whose memory each side read or wrote where the answers alone would
-// not. Each side is warmed up first (Hermes' provider start-up creates its session; the gateway
+// not. Hermes' side runs in the pin's venv, or in the Honcho oracle venv where the pin's package has
+// no Honcho provider (honchoOracle()); the gateway follows the pin's version. Each side is warmed up first (Hermes' provider start-up creates its session; the gateway
 // prepares its peers on a first call), then a marker request (GET /health) starts the comparison.
 
 interface ToolsCase extends FidelityCase {
@@ -160,7 +162,7 @@ async function hermesSide(list: ToolsCase[]): Promise<Answers> {
         }),
       ),
     };
-    const answers = oracleAnswers(await runOracle('honcho_tools.py', input, join(fx.ws, 'hermes-driver-home'), {}, 300_000));
+    const answers = oracleAnswers(await runOracle('honcho_tools.py', input, join(fx.ws, 'hermes-driver-home'), {}, 300_000, honchoOracle().python));
     return new Map(
       list.map((c) => {
         const a = answers.get(c.id);
@@ -197,7 +199,7 @@ compareSurface<ToolsCase>({
       for (const c of list) {
         const project = join(fx.ws, 'gateway', c.id, c.cwd ?? PROJECT);
         mkdirSync(project, { recursive: true });
-        const m = await startMemoryGateway({ seed: SEEDS[c.seed ?? 'default']!, honcho: (url) => hermesJson(url, c), env: { HERMES_MCP_PROJECT_DIR: project } });
+        const m = await startMemoryGateway({ seed: SEEDS[c.seed ?? 'default']!, honcho: (url) => hermesJson(url, c), env: { HERMES_MCP_PROJECT_DIR: project, HERMES_MCP_HERMES_VERSION: hermes().version } });
         try {
           const client = await connect(m.gw.mcpUrl, 'modern');
           try {

