@@ -4,6 +4,7 @@ import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { loadLimits, type Limits } from '../../shared/limits.js';
 import { FILE_ACCESS_MODES, type FileAccessMode } from './roots.js';
 import { usableVersion } from './hermes/release.js';
+import { SYSTEM_MANAGED_DIR } from './hermes/managed-scope.js';
 import { loadLspServers, type LspServerSpec } from './settings/lsp-servers.js';
 import { authSettings, type AuthConfig } from './settings/auth.js';
 
@@ -403,7 +404,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<GatewayCon
     honchoEnv: honchoEnvironment(env),
     browserEnv: browserEnvironment(env),
     userHome: env.HOME || homedir(),
-    hermesManagedDir: resolve(expandHome(env.HERMES_MANAGED_DIR?.trim() || '/etc/hermes')),
+    hermesManagedDir: resolve(expandHome(env.HERMES_MANAGED_DIR?.trim() || SYSTEM_MANAGED_DIR)),
     ...(env.HERMES_PLATFORM || env.HERMES_SESSION_PLATFORM ? { hermesPlatform: env.HERMES_PLATFORM || env.HERMES_SESSION_PLATFORM } : {}),
     kanbanContext: Boolean(env.HERMES_KANBAN_TASK || env.HERMES_KANBAN_BOARD),
     helperSearchPath: env.PATH || '/usr/bin:/bin',

@@ -4,6 +4,7 @@ import type { GatewayConfig } from '../../platform/config.js';
 import { CONFIG_MAX_BYTES } from '../../platform/hermes-config.js';
 import { parsePyYaml } from '../../platform/yaml.js';
 import { compileGlob, pythonStrip, type Glob } from './fnmatch.js';
+import { managedScopeDir } from '../../platform/hermes/managed-scope.js';
 
 // The operator's own command rules: `approvals.deny` in Hermes' config.yaml, a list of globs that
 // Hermes blocks whatever else is configured (tools/approval.py _match_user_deny_rule in 0.19,
@@ -123,17 +124,6 @@ function readConfigFile(file: string): { doc: unknown } | { error: string } {
   }
 }
 
-/** The managed scope's directory as Hermes resolves it: $HERMES_MANAGED_DIR when set (used only when it is a directory), else /etc/hermes. */
-export const DEFAULT_MANAGED_DIR = '/etc/hermes';
-
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 /** The operator's approvals.deny rules from the user and managed config.yaml, re-read when a file changes. */
 export class OperatorDenyRules implements DenyRuleSource {
   private readonly states = new Map<string, FileState>();
@@ -145,7 +135,8 @@ export class OperatorDenyRules implements DenyRuleSource {
   /** The config files whose rules apply: the user's, then the managed scope's. */
   files(): string[] {
     const out = [join(this.config.hermesHome, 'config.yaml')];
-    if (isDirectory(this.config.hermesManagedDir)) out.push(join(this.config.hermesManagedDir, 'config.yaml'));
+    const managed = managedScopeDir(this.config);
+    if (managed) out.push(join(managed, 'config.yaml'));
     return out;
   }
 

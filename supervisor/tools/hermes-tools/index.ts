@@ -14,6 +14,7 @@ import type { ToolDefinition } from '../../core/tool-types.js';
 import type { HermesToolServerInfo } from '../../../shared/worker-protocol/hermes-tools.js';
 import { HermesToolsWorker, toolServerCall, toolServerTool } from './tools.js';
 import { writeToolServerOverlay, type ManagedOverlay } from './managed-overlay.js';
+import { managedScopeDir } from '../../platform/hermes/managed-scope.js';
 import { toolServerVision } from './vision.js';
 import { smokeWeb, webNotOffered, webProbe, type WebCheck } from './web-readiness.js';
 
@@ -67,7 +68,7 @@ export function hermesToolsAdapter(config: GatewayConfig, install: HermesInstall
   const inherited = hermesInheritance(config.inheritedEnvironment);
   // The tool server alone runs with the gateway's managed scope over the administrator's
   // (managed-overlay.ts): no tool search hiding tools, vision answered as text, no keyless rescue.
-  const managed = writeToolServerOverlay({ stateDir: config.stateDir, env: inherited });
+  const managed = writeToolServerOverlay({ stateDir: config.stateDir, admin: managedScopeDir(config) });
   for (const warning of managed.warnings) log.warn({ event: 'hermes_tools_managed_scope', reason: warning }, "Hermes' tool server managed scope");
   const env = { ...hermesEnvironment(inherited, config.hermesHome), ...(managed.dir ? { HERMES_MANAGED_DIR: managed.dir } : {}) };
   const command = toolServerCommand(config, install);

@@ -39,8 +39,6 @@ export const TOOL_SERVER_SETTINGS = {
   web: { keyless_rescue: false },
 } as const;
 
-/** Hermes' system-wide managed scope on POSIX (hermes_cli/managed_scope.py _DEFAULT_MANAGED_DIR). */
-export const SYSTEM_MANAGED_DIR = '/etc/hermes';
 
 /**
  * The overlays' directory under the gateway's private state directory: one subdirectory per
@@ -55,27 +53,6 @@ export interface ManagedOverlay {
   admin?: string;
   /** What of the administrator's scope could not be carried (Hermes would not have applied it either), or why no overlay was written. */
   warnings: string[];
-}
-
-const isDirectory = (path: string): boolean => {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-};
-
-/**
- * The managed scope a Hermes process with `env` would read (hermes_cli/managed_scope.py
- * get_managed_dir): a non-empty HERMES_MANAGED_DIR if it is a directory (and then nothing else,
- * not even /etc/hermes); without one, `systemDir` if it is a directory, except under pytest
- * (PYTEST_CURRENT_TEST), where Hermes ignores the system scope.
- */
-export function adminManagedDir(env: Readonly<Record<string, string>>, systemDir = SYSTEM_MANAGED_DIR): string | undefined {
-  const override = (env.HERMES_MANAGED_DIR ?? '').trim();
-  if (override) return isDirectory(override) ? override : undefined;
-  if ('PYTEST_CURRENT_TEST' in env) return undefined;
-  return isDirectory(systemDir) ? systemDir : undefined;
 }
 
 const isMapping = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
@@ -139,10 +116,11 @@ function writeAtomically(path: string, data: string | Buffer): void {
  * Writes the tool server's managed scope under `stateDir` (at every gateway start, so a change of
  * the administrator's scope is picked up by a restart, as Hermes picks it up): config.yaml (the
  * administrator's config with TOOL_SERVER_SETTINGS over it; JSON, which YAML reads) and a copy of
- * the administrator's .env when there is one. `env` is the environment the tool server inherits.
+ * the administrator's .env when there is one. `admin` is the administrator's managed scope
+ * (platform/hermes/managed-scope.ts), undefined when there is none.
  */
-export function writeToolServerOverlay(options: { stateDir: string; env: Readonly<Record<string, string>>; systemDir?: string }): ManagedOverlay {
-  const admin = adminManagedDir(options.env, options.systemDir);
+export function writeToolServerOverlay(options: { stateDir: string; admin: string | undefined }): ManagedOverlay {
+  const { admin } = options;
   const warnings: string[] = [];
   const base = admin ? adminConfig(admin) : { config: {} };
   if (base.warning) warnings.push(base.warning);

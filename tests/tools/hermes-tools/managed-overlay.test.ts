@@ -4,7 +4,9 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { parsePyYaml } from '../../../supervisor/platform/yaml.js';
-import { adminManagedDir, mergeLeaves, OVERLAY_DIR, TOOL_SERVER_SETTINGS, writeToolServerOverlay } from '../../../supervisor/tools/hermes-tools/managed-overlay.js';
+import { mergeLeaves, OVERLAY_DIR, TOOL_SERVER_SETTINGS, writeToolServerOverlay } from '../../../supervisor/tools/hermes-tools/managed-overlay.js';
+import { loadConfig } from '../../../supervisor/platform/config.js';
+import { managedScopeDir } from '../../../supervisor/platform/hermes/managed-scope.js';
 import { startTestGateway } from '../../helpers/gateway.js';
 import { toolServerReadiness, toolServerStandIn } from '../../helpers/hermes-tools.js';
 import { hermes } from '../../helpers/hermes.js';
@@ -31,7 +33,7 @@ function adminDir(config?: string, dotenv?: string): string {
 
 test('without an administrator scope: the three settings alone, in a private directory', () => {
   const state = temp.make('hmcp-state-');
-  const overlay = writeToolServerOverlay({ stateDir: state, env: {}, systemDir: join(state, 'no-etc-hermes') });
+  const overlay = writeToolServerOverlay({ stateDir: state, admin: undefined });
   assert.deepEqual(overlay.warnings, []);
   assert.equal(overlay.admin, undefined);
   assert.equal(dirname(overlay.dir!), join(state, OVERLAY_DIR));
@@ -56,7 +58,7 @@ test("an administrator's HERMES_MANAGED_DIR: its pins kept, the tool server's th
     dotenv,
   );
   const state = temp.make('hmcp-state-');
-  const overlay = writeToolServerOverlay({ stateDir: state, env: { HERMES_MANAGED_DIR: ` ${admin} ` } });
+  const overlay = writeToolServerOverlay({ stateDir: state, admin });
   assert.deepEqual([overlay.admin, overlay.warnings], [admin, []]);
   assert.deepEqual(written(overlay.dir!), {
     model: 'admin/pinned-model',
@@ -71,40 +73,39 @@ test("an administrator's HERMES_MANAGED_DIR: its pins kept, the tool server's th
 
   // Another scope (here: no .env) in the same state directory, as a second gateway of the same
   // user would have it: a directory of its own, the first one left as it is.
-  const again = writeToolServerOverlay({ stateDir: state, env: { HERMES_MANAGED_DIR: adminDir('web: {backend: exa}\n') } });
+  const again = writeToolServerOverlay({ stateDir: state, admin: adminDir('web: {backend: exa}\n') });
   assert.notEqual(again.dir, overlay.dir);
   assert.equal(existsSync(join(again.dir!, '.env')), false);
   assert.deepEqual((written(again.dir!).web as Record<string, unknown>).backend, 'exa');
   assert.equal(readFileSync(join(overlay.dir!, '.env'), 'utf8'), dotenv);
   // The same scope again: the same directory.
-  assert.equal(writeToolServerOverlay({ stateDir: state, env: { HERMES_MANAGED_DIR: admin } }).dir, overlay.dir);
+  assert.equal(writeToolServerOverlay({ stateDir: state, admin }).dir, overlay.dir);
 });
 
-test('the scope is found as Hermes finds it: HERMES_MANAGED_DIR when it is a directory (and then never /etc/hermes), else the system one (not under pytest)', () => {
-  const system = adminDir('web: {backend: firecrawl}\n');
-  assert.equal(adminManagedDir({}, system), system);
-  assert.equal(adminManagedDir({ HERMES_MANAGED_DIR: '   ' }, system), system, 'blank is unset');
-  assert.equal(adminManagedDir({ HERMES_MANAGED_DIR: join(system, 'absent') }, system), undefined, 'a named directory that does not exist is no scope at all');
-  assert.equal(adminManagedDir({ HERMES_MANAGED_DIR: join(system, 'config.yaml') }, system), undefined, 'a file is not a directory');
-  assert.equal(adminManagedDir({ PYTEST_CURRENT_TEST: 'x' }, system), undefined);
-  assert.equal(adminManagedDir({}, join(system, 'absent')), undefined);
-  const state = temp.make('hmcp-state-');
-  const overlay = writeToolServerOverlay({ stateDir: state, env: {}, systemDir: system });
-  assert.equal(overlay.admin, system);
+test('the scope is found as Hermes finds it: HERMES_MANAGED_DIR when it is a directory (and then never /etc/hermes), else /etc/hermes', () => {
+  const admin = adminDir('web: {backend: firecrawl}\n');
+  const scope = (value?: string) => managedScopeDir(loadConfig({ HERMES_HOME: admin, ...(value === undefined ? {} : { HERMES_MANAGED_DIR: value }) }));
+  assert.equal(scope(admin), admin);
+  assert.equal(loadConfig({ HERMES_HOME: admin, HERMES_MANAGED_DIR: '   ' }).hermesManagedDir, '/etc/hermes', 'blank is unset');
+  assert.equal(loadConfig({ HERMES_HOME: admin }).hermesManagedDir, '/etc/hermes');
+  assert.equal(scope(join(admin, 'absent')), undefined, 'a named directory that does not exist is no scope at all');
+  assert.equal(scope(join(admin, 'config.yaml')), undefined, 'a file is not a directory');
+  const overlay = writeToolServerOverlay({ stateDir: temp.make('hmcp-state-'), admin: scope(admin) });
+  assert.equal(overlay.admin, admin);
   assert.deepEqual((written(overlay.dir!).web as Record<string, unknown>).backend, 'firecrawl');
 });
 
 test("a config.yaml Hermes would ignore (not YAML, not a mapping) is reported and left out; the tool server's settings still apply", () => {
   for (const [text, why] of [['tools: [unclosed\n', /is not valid YAML/], ['- a list\n', /is not a mapping/]] as const) {
     const admin = adminDir(text, 'A=1\n');
-    const overlay = writeToolServerOverlay({ stateDir: temp.make('hmcp-state-'), env: { HERMES_MANAGED_DIR: admin } });
+    const overlay = writeToolServerOverlay({ stateDir: temp.make('hmcp-state-'), admin });
     assert.equal(overlay.admin, admin);
     assert.equal(overlay.warnings.length, 1);
     assert.match(overlay.warnings[0]!, why);
     assert.deepEqual(written(overlay.dir!), TOOL_SERVER_SETTINGS);
     assert.equal(readFileSync(join(overlay.dir!, '.env'), 'utf8'), 'A=1\n', 'the .env is carried all the same');
   }
-  const empty = writeToolServerOverlay({ stateDir: temp.make('hmcp-state-'), env: { HERMES_MANAGED_DIR: adminDir('') } });
+  const empty = writeToolServerOverlay({ stateDir: temp.make('hmcp-state-'), admin: adminDir('') });
   assert.deepEqual(empty.warnings, [], 'an empty file is an empty scope');
 });
 
@@ -112,7 +113,7 @@ test('a state directory that cannot be written: no overlay (the tool server keep
   const state = temp.make('hmcp-state-');
   writeFileSync(join(state, OVERLAY_DIR), 'a file where the directory would go');
   const admin = adminDir('web: {backend: firecrawl}\n');
-  const overlay = writeToolServerOverlay({ stateDir: state, env: { HERMES_MANAGED_DIR: admin } });
+  const overlay = writeToolServerOverlay({ stateDir: state, admin });
   assert.equal(overlay.dir, undefined);
   assert.equal(overlay.admin, admin);
   assert.match(overlay.warnings.join('\n'), new RegExp(`could not be written in ${join(state, OVERLAY_DIR)}/[0-9a-f]{16} .*it runs with ${admin} instead`));
@@ -121,7 +122,7 @@ test('a state directory that cannot be written: no overlay (the tool server keep
 test('values beyond printable ASCII are written as YAML escapes, which PyYAML (Hermes\' reader) reads back as they were', () => {
   const note = 'café \u2028 line sep \u0085 next line \u0090 C1 \ud83d\ude00 emoji \ufffe';
   const admin = adminDir(`approvals:\n  note: ${JSON.stringify(note)}\n`);
-  const overlay = writeToolServerOverlay({ stateDir: temp.make('hmcp-state-'), env: { HERMES_MANAGED_DIR: admin } });
+  const overlay = writeToolServerOverlay({ stateDir: temp.make('hmcp-state-'), admin });
   const text = readFileSync(join(overlay.dir!, 'config.yaml'), 'utf8');
   assert.match(text, /^[\x20-\x7e\n]*$/, 'ASCII only');
   const read = spawnSync(hermes().python, ['-c', 'import json, sys, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1], encoding="utf-8-sig"))))', join(overlay.dir!, 'config.yaml')], { encoding: 'utf8' });
@@ -140,7 +141,7 @@ test('the gateway hands the tool server HERMES_MANAGED_DIR, and /readyz names th
   const admin = adminDir('web: {backend: firecrawl}\n');
   const standIn = toolServerStandIn(temp.make('hmcp-tools-'));
   const state = temp.make('hmcp-state-');
-  const gw = await startTestGateway({ env: { HERMES_MCP_HERMES_TOOLS_COMMAND: standIn.command, HERMES_MCP_STATE_DIR: state }, inherited: { PATH: process.env.PATH ?? '/usr/bin:/bin', HERMES_MANAGED_DIR: admin } });
+  const gw = await startTestGateway({ env: { HERMES_MCP_HERMES_TOOLS_COMMAND: standIn.command, HERMES_MCP_STATE_DIR: state, HERMES_MANAGED_DIR: admin }, inherited: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
   try {
     const start = await waitFor(() => standIn.starts()[0], 30_000, 'the tool server started');
     const dir = start.env.HERMES_MANAGED_DIR!;

@@ -52,7 +52,7 @@ before(async () => {
       web: { backend: 'exa' },
     },
     dotenv: { ...media.options.dotenv, EXA_API_KEY: 'exa-test-key-not-real' },
-    inherited: { HERMES_MANAGED_DIR: admin },
+    env: { HERMES_MANAGED_DIR: admin },
   });
   userConfig = readFileSync(join(real.home, 'config.yaml'), 'utf8');
   client = await connect(real.gw.mcpUrl, 'modern');
