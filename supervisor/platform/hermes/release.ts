@@ -25,7 +25,41 @@ export interface HermesChange {
 // release the tests run that has it (docs/hermes-versions.md says which are which).
 
 /** read_file, write_file, patch, search_files (supervisor/tools/files/). */
-const FILE_TOOL_CHANGES = {} as const satisfies Record<string, HermesChange>;
+const FILE_TOOL_CHANGES = {
+  writeFileReadBeforeOverwrite: {
+    since: '0.20.6',
+    what:
+      "write_file refuses to overwrite an existing file the task has not seen in full, unredacted, as it is now (stale_write_blocked), before anything is written; the task's own write or a patch from known content counts as seen (tools/file_tools_write_guards.py _stale_overwrite_blocker, tools/file_tools_read_tracking.py _mark_full_write_baseline; upstream PR #91238, merged 2026-08-21, after v0.20.5 of 2026-08-19)",
+  },
+  writeFileVerified: {
+    since: '0.22.2',
+    what: "write_file reads back what it wrote: `verified: true`, or an error when the on-disk sha256 differs (tools/file_operations.py _verify_written_hash; first seen in 0.22.2, the first version the tests run that has it)",
+  },
+  fileWritesNoCrossProfile: {
+    since: '0.22.2',
+    what: "write_file and patch no longer advertise `cross_profile` and the cross-profile soft guard is gone; the argument is still accepted and opts out of the sandbox-mirror guard (tools/file_tools.py WRITE_FILE_SCHEMA, tools/file_tools_write_guards.py _check_cross_profile_path; first seen in 0.22.2)",
+  },
+  fileWriteDocumentGuards: {
+    since: '0.22.2',
+    what: 'write_file and patch refuse Office/ODF/RTF/EPUB documents and SQLite side files, and overwriting an existing PDF or binary file (tools/file_tools_write_guards.py _check_binary_document_write; first seen in 0.22.2)',
+  },
+  fileWriteProtectedInstructions: {
+    since: '0.22.2',
+    what: 'write_file and patch need a human to approve writing AGENTS.md, CLAUDE.md, SOUL.md, .cursorrules or a file directly under a project .hermes/, and refuse without one (tools/file_tools_write_guards.py _check_protected_instruction_write; first seen in 0.22.2)',
+  },
+  fileWriteSshConfigApproval: {
+    since: '0.22.2',
+    what: 'write_file and patch need approval to write ~/.ssh/config, and refuse without a human (tools/file_tools_write_guards.py _check_approval_required_write, agent/file_safety.py build_write_approval_paths; first seen in 0.22.2)',
+  },
+  writeJsonConstants: {
+    since: '0.22.2',
+    what: 'write_file and patch refuse JSON that introduces NaN or Infinity (tools/file_operations.py _refuse_introduced_json_constant; first seen in 0.22.2)',
+  },
+  writeLoneSurrogate: {
+    since: '0.22.2',
+    what: "write_file and patch refuse content with a lone surrogate, after the read-before-overwrite guard, naming the character as Python shows it (tools/file_operations.py ShellFileOperations._reject_unencodable; first seen in 0.22.2)",
+  },
+} as const satisfies Record<string, HermesChange>;
 
 /** terminal, process_manage, execute_code's terminal (supervisor/tools/processes/, execute-code/). */
 const TERMINAL_CHANGES = {} as const satisfies Record<string, HermesChange>;

@@ -1,5 +1,7 @@
 import type { ToolDefinition } from '../../core/tool-types.js';
 import type { FileAccess } from '../../platform/roots.js';
+import type { HermesRelease } from '../../platform/hermes/release.js';
+import type { FileStates } from './read-state.js';
 import { patchTool } from './patch.js';
 import { readFileTool } from './read-file.js';
 import { searchFilesTool } from './search-files.js';
@@ -72,6 +74,10 @@ interface FileToolDeps {
   maxOutputChars?: number;
   /** PATH at start-up (`helperSearchPath`), where write_file/patch's lint step looks for linters. */
   searchPath?: string;
+  /** The Hermes the tools follow (release.ts); the newest the gateway knows when absent. */
+  release?: HermesRelease;
+  /** Per-task file states (read-state.ts), for write_file's read-before-overwrite guard. */
+  fileStates?: FileStates;
 }
 
 /** read_file, write_file, patch, search_files — in that order. */

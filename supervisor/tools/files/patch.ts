@@ -1,15 +1,17 @@
 import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { CallContext, ToolDefinition } from '../../core/tool-types.js';
 import { assertEncodable, atomicWrite, BOM, detectLineEnding, normalizeLineEndings, readRawText, withPathLocks, writeFailed } from './fs-util.js';
 import { fuzzyFindAndReplace, noMatchHint } from './fuzzy-match.js';
 import { resolveToolPath } from './confine.js';
-import { throwIfAborted, type PathDeps } from './paths.js';
-import { hermesDirs } from './sensitive-paths.js';
+import { throwIfAborted } from './paths.js';
+import { hermesDirs, type CheckedPath } from './sensitive-paths.js';
 import { assertWritable, CROSS_PROFILE_PROPERTY } from './write-blocks.js';
 import { fileDiff } from './unified-diff.js';
 import { applyV4a, hasTraversal, notFoundHint, operationPaths, parseV4aPatch, type ResolvedOperation } from './v4a.js';
-import { assertNoAddedRedactionMarker, lintDelta, lintOf, syntaxGateRefusal, type Lint } from './write-file.js';
+import { assertNewerWriteGuards, assertNoAddedRedactionMarker, follows, jsonConstantRefusal, lintDelta, lintOf, syntaxGateRefusal, type EditDeps, type Lint } from './write-file.js';
+import { sha256Hex } from './read-state.js';
 
 // patch — Hermes' targeted edit tool (tools/file_tools.py `patch_tool`):
 // - mode "replace" (default): path + old_string + new_string (+ replace_all), matched through the
@@ -52,7 +54,21 @@ function patchResult(fields: { diff: string; modified: string[]; created?: strin
   return out;
 }
 
-async function replaceMode(deps: PathDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
+/** Hermes' patch `_warning`: each path's staleness warning (read-state.ts), joined by " | ". */
+async function staleWarnings(deps: EditDeps, ctx: CallContext, reals: readonly string[]): Promise<string | null> {
+  const out: string[] = [];
+  for (const real of reals) {
+    const w = await deps.fileStates?.staleWarning(ctx, real);
+    if (w) out.push(w);
+  }
+  return out.length > 0 ? out.join(' | ') : null;
+}
+
+function withWarning(result: Record<string, unknown>, warning: string | null): Record<string, unknown> {
+  return warning ? { ...result, _warning: warning } : result;
+}
+
+async function replaceMode(deps: EditDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
   const input = args.path;
   if (typeof input !== 'string' || input === '') throw argumentError('path required');
   const oldString = args.old_string;
@@ -60,10 +76,15 @@ async function replaceMode(deps: PathDeps, args: Record<string, unknown>, ctx: C
   if (typeof oldString !== 'string' || typeof newString !== 'string') throw argumentError('old_string and new_string required');
   const replaceAll = args.replace_all === true;
   const target = await resolveToolPath(deps, input, ctx);
-  const checked = await assertWritable(target, await hermesDirs(deps.hermesHome), args.cross_profile === true);
+  const dirs = await hermesDirs(deps.hermesHome);
+  const checked = await assertWritable(target, dirs, args.cross_profile === true, 'Write', follows(deps, 'fileWritesNoCrossProfile'));
+  await assertNewerWriteGuards(deps, [{ input, checked, text: true }], dirs);
   assertEncodable(input, newString);
 
   return withPathLocks([checked.real], async () => {
+    // What the task knew of the file before this patch read it (read-state.ts): a patch from known bytes keeps write_file's baseline.
+    const known = (await deps.fileStates?.knownContent(ctx, [checked.real])) ?? new Map<string, string>();
+    const warning = await staleWarnings(deps, ctx, [checked.real]);
     let raw: Awaited<ReturnType<typeof readRawText>>;
     try {
       raw = await readRawText(target.expanded, checked.real, PATCH_MAX_FILE_BYTES);
@@ -83,24 +104,31 @@ async function replaceMode(deps: PathDeps, args: Record<string, unknown>, ctx: C
     // Models send bare-LF text: a CRLF file stays CRLF; a BOM is put back.
     const newContent = detectLineEnding(raw.content) === '\r\n' ? normalizeLineEndings(result.content, '\r\n') : result.content;
     assertNoAddedRedactionMarker('patch', input, raw.content, newContent);
-    const refusal = syntaxGateRefusal(checked.real, newContent);
+    const refusal =
+      syntaxGateRefusal(checked.real, newContent) ??
+      (follows(deps, 'writeJsonConstants') && extname(checked.real).toLowerCase() === '.json' ? jsonConstantRefusal(checked.real, newContent, raw.content) : null);
     if (refusal) throw patchError(ErrorCode.INVALID_ARGUMENTS, `Failed to write changes: ${refusal}`);
     throwIfAborted(ctx?.signal, 'patch');
+    const written = Buffer.from((raw.hadBom ? BOM : '') + newContent, 'utf8');
     try {
-      await atomicWrite(checked.real, Buffer.from((raw.hadBom ? BOM : '') + newContent, 'utf8'), raw.mode);
+      await atomicWrite(checked.real, written, raw.mode);
     } catch (e) {
       throw writeFailed(input, e);
     }
-    return patchResult({
-      // Upstream labels the diff with the absolute path it patched: `a//abs/path`.
-      diff: fileDiff(checked.real, raw.content, newContent),
-      modified: [checked.real],
-      lint: lintDelta(checked.real, raw.content, newContent, deps.searchPath),
-    });
+    await deps.fileStates?.notePatch(ctx, known, [{ real: checked.real, readSha: sha256Hex(raw.bytes), writtenSha: sha256Hex(written) }]);
+    return withWarning(
+      patchResult({
+        // Upstream labels the diff with the absolute path it patched: `a//abs/path`.
+        diff: fileDiff(checked.real, raw.content, newContent),
+        modified: [checked.real],
+        lint: lintDelta(checked.real, raw.content, newContent, deps.searchPath),
+      }),
+      warning,
+    );
   });
 }
 
-async function patchMode(deps: PathDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
+async function patchMode(deps: EditDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
   const text = args.patch;
   if (typeof text !== 'string' || text === '') throw argumentError('patch content required');
   const { operations, error } = parseV4aPatch(text);
@@ -118,17 +146,29 @@ async function patchMode(deps: PathDeps, args: Record<string, unknown>, ctx: Cal
   }
   const dirs = await hermesDirs(deps.hermesHome);
   const crossProfile = args.cross_profile === true;
+  const noProfileGuard = follows(deps, 'fileWritesNoCrossProfile');
   const resolved: ResolvedOperation[] = [];
+  const targets: Array<{ input: string; checked: CheckedPath; text: boolean }> = [];
   for (const op of operations) {
     const verb = op.operation === 'delete' ? 'Delete' : op.operation === 'move' ? 'Move' : 'Write';
-    const src = await assertWritable(await resolveToolPath(deps, op.filePath, ctx), dirs, crossProfile, verb);
+    const src = await assertWritable(await resolveToolPath(deps, op.filePath, ctx), dirs, crossProfile, verb, noProfileGuard);
     const r: ResolvedOperation = { ...op, absPath: src.real };
-    if (op.operation === 'move') r.absNewPath = (await assertWritable(await resolveToolPath(deps, op.newPath!, ctx), dirs, crossProfile, verb)).real;
+    targets.push({ input: op.filePath, checked: src, text: op.operation === 'update' || op.operation === 'add' });
+    if (op.operation === 'move') {
+      const dst = await assertWritable(await resolveToolPath(deps, op.newPath!, ctx), dirs, crossProfile, verb, noProfileGuard);
+      r.absNewPath = dst.real;
+      targets.push({ input: op.newPath!, checked: dst, text: false });
+    }
     resolved.push(r);
   }
+  await assertNewerWriteGuards(deps, targets, dirs);
   const lockPaths = resolved.flatMap((r) => (r.absNewPath ? [r.absPath, r.absNewPath] : [r.absPath]));
   return withPathLocks(lockPaths, async () => {
+    const known = (await deps.fileStates?.knownContent(ctx, lockPaths)) ?? new Map<string, string>();
+    const warning = await staleWarnings(deps, ctx, lockPaths);
     const outcome = await applyV4a(resolved, ctx?.signal);
+    await deps.fileStates?.notePatch(ctx, known, outcome.writes);
+    for (const gone of outcome.removed) deps.fileStates?.forget(ctx, gone);
     // Upstream's lists: created/deleted as the headers name them; modified is every header's resolved
     // path (Update/Add/Delete in order, then both ends of each Move), repeats kept.
     const created = resolved.filter((r) => r.operation === 'add').map((r) => r.filePath);
@@ -144,18 +184,18 @@ async function patchMode(deps: PathDeps, args: Record<string, unknown>, ctx: Cal
       const text = abs === null ? null : await readFile(abs, 'utf8').catch(() => null);
       lint[key] = lintOf(key, text, deps.searchPath);
     }
-    return patchResult({ diff: outcome.diff, modified, created, deleted, lint: Object.keys(lint).length > 0 ? lint : undefined });
+    return withWarning(patchResult({ diff: outcome.diff, modified, created, deleted, lint: Object.keys(lint).length > 0 ? lint : undefined }), warning);
   });
 }
 
-export async function patch(deps: PathDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
+export async function patch(deps: EditDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
   const mode = args.mode === undefined ? 'replace' : args.mode;
   if (mode === 'replace') return replaceMode(deps, args, ctx);
   if (mode === 'patch') return patchMode(deps, args, ctx);
   throw argumentError(`Unknown mode: ${String(mode)}`);
 }
 
-export function patchTool(deps: PathDeps): ToolDefinition {
+export function patchTool(deps: EditDeps): ToolDefinition {
   return {
     name: 'patch',
     description:

@@ -1,4 +1,4 @@
-import { constants as fsConstants } from 'node:fs';
+import { constants as fsConstants, type Stats } from 'node:fs';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../../core/tool-types.js';
 import { READ_FLAGS, decodeLenient, fileExtension, hasBinaryExtension, isNotFound, notFoundError, notRegularError, readFailed } from './fs-util.js';
@@ -8,6 +8,7 @@ import { extractedDocument } from './read-document.js';
 import { INLINE, MAX_LINE_LENGTH, POOLED, SNIFF_BYTES, scanPage, type Page } from './read-scan.js';
 import { onLocalFileSystem } from './local-fs.js';
 import { requireString, type PathDeps } from './paths.js';
+import { servedPage, type FileStates } from './read-state.js';
 import { checkedPath, deviceError, isBlockedDevice, readVerdict } from './sensitive-paths.js';
 
 // read_file — Hermes' paginated text read (tools/file_tools.py `read_file_tool`,
@@ -72,6 +73,8 @@ interface ReadFileDeps extends PathDeps {
   readFileInlineMaxBytes: number;
   /** Whether the catalog serves a tool: images are pointed at vision_analyze only when it does. */
   catalogued?: (name: string) => boolean;
+  /** The per-task file states (read-state.ts): a page served is recorded there. */
+  fileStates?: FileStates;
 }
 
 const visionServed = (deps: ReadFileDeps) => deps.catalogued?.('vision_analyze') === true;
@@ -208,7 +211,12 @@ export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>
   const { blocked, secretFile } = verdict ?? (await readVerdict(checked, input, deps.hermesHome));
   if (blocked) throw new GatewayError(ErrorCode.FILE_BLOCKED, blocked);
   // Every answer is redacted by the pipeline, once, in file-read mode (secret_file for this path).
-  const answer = (result: Record<string, unknown>): ToolOutcome => ({ structured: result, secretFile });
+  // What the task saw is recorded for write_file's read-before-overwrite guard (read-state.ts).
+  let seen: Stats | undefined;
+  const answer = async (result: Record<string, unknown>): Promise<ToolOutcome> => {
+    await deps.fileStates?.noteRead(ctx, servedPage(checked.real, offset, limit, result, secretFile === true, seen, MAX_LINE_LENGTH));
+    return { structured: result, secretFile };
+  };
 
   // stat (not open) first, so a FIFO or device is refused before anything touches it. The real path
   // is the one that was checked; O_NOFOLLOW refuses a symlink swapped in since.
@@ -233,6 +241,7 @@ export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>
     const st = await io.fstat(fd);
     if (!st.isFile()) throw withReadFields(notRegularError(input));
     fileSize = st.size;
+    seen = st;
     // An empty size (procfs reports one) says nothing of how much there is to read.
     const reads = local && fileSize > 0 && fileSize <= deps.readFileInlineMaxBytes ? INLINE : POOLED;
     page = await scanPage(reads, fd, offset, endLine, deps.readFileScanMaxBytes, fileSize, (head) => {
