@@ -187,9 +187,12 @@ function sameVersion(a: FileVersion | undefined, b: FileVersion | undefined): bo
   return a !== undefined && b !== undefined && sameStat(a, b) && a.sha256 === b.sha256;
 }
 
-/** Milliseconds as a (non-bigint) Stats gives them, compared with nanoseconds to within a microsecond (a double's precision there). */
+/**
+ * Milliseconds as a (non-bigint) Stats gives them, compared with nanoseconds to within ten
+ * microseconds: a double holds today's times in milliseconds to about a quarter of a microsecond.
+ */
 function sameMs(ms: number, ns: bigint): boolean {
-  return Math.abs(ms - Number(ns / 1000n) / 1000) < 0.001;
+  return Math.abs(ms - Number(ns / 1000n) / 1000) < 0.01;
 }
 
 /** read_file's (non-bigint) fstat of what it read is the file `st` describes now. */

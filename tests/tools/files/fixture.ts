@@ -8,6 +8,8 @@ import type { FileAccessMode } from '../../../supervisor/platform/roots.js';
 import { redactOutcome } from '../../../supervisor/core/result.js';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../../../supervisor/core/tool-types.js';
 import { fileTools } from '../../../supervisor/tools/files/index.js';
+import { FileStates } from '../../../supervisor/tools/files/read-state.js';
+import { HermesRelease } from '../../../supervisor/platform/hermes/release.js';
 
 // Shared fixture for the native file-tool tests: a throw-away HERMES_HOME + project directory per
 // case, the four tools bound to them, and helpers to call handlers and assert error codes. By default
@@ -37,14 +39,29 @@ export class Cases {
   readonly base = fs.mkdtempSync(join(os.tmpdir(), 'native-files-'));
   private n = 0;
 
-  make(opts: { homeRel?: string; access?: FileAccessMode; roots?: string[]; cwd?: () => string; readFileScanMaxBytes?: number; readFileInlineMaxBytes?: number; maxOutputChars?: number } = {}): Case {
+  /**
+   * `hermes`: the Hermes version the tools follow (the newest the gateway knows when absent, as in
+   * production without a Hermes installed); `guardOff`: HERMES_DISABLE_FILE_STATE_GUARD=1.
+   */
+  make(opts: { homeRel?: string; access?: FileAccessMode; roots?: string[]; cwd?: () => string; readFileScanMaxBytes?: number; readFileInlineMaxBytes?: number; maxOutputChars?: number; hermes?: string; guardOff?: boolean } = {}): Case {
     const root = join(this.base, `case-${++this.n}`);
     const home = join(root, opts.homeRel ?? 'home');
     const proj = join(root, 'proj');
     fs.mkdirSync(home, { recursive: true });
     fs.mkdirSync(proj, { recursive: true });
     const owners: string[] = [];
+    const release = new HermesRelease(opts.hermes);
+    const limits = defaultLimits();
+    const fileStates = new FileStates({
+      enabled: opts.guardOff !== true,
+      guard: release.has('writeFileReadBeforeOverwrite'),
+      maxPaths: limits.fileStatePathsPerOwner,
+      ledgerTtlMs: limits.sessionTokenTtlSeconds * 1000,
+      maxLedgers: limits.maxSessionTokens,
+    });
     const [read, write, patch, search] = fileTools({
+      release,
+      fileStates,
       hermesHome: home,
       cwdFor: (id) => {
         owners.push(id);
