@@ -59,6 +59,22 @@ const FILE_TOOL_CHANGES = {
     since: '0.22.2',
     what: "write_file and patch refuse content with a lone surrogate, after the read-before-overwrite guard, naming the character as Python shows it (tools/file_operations.py ShellFileOperations._reject_unencodable; first seen in 0.22.2)",
   },
+  searchFilesOrder: {
+    since: '0.22.2',
+    what: "search_files takes `order` ('discovery', the default: the walk's own order, no sort; 'modified': newest first), lists matching directories beside files, and reports a file search as truncated exactly when more exist, counting at most offset+limit+1 (tools/file_tools.py SEARCH_FILES_SCHEMA, tools/file_operations_search.py _search_files_rg, _search_directories_with_find; upstream issue #54347; first seen in 0.22.2)",
+  },
+  searchFilesHintField: {
+    since: '0.22.2',
+    what: 'search_files puts its truncation hint in the JSON as `_hint` instead of text after it (tools/file_tools.py search_tool; upstream PR #90322; first seen in 0.22.2)',
+  },
+  searchFilesMultiline: {
+    since: '0.22.2',
+    what: 'search_files turns on multiline matching for a regex with \\n, with a warning that says so (tools/file_operations_search.py _search_with_rg; first seen in 0.22.2)',
+  },
+  searchFilesZeroMatchProbes: {
+    since: '0.22.2',
+    what: 'a content search that finds nothing says where the pattern does match: case-insensitively, in hidden or ignored files, or as a literal (tools/file_operations_search.py _zero_match_probe; first seen in 0.22.2)',
+  },
 } as const satisfies Record<string, HermesChange>;
 
 /** terminal, process_manage, execute_code's terminal (supervisor/tools/processes/, execute-code/). */

@@ -13,7 +13,8 @@ import { assertWritable, binaryDocumentRefusal, CROSS_PROFILE_PROPERTY, protecte
 import { fileVersion, sha256Hex, type FileStates } from './read-state.js';
 import { hasBinaryExtension } from './fs-util.js';
 import { readHermesConfig } from '../../platform/hermes-config.js';
-import type { HermesChangeName, HermesRelease } from '../../platform/hermes/release.js';
+import type { HermesRelease } from '../../platform/hermes/release.js';
+import { follows } from './follows.js';
 import type { CheckedPath, HermesDirs } from './sensitive-paths.js';
 
 // write_file — Hermes' whole-file write (tools/file_tools.py `write_file_tool`,
@@ -187,10 +188,7 @@ export interface EditDeps extends PathDeps {
   fileStates?: FileStates;
 }
 
-/** Whether the Hermes followed has `change` (the newest, when none is named). */
-export function follows(deps: EditDeps, change: HermesChangeName): boolean {
-  return deps.release?.has(change) ?? true;
-}
+export { follows } from './follows.js';
 
 /**
  * Hermes 0.22's guards before a write (write_file_tool's order after the sensitive-path check):

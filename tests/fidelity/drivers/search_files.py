@@ -29,10 +29,14 @@ def handle(case, request):
     ops = _get_file_ops(task_id)
     if not case.get("ripgrep", True):
         ops._command_cache["rg"] = False
+        if hasattr(ops, "_resolve_command"):
+            _orig = type(ops)._resolve_command
+            ops._resolve_command = lambda cmd, _o=_orig, _s=ops: None if cmd == "rg" else _o(_s, cmd)
     try:
         raw = _handle_search_files(case["args"], task_id=task_id)
     finally:
         ops._command_cache.pop("rg", None)
+        ops.__dict__.pop("_resolve_command", None)
     body, sep, hint = raw.partition(HINT)
     answer = json.loads(body)
     if sep:
