@@ -59,6 +59,18 @@ const FILE_TOOL_CHANGES = {
     since: '0.22.2',
     what: "write_file and patch refuse content with a lone surrogate, after the read-before-overwrite guard, naming the character as Python shows it (tools/file_operations.py ShellFileOperations._reject_unencodable; first seen in 0.22.2)",
   },
+  patchStricterFuzzy: {
+    since: '0.22.2',
+    what: "patch's fuzzy matching: context_aware needs the first, last and every non-blank line 80% similar; ambiguity lists the matches; new texts for an empty, whitespace-only or unchanged old_string; a `note` when a similarity strategy placed the edit; an edit already present is a success with `no_change` (tools/fuzzy_match.py fuzzy_find_and_replace, boundary_note, is_already_applied; tools/file_operations.py patch_replace; first seen in 0.22.2)",
+  },
+  patchV4aAbsoluteHeaders: {
+    since: '0.22.2',
+    what: "V4A patches apply their operations in sequence, name every file by its resolved absolute path (diff, files_created, files_deleted, lint), lint no Move, refuse an Add of an existing file, and note approximate hunk matches (tools/patch_parser.py apply_v4a_operations, _validate_operations; tools/file_tools.py _rewrite_v4a_patch_paths_for_host; first seen in 0.22.2)",
+  },
+  patchReplaceOnlySchema: {
+    since: '0.22.2',
+    what: "patch's base schema is replace-only (path, old_string, new_string, replace_all); the V4A mode is layered on for OpenAI-family main models only, and the handler takes both from any model (tools/file_tools.py PATCH_SCHEMA, _patch_schema_overrides, _is_openai_family_main; first seen in 0.22.2)",
+  },
   searchFilesOrder: {
     since: '0.22.2',
     what: "search_files takes `order` ('discovery', the default: the walk's own order, no sort; 'modified': newest first), lists matching directories beside files, and reports a file search as truncated exactly when more exist, counting at most offset+limit+1 (tools/file_tools.py SEARCH_FILES_SCHEMA, tools/file_operations_search.py _search_files_rg, _search_directories_with_find; upstream issue #54347; first seen in 0.22.2)",

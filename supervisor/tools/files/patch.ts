@@ -3,7 +3,7 @@ import { extname } from 'node:path';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { CallContext, ToolDefinition } from '../../core/tool-types.js';
 import { assertEncodable, atomicWrite, BOM, detectLineEnding, normalizeLineEndings, readRawText, withPathLocks, writeFailed } from './fs-util.js';
-import { fuzzyFindAndReplace, noMatchHint } from './fuzzy-match.js';
+import { boundaryNote, fuzzyFindAndReplace, isAlreadyApplied, noMatchHint } from './fuzzy-match.js';
 import { resolveToolPath } from './confine.js';
 import { throwIfAborted } from './paths.js';
 import { hermesDirs, type CheckedPath } from './sensitive-paths.js';
@@ -95,7 +95,21 @@ async function replaceMode(deps: EditDeps, args: Record<string, unknown>, ctx: C
       }
       throw e;
     }
-    const result = fuzzyFindAndReplace(raw.content, oldString, newString, replaceAll);
+    const stricter = follows(deps, 'patchStricterFuzzy');
+    const result = fuzzyFindAndReplace(raw.content, oldString, newString, replaceAll, { stricter });
+    // Hermes 0.22 `_no_match_result`: an edit that is already in the file is a success that writes nothing.
+    if (!result.ok && stricter && isAlreadyApplied(raw.content, oldString, newString)) {
+      return withWarning(
+        {
+          success: true,
+          no_change: true,
+          note: `File already contains the target text — the edit appears to be already applied to ${checked.real}. No write performed; do not re-send this patch.`,
+          files_modified: [checked.real],
+          resolved_path: checked.real,
+        },
+        warning,
+      );
+    }
     if (!result.ok) {
       const message = result.error + noMatchHint(result.error, oldString, raw.content);
       const code = { empty: ErrorCode.INVALID_ARGUMENTS, identical: ErrorCode.INVALID_ARGUMENTS, ambiguous: ErrorCode.PATCH_AMBIGUOUS, escape_drift: ErrorCode.PATCH_INVALID, no_match: ErrorCode.PATCH_NO_MATCH }[result.kind];
@@ -116,13 +130,17 @@ async function replaceMode(deps: EditDeps, args: Record<string, unknown>, ctx: C
       throw writeFailed(input, e);
     }
     await deps.fileStates?.notePatch(ctx, known, [{ real: checked.real, readSha: sha256Hex(raw.bytes), writtenSha: sha256Hex(written) }]);
+    const note = stricter ? boundaryNote([result.strategy]) : null;
     return withWarning(
-      patchResult({
-        // Upstream labels the diff with the absolute path it patched: `a//abs/path`.
-        diff: fileDiff(checked.real, raw.content, newContent),
-        modified: [checked.real],
-        lint: lintDelta(checked.real, raw.content, newContent, deps.searchPath),
-      }),
+      {
+        ...patchResult({
+          // Upstream labels the diff with the absolute path it patched: `a//abs/path`.
+          diff: fileDiff(checked.real, raw.content, newContent),
+          modified: [checked.real],
+          lint: lintDelta(checked.real, raw.content, newContent, deps.searchPath),
+        }),
+        ...(note ? { note } : {}),
+      },
       warning,
     );
   });
@@ -162,11 +180,14 @@ async function patchMode(deps: EditDeps, args: Record<string, unknown>, ctx: Cal
     resolved.push(r);
   }
   await assertNewerWriteGuards(deps, targets, dirs);
+  // Hermes 0.22 rewrites the headers to the resolved paths before applying: every label is absolute.
+  const absolute = follows(deps, 'patchV4aAbsoluteHeaders');
+  if (absolute) for (const r of resolved) Object.assign(r, { filePath: r.absPath }, r.absNewPath ? { newPath: r.absNewPath } : {});
   const lockPaths = resolved.flatMap((r) => (r.absNewPath ? [r.absPath, r.absNewPath] : [r.absPath]));
   return withPathLocks(lockPaths, async () => {
     const known = (await deps.fileStates?.knownContent(ctx, lockPaths)) ?? new Map<string, string>();
     const warning = await staleWarnings(deps, ctx, lockPaths);
-    const outcome = await applyV4a(resolved, ctx?.signal);
+    const outcome = await applyV4a(resolved, ctx?.signal, { stricter: follows(deps, 'patchStricterFuzzy'), addMustCreate: absolute });
     await deps.fileStates?.notePatch(ctx, known, outcome.writes);
     for (const gone of outcome.removed) deps.fileStates?.forget(ctx, gone);
     // Upstream's lists: created/deleted as the headers name them; modified is every header's resolved
@@ -177,14 +198,15 @@ async function patchMode(deps: EditDeps, args: Record<string, unknown>, ctx: Cal
     // Upstream lints every updated, moved (named `src -> dst`) and added file, as it is on disk now.
     const lint: Record<string, Lint> = {};
     const linted = [
-      ...resolved.filter((r) => r.operation === 'update' || r.operation === 'move').map((r) => (r.operation === 'move' ? { key: `${r.filePath} -> ${r.newPath!}`, abs: null } : { key: r.filePath, abs: r.absPath })),
+      ...resolved.filter((r) => r.operation === 'update' || (r.operation === 'move' && !absolute)).map((r) => (r.operation === 'move' ? { key: `${r.filePath} -> ${r.newPath!}`, abs: null } : { key: r.filePath, abs: r.absPath })),
       ...resolved.filter((r) => r.operation === 'add').map((r) => ({ key: r.filePath, abs: r.absPath })),
     ];
     for (const { key, abs } of linted) {
       const text = abs === null ? null : await readFile(abs, 'utf8').catch(() => null);
       lint[key] = lintOf(key, text, deps.searchPath);
     }
-    return withWarning(patchResult({ diff: outcome.diff, modified, created, deleted, lint: Object.keys(lint).length > 0 ? lint : undefined }), warning);
+    const result = patchResult({ diff: outcome.diff, modified, created, deleted, lint: Object.keys(lint).length > 0 ? lint : undefined });
+    return withWarning(outcome.notes.length > 0 ? { ...result, note: outcome.notes.join('\n') } : result, warning);
   });
 }
 

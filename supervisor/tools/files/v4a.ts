@@ -3,7 +3,7 @@ import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { atomicWrite, ensureParentDirs, removeCreatedDirs } from './fs-util.js';
 import { assertNoAddedRedactionMarker, syntaxGateRefusal } from './write-file.js';
 import { sha256Hex, type PatchWrite } from './read-state.js';
-import { encodeSim, Simulation, type Original, type ResolvedOperation, type ValidationError } from './v4a-simulate.js';
+import { encodeSim, Simulation, type Original, type ResolvedOperation, type SimulationOptions, type ValidationError } from './v4a-simulate.js';
 
 // V4A patches (tools/patch_parser.py): the multi-file format used by codex/cline.
 //
@@ -33,6 +33,8 @@ interface V4aOutcome {
   writes: PatchWrite[];
   /** Files deleted or moved away. */
   removed: string[];
+  /** Hermes 0.22's notes: which files' hunks a similarity strategy placed. */
+  notes: string[];
   diff: string;
   filesModified: string[];
   filesCreated: string[];
@@ -61,8 +63,8 @@ interface Applied {
  * Validate and apply resolved operations all-or-nothing. Throws PATCH_* on validation failure
  * (nothing written) and FILE_WRITE_FAILED when a write fails (everything restored).
  */
-export async function applyV4a(operations: readonly ResolvedOperation[], signal?: AbortSignal): Promise<V4aOutcome> {
-  const sim = new Simulation();
+export async function applyV4a(operations: readonly ResolvedOperation[], signal?: AbortSignal, options: SimulationOptions = {}): Promise<V4aOutcome> {
+  const sim = new Simulation(options);
   for (const op of operations) {
     if (op.operation === 'update') await sim.update(op);
     else if (op.operation === 'add') await sim.add(op);
@@ -146,5 +148,5 @@ export async function applyV4a(operations: readonly ResolvedOperation[], signal?
   const deleted = operations.filter((o) => o.operation === 'delete').map((o) => o.absPath);
   const modified = [...new Set(operations.flatMap((o) => (o.operation === 'move' ? [o.absPath, o.absNewPath!] : [o.absPath])))];
   const written = writes.map((w) => ({ real: w.abs, readSha: w.original.exists && w.original.bytes ? sha256Hex(w.original.bytes) : '', writtenSha: sha256Hex(w.bytes) }));
-  return { writes: written, removed: deletes.map((d) => d.abs), diff: sim.diffs.join('\n'), filesModified: modified, filesCreated: created, filesDeleted: deleted };
+  return { notes: sim.notes, writes: written, removed: deletes.map((d) => d.abs), diff: sim.diffs.join('\n'), filesModified: modified, filesCreated: created, filesDeleted: deleted };
 }
