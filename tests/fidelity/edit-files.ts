@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
-import { viaBridge } from '../helpers/gateway.js';
+import { call, viaBridge } from '../helpers/gateway.js';
 import { writeFiles, type FileSpec } from './workspace.js';
 
 // What the two file-editing surfaces (write_file, patch) share: every case starts from fresh files
@@ -28,6 +28,18 @@ export interface EditCase extends FidelityCase {
    * (its content unchanged), as an editor that saves without changes does.
    */
   steps?: Step[];
+  /**
+   * Compares the tool's published schema instead of a call: its property names and required ones,
+   * as Hermes' registry renders them for a home without a configured model, and as tool_describe
+   * gives the gateway's (over MCP only).
+   */
+  schema?: boolean;
+}
+
+/** A published schema, as the schema cases compare it. */
+export function schemaSummary(parameters: unknown): { properties: string[]; required: string[] } {
+  const p = (parameters ?? {}) as { properties?: Record<string, unknown>; required?: string[] };
+  return { properties: Object.keys(p.properties ?? {}), required: [...(p.required ?? [])].sort() };
 }
 
 export type Step = { tool: string; args?: Record<string, unknown>; task?: 'same' | 'other' } | { touch: true };
@@ -112,7 +124,7 @@ export function compareEditSurface(surface: string, tool: string, driver: string
       await fx.gateway();
     },
     async hermes(list) {
-      const input = { cases: list.map((c) => ({ id: c.id, args: argsIn(c, dirOf('hermes', c), fx.ws), steps: stepsIn(c, dirOf('hermes', c), fx.ws) })) };
+      const input = { cases: list.map((c) => ({ id: c.id, args: argsIn(c, dirOf('hermes', c), fx.ws), steps: stepsIn(c, dirOf('hermes', c), fx.ws), schema: c.schema === true })) };
       const answers = await fx.driver(driver, input, { TERMINAL_CWD: fx.ws }, 300_000);
       return new Map(list.map((c) => [c.id, answerOf('hermes', c, answers.get(c.id))]));
     },
@@ -121,6 +133,10 @@ export function compareEditSurface(surface: string, tool: string, driver: string
       mcp: (list) =>
         oneByOne(list, async (c) => {
           const dir = dirOf('mcp', c);
+          if (c.schema) {
+            const described = (await call(fx.gw.client, 'tool_describe', { names: [tool] })).data as { tools: Record<string, { parameters: unknown }> };
+            return answerOf('mcp', c, schemaSummary(described.tools[tool]?.parameters));
+          }
           for (const s of stepsIn(c, dir, fx.ws)) {
             if ('touch' in s) touch(String(argsIn(c, dir, fx.ws).path));
             else await fx.gw.call(s.tool, s.args!);
@@ -149,7 +165,7 @@ export function compareEditSurface(surface: string, tool: string, driver: string
         // One execute_code script makes at most 50 tool calls: the cases (and their steps) go in batches.
         // A script is one owner: cases whose steps touch a file or act as another task are left to the other ways.
         const out: Answers = new Map();
-        const eligible = list.filter((c) => !(c.steps ?? []).some((s) => 'touch' in s || s.task === 'other'));
+        const eligible = list.filter((c) => !c.schema && !(c.steps ?? []).some((s) => 'touch' in s || s.task === 'other'));
         let batch: EditCase[] = [];
         const run = async () => {
           const calls: Array<[string, Record<string, unknown>]> = [];

@@ -218,6 +218,12 @@ export async function patch(deps: EditDeps, args: Record<string, unknown>, ctx: 
 }
 
 export function patchTool(deps: EditDeps): ToolDefinition {
+  // Hermes 0.22 advertises V4A only to OpenAI-family main models (its base schema is replace-only);
+  // the gateway's caller is the MCP client, ChatGPT first of all, and Hermes' handler applies V4A
+  // from any model, so the V4A layer's shape is published whatever model Hermes runs (a divergence,
+  // tests/fidelity/divergences.yaml patch-v4a-schema-for-every-client). mode stays optional: the
+  // handler defaults it to replace, as Hermes' does.
+  const layered = follows(deps, 'patchReplaceOnlySchema');
   return {
     name: 'patch',
     description:
@@ -234,21 +240,29 @@ export function patchTool(deps: EditDeps): ToolDefinition {
           default: 'replace',
           description: "Edit mode. 'replace' (default): requires path + old_string + new_string. 'patch': requires patch content only.",
         },
-        path: { type: 'string', description: "REQUIRED when mode='replace'. File path to edit." },
+        path: { type: 'string', description: layered ? 'File path to edit.' : "REQUIRED when mode='replace'. File path to edit." },
         old_string: {
           type: 'string',
           description:
-            "REQUIRED when mode='replace'. Exact text to find and replace. Must be unique in the file unless replace_all=true. Include surrounding context lines to ensure uniqueness.",
+            (layered ? '' : "REQUIRED when mode='replace'. ") +
+            'Exact text to find and replace. Must be unique in the file unless replace_all=true. Include surrounding context lines to ensure uniqueness.',
         },
-        new_string: { type: 'string', description: "REQUIRED when mode='replace'. Replacement text. Pass empty string '' to delete the matched text." },
+        new_string: {
+          type: 'string',
+          description: layered
+            ? "Changed replacement text; it must differ from old_string. Pass empty string '' to delete the matched text."
+            : "REQUIRED when mode='replace'. Replacement text. Pass empty string '' to delete the matched text.",
+        },
         replace_all: { type: 'boolean', default: false, description: 'Replace all occurrences instead of requiring a unique match (default: false)' },
         patch: {
           type: 'string',
           description:
             "REQUIRED when mode='patch'. V4A format patch content. Format:\n*** Begin Patch\n*** Update File: path/to/file\n@@ context hint @@\n context line\n-removed line\n+added line\n*** End Patch",
         },
-        cross_profile: CROSS_PROFILE_PROPERTY,
+        ...(follows(deps, 'fileWritesNoCrossProfile') ? {} : { cross_profile: CROSS_PROFILE_PROPERTY }),
       },
+      // Hermes 0.22 no longer advertises cross_profile, but its handler still takes it.
+      ...(follows(deps, 'fileWritesNoCrossProfile') ? { patternProperties: { '^cross_profile$': { type: 'boolean' } } } : {}),
       // mode is optional, as described (Hermes' stub defaults it to "replace"); what each mode
       // needs is checked by the handler, with Hermes' messages.
       additionalProperties: false,

@@ -10,12 +10,15 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from oracle import serve  # noqa: E402
+from schema import schema_summary  # noqa: E402
 from steps import run_steps  # noqa: E402
 
 from tools.file_tools import write_file_tool  # noqa: E402
 
 
 def handle(case, request):
+    if case.get("schema"):
+        return schema_summary("write_file")
     task_id = f"fidelity-{case['id']}"
     run_steps(case, task_id)
     return json.loads(write_file_tool(task_id=task_id, **case["args"]))
