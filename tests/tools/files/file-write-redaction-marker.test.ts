@@ -86,12 +86,13 @@ describe(`write_file and patch refuse a redaction marker, through a real gateway
     const file = config();
     // The model copied the marked line into its edit: replace mode...
     const replace = await viaBridge(client, 'patch', { path: file, old_string: `${MARKED}\nport: 8080`, new_string: `${MARKED}\nport: 9090` }, token);
-    assert.equal(replace.data.error, ErrorCode.CONTENT_HAS_REDACTION_MARKER, JSON.stringify(replace.data));
+    // Following Hermes 0.22 the marked line does not even match (its fuzzy chain needs every line 80% alike).
+    assert.equal(replace.data.error, hermesVersion === '0.19.0' ? ErrorCode.CONTENT_HAS_REDACTION_MARKER : ErrorCode.PATCH_NO_MATCH, JSON.stringify(replace.data));
     assert.equal(replace.data.success, false);
     // ...and a V4A hunk whose context line is the marked one.
     const v4a = ['*** Begin Patch', `*** Update File: ${file}`, ` ${MARKED}`, '-port: 8080', '+port: 9090', '*** End Patch'].join('\n');
     const hunk = await viaBridge(client, 'patch', { mode: 'patch', patch: v4a }, token);
-    assert.equal(hunk.data.error, ErrorCode.CONTENT_HAS_REDACTION_MARKER, JSON.stringify(hunk.data));
+    assert.equal(hunk.data.error, hermesVersion === '0.19.0' ? ErrorCode.CONTENT_HAS_REDACTION_MARKER : ErrorCode.PATCH_NO_MATCH, JSON.stringify(hunk.data));
     assert.equal(readFileSync(file, 'utf8'), CONFIG);
   });
 
