@@ -26,9 +26,11 @@ import { sha256Hex } from './read-state.js';
 // upstream's PatchResult reports carry `success: false`, the argument errors do not (upstream's
 // tool_error). An edit that adds a redaction marker to a file is refused (write-file.ts, v4a.ts).
 //
-// Not done here: upstream's escalating "This is failure #N patching …" hint after repeated
-// failures on one path (it keeps per-task state the gateway does not have), and the staleness
-// warnings.
+// Following the Hermes the gateway fronts (release.ts): 0.22's stricter fuzzy chain, its texts,
+// `note` and `no_change`, V4A's absolute labels and Add-must-create; a patch keeps write_file's
+// baseline when it started from known bytes (read-state.ts), and carries Hermes' staleness
+// `_warning`. Not done here: upstream's escalating "This is failure #N patching …" hint after
+// repeated failures on one path.
 
 /** Files larger than this are not patched in place (upstream reads up to 50 MiB through a shell). */
 const PATCH_MAX_FILE_BYTES = 10 * 1024 * 1024;

@@ -34,7 +34,10 @@ import type { CheckedPath, HermesDirs } from './sensitive-paths.js';
 // of a secret (`«redacted:ghp_…»`, `«redacted-secret»`) to the file is refused, so a read → write
 // round trip never stores the marker over the real secret.
 //
-// Not done here: LSP diagnostics and the staleness warnings (no per-task read state).
+// Following the Hermes the gateway fronts (release.ts): 0.20.6's read-before-overwrite guard
+// (read-state.ts; before it, 0.19's staleness `_warning`), 0.22's `verified`, its document,
+// agent-instruction, SSH-config, NaN and lone-surrogate refusals, and no cross-profile guard.
+// Not done here: LSP diagnostics.
 
 /** A `lint` field, as upstream's LintResult.to_dict gives it. */
 export type Lint = { status: 'skipped'; message: string } | { status: 'ok' | 'error'; output: string; message?: string };
