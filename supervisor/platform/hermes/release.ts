@@ -77,7 +77,7 @@ const FILE_TOOL_CHANGES = {
   },
   searchFilesHintField: {
     since: '0.22.2',
-    what: 'search_files puts its truncation hint in the JSON as `_hint` instead of text after it (tools/file_tools.py search_tool; upstream PR #90322; first seen in 0.22.2)',
+    what: 'search_files puts its truncation hint in the JSON as `_hint` instead of text after it (tools/file_tools.py search_tool; upstream issue #90322, fixed by PR #104472 of 2026-09-06, after v0.21.0 of 2026-08-31: the release with it is not established, so first seen in 0.22.2)',
   },
   searchFilesMultiline: {
     since: '0.22.2',
