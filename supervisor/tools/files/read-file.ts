@@ -199,7 +199,11 @@ export async function readFile(deps: ReadFileDeps, args: Record<string, unknown>
   if (verdict?.blocked) throw new GatewayError(ErrorCode.FILE_BLOCKED, verdict.blocked);
   if (extractable) {
     const doc = await extractedDocument(checked.real, deps.readFileScanMaxBytes, ctx.signal);
-    if (doc) return { structured: documentPage(doc.text, doc.size, offset, limit, maxJson), secretFile: verdict?.secretFile === true };
+    if (doc) {
+      const structured = documentPage(doc.text, doc.size, offset, limit, maxJson);
+      await deps.fileStates?.noteDocumentRead(ctx, checked.real, offset, structured, verdict?.secretFile === true);
+      return { structured, secretFile: verdict?.secretFile === true };
+    }
   }
   if (hasBinaryExtension(checked.real)) {
     const ext = fileExtension(checked.real);

@@ -354,6 +354,23 @@ export class FileStates {
   }
 
   /**
+   * read_file showed an extracted document (Hermes `_read_extracted_document`): the whole of a
+   * text-authorable one (a notebook), unredacted, counts as a full read of the file; any other
+   * document is never a write baseline (write_file refuses those documents anyway).
+   */
+  async noteDocumentRead(ctx: Pick<CallContext, 'owner' | 'grant'>, real: string, offset: number, result: Record<string, unknown>, secretFile: boolean): Promise<void> {
+    if (!this.guard || !real.toLowerCase().endsWith('.ipynb') || offset !== 1 || result.truncated === true) return;
+    const content = typeof result.content === 'string' ? result.content : '';
+    if (content !== '' && redact(content, { fileRead: true, secretFile }) !== content) return;
+    const version = await fileVersion(real);
+    if (!version) return;
+    const task = this.task(ctx);
+    task.baselines.set(real, version);
+    task.blindPatches.delete(real);
+    task.stamps.set(real, { mtimeNs: version.mtimeNs, at: this.now(), partial: false });
+  }
+
+  /**
    * Why write_file must not replace `real` (Hermes `_stale_overwrite_blocker`, with
    * FileStateRegistry.check_stale first), or null. Call under the path's lock, before writing.
    */

@@ -6,11 +6,13 @@ carries over from one case to the next.
 "ripgrep": false answers as Hermes does on a host without ripgrep (its grep / find fallbacks).
 Hermes' local terminal always appends the standard system directories to PATH, so rg in /usr/bin
 cannot be hidden by PATH alone; the case instead sets what ShellFileOperations._has_command found
-for "rg" (the one place Hermes asks) for the length of its search, and forgets it afterwards: the
-file operations are shared between task ids.
+for "rg" for the length of its search and, where Hermes resolves ripgrep itself (0.22:
+SearchMixin._resolve_command, bundled rg first), answers None for "rg" there too; both are
+forgotten afterwards: the file operations are shared between task ids.
 
-search_tool returns JSON, followed by "\n\n[Hint: ...]" when the results were truncated; the answer
-is the JSON object, with that hint (when present) as "_hint"."""
+search_tool returns JSON; Hermes 0.19 appends "\n\n[Hint: ...]" when the results were truncated
+(0.22 puts `_hint` in the JSON): the answer is the JSON object, with that hint (when present) as
+"_hint"."""
 
 import json
 import os

@@ -100,6 +100,17 @@ describe('write_file: read before overwrite (Hermes 0.20.6 and later)', () => {
     assert.match(e.message, /Your patch changed this file without a full view of its current content\./);
   });
 
+  test('a whole notebook shown by read_file counts as a full read of it', async () => {
+    const c = cases.make();
+    const nb = JSON.stringify({ cells: [{ cell_type: 'code', source: ['x = 1'], metadata: {}, outputs: [], execution_count: null }], metadata: {}, nbformat: 4, nbformat_minor: 5 });
+    c.file('n.ipynb', nb);
+    await expectCode(c.write.handler({ path: 'n.ipynb', content: nb }, ctx), ErrorCode.FILE_STALE_WRITE);
+    const read = await call(c.read, { path: 'n.ipynb' });
+    assert.equal(read.extracted_document, true);
+    await call(c.write, { path: 'n.ipynb', content: nb.replace('x = 1', 'x = 2') });
+    assert.match(c.text('n.ipynb'), /x = 2/);
+  });
+
   test('HERMES_DISABLE_FILE_STATE_GUARD=1 turns the guard off, as in Hermes', async () => {
     const c = cases.make({ guardOff: true });
     c.file('a.txt', 'old\n');
