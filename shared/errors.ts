@@ -45,6 +45,8 @@ export const ErrorCode = {
   PATCH_INVALID: 'PATCH_INVALID',
   // write_file / patch: the new text holds a redaction marker the gateway itself shows in place of a secret
   CONTENT_HAS_REDACTION_MARKER: 'CONTENT_HAS_REDACTION_MARKER',
+  // write_file: an existing file this task has not seen in full as it is now (Hermes' stale_write_blocked)
+  FILE_STALE_WRITE: 'FILE_STALE_WRITE',
   LONG_RUNNING_OPERATION_REQUIRES_JOB: 'LONG_RUNNING_OPERATION_REQUIRES_JOB',
   RESOURCE_ISOLATION_REQUIRES_JOB: 'RESOURCE_ISOLATION_REQUIRES_JOB',
   CODE_TOO_LARGE: 'CODE_TOO_LARGE',

@@ -127,6 +127,8 @@ const LimitsSchema = v.object({
   authPassphraseMaxFailures: PositiveInt,
   authPassphraseFailureWindowSeconds: PositiveInt,
   authPassphraseLockoutSeconds: PositiveInt,
+  // the file tools' per-task state (supervisor/tools/files/read-state.ts): paths one owner's state keeps per kind of record
+  fileStatePathsPerOwner: PositiveInt,
 });
 export type Limits = Readonly<v.InferOutput<typeof LimitsSchema>>;
 

@@ -39,6 +39,11 @@ export interface GatewayConfig {
    * (default) confines them to `roots`; `hermes` is Hermes' own whole-disk semantics (deny lists only).
    */
   fileAccess: FileAccessMode;
+  /**
+   * Hermes' kill switch of its file-state guard (`HERMES_DISABLE_FILE_STATE_GUARD=1`, as Hermes'
+   * tools/file_state.py reads it): write_file then overwrites files this task has not read.
+   */
+  fileStateGuardDisabled: boolean;
   limits: Limits;
   /** Components reported by /readyz but not required for 200 (`HERMES_MCP_OPTIONAL_COMPONENTS`). */
   optionalComponents: ReadonlySet<string>;
@@ -389,6 +394,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<GatewayCon
     projectDir,
     roots: parseRoots(env.HERMES_MCP_ROOTS),
     fileAccess: parseFileAccess(env.HERMES_MCP_FILE_ACCESS),
+    fileStateGuardDisabled: (env.HERMES_DISABLE_FILE_STATE_GUARD ?? '').trim() === '1',
     limits,
     optionalComponents: new Set((env.HERMES_MCP_OPTIONAL_COMPONENTS ?? '').split(',').map((s) => s.trim()).filter(Boolean)),
     logLevel: env.HERMES_MCP_LOG_LEVEL || 'info',

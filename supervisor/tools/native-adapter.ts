@@ -8,6 +8,7 @@ import { noHermes, type HermesInstall } from '../platform/hermes/locate.js';
 import { ExecuteCodePool, executeCodeTool } from './execute-code/execute-code.js';
 import { fileAccessFacts } from './files/confine.js';
 import { fileTools } from './files/index.js';
+import { FileStates } from './files/read-state.js';
 import { processManageTool } from './processes/process-manage.js';
 import { ProcessRegistry } from './processes/registry.js';
 import { scriptToolDispatch } from './execute-code/script-tools.js';
@@ -56,7 +57,15 @@ export function nativeAdapter(config: GatewayConfig, log: Logger, owners = new O
   const terminals = new TerminalPool(runtime, owners);
   const { cwdFor } = owners;
   const access = { mode: config.fileAccess, roots: config.roots };
-  const fileDeps = { hermesHome: config.hermesHome, cwdFor, access, readFileScanMaxBytes: config.limits.readFileScanMaxBytes, readFileInlineMaxBytes: config.limits.readFileInlineMaxBytes, maxOutputChars: config.limits.maxOutputChars, searchPath: config.helperSearchPath, release, hermes: hermesCaller, readFileDocumentTimeoutSeconds: config.limits.readFileDocumentTimeoutSeconds, workerTransportMaxBytes: config.limits.workerTransportMaxBytes };
+  // What each owner's file tools saw and wrote (write_file's read-before-overwrite guard), released with the owner.
+  const fileStates = new FileStates({
+    enabled: !config.fileStateGuardDisabled,
+    guard: release.has('writeFileReadBeforeOverwrite'),
+    maxPaths: config.limits.fileStatePathsPerOwner,
+    ledgerTtlMs: config.limits.sessionTokenTtlSeconds * 1000,
+    maxLedgers: config.limits.maxSessionTokens,
+  });
+  const fileDeps = { hermesHome: config.hermesHome, cwdFor, access, readFileScanMaxBytes: config.limits.readFileScanMaxBytes, readFileInlineMaxBytes: config.limits.readFileInlineMaxBytes, maxOutputChars: config.limits.maxOutputChars, searchPath: config.helperSearchPath, release, fileStates, hermes: hermesCaller, readFileDocumentTimeoutSeconds: config.limits.readFileDocumentTimeoutSeconds, workerTransportMaxBytes: config.limits.workerTransportMaxBytes };
   const files = fileTools(fileDeps);
   // hermes_tools file calls from a script are nested calls of its execute_code call (script-tools.ts).
   const exec = new ExecuteCodePool(runtime, scriptToolDispatch(files.map((tool) => tool.name)), release);
@@ -98,6 +107,7 @@ export function nativeAdapter(config: GatewayConfig, log: Logger, owners = new O
     // execute_code may start units under the resource policy ever changes readiness.
     readyFacts: () => ({ file_access: fileAccessFacts(access), short_worker_admission: shortWorkerAdmission(runtime) }),
     async releaseHook(ownerId) {
+      fileStates.release(ownerId);
       await Promise.all([terminals.release(ownerId), processes.release(ownerId)]);
     },
     health: () => ({

@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
+import { call, viaBridge } from '../helpers/gateway.js';
 import { writeFiles, type FileSpec } from './workspace.js';
 
 // What the two file-editing surfaces (write_file, patch) share: every case starts from fresh files
@@ -20,6 +21,40 @@ export interface EditCase extends FidelityCase {
    * the working directory (the workspace), for relative paths as a model sends them.
    */
   args: Record<string, unknown>;
+  /**
+   * What the task did before the compared call, in order (not compared themselves): a tool call
+   * (`tool`, its `args` filled in as the case's, `path` defaulting to the case's), by the same task
+   * or, with `task: other`, by another one; or `touch`: the case's file gets a new modification time
+   * (its content unchanged), as an editor that saves without changes does.
+   */
+  steps?: Step[];
+  /**
+   * Compares the tool's published schema instead of a call: its property names and required ones,
+   * as Hermes' registry renders them for a home without a configured model, and as tool_describe
+   * gives the gateway's (over MCP only).
+   */
+  schema?: boolean;
+}
+
+/** A published schema, as the schema cases compare it. */
+export function schemaSummary(parameters: unknown): { properties: string[]; required: string[] } {
+  const p = (parameters ?? {}) as { properties?: Record<string, unknown>; required?: string[] };
+  return { properties: Object.keys(p.properties ?? {}), required: [...(p.required ?? [])].sort() };
+}
+
+export type Step = { tool: string; args?: Record<string, unknown>; task?: 'same' | 'other' } | { touch: true };
+
+/** A case's steps with their arguments filled in (argsIn), `path` defaulting to the case's. */
+export function stepsIn(c: EditCase, dir: string, ws: string): Step[] {
+  const path = argsIn(c, dir, ws).path;
+  return (c.steps ?? []).map((s) => ('touch' in s ? s : { ...s, args: { path, ...argsIn({ ...c, args: s.args ?? {} }, dir, ws) } }));
+}
+
+/** Bumps `path`'s modification time by ten seconds, its content unchanged. */
+export function touch(path: string): void {
+  const st = statSync(path);
+  const t = new Date(st.mtimeMs + 10_000);
+  utimesSync(path, t, t);
 }
 
 /** A file read back: its text when it is valid UTF-8, else its bytes as base64. */
@@ -85,24 +120,76 @@ export function compareEditSurface(surface: string, tool: string, driver: string
     cases,
     fixture: fx,
     async setUp() {
-      for (const way of ['hermes', 'mcp', 'hermes_tools']) for (const c of cases) writeFiles(dirOf(way, c), c.files);
+      for (const way of ['hermes', 'mcp', 'mcp_session', 'hermes_tools']) for (const c of cases) writeFiles(dirOf(way, c), c.files);
       await fx.gateway();
     },
     async hermes(list) {
-      const input = { cases: list.map((c) => ({ id: c.id, args: argsIn(c, dirOf('hermes', c), fx.ws) })) };
+      const input = { cases: list.map((c) => ({ id: c.id, args: argsIn(c, dirOf('hermes', c), fx.ws), steps: stepsIn(c, dirOf('hermes', c), fx.ws), schema: c.schema === true })) };
       const answers = await fx.driver(driver, input, { TERMINAL_CWD: fx.ws }, 300_000);
       return new Map(list.map((c) => [c.id, answerOf('hermes', c, answers.get(c.id))]));
     },
     gateway: {
-      mcp: (list) => oneByOne(list, async (c) => answerOf('mcp', c, await fx.gw.call(tool, argsIn(c, dirOf('mcp', c), fx.ws)))),
+      // Each call a request of its own, without a session: the sessionless owner (a credential's reads carry over).
+      mcp: (list) =>
+        oneByOne(list, async (c) => {
+          const dir = dirOf('mcp', c);
+          if (c.schema) {
+            const described = (await call(fx.gw.client, 'tool_describe', { names: [tool] })).data as { tools: Record<string, { parameters: unknown }> };
+            return answerOf('mcp', c, schemaSummary(described.tools[tool]?.parameters));
+          }
+          for (const s of stepsIn(c, dir, fx.ws)) {
+            if ('touch' in s) touch(String(argsIn(c, dir, fx.ws).path));
+            else await fx.gw.call(s.tool, s.args!);
+          }
+          return answerOf('mcp', c, await fx.gw.call(tool, argsIn(c, dir, fx.ws)));
+        }),
+      // The cases with steps once more in sessions (session_open), the task's and, for `task: other`, another one's: Hermes' task exactly.
+      mcp_session: (list) =>
+        oneByOne(
+          list.filter((c) => c.steps?.length),
+          async (c) => {
+            const dir = dirOf('mcp_session', c);
+            const client = fx.gw.client;
+            const token = (await viaBridge(client, 'session_open')).data.session_token as string;
+            const other = (await viaBridge(client, 'session_open')).data.session_token as string;
+            for (const s of stepsIn(c, dir, fx.ws)) {
+              if ('touch' in s) touch(String(argsIn(c, dir, fx.ws).path));
+              else await viaBridge(client, s.tool, s.args!, s.task === 'other' ? other : token);
+            }
+            const answer = (await viaBridge(client, tool, argsIn(c, dir, fx.ws), token)).data;
+            for (const t of [token, other]) await viaBridge(client, 'session_close', {}, t).catch(() => undefined);
+            return answerOf('mcp_session', c, answer);
+          },
+        ),
       async hermes_tools(list): Promise<Answers> {
-        // One execute_code script makes at most 50 tool calls: the cases go in batches.
+        // One execute_code script makes at most 50 tool calls: the cases (and their steps) go in batches.
+        // A script is one owner: cases whose steps touch a file or act as another task are left to the other ways.
         const out: Answers = new Map();
-        for (let i = 0; i < list.length; i += HERMES_TOOLS_BATCH) {
-          const batch = list.slice(i, i + HERMES_TOOLS_BATCH);
-          const results = await fx.gw.hermesTools(batch.map((c) => [tool, argsIn(c, dirOf('hermes_tools', c), fx.ws)]));
-          batch.forEach((c, j) => out.set(c.id, answerOf('hermes_tools', c, results[j])));
+        const eligible = list.filter((c) => !c.schema && !(c.steps ?? []).some((s) => 'touch' in s || s.task === 'other'));
+        let batch: EditCase[] = [];
+        const run = async () => {
+          const calls: Array<[string, Record<string, unknown>]> = [];
+          const at: number[] = [];
+          for (const c of batch) {
+            for (const s of stepsIn(c, dirOf('hermes_tools', c), fx.ws)) if (!('touch' in s)) calls.push([s.tool, s.args!]);
+            at.push(calls.length);
+            calls.push([tool, argsIn(c, dirOf('hermes_tools', c), fx.ws)]);
+          }
+          const results = await fx.gw.hermesTools(calls);
+          batch.forEach((c, j) => out.set(c.id, answerOf('hermes_tools', c, results[at[j]!])));
+          batch = [];
+        };
+        let calls = 0;
+        for (const c of eligible) {
+          const n = 1 + (c.steps?.length ?? 0);
+          if (calls + n > HERMES_TOOLS_BATCH) {
+            await run();
+            calls = 0;
+          }
+          batch.push(c);
+          calls += n;
         }
+        if (batch.length > 0) await run();
         return out;
       },
     },

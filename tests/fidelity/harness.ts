@@ -37,7 +37,7 @@ export const FIDELITY_DIR = join(packageRoot(), 'tests', 'fidelity');
 /** The least number of cases each surface is compared on. */
 export const MIN_CASES: Readonly<Record<string, number>> = {
   read_file: 130,
-  write_file: 20,
+  write_file: 60,
   patch: 60,
   search_files: 50,
   terminal: 40,

@@ -1,7 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, symlinkSync, utimesSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { satisfies } from '@renovatebot/pep440';
 import { ensurePackage, RIPGREP } from '../../scripts/test-prerequisites.js';
+import { HermesRelease } from '../../supervisor/platform/hermes/release.js';
+import { hermes } from '../helpers/hermes.js';
 import { viaBridge } from '../helpers/gateway.js';
 import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
 import { writeFiles, type FidelityGateway, type FileSpec } from './workspace.js';
@@ -17,7 +20,11 @@ import { writeFiles, type FidelityGateway, type FileSpec } from './workspace.js'
 //   children's) has no rg: the gateway searches without ripgrep either way, and must answer the same;
 // - `relative: true` gives the path relative to the terminal's cwd (the workspace), as typed;
 // - `unordered: true` sorts matches (by path, then line) and files on both sides before comparing:
-//   for content searches over several files, whose order ripgrep leaves to its parallel walk.
+//   for content searches over several files, whose order ripgrep leaves to its parallel walk. A file
+//   search in Hermes 0.22's default `order: discovery` is compared so too (ripgrep's walk order, or
+//   find's directory order without it, is no order a second walker can repeat);
+// - `hermes: '<specifier>'` (PEP 440) compares the case only with the Hermes versions it names: a
+//   file search paged in discovery order picks a different page on each walker.
 
 interface SearchCase extends FidelityCase {
   files?: Record<string, FileSpec>;
@@ -27,6 +34,8 @@ interface SearchCase extends FidelityCase {
   unordered?: boolean;
   /** The path is given relative to the terminal's cwd (the fidelity workspace), not absolute. */
   relative?: boolean;
+  /** The Hermes versions the case is compared with (a PEP 440 specifier); all when absent. */
+  hermes?: string;
   /** The directory the case's files are in (a `.no-rg` case shares its base case's). */
   dir?: string;
   ripgrep?: boolean;
@@ -34,7 +43,9 @@ interface SearchCase extends FidelityCase {
 
 const HERMES_TOOLS_BATCH = 40;
 const fx = new SurfaceFixture('search');
-const base = loadCases<SearchCase>('search_files');
+const base = loadCases<SearchCase>('search_files').filter((c) => c.hermes === undefined || satisfies(hermes().version, c.hermes));
+/** Whether the compared Hermes orders file search by `order` (0.22: discovery by default). */
+const discoveryOrder = new HermesRelease(hermes().version).has('searchFilesOrder');
 const cases: SearchCase[] = base.flatMap((c) => [
   { ...c, dir: c.id, ripgrep: true },
   ...(c.no_rg ? [{ ...c, id: `${c.id}.no-rg`, dir: c.id, ripgrep: false }] : []),
@@ -86,7 +97,8 @@ function norm(c: SearchCase, v: unknown): unknown {
   if (typeof r.counts === 'object' && r.counts !== null) {
     r.counts = Object.fromEntries(Object.entries(r.counts).map(([k, n]) => [normalise(k, { replace }) as string, n]));
   }
-  if (!c.unordered) return r;
+  const discovery = discoveryOrder && c.args.target === 'files' && c.args.order !== 'modified';
+  if (!c.unordered && !discovery) return r;
   if (Array.isArray(r.matches)) r.matches = [...(r.matches as unknown[])].sort(byPathLine);
   if (Array.isArray(r.files)) r.files = [...(r.files as string[])].sort();
   return r;

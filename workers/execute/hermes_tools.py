@@ -143,11 +143,12 @@ def write_file(path: str, content: str, cross_profile: bool = False):
 
 
 def search_files(pattern: str, target: str = "content", path: str = ".", file_glob: str = None,
-                 limit: int = 50, offset: int = 0, output_mode: str = "content", context: int = 0):
-    """Search file contents (target="content") or find files by name (target="files")."""
+                 limit: int = 50, offset: int = 0, output_mode: str = "content", context: int = 0,
+                 order: str = None):
+    """Search file contents (target="content") or find files by name (target="files"; order="discovery" or "modified")."""
     return _call("search_files", _args(
         pattern=pattern, target=target, path=path, file_glob=file_glob, limit=limit,
-        offset=offset, output_mode=output_mode, context=context,
+        offset=offset, output_mode=output_mode, context=context, order=order,
     ))
 
 

@@ -304,13 +304,15 @@ export function encodeForExisting(content: string, existingHead: Buffer | null):
 const LONE_SURROGATE_RE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Hermes `_reject_unencodable`: a lone surrogate cannot be written as UTF-8. */
-export function assertEncodable(input: string, content: string): void {
+export function assertEncodable(input: string, content: string, style: 'plain' | 'repr' = 'plain'): void {
   const m = LONE_SURROGATE_RE.exec(content);
   if (m) {
     const code = m[0].charCodeAt(0).toString(16).padStart(4, '0');
+    // 'repr': the character as Hermes 0.22 shows it (Python's repr, '\\ud800').
+    const shown = style === 'repr' ? `'\\u${code}'` : `\\u${code}`;
     throw new GatewayError(
       ErrorCode.INVALID_ARGUMENTS,
-      `Refusing to write '${input}': content contains a lone surrogate character (\\u${code}) that cannot be encoded as UTF-8. The file was NOT created or modified.`,
+      `Refusing to write '${input}': content contains a lone surrogate character (${shown}) that cannot be encoded as UTF-8. The file was NOT created or modified.`,
     );
   }
 }

@@ -146,6 +146,29 @@ export function strategyContextAware(content: string, pattern: string): Span[] {
   return out;
 }
 
+/**
+ * Hermes 0.22's context_aware (`_strategy_context_aware`): the first and the last line, and every
+ * non-blank line, at least 80% similar (stripped) to the pattern's line at the same offset.
+ */
+export function strategyContextAwareStrict(content: string, pattern: string): Span[] {
+  const patternLines = pattern.split('\n');
+  const contentLines = content.split('\n');
+  const n = patternLines.length;
+  if (n > contentLines.length) return [];
+  const index = new LineIndex(contentLines, content.length);
+  const stripped = patternLines.map((l) => strip(l));
+  const sim = (a: string, b: string) => (a === b ? 1 : similarity(a, b, 0.8));
+  const out: Span[] = [];
+  for (let i = 0; i + n <= contentLines.length; i++) {
+    if (sim(stripped[0]!, strip(contentLines[i]!)) < 0.8) continue;
+    if (sim(stripped[n - 1]!, strip(contentLines[i + n - 1]!)) < 0.8) continue;
+    let all = true;
+    for (let k = 0; k < n && all; k++) if (stripped[k] && sim(stripped[k]!, strip(contentLines[i + k]!)) < 0.8) all = false;
+    if (all) out.push(index.span(i, i + n));
+  }
+  return out;
+}
+
 export const STRATEGIES: ReadonlyArray<readonly [StrategyName, (content: string, pattern: string) => Span[]]> = [
   ['exact', strategyExact],
   ['line_trimmed', strategyLineTrimmed],

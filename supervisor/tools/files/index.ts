@@ -2,6 +2,7 @@ import type { ToolDefinition } from '../../core/tool-types.js';
 import type { HermesCaller } from '../../platform/hermes/call.js';
 import type { HermesRelease } from '../../platform/hermes/release.js';
 import type { FileAccess } from '../../platform/roots.js';
+import type { FileStates } from './read-state.js';
 import { patchTool } from './patch.js';
 import { readFileTool } from './read-file.js';
 import { searchFilesTool } from './search-files.js';
@@ -20,6 +21,8 @@ import { writeFileTool } from './write-file.js';
 //   search-files.ts     content (RegExp) and file-name (glob) search, bounded walk
 //   confine.ts          HERMES_MCP_FILE_ACCESS: every path confined to HERMES_MCP_ROOTS (default)
 //   sensitive-paths.ts  Hermes' read/write block lists and the cross-profile soft guard
+//   read-state.ts       per-task file state: write_file's read-before-overwrite guard, staleness warnings
+//   follows.ts          which Hermes the tools follow (release.ts changes, asked by name)
 //   fs-util.ts, paths.ts, sequence-matcher.ts, unified-diff.ts   shared helpers
 //
 // Error policy (one rule for all four tools): every failure is THROWN as a GatewayError with a
@@ -41,7 +44,10 @@ import { writeFileTool } from './write-file.js';
 //   FILE_NOT_REGULAR   directories, FIFOs, sockets, devices (read_file after Hermes 0.19: Hermes'
 //                      `success: false` and `note` for a FIFO, socket or device)
 //   FILE_TOO_LARGE     a patch target over 10 MiB
-//   FILE_WRITE_FAILED  an I/O failure while writing (a V4A patch is rolled back first)
+//   FILE_WRITE_FAILED  an I/O failure while writing (a V4A patch is rolled back first), or (Hermes
+//                      0.22) the bytes read back are not the bytes written
+//   FILE_STALE_WRITE   (Hermes 0.20.6+) write_file over an existing file this task has not seen in
+//                      full as it is now (`stale_write_blocked`, `path`, `resolved_path`)
 //   PATCH_NO_MATCH     "Could not find …" (with the "Did you mean one of these sections?" snippet)
 //   PATCH_AMBIGUOUS    several matches without replace_all
 //   PATCH_INVALID      unparsable V4A, `..` in a V4A header, failed V4A validation, the fuzzy
@@ -54,8 +60,9 @@ import { writeFileTool } from './write-file.js';
 // terminal command ended), or the default cwd for an owner-less (per-request) call; in roots mode
 // only while that cwd is inside a root — and `~` is the service user's home.
 //
-// Deliberately left out (the gateway is stateless per call): read dedup stubs, repeat-read and
-// repeat-search warnings/blocks, staleness warnings, patch failure counters. Also not done: LSP
+// Per-task state (read-state.ts) serves write_file's read-before-overwrite guard and the staleness
+// warnings. Still left out: read dedup stubs, repeat-read and repeat-search warnings/blocks, patch
+// failure counters (read-state.ts is where they would live). Also not done: LSP
 // diagnostics, Python/TOML syntax checks and shell linters (lint says so; JSON and YAML are checked,
 // and refused before writing when they would not parse), HERMES_WRITE_SAFE_ROOT, and ripgrep itself
 // (search is native TypeScript; see search-files.ts). read_file follows the Hermes fronted
@@ -85,6 +92,8 @@ interface FileToolDeps {
   readFileDocumentTimeoutSeconds?: number;
   /** The workers' transport cap (`workerTransportMaxBytes`), which bounds a document handed to Hermes. */
   workerTransportMaxBytes?: number;
+  /** Per-task file states (read-state.ts), for write_file's read-before-overwrite guard. */
+  fileStates?: FileStates;
 }
 
 /** read_file, write_file, patch, search_files — in that order. */

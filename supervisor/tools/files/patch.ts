@@ -1,15 +1,17 @@
 import { readFile } from 'node:fs/promises';
+import { extname } from 'node:path';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { CallContext, ToolDefinition } from '../../core/tool-types.js';
 import { assertEncodable, atomicWrite, BOM, detectLineEnding, normalizeLineEndings, readRawText, withPathLocks, writeFailed } from './fs-util.js';
-import { fuzzyFindAndReplace, noMatchHint } from './fuzzy-match.js';
+import { boundaryNote, fuzzyFindAndReplace, isAlreadyApplied, noMatchHint } from './fuzzy-match.js';
 import { resolveToolPath } from './confine.js';
-import { throwIfAborted, type PathDeps } from './paths.js';
-import { hermesDirs } from './sensitive-paths.js';
+import { throwIfAborted } from './paths.js';
+import { hermesDirs, type CheckedPath } from './sensitive-paths.js';
 import { assertWritable, CROSS_PROFILE_PROPERTY } from './write-blocks.js';
 import { fileDiff } from './unified-diff.js';
 import { applyV4a, hasTraversal, notFoundHint, operationPaths, parseV4aPatch, type ResolvedOperation } from './v4a.js';
-import { assertNoAddedRedactionMarker, lintDelta, lintOf, syntaxGateRefusal, type Lint } from './write-file.js';
+import { assertNewerWriteGuards, assertNoAddedRedactionMarker, follows, jsonConstantRefusal, lintDelta, lintOf, syntaxGateRefusal, type EditDeps, type Lint } from './write-file.js';
+import { sha256Hex } from './read-state.js';
 
 // patch — Hermes' targeted edit tool (tools/file_tools.py `patch_tool`):
 // - mode "replace" (default): path + old_string + new_string (+ replace_all), matched through the
@@ -24,9 +26,11 @@ import { assertNoAddedRedactionMarker, lintDelta, lintOf, syntaxGateRefusal, typ
 // upstream's PatchResult reports carry `success: false`, the argument errors do not (upstream's
 // tool_error). An edit that adds a redaction marker to a file is refused (write-file.ts, v4a.ts).
 //
-// Not done here: upstream's escalating "This is failure #N patching …" hint after repeated
-// failures on one path (it keeps per-task state the gateway does not have), and the staleness
-// warnings.
+// Following the Hermes the gateway fronts (release.ts): 0.22's stricter fuzzy chain, its texts,
+// `note` and `no_change`, V4A's absolute labels and Add-must-create; a patch keeps write_file's
+// baseline when it started from known bytes (read-state.ts), and carries Hermes' staleness
+// `_warning`. Not done here: upstream's escalating "This is failure #N patching …" hint after
+// repeated failures on one path.
 
 /** Files larger than this are not patched in place (upstream reads up to 50 MiB through a shell). */
 const PATCH_MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -52,7 +56,21 @@ function patchResult(fields: { diff: string; modified: string[]; created?: strin
   return out;
 }
 
-async function replaceMode(deps: PathDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
+/** Hermes' patch `_warning`: each path's staleness warning (read-state.ts), joined by " | ". */
+async function staleWarnings(deps: EditDeps, ctx: CallContext, reals: readonly string[]): Promise<string | null> {
+  const out: string[] = [];
+  for (const real of reals) {
+    const w = await deps.fileStates?.staleWarning(ctx, real);
+    if (w) out.push(w);
+  }
+  return out.length > 0 ? out.join(' | ') : null;
+}
+
+function withWarning(result: Record<string, unknown>, warning: string | null): Record<string, unknown> {
+  return warning ? { ...result, _warning: warning } : result;
+}
+
+async function replaceMode(deps: EditDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
   const input = args.path;
   if (typeof input !== 'string' || input === '') throw argumentError('path required');
   const oldString = args.old_string;
@@ -60,10 +78,15 @@ async function replaceMode(deps: PathDeps, args: Record<string, unknown>, ctx: C
   if (typeof oldString !== 'string' || typeof newString !== 'string') throw argumentError('old_string and new_string required');
   const replaceAll = args.replace_all === true;
   const target = await resolveToolPath(deps, input, ctx);
-  const checked = await assertWritable(target, await hermesDirs(deps.hermesHome), args.cross_profile === true);
+  const dirs = await hermesDirs(deps.hermesHome);
+  const checked = await assertWritable(target, dirs, args.cross_profile === true, 'Write', follows(deps, 'fileWritesNoCrossProfile'));
+  await assertNewerWriteGuards(deps, [{ input, checked, text: true }], dirs);
   assertEncodable(input, newString);
 
   return withPathLocks([checked.real], async () => {
+    // What the task knew of the file before this patch read it (read-state.ts): a patch from known bytes keeps write_file's baseline.
+    const known = (await deps.fileStates?.knownContent(ctx, [checked.real])) ?? new Map<string, string>();
+    const warning = await staleWarnings(deps, ctx, [checked.real]);
     let raw: Awaited<ReturnType<typeof readRawText>>;
     try {
       raw = await readRawText(target.expanded, checked.real, PATCH_MAX_FILE_BYTES);
@@ -74,7 +97,21 @@ async function replaceMode(deps: PathDeps, args: Record<string, unknown>, ctx: C
       }
       throw e;
     }
-    const result = fuzzyFindAndReplace(raw.content, oldString, newString, replaceAll);
+    const stricter = follows(deps, 'patchStricterFuzzy');
+    const result = fuzzyFindAndReplace(raw.content, oldString, newString, replaceAll, { stricter });
+    // Hermes 0.22 `_no_match_result`: an edit that is already in the file is a success that writes nothing.
+    if (!result.ok && stricter && isAlreadyApplied(raw.content, oldString, newString)) {
+      return withWarning(
+        {
+          success: true,
+          no_change: true,
+          note: `File already contains the target text — the edit appears to be already applied to ${checked.real}. No write performed; do not re-send this patch.`,
+          files_modified: [checked.real],
+          resolved_path: checked.real,
+        },
+        warning,
+      );
+    }
     if (!result.ok) {
       const message = result.error + noMatchHint(result.error, oldString, raw.content);
       const code = { empty: ErrorCode.INVALID_ARGUMENTS, identical: ErrorCode.INVALID_ARGUMENTS, ambiguous: ErrorCode.PATCH_AMBIGUOUS, escape_drift: ErrorCode.PATCH_INVALID, no_match: ErrorCode.PATCH_NO_MATCH }[result.kind];
@@ -83,24 +120,35 @@ async function replaceMode(deps: PathDeps, args: Record<string, unknown>, ctx: C
     // Models send bare-LF text: a CRLF file stays CRLF; a BOM is put back.
     const newContent = detectLineEnding(raw.content) === '\r\n' ? normalizeLineEndings(result.content, '\r\n') : result.content;
     assertNoAddedRedactionMarker('patch', input, raw.content, newContent);
-    const refusal = syntaxGateRefusal(checked.real, newContent);
+    const refusal =
+      syntaxGateRefusal(checked.real, newContent) ??
+      (follows(deps, 'writeJsonConstants') && extname(checked.real).toLowerCase() === '.json' ? jsonConstantRefusal(checked.real, newContent, raw.content) : null);
     if (refusal) throw patchError(ErrorCode.INVALID_ARGUMENTS, `Failed to write changes: ${refusal}`);
     throwIfAborted(ctx?.signal, 'patch');
+    const written = Buffer.from((raw.hadBom ? BOM : '') + newContent, 'utf8');
     try {
-      await atomicWrite(checked.real, Buffer.from((raw.hadBom ? BOM : '') + newContent, 'utf8'), raw.mode);
+      await atomicWrite(checked.real, written, raw.mode);
     } catch (e) {
       throw writeFailed(input, e);
     }
-    return patchResult({
-      // Upstream labels the diff with the absolute path it patched: `a//abs/path`.
-      diff: fileDiff(checked.real, raw.content, newContent),
-      modified: [checked.real],
-      lint: lintDelta(checked.real, raw.content, newContent, deps.searchPath),
-    });
+    await deps.fileStates?.notePatch(ctx, known, [{ real: checked.real, readSha: sha256Hex(raw.bytes), writtenSha: sha256Hex(written) }]);
+    const note = stricter ? boundaryNote([result.strategy]) : null;
+    return withWarning(
+      {
+        ...patchResult({
+          // Upstream labels the diff with the absolute path it patched: `a//abs/path`.
+          diff: fileDiff(checked.real, raw.content, newContent),
+          modified: [checked.real],
+          lint: lintDelta(checked.real, raw.content, newContent, deps.searchPath),
+        }),
+        ...(note ? { note } : {}),
+      },
+      warning,
+    );
   });
 }
 
-async function patchMode(deps: PathDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
+async function patchMode(deps: EditDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
   const text = args.patch;
   if (typeof text !== 'string' || text === '') throw argumentError('patch content required');
   const { operations, error } = parseV4aPatch(text);
@@ -118,17 +166,32 @@ async function patchMode(deps: PathDeps, args: Record<string, unknown>, ctx: Cal
   }
   const dirs = await hermesDirs(deps.hermesHome);
   const crossProfile = args.cross_profile === true;
+  const noProfileGuard = follows(deps, 'fileWritesNoCrossProfile');
   const resolved: ResolvedOperation[] = [];
+  const targets: Array<{ input: string; checked: CheckedPath; text: boolean }> = [];
   for (const op of operations) {
     const verb = op.operation === 'delete' ? 'Delete' : op.operation === 'move' ? 'Move' : 'Write';
-    const src = await assertWritable(await resolveToolPath(deps, op.filePath, ctx), dirs, crossProfile, verb);
+    const src = await assertWritable(await resolveToolPath(deps, op.filePath, ctx), dirs, crossProfile, verb, noProfileGuard);
     const r: ResolvedOperation = { ...op, absPath: src.real };
-    if (op.operation === 'move') r.absNewPath = (await assertWritable(await resolveToolPath(deps, op.newPath!, ctx), dirs, crossProfile, verb)).real;
+    targets.push({ input: op.filePath, checked: src, text: op.operation === 'update' || op.operation === 'add' });
+    if (op.operation === 'move') {
+      const dst = await assertWritable(await resolveToolPath(deps, op.newPath!, ctx), dirs, crossProfile, verb, noProfileGuard);
+      r.absNewPath = dst.real;
+      targets.push({ input: op.newPath!, checked: dst, text: false });
+    }
     resolved.push(r);
   }
+  await assertNewerWriteGuards(deps, targets, dirs);
+  // Hermes 0.22 rewrites the headers to the resolved paths before applying: every label is absolute.
+  const absolute = follows(deps, 'patchV4aAbsoluteHeaders');
+  if (absolute) for (const r of resolved) Object.assign(r, { filePath: r.absPath }, r.absNewPath ? { newPath: r.absNewPath } : {});
   const lockPaths = resolved.flatMap((r) => (r.absNewPath ? [r.absPath, r.absNewPath] : [r.absPath]));
   return withPathLocks(lockPaths, async () => {
-    const outcome = await applyV4a(resolved, ctx?.signal);
+    const known = (await deps.fileStates?.knownContent(ctx, lockPaths)) ?? new Map<string, string>();
+    const warning = await staleWarnings(deps, ctx, lockPaths);
+    const outcome = await applyV4a(resolved, ctx?.signal, { stricter: follows(deps, 'patchStricterFuzzy'), addMustCreate: absolute });
+    await deps.fileStates?.notePatch(ctx, known, outcome.writes);
+    for (const gone of outcome.removed) deps.fileStates?.forget(ctx, gone);
     // Upstream's lists: created/deleted as the headers name them; modified is every header's resolved
     // path (Update/Add/Delete in order, then both ends of each Move), repeats kept.
     const created = resolved.filter((r) => r.operation === 'add').map((r) => r.filePath);
@@ -137,25 +200,32 @@ async function patchMode(deps: PathDeps, args: Record<string, unknown>, ctx: Cal
     // Upstream lints every updated, moved (named `src -> dst`) and added file, as it is on disk now.
     const lint: Record<string, Lint> = {};
     const linted = [
-      ...resolved.filter((r) => r.operation === 'update' || r.operation === 'move').map((r) => (r.operation === 'move' ? { key: `${r.filePath} -> ${r.newPath!}`, abs: null } : { key: r.filePath, abs: r.absPath })),
+      ...resolved.filter((r) => r.operation === 'update' || (r.operation === 'move' && !absolute)).map((r) => (r.operation === 'move' ? { key: `${r.filePath} -> ${r.newPath!}`, abs: null } : { key: r.filePath, abs: r.absPath })),
       ...resolved.filter((r) => r.operation === 'add').map((r) => ({ key: r.filePath, abs: r.absPath })),
     ];
     for (const { key, abs } of linted) {
       const text = abs === null ? null : await readFile(abs, 'utf8').catch(() => null);
       lint[key] = lintOf(key, text, deps.searchPath);
     }
-    return patchResult({ diff: outcome.diff, modified, created, deleted, lint: Object.keys(lint).length > 0 ? lint : undefined });
+    const result = patchResult({ diff: outcome.diff, modified, created, deleted, lint: Object.keys(lint).length > 0 ? lint : undefined });
+    return withWarning(outcome.notes.length > 0 ? { ...result, note: outcome.notes.join('\n') } : result, warning);
   });
 }
 
-export async function patch(deps: PathDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
+export async function patch(deps: EditDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
   const mode = args.mode === undefined ? 'replace' : args.mode;
   if (mode === 'replace') return replaceMode(deps, args, ctx);
   if (mode === 'patch') return patchMode(deps, args, ctx);
   throw argumentError(`Unknown mode: ${String(mode)}`);
 }
 
-export function patchTool(deps: PathDeps): ToolDefinition {
+export function patchTool(deps: EditDeps): ToolDefinition {
+  // Hermes 0.22 advertises V4A only to OpenAI-family main models (its base schema is replace-only);
+  // the gateway's caller is the MCP client, ChatGPT first of all, and Hermes' handler applies V4A
+  // from any model, so the V4A layer's shape is published whatever model Hermes runs (a divergence,
+  // tests/fidelity/divergences.yaml patch-v4a-schema-for-every-client). mode stays optional: the
+  // handler defaults it to replace, as Hermes' does.
+  const layered = follows(deps, 'patchReplaceOnlySchema');
   return {
     name: 'patch',
     description:
@@ -172,21 +242,29 @@ export function patchTool(deps: PathDeps): ToolDefinition {
           default: 'replace',
           description: "Edit mode. 'replace' (default): requires path + old_string + new_string. 'patch': requires patch content only.",
         },
-        path: { type: 'string', description: "REQUIRED when mode='replace'. File path to edit." },
+        path: { type: 'string', description: layered ? 'File path to edit.' : "REQUIRED when mode='replace'. File path to edit." },
         old_string: {
           type: 'string',
           description:
-            "REQUIRED when mode='replace'. Exact text to find and replace. Must be unique in the file unless replace_all=true. Include surrounding context lines to ensure uniqueness.",
+            (layered ? '' : "REQUIRED when mode='replace'. ") +
+            'Exact text to find and replace. Must be unique in the file unless replace_all=true. Include surrounding context lines to ensure uniqueness.',
         },
-        new_string: { type: 'string', description: "REQUIRED when mode='replace'. Replacement text. Pass empty string '' to delete the matched text." },
+        new_string: {
+          type: 'string',
+          description: layered
+            ? "Changed replacement text; it must differ from old_string. Pass empty string '' to delete the matched text."
+            : "REQUIRED when mode='replace'. Replacement text. Pass empty string '' to delete the matched text.",
+        },
         replace_all: { type: 'boolean', default: false, description: 'Replace all occurrences instead of requiring a unique match (default: false)' },
         patch: {
           type: 'string',
           description:
             "REQUIRED when mode='patch'. V4A format patch content. Format:\n*** Begin Patch\n*** Update File: path/to/file\n@@ context hint @@\n context line\n-removed line\n+added line\n*** End Patch",
         },
-        cross_profile: CROSS_PROFILE_PROPERTY,
+        ...(follows(deps, 'fileWritesNoCrossProfile') ? {} : { cross_profile: CROSS_PROFILE_PROPERTY }),
       },
+      // Hermes 0.22 no longer advertises cross_profile, but its handler still takes it.
+      ...(follows(deps, 'fileWritesNoCrossProfile') ? { patternProperties: { '^cross_profile$': { type: 'boolean' } } } : {}),
       // mode is optional, as described (Hermes' stub defaults it to "replace"); what each mode
       // needs is checked by the handler, with Hermes' messages.
       additionalProperties: false,

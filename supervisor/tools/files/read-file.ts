@@ -13,6 +13,8 @@ import { fitReadBudget, numbered } from './read-format.js';
 import { pageLines, readText, type ReadFileDeps, type ReadRules } from './read-text.js';
 import { onLocalFileSystem } from './local-fs.js';
 import { requireString } from './paths.js';
+import { servedPage } from './read-state.js';
+import { MAX_LINE_LENGTH } from './read-scan.js';
 import { checkedPath, deviceError, isBlockedDevice, readVerdict } from './sensitive-paths.js';
 
 // read_file — Hermes' paginated text read (tools/file_tools.py `read_file_tool`,
@@ -169,7 +171,11 @@ export async function readFile(deps: ReadFileDeps, rules: ReadRules, args: Recor
   if (verdict?.blocked) throw new GatewayError(ErrorCode.FILE_BLOCKED, verdict.blocked);
   if (extractable) {
     const doc = await readDocument(documentDeps(deps), checked.real, input, { ...rules.documents, displayPath: checked.real }, ctx.signal);
-    if (doc.kind === 'text') return { structured: documentPage(doc.text, doc.size, offset, limit, maxJson, rules), secretFile: verdict?.secretFile === true };
+    if (doc.kind === 'text') {
+      const structured = documentPage(doc.text, doc.size, offset, limit, maxJson, rules);
+      await deps.fileStates?.noteDocumentRead(ctx, checked.real, offset, structured, verdict?.secretFile === true);
+      return { structured, secretFile: verdict?.secretFile === true };
+    }
     // Hermes after 0.19 refuses a binary document it cannot render with the reason; a notebook (and
     // anything in 0.19) is then read as any file.
     const ext = fileExtension(checked.real);
@@ -190,7 +196,10 @@ export async function readFile(deps: ReadFileDeps, rules: ReadRules, args: Recor
   const { blocked, secretFile } = verdict ?? (await readVerdict(checked, input, deps.hermesHome));
   if (blocked) throw new GatewayError(ErrorCode.FILE_BLOCKED, blocked);
   // Every answer is redacted by the pipeline, once, in file-read mode (secret_file for this path).
-  const structured = await readText(deps, rules, { input, expanded: target.expanded, absolute: target.absolute, real: checked.real }, offset, limit, maxJson, ctx);
+  // What the task saw is recorded for write_file's read-before-overwrite guard (read-state.ts).
+  let seen: Stats | undefined;
+  const structured = await readText(deps, rules, { input, expanded: target.expanded, absolute: target.absolute, real: checked.real }, offset, limit, maxJson, ctx, false, (st) => (seen = st));
+  await deps.fileStates?.noteRead(ctx, servedPage(checked.real, offset, limit, structured, secretFile === true, seen, MAX_LINE_LENGTH));
   return { structured, secretFile };
 }
 

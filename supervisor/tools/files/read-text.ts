@@ -1,4 +1,4 @@
-import { constants as fsConstants } from 'node:fs';
+import { constants as fsConstants, type Stats } from 'node:fs';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { HermesCaller } from '../../platform/hermes/call.js';
 import type { HermesRelease } from '../../platform/hermes/release.js';
@@ -12,6 +12,7 @@ import { INLINE, POOLED, SNIFF_BYTES, scanPage, type Page, type ReadIo } from '.
 import { UTF16_MAX_BYTES, utf16Encoding, utf16Hint, utf16Lines } from './read-utf16.js';
 import { onLocalFileSystem } from './local-fs.js';
 import type { PathDeps } from './paths.js';
+import type { FileStates } from './read-state.js';
 import { checkedPath, deviceError, isBlockedDevice, readVerdict } from './sensitive-paths.js';
 
 // read_file's read of a file that is not a document (Hermes `ShellFileOperations.read_file`, its
@@ -37,6 +38,8 @@ export interface ReadFileDeps extends PathDeps {
   hermes?: HermesCaller;
   /** How long Hermes' extractor may take for one document (`readFileDocumentTimeoutSeconds`). */
   readFileDocumentTimeoutSeconds?: number;
+  /** The per-task file states (read-state.ts): a page served is recorded there. */
+  fileStates?: FileStates;
   /** The workers' transport cap (`workerTransportMaxBytes`): what a document handed to Hermes may weigh. */
   workerTransportMaxBytes?: number;
 }
@@ -180,6 +183,8 @@ export async function readText(
   maxJson: number,
   ctx: CallContext,
   asVariant = false,
+  /** Told what was opened (its fstat), for the per-task file state. */
+  opened?: (st: Stats) => void,
 ): Promise<Record<string, unknown>> {
   // stat (not open) first, so a FIFO or device is refused before anything touches it. The real path
   // is the one that was checked; O_NOFOLLOW refuses a symlink swapped in since.
@@ -203,6 +208,7 @@ export async function readText(
     // What was opened must still be a regular file: the path could have been swapped since the stat.
     const st = await io.fstat(fd);
     if (!st.isFile()) throw notRegular(p, rules);
+    opened?.(st);
     const fileSize = st.size;
     // An empty size (procfs reports one) says nothing of how much there is to read.
     const reads = local && fileSize > 0 && fileSize <= deps.readFileInlineMaxBytes ? INLINE : POOLED;

@@ -6,6 +6,9 @@ import { isBlockedDevicePath, isSecretBearingFile, readBlockMessage } from './se
 import { globMatcher, rootFiles, type SearchPage, type SearchScope, type SearchTally, type WalkBudget } from './search-walk.js';
 import { LINE_ORIENTED_WARNING, compileSearchRegex, patternHasRegexNewline } from './search-regex.js';
 
+/** Hermes 0.22's warning when a `\n` regex was searched across lines (`_search_with_rg`). */
+const MULTILINE_WARNING = 'Pattern contains \\n — multiline mode (-U) was enabled automatically so the regex can match across line boundaries.';
+
 // search_files target "content": a RegExp over the lines of every searchable file the walk yields
 // (search-files.ts describes the tool; search-regex.ts turns the pattern into that RegExp).
 
@@ -44,7 +47,7 @@ function sniffEncoding(head: Uint8Array): { encoding: 'utf-8' | 'utf-16le' | 'ut
  * chunk at a time, keeping only `context` lines back, so any size is searched (as rg searches it)
  * within the search's deadline. `keep` bounds the lines collected to show.
  */
-async function scanFile(abs: string, re: RegExp, context: number, keep: number, budget: WalkBudget, signal?: AbortSignal): Promise<FileScan | null> {
+async function scanFile(abs: string, re: RegExp, context: number, keep: number, budget: WalkBudget, signal?: AbortSignal, multiline?: RegExp): Promise<FileScan | null> {
   let handle: FileHandle;
   try {
     handle = await open(abs, READ_FLAGS);
@@ -59,11 +62,14 @@ async function scanFile(abs: string, re: RegExp, context: number, keep: number, 
       const { encoding, bom } = sniffEncoding(bytes);
       if (encoding === 'utf-8' && bytes.includes(0)) return null;
       const body = bytes.subarray(bom);
-      const lines = splitFileLines(encoding === 'utf-8' ? decodeLenient(body) : new TextDecoder(encoding, { fatal: false }).decode(body));
-      const matched = matchingLines(lines, re);
+      const text = encoding === 'utf-8' ? decodeLenient(body) : new TextDecoder(encoding, { fatal: false }).decode(body);
+      const lines = splitFileLines(text);
+      const matched = multiline ? multilineMatchingLines(text, multiline, lines.length) : matchingLines(lines, re);
       const shown = withContext(matched, context, lines.length).slice(0, keep);
       return { matched: matched.length, shown: shown.map((l) => ({ line: l + 1, content: shownLine(lines[l]!) })) };
     }
+    // A multiline match may span chunks: files past SEARCH_MAX_FILE_BYTES are not searched across lines.
+    if (multiline) return null;
     const buffer = Buffer.alloc(STREAM_CHUNK);
     let decoder: TextDecoder | undefined;
     let utf8 = true;
@@ -147,6 +153,34 @@ function matchingLines(lines: string[], re: RegExp): number[] {
   return out;
 }
 
+/**
+ * rg --multiline: every line a match of the global `re` over the whole text touches (0-based,
+ * in order), a match that spans lines reporting each of them.
+ */
+function multilineMatchingLines(text: string, re: RegExp, lineCount: number): number[] {
+  const starts: number[] = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  const lineOf = (at: number): number => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  const hit = new Set<number>();
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const first = lineOf(m.index);
+    const last = lineOf(m.index + Math.max(m[0].length, 1) - 1);
+    for (let l = first; l <= last && l < lineCount; l++) hit.add(l);
+    if (m[0].length === 0) re.lastIndex++;
+  }
+  return [...hit].sort((a, b) => a - b);
+}
+
 /** Matching lines plus `context` lines around them, merged, in file order. */
 function withContext(matched: number[], context: number, lineCount: number): number[] {
   if (context <= 0) return matched;
@@ -164,28 +198,37 @@ interface ContentQuery {
   outputMode: string;
   context: number;
   fileGlob: string | null;
+  /** Hermes 0.22: a regex with `\n` is matched across lines (rg --multiline), with a warning. */
+  multiline?: boolean;
+  /** Hermes 0.22: a search that finds nothing says where the pattern would (`_zero_match_probe`). */
+  probes?: boolean;
 }
 
 /** Content search; sets `total_count` and `matches` / `files` / `counts` on `result`. */
 export async function searchContent(
   scope: SearchScope,
-  { pattern, outputMode, context, fileGlob }: ContentQuery,
+  query: ContentQuery,
   { offset, limit }: SearchPage,
   result: Record<string, unknown>,
   warnings: string[],
 ): Promise<SearchTally> {
+  const { pattern, outputMode, context, fileGlob } = query;
   const { root, budget, dirs, signal } = scope;
   let omitted = 0;
   let omittedMatches = 0; // count mode: the omitted files' matching lines
   let truncated = false;
   let lowerBound = false;
-  if (patternHasRegexNewline(pattern)) {
-    // Hermes runs rg line-oriented: a newline in the regex finds nothing (rg refuses it), and says why.
+  const acrossLines = patternHasRegexNewline(pattern);
+  if (acrossLines && !query.multiline) {
+    // Hermes 0.19 runs rg line-oriented: a newline in the regex finds nothing (rg refuses it), and says why.
     result.total_count = 0;
     warnings.push(LINE_ORIENTED_WARNING);
     return { omitted, truncated, lowerBound };
   }
   const re = compileSearchRegex(pattern);
+  // Hermes 0.22 turns on rg's --multiline for such a pattern, and says so.
+  const multiline = acrossLines ? new RegExp(re.source, re.flags.includes('g') ? re.flags : re.flags + 'g') : undefined;
+  if (multiline) warnings.push(MULTILINE_WARNING);
   const globOk = fileGlob ? globMatcher(fileGlob) : null;
   const want = offset + limit; // stop once one more entry than the page exists
   // Each entry remembers whether its file is secret-bearing: its redaction mode (Hermes classifies every hit's path).
@@ -199,7 +242,7 @@ export async function searchContent(
     if (budget.limitReason) break; // a large file's scan ran out of time (search-files.ts reports it)
     if (globOk && !root.isFile && !globOk(f.rel)) continue;
     if (isBlockedDevicePath(f.checked.lexical) || isBlockedDevicePath(f.checked.real)) continue; // e.g. /proc/<pid>/maps in a walk of /proc
-    const found = await scanFile(f.abs, re, context, outputMode === 'content' ? want + 1 - entries.length : 0, budget, signal);
+    const found = await scanFile(f.abs, re, context, outputMode === 'content' ? want + 1 - entries.length : 0, budget, signal, multiline);
     if (found === null || found.matched === 0) continue;
     const blocked = readBlockMessage(f.checked, f.display, dirs) !== null;
     if (outputMode === 'content') {
@@ -244,5 +287,88 @@ export async function searchContent(
     result.counts = Object.fromEntries(counts.slice(offset, offset + limit));
     truncated = counts.length > want;
   }
+  if (query.probes && result.total_count === 0 && !budget.limitReason) {
+    const hint = await zeroMatchProbe(scope, re, pattern, globOk, whitelist);
+    if (hint) warnings.push(hint);
+  }
   return { omitted, truncated, lowerBound };
+}
+
+/** Hermes `_ZERO_MATCH_PROBES`: the rg flags of each probe and what it says when it finds something. */
+const PROBES: ReadonlyArray<{ probe: 'i' | 'hidden' | 'literal'; say: string }> = [
+  { probe: 'i', say: "0 exact matches, but {total} case-insensitive match(es) in {n} file(s): {paths} — the pattern's casing may be wrong." },
+  { probe: 'hidden', say: '0 matches in visible files, but {total} match(es) in {n} hidden or gitignored file(s): {paths} — these are excluded by default.' },
+  {
+    probe: 'literal',
+    say: '0 regex matches, but {total} literal match(es) in {n} file(s): {paths} — the pattern contains regex metacharacters that likely need escaping (or pass a simpler substring).',
+  },
+];
+/** What rg prints of at most this many files per probe (`_run_rg_bounded(..., 50)`). */
+const PROBE_FILES = 50;
+const REGEX_META = /[.[\](){}?*+^$\\|]/;
+
+/**
+ * Hermes `_zero_match_probe`: after a content search found nothing, the first of a case-insensitive
+ * search, one of hidden and ignored files too, and (for a pattern with regex metacharacters) a
+ * literal one that finds something, as a sentence naming up to five files.
+ */
+async function zeroMatchProbe(scope: SearchScope, re: RegExp, pattern: string, globOk: ((rel: string) => boolean) | null, whitelist: ((rel: string) => boolean) | undefined): Promise<string | null> {
+  const { root, budget, signal } = scope;
+  for (const { probe, say } of PROBES) {
+    if (probe === 'literal' && !REGEX_META.test(pattern)) continue;
+    const probeRe =
+      probe === 'i' ? new RegExp(re.source, [...new Set(re.flags + 'gi')].join('')) : probe === 'literal' ? new RegExp(pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gu') : new RegExp(re.source, [...new Set(re.flags + 'g')].join(''));
+    let total = 0;
+    const files: string[] = [];
+    for await (const f of await rootFiles(root, budget, signal, probe === 'hidden' ? { everything: true } : { whitelist })) {
+      throwIfAborted(signal, 'search_files');
+      if (globOk && !root.isFile && !globOk(f.rel)) continue;
+      if (isBlockedDevicePath(f.checked.lexical) || isBlockedDevicePath(f.checked.real)) continue;
+      const n = await countMatches(f.abs, probeRe, root.isFile);
+      if (n > 0) {
+        total += n;
+        // rg names no file when it searched just one.
+        files.push(root.isFile ? '' : f.display);
+        if (files.length >= PROBE_FILES) break;
+      }
+    }
+    if (total > 0) {
+      const extra = files.length - 5;
+      const paths = files.slice(0, 5).join(', ') + (extra > 0 ? ` (+${extra} more)` : '');
+      return say.replace('{total}', String(total)).replace('{n}', String(files.length)).replace('{paths}', paths);
+    }
+  }
+  return null;
+}
+
+/**
+ * rg --count-matches on one file: every match of the global `re` in its lines. A binary file (a
+ * NUL byte) found by the walk has none; one named as the search path is counted all the same.
+ */
+async function countMatches(abs: string, re: RegExp, explicit: boolean): Promise<number> {
+  let bytes: Buffer;
+  try {
+    const handle = await open(abs, READ_FLAGS);
+    try {
+      const st = await handle.stat();
+      if (!st.isFile() || st.size > SEARCH_MAX_FILE_BYTES) return 0;
+      bytes = await handle.readFile();
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
+  } catch {
+    return 0;
+  }
+  const { encoding, bom } = sniffEncoding(bytes);
+  if (encoding === 'utf-8' && bytes.includes(0) && !explicit) return 0;
+  const body = bytes.subarray(bom);
+  let n = 0;
+  for (const line of splitFileLines(encoding === 'utf-8' ? decodeLenient(body) : new TextDecoder(encoding, { fatal: false }).decode(body))) {
+    re.lastIndex = 0;
+    for (let m = re.exec(line); m !== null; m = re.exec(line)) {
+      n++;
+      if (m[0].length === 0) re.lastIndex++;
+    }
+  }
+  return n;
 }

@@ -1,9 +1,10 @@
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../../core/tool-types.js';
 import type { PathDeps } from './paths.js';
+import { follows, type FollowsDeps } from './follows.js';
 import { hermesDirs } from './sensitive-paths.js';
 import { searchContent } from './search-content.js';
-import { searchFileNames } from './search-glob.js';
+import { searchFileNames, searchFileNamesOrdered, type FileOrder } from './search-glob.js';
 import { openRoot, SEARCH_DEADLINE_MS, SEARCH_MAX_ENTRIES, type SearchScope, type WalkBudget } from './search-walk.js';
 
 // search_files — Hermes' content / file-name search (tools/file_tools.py `search_tool`, which runs
@@ -59,7 +60,9 @@ function intArg(v: unknown, fallback: number): number {
 
 const OMITTED_NOTE = 'result(s) omitted because they target credential, token, cache, or secret-bearing environment files.';
 
-async function searchFiles(deps: PathDeps, args: Record<string, unknown>, ctx: CallContext): Promise<ToolOutcome> {
+type SearchDeps = PathDeps & FollowsDeps;
+
+async function searchFiles(deps: SearchDeps, args: Record<string, unknown>, ctx: CallContext): Promise<ToolOutcome> {
   const pattern = args.pattern;
   if (typeof pattern !== 'string' || pattern === '') throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, "search_files: missing required field 'pattern'.");
   const rawTarget = args.target === undefined ? 'content' : String(args.target);
@@ -75,6 +78,12 @@ async function searchFiles(deps: PathDeps, args: Record<string, unknown>, ctx: C
   const context = Math.max(0, intArg(args.context, 0));
   const fileGlob = typeof args.file_glob === 'string' && args.file_glob !== '' ? args.file_glob : null;
   const pathArg = typeof args.path === 'string' && args.path !== '' ? args.path : '.';
+  // Hermes 0.22: `order` for file search (ignored for content), checked before anything is searched.
+  const ordered = follows(deps, 'searchFilesOrder');
+  const order = args.order === undefined || args.order === null ? 'discovery' : String(args.order);
+  if (ordered && target === 'files' && order !== 'discovery' && order !== 'modified') {
+    throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `Invalid file search order '${order}'; expected 'discovery' or 'modified'.`);
+  }
 
   const dirs = await hermesDirs(deps.hermesHome);
   const root = await openRoot(deps, pathArg, ctx, dirs);
@@ -84,8 +93,16 @@ async function searchFiles(deps: PathDeps, args: Record<string, unknown>, ctx: C
   const result: Record<string, unknown> = {};
   const tally =
     target === 'files'
-      ? await searchFileNames(scope, pattern, { offset, limit }, result)
-      : await searchContent(scope, { pattern, outputMode, context, fileGlob }, { offset, limit }, result, warnings);
+      ? ordered
+        ? await searchFileNamesOrdered(scope, pattern, order as FileOrder, { offset, limit }, result)
+        : await searchFileNames(scope, pattern, { offset, limit }, result)
+      : await searchContent(
+          scope,
+          { pattern, outputMode, context, fileGlob, multiline: follows(deps, 'searchFilesMultiline'), probes: follows(deps, 'searchFilesZeroMatchProbes') },
+          { offset, limit },
+          result,
+          warnings,
+        );
   const omitted = tally.omitted;
   let truncated = tally.truncated;
   let lowerBound = tally.lowerBound;
@@ -111,9 +128,12 @@ async function searchFiles(deps: PathDeps, args: Record<string, unknown>, ctx: C
   // Redacted by the pipeline, once, in file-read mode. A match from a secret-bearing file was also
   // given the assignment passes by searchContent, which alone knows each match's file. The
   // matches come first, as they always have.
+  const hint = `Results truncated. Use offset=${offset + limit} to see more, or narrow with a more specific pattern or file_glob.`;
+  // Hermes 0.22 puts the hint in the JSON (#90322); before, it followed the JSON as text.
+  if (truncated && follows(deps, 'searchFilesHintField')) result._hint = hint;
   const { matches, ...rest } = result;
   const outcome: ToolOutcome = { structured: matches === undefined ? rest : { matches, ...rest } };
-  if (truncated) {
+  if (truncated && !follows(deps, 'searchFilesHintField')) {
     outcome.content = [
       { type: 'text', text: `[Hint: Results truncated. Use offset=${offset + limit} to see more, or narrow with a more specific pattern or file_glob.]` },
     ];
@@ -121,13 +141,16 @@ async function searchFiles(deps: PathDeps, args: Record<string, unknown>, ctx: C
   return outcome;
 }
 
-export function searchFilesTool(deps: PathDeps): ToolDefinition {
+export function searchFilesTool(deps: SearchDeps): ToolDefinition {
+  const ordered = follows(deps, 'searchFilesOrder');
   return {
     name: 'search_files',
     description:
       'Search file contents or find files by name. Use this instead of grep/rg/find/ls in terminal.\n\n' +
       "Content search (target='content'): Regex search inside files. Output modes: full matches with line numbers, file paths only, or match counts.\n\n" +
-      "File search (target='files'): Find files by glob pattern (e.g., '*.py', '*config*'). Also use this instead of ls — results sorted by modification time.",
+      (ordered
+        ? "File search (target='files'): Find files by glob pattern (e.g., '*.py', '*config*'). Also use this instead of ls. Discovery order is the fast bounded default; exact global newest-first order is an explicit opt-in and may scan the full tree."
+        : "File search (target='files'): Find files by glob pattern (e.g., '*.py', '*config*'). Also use this instead of ls — results sorted by modification time."),
     inputSchema: {
       type: 'object',
       properties: {
@@ -142,6 +165,16 @@ export function searchFilesTool(deps: PathDeps): ToolDefinition {
         file_glob: { type: 'string', description: "Filter files by pattern in grep mode (e.g., '*.py' to only search Python files)" },
         limit: { type: 'integer', default: 50, description: 'Maximum number of results to return (default: 50)' },
         offset: { type: 'integer', default: 0, description: 'Skip first N results for pagination (default: 0)' },
+        ...(ordered
+          ? {
+              order: {
+                type: 'string',
+                enum: ['discovery', 'modified'],
+                default: 'discovery',
+                description: "File-search order: 'discovery' is fast bounded traversal order; 'modified' is exact global newest-first and may scan the full tree; ignored for content",
+              },
+            }
+          : {}),
         output_mode: {
           type: 'string',
           enum: ['content', 'files_only', 'count'],

@@ -22,6 +22,10 @@ export const SEARCH_DEADLINE_MS = 20_000;
 const PRUNE_DIRS = new Set(['node_modules', '__pycache__', 'site-packages', 'venv']);
 
 interface WalkFile {
+  /** 'dir' only for a walk asked for directories (WalkOptions.directories). */
+  kind?: 'file' | 'dir';
+  /** Hidden or ignored, taken only because a glob override named it (or an ancestor). */
+  shadowed?: boolean;
   abs: string;
   /** Relative to the search root, `/`-separated ('' when the root is the file itself). */
   rel: string;
@@ -228,19 +232,35 @@ export interface WalkOptions {
    * ignored (a directory is then walked into).
    */
   whitelist?: (rel: string) => boolean;
+  /** Also yield the directories walked into (after the files beside them), as `kind: 'dir'`. */
+  directories?: boolean;
+  /**
+   * rg `--hidden --no-ignore` with Hermes' prune globs (agent/search_policy.py
+   * SEARCH_PRUNE_DIR_NAMES): hidden and ignored entries are walked too, those directories not.
+   */
+  everything?: boolean;
 }
+
+/** Hermes' agent/search_policy.py SEARCH_PRUNE_DIR_NAMES, pruned from a walk of everything. */
+const EVERYTHING_PRUNED = new Set([
+  '.git', '.hg', '.svn', 'node_modules', 'venv', '.venv', 'site-packages', 'dist-packages', 'vendor', 'third_party',
+  'build', 'dist', 'target', 'out', 'coverage', '.next', '.turbo', '.parcel-cache', '.nuxt', '.svelte-kit', '.archive',
+  '__pycache__', '.cache', '.Trash', '.tox', '.nox', '.mypy_cache', '.pytest_cache', '.ruff_cache', '.npm', '.yarn',
+  '.pnpm-store', '.gradle', '.m2', '.nuget', 'backups', 'backup', '.backups',
+]);
 
 interface WalkDir {
   rel: string;
   layers: IgnoreLayer[];
   inRepo: boolean;
+  shadowed: boolean;
 }
 
 /** Files under `root` in sorted depth-first order, bounded by `budget`. */
 async function* walkFiles(root: SearchRoot, budget: WalkBudget, options: WalkOptions, signal?: AbortSignal): AsyncGenerator<WalkFile> {
   const above = await ancestorLayers(root.abs, root.real, root.confinedTo);
   const rootRepo = await exists(join(root.abs, '.git'));
-  const stack: WalkDir[] = [{ rel: '', layers: above.layers, inRepo: above.inRepo }];
+  const stack: WalkDir[] = [{ rel: '', layers: above.layers, inRepo: above.inRepo, shadowed: false }];
   let first = true;
   while (stack.length > 0) {
     throwIfAborted(signal, 'search_files');
@@ -255,7 +275,7 @@ async function* walkFiles(root: SearchRoot, budget: WalkBudget, options: WalkOpt
     first = false;
     const inRepo = here.inRepo || ownRepo;
     const layers = [...here.layers, ...(await dirLayers(dirAbs, inRepo, ownRepo))];
-    let names: Array<{ name: string; kind: 'file' | 'dir' }> = [];
+    let names: Array<{ name: string; kind: 'file' | 'dir'; shadowed: boolean }> = [];
     try {
       const dir = await opendir(dirAbs);
       for await (const ent of dir) {
@@ -268,22 +288,22 @@ async function* walkFiles(root: SearchRoot, budget: WalkBudget, options: WalkOpt
         if (!isDir && !ent.isFile()) continue;
         const childRel = rel ? `${rel}/${ent.name}` : ent.name;
         // rg's order of precedence: a glob override, then the ignore files, then the hidden rule.
-        if (!options.whitelist?.(childRel)) {
-          const verdict = ignoreVerdict(layers, join(dirAbs, ent.name), isDir);
-          if (verdict === 'ignore') continue;
-          if (verdict === null && ent.name.startsWith('.')) continue;
-          if (isDir && PRUNE_DIRS.has(ent.name)) continue;
-        }
-        names.push({ name: ent.name, kind: isDir ? 'dir' : 'file' });
+        const verdict = ignoreVerdict(layers, join(dirAbs, ent.name), isDir);
+        const shadowed = verdict === 'ignore' || (verdict === null && ent.name.startsWith('.'));
+        if (options.everything) {
+          if (isDir && EVERYTHING_PRUNED.has(ent.name)) continue;
+        } else if (!options.whitelist?.(childRel) && (shadowed || (isDir && PRUNE_DIRS.has(ent.name)))) continue;
+        names.push({ name: ent.name, kind: isDir ? 'dir' : 'file', shadowed: shadowed || here.shadowed });
       }
     } catch {
       continue; // unreadable directory: skipped, like rg's per-entry errors
     }
     names = names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const n of names) {
-      if (n.kind !== 'file') continue;
+    for (const n of [...names.filter((x) => x.kind === 'file'), ...(options.directories ? names.filter((x) => x.kind === 'dir') : [])]) {
       const childRel = rel ? `${rel}/${n.name}` : n.name;
       yield {
+        kind: n.kind,
+        shadowed: n.shadowed,
         abs: join(root.abs, childRel),
         rel: childRel,
         display: displayJoin(root.display, childRel),
@@ -291,8 +311,8 @@ async function* walkFiles(root: SearchRoot, budget: WalkBudget, options: WalkOpt
       };
     }
     if (budget.limitReason) return;
-    const dirs = names.filter((n) => n.kind === 'dir').map((n) => (rel ? `${rel}/${n.name}` : n.name));
-    for (let i = dirs.length - 1; i >= 0; i--) stack.push({ rel: dirs[i]!, layers, inRepo });
+    const dirs = names.filter((n) => n.kind === 'dir');
+    for (let i = dirs.length - 1; i >= 0; i--) stack.push({ rel: rel ? `${rel}/${dirs[i]!.name}` : dirs[i]!.name, layers, inRepo, shadowed: dirs[i]!.shadowed });
   }
 }
 

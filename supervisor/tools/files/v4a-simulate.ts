@@ -1,7 +1,8 @@
 import { lstat } from 'node:fs/promises';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { assertEncodable, BOM, detectLineEnding, isNotFound, normalizeLineEndings, readRawText } from './fs-util.js';
-import { fuzzyFindAndReplace, noMatchHint } from './fuzzy-match.js';
+import { boundaryNote, fuzzyFindAndReplace, noMatchHint } from './fuzzy-match.js';
+import type { StrategyName } from './fuzzy-strategies.js';
 import { unifiedDiff, fileDiff } from './unified-diff.js';
 import type { Hunk, PatchOperation } from './v4a-parse.js';
 
@@ -64,7 +65,19 @@ export function encodeSim(f: SimFile): Buffer {
   return Buffer.from((f.bom ? BOM : '') + body, 'utf8');
 }
 
+/** How a simulation follows the Hermes the gateway fronts (release.ts). */
+export interface SimulationOptions {
+  /** patchStricterFuzzy: Hermes 0.22's fuzzy chain and its notes. */
+  stricter?: boolean;
+  /** patchV4aAbsoluteHeaders: an Add must create a new file. */
+  addMustCreate?: boolean;
+}
+
 export class Simulation {
+  constructor(private readonly options: SimulationOptions = {}) {}
+
+  /** Hermes 0.22's notes, one per file whose hunks a similarity strategy placed. */
+  readonly notes: string[] = [];
   readonly state = new Map<string, SimFile | null>();
   readonly originals = new Map<string, Original>();
   readonly errors: ValidationError[] = [];
@@ -124,6 +137,8 @@ export class Simulation {
     const before = file.content;
     let content = before;
     let hunkIndex = 0;
+    const strategies: StrategyName[] = [];
+    const fuzzy = { stricter: this.options.stricter === true };
     for (const hunk of op.hunks) {
       hunkIndex++;
       const { search, replace } = splitHunk(hunk);
@@ -154,19 +169,20 @@ export class Simulation {
         continue;
       }
       const searchPattern = search.join('\n');
-      let result = fuzzyFindAndReplace(content, searchPattern, replacement, false);
+      let result = fuzzyFindAndReplace(content, searchPattern, replacement, false, fuzzy);
       if (!result.ok && hunk.contextHint) {
         // Retry inside a window around the hint (what upstream's apply phase does).
         const at = content.indexOf(hunk.contextHint);
         if (at !== -1) {
           const ws = Math.max(0, at - 500);
           const we = Math.min(content.length, at + 2000);
-          const windowed = fuzzyFindAndReplace(content.slice(ws, we), searchPattern, replacement, false);
+          const windowed = fuzzyFindAndReplace(content.slice(ws, we), searchPattern, replacement, false, fuzzy);
           if (windowed.ok) result = { ...windowed, content: content.slice(0, ws) + windowed.content + content.slice(we) };
         }
       }
       if (result.ok) {
         content = result.content;
+        strategies.push(result.strategy);
         continue;
       }
       const label = hunk.contextHint ? `'${hunk.contextHint}'` : '(no hint)';
@@ -177,6 +193,8 @@ export class Simulation {
     }
     this.state.set(op.absPath, { ...file, content });
     this.diffs.push(fileDiff(op.filePath, before, content));
+    const note = this.options.stricter ? boundaryNote(strategies, "the hunk's", ` in ${op.filePath}`) : null;
+    if (note && !this.notes.includes(note)) this.notes.push(note);
   }
 
   async add(op: ResolvedOperation): Promise<void> {
@@ -185,6 +203,10 @@ export class Simulation {
     // An Add over an existing file replaces it, as upstream's write_file does: keeping its BOM and
     // CRLF line endings, and its mode.
     let existing: SimFile | null = null;
+    if (taken === 'exists' && this.options.addMustCreate) {
+      this.error('invalid', `${op.filePath}: file already exists — use Update File, not Add File`);
+      return;
+    }
     if (taken === 'exists') {
       const { file, error } = await this.read(op.absPath, op.filePath);
       if (!file) {

@@ -2,7 +2,8 @@ import { unlink } from 'node:fs/promises';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { atomicWrite, ensureParentDirs, removeCreatedDirs } from './fs-util.js';
 import { assertNoAddedRedactionMarker, syntaxGateRefusal } from './write-file.js';
-import { encodeSim, Simulation, type Original, type ResolvedOperation, type ValidationError } from './v4a-simulate.js';
+import { sha256Hex, type PatchWrite } from './read-state.js';
+import { encodeSim, Simulation, type Original, type ResolvedOperation, type SimulationOptions, type ValidationError } from './v4a-simulate.js';
 
 // V4A patches (tools/patch_parser.py): the multi-file format used by codex/cline.
 //
@@ -28,6 +29,12 @@ export { hasTraversal, operationPaths, parseV4aPatch, type Hunk, type HunkLine, 
 export type { ResolvedOperation } from './v4a-simulate.js';
 
 interface V4aOutcome {
+  /** Each file written, with the sha256 of the bytes it had ('' when created) and of the bytes written (read-state.ts). */
+  writes: PatchWrite[];
+  /** Files deleted or moved away. */
+  removed: string[];
+  /** Hermes 0.22's notes: which files' hunks a similarity strategy placed. */
+  notes: string[];
   diff: string;
   filesModified: string[];
   filesCreated: string[];
@@ -56,8 +63,8 @@ interface Applied {
  * Validate and apply resolved operations all-or-nothing. Throws PATCH_* on validation failure
  * (nothing written) and FILE_WRITE_FAILED when a write fails (everything restored).
  */
-export async function applyV4a(operations: readonly ResolvedOperation[], signal?: AbortSignal): Promise<V4aOutcome> {
-  const sim = new Simulation();
+export async function applyV4a(operations: readonly ResolvedOperation[], signal?: AbortSignal, options: SimulationOptions = {}): Promise<V4aOutcome> {
+  const sim = new Simulation(options);
   for (const op of operations) {
     if (op.operation === 'update') await sim.update(op);
     else if (op.operation === 'add') await sim.add(op);
@@ -140,5 +147,6 @@ export async function applyV4a(operations: readonly ResolvedOperation[], signal?
   const created = operations.filter((o) => o.operation === 'add').map((o) => o.absPath);
   const deleted = operations.filter((o) => o.operation === 'delete').map((o) => o.absPath);
   const modified = [...new Set(operations.flatMap((o) => (o.operation === 'move' ? [o.absPath, o.absNewPath!] : [o.absPath])))];
-  return { diff: sim.diffs.join('\n'), filesModified: modified, filesCreated: created, filesDeleted: deleted };
+  const written = writes.map((w) => ({ real: w.abs, readSha: w.original.exists && w.original.bytes ? sha256Hex(w.original.bytes) : '', writtenSha: sha256Hex(w.bytes) }));
+  return { notes: sim.notes, writes: written, removed: deletes.map((d) => d.abs), diff: sim.diffs.join('\n'), filesModified: modified, filesCreated: created, filesDeleted: deleted };
 }

@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { join, relative, sep } from 'node:path';
+import { extname, join, relative, sep } from 'node:path';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { isUnder, type UserPath } from './paths.js';
 import { authFiles, checkedPath, either, NOT_A_BOUNDARY, type CheckedPath, type HermesDirs } from './sensitive-paths.js';
@@ -93,9 +93,9 @@ export const CROSS_PROFILE_PROPERTY = {
 
 const PROFILE_SCOPED_AREAS = new Set(['skills', 'plugins', 'cron', 'memories']);
 
-function crossProfileMessage(p: CheckedPath, dirs: HermesDirs): string | null {
+function crossProfileMessage(p: CheckedPath, dirs: HermesDirs, profiles: boolean): string | null {
   const target = p.real;
-  if (isUnder(target, dirs.root) && target !== dirs.root) {
+  if (profiles && isUnder(target, dirs.root) && target !== dirs.root) {
     const parts = relative(dirs.root, target).split(sep);
     let targetProfile: string | null = null;
     let area: string | null = null;
@@ -132,14 +132,154 @@ function crossProfileMessage(p: CheckedPath, dirs: HermesDirs): string | null {
   return null;
 }
 
-/** Every write-side rule for one target; throws FILE_BLOCKED on the first refusal. */
-export async function assertWritable(p: UserPath & { real?: string }, dirs: HermesDirs, crossProfile: boolean, verb = 'Write'): Promise<CheckedPath> {
+/**
+ * Every write-side rule for one target; throws FILE_BLOCKED on the first refusal. `noProfileGuard`:
+ * the Hermes followed dropped the cross-profile guard (0.22: profiles are not isolated), keeping
+ * only the sandbox-mirror one that `cross_profile` opts out of.
+ */
+export async function assertWritable(p: UserPath & { real?: string }, dirs: HermesDirs, crossProfile: boolean, verb = 'Write', noProfileGuard = false): Promise<CheckedPath> {
   const checked = await checkedPath(p);
   const message = writeBlockMessage(checked, p.input, dirs, verb);
   if (message) throw new GatewayError(ErrorCode.FILE_BLOCKED, message, { reason: 'sensitive_path' });
   if (!crossProfile) {
-    const warning = crossProfileMessage(checked, dirs);
+    const warning = crossProfileMessage(checked, dirs, !noProfileGuard);
     if (warning) throw new GatewayError(ErrorCode.FILE_BLOCKED, warning, { reason: 'cross_profile' });
   }
   return checked;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hermes 0.22's further write guards (tools/file_tools_write_guards.py), applied to write_file and
+// patch when the Hermes followed has them (release.ts fileWriteDocumentGuards,
+// fileWriteProtectedInstructions, fileWriteSshConfigApproval).
+
+/** tools/binary_extensions.py OPAQUE_DOCUMENT_EXTENSIONS: containers a text write can only corrupt. */
+const OPAQUE_DOCUMENT_EXTENSIONS = new Set([
+  '.doc', '.docx', '.docm', '.xls', '.xlsx', '.xlsm', '.xlsb',
+  '.ppt', '.pps', '.pot', '.pptx', '.pptm', '.ppsx', '.ppsm',
+  '.odt', '.ods', '.odp', '.rtf', '.epub',
+]);
+const SQLITE_EXTENSIONS = new Set(['.db', '.sqlite', '.sqlite3']);
+const SQLITE_SIDECAR_MARKERS = ['-wal', '-shm', '-journal'];
+
+/** binary_extensions `_lower_suffix`: the lower-cased text from the path's last dot ("" without one). */
+function lowerSuffix(p: string): string {
+  const dot = p.lastIndexOf('.');
+  return dot === -1 ? '' : p.slice(dot).toLowerCase();
+}
+
+/** binary_extensions `_strip_sidecar_marker`: `.db-wal` -> `.db`; null when not a SQLite sidecar. */
+function sidecarBase(suffix: string): string | null {
+  for (const marker of SQLITE_SIDECAR_MARKERS) {
+    if (suffix.endsWith(marker) && SQLITE_EXTENSIONS.has(suffix.slice(0, -marker.length))) return suffix.slice(0, -marker.length);
+  }
+  return null;
+}
+
+/**
+ * Hermes `_check_binary_document_write`: opaque documents and SQLite sidecars are never written as
+ * text; an existing PDF or file with a binary extension is not overwritten. `exists`: a regular
+ * file is at the path now.
+ */
+export function binaryDocumentRefusal(input: string, exists: boolean, binaryExtension: (p: string) => boolean): string | null {
+  const suffix = lowerSuffix(input);
+  const ext = extname(input).toLowerCase();
+  const effective = sidecarBase(suffix) ?? suffix;
+  if (OPAQUE_DOCUMENT_EXTENSIONS.has(effective)) {
+    return (
+      `Refusing to write plain text to binary document '${input}' (${ext}). A text write cannot produce a valid document container and would ` +
+      'corrupt the file (read_file showed you EXTRACTED text, not the real bytes). Use the docx/xlsx/powerpoint skills or a library like ' +
+      'python-docx/openpyxl/python-pptx via the terminal to create or edit this document.'
+    );
+  }
+  if (sidecarBase(suffix) !== null) {
+    return (
+      `Refusing to write plain text to binary SQLite sidecar '${input}' (${ext}). A -wal/-shm/-journal file holds raw database pages that SQLite ` +
+      'reads on the next open; text there corrupts the database. Use the sqlite3 CLI or a SQLite library via the terminal to modify the database instead.'
+    );
+  }
+  const pdf = input.toLowerCase().endsWith('.pdf');
+  if (!exists || !(pdf || binaryExtension(input))) return null;
+  if (pdf) {
+    return (
+      `Refusing to overwrite existing PDF '${input}' with plain text. read_file showed you EXTRACTED text, not the real bytes — writing ` +
+      'text back would destroy the document. Use the pdf skill or a PDF library via the terminal to modify it. (Creating a NEW .pdf file is allowed.)'
+    );
+  }
+  return (
+    `Refusing to overwrite existing binary file '${input}' (${ext}) with plain text — read_file showed you extracted or mojibake text, not the ` +
+    'real bytes, and writing text back would destroy the file. Use a binary-aware tool via the terminal to modify it (for SQLite databases, ' +
+    'the sqlite3 CLI or a SQLite library). (Creating a NEW file with this extension is allowed.)'
+  );
+}
+
+/** `_PROTECTED_INSTRUCTION_BASENAMES`: files that steer future agents, in any directory, any case. */
+const PROTECTED_INSTRUCTION_BASENAMES = new Set(['agents.md', 'claude.md', 'soul.md', '.cursorrules']);
+
+/** Python `fnmatch.fnmatch` on lower-cased names (`*`, `?`, `[...]`). */
+function fnmatch(name: string, pattern: string): boolean {
+  let re = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === '*') re += '.*';
+    else if (c === '?') re += '.';
+    else if (c === '[') {
+      const close = pattern.indexOf(']', i + 2);
+      if (close === -1) re += '\\[';
+      else {
+        let body = pattern.slice(i + 1, close).replace(/\\/g, '\\\\');
+        if (body.startsWith('!')) body = '^' + body.slice(1);
+        re += `[${body}]`;
+        i = close;
+      }
+    } else re += c.replace(/[.+^${}()|\\\]]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`, 's').test(name);
+}
+
+/** `security.protected_instruction_files` (default on) and `security.protected_instruction_extra_patterns` from Hermes' config.yaml. */
+export function protectedInstructionConfig(doc: Record<string, unknown> | undefined): { enabled: boolean; extra: string[] } {
+  const security = doc?.security;
+  if (typeof security !== 'object' || security === null || Array.isArray(security)) return { enabled: true, extra: [] };
+  const s = security as Record<string, unknown>;
+  const enabled = typeof s.protected_instruction_files === 'boolean' ? s.protected_instruction_files : true;
+  const extra = Array.isArray(s.protected_instruction_extra_patterns) ? s.protected_instruction_extra_patterns.filter((p) => p !== null && p !== '' && p !== undefined).map(String) : [];
+  return { enabled, extra };
+}
+
+/**
+ * Hermes `_protected_instruction_reason`: the label of a protected agent-instruction target (its
+ * base name, or the whole path of a file directly under a project `.hermes/`), or null. Hermes'
+ * own home (and root) is exempt: its files have their own guards.
+ */
+export function protectedInstructionReason(p: CheckedPath, dirs: HermesDirs, extra: readonly string[]): string | null {
+  for (const home of new Set([dirs.home, dirs.root])) if (isUnder(p.real, home)) return null;
+  for (const candidate of [p.lexical, p.real]) {
+    const base = candidate.slice(candidate.lastIndexOf('/') + 1);
+    const lower = base.toLowerCase();
+    if (PROTECTED_INSTRUCTION_BASENAMES.has(lower) || extra.some((pattern) => fnmatch(lower, pattern.toLowerCase()))) return base;
+    const parts = candidate.replace(/\/+$/, '').split('/');
+    if (parts.length >= 2 && parts[parts.length - 2] === '.hermes') return candidate;
+  }
+  return null;
+}
+
+/** Hermes' refusal of a protected-instruction write without a human to approve it (`_request_protected_instruction_approval`, no channel). */
+export function protectedInstructionRefusal(labels: readonly string[]): string {
+  const targets = [...new Set(labels)].join(', ');
+  return (
+    `BLOCKED: write to protected agent-instruction file(s) (${targets}) requires approval but no interactive user or gateway is present to approve it. ` +
+    'The user has NOT consented to this write. Do NOT retry it or attempt the same edit via another path (terminal, execute_code, etc.).'
+  );
+}
+
+/** Hermes `is_write_approval_required` (agent/file_safety.py `build_write_approval_paths`): the SSH client config. */
+export function sshConfigRefusal(inputs: ReadonlyArray<{ input: string; checked: CheckedPath }>): string | null {
+  const config = join(homedir(), '.ssh', 'config');
+  const targets = inputs.filter(({ checked }) => either(checked, (c) => c === config)).map(({ input }) => input);
+  if (targets.length === 0) return null;
+  return (
+    `BLOCKED: write to SSH config file(s) (${[...new Set(targets)].join(', ')}) requires approval but no interactive user or gateway is present to approve it. ` +
+    'Do NOT retry it via another path (terminal, execute_code) without the user\'s explicit consent.'
+  );
 }

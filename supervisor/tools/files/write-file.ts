@@ -9,7 +9,13 @@ import { assertEncodable, atomicWrite, encodeForExisting, ensureParentDirs, isNo
 import { resolveToolPath } from './confine.js';
 import { requireString, throwIfAborted, type PathDeps } from './paths.js';
 import { hermesDirs } from './sensitive-paths.js';
-import { assertWritable, CROSS_PROFILE_PROPERTY } from './write-blocks.js';
+import { assertWritable, binaryDocumentRefusal, CROSS_PROFILE_PROPERTY, protectedInstructionConfig, protectedInstructionReason, protectedInstructionRefusal, sshConfigRefusal } from './write-blocks.js';
+import { fileVersion, sha256Hex, type FileStates } from './read-state.js';
+import { hasBinaryExtension } from './fs-util.js';
+import { readHermesConfig } from '../../platform/hermes-config.js';
+import type { HermesRelease } from '../../platform/hermes/release.js';
+import { follows } from './follows.js';
+import type { CheckedPath, HermesDirs } from './sensitive-paths.js';
 
 // write_file — Hermes' whole-file write (tools/file_tools.py `write_file_tool`,
 // tools/file_operations.py `write_file`): sensitive and credential targets refused, the
@@ -28,7 +34,10 @@ import { assertWritable, CROSS_PROFILE_PROPERTY } from './write-blocks.js';
 // of a secret (`«redacted:ghp_…»`, `«redacted-secret»`) to the file is refused, so a read → write
 // round trip never stores the marker over the real secret.
 //
-// Not done here: LSP diagnostics and the staleness warnings (no per-task read state).
+// Following the Hermes the gateway fronts (release.ts): 0.20.6's read-before-overwrite guard
+// (read-state.ts; before it, 0.19's staleness `_warning`), 0.22's `verified`, its document,
+// agent-instruction, SSH-config, NaN and lone-surrogate refusals, and no cross-profile guard.
+// Not done here: LSP diagnostics.
 
 /** A `lint` field, as upstream's LintResult.to_dict gives it. */
 export type Lint = { status: 'skipped'; message: string } | { status: 'ok' | 'error'; output: string; message?: string };
@@ -66,7 +75,8 @@ export function structuredSyntaxError(ext: string, content: string): string | nu
     // Python's json.loads refuses a str that starts with a BOM.
     if (content.startsWith('\uFEFF')) return 'JSONDecodeError: Unexpected UTF-8 BOM (decode using utf-8-sig) (line 1, column 1)';
     try {
-      JSON.parse(content);
+      // Python's json.loads takes NaN, Infinity and -Infinity as numbers.
+      JSON.parse(withoutJsonConstants(content).text);
       return '';
     } catch (e) {
       return `JSONDecodeError: ${(e as Error).message}`;
@@ -173,7 +183,72 @@ export function looksLikeReadFileOutput(content: string): boolean {
   return consecutive >= numbered.length - 1;
 }
 
-export async function writeFile(deps: PathDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
+/** What write_file and patch need from their host besides paths: the Hermes they follow, the per-task file states. */
+export interface EditDeps extends PathDeps {
+  /** The Hermes followed (release.ts); the newest the gateway knows when absent. */
+  release?: HermesRelease;
+  /** Per-task file states (read-state.ts): write_file's read-before-overwrite guard. */
+  fileStates?: FileStates;
+}
+
+export { follows } from './follows.js';
+
+/**
+ * Hermes 0.22's guards before a write (write_file_tool's order after the sensitive-path check):
+ * binary documents, protected agent-instruction files, the SSH client config. Throws FILE_BLOCKED.
+ */
+export async function assertNewerWriteGuards(deps: EditDeps, targets: ReadonlyArray<{ input: string; checked: CheckedPath; text: boolean }>, dirs: HermesDirs): Promise<void> {
+  if (follows(deps, 'fileWriteDocumentGuards')) {
+    for (const { input, checked, text } of targets) {
+      if (!text) continue;
+      const exists = (await stat(checked.real).catch(() => null))?.isFile() === true;
+      const refusal = binaryDocumentRefusal(input, exists, hasBinaryExtension);
+      if (refusal) throw new GatewayError(ErrorCode.FILE_BLOCKED, refusal);
+    }
+  }
+  if (follows(deps, 'fileWriteProtectedInstructions')) {
+    const { enabled, extra } = protectedInstructionConfig(readHermesConfig(deps.hermesHome).doc);
+    const labels = enabled ? targets.map((t) => protectedInstructionReason(t.checked, dirs, extra)).filter((l): l is string => l !== null) : [];
+    if (labels.length > 0) throw new GatewayError(ErrorCode.FILE_BLOCKED, protectedInstructionRefusal(labels));
+  }
+  if (follows(deps, 'fileWriteSshConfigApproval')) {
+    const refusal = sshConfigRefusal(targets);
+    if (refusal) throw new GatewayError(ErrorCode.FILE_BLOCKED, refusal);
+  }
+}
+
+/** JSON text with NaN, Infinity and -Infinity outside strings read as 0 (as Python's json reads them, as numbers), and the first of them. */
+function withoutJsonConstants(text: string): { text: string; first: string | null } {
+  if (!text.includes('NaN') && !text.includes('Infinity')) return { text, first: null };
+  let first: string | null = null;
+  const out = text.replace(/"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)/g, (m, constant: string | undefined) => {
+    if (constant === undefined) return m;
+    first ??= constant;
+    return '0';
+  });
+  return { text: out, first };
+}
+
+/** Hermes `_json_nonstandard_constant`: the first NaN/Infinity/-Infinity of otherwise valid JSON, else null. */
+export function jsonNonstandardConstant(text: string): string | null {
+  const { text: strict, first } = withoutJsonConstants(text.startsWith('\uFEFF') ? text.slice(1) : text);
+  if (first === null) return null;
+  try {
+    JSON.parse(strict);
+  } catch {
+    return null; // unparseable text has no constant to report
+  }
+  return first;
+}
+
+/** Hermes `_refuse_introduced_json_constant`: a JSON write that brings in NaN/Infinity (one already there keeps being accepted). */
+export function jsonConstantRefusal(path: string, content: string, before: string | null): string | null {
+  const constant = jsonNonstandardConstant(content);
+  if (constant === null || (before !== null && jsonNonstandardConstant(before) !== null)) return null;
+  return `Refusing to write '${path}': candidate content uses ${constant}, which is not valid JSON. The file was NOT created or modified. Use null or a string instead and retry.`;
+}
+
+export async function writeFile(deps: EditDeps, args: Record<string, unknown>, ctx: CallContext): Promise<Record<string, unknown>> {
   const input = requireString(args, 'path', 'write_file');
   if (!('content' in args) || args.content === undefined) {
     throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, "write_file: missing required field 'content'. Re-emit the tool call with both 'path' and 'content' set.");
@@ -182,69 +257,129 @@ export async function writeFile(deps: PathDeps, args: Record<string, unknown>, c
     throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `write_file: 'content' must be a string, got ${typeof args.content}.`);
   }
   const content = args.content;
+  // Hermes 0.22 dropped the cross-profile guard; cross_profile still opts out of the sandbox-mirror one.
   const crossProfile = args.cross_profile === true;
+  const newer = follows(deps, 'writeFileVerified');
+  const surrogateLate = follows(deps, 'writeLoneSurrogate');
   const target = await resolveToolPath(deps, input, ctx);
   const dirs = await hermesDirs(deps.hermesHome);
-  const checked = await assertWritable(target, dirs, crossProfile);
+  const checked = await assertWritable(target, dirs, crossProfile, 'Write', follows(deps, 'fileWritesNoCrossProfile'));
+  await assertNewerWriteGuards(deps, [{ input, checked, text: true }], dirs);
   if (looksLikeReadFileOutput(content)) {
     throw new GatewayError(
       ErrorCode.INVALID_ARGUMENTS,
       'Refusing to write internal read_file display text as file content. Strip read_file line-number prefixes or reconstruct the intended file contents before writing.',
     );
   }
-  assertEncodable(input, content);
+  // Hermes 0.22 checks the content inside its write, after the read-before-overwrite guard.
+  if (!surrogateLate) assertEncodable(input, content);
 
   // A symlink is written through to its (already checked) real target, like upstream `readlink -f`.
   const writePath = checked.real;
 
   return withPathLocks([checked.real], async () => {
     throwIfAborted(ctx?.signal, 'write_file');
+    // A directory is never replaced by a file (said plainly, before the guard would call it unread).
+    const present = await stat(writePath).catch((e: unknown) => (isNotFound(e) ? null : Promise.reject(e)));
+    if (present && !present.isFile()) throw new GatewayError(ErrorCode.FILE_NOT_REGULAR, `Cannot write '${input}': it exists and is not a regular file.`);
+    // Hermes 0.20.6's read-before-overwrite guard: nothing below runs when it refuses.
+    const blocker = await deps.fileStates?.overwriteBlocker(ctx, writePath);
+    if (blocker) {
+      throw new GatewayError(ErrorCode.FILE_STALE_WRITE, staleWriteMessage(input, blocker), { stale_write_blocked: true, path: input, resolved_path: writePath });
+    }
+    // Before 0.20.6 a stale overwrite is written, with a warning (FileStateRegistry.check_stale).
+    const warning = deps.fileStates && !deps.fileStates.guard ? await deps.fileStates.staleWarning(ctx, writePath) : null;
+    if (surrogateLate) assertEncodable(writePath, content, 'repr');
     let dirsCreated: string[];
     let bytes: Buffer;
     let before: string | null = null;
     const refusal = syntaxGateRefusal(writePath, content);
     // Upstream's WriteResult of a refused write: nothing written, no directory created.
     if (refusal) throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, refusal, { bytes_written: 0, dirs_created: false, resolved_path: writePath });
+    let verified: boolean | undefined;
     try {
       const existingStat = await stat(writePath).catch((e: unknown) => (isNotFound(e) ? null : Promise.reject(e)));
       if (existingStat && !existingStat.isFile()) {
         throw new GatewayError(ErrorCode.FILE_NOT_REGULAR, `Cannot write '${input}': it exists and is not a regular file.`);
       }
       if (REDACTION_MARKER_RE.test(content)) assertNoAddedRedactionMarker('write_file', input, existingStat ? await readFile(writePath, 'utf8') : '', content);
-      dirsCreated = await ensureParentDirs(writePath);
-      const existing = existingStat ? await probeExisting(writePath) : null;
       // Upstream reads the old text only for the formats it lints in-process (an empty file counts as none).
       if (existingStat && structuredSyntaxError(extname(writePath).toLowerCase(), '') !== null) before = (await readFile(writePath, 'utf8')) || null;
+      const constant = follows(deps, 'writeJsonConstants') && extname(writePath).toLowerCase() === '.json' ? jsonConstantRefusal(writePath, content, before) : null;
+      if (constant) throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, constant, { bytes_written: 0, dirs_created: false, resolved_path: writePath });
+      dirsCreated = await ensureParentDirs(writePath);
+      const existing = existingStat ? await probeExisting(writePath) : null;
       bytes = encodeForExisting(content, existing?.head ?? null);
       await atomicWrite(writePath, bytes, existing?.mode);
+      // Hermes 0.22 `_verify_written_hash`: the bytes on disk are the bytes meant.
+      if (newer) verified = await verifyWritten(writePath, bytes);
     } catch (e) {
       if (e instanceof GatewayError) throw e;
       throw writeFailed(input, e);
     }
+    const sha = sha256Hex(bytes);
+    await deps.fileStates?.noteWrite(ctx, writePath, sha);
     return {
       bytes_written: bytes.length,
       dirs_created: dirsCreated.length > 0,
+      ...(verified !== undefined ? { verified } : {}),
       // Upstream lints the text as written (its BOM and CRLF restored) against the old file's text.
       lint: lintDelta(writePath, before, bytes.toString('utf8'), deps.searchPath),
+      ...(warning ? { _warning: warning } : {}),
       resolved_path: writePath,
       files_modified: [writePath],
     };
   });
 }
 
-export function writeFileTool(deps: PathDeps): ToolDefinition {
+/** Hermes `_stale_write_refusal`'s text. */
+function staleWriteMessage(input: string, reason: string): string {
+  return (
+    `Refusing to overwrite ${input}: ${reason} The file was NOT modified. Reload the current contents with read_file ` +
+    '(every page, for a file that needs offset/limit), merge the requested change, then call write_file again. ' +
+    'For small edits, prefer patch so existing unrelated changes are preserved.'
+  );
+}
+
+/**
+ * Hermes `_verify_written_hash`: true when the file's sha256 is that of `bytes`; a mismatch is
+ * FILE_WRITE_FAILED with Hermes' text; undefined when it could not be read back.
+ */
+export async function verifyWritten(path: string, bytes: Uint8Array): Promise<boolean | undefined> {
+  const version = await fileVersion(path);
+  if (!version) return undefined;
+  if (version.sha256 !== sha256Hex(bytes)) {
+    throw new GatewayError(
+      ErrorCode.FILE_WRITE_FAILED,
+      `Post-write verification failed for ${path}: on-disk content hash differs from the intended write. The write did not persist correctly — re-read the file and retry.`,
+    );
+  }
+  return true;
+}
+
+export function writeFileTool(deps: EditDeps): ToolDefinition {
+  const readFirst = follows(deps, 'writeFileReadBeforeOverwrite');
+  const verified = follows(deps, 'writeFileVerified');
+  const noCrossProfile = follows(deps, 'fileWritesNoCrossProfile');
   return {
     name: 'write_file',
     description:
       'Write content to a file, completely replacing existing content. Use this instead of echo/cat heredoc in terminal. ' +
-      "Creates parent directories automatically. OVERWRITES the entire file — use 'patch' for targeted edits.",
+      "Creates parent directories automatically. OVERWRITES the entire file — use 'patch' for targeted edits." +
+      (readFirst
+        ? ' For an EXISTING file, call read_file first: write_file refuses (file untouched) when this task has no current full read/write of the file ' +
+          'or the file changed on disk since; on refusal, read_file, merge, then retry.'
+        : '') +
+      (verified ? ' The result\'s verified:true means the on-disk content hash was confirmed — do NOT re-read the file to check the write landed.' : ''),
     inputSchema: {
       type: 'object',
       properties: {
         path: { type: 'string', minLength: 1, description: "Path to the file to write (will be created if it doesn't exist, overwritten if it does)" },
         content: { type: 'string', description: 'Complete content to write to the file' },
-        cross_profile: CROSS_PROFILE_PROPERTY,
+        ...(noCrossProfile ? {} : { cross_profile: CROSS_PROFILE_PROPERTY }),
       },
+      // Hermes 0.22 no longer advertises cross_profile, but its handler still takes it.
+      ...(noCrossProfile ? { patternProperties: { '^cross_profile$': { type: 'boolean' } } } : {}),
       required: ['path', 'content'],
       additionalProperties: false,
     },

@@ -10,11 +10,14 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from oracle import serve  # noqa: E402
+from schema import schema_summary  # noqa: E402
 
 from tools.file_tools import patch_tool  # noqa: E402
 
 
 def handle(case, request):
+    if case.get("schema"):
+        return schema_summary("patch")
     return json.loads(patch_tool(task_id=f"fidelity-{case['id']}", **case["args"]))
 
 

@@ -6,11 +6,13 @@ carries over from one case to the next.
 "ripgrep": false answers as Hermes does on a host without ripgrep (its grep / find fallbacks).
 Hermes' local terminal always appends the standard system directories to PATH, so rg in /usr/bin
 cannot be hidden by PATH alone; the case instead sets what ShellFileOperations._has_command found
-for "rg" (the one place Hermes asks) for the length of its search, and forgets it afterwards: the
-file operations are shared between task ids.
+for "rg" for the length of its search and, where Hermes resolves ripgrep itself (0.22:
+SearchMixin._resolve_command, bundled rg first), answers None for "rg" there too; both are
+forgotten afterwards: the file operations are shared between task ids.
 
-search_tool returns JSON, followed by "\n\n[Hint: ...]" when the results were truncated; the answer
-is the JSON object, with that hint (when present) as "_hint"."""
+search_tool returns JSON; Hermes 0.19 appends "\n\n[Hint: ...]" when the results were truncated
+(0.22 puts `_hint` in the JSON): the answer is the JSON object, with that hint (when present) as
+"_hint"."""
 
 import json
 import os
@@ -29,10 +31,14 @@ def handle(case, request):
     ops = _get_file_ops(task_id)
     if not case.get("ripgrep", True):
         ops._command_cache["rg"] = False
+        if hasattr(ops, "_resolve_command"):
+            _orig = type(ops)._resolve_command
+            ops._resolve_command = lambda cmd, _o=_orig, _s=ops: None if cmd == "rg" else _o(_s, cmd)
     try:
         raw = _handle_search_files(case["args"], task_id=task_id)
     finally:
         ops._command_cache.pop("rg", None)
+        ops.__dict__.pop("_resolve_command", None)
     body, sep, hint = raw.partition(HINT)
     answer = json.loads(body)
     if sep:

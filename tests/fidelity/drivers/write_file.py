@@ -1,6 +1,8 @@
-"""Hermes' write_file (tools/file_tools.py write_file_tool) on each case: {"args": {...}} with the path
-already absolute. Each case writes under a task id of its own, so no staleness or read state carries
-over from one case to the next. The test reads the resulting files back itself."""
+"""Hermes' write_file (tools/file_tools.py write_file_tool) on each case: {"args": {...}, "steps": [...]}
+with the path already absolute. Each case writes under a task id of its own, so no staleness or read
+state carries over from one case to the next; its steps (steps.py: a read first, an earlier write or
+patch, another task's, a touched file) run under that task id before the write. The test reads the
+resulting files back itself."""
 
 import json
 import os
@@ -8,12 +10,18 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from oracle import serve  # noqa: E402
+from schema import schema_summary  # noqa: E402
+from steps import run_steps  # noqa: E402
 
 from tools.file_tools import write_file_tool  # noqa: E402
 
 
 def handle(case, request):
-    return json.loads(write_file_tool(task_id=f"fidelity-{case['id']}", **case["args"]))
+    if case.get("schema"):
+        return schema_summary("write_file")
+    task_id = f"fidelity-{case['id']}"
+    run_steps(case, task_id)
+    return json.loads(write_file_tool(task_id=task_id, **case["args"]))
 
 
 serve(handle)

@@ -10,6 +10,7 @@ import type { FileAccessMode } from '../../../supervisor/platform/roots.js';
 import { redactOutcome } from '../../../supervisor/core/result.js';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../../../supervisor/core/tool-types.js';
 import { fileTools } from '../../../supervisor/tools/files/index.js';
+import { FileStates } from '../../../supervisor/tools/files/read-state.js';
 
 // Shared fixture for the native file-tool tests: a throw-away HERMES_HOME + project directory per
 // case, the four tools bound to them, and helpers to call handlers and assert error codes. By default
@@ -41,7 +42,8 @@ export class Cases {
 
   /**
    * `hermes`: the Hermes version the tools follow, as HERMES_MCP_HERMES_VERSION states it (a test
-   * of 0.19's behaviour passes '0.19.0'); the newest the gateway knows when absent.
+   * of 0.19's behaviour passes '0.19.0'); the newest the gateway knows when absent (as in production
+   * without a Hermes installed); `guardOff`: HERMES_DISABLE_FILE_STATE_GUARD=1.
    */
   make(
     opts: {
@@ -56,6 +58,7 @@ export class Cases {
       /** Calls of a real Hermes' own functions (read_file's document extractor); none by default. */
       hermesCaller?: HermesCaller;
       workerTransportMaxBytes?: number;
+      guardOff?: boolean;
     } = {},
   ): Case {
     const root = join(this.base, `case-${++this.n}`);
@@ -64,7 +67,18 @@ export class Cases {
     fs.mkdirSync(home, { recursive: true });
     fs.mkdirSync(proj, { recursive: true });
     const owners: string[] = [];
+    const release = new HermesRelease(opts.hermes);
+    const limits = defaultLimits();
+    const fileStates = new FileStates({
+      enabled: opts.guardOff !== true,
+      guard: release.has('writeFileReadBeforeOverwrite'),
+      maxPaths: limits.fileStatePathsPerOwner,
+      ledgerTtlMs: limits.sessionTokenTtlSeconds * 1000,
+      maxLedgers: limits.maxSessionTokens,
+    });
     const [read, write, patch, search] = fileTools({
+      release,
+      fileStates,
       hermesHome: home,
       cwdFor: (id) => {
         owners.push(id);
@@ -74,7 +88,6 @@ export class Cases {
       readFileScanMaxBytes: opts.readFileScanMaxBytes ?? defaultLimits().readFileScanMaxBytes,
       readFileInlineMaxBytes: opts.readFileInlineMaxBytes ?? defaultLimits().readFileInlineMaxBytes,
       ...(opts.maxOutputChars === undefined ? {} : { maxOutputChars: opts.maxOutputChars }),
-      release: new HermesRelease(opts.hermes),
       ...(opts.hermesCaller ? { hermes: opts.hermesCaller } : {}),
       ...(opts.workerTransportMaxBytes === undefined ? {} : { workerTransportMaxBytes: opts.workerTransportMaxBytes }),
     });

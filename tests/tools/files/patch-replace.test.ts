@@ -81,8 +81,33 @@ describe('patch (replace mode)', () => {
     assert.equal(c.text('a.txt'), 'x = 5\ny = 2\nx = 5\n');
   });
 
-  test('a re-sent edit whose old_string is gone fails as in Hermes, file untouched', async () => {
+  test('following Hermes 0.22 a re-sent edit that is already in the file is a success that writes nothing', async () => {
     const c = cases.make();
+    const path = c.file('a.txt', 'result = compute_total(items)\n');
+    const before = fs.statSync(path).mtimeMs;
+    const r = await call(c.patch, { path: 'a.txt', old_string: 'result = 0', new_string: 'result = compute_total(items)' });
+    assert.deepEqual(r, {
+      success: true,
+      no_change: true,
+      note: `File already contains the target text — the edit appears to be already applied to ${fs.realpathSync(path)}. No write performed; do not re-send this patch.`,
+      files_modified: [fs.realpathSync(path)],
+      resolved_path: fs.realpathSync(path),
+    });
+    assert.equal(fs.statSync(path).mtimeMs, before);
+  });
+
+  test('following Hermes 0.22 an ambiguous old_string lists its matches; empty, blank and unchanged ones say what to do', async () => {
+    const c = cases.make();
+    c.file('a.txt', 'x = 1\ny = 2\nx = 1\n');
+    const e = await expectCode(c.patch.handler({ path: 'a.txt', old_string: 'x = 1', new_string: 'x = 3' }, ctx), ErrorCode.PATCH_AMBIGUOUS);
+    assert.equal(e.message, 'Found 2 matches for old_string. Provide more context to make it unique, or use replace_all=True. Matches:\n  L1: x = 1\n  L3: x = 1');
+    assert.match((await expectCode(c.patch.handler({ path: 'a.txt', old_string: '', new_string: 'z' }, ctx), ErrorCode.INVALID_ARGUMENTS)).message, /^old_string is empty — nothing to match\./);
+    assert.match((await expectCode(c.patch.handler({ path: 'a.txt', old_string: '  ', new_string: 'z' }, ctx), ErrorCode.INVALID_ARGUMENTS)).message, /^old_string is only whitespace/);
+    assert.match((await expectCode(c.patch.handler({ path: 'a.txt', old_string: 'y = 2', new_string: 'y = 2' }, ctx), ErrorCode.INVALID_ARGUMENTS)).message, /^No edit was applied because old_string and new_string are identical\./);
+  });
+
+  test('following Hermes 0.19 a re-sent edit whose old_string is gone fails as in Hermes, file untouched', async () => {
+    const c = cases.make({ hermes: '0.19.0' });
     c.file('a.txt', 'result = compute_total(items)\n');
     const before = fs.statSync(c.p('a.txt')).mtimeMs;
     const e = await expectCode(c.patch.handler({ path: 'a.txt', old_string: 'result = 0', new_string: 'result = compute_total(items)' }, ctx), ErrorCode.PATCH_NO_MATCH);

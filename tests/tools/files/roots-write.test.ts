@@ -80,6 +80,7 @@ test('inside the roots writes work as before, through symlinks that stay inside'
   const c = cases.make();
   c.file('real/target.txt', 'old\n');
   fs.symlinkSync(c.p('real/target.txt'), c.p('alias.txt'));
+  await call(c.read, { path: 'alias.txt' });
   const r = await call(c.write, { path: 'alias.txt', content: 'new\n' });
   assert.equal(r.resolved_path, fs.realpathSync(c.p('real/target.txt')));
   assert.equal(c.text('real/target.txt'), 'new\n');

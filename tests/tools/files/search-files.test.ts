@@ -91,8 +91,17 @@ describe('search_files: content', () => {
     assert.deepEqual(nested.files, ['./src/util.ts']);
   });
 
-  test('offset/limit paginate, and a truncated page carries the trailing hint', async () => {
+  test('offset/limit paginate; following Hermes 0.22 a truncated page carries the hint as _hint', async () => {
     const c = cases.make();
+    c.file('many.txt', Array.from({ length: 10 }, (_, i) => `item ${i + 1}`).join('\n') + '\n');
+    const o = await outcome(c.search, { pattern: 'item', offset: 2, limit: 3 });
+    assert.deepEqual(matchesOf(o.structured).map((m) => m.line), [3, 4, 5]);
+    assert.equal(o.structured?._hint, 'Results truncated. Use offset=5 to see more, or narrow with a more specific pattern or file_glob.');
+    assert.equal(o.content, undefined);
+  });
+
+  test('following Hermes 0.19 offset/limit paginate, and a truncated page carries the trailing hint', async () => {
+    const c = cases.make({ hermes: '0.19.0' });
     c.file('many.txt', Array.from({ length: 10 }, (_, i) => `item ${i + 1}`).join('\n') + '\n');
     const o = await outcome(c.search, { pattern: 'item', offset: 2, limit: 3 });
     const r = o.structured;
@@ -121,8 +130,28 @@ describe('search_files: content', () => {
     assert.deepEqual(r.matches, [{ path: './README.md', line: 1, content: '# Answer' }]);
   });
 
-  test('search is line-oriented: a pattern with \\n finds nothing and says why, as Hermes does', async () => {
+  test('following Hermes 0.22 a pattern with \\n matches across lines (each line of a match reported), and says so', async () => {
     const c = cases.make();
+    c.file('m.txt', 'a\nfoo\nbar\nz\n');
+    const r = await call(c.search, { pattern: 'foo\\nbar' });
+    assert.deepEqual(matchesOf(r).map((m) => [m.line, m.content]), [[2, 'foo'], [3, 'bar']]);
+    assert.equal(r.warning, 'Pattern contains \\n — multiline mode (-U) was enabled automatically so the regex can match across line boundaries.');
+  });
+
+  test('following Hermes 0.22 a search that finds nothing says where the pattern would match', async () => {
+    const c = cases.make();
+    c.file('a.txt', 'Needle\n');
+    c.file('.hidden/b.txt', 'needle\n');
+    const r = await call(c.search, { pattern: 'needle' });
+    assert.equal(r.warning, "0 exact matches, but 1 case-insensitive match(es) in 1 file(s): ./a.txt — the pattern's casing may be wrong.");
+    const hidden = await call(c.search, { pattern: 'needle$', file_glob: '*.txt', path: '.' });
+    assert.match(text(hidden.warning), /^0 exact matches, but 1 case-insensitive/);
+    const literal = await call(c.search, { pattern: 'N(e)edle', path: 'a.txt' });
+    assert.equal(literal.warning, undefined, 'nothing anywhere: no warning');
+  });
+
+  test('following Hermes 0.19 search is line-oriented: a pattern with \\n finds nothing and says why, as Hermes does', async () => {
+    const c = cases.make({ hermes: '0.19.0' });
     c.file('m.txt', 'a\nfoo\nbar\nz\n');
     const r = await call(c.search, { pattern: 'foo\\nbar' });
     assert.equal(r.total_count, 0);
@@ -289,8 +318,23 @@ describe('search_files: content', () => {
 });
 
 describe('search_files: files', () => {
-  test('finds files by glob, newest first', async () => {
+  test('following Hermes 0.22 file search is in walk order by default, newest first with order: modified, directories beside files', async () => {
     const c = cases.make();
+    const older = c.file('a/old.py', '');
+    const newer = c.file('b/new.py', '');
+    fs.mkdirSync(c.p('pydir'));
+    fs.utimesSync(older, new Date(2020, 0, 1), new Date(2020, 0, 1));
+    fs.utimesSync(newer, new Date(2024, 0, 1), new Date(2024, 0, 1));
+    fs.utimesSync(c.p('pydir'), new Date(2022, 0, 1), new Date(2022, 0, 1));
+    assert.deepEqual((await call(c.search, { pattern: '*.py', target: 'files' })).files, ['./a/old.py', './b/new.py']);
+    assert.deepEqual((await call(c.search, { pattern: '*.py', target: 'files', order: 'modified' })).files, ['./b/new.py', './a/old.py']);
+    const withDir = await call(c.search, { pattern: '*py*', target: 'files' });
+    assert.deepEqual(withDir.files, ['./b/new.py', './pydir', './a/old.py']);
+    await expectCode(c.search.handler({ pattern: '*.py', target: 'files', order: 'newest' }, ctx), ErrorCode.INVALID_ARGUMENTS);
+  });
+
+  test('following Hermes 0.19 finds files by glob, newest first', async () => {
+    const c = cases.make({ hermes: '0.19.0' });
     const older = c.file('a/old.py', '');
     const newer = c.file('b/new.py', '');
     c.file('c/skip.txt', '');
@@ -318,8 +362,16 @@ describe('search_files: files', () => {
     assert.deepEqual(r.files, ['./src/a/x.ts']);
   });
 
-  test('files mode paginates', async () => {
+  test('following Hermes 0.22 files mode paginates and counts up to one past the page', async () => {
     const c = cases.make();
+    for (let i = 0; i < 5; i++) fs.utimesSync(c.file(`f${i}.md`, ''), new Date(2020, 0, 1 + i), new Date(2020, 0, 1 + i));
+    const r = await call(c.search, { pattern: '*.md', target: 'files', offset: 1, limit: 2, order: 'modified' });
+    assert.deepEqual(r.files, ['./f3.md', './f2.md']);
+    assert.deepEqual([r.total_count, r.truncated, r.total_count_is_lower_bound], [4, true, true]);
+  });
+
+  test('following Hermes 0.19 files mode paginates', async () => {
+    const c = cases.make({ hermes: '0.19.0' });
     for (let i = 0; i < 5; i++) fs.utimesSync(c.file(`f${i}.md`, ''), new Date(2020, 0, 1 + i), new Date(2020, 0, 1 + i));
     const r = await call(c.search, { pattern: '*.md', target: 'files', offset: 1, limit: 2 });
     assert.deepEqual(r.files, ['./f3.md', './f2.md']);

@@ -44,8 +44,35 @@ describe('V4A parser', () => {
 });
 
 describe('patch (V4A mode)', () => {
-  test('Add File creates the file (and its directory) from the + lines', async () => {
+  test('following Hermes 0.22 every file is named by its absolute path, a Move is not linted, and an Add of an existing file is refused', async () => {
     const c = cases.make();
+    c.file('app.txt', 'one\ntwo\n');
+    c.file('old.txt', 'bye\n');
+    c.file('m.txt', 'move me\n');
+    const r = await call(c.patch, {
+      mode: 'patch',
+      patch: patch('*** Update File: app.txt', ' one', '-two', '+2', '*** Add File: docs/new.md', '+# Title', '*** Delete File: old.txt', '*** Move File: m.txt -> n.txt'),
+    });
+    const abs = (rel: string) => fs.realpathSync(c.p(rel.includes('/') ? rel.split('/')[0]! : '.')) + (rel.includes('/') ? '/' + rel.split('/').slice(1).join('/') : '/' + rel);
+    assert.deepEqual(r.files_created, [abs('docs/new.md')]);
+    assert.deepEqual(r.files_deleted, [abs('old.txt')]);
+    assert.deepEqual(Object.keys(r.lint as object).sort(), [abs('app.txt'), abs('docs/new.md')].sort());
+    assert.match(text(r.diff), new RegExp(`^--- a/${abs('app.txt').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}\n`));
+    c.file('exists.txt', 'keep\n');
+    const e = await expectCode(c.patch.handler({ mode: 'patch', patch: patch('*** Add File: exists.txt', '+new') }, ctx), ErrorCode.PATCH_INVALID);
+    assert.match(e.message, /exists\.txt: file already exists — use Update File, not Add File$/);
+    assert.equal(c.text('exists.txt'), 'keep\n');
+  });
+
+  test('following Hermes 0.22 a hunk placed by a similarity strategy carries a note naming the file', async () => {
+    const c = cases.make();
+    c.file('a.py', 'def compute(x):\n    return x * 2\n');
+    const r = await call(c.patch, { mode: 'patch', patch: patch('*** Update File: a.py', '-def compute(x) :', '-    return x*2', '+def compute(y):', '+    return y * 4') });
+    assert.match(text(r.note), /^Non-exact match \(strategy: context_aware\) in \/.*\/a\.py\. The edit span was located approximately, not matched to the hunk's literal boundaries/);
+  });
+
+  test('following Hermes 0.19: Add File creates the file (and its directory) from the + lines', async () => {
+    const c = cases.make({ hermes: '0.19.0' });
     const r = await call(c.patch, { mode: 'patch', patch: patch('*** Add File: docs/new.md', '+# Title', '+', '+body') });
     assert.equal(c.text('docs/new.md'), '# Title\n\nbody');
     // As Hermes: created and deleted files as the headers name them; files_modified resolved.
@@ -55,8 +82,8 @@ describe('patch (V4A mode)', () => {
     assert.equal(r.diff, '--- /dev/null\n+++ b/docs/new.md\n+# Title\n+\n+body');
   });
 
-  test('Update File applies hunks with context and an @@ hint', async () => {
-    const c = cases.make();
+  test('following Hermes 0.19: Update File applies hunks with context and an @@ hint', async () => {
+    const c = cases.make({ hermes: '0.19.0' });
     c.file('app.py', 'def a():\n    return 1\n\ndef b():\n    return 1\n');
     const r = await call(c.patch, { mode: 'patch', patch: patch('*** Update File: app.py', '@@ def b(): @@', ' def b():', '-    return 1', '+    return 2') });
     assert.equal(c.text('app.py'), 'def a():\n    return 1\n\ndef b():\n    return 2\n');
@@ -78,8 +105,8 @@ describe('patch (V4A mode)', () => {
     assert.equal(c.text('list.txt'), 'alpha\nbeta\nbeta-2\ngamma\n');
   });
 
-  test('Delete File removes the file', async () => {
-    const c = cases.make();
+  test('following Hermes 0.19: Delete File removes the file', async () => {
+    const c = cases.make({ hermes: '0.19.0' });
     c.file('old.txt', 'bye\n');
     const r = await call(c.patch, { mode: 'patch', patch: patch('*** Delete File: old.txt') });
     assert.equal(fs.existsSync(c.p('old.txt')), false);
@@ -88,8 +115,8 @@ describe('patch (V4A mode)', () => {
     assert.match(text(r.diff), /^--- a\/old\.txt\n\+\+\+ \/dev\/null\n@@ -1(,1)? \+0,0 @@\n-bye\n/);
   });
 
-  test('Move File renames, keeping bytes and mode', async () => {
-    const c = cases.make();
+  test('following Hermes 0.19: Move File renames, keeping bytes and mode', async () => {
+    const c = cases.make({ hermes: '0.19.0' });
     const src = c.file('a.sh', '\ufeffecho hi\r\n');
     fs.chmodSync(src, 0o754);
     const r = await call(c.patch, { mode: 'patch', patch: patch('*** Move File: a.sh -> bin/b.sh') });
@@ -108,8 +135,8 @@ describe('patch (V4A mode)', () => {
     assert.equal(fs.existsSync(c.p('a.txt')), false);
   });
 
-  test('one bad hunk means nothing is written', async () => {
-    const c = cases.make();
+  test('following Hermes 0.19: one bad hunk means nothing is written', async () => {
+    const c = cases.make({ hermes: '0.19.0' });
     c.file('a.txt', 'keep me\n');
     c.file('b.txt', 'something else\n');
     const e = await expectCode(
@@ -127,8 +154,8 @@ describe('patch (V4A mode)', () => {
     assert.equal(fs.existsSync(c.p('c.txt')), false);
   });
 
-  test('Add File over an existing file replaces it, keeping its CRLF line endings (as Hermes)', async () => {
-    const c = cases.make();
+  test('following Hermes 0.19: Add File over an existing file replaces it, keeping its CRLF line endings (as Hermes)', async () => {
+    const c = cases.make({ hermes: '0.19.0' });
     c.file('a.txt', 'original\r\nline\r\n');
     const r = await call(c.patch, { mode: 'patch', patch: patch('*** Add File: a.txt', '+replacement', '+second') });
     assert.equal(c.text('a.txt'), 'replacement\r\nsecond');

@@ -14,14 +14,23 @@ describe('write_file: writing', () => {
     const c = cases.make();
     const r = await call(c.write, { path: 'deep/er/new.txt', content: 'héllo\n' });
     const abs = join(c.proj, 'deep/er/new.txt');
+    // Hermes 0.22 reads back what it wrote: verified.
     assert.deepEqual(r, {
       bytes_written: 7,
       dirs_created: true,
+      verified: true,
       lint: { status: 'skipped', message: 'No linter for .txt files' },
       resolved_path: abs,
       files_modified: [abs],
     });
     assert.equal(fs.readFileSync(abs, 'utf8'), 'héllo\n');
+  });
+
+  test('following Hermes 0.19 the result has no verified field', async () => {
+    const c = cases.make({ hermes: '0.19.0' });
+    const r = await call(c.write, { path: 'new.txt', content: 'x\n' });
+    const abs = join(c.proj, 'new.txt');
+    assert.deepEqual(r, { bytes_written: 2, dirs_created: false, lint: { status: 'skipped', message: 'No linter for .txt files' }, resolved_path: abs, files_modified: [abs] });
   });
 
   test('dirs_created is false when the parent already exists', async () => {
@@ -34,6 +43,7 @@ describe('write_file: writing', () => {
     const c = cases.make();
     const path = c.file('run.sh', 'old\n');
     fs.chmodSync(path, 0o750);
+    await call(c.read, { path: 'run.sh' }); // an existing file is read before it is overwritten (Hermes 0.20.6)
     await call(c.write, { path: 'run.sh', content: '#!/bin/sh\necho new\n' });
     assert.equal(fs.statSync(path).mode & 0o777, 0o750);
     assert.equal(c.text('run.sh'), '#!/bin/sh\necho new\n');
@@ -42,6 +52,7 @@ describe('write_file: writing', () => {
   test('the file is replaced by rename (a reader of the old file keeps the old content) and no temp file remains', async () => {
     const c = cases.make();
     const path = c.file('doc.txt', 'old content\n');
+    await call(c.read, { path: 'doc.txt' });
     const fd = fs.openSync(path, 'r');
     try {
       await call(c.write, { path: 'doc.txt', content: 'new content\n' });
@@ -56,6 +67,7 @@ describe('write_file: writing', () => {
   test('an existing CRLF file stays CRLF and keeps its BOM', async () => {
     const c = cases.make();
     c.file('win.txt', '\ufeffa\r\nb\r\n');
+    await call(c.read, { path: 'win.txt' });
     await call(c.write, { path: 'win.txt', content: 'x\ny\n' });
     assert.equal(c.text('win.txt'), '\ufeffx\r\ny\r\n');
   });
@@ -64,6 +76,7 @@ describe('write_file: writing', () => {
     const c = cases.make();
     const target = c.file('real.txt', 'old\n');
     fs.symlinkSync(target, c.p('link.txt'));
+    await call(c.read, { path: 'link.txt' });
     const r = await call(c.write, { path: 'link.txt', content: 'new\n' });
     assert.ok(fs.lstatSync(c.p('link.txt')).isSymbolicLink());
     assert.equal(c.text('real.txt'), 'new\n');
@@ -129,8 +142,17 @@ describe('write_file: refusals', () => {
     assert.equal(c.text('~/config.yaml'), 'safe: true\n');
   });
 
-  test("another profile's skills are refused unless cross_profile is set", async () => {
+  test("following Hermes 0.22 another profile's skills are written: profiles are not isolated, and cross_profile is still taken", async () => {
     const c = cases.make({ homeRel: 'hermes/profiles/work' });
+    const other = join(c.root, 'hermes/skills/demo/SKILL.md');
+    await call(c.write, { path: other, content: '---\nname: demo\n---\n' });
+    assert.ok(fs.existsSync(other));
+    await call(c.write, { path: join(c.root, 'hermes/skills/demo/other.md'), content: 'x\n', cross_profile: true });
+    assert.ok(!('cross_profile' in (c.write.inputSchema.properties as Record<string, unknown>)));
+  });
+
+  test("following Hermes 0.19 another profile's skills are refused unless cross_profile is set", async () => {
+    const c = cases.make({ homeRel: 'hermes/profiles/work', hermes: '0.19.0' });
     const other = join(c.root, 'hermes/skills/demo/SKILL.md');
     const e = await expectCode(c.write.handler({ path: other, content: '---\nname: demo\n---\n' }, ctx), ErrorCode.FILE_BLOCKED);
     assert.match(e.message, /Cross-profile write blocked/);
@@ -157,6 +179,7 @@ describe('write_file: syntax checks as Hermes reports them', () => {
   test('JSON/YAML that does not parse is refused before the write, the old file untouched', async () => {
     const c = cases.make();
     c.file('c.json', '{"a": 1}\n');
+    await call(c.read, { path: 'c.json' });
     const e = await expectCode(c.write.handler({ path: 'c.json', content: '{"a": 1,}\n' }, ctx), ErrorCode.INVALID_ARGUMENTS);
     assert.match(e.message, /^Refusing to write '.*c\.json': candidate content fails \.json syntax validation \(JSONDecodeError: .*\)\. The file was NOT created or modified\./);
     assert.deepEqual([e.details?.bytes_written, e.details?.dirs_created], [0, false]);

@@ -1,0 +1,510 @@
+import { createHash } from 'node:crypto';
+import { constants as fsConstants, type BigIntStats, type Stats } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import type { CallContext } from '../../core/tool-types.js';
+import { redact } from '../../../shared/redact.js';
+import { principalKey } from '../../core/scopes.js';
+
+// What a task knows of the files it touched: Hermes' per-task file state (tools/file_tools_read_tracking.py
+// `_read_tracker[task_id]`, and the read stamps and last writers of tools/file_state.py
+// FileStateRegistry), kept per gateway owner. Hermes 0.20.6 and later (#91238) use it to refuse a
+// write_file that would overwrite an existing file this task has not seen in full as it is now
+// (file_tools_write_guards `_stale_overwrite_blocker`); this module keeps what that needs:
+//
+// - per path, a full-content baseline: the file's version (device, inode, size, mtime and ctime in
+//   nanoseconds, sha256 of its bytes) when the task saw every line of it unredacted (one read_file
+//   page, or pages that together reach from line 1 to the last at one version), wrote it itself,
+//   or patched it starting from bytes it knew (`_mark_full_write_baseline`, `_note_read_coverage`,
+//   `_carry_full_write_baselines`);
+// - per path, the page coverage at one version (`read_coverage`), and the sha256 a patch wrote
+//   without such a baseline (`blind_patches`, for the refusal's wording);
+// - per path, a read stamp (mtime, when, whether the view was partial), and gateway-wide the last
+//   writer of each path (FileStateRegistry `_reads`, `_last_writer`), for Hermes' staleness texts.
+//
+// Who "the task" is: Hermes passes its conversation's task_id. Here a legacy MCP session or a
+// session token (`session_open`) is a durable owner and gets a state of its own, released when
+// the owner ends: Hermes' rule exactly. A sessionless request (the 2026-07-28 protocol, ChatGPT)
+// is a new owner on every call, so a read and the write after it would never meet; for those the
+// state is kept per credential instead (the authenticated principal, or with authentication off
+// the one local principal), and what it records expires `ledgerTtlMs` after it was recorded
+// (sessionTokenTtlSeconds). The freshness check is the same: only the exact bytes read may be
+// replaced.
+//
+// Memory is bounded: each state holds at most `maxPaths` paths per kind of record (the oldest go
+// first, as Hermes' `_evict_oldest`), at most `maxLedgers` sessionless states exist (the least
+// recently used go first), and the last-writer map holds at most 4 × `maxPaths` paths.
+//
+// Later per-task features (read de-duplication, repeated-read warnings, staleness warnings on
+// patch) belong here too: TaskFileState is the one place a task's file knowledge lives.
+
+/** A file as Hermes' `_file_version` identifies it: stat fields and the sha256 of its bytes. */
+export interface FileVersion {
+  dev: bigint;
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+  ctimeNs: bigint;
+  sha256: string;
+}
+
+type StatKey = Omit<FileVersion, 'sha256'>;
+
+/** Hermes' `_READ_COVERAGE_RANGES_CAP`: past this many disjoint ranges a path's coverage restarts. */
+const COVERAGE_RANGES_CAP = 256;
+/** Hermes' `_MAX_GLOBAL_WRITERS` relative to its per-agent caps: the last-writer map is this many times `maxPaths`. */
+const LAST_WRITERS_FACTOR = 4;
+const HASH_CHUNK = 1024 * 1024;
+
+interface Dated<T> {
+  value: T;
+  at: number;
+}
+
+/** A Map bounded to `cap` entries (the oldest inserted go first), whose entries may expire. */
+class BoundedMap<T> {
+  private readonly map = new Map<string, Dated<T>>();
+
+  constructor(
+    private readonly cap: number,
+    private readonly ttlMs: number | undefined,
+    private readonly now: () => number,
+  ) {}
+
+  get(key: string): T | undefined {
+    const e = this.map.get(key);
+    if (!e) return undefined;
+    if (this.ttlMs !== undefined && this.now() - e.at > this.ttlMs) {
+      this.map.delete(key);
+      return undefined;
+    }
+    return e.value;
+  }
+
+  set(key: string, value: T): void {
+    this.map.delete(key);
+    this.map.set(key, { value, at: this.now() });
+    while (this.map.size > this.cap) this.map.delete(this.map.keys().next().value!);
+  }
+
+  delete(key: string): void {
+    this.map.delete(key);
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+}
+
+interface Coverage {
+  stat: StatKey;
+  ranges: Array<[number, number]>;
+  redacted: boolean;
+}
+
+interface ReadStamp {
+  mtimeNs: bigint;
+  at: number;
+  partial: boolean;
+}
+
+/** One task's knowledge of files (Hermes' `_read_tracker[task_id]` and its FileStateRegistry read stamps). */
+export class TaskFileState {
+  readonly baselines: BoundedMap<FileVersion>;
+  readonly coverage: BoundedMap<Coverage>;
+  readonly blindPatches: BoundedMap<string>;
+  readonly stamps: BoundedMap<ReadStamp>;
+
+  constructor(
+    /** The owner key this state belongs to (an owner id, or `ledger:<principal>`). */
+    readonly key: string,
+    maxPaths: number,
+    ttlMs: number | undefined,
+    now: () => number,
+  ) {
+    this.baselines = new BoundedMap(maxPaths, ttlMs, now);
+    this.coverage = new BoundedMap(maxPaths, ttlMs, now);
+    this.blindPatches = new BoundedMap(maxPaths, ttlMs, now);
+    this.stamps = new BoundedMap(maxPaths, ttlMs, now);
+  }
+}
+
+/** One read_file page as it was served (before the pipeline's redaction). */
+export interface ReadPage {
+  /** The real path read. */
+  real: string;
+  /** First and last line shown (1-based, inclusive). */
+  start: number;
+  end: number;
+  /** The file's line count as read_file reported it. */
+  totalLines: number;
+  /** Whether the page was all of the file (offset 1, nothing truncated). */
+  whole: boolean;
+  /** Whether the page was changed on its way out: a secret redacted, a line cut at its length cap. */
+  altered: boolean;
+  /** The stat read_file took of what it read (fstat of its descriptor). */
+  seen: Stats;
+}
+
+/** A line read_file cut at its length cap (read-scan.ts MAX_LINE_LENGTH code points, then the marker). */
+function cutLine(numbered: string, maxLineLength: number): boolean {
+  if (!numbered.endsWith(CUT_MARKER)) return false;
+  const body = numbered.slice(numbered.indexOf('|') + 1);
+  return Array.from(body).length === maxLineLength + CUT_MARKER.length;
+}
+const CUT_MARKER = '... [truncated]';
+
+/**
+ * The page a read_file answer served, as Hermes' read bookkeeping sees it: lines `offset`..the
+ * last shown (`next_offset` - 1 when the character budget cut it), partial unless it started at
+ * line 1 and nothing was truncated, altered when the pipeline's redaction (file-read mode) would
+ * change its content or a line was cut. Undefined for an answer without a stat of what was read.
+ */
+export function servedPage(real: string, offset: number, limit: number, result: Record<string, unknown>, secretFile: boolean, seen: Stats | undefined, maxLineLength: number): ReadPage | undefined {
+  if (!seen || typeof result.total_lines !== 'number') return undefined;
+  const content = typeof result.content === 'string' ? result.content : '';
+  const totalLines = result.total_lines;
+  const end = result.truncated_by === 'bytes' && typeof result.next_offset === 'number' ? result.next_offset - 1 : Math.min(offset + limit - 1, totalLines);
+  const altered = content !== '' && (redact(content, { fileRead: true, secretFile }) !== content || content.split('\n').some((l) => cutLine(l, maxLineLength)));
+  return { real, start: offset, end, totalLines, whole: offset <= 1 && result.truncated !== true, altered, seen };
+}
+
+/** One file a patch wrote: the sha256 of the bytes it started from ('' for a file it created) and of what it wrote. */
+export interface PatchWrite {
+  real: string;
+  readSha: string;
+  writtenSha: string;
+}
+
+function statKey(st: BigIntStats): StatKey {
+  return { dev: st.dev, ino: st.ino, size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs };
+}
+
+function sameStat(a: StatKey, b: StatKey): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+}
+
+function sameVersion(a: FileVersion | undefined, b: FileVersion | undefined): boolean {
+  return a !== undefined && b !== undefined && sameStat(a, b) && a.sha256 === b.sha256;
+}
+
+/**
+ * Milliseconds as a (non-bigint) Stats gives them, compared with nanoseconds to within ten
+ * microseconds: a double holds today's times in milliseconds to about a quarter of a microsecond.
+ */
+function sameMs(ms: number, ns: bigint): boolean {
+  return Math.abs(ms - Number(ns / 1000n) / 1000) < 0.01;
+}
+
+/** read_file's (non-bigint) fstat of what it read is the file `st` describes now. */
+function seenIs(seen: Stats, st: StatKey): boolean {
+  return BigInt(seen.dev) === st.dev && BigInt(seen.ino) === st.ino && BigInt(seen.size) === st.size && sameMs(seen.mtimeMs, st.mtimeNs) && sameMs(seen.ctimeMs, st.ctimeNs);
+}
+
+/** The sha256 of `bytes`, hex (what Hermes' `_content_sha256` holds). */
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Hermes `_file_metadata`: the stat fields of a path, or null. */
+async function fileStat(real: string): Promise<StatKey | null> {
+  try {
+    return statKey(await stat(real, { bigint: true }));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Hermes `_file_version`: a regular file's stat fields and the sha256 of its bytes, taken so that
+ * the stat before and after hashing agree (else null: the file is changing).
+ */
+export async function fileVersion(real: string): Promise<FileVersion | null> {
+  let handle;
+  try {
+    handle = await open(real, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0) | (fsConstants.O_NOFOLLOW ?? 0));
+  } catch {
+    return null;
+  }
+  try {
+    const before = await handle.stat({ bigint: true });
+    if (!before.isFile()) return null;
+    const hash = createHash('sha256');
+    const buffer = Buffer.alloc(HASH_CHUNK);
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, HASH_CHUNK, null);
+      if (bytesRead === 0) break;
+      hash.update(buffer.subarray(0, bytesRead));
+    }
+    const after = await fileStat(real);
+    const key = statKey(before);
+    if (!after || !sameStat(key, after)) return null;
+    return { ...key, sha256: hash.digest('hex') };
+  } catch {
+    return null;
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+function clock(ms: number): string {
+  const d = new Date(ms);
+  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
+}
+
+export interface FileStatesOptions {
+  /** Whether file state is kept at all: HERMES_DISABLE_FILE_STATE_GUARD is not 1 (Hermes' FileStateRegistry is a no-op then). */
+  enabled: boolean;
+  /** Whether write_file refuses stale or unseen overwrites (Hermes 0.20.6 and later); before, staleness is only warned about. */
+  guard: boolean;
+  /** The most paths one task's state keeps per kind of record (`fileStatePathsPerOwner`). */
+  maxPaths: number;
+  /** How long a sessionless credential's records last (`sessionTokenTtlSeconds`). */
+  ledgerTtlMs: number;
+  /** The most sessionless credentials kept at once (`maxSessionTokens`). */
+  maxLedgers: number;
+  now?: () => number;
+}
+
+/** The gateway's per-task file states and its last-writer map (Hermes' `_read_tracker` and FileStateRegistry). */
+export class FileStates {
+  readonly guard: boolean;
+  readonly enabled: boolean;
+  private readonly owners = new Map<string, TaskFileState>();
+  private readonly ledgers = new Map<string, TaskFileState>();
+  private readonly lastWriter: BoundedMap<{ task: string; at: number }>;
+  private readonly now: () => number;
+
+  constructor(private readonly options: FileStatesOptions) {
+    this.enabled = options.enabled;
+    this.guard = options.enabled && options.guard;
+    this.now = options.now ?? Date.now;
+    this.lastWriter = new BoundedMap(options.maxPaths * LAST_WRITERS_FACTOR, undefined, this.now);
+  }
+
+  /** The state of the task a call belongs to (created on first use). */
+  task(ctx: Pick<CallContext, 'owner' | 'grant'>): TaskFileState {
+    if (ctx.owner.kind !== 'request') {
+      let s = this.owners.get(ctx.owner.id);
+      if (!s) this.owners.set(ctx.owner.id, (s = new TaskFileState(ctx.owner.id, this.options.maxPaths, undefined, this.now)));
+      return s;
+    }
+    const key = `ledger:${ctx.grant ? principalKey(ctx.grant) : 'local'}`;
+    let s = this.ledgers.get(key);
+    if (s) this.ledgers.delete(key);
+    else s = new TaskFileState(key, this.options.maxPaths, this.options.ledgerTtlMs, this.now);
+    this.ledgers.set(key, s);
+    while (this.ledgers.size > this.options.maxLedgers) this.ledgers.delete(this.ledgers.keys().next().value!);
+    return s;
+  }
+
+  /** An owner ended: its state goes (FileStateRegistry.forget_task; its writer claims too). */
+  release(ownerId: string): void {
+    this.owners.delete(ownerId);
+  }
+
+  /** How many owner and sessionless states are kept (for tests and health). */
+  get size(): { owners: number; ledgers: number } {
+    return { owners: this.owners.size, ledgers: this.ledgers.size };
+  }
+
+  /**
+   * read_file served a page (Hermes `_record_successful_read`): the read stamp, the page coverage
+   * at this version, and the full-content baseline once the task has seen every line unaltered.
+   */
+  async noteRead(ctx: Pick<CallContext, 'owner' | 'grant'>, page: ReadPage | undefined): Promise<void> {
+    if (!this.enabled || !page) return;
+    const task = this.task(ctx);
+    const now = await fileStat(page.real);
+    if (!now || !seenIs(page.seen, now)) return; // changed since it was read: nothing is known of it
+    if (!this.guard) {
+      // Before 0.20.6 a read is partial when it started past line 1 or was truncated (0.19 read_file_tool).
+      task.stamps.set(page.real, { mtimeNs: now.mtimeNs, at: this.now(), partial: !page.whole });
+      return;
+    }
+    let complete = false;
+    let altered = page.altered;
+    const known = task.baselines.get(page.real);
+    if (known && sameStat(known, now)) complete = true; // a narrower view does not undo knowledge of these bytes
+    else if (page.whole) complete = !altered;
+    else {
+      let cov = task.coverage.get(page.real);
+      if (!cov || !sameStat(cov.stat, now) || cov.ranges.length > COVERAGE_RANGES_CAP) cov = { stat: now, ranges: [], redacted: false };
+      cov.redacted ||= altered;
+      const merged: Array<[number, number]> = [];
+      for (const [s, e] of [...cov.ranges, [page.start, page.end] as [number, number]].sort((x, y) => x[0] - y[0])) {
+        const last = merged[merged.length - 1];
+        if (last && s <= last[1] + 1) last[1] = Math.max(last[1], e);
+        else merged.push([s, e]);
+      }
+      cov.ranges = merged;
+      task.coverage.set(page.real, cov);
+      altered = cov.redacted;
+      complete = !altered && page.totalLines > 0 && merged[0]![0] <= 1 && merged[0]![1] >= page.totalLines;
+    }
+    if (complete && !(known && sameStat(known, now))) {
+      const version = await fileVersion(page.real);
+      complete = version !== null && sameStat(version, now);
+      if (complete) {
+        task.baselines.set(page.real, version!);
+        task.blindPatches.delete(page.real);
+      }
+    }
+    if (!complete) task.baselines.delete(page.real);
+    task.stamps.set(page.real, { mtimeNs: now.mtimeNs, at: this.now(), partial: !complete });
+  }
+
+  /**
+   * read_file showed an extracted document (Hermes `_read_extracted_document`): the whole of a
+   * text-authorable one (a notebook), unredacted, counts as a full read of the file; any other
+   * document is never a write baseline (write_file refuses those documents anyway).
+   */
+  async noteDocumentRead(ctx: Pick<CallContext, 'owner' | 'grant'>, real: string, offset: number, result: Record<string, unknown>, secretFile: boolean): Promise<void> {
+    if (!this.guard || !real.toLowerCase().endsWith('.ipynb') || offset !== 1 || result.truncated === true) return;
+    const content = typeof result.content === 'string' ? result.content : '';
+    if (content !== '' && redact(content, { fileRead: true, secretFile }) !== content) return;
+    const version = await fileVersion(real);
+    if (!version) return;
+    const task = this.task(ctx);
+    task.baselines.set(real, version);
+    task.blindPatches.delete(real);
+    task.stamps.set(real, { mtimeNs: version.mtimeNs, at: this.now(), partial: false });
+  }
+
+  /**
+   * Why write_file must not replace `real` (Hermes `_stale_overwrite_blocker`, with
+   * FileStateRegistry.check_stale first), or null. Call under the path's lock, before writing.
+   */
+  async overwriteBlocker(ctx: Pick<CallContext, 'owner' | 'grant'>, real: string): Promise<string | null> {
+    if (!this.guard) return null;
+    const task = this.task(ctx);
+    const stale = await this.checkStale(task, real);
+    if (stale) return stale;
+    const baseline = task.baselines.get(real);
+    if (baseline && sameVersion(baseline, (await fileVersion(real)) ?? undefined)) return null;
+    const exists = await stat(real).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) return null;
+    const blind = task.blindPatches.get(real);
+    if (blind !== undefined && (await fileVersion(real))?.sha256 === blind) {
+      return 'Your patch changed this file without a full view of its current content. Read the current file in full before a whole-file overwrite, or continue with targeted patches.';
+    }
+    return (
+      `${real} exists but this task has not seen its full current content ` +
+      '(never read, patched without a prior full read, or only a redacted/partial view). Read the ' +
+      'file — every page of it, if it needs offset/limit — or use patch for a targeted edit; a stale conversation ' +
+      'copy must not overwrite the current disk content.'
+    );
+  }
+
+  /**
+   * The staleness warning an edit of `real` carries (FileStateRegistry.check_stale; Hermes' patch
+   * `_warning`, and write_file's before 0.20.6), or null.
+   */
+  async staleWarning(ctx: Pick<CallContext, 'owner' | 'grant'>, real: string): Promise<string | null> {
+    return this.enabled ? this.checkStale(this.task(ctx), real) : null;
+  }
+
+  /** FileStateRegistry.check_stale: another task wrote after this one read, the file moved on, or the last read was partial. */
+  private async checkStale(task: TaskFileState, real: string): Promise<string | null> {
+    const stamp = task.stamps.get(real);
+    const writer = this.lastWriter.get(real);
+    if (!stamp && !writer) return null;
+    const now = await fileStat(real);
+    if (!now) return null;
+    if (writer && writer.task !== task.key) {
+      const who = `'${ownerLabel(writer.task)}'`;
+      if (!stamp) return `${real} was modified by sibling subagent ${who} but this agent never read it. Read the file before writing to avoid overwriting the sibling's changes.`;
+      if (writer.at > stamp.at) return `${real} was modified by sibling subagent ${who} at ${clock(writer.at)} — after this agent's last read at ${clock(stamp.at)}. Re-read the file before writing.`;
+    }
+    if (stamp) {
+      if (stamp.mtimeNs !== now.mtimeNs) return `${real} was modified since you last read it on disk (external edit or unrecorded writer). Re-read the file before writing.`;
+      if (stamp.partial) {
+        return `${real} was last read with offset/limit pagination (partial view). ${this.guard ? 'Read the remaining pages, or use patch, before overwriting it.' : 'Re-read the whole file before overwriting it.'}`;
+      }
+      return null;
+    }
+    return `${real} was not read by this agent. Read the file first so you can write an informed edit.`;
+  }
+
+  /** The task's own write_file wrote `sha256` to `real` (`_mark_full_write_baseline` + FileStateRegistry.note_write). */
+  async noteWrite(ctx: Pick<CallContext, 'owner' | 'grant'>, real: string, sha256: string): Promise<void> {
+    if (!this.enabled) return;
+    const task = this.task(ctx);
+    if (!this.guard) return this.stampWrite(task, real, await fileStat(real));
+    const version = await fileVersion(real);
+    if (version && version.sha256 === sha256) {
+      task.baselines.set(real, version);
+      task.blindPatches.delete(real);
+    }
+    this.stampWrite(task, real, version);
+  }
+
+  private stampWrite(task: TaskFileState, real: string, version: StatKey | null): void {
+    const at = this.now();
+    this.lastWriter.set(real, { task: task.key, at });
+    if (version) task.stamps.set(real, { mtimeNs: version.mtimeNs, at, partial: false });
+  }
+
+  /** `_known_full_content_sha256`: the sha256 of each path whose baseline still matches the disk (before a patch reads). */
+  async knownContent(ctx: Pick<CallContext, 'owner' | 'grant'>, reals: readonly string[]): Promise<Map<string, string>> {
+    const known = new Map<string, string>();
+    if (!this.guard) return known;
+    const task = this.task(ctx);
+    for (const real of new Set(reals)) {
+      const baseline = task.baselines.get(real);
+      if (baseline && sameVersion(baseline, (await fileVersion(real)) ?? undefined)) known.set(real, baseline.sha256);
+    }
+    return known;
+  }
+
+  /**
+   * After the task's own successful patch (`_carry_full_write_baselines`): a path it knew the exact
+   * bytes of (or created) keeps a baseline of what it wrote; another is noted as a blind patch.
+   * `writes` in order, so a second edit of one path chains from the first.
+   */
+  async notePatch(ctx: Pick<CallContext, 'owner' | 'grant'>, known: ReadonlyMap<string, string>, writes: readonly PatchWrite[]): Promise<void> {
+    if (!this.enabled) return;
+    const task = this.task(ctx);
+    if (!this.guard) {
+      for (const w of writes) this.stampWrite(task, w.real, await fileStat(w.real));
+      return;
+    }
+    const vouchedFor = new Map(known);
+    const written = new Map<string, string>();
+    for (const w of writes) {
+      const vouched = w.readSha === '' || w.readSha === vouchedFor.get(w.real);
+      if (vouched) vouchedFor.set(w.real, w.writtenSha);
+      else vouchedFor.delete(w.real);
+      written.set(w.real, w.writtenSha);
+    }
+    for (const [real, sha] of written) {
+      const version = await fileVersion(real);
+      if (vouchedFor.has(real)) {
+        if (version && version.sha256 === sha) {
+          task.baselines.set(real, version);
+          task.blindPatches.delete(real);
+        }
+      } else {
+        task.baselines.delete(real);
+        task.blindPatches.set(real, sha);
+      }
+      this.stampWrite(task, real, version);
+    }
+  }
+
+  /** A path this task deleted or moved away: nothing is known of what may appear there next. */
+  forget(ctx: Pick<CallContext, 'owner' | 'grant'>, real: string): void {
+    if (!this.guard) return;
+    const task = this.task(ctx);
+    task.baselines.delete(real);
+    task.coverage.delete(real);
+    task.blindPatches.delete(real);
+  }
+}
+
+/** How another task is named in Hermes' "sibling subagent" texts: a short digest, never an owner id (a session id is a credential). */
+function ownerLabel(key: string): string {
+  return `task-${createHash('sha256').update(key).digest('hex').slice(0, 8)}`;
+}
