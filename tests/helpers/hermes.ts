@@ -2,6 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { ensureHermesVenv, ensureOracleVenv, HONCHO_ORACLE, honchoProviderIn, parsePin, requirementsOf, type HermesPin, type HermesTree, type HermesVenv } from '../../scripts/hermes-venv.js';
 import { packageRoot } from '../../shared/package-root.js';
@@ -124,9 +125,19 @@ function driverCommand(name: string, python = hermes().python): [string, string[
   return [python, [resolve(DRIVERS, name)]];
 }
 
+/**
+ * Where a driver runs: its HERMES_HOME (a directory of the test's own), else the temporary
+ * directory; never this checkout, which holds the Hermes venvs: Hermes judges a relative path
+ * against its own cwd (its guard against deleting its own runtime, for one), and an answer must not
+ * depend on where the checkout is.
+ */
+function driverCwd(env: Record<string, string>): string {
+  return env.HERMES_HOME && existsSync(env.HERMES_HOME) ? env.HERMES_HOME : tmpdir();
+}
+
 /** Runs a driver (tests/hermes/drivers/NAME) in the Hermes venv (or with `python`) with JSON on stdin; its stdout parsed as JSON. */
 export async function runDriver<T>(name: string, input: unknown, env: Record<string, string>, timeoutMs = 60_000, python?: string): Promise<T> {
-  const child = spawn(...driverCommand(name, python), { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(...driverCommand(name, python), { env, cwd: driverCwd(env), stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -150,7 +161,7 @@ export interface RunningDriver {
 
 /** Starts a driver that keeps running (it holds a lock or a transaction): `input` is its first stdin line. */
 export function startDriver(name: string, input: unknown, env: Record<string, string>): RunningDriver {
-  const child = spawn(...driverCommand(name), { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(...driverCommand(name), { env, cwd: driverCwd(env), stdio: ['pipe', 'pipe', 'pipe'] });
   const lines: string[] = [];
   let partial = '';
   let stderr = '';
@@ -187,7 +198,7 @@ export function startDriver(name: string, input: unknown, env: Record<string, st
 
 /** runDriver, synchronously (for fixtures built at import or inside a synchronous set-up). */
 export function runDriverSync<T>(name: string, input: unknown, env: Record<string, string>): T {
-  const r = spawnSync(...driverCommand(name), { input: JSON.stringify(input) + '\n', env, encoding: 'utf8' });
+  const r = spawnSync(...driverCommand(name), { cwd: driverCwd(env), input: JSON.stringify(input) + '\n', env, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`${name} exited ${r.status}: ${r.stderr.slice(-4000)}`);
   return driverAnswer<T>(r.stdout);
 }
