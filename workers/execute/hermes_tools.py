@@ -132,7 +132,15 @@ def web_extract(urls: list, char_limit: int = None):
     return _call("web_extract", _args(urls=urls, char_limit=char_limit))
 
 
-def read_file(path: str, offset: int = 1, limit: int = 500):
+# What the signatures follow of the Hermes the gateway fronts (its generate_hermes_tools_module):
+# read_file's default limit, and whether search_files takes `order`. The gateway sets both where
+# this module is imported (the unit zygote, or a spawned unit); they are removed here, before any
+# script runs, as they are not the script's.
+_READ_FILE_LIMIT = int(os.environ.pop("HERMES_MCP_STUB_READ_FILE_LIMIT", "2000"))
+_SEARCH_ORDER = os.environ.pop("HERMES_MCP_STUB_SEARCH_ORDER", None)
+
+
+def read_file(path: str, offset: int = 1, limit: int = _READ_FILE_LIMIT):
     """Read a file (1-indexed lines). Returns dict with "content" and "total_lines"."""
     return _call("read_file", _args(path=path, offset=offset, limit=limit))
 
@@ -142,14 +150,24 @@ def write_file(path: str, content: str, cross_profile: bool = False):
     return _call("write_file", _args(path=path, content=content, cross_profile=cross_profile))
 
 
-def search_files(pattern: str, target: str = "content", path: str = ".", file_glob: str = None,
-                 limit: int = 50, offset: int = 0, output_mode: str = "content", context: int = 0,
-                 order: str = None):
-    """Search file contents (target="content") or find files by name (target="files"; order="discovery" or "modified")."""
+def _search_files(pattern, target, path, file_glob, limit, offset, output_mode, context, order=None):
     return _call("search_files", _args(
         pattern=pattern, target=target, path=path, file_glob=file_glob, limit=limit,
         offset=offset, output_mode=output_mode, context=context, order=order,
     ))
+
+
+if _SEARCH_ORDER is not None:
+    def search_files(pattern: str, target: str = "content", path: str = ".", file_glob: str = None,
+                     limit: int = 50, offset: int = 0, output_mode: str = "content", context: int = 0,
+                     order: str = _SEARCH_ORDER):
+        """Search file contents (target="content") or find files by name (target="files"; order="discovery" or "modified")."""
+        return _search_files(pattern, target, path, file_glob, limit, offset, output_mode, context, order)
+else:
+    def search_files(pattern: str, target: str = "content", path: str = ".", file_glob: str = None,
+                     limit: int = 50, offset: int = 0, output_mode: str = "content", context: int = 0):
+        """Search file contents (target="content") or find files by name (target="files")."""
+        return _search_files(pattern, target, path, file_glob, limit, offset, output_mode, context)
 
 
 def patch(path: str = None, old_string: str = None, new_string: str = None, replace_all: bool = False,

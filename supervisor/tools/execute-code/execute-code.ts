@@ -71,6 +71,18 @@ interface ExecuteResult {
   error?: string;
 }
 
+/**
+ * What hermes_tools' signatures follow of the Hermes the gateway fronts, as that Hermes'
+ * generate_hermes_tools_module writes them (tools/code_execution_tool.py): read_file's default
+ * limit, and whether search_files takes `order`.
+ */
+export function stubSignatures(release: HermesRelease): Record<string, string> {
+  return {
+    HERMES_MCP_STUB_READ_FILE_LIMIT: release.has('readFileDefaultLimit2000') ? '2000' : '500',
+    ...(release.has('searchFilesOrder') ? { HERMES_MCP_STUB_SEARCH_ORDER: 'discovery' } : {}),
+  };
+}
+
 export class ExecuteCodePool {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
@@ -86,7 +98,7 @@ export class ExecuteCodePool {
     private readonly release: HermesRelease = new HermesRelease(undefined),
   ) {
     approvalPolicy(); // a broken policy/dangerous-commands.json fails startup, not the first script
-    this.units = new ExecuteUnitSource(runtime);
+    this.units = new ExecuteUnitSource(runtime, stubSignatures(release));
   }
 
   private async createUnit(cwd: string): Promise<Unit> {

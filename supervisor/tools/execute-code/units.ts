@@ -38,7 +38,15 @@ export class ExecuteUnitSource {
   private zygoteOff?: string;
   private closed = false;
 
-  constructor(private readonly runtime: WorkerRuntime) {
+  /**
+   * `stub`: what hermes_tools' signatures follow of the Hermes fronted (execute-code.ts
+   * stubSignatures). hermes_tools reads it once, where it is imported (the zygote, or a spawned
+   * unit's script process), and removes it before any script runs; so a forked unit never gets it.
+   */
+  constructor(
+    private readonly runtime: WorkerRuntime,
+    private readonly stub: Record<string, string> = {},
+  ) {
     this.zygoteOff = zygoteRefusal(runtime);
   }
 
@@ -52,12 +60,12 @@ export class ExecuteUnitSource {
     const env = { ...unitPythonEnv(this.runtime), ...options.env };
     const zygote = await this.readyZygote();
     if (zygote?.alive) return zygote.fork({ cwd: options.cwd, env, onFailure: (reason) => this.runtime.reportWorkerFailure('execute-unit', reason) });
-    return this.runtime.spawnWorker('execute-unit', { cwd: options.cwd, env });
+    return this.runtime.spawnWorker('execute-unit', { cwd: options.cwd, env: { ...env, ...this.stub } });
   }
 
   private async readyZygote(): Promise<UnitZygote | undefined> {
     if (this.zygoteOff !== undefined || this.closed) return undefined;
-    if (!this.zygote?.alive) this.zygote = new UnitZygote(this.runtime, unitPythonEnv(this.runtime));
+    if (!this.zygote?.alive) this.zygote = new UnitZygote(this.runtime, { ...unitPythonEnv(this.runtime), ...this.stub });
     const zygote = this.zygote;
     try {
       await zygote.ready;
