@@ -29,9 +29,11 @@ the lock once its wait is over (it prefers a torn write to a dead scheduler); he
 gateway's, and a section that does not hold the lock answers ``{"lock": reason}`` before anything
 is written.
 
-Also on update and run the prompt goes through Hermes' own gateway-lifecycle guard
-(cron/lifecycle_guard.py ``check_gateway_lifecycle``), which Hermes applies on create only: an edited
-or one-off prompt that restarts Hermes' gateway is the same respawn loop.
+Two refusals are the gateway's, stricter than Hermes: on update and run the prompt also goes
+through Hermes' own gateway-lifecycle guard (cron/lifecycle_guard.py ``check_gateway_lifecycle``),
+which Hermes applies on create only (an edited or one-off prompt that restarts Hermes' gateway is
+the same respawn loop); and an interval under one minute ('every 0m', which Hermes' parse_schedule
+accepts) is refused, as it would fire the job on every scheduler tick.
 """
 
 import inspect
@@ -145,6 +147,14 @@ def _mutate(op, args):
             found = jobs.resolve_job_ref(args["job_id"]) is not None
         except jobs.AmbiguousJobReference:
             found = True
+    schedule = args.get("schedule")
+    if schedule is not None and found:
+        try:
+            parsed = jobs.parse_schedule(schedule)
+        except ValueError:
+            parsed = {}  # Hermes' tool refuses it with its own message
+        if parsed.get("kind") == "interval" and not parsed.get("minutes", 0) >= 1:
+            return {"refused": "schedule_invalid", "answer": {"success": False, "error": f"Invalid schedule '{schedule}': an interval must be at least one minute (a shorter one would fire the job on every scheduler tick)."}}
     prompt = args.get("prompt")
     if op == "update" and found and prompt and not tool._scan_cron_prompt(prompt):
         blocked = _lifecycle_refusal(prompt)
