@@ -118,7 +118,7 @@ export function cronjobTools(config: GatewayConfig, log: Logger, release: Hermes
   const cronjob: ToolDefinition = {
     name: 'cronjob',
     description: [
-      `Manage Hermes' scheduled cron jobs (its own cron/jobs.json, changed by ${release.describe()}'s own cron code under its lock, shared with the Hermes scheduler).`,
+      `Manage Hermes' scheduled cron jobs (its own cron/jobs.json, shared with the Hermes scheduler; changes are made by Hermes' own cron code under its lock, following ${release.describe()}).`,
       "action='list' is read-only (include_disabled defaults to true). action='create', 'update', 'pause', 'resume', 'remove' or 'run' change jobs: each needs \"confirm\": true, after the user agreed, and the host must allow it",
       `(${CRONJOB_MUTATIONS_ENV}=off|on|<comma list of actions>, default off). Mutations are currently ${hostState}.`,
       'Always list first and use the job_id it shows (a unique job name also works); never guess IDs.',
