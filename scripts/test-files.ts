@@ -57,6 +57,7 @@ export const EVERY_HERMES: readonly string[] = [
   'tools/agent-tasks/session-history-async',
   'tools/guarded/session-search', // state.db written by Hermes' SessionDB
   'tools/guarded/session-db-readiness',
+  'tools/guarded/cronjob', // jobs.json written by Hermes' own cron code, the gateway's changes made by it
   'doctor/hermes-agent', // which Hermes the gateway fronts
   'platform/hermes/',
   'gates/real-hermes',

@@ -78,6 +78,8 @@ export const ErrorCode = {
   CRONJOB_STORE_INVALID: 'CRONJOB_STORE_INVALID',
   CRONJOB_LOCK_UNAVAILABLE: 'CRONJOB_LOCK_UNAVAILABLE',
   CRONJOB_REQUIRES_HERMES: 'CRONJOB_REQUIRES_HERMES',
+  // Hermes' own cron code refused a change for a reason none of the codes above names (its message says why)
+  CRONJOB_REFUSED_BY_HERMES: 'CRONJOB_REFUSED_BY_HERMES',
   DELEGATION_REQUIRES_JOB: 'DELEGATION_REQUIRES_JOB',
   // configuration: $HERMES_HOME/.env (supervisor/platform/environment.ts)
   ENV_FILE_UNSAFE: 'ENV_FILE_UNSAFE',

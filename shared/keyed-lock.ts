@@ -1,7 +1,7 @@
 // In-process mutual exclusion by key: callers holding the same key run one after another, in call
 // order; different keys never wait for each other. Several keys are taken in sorted order, so two
 // callers locking overlapping sets cannot deadlock. (Cross-process exclusion is the caller's job:
-// SQLite transactions for jobs, flock for Hermes' cron file.)
+// SQLite transactions for jobs, for instance.)
 
 const locks = new Map<string, Promise<void>>();
 

@@ -109,6 +109,11 @@ const LimitsSchema = v.object({
   hermesToolsStuckPingMs: PositiveInt,
   // doctor's question to the Hermes interpreter (which Hermes Agent it has)
   hermesAgentVersionTimeoutSeconds: PositiveInt,
+  // cronjob: one call of Hermes' own cron code (interpreter start included), the wait for Hermes'
+  // cron/.jobs.lock inside it, and how many such calls run at once (the rest queue)
+  cronjobCallTimeoutSeconds: PositiveInt,
+  cronjobLockWaitSeconds: PositiveInt,
+  cronjobConcurrentCalls: PositiveInt,
   // PTY jobs: the terminal's window size when job_prepare gives none, and the largest allowed.
   ptyDefaultCols: PositiveInt,
   ptyDefaultRows: PositiveInt,

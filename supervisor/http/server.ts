@@ -79,7 +79,7 @@ export function backendAdapters(config: GatewayConfig, install: HermesInstall, n
     hermes: hermesAdapter(install),
     startup: startupAdapter(config),
     skills: skillsAdapter(config, install.release),
-    guarded: guardedAdapter(config, log, install.release),
+    guarded: guardedAdapter(config, log, install.release, native.hermesCaller),
     memory: memoryAdapter(config, log, install.release),
     browser: browserAdapter(config, log, hermesTools.vision),
     lsp: lspAdapter(config, native.runtime, log),

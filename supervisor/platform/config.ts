@@ -73,8 +73,8 @@ export interface GatewayConfig {
   /** Which cronjob mutations the host allows (`HERMES_MCP_CRONJOB_MUTATIONS`: off (default), on, or a list). */
   cronjobMutations?: string;
   /**
-   * Hermes' timezone (`HERMES_TIMEZONE`, as Hermes reads it): cron schedules (else config.yaml, else
-   * local), and the `TZ` of execute_code scripts, as Hermes exports it to its execute_code child.
+   * Hermes' timezone (`HERMES_TIMEZONE`, as Hermes reads it): the `TZ` of execute_code scripts, as
+   * Hermes exports it to its execute_code child (Hermes' own cron code reads it itself).
    */
   hermesTimezone?: string;
   /** The service user's home (`HOME`, default the account's home): absolute paths under it read as `~/` to the approval guard. */
@@ -88,7 +88,7 @@ export interface GatewayConfig {
   hermesPlatform?: string;
   /** Whether this runs for a Kanban task (`HERMES_KANBAN_TASK` or `HERMES_KANBAN_BOARD` set): Hermes offers `environments: [kanban]` skills then. */
   kanbanContext: boolean;
-  /** Where the gateway looks for the helper programs it runs itself (flock, python3 for the cron lock): `PATH`, default `/usr/bin:/bin`. */
+  /** Where the gateway looks for the helper programs it runs itself: `PATH`, default `/usr/bin:/bin`. */
   helperSearchPath: string;
   /**
    * The environment the gateway was started with, copied once (defined values only): the base every

@@ -10,6 +10,7 @@ import { stopChild } from '../../bench/measure.js';
 import { packageRoot } from '../../shared/package-root.js';
 import { cronFixtureDir } from '../fixtures/cron-home.js';
 import { killSurvivors, newMarker, survivors } from '../helpers/escapees.js';
+import { hermes } from '../helpers/hermes.js';
 import { connect, optionalComponents, sessionToken, viaBridge } from '../helpers/gateway.js';
 
 // A full disk and a read-only Hermes home, for real: root ignores chmod, so the home (job
@@ -40,7 +41,7 @@ async function startGateway(readOnly: boolean): Promise<Gw> {
   const ro = readOnly ? ' && mount -o remount,ro "$H"' : '';
   // The tmpfs is mounted over `home` and populated before the gateway starts (exec keeps the pid).
   const script = `mount -t tmpfs -o size=8m,mode=0700 tmpfs "$H" && printf '# Soul\\n' > "$H/SOUL.md" && mkdir "$H/w" && cp -a "$CRON" "$H/cron"${ro} && exec "$GW"`;
-  const env = { H: home, CRON: cronFixtureDir(), GW: gatewayMain, HERMES_HOME: home, HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: join(home, 'w'), HERMES_MCP_STATE_DIR: state, HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents(), HERMES_MCP_CRONJOB_MUTATIONS: 'on' };
+  const env = { H: home, CRON: cronFixtureDir(), GW: gatewayMain, HERMES_HOME: home, HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: join(home, 'w'), HERMES_MCP_STATE_DIR: state, HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents(), HERMES_MCP_CRONJOB_MUTATIONS: 'on', HERMES_AGENT_PYTHON: hermes().python };
   const { child, port } = await launch('unshare', ['-m', '--propagation', 'private', 'sh', '-c', script], env, (l) => parsePort(l, 'listening'), 'stderr');
   const client = await connect(`http://127.0.0.1:${port}/mcp`, 'modern');
   // DEBUG_DISK=1 shows the gateway's log (why a call failed inside it).

@@ -1,3 +1,4 @@
+import { satisfies } from '@renovatebot/pep440';
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -5,7 +6,7 @@ import { join } from 'node:path';
 import { homeWithCron, jobsPath } from '../fixtures/cron-home.js';
 import { startScriptedModel, type ModelRequest, type ScriptedModel } from '../fixtures/scripted-model.js';
 import { lastUserText } from '../helpers/bridge.js';
-import { startEgressTrap, type EgressTrap } from '../helpers/hermes.js';
+import { hermes, startEgressTrap, type EgressTrap } from '../helpers/hermes.js';
 import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, runOracle, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
 import { startFidelityGateway, type FidelityGateway } from './workspace.js';
 
@@ -30,6 +31,8 @@ interface CronCase extends FidelityCase {
   timezone?: string;
   /** Hermes runs its agent for this call (its cronjob run): both homes' model is then the scripted model server. */
   agent_runs?: boolean;
+  /** The Hermes versions that have what the case calls (a PEP 440 specifier); compared with those only. */
+  hermes?: string;
 }
 
 /** What drivers/cronjob.py answers for a case in its "act" phase. */
@@ -47,7 +50,7 @@ const ISO = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,6})?(?:[+-]\d{2}:\d{2}
 const JOB_ID = /\b[0-9a-f]{12}\b/g;
 
 const fx = new SurfaceFixture('cron');
-const cases = loadCases<CronCase>('cronjob');
+const cases = loadCases<CronCase>('cronjob').filter((c) => c.hermes === undefined || satisfies(hermes().version, c.hermes));
 
 /**
  * One Hermes configuration (config.yaml `timezone`, '' for none, and for agent_runs cases the
@@ -119,6 +122,28 @@ function stabilised(value: unknown, before: string | null, tCall: number, known:
   return normalise(walk(value), { replace: { [fx.ws]: '<ws>' } });
 }
 
+/**
+ * What is compared of a case, stabilised from the time of the call, but for the next runs the
+ * readback computed for interval jobs that never ran (compute_next_run counts those from the
+ * moment it is asked), which are stabilised from the time they were read: the gateway's readback
+ * runs after all of its calls, Hermes' right after each.
+ */
+function compared(answer: unknown, file: string | null, readback: unknown, before: string | null, tCall: number, known: Set<string>): unknown {
+  const { at, next_run, ...rest } = (readback ?? {}) as { at?: number; next_run?: Record<string, unknown> } & Record<string, unknown>;
+  const stable = stabilised({ answer, file, readback: rest }, before, tCall, known) as { readback: Record<string, unknown> };
+  if (next_run !== undefined) {
+    const records = Array.isArray(rest.jobs) ? (rest.jobs as Array<Record<string, unknown>>) : [];
+    const fromNow = (id: string) => {
+      const job = records.find((j) => String(j.id) === id);
+      return (job?.schedule as { kind?: string } | undefined)?.kind === 'interval' && !job?.last_run_at;
+    };
+    stable.readback.next_run = Object.fromEntries(
+      Object.entries(next_run).map(([id, value]) => [stabilised(id, before, tCall, known) as string, stabilised(value, before, fromNow(id) && at !== undefined ? at : tCall, known)]),
+    );
+  }
+  return stable;
+}
+
 function writeStore(home: string, text: string | null): void {
   const path = jobsPath(home);
   if (text === null) rmSync(path, { force: true });
@@ -138,6 +163,8 @@ compareSurface<CronCase>({
   fixture: fx,
   async setUp() {
     mkdirSync(join(fx.ws, 'proj'));
+    // A script a prompt may name: Hermes 0.22's lifecycle guard reads what a command-shaped prompt runs.
+    writeFileSync(join(fx.ws, 'restart.sh'), 'hermes gateway restart\n');
     const running = cases.filter((c) => c.agent_runs);
     // One turn per job run: its agent turn answered with the final text (nothing else is scripted).
     if (running.length > 0) model = await startScriptedModel({ turns: running.map((c) => ({ when: agentTurnWith(jobPrompt(c)), text: finalAnswer(c) })) });
@@ -152,7 +179,8 @@ compareSurface<CronCase>({
       };
       const hermesHome = homeWithCron(options);
       const gwHome = homeWithCron(options);
-      zones.set(key, { hermesHome, gwHome, gw: await startFidelityGateway(gwHome, fx.ws, { env: { HERMES_MCP_CRONJOB_MUTATIONS: 'on' } }) });
+      // The gateway fronts the compared Hermes (its interpreter), whose own cron code makes its changes.
+      zones.set(key, { hermesHome, gwHome, gw: await startFidelityGateway(gwHome, fx.ws, { env: { HERMES_MCP_CRONJOB_MUTATIONS: 'on', HERMES_AGENT_PYTHON: hermes().python } }) });
     }
     trap = await startEgressTrap();
   },
@@ -178,7 +206,7 @@ compareSurface<CronCase>({
       if (!a.result) throw new Error(`Hermes' cron code raised on ${a.id}: ${a.raised}`);
       acted.set(a.id, a.result);
       const { before, ids, t_call, answer, file, readback } = a.result;
-      out.set(a.id, stabilised({ answer, file, readback }, before, t_call, new Set(Object.values(ids))));
+      out.set(a.id, compared(answer, file, readback, before, t_call, new Set(Object.values(ids))));
     }
     return out;
   },
@@ -211,7 +239,7 @@ compareSurface<CronCase>({
         const { before, ids } = acted.get(r.id)!;
         const { answer, file, tCall } = raw.get(r.id)!;
         const readback = r.result ? r.result.readback : { raised: r.raised };
-        out.set(r.id, stabilised({ answer, file, readback }, before, tCall, new Set(Object.values(ids))));
+        out.set(r.id, compared(answer, file, readback, before, tCall, new Set(Object.values(ids))));
       }
       return out;
     },

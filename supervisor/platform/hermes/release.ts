@@ -256,8 +256,29 @@ const SESSION_SEARCH_CHANGES = {
   },
 } as const satisfies Record<string, HermesChange>;
 
-/** cronjob (supervisor/tools/guarded/cron/). */
-const CRON_CHANGES = {} as const satisfies Record<string, HermesChange>;
+/**
+ * cronjob (supervisor/tools/guarded/cron/). What a mutation writes and refuses needs no entry: the
+ * detected Hermes' own cron code makes every change (workers/hermes-call/cron.py). These are what the
+ * gateway itself shows of the tool: its schema and the `list` answer it reads from jobs.json.
+ */
+const CRON_CHANGES = {
+  cron_schedule_recurring_durations: {
+    since: '0.21.0',
+    what: "a bare duration ('30m') is a recurring interval and 'in 30m' the one-shot; natural forms ('every monday 9am', 'weekdays at 9am') become cron expressions (cron/jobs.py parse_schedule, _natural_every_to_cron; upstream PRs #98275 and #98271, merged 2026-08-30, first tag after them v2026.8.31 = v0.21.0)",
+  },
+  cron_job_view_fields: {
+    since: '0.22.2',
+    what: "the tool's job view adds last_delivery_unverified, last_fire_error, last_error, the optional monitor/reasoning/interpreter keys, continuity, context_from and attach_to_session, and shows the state derived from `enabled`; list adds gateway_running/warning (tools/cronjob_job_args.py _format_job, _gateway_liveness_notice; cron/jobs.py effective_job_state; first release the tests run that has it, upstream's release tag not established)",
+  },
+  cron_pinned: {
+    since: '0.22.2',
+    what: "`pinned` on create/update locks the current main model onto a job (unpinned jobs follow the main model; no model snapshot is written) and the job view reports `pinned` (cron/jobs.py _main_model_pin, _apply_pin_update; upstream PR #113679, open on 2026-09-17: first release the tests run that has it)",
+  },
+  cron_tool_arguments: {
+    since: '0.22.2',
+    what: "the tool takes paused/paused_reason on create, failure_deliver and continuity on create/update, and a transient prompt on run (tools/cronjob_tools.py CRONJOB_SCHEMA, _action_run; cron/jobs.py trigger_job extra_prompt; first release the tests run that has it, upstream's release tag not established)",
+  },
+} as const satisfies Record<string, HermesChange>;
 
 /** Honcho identity (supervisor/tools/memory/). */
 const HONCHO_CHANGES = {

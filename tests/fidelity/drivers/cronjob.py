@@ -3,7 +3,7 @@
 
 phase "act": the case's `setup` steps through cron.jobs (create_job, update_job, pause_job,
 mark_job_run; a job is named by its name), then its `call` through the cronjob tool's registered
-handler (tools/cronjob_tools.py: the model-facing defaults, e.g. list's include_disabled=True), with
+handler (`cronjob`, `cronjob_manage` in later Hermes) (tools/cronjob_tools.py: the model-facing defaults, e.g. list's include_disabled=True), with
 "@<name>" in job_id / context_from replaced by that job's id. Answers {"before": jobs.json text
 after the setup (null when there is none), "ids": {name: id}, "t_call": time before the call,
 "answer": the tool's parsed answer, "file": jobs.json text after it, "readback": readback()}.
@@ -12,7 +12,7 @@ phase "readback": readback() of <root>/<case id>/cron/jobs.json as it is (a gate
 
 readback() reads a copy of the store the way Hermes' scheduler does: load_jobs() (the records),
 the cronjob tool's list (every job, as Hermes formats it), get_due_jobs() (the ids due now) and
-compute_next_run(schedule, last_run_at) of each record."""
+compute_next_run(schedule, last_run_at) of each record; "at" is when it read it."""
 
 import json
 import os
@@ -29,7 +29,8 @@ from cron import jobs  # noqa: E402
 import tools.cronjob_tools  # noqa: E402,F401  (registers the cronjob tool)
 from tools.registry import registry  # noqa: E402
 
-cronjob_handler = registry.get_entry("cronjob").handler
+# The tool as Hermes registers it for its model: `cronjob` in 0.19, `cronjob_manage` in later Hermes.
+cronjob_handler = (registry.get_entry("cronjob_manage") or registry.get_entry("cronjob")).handler
 
 
 def jobs_text(store):
@@ -38,6 +39,7 @@ def jobs_text(store):
 
 
 def readback(store):
+    at = time.time()  # next runs of intervals count from now: the caller stabilises them from here
     text = jobs_text(store)
     scratch = tempfile.mkdtemp(prefix="cronjob-readback-")
     try:
@@ -49,7 +51,7 @@ def readback(store):
             listed = json.loads(cronjob_handler({"action": "list", "include_disabled": True}))
             due = [j["id"] for j in jobs.get_due_jobs()]
             next_runs = {str(j.get("id")): jobs.compute_next_run(j.get("schedule"), j.get("last_run_at")) for j in records}
-        return {"jobs": records, "list": listed, "due": due, "next_run": next_runs}
+        return {"jobs": records, "list": listed, "due": due, "next_run": next_runs, "at": at}
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 

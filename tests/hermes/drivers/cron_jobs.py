@@ -14,6 +14,9 @@ one of:
       re-entrant); prints {"written": [ids]}.
   {"hold_lock": {"seconds": S}}
       holds cron.jobs._jobs_lock for S seconds, printing {"held": true} once it has it.
+  {"due": true}
+      what Hermes' scheduler would fire now: cron.jobs.get_due_jobs() (which may re-anchor stale
+      records, as on every tick); prints {"due": [ids]}.
 """
 import json
 import sys
@@ -44,8 +47,10 @@ def main():
             print(json.dumps({"held": True}), flush=True)
             time.sleep(float(spec["hold_lock"]["seconds"]))
         print(json.dumps({"released": True}), flush=True)
+    elif "due" in spec:
+        print(json.dumps({"due": [job["id"] for job in jobs.get_due_jobs()]}), flush=True)
     else:
-        raise SystemExit("cron_jobs.py: expected create, writer or hold_lock")
+        raise SystemExit("cron_jobs.py: expected create, writer, hold_lock or due")
 
 
 if __name__ == "__main__":

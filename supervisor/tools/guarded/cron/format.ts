@@ -1,8 +1,10 @@
+import type { HermesRelease } from '../../../platform/hermes/release.js';
 import type { JobRecord } from './store.js';
 
-// Hermes' read-side job shapes: `_normalize_job_record` / `_apply_skill_fields` (cron/jobs.py) and
-// the tool's `_format_job` / `_repeat_display` (tools/cronjob_tools.py), plus the create-time
-// prompt guards `_scan_cron_prompt` and `check_gateway_lifecycle` (cron/lifecycle_guard.py).
+// Hermes' read-side job shapes, for `list` (which reads jobs.json without starting Hermes):
+// `_normalize_job_record` / `_apply_skill_fields` / `effective_job_state` (cron/jobs.py) and the
+// tool's `_format_job` / `_repeat_display` (tools/cronjob_tools.py; tools/cronjob_job_args.py in
+// later Hermes), each as the detected Hermes has it (release.ts CRON_CHANGES).
 
 /** Python truthiness for JSON values. */
 export function truthy(v: unknown): boolean {
@@ -69,8 +71,25 @@ function scheduleDisplayFor(job: JobRecord): string {
   return '?';
 }
 
+const get = (job: JobRecord, key: string, fallback: unknown = null) => (key in job ? job[key] : fallback);
+
+/** `_has_pause_marker` (later Hermes) */
+const hasPauseMarker = (job: JobRecord) => pyStrip(coerceText(job.state)) === 'paused' || truthy(job.paused_at);
+
+/**
+ * `effective_job_state` (later Hermes): the state shown follows `enabled`, so a half-paused record
+ * never shows as paused while it still fires; completed and error stay as they are.
+ */
+function effectiveJobState(job: JobRecord): string {
+  const stored = pyStrip(coerceText(job.state));
+  if (stored === 'completed' || stored === 'error') return stored;
+  if (!truthy(get(job, 'enabled', true))) return hasPauseMarker(job) || stored === 'paused' ? 'paused' : stored || 'paused';
+  if (stored === 'paused' || truthy(job.paused_at)) return 'scheduled';
+  return stored || 'scheduled';
+}
+
 /** `_normalize_job_record`: the read-safe shape every Hermes consumer sees. */
-export function normalizeJobRecord(job: JobRecord): JobRecord {
+export function normalizeJobRecord(job: JobRecord, release: HermesRelease): JobRecord {
   const n = applySkillFields(job);
   const id = coerceText(n.id, 'unknown');
   const prompt = coerceText(n.prompt);
@@ -85,9 +104,13 @@ export function normalizeJobRecord(job: JobRecord): JobRecord {
   }
   n.name = name;
   n.schedule_display = scheduleDisplayFor(n);
-  let state = pyStrip(coerceText(n.state));
-  if (!state) state = ('enabled' in n ? truthy(n.enabled) : true) ? 'scheduled' : 'paused';
-  n.state = state;
+  if (release.has('cron_job_view_fields')) {
+    n.state = effectiveJobState(n);
+  } else {
+    let state = pyStrip(coerceText(n.state));
+    if (!state) state = ('enabled' in n ? truthy(n.enabled) : true) ? 'scheduled' : 'paused';
+    n.state = state;
+  }
   return n;
 }
 
@@ -101,10 +124,9 @@ export function repeatDisplay(job: JobRecord): string {
   return truthy(completed) ? `${pyStr(completed)}/${pyStr(times)}` : `${pyStr(times)} times`;
 }
 
-const get = (job: JobRecord, key: string, fallback: unknown = null) => (key in job ? job[key] : fallback);
-
-/** `_format_job`: the job shape Hermes' cronjob tool returns. */
-export function formatJob(job: JobRecord): Record<string, unknown> {
+/** `_format_job`: the job shape Hermes' cronjob tool returns, as the detected Hermes has it. */
+export function formatJob(job: JobRecord, release: HermesRelease): Record<string, unknown> {
+  const later = release.has('cron_job_view_fields');
   const prompt = truthy(job.prompt) ? pyStr(job.prompt) : '';
   const skills = canonicalSkills(job.skill, job.skills);
   const id = truthy(job.id) ? pyStr(job.id) : 'unknown';
@@ -118,6 +140,9 @@ export function formatJob(job: JobRecord): Record<string, unknown> {
     prompt_preview: Array.from(prompt).length > 100 ? pySlice(prompt, 100) + '...' : prompt,
     model: get(job, 'model'),
     provider: get(job, 'provider'),
+  };
+  if (release.has('cron_pinned')) result.pinned = pyStrip(truthy(job.model) ? pyStr(job.model) : '') !== '';
+  Object.assign(result, {
     base_url: get(job, 'base_url'),
     schedule: truthy(job.schedule_display) ? job.schedule_display : '?',
     repeat: repeatDisplay(job),
@@ -126,87 +151,31 @@ export function formatJob(job: JobRecord): Record<string, unknown> {
     last_run_at: get(job, 'last_run_at'),
     last_status: get(job, 'last_status'),
     last_delivery_error: get(job, 'last_delivery_error'),
+  });
+  if (later) {
+    // Hermes redacts last_error itself; here the gateway's one redaction pass covers the answer.
+    Object.assign(result, { last_delivery_unverified: get(job, 'last_delivery_unverified'), last_fire_error: get(job, 'last_fire_error'), last_error: get(job, 'last_error') });
+  }
+  Object.assign(result, {
     enabled,
-    state: get(job, 'state', truthy(enabled) ? 'scheduled' : 'paused'),
+    state: later ? effectiveJobState(job) : get(job, 'state', truthy(enabled) ? 'scheduled' : 'paused'),
     paused_at: get(job, 'paused_at'),
     paused_reason: get(job, 'paused_reason'),
-  };
-  if (truthy(job.script)) result.script = job.script;
-  if (truthy(job.no_agent)) result.no_agent = true;
-  if (truthy(job.enabled_toolsets)) result.enabled_toolsets = job.enabled_toolsets;
-  if (truthy(job.workdir)) result.workdir = job.workdir;
+  });
+  const optional = later ? LATER_OPTIONAL_KEYS : OPTIONAL_KEYS;
+  for (const key of optional) if (truthy(job[key])) result[key] = key === 'no_agent' ? true : job[key];
+  if (later) {
+    const stored = job.context_from;
+    const refs = typeof stored === 'string' ? [stored] : Array.isArray(stored) ? stored : truthy(stored) ? [stored] : [];
+    const isSelf = (r: unknown) => pyStrip(pyStr(r)).toLowerCase() === 'self' || r === job.id;
+    if (refs.some(isSelf)) result.continuity = true;
+    const external = refs.filter((r) => !isSelf(r));
+    if (external.length > 0) result.context_from = external;
+    if (typeof job.attach_to_session === 'boolean') result.attach_to_session = job.attach_to_session;
+  }
   return result;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Prompt guards
-
-const THREAT_PATTERNS: Array<[RegExp, string]> = [
-  [/ignore\s+(?:\w+\s+)*(?:previous|all|above|prior)\s+(?:\w+\s+)*instructions/i, 'prompt_injection'],
-  [/do\s+not\s+tell\s+the\s+user/i, 'deception_hide'],
-  [/system\s+prompt\s+override/i, 'sys_prompt_override'],
-  [/disregard\s+(your|all|any)\s+(instructions|rules|guidelines)/i, 'disregard_rules'],
-  [/cat\s+[^\n]*(\.env|credentials|\.netrc|\.pgpass)/i, 'read_secrets'],
-  [/authorized_keys/i, 'ssh_backdoor'],
-  [/\/etc\/sudoers|visudo/i, 'sudoers_mod'],
-  [/rm\s+-rf\s+\//i, 'destructive_root_rm'],
-];
-
-const SECRET_VAR = String.raw`\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|API)\w*\}?`;
-const EXFIL_PATTERNS: Array<[RegExp, string]> = [
-  [new RegExp(String.raw`curl\s+[^\n]*https?://[^\s"'\x60]*${SECRET_VAR}`, 'i'), 'exfil_curl_url'],
-  [new RegExp(String.raw`wget\s+[^\n]*https?://[^\s"'\x60]*${SECRET_VAR}`, 'i'), 'exfil_wget_url'],
-  [new RegExp(String.raw`curl\s+[^\n]*(?:--data(?:-raw|-binary|-urlencode)?|-d|--form|-F)\s+[^\n]*${SECRET_VAR}`, 'i'), 'exfil_curl_data'],
-  [new RegExp(String.raw`wget\s+[^\n]*--post-(?:data|file)=[^\n]*${SECRET_VAR}`, 'i'), 'exfil_wget_post'],
-  [new RegExp(String.raw`curl\s+[^\n]*(?:-H|--header)\s+["']Authorization:\s*(?:Bearer|token)\s+${SECRET_VAR}["']`, 'i'), 'exfil_curl_auth_header'],
-];
-const GITHUB_AUTH = new RegExp(
-  String.raw`curl\s+[^\n]*(?:-H|--header)\s+["']Authorization:\s*token\s+${SECRET_VAR}["']\s+["']?https://api\.github\.com(?:/|\b)`,
-  'i',
-);
-
-const INVISIBLE = ['\u200b', '\u200c', '\u200d', '\u2060', '\u2062', '\u2063', '\u2064', '\ufeff', '\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069'];
-const EMOJI_RANGES: Array<[number, number]> = [
-  [0x1f000, 0x1ffff],
-  [0x2600, 0x27bf],
-  [0x2300, 0x23ff],
-  [0x1f1e6, 0x1f1ff],
-  [0x20e3, 0x20e3],
-];
-const isEmoji = (cp: number) => EMOJI_RANGES.some(([lo, hi]) => cp >= lo && cp <= hi);
-
-/** Drops zero-width joiners that sit inside an emoji sequence (they are legitimate). */
-function stripEmojiZwj(prompt: string): string {
-  if (!prompt.includes('\u200d')) return prompt;
-  const chars = Array.from(prompt);
-  return chars
-    .filter((ch, i) => {
-      if (ch !== '\u200d') return true;
-      let l = i - 1;
-      while (l >= 0 && chars[l] === '\ufe0f') l--;
-      let r = i + 1;
-      while (r < chars.length && chars[r] === '\ufe0f') r++;
-      return !(l >= 0 && r < chars.length && isEmoji(chars[l]!.codePointAt(0)!) && isEmoji(chars[r]!.codePointAt(0)!));
-    })
-    .join('');
-}
-
-const LIFECYCLE =
-  /(?:hermes\s+gateway\s+(?:restart|stop))|(?:launchctl\s+(?:kickstart|unload|load|stop|restart)\b[^\n]*\bhermes[.-]?gateway)|(?:systemctl\s+(?:-\S+\s+)*(?:restart|stop|start)\b[^\n]*\bhermes[.-]?gateway)|(?:p?kill\b[^\n]*\bhermes\b[^\n]*\bgateway)|(?:p?kill\b[^\n]*\bgateway\b[^\n]*\bhermes)/i;
-
-/** `_scan_cron_prompt` + `check_gateway_lifecycle`: an error message, or null when the prompt passes. */
-export function scanCronPrompt(prompt: string): string | null {
-  const github = GITHUB_AUTH.exec(prompt);
-  const toScan = github ? prompt.replace(github[0], 'curl https://api.github.com/user') : prompt;
-  const visible = stripEmojiZwj(toScan);
-  for (const ch of INVISIBLE) {
-    if (visible.includes(ch)) return `Blocked: prompt contains invisible unicode U+${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')} (possible injection).`;
-  }
-  for (const [re, id] of [...THREAT_PATTERNS, ...EXFIL_PATTERNS]) {
-    if (re.test(toScan)) return `Blocked: prompt matches threat pattern '${id}'. Cron prompts must not contain injection or exfiltration payloads.`;
-  }
-  if (LIFECYCLE.test(prompt)) {
-    return 'Blocked: cron job contains a gateway lifecycle command (restart/stop/kill). This is blocked to prevent agent-driven SIGTERM-respawn loops under launchd/systemd supervision. Run `hermes gateway restart` from a shell outside the running gateway instead.';
-  }
-  return null;
-}
+/** The keys `_format_job` adds only when set, in its order: 0.19.0's, and later Hermes' `_FORMAT_JOB_OPTIONAL_KEYS`. */
+const OPTIONAL_KEYS = ['script', 'no_agent', 'enabled_toolsets', 'workdir'] as const;
+const LATER_OPTIONAL_KEYS = ['script', 'reasoning_effort', 'monitor_script', 'monitor_url', 'monitor_state', 'no_agent', 'enabled_toolsets', 'workdir', 'interpreter'] as const;

@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Client } from '@modelcontextprotocol/client';
+import { packageRoot } from '../../../shared/package-root.js';
+import { descendantsOf } from '../../../shared/proc.js';
+import { loadConfig } from '../../../supervisor/platform/config.js';
+import { assertBoundedFailure, countersSettle, timed } from '../../faults/faults.js';
+import { FIXTURE_JOB_ID, cronCaller, hermesCron, homeWithCron, jobsPath, readJobsFile, sha256, startCronGateway } from '../../fixtures/cron-home.js';
+import { connect, viaBridge, type TestGateway } from '../../helpers/gateway.js';
+import { hermes } from '../../helpers/hermes.js';
+import { cmdline, parentOf } from '../../helpers/procfs.js';
+import { waitFor } from '../../helpers/wait.js';
+
+// cronjob's calls of Hermes' own cron code, against the pinned real Hermes: the worker's module
+// `cron` (workers/hermes-call/cron.py) never stands in for Hermes' `cron` package, and what a cron
+// caller gets when the Hermes call worker dies or hangs (the fault matrix's promises for this
+// worker: a bounded error naming it, nothing written, nothing left running, in-flight counters back
+// to zero, and the next call works). The hang is a real one: the worker waits for Hermes' own
+// cron/.jobs.lock, which a running Hermes holds past the call's budget.
+
+const WORKER_DIR = join(packageRoot(), 'workers', 'hermes-call');
+
+/** Holds Hermes' jobs lock (Hermes' own _jobs_lock) for `seconds`; resolves once it holds it. */
+async function holdLock(home: string, seconds: number) {
+  const holder = hermesCron(home, { hold_lock: { seconds } });
+  await holder.line(/"held"/);
+  return holder;
+}
+
+/** The Hermes call workers running under this process (the interpreters running run.py, below their launchers). */
+function hermesCallWorkers(): number[] {
+  const all = descendantsOf(process.pid).filter((pid) => cmdline(pid).includes('hermes-call/run.py'));
+  const leaves = all.filter((pid) => all.includes(parentOf(pid)));
+  return leaves.length > 0 ? leaves : all;
+}
+
+/** The files `pid` has open. */
+function openFiles(pid: number): string[] {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
+      try {
+        return [readlinkSync(`/proc/${pid}/fd/${fd}`)];
+      } catch {
+        return [];
+      }
+    });
+  } catch {
+    return [];
+  }
+}
+
+/** Processes whose environment names `home` as HERMES_HOME, but for `except` (what a call left running). */
+function processesOf(home: string, except: readonly number[] = []): number[] {
+  const needle = `HERMES_HOME=${home}\0`;
+  return readdirSync('/proc').filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid && !except.includes(Number(d))).map(Number).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/environ`, 'utf8').includes(needle);
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe("the worker's cron module and Hermes' cron package", () => {
+  test("a Python that puts workers/hermes-call first on sys.path (as `python run.py` would) imports the worker's cron.py as `cron`: the hazard is real", () => {
+    const r = spawnSync(hermes().python, ['-c', `import sys; sys.path.insert(0, ${JSON.stringify(WORKER_DIR)}); import cron; print(cron.__file__)`], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout.trim(), join(WORKER_DIR, 'cron.py'));
+  });
+
+  test("through the Hermes call worker, `from cron import jobs` is Hermes' own package: the change is Hermes' (jobs.json written by its cron.jobs)", async () => {
+    const home = homeWithCron();
+    try {
+      const config = loadConfig({ HERMES_HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, HERMES_MCP_STATE_DIR: join(home, '.gateway-state'), HERMES_AGENT_PYTHON: hermes().python });
+      const caller = await cronCaller(config);
+      const value = (await caller.call('cron', 'pause', { args: { job_id: FIXTURE_JOB_ID, reason: 'shadow check' }, lock_wait_seconds: 10 }, { timeoutMs: 60_000 })) as { answer?: { success?: boolean } };
+      assert.equal(value.answer?.success, true, JSON.stringify(value));
+      const job = readJobsFile(home).jobs.find((j) => j.id === FIXTURE_JOB_ID)!;
+      assert.deepEqual([job.state, job.paused_reason], ['paused', 'shadow check']);
+      assert.deepEqual(processesOf(home), [], 'the worker is gone');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a cron caller when the Hermes call worker dies or hangs', () => {
+  let gw: TestGateway;
+  let home: string;
+  let client: Client;
+  const pause = (reason: string) => viaBridge(client, 'cronjob', { action: 'pause', job_id: FIXTURE_JOB_ID, reason, confirm: true });
+
+  before(async () => {
+    home = homeWithCron();
+    // A short call budget, and a lock wait longer than it: a held lock is a hang of the call.
+    gw = await startCronGateway(home, 'on', { HERMES_MCP_CRONJOB_CALL_TIMEOUT_SECONDS: '4', HERMES_MCP_CRONJOB_LOCK_WAIT_SECONDS: '60' });
+    client = await connect(gw.mcpUrl, 'modern');
+    // The worker answers before any fault (a first interpreter start is not the fault).
+    await waitFor(async () => !(await pause('warm-up')).isError, 60_000, 'a first cron call to succeed');
+  });
+  after(async () => {
+    await client.close();
+    await gw.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  test('hangs (Hermes holds its lock past the budget): HERMES_CALL_TIMEOUT naming Hermes\' cron call, nothing written, the worker gone, counters back to 0, the next call works', async () => {
+    const holder = await holdLock(home, 12);
+    const beforeBytes = sha256(jobsPath(home));
+    const outcome = await timed(() => pause('hang'));
+    assertBoundedFailure('Hermes call worker × hang', outcome, { code: 'HERMES_CALL_TIMEOUT', names: /Hermes' cron pause/, withinMs: 9000 });
+    assert.equal(outcome.data.success, false);
+    assert.equal(sha256(jobsPath(home)), beforeBytes, 'nothing written');
+    assert.deepEqual(hermesCallWorkers(), [], 'no Hermes call worker left');
+    await countersSettle(gw.url);
+    assert.equal((await holder.done()).code, 0);
+    const next = await pause('after the hang');
+    assert.equal(next.isError, false, JSON.stringify(next.data));
+    assert.equal(readJobsFile(home).jobs.find((j) => j.id === FIXTURE_JOB_ID)!.paused_reason, 'after the hang');
+    await countersSettle(gw.url);
+  });
+
+  test('dies mid-call (SIGKILL while it waits for the lock): HERMES_CALL_FAILED naming it, nothing written, nothing left running, counters back to 0, the next call works', async () => {
+    const holder = await holdLock(home, 12);
+    const beforeBytes = sha256(jobsPath(home));
+    const outcome = timed(() => pause('killed'));
+    // Mid-call: the worker is inside Hermes' _jobs_lock, holding cron/.jobs.lock open while it waits.
+    const lockFile = join(home, 'cron', '.jobs.lock');
+    const victims = await waitFor(() => {
+      const waiting = hermesCallWorkers().filter((pid) => openFiles(pid).includes(lockFile));
+      return waiting.length > 0 ? waiting : undefined;
+    }, 20_000, "the Hermes call worker to wait for Hermes' lock");
+    for (const pid of victims) process.kill(pid, 'SIGKILL');
+    const result = await outcome;
+    assertBoundedFailure('Hermes call worker × crash mid-call', result, { code: 'HERMES_CALL_FAILED', names: /Hermes' cron pause/, withinMs: 9000 });
+    assert.equal(sha256(jobsPath(home)), beforeBytes, 'nothing written');
+    await waitFor(() => hermesCallWorkers().length === 0, 5000, 'no Hermes call worker left');
+    await countersSettle(gw.url);
+    const holderDone = await holder.done();
+    assert.equal(holderDone.code, 0);
+    // Nothing the call started is left: no process of the call (the worker's launcher included)
+    // runs under the gateway; its other workers (Hermes' tool server among them) are not the call's.
+    assert.deepEqual(descendantsOf(process.pid).filter((pid) => cmdline(pid).includes('hermes-call')), [], 'nothing the call started is left');
+    const next = await pause('after the crash');
+    assert.equal(next.isError, false, JSON.stringify(next.data));
+    await countersSettle(gw.url);
+  });
+});
