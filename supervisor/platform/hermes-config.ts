@@ -16,18 +16,22 @@ interface HermesConfig {
   error?: string;
 }
 
-export function readHermesConfig(hermesHome: string): HermesConfig {
-  const file = join(hermesHome, 'config.yaml');
+/**
+ * A Hermes config file's YAML, read bounded (CONFIG_MAX_BYTES): `follow` opens a symbolic link as
+ * Hermes does, else a link is refused (O_NOFOLLOW). `missing` when there is no file; otherwise the
+ * parsed document, or why it cannot be used.
+ */
+export function readConfigYaml(file: string, follow: boolean): { missing: true } | { doc: unknown } | { error: string } {
   let fd: number;
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+    fd = openSync(file, constants.O_RDONLY | (follow ? 0 : constants.O_NOFOLLOW));
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? {} : { error: `${file}: ${code}` };
+    return code === 'ENOENT' ? { missing: true } : { error: `cannot be opened (${code ?? (e as Error).message})` };
   }
   try {
     const size = fstatSync(fd).size;
-    if (size > CONFIG_MAX_BYTES) return { error: `${file}: larger than ${CONFIG_MAX_BYTES} bytes` };
+    if (size > CONFIG_MAX_BYTES) return { error: `is larger than ${CONFIG_MAX_BYTES} bytes` };
     const buf = Buffer.alloc(size);
     let read = 0;
     while (read < size) {
@@ -35,11 +39,19 @@ export function readHermesConfig(hermesHome: string): HermesConfig {
       if (n === 0) break;
       read += n;
     }
-    const doc = parsePyYaml(buf.subarray(0, read).toString('utf8'));
-    return doc && typeof doc === 'object' && !Array.isArray(doc) ? { doc: doc as Record<string, unknown> } : {};
+    return { doc: parsePyYaml(buf.subarray(0, read).toString('utf8')) };
   } catch (e) {
-    return { error: `${file}: ${(e as Error).message.split('\n')[0]}` };
+    return { error: `cannot be parsed as YAML (${(e as Error).message.split('\n')[0]})` };
   } finally {
     closeSync(fd);
   }
+}
+
+export function readHermesConfig(hermesHome: string): HermesConfig {
+  const file = join(hermesHome, 'config.yaml');
+  const read = readConfigYaml(file, false);
+  if ('missing' in read) return {};
+  if ('error' in read) return { error: `${file}: ${read.error}` };
+  const { doc } = read;
+  return doc && typeof doc === 'object' && !Array.isArray(doc) ? { doc: doc as Record<string, unknown> } : {};
 }

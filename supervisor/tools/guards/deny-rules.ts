@@ -1,8 +1,7 @@
-import { closeSync, fstatSync, openSync, readSync, statSync, constants } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GatewayConfig } from '../../platform/config.js';
-import { CONFIG_MAX_BYTES } from '../../platform/hermes-config.js';
-import { parsePyYaml } from '../../platform/yaml.js';
+import { readConfigYaml } from '../../platform/hermes-config.js';
 import { compileGlob, pythonStrip, type Glob } from './fnmatch.js';
 import { managedScopeDir } from '../../platform/hermes/managed-scope.js';
 
@@ -98,31 +97,6 @@ export function rulesOf(doc: unknown, file: string, env: Readonly<Record<string,
   return { rules };
 }
 
-/** Reads a config.yaml (symbolic links followed, as Hermes opens it), bounded like every reader of it. */
-function readConfigFile(file: string): { doc: unknown } | { error: string } {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY);
-  } catch (e) {
-    return { error: `cannot be opened (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` };
-  }
-  try {
-    const size = fstatSync(fd).size;
-    if (size > CONFIG_MAX_BYTES) return { error: `is larger than ${CONFIG_MAX_BYTES} bytes` };
-    const buf = Buffer.alloc(size);
-    let read = 0;
-    while (read < size) {
-      const n = readSync(fd, buf, read, size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    return { doc: parsePyYaml(buf.subarray(0, read).toString('utf8')) };
-  } catch (e) {
-    return { error: `cannot be parsed as YAML (${(e as Error).message.split('\n')[0]})` };
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** The operator's approvals.deny rules from the user and managed config.yaml, re-read when a file changes. */
 export class OperatorDenyRules implements DenyRuleSource {
@@ -161,9 +135,11 @@ export class OperatorDenyRules implements DenyRuleSource {
     }
     const known = this.states.get(file);
     if (known && known.signature === signature) return known.result;
-    const read = readConfigFile(file);
+    const read = readConfigYaml(file, true);
     let result: FileState['result'];
-    if ('error' in read) {
+    if ('missing' in read) {
+      result = { rules: [] }; // removed since the stat
+    } else if ('error' in read) {
       const kept = this.lastGood.get(file);
       result = kept ? { rules: kept } : { problem: `Hermes' config ${file} ${read.error}, so its approvals.deny rules cannot be applied` };
     } else {
