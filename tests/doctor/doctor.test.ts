@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { packageRoot } from '../../shared/package-root.js';
 import { makeFakeSystemctl, type FakeSystemctl } from '../helpers/fake-systemctl.js';
 import { standIn, type StandIn } from '../helpers/graph.js';
 import { tempDirs } from '../helpers/temp.js';
+import { processesWithHome } from '../helpers/procfs.js';
 
 // `hermes-mcp-gateway doctor`, the real bin as a child process: a healthy-enough configuration
 // (Camofox and the graph upstream answering, the rest optional) passes with the expected lines; a
@@ -53,17 +54,6 @@ function doctor(env: Record<string, string>, ...args: string[]): Promise<{ code:
   return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
 }
 
-/** Processes (other than this one) whose environment names `dir` as HERMES_HOME: the workers doctor started. */
-function processesOf(dir: string): number[] {
-  const needle = `HERMES_HOME=${dir}\0`;
-  return readdirSync('/proc').filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid).map(Number).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/environ`, 'utf8').includes(needle);
-    } catch {
-      return false; // gone, or not ours
-    }
-  });
-}
 
 const line = (out: string, level: string, name: string) => out.split('\n').find((l) => new RegExp(`^${level}\\s+${name.replace('.', '\\.')}\\s`).test(l));
 
@@ -79,7 +69,7 @@ test('a healthy-enough configuration: expected lines, exit 0, and no worker outl
   // The probes ran for real: the graph upstream was started to answer, and is gone with doctor.
   assert.ok(graph.starts().length >= 1, 'the graph probe started its upstream');
   assert.deepEqual(graph.live(), []);
-  assert.deepEqual(processesOf(dir), [], 'no worker doctor started outlives it');
+  assert.deepEqual(processesWithHome(dir), [], 'no worker doctor started outlives it');
   // systemd was only asked, read-only.
   assert.ok(systemctl.calls().length >= 2);
   for (const call of systemctl.calls()) assert.match(call, /^--user (is-system-running|show )/);
@@ -102,7 +92,7 @@ test('a broken configuration: a fail line per problem, each naming its fix, exit
   assert.match(fixOf('resource_policy'), /RESOURCE_POLICY_INVALID[\s\S]*fix: .*HERMES_MCP_RESOURCE_POLICY/);
   assert.match(fixOf('lsp'), /no configured language server is installed[\s\S]*fix: .*install/);
   assert.match(fixOf('browser'), /fix: .*CAMOFOX_URL/);
-  assert.deepEqual(processesOf(dir), []);
+  assert.deepEqual(processesWithHome(dir), []);
 });
 
 test('--json: {ok, checks: [{name, level, reason, fix?}]}; --help; a stray argument is a usage error', async () => {

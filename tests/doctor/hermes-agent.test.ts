@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { packageRoot } from '../../shared/package-root.js';
@@ -11,6 +11,7 @@ import { freePort } from '../helpers/nginx.js';
 import { realToolsHome, SMOKE_PAGE } from '../helpers/real-hermes-tools.js';
 import { tempDirs } from '../helpers/temp.js';
 import { startFirecrawlStandin } from '../fixtures/firecrawl-standin.js';
+import { processesWithHome } from '../helpers/procfs.js';
 
 // doctor's hermes_agent line against the real Hermes Agent of the pinned venv: the version its
 // interpreter reports, the tool server's MCP serverInfo (the mcp package's: FastMCP's version on mcp 1.x, none on 2.x) and
@@ -71,17 +72,6 @@ const find = (checks: Check[], name: string): Check => {
   return check;
 };
 
-/** Processes (other than this one) whose environment names `home` as HERMES_HOME: what doctor left running. */
-function processesOf(home: string): number[] {
-  const needle = `HERMES_HOME=${home}\0`;
-  return readdirSync('/proc').filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid).map(Number).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/environ`, 'utf8').includes(needle);
-    } catch {
-      return false;
-    }
-  });
-}
 
 /** What the venv itself says: hermes_cli's version and release date, the mcp package's version, and its Python's. */
 function venvFacts(): { version: string; release: string; mcp: string; python: string } {
@@ -118,7 +108,7 @@ test("the real Hermes: hermes_agent names its version, the tool server's serverI
   // state.db (0.22.2): either way no sessions yet, not a broken database.
   assert.notEqual(find(checks, 'session_db').level, 'fail', JSON.stringify(find(checks, 'session_db')));
   assert.equal(code, 0, JSON.stringify(checks.filter((c) => c.level === 'fail')));
-  assert.deepEqual(processesOf(home), [], 'no tool server outlives doctor');
+  assert.deepEqual(processesWithHome(home), [], 'no tool server outlives doctor');
   assert.deepEqual(trap.attempts, [], 'Hermes tried no outbound request');
 });
 
@@ -138,7 +128,7 @@ test('the real Hermes with its web, vision and image providers configured (all o
     assert.ok(agent.reason.startsWith(`${found(facts)}, supported (>=0.19.0,<0.24); `), agent.reason);
     assert.match(agent.reason, /of the allowlisted ones it exposes web_search, web_extract, vision_analyze, image_generate, lacks video_analyze$/);
     assert.match(find(checks, 'hermes_tools').reason, /^degraded: Hermes' tool server does not offer video_analyze$/);
-    assert.deepEqual(processesOf(home), []);
+    assert.deepEqual(processesWithHome(home), []);
     assert.deepEqual(trap.attempts, [], 'Hermes tried no outbound request');
   } finally {
     await firecrawl.close();
@@ -156,7 +146,7 @@ test('no Hermes interpreter: HERMES_AGENT_NOT_INSTALLED, a failure when the tool
   const optional = await doctor({ ...env, HERMES_MCP_OPTIONAL_COMPONENTS: `${OPTIONAL},hermes_tools` });
   assert.equal(find(optional.checks, 'hermes_agent').level, 'warn');
   assert.equal(optional.code, 0, JSON.stringify(optional.checks.filter((c) => c.level === 'fail')));
-  assert.deepEqual(processesOf(home), []);
+  assert.deepEqual(processesWithHome(home), []);
 });
 
 test('a Python without Hermes: HERMES_AGENT_NOT_INSTALLED naming the import error, and the tool server failing to start', async () => {
@@ -182,5 +172,5 @@ test('an interpreter that never answers: HERMES_AGENT_VERSION_UNKNOWN within her
   assert.equal(agent.level, 'warn');
   assert.match(agent.reason, /^HERMES_AGENT_VERSION_UNKNOWN: \S+ did not say which Hermes Agent it has within 1 s \(hermesAgentVersionTimeoutSeconds\)/);
   assert.ok(ms < 30_000, `doctor took ${ms} ms`);
-  assert.deepEqual(processesOf(home), []);
+  assert.deepEqual(processesWithHome(home), []);
 });

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { statFields } from '../../shared/proc.js';
+import { numericDirs, statFields } from '../../shared/proc.js';
 
 // What tests read about a process from /proc (a process that is gone reads as empty / 0).
 
@@ -15,4 +15,20 @@ export function cmdline(pid: number): string {
 /** The process's parent pid. */
 export function parentOf(pid: number): number {
   return Number(statFields(pid)?.[1] ?? 0);
+}
+
+/**
+ * Processes other than this one (and `except`) whose environment names `home` as HERMES_HOME: what
+ * a test's gateway, doctor or Hermes call left running there.
+ */
+export function processesWithHome(home: string, except: readonly number[] = []): number[] {
+  const needle = `HERMES_HOME=${home}\0`;
+  return numericDirs('/proc').filter((pid) => {
+    if (pid === process.pid || except.includes(pid)) return false;
+    try {
+      return readFileSync(`/proc/${pid}/environ`, 'latin1').includes(needle);
+    } catch {
+      return false; // gone, or not ours
+    }
+  });
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
@@ -9,6 +9,7 @@ import { locateHermes } from '../../../supervisor/platform/hermes/locate.js';
 import { createWorkerRuntime } from '../../../supervisor/platform/spawning/worker-runtime.js';
 import { hermes } from '../../helpers/hermes.js';
 import { tempDirs } from '../../helpers/temp.js';
+import { processesWithHome } from '../../helpers/procfs.js';
 
 // A call of one of Hermes' own functions in a Hermes call worker, against the pinned real Hermes:
 // its value, or a stable code when this Hermes lacks the function, the worker outlives its budget,
@@ -25,17 +26,6 @@ async function caller(python?: string): Promise<{ caller: HermesCaller; home: st
   return { caller: new HermesCaller(createWorkerRuntime(config, env), await locateHermes(config)), home };
 }
 
-/** Processes whose environment names `home` as HERMES_HOME (what a call left running). */
-function processesOf(home: string): number[] {
-  const needle = `HERMES_HOME=${home}\0`;
-  return readdirSync('/proc').filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid).map(Number).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/environ`, 'utf8').includes(needle);
-    } catch {
-      return false;
-    }
-  });
-}
 
 async function code(p: Promise<unknown>): Promise<string> {
   try {
@@ -58,7 +48,7 @@ test("Hermes' own document extraction: a notebook's text where this Hermes has i
     const value = (await call) as { text?: string };
     assert.match(value.text ?? '', /print\("hermes-call"\)/);
   }
-  assert.deepEqual(processesOf(home), []);
+  assert.deepEqual(processesWithHome(home), []);
 });
 
 test('an operation the module does not have: HERMES_CALL_FAILED, saying so', async () => {
@@ -69,7 +59,7 @@ test('an operation the module does not have: HERMES_CALL_FAILED, saying so', asy
 test('past its budget the worker is killed with all it started: HERMES_CALL_TIMEOUT', async () => {
   const { caller: c, home } = await caller(hermes().python);
   assert.equal(await code(c.call('documents', 'extract', { path: 'x.ipynb', data: '' }, { timeoutMs: 1 })), ErrorCode.HERMES_CALL_TIMEOUT);
-  assert.deepEqual(processesOf(home), []);
+  assert.deepEqual(processesWithHome(home), []);
 });
 
 test('a cancelled call: CANCELLED, and nothing left running', async () => {
@@ -78,12 +68,12 @@ test('a cancelled call: CANCELLED, and nothing left running', async () => {
   const call = c.call('documents', 'extract', { path: 'x.ipynb', data: '' }, { timeoutMs: 60_000, signal: abort.signal });
   setTimeout(() => abort.abort(), 20);
   assert.equal(await code(call), ErrorCode.CANCELLED);
-  assert.deepEqual(processesOf(home), []);
+  assert.deepEqual(processesWithHome(home), []);
 });
 
 test('with no Hermes found a call is HERMES_AGENT_NOT_INSTALLED before anything starts', async () => {
   const { caller: c, home } = await caller();
   assert.equal(c.available, false);
   assert.equal(await code(c.call('documents', 'extract', {}, { timeoutMs: 60_000 })), ErrorCode.HERMES_AGENT_NOT_INSTALLED);
-  assert.deepEqual(processesOf(home), []);
+  assert.deepEqual(processesWithHome(home), []);
 });

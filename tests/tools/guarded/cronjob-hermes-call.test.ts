@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
@@ -11,7 +11,7 @@ import { assertBoundedFailure, countersSettle, timed } from '../../faults/faults
 import { FIXTURE_JOB_ID, cronCaller, hermesCron, homeWithCron, jobsPath, readJobsFile, sha256, startCronGateway } from '../../fixtures/cron-home.js';
 import { connect, viaBridge, type TestGateway } from '../../helpers/gateway.js';
 import { hermes } from '../../helpers/hermes.js';
-import { cmdline, parentOf } from '../../helpers/procfs.js';
+import { cmdline, parentOf, processesWithHome } from '../../helpers/procfs.js';
 import { waitFor } from '../../helpers/wait.js';
 
 // cronjob's calls of Hermes' own cron code, against the pinned real Hermes: the worker's module
@@ -52,17 +52,6 @@ function openFiles(pid: number): string[] {
   }
 }
 
-/** Processes whose environment names `home` as HERMES_HOME, but for `except` (what a call left running). */
-function processesOf(home: string, except: readonly number[] = []): number[] {
-  const needle = `HERMES_HOME=${home}\0`;
-  return readdirSync('/proc').filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid && !except.includes(Number(d))).map(Number).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/environ`, 'utf8').includes(needle);
-    } catch {
-      return false;
-    }
-  });
-}
 
 describe("the worker's cron module and Hermes' cron package", () => {
   test("a Python that puts workers/hermes-call first on sys.path (as `python run.py` would) imports the worker's cron.py as `cron`: the hazard is real", () => {
@@ -80,7 +69,7 @@ describe("the worker's cron module and Hermes' cron package", () => {
       assert.equal(value.answer?.success, true, JSON.stringify(value));
       const job = readJobsFile(home).jobs.find((j) => j.id === FIXTURE_JOB_ID)!;
       assert.deepEqual([job.state, job.paused_reason], ['paused', 'shadow check']);
-      assert.deepEqual(processesOf(home), [], 'the worker is gone');
+      assert.deepEqual(processesWithHome(home), [], 'the worker is gone');
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
