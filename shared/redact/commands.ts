@@ -128,12 +128,12 @@ const HERMES_HOME_PREFIXES = ['$HERMES_HOME/', '${HERMES_HOME}/'];
 const HOME_PREFIXES = ['$HOME/', '${HOME}/'];
 
 /**
- * The directories Hermes' config.yaml lives in for this process (Hermes `file_safety._hermes_dirs`):
- * the Hermes home (`HERMES_HOME`, else `~/.hermes`, as the gateway's configuration reads it) and,
- * under a profile (`<root>/profiles/<name>`), the root; real paths where they exist.
+ * The directories Hermes' config.yaml lives in (Hermes `file_safety._hermes_dirs`): the Hermes home
+ * (the gateway's HERMES_HOME, passed in by its caller; Hermes' default `~/.hermes` when none is)
+ * and, under a profile (`<root>/profiles/<name>`), the root; real paths where they exist.
  */
-function hermesDirs(): string[] {
-  const configured = process.env.HERMES_HOME || join(homedir(), '.hermes');
+function hermesDirs(hermesHome: string | undefined): string[] {
+  const configured = hermesHome || join(homedir(), '.hermes');
   const home = resolve(configured.startsWith('~/') ? join(homedir(), configured.slice(2)) : configured);
   const parts = home.split(sep);
   const dirs = parts.length > 2 && parts.at(-2) === 'profiles' ? [home, parts.slice(0, -2).join(sep) || sep] : [home];
@@ -151,24 +151,25 @@ function realOrSelf(path: string): string {
 }
 
 /** Hermes `_is_under_hermes_home`: the path, resolved from this process's directory with symlinks followed, is in a Hermes directory. */
-function isUnderHermesHome(path: string): boolean {
+function isUnderHermesHome(path: string, hermesHome: string | undefined): boolean {
   const expanded = path === '~' || path.startsWith('~/') ? join(homedir(), path.slice(1)) : path;
   const target = realOrSelf(isAbsolute(expanded) ? expanded : resolve(expanded));
-  return hermesDirs().some((dir) => target === dir || target.startsWith(dir.endsWith(sep) ? dir : dir + sep));
+  return hermesDirs(hermesHome).some((dir) => target === dir || target.startsWith(dir.endsWith(sep) ? dir : dir + sep));
 }
 
 /**
  * Hermes `_is_secret_file_arg`: an operand naming an `.env`-type file or a shell rc anywhere, or
  * Hermes' config.yaml (and its backup copies) under `$HERMES_HOME`, a `.hermes` directory or the
- * Hermes home. A path holding another variable is not judged (its target is unknown).
+ * Hermes home (`hermesHome`, the gateway's HERMES_HOME). A path holding another variable is not
+ * judged (its target is unknown).
  */
-export function isSecretFileOperand(operand: string): boolean {
+export function isSecretFileOperand(operand: string, hermesHome?: string): boolean {
   let path = operand.replace(/^["']+|["']+$/g, '').replaceAll('\\', '/');
-  let hermesHome = false;
+  let underHermesHomeVariable = false;
   for (const prefix of HERMES_HOME_PREFIXES) {
     if (path.startsWith(prefix)) {
       path = path.slice(prefix.length);
-      hermesHome = true;
+      underHermesHomeVariable = true;
       break;
     }
   }
@@ -187,7 +188,7 @@ export function isSecretFileOperand(operand: string): boolean {
   if (name === undefined) return false;
   if (SECRET_ENV_FILE_BASENAMES.has(name) || SHELL_RC_BASENAMES.has(name)) return true;
   if (!isHermesConfigName(name)) return false;
-  return hermesHome || parts.slice(0, -1).includes('.hermes') || isUnderHermesHome(path);
+  return underHermesHomeVariable || parts.slice(0, -1).includes('.hermes') || isUnderHermesHome(path, hermesHome);
 }
 
 /**
@@ -195,14 +196,14 @@ export function isSecretFileOperand(operand: string): boolean {
  * whose first word names a reader (by its base name) and whose operands (words not starting with
  * `-`; for grep, awk and sed the ones after the pattern) include a secret-bearing file.
  */
-export function commandReadsSecretFile(command: string): boolean {
+export function commandReadsSecretFile(command: string, hermesHome?: string): boolean {
   for (const seg of everySegment(command)) {
     const words = seg.split(/\s+/).filter((w) => w !== '');
     const reader = words[0]?.split('/').at(-1)?.toLowerCase();
     if (reader === undefined || !FILE_READ_COMMANDS.has(reader)) continue;
     let operands = words.slice(1).filter((w) => !w.startsWith('-'));
     if (PATTERN_FIRST_COMMANDS.has(reader)) operands = operands.slice(1);
-    if (operands.some(isSecretFileOperand)) return true;
+    if (operands.some((operand) => isSecretFileOperand(operand, hermesHome))) return true;
   }
   return false;
 }
@@ -212,17 +213,18 @@ export function commandReadsSecretFile(command: string): boolean {
 // ---------------------------------------------------------------------------------------------
 
 /** Whether `command`'s whole output is redacted as ordinary text (every assignment pass), not as code. */
-export function redactsWholeOutput(command: string): boolean {
-  return isEnvDumpCommand(command) || commandReadsSecretFile(command);
+export function redactsWholeOutput(command: string, hermesHome?: string): boolean {
+  return isEnvDumpCommand(command) || commandReadsSecretFile(command, hermesHome);
 }
 
 /**
  * What `command` printed, redacted as Hermes' `redact_terminal_output` does: as ordinary text for an
  * environment dump or a read of a secret-bearing file; otherwise as code, plus the Python-repr pass
  * on pytest and exception lines, where a masked value the code pass left as head/tail becomes `***`.
+ * `hermesHome`: the gateway's HERMES_HOME, whose config.yaml is a secret-bearing file.
  */
-export function redactCommandOutput(text: string, command: string): string {
+export function redactCommandOutput(text: string, command: string, hermesHome?: string): string {
   if (text === '') return text;
-  if (redactsWholeOutput(command)) return redact(text);
+  if (redactsWholeOutput(command, hermesHome)) return redact(text);
   return redactPythonDiagnosticLines(redact(text, { codeFile: true }), outputMaskerKeepingMasksOf(text));
 }

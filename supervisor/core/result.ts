@@ -38,6 +38,8 @@ export class CommandOutput {
   constructor(
     readonly text: string,
     readonly command: string,
+    /** The gateway's HERMES_HOME: its config.yaml is one of the secret-bearing files a command may print. */
+    readonly hermesHome?: string,
   ) {}
 }
 
@@ -46,8 +48,8 @@ export class CommandOutput {
  * redacts it as Hermes' redact_terminal_output does for that command (the handler says what the
  * text is; which mode that calls for is decided here).
  */
-export function commandOutput(text: string, command: string): CommandOutput {
-  return new CommandOutput(text, command);
+export function commandOutput(text: string, command: string, hermesHome?: string): CommandOutput {
+  return new CommandOutput(text, command, hermesHome);
 }
 
 /**
@@ -63,7 +65,7 @@ export function redactCommandResult(value: Record<string, unknown>): Record<stri
 
 function commandResultCopy(value: unknown): unknown {
   if (typeof value === 'string') return redact(value, { codeFile: true });
-  if (value instanceof CommandOutput) return redactCommandOutput(value.text, value.command);
+  if (value instanceof CommandOutput) return redactCommandOutput(value.text, value.command, value.hermesHome);
   if (Array.isArray(value)) return value.map(commandResultCopy);
   if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
     const out: Record<string, unknown> = {};

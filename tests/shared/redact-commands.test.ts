@@ -78,26 +78,21 @@ test("Hermes' config.yaml is recognised under $HERMES_HOME, a .hermes directory 
   mkdirSync(join(root, 'profiles', 'work'), { recursive: true });
   mkdirSync(join(temp, 'project'), { recursive: true });
   symlinkSync(home, join(temp, 'link-to-home'));
-  const saved = process.env.HERMES_HOME;
-  try {
-    process.env.HERMES_HOME = home;
-    assert.equal(isSecretFileOperand(join(home, 'config.yaml')), true);
-    assert.equal(isSecretFileOperand(join(home, 'backups', 'config', 'config.yaml.corrupt.1')), true);
-    assert.equal(isSecretFileOperand(join(temp, 'link-to-home', 'config.yaml')), true, 'a symlink into the home');
-    assert.equal(isSecretFileOperand(join(temp, 'project', 'config.yaml')), false);
-    assert.equal(isSecretFileOperand(join(temp, 'project', '.hermes', 'config.yaml')), true);
-    assert.equal(isSecretFileOperand('"$HERMES_HOME/config.yaml"'), true);
-    assert.equal(isSecretFileOperand('$PROJECT/.env'), false, 'another variable: its target is unknown');
-    assert.equal(commandReadsSecretFile(`grep -n api_key ${join(home, 'config.yaml')}`), true);
-    assert.equal(commandReadsSecretFile(`cat ${join(temp, 'project', 'config.yaml')}`), false);
-    // Under a profile, the root's config.yaml too.
-    process.env.HERMES_HOME = join(root, 'profiles', 'work');
-    assert.equal(isSecretFileOperand(join(root, 'config.yaml')), true);
-    assert.equal(isSecretFileOperand(join(root, 'profiles', 'work', 'config.yaml')), true);
-  } finally {
-    if (saved === undefined) delete process.env.HERMES_HOME;
-    else process.env.HERMES_HOME = saved;
-  }
+  assert.equal(isSecretFileOperand(join(home, 'config.yaml'), home), true);
+  assert.equal(isSecretFileOperand(join(home, 'backups', 'config', 'config.yaml.corrupt.1'), home), true);
+  assert.equal(isSecretFileOperand(join(temp, 'link-to-home', 'config.yaml'), home), true, 'a symlink into the home');
+  assert.equal(isSecretFileOperand(join(temp, 'project', 'config.yaml'), home), false);
+  assert.equal(isSecretFileOperand(join(temp, 'project', '.hermes', 'config.yaml'), home), true);
+  assert.equal(isSecretFileOperand('"$HERMES_HOME/config.yaml"', home), true);
+  assert.equal(isSecretFileOperand('$PROJECT/.env', home), false, 'another variable: its target is unknown');
+  assert.equal(commandReadsSecretFile(`grep -n api_key ${join(home, 'config.yaml')}`, home), true);
+  assert.equal(commandReadsSecretFile(`cat ${join(temp, 'project', 'config.yaml')}`, home), false);
+  // The home is the gateway's HERMES_HOME as given, not this process's environment.
+  assert.equal(isSecretFileOperand(join(home, 'config.yaml'), join(temp, 'another-home')), false);
+  // Under a profile, the root's config.yaml too.
+  const profile = join(root, 'profiles', 'work');
+  assert.equal(isSecretFileOperand(join(root, 'config.yaml'), profile), true);
+  assert.equal(isSecretFileOperand(join(root, 'profiles', 'work', 'config.yaml'), profile), true);
 });
 
 test('a command reading a file counts it secret-bearing exactly where read_file does (one list of names on both sides)', async () => {

@@ -1,5 +1,4 @@
 import { statSync } from 'node:fs';
-import type { GatewayConfig } from '../config.js';
 
 // Hermes' managed scope: a directory whose config.yaml (and .env) an administrator puts over every
 // user's (hermes_cli/managed_scope.py get_managed_dir): HERMES_MANAGED_DIR when set, else
@@ -11,7 +10,7 @@ import type { GatewayConfig } from '../config.js';
 export const SYSTEM_MANAGED_DIR = '/etc/hermes';
 
 /** The managed scope's directory (config.hermesManagedDir, HERMES_MANAGED_DIR else /etc/hermes) when it is one; undefined otherwise. */
-export function managedScopeDir(config: Pick<GatewayConfig, 'hermesManagedDir'>): string | undefined {
+export function managedScopeDir(config: { readonly hermesManagedDir: string }): string | undefined {
   try {
     return statSync(config.hermesManagedDir).isDirectory() ? config.hermesManagedDir : undefined;
   } catch {

@@ -175,7 +175,7 @@ export class ExecuteCodePool {
     });
     if ('error' in r) return { error: r.error };
     // Redacted as the terminal tool's result is: this reply to the script is no result the pipeline sees.
-    const context = { release: this.release, startedIn, maxTimeoutSeconds: this.runtime.config.limits.executeCodeDeadlineSeconds };
+    const context = { release: this.release, startedIn, maxTimeoutSeconds: this.runtime.config.limits.executeCodeDeadlineSeconds, hermesHome: this.runtime.config.hermesHome };
     return redactCommandResult(foregroundOutcome(r, String(args.command ?? ''), timeoutSeconds, this.runtime.config.limits.terminalOutputMaxChars, context).structured!);
   }
 

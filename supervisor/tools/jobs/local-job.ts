@@ -38,6 +38,8 @@ export class LocalJob {
     private readonly tailChars: number,
     /** The job's command: which mode its output is redacted in (shared/redact/commands.ts). */
     readonly command = '',
+    /** The gateway's HERMES_HOME: its config.yaml is a secret-bearing file a command may print. */
+    private readonly hermesHome?: string,
   ) {
     let settle!: () => void;
     this.done = new Promise<void>((resolve) => (settle = resolve));
@@ -73,7 +75,7 @@ export class LocalJob {
    */
   receiptOutput(): ReceiptOutput {
     const raw = this.tail + this.screen;
-    const text = redactCommandOutput(stripAnsi(raw), this.command);
+    const text = redactCommandOutput(stripAnsi(raw), this.command, this.hermesHome);
     const tail = text.slice(-this.tailChars);
     return { tail, styled: styledTwin(raw, tail) ?? null, bytes: this.bytes + Buffer.byteLength(this.screen), truncated: this.dropped || tail.length < text.length };
   }

@@ -16,8 +16,6 @@ import type { ProcessRegistry, TrackedProcess } from './registry.js';
 // 0.22.2's process_manage (handoff, ids by prefix, log offset 0 = the head, output_cut and
 // process_running, the newer list fields).
 
-/** Output as Hermes' process tool shows it: ANSI stripped, then (the pipeline) redacted as the command's output. */
-const clean = (text: string, command: string) => commandOutput(stripAnsi(text), command);
 
 /** Python's str.splitlines(): every line break Python knows, no empty last line. */
 function splitLines(text: string): string[] {
@@ -92,7 +90,9 @@ export function processManageSchema(release: HermesRelease, limits: WorkerRuntim
 }
 
 export function processManageTool(registry: ProcessRegistry, runtime: WorkerRuntime, release: HermesRelease): ToolDefinition {
-  const { limits } = runtime.config;
+  const { limits, hermesHome } = runtime.config;
+  /** Output as Hermes' process tool shows it: ANSI stripped, then (the pipeline) redacted as the command's output. */
+  const clean = (text: string, command: string) => commandOutput(stripAnsi(text), command, hermesHome);
   const maxWait = limits.processWaitMaxSeconds;
   const handoff = release.has('process-manage-schema');
   const listFields = release.has('process-list-fields');

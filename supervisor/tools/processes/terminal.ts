@@ -126,6 +126,8 @@ export interface ForegroundContext {
   startedIn?: string;
   /** The longest timeout this caller may ask for (the advice of the exit-124 hint). */
   maxTimeoutSeconds: number;
+  /** The gateway's HERMES_HOME (its config.yaml is a secret-bearing file the output redaction knows). */
+  hermesHome: string;
 }
 
 function realPath(path: string): string | undefined {
@@ -169,7 +171,7 @@ export function foregroundOutcome(r: ExecResult, command: string, timeoutSeconds
   const twin = styledTwin(captured, text);
   return {
     structured: {
-      output: commandOutput(text, command),
+      output: commandOutput(text, command, context.hermesHome),
       exit_code: exitCode,
       error: null,
       ...(cwd !== undefined ? { cwd } : {}),
@@ -382,7 +384,7 @@ export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime, release
         // Where a command with a workdir ended becomes the session's cwd only before Hermes made workdir per call.
         ...(workdir ? { workdir, recordCwd: !transientWorkdir } : {}),
       });
-      return foregroundOutcome(r, command, timeoutSeconds, limits.terminalOutputMaxChars, { release, startedIn: r.startedIn, maxTimeoutSeconds: maxTimeout });
+      return foregroundOutcome(r, command, timeoutSeconds, limits.terminalOutputMaxChars, { release, startedIn: r.startedIn, maxTimeoutSeconds: maxTimeout, hermesHome: runtime.config.hermesHome });
     },
   };
 }

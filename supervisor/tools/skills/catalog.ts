@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { basename, dirname, relative, sep } from 'node:path';
-import { cmp } from './common.js';
-import type { SkillsRoot } from './discover.js';
+import { cmp, type SkillsRoot } from './common.js';
 import { readBounded } from './io.js';
 
 // Which skill a name loads when several share it, as Hermes decides it since 0.22

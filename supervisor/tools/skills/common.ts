@@ -46,3 +46,11 @@ export function cmp(a: string, b: string): number {
 export function sortSkills(skills: SkillSummary[]): SkillSummary[] {
   return [...skills].sort((a, b) => cmp(a.category ?? '', b.category ?? '') || cmp(a.name, b.name));
 }
+
+/** The skills directory a walk starts from. */
+export interface SkillsRoot {
+  /** `$HERMES_HOME/skills` as configured (lexical). */
+  dir: string;
+  /** Its real path: the containment boundary for every symlink. */
+  real: string;
+}

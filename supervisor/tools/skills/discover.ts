@@ -4,7 +4,9 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import type { Limits } from '../../../shared/limits.js';
 import type { HermesRelease } from '../../platform/hermes/release.js';
 import { resolveCatalog, type Resolved } from './catalog.js';
-import { checkAborted, cmp, isRecord, SUPPORT_DIR_SET, type SkillsContext, type SkillSummary } from './common.js';
+import { checkAborted, cmp, isRecord, SUPPORT_DIR_SET, type SkillsContext, type SkillsRoot, type SkillSummary } from './common.js';
+
+export type { SkillsRoot } from './common.js';
 import { MAX_NAME_LENGTH, matchesEnvironment, matchesPlatform, parseFrontmatter, truncateDescription } from './frontmatter.js';
 import { parsePyYaml } from '../../platform/yaml.js';
 import { containedReal, decodeLenient, readBounded } from './io.js';
@@ -71,12 +73,6 @@ export async function disabledSkillNames(hermesHome: string, platform: string | 
 // ---------------------------------------------------------------------------------------------
 // The skills tree
 
-export interface SkillsRoot {
-  /** `$HERMES_HOME/skills` as configured (lexical). */
-  dir: string;
-  /** Its real path: the containment boundary for every symlink. */
-  real: string;
-}
 
 export interface SkillFile {
   /** Lexical path of SKILL.md (or of a legacy flat `<name>.md`) under the skills dir. */

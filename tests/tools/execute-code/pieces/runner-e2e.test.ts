@@ -112,7 +112,8 @@ test('a script calls terminal() and read_file() over RPC and prints their result
   assert.equal(stdout, 'ran: echo hi 0\ncontents of /x\n');
   assert.deepEqual(calls, [
     { tool: 'terminal', args: { command: 'echo hi' } }, // timeout/workdir None → omitted
-    { tool: 'read_file', args: { path: '/x', offset: 1, limit: 500 } },
+    // The stub's default limit without the gateway's setting is the newest Hermes' (2000; 500 for 0.19).
+    { tool: 'read_file', args: { path: '/x', offset: 1, limit: 2000 } },
   ]);
   assert.equal(server.callsMade(), 2);
 });
