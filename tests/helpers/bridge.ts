@@ -368,3 +368,30 @@ export async function hermesSession(hermes: RealHermesApi, id: string): Promise<
 }
 /** Hermes' agent turn (it sends its tools) for bridge task `id`: the last user message is that task's prompt. */
 export const agentTurnFor = (id: string) => (r: ModelRequest): boolean => Array.isArray(r.body?.tools) && lastUserText(r).includes(`Task id: ${id}\n`);
+
+/** A tool's answer on the bridge profile's /bridge/mcp (plain JSON-RPC, as hermes-mcp-bridge's clients post it). */
+export interface BridgeToolAnswer {
+  isError: boolean;
+  data: Record<string, unknown>;
+}
+
+/** `call` posts tools/call to the gateway's bridge profile with the deployment's token; `ok` also requires a non-error answer. */
+export function bridgeToolCaller(gatewayUrl: () => string, token: () => string): { call: (name: string, args: Record<string, unknown>) => Promise<BridgeToolAnswer>; ok: (name: string, args: Record<string, unknown>) => Promise<Record<string, unknown>> } {
+  let rpcId = 0;
+  async function call(name: string, args: Record<string, unknown>): Promise<BridgeToolAnswer> {
+    const r = await fetch(`${gatewayUrl()}/bridge/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token()}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method: 'tools/call', params: { name, arguments: args } }),
+    });
+    const body = (await r.json()) as { result?: { isError?: boolean; structuredContent?: Record<string, unknown> }; error?: unknown };
+    if (!body.result) throw new Error(`${name}: ${JSON.stringify(body)}`);
+    return { isError: body.result.isError === true, data: body.result.structuredContent ?? {} };
+  }
+  async function ok(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const r = await call(name, args);
+    if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.data)}`);
+    return r.data;
+  }
+  return { call, ok };
+}

@@ -7,14 +7,16 @@ import { readEnvFile } from '../../supervisor/platform/environment.js';
 import { toolServerCommand } from '../../supervisor/tools/hermes-tools/index.js';
 import { cmdline } from './procfs.js';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { startFirecrawlStandin, type FirecrawlStandin } from '../fixtures/firecrawl-standin.js';
 import { startOpenAIImagesStandin, type OpenAIImagesStandin } from '../fixtures/openai-images-standin.js';
 import { startScriptedModel, type ScriptedModel, type ScriptedModelOptions } from '../fixtures/scripted-model.js';
 import type { Limits } from '../../shared/limits.js';
 import { startFakeCamofox, type FakeCamofox } from './browser.js';
-import { startTestGateway, type TestGateway } from './gateway.js';
+import { connect, startTestGateway, type TestGateway } from './gateway.js';
 import { pngImage } from './hermes-tools.js';
 import { hermes, makeHermesHome, startEgressTrap } from './hermes.js';
+import { tempDirs } from './temp.js';
 
 // A gateway in front of the real Hermes tool server (the pinned Hermes venv), launched as
 // production launches it: HERMES_AGENT_PYTHON names the venv's python and nothing else, so the
@@ -168,6 +170,50 @@ export async function startMediaProviders(image: Buffer, modelOptions: ScriptedM
       await model.close();
       await images.close();
     },
+  };
+}
+
+/** A test file's gateway in front of the real tool server with the media providers, and a modern client of it. */
+export interface RealMediaSuite {
+  readonly real: RealTools;
+  readonly media: MediaProviders;
+  readonly client: Client;
+}
+
+/**
+ * Opens a RealMediaSuite before the file's tests (providers answering `image`, the tool server's
+ * options from `options`, given the providers and a fresh directory) and closes the client, the
+ * gateway, the providers and the directories after them. `opened` runs once it is open, in the same
+ * hook (a second top-level `before` would not wait for this one on Node 20).
+ */
+export function realMediaSuite(prefix: string, image: Buffer, modelOptions: ScriptedModelOptions, options: (media: MediaProviders, dir: string) => RealToolsOptions, opened?: (suite: RealMediaSuite) => void): RealMediaSuite {
+  const temp = tempDirs();
+  let parts: RealMediaSuite | undefined;
+  let media: MediaProviders | undefined;
+  let real: RealTools | undefined;
+  let client: Client | undefined;
+  before(async () => {
+    const dir = temp.make(prefix);
+    media = await startMediaProviders(image, modelOptions);
+    real = await startRealTools(dir, options(media, dir));
+    client = await connect(real.gw.mcpUrl, 'modern');
+    parts = { real, media, client };
+    opened?.(parts);
+  });
+  after(async () => {
+    await client?.close();
+    await real?.close();
+    await media?.close();
+    temp.removeAll();
+  });
+  const open = (): RealMediaSuite => {
+    if (!parts) throw new Error('the real tool server suite is not open (used outside its tests)');
+    return parts;
+  };
+  return {
+    get real() { return open().real; },
+    get media() { return open().media; },
+    get client() { return open().client; },
   };
 }
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { messageText, startScriptedModel, type ScriptedModel } from '../../fixtures/scripted-model.js';
-import { agentTurnFor, lastUserText, makeBridgeDeployment, modelMessages, runsIdempotent, startRealHermesApi, systemText, type BridgeDeployment, type RealHermesApi } from '../../helpers/bridge.js';
+import { agentTurnFor, bridgeToolCaller, lastUserText, makeBridgeDeployment, modelMessages, runsIdempotent, startRealHermesApi, systemText, type BridgeDeployment, type RealHermesApi } from '../../helpers/bridge.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { tempDirs } from '../../helpers/temp.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -41,22 +41,7 @@ describe('bridge profile against the real Hermes API server', () => {
     temp.removeAll();
   });
 
-  let rpcId = 0;
-  async function call(name: string, args: Record<string, unknown>): Promise<{ isError: boolean; data: Record<string, unknown> }> {
-    const r = await fetch(`${gw.url}/bridge/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${fx.token}` },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++rpcId, method: 'tools/call', params: { name, arguments: args } }),
-    });
-    const body = (await r.json()) as { result?: { isError?: boolean; structuredContent?: Record<string, unknown> }; error?: unknown };
-    assert.ok(body.result, `${name}: ${JSON.stringify(body)}`);
-    return { isError: body.result.isError === true, data: body.result.structuredContent ?? {} };
-  }
-  const ok = async (name: string, args: Record<string, unknown>) => {
-    const r = await call(name, args);
-    assert.equal(r.isError, false, `${name}: ${JSON.stringify(r.data)}`);
-    return r.data;
-  };
+  const { call, ok } = bridgeToolCaller(() => gw.url, () => fx.token);
   const requestsFor = (id: string) => model.chatRequests().filter(agentTurnFor(id));
 
   test('a sync task: a real agent turn whose model request carries the contract and the task; the reply becomes result.json', async () => {

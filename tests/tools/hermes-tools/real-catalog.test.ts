@@ -1,14 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/client';
+import { test } from 'node:test';
 import { loadToolPolicy } from '../../../supervisor/core/catalog/policy.js';
 import { TOOL_SERVER_TOOLS } from '../../../supervisor/tools/hermes-tools/index.js';
-import { call, connect } from '../../helpers/gateway.js';
+import { call } from '../../helpers/gateway.js';
 import { pngImage, toolServerReadiness } from '../../helpers/hermes-tools.js';
 import { gte } from '@renovatebot/pep440';
 import { hermes } from '../../helpers/hermes.js';
-import { hermesMcpVersion, mcpTwo, startMediaProviders, startRealTools, type MediaProviders, type RealTools } from '../../helpers/real-hermes-tools.js';
-import { tempDirs } from '../../helpers/temp.js';
+import { hermesMcpVersion, mcpTwo, realMediaSuite } from '../../helpers/real-hermes-tools.js';
 import { waitFor } from '../../helpers/wait.js';
 
 // The catalog against Hermes' real tool server, with every backend this Hermes version can have
@@ -20,26 +18,10 @@ import { waitFor } from '../../helpers/wait.js';
 // missing. image_generate is listed on both: 0.22.2's tool search would defer it (and the
 // tool server would drop it), but the gateway runs its tool server with tool search off.
 
-const temp = tempDirs();
-let real: RealTools;
-let media: MediaProviders;
-let client: Client;
-
-before(async () => {
-  media = await startMediaProviders(pngImage(8, 8));
-  real = await startRealTools(temp.make('hmcp-real-catalog-'), media.options);
-  client = await connect(real.gw.mcpUrl, 'modern');
-});
-
-after(async () => {
-  await client?.close();
-  await real?.close();
-  await media?.close();
-  temp.removeAll();
-});
+const s = realMediaSuite('hmcp-real-catalog-', pngImage(8, 8), {}, (media) => media.options);
 
 test("the catalog is the tool server's list ∩ the allowlist, with its descriptions and schemas exactly as listed", async () => {
-  const listed = await real.listDirectly();
+  const listed = await s.real.listDirectly();
   const allow = loadToolPolicy().allow;
   const expected = listed.tools.filter((t) => (TOOL_SERVER_TOOLS as readonly string[]).includes(t.name) && allow.has(t.name));
   assert.deepEqual(expected.map((t) => t.name).sort(), ['image_generate', 'vision_analyze', 'web_extract', 'web_search'], 'this Hermes lists these four with their backends configured');
@@ -48,32 +30,32 @@ test("the catalog is the tool server's list ∩ the allowlist, with its descript
   // newest; the catalog serves whatever the tool server lists.
   const vision = expected.find((t) => t.name === 'vision_analyze')!.inputSchema.properties as Record<string, unknown>;
   assert.equal('region' in vision, gte(hermes().version, '0.22.2'), JSON.stringify(vision));
-  const catalogued = real.gw.gateway.catalog.all().filter((e) => e.source === 'hermes' && (TOOL_SERVER_TOOLS as readonly string[]).includes(e.tool.name));
+  const catalogued = s.real.gw.gateway.catalog.all().filter((e) => e.source === 'hermes' && (TOOL_SERVER_TOOLS as readonly string[]).includes(e.tool.name));
   assert.deepEqual(catalogued.map((e) => e.tool.name).sort(), expected.map((t) => t.name).sort());
   for (const tool of expected) {
-    const entry = real.gw.gateway.catalog.get(tool.name)!;
+    const entry = s.real.gw.gateway.catalog.get(tool.name)!;
     assert.equal(entry.tool.description, tool.description, tool.name);
     assert.deepEqual(entry.tool.inputSchema, tool.inputSchema, tool.name);
   }
   // As a client discovers it through tool_describe.
-  const { data } = await call(client, 'tool_describe', { names: ['web_extract'] });
+  const { data } = await call(s.client, 'tool_describe', { names: ['web_extract'] });
   assert.deepEqual((data.tools as Record<string, { parameters: unknown }>).web_extract!.parameters, expected.find((t) => t.name === 'web_extract')!.inputSchema);
   // Nothing else of the tool server's list is catalogued from it (its browser, skills, TTS, kanban tools).
-  for (const name of ['text_to_speech', 'browser_vision', 'browser_navigate']) assert.notEqual(real.gw.gateway.catalog.get(name)?.source, 'hermes', name);
+  for (const name of ['text_to_speech', 'browser_vision', 'browser_navigate']) assert.notEqual(s.real.gw.gateway.catalog.get(name)?.source, 'hermes', name);
 });
 
 test("/readyz.hermes_tools: up, degraded by the missing video_analyze; serverInfo is the MCP package's, never Hermes' version", async () => {
   const r = await waitFor(async () => {
-    const now = await toolServerReadiness(real.gw.url);
+    const now = await toolServerReadiness(s.real.gw.url);
     return now.hermesTools.details?.state === 'up' ? now : undefined;
   }, 30_000, 'the tool server up');
   assert.equal(r.hermesTools.ready, true);
   assert.equal(r.hermesTools.status, 'degraded');
   assert.deepEqual(r.hermesTools.details?.missing, ['video_analyze']);
   assert.match(r.hermesTools.reason ?? '', /does not offer video_analyze/);
-  const { serverInfo } = await real.listDirectly();
+  const { serverInfo } = await s.real.listDirectly();
   assert.equal(serverInfo?.name, 'hermes-tools');
   // mcp 1.x FastMCP reports its own package's version there; mcp 2.x MCPServer reports none.
   assert.equal(serverInfo?.version, mcpTwo() ? '' : hermesMcpVersion(), `not Hermes ${hermes().version}`);
-  assert.deepEqual(real.egress, []);
+  assert.deepEqual(s.real.egress, []);
 });
