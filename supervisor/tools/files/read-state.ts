@@ -3,7 +3,6 @@ import { constants as fsConstants, type BigIntStats, type Stats } from 'node:fs'
 import { open, stat } from 'node:fs/promises';
 import type { CallContext } from '../../core/tool-types.js';
 import { redact } from '../../../shared/redact.js';
-import { principalKey } from '../../core/scopes.js';
 
 // What a task knows of the files it touched: Hermes' per-task file state (tools/file_tools_read_tracking.py
 // `_read_tracker[task_id]`, and the read stamps and last writers of tools/file_state.py
@@ -25,10 +24,11 @@ import { principalKey } from '../../core/scopes.js';
 // session token (`session_open`) is a durable owner and gets a state of its own, released when
 // the owner ends: Hermes' rule exactly. A sessionless request (the 2026-07-28 protocol, ChatGPT)
 // is a new owner on every call, so a read and the write after it would never meet; for those the
-// state is kept per credential instead (the authenticated principal, or with authentication off
-// the one local principal), and what it records expires `ledgerTtlMs` after it was recorded
-// (sessionTokenTtlSeconds). The freshness check is the same: only the exact bytes read may be
-// replaced.
+// state is kept per credential instead (Grant.credential: one static token, by its name, or one
+// OAuth access token, by a digest of it; never one OAuth client's tokens together; with
+// authentication off the one local principal), and what it records expires `ledgerTtlMs` after it
+// was recorded (sessionTokenTtlSeconds). The freshness check is the same: only the exact bytes
+// read may be replaced.
 //
 // Memory is bounded: each state holds at most `maxPaths` paths per kind of record (the oldest go
 // first, as Hermes' `_evict_oldest`), at most `maxLedgers` sessionless states exist (the least
@@ -115,7 +115,7 @@ export class TaskFileState {
   readonly stamps: BoundedMap<ReadStamp>;
 
   constructor(
-    /** The owner key this state belongs to (an owner id, or `ledger:<principal>`). */
+    /** The owner key this state belongs to (an owner id, or `ledger:<credential>`). */
     readonly key: string,
     maxPaths: number,
     ttlMs: number | undefined,
@@ -288,7 +288,7 @@ export class FileStates {
       if (!s) this.owners.set(ctx.owner.id, (s = new TaskFileState(ctx.owner.id, this.options.maxPaths, undefined, this.now)));
       return s;
     }
-    const key = `ledger:${ctx.grant ? principalKey(ctx.grant) : 'local'}`;
+    const key = `ledger:${ctx.grant ? ctx.grant.credential : 'local'}`;
     let s = this.ledgers.get(key);
     if (s) this.ledgers.delete(key);
     else s = new TaskFileState(key, this.options.maxPaths, this.options.ledgerTtlMs, this.now);
