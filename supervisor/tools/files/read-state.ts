@@ -27,12 +27,13 @@ import { redact } from '../../../shared/redact.js';
 // state is kept per credential instead (Grant.credential: one static token, by its name, or one
 // OAuth access token, by a digest of it; never one OAuth client's tokens together; with
 // authentication off the one local principal), and what it records expires `ledgerTtlMs` after it
-// was recorded (sessionTokenTtlSeconds). The freshness check is the same: only the exact bytes
+// was recorded (fileStateLedgerTtlSeconds). The freshness check is the same: only the exact bytes
 // read may be replaced.
 //
 // Memory is bounded: each state holds at most `maxPaths` paths per kind of record (the oldest go
-// first, as Hermes' `_evict_oldest`), at most `maxLedgers` sessionless states exist (the least
-// recently used go first), and the last-writer map holds at most 4 × `maxPaths` paths.
+// first, as Hermes' `_evict_oldest`), at most `maxLedgers` (fileStateMaxLedgers) sessionless states
+// exist (the least recently used go first), and the last-writer map holds at most 4 × `maxPaths`
+// paths.
 //
 // Later per-task features (read de-duplication, repeated-read warnings, staleness warnings on
 // patch) belong here too: TaskFileState is the one place a task's file knowledge lives.
@@ -258,9 +259,9 @@ export interface FileStatesOptions {
   guard: boolean;
   /** The most paths one task's state keeps per kind of record (`fileStatePathsPerOwner`). */
   maxPaths: number;
-  /** How long a sessionless credential's records last (`sessionTokenTtlSeconds`). */
+  /** How long a sessionless credential's records last (`fileStateLedgerTtlSeconds`). */
   ledgerTtlMs: number;
-  /** The most sessionless credentials kept at once (`maxSessionTokens`). */
+  /** The most sessionless credentials kept at once (`fileStateMaxLedgers`). */
   maxLedgers: number;
   now?: () => number;
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, test } from 'node:test';
 import { authCli, createStaticToken, HandClient, pkcePair, raw } from '../../helpers/auth.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
@@ -31,9 +32,9 @@ async function authorize(c: HandClient): Promise<{ access_token: string; refresh
   return JSON.parse(res.body) as { access_token: string; refresh_token: string };
 }
 
-/** A sessionless tools/call of `name` through tool_call with `token`: its structured result. */
-async function callTool(token: string, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const res = await raw(gw.url, '/mcp', {
+/** A sessionless tools/call of `name` through tool_call with `token` (on `g`, else the shared gateway): its structured result. */
+async function callTool(token: string, name: string, args: Record<string, unknown>, g: TestGateway = gw): Promise<Record<string, unknown>> {
+  const res = await raw(g.url, '/mcp', {
     method: 'POST',
     host: A,
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'tool_call' },
@@ -87,4 +88,48 @@ test('a static token is one credential by its name: its reads count for its late
   assert.equal((await callTool(bob, 'write_file', { path, content: 'x\n' })).error, 'FILE_STALE_WRITE');
   assert.equal((await callTool(alice, 'write_file', { path, content: 'two\n' })).error, undefined);
   assert.equal(readFileSync(path, 'utf8'), 'two\n');
+});
+
+// The ledger has limits of its own (fileStateLedgerTtlSeconds, fileStateMaxLedgers), set here
+// through their environment variables; the session-token limits it once borrowed no longer touch it.
+
+test('the session-token limits do not bound the ledger: with one session token allowed for one second, reads still count', async () => {
+  const g = await startTestGateway({ env: { HERMES_MCP_PUBLIC_URL: `https://${A}`, HERMES_MCP_MAX_SESSION_TOKENS: '1', HERMES_MCP_SESSION_TOKEN_TTL_SECONDS: '1' } });
+  try {
+    const alice = createStaticToken(g.home, 'alice');
+    const bob = createStaticToken(g.home, 'bob');
+    const path = join(g.home, 'kept.txt');
+    writeFileSync(path, 'one\n');
+    await callTool(alice, 'read_file', { path }, g);
+    await callTool(bob, 'read_file', { path }, g);
+    await sleep(1500);
+    assert.equal((await callTool(alice, 'write_file', { path, content: 'two\n' }, g)).error, undefined);
+    assert.equal(readFileSync(path, 'utf8'), 'two\n');
+  } finally {
+    await g.close();
+  }
+});
+
+test('fileStateMaxLedgers and fileStateLedgerTtlSeconds bound the ledger: a credential pushed out, or whose read expired, must read again', async () => {
+  const g = await startTestGateway({ env: { HERMES_MCP_PUBLIC_URL: `https://${A}`, HERMES_MCP_FILE_STATE_MAX_LEDGERS: '1', HERMES_MCP_FILE_STATE_LEDGER_TTL_SECONDS: '3' } });
+  try {
+    const alice = createStaticToken(g.home, 'alice');
+    const bob = createStaticToken(g.home, 'bob');
+    const path = join(g.home, 'bounded.txt');
+    writeFileSync(path, 'one\n');
+    // Within both limits the read counts.
+    await callTool(alice, 'read_file', { path }, g);
+    assert.equal((await callTool(alice, 'write_file', { path, content: 'two\n' }, g)).error, undefined);
+    // One ledger at most: bob's read pushes alice's out.
+    await callTool(alice, 'read_file', { path }, g);
+    await callTool(bob, 'read_file', { path }, g);
+    assert.equal((await callTool(alice, 'write_file', { path, content: 'three\n' }, g)).error, 'FILE_STALE_WRITE');
+    // A read older than the TTL no longer counts.
+    await callTool(alice, 'read_file', { path }, g);
+    await sleep(3500);
+    assert.equal((await callTool(alice, 'write_file', { path, content: 'three\n' }, g)).error, 'FILE_STALE_WRITE');
+    assert.equal(readFileSync(path, 'utf8'), 'two\n');
+  } finally {
+    await g.close();
+  }
 });

@@ -184,7 +184,7 @@ describe('write_file: whose reads count', () => {
 describe('read-state: bounds and expiry', () => {
   const page = (real: string) => ({ real, start: 1, end: 1, totalLines: 1, whole: true, altered: false, seen: fs.statSync(real) });
 
-  test('a sessionless credential’s reads expire after the session-token TTL', async () => {
+  test('a sessionless credential’s reads expire after fileStateLedgerTtlSeconds', async () => {
     const c = cases.make();
     const real = c.file('a.txt', 'one\n');
     let now = 1_000_000;
