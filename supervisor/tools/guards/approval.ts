@@ -78,7 +78,7 @@ export function commandContext(config: GuardConfig, cwd?: string): CommandContex
     hermesHome: config.hermesHome,
     userHome: config.userHome,
     deny: denyRulesFor(config),
-    runtime: hermesRuntimePaths(config as GatewayConfig),
+    runtime: hermesRuntimePaths(config),
     env: config.inheritedEnvironment,
     ...(cwd ? { cwd } : {}),
   };
