@@ -134,6 +134,9 @@ const LimitsSchema = v.object({
   authPassphraseLockoutSeconds: PositiveInt,
   // the file tools' per-task state (supervisor/tools/files/read-state.ts): paths one owner's state keeps per kind of record
   fileStatePathsPerOwner: PositiveInt,
+  // how long a sessionless credential's file reads count for write_file's read-before-overwrite guard, and how many such credentials are kept
+  fileStateLedgerTtlSeconds: PositiveInt,
+  fileStateMaxLedgers: PositiveInt,
 });
 export type Limits = Readonly<v.InferOutput<typeof LimitsSchema>>;
 

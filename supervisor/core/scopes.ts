@@ -44,6 +44,12 @@ export interface Grant {
   /** The OAuth client id or the static token's name: what audit lines say. */
   principal: string;
   scopes: readonly string[];
+  /**
+   * The credential itself, as a key that is never the secret: `static:<name>` for a static token,
+   * `oauth-token:<sha256>` for an OAuth access token (a digest of the token: every token, including
+   * one a refresh issues, is a credential of its own, even for one client).
+   */
+  credential: string;
 }
 
 /** One credential, as a stable key: what a session or a capability token is bound to. */

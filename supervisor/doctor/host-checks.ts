@@ -138,7 +138,8 @@ const SETTING_NAME = /^(HERMES_|HONCHO_|CAMOFOX_)/;
 
 /**
  * Where the settings came from: which names the process environment set, which `$HERMES_HOME/.env`
- * supplied, and which the environment overrode in it. Names only: a value may be a secret.
+ * and the managed scope's `.env` supplied, and which the environment overrode in them. Names only:
+ * a value may be a secret.
  */
 export function environmentCheck(processEnv: NodeJS.ProcessEnv, sources: EnvironmentSources): DoctorCheck[] {
   const fromEnvironment = Object.keys(processEnv).filter((n) => SETTING_NAME.test(n) && processEnv[n] !== undefined).sort();
@@ -146,10 +147,14 @@ export function environmentCheck(processEnv: NodeJS.ProcessEnv, sources: Environ
   const file = sources.envFile.loaded
     ? `${sources.envFile.path}: from the file ${list(sources.fromFile)}${sources.overridden.length ? `; the environment overrides the file for ${list(sources.overridden)}` : ''}${sources.fileOverrides.length ? `; the file overrides the environment for ${list(sources.fileOverrides)} (Hermes' Honcho identity, as Hermes reads it)` : ''}`
     : `no ${sources.envFile.path}`;
-  const reason = `${file}; from the environment ${list(fromEnvironment)}`;
+  const scope = sources.managedEnvFile;
+  const managed = scope?.loaded
+    ? `; the managed scope's ${scope.path}: from the file ${list(sources.fromManagedFile)}${sources.managedOverridden.length ? `; the environment overrides it for ${list(sources.managedOverridden)}` : ''}${sources.managedOverrides.length ? `; it overrides the environment or ${sources.envFile.path} for ${list(sources.managedOverrides)} (as Hermes applies it)` : ''}`
+    : '';
+  const reason = `${file}${managed}; from the environment ${list(fromEnvironment)}`;
   const checks: DoctorCheck[] = [
     sources.unexpanded.length
-      ? { name: 'environment', level: 'warn', reason: `${reason}; ${list(sources.unexpanded)} hold \${...}, which Hermes expands and the gateway reads literally`, fix: `write the value itself in ${sources.envFile.path}, or set it in the environment` }
+      ? { name: 'environment', level: 'warn', reason: `${reason}; ${list(sources.unexpanded)} hold \${...}, which Hermes expands and the gateway reads literally`, fix: `write the value itself in ${scope?.loaded ? `${sources.envFile.path} or ${scope.path}` : sources.envFile.path}, or set it in the environment` }
       : { name: 'environment', level: 'ok', reason },
   ];
   const demo = sources.demo;

@@ -42,7 +42,7 @@ export async function runDoctor(processEnv: NodeJS.ProcessEnv): Promise<DoctorCh
     // The environment the gateway's start sees ($HERMES_HOME/.env included; the demo home made as the start makes it).
     const merged = gatewayEnvironment(processEnv, { create: true });
     sources = merged.sources;
-    config = loadConfig(merged.env);
+    config = loadConfig(merged.env, { hermesDotenv: merged.hermesDotenv });
   } catch (e) {
     if (e instanceof ConfigError) return [{ name: 'configuration', level: 'fail', reason: e.message, fix: 'fix what the message names (docs/configuration.md)' }];
     throw e;

@@ -97,6 +97,14 @@ export interface GatewayConfig {
    * the gateway reads the environment; loadConfig is the one place that does.
    */
   inheritedEnvironment: Readonly<Record<string, string>>;
+  /**
+   * The values `$HERMES_HOME/.env` and then the managed scope's `.env` set (the managed one's over
+   * the home's), as the gateway's start read them (platform/environment.ts; empty when nothing read
+   * them). Hermes loads both over its own process environment (hermes_cli/env_loader.py
+   * load_hermes_dotenv, override=True, the managed file last), so what Hermes' config expands
+   * `${VAR}` from is inheritedEnvironment under these (hermesExpansionEnvironment).
+   */
+  hermesDotenv: Readonly<Record<string, string>>;
   /** The read-only LSP tools (supervisor/tools/lsp/). */
   lsp: LspConfig;
   /**
@@ -256,10 +264,25 @@ export function hermesHomeOf(env: NodeJS.ProcessEnv): string {
   return resolve(expandHome(env.HERMES_HOME || '~/.hermes'));
 }
 
+/** Hermes' managed scope directory as `env` names it: `HERMES_MANAGED_DIR` (blank is unset), else /etc/hermes (used only when it is a directory: managed-scope.ts). */
+export function hermesManagedDirOf(env: NodeJS.ProcessEnv): string {
+  return resolve(expandHome(env.HERMES_MANAGED_DIR?.trim() || SYSTEM_MANAGED_DIR));
+}
+
 /** Where the job database lives: `HERMES_MCP_JOBS_DATABASE`, else `$HERMES_HOME/gateway-jobs.sqlite3` (the gateway's and the operator CLI's default). */
 export function defaultJobsDatabase(env: NodeJS.ProcessEnv): string {
   const hermesHome = hermesHomeOf(env);
   return resolve(expandHome(env.HERMES_MCP_JOBS_DATABASE || join(hermesHome, 'gateway-jobs.sqlite3')));
+}
+
+/**
+ * The environment Hermes' own processes have once they loaded their `.env` files: the gateway's
+ * (inheritedEnvironment) under `$HERMES_HOME/.env` under the managed scope's `.env`, each loaded
+ * with override (hermes_cli/env_loader.py load_hermes_dotenv, _apply_managed_env). What `${VAR}` in
+ * Hermes' config.yaml expands from (hermes_cli/config.py load_config reads os.environ).
+ */
+export function hermesExpansionEnvironment(config: Pick<GatewayConfig, 'inheritedEnvironment' | 'hermesDotenv'>): Readonly<Record<string, string>> {
+  return Object.freeze({ ...config.inheritedEnvironment, ...config.hermesDotenv });
 }
 
 /** A frozen copy of `env` without its undefined entries (the shape of `inheritedEnvironment`). */
@@ -410,11 +433,12 @@ export function loadConfig(env: NodeJS.ProcessEnv, overrides: Partial<GatewayCon
     honchoEnv: honchoEnvironment(env),
     browserEnv: browserEnvironment(env),
     userHome: env.HOME || homedir(),
-    hermesManagedDir: resolve(expandHome(env.HERMES_MANAGED_DIR?.trim() || SYSTEM_MANAGED_DIR)),
+    hermesManagedDir: hermesManagedDirOf(env),
     ...(env.HERMES_PLATFORM || env.HERMES_SESSION_PLATFORM ? { hermesPlatform: env.HERMES_PLATFORM || env.HERMES_SESSION_PLATFORM } : {}),
     kanbanContext: Boolean(env.HERMES_KANBAN_TASK || env.HERMES_KANBAN_BOARD),
     helperSearchPath: env.PATH || '/usr/bin:/bin',
     inheritedEnvironment: environmentSnapshot(env),
+    hermesDotenv: {},
     lsp: lspConfig(env),
     ...(env.HERMES_MCP_BRIDGE_ENV ? { bridgeEnvFile: resolve(expandHome(env.HERMES_MCP_BRIDGE_ENV)) } : {}),
     graphCommand: parseCommand('HERMES_MCP_GRAPH_COMMAND', env.HERMES_MCP_GRAPH_COMMAND, [DEFAULT_GRAPH_COMMAND]),

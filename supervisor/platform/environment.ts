@@ -3,7 +3,8 @@ import { join, sep } from 'node:path';
 import { parseEnv } from 'node:util';
 import { ErrorCode } from '../../shared/errors.js';
 import { packageRoot } from '../../shared/package-root.js';
-import { ConfigError, HONCHO_IDENTITY_ENV_KEYS, hermesHomeOf, loadConfig, type GatewayConfig } from './config.js';
+import { ConfigError, HONCHO_IDENTITY_ENV_KEYS, hermesHomeOf, hermesManagedDirOf, loadConfig, type GatewayConfig } from './config.js';
+import { managedScopeDir } from './hermes/managed-scope.js';
 
 // The environment every way of starting the gateway sees (npm start, the bin, the systemd unit,
 // `doctor`, `hermes-mcp-auth`): the process environment, over `$HERMES_HOME/.env`, over the demo
@@ -22,6 +23,15 @@ import { ConfigError, HONCHO_IDENTITY_ENV_KEYS, hermesHomeOf, loadConfig, type G
 // values are taken literally, as Node's own `.env` parser (util.parseEnv) reads them: no `${VAR}`
 // expansion. The file is refused unless it belongs to the user running the gateway and is not
 // group- or world-writable: whoever can write it configures a process that runs code as that user.
+//
+// Over both, Hermes loads its managed scope's `.env` (`<HERMES_MANAGED_DIR, else /etc/hermes>/.env`,
+// when that is a directory: hermes_cli/managed_scope.py get_managed_dir), last and with override
+// (hermes_cli/env_loader.py _apply_managed_env, in every Hermes the gateway supports; from 0.21 its
+// profile secret scope reads it last too): an administrator's policy over every user's. So does
+// the gateway, with the same exception: a name the process environment sets keeps its value, except
+// the Honcho identity variables, where the managed file wins over the environment and over
+// `$HERMES_HOME/.env`, as in Hermes. It is read with the same rules as `$HERMES_HOME/.env`, except
+// that it may also belong to root (an administrator's file; root can change the gateway anyway).
 
 export const ENV_FILE = '.env';
 
@@ -47,6 +57,14 @@ export interface DemoHome {
 export interface EnvironmentSources {
   /** `$HERMES_HOME/.env` and whether it was there. */
   envFile: { path: string; loaded: boolean };
+  /** The managed scope's `.env` and whether it was there; absent when there is no managed scope (no such directory). */
+  managedEnvFile?: { path: string; loaded: boolean };
+  /** Names whose value came from the managed scope's `.env`. */
+  fromManagedFile: readonly string[];
+  /** Names set in the managed scope's `.env` that the process environment overrode. */
+  managedOverridden: readonly string[];
+  /** Names set in the managed scope's `.env` and in the process environment or `$HERMES_HOME/.env`, where the managed file won. */
+  managedOverrides: readonly string[];
   /** Names whose value came from the file. */
   fromFile: readonly string[];
   /** Names set in the file that the process environment overrode. */
@@ -91,8 +109,11 @@ function createDemoHome(demo: DemoHome): DemoHome {
   return { ...demo, created: true };
 }
 
-/** `path`'s variables, or undefined when there is no such file; refuses a file others could write. */
-export function readEnvFile(path: string): Record<string, string> | undefined {
+/**
+ * `path`'s variables, or undefined when there is no such file; refuses a file others could write.
+ * `rootMayOwn`: a file of root is accepted too (the managed scope's, an administrator's).
+ */
+export function readEnvFile(path: string, options: { rootMayOwn?: boolean } = {}): Record<string, string> | undefined {
   let st;
   try {
     st = statSync(path);
@@ -103,8 +124,9 @@ export function readEnvFile(path: string): Record<string, string> | undefined {
   }
   if (!st.isFile()) throw new ConfigError(`${ErrorCode.ENV_FILE_INVALID}: ${path} is not a regular file: make it one (KEY=value lines), or remove it`);
   const uid = process.getuid?.();
-  if (uid !== undefined && st.uid !== uid) {
-    throw new ConfigError(`${ErrorCode.ENV_FILE_UNSAFE}: ${path} belongs to uid ${st.uid}, not to the user running the gateway (uid ${uid}): run chown ${uid} ${path} (as root), or remove it`);
+  if (uid !== undefined && st.uid !== uid && !(options.rootMayOwn && st.uid === 0)) {
+    const owners = options.rootMayOwn ? `neither to the user running the gateway (uid ${uid}) nor to root` : `not to the user running the gateway (uid ${uid})`;
+    throw new ConfigError(`${ErrorCode.ENV_FILE_UNSAFE}: ${path} belongs to uid ${st.uid}, ${owners}: run chown ${uid} ${path} (as root), or remove it`);
   }
   if (st.mode & 0o022) {
     throw new ConfigError(`${ErrorCode.ENV_FILE_UNSAFE}: ${path} is group- or world-writable (mode ${(st.mode & 0o777).toString(8)}), so others could configure the gateway: run chmod 600 ${path}`);
@@ -124,11 +146,17 @@ export function readEnvFile(path: string): Record<string, string> | undefined {
 }
 
 /**
- * The environment loadConfig reads: `processEnv`, over `$HERMES_HOME/.env`, over the demo home's
- * defaults when it applies. `create` makes the demo home (the gateway's start does; the read-only
- * commands do not). Throws ConfigError when the file is refused.
+ * The environment loadConfig reads: `processEnv`, over `$HERMES_HOME/.env` and the managed scope's
+ * `.env` (the managed one over the home's), over the demo home's defaults when it applies; for the
+ * Honcho identity variables the files win, the managed one last. `hermesDotenv`: what the two files
+ * set (the managed one's over the home's), for loadConfig's hermesDotenv. `create` makes the demo
+ * home (the gateway's start does; the read-only commands do not). Throws ConfigError when a file is
+ * refused.
  */
-export function gatewayEnvironment(processEnv: NodeJS.ProcessEnv, options: { create?: boolean; root?: string } = {}): { env: NodeJS.ProcessEnv; sources: EnvironmentSources } {
+export function gatewayEnvironment(
+  processEnv: NodeJS.ProcessEnv,
+  options: { create?: boolean; root?: string } = {},
+): { env: NodeJS.ProcessEnv; sources: EnvironmentSources; hermesDotenv: Readonly<Record<string, string>> } {
   let demo = demoHome(processEnv, options.root ?? packageRoot());
   if (demo && options.create) demo = createDemoHome(demo);
   const defaults: Record<string, string> = demo
@@ -142,18 +170,46 @@ export function gatewayEnvironment(processEnv: NodeJS.ProcessEnv, options: { cre
   if (file.HERMES_HOME !== undefined && hermesHomeOf(file) !== home) {
     throw new ConfigError(`${ErrorCode.ENV_FILE_INVALID}: ${path} sets HERMES_HOME=${file.HERMES_HOME}, but it is read from ${home}: remove that line, or set HERMES_HOME in the environment`);
   }
+  // The managed scope as the configuration names it (config.hermesManagedDir).
+  const scope = managedScopeDir({ hermesManagedDir: hermesManagedDirOf({ ...defaults, ...file, ...processEnv }) });
+  const managedPath = scope === undefined ? undefined : join(scope, ENV_FILE);
+  const managedRead = managedPath === undefined ? undefined : readEnvFile(managedPath, { rootMayOwn: true });
+  const managed = managedRead ?? {};
+  if (managedPath !== undefined) {
+    // Read once the home and the scope are known, it can move neither.
+    if (managed.HERMES_HOME !== undefined && hermesHomeOf(managed) !== home) {
+      throw new ConfigError(`${ErrorCode.ENV_FILE_INVALID}: ${managedPath} sets HERMES_HOME=${managed.HERMES_HOME}, but the gateway serves ${home}: remove that line, or set HERMES_HOME in the environment`);
+    }
+    if (managed.HERMES_MANAGED_DIR !== undefined && hermesManagedDirOf(managed) !== scope) {
+      throw new ConfigError(`${ErrorCode.ENV_FILE_INVALID}: ${managedPath} sets HERMES_MANAGED_DIR=${managed.HERMES_MANAGED_DIR}, but it is read from ${scope}: remove that line (Hermes reads HERMES_MANAGED_DIR from the environment only)`);
+    }
+  }
+  const identity = (n: string) => (HONCHO_IDENTITY_ENV_KEYS as readonly string[]).includes(n);
+  const has = (o: Record<string, string>, n: string) => Object.hasOwn(o, n);
+  const origin = (n: string): 'managed' | 'file' | 'process' => {
+    if (!identity(n) && processEnv[n] !== undefined) return 'process';
+    return has(managed, n) ? 'managed' : has(file, n) ? 'file' : 'process';
+  };
+  const winning: Record<string, string> = {};
+  for (const n of [...Object.keys(file), ...Object.keys(managed)]) {
+    if (identity(n)) Object.defineProperty(winning, n, { value: origin(n) === 'managed' ? managed[n] : file[n], enumerable: true, configurable: true });
+  }
+  const env: NodeJS.ProcessEnv = { ...defaults, ...file, ...managed, ...processEnv, ...winning };
   const names = Object.keys(file);
-  const fileWins = (n: string) => (HONCHO_IDENTITY_ENV_KEYS as readonly string[]).includes(n);
-  const winning = Object.fromEntries(names.filter(fileWins).map((n) => [n, file[n]]));
-  const env: NodeJS.ProcessEnv = { ...defaults, ...file, ...processEnv, ...winning };
+  const managedNames = Object.keys(managed);
   return {
     env,
+    hermesDotenv: Object.freeze({ ...file, ...managed }),
     sources: {
       envFile: { path, loaded: read !== undefined },
-      fromFile: names.filter((n) => processEnv[n] === undefined || fileWins(n)),
-      overridden: names.filter((n) => processEnv[n] !== undefined && !fileWins(n)),
-      fileOverrides: names.filter((n) => processEnv[n] !== undefined && fileWins(n)),
-      unexpanded: names.filter((n) => /\$\{[^}]+\}/.test(file[n]!)),
+      ...(managedPath !== undefined ? { managedEnvFile: { path: managedPath, loaded: managedRead !== undefined } } : {}),
+      fromFile: names.filter((n) => origin(n) === 'file'),
+      overridden: names.filter((n) => origin(n) === 'process'),
+      fileOverrides: names.filter((n) => origin(n) === 'file' && processEnv[n] !== undefined),
+      fromManagedFile: managedNames.filter((n) => origin(n) === 'managed'),
+      managedOverridden: managedNames.filter((n) => origin(n) === 'process'),
+      managedOverrides: managedNames.filter((n) => origin(n) === 'managed' && (processEnv[n] !== undefined || has(file, n))),
+      unexpanded: [...new Set([...names.filter((n) => /\$\{[^}]+\}/.test(file[n]!)), ...managedNames.filter((n) => /\$\{[^}]+\}/.test(managed[n]!))])],
       ...(demo ? { demo } : {}),
     },
   };
@@ -161,8 +217,8 @@ export function gatewayEnvironment(processEnv: NodeJS.ProcessEnv, options: { cre
 
 /** What the gateway's start uses: the configuration from gatewayEnvironment (creating the demo home if it applies), and where its values came from. */
 export function loadGatewayConfig(processEnv: NodeJS.ProcessEnv): { config: GatewayConfig; sources: EnvironmentSources } {
-  const { env, sources } = gatewayEnvironment(processEnv, { create: true });
-  return { config: loadConfig(env), sources };
+  const { env, sources, hermesDotenv } = gatewayEnvironment(processEnv, { create: true });
+  return { config: loadConfig(env, { hermesDotenv }), sources };
 }
 
 /** The one start-up line each for the demo home and the `.env` file (names only, never values). */
@@ -177,6 +233,13 @@ export function describeSources(sources: EnvironmentSources): Array<{ event: str
         `demo home at ${sources.demo.home} (project root ${sources.demo.root}): HERMES_HOME is unset and ~/.hermes does not exist, so this checkout serves an embedded demo home; ` +
         `${optional} are optional here (no Honcho, language server, code graph, Camofox or Hermes install is configured for it); ` +
         'set HERMES_HOME to your Hermes home (or create ~/.hermes) to serve a real one',
+    });
+  }
+  if (sources.managedEnvFile?.loaded) {
+    lines.push({
+      event: 'managed_env_file',
+      fields: { path: sources.managedEnvFile.path, from_file: sources.fromManagedFile, overridden_by_environment: sources.managedOverridden, overriding: sources.managedOverrides },
+      message: `read the managed scope's ${sources.managedEnvFile.path}: ${sources.fromManagedFile.length} setting(s) from the file${sources.managedOverridden.length ? `, ${sources.managedOverridden.length} overridden by the environment` : ''}${sources.managedOverrides.length ? `, ${sources.managedOverrides.length} over the environment's or ${sources.envFile.path}'s, as in Hermes` : ''}`,
     });
   }
   if (sources.envFile.loaded) {

@@ -62,8 +62,8 @@ export function nativeAdapter(config: GatewayConfig, log: Logger, owners = new O
     enabled: !config.fileStateGuardDisabled,
     guard: release.has('writeFileReadBeforeOverwrite'),
     maxPaths: config.limits.fileStatePathsPerOwner,
-    ledgerTtlMs: config.limits.sessionTokenTtlSeconds * 1000,
-    maxLedgers: config.limits.maxSessionTokens,
+    ledgerTtlMs: config.limits.fileStateLedgerTtlSeconds * 1000,
+    maxLedgers: config.limits.fileStateMaxLedgers,
   });
   const fileDeps = { hermesHome: config.hermesHome, cwdFor, access, readFileScanMaxBytes: config.limits.readFileScanMaxBytes, readFileInlineMaxBytes: config.limits.readFileInlineMaxBytes, maxOutputChars: config.limits.maxOutputChars, searchPath: config.helperSearchPath, release, fileStates, hermes: hermesCaller, readFileDocumentTimeoutSeconds: config.limits.readFileDocumentTimeoutSeconds, workerTransportMaxBytes: config.limits.workerTransportMaxBytes };
   const files = fileTools(fileDeps);

@@ -15,7 +15,7 @@ import { compareSurface, loadCases, normalise, oracleAnswers, runOracle, Surface
 // of the user Hermes' tools read (session.py _resolve_observer_target): its reads take that view.
 // The gateway side is its own config resolution (supervisor/tools/memory/config.ts resolveHonchoConfig),
 // called with the same HERMES_HOME, HOME, working directory and environment, merged with the home's
-// .env as the gateway's start merges it (platform/environment.ts gatewayEnvironment, loadConfig's
+// .env and the managed scope's as the gateway's start merges them (platform/environment.ts gatewayEnvironment, loadConfig's
 // honchoEnv), and following the Hermes version under test; nothing is sent to any Honcho (the base
 // URL is a loopback address nobody listens on). Each side gets its own copy of the case's files,
 // under a HOME of its own, so ~/.honcho/config.json of the machine is never read.
@@ -51,7 +51,9 @@ function layout(c: IdentityCase, side: 'hermes' | 'gateway'): Layout {
   const hermesHome =
     kind === 'profile' ? join(home, '.hermes', 'profiles', name!) : kind === 'custom' ? join(home, 'custom-home') : kind === 'custom-profile' ? join(home, 'opt', 'profiles', name!) : join(home, '.hermes');
   const cwd = join(home, c.cwd ?? 'work/proj');
-  return { home, hermesHome, cwd, env: Object.fromEntries(Object.entries(c.env ?? {}).map(([k, v]) => [k, fill(v, home)])) };
+  // No managed scope unless the case names one: a real /etc/hermes must not change what either side reads.
+  const env = { HERMES_MANAGED_DIR: join(home, 'no-managed-scope'), ...Object.fromEntries(Object.entries(c.env ?? {}).map(([k, v]) => [k, fill(v, home)])) };
+  return { home, hermesHome, cwd, env };
 }
 
 function lay(c: IdentityCase, side: 'hermes' | 'gateway'): Layout {

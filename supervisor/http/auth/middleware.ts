@@ -1,4 +1,5 @@
 import { bearerAuthChallengeResponse, OAuthError, OAuthErrorCode, verifyBearerToken, type AuthInfo, type OAuthTokenVerifier } from '@modelcontextprotocol/server';
+import { createHash } from 'node:crypto';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
 import { AuditLog, auditFacts } from '../edge/audit.js';
@@ -70,6 +71,11 @@ export function resourceMetadataUrl(resource: URL): string {
   return new URL(`/.well-known/oauth-protected-resource${resource.pathname}`, resource).href;
 }
 
+/** An OAuth access token's identity for Grant.credential: a domain-separated sha256, never the token (nor the digest a token store may key it by). */
+function accessTokenIdentity(token: string): string {
+  return `oauth-token:${createHash('sha256').update('hermes-mcp-gateway credential\0').update(token).digest('hex')}`;
+}
+
 function grantInfo(token: string, grant: Grant, expiresAt: number, resource: URL | undefined): AuthInfo {
   return { token, clientId: grant.principal, scopes: [...grant.scopes], expiresAt, ...(resource ? { resource } : {}), extra: { grant } };
 }
@@ -80,13 +86,13 @@ function verifier(o: McpGateOptions, resource: URL | undefined): OAuthTokenVerif
     async verifyAccessToken(token) {
       const named = o.staticTokens.verify(token);
       // A static token is the operator's own, valid for every name of this gateway until revoked.
-      if (named) return grantInfo(token, { kind: 'static', principal: named.name, scopes: [named.scope] }, Math.floor(o.now() / 1000) + 3600, resource);
+      if (named) return grantInfo(token, { kind: 'static', principal: named.name, scopes: [named.scope], credential: `static:${named.name}` }, Math.floor(o.now() / 1000) + 3600, resource);
       const at = o.provider ? await o.provider.AccessToken.find(token) : undefined;
       // Revoking a client or a token removes its grant; a token whose grant is gone is dead.
       if (!at || at.isExpired || !at.grantId || !(await o.provider!.Grant.find(at.grantId))) throw new OAuthError(OAuthErrorCode.InvalidToken, 'The access token is unknown, expired or revoked');
       const aud = typeof at.aud === 'string' ? at.aud : undefined;
       const scopes = (at.scope ?? '').split(' ').filter(Boolean);
-      return grantInfo(token, { kind: 'oauth', principal: at.clientId ?? 'unknown-client', scopes }, at.exp ?? 0, aud ? new URL(aud) : undefined);
+      return grantInfo(token, { kind: 'oauth', principal: at.clientId ?? 'unknown-client', scopes, credential: accessTokenIdentity(token) }, at.exp ?? 0, aud ? new URL(aud) : undefined);
     },
   };
 }

@@ -146,6 +146,9 @@ function realpathOr(path: string): string {
   }
 }
 
+/** The settings interpreterCandidates reads. */
+export type InterpreterSettings = Pick<GatewayConfig, 'hermesAgentPython' | 'hermesToolsCommand' | 'hermesAgentSource' | 'hermesHome'>;
+
 /**
  * The interpreter candidates, in order: an explicit setting alone, else where Hermes' installers
  * put it — the source tree's `venv` then `.venv` (hermes_constants.project_venv_dir: `venv` wins
@@ -155,7 +158,7 @@ function realpathOr(path: string): string {
  * checkout's real path, install_key), and the venvs an installer keeps outside the checkout
  * (`$HERMES_HOME/venvs/<name>`), accepted only when their Hermes is this checkout's.
  */
-export function interpreterCandidates(config: GatewayConfig): Candidate[] {
+export function interpreterCandidates(config: InterpreterSettings): Candidate[] {
   if (config.hermesAgentPython) return [{ python: config.hermesAgentPython, from: 'HERMES_AGENT_PYTHON' }];
   const override = config.hermesToolsCommand;
   if (override && override[1] === '-m' && override[2] === HERMES_TOOLS_MODULE) return [{ python: override[0]!, from: 'HERMES_MCP_HERMES_TOOLS_COMMAND' }];

@@ -114,8 +114,9 @@ export class AgentRegistry {
     if (agent.inlineKey) return { key: agent.inlineKey };
     if (agent.keyEnvFile) {
       // Only that file is asked (never the environment): it is where Hermes reads the profile's key.
-      if (privateFileProblem(agent.keyEnvFile)) return { reason: 'missing_credentials' };
+      // Inside the try: looking at the path can fail too (EACCES, ENOTDIR), and that is no key either.
       try {
+        if (privateFileProblem(agent.keyEnvFile)) return { reason: 'missing_credentials' };
         const key = readEnvFile(agent.keyEnvFile)[agent.keyEnv ?? 'API_SERVER_KEY']?.trim();
         return key ? { key } : { reason: 'missing_credentials' };
       } catch {
@@ -127,9 +128,9 @@ export class AgentRegistry {
       return value ? { key: value } : { reason: 'missing_credentials' };
     }
     if (agent.keyFile) {
-      // A key file readable by others, a symlink or a non-file is no key at all.
-      if (privateFileProblem(agent.keyFile)) return { reason: 'missing_credentials' };
+      // A key file readable by others, a symlink, a non-file or a path that cannot be looked at is no key at all.
       try {
+        if (privateFileProblem(agent.keyFile)) return { reason: 'missing_credentials' };
         const key = readFileSync(agent.keyFile, 'utf8').trim();
         return key ? { key } : { reason: 'missing_credentials' };
       } catch {

@@ -9,8 +9,16 @@ import { capabilitiesOf, withDeadline, type BridgeService } from './service.js';
 // writes to the task's result.json like any terminal state. A run that is not running any more
 // (finished, or unknown to the stop route: 0.19 only knows active runs) is left alone and its status
 // answered. Where the agent's capabilities say Hermes has no stop route, RUN_STOP_UNSUPPORTED.
+//
+// Only runs this gateway started (a task's run.json records the id) are stopped: Hermes scopes runs
+// by its API key, not by who sent them, so the gateway's key could otherwise stop a run another
+// client of that API server (Hermes' own UI, another bridge) started. Any other id is RUN_NOT_FOUND
+// before anything is sent; hermes_status still reads such a run.
 
 export async function runCancel(service: BridgeService, runId: string, agentName: string | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+  if (!service.store.findRun(runId)) {
+    throw new GatewayError(ErrorCode.RUN_NOT_FOUND, `no task of this gateway recorded run ${runId}: hermes_cancel stops only runs hermes_task started here (hermes_status still reads any run the agent knows)`, { run_id: runId });
+  }
   const resolved = runAgent(service, runId, agentName);
   const { agent, api } = resolved;
   const unsupported = () =>

@@ -141,7 +141,7 @@ export function gatewayAgentTools(state: BridgeState): ToolDefinition[] {
   const hermesCancel: ToolDefinition = {
     name: 'hermes_cancel',
     description:
-      'Stop an async hermes_task run (Hermes interrupts its agent; the run settles "cancelled", which hermes_status and hermes_result then show). Answers the run\'s status like hermes_status, with `stop`: "requested", or "not_running" when the run had already ended (nothing is changed then). RUN_STOP_UNSUPPORTED when the agent\'s Hermes cannot stop runs.',
+      'Stop an async run that hermes_task started through this gateway (Hermes interrupts its agent; the run settles "cancelled", which hermes_status and hermes_result then show). Answers the run\'s status like hermes_status, with `stop`: "requested", or "not_running" when the run had already ended (nothing is changed then). RUN_NOT_FOUND for a run no task here recorded; RUN_STOP_UNSUPPORTED when the agent\'s Hermes cannot stop runs.',
     inputSchema: { type: 'object', properties: { run_id: ID, agent: AGENT }, required: ['run_id'], additionalProperties: false },
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, idempotentHint: true },
     handler: async (args, ctx) => ({ structured: await runCancel(serviceOf(state), args.run_id as string, args.agent as string | undefined, ctx.signal) }),

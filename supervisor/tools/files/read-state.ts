@@ -3,7 +3,6 @@ import { constants as fsConstants, type BigIntStats, type Stats } from 'node:fs'
 import { open, stat } from 'node:fs/promises';
 import type { CallContext } from '../../core/tool-types.js';
 import { redact } from '../../../shared/redact.js';
-import { principalKey } from '../../core/scopes.js';
 
 // What a task knows of the files it touched: Hermes' per-task file state (tools/file_tools_read_tracking.py
 // `_read_tracker[task_id]`, and the read stamps and last writers of tools/file_state.py
@@ -25,14 +24,16 @@ import { principalKey } from '../../core/scopes.js';
 // session token (`session_open`) is a durable owner and gets a state of its own, released when
 // the owner ends: Hermes' rule exactly. A sessionless request (the 2026-07-28 protocol, ChatGPT)
 // is a new owner on every call, so a read and the write after it would never meet; for those the
-// state is kept per credential instead (the authenticated principal, or with authentication off
-// the one local principal), and what it records expires `ledgerTtlMs` after it was recorded
-// (sessionTokenTtlSeconds). The freshness check is the same: only the exact bytes read may be
-// replaced.
+// state is kept per credential instead (Grant.credential: one static token, by its name, or one
+// OAuth access token, by a digest of it; never one OAuth client's tokens together; with
+// authentication off the one local principal), and what it records expires `ledgerTtlMs` after it
+// was recorded (fileStateLedgerTtlSeconds). The freshness check is the same: only the exact bytes
+// read may be replaced.
 //
 // Memory is bounded: each state holds at most `maxPaths` paths per kind of record (the oldest go
-// first, as Hermes' `_evict_oldest`), at most `maxLedgers` sessionless states exist (the least
-// recently used go first), and the last-writer map holds at most 4 × `maxPaths` paths.
+// first, as Hermes' `_evict_oldest`), at most `maxLedgers` (fileStateMaxLedgers) sessionless states
+// exist (the least recently used go first), and the last-writer map holds at most 4 × `maxPaths`
+// paths.
 //
 // Later per-task features (read de-duplication, repeated-read warnings, staleness warnings on
 // patch) belong here too: TaskFileState is the one place a task's file knowledge lives.
@@ -115,7 +116,7 @@ export class TaskFileState {
   readonly stamps: BoundedMap<ReadStamp>;
 
   constructor(
-    /** The owner key this state belongs to (an owner id, or `ledger:<principal>`). */
+    /** The owner key this state belongs to (an owner id, or `ledger:<credential>`). */
     readonly key: string,
     maxPaths: number,
     ttlMs: number | undefined,
@@ -258,9 +259,9 @@ export interface FileStatesOptions {
   guard: boolean;
   /** The most paths one task's state keeps per kind of record (`fileStatePathsPerOwner`). */
   maxPaths: number;
-  /** How long a sessionless credential's records last (`sessionTokenTtlSeconds`). */
+  /** How long a sessionless credential's records last (`fileStateLedgerTtlSeconds`). */
   ledgerTtlMs: number;
-  /** The most sessionless credentials kept at once (`maxSessionTokens`). */
+  /** The most sessionless credentials kept at once (`fileStateMaxLedgers`). */
   maxLedgers: number;
   now?: () => number;
 }
@@ -288,7 +289,7 @@ export class FileStates {
       if (!s) this.owners.set(ctx.owner.id, (s = new TaskFileState(ctx.owner.id, this.options.maxPaths, undefined, this.now)));
       return s;
     }
-    const key = `ledger:${ctx.grant ? principalKey(ctx.grant) : 'local'}`;
+    const key = `ledger:${ctx.grant ? ctx.grant.credential : 'local'}`;
     let s = this.ledgers.get(key);
     if (s) this.ledgers.delete(key);
     else s = new TaskFileState(key, this.options.maxPaths, this.options.ledgerTtlMs, this.now);

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { GatewayConfig } from '../../platform/config.js';
+import { hermesExpansionEnvironment, type GatewayConfig } from '../../platform/config.js';
 import { readConfigYaml } from '../../platform/hermes-config.js';
 import { compileGlob, pythonStrip, type Glob } from './fnmatch.js';
 import { managedScopeDir } from '../../platform/hermes/managed-scope.js';
@@ -13,8 +13,9 @@ import { managedScopeDir } from '../../platform/hermes/managed-scope.js';
 // Read as Hermes reads them (hermes_cli/config.py load_config): $HERMES_HOME/config.yaml, and the
 // managed scope's config.yaml ($HERMES_MANAGED_DIR when it is set, else /etc/hermes, when that is a
 // directory: hermes_cli/managed_scope.py get_managed_dir), each string with `${VAR}` (and, as later
-// Hermes also reads it, `${env:VAR}`) expanded from the environment, an unset variable kept as
-// written. Where Hermes lets a managed list replace the user's, the gateway applies both: never
+// Hermes also reads it, `${env:VAR}`) expanded from the environment Hermes has by then: its process
+// environment under $HERMES_HOME/.env under the managed scope's .env (load_hermes_dotenv loads both
+// with override, the managed one last), an unset variable kept as written. Where Hermes lets a managed list replace the user's, the gateway applies both: never
 // fewer rules than either file names. The files are looked at (stat) on every check and read again
 // when they changed, so an edit applies to the next command without a restart. A file that cannot
 // be read or parsed keeps the rules last read from it in this process (as Hermes keeps its
@@ -39,7 +40,7 @@ export interface DenyRuleSource {
 }
 
 /** The settings the rules are read with (GatewayConfig's). */
-export type DenyRuleConfig = Pick<GatewayConfig, 'hermesHome' | 'hermesManagedDir' | 'inheritedEnvironment'>;
+export type DenyRuleConfig = Pick<GatewayConfig, 'hermesHome' | 'hermesManagedDir' | 'inheritedEnvironment'> & Partial<Pick<GatewayConfig, 'hermesDotenv'>>;
 
 interface FileState {
   signature: string;
@@ -104,7 +105,12 @@ export class OperatorDenyRules implements DenyRuleSource {
   /** The rules last read from each file, served while a later version of it cannot be read. */
   private readonly lastGood = new Map<string, DenyRule[]>();
 
-  constructor(private readonly config: DenyRuleConfig) {}
+  /** What `${VAR}` expands from (hermesExpansionEnvironment). */
+  private readonly env: Readonly<Record<string, string>>;
+
+  constructor(private readonly config: DenyRuleConfig) {
+    this.env = hermesExpansionEnvironment({ inheritedEnvironment: config.inheritedEnvironment, hermesDotenv: config.hermesDotenv ?? {} });
+  }
 
   /** The config files whose rules apply: the user's, then the managed scope's. */
   files(): string[] {
@@ -143,7 +149,7 @@ export class OperatorDenyRules implements DenyRuleSource {
       const kept = this.lastGood.get(file);
       result = kept ? { rules: kept } : { problem: `Hermes' config ${file} ${read.error}, so its approvals.deny rules cannot be applied` };
     } else {
-      result = rulesOf(read.doc, file, this.config.inheritedEnvironment);
+      result = rulesOf(read.doc, file, this.env);
       if ('rules' in result) this.lastGood.set(file, result.rules);
     }
     this.states.set(file, { signature, result });

@@ -1,7 +1,6 @@
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import type { GatewayConfig } from '../../platform/config.js';
-import { interpreterCandidates } from '../../platform/hermes/locate.js';
+import { interpreterCandidates, type InterpreterSettings } from '../../platform/hermes/locate.js';
 import { isExecutableFile } from '../../platform/spawning/command-exists.js';
 import { basename, shellTokens } from './shell-tokens.js';
 
@@ -80,7 +79,7 @@ export function protectedRuntimeOf(python: string): ProtectedPath[] {
 }
 
 /** The paths protected for every interpreter the gateway would run Hermes with (locate.ts candidates that exist). */
-export function hermesRuntimePaths(config: GatewayConfig): ProtectedPath[] {
+export function hermesRuntimePaths(config: InterpreterSettings): ProtectedPath[] {
   const out: ProtectedPath[] = [];
   for (const { python } of interpreterCandidates(config)) if (isExecutableFile(python)) out.push(...protectedRuntimeOf(python));
   return out;

@@ -59,6 +59,20 @@ function codePoints(text: string): number {
   return n;
 }
 
+/** Python's text[-n:]: the last `n` code points, never half of a surrogate pair. */
+function lastCodePoints(text: string, n: number): string {
+  let i = text.length;
+  for (let k = 0; k < n && i > 0; k++) {
+    i--;
+    const u = text.charCodeAt(i);
+    if (u >= 0xdc00 && u <= 0xdfff && i > 0) {
+      const high = text.charCodeAt(i - 1);
+      if (high >= 0xd800 && high <= 0xdbff) i--;
+    }
+  }
+  return text.slice(i);
+}
+
 /** The tail a wait or kill shows (Hermes' completion-sized output), in characters. */
 const COMPLETION_OUTPUT_CHARS = 2000;
 
@@ -102,7 +116,7 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
   const completion = (p: TrackedProcess) => {
     const all = visibleOutput(p);
     const cut = codePoints(all) - COMPLETION_OUTPUT_CHARS;
-    return { output: clean(all.slice(-COMPLETION_OUTPUT_CHARS), p.command), ...(waitFields && cut > 0 ? { output_cut: cut } : {}) };
+    return { output: clean(lastCodePoints(all, COMPLETION_OUTPUT_CHARS), p.command), ...(waitFields && cut > 0 ? { output_cut: cut } : {}) };
   };
   return {
     name: 'process_manage',

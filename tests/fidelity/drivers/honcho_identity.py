@@ -3,9 +3,10 @@
 resolve_config_path, get_honcho_client; session.py HonchoSessionManager._resolve_user_peer_id and
 get_or_create's assistant peer; the provider's _resolve_session_key). Each case names its own HOME
 and HERMES_HOME (the test lays the files out); the environment of the case is set for it alone.
-Where the case's HERMES_HOME has a .env, Hermes' own loader reads it first, as the hermes command
-does at startup (hermes_cli/env_loader.py load_hermes_dotenv: the file over the process
-environment). No network: the SDK client is only constructed."""
+Where the case's HERMES_HOME or its managed scope (HERMES_MANAGED_DIR) has a .env, Hermes' own
+loader reads them first, as the hermes command does at startup (hermes_cli/env_loader.py
+load_hermes_dotenv: the home's file over the process environment, the managed scope's last, over
+both). No network: the SDK client is only constructed."""
 
 import os
 import sys
@@ -18,7 +19,7 @@ from plugins.memory.honcho.client import HonchoClientConfig, get_honcho_client, 
 from plugins.memory.honcho.session import HonchoSessionManager  # noqa: E402
 from plugins.memory.honcho import HonchoMemoryProvider  # noqa: E402
 
-CASE_ENV = ("HOME", "HERMES_HOME", "HERMES_HONCHO_HOST", "HERMES_PROFILE", "HONCHO_API_KEY", "HONCHO_BASE_URL", "HONCHO_URL", "HONCHO_ENVIRONMENT", "HONCHO_TIMEOUT")
+CASE_ENV = ("HOME", "HERMES_HOME", "HERMES_MANAGED_DIR", "HERMES_HONCHO_HOST", "HERMES_PROFILE", "HONCHO_API_KEY", "HONCHO_BASE_URL", "HONCHO_URL", "HONCHO_ENVIRONMENT", "HONCHO_TIMEOUT")
 BASE = dict(os.environ)
 
 
@@ -31,7 +32,8 @@ def handle(case, _request):
     os.environ["HERMES_HOME"] = case["hermes_home"]
     for k, v in (case.get("env") or {}).items():
         os.environ[k] = v
-    if os.path.exists(os.path.join(case["hermes_home"], ".env")):
+    managed = os.environ.get("HERMES_MANAGED_DIR", "")
+    if os.path.exists(os.path.join(case["hermes_home"], ".env")) or (managed and os.path.exists(os.path.join(managed, ".env"))):
         from hermes_cli.env_loader import load_hermes_dotenv
 
         load_hermes_dotenv(hermes_home=case["hermes_home"])

@@ -142,7 +142,7 @@ describe('async runs against the real Hermes API server: idempotency and stop', 
     assert.match(String(result.data.summary), /^the run was cancelled/);
   });
 
-  test('hermes_cancel of a run that already ended changes nothing and answers its status; of a run nobody knows, RUN_NOT_FOUND', async () => {
+  test('hermes_cancel of a recorded run that already ended changes nothing and answers its status; of a run no task recorded, RUN_NOT_FOUND', async () => {
     // (Only where the lost accept was recovered does the bridge know that run.)
     if (existsSync(join(fx.tasksDir, 'lost-accept-1', 'run.json'))) {
       const ended = await viaBridge(client, 'hermes_cancel', { run_id: String(runFile('lost-accept-1').run_id) });
@@ -150,12 +150,47 @@ describe('async runs against the real Hermes API server: idempotency and stop', 
       assert.equal(ended.data.stop, 'not_running');
       assert.equal(ended.data.status, 'completed');
     }
-    assert.ok(endedRun, 'the idempotency test ran');
-    const again = await viaBridge(client, 'hermes_cancel', { run_id: endedRun });
+    const id = 'ended-1';
+    model.push({ when: agentTurnFor(id), text: answer('done') });
+    const accepted = await viaBridge(client, 'hermes_task', { task: 'Finish at once', mode: 'async', id });
+    const recorded = String(accepted.data.run_id);
+    assert.equal((await settled(recorded)).status, 'completed');
+    const again = await viaBridge(client, 'hermes_cancel', { run_id: recorded });
     assert.equal(again.data.stop, 'not_running', JSON.stringify(again.data));
     assert.equal(again.data.terminal, true);
+    // The idempotency test's first run: Hermes has it, but its run.json is gone.
+    assert.ok(endedRun, 'the idempotency test ran');
+    assert.ok(!existsSync(join(fx.tasksDir, 'idem-lost-1', 'run.json')) || runFile('idem-lost-1').run_id !== endedRun);
+    const forgotten = await viaBridge(client, 'hermes_cancel', { run_id: endedRun });
+    assert.equal(forgotten.data.error, 'RUN_NOT_FOUND', JSON.stringify(forgotten.data));
     const unknown = await viaBridge(client, 'hermes_cancel', { run_id: 'run_00000000000000000000000000000000' });
     assert.equal(unknown.data.error, 'RUN_NOT_FOUND', JSON.stringify(unknown.data));
+  });
+
+  test("hermes_cancel leaves alone a run another client of the same API server started (same key): RUN_NOT_FOUND, no stop sent; hermes_status still reads it", async () => {
+    const id = 'foreign-1';
+    model.push({ when: agentTurnFor(id), hang: true });
+    const api = (path: string, body?: unknown) =>
+      fetch(`${hermes.url}${path}`, { method: body === undefined ? 'GET' : 'POST', headers: { authorization: `Bearer ${hermes.key}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    // Started on Hermes' API server directly, as its own UI or another bridge would: never through the gateway.
+    const started = await api('/v1/runs', { input: `Task id: ${id}\nWait.` });
+    assert.equal(started.status, 202);
+    const runId = ((await started.json()) as { run_id: string }).run_id;
+    await waitFor(() => turns(id).length === 1, 30_000, 'the foreign run to reach the model');
+    const stops = () => relay.answers.filter((a) => a.method === 'POST' && a.path.endsWith('/stop')).length;
+    const stopsBefore = stops();
+    const refused = await viaBridge(client, 'hermes_cancel', { run_id: runId });
+    assert.equal(refused.data.error, 'RUN_NOT_FOUND', JSON.stringify(refused.data));
+    assert.match(String(refused.data.message), /hermes_cancel stops only runs hermes_task started here/);
+    assert.equal(stops(), stopsBefore, 'no stop reached Hermes');
+    const status = await viaBridge(client, 'hermes_status', { run_id: runId });
+    assert.equal(status.isError, false, JSON.stringify(status.data));
+    assert.equal(status.data.terminal, false, JSON.stringify(status.data));
+    const still = (await (await api(`/v1/runs/${runId}`)).json()) as { status: string };
+    assert.ok(!['cancelled', 'stopping'].includes(still.status), JSON.stringify(still));
+    // Its owner stops it.
+    assert.equal((await api(`/v1/runs/${runId}/stop`, {})).status, 200);
+    await waitFor(async () => ((await (await api(`/v1/runs/${runId}`)).json()) as { status: string }).status === 'cancelled', 60_000, 'the foreign run to settle');
   });
 
   test('the bridge profile keeps exactly its five tools: hermes_cancel is the gateway catalog\'s only', async () => {

@@ -181,6 +181,18 @@ describe('agent registry', () => {
     for (const name of ['a', 'b', 'c']) assert.deepEqual(registry.keyOf(registry.find(name)!), { reason: 'missing_credentials' }, name);
     assert.deepEqual(registry.keyOf(registry.find('d')!), { key: 'sk-closed' });
   });
+
+  test('a key file whose path cannot be looked at (ENOTDIR here, EACCES for a directory the gateway cannot enter) is missing_credentials, not a failed call', () => {
+    const { dir, registry, write } = setup();
+    const plain = join(dir, 'plain');
+    writeFileSync(plain, 'not a directory\n', { mode: 0o600 });
+    write(
+      `agents:\n  - name: e\n    base_url: http://127.0.0.1:1\n    key_env_file: ${join(plain, '.env')}\n` +
+        `  - name: f\n    base_url: http://127.0.0.1:1\n    key_file: ${join(plain, 'key')}\n`,
+    );
+    assert.equal(registry.current().error, undefined);
+    for (const name of ['e', 'f']) assert.deepEqual(registry.keyOf(registry.find(name)!), { reason: 'missing_credentials' }, name);
+  });
 });
 
 describe('bridge .env settings', () => {

@@ -73,8 +73,8 @@ export class Cases {
       enabled: opts.guardOff !== true,
       guard: release.has('writeFileReadBeforeOverwrite'),
       maxPaths: limits.fileStatePathsPerOwner,
-      ledgerTtlMs: limits.sessionTokenTtlSeconds * 1000,
-      maxLedgers: limits.maxSessionTokens,
+      ledgerTtlMs: limits.fileStateLedgerTtlSeconds * 1000,
+      maxLedgers: limits.fileStateMaxLedgers,
     });
     const [read, write, patch, search] = fileTools({
       release,

@@ -131,7 +131,8 @@ describe('write_file: read before overwrite (Hermes 0.20.6 and later)', () => {
 
 describe('write_file: whose reads count', () => {
   const other = { id: 'request:other', kind: 'request' } as const;
-  const grant = (principal: string): CallContext['grant'] => ({ kind: 'static', principal, scopes: ['hermes:full'] });
+  const grant = (principal: string): CallContext['grant'] => ({ kind: 'static', principal, scopes: ['hermes:full'], credential: `static:${principal}` });
+  const token = (client: string, digest: string): CallContext['grant'] => ({ kind: 'oauth', principal: client, scopes: ['hermes:full'], credential: `oauth-token:${digest}` });
 
   test('sessionless requests of one credential share their reads; another credential’s do not count', async () => {
     const c = cases.make();
@@ -142,6 +143,15 @@ describe('write_file: whose reads count', () => {
     c.file('b.txt', 'one\n');
     await call(c.read, { path: 'b.txt' }, as(other, grant('alice')));
     await expectCode(c.write.handler({ path: 'b.txt', content: 'two\n' }, as(other, grant('bob'))), ErrorCode.FILE_STALE_WRITE);
+  });
+
+  test('two access tokens of one OAuth client are two credentials: a read under one does not let the other overwrite', async () => {
+    const c = cases.make();
+    c.file('a.txt', 'one\n');
+    await call(c.read, { path: 'a.txt' }, as(other, token('chatgpt', 'aa')));
+    await expectCode(c.write.handler({ path: 'a.txt', content: 'two\n' }, as({ id: 'request:next', kind: 'request' }, token('chatgpt', 'bb'))), ErrorCode.FILE_STALE_WRITE);
+    await call(c.write, { path: 'a.txt', content: 'two\n' }, as({ id: 'request:next', kind: 'request' }, token('chatgpt', 'aa')));
+    assert.equal(c.text('a.txt'), 'two\n');
   });
 
   test('a session is a task of its own: its reads are its own, and go when it ends', async () => {
@@ -174,7 +184,7 @@ describe('write_file: whose reads count', () => {
 describe('read-state: bounds and expiry', () => {
   const page = (real: string) => ({ real, start: 1, end: 1, totalLines: 1, whole: true, altered: false, seen: fs.statSync(real) });
 
-  test('a sessionless credential’s reads expire after the session-token TTL', async () => {
+  test('a sessionless credential’s reads expire after fileStateLedgerTtlSeconds', async () => {
     const c = cases.make();
     const real = c.file('a.txt', 'one\n');
     let now = 1_000_000;
@@ -197,8 +207,8 @@ describe('read-state: bounds and expiry', () => {
     states.release('legacy:l1');
     assert.equal(states.size.owners, 0);
     // One ledger at most: a second credential's pushes the first out.
-    await states.noteRead(as({ id: 'request:x', kind: 'request' }, { kind: 'oauth', principal: 'c1', scopes: [] }), page(files[2]!));
-    await states.noteRead(as({ id: 'request:y', kind: 'request' }, { kind: 'oauth', principal: 'c2', scopes: [] }), page(files[2]!));
+    await states.noteRead(as({ id: 'request:x', kind: 'request' }, { kind: 'oauth', principal: 'c1', scopes: [], credential: 'oauth-token:1' }), page(files[2]!));
+    await states.noteRead(as({ id: 'request:y', kind: 'request' }, { kind: 'oauth', principal: 'c1', scopes: [], credential: 'oauth-token:2' }), page(files[2]!));
     assert.equal(states.size.ledgers, 1);
   });
 });

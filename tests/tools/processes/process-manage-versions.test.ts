@@ -137,4 +137,19 @@ describe('process_manage following Hermes 0.22.2', () => {
       await client.close();
     }
   });
+
+  test('the completion tail is the last 2000 characters as Python counts them (code points): no lone surrogate from a cut astral character', async () => {
+    const { client, ownerId, act } = await owner(gw);
+    try {
+      const p = await gw.native.processes.start(ownerId, "printf '%.0s\u{1F600}' $(seq 1 2500); echo", gw.home);
+      const waited = await act({ action: 'wait', session_id: p.id, timeout: 10 });
+      assert.equal(waited.status, 'exited');
+      const full = '\u{1F600}'.repeat(2500) + '\n';
+      // Hermes' _completion_output: output[-2000:] and len(output) - 2000, both in code points.
+      assert.equal(waited.output, '\u{1F600}'.repeat(1999) + '\n');
+      assert.equal(waited.output_cut, [...full].length - 2000);
+    } finally {
+      await client.close();
+    }
+  });
 });
