@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { HermesCallModule } from '../../../shared/worker-protocol/hermes-call.js';
 import type { WorkerRuntime } from '../spawning/worker-runtime.js';
-import { hermesEnvironment } from './environment.js';
+import { hermesEnvironment, hermesSettings } from './environment.js';
 import { describeInstall, type HermesInstall } from './locate.js';
 
 // One call of one of Hermes' own functions, where the gateway answers as the Hermes it fronts by
@@ -11,7 +11,8 @@ import { describeInstall, type HermesInstall } from './locate.js';
 // interpreter found at startup, started for the one call under the host's isolation like every
 // worker, and killed with everything it started once it has answered, failed or outlived its budget.
 // It runs in Hermes' checkout (or $HERMES_HOME), with the workers' scrubbed environment plus Hermes'
-// own settings: no secret of the gateway's reaches it, and Hermes' lazy installs stay off.
+// own non-secret settings (hermesSettings: its timezone, its managed scope): no secret of the
+// gateway's reaches it, and Hermes' lazy installs stay off.
 
 export interface HermesCallOptions {
   /** The whole call's budget, the interpreter's start included. */
@@ -45,7 +46,7 @@ export class HermesCaller {
     const worker = this.runtime.spawnWorker('hermes-call', {
       interpreter: python,
       cwd: existsSync(config.hermesToolsCwd) ? config.hermesToolsCwd : '/',
-      env: { ...hermesEnvironment(this.runtime.childEnv, config.hermesHome), PYTHONDONTWRITEBYTECODE: '1' },
+      env: { ...hermesEnvironment({ ...this.runtime.childEnv, ...hermesSettings(config) }, config.hermesHome), PYTHONDONTWRITEBYTECODE: '1' },
     });
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
