@@ -27,20 +27,20 @@ export class HermesCaller {
     private readonly install: HermesInstall,
   ) {}
 
-  /** Whether a Hermes interpreter was found to call into. */
+  /** Whether a Hermes was found to call into (an interpreter that answered without Hermes is none). */
   get available(): boolean {
-    return this.install.python !== undefined;
+    return this.install.state !== 'not_installed' && this.install.python !== undefined;
   }
 
   /**
    * `module`'s `op` with `payload` (workers/hermes-call/<module>.py): its value. Throws a
-   * GatewayError: HERMES_AGENT_NOT_INSTALLED without an interpreter, HERMES_CALL_UNSUPPORTED when this
+   * GatewayError: HERMES_AGENT_NOT_INSTALLED without a Hermes, HERMES_CALL_UNSUPPORTED when this
    * Hermes lacks what the operation needs, HERMES_CALL_FAILED when Hermes' function raised or the
    * worker died, HERMES_CALL_TIMEOUT past the budget, CANCELLED when `signal` aborts.
    */
   async call(module: HermesCallModule, op: string, payload: unknown, options: HermesCallOptions): Promise<unknown> {
     const python = this.install.python;
-    if (!python) throw new GatewayError(ErrorCode.HERMES_AGENT_NOT_INSTALLED, `this needs Hermes Agent's own ${module} code, and no Hermes Agent was found (${describeInstall(this.install)})`);
+    if (!python || !this.available) throw new GatewayError(ErrorCode.HERMES_AGENT_NOT_INSTALLED, `this needs Hermes Agent's own ${module} code, and no Hermes Agent was found (${describeInstall(this.install)})`);
     options.signal?.throwIfAborted();
     const { config } = this.runtime;
     const worker = this.runtime.spawnWorker('hermes-call', {
