@@ -17,8 +17,15 @@ import { describeInstall, type HermesInstall } from './locate.js';
 export interface HermesCallOptions {
   /** The whole call's budget, the interpreter's start included. */
   timeoutMs: number;
-  /** Cancels the call: the worker is killed and the call rejects with CANCELLED. */
+  /** Cancels the call: the worker is killed and the call rejects with CANCELLED (a mutation: only until it was handed the call). */
   signal?: AbortSignal;
+  /**
+   * The call may change Hermes' durable state (a cron mutation). Once the worker has been handed
+   * the call, Hermes may have saved at any moment, so `signal` no longer stops it (it runs to its
+   * answer or its budget), and a timeout or a worker death after that rejects with
+   * `details.outcome: 'unknown'`: whether the change was made is not known.
+   */
+  mutates?: boolean;
 }
 
 export class HermesCaller {
@@ -36,28 +43,43 @@ export class HermesCaller {
    * `module`'s `op` with `payload` (workers/hermes-call/<module>.py): its value. Throws a
    * GatewayError: HERMES_AGENT_NOT_INSTALLED without a Hermes, HERMES_CALL_UNSUPPORTED when this
    * Hermes lacks what the operation needs, HERMES_CALL_FAILED when Hermes' function raised or the
-   * worker died, HERMES_CALL_TIMEOUT past the budget, CANCELLED when `signal` aborts.
+   * worker died, HERMES_CALL_TIMEOUT past the budget, CANCELLED when `signal` aborts (see
+   * HermesCallOptions.mutates for a mutation's).
    */
   async call(module: HermesCallModule, op: string, payload: unknown, options: HermesCallOptions): Promise<unknown> {
     const python = this.install.python;
     if (!python || !this.available) throw new GatewayError(ErrorCode.HERMES_AGENT_NOT_INSTALLED, `this needs Hermes Agent's own ${module} code, and no Hermes Agent was found (${describeInstall(this.install)})`);
     options.signal?.throwIfAborted();
+    const what = `Hermes' ${module} ${op}`;
     const { config } = this.runtime;
     const worker = this.runtime.spawnWorker('hermes-call', {
       interpreter: python,
       cwd: existsSync(config.hermesToolsCwd) ? config.hermesToolsCwd : '/',
       env: { ...hermesEnvironment({ ...this.runtime.childEnv, ...hermesSettings(config) }, config.hermesHome), PYTHONDONTWRITEBYTECODE: '1' },
     });
+    /** Whether the worker has been handed the call (from then on Hermes' code may have changed something). */
+    let sent = false;
+    const unknown = (code: ErrorCode, why: string) =>
+      new GatewayError(code, `${what} ${why} after it had been handed the change, so the change may or may not have been made; look before retrying`, { outcome: 'unknown' });
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     const stopped = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new GatewayError(ErrorCode.HERMES_CALL_TIMEOUT, `Hermes' ${module} ${op} did not answer within ${options.timeoutMs / 1000} s; it was stopped`)), options.timeoutMs);
-      onAbort = () => reject(new GatewayError(ErrorCode.CANCELLED, `Hermes' ${module} ${op} was cancelled`));
+      timer = setTimeout(() => {
+        if (options.mutates && sent) reject(unknown(ErrorCode.HERMES_CALL_TIMEOUT, `did not answer within ${options.timeoutMs / 1000} s and was stopped`));
+        else reject(new GatewayError(ErrorCode.HERMES_CALL_TIMEOUT, `${what} did not answer within ${options.timeoutMs / 1000} s; it was stopped`));
+      }, options.timeoutMs);
+      onAbort = () => {
+        // A mutation handed over runs to its answer (or its budget): stopping it midway could leave
+        // a change made and reported as not made.
+        if (options.mutates && sent) return;
+        reject(new GatewayError(ErrorCode.CANCELLED, `${what} was cancelled`));
+      };
       options.signal?.addEventListener('abort', onAbort, { once: true });
     });
     try {
       const answer = async () => {
         await worker.waitFor((m) => m.type === 'ready');
+        sent = true;
         return worker.request({ type: 'call', module, op, payload });
       };
       let reply;
@@ -65,11 +87,12 @@ export class HermesCaller {
         reply = await Promise.race([answer(), stopped]);
       } catch (e) {
         if (e instanceof GatewayError) throw e;
-        throw new GatewayError(ErrorCode.HERMES_CALL_FAILED, `Hermes' ${module} ${op} ended without an answer (${(e as Error).message})`);
+        if (options.mutates && sent) throw unknown(ErrorCode.HERMES_CALL_FAILED, `ended without an answer (${(e as Error).message})`);
+        throw new GatewayError(ErrorCode.HERMES_CALL_FAILED, `${what} ended without an answer (${(e as Error).message})`);
       }
       if (reply.failure) {
         const code = reply.failure.kind === 'unsupported' ? ErrorCode.HERMES_CALL_UNSUPPORTED : ErrorCode.HERMES_CALL_FAILED;
-        throw new GatewayError(code, `Hermes' ${module} ${op}: ${reply.failure.message}`, { kind: reply.failure.kind });
+        throw new GatewayError(code, `${what}: ${reply.failure.message}`, { kind: reply.failure.kind });
       }
       return reply.value;
     } finally {

@@ -19,9 +19,10 @@ import { waitFor } from '../../helpers/wait.js';
 // caller gets when the Hermes call worker dies or hangs (the fault matrix's promises for this
 // worker: a bounded error naming it, nothing written, nothing left running, in-flight counters back
 // to zero, and the next call works). The hang is a real one: the worker waits for Hermes' own
-// cron/.jobs.lock, which a running Hermes holds past the call's budget. And the worker gets
-// Hermes' own non-secret settings (its timezone, its managed scope), so a job the gateway creates
-// is the job Hermes itself would create.
+// cron/.jobs.lock, which a running Hermes holds past the call's budget. Once the worker has been
+// handed a change, a client's cancellation no longer stops it and a timeout or death answers
+// `outcome: 'unknown'`. And the worker gets Hermes' own non-secret settings (its timezone, its
+// managed scope), so a job the gateway creates is the job Hermes itself would create.
 
 const WORKER_DIR = join(packageRoot(), 'workers', 'hermes-call');
 
@@ -98,12 +99,15 @@ describe('a cron caller when the Hermes call worker dies or hangs', () => {
     rmSync(home, { recursive: true, force: true });
   });
 
-  test('hangs (Hermes holds its lock past the budget): HERMES_CALL_TIMEOUT naming Hermes\' cron call, nothing written, the worker gone, counters back to 0, the next call works', async () => {
+  test('hangs (Hermes holds its lock past the budget): HERMES_CALL_TIMEOUT naming Hermes\' cron call, its outcome unknown (list before retrying), the worker gone, counters back to 0, the next call works', async () => {
     const holder = await holdLock(home, 12);
     const beforeBytes = sha256(jobsPath(home));
     const outcome = await timed(() => pause('hang'));
     assertBoundedFailure('Hermes call worker × hang', outcome, { code: 'HERMES_CALL_TIMEOUT', names: /Hermes' cron pause/, withinMs: 9000 });
     assert.equal(outcome.data.success, false);
+    // Hermes had been handed the change: the gateway cannot know whether it saved, and says so.
+    assert.equal(outcome.data.outcome, 'unknown', JSON.stringify(outcome.data));
+    assert.match(String(outcome.data.message), /may or may not have been made.*Run cronjob list before retrying cronjob pause/);
     assert.equal(sha256(jobsPath(home)), beforeBytes, 'nothing written');
     assert.deepEqual(hermesCallWorkers(), [], 'no Hermes call worker left');
     await countersSettle(gw.url);
@@ -127,6 +131,8 @@ describe('a cron caller when the Hermes call worker dies or hangs', () => {
     for (const pid of victims) process.kill(pid, 'SIGKILL');
     const result = await outcome;
     assertBoundedFailure('Hermes call worker × crash mid-call', result, { code: 'HERMES_CALL_FAILED', names: /Hermes' cron pause/, withinMs: 9000 });
+    assert.equal(result.data.outcome, 'unknown', JSON.stringify(result.data));
+    assert.match(String(result.data.message), /Run cronjob list before retrying/);
     assert.equal(sha256(jobsPath(home)), beforeBytes, 'nothing written');
     await waitFor(() => hermesCallWorkers().length === 0, 5000, 'no Hermes call worker left');
     await countersSettle(gw.url);
@@ -149,6 +155,41 @@ function waitingWorker(home: string): Promise<number[]> {
     return waiting.length > 0 ? waiting : undefined;
   }, 20_000, "the Hermes call worker to wait for Hermes' lock");
 }
+
+describe('a cron mutation handed to Hermes runs to its answer', () => {
+  test("a client's cancellation after the worker was handed the change does not stop it: Hermes' save is made and answered", async () => {
+    const home = homeWithCron();
+    try {
+      const { tool } = await directCronjob(home, { HERMES_MCP_CRONJOB_MUTATIONS: 'on' });
+      const holder = await holdLock(home, 3);
+      const abort = new AbortController();
+      const call = tool.handler({ action: 'pause', job_id: FIXTURE_JOB_ID, reason: 'cancelled mid-change', confirm: true }, callContext(abort.signal));
+      await waitingWorker(home);
+      abort.abort();
+      const out = await call;
+      assert.equal((out.structured!.job as Record<string, unknown>).state, 'paused', JSON.stringify(out.structured));
+      assert.equal(readJobsFile(home).jobs.find((j) => j.id === FIXTURE_JOB_ID)!.paused_reason, 'cancelled mid-change');
+      assert.equal((await holder.done()).code, 0);
+      assert.deepEqual(processesWithHome(home), [], 'the worker is gone');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  test('cancelled before the worker was handed anything: CANCELLED, nothing written', async () => {
+    const home = homeWithCron();
+    try {
+      const { tool } = await directCronjob(home, { HERMES_MCP_CRONJOB_MUTATIONS: 'on' });
+      const before = sha256(jobsPath(home));
+      const abort = new AbortController();
+      abort.abort();
+      await assert.rejects(tool.handler({ action: 'pause', job_id: FIXTURE_JOB_ID, confirm: true }, callContext(abort.signal)), { code: 'CANCELLED' });
+      assert.equal(sha256(jobsPath(home)), before);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
 
 describe("Hermes' own settings in the Hermes call worker", () => {
   test('its environment: the scrubbed one plus every non-secret HERMES_* setting and TZ; no key, token or gateway setting', async () => {
