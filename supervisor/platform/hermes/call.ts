@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
+import { descendantsOf } from '../../../shared/proc.js';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { HermesCallModule } from '../../../shared/worker-protocol/hermes-call.js';
+import { startRefusal } from '../spawning/resource-policy.js';
 import type { WorkerRuntime } from '../spawning/worker-runtime.js';
 import { hermesEnvironment, hermesSettings } from './environment.js';
 import { describeInstall, type HermesInstall } from './locate.js';
@@ -10,9 +12,12 @@ import { describeInstall, type HermesInstall } from './locate.js';
 // mutations and refusals): a Hermes call worker (workers/hermes-call/run.py) in the Hermes
 // interpreter found at startup, started for the one call under the host's isolation like every
 // worker, and killed with everything it started once it has answered, failed or outlived its budget.
-// It runs in Hermes' checkout (or $HERMES_HOME), with the workers' scrubbed environment plus Hermes'
-// own non-secret settings (hermesSettings: its timezone, its managed scope): no secret of the
-// gateway's reaches it, and Hermes' lazy installs stay off.
+// Under an enforced resource policy it is a short worker like an execute_code unit: its own systemd
+// scope under hermesshort.slice, or its own cgroup (moved in before Hermes' code runs), with the
+// policy's short_workers limits; where the policy cannot be enforced the call is refused before
+// anything starts, as execute_code is. It runs in Hermes' checkout (or $HERMES_HOME), with the
+// workers' scrubbed environment plus Hermes' own non-secret settings (hermesSettings: its timezone,
+// its managed scope): no secret of the gateway's reaches it, and Hermes' lazy installs stay off.
 
 export interface HermesCallOptions {
   /** The whole call's budget, the interpreter's start included. */
@@ -41,22 +46,32 @@ export class HermesCaller {
 
   /**
    * `module`'s `op` with `payload` (workers/hermes-call/<module>.py): its value. Throws a
-   * GatewayError: HERMES_AGENT_NOT_INSTALLED without a Hermes, HERMES_CALL_UNSUPPORTED when this
-   * Hermes lacks what the operation needs, HERMES_CALL_FAILED when Hermes' function raised or the
-   * worker died, HERMES_CALL_TIMEOUT past the budget, CANCELLED when `signal` aborts (see
-   * HermesCallOptions.mutates for a mutation's).
+   * GatewayError: HERMES_AGENT_NOT_INSTALLED without a Hermes, RESOURCE_POLICY_INVALID or
+   * RESOURCE_POLICY_UNENFORCEABLE when the host's resource policy lets no short worker start,
+   * HERMES_CALL_UNSUPPORTED when this Hermes lacks what the operation needs, HERMES_CALL_FAILED when
+   * Hermes' function raised or the worker died, HERMES_CALL_TIMEOUT past the budget, CANCELLED when
+   * `signal` aborts (see HermesCallOptions.mutates for a mutation's).
    */
   async call(module: HermesCallModule, op: string, payload: unknown, options: HermesCallOptions): Promise<unknown> {
     const python = this.install.python;
     if (!python || !this.available) throw new GatewayError(ErrorCode.HERMES_AGENT_NOT_INSTALLED, `this needs Hermes Agent's own ${module} code, and no Hermes Agent was found (${describeInstall(this.install)})`);
     options.signal?.throwIfAborted();
     const what = `Hermes' ${module} ${op}`;
+    const refusal = startRefusal(this.runtime.resources, what);
+    if (refusal) throw refusal;
     const { config } = this.runtime;
-    const worker = this.runtime.spawnWorker('hermes-call', {
-      interpreter: python,
-      cwd: existsSync(config.hermesToolsCwd) ? config.hermesToolsCwd : '/',
-      env: { ...hermesEnvironment({ ...this.runtime.childEnv, ...hermesSettings(config) }, config.hermesHome), PYTHONDONTWRITEBYTECODE: '1' },
-    });
+    const cgroup = this.runtime.shortWorkerCgroup('hermes-call');
+    let worker;
+    try {
+      worker = this.runtime.spawnWorker('hermes-call', {
+        interpreter: python,
+        cwd: existsSync(config.hermesToolsCwd) ? config.hermesToolsCwd : '/',
+        env: { ...hermesEnvironment({ ...this.runtime.childEnv, ...hermesSettings(config) }, config.hermesHome), PYTHONDONTWRITEBYTECODE: '1' },
+      });
+    } catch (e) {
+      cgroup?.remove();
+      throw e;
+    }
     /** Whether the worker has been handed the call (from then on Hermes' code may have changed something). */
     let sent = false;
     const unknown = (code: ErrorCode, why: string) =>
@@ -79,6 +94,8 @@ export class HermesCaller {
     try {
       const answer = async () => {
         await worker.waitFor((m) => m.type === 'ready');
+        // Nothing of Hermes has run yet: moved in now, everything Hermes' code starts is born inside.
+        if (cgroup && worker.pid) for (const pid of [worker.pid, ...descendantsOf(worker.pid)]) cgroup.adopt(pid);
         sent = true;
         return worker.request({ type: 'call', module, op, payload });
       };
@@ -99,6 +116,7 @@ export class HermesCaller {
       clearTimeout(timer);
       if (onAbort) options.signal?.removeEventListener('abort', onAbort);
       await worker.kill();
+      cgroup?.remove();
     }
   }
 }
