@@ -74,7 +74,8 @@ export interface GatewayConfig {
   cronjobMutations?: string;
   /**
    * Hermes' timezone (`HERMES_TIMEZONE`, as Hermes reads it): the `TZ` of execute_code scripts, as
-   * Hermes exports it to its execute_code child (Hermes' own cron code reads it itself).
+   * Hermes exports it to its execute_code child, and the HERMES_TIMEZONE of a Hermes call worker
+   * (platform/hermes/environment.ts hermesSettings), where Hermes' own cron code reads it.
    */
   hermesTimezone?: string;
   /** The service user's home (`HOME`, default the account's home): absolute paths under it read as `~/` to the approval guard. */

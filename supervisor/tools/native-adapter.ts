@@ -128,8 +128,8 @@ export function nativeAdapter(config: GatewayConfig, log: Logger, owners = new O
 }
 
 /**
- * /readyz.short_worker_admission: whether execute_code may start units here and how the resource
- * policy's short_workers limits are applied to them. Reported beside control-plane readiness, like
+ * /readyz.short_worker_admission: whether execute_code may start units (and Hermes calls their
+ * workers) here and how the resource policy's short_workers limits are applied to them. Reported beside control-plane readiness, like
  * job_admission: a resource outage refuses execute_code without failing /readyz (which would send
  * the tunnel into a reconnect loop).
  */

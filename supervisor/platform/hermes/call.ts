@@ -1,8 +1,10 @@
 import { existsSync } from 'node:fs';
+import { descendantsOf } from '../../../shared/proc.js';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { HermesCallModule } from '../../../shared/worker-protocol/hermes-call.js';
+import { startRefusal } from '../spawning/resource-policy.js';
 import type { WorkerRuntime } from '../spawning/worker-runtime.js';
-import { hermesEnvironment } from './environment.js';
+import { hermesEnvironment, hermesSettings } from './environment.js';
 import { describeInstall, type HermesInstall } from './locate.js';
 
 // One call of one of Hermes' own functions, where the gateway answers as the Hermes it fronts by
@@ -10,14 +12,25 @@ import { describeInstall, type HermesInstall } from './locate.js';
 // mutations and refusals): a Hermes call worker (workers/hermes-call/run.py) in the Hermes
 // interpreter found at startup, started for the one call under the host's isolation like every
 // worker, and killed with everything it started once it has answered, failed or outlived its budget.
-// It runs in Hermes' checkout (or $HERMES_HOME), with the workers' scrubbed environment plus Hermes'
-// own settings: no secret of the gateway's reaches it, and Hermes' lazy installs stay off.
+// Under an enforced resource policy it is a short worker like an execute_code unit: its own systemd
+// scope under hermesshort.slice, or its own cgroup (moved in before Hermes' code runs), with the
+// policy's short_workers limits; where the policy cannot be enforced the call is refused before
+// anything starts, as execute_code is. It runs in Hermes' checkout (or $HERMES_HOME), with the
+// workers' scrubbed environment plus Hermes' own non-secret settings (hermesSettings: its timezone,
+// its managed scope): no secret of the gateway's reaches it, and Hermes' lazy installs stay off.
 
 export interface HermesCallOptions {
   /** The whole call's budget, the interpreter's start included. */
   timeoutMs: number;
-  /** Cancels the call: the worker is killed and the call rejects with CANCELLED. */
+  /** Cancels the call: the worker is killed and the call rejects with CANCELLED (a mutation: only until it was handed the call). */
   signal?: AbortSignal;
+  /**
+   * The call may change Hermes' durable state (a cron mutation). Once the worker has been handed
+   * the call, Hermes may have saved at any moment, so `signal` no longer stops it (it runs to its
+   * answer or its budget), and a timeout or a worker death after that rejects with
+   * `details.outcome: 'unknown'`: whether the change was made is not known.
+   */
+  mutates?: boolean;
 }
 
 export class HermesCaller {
@@ -26,37 +39,64 @@ export class HermesCaller {
     private readonly install: HermesInstall,
   ) {}
 
-  /** Whether a Hermes interpreter was found to call into. */
+  /** Whether a Hermes was found to call into (an interpreter that answered without Hermes is none). */
   get available(): boolean {
-    return this.install.python !== undefined;
+    return this.install.state !== 'not_installed' && this.install.python !== undefined;
   }
 
   /**
    * `module`'s `op` with `payload` (workers/hermes-call/<module>.py): its value. Throws a
-   * GatewayError: HERMES_AGENT_NOT_INSTALLED without an interpreter, HERMES_CALL_UNSUPPORTED when this
-   * Hermes lacks what the operation needs, HERMES_CALL_FAILED when Hermes' function raised or the
-   * worker died, HERMES_CALL_TIMEOUT past the budget, CANCELLED when `signal` aborts.
+   * GatewayError: HERMES_AGENT_NOT_INSTALLED without a Hermes, RESOURCE_POLICY_INVALID or
+   * RESOURCE_POLICY_UNENFORCEABLE when the host's resource policy lets no short worker start,
+   * HERMES_CALL_UNSUPPORTED when this Hermes lacks what the operation needs, HERMES_CALL_FAILED when
+   * Hermes' function raised or the worker died, HERMES_CALL_TIMEOUT past the budget, CANCELLED when
+   * `signal` aborts (see HermesCallOptions.mutates for a mutation's).
    */
   async call(module: HermesCallModule, op: string, payload: unknown, options: HermesCallOptions): Promise<unknown> {
     const python = this.install.python;
-    if (!python) throw new GatewayError(ErrorCode.HERMES_AGENT_NOT_INSTALLED, `this needs Hermes Agent's own ${module} code, and no Hermes Agent was found (${describeInstall(this.install)})`);
+    if (!python || !this.available) throw new GatewayError(ErrorCode.HERMES_AGENT_NOT_INSTALLED, `this needs Hermes Agent's own ${module} code, and no Hermes Agent was found (${describeInstall(this.install)})`);
     options.signal?.throwIfAborted();
+    const what = `Hermes' ${module} ${op}`;
+    const refusal = startRefusal(this.runtime.resources, what);
+    if (refusal) throw refusal;
     const { config } = this.runtime;
-    const worker = this.runtime.spawnWorker('hermes-call', {
-      interpreter: python,
-      cwd: existsSync(config.hermesToolsCwd) ? config.hermesToolsCwd : '/',
-      env: { ...hermesEnvironment(this.runtime.childEnv, config.hermesHome), PYTHONDONTWRITEBYTECODE: '1' },
-    });
+    const cgroup = this.runtime.shortWorkerCgroup('hermes-call');
+    let worker;
+    try {
+      worker = this.runtime.spawnWorker('hermes-call', {
+        interpreter: python,
+        cwd: existsSync(config.hermesToolsCwd) ? config.hermesToolsCwd : '/',
+        env: { ...hermesEnvironment({ ...this.runtime.childEnv, ...hermesSettings(config) }, config.hermesHome), PYTHONDONTWRITEBYTECODE: '1' },
+      });
+    } catch (e) {
+      cgroup?.remove();
+      throw e;
+    }
+    /** Whether the worker has been handed the call (from then on Hermes' code may have changed something). */
+    let sent = false;
+    const unknown = (code: ErrorCode, why: string) =>
+      new GatewayError(code, `${what} ${why} after it had been handed the change, so the change may or may not have been made; look before retrying`, { outcome: 'unknown' });
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     const stopped = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new GatewayError(ErrorCode.HERMES_CALL_TIMEOUT, `Hermes' ${module} ${op} did not answer within ${options.timeoutMs / 1000} s; it was stopped`)), options.timeoutMs);
-      onAbort = () => reject(new GatewayError(ErrorCode.CANCELLED, `Hermes' ${module} ${op} was cancelled`));
+      timer = setTimeout(() => {
+        if (options.mutates && sent) reject(unknown(ErrorCode.HERMES_CALL_TIMEOUT, `did not answer within ${options.timeoutMs / 1000} s and was stopped`));
+        else reject(new GatewayError(ErrorCode.HERMES_CALL_TIMEOUT, `${what} did not answer within ${options.timeoutMs / 1000} s; it was stopped`));
+      }, options.timeoutMs);
+      onAbort = () => {
+        // A mutation handed over runs to its answer (or its budget): stopping it midway could leave
+        // a change made and reported as not made.
+        if (options.mutates && sent) return;
+        reject(new GatewayError(ErrorCode.CANCELLED, `${what} was cancelled`));
+      };
       options.signal?.addEventListener('abort', onAbort, { once: true });
     });
     try {
       const answer = async () => {
         await worker.waitFor((m) => m.type === 'ready');
+        // Nothing of Hermes has run yet: moved in now, everything Hermes' code starts is born inside.
+        if (cgroup && worker.pid) for (const pid of [worker.pid, ...descendantsOf(worker.pid)]) cgroup.adopt(pid);
+        sent = true;
         return worker.request({ type: 'call', module, op, payload });
       };
       let reply;
@@ -64,17 +104,19 @@ export class HermesCaller {
         reply = await Promise.race([answer(), stopped]);
       } catch (e) {
         if (e instanceof GatewayError) throw e;
-        throw new GatewayError(ErrorCode.HERMES_CALL_FAILED, `Hermes' ${module} ${op} ended without an answer (${(e as Error).message})`);
+        if (options.mutates && sent) throw unknown(ErrorCode.HERMES_CALL_FAILED, `ended without an answer (${(e as Error).message})`);
+        throw new GatewayError(ErrorCode.HERMES_CALL_FAILED, `${what} ended without an answer (${(e as Error).message})`);
       }
       if (reply.failure) {
         const code = reply.failure.kind === 'unsupported' ? ErrorCode.HERMES_CALL_UNSUPPORTED : ErrorCode.HERMES_CALL_FAILED;
-        throw new GatewayError(code, `Hermes' ${module} ${op}: ${reply.failure.message}`, { kind: reply.failure.kind });
+        throw new GatewayError(code, `${what}: ${reply.failure.message}`, { kind: reply.failure.kind });
       }
       return reply.value;
     } finally {
       clearTimeout(timer);
       if (onAbort) options.signal?.removeEventListener('abort', onAbort);
       await worker.kill();
+      cgroup?.remove();
     }
   }
 }

@@ -1,4 +1,8 @@
-// The environment a Hermes process the gateway starts gets (its tool server, the version question).
+// The environment a Hermes process the gateway starts gets (its tool server, the version question,
+// a Hermes call worker).
+
+import type { GatewayConfig } from '../config.js';
+import { isSecretEnvName } from '../spawning/env-scrub.js';
 
 /**
  * What a Hermes process inherits of the gateway's environment: all of it but what is the gateway's
@@ -21,4 +25,27 @@ export function hermesEnvironment(inherited: Readonly<Record<string, string>>, h
   // "unavailable, install with hermes tools" error); a durable HERMES_LAZY_INSTALL_TARGET the
   // operator configured still applies, as in Hermes' own sealed images.
   return { ...inherited, HERMES_HOME: hermesHome, HERMES_REDACT_SECRETS: 'true', HERMES_QUIET: '1', HERMES_DISABLE_LAZY_INSTALLS: '1' };
+}
+
+/**
+ * Hermes' own non-secret settings in the gateway's environment, for a Hermes process that otherwise
+ * gets only the workers' scrubbed environment (a Hermes call worker): every HERMES_* variable that
+ * is not the gateway's own (HERMES_MCP_*) and that Hermes' scrub would not call a secret
+ * (env-scrub.ts, tools/code_execution_env.py `_scrub_child_env`'s secret substrings), and TZ. Among
+ * them HERMES_TIMEZONE, which Hermes' clock reads before config.yaml (hermes_time.py), and
+ * HERMES_MANAGED_DIR, the administrator's managed scope (hermes_cli/managed_scope.py
+ * get_managed_dir), here the directory the gateway itself reads as that scope. Hermes' cron and
+ * document code load no .env of their own: what is not in their environment they never see. A
+ * provider key (FIRECRAWL_API_KEY, OPENAI_API_KEY, ...) is not among them: a Hermes call worker has
+ * no use for one, and Hermes' document extractor would send documents to a hosted OCR with one.
+ */
+export function hermesSettings(config: Pick<GatewayConfig, 'inheritedEnvironment' | 'hermesTimezone' | 'hermesManagedDir'>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(config.inheritedEnvironment)) {
+    if (!(name.startsWith('HERMES_') || name === 'TZ') || name.startsWith('HERMES_MCP_') || isSecretEnvName(name)) continue;
+    out[name] = value;
+  }
+  if (config.hermesTimezone !== undefined) out.HERMES_TIMEZONE = config.hermesTimezone;
+  out.HERMES_MANAGED_DIR = config.hermesManagedDir;
+  return out;
 }

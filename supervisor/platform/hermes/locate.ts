@@ -15,9 +15,13 @@ import { hermesSupport, HermesRelease, usableVersion } from './release.js';
 // and the version that interpreter's Hermes is. The version is read, never guessed: Hermes' install
 // stamp (install-stamp.json beside its code, what `hermes --version` reports), else the source
 // tree's pyproject.toml, else the installed distribution's metadata (a pip install). The
-// interpreter is asked once, with a script that imports nothing of Hermes (importlib finds where
-// `hermes_cli` would be imported from, and the stamp, pyproject and metadata are read there), so a
-// broken Hermes still says which it is.
+// interpreter is asked once, with a script that first reads files only (importlib finds where
+// `hermes_cli` would be imported from without importing it, and the stamp, pyproject and metadata
+// are read there), so a broken Hermes still says which it is. Only then, for the release date
+// shown beside the version, does it import the `hermes_cli` package itself: that runs Hermes'
+// hermes_cli/__init__.py (not its CLI or anything it imports lazily), and a failure there is
+// ignored. It does so in every interpreter asked, including a `$HERMES_HOME/venvs/*` one whose
+// Hermes turns out to be another tree's and is then passed over (`locate`, `mustBeTree`).
 
 /** The module Hermes' stdio MCP tool server runs as. */
 export const HERMES_TOOLS_MODULE = 'agent.transports.hermes_tools_mcp_server';
@@ -62,7 +66,7 @@ type Located =
   /** The interpreter did not answer (a timeout, a crash, output that is not the answer). */
   | { state: 'failed'; python: string; pythonFrom: InterpreterSource; code: ErrorCode; reason: string; release: HermesRelease };
 
-/** The question put to the interpreter: one JSON object on the last line. Reads files only; imports nothing of Hermes. */
+/** The question put to the interpreter: one JSON object on the last line. Reads files, then imports the `hermes_cli` package (its __init__ alone) for its release date. */
 const QUERY = String.raw`
 import json, os, sys
 import importlib.util, importlib.metadata as md

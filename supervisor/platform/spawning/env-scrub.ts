@@ -86,7 +86,7 @@ interface ScrubChildEnvOptions {
 }
 
 /** Whether the name looks like it holds a secret (rule 2). */
-function isSecretEnvName(name: string): boolean {
+export function isSecretEnvName(name: string): boolean {
   const upper = name.toUpperCase();
   return SECRET_SUBSTRINGS.some((s) => upper.includes(s));
 }

@@ -22,15 +22,17 @@ import { WorkerProcess } from './worker-process.js';
 
 // What every native adapter shares: the detected isolation, the scrubbed environment workers and
 // their commands inherit, and the private state directory (0700) for snapshots and sockets.
-// The host resource policy is loaded here too, once: when it is enforced through systemd user
-// scopes, every execute_code unit starts inside its own transient scope under hermesshort.slice
-// with the policy's short_workers limits (kernel-enforced on the whole tree); with the direct
-// cgroup fallback it gets its own limited cgroup under HERMES_MCP_CGROUP_ROOT instead (see
-// shortWorkerCgroup); when the policy cannot be enforced at all, execute_code is refused before any
-// unit exists. Terminal workers are never scoped, since direct terminal is refused under the
-// policy. Job workers get their scope from the jobs adapter (hermesjobs.slice, the job's profile).
+// The host resource policy is loaded here too, once. The short workers are execute_code units and
+// Hermes call workers (Hermes' own code on a caller's document or cron change): when the policy is
+// enforced through systemd user scopes, each starts inside its own transient scope under
+// hermesshort.slice with the policy's short_workers limits (kernel-enforced on the whole tree);
+// with the direct cgroup fallback it gets its own limited cgroup under HERMES_MCP_CGROUP_ROOT
+// instead (see shortWorkerCgroup); when the policy cannot be enforced at all, execute_code and
+// Hermes calls are refused before any worker exists. Terminal workers are never scoped, since
+// direct terminal is refused under the policy. Job workers get their scope from the jobs adapter
+// (hermesjobs.slice, the job's profile).
 
-/** The slice short execute_code workers' scopes go under. */
+/** The slice short workers' scopes (execute_code units, Hermes call workers) go under. */
 export const SHORT_WORKER_SLICE = 'hermesshort.slice';
 
 /** One execute_code unit's init (workers/execute/unit.py), run by the configured Python. */
@@ -89,14 +91,14 @@ export interface WorkerRuntime {
   childEnv: Record<string, string>;
   /** The host resource policy and how it is enforced here. */
   resources: ResourceState;
-  /** Whether execute_code workers run in systemd scopes (policy enforced through systemd). */
+  /** Whether short workers (execute_code units, Hermes call workers) run in systemd scopes (policy enforced through systemd). */
   scoped: boolean;
   /**
-   * A fresh cgroup with the short_workers limits for one execute_code unit when the policy is
-   * enforced through the direct cgroup fallback (the caller moves the unit in before its script
-   * runs, and removes it after); undefined otherwise.
+   * A fresh cgroup `<kind>-<hex>` with the short_workers limits for one short worker when the
+   * policy is enforced through the direct cgroup fallback (the caller moves the worker in before
+   * its script or Hermes' code runs, and removes it after); undefined otherwise.
    */
-  shortWorkerCgroup(): CgroupLimit | undefined;
+  shortWorkerCgroup(kind?: ShortWorkerKind): CgroupLimit | undefined;
   /** A fresh private directory under the state root (removed by the caller). */
   privateDir(prefix: string): string;
   spawnWorker<E extends WorkerEntry>(entry: E, options?: SpawnOptions): WorkerProcess<WorkerProtocols[E]>;
@@ -107,6 +109,9 @@ export interface WorkerRuntime {
   /** Told of every worker spawned, and again once it announces readiness (the gateway's /metrics sets it). */
   spawnObserver?: (kind: WorkerEntry, readySeconds?: number) => void;
 }
+
+/** The short workers' names in their scopes and cgroups: an execute_code unit's, a Hermes call worker's. */
+type ShortWorkerKind = 'hermes-exec' | 'hermes-call';
 
 /** Where a worker's failure (protocol violation, crash) is reported; the worker is already dead. */
 type WorkerFailureLog = (entry: string, reason: string) => void;
@@ -129,9 +134,9 @@ export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEn
     childEnv,
     resources,
     scoped,
-    shortWorkerCgroup() {
+    shortWorkerCgroup(kind = 'hermes-exec') {
       if (resources.enforcement !== 'cgroup' || !shortLimits) return undefined;
-      return new CgroupLimit(resources.cgroupRoot!, `hermes-exec-${randomBytes(8).toString('hex')}`, shortLimits);
+      return new CgroupLimit(resources.cgroupRoot!, `${kind}-${randomBytes(8).toString('hex')}`, shortLimits);
     },
     privateDir(prefix) {
       return mkdtempSync(join(config.stateDir, `${prefix}-`)); // mkdtemp creates 0700
@@ -140,6 +145,7 @@ export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEn
     spawnWorker<E extends WorkerEntry>(entry: E, options: SpawnOptions = {}) {
       const unit = entry === 'execute-unit';
       const zygote = entry === 'execute-zygote';
+      const short: ShortWorkerKind | undefined = unit ? 'hermes-exec' : entry === 'hermes-call' ? 'hermes-call' : undefined;
       const worker = new WorkerProcess<WorkerProtocols[E]>({
         protocol: PROTOCOLS[entry],
         // An execute_code unit is a small Python init, not a Node worker: a unit is prepared for
@@ -154,8 +160,8 @@ export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEn
         isolation: zygote ? { ...isolation, prefix: ZYGOTE_PREFIX } : isolation,
         ...(options.scope
           ? { scope: options.scope }
-          : scoped && shortLimits && unit
-            ? { scope: scopeArgv({ unit: `hermes-exec-${randomBytes(8).toString('hex')}`, slice: SHORT_WORKER_SLICE, limits: shortLimits }) }
+          : scoped && shortLimits && short
+            ? { scope: scopeArgv({ unit: `${short}-${randomBytes(8).toString('hex')}`, slice: SHORT_WORKER_SLICE, limits: shortLimits }) }
             : {}),
         env: { ...childEnv, ...options.env, ...(unit || zygote ? { HERMES_MCP_NODE: process.execPath, HERMES_MCP_COMMANDS_ENTRY: EXECUTE_COMMANDS } : {}) },
         cwd: options.cwd ?? '/',

@@ -9,6 +9,18 @@ import { ExtractionError } from './read-extract-text.js';
 // read_file already read (better-sqlite3's deserialize): nothing is opened by path, no lock is
 // taken and no journal or WAL file is ever written or read, as Hermes' `mode=ro&immutable=1` of a
 // copy does. better-sqlite3 is loaded on first use (rendering runs on the CPU pool).
+//
+// One difference from Hermes, on purpose: only what the file stores is read. Hermes' `SELECT *`
+// computes a table's VIRTUAL generated columns, and its COUNT(*) and `SELECT *` of a virtual table
+// run that table's module; a caller-supplied database of a few KB can make either take hundreds of
+// MB and seconds of CPU (`b AS (hex(zeroblob(200000000)))`), here inside the gateway's own process,
+// which serves every client (the CPU pool's threads have no deadline). What is read here is what
+// the file holds, which read_file's MAX_DOCUMENT_BYTES bounds. So a generated column that is not
+// stored keeps its place in the table (as `SELECT *` lists it) and shows `<generated>` in every
+// row, in the cell form Hermes uses for what it does not show (`<blob N bytes>`); a STORED
+// generated column is read as stored. A virtual table is listed with its CREATE statement under
+// `## <name>  (virtual table, not read)`: neither counted nor previewed (its shadow tables,
+// ordinary tables, are read like any other).
 
 const requireHere = createRequire(import.meta.url);
 let sqliteModule: typeof BetterSqlite3 | undefined;
@@ -46,6 +58,15 @@ function cell(value: unknown): string {
   return codePoints(text) <= CELL_CHARS ? text : Array.from(text).slice(0, CELL_CHARS - 1).join('') + '…';
 }
 
+/** A generated column that is not stored: its cell (SQLite would compute it on every read). */
+const GENERATED_CELL = '<generated>';
+
+/** PRAGMA table_xinfo's `hidden`: 0 an ordinary column, 1 a virtual table's hidden column, 2 a VIRTUAL generated column, 3 a STORED one. */
+const HIDDEN_COLUMN = 1n;
+const VIRTUAL_GENERATED = 2n;
+
+const quoteName = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
 /** Python's `str.strip()` of a CREATE statement. */
 const strip = (s: string): string => s.replace(/^[\s\x1c-\x1f\x85]+|[\s\x1c-\x1f\x85]+$/gu, '');
 
@@ -68,17 +89,28 @@ export function sqliteText(bytes: Buffer): string {
     const objects = db.prepare('SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type DESC, name').all() as Array<{ type: string; name: string; sql: string }>;
     const tables = objects.filter((o) => o.type === 'table');
     const others = objects.filter((o) => o.type !== 'table');
+    // Which tables are virtual, as SQLite itself parsed the schema (never guessed from the text).
+    const virtual = new Set((db.prepare("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'virtual'").pluck().all() as string[]));
     const out = ['# SQLite database', '', `${tables.length} table(s), ${others.length} index/view/trigger(s)`];
     for (const { name, sql } of tables.slice(0, MAX_TABLES)) {
-      const quoted = `"${name.replace(/"/g, '""')}"`;
+      if (virtual.has(name)) {
+        out.push('', `## ${name}  (virtual table, not read)`, strip(sql));
+        continue;
+      }
+      const quoted = quoteName(name);
       const count = (db.prepare(`SELECT COUNT(*) FROM ${quoted}`).pluck().get() as bigint).toString();
       out.push('', `## ${name}  (${formatCount(Number(count))} rows)`, strip(sql));
-      const select = db.prepare(`SELECT * FROM ${quoted} LIMIT ${PREVIEW_ROWS}`).raw(true);
-      const cols = select.columns().map((c) => c.name);
-      const rows = select.all() as unknown[][];
+      // The columns `SELECT *` shows, in its order; only the stored ones are selected (SQLite
+      // refuses a table without one: "must have at least one non-generated column").
+      const columns = (db.prepare('SELECT name, hidden FROM pragma_table_xinfo(?)').all(name) as Array<{ name: string; hidden: bigint }>).filter((c) => c.hidden !== HIDDEN_COLUMN);
+      const stored = columns.filter((c) => c.hidden !== VIRTUAL_GENERATED);
+      const rows = db.prepare(`SELECT ${stored.map((c) => quoteName(c.name)).join(', ')} FROM ${quoted} LIMIT ${PREVIEW_ROWS}`).raw(true).all() as unknown[][];
       if (rows.length > 0) {
-        out.push(`| ${cols.join(' | ')} |`, `|${'---|'.repeat(cols.length)}`);
-        for (const row of rows) out.push(`| ${row.map(cell).join(' | ')} |`);
+        out.push(`| ${columns.map((c) => c.name).join(' | ')} |`, `|${'---|'.repeat(columns.length)}`);
+        for (const row of rows) {
+          let next = 0;
+          out.push(`| ${columns.map((c) => (c.hidden === VIRTUAL_GENERATED ? GENERATED_CELL : cell(row[next++]))).join(' | ')} |`);
+        }
       }
     }
     if (tables.length > MAX_TABLES) out.push(`\n... ${tables.length - MAX_TABLES} more tables omitted`);

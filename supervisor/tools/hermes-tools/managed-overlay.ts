@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { managedScopeDir } from '../../platform/hermes/managed-scope.js';
 import { parsePyYaml } from '../../platform/yaml.js';
 
 // The managed scope the gateway gives Hermes' tool server (and no other Hermes process): a
@@ -31,6 +32,13 @@ import { parsePyYaml } from '../../platform/yaml.js';
 // config.yaml is merged under the three leaves above (the administrator's other pins still apply)
 // and its .env is copied as it is. A config.yaml Hermes could not parse is one Hermes ignores too
 // (fail-open): the overlay then holds the three leaves alone, and the reason is reported.
+//
+// Those copies hold the administrator's secrets, so none outlives its source: there is one overlay
+// directory per administrator's scope (named by a digest of the scope's path, never of its
+// content), rewritten in place at every gateway start, its .env removed when the scope has none;
+// and every other overlay in the state directory (another gateway of the same user, with another
+// scope, or an earlier scope of this one) is rewritten then too from its scope as that is now, as
+// Hermes would read it, so a rotated or removed key leaves no copy behind.
 
 /** The settings the tool server runs with, whatever the user's or the administrator's config says. */
 export const TOOL_SERVER_SETTINGS = {
@@ -42,9 +50,17 @@ export const TOOL_SERVER_SETTINGS = {
 
 /**
  * The overlays' directory under the gateway's private state directory: one subdirectory per
- * content (named by its digest), so gateways sharing a state directory never rewrite each other's.
+ * administrator's scope (`scope-<digest of its path>`, `no-scope` without one), so gateways sharing
+ * a state directory with different scopes never give each other's tool servers their settings.
  */
 export const OVERLAY_DIR = 'hermes-tools-managed';
+
+/** In each overlay directory: the path of the administrator's scope it carries (empty: none). */
+const SCOPE_FILE = 'scope';
+const NO_SCOPE = 'no-scope';
+const overlayName = (admin: string | undefined): string => (admin === undefined ? NO_SCOPE : `scope-${createHash('sha256').update(admin).digest('hex').slice(0, 16)}`);
+/** An overlay directory of this scheme (anything else under OVERLAY_DIR is removed: an older scheme's copies). */
+const OVERLAY_NAME = /^(?:no-scope|scope-[0-9a-f]{16})$/;
 
 export interface ManagedOverlay {
   /** HERMES_MANAGED_DIR for the tool server; undefined when it could not be written (the tool server then runs with Hermes' own scope). */
@@ -112,39 +128,102 @@ function writeAtomically(path: string, data: string | Buffer): void {
   renameSync(temporary, path);
 }
 
-/**
- * Writes the tool server's managed scope under `stateDir` (at every gateway start, so a change of
- * the administrator's scope is picked up by a restart, as Hermes picks it up): config.yaml (the
- * administrator's config with TOOL_SERVER_SETTINGS over it; JSON, which YAML reads) and a copy of
- * the administrator's .env when there is one. `admin` is the administrator's managed scope
- * (platform/hermes/managed-scope.ts), undefined when there is none.
- */
-export function writeToolServerOverlay(options: { stateDir: string; admin: string | undefined }): ManagedOverlay {
-  const { admin } = options;
+/** Whether process `pid` exists (a temporary file of a live writer is its to rename). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** What the overlay of `admin` holds: config.yaml's text, the .env's bytes (if it has one), and what could not be carried. */
+function overlayContent(admin: string | undefined): { config: string; dotenv?: Buffer; warnings: string[] } {
   const warnings: string[] = [];
   const base = admin ? adminConfig(admin) : { config: {} };
   if (base.warning) warnings.push(base.warning);
   const config = `${asciiYaml(JSON.stringify(mergeLeaves(base.config, TOOL_SERVER_SETTINGS), null, 2))}\n`;
-  let dotenv: Buffer | undefined;
-  if (admin) {
-    try {
-      dotenv = readFileSync(join(admin, '.env'));
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT') warnings.push(`${join(admin, '.env')} cannot be read (${code}); Hermes could not read it either`);
-    }
-  }
-  const digest = createHash('sha256').update(config).update(dotenv ? Buffer.concat([Buffer.from('\0'), dotenv]) : '').digest('hex').slice(0, 16);
-  const dir = join(options.stateDir, OVERLAY_DIR, digest);
+  if (!admin) return { config, warnings };
   try {
-    for (const d of [join(options.stateDir, OVERLAY_DIR), dir]) {
-      mkdirSync(d, { recursive: true, mode: 0o700 });
-      chmodSync(d, 0o700);
-    }
-    writeAtomically(join(dir, 'config.yaml'), config);
-    if (dotenv) writeAtomically(join(dir, '.env'), dotenv);
+    return { config, dotenv: readFileSync(join(admin, '.env')), warnings };
   } catch (e) {
-    return { ...(admin ? { admin } : {}), warnings: [...warnings, `the tool server's managed scope could not be written in ${dir} (${(e as Error).message}); it runs with ${admin ?? 'no managed scope'} instead, so Hermes' tool search may hide tools`] };
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') warnings.push(`${join(admin, '.env')} cannot be read (${code}); Hermes could not read it either`);
+    return { config, warnings };
   }
-  return { dir, ...(admin ? { admin } : {}), warnings };
+}
+
+/**
+ * Writes the overlay directory `dir` of the scope recorded as `recorded` (its path, '' for none)
+ * with `content`, what that scope holds now: its record, config.yaml, and the .env copied or, when
+ * the scope has none Hermes can read, removed. A temporary file a writer left behind (it died
+ * between writing and renaming) is removed too.
+ */
+function writeOverlay(dir: string, recorded: string, content: ReturnType<typeof overlayContent>): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  writeAtomically(join(dir, SCOPE_FILE), recorded);
+  writeAtomically(join(dir, 'config.yaml'), content.config);
+  if (content.dotenv) writeAtomically(join(dir, '.env'), content.dotenv);
+  else rmSync(join(dir, '.env'), { force: true });
+  for (const name of readdirSync(dir)) {
+    const pid = /\.(\d+)\.tmp$/.exec(name)?.[1];
+    if (pid !== undefined && !alive(Number(pid))) rmSync(join(dir, name), { force: true });
+  }
+}
+
+/**
+ * Every other overlay under `root` rewritten from its scope as it is now (a scope that is no longer
+ * a directory carries nothing: the three settings alone); a directory of an older scheme, which may
+ * hold a copy of a .env its name does not trace, is removed. Returns what could not be done.
+ */
+function refreshOthers(root: string, own: string): string[] {
+  const problems: string[] = [];
+  for (const entry of readdirSync(root, { withFileTypes: true })) {
+    if (entry.name === own) continue;
+    const dir = join(root, entry.name);
+    try {
+      if (!OVERLAY_NAME.test(entry.name)) {
+        rmSync(dir, { recursive: true, force: true });
+        continue;
+      }
+      let recorded: string;
+      try {
+        recorded = readFileSync(join(dir, SCOPE_FILE), 'utf8');
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue; // another gateway is writing it now
+        throw e;
+      }
+      const admin = recorded === '' ? undefined : managedScopeDir({ hermesManagedDir: recorded });
+      writeOverlay(dir, recorded, overlayContent(admin));
+    } catch (e) {
+      problems.push(`the tool server's managed scope ${dir} could not be brought up to date (${(e as Error).message}); it may still hold a copy of an earlier .env`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * Writes the tool server's managed scope under `stateDir` (at every gateway start, so a change of
+ * the administrator's scope is picked up by a restart, as Hermes picks it up): config.yaml (the
+ * administrator's config with TOOL_SERVER_SETTINGS over it; JSON, which YAML reads) and a copy of
+ * the administrator's .env when there is one; then brings every other overlay there up to date
+ * with its own scope. `admin` is the administrator's managed scope
+ * (platform/hermes/managed-scope.ts), undefined when there is none.
+ */
+export function writeToolServerOverlay(options: { stateDir: string; admin: string | undefined }): ManagedOverlay {
+  const { admin } = options;
+  const content = overlayContent(admin);
+  const root = join(options.stateDir, OVERLAY_DIR);
+  const name = overlayName(admin);
+  const dir = join(root, name);
+  try {
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+    chmodSync(root, 0o700);
+    writeOverlay(dir, admin ?? '', content);
+  } catch (e) {
+    return { ...(admin ? { admin } : {}), warnings: [...content.warnings, `the tool server's managed scope could not be written in ${dir} (${(e as Error).message}); it runs with ${admin ?? 'no managed scope'} instead, so Hermes' tool search may hide tools`] };
+  }
+  return { dir, ...(admin ? { admin } : {}), warnings: [...content.warnings, ...refreshOthers(root, name)] };
 }

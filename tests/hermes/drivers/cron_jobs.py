@@ -7,6 +7,9 @@ one of:
    "update": {"<name of a job just created>": {<fields>}}}
       cron.jobs.create_job for each, then cron.jobs.update_job with the fields given for a job (by
       name); prints {"jobs": [the records as stored]}.
+  {"tool": [{"action": ..., <other cronjob() arguments>}]}
+      Hermes' own cronjob tool function (tools/cronjob_tools.py cronjob) for each, as Hermes' model
+      calls it; prints {"answers": [its parsed answers], "jobs": [the records as stored]}.
   {"writer": {"rounds": N, "hold_ms": H, "pause_ms": P}}
       a running Hermes writing alongside the gateway: each round takes Hermes' cross-process lock
       (cron.jobs._jobs_lock, flock on cron/.jobs.lock), holds it H ms (widening the load -> save
@@ -32,6 +35,11 @@ def main():
         updates = spec.get("update") or {}
         created = [jobs.update_job(j["id"], updates[j["name"]]) if j["name"] in updates else j for j in created]
         print(json.dumps({"jobs": created}), flush=True)
+    elif "tool" in spec:
+        import tools.cronjob_tools as tool
+
+        answers = [json.loads(tool.cronjob(**kwargs)) for kwargs in spec["tool"]]
+        print(json.dumps({"answers": answers, "jobs": jobs.load_jobs()}), flush=True)
     elif "writer" in spec:
         w = spec["writer"]
         written = []
@@ -50,7 +58,7 @@ def main():
     elif "due" in spec:
         print(json.dumps({"due": [job["id"] for job in jobs.get_due_jobs()]}), flush=True)
     else:
-        raise SystemExit("cron_jobs.py: expected create, writer, hold_lock or due")
+        raise SystemExit("cron_jobs.py: expected create, tool, writer, hold_lock or due")
 
 
 if __name__ == "__main__":

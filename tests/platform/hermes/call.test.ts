@@ -77,3 +77,11 @@ test('with no Hermes found a call is HERMES_AGENT_NOT_INSTALLED before anything 
   assert.equal(await code(c.call('documents', 'extract', {}, { timeoutMs: 60_000 })), ErrorCode.HERMES_AGENT_NOT_INSTALLED);
   assert.deepEqual(processesWithHome(home), []);
 });
+
+test('a Python that answers without Hermes is no Hermes: unavailable, and a call is HERMES_AGENT_NOT_INSTALLED before anything starts', async () => {
+  // locate.ts answers not_installed with the interpreter named (it answered, it has no hermes_cli).
+  const { caller: c, home } = await caller('/usr/bin/python3');
+  assert.equal(c.available, false);
+  assert.equal(await code(c.call('documents', 'extract', {}, { timeoutMs: 60_000 })), ErrorCode.HERMES_AGENT_NOT_INSTALLED);
+  assert.deepEqual(processesWithHome(home), []);
+});

@@ -100,6 +100,86 @@ break'), (3, 0.0001, NULL, '${'z'.repeat(90)}'), (4, NULL, NULL, NULL), (5, -1.5
     assert.match((await expectCode(old.read.handler({ path: 'notes.db' }, ctx), ErrorCode.FILE_BINARY)).message, /^Cannot read binary file 'notes\.db' \(\.db\)/);
   });
 
+  test('only what the file stores is read: a VIRTUAL generated column shows <generated>, a STORED one its value, a virtual table is listed and not read', async () => {
+    const c = cases.make();
+    const path = c.p('costly.db');
+    // Each `b` would be a 400,000,000-character hex string computed on every read (Hermes' SELECT *
+    // does); `c` was computed once, when the row was written. `notes` is an FTS5 table (its module
+    // would run to count and preview it), `gone` one whose module no SQLite here has (SQLite itself
+    // stores a virtual table as this row, rootpage 0; Hermes refuses the file: "no such module").
+    database(
+      path,
+      `CREATE TABLE t (a INTEGER, b AS (length(hex(zeroblob(200000000)))), c TEXT AS (a || 'x') STORED);
+       INSERT INTO t(a) VALUES (1), (2);
+       CREATE VIRTUAL TABLE notes USING fts5(body);
+       INSERT INTO notes VALUES ('hello world');`,
+    );
+    const db = new Database(path);
+    db.unsafeMode(true); // lets writable_schema write sqlite_master (better-sqlite3 is defensive by default)
+    db.pragma('writable_schema = ON');
+    db.prepare("INSERT INTO sqlite_master VALUES ('table', 'gone', 'gone', 0, 'CREATE VIRTUAL TABLE gone USING nosuch(x)')").run();
+    db.close();
+    const bytes = fs.statSync(path).size;
+    assert.ok(bytes < 64 * 1024, `a small file (${bytes} bytes)`);
+    const r = await call(c.read, { path: 'costly.db' });
+    assert.equal(r.extracted_document, true);
+    assert.equal(
+      text(r.content).replace(/^ *\d+\|/gm, ''),
+      [
+        '# SQLite database',
+        '',
+        '8 table(s), 0 index/view/trigger(s)',
+        '',
+        '## gone  (virtual table, not read)',
+        'CREATE VIRTUAL TABLE gone USING nosuch(x)',
+        '',
+        '## notes  (virtual table, not read)',
+        'CREATE VIRTUAL TABLE notes USING fts5(body)',
+        '',
+        '## notes_config  (1 rows)',
+        "CREATE TABLE 'notes_config'(k PRIMARY KEY, v) WITHOUT ROWID",
+        '| k | v |',
+        '|---|---|',
+        '| version | 4 |',
+        '',
+        '## notes_content  (1 rows)',
+        "CREATE TABLE 'notes_content'(id INTEGER PRIMARY KEY, c0)",
+        '| id | c0 |',
+        '|---|---|',
+        '| 1 | hello world |',
+        '',
+        '## notes_data  (3 rows)',
+        "CREATE TABLE 'notes_data'(id INTEGER PRIMARY KEY, block BLOB)",
+        '| id | block |',
+        '|---|---|',
+        '| 1 | <blob 2 bytes> |',
+        '| 10 | <blob 12 bytes> |',
+        '| 137438953473 | <blob 26 bytes> |',
+        '',
+        '## notes_docsize  (1 rows)',
+        "CREATE TABLE 'notes_docsize'(id INTEGER PRIMARY KEY, sz BLOB)",
+        '| id | sz |',
+        '|---|---|',
+        '| 1 | <blob 1 bytes> |',
+        '',
+        '## notes_idx  (1 rows)',
+        "CREATE TABLE 'notes_idx'(segid, term, pgno, PRIMARY KEY(segid, term)) WITHOUT ROWID",
+        '| segid | term | pgno |',
+        '|---|---|---|',
+        '| 1 | <blob 0 bytes> | 2 |',
+        '',
+        '## t  (2 rows)',
+        "CREATE TABLE t (a INTEGER, b AS (length(hex(zeroblob(200000000)))), c TEXT AS (a || 'x') STORED)",
+        '| a | b | c |',
+        '|---|---|---|',
+        '| 1 | <generated> | 1x |',
+        '| 2 | <generated> | 2x |',
+        '',
+        "Query it with the terminal: sqlite3 <path> 'SELECT ...'  (or Python's sqlite3 module).",
+      ].join('\n'),
+    );
+  });
+
   test("Python's repr of floats", () => {
     const cases: Array<[number, string]> = [
       [1e16, '1e+16'],

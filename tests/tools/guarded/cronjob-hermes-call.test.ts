@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
@@ -8,9 +8,9 @@ import { packageRoot } from '../../../shared/package-root.js';
 import { descendantsOf } from '../../../shared/proc.js';
 import { loadConfig } from '../../../supervisor/platform/config.js';
 import { assertBoundedFailure, countersSettle, timed } from '../../faults/faults.js';
-import { FIXTURE_JOB_ID, cronCaller, hermesCron, homeWithCron, jobsPath, readJobsFile, sha256, startCronGateway } from '../../fixtures/cron-home.js';
-import { connect, viaBridge, type TestGateway } from '../../helpers/gateway.js';
-import { hermes } from '../../helpers/hermes.js';
+import { FIXTURE_JOB_ID, callContext, cronCaller, directCronjob, hermesCron, homeWithCron, jobsPath, readJobsFile, sha256, startCronGateway } from '../../fixtures/cron-home.js';
+import { connect, startTestGateway, viaBridge, type TestGateway } from '../../helpers/gateway.js';
+import { hermes, hermesEnv, runDriverSync } from '../../helpers/hermes.js';
 import { cmdline, parentOf, processesWithHome } from '../../helpers/procfs.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -19,7 +19,10 @@ import { waitFor } from '../../helpers/wait.js';
 // caller gets when the Hermes call worker dies or hangs (the fault matrix's promises for this
 // worker: a bounded error naming it, nothing written, nothing left running, in-flight counters back
 // to zero, and the next call works). The hang is a real one: the worker waits for Hermes' own
-// cron/.jobs.lock, which a running Hermes holds past the call's budget.
+// cron/.jobs.lock, which a running Hermes holds past the call's budget. Once the worker has been
+// handed a change, a client's cancellation no longer stops it and a timeout or death answers
+// `outcome: 'unknown'`. And the worker gets Hermes' own non-secret settings (its timezone, its
+// managed scope), so a job the gateway creates is the job Hermes itself would create.
 
 const WORKER_DIR = join(packageRoot(), 'workers', 'hermes-call');
 
@@ -96,12 +99,15 @@ describe('a cron caller when the Hermes call worker dies or hangs', () => {
     rmSync(home, { recursive: true, force: true });
   });
 
-  test('hangs (Hermes holds its lock past the budget): HERMES_CALL_TIMEOUT naming Hermes\' cron call, nothing written, the worker gone, counters back to 0, the next call works', async () => {
+  test('hangs (Hermes holds its lock past the budget): HERMES_CALL_TIMEOUT naming Hermes\' cron call, its outcome unknown (list before retrying), the worker gone, counters back to 0, the next call works', async () => {
     const holder = await holdLock(home, 12);
     const beforeBytes = sha256(jobsPath(home));
     const outcome = await timed(() => pause('hang'));
     assertBoundedFailure('Hermes call worker × hang', outcome, { code: 'HERMES_CALL_TIMEOUT', names: /Hermes' cron pause/, withinMs: 9000 });
     assert.equal(outcome.data.success, false);
+    // Hermes had been handed the change: the gateway cannot know whether it saved, and says so.
+    assert.equal(outcome.data.outcome, 'unknown', JSON.stringify(outcome.data));
+    assert.match(String(outcome.data.message), /may or may not have been made.*Run cronjob list before retrying cronjob pause/);
     assert.equal(sha256(jobsPath(home)), beforeBytes, 'nothing written');
     assert.deepEqual(hermesCallWorkers(), [], 'no Hermes call worker left');
     await countersSettle(gw.url);
@@ -125,6 +131,8 @@ describe('a cron caller when the Hermes call worker dies or hangs', () => {
     for (const pid of victims) process.kill(pid, 'SIGKILL');
     const result = await outcome;
     assertBoundedFailure('Hermes call worker × crash mid-call', result, { code: 'HERMES_CALL_FAILED', names: /Hermes' cron pause/, withinMs: 9000 });
+    assert.equal(result.data.outcome, 'unknown', JSON.stringify(result.data));
+    assert.match(String(result.data.message), /Run cronjob list before retrying/);
     assert.equal(sha256(jobsPath(home)), beforeBytes, 'nothing written');
     await waitFor(() => hermesCallWorkers().length === 0, 5000, 'no Hermes call worker left');
     await countersSettle(gw.url);
@@ -136,5 +144,144 @@ describe('a cron caller when the Hermes call worker dies or hangs', () => {
     const next = await pause('after the crash');
     assert.equal(next.isError, false, JSON.stringify(next.data));
     await countersSettle(gw.url);
+  });
+});
+
+/** The worker that has Hermes' cron/.jobs.lock open while it waits for it (a call handed over and inside Hermes' _jobs_lock). */
+function waitingWorker(home: string): Promise<number[]> {
+  const lockFile = join(home, 'cron', '.jobs.lock');
+  return waitFor(() => {
+    const waiting = hermesCallWorkers().filter((pid) => openFiles(pid).includes(lockFile));
+    return waiting.length > 0 ? waiting : undefined;
+  }, 20_000, "the Hermes call worker to wait for Hermes' lock");
+}
+
+describe('a cron mutation handed to Hermes runs to its answer', () => {
+  test("a client's cancellation after the worker was handed the change does not stop it: Hermes' save is made and answered", async () => {
+    const home = homeWithCron();
+    try {
+      const { tool } = await directCronjob(home, { HERMES_MCP_CRONJOB_MUTATIONS: 'on' });
+      const holder = await holdLock(home, 3);
+      const abort = new AbortController();
+      const call = tool.handler({ action: 'pause', job_id: FIXTURE_JOB_ID, reason: 'cancelled mid-change', confirm: true }, callContext(abort.signal));
+      await waitingWorker(home);
+      abort.abort();
+      const out = await call;
+      assert.equal((out.structured!.job as Record<string, unknown>).state, 'paused', JSON.stringify(out.structured));
+      assert.equal(readJobsFile(home).jobs.find((j) => j.id === FIXTURE_JOB_ID)!.paused_reason, 'cancelled mid-change');
+      assert.equal((await holder.done()).code, 0);
+      assert.deepEqual(processesWithHome(home), [], 'the worker is gone');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  test('cancelled before the worker was handed anything: CANCELLED, nothing written', async () => {
+    const home = homeWithCron();
+    try {
+      const { tool } = await directCronjob(home, { HERMES_MCP_CRONJOB_MUTATIONS: 'on' });
+      const before = sha256(jobsPath(home));
+      const abort = new AbortController();
+      abort.abort();
+      await assert.rejects(tool.handler({ action: 'pause', job_id: FIXTURE_JOB_ID, confirm: true }, callContext(abort.signal)), { code: 'CANCELLED' });
+      assert.equal(sha256(jobsPath(home)), before);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("Hermes' own settings in the Hermes call worker", () => {
+  test('its environment: the scrubbed one plus every non-secret HERMES_* setting and TZ; no key, token or gateway setting', async () => {
+    const home = homeWithCron();
+    const admin = join(home, 'admin-scope');
+    mkdirSync(admin);
+    try {
+      const inherited = {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        HERMES_TIMEZONE: 'Asia/Tokyo',
+        TZ: 'Asia/Tokyo',
+        HERMES_CRON_TIMEOUT: '321',
+        HERMES_MANAGED_DIR: admin,
+        FIRECRAWL_API_KEY: 'fc-never-to-hermes-call',
+        OPENAI_API_KEY: 'sk-never-to-hermes-call',
+        HERMES_API_TOKEN: 'never-to-hermes-call',
+      };
+      const gatewayOwn = { HERMES_MCP_BRIDGE_SECRET_FOR_TEST: 'never-to-hermes-call' };
+      const config = loadConfig({ ...inherited, HERMES_HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, HERMES_MCP_STATE_DIR: join(home, '.gateway-state'), HERMES_AGENT_PYTHON: hermes().python }, { inheritedEnvironment: { ...inherited, ...gatewayOwn } });
+      const caller = await cronCaller(config);
+      const holder = await holdLock(home, 2);
+      const call = caller.call('cron', 'pause', { args: { job_id: FIXTURE_JOB_ID }, lock_wait_seconds: 10 }, { timeoutMs: 60_000 });
+      const [pid] = await waitingWorker(home);
+      const environ = Object.fromEntries(
+        readFileSync(`/proc/${pid}/environ`, 'utf8')
+          .split('\0')
+          .filter(Boolean)
+          .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+      );
+      await call;
+      assert.equal((await holder.done()).code, 0);
+      assert.deepEqual([environ.HERMES_TIMEZONE, environ.TZ, environ.HERMES_CRON_TIMEOUT, environ.HERMES_MANAGED_DIR, environ.HERMES_HOME], ['Asia/Tokyo', 'Asia/Tokyo', '321', admin, home]);
+      for (const name of ['FIRECRAWL_API_KEY', 'OPENAI_API_KEY', 'HERMES_API_TOKEN', 'HERMES_MCP_BRIDGE_SECRET_FOR_TEST']) assert.equal(environ[name], undefined, name);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  /** What Hermes' own cronjob() stores for `creates` in a copy of the cron home, with `env` over its environment. */
+  function hermesOwn(creates: Array<Record<string, unknown>>, env: Record<string, string>): Array<Record<string, unknown>> {
+    const own = homeWithCron();
+    try {
+      const r = runDriverSync<{ answers: Array<Record<string, unknown>>; jobs: Array<Record<string, unknown>> }>('cron_jobs.py', { tool: creates.map((c) => ({ action: 'create', ...c })) }, hermesEnv(own, { HOME: own, ...env }));
+      for (const a of r.answers) assert.equal(a.success, true, JSON.stringify(a));
+      return r.jobs;
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  }
+
+  const CREATES = [
+    { prompt: 'Water the Tokyo office ferns', schedule: '2027-03-20T09:00:00', name: 'ferns-once' },
+    { prompt: 'Water the Tokyo office ferns daily', schedule: '30 9 * * *', name: 'ferns-daily' },
+  ];
+  const nextRuns = (jobs: Array<Record<string, unknown>>) => Object.fromEntries(CREATES.map((c) => [c.name, jobs.find((j) => j.name === c.name)?.next_run_at]));
+
+  test("HERMES_TIMEZONE in the gateway's environment: a create through the gateway stores the next_run_at Hermes' own cronjob() stores", async () => {
+    const home = homeWithCron();
+    const gw = await startTestGateway({ home, env: { HERMES_AGENT_PYTHON: hermes().python, HERMES_MCP_CRONJOB_MUTATIONS: 'on', HERMES_TIMEZONE: 'Asia/Tokyo' } });
+    try {
+      const client = await connect(gw.mcpUrl, 'modern');
+      try {
+        for (const c of CREATES) {
+          const r = await viaBridge(client, 'cronjob', { action: 'create', ...c, confirm: true });
+          assert.equal(r.isError, false, JSON.stringify(r.data));
+        }
+      } finally {
+        await client.close();
+      }
+      const gateway = nextRuns(readJobsFile(home).jobs);
+      const own = nextRuns(hermesOwn(CREATES, { HERMES_TIMEZONE: 'Asia/Tokyo' }));
+      assert.deepEqual(gateway, own);
+      assert.match(String(own['ferns-once']), /^2027-03-20T09:00:00\+09:00$/, 'Hermes reads the time in Tokyo');
+    } finally {
+      await gw.close();
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  test("an administrator's managed scope (HERMES_MANAGED_DIR) that pins timezone: the gateway's create stores what Hermes' own stores under it", async () => {
+    const home = homeWithCron();
+    const admin = join(home, 'admin-scope');
+    mkdirSync(admin);
+    writeFileSync(join(admin, 'config.yaml'), 'timezone: Asia/Kolkata\n');
+    try {
+      const { tool } = await directCronjob(home, { HERMES_MCP_CRONJOB_MUTATIONS: 'on', HERMES_MANAGED_DIR: admin });
+      for (const c of CREATES) await tool.handler({ action: 'create', ...c, confirm: true }, callContext());
+      const own = nextRuns(hermesOwn(CREATES, { HERMES_MANAGED_DIR: admin }));
+      assert.deepEqual(nextRuns(readJobsFile(home).jobs), own);
+      assert.match(String(own['ferns-once']), /^2027-03-20T09:00:00\+05:30$/, "both pins' Hermes apply the managed timezone");
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });

@@ -115,7 +115,8 @@ describe('without a Hermes to call', () => {
   test('every mutation is HERMES_AGENT_NOT_INSTALLED, after the gateway\'s own checks and before anything is written; list still works', async () => {
     const home = homeWithCron();
     try {
-      for (const env of [{}, { HERMES_MCP_HERMES_VERSION: '0.19.0' }] as Array<Record<string, string>>) {
+      // No interpreter at all; and one that answers without Hermes (locate.ts: not_installed, the interpreter named).
+      for (const env of [{}, { HERMES_MCP_HERMES_VERSION: '0.19.0' }, { HERMES_AGENT_PYTHON: '/usr/bin/python3' }] as Array<Record<string, string>>) {
         const { tool } = await directCronjob(home, { HERMES_MCP_CRONJOB_MUTATIONS: 'on', HERMES_AGENT_PYTHON: '', ...env });
         const before = sha256(jobsPath(home));
         for (const args of [

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import { parsePyYaml } from '../../../supervisor/platform/yaml.js';
 import { mergeLeaves, OVERLAY_DIR, TOOL_SERVER_SETTINGS, writeToolServerOverlay } from '../../../supervisor/tools/hermes-tools/managed-overlay.js';
@@ -82,6 +82,60 @@ test("an administrator's HERMES_MANAGED_DIR: its pins kept, the tool server's th
   assert.equal(writeToolServerOverlay({ stateDir: state, admin }).dir, overlay.dir);
 });
 
+test("no copy of the administrator's secrets outlives its source: one directory per scope, rewritten in place; every other overlay brought up to date; older copies removed", () => {
+  const state = temp.make('hmcp-state-');
+  const root = join(state, OVERLAY_DIR);
+  const admin = adminDir('web: {backend: firecrawl}\n', 'FIRECRAWL_API_KEY=first\n');
+  const first = writeToolServerOverlay({ stateDir: state, admin });
+  // A rotated key: the same directory (its name says nothing of the content), the old key gone.
+  writeFileSync(join(admin, '.env'), 'FIRECRAWL_API_KEY=second\n');
+  const rotated = writeToolServerOverlay({ stateDir: state, admin });
+  assert.equal(rotated.dir, first.dir);
+  assert.match(basename(rotated.dir!), /^scope-[0-9a-f]{16}$/);
+  assert.equal(readFileSync(join(rotated.dir!, '.env'), 'utf8'), 'FIRECRAWL_API_KEY=second\n');
+  assert.deepEqual(readdirSync(root), [basename(first.dir!)]);
+  assert.deepEqual(readdirSync(first.dir!).sort(), ['.env', 'config.yaml', 'scope']);
+  // The administrator's .env removed: so is the copy.
+  rmSync(join(admin, '.env'));
+  writeToolServerOverlay({ stateDir: state, admin });
+  assert.equal(existsSync(join(first.dir!, '.env')), false);
+
+  // Another gateway of the same user, with another scope (or none), brings this one up to date
+  // from its scope as it is now: a key rotated since is rotated in the copy, a scope gone leaves
+  // the three settings alone.
+  writeFileSync(join(admin, '.env'), 'FIRECRAWL_API_KEY=third\n');
+  const other = writeToolServerOverlay({ stateDir: state, admin: undefined });
+  assert.equal(basename(other.dir!), 'no-scope');
+  assert.deepEqual(other.warnings, []);
+  assert.equal(readFileSync(join(first.dir!, '.env'), 'utf8'), 'FIRECRAWL_API_KEY=third\n');
+  writeFileSync(join(admin, '.env'), 'FIRECRAWL_API_KEY=fourth\n');
+  writeFileSync(join(admin, 'config.yaml'), 'web: {backend: exa}\n');
+  writeToolServerOverlay({ stateDir: state, admin: undefined });
+  assert.equal(readFileSync(join(first.dir!, '.env'), 'utf8'), 'FIRECRAWL_API_KEY=fourth\n');
+  assert.deepEqual((written(first.dir!).web as Record<string, unknown>).backend, 'exa');
+  rmSync(admin, { recursive: true });
+  writeToolServerOverlay({ stateDir: state, admin: undefined });
+  assert.equal(existsSync(join(first.dir!, '.env')), false);
+  assert.deepEqual(written(first.dir!), TOOL_SERVER_SETTINGS);
+  assert.equal(readFileSync(join(first.dir!, 'scope'), 'utf8'), admin, 'the scope is still named, should it come back');
+
+  // A directory of an older scheme (named by a digest of its content) is removed with its copy; a
+  // temporary file whose writer died is removed, a live writer's is left to it.
+  const legacy = join(root, '0123456789abcdef');
+  mkdirSync(legacy, { mode: 0o700 });
+  writeFileSync(join(legacy, '.env'), 'FIRECRAWL_API_KEY=revoked\n', { mode: 0o600 });
+  const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  assert.match(dead.stdout, /^\d+$/, 'a process that has exited');
+  const leftover = join(other.dir!, `.env.${dead.stdout}.tmp`);
+  const writing = join(first.dir!, `.env.${process.pid}.tmp`);
+  writeFileSync(leftover, 'FIRECRAWL_API_KEY=half-written\n');
+  writeFileSync(writing, 'FIRECRAWL_API_KEY=being-written\n');
+  writeToolServerOverlay({ stateDir: state, admin: undefined });
+  assert.deepEqual(readdirSync(root).sort(), [basename(first.dir!), 'no-scope'].sort());
+  assert.equal(existsSync(leftover), false);
+  assert.equal(existsSync(writing), true);
+});
+
 test('the scope is found as Hermes finds it: HERMES_MANAGED_DIR when it is a directory (and then never /etc/hermes), else /etc/hermes', () => {
   const admin = adminDir('web: {backend: firecrawl}\n');
   const scope = (value?: string) => managedScopeDir(loadConfig({ HERMES_HOME: admin, ...(value === undefined ? {} : { HERMES_MANAGED_DIR: value }) }));
@@ -116,7 +170,7 @@ test('a state directory that cannot be written: no overlay (the tool server keep
   const overlay = writeToolServerOverlay({ stateDir: state, admin });
   assert.equal(overlay.dir, undefined);
   assert.equal(overlay.admin, admin);
-  assert.match(overlay.warnings.join('\n'), new RegExp(`could not be written in ${join(state, OVERLAY_DIR)}/[0-9a-f]{16} .*it runs with ${admin} instead`));
+  assert.match(overlay.warnings.join('\n'), new RegExp(`could not be written in ${join(state, OVERLAY_DIR)}/scope-[0-9a-f]{16} .*it runs with ${admin} instead`));
 });
 
 test('values beyond printable ASCII are written as YAML escapes, which PyYAML (Hermes\' reader) reads back as they were', () => {

@@ -17,9 +17,13 @@ import { Slots } from './slots.js';
 // are names, a workdir is a directory inside the allowed roots. Then the detected Hermes does the
 // change with its own code, in a Hermes call worker (workers/hermes-call/cron.py): its tool function
 // under its own lock, so the record has its fields, its schedule grammar and its refusals (the
-// gateway-lifecycle guard among them), and jobs.json is written by Hermes' own atomic save. A
-// refused or failed call writes nothing. Without a Hermes to call, a mutation is
-// HERMES_AGENT_NOT_INSTALLED: a job nothing would ever run is not written either.
+// gateway-lifecycle guard among them), and jobs.json is written by Hermes' own atomic save. A call
+// refused (by the gateway's checks or by Hermes) writes nothing. Once Hermes has been handed the
+// change, the caller's cancellation no longer stops it (Hermes may be saving); a call that then
+// outlives its budget or whose worker dies answers with `outcome: 'unknown'`: the change may have
+// been made, and the caller is told to list before retrying (a retried create could make a
+// duplicate job). Without a Hermes to call, a mutation is HERMES_AGENT_NOT_INSTALLED: a job nothing
+// would ever run is not written either.
 
 /** Hermes' message when its run claim finds the job paused or disabled (tools/cronjob_tools.py _execute_job_now). */
 const RUN_PAUSED_SKIP = 'Job is paused/disabled; resume it before running.';
@@ -97,9 +101,20 @@ export function cronjobMutator(config: GatewayConfig, log: Logger, permissions: 
       );
     }
     const lockWait = config.limits.cronjobLockWaitSeconds;
-    return (await slots.run(signal, () =>
-      caller.call('cron', action, { ...payload, lock_wait_seconds: lockWait }, { timeoutMs: config.limits.cronjobCallTimeoutSeconds * 1000, signal }),
-    )) as CronCallValue;
+    try {
+      return (await slots.run(signal, () =>
+        caller.call('cron', action, { ...payload, lock_wait_seconds: lockWait }, { timeoutMs: config.limits.cronjobCallTimeoutSeconds * 1000, signal, mutates: true }),
+      )) as CronCallValue;
+    } catch (e) {
+      if (e instanceof GatewayError && e.details?.outcome === 'unknown') {
+        throw new GatewayError(
+          e.code,
+          `${e.message}. Run cronjob list before retrying cronjob ${action}: the change may already be in Hermes' jobs${action === 'create' ? ' (a second create would make a duplicate job)' : ''}.`,
+          { ...e.details, action },
+        );
+      }
+      throw e;
+    }
   }
 
   async function mutate(action: MutatingAction, args: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
