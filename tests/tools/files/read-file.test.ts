@@ -440,6 +440,15 @@ describe('read_file: refusals', () => {
     assert.equal(e19.message, "Cannot read 'dir': not a regular file (directory, FIFO, socket, or device). Reading it could block indefinitely.");
   });
 
+  // Hermes v0.23 lists a directory; its rules could not be read (docs/hermes-versions.md#read_file),
+  // so a gateway told it fronts 0.23.5 keeps 0.22.2's refusal.
+  test('a directory is not a regular file for a Hermes 0.23.5 too', async () => {
+    const c = cases.make({ hermes: '0.23.5' });
+    fs.mkdirSync(c.p('dir'));
+    const e = await expectCode(c.read.handler({ path: 'dir' }, ctx), ErrorCode.FILE_NOT_REGULAR);
+    assert.equal(e.message, `Cannot read '${c.p('dir')}': not a regular file (directory, dangling symlink, FIFO, socket, or device). Reading it could block indefinitely.`);
+  });
+
   test('a FIFO is refused without blocking', async () => {
     const c = cases.make();
     execFileSync('mkfifo', [c.p('pipe')]);

@@ -77,6 +77,20 @@ describe('file tool definitions', () => {
     rejects(validate, { path: 'a', extra: true });
   });
 
+  // Hermes v0.23's negative offsets are not followed (their rules could not be read; docs/hermes-versions.md#read_file):
+  // the newest gateway, and one told it fronts 0.23.5, keep 0.22.2's offset ≥ 1.
+  test('read_file schema: offset ≥ 1 for 0.22.2, 0.23.5 and the newest Hermes', () => {
+    for (const hermes of ['0.22.2', '0.23.5', undefined]) {
+      const read = cases.make(hermes === undefined ? {} : { hermes }).read;
+      const { offset } = propertiesOf(read, 'offset');
+      assert.deepEqual([offset.default, offset.minimum], [1, 1], String(hermes));
+      const validate = compileArgumentValidator(read);
+      validate({ path: 'a', offset: 1 });
+      rejects(validate, { path: 'a', offset: 0 });
+      rejects(validate, { path: 'a', offset: -5 });
+    }
+  });
+
   test('read_file schema: limit default 2000 as newer Hermes', () => {
     const props = propertiesOf(tools().read, 'limit');
     assert.deepEqual([props.limit.default, props.limit.maximum], [2000, 2000]);
