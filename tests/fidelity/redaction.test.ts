@@ -5,7 +5,7 @@ import { redact, redactCommandOutput } from '../../shared/redact.js';
 import { sessionToken, viaBridge } from '../helpers/gateway.js';
 import { hermes } from '../helpers/hermes.js';
 import { appliesTo } from '../../scripts/differences-from-hermes.js';
-import { compareSurface, divergences, loadCases, oneByOne, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
+import { compareSurface, divergences, loadCases, oneByOne, oracleAnswers, runOracle, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
 import { hidesAll, leakedPieces } from './redaction-judge.js';
 import { writeFiles } from './workspace.js';
 
@@ -18,12 +18,17 @@ import { writeFiles } from './workspace.js';
 //
 // The gateway is reached two ways:
 // - direct: its redact() (shared/redact.ts) in the same modes, and redactCommandOutput() with the
-//   case's command;
+//   case's command, run where the driver runs (below);
 // - mcp (the cases marked `mcp: true`): the text written to files and read back as a client does:
 //   terminal `env cat sample.txt` (a command starting with `env` is an environment dump for both:
 //   the default mode), execute_code printing it (code_file), read_file (file_read), read_file of a
 //   copy named `.bashrc` (a secret-bearing file: secret_file), and the case's command run in the
 //   case's directory on the file it names (`file`, else sample.txt) for terminal.
+//
+// A command's relative operands name files where it runs: Hermes judges them against its process's
+// cwd, the gateway against the directory the command ran in. The driver runs in a project directory
+// (the workspace, not its HERMES_HOME), and direct() is given the same directory and the driver's
+// HERMES_HOME, so `cat config.yaml` names a project's file on both sides.
 //
 // The gateway redacts what ANY supported Hermes redacts, so against one version it may mask more:
 // the entries of divergences.yaml with `when: hides-all` accept such a difference only where the
@@ -68,6 +73,19 @@ for (const c of cases) {
 }
 
 const dirOf = (c: RedactionCase): string => join(fx.ws, c.id);
+
+/** Where both sides run a case's command: the driver's HERMES_HOME (made once) and the workspace as the cwd. */
+let where: { hermesHome: string; cwd: string } | undefined;
+function place(): { hermesHome: string; cwd: string } {
+  where ??= { hermesHome: fx.hermesHome('hermes'), cwd: fx.ws };
+  return where;
+}
+
+/** Hermes' answers (drivers/redaction.py), run in place(). */
+async function hermesModes(list: RedactionCase[]): Promise<Answers> {
+  const { hermesHome, cwd } = place();
+  return oracleAnswers(await runOracle('redaction.py', { cases: list.map((c) => ({ id: c.id, text: c.text, command: commandOf(c) })) }, hermesHome, {}, undefined, undefined, cwd));
+}
 const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 function record(value: unknown, what: string): Record<string, unknown> {
@@ -109,7 +127,7 @@ function direct(c: RedactionCase): Modes {
     code_file: redact(c.text, { codeFile: true }),
     file_read: redact(c.text, { fileRead: true }),
     secret_file: redact(c.text, { fileRead: true, secretFile: true }),
-    terminal: redactCommandOutput(c.text, commandOf(c)),
+    terminal: redactCommandOutput(c.text, commandOf(c), place()),
   };
 }
 
@@ -134,7 +152,7 @@ compareSurface<RedactionCase>({
     }
     token = await sessionToken((await fx.gateway()).client);
   },
-  hermes: (list) => fx.driver('redaction.py', { cases: list.map((c) => ({ id: c.id, text: c.text, command: commandOf(c) })) }),
+  hermes: hermesModes,
   gateway: {
     direct: async (list): Promise<Answers> => new Map(list.map((c): [string, Modes] => [c.id, direct(c)])),
     mcp: (list) =>
@@ -169,7 +187,7 @@ test(`redaction: the gateway shows nothing Hermes ${hermes().version} hides, in 
     ...ISSUE_EXAMPLES.map((e, i): RedactionCase => ({ id: `issue-example-${i}`, text: e.text, ...(e.command !== undefined ? { command: e.command } : {}) })),
     ...cases,
   ];
-  const answers = await fx.driver('redaction.py', { cases: all.map((c) => ({ id: c.id, text: c.text, command: commandOf(c) })) });
+  const answers = await hermesModes(all);
   // Where a listed divergence without a condition applies (Hermes masks a neighbour of the value: its
   // closing quote, the next line; a mask already in the text is kept; a sentinel names the key's
   // vendor), its reason stands instead: those case's modes are the ones not checked here.

@@ -135,9 +135,13 @@ function driverCwd(env: Record<string, string>): string {
   return env.HERMES_HOME && existsSync(env.HERMES_HOME) ? env.HERMES_HOME : tmpdir();
 }
 
-/** Runs a driver (tests/hermes/drivers/NAME) in the Hermes venv (or with `python`) with JSON on stdin; its stdout parsed as JSON. */
-export async function runDriver<T>(name: string, input: unknown, env: Record<string, string>, timeoutMs = 60_000, python?: string): Promise<T> {
-  const child = spawn(...driverCommand(name, python), { env, cwd: driverCwd(env), stdio: ['pipe', 'pipe', 'pipe'] });
+/**
+ * Runs a driver (tests/hermes/drivers/NAME) in the Hermes venv (or with `python`) with JSON on
+ * stdin; its stdout parsed as JSON. `cwd`: where it runs, when a case needs Hermes to stand
+ * somewhere in particular (driverCwd otherwise).
+ */
+export async function runDriver<T>(name: string, input: unknown, env: Record<string, string>, timeoutMs = 60_000, python?: string, cwd?: string): Promise<T> {
+  const child = spawn(...driverCommand(name, python), { env, cwd: cwd ?? driverCwd(env), stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
