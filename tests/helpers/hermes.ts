@@ -42,13 +42,19 @@ export function honchoOracle(): HermesTree {
  * An environment for a Hermes process: this one's, with HERMES_HOME set and no gateway settings.
  * HERMES_DISABLE_LAZY_INSTALLS=1, as the gateway starts Hermes' tool server: Hermes pip-installs a
  * backend's missing packages on first use (tools/lazy_deps.py), and a test's Hermes (an agent turn
- * of a cron run, for one) must never reach for the package index.
+ * of a cron run, for one) must never reach for the package index. No managed scope unless `extra`
+ * names one: HERMES_MANAGED_DIR is a directory that does not exist, which Hermes reads as none
+ * (hermes_cli/managed_scope.py get_managed_dir), so a machine's /etc/hermes never changes what a
+ * test's Hermes answers (the test gateway is started the same way: helpers/gateway.ts).
  */
 export function hermesEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('HERMES_MCP_') && k !== 'NODE_OPTIONS') env[k] = v;
-  return { ...env, HERMES_HOME: home, PYTHONDONTWRITEBYTECODE: '1', HERMES_DISABLE_LAZY_INSTALLS: '1', ...extra };
+  return { ...env, HERMES_HOME: home, PYTHONDONTWRITEBYTECODE: '1', HERMES_DISABLE_LAZY_INSTALLS: '1', HERMES_MANAGED_DIR: join(home, NO_MANAGED_SCOPE), ...extra };
 }
+
+/** The name, inside a test's HERMES_HOME, of the directory that does not exist and so is no managed scope. */
+export const NO_MANAGED_SCOPE = 'no-managed-scope';
 
 export interface HomeSpec {
   /** Merged into config.yaml by hermes_cli.config (load_config + save_config). */
