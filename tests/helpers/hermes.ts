@@ -4,7 +4,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeF
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { ensureHermesVenv, ensureOracleVenv, HONCHO_ORACLE, honchoProviderIn, parsePin, requirementsOf, type HermesPin, type HermesTree, type HermesVenv } from '../../scripts/hermes-venv.js';
+import { ensureHermesVenv, ensureOracleVenv, HONCHO_ORACLE, honchoProviderIn, parsePin, requirementsOf, venvStamp, type HermesPin, type HermesTree, type HermesVenv } from '../../scripts/hermes-venv.js';
 import { packageRoot } from '../../shared/package-root.js';
 
 // The real Hermes Agent for tests: a pinned venv (scripts/hermes-venv.ts; run-tests provisions each
@@ -83,7 +83,7 @@ const templates = new Map<string, string>();
 /**
  * `home` as a copy of the HERMES_HOME that makeHermesHome(spec) builds, plus `files` (relative
  * path -> text) that Hermes only reads and has no function to write. Built by Hermes once, into
- * HOME_TEMPLATES/<sha256 of make_home.py, the spec, the files and the Hermes pin> (in a temporary
+ * HOME_TEMPLATES/<sha256 of make_home.py, the spec, the files and the Hermes pin's requirement lines> (in a temporary
  * directory renamed into place, so a concurrent test process never sees half a template); every
  * later call, in this process or another, only copies it, which costs a test no Python start-up.
  */
@@ -94,7 +94,7 @@ export function copyOfHermesHome(home: string, spec: HomeSpec, files: Record<str
     .update('\0')
     .update(JSON.stringify({ spec, files }))
     .update('\0')
-    .update(readFileSync(join(root, requirementsOf(hermesPin()))))
+    .update(venvStamp(readFileSync(join(root, requirementsOf(hermesPin())), 'utf8')))
     .digest('hex');
   let template = templates.get(key);
   if (!template) {

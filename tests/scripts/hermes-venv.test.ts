@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { ensureHermesVenv, ensureOracleVenv, HERMES_PINS, HONCHO_ORACLE, honchoProviderIn, KNOWN_VENVS, linkVenvs, needsHonchoOracle, pinnedHermes, pinnedVersion, REQUIREMENTS, requirementsOf, VENV, venvOf, type VenvHost } from '../../scripts/hermes-venv.js';
+import { ensureHermesVenv, ensureOracleVenv, HERMES_PINS, HONCHO_ORACLE, honchoProviderIn, KNOWN_VENVS, linkVenvs, needsHonchoOracle, pinnedHermes, pinnedVersion, requirementLines, REQUIREMENTS, requirementsOf, VENV, venvOf, venvStamp, type VenvHost } from '../../scripts/hermes-venv.js';
 import { packageRoot } from '../../shared/package-root.js';
 import { hermesSupport } from '../../supervisor/platform/hermes/release.js';
 import { tempDirs } from '../helpers/temp.js';
@@ -67,6 +67,53 @@ test('a changed requirement file rebuilds the venv from empty', () => {
   assert.equal(ensureHermesVenv(root, next.h).version, '0.20.0');
   assert.equal(next.runs.length, 2);
   assert.equal(existsSync(join(root, VENV, 'leftover')), false);
+});
+
+test('comments and blank lines of the requirement file are no part of the stamp: rewording one reuses the venv, a changed line rebuilds it', () => {
+  assert.deepEqual(requirementLines('# why\n\nhermes-agent[mcp]==0.19.0  # the oldest\n  aiohttp==3.14.1\r\n#x==1\n'), ['hermes-agent[mcp]==0.19.0', 'aiohttp==3.14.1']);
+  assert.equal(venvStamp('# one reason\nhermes-agent[mcp]==0.19.0\naiohttp==3.14.1\n'), venvStamp('# another reason\n\nhermes-agent[mcp]==0.19.0 # pinned\naiohttp==3.14.1'));
+  assert.notEqual(venvStamp('hermes-agent[mcp]==0.19.0\n'), venvStamp('hermes-agent[mcp,honcho]==0.19.0\n'), 'an extra is part of the line');
+  const root = checkout();
+  ensureHermesVenv(root, host().h);
+  writeFileSync(join(root, REQUIREMENTS), '# reworded: the oldest pin\n\nhermes-agent[mcp]==0.19.0   # still 0.19.0\naiohttp==3.14.1\n');
+  const reworded = host();
+  ensureHermesVenv(root, reworded.h);
+  assert.deepEqual(reworded.runs, [], 'a reworded comment installs nothing');
+  writeFileSync(join(root, REQUIREMENTS), '# reworded: the oldest pin\nhermes-agent[mcp,honcho]==0.19.0\naiohttp==3.14.1\n');
+  const extra = host();
+  ensureHermesVenv(root, extra.h);
+  assert.equal(extra.runs.length, 2, 'an added extra rebuilds');
+});
+
+test("a venv stamped by the earlier scheme (the whole file's hash) is kept while it has every line installed as pinned, and rebuilt once a pin changes", () => {
+  const root = checkout();
+  ensureHermesVenv(root, host().h);
+  const stamp = join(root, VENV, '.requirements-sha256');
+  const site = join(root, VENV, 'lib', 'python3.11', 'site-packages');
+  const legacy = `${createHash('sha256').update('# the text it was built from\nhermes-agent[mcp]==0.19.0\naiohttp==3.14.1\n').digest('hex')}\n`;
+  writeFileSync(stamp, legacy);
+  // Installed as pinned (pip's dist-info names: hermes_agent, and a name keeping its dot).
+  mkdirSync(join(site, 'hermes_agent-0.19.0.dist-info'), { recursive: true });
+  const missing = host();
+  ensureHermesVenv(root, missing.h);
+  assert.equal(missing.runs.length, 2, 'aiohttp is not installed: rebuilt');
+  writeFileSync(stamp, legacy);
+  mkdirSync(join(site, 'hermes_agent-0.19.0.dist-info'), { recursive: true });
+  mkdirSync(join(site, 'aioHTTP-3.14.1.dist-info'), { recursive: true });
+  const kept = host();
+  ensureHermesVenv(root, kept.h);
+  assert.deepEqual(kept.runs, [], 'every pinned line is installed: kept');
+  assert.equal(readFileSync(stamp, 'utf8'), legacy, 'and its stamp left as it is');
+  writeFileSync(join(root, REQUIREMENTS), '# pinned\nhermes-agent[mcp]==0.19.0\naiohttp==3.14.2\n');
+  const bumped = host();
+  ensureHermesVenv(root, bumped.h);
+  assert.equal(bumped.runs.length, 2, 'a changed pin rebuilds');
+  assert.equal(readFileSync(stamp, 'utf8'), `${venvStamp('hermes-agent[mcp]==0.19.0\naiohttp==3.14.2')}\n`, 'stamped by the lines');
+  // A stamp of neither scheme is not taken for a good one.
+  writeFileSync(stamp, 'lines-sha256:0000\n');
+  const other = host();
+  ensureHermesVenv(root, other.h);
+  assert.equal(other.runs.length, 2);
 });
 
 test('an install that fails (index unreachable) throws the exact commands and leaves no venv behind', () => {
@@ -163,7 +210,7 @@ test('a build in progress in another process is waited for and used, not started
   ensureHermesVenv(root, host().h);
   // Another process holds the lock and finishes "its build" (the stamp for a changed pin) 600 ms later.
   writeFileSync(join(root, REQUIREMENTS), '# pinned\nhermes-agent[mcp]==0.19.0\naiohttp==3.14.2\n');
-  const stampText = `${createHash('sha256').update(readFileSync(join(root, REQUIREMENTS))).digest('hex')}\n`;
+  const stampText = `${venvStamp(readFileSync(join(root, REQUIREMENTS), 'utf8'))}\n`;
   const lock = `${join(root, VENV)}.lock`;
   const holder = spawn(process.execPath, ['-e', `
     const fs = require('node:fs');
