@@ -1,6 +1,7 @@
+import { eq } from '@renovatebot/pep440';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
 import { isExecutable } from './test-prerequisites.js';
@@ -10,7 +11,8 @@ import { isExecutable } from './test-prerequisites.js';
 // machine's own `python3 -m venv`. The oldest pin is the oldest Hermes release the gateway supports
 // (hermes-agent 0.19.0, the last on PyPI); the newest is the newest Hermes tree a registry carries
 // (tests/hermes/requirements-newest.txt says which and why). A venv is reused while its requirement
-// file is unchanged (its hash is stamped into the venv); a changed pin rebuilds it. The stamp is
+// lines are unchanged (their hash, comments and blank lines left out, is stamped into the venv: a
+// reworded comment installs nothing different); a changed pin rebuilds it. The stamp is
 // written last, so an interrupted install leaves a venv without one, which the next run removes and
 // builds again rather than taking it for a good one. An index that cannot be reached fails at once
 // with the exact command to run by hand — never a skipped test.
@@ -51,10 +53,80 @@ export function venvOf(pin: HermesPin): string {
  */
 export const HONCHO_ORACLE: VenvFiles = { requirements: join('tests', 'hermes', 'requirements-honcho-oracle.txt'), venv: join('.cache', 'hermes-venv-honcho-oracle') };
 
+/** Every venv this module provisions: each pin's and each oracle's. */
+export const KNOWN_VENVS: readonly VenvFiles[] = [PIN_FILES.oldest, PIN_FILES.newest, HONCHO_ORACLE];
+
+/**
+ * Links each venv of KNOWN_VENVS that `root` has into `stage`, a copy of the checkout (a staged
+ * run, scripts/test-on-node.ts): the stage's run then finds every venv ready (same requirement
+ * files, same stamps) and installs none of them again. A venv `root` does not have is left for the
+ * stage to provision as it would any missing one. Returns the venv directories linked (relative).
+ */
+export function linkVenvs(root: string, stage: string): string[] {
+  const linked: string[] = [];
+  for (const { venv } of KNOWN_VENVS) {
+    const link = join(stage, venv);
+    rmSync(link, { recursive: true, force: true });
+    if (!existsSync(join(root, venv))) continue;
+    mkdirSync(dirname(link), { recursive: true });
+    symlinkSync(join(root, venv), link);
+    linked.push(venv);
+  }
+  return linked;
+}
+
+/**
+ * Whether a run of `files` (test file paths relative to dist/tests/) against `venv` needs the Honcho
+ * oracle: a Honcho fidelity file is selected and the pin's package has no Honcho provider.
+ */
+export function needsHonchoOracle(venv: HermesTree, files: readonly string[]): boolean {
+  return files.some((f) => f.startsWith(join('fidelity', 'honcho-'))) && !honchoProviderIn(venv);
+}
+
 /** The oldest pin's files, the ones a checkout has always had. */
 export const REQUIREMENTS = requirementsOf('oldest');
 export const VENV = venvOf('oldest');
 const STAMP = '.requirements-sha256';
+
+/**
+ * A requirement file's lines as pip reads them: each without its comment (a `#` at the line's start
+ * or after whitespace, pip's req_file.py COMMENT_RE) and trimmed, blank lines left out. Only these
+ * decide what a venv gets installed.
+ */
+export function requirementLines(requirements: string): string[] {
+  return requirements.split(/\r?\n/).map((line) => line.replace(/(^|\s+)#.*$/, '').trim()).filter((line) => line !== '');
+}
+
+/** The stamp of a venv built from `requirements` (a requirement file's text): the hash of its requirement lines. */
+export function venvStamp(requirements: string): string {
+  return `lines-sha256:${createHash('sha256').update(requirementLines(requirements).join('\n')).digest('hex')}`;
+}
+
+/** A stamp of the earlier scheme: the sha256 of the whole requirement file, comments included. */
+const WHOLE_FILE_STAMP = /^[0-9a-f]{64}$/;
+
+/**
+ * Whether the venv `dir` has every requirement line installed as the line pins it: each line an exact
+ * pin, `name[extras]==version`, and its site-packages holding `name-version.dist-info` (names compared
+ * as PEP 503 normalises them, versions as PEP 440 does). A line that pins nothing exactly cannot be
+ * checked this way, and fails.
+ */
+function installedAsPinned(dir: string, lines: readonly string[]): boolean {
+  const norm = (name: string) => name.replace(/[-_.]+/g, '-').toLowerCase();
+  const lib = join(dir, 'lib');
+  if (!existsSync(lib)) return false;
+  const installed = readdirSync(lib).flatMap((py) => {
+    const site = join(lib, py, 'site-packages');
+    return existsSync(site) ? readdirSync(site) : [];
+  }).flatMap((entry) => {
+    const dist = /^(.+)-([^-]+)\.dist-info$/.exec(entry);
+    return dist ? [{ name: norm(dist[1]!), version: dist[2]! }] : [];
+  });
+  return lines.every((line) => {
+    const pin = /^([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*==\s*([0-9][0-9A-Za-z.+!-]*)$/.exec(line);
+    return pin !== null && installed.some((d) => d.name === norm(pin[1]!) && eq(d.version, pin[2]!));
+  });
+}
 
 /** `text` as a pin, or an error naming what is accepted. */
 export function parsePin(text: string, what: string): HermesPin {
@@ -93,7 +165,7 @@ const realHost: VenvHost = {
 
 /** The Hermes pin of a requirement file's text: its `hermes-agent[extras]==X.Y.Z` line (or a registry's `hermes-agent-NAME`). */
 export function pinnedHermes(requirements: string): { distribution: string; version: string } {
-  const pin = /^(hermes-agent(?:-[a-z0-9]+)*)(?:\[[^\]]*\])?==([0-9][0-9A-Za-z.+]*)\s*$/m.exec(requirements);
+  const pin = requirementLines(requirements).map((line) => /^(hermes-agent(?:-[a-z0-9]+)*)(?:\[[^\]]*\])?==([0-9][0-9A-Za-z.+]*)$/.exec(line)).find((match) => match !== null);
   if (!pin) throw new Error(`a Hermes requirement file must pin Hermes exactly (a line hermes-agent[extras]==X.Y.Z)`);
   return { distribution: pin[1]!, version: pin[2]! };
 }
@@ -129,11 +201,20 @@ export function honchoProviderIn(tree: HermesTree): boolean {
 function ensureVenv(root: string, host: VenvHost, files: VenvFiles): HermesTree {
   const requirements = readFileSync(join(root, files.requirements), 'utf8');
   const { distribution, version } = pinnedHermes(requirements);
-  const hash = createHash('sha256').update(requirements).digest('hex');
+  const hash = venvStamp(requirements);
   const dir = join(root, files.venv);
   const python = join(dir, 'bin', 'python');
   const stamp = join(dir, STAMP);
-  const ready = () => existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === hash && isExecutable(python);
+  // A venv stamped by the earlier scheme (the whole file's hash) was built from lines that stamp can
+  // no longer name once a comment is reworded: it is kept when it has every line installed as pinned,
+  // and its stamp is left as it is (a checkout of the earlier scheme sharing the venv by a link keeps
+  // reusing it too). What installed packages cannot show (an extra added or dropped since) goes
+  // unnoticed there until a changed pin rebuilds the venv.
+  const ready = () => {
+    if (!existsSync(stamp) || !isExecutable(python)) return false;
+    const stamped = readFileSync(stamp, 'utf8').trim();
+    return stamped === hash || (WHOLE_FILE_STAMP.test(stamped) && installedAsPinned(dir, requirementLines(requirements)));
+  };
   if (ready()) return { python, version, distribution, dir };
   // One builder at a time: test files that run side by side (or two test runs) would otherwise
   // each empty the directory and install into it at once. A caller that finds the lock held by a

@@ -5,8 +5,8 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { packageRoot } from '../shared/package-root.js';
 import { clearFidelityReport, fidelityTable } from './fidelity-report.js';
-import { ensureHermesVenv, ensureOracleVenv, HONCHO_ORACLE, honchoProviderIn, type HermesPin } from './hermes-venv.js';
-import { filesForPin, runArguments, testFiles } from './test-files.js';
+import { ensureHermesVenv, ensureOracleVenv, HONCHO_ORACLE, needsHonchoOracle, type HermesPin } from './hermes-venv.js';
+import { filesForPin, runArguments, runStatus, testFiles } from './test-files.js';
 import { CHROMIUM, CURL, ensurePackage, NGINX, RIPGREP } from './test-prerequisites.js';
 
 // Runs the compiled test files with node's test runner, on whichever Node runs this script.
@@ -53,7 +53,7 @@ try {
   for (const { pin, files } of passes) {
     const venv = ensureHermesVenv(root, undefined, pin);
     // The Honcho fidelity files compare with an oracle venv when the pin's package has no Honcho provider.
-    if (!honchoProviderIn(venv) && files.some((f) => relative(testsDir, f).startsWith(join('fidelity', 'honcho-')))) ensureOracleVenv(HONCHO_ORACLE, root);
+    if (needsHonchoOracle(venv, files.map((f) => relative(testsDir, f)))) ensureOracleVenv(HONCHO_ORACLE, root);
   }
 } catch (err) {
   process.stderr.write(`run-tests: ${(err as Error).message}\n`);
@@ -68,10 +68,11 @@ try {
 const watchdog = pathToFileURL(join(testsDir, 'helpers', 'exit-watchdog.js')).href;
 clearFidelityReport();
 let current: ChildProcess | undefined;
-let stopped = false;
+/** The signal that stopped the run, if one did. */
+let stopped: NodeJS.Signals | undefined;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
-    stopped = true;
+    stopped = signal;
     current?.kill(signal);
   });
 }
@@ -84,7 +85,7 @@ for (const pass of passes) {
 }
 // The fidelity suite's table (tests/fidelity), after the runner's own summaries.
 process.stdout.write(fidelityTable());
-process.exit(status);
+process.exit(runStatus(status, stopped));
 
 /** One run of node's test runner over `list`, against Hermes `pin`: its exit status. */
 async function runPass(pin: HermesPin, list: string[]): Promise<number> {

@@ -1,4 +1,5 @@
 import { readdirSync } from 'node:fs';
+import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { HERMES_PINS, parsePin, type HermesPin } from './hermes-venv.js';
 
@@ -81,7 +82,19 @@ export function runArguments(args: readonly string[]): { prefixes: string[]; pin
   for (const a of args) {
     const flag = /^--hermes=(.*)$/.exec(a);
     if (!flag) prefixes.push(a);
-    else pins = flag[1] === 'both' ? [...HERMES_PINS] : [parsePin(flag[1]!, '--hermes')];
+    else if (flag[1] === 'both') pins = [...HERMES_PINS];
+    else if ((HERMES_PINS as readonly string[]).includes(flag[1]!)) pins = [parsePin(flag[1]!, '--hermes')];
+    else throw new Error(`--hermes must be one of ${[...HERMES_PINS, 'both'].join(', ')}, got ${JSON.stringify(flag[1])}`);
   }
   return { prefixes, pins };
+}
+
+/**
+ * run-tests' exit status: the first failing pass's, else the signal's that stopped the run (128 +
+ * its number, as a shell reports it). A run stopped between passes (the pass before the signal
+ * passed, the next never ran) never reads as passed.
+ */
+export function runStatus(status: number, stoppedBy?: NodeJS.Signals): number {
+  if (status !== 0 || stoppedBy === undefined) return status;
+  return 128 + (osConstants.signals[stoppedBy] ?? 0);
 }

@@ -1,8 +1,7 @@
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
-import { ensureHermesVenv, venvOf } from './hermes-venv.js';
+import { ensureHermesVenv, ensureOracleVenv, HONCHO_ORACLE, linkVenvs, needsHonchoOracle } from './hermes-venv.js';
 import { nodeBinary } from './node-binary.js';
 import { checkoutFiles, dependencyStamp, markInstalled, stageCheckout } from './staged-checkout.js';
 import { runArguments, shareOut, testFiles } from './test-files.js';
@@ -120,19 +119,20 @@ async function main(majors: readonly number[], runArgs: readonly string[], split
   const flags = runArgs.filter((a) => !prefixes.includes(a));
   // Once per version: two installs into one staged copy would race.
   const staged = await Promise.all([...new Set(majors)].map((major) => prepare(major, files)));
-  // The Hermes venvs are Python, the same whatever Node runs the suite: each staged copy links this
-  // checkout's (provisioned here first when missing) instead of pip-installing Hermes again for
-  // every Node version.
-  const venvs = staged.includes(false) ? [] : pins.map((pin) => ensureHermesVenv(root, undefined, pin));
   const suites = shares(prefixes, staged.length, split);
+  // The Hermes venvs are Python, the same whatever Node runs the suite: each staged copy links every
+  // venv of this checkout (the pins', and the Honcho oracle's: hermes-venv.ts KNOWN_VENVS), the ones
+  // the selection needs provisioned here first when missing, instead of pip-installing Hermes again
+  // for every Node version.
+  if (!staged.includes(false)) {
+    for (const pin of pins) {
+      const venv = ensureHermesVenv(root, undefined, pin);
+      if (suites.some((suite) => needsHonchoOracle(venv, suite))) ensureOracleVenv(HONCHO_ORACLE, root);
+    }
+  }
   for (const [i, s] of staged.entries()) {
     if (s === false) return false;
-    for (const venv of venvs) {
-      const link = join(s.stage, venvOf(venv.pin));
-      mkdirSync(dirname(link), { recursive: true });
-      rmSync(link, { recursive: true, force: true });
-      symlinkSync(venv.dir, link);
-    }
+    linkVenvs(root, s.stage);
     const suite = suites[i]!;
     // An empty share would hand run-tests no file, which it reads as every file.
     if (split && suite.length === 0) {

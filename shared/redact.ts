@@ -31,7 +31,7 @@
 // pipeline.ts (redact() and the pass order), deep.ts (redactDeep) and commands.ts (which mode a
 // command's output gets). This module is the public surface.
 
-export { commandReadsSecretFile, isEnvDumpCommand, redactCommandOutput, redactsWholeOutput } from './redact/commands.js';
+export { commandReadsSecretFile, isEnvDumpCommand, redactCommandOutput, redactsWholeOutput, type CommandPlace } from './redact/commands.js';
 export { redactDeep } from './redact/deep.js';
 export { maskToken } from './redact/mask.js';
 export { containsSecret, redact, type RedactOptions } from './redact/pipeline.js';

@@ -150,20 +150,36 @@ function realOrSelf(path: string): string {
   }
 }
 
-/** Hermes `_is_under_hermes_home`: the path, resolved from this process's directory with symlinks followed, is in a Hermes directory. */
-function isUnderHermesHome(path: string, hermesHome: string | undefined): boolean {
+/**
+ * Where a command ran, as far as judging its operands goes: the gateway's HERMES_HOME (whose
+ * config.yaml is a secret-bearing file; Hermes' default `~/.hermes` when none is given) and the
+ * directory the command ran in (a relative operand names a file there; this process's directory
+ * when none is given).
+ */
+export interface CommandPlace {
+  hermesHome?: string;
+  cwd?: string;
+}
+
+/**
+ * Hermes `_is_under_hermes_home`: the path, with symlinks followed, is in a Hermes directory.
+ * Hermes resolves a relative path against its own process's directory, which is where the command
+ * runs for a Hermes CLI user; the gateway's commands run elsewhere, so a relative path is resolved
+ * against the directory the command ran in (`place.cwd`).
+ */
+function isUnderHermesHome(path: string, place: CommandPlace): boolean {
   const expanded = path === '~' || path.startsWith('~/') ? join(homedir(), path.slice(1)) : path;
-  const target = realOrSelf(isAbsolute(expanded) ? expanded : resolve(expanded));
-  return hermesDirs(hermesHome).some((dir) => target === dir || target.startsWith(dir.endsWith(sep) ? dir : dir + sep));
+  const target = realOrSelf(isAbsolute(expanded) ? expanded : place.cwd !== undefined ? resolve(place.cwd, expanded) : resolve(expanded));
+  return hermesDirs(place.hermesHome).some((dir) => target === dir || target.startsWith(dir.endsWith(sep) ? dir : dir + sep));
 }
 
 /**
  * Hermes `_is_secret_file_arg`: an operand naming an `.env`-type file or a shell rc anywhere, or
  * Hermes' config.yaml (and its backup copies) under `$HERMES_HOME`, a `.hermes` directory or the
- * Hermes home (`hermesHome`, the gateway's HERMES_HOME). A path holding another variable is not
- * judged (its target is unknown).
+ * Hermes home (`place.hermesHome`, the gateway's HERMES_HOME; a relative path judged from
+ * `place.cwd`). A path holding another variable is not judged (its target is unknown).
  */
-export function isSecretFileOperand(operand: string, hermesHome?: string): boolean {
+export function isSecretFileOperand(operand: string, place: CommandPlace = {}): boolean {
   let path = operand.replace(/^["']+|["']+$/g, '').replaceAll('\\', '/');
   let underHermesHomeVariable = false;
   for (const prefix of HERMES_HOME_PREFIXES) {
@@ -188,7 +204,7 @@ export function isSecretFileOperand(operand: string, hermesHome?: string): boole
   if (name === undefined) return false;
   if (SECRET_ENV_FILE_BASENAMES.has(name) || SHELL_RC_BASENAMES.has(name)) return true;
   if (!isHermesConfigName(name)) return false;
-  return underHermesHomeVariable || parts.slice(0, -1).includes('.hermes') || isUnderHermesHome(path, hermesHome);
+  return underHermesHomeVariable || parts.slice(0, -1).includes('.hermes') || isUnderHermesHome(path, place);
 }
 
 /**
@@ -196,14 +212,14 @@ export function isSecretFileOperand(operand: string, hermesHome?: string): boole
  * whose first word names a reader (by its base name) and whose operands (words not starting with
  * `-`; for grep, awk and sed the ones after the pattern) include a secret-bearing file.
  */
-export function commandReadsSecretFile(command: string, hermesHome?: string): boolean {
+export function commandReadsSecretFile(command: string, place: CommandPlace = {}): boolean {
   for (const seg of everySegment(command)) {
     const words = seg.split(/\s+/).filter((w) => w !== '');
     const reader = words[0]?.split('/').at(-1)?.toLowerCase();
     if (reader === undefined || !FILE_READ_COMMANDS.has(reader)) continue;
     let operands = words.slice(1).filter((w) => !w.startsWith('-'));
     if (PATTERN_FIRST_COMMANDS.has(reader)) operands = operands.slice(1);
-    if (operands.some((operand) => isSecretFileOperand(operand, hermesHome))) return true;
+    if (operands.some((operand) => isSecretFileOperand(operand, place))) return true;
   }
   return false;
 }
@@ -213,18 +229,19 @@ export function commandReadsSecretFile(command: string, hermesHome?: string): bo
 // ---------------------------------------------------------------------------------------------
 
 /** Whether `command`'s whole output is redacted as ordinary text (every assignment pass), not as code. */
-export function redactsWholeOutput(command: string, hermesHome?: string): boolean {
-  return isEnvDumpCommand(command) || commandReadsSecretFile(command, hermesHome);
+export function redactsWholeOutput(command: string, place: CommandPlace = {}): boolean {
+  return isEnvDumpCommand(command) || commandReadsSecretFile(command, place);
 }
 
 /**
  * What `command` printed, redacted as Hermes' `redact_terminal_output` does: as ordinary text for an
  * environment dump or a read of a secret-bearing file; otherwise as code, plus the Python-repr pass
  * on pytest and exception lines, where a masked value the code pass left as head/tail becomes `***`.
- * `hermesHome`: the gateway's HERMES_HOME, whose config.yaml is a secret-bearing file.
+ * `place`: the gateway's HERMES_HOME, whose config.yaml is a secret-bearing file, and the directory
+ * the command ran in, against which its relative operands are judged.
  */
-export function redactCommandOutput(text: string, command: string, hermesHome?: string): string {
+export function redactCommandOutput(text: string, command: string, place: CommandPlace = {}): string {
   if (text === '') return text;
-  if (redactsWholeOutput(command, hermesHome)) return redact(text);
+  if (redactsWholeOutput(command, place)) return redact(text);
   return redactPythonDiagnosticLines(redact(text, { codeFile: true }), outputMaskerKeepingMasksOf(text));
 }

@@ -1,5 +1,5 @@
 import { GatewayError, type ErrorCode } from '../../shared/errors.js';
-import { redact, redactCommandOutput, redactDeep } from '../../shared/redact.js';
+import { redact, redactCommandOutput, redactDeep, type CommandPlace } from '../../shared/redact.js';
 import { STYLED_META_KEY, withoutSgr } from './styled.js';
 import type { ContentBlock, NormalizedToolResult, ResultRedaction, ToolOutcome } from './tool-types.js';
 
@@ -38,18 +38,22 @@ export class CommandOutput {
   constructor(
     readonly text: string,
     readonly command: string,
-    /** The gateway's HERMES_HOME: its config.yaml is one of the secret-bearing files a command may print. */
-    readonly hermesHome?: string,
+    /**
+     * Where it ran: the gateway's HERMES_HOME (its config.yaml is one of the secret-bearing files a
+     * command may print) and the directory the command ran in (its relative operands name files
+     * there; undefined: the gateway's own directory).
+     */
+    readonly place: CommandPlace = {},
   ) {}
 }
 
 /**
  * Marks `text` as what `command` printed, in the result of a `command-output` tool: the pipeline
  * redacts it as Hermes' redact_terminal_output does for that command (the handler says what the
- * text is; which mode that calls for is decided here).
+ * text is and where the command ran; which mode that calls for is decided here).
  */
-export function commandOutput(text: string, command: string, hermesHome?: string): CommandOutput {
-  return new CommandOutput(text, command, hermesHome);
+export function commandOutput(text: string, command: string, place: CommandPlace = {}): CommandOutput {
+  return new CommandOutput(text, command, place);
 }
 
 /**
@@ -65,7 +69,7 @@ export function redactCommandResult(value: Record<string, unknown>): Record<stri
 
 function commandResultCopy(value: unknown): unknown {
   if (typeof value === 'string') return redact(value, { codeFile: true });
-  if (value instanceof CommandOutput) return redactCommandOutput(value.text, value.command, value.hermesHome);
+  if (value instanceof CommandOutput) return redactCommandOutput(value.text, value.command, value.place);
   if (Array.isArray(value)) return value.map(commandResultCopy);
   if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
     const out: Record<string, unknown> = {};

@@ -78,7 +78,10 @@ export interface GatewayConfig {
    * (platform/hermes/environment.ts hermesSettings), where Hermes' own cron code reads it.
    */
   hermesTimezone?: string;
-  /** The service user's home (`HOME`, default the account's home): absolute paths under it read as `~/` to the approval guard. */
+  /**
+   * The service user's home (`HOME`, default the account's home): its `.hermes` is where Hermes' installers
+   * put Hermes by default (locate.ts), and absolute paths under it read as `~/` to the approval guard.
+   */
   userHome: string;
   /**
    * Hermes' managed scope (`HERMES_MANAGED_DIR`, default `/etc/hermes`, used when it is a directory):

@@ -10,6 +10,8 @@ import { commandOutput, normalizeResult, redactOutcome } from '../../supervisor/
 const OPAQUE = 'Zq8wX2vB7nM4' + 'kL9pR3tY';
 const DUMP = `API_KEY=${OPAQUE}\nready`;
 const CAP = { maxChars: 65_536 };
+/** A Hermes home that need not exist: only its path is judged. */
+const HOME = '/nonexistent-hmcp-result/hermes-home';
 
 describe('redactOutcome', () => {
   test("command-output: each output as redact_terminal_output shows it for its own command, everything else as code", () => {
@@ -40,6 +42,9 @@ describe('redactOutcome', () => {
       structured: {
         reads: ['cat .env', 'grep -n TOKEN ~/.bashrc', 'sed -n 1,5p ~/.hermes/config.yaml', 'cat notes.txt'].map((command) => ({ command, output: commandOutput(env, command) })),
         failure: commandOutput(`E       assert {'api_key': '${OPAQUE}'} == {}\ncfg = {'api_key': '${OPAQUE}'}`, 'pytest -q'),
+        // A relative config.yaml is Hermes' when the command ran in the Hermes home, a project's elsewhere.
+        inHome: commandOutput(env, 'cat config.yaml', { hermesHome: HOME, cwd: HOME }),
+        inProject: commandOutput(env, 'cat config.yaml', { hermesHome: HOME, cwd: '/nonexistent-hmcp-result/project' }),
       },
     });
     assert.deepEqual(outcome.structured, {
@@ -51,6 +56,8 @@ describe('redactOutcome', () => {
       ],
       // Source keeps its fixtures; pytest's introspection line does not.
       failure: `E       assert {'api_key': '***'} == {}\ncfg = {'api_key': '${OPAQUE}'}`,
+      inHome: 'API_KEY=***\nMAX_TOKENS=***',
+      inProject: env,
     });
   });
 

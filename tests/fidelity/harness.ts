@@ -209,10 +209,11 @@ export class Surface {
 
 /**
  * Runs a fidelity driver (drivers/<name>) in the Hermes venv (or with `python`, an oracle's) with
- * HERMES_HOME `home`: `input` on stdin, its answer (the last stdout line) as JSON.
+ * HERMES_HOME `home`: `input` on stdin, its answer (the last stdout line) as JSON. `cwd`: the
+ * directory it runs in (its HERMES_HOME when not given: runDriver).
  */
-export function runOracle<T>(name: string, input: unknown, home: string, env: Record<string, string> = {}, timeoutMs = 120_000, python?: string): Promise<T> {
-  return runDriver<T>(join(FIDELITY_DIR, 'drivers', name), input, hermesEnv(home, { HOME: home, ...env }), timeoutMs, python);
+export function runOracle<T>(name: string, input: unknown, home: string, env: Record<string, string> = {}, timeoutMs = 120_000, python?: string, cwd?: string): Promise<T> {
+  return runDriver<T>(join(FIDELITY_DIR, 'drivers', name), input, hermesEnv(home, { HOME: home, ...env }), timeoutMs, python, cwd);
 }
 
 /** Answers by case id: Hermes' (from a driver) or the gateway's (one way of reaching it). */

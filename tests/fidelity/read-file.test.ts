@@ -112,7 +112,7 @@ compareSurface<ReadCase>({
     // The gateways front the compared Hermes' interpreter (its own document extractor, which read_file
     // calls), with the tool server's stand-in in place of Hermes' own (read_file's answers do not come
     // from it) not offering vision_analyze, whose being served changes read_file's binary refusals
-    // (compared as read-file-vision-pointer-when-served).
+    // (compared as read-file-vision-pointer-when-served, and -documents against Hermes before 0.22.2).
     const env = { HERMES_AGENT_PYTHON: hermes().python, HERMES_MCP_HERMES_TOOLS_COMMAND: toolServerStandIn(fx.dir('tool-server'), '--without', 'vision_analyze').command };
     await fx.gateway({ env });
     gwWide = await fx.gateway({ env, home: fx.hermesHome('gw-wide'), limits: { maxOutputChars: WIDE_RESULT_CAP } });

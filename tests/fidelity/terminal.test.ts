@@ -1,8 +1,10 @@
+import { spawnSync } from 'node:child_process';
 import { isAbsolute, join } from 'node:path';
 import { satisfies } from '@renovatebot/pep440';
 import { viaBridge } from '../helpers/gateway.js';
 import { hermes } from '../helpers/hermes.js';
-import { compareSurface, errorAsHermes, loadCases, normalise, normalisedAnswers, oneByOne, SurfaceFixture, type FidelityCase } from './harness.js';
+import { compareSurface, divergences, errorAsHermes, loadCases, normalise, normalisedAnswers, oneByOne, SurfaceFixture, type FidelityCase } from './harness.js';
+import { hidesAll } from './redaction-judge.js';
 import { writeFiles, type FileSpec } from './workspace.js';
 
 // terminal (foreground) against Hermes' terminal (tools/terminal_tool.py, its registered handler
@@ -51,12 +53,28 @@ function splitTruncated(v: unknown): unknown {
 
 const norm = (v: unknown) => splitTruncated(normalise(errorAsHermes(v), { replace: { [fx.ws]: '<ws>' }, volatile: ['pid', 'session_id'] }));
 
+/**
+ * `when: hides-all` (redaction's leak check, redaction-judge.ts): the unredacted output of each case a
+ * conditional divergence lists, its commands run one after another in bash in the case's directory,
+ * as Hermes' local terminal runs them. Filled in setUp.
+ */
+const unredacted = new Map<string, string>();
+function unredactedOutput(c: TerminalCase): string {
+  const calls = [...beforeOf(c), argsOf(c)];
+  if (calls.some((a) => Object.keys(a).some((k) => k !== 'command'))) throw new Error(`terminal ${c.id}: a hides-all case runs plain commands only`);
+  const r = spawnSync('bash', ['-c', calls.map((a) => a.command).join('\n')], { cwd: dirOf(c), encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+  if (r.status !== 0) throw new Error(`terminal ${c.id}: its commands failed in bash: ${r.stderr}`);
+  return `${r.stdout}${r.stderr}`.trim();
+}
+
 compareSurface<TerminalCase>({
   surface: 'terminal',
   cases,
   fixture: fx,
   async setUp() {
     for (const c of cases) writeFiles(dirOf(c), c.files);
+    const conditional = new Set(divergences().filter((d) => d.surface === 'terminal' && d.when !== undefined).flatMap((d) => d.cases ?? []));
+    for (const c of cases) if (conditional.has(c.id)) unredacted.set(c.id, unredactedOutput(c));
     await fx.gateway();
   },
   async hermes(list) {
@@ -89,5 +107,11 @@ compareSurface<TerminalCase>({
         await viaBridge(client, 'session_close', {}, token).catch(() => undefined);
         return norm(answer);
       }),
+  },
+  condition: (when, { caseId, field, gateway, hermes: answer }) => {
+    const raw = unredacted.get(caseId);
+    const outputOf = (v: unknown): unknown => (typeof v === 'object' && v !== null ? (v as { output?: unknown }).output : undefined);
+    const [g, h] = [outputOf(gateway), outputOf(answer)];
+    return when === 'hides-all' && field === 'output' && raw !== undefined && typeof g === 'string' && typeof h === 'string' && hidesAll(raw, h, g);
   },
 });

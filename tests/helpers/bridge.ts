@@ -8,7 +8,7 @@ import { startHermesApiStandin, type HermesApiStandin, type StandinOptions } fro
 import { messageText, type ModelRequest, type ScriptedModel, type ScriptedTurn } from '../fixtures/scripted-model.js';
 import { makeFakeSystemctl } from './fake-systemctl.js';
 import { HermesRelease } from '../../supervisor/platform/hermes/release.js';
-import { hermes, makeHermesHome, runDriver, startEgressTrap } from './hermes.js';
+import { hermes, makeHermesHome, NO_MANAGED_SCOPE, runDriver, startEgressTrap } from './hermes.js';
 import { freePort } from './nginx.js';
 import { waitFor } from './wait.js';
 
@@ -127,6 +127,8 @@ export interface RealHermesOptions {
   /** More config.yaml keys (merged by Hermes' config module). */
   config?: Record<string, unknown>;
   startTimeoutMs?: number;
+  /** Hermes' managed scope (HERMES_MANAGED_DIR); none by default: a directory that does not exist, so a machine's /etc/hermes is never read. */
+  managedDir?: string;
 }
 
 export async function startRealHermesApi(dir: string, options: RealHermesOptions): Promise<RealHermesApi> {
@@ -156,7 +158,15 @@ export async function startRealHermesApi(dir: string, options: RealHermesOptions
   const trap = await startEgressTrap();
   const proxy = trap.env;
   // Only what a process needs: no credential from this environment reaches Hermes.
-  const env: Record<string, string> = { PATH: `${systemctl.bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, LANG: 'C.UTF-8', HOME: userHome, HERMES_HOME: home, PYTHONDONTWRITEBYTECODE: '1', ...proxy };
+  const env: Record<string, string> = {
+    PATH: `${systemctl.bin}:${process.env.PATH ?? '/usr/bin:/bin'}`,
+    LANG: 'C.UTF-8',
+    HOME: userHome,
+    HERMES_HOME: home,
+    HERMES_MANAGED_DIR: options.managedDir ?? join(home, NO_MANAGED_SCOPE),
+    PYTHONDONTWRITEBYTECODE: '1',
+    ...proxy,
+  };
   let profiles: Record<string, string> = {};
   if (options.profiles) profiles = (await runDriver<{ profiles: Record<string, string> }>('bridge_profile.py', { profiles: options.profiles }, env)).profiles;
   const url = `http://127.0.0.1:${port}`;

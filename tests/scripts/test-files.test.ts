@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { after, test } from 'node:test';
-import { EVERY_HERMES, EVERY_NODE, filesForPin, runArguments, shareOut, testFiles } from '../../scripts/test-files.js';
+import { EVERY_HERMES, EVERY_NODE, filesForPin, runArguments, runStatus, shareOut, testFiles } from '../../scripts/test-files.js';
 import { tempDirs } from '../helpers/temp.js';
 
 // Which compiled test files a run selects (run-tests.js, test-on-node.js), and how --split shares
@@ -46,7 +46,7 @@ test('--hermes chooses the Hermes pins the selected files run against (both by d
   assert.deepEqual(runArguments(['--hermes=oldest', 'fidelity/']), { prefixes: ['fidelity/'], pins: ['oldest'] });
   assert.deepEqual(runArguments(['--hermes=newest']), { prefixes: [], pins: ['newest'] });
   assert.deepEqual(runArguments(['--hermes=both']).pins, ['oldest', 'newest']);
-  assert.throws(() => runArguments(['--hermes=0.22']), /--hermes must be one of oldest, newest, got "0.22"/);
+  assert.throws(() => runArguments(['--hermes=0.22']), /--hermes must be one of oldest, newest, both, got "0.22"/);
 });
 
 test('every selected file runs against the oldest Hermes; only those comparing with a real Hermes run against the newest', () => {
@@ -54,4 +54,12 @@ test('every selected file runs against the oldest Hermes; only those comparing w
   assert.deepEqual(filesForPin(files, 'oldest'), files);
   assert.deepEqual(filesForPin(files, 'newest'), ['fidelity/read-file.test.js', 'tools/hermes-tools/real-calls.test.js', 'tools/guarded/session-search.test.js']);
   for (const prefix of EVERY_HERMES) assert.ok(!prefix.startsWith('/') && prefix.length > 0, prefix);
+});
+
+test("run-tests' status: a failing pass's, else the stopping signal's (one between passes too), else 0", () => {
+  assert.equal(runStatus(0), 0);
+  assert.equal(runStatus(1), 1);
+  assert.equal(runStatus(1, 'SIGINT'), 1, "a failed pass's status stands");
+  assert.equal(runStatus(0, 'SIGINT'), 130, 'the first pass passed, then a signal: not a pass');
+  assert.equal(runStatus(0, 'SIGTERM'), 143);
 });

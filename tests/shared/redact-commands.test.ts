@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { commandReadsSecretFile, isEnvDumpCommand, redactsWholeOutput } from '../../shared/redact.js';
+import { commandReadsSecretFile, isEnvDumpCommand, redactCommandOutput, redactsWholeOutput } from '../../shared/redact.js';
 import { commandSegments, isSecretFileOperand } from '../../shared/redact/commands.js';
 import { hermesDirs, isSecretBearingFile } from '../../supervisor/tools/files/sensitive-paths.js';
 
@@ -78,21 +78,45 @@ test("Hermes' config.yaml is recognised under $HERMES_HOME, a .hermes directory 
   mkdirSync(join(root, 'profiles', 'work'), { recursive: true });
   mkdirSync(join(temp, 'project'), { recursive: true });
   symlinkSync(home, join(temp, 'link-to-home'));
-  assert.equal(isSecretFileOperand(join(home, 'config.yaml'), home), true);
-  assert.equal(isSecretFileOperand(join(home, 'backups', 'config', 'config.yaml.corrupt.1'), home), true);
-  assert.equal(isSecretFileOperand(join(temp, 'link-to-home', 'config.yaml'), home), true, 'a symlink into the home');
-  assert.equal(isSecretFileOperand(join(temp, 'project', 'config.yaml'), home), false);
-  assert.equal(isSecretFileOperand(join(temp, 'project', '.hermes', 'config.yaml'), home), true);
-  assert.equal(isSecretFileOperand('"$HERMES_HOME/config.yaml"', home), true);
-  assert.equal(isSecretFileOperand('$PROJECT/.env', home), false, 'another variable: its target is unknown');
-  assert.equal(commandReadsSecretFile(`grep -n api_key ${join(home, 'config.yaml')}`, home), true);
-  assert.equal(commandReadsSecretFile(`cat ${join(temp, 'project', 'config.yaml')}`, home), false);
+  assert.equal(isSecretFileOperand(join(home, 'config.yaml'), { hermesHome: home }), true);
+  assert.equal(isSecretFileOperand(join(home, 'backups', 'config', 'config.yaml.corrupt.1'), { hermesHome: home }), true);
+  assert.equal(isSecretFileOperand(join(temp, 'link-to-home', 'config.yaml'), { hermesHome: home }), true, 'a symlink into the home');
+  assert.equal(isSecretFileOperand(join(temp, 'project', 'config.yaml'), { hermesHome: home }), false);
+  assert.equal(isSecretFileOperand(join(temp, 'project', '.hermes', 'config.yaml'), { hermesHome: home }), true);
+  assert.equal(isSecretFileOperand('"$HERMES_HOME/config.yaml"', { hermesHome: home }), true);
+  assert.equal(isSecretFileOperand('$PROJECT/.env', { hermesHome: home }), false, 'another variable: its target is unknown');
+  assert.equal(commandReadsSecretFile(`grep -n api_key ${join(home, 'config.yaml')}`, { hermesHome: home }), true);
+  assert.equal(commandReadsSecretFile(`cat ${join(temp, 'project', 'config.yaml')}`, { hermesHome: home }), false);
   // The home is the gateway's HERMES_HOME as given, not this process's environment.
-  assert.equal(isSecretFileOperand(join(home, 'config.yaml'), join(temp, 'another-home')), false);
+  assert.equal(isSecretFileOperand(join(home, 'config.yaml'), { hermesHome: join(temp, 'another-home') }), false);
   // Under a profile, the root's config.yaml too.
   const profile = join(root, 'profiles', 'work');
-  assert.equal(isSecretFileOperand(join(root, 'config.yaml'), profile), true);
-  assert.equal(isSecretFileOperand(join(root, 'profiles', 'work', 'config.yaml'), profile), true);
+  assert.equal(isSecretFileOperand(join(root, 'config.yaml'), { hermesHome: profile }), true);
+  assert.equal(isSecretFileOperand(join(root, 'profiles', 'work', 'config.yaml'), { hermesHome: profile }), true);
+});
+
+test("a relative operand is judged against the directory the command ran in, not the gateway's", () => {
+  const home = join(temp, 'cwd-home');
+  const project = join(temp, 'cwd-project');
+  mkdirSync(home, { recursive: true });
+  mkdirSync(join(project, 'sub'), { recursive: true });
+  symlinkSync(home, join(project, 'to-home'));
+  // In the Hermes home, `config.yaml` is Hermes' own; in a project it is the project's.
+  assert.equal(isSecretFileOperand('config.yaml', { hermesHome: home, cwd: home }), true);
+  assert.equal(isSecretFileOperand('./config.yaml.good.1', { hermesHome: home, cwd: home }), true);
+  assert.equal(isSecretFileOperand('config.yaml', { hermesHome: home, cwd: project }), false);
+  assert.equal(isSecretFileOperand('../cwd-home/config.yaml', { hermesHome: home, cwd: join(project, 'sub') }), false, 'a sibling named like the home is not it');
+  assert.equal(isSecretFileOperand('../../cwd-home/config.yaml', { hermesHome: home, cwd: join(project, 'sub') }), true);
+  assert.equal(isSecretFileOperand('to-home/config.yaml', { hermesHome: home, cwd: project }), true, 'a symlink into the home, relative to the cwd');
+  // An absolute operand does not depend on the cwd.
+  assert.equal(isSecretFileOperand(join(home, 'config.yaml'), { hermesHome: home, cwd: project }), true);
+  assert.equal(isSecretFileOperand(join(project, 'config.yaml'), { hermesHome: home, cwd: home }), false);
+  // The whole command, and its output's mode.
+  assert.equal(commandReadsSecretFile('cat config.yaml', { hermesHome: home, cwd: home }), true);
+  assert.equal(commandReadsSecretFile('cat config.yaml', { hermesHome: home, cwd: project }), false);
+  const text = 'model: gpt-5\nauth_token: abc123def';
+  assert.equal(redactCommandOutput(text, 'cat config.yaml', { hermesHome: home, cwd: home }), 'model: gpt-5\nauth_token: ***');
+  assert.equal(redactCommandOutput(text, 'cat config.yaml', { hermesHome: home, cwd: project }), text);
 });
 
 test('a command reading a file counts it secret-bearing exactly where read_file does (one list of names on both sides)', async () => {

@@ -1,7 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ErrorCode } from '../../../shared/errors.js';
 import type { GatewayConfig } from '../config.js';
@@ -134,11 +133,15 @@ interface Candidate {
   mustBeTree?: string;
 }
 
-/** The directories a Hermes home's installs and venvs live under: the home, the root above a profile home, the platform default. */
-function hermesRoots(hermesHome: string): string[] {
+/**
+ * The directories a Hermes home's installs and venvs live under: the home, the root above a profile
+ * home, the platform default (`~/.hermes` of the user the gateway serves: config.userHome).
+ */
+function hermesRoots(config: Pick<GatewayConfig, 'hermesHome' | 'userHome'>): string[] {
+  const { hermesHome } = config;
   const roots = [hermesHome];
   if (basename(dirname(hermesHome)) === 'profiles') roots.push(dirname(dirname(hermesHome)));
-  roots.push(join(homedir(), '.hermes'));
+  roots.push(join(config.userHome, '.hermes'));
   return [...new Set(roots.map((r) => resolve(r)))];
 }
 
@@ -151,7 +154,7 @@ function realpathOr(path: string): string {
 }
 
 /** The settings interpreterCandidates reads. */
-export type InterpreterSettings = Pick<GatewayConfig, 'hermesAgentPython' | 'hermesToolsCommand' | 'hermesAgentSource' | 'hermesHome'>;
+export type InterpreterSettings = Pick<GatewayConfig, 'hermesAgentPython' | 'hermesToolsCommand' | 'hermesAgentSource' | 'hermesHome' | 'userHome'>;
 
 /**
  * The interpreter candidates, in order: an explicit setting alone, else where Hermes' installers
@@ -172,11 +175,11 @@ export function interpreterCandidates(config: InterpreterSettings): Candidate[] 
     { python: join(source, '.venv', 'bin', 'python'), from: 'source tree venv' },
   ];
   const key = createHash('sha256').update(realpathOr(source)).digest('hex').slice(0, 16);
-  for (const root of hermesRoots(config.hermesHome)) {
+  for (const root of hermesRoots(config)) {
     const environment = committedEnvironment(join(root, 'installs', key, 'facts.json'));
     if (environment) out.push({ python: join(environment, 'bin', 'python'), from: "Hermes' dependency environment" });
   }
-  for (const root of hermesRoots(config.hermesHome)) {
+  for (const root of hermesRoots(config)) {
     let names: string[] = [];
     try {
       names = readdirSync(join(root, 'venvs')).sort();

@@ -1,6 +1,6 @@
 import type { TrackedProcess } from '../processes/registry.js';
 import type { CgroupLimit } from '../../platform/spawning/cgroup-limits.js';
-import { redactCommandOutput } from '../../../shared/redact.js';
+import { redactCommandOutput, type CommandPlace } from '../../../shared/redact.js';
 import { stripAnsi } from '../../../shared/output-cap.js';
 import { styledTwin } from '../../core/styled.js';
 import { completionFromRecord, readExitRecord } from './exit-record.js';
@@ -38,8 +38,8 @@ export class LocalJob {
     private readonly tailChars: number,
     /** The job's command: which mode its output is redacted in (shared/redact/commands.ts). */
     readonly command = '',
-    /** The gateway's HERMES_HOME: its config.yaml is a secret-bearing file a command may print. */
-    private readonly hermesHome?: string,
+    /** The gateway's HERMES_HOME (its config.yaml is a secret-bearing file a command may print) and the job's workdir (where its relative operands are). */
+    private readonly place: CommandPlace = {},
   ) {
     let settle!: () => void;
     this.done = new Promise<void>((resolve) => (settle = resolve));
@@ -75,7 +75,7 @@ export class LocalJob {
    */
   receiptOutput(): ReceiptOutput {
     const raw = this.tail + this.screen;
-    const text = redactCommandOutput(stripAnsi(raw), this.command, this.hermesHome);
+    const text = redactCommandOutput(stripAnsi(raw), this.command, this.place);
     const tail = text.slice(-this.tailChars);
     return { tail, styled: styledTwin(raw, tail) ?? null, bytes: this.bytes + Buffer.byteLength(this.screen), truncated: this.dropped || tail.length < text.length };
   }

@@ -150,7 +150,7 @@ export class JobRunner {
   }
 
   private async launch(job: JobRow, command: string, ownerId: string): Promise<void> {
-    const local = new LocalJob(job.id, job.deadline_at ?? Infinity, join(this.exitsDir, `${job.id}.json`), this.limits.jobOutputTailChars, command, this.runtime.config.hermesHome);
+    const local = new LocalJob(job.id, job.deadline_at ?? Infinity, join(this.exitsDir, `${job.id}.json`), this.limits.jobOutputTailChars, command, { hermesHome: this.runtime.config.hermesHome, cwd: job.workdir });
     this.local.set(job.id, local);
     const { resources } = this.runtime;
     const limits = resources.mode === 'enforced' ? resources.policy?.profiles[job.profile as ResourceProfile] : undefined;

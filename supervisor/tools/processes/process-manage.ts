@@ -105,8 +105,8 @@ export function processManageSchema(release: HermesRelease, limits: WorkerRuntim
 
 export function processManageTool(registry: ProcessRegistry, runtime: WorkerRuntime, release: HermesRelease): ToolDefinition {
   const { limits, hermesHome } = runtime.config;
-  /** Output as Hermes' process tool shows it: ANSI stripped, then (the pipeline) redacted as the command's output. */
-  const clean = (text: string, command: string) => commandOutput(stripAnsi(text), command, hermesHome);
+  /** Output as Hermes' process tool shows it: ANSI stripped, then (the pipeline) redacted as the output of the command, run in the process's cwd. */
+  const clean = (text: string, p: TrackedProcess) => commandOutput(stripAnsi(text), p.command, { hermesHome, cwd: p.cwd });
   const maxWait = limits.processWaitMaxSeconds;
   const handoff = release.has('process-manage-schema');
   const listFields = release.has('process-list-fields');
@@ -116,7 +116,7 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
   const completion = (p: TrackedProcess) => {
     const all = visibleOutput(p);
     const cut = codePoints(all) - COMPLETION_OUTPUT_CHARS;
-    return { output: clean(lastCodePoints(all, COMPLETION_OUTPUT_CHARS), p.command), ...(waitFields && cut > 0 ? { output_cut: cut } : {}) };
+    return { output: clean(lastCodePoints(all, COMPLETION_OUTPUT_CHARS), p), ...(waitFields && cut > 0 ? { output_cut: cut } : {}) };
   };
   return {
     name: 'process_manage',
@@ -146,7 +146,7 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
               status: status(p),
               tty: p.terminal !== undefined,
               ...(p.jobId ? { job_id: p.jobId } : {}),
-              output_preview: clean(visibleOutput(p).slice(-200), p.command),
+              output_preview: clean(visibleOutput(p).slice(-200), p),
               ...(listFields && p.persistOnRelease ? { persist_on_release: true } : {}),
               ...(p.exited ? { exit_code: p.exitCode ?? null } : {}),
               ...(listFields && p.exited ? { exited_at: (p.finishedAt ?? Date.now()) / 1000, completion_reason: p.completionReason ?? null } : {}),
@@ -157,7 +157,7 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
       if (typeof args.session_id !== 'string') throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `session_id is required for ${action}`);
       const p = registry.get(ctx.owner.id, args.session_id);
       const { command } = p;
-      const out = (chars: number) => clean(visibleOutput(p).slice(-chars), p.command);
+      const out = (chars: number) => clean(visibleOutput(p).slice(-chars), p);
       switch (action) {
         case 'poll':
           return { structured: { session_id: p.id, command, status: status(p), pid: p.pid ?? null, tty: p.terminal !== undefined, uptime_seconds: uptime(p), output_preview: out(1000), ...(p.exited ? ending(p) : {}) } };
@@ -168,7 +168,7 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
           // Hermes 0.19: offset 0 (or none) = the last lines; since 0.22.2 only an omitted offset does.
           const tail = offset === undefined || (offset === 0 && !offsetHead);
           const shown = tail ? lines.slice(-limit) : lines.slice(offset, offset + limit);
-          return { structured: { session_id: p.id, command, status: status(p), output: clean(shown.join('\n'), p.command), total_lines: lines.length, showing: `${shown.length} lines` } };
+          return { structured: { session_id: p.id, command, status: status(p), output: clean(shown.join('\n'), p), total_lines: lines.length, showing: `${shown.length} lines` } };
         }
         case 'wait': {
           const requested = args.timeout as number | undefined;

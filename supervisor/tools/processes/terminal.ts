@@ -122,7 +122,7 @@ function capture(output: string, maxChars: number, suffix: string): string {
 export interface ForegroundContext {
   /** The Hermes followed: which optional fields the result has. */
   release: HermesRelease;
-  /** The directory the command started in (its workdir or the session's cwd). */
+  /** The directory the command started in (its workdir or the session's cwd): its relative operands are judged there. */
   startedIn?: string;
   /** The longest timeout this caller may ask for (the advice of the exit-124 hint). */
   maxTimeoutSeconds: number;
@@ -171,7 +171,7 @@ export function foregroundOutcome(r: ExecResult, command: string, timeoutSeconds
   const twin = styledTwin(captured, text);
   return {
     structured: {
-      output: commandOutput(text, command, context.hermesHome),
+      output: commandOutput(text, command, { hermesHome: context.hermesHome, cwd: context.startedIn }),
       exit_code: exitCode,
       error: null,
       ...(cwd !== undefined ? { cwd } : {}),

@@ -21,7 +21,8 @@ after(() => temp.removeAll());
 async function caller(python?: string): Promise<{ caller: HermesCaller; home: string }> {
   const home = temp.make('hmcp-hermes-call-');
   mkdirSync(join(home, 'state'), { mode: 0o700 });
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HERMES_HOME: home, HERMES_MCP_ROOTS: home, HERMES_MCP_STATE_DIR: join(home, 'state'), ...(python ? { HERMES_AGENT_PYTHON: python } : {}) };
+  // HOME: the service user's home is the caller's own, so the machine's ~/.hermes is never looked at.
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, HERMES_HOME: home, HERMES_MCP_ROOTS: home, HERMES_MCP_STATE_DIR: join(home, 'state'), ...(python ? { HERMES_AGENT_PYTHON: python } : {}) };
   const config = loadConfig(env, { inheritedEnvironment: { PATH: env.PATH } });
   return { caller: new HermesCaller(createWorkerRuntime(config, env), await locateHermes(config)), home };
 }

@@ -23,8 +23,9 @@ after(() => temp.removeAll());
 const PATH = process.env.PATH ?? '/usr/bin:/bin';
 const site = () => join(hermes().dir, 'lib', 'python3.11', 'site-packages');
 
+/** locateHermes as a gateway with `env` runs it; HOME a fresh directory unless given, so the machine's ~/.hermes is never looked at. */
 function locate(env: Record<string, string>): Promise<HermesInstall> {
-  return locateHermes(loadConfig({ PATH, ...env }, { inheritedEnvironment: { PATH } }));
+  return locateHermes(loadConfig({ PATH, HOME: temp.make('hmcp-locate-user-'), ...env }, { inheritedEnvironment: { PATH } }));
 }
 
 /** An interpreter at `path` that is the pinned Hermes venv's (a script, as a venv's python is outside it). */
@@ -102,6 +103,23 @@ test("the environment Hermes' package manager committed for the checkout (instal
   assert.equal(install.python, join(environment, 'bin', 'python'));
   assert.equal(install.pythonFrom, "Hermes' dependency environment");
   assert.equal(install.release.version, '0.22.2');
+});
+
+test("the service user's ~/.hermes (HOME) is a root too: the environment committed there for the checkout is found", async () => {
+  const home = temp.make('hmcp-locate-');
+  const user = temp.make('hmcp-locate-user-');
+  const tree = checkout(join(home, 'hermes-agent'), { stamp: '0.22.2' });
+  const key = createHash('sha256').update(realpathSync(tree)).digest('hex').slice(0, 16);
+  const environment = join(user, '.hermes', 'installs', key, 'environments', 'gen-1');
+  mkdirSync(environment, { recursive: true });
+  writeFileSync(join(environment, 'pyvenv.cfg'), 'home = /usr/bin\n');
+  interpreter(join(environment, 'bin', 'python'));
+  writeFileSync(join(user, '.hermes', 'installs', key, 'facts.json'), JSON.stringify({ packages: { venv: { environment } } }));
+  assert.equal((await locate({ HERMES_HOME: home })).state, 'not_installed', 'another HOME: not looked at');
+  const install = await locate({ HERMES_HOME: home, HOME: user });
+  assert.equal(install.state, 'found', JSON.stringify(install));
+  assert.equal(install.python, join(environment, 'bin', 'python'));
+  assert.equal(install.pythonFrom, "Hermes' dependency environment");
 });
 
 test('a venv under $HERMES_HOME/venvs counts only when its own Hermes is found; one without Hermes is passed over', async () => {

@@ -143,8 +143,9 @@ describe('async runs against the real Hermes API server: idempotency and stop', 
   });
 
   test('hermes_cancel of a recorded run that already ended changes nothing and answers its status; of a run no task recorded, RUN_NOT_FOUND', async () => {
-    // (Only where the lost accept was recovered does the bridge know that run.)
-    if (existsSync(join(fx.tasksDir, 'lost-accept-1', 'run.json'))) {
+    // Only where the lost accept was recovered (Hermes honours the key) does the bridge know that run.
+    assert.equal(existsSync(join(fx.tasksDir, 'lost-accept-1', 'run.json')), idempotent, 'a run.json for the lost accept exactly where it was recovered');
+    if (idempotent) {
       const ended = await viaBridge(client, 'hermes_cancel', { run_id: String(runFile('lost-accept-1').run_id) });
       assert.equal(ended.isError, false, JSON.stringify(ended.data));
       assert.equal(ended.data.stop, 'not_running');

@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { openSession, startTestGateway, viaBridge } from '../../helpers/gateway.js';
+import { makeHermesHome, openSession, startTestGateway, viaBridge } from '../../helpers/gateway.js';
 
 // A credential format beyond Hermes' own prefixes, printed by a command, comes back masked in the
-// terminal result (the result pipeline) and never reaches the gateway's log.
+// terminal result (the result pipeline) and never reaches the gateway's log. A command's relative
+// operands are judged against the directory it ran in.
 
 test('a GitLab personal access token printed by a command is masked in the terminal result', async () => {
   const gw = await startTestGateway();
@@ -20,5 +24,29 @@ test('a GitLab personal access token printed by a command is masked in the termi
     await client.close();
   } finally {
     await gw.close();
+  }
+});
+
+test("`cat config.yaml` is judged where the command runs: Hermes' own config in its home is redacted whole, a project's is source", async () => {
+  // A project beside the Hermes home (anything under the home counts as Hermes' own, as in Hermes).
+  const project = mkdtempSync(join(tmpdir(), 'hmcp-project-'));
+  const home = makeHermesHome();
+  const gw = await startTestGateway({ home, env: { HERMES_MCP_ROOTS: `${home}:${project}` } });
+  try {
+    const { client, token } = await openSession(gw.mcpUrl);
+    const secret = 'Pw7' + 'xK2mQ9vL4';
+    const yaml = `model: gpt-5\nauth_token: ${secret}`;
+    writeFileSync(join(gw.home, 'config.yaml'), yaml);
+    writeFileSync(join(project, 'config.yaml'), yaml);
+    const inHome = await viaBridge(client, 'terminal', { command: 'cat config.yaml', workdir: gw.home }, token);
+    assert.equal(inHome.isError, false, JSON.stringify(inHome.data));
+    assert.equal(inHome.data.output, 'model: gpt-5\nauth_token: ***');
+    const inProject = await viaBridge(client, 'terminal', { command: 'cat config.yaml', workdir: project }, token);
+    assert.equal(inProject.isError, false, JSON.stringify(inProject.data));
+    assert.equal(inProject.data.output, yaml, "a project's config.yaml is output like any other file (code mode keeps the fixture)");
+    await client.close();
+  } finally {
+    await gw.close();
+    rmSync(project, { recursive: true, force: true });
   }
 });
