@@ -7,7 +7,7 @@ own: every mutation runs through Hermes' ``cronjob()`` tool function (tools/cron
 for ``run``, Hermes' ``trigger_job`` (cron/jobs.py), in one critical section under Hermes' own
 lock (``cron.jobs._jobs_lock``, flock on ``cron/.jobs.lock``).
 
-Operations (``handle(op, payload)``):
+Operations (``handle(op, payload, commit)``; ``commit`` is run.py's point of no return):
 
 - ``create``, ``update``, ``pause``, ``resume``, ``remove``: ``payload["args"]`` are the arguments
   of Hermes' ``cronjob(action=op, ...)`` (only those this Hermes' function takes; another is an
@@ -27,7 +27,10 @@ Operations (``handle(op, payload)``):
 ``payload["lock_wait_seconds"]`` bounds the wait for Hermes' lock. Hermes itself goes on without
 the lock once its wait is over (it prefers a torn write to a dead scheduler); here the wait is the
 gateway's, and a section that does not hold the lock answers ``{"lock": reason}`` before anything
-is written.
+is written. A mutation (and ``run``) calls ``commit()`` once the lock is confirmed held, right
+before Hermes' load and change: until the gateway lets it proceed nothing of Hermes' jobs has been
+touched, so a call cancelled or stopped while it waits for the lock has written nothing.
+``liveness`` changes nothing and never commits.
 
 Two refusals are the gateway's, stricter than Hermes: on update and run the prompt also goes
 through Hermes' own gateway-lifecycle guard (cron/lifecycle_guard.py ``check_gateway_lifecycle``),
@@ -200,7 +203,7 @@ def _run(args):
     return {"queued": tool._format_job(updated)}
 
 
-def handle(op, payload):
+def handle(op, payload, commit):
     if op not in MUTATIONS + ("run", "liveness"):
         raise KeyError(op)
     _no_session_origin()
@@ -233,6 +236,8 @@ def handle(op, payload):
     with jobs._jobs_lock():
         if not _lock_held_here(lock_path):
             return {"lock": f"Hermes' cron/.jobs.lock was not free within {payload['lock_wait_seconds']} s (another Hermes process holds it)"}
+        # The point of no return: past it Hermes may save at any moment.
+        commit()
         try:
             jobs.load_jobs()
         except Exception as exc:  # a store Hermes cannot read (it repairs the shapes it can)

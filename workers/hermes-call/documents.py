@@ -10,7 +10,7 @@ too large, a converter that is not installed) is answered as ``{"refused": messa
 import base64
 
 
-def handle(op, payload):
+def handle(op, payload, commit):  # extraction changes nothing: it never commits
     if op != "extract":
         raise KeyError(op)
     from tools.read_extract import ExtractionError, extract_document_bytes

@@ -4,13 +4,22 @@ Started by the gateway as ``<Hermes' python> run.py`` (under the host's isolatio
 Hermes' source checkout (or $HERMES_HOME) as cwd and fd 3 the gateway's frame channel (4-byte
 big-endian length, then UTF-8 JSON; shared/worker-protocol/hermes-call.ts has the types). It sends
 ``{"type": "ready"}``, reads one ``call`` frame naming a module of this directory and an operation,
-runs ``handle(op, payload)`` of that module, sends one ``result`` frame and exits. The cwd goes on
+runs ``handle(op, payload, commit)`` of that module, sends one ``result`` frame and exits. The cwd goes on
 ``sys.path`` first, as ``python -m`` puts it (in place of this script's directory, so a module here
 never shadows one of Hermes'), and a source checkout is imported from where it is.
 
 A module's ``handle`` returns a JSON-serialisable value, raises ``KeyError`` for an operation it does
 not have, and lets Hermes' own exceptions through: an ImportError or AttributeError (this Hermes does
 not have the function) is answered as ``unsupported``, anything else as ``raised``.
+
+``commit()`` is the point of no return of an operation that changes Hermes' durable state: the
+handler calls it once everything that changes nothing is done (imports, Hermes' lock taken) and
+right before Hermes' change begins. It sends ``{"type": "committing", "id": <the call's id>}`` and
+blocks reading the next frame: the gateway answers ``{"type": "proceed", "id": ...}`` only while the
+call is neither cancelled nor past its budget, and kills the worker otherwise. Anything but that
+``proceed`` (or the channel closing) ends this process with SystemExit before anything is touched
+(a ``with`` block it is inside, such as Hermes' lock, is left as usual). A handler that changes
+nothing never calls it.
 """
 
 import importlib.util
@@ -53,6 +62,16 @@ def _read_frame():
     return None if body is None else json.loads(body.decode("utf-8"))
 
 
+def _committer(call_id):
+    def commit():
+        _send({"type": "committing", "id": call_id})
+        reply = _read_frame()
+        if reply is None or reply.get("type") != "proceed" or reply.get("id") != call_id:
+            raise SystemExit("the gateway did not let the change proceed; nothing was touched")
+
+    return commit
+
+
 def _answer(request):
     module = request.get("module")
     if module not in MODULES:
@@ -61,7 +80,7 @@ def _answer(request):
     handler = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(handler)
-        return {"value": handler.handle(request.get("op"), request.get("payload"))}
+        return {"value": handler.handle(request.get("op"), request.get("payload"), _committer(request["id"]))}
     except KeyError as exc:
         if exc.args and exc.args[0] == request.get("op"):
             return {"failure": {"kind": "unknown", "message": f"the Hermes call module {module} has no operation {request.get('op')!r}"}}

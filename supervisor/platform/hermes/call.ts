@@ -22,13 +22,16 @@ import { describeInstall, type HermesInstall } from './locate.js';
 export interface HermesCallOptions {
   /** The whole call's budget, the interpreter's start included. */
   timeoutMs: number;
-  /** Cancels the call: the worker is killed and the call rejects with CANCELLED (a mutation: only until it was handed the call). */
+  /** Cancels the call: the worker is killed and the call rejects with CANCELLED (a mutation: only until it committed). */
   signal?: AbortSignal;
   /**
-   * The call may change Hermes' durable state (a cron mutation). Once the worker has been handed
-   * the call, Hermes may have saved at any moment, so `signal` no longer stops it (it runs to its
-   * answer or its budget), and a timeout or a worker death after that rejects with
-   * `details.outcome: 'unknown'`: whether the change was made is not known.
+   * The call may change Hermes' durable state (a cron mutation). Until the worker commits (the
+   * 'committing' / 'proceed' handshake of shared/worker-protocol/hermes-call.ts, sent right before
+   * Hermes' change begins) nothing has been changed: a cancellation is CANCELLED and a timeout or
+   * worker death says nothing was written. Once the gateway has let it proceed, Hermes may have
+   * saved at any moment, so `signal` no longer stops it (it runs to its answer or its budget), and
+   * a timeout or a worker death after that rejects with `details.outcome: 'unknown'`: whether the
+   * change was made is not known.
    */
   mutates?: boolean;
 }
@@ -72,22 +75,40 @@ export class HermesCaller {
       cgroup?.remove();
       throw e;
     }
-    /** Whether the worker has been handed the call (from then on Hermes' code may have changed something). */
-    let sent = false;
+    /** Whether the call frame has been sent. */
+    let handed = false;
+    /**
+     * Whether the worker was let past its point of no return ('proceed' answered its 'committing'):
+     * from then on Hermes' code may have changed something. Decided in one frame handler, so an
+     * abort or the budget's end and the 'committing' frame are ordered by the event loop alone.
+     */
+    let committed = false;
+    let expired = false;
     const unknown = (code: ErrorCode, why: string) =>
-      new GatewayError(code, `${what} ${why} after it had been handed the change, so the change may or may not have been made; look before retrying`, { outcome: 'unknown' });
+      new GatewayError(code, `${what} ${why} after it had begun the change, so the change may or may not have been made; look before retrying`, { outcome: 'unknown' });
+    /** Before the worker committed, a mutation has written nothing: its messages say so. */
+    const untouched = options.mutates ? ' before it began the change: nothing was written' : '';
+    const offCommit = worker.onFrame((message) => {
+      if (message.type !== 'committing' || !handed || committed) return;
+      // Stopped already (cancelled, or past the budget): no 'proceed'. The worker is being killed
+      // and, still waiting for the answer, ends before it touches anything.
+      if (options.signal?.aborted || expired) return;
+      committed = true;
+      worker.send({ type: 'proceed', id: message.id });
+    });
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     const stopped = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        if (options.mutates && sent) reject(unknown(ErrorCode.HERMES_CALL_TIMEOUT, `did not answer within ${options.timeoutMs / 1000} s and was stopped`));
-        else reject(new GatewayError(ErrorCode.HERMES_CALL_TIMEOUT, `${what} did not answer within ${options.timeoutMs / 1000} s; it was stopped`));
+        expired = true;
+        if (options.mutates && committed) reject(unknown(ErrorCode.HERMES_CALL_TIMEOUT, `did not answer within ${options.timeoutMs / 1000} s and was stopped`));
+        else reject(new GatewayError(ErrorCode.HERMES_CALL_TIMEOUT, `${what} did not answer within ${options.timeoutMs / 1000} s; it was stopped${untouched}`));
       }, options.timeoutMs);
       onAbort = () => {
-        // A mutation handed over runs to its answer (or its budget): stopping it midway could leave
-        // a change made and reported as not made.
-        if (options.mutates && sent) return;
-        reject(new GatewayError(ErrorCode.CANCELLED, `${what} was cancelled`));
+        // A mutation past its commit runs to its answer (or its budget): stopping it midway could
+        // leave a change made and reported as not made.
+        if (options.mutates && committed) return;
+        reject(new GatewayError(ErrorCode.CANCELLED, `${what} was cancelled${untouched}`));
       };
       options.signal?.addEventListener('abort', onAbort, { once: true });
     });
@@ -96,7 +117,7 @@ export class HermesCaller {
         await worker.waitFor((m) => m.type === 'ready');
         // Nothing of Hermes has run yet: moved in now, everything Hermes' code starts is born inside.
         if (cgroup && worker.pid) for (const pid of [worker.pid, ...descendantsOf(worker.pid)]) cgroup.adopt(pid);
-        sent = true;
+        handed = true;
         return worker.request({ type: 'call', module, op, payload });
       };
       let reply;
@@ -104,8 +125,8 @@ export class HermesCaller {
         reply = await Promise.race([answer(), stopped]);
       } catch (e) {
         if (e instanceof GatewayError) throw e;
-        if (options.mutates && sent) throw unknown(ErrorCode.HERMES_CALL_FAILED, `ended without an answer (${(e as Error).message})`);
-        throw new GatewayError(ErrorCode.HERMES_CALL_FAILED, `${what} ended without an answer (${(e as Error).message})`);
+        if (options.mutates && committed) throw unknown(ErrorCode.HERMES_CALL_FAILED, `ended without an answer (${(e as Error).message})`);
+        throw new GatewayError(ErrorCode.HERMES_CALL_FAILED, `${what} ended without an answer (${(e as Error).message})${untouched}`);
       }
       if (reply.failure) {
         const code = reply.failure.kind === 'unsupported' ? ErrorCode.HERMES_CALL_UNSUPPORTED : ErrorCode.HERMES_CALL_FAILED;
@@ -114,6 +135,7 @@ export class HermesCaller {
       return reply.value;
     } finally {
       clearTimeout(timer);
+      offCommit();
       if (onAbort) options.signal?.removeEventListener('abort', onAbort);
       await worker.kill();
       cgroup?.remove();

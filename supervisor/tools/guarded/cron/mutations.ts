@@ -18,12 +18,14 @@ import { Slots } from './slots.js';
 // change with its own code, in a Hermes call worker (workers/hermes-call/cron.py): its tool function
 // under its own lock, so the record has its fields, its schedule grammar and its refusals (the
 // gateway-lifecycle guard among them), and jobs.json is written by Hermes' own atomic save. A call
-// refused (by the gateway's checks or by Hermes) writes nothing. Once Hermes has been handed the
-// change, the caller's cancellation no longer stops it (Hermes may be saving); a call that then
-// outlives its budget or whose worker dies answers with `outcome: 'unknown'`: the change may have
-// been made, and the caller is told to list before retrying (a retried create could make a
-// duplicate job). Without a Hermes to call, a mutation is HERMES_AGENT_NOT_INSTALLED: a job nothing
-// would ever run is not written either.
+// refused (by the gateway's checks or by Hermes) writes nothing. The worker commits (HermesCaller's
+// handshake) once it holds Hermes' lock, right before Hermes loads and changes the jobs: a call
+// cancelled, timed out or whose worker died before that (waiting for the lock, say) wrote nothing
+// and says so. After it, the caller's cancellation no longer stops it (Hermes may be saving); a
+// call that then outlives its budget or whose worker dies answers with `outcome: 'unknown'`: the
+// change may have been made, and the caller is told to list before retrying (a retried create
+// could make a duplicate job). Without a Hermes to call, a mutation is HERMES_AGENT_NOT_INSTALLED:
+// a job nothing would ever run is not written either.
 
 /** Hermes' message when its run claim finds the job paused or disabled (tools/cronjob_tools.py _execute_job_now). */
 const RUN_PAUSED_SKIP = 'Job is paused/disabled; resume it before running.';
