@@ -4,9 +4,13 @@ import { mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSy
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
+import { GatewayError } from '../../../shared/errors.js';
 import { packageRoot } from '../../../shared/package-root.js';
 import { descendantsOf } from '../../../shared/proc.js';
+import type { HermesCallProtocol } from '../../../shared/worker-protocol/hermes-call.js';
 import { loadConfig } from '../../../supervisor/platform/config.js';
+import type { WorkerProcess } from '../../../supervisor/platform/spawning/worker-process.js';
+import type { SpawnOptions, WorkerEntry, WorkerRuntime } from '../../../supervisor/platform/spawning/worker-runtime.js';
 import { assertBoundedFailure, countersSettle, timed } from '../../faults/faults.js';
 import { FIXTURE_JOB_ID, callContext, cronCaller, directCronjob, hermesCron, homeWithCron, jobsPath, readJobsFile, sha256, startCronGateway } from '../../fixtures/cron-home.js';
 import { connect, startTestGateway, viaBridge, type TestGateway } from '../../helpers/gateway.js';
@@ -19,10 +23,15 @@ import { waitFor } from '../../helpers/wait.js';
 // caller gets when the Hermes call worker dies or hangs (the fault matrix's promises for this
 // worker: a bounded error naming it, nothing written, nothing left running, in-flight counters back
 // to zero, and the next call works). The hang is a real one: the worker waits for Hermes' own
-// cron/.jobs.lock, which a running Hermes holds past the call's budget. Once the worker has been
-// handed a change, a client's cancellation no longer stops it and a timeout or death answers
-// `outcome: 'unknown'`. And the worker gets Hermes' own non-secret settings (its timezone, its
-// managed scope), so a job the gateway creates is the job Hermes itself would create.
+// cron/.jobs.lock, which a running Hermes holds past the call's budget; the hang and the crash
+// both happen while the worker waits for that lock, before its commit (the 'committing' /
+// 'proceed' handshake right before Hermes loads and changes the jobs), so the answer says nothing
+// was written. Past the commit a client's cancellation no longer stops the change and a timeout
+// or death answers `outcome: 'unknown'`: real Hermes cannot be made to hang or die there on
+// purpose, so those tests act on the real worker from the test at the moment its 'committing'
+// frame arrives (abort, SIGKILL, SIGSTOP), before or after the gateway's own answer to it. And the
+// worker gets Hermes' own non-secret settings (its timezone, its managed scope), so a job the
+// gateway creates is the job Hermes itself would create.
 
 const WORKER_DIR = join(packageRoot(), 'workers', 'hermes-call');
 
@@ -99,15 +108,16 @@ describe('a cron caller when the Hermes call worker dies or hangs', () => {
     rmSync(home, { recursive: true, force: true });
   });
 
-  test('hangs (Hermes holds its lock past the budget): HERMES_CALL_TIMEOUT naming Hermes\' cron call, its outcome unknown (list before retrying), the worker gone, counters back to 0, the next call works', async () => {
+  test('hangs (Hermes holds its lock past the budget): HERMES_CALL_TIMEOUT naming Hermes\' cron call, saying nothing was written (no outcome: it never committed), the worker gone, counters back to 0, the next call works', async () => {
     const holder = await holdLock(home, 12);
     const beforeBytes = sha256(jobsPath(home));
     const outcome = await timed(() => pause('hang'));
     assertBoundedFailure('Hermes call worker × hang', outcome, { code: 'HERMES_CALL_TIMEOUT', names: /Hermes' cron pause/, withinMs: 9000 });
     assert.equal(outcome.data.success, false);
-    // Hermes had been handed the change: the gateway cannot know whether it saved, and says so.
-    assert.equal(outcome.data.outcome, 'unknown', JSON.stringify(outcome.data));
-    assert.match(String(outcome.data.message), /may or may not have been made.*Run cronjob list before retrying cronjob pause/);
+    // Stopped while it waited for the lock, before its commit: nothing can have been written, and it says so.
+    assert.equal(outcome.data.outcome, undefined, JSON.stringify(outcome.data));
+    assert.match(String(outcome.data.message), /stopped before it began the change: nothing was written/);
+    assert.doesNotMatch(String(outcome.data.message), /may or may not|Run cronjob list/);
     assert.equal(sha256(jobsPath(home)), beforeBytes, 'nothing written');
     assert.deepEqual(hermesCallWorkers(), [], 'no Hermes call worker left');
     await countersSettle(gw.url);
@@ -118,7 +128,7 @@ describe('a cron caller when the Hermes call worker dies or hangs', () => {
     await countersSettle(gw.url);
   });
 
-  test('dies mid-call (SIGKILL while it waits for the lock): HERMES_CALL_FAILED naming it, nothing written, nothing left running, counters back to 0, the next call works', async () => {
+  test('dies mid-call (SIGKILL while it waits for the lock): HERMES_CALL_FAILED naming it, saying nothing was written (no outcome: it never committed), nothing left running, counters back to 0, the next call works', async () => {
     const holder = await holdLock(home, 12);
     const beforeBytes = sha256(jobsPath(home));
     const outcome = timed(() => pause('killed'));
@@ -131,8 +141,9 @@ describe('a cron caller when the Hermes call worker dies or hangs', () => {
     for (const pid of victims) process.kill(pid, 'SIGKILL');
     const result = await outcome;
     assertBoundedFailure('Hermes call worker × crash mid-call', result, { code: 'HERMES_CALL_FAILED', names: /Hermes' cron pause/, withinMs: 9000 });
-    assert.equal(result.data.outcome, 'unknown', JSON.stringify(result.data));
-    assert.match(String(result.data.message), /Run cronjob list before retrying/);
+    assert.equal(result.data.outcome, undefined, JSON.stringify(result.data));
+    assert.match(String(result.data.message), /ended without an answer.*before it began the change: nothing was written/s);
+    assert.doesNotMatch(String(result.data.message), /may or may not|Run cronjob list/);
     assert.equal(sha256(jobsPath(home)), beforeBytes, 'nothing written');
     await waitFor(() => hermesCallWorkers().length === 0, 5000, 'no Hermes call worker left');
     await countersSettle(gw.url);
@@ -156,21 +167,145 @@ function waitingWorker(home: string): Promise<number[]> {
   }, 20_000, "the Hermes call worker to wait for Hermes' lock");
 }
 
-describe('a cron mutation handed to Hermes runs to its answer', () => {
-  test("a client's cancellation after the worker was handed the change does not stop it: Hermes' save is made and answered", async () => {
+/**
+ * Watches the Hermes call workers a runtime spawns: `atCommit` runs when a worker says
+ * 'committing', ahead of the gateway's own handler of that frame (registered first, so it runs
+ * first); `sent` records every message the gateway sends a worker other than the call itself.
+ */
+function watchCommits(atCommit: (worker: WorkerProcess<HermesCallProtocol>) => void) {
+  const sent: string[] = [];
+  let commits = 0;
+  const watch = (runtime: WorkerRuntime) => {
+    const spawn = runtime.spawnWorker.bind(runtime);
+    runtime.spawnWorker = ((entry: WorkerEntry, options?: SpawnOptions) => {
+      const worker = spawn(entry, options);
+      if (entry === 'hermes-call') {
+        const w = worker as WorkerProcess<HermesCallProtocol>;
+        const send = w.send.bind(w);
+        w.send = (message) => {
+          sent.push(message.type);
+          send(message);
+        };
+        w.onFrame((message) => {
+          if (message.type !== 'committing') return;
+          commits++;
+          atCommit(w);
+        });
+      }
+      return worker;
+    }) as WorkerRuntime['spawnWorker'];
+  };
+  return { watch, sent, commits: () => commits };
+}
+
+/** The GatewayError `p` rejects with. */
+async function rejection(p: Promise<unknown>): Promise<GatewayError> {
+  try {
+    await p;
+  } catch (e) {
+    assert.ok(e instanceof GatewayError, String(e));
+    return e;
+  }
+  assert.fail('the call did not fail');
+}
+
+/** Sends `signal` to the Hermes call worker (the interpreter running run.py) under this process. */
+function signalWorker(signal: NodeJS.Signals): void {
+  const workers = hermesCallWorkers();
+  assert.ok(workers.length > 0, 'a Hermes call worker to signal');
+  for (const pid of workers) process.kill(pid, signal);
+}
+
+describe("a cron mutation's commit: nothing is written before it, and the change runs to its answer after it", () => {
+  test("cancelled while it waits for Hermes' lock (before its commit): CANCELLED, saying nothing was written, the worker gone", async () => {
     const home = homeWithCron();
     try {
-      const { tool } = await directCronjob(home, { HERMES_MCP_CRONJOB_MUTATIONS: 'on' });
+      const seen = watchCommits(() => {});
+      const { tool } = await directCronjob(home, { HERMES_MCP_CRONJOB_MUTATIONS: 'on' }, seen.watch);
       const holder = await holdLock(home, 3);
+      const before = sha256(jobsPath(home));
       const abort = new AbortController();
-      const call = tool.handler({ action: 'pause', job_id: FIXTURE_JOB_ID, reason: 'cancelled mid-change', confirm: true }, callContext(abort.signal));
+      const call = tool.handler({ action: 'pause', job_id: FIXTURE_JOB_ID, reason: 'cancelled while waiting', confirm: true }, callContext(abort.signal));
       await waitingWorker(home);
       abort.abort();
-      const out = await call;
-      assert.equal((out.structured!.job as Record<string, unknown>).state, 'paused', JSON.stringify(out.structured));
-      assert.equal(readJobsFile(home).jobs.find((j) => j.id === FIXTURE_JOB_ID)!.paused_reason, 'cancelled mid-change');
+      const error = await rejection(call);
+      assert.equal(error.code, 'CANCELLED');
+      assert.equal(error.details?.outcome, undefined);
+      assert.match(error.message, /cancelled before it began the change: nothing was written/);
       assert.equal((await holder.done()).code, 0);
+      assert.equal(sha256(jobsPath(home)), before, 'nothing written');
+      assert.deepEqual([seen.commits(), seen.sent], [0, []], 'the worker never reached its commit');
       assert.deepEqual(processesWithHome(home), [], 'the worker is gone');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  test("an abort in the very turn the worker says 'committing', ahead of the gateway's answer: no 'proceed', CANCELLED, nothing written", async () => {
+    const home = homeWithCron();
+    try {
+      const abort = new AbortController();
+      const seen = watchCommits(() => abort.abort());
+      const { tool } = await directCronjob(home, { HERMES_MCP_CRONJOB_MUTATIONS: 'on' }, seen.watch);
+      const before = sha256(jobsPath(home));
+      const error = await rejection(tool.handler({ action: 'pause', job_id: FIXTURE_JOB_ID, reason: 'aborted at the commit', confirm: true }, callContext(abort.signal)));
+      assert.equal(error.code, 'CANCELLED', error.message);
+      assert.match(error.message, /nothing was written/);
+      assert.deepEqual([seen.commits(), seen.sent], [1, []], "the worker reached its commit and was not let past it");
+      assert.equal(sha256(jobsPath(home)), before, 'nothing written');
+      assert.deepEqual(processesWithHome(home), [], 'the worker is gone');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  test("an abort right after the gateway let the worker proceed does not stop it: Hermes' change is made and answered", async () => {
+    const home = homeWithCron();
+    try {
+      const abort = new AbortController();
+      // A microtask runs once every handler of the frame has: after the gateway's 'proceed'.
+      const seen = watchCommits(() => queueMicrotask(() => abort.abort()));
+      const { tool } = await directCronjob(home, { HERMES_MCP_CRONJOB_MUTATIONS: 'on' }, seen.watch);
+      const out = await tool.handler({ action: 'pause', job_id: FIXTURE_JOB_ID, reason: 'cancelled after the commit', confirm: true }, callContext(abort.signal));
+      assert.equal(abort.signal.aborted, true);
+      assert.deepEqual([seen.commits(), seen.sent], [1, ['proceed']]);
+      assert.equal((out.structured!.job as Record<string, unknown>).state, 'paused', JSON.stringify(out.structured));
+      assert.equal(readJobsFile(home).jobs.find((j) => j.id === FIXTURE_JOB_ID)!.paused_reason, 'cancelled after the commit');
+      assert.deepEqual(processesWithHome(home), [], 'the worker is gone');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  test('the worker killed right after its commit: HERMES_CALL_FAILED with outcome unknown, telling the caller to list before retrying', async () => {
+    const home = homeWithCron();
+    try {
+      const seen = watchCommits(() => queueMicrotask(() => signalWorker('SIGKILL')));
+      const { tool } = await directCronjob(home, { HERMES_MCP_CRONJOB_MUTATIONS: 'on' }, seen.watch);
+      const error = await rejection(tool.handler({ action: 'pause', job_id: FIXTURE_JOB_ID, reason: 'killed after the commit', confirm: true }, callContext()));
+      assert.equal(error.code, 'HERMES_CALL_FAILED', error.message);
+      assert.deepEqual([seen.commits(), seen.sent], [1, ['proceed']]);
+      // Whether Hermes got to save before the kill is not knowable to the gateway: it says so.
+      assert.equal(error.details?.outcome, 'unknown', JSON.stringify(error.details));
+      assert.match(error.message, /may or may not have been made.*Run cronjob list before retrying cronjob pause/s);
+      assert.deepEqual(processesWithHome(home), [], 'the worker is gone');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  test('the worker stopped right after its commit outlives its budget: HERMES_CALL_TIMEOUT with outcome unknown, the worker gone', async () => {
+    const home = homeWithCron();
+    try {
+      const seen = watchCommits(() => queueMicrotask(() => signalWorker('SIGSTOP')));
+      // The budget covers the interpreter's start and Hermes' imports before the commit.
+      const { tool } = await directCronjob(home, { HERMES_MCP_CRONJOB_MUTATIONS: 'on', HERMES_MCP_CRONJOB_CALL_TIMEOUT_SECONDS: '20' }, seen.watch);
+      const error = await rejection(tool.handler({ action: 'pause', job_id: FIXTURE_JOB_ID, reason: 'stopped after the commit', confirm: true }, callContext()));
+      assert.equal(error.code, 'HERMES_CALL_TIMEOUT', error.message);
+      assert.deepEqual([seen.commits(), seen.sent], [1, ['proceed']]);
+      assert.equal(error.details?.outcome, 'unknown', JSON.stringify(error.details));
+      assert.match(error.message, /did not answer within 20 s.*may or may not have been made.*Run cronjob list before retrying cronjob pause/s);
+      await waitFor(() => processesWithHome(home).length === 0, 5000, 'the stopped worker to be gone');
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
