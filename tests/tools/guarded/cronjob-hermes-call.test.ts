@@ -311,6 +311,23 @@ describe("a cron mutation's commit: nothing is written before it, and the change
     }
   });
 
+  test("the worker answered with a 'proceed' for another call: it ends before it touches anything (run.py's side of the handshake)", async () => {
+    const home = homeWithCron();
+    try {
+      // Sent ahead of the gateway's own 'proceed', so it is the frame the worker reads first.
+      const seen = watchCommits((worker) => worker.send({ type: 'proceed', id: 'another-call' }));
+      const { tool } = await directCronjob(home, { HERMES_MCP_CRONJOB_MUTATIONS: 'on' }, seen.watch);
+      const before = sha256(jobsPath(home));
+      const error = await rejection(tool.handler({ action: 'pause', job_id: FIXTURE_JOB_ID, reason: 'never written', confirm: true }, callContext()));
+      assert.equal(error.code, 'HERMES_CALL_FAILED', error.message);
+      assert.match(error.message, /the gateway did not let the change proceed; nothing was touched/);
+      assert.equal(sha256(jobsPath(home)), before, 'nothing written');
+      assert.deepEqual(processesWithHome(home), [], 'the worker is gone');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   test('cancelled before the worker was handed anything: CANCELLED, nothing written', async () => {
     const home = homeWithCron();
     try {
