@@ -12,6 +12,7 @@ import { createWorkerRuntime, type WorkerRuntime } from '../../../supervisor/pla
 import { makeFakeSystemdRun } from '../../helpers/fake-systemd-run.js';
 import { hermes } from '../../helpers/hermes.js';
 import { processesWithHome } from '../../helpers/procfs.js';
+import { resourcePolicy, SHORT, writeResourcePolicy } from '../../helpers/resource-policy.js';
 import { tempDirs } from '../../helpers/temp.js';
 
 // Hermes call workers under the host's resource policy, against the pinned real Hermes, as
@@ -24,20 +25,7 @@ import { tempDirs } from '../../helpers/temp.js';
 const temp = tempDirs();
 after(() => temp.removeAll());
 
-const SHORT = { memory_max: '384M', cpu_quota: '75%', tasks_max: 96 };
-const POLICY = {
-  version: 1,
-  profiles: { light: { memory_max: '256M', cpu_quota: '50%', tasks_max: 64 }, heavy: { memory_max: '512M', cpu_quota: '150%', tasks_max: 128 } },
-  short_workers: SHORT,
-  jobs: { memory_budget: '100G', host_headroom: '1', max_heavy: 1 },
-};
-
-function writePolicy(mode = 0o644): string {
-  const path = join(temp.make('hmcp-call-policy-'), 'resources.json');
-  writeFileSync(path, JSON.stringify(POLICY));
-  chmodSync(path, mode);
-  return path;
-}
+const writePolicy = (mode = 0o644): string => writeResourcePolicy(temp.make('hmcp-call-policy-'), resourcePolicy(), mode);
 
 /** A Hermes caller fronting the pinned Hermes, its workers spawned with `path` (a fake systemd-run first), and the spawns it makes. */
 async function caller(path: string, env: Record<string, string>): Promise<{ caller: HermesCaller; runtime: WorkerRuntime; home: string; spawns: Array<{ pid?: number; tree: number[] }> }> {

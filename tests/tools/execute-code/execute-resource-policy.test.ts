@@ -6,6 +6,7 @@ import { sizeBytes } from '../../../policy/resource-policy.js';
 import { descendantsOf } from '../../../shared/proc.js';
 import { connect, startTestGateway, type TestGateway, viaBridge } from '../../helpers/gateway.js';
 import { makeFakeSystemdRun, type FakeSystemdRun } from '../../helpers/fake-systemd-run.js';
+import { SHORT, writeResourcePolicy } from '../../helpers/resource-policy.js';
 import { tempDirs } from '../../helpers/temp.js';
 
 // Short execute_code workers under a host resource policy, end to end (real gateway, real MCP
@@ -17,20 +18,7 @@ import { tempDirs } from '../../helpers/temp.js';
 const temp = tempDirs();
 after(() => temp.removeAll());
 
-const SHORT = { memory_max: '384M', cpu_quota: '75%', tasks_max: 96 };
-const POLICY = {
-  version: 1,
-  profiles: { light: { memory_max: '256M', cpu_quota: '50%', tasks_max: 64 }, heavy: { memory_max: '512M', cpu_quota: '150%', tasks_max: 128 } },
-  short_workers: SHORT,
-  jobs: { memory_budget: '100G', host_headroom: '1', max_heavy: 1 },
-};
-
-function writePolicy(): string {
-  const path = join(temp.make('hmcp-erp-policy-'), 'resources.json');
-  writeFileSync(path, JSON.stringify(POLICY));
-  chmodSync(path, 0o644);
-  return path;
-}
+const writePolicy = (): string => writeResourcePolicy(temp.make('hmcp-erp-policy-'));
 
 /** A gateway whose startup probe and workers see `fake` first on PATH (read once, at creation). */
 async function startWith(fake: FakeSystemdRun, env: Record<string, string>): Promise<TestGateway> {

@@ -13,6 +13,7 @@ import { readResourcePolicy } from '../../../supervisor/platform/spawning/resour
 import { detectIsolation } from '../../../supervisor/platform/spawning/isolation.js';
 import { connect, makeHermesHome, openSession, sessionToken, startTestGateway, type TestGateway, viaBridge } from '../../helpers/gateway.js';
 import { makeFakeSystemdRun, type FakeSystemdRun } from '../../helpers/fake-systemd-run.js';
+import { HEAVY, LIGHT, resourcePolicy, SHORT, writeResourcePolicy } from '../../helpers/resource-policy.js';
 import { tempDirs } from '../../helpers/temp.js';
 
 // The host resource policy end to end: real gateways over real MCP, with a FAKE systemd-run first on
@@ -38,20 +39,9 @@ const tempDir = temp.make;
 type Fake = FakeSystemdRun;
 const makeFake = (options: { fail?: boolean } = {}): Fake => makeFakeSystemdRun(tempDir('hmcp-rp-fake-'), options);
 
-const LIGHT = { memory_max: '256M', cpu_quota: '50%', tasks_max: 64 };
-const HEAVY = { memory_max: '512M', cpu_quota: '150%', tasks_max: 128 };
-const SHORT = { memory_max: '384M', cpu_quota: '75%', tasks_max: 96 };
-function policy(jobs: Partial<{ memory_budget: string; host_headroom: string; max_heavy: number }> = {}) {
-  return { version: 1, profiles: { light: LIGHT, heavy: HEAVY }, short_workers: SHORT, jobs: { memory_budget: '100G', host_headroom: '1', max_heavy: 1, ...jobs } };
-}
-
+const policy = resourcePolicy;
 /** Writes a policy file (JSON value or raw text) with an explicit mode; returns its path. */
-function writePolicy(content: unknown, mode = 0o644): string {
-  const path = join(tempDir('hmcp-rp-policy-'), 'resources.json');
-  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content, null, 2));
-  chmodSync(path, mode); // explicit: the umask must not decide the case
-  return path;
-}
+const writePolicy = (content: unknown, mode = 0o644): string => writeResourcePolicy(tempDir('hmcp-rp-policy-'), content, mode);
 
 /**
  * A real gateway whose workers (and the startup probe) see `fake` first on PATH. nativeAdapter
