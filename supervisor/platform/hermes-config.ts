@@ -6,9 +6,6 @@ import { parsePyYaml } from './yaml.js';
 // adapter that needs a setting from it (cron timezone and default model, Honcho base URL). Read on
 // each call: it is small, and Hermes may change it while the gateway runs.
 
-/** Hermes' config.yaml is small; anything past this is not a config file to trust. */
-export const CONFIG_MAX_BYTES = 4 * 1024 * 1024;
-
 interface HermesConfig {
   /** The parsed mapping; undefined when the file is missing, unreadable or not a mapping. */
   doc?: Record<string, unknown>;
@@ -17,11 +14,11 @@ interface HermesConfig {
 }
 
 /**
- * A Hermes config file's YAML, read bounded (CONFIG_MAX_BYTES): `follow` opens a symbolic link as
+ * A Hermes config file's YAML, read bounded (`maxBytes`, the `hermesConfigMaxBytes` limit): `follow` opens a symbolic link as
  * Hermes does, else a link is refused (O_NOFOLLOW). `missing` when there is no file; otherwise the
  * parsed document, or why it cannot be used.
  */
-export function readConfigYaml(file: string, follow: boolean): { missing: true } | { doc: unknown } | { error: string } {
+export function readConfigYaml(file: string, follow: boolean, maxBytes: number): { missing: true } | { doc: unknown } | { error: string } {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | (follow ? 0 : constants.O_NOFOLLOW));
@@ -31,7 +28,7 @@ export function readConfigYaml(file: string, follow: boolean): { missing: true }
   }
   try {
     const size = fstatSync(fd).size;
-    if (size > CONFIG_MAX_BYTES) return { error: `is larger than ${CONFIG_MAX_BYTES} bytes` };
+    if (size > maxBytes) return { error: `is larger than ${maxBytes} bytes (hermesConfigMaxBytes)` };
     const buf = Buffer.alloc(size);
     let read = 0;
     while (read < size) {
@@ -47,9 +44,9 @@ export function readConfigYaml(file: string, follow: boolean): { missing: true }
   }
 }
 
-export function readHermesConfig(hermesHome: string): HermesConfig {
+export function readHermesConfig(hermesHome: string, maxBytes: number): HermesConfig {
   const file = join(hermesHome, 'config.yaml');
-  const read = readConfigYaml(file, false);
+  const read = readConfigYaml(file, false, maxBytes);
   if ('missing' in read) return {};
   if ('error' in read) return { error: `${file}: ${read.error}` };
   const { doc } = read;

@@ -75,7 +75,7 @@ function allowPrivate(env: Readonly<Record<string, string>>, doc: Record<string,
 
 export function resolveBrowserSettings(config: GatewayConfig): BrowserSettings {
   const env = config.browserEnv;
-  const { doc = {}, error } = readHermesConfig(config.hermesHome);
+  const { doc = {}, error } = readHermesConfig(config.hermesHome, config.limits.hermesConfigMaxBytes);
   const warnings = error ? [`${error}; using the browser defaults`] : [];
   const browser = record(doc.browser);
   const camofox = record(browser.camofox);

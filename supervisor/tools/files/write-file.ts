@@ -2,6 +2,7 @@ import { accessSync, constants as fsConstants } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { delimiter, extname, join } from 'node:path';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import { defaultLimits } from '../../../shared/limits.js';
 import { REDACTION_MARKER_RE } from '../../../shared/redact/mask.js';
 import type { CallContext, ToolDefinition } from '../../core/tool-types.js';
 import { yamlSyntaxError } from '../../platform/yaml.js';
@@ -189,6 +190,8 @@ export interface EditDeps extends PathDeps {
   release?: HermesRelease;
   /** Per-task file states (read-state.ts): write_file's read-before-overwrite guard. */
   fileStates?: FileStates;
+  /** The largest Hermes config.yaml read for its write guards (`hermesConfigMaxBytes`); the default limit when absent. */
+  hermesConfigMaxBytes?: number;
 }
 
 export { follows } from './follows.js';
@@ -207,7 +210,7 @@ export async function assertNewerWriteGuards(deps: EditDeps, targets: ReadonlyAr
     }
   }
   if (follows(deps, 'fileWriteProtectedInstructions')) {
-    const { enabled, extra } = protectedInstructionConfig(readHermesConfig(deps.hermesHome).doc);
+    const { enabled, extra } = protectedInstructionConfig(readHermesConfig(deps.hermesHome, deps.hermesConfigMaxBytes ?? defaultLimits().hermesConfigMaxBytes).doc);
     const labels = enabled ? targets.map((t) => protectedInstructionReason(t.checked, dirs, extra)).filter((l): l is string => l !== null) : [];
     if (labels.length > 0) throw new GatewayError(ErrorCode.FILE_BLOCKED, protectedInstructionRefusal(labels));
   }

@@ -70,7 +70,7 @@ export interface CommandContext extends CommandHomes {
 }
 
 /** The settings a gateway tool judges its commands with. */
-export type GuardConfig = Pick<GatewayConfig, 'hermesHome' | 'userHome' | 'hermesManagedDir' | 'inheritedEnvironment' | 'hermesDotenv' | 'hermesAgentPython' | 'hermesToolsCommand' | 'hermesAgentSource'>;
+export type GuardConfig = Pick<GatewayConfig, 'hermesHome' | 'userHome' | 'hermesManagedDir' | 'inheritedEnvironment' | 'hermesDotenv' | 'hermesAgentPython' | 'hermesToolsCommand' | 'hermesAgentSource'> & Partial<Pick<GatewayConfig, 'limits'>>;
 
 /** The context a gateway tool judges a command in: its homes, the operator's deny rules, Hermes' runtime paths. */
 export function commandContext(config: GuardConfig, cwd?: string): CommandContext {

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { hermesExpansionEnvironment, type GatewayConfig } from '../../platform/config.js';
+import { defaultLimits } from '../../../shared/limits.js';
 import { readConfigYaml } from '../../platform/hermes-config.js';
 import { compileGlob, pythonStrip, type Glob } from './fnmatch.js';
 import { managedScopeDir } from '../../platform/hermes/managed-scope.js';
@@ -40,7 +41,7 @@ export interface DenyRuleSource {
 }
 
 /** The settings the rules are read with (GatewayConfig's). */
-export type DenyRuleConfig = Pick<GatewayConfig, 'hermesHome' | 'hermesManagedDir' | 'inheritedEnvironment'> & Partial<Pick<GatewayConfig, 'hermesDotenv'>>;
+export type DenyRuleConfig = Pick<GatewayConfig, 'hermesHome' | 'hermesManagedDir' | 'inheritedEnvironment'> & Partial<Pick<GatewayConfig, 'hermesDotenv' | 'limits'>>;
 
 interface FileState {
   signature: string;
@@ -141,7 +142,7 @@ export class OperatorDenyRules implements DenyRuleSource {
     }
     const known = this.states.get(file);
     if (known && known.signature === signature) return known.result;
-    const read = readConfigYaml(file, true);
+    const read = readConfigYaml(file, true, (this.config.limits ?? defaultLimits()).hermesConfigMaxBytes);
     let result: FileState['result'];
     if ('missing' in read) {
       result = { rules: [] }; // removed since the stat

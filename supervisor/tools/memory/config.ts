@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { defaultLimits } from '../../../shared/limits.js';
 import { readHermesConfig } from '../../platform/hermes-config.js';
 import { HermesRelease } from '../../platform/hermes/release.js';
 
@@ -171,8 +172,8 @@ function isLocalBaseUrl(url: string): boolean {
 }
 
 /** config.yaml `honcho.base_url`: fills a base URL honcho.json and the environment left unset. */
-function configYamlBaseUrl(hermesHome: string, warnings: string[]): string | undefined {
-  const { doc, error } = readHermesConfig(hermesHome);
+function configYamlBaseUrl(hermesHome: string, warnings: string[], configMaxBytes: number): string | undefined {
+  const { doc, error } = readHermesConfig(hermesHome, configMaxBytes);
   if (error) warnings.push(error);
   const honcho = doc?.honcho;
   return isObject(honcho) ? str(honcho.base_url) : undefined;
@@ -373,7 +374,14 @@ function sessionName(fields: RawFields, host: string, cwd: string, rules: Rules)
  * Hermes' Honcho settings for HERMES_HOME `hermesHome`; `cwd` (the project directory) names the
  * session; `release` is the Hermes whose rules are followed (the newest the gateway knows by default).
  */
-export function resolveHonchoConfig(hermesHome: string, env: Env, cwd: string = hermesHome, release: HermesRelease = new HermesRelease(undefined)): HonchoResolution {
+export function resolveHonchoConfig(
+  hermesHome: string,
+  env: Env,
+  cwd: string = hermesHome,
+  release: HermesRelease = new HermesRelease(undefined),
+  /** The largest config.yaml read (`hermesConfigMaxBytes`). */
+  configMaxBytes: number = defaultLimits().hermesConfigMaxBytes,
+): HonchoResolution {
   const rules = rulesOf(release);
   const userHome = str(env.HOME) ?? homedir();
   const warnings: string[] = [];
@@ -402,7 +410,7 @@ export function resolveHonchoConfig(hermesHome: string, env: Env, cwd: string = 
   }
   const invalid = (reason: string): HonchoResolution => ({ status: 'invalid', reason: `Honcho configuration invalid: ${reason}`, source, warnings });
 
-  if (!fields.baseUrl) fields.baseUrl = printableUrl(configYamlBaseUrl(hermesHome, warnings), rules, warnings);
+  if (!fields.baseUrl) fields.baseUrl = printableUrl(configYamlBaseUrl(hermesHome, warnings, configMaxBytes), rules, warnings);
   let baseURL: string;
   if (fields.baseUrl) {
     // Before 0.20.1 Hermes hands such a URL to the SDK, which refuses it: Honcho is unusable there.

@@ -21,7 +21,7 @@ export interface MemoryAdapter extends Adapter {
 
 /** `release`: the Hermes Agent the gateway fronts, whose Honcho identity rules memory follows (the newest the gateway knows by default). */
 export function memoryAdapter(config: GatewayConfig, log: Logger, release: HermesRelease = new HermesRelease(undefined)): MemoryAdapter {
-  const resolution = resolveHonchoConfig(config.hermesHome, config.honchoEnv, config.projectDir, release);
+  const resolution = resolveHonchoConfig(config.hermesHome, config.honchoEnv, config.projectDir, release, config.limits.hermesConfigMaxBytes);
   let state: MemoryState;
   if (resolution.status === 'configured') {
     const { settings } = resolution;

@@ -10,7 +10,6 @@ export type { SkillsRoot } from './common.js';
 import { MAX_NAME_LENGTH, matchesEnvironment, matchesPlatform, parseFrontmatter, truncateDescription } from './frontmatter.js';
 import { parsePyYaml } from '../../platform/yaml.js';
 import { containedReal, decodeLenient, readBounded } from './io.js';
-import { CONFIG_MAX_BYTES } from '../../platform/hermes-config.js';
 
 // Walking `$HERMES_HOME/skills`: exclusions, symlink containment, the active org mirror, and
 // config.yaml `skills.disabled`.
@@ -54,9 +53,9 @@ function configStringList(value: unknown): string[] {
 }
 
 /** `skills.disabled` (plus `skills.platform_disabled[platform]`, config.hermesPlatform) from config.yaml. */
-export async function disabledSkillNames(hermesHome: string, platform: string | undefined): Promise<Set<string>> {
+export async function disabledSkillNames(hermesHome: string, platform: string | undefined, configMaxBytes: number): Promise<Set<string>> {
   try {
-    const { bytes } = await readBounded(join(hermesHome, 'config.yaml'), CONFIG_MAX_BYTES, 'whole', true);
+    const { bytes } = await readBounded(join(hermesHome, 'config.yaml'), configMaxBytes, 'whole', true);
     const parsed = parsePyYaml(decodeLenient(bytes));
     const skills = isRecord(parsed) ? parsed.skills : undefined;
     if (!isRecord(skills)) return new Set();
@@ -258,7 +257,7 @@ export async function skillCatalog(ctx: SkillsContext, root: SkillsRoot, signal?
 export async function findAllSkills(ctx: SkillsContext, signal?: AbortSignal): Promise<Listing> {
   const root = await openRoot(ctx.hermesHome);
   if ('missing' in root) return { skills: [], missing: root.reason, truncated: false };
-  const disabled = await disabledSkillNames(ctx.hermesHome, ctx.hermesPlatform);
+  const disabled = await disabledSkillNames(ctx.hermesHome, ctx.hermesPlatform, ctx.limits.hermesConfigMaxBytes);
   if (ctx.release.has('skillsEssentialNotDisabled')) for (const n of ESSENTIAL_SKILLS) disabled.delete(n);
   const summary = (s: ScannedSkill, name: string): SkillSummary => ({ name, description: s.description, category: s.category });
   if (ctx.release.has('skillsLoadNames')) {

@@ -97,7 +97,7 @@ async function locate(config: SkillsContext, root: SkillsRoot, name: string, can
  * by the exact path that is this copy's load name (tools/skills_tool.py skill_view, _is_skill_disabled).
  */
 async function isDisabled(config: SkillsContext, root: SkillsRoot, found: Candidate, resolvedName: string, signal?: AbortSignal): Promise<boolean> {
-  const disabled = await disabledSkillNames(config.hermesHome, config.hermesPlatform);
+  const disabled = await disabledSkillNames(config.hermesHome, config.hermesPlatform, config.limits.hermesConfigMaxBytes);
   if (disabled.has(resolvedName)) return true;
   if (!config.release.has('skillsLoadNames')) return false;
   const rel = ownedRelative(root, found);
