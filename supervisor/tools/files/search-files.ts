@@ -15,7 +15,9 @@ import { openRoot, SEARCH_DEADLINE_MS, SEARCH_MAX_ENTRIES, type SearchScope, typ
 //   inside a git repository, `.gitignore` / `.git/info/exclude` honoured (above the search root only
 //   within the roots, in `roots` mode); a glob (file_glob, or the file-search pattern) is an rg
 //   override, so a hidden or ignored entry it matches is taken anyway.
-//   Also pruned: node_modules, __pycache__, site-packages, venv.
+//   Nothing else is skipped: node_modules, venv, site-packages, __pycache__ are searched unless an
+//   ignore file names them, as Hermes' rg searches them (neither pin passes it prune globs; only
+//   0.22's zero-match probe prunes agent/search_policy.py SEARCH_PRUNE_DIR_NAMES).
 // - target "content": rg's regex dialect as a JS RegExp over each line of every file (POSIX
 //   classes and `\p{Script}` translated, look-around and backreferences refused as rg refuses
 //   them, a leading `(?i)` / `(?s)` / `(?m)` as the JS flag); a line keeps a CRLF's `\r` while it

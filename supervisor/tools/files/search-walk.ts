@@ -19,7 +19,6 @@ const picomatchLib = (): typeof import('picomatch') => (picomatchLibModule ??= c
 
 export const SEARCH_MAX_ENTRIES = 20_000;
 export const SEARCH_DEADLINE_MS = 20_000;
-const PRUNE_DIRS = new Set(['node_modules', '__pycache__', 'site-packages', 'venv']);
 
 interface WalkFile {
   /** 'dir' only for a walk asked for directories (WalkOptions.directories). */
@@ -256,7 +255,14 @@ interface WalkDir {
   shadowed: boolean;
 }
 
-/** Files under `root` in sorted depth-first order, bounded by `budget`. */
+/**
+ * Files under `root` in sorted depth-first order, bounded by `budget`. Only rg's own rules decide
+ * what is skipped (hidden entries, the ignore files): dependency directories such as node_modules,
+ * venv, site-packages or __pycache__ are walked like any other, as both Hermes pins' `rg` (with no
+ * prune globs on its search; tools/file_operations.py `_search_with_rg`, `_search_files_rg`) walks
+ * them. A large one spends the walk's budget (SEARCH_MAX_ENTRIES, SEARCH_DEADLINE_MS), and the
+ * result then says it stopped (`limit_reason`, a warning).
+ */
 async function* walkFiles(root: SearchRoot, budget: WalkBudget, options: WalkOptions, signal?: AbortSignal): AsyncGenerator<WalkFile> {
   const above = await ancestorLayers(root.abs, root.real, root.confinedTo);
   const rootRepo = await exists(join(root.abs, '.git'));
@@ -292,7 +298,7 @@ async function* walkFiles(root: SearchRoot, budget: WalkBudget, options: WalkOpt
         const shadowed = verdict === 'ignore' || (verdict === null && ent.name.startsWith('.'));
         if (options.everything) {
           if (isDir && EVERYTHING_PRUNED.has(ent.name)) continue;
-        } else if (!options.whitelist?.(childRel) && (shadowed || (isDir && PRUNE_DIRS.has(ent.name)))) continue;
+        } else if (!options.whitelist?.(childRel) && shadowed) continue;
         names.push({ name: ent.name, kind: isDir ? 'dir' : 'file', shadowed: shadowed || here.shadowed });
       }
     } catch {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { ErrorCode } from '../../../shared/errors.js';
 import type { CallContext } from '../../../supervisor/core/tool-types.js';
-import { SEARCH_MAX_ENTRIES, SEARCH_MAX_FILE_BYTES } from '../../../supervisor/tools/files/search-files.js';
+import { SEARCH_DEADLINE_MS, SEARCH_MAX_ENTRIES, SEARCH_MAX_FILE_BYTES } from '../../../supervisor/tools/files/search-files.js';
 import { Cases, call, ctx, expectCode, outcome, type Case, text } from './fixture.js';
 
 const cases = new Cases();
@@ -238,15 +238,37 @@ describe('search_files: content', () => {
     assert.equal((await call(c.search, { pattern: 'two$' })).total_count, 0);
   });
 
-  test('hidden entries, node_modules and binary files are skipped', async () => {
+  test('hidden entries and binary files are skipped; dependency directories are searched like any other', async () => {
     const c = cases.make();
     c.file('visible.txt', 'needle\n');
     c.file('.hidden/secret.txt', 'needle\n');
     c.file('.dotfile', 'needle\n');
     c.file('node_modules/pkg/index.js', 'needle\n');
+    c.file('venv/lib/site.py', 'needle\n');
+    c.file('lib/site-packages/mod.py', 'needle\n');
+    c.file('__pycache__/mod.txt', 'needle\n');
     c.file('bin.dat2', Buffer.concat([Buffer.from('needle\n'), Buffer.from([0, 1, 2])]));
     const r = await call(c.search, { pattern: 'needle', output_mode: 'files_only' });
-    assert.deepEqual(r.files, ['./visible.txt']);
+    // As Hermes' rg: no ignore file names them, so they are searched (and nothing says otherwise).
+    assert.deepEqual(r.files, ['./visible.txt', './__pycache__/mod.txt', './lib/site-packages/mod.py', './node_modules/pkg/index.js', './venv/lib/site.py']);
+    assert.equal(r.warning, undefined);
+    const names = await call(c.search, { pattern: '*.py', target: 'files' });
+    assert.deepEqual([...(names.files as string[])].sort(), ['./lib/site-packages/mod.py', './venv/lib/site.py']);
+  });
+
+  test('dependency directories an ignore file names are skipped: .gitignore inside a git repository, .ignore anywhere', async () => {
+    const c = cases.make();
+    c.file('src/a.js', 'needle\n');
+    c.file('node_modules/pkg/index.js', 'needle\n');
+    c.file('venv/lib/site.py', 'needle\n');
+    c.file('.gitignore', 'node_modules/\nvenv/\n');
+    // Outside a git repository rg does not read .gitignore: both are searched.
+    assert.equal((await call(c.search, { pattern: 'needle', output_mode: 'files_only' })).total_count, 3);
+    fs.mkdirSync(c.p('.git'));
+    assert.deepEqual((await call(c.search, { pattern: 'needle', output_mode: 'files_only' })).files, ['./src/a.js']);
+    fs.rmSync(c.p('.git'), { recursive: true });
+    c.file('.ignore', 'venv/\n');
+    assert.deepEqual((await call(c.search, { pattern: 'needle', output_mode: 'files_only' })).files, ['./node_modules/pkg/index.js', './src/a.js']);
   });
 
   test('a file larger than SEARCH_MAX_FILE_BYTES is streamed: every match found, context across chunk edges, a NUL still makes it binary', async () => {
@@ -385,6 +407,30 @@ describe('search_files: files', () => {
     assert.deepEqual(found.files, ['./README.md']);
     const grep = await call(c.search, { pattern: '42', target: 'grep' });
     assert.equal(matchesOf(grep).length, 1);
+  });
+
+  test(`a node_modules of more than ${SEARCH_MAX_ENTRIES} entries does not make a content search unbounded; ignored, it costs nothing`, async () => {
+    const c = cases.make();
+    const bulk = c.p('node_modules/big');
+    fs.mkdirSync(bulk, { recursive: true });
+    for (let i = 0; i <= SEARCH_MAX_ENTRIES; i++) fs.writeFileSync(join(bulk, `m${i}.js`), 'module.exports = 1;\n');
+    c.file('src/app.js', 'needle\n');
+    const started = Date.now();
+    const r = await call(c.search, { pattern: 'needle' });
+    // The walk is depth-first in name order: node_modules spends the budget before src is reached,
+    // and the answer says the search stopped rather than that nothing matched.
+    assert.equal(r.limit_reason, 'entry_limit');
+    assert.equal(r.truncated, true);
+    assert.equal(r.total_count_is_lower_bound, true);
+    assert.match(text(r.warning), new RegExp(`Search stopped after ${SEARCH_MAX_ENTRIES.toLocaleString('en-US')} directory entries; results are incomplete`));
+    assert.ok(Date.now() - started < SEARCH_DEADLINE_MS, 'the entry bound stops it before the deadline');
+    // Named by a .gitignore inside a git repository, node_modules is not walked at all.
+    fs.mkdirSync(c.p('.git'));
+    c.file('.gitignore', 'node_modules/\n');
+    const ignored = await call(c.search, { pattern: 'needle' });
+    assert.deepEqual(matchesOf(ignored), [{ path: './src/app.js', line: 1, content: 'needle' }]);
+    assert.equal(ignored.limit_reason, undefined);
+    assert.equal(ignored.truncated, undefined);
   });
 
   test(`the walk stops after ${SEARCH_MAX_ENTRIES} entries`, async () => {
