@@ -20,6 +20,8 @@ const LimitsSchema = v.object({
   skillsMaxFiles: PositiveInt,
   skillListReadChars: PositiveInt,
   skillViewMaxBytes: PositiveInt,
+  searchFilesMaxEntries: PositiveInt,
+  searchFilesTimeoutSeconds: PositiveInt,
   hermesConfigMaxBytes: PositiveInt,
   readFileScanMaxBytes: PositiveInt,
   // files up to this size on a local disk or memory file system are read on the event loop (read-file.ts)

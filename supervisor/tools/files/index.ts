@@ -92,6 +92,9 @@ interface FileToolDeps {
   readFileDocumentTimeoutSeconds?: number;
   /** The workers' transport cap (`workerTransportMaxBytes`), which bounds a document handed to Hermes. */
   workerTransportMaxBytes?: number;
+  /** search_files' walk budget (`searchFilesMaxEntries`, `searchFilesTimeoutSeconds`). */
+  searchFilesMaxEntries?: number;
+  searchFilesTimeoutSeconds?: number;
   /** The largest Hermes config.yaml read for the write guards (`hermesConfigMaxBytes`). */
   hermesConfigMaxBytes?: number;
   /** Per-task file states (read-state.ts), for write_file's read-before-overwrite guard. */

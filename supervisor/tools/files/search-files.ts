@@ -5,7 +5,8 @@ import { follows, type FollowsDeps } from './follows.js';
 import { hermesDirs } from './sensitive-paths.js';
 import { searchContent } from './search-content.js';
 import { searchFileNames, searchFileNamesOrdered, type FileOrder } from './search-glob.js';
-import { openRoot, SEARCH_DEADLINE_MS, SEARCH_MAX_ENTRIES, type SearchScope, type WalkBudget } from './search-walk.js';
+import { openRoot, type SearchScope, type WalkBudget } from './search-walk.js';
+import { defaultLimits } from '../../../shared/limits.js';
 
 // search_files — Hermes' content / file-name search (tools/file_tools.py `search_tool`, which runs
 // tools/file_operations.py `ShellFileOperations.search`: ripgrep where it is installed), implemented
@@ -47,7 +48,6 @@ import { openRoot, SEARCH_DEADLINE_MS, SEARCH_MAX_ENTRIES, type SearchScope, typ
 // walk and glob matching they share in search-walk.ts; this module parses the arguments, runs one
 // of them and shapes the result.
 
-export { SEARCH_DEADLINE_MS, SEARCH_MAX_ENTRIES } from './search-walk.js';
 export { SEARCH_MAX_FILE_BYTES, type SearchMatch } from './search-content.js';
 export { compileSearchRegex, patternHasRegexNewline } from './search-regex.js';
 
@@ -62,7 +62,13 @@ function intArg(v: unknown, fallback: number): number {
 
 const OMITTED_NOTE = 'result(s) omitted because they target credential, token, cache, or secret-bearing environment files.';
 
-type SearchDeps = PathDeps & FollowsDeps;
+type SearchDeps = PathDeps &
+  FollowsDeps & {
+    /** The most directory entries one call walks (`searchFilesMaxEntries`); the default limit when absent. */
+    searchFilesMaxEntries?: number;
+    /** How long one call walks and reads (`searchFilesTimeoutSeconds`); the default limit when absent. */
+    searchFilesTimeoutSeconds?: number;
+  };
 
 async function searchFiles(deps: SearchDeps, args: Record<string, unknown>, ctx: CallContext): Promise<ToolOutcome> {
   const pattern = args.pattern;
@@ -89,7 +95,9 @@ async function searchFiles(deps: SearchDeps, args: Record<string, unknown>, ctx:
 
   const dirs = await hermesDirs(deps.hermesHome);
   const root = await openRoot(deps, pathArg, ctx, dirs);
-  const budget: WalkBudget = { entries: 0, deadline: Date.now() + SEARCH_DEADLINE_MS, limitReason: null };
+  const maxEntries = deps.searchFilesMaxEntries ?? defaultLimits().searchFilesMaxEntries;
+  const timeoutSeconds = deps.searchFilesTimeoutSeconds ?? defaultLimits().searchFilesTimeoutSeconds;
+  const budget: WalkBudget = { entries: 0, maxEntries, deadline: Date.now() + timeoutSeconds * 1000, limitReason: null };
   const scope: SearchScope = { root, budget, dirs, signal: ctx?.signal };
   const warnings: string[] = [];
   const result: Record<string, unknown> = {};
@@ -115,8 +123,8 @@ async function searchFiles(deps: SearchDeps, args: Record<string, unknown>, ctx:
     result.limit_reason = budget.limitReason;
     warnings.push(
       budget.limitReason === 'entry_limit'
-        ? `Search stopped after ${SEARCH_MAX_ENTRIES.toLocaleString('en-US')} directory entries; results are incomplete. Narrow 'path' or use file_glob.`
-        : `Search stopped after ${SEARCH_DEADLINE_MS / 1000} s; results are incomplete. Narrow 'path' or the pattern.`,
+        ? `Search stopped after ${maxEntries.toLocaleString('en-US')} directory entries; results are incomplete. Narrow 'path' or use file_glob.`
+        : `Search stopped after ${timeoutSeconds} s; results are incomplete. Narrow 'path' or the pattern.`,
     );
   }
   // Hermes' SearchResult.to_dict: empty lists and a false `truncated` are left out.

@@ -17,8 +17,6 @@ import { checkedPath, deviceError, isBlockedDevice, readBlockError, readBlockMes
 let picomatchLibModule: typeof import('picomatch') | undefined;
 const picomatchLib = (): typeof import('picomatch') => (picomatchLibModule ??= createRequire(import.meta.url)('picomatch') as typeof import('picomatch'));
 
-export const SEARCH_MAX_ENTRIES = 20_000;
-export const SEARCH_DEADLINE_MS = 20_000;
 
 interface WalkFile {
   /** 'dir' only for a walk asked for directories (WalkOptions.directories). */
@@ -34,6 +32,8 @@ interface WalkFile {
 
 export interface WalkBudget {
   entries: number;
+  /** The most directory entries the call walks (`searchFilesMaxEntries`). */
+  maxEntries: number;
   deadline: number;
   limitReason: string | null;
 }
@@ -260,7 +260,7 @@ interface WalkDir {
  * what is skipped (hidden entries, the ignore files): dependency directories such as node_modules,
  * venv, site-packages or __pycache__ are walked like any other, as both Hermes pins' `rg` (with no
  * prune globs on its search; tools/file_operations.py `_search_with_rg`, `_search_files_rg`) walks
- * them. A large one spends the walk's budget (SEARCH_MAX_ENTRIES, SEARCH_DEADLINE_MS), and the
+ * them. A large one spends the walk's budget (searchFilesMaxEntries, searchFilesTimeoutSeconds), and the
  * result then says it stopped (`limit_reason`, a warning).
  */
 async function* walkFiles(root: SearchRoot, budget: WalkBudget, options: WalkOptions, signal?: AbortSignal): AsyncGenerator<WalkFile> {
@@ -285,7 +285,7 @@ async function* walkFiles(root: SearchRoot, budget: WalkBudget, options: WalkOpt
     try {
       const dir = await opendir(dirAbs);
       for await (const ent of dir) {
-        if (++budget.entries > SEARCH_MAX_ENTRIES) {
+        if (++budget.entries > budget.maxEntries) {
           budget.limitReason = 'entry_limit';
           break;
         }

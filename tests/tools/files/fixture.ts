@@ -58,6 +58,8 @@ export class Cases {
       /** Calls of a real Hermes' own functions (read_file's document extractor); none by default. */
       hermesCaller?: HermesCaller;
       workerTransportMaxBytes?: number;
+      /** search_files' walk budget (`searchFilesMaxEntries`); the default limit when absent. */
+      searchFilesMaxEntries?: number;
       guardOff?: boolean;
     } = {},
   ): Case {
@@ -90,6 +92,7 @@ export class Cases {
       ...(opts.maxOutputChars === undefined ? {} : { maxOutputChars: opts.maxOutputChars }),
       ...(opts.hermesCaller ? { hermes: opts.hermesCaller } : {}),
       ...(opts.workerTransportMaxBytes === undefined ? {} : { workerTransportMaxBytes: opts.workerTransportMaxBytes }),
+      ...(opts.searchFilesMaxEntries === undefined ? {} : { searchFilesMaxEntries: opts.searchFilesMaxEntries }),
     });
     const p = (rel: string): string => (rel.startsWith('~/') ? join(home, rel.slice(2)) : join(proj, rel));
     return {

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { ErrorCode } from '../../../shared/errors.js';
 import type { CallContext } from '../../../supervisor/core/tool-types.js';
-import { SEARCH_DEADLINE_MS, SEARCH_MAX_ENTRIES, SEARCH_MAX_FILE_BYTES } from '../../../supervisor/tools/files/search-files.js';
+import { SEARCH_MAX_FILE_BYTES } from '../../../supervisor/tools/files/search-files.js';
+import { defaultLimits, loadLimits } from '../../../shared/limits.js';
 import { Cases, call, ctx, expectCode, outcome, type Case, text } from './fixture.js';
 
 const cases = new Cases();
@@ -409,8 +410,17 @@ describe('search_files: files', () => {
     assert.equal(matchesOf(grep).length, 1);
   });
 
-  test(`a node_modules of more than ${SEARCH_MAX_ENTRIES} entries does not make a content search unbounded; ignored, it costs nothing`, async () => {
-    const c = cases.make();
+  test('the walk budget is the named limit searchFilesMaxEntries (20,000 by default, HERMES_MCP_SEARCH_FILES_MAX_ENTRIES) and searchFilesTimeoutSeconds (20 s)', () => {
+    assert.equal(defaultLimits().searchFilesMaxEntries, 20_000);
+    assert.equal(defaultLimits().searchFilesTimeoutSeconds, 20);
+    assert.equal(loadLimits({ HERMES_MCP_SEARCH_FILES_MAX_ENTRIES: '300' }).searchFilesMaxEntries, 300);
+  });
+
+  // The budget tests give the walk a budget of 300 entries (the limit as configured), not 20,000 files.
+  const SEARCH_MAX_ENTRIES = 300;
+
+  test(`a node_modules of more than the walk's budget (${SEARCH_MAX_ENTRIES} entries) does not make a content search unbounded; ignored, it costs nothing`, async () => {
+    const c = cases.make({ searchFilesMaxEntries: SEARCH_MAX_ENTRIES });
     const bulk = c.p('node_modules/big');
     fs.mkdirSync(bulk, { recursive: true });
     for (let i = 0; i <= SEARCH_MAX_ENTRIES; i++) fs.writeFileSync(join(bulk, `m${i}.js`), 'module.exports = 1;\n');
@@ -423,7 +433,7 @@ describe('search_files: files', () => {
     assert.equal(r.truncated, true);
     assert.equal(r.total_count_is_lower_bound, true);
     assert.match(text(r.warning), new RegExp(`Search stopped after ${SEARCH_MAX_ENTRIES.toLocaleString('en-US')} directory entries; results are incomplete`));
-    assert.ok(Date.now() - started < SEARCH_DEADLINE_MS, 'the entry bound stops it before the deadline');
+    assert.ok(Date.now() - started < defaultLimits().searchFilesTimeoutSeconds * 1000, 'the entry bound stops it before the deadline');
     // Named by a .gitignore inside a git repository, node_modules is not walked at all.
     fs.mkdirSync(c.p('.git'));
     c.file('.gitignore', 'node_modules/\n');
@@ -433,8 +443,8 @@ describe('search_files: files', () => {
     assert.equal(ignored.truncated, undefined);
   });
 
-  test(`the walk stops after ${SEARCH_MAX_ENTRIES} entries`, async () => {
-    const c = cases.make();
+  test(`the walk stops after its budget of entries (${SEARCH_MAX_ENTRIES})`, async () => {
+    const c = cases.make({ searchFilesMaxEntries: SEARCH_MAX_ENTRIES });
     const dir = c.p('bulk');
     fs.mkdirSync(dir);
     for (let i = 0; i <= SEARCH_MAX_ENTRIES; i++) fs.writeFileSync(join(dir, `f${i}`), '');
