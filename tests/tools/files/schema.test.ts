@@ -88,6 +88,10 @@ describe('file tool definitions', () => {
       assert.deepEqual(as({ path: 'a', offset: 2.9, limit: 2.7 }), { path: 'a', offset: 2, limit: 2 });
       assert.deepEqual(as({ path: 'a', offset: '-4', limit: '0' }), { path: 'a', offset: 1, limit: 1 });
       assert.deepEqual(as({ path: 'a', offset: null, limit: null }), { path: 'a' });
+      // The repair works on a copy: the caller's arguments are left as sent.
+      const sent = { path: 'a', offset: '3' };
+      as(sent);
+      assert.deepEqual(sent, { path: 'a', offset: '3' });
       // What Hermes cannot read as a number it replaces by its default; the gateway refuses it.
       for (const bad of ['abc', '2.5', '', true, false, [], {}, [3], '0x10', 'inf']) {
         rejects(validate, { path: 'a', offset: bad });
