@@ -141,6 +141,13 @@ export interface ToolDefinition {
   returnsImages?: boolean;
   /** How the pipeline redacts this tool's result (ResultRedaction); default `output`. */
   redaction?: ResultRedaction;
+  /**
+   * Repairs arguments before they are validated against `inputSchema`, as the Hermes function the
+   * tool mirrors repairs them (a numeric string for an integer, an offset below 1 clamped). Given a
+   * copy of the call's arguments object; returns the arguments to validate. What it leaves alone is
+   * validated as sent, so input Hermes cannot use either keeps its stable error code.
+   */
+  coerceArguments?(args: Record<string, unknown>): Record<string, unknown>;
   handler(args: Record<string, unknown>, ctx: CallContext): Promise<ToolOutcome>;
 }
 

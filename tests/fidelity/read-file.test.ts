@@ -168,8 +168,9 @@ test('read_file: where read-file-no-phantom-line applies, Hermes only adds the e
   const pairs = differing(ids, 'content');
   for (const { via, id, g, h } of pairs) {
     const args = caseArgs.get(id)!;
-    const offset = Math.max(1, Number(args.offset ?? 1));
-    const limit = Math.max(1, Number(args.limit ?? (new HermesRelease(hermes().version).has('readFileDefaultLimit2000') ? 2000 : 500)));
+    // Hermes' normalize_read_pagination: int() of the value (a numeric string, a fraction truncated), then clamped.
+    const offset = Math.max(1, Math.trunc(Number(args.offset ?? 1)));
+    const limit = Math.max(1, Math.min(2000, Math.trunc(Number(args.limit ?? (new HermesRelease(hermes().version).has('readFileDefaultLimit2000') ? 2000 : 500)))));
     const shown = String(g.content);
     // The line after the page: after its last line, or the offset itself when nothing is shown.
     const next = shown === '' ? offset : Math.min(offset + limit, Number(g.total_lines) + 1);
@@ -191,5 +192,27 @@ test('read_file: where read-file-last-line-counted applies, Hermes counts one li
     assert.ok(bytes !== null && bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a, `${id}: its file ends in a newline`);
   }
   const shown = new Set(pairs.map((p) => p.id));
+  assert.deepEqual(ids.filter((id) => !shown.has(id)), []);
+});
+
+test('read_file: where read-file-schema-validated-arguments applies, the gateway refuses the argument Hermes could not read, and only that', () => {
+  const caseArgs = new Map(cases.map((c) => [c.id, c.args]));
+  const ids = listedCases('read-file-schema-validated-arguments');
+  const shown = new Set<string>();
+  for (const [via, answers] of gatewaySeen) {
+    for (const id of ids) {
+      if (!answers.has(id)) continue;
+      const g = record(answers.get(id));
+      const h = record(hermesSeen.get(id));
+      // The one argument in the case besides path is the one named, as the integer it must be.
+      const arg = Object.keys(caseArgs.get(id)!).find((k) => k !== 'path');
+      assert.deepEqual(Object.keys(g).sort(), ['code', 'error'], `${id} (${via}): ${JSON.stringify(g)}`);
+      assert.equal(g.code, 'INVALID_ARGUMENTS', `${id} (${via})`);
+      assert.match(String(g.error), new RegExp(`^invalid arguments for read_file: /${arg} must be integer$`), `${id} (${via})`);
+      // Hermes read the file in its place (its default, or 1 / 0 for true / false).
+      assert.equal(typeof h.content, 'string', `${id}: Hermes answered ${JSON.stringify(h)}`);
+      shown.add(id);
+    }
+  }
   assert.deepEqual(ids.filter((id) => !shown.has(id)), []);
 });

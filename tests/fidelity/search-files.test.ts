@@ -1,3 +1,5 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, symlinkSync, utimesSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
@@ -6,7 +8,8 @@ import { ensurePackage, RIPGREP } from '../../scripts/test-prerequisites.js';
 import { HermesRelease } from '../../supervisor/platform/hermes/release.js';
 import { hermes } from '../helpers/hermes.js';
 import { viaBridge } from '../helpers/gateway.js';
-import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
+import { appliesTo } from '../../scripts/differences-from-hermes.js';
+import { compareSurface, divergences, errorAsHermes, loadCases, normalise, oneByOne, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
 import { writeFiles, type FidelityGateway, type FileSpec } from './workspace.js';
 
 // search_files against Hermes' search_files handler (tools/file_tools.py _handle_search_files, then
@@ -114,6 +117,14 @@ async function overMcp(c: SearchCase): Promise<unknown> {
   return hint === undefined ? data : { ...data, _hint: hint };
 }
 
+/** The answers compared, kept for the checks after the comparison (per gateway way). */
+let hermesSeen: Answers = new Map();
+const gatewaySeen = new Map<string, Answers>();
+const seen = (via: string, answers: Answers): Answers => {
+  gatewaySeen.set(via, answers);
+  return answers;
+};
+
 compareSurface<SearchCase>({
   surface: 'search_files',
   cases,
@@ -131,10 +142,11 @@ compareSurface<SearchCase>({
   async hermes(list) {
     const input = { cases: list.map((c) => ({ id: c.id, args: argsOf(c), ripgrep: c.ripgrep })) };
     const answers = await fx.driver('search_files.py', input, { TERMINAL_CWD: fx.ws });
-    return new Map(list.map((c) => [c.id, norm(c, answers.get(c.id))]));
+    hermesSeen = new Map(list.map((c) => [c.id, norm(c, answers.get(c.id))]));
+    return hermesSeen;
   },
   gateway: {
-    mcp: (list) => oneByOne(list, async (c) => norm(c, await overMcp(c))),
+    mcp: async (list) => seen('mcp', await oneByOne(list, async (c) => norm(c, await overMcp(c)))),
     async hermes_tools(list) {
       // One script makes at most execute_code's tool-call limit of calls: the cases go in batches.
       const out: Answers = new Map();
@@ -146,7 +158,29 @@ compareSurface<SearchCase>({
           batch.forEach((c, i) => out.set(c.id, norm(c, results[i])));
         }
       }
-      return out;
+      return seen('hermes_tools', out);
     },
   },
+});
+
+test('search_files: where search-files-unreadable-numbers-refused applies, the gateway refuses the argument Hermes could not read, and only that', () => {
+  const d = divergences().find((x) => x.id === 'search-files-unreadable-numbers-refused');
+  const ids = d !== undefined && appliesTo(d, hermes().version) ? (d.cases ?? []) : [];
+  const caseArgs = new Map(cases.map((c) => [c.id, c.args]));
+  const shown = new Set<string>();
+  for (const [via, answers] of gatewaySeen) {
+    for (const id of ids) {
+      if (!answers.has(id)) continue;
+      const g = answers.get(id) as Record<string, unknown>;
+      const h = hermesSeen.get(id) as Record<string, unknown>;
+      const arg = Object.keys(caseArgs.get(id)!).find((k) => k === 'offset' || k === 'limit');
+      assert.deepEqual(Object.keys(g).sort(), ['code', 'error'], `${id} (${via}): ${JSON.stringify(g)}`);
+      assert.equal(g.code, 'INVALID_ARGUMENTS', `${id} (${via})`);
+      assert.match(String(g.error), new RegExp(`^invalid arguments for search_files: /${arg} must be integer$`), `${id} (${via})`);
+      // Hermes searched with its default (or 1 for true) in its place.
+      assert.equal(typeof h.total_count, 'number', `${id}: Hermes answered ${JSON.stringify(h)}`);
+      shown.add(id);
+    }
+  }
+  assert.deepEqual(ids.filter((id) => !shown.has(id)), []);
 });

@@ -4,7 +4,9 @@ import type { ToolDefinition } from '../tool-types.js';
 
 // One JSON Schema 2020-12 validator (ajv) for every tool's input, compiled once when the catalog
 // is frozen: a schema that does not compile fails startup instead of failing a call later.
-// No coercion and no defaults are applied: `limit: true` is an error, never the number 1.
+// No coercion and no defaults are applied by ajv: `limit: true` is an error, never the number 1. A
+// tool that mirrors a Hermes function repairing its arguments (ToolDefinition.coerceArguments) does
+// that repair first, on a copy, and the repaired arguments are validated.
 const Ajv2020 = Ajv2020Module as unknown as typeof Ajv2020Module.default;
 const ajv = new Ajv2020({ allErrors: false, strict: false, coerceTypes: false, useDefaults: false, validateFormats: false });
 
@@ -19,7 +21,11 @@ function describe(errors: ErrorObject[] | null | undefined): string {
   return `${at} ${e.message ?? 'is invalid'}`;
 }
 
-export function compileArgumentValidator(tool: Pick<ToolDefinition, 'name' | 'inputSchema'>): ArgumentValidator {
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function compileArgumentValidator(tool: Pick<ToolDefinition, 'name' | 'inputSchema' | 'coerceArguments'>): ArgumentValidator {
   let check;
   try {
     check = ajv.compile(tool.inputSchema);
@@ -27,7 +33,8 @@ export function compileArgumentValidator(tool: Pick<ToolDefinition, 'name' | 'in
     throw new Error(`catalog: input schema of "${tool.name}" does not compile: ${(e as Error).message}`);
   }
   return (args: unknown) => {
-    const value = args ?? {};
+    const raw = args ?? {};
+    const value = tool.coerceArguments && isPlainObject(raw) ? tool.coerceArguments({ ...raw }) : raw;
     if (!check(value)) {
       throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `invalid arguments for ${tool.name}: ${describe(check.errors)}`);
     }

@@ -3,7 +3,8 @@ import { stat } from 'node:fs/promises';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { defaultLimits } from '../../../shared/limits.js';
 import { maxFrameBytes } from '../../../shared/worker-protocol/caps.js';
-import { HermesRelease } from '../../platform/hermes/release.js';
+import { HermesRelease, hermesSupport } from '../../platform/hermes/release.js';
+import { gt } from '@renovatebot/pep440';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../../core/tool-types.js';
 import { fileExtension, hasBinaryExtension } from './fs-util.js';
 import { resolveToolPath } from './confine.js';
@@ -16,6 +17,7 @@ import { requireString } from './paths.js';
 import { servedPage } from './read-state.js';
 import { MAX_LINE_LENGTH } from './read-scan.js';
 import { checkedPath, deviceError, isBlockedDevice, readVerdict } from './sensitive-paths.js';
+import { coerceIntegerArgs, type IntegerArgRule } from './integer-args.js';
 
 // read_file — Hermes' paginated text read (tools/file_tools.py `read_file_tool`,
 // tools/file_operations.py `ShellFileOperations.read_file`): `N|line` gutter, 1-indexed offset,
@@ -77,6 +79,20 @@ function intArg(v: unknown, fallback: number): number {
   if (v === undefined || v === null) return fallback;
   const n = typeof v === 'number' ? v : Number(v);
   return Number.isFinite(n) ? Math.trunc(n) : fallback;
+}
+
+/**
+ * Hermes `normalize_read_pagination`'s repair and clamps, applied before the schema (integer-args.ts),
+ * for the Hermes versions the tests run (0.19.0 to 0.22.2) and a Hermes of unknown version. A
+ * Hermes newer than the newest one run (v0.23.5 reads a negative offset as the file's last lines,
+ * rules that could not be read: docs/hermes-versions.md#read_file) keeps the repair of numeric
+ * strings and fractions, but an offset below 1 stays INVALID_ARGUMENTS: raising it to 1 would show
+ * the first lines where that Hermes shows the last.
+ */
+function readIntegerArgs(release: HermesRelease): Record<string, IntegerArgRule> {
+  const version = release.version;
+  const newerThanRun = version !== undefined && hermesSupport().run.every((run) => gt(version, run));
+  return { offset: newerThanRun ? {} : { min: 1 }, limit: { min: 1, max: READ_MAX_LIMIT } };
 }
 
 /** Hermes `normalize_read_pagination`: offset ≥ 1; 1 ≤ limit ≤ 2000 (the default per release). */
@@ -236,7 +252,9 @@ function description(deps: ReadFileDeps, rules: ReadRules): string {
 }
 
 export function readFileTool(deps: ReadFileDeps): ToolDefinition {
-  const rules = readRules(deps.release ?? new HermesRelease(undefined));
+  const release = deps.release ?? new HermesRelease(undefined);
+  const rules = readRules(release);
+  const integerArgs = readIntegerArgs(release);
   return {
     name: 'read_file',
     description: description(deps, rules),
@@ -254,6 +272,7 @@ export function readFileTool(deps: ReadFileDeps): ToolDefinition {
     annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, title: 'Read a file' },
     requiresOwner: false,
     redaction: 'file-read',
+    coerceArguments: (args) => coerceIntegerArgs(args, integerArgs),
     async handler(args: Record<string, unknown>, ctx: CallContext) {
       return readFile(deps, rules, args ?? {}, ctx);
     },

@@ -7,6 +7,7 @@ import { searchContent } from './search-content.js';
 import { searchFileNames, searchFileNamesOrdered, type FileOrder } from './search-glob.js';
 import { openRoot, type SearchScope, type WalkBudget } from './search-walk.js';
 import { defaultLimits } from '../../../shared/limits.js';
+import { coerceIntegerArgs } from './integer-args.js';
 
 // search_files — Hermes' content / file-name search (tools/file_tools.py `search_tool`, which runs
 // tools/file_operations.py `ShellFileOperations.search`: ripgrep where it is installed), implemented
@@ -53,6 +54,13 @@ export { compileSearchRegex, patternHasRegexNewline } from './search-regex.js';
 
 const TARGET_ALIASES: Record<string, 'content' | 'files'> = { content: 'content', files: 'files', grep: 'content', find: 'files' };
 const OUTPUT_MODES = new Set(['content', 'files_only', 'count']);
+
+/**
+ * Hermes `normalize_search_pagination`'s repair and clamps, applied before the schema
+ * (integer-args.ts); `context` is read by Hermes' search as given, after dispatch turned a numeric
+ * string into its integer.
+ */
+const SEARCH_INTEGER_ARGS = { offset: { min: 0 }, limit: { min: 1 }, context: { stringsOnly: true } } as const;
 
 function intArg(v: unknown, fallback: number): number {
   if (v === undefined || v === null) return fallback;
@@ -200,6 +208,7 @@ export function searchFilesTool(deps: SearchDeps): ToolDefinition {
     annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, title: 'Search files' },
     requiresOwner: false,
     redaction: 'file-read',
+    coerceArguments: (args) => coerceIntegerArgs(args, SEARCH_INTEGER_ARGS),
     async handler(args: Record<string, unknown>, ctx: CallContext) {
       return searchFiles(deps, args ?? {}, ctx);
     },

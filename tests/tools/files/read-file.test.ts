@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { after, describe, test } from 'node:test';
-import { ErrorCode } from '../../../shared/errors.js';
+import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import { compileArgumentValidator } from '../../../supervisor/core/catalog/validate.js';
 import { Cases, call, ctx, expectCode, text } from './fixture.js';
 
 const cases = new Cases();
@@ -21,6 +22,20 @@ describe('read_file: content and pagination', () => {
     assert.equal(r.file_size, 11);
     assert.equal(r.truncated, false);
     assert.equal(r.hint, undefined);
+  });
+
+  // A model's "3" / "2", an offset of 0 and a fraction are read as Hermes reads them
+  // (model_tools.py coerce_tool_args, normalize_read_pagination), after the gateway's validator.
+  test('offset and limit sent as strings, 0 or fractions read the window Hermes reads', async () => {
+    const c = cases.make();
+    c.file('a.txt', '1\n2\n3\n4\n5\n');
+    const validate = compileArgumentValidator(c.read);
+    const read = (args: Record<string, unknown>) => call(c.read, validate(args));
+    assert.equal((await read({ path: 'a.txt', offset: '3', limit: '2' })).content, '3|3\n4|4');
+    assert.equal((await read({ path: 'a.txt', offset: 0, limit: 1 })).content, '1|1');
+    assert.equal((await read({ path: 'a.txt', offset: -4, limit: 2.7 })).content, '1|1\n2|2');
+    assert.equal((await read({ path: 'a.txt', offset: '4.0', limit: null })).content, '4|4\n5|5');
+    assert.throws(() => validate({ path: 'a.txt', offset: 'abc' }), (e: unknown) => e instanceof GatewayError && e.code === ErrorCode.INVALID_ARGUMENTS && /\/offset must be integer/.test(e.message));
   });
 
   test('offset and limit select a window and the hint names the next offset', async () => {

@@ -71,14 +71,39 @@ describe('file tool definitions', () => {
     const validate = compileArgumentValidator(read);
     validate({ path: 'a', offset: 1, limit: 2000 });
     validate({ path: 'a', limit: 0 });
-    rejects(validate, { path: 'a', limit: 2001 });
-    rejects(validate, { path: 'a', offset: 0 });
     rejects(validate, { offset: 1 });
     rejects(validate, { path: 'a', extra: true });
   });
 
+  // Hermes repairs what a model sends before its function reads it (model_tools.py coerce_tool_args,
+  // then normalize_read_pagination's int() and clamps); the published schema stays Hermes' own.
+  test('read_file arguments: numeric strings, fractions and out-of-range values repaired as Hermes does', () => {
+    for (const hermes of ['0.19.0', '0.22.2', undefined]) {
+      const validate = compileArgumentValidator(cases.make(hermes === undefined ? {} : { hermes }).read);
+      const as = (args: Record<string, unknown>) => validate(args);
+      assert.deepEqual(as({ path: 'a', offset: '3', limit: '2' }), { path: 'a', offset: 3, limit: 2 }, String(hermes));
+      assert.deepEqual(as({ path: 'a', offset: ' 4 ', limit: '1e2' }), { path: 'a', offset: 4, limit: 100 });
+      assert.deepEqual(as({ path: 'a', offset: 0, limit: 2001 }), { path: 'a', offset: 1, limit: 2000 });
+      assert.deepEqual(as({ path: 'a', offset: -5, limit: -3 }), { path: 'a', offset: 1, limit: 1 });
+      assert.deepEqual(as({ path: 'a', offset: 2.9, limit: 2.7 }), { path: 'a', offset: 2, limit: 2 });
+      assert.deepEqual(as({ path: 'a', offset: '-4', limit: '0' }), { path: 'a', offset: 1, limit: 1 });
+      assert.deepEqual(as({ path: 'a', offset: null, limit: null }), { path: 'a' });
+      // The repair works on a copy: the caller's arguments are left as sent.
+      const sent = { path: 'a', offset: '3' };
+      as(sent);
+      assert.deepEqual(sent, { path: 'a', offset: '3' });
+      // What Hermes cannot read as a number it replaces by its default; the gateway refuses it.
+      for (const bad of ['abc', '2.5', '', true, false, [], {}, [3], '0x10', 'inf']) {
+        rejects(validate, { path: 'a', offset: bad });
+        rejects(validate, { path: 'a', limit: bad });
+      }
+    }
+  });
+
   // Hermes v0.23's negative offsets are not followed (their rules could not be read; docs/hermes-versions.md#read_file):
-  // the newest gateway, and one told it fronts 0.23.5, keep 0.22.2's offset ≥ 1.
+  // the schema keeps 0.22.2's offset ≥ 1 for every version; a gateway told it fronts 0.23.5 refuses an
+  // offset below 1 (raising it to 1 would show the first lines where that Hermes shows the last),
+  // while 0.22.2 and a Hermes of unknown version raise it to 1 as normalize_read_pagination does.
   test('read_file schema: offset ≥ 1 for 0.22.2, 0.23.5 and the newest Hermes', () => {
     for (const hermes of ['0.22.2', '0.23.5', undefined]) {
       const read = cases.make(hermes === undefined ? {} : { hermes }).read;
@@ -86,8 +111,15 @@ describe('file tool definitions', () => {
       assert.deepEqual([offset.default, offset.minimum], [1, 1], String(hermes));
       const validate = compileArgumentValidator(read);
       validate({ path: 'a', offset: 1 });
-      rejects(validate, { path: 'a', offset: 0 });
-      rejects(validate, { path: 'a', offset: -5 });
+      if (hermes === '0.23.5') {
+        rejects(validate, { path: 'a', offset: 0 });
+        rejects(validate, { path: 'a', offset: -5 });
+        rejects(validate, { path: 'a', offset: '-5' });
+        assert.deepEqual(validate({ path: 'a', offset: '3', limit: 2.5 }), { path: 'a', offset: 3, limit: 2 });
+      } else {
+        assert.deepEqual(validate({ path: 'a', offset: 0 }), { path: 'a', offset: 1 }, String(hermes));
+        assert.deepEqual(validate({ path: 'a', offset: -5 }), { path: 'a', offset: 1 }, String(hermes));
+      }
     }
   });
 
@@ -126,5 +158,17 @@ describe('file tool definitions', () => {
     // Out-of-range pagination is clamped by the handler, as Hermes' normalize_search_pagination does.
     validate({ pattern: 'x', limit: 0, offset: -3, context: -1 });
     rejects(validate, { target: 'content' });
+    // Numeric strings and fractions repaired as Hermes' dispatch and normalize_search_pagination do.
+    assert.deepEqual(validate({ pattern: 'x', limit: '2', offset: '-3', context: '1' }), { pattern: 'x', limit: 2, offset: 0, context: 1 });
+    assert.deepEqual(validate({ pattern: 'x', limit: 0, offset: 1.8 }), { pattern: 'x', limit: 1, offset: 1 });
+    assert.deepEqual(validate({ pattern: 'x', limit: null, offset: null }), { pattern: 'x' });
+    for (const bad of ['abc', '2.5', true, [], {}]) {
+      rejects(validate, { pattern: 'x', limit: bad });
+      rejects(validate, { pattern: 'x', offset: bad });
+      rejects(validate, { pattern: 'x', context: bad });
+    }
+    // context is read by Hermes' search as given: a fraction or null is not Hermes' repair to make.
+    rejects(validate, { pattern: 'x', context: 1.5 });
+    rejects(validate, { pattern: 'x', context: null });
   });
 });
