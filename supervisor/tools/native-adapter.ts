@@ -65,7 +65,7 @@ export function nativeAdapter(config: GatewayConfig, log: Logger, owners = new O
     ledgerTtlMs: config.limits.fileStateLedgerTtlSeconds * 1000,
     maxLedgers: config.limits.fileStateMaxLedgers,
   });
-  const fileDeps = { hermesHome: config.hermesHome, cwdFor, access, readFileScanMaxBytes: config.limits.readFileScanMaxBytes, readFileInlineMaxBytes: config.limits.readFileInlineMaxBytes, maxOutputChars: config.limits.maxOutputChars, searchPath: config.helperSearchPath, release, fileStates, hermes: hermesCaller, readFileDocumentTimeoutSeconds: config.limits.readFileDocumentTimeoutSeconds, workerTransportMaxBytes: config.limits.workerTransportMaxBytes };
+  const fileDeps = { hermesHome: config.hermesHome, cwdFor, access, readFileScanMaxBytes: config.limits.readFileScanMaxBytes, readFileInlineMaxBytes: config.limits.readFileInlineMaxBytes, maxOutputChars: config.limits.maxOutputChars, searchPath: config.helperSearchPath, release, fileStates, hermes: hermesCaller, readFileDocumentTimeoutSeconds: config.limits.readFileDocumentTimeoutSeconds, writeLintTimeoutSeconds: config.limits.writeLintTimeoutSeconds, writeLintMaxBytes: config.limits.writeLintMaxBytes, workerTransportMaxBytes: config.limits.workerTransportMaxBytes };
   const files = fileTools(fileDeps);
   // hermes_tools file calls from a script are nested calls of its execute_code call (script-tools.ts).
   const exec = new ExecuteCodePool(runtime, scriptToolDispatch(files.map((tool) => tool.name)), release);

@@ -90,6 +90,10 @@ interface FileToolDeps {
   hermes?: HermesCaller;
   /** How long Hermes' document extractor may take for one document (`readFileDocumentTimeoutSeconds`). */
   readFileDocumentTimeoutSeconds?: number;
+  /** How long write_file/patch's syntax check of a Python or TOML file may take (`writeLintTimeoutSeconds`). */
+  writeLintTimeoutSeconds?: number;
+  /** The largest Python or TOML text write_file/patch syntax-check (`writeLintMaxBytes`). */
+  writeLintMaxBytes?: number;
   /** The workers' transport cap (`workerTransportMaxBytes`), which bounds a document handed to Hermes. */
   workerTransportMaxBytes?: number;
   /** Per-task file states (read-state.ts), for write_file's read-before-overwrite guard. */

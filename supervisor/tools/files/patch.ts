@@ -10,7 +10,8 @@ import { hermesDirs, type CheckedPath } from './sensitive-paths.js';
 import { assertWritable, CROSS_PROFILE_PROPERTY } from './write-blocks.js';
 import { fileDiff } from './unified-diff.js';
 import { applyV4a, hasTraversal, notFoundHint, operationPaths, parseV4aPatch, type ResolvedOperation } from './v4a.js';
-import { assertNewerWriteGuards, assertNoAddedRedactionMarker, follows, jsonConstantRefusal, lintDelta, lintOf, syntaxGateRefusal, type EditDeps, type Lint } from './write-file.js';
+import { tomlGateRefusal } from './lint.js';
+import { assertNewerWriteGuards, assertNoAddedRedactionMarker, follows, jsonConstantRefusal, lintDeltaOf, lintNow, syntaxGateRefusal, type EditDeps, type Lint } from './write-file.js';
 import { sha256Hex } from './read-state.js';
 
 // patch — Hermes' targeted edit tool (tools/file_tools.py `patch_tool`):
@@ -122,6 +123,7 @@ async function replaceMode(deps: EditDeps, args: Record<string, unknown>, ctx: C
     assertNoAddedRedactionMarker('patch', input, raw.content, newContent);
     const refusal =
       syntaxGateRefusal(checked.real, newContent) ??
+      (await tomlGateRefusal({ ...deps, ...(ctx?.signal ? { signal: ctx.signal } : {}) }, checked.real, newContent)) ??
       (follows(deps, 'writeJsonConstants') && extname(checked.real).toLowerCase() === '.json' ? jsonConstantRefusal(checked.real, newContent, raw.content) : null);
     if (refusal) throw patchError(ErrorCode.INVALID_ARGUMENTS, `Failed to write changes: ${refusal}`);
     throwIfAborted(ctx?.signal, 'patch');
@@ -139,7 +141,7 @@ async function replaceMode(deps: EditDeps, args: Record<string, unknown>, ctx: C
           // Upstream labels the diff with the absolute path it patched: `a//abs/path`.
           diff: fileDiff(checked.real, raw.content, newContent),
           modified: [checked.real],
-          lint: lintDelta(checked.real, raw.content, newContent, deps.searchPath),
+          lint: await lintDeltaOf(deps, checked.real, raw.content, newContent, ctx?.signal),
         }),
         ...(note ? { note } : {}),
       },
@@ -205,7 +207,7 @@ async function patchMode(deps: EditDeps, args: Record<string, unknown>, ctx: Cal
     ];
     for (const { key, abs } of linted) {
       const text = abs === null ? null : await readFile(abs, 'utf8').catch(() => null);
-      lint[key] = lintOf(key, text, deps.searchPath);
+      lint[key] = await lintNow(deps, key, text, ctx?.signal);
     }
     const result = patchResult({ diff: outcome.diff, modified, created, deleted, lint: Object.keys(lint).length > 0 ? lint : undefined });
     return withWarning(outcome.notes.length > 0 ? { ...result, note: outcome.notes.join('\n') } : result, warning);
