@@ -58,6 +58,8 @@ export class Cases {
       /** Calls of a real Hermes' own functions (read_file's document extractor); none by default. */
       hermesCaller?: HermesCaller;
       workerTransportMaxBytes?: number;
+      /** The largest Python/TOML text write_file/patch syntax-check (`writeLintMaxBytes`). */
+      writeLintMaxBytes?: number;
       guardOff?: boolean;
     } = {},
   ): Case {
@@ -90,6 +92,7 @@ export class Cases {
       ...(opts.maxOutputChars === undefined ? {} : { maxOutputChars: opts.maxOutputChars }),
       ...(opts.hermesCaller ? { hermes: opts.hermesCaller } : {}),
       ...(opts.workerTransportMaxBytes === undefined ? {} : { workerTransportMaxBytes: opts.workerTransportMaxBytes }),
+      ...(opts.writeLintMaxBytes === undefined ? {} : { writeLintMaxBytes: opts.writeLintMaxBytes }),
     });
     const p = (rel: string): string => (rel.startsWith('~/') ? join(home, rel.slice(2)) : join(proj, rel));
     return {
