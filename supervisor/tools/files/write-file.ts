@@ -26,11 +26,11 @@ import type { CheckedPath, HermesDirs } from './sensitive-paths.js';
 // written through (the link survives), after its real target passed the same checks: every write
 // goes to the checked real path, and the final rename never follows a symlink.
 //
-// The syntax tier (`lint`) is upstream's for the formats the gateway can parse itself: JSON and
-// YAML are checked (and, like upstream's fail-closed gate, a write whose JSON/YAML does not parse
-// is refused before anything touches disk), and a file type upstream has no linter for reports
-// upstream's "No linter for .ext files". Source files upstream checks with Python or a shell linter
-// (.py .js .ts .go .rs) and TOML are reported `skipped` (no Python or toolchain run per write).
+// The syntax tier (`lint`) is upstream's: JSON and YAML parsed here, Python and TOML by the fronted
+// Hermes' own linters (lint.ts; the system python3 where no Hermes is found); like upstream's
+// fail-closed gate, a write whose JSON/YAML/TOML does not parse is refused before anything touches
+// disk, and a file type upstream has no linter for reports "No linter for .ext files". Upstream's
+// shell linters (.js .ts .go .rs) are not run: their lint is `skipped` and says so.
 // One step beyond upstream: new text that adds a redaction marker the gateway itself shows in place
 // of a secret (`«redacted:ghp_…»`, `«redacted-secret»`) to the file is refused, so a read → write
 // round trip never stores the marker over the real secret.
