@@ -191,7 +191,8 @@ async function patchMode(deps: EditDeps, args: Record<string, unknown>, ctx: Cal
   return withPathLocks(lockPaths, async () => {
     const known = (await deps.fileStates?.knownContent(ctx, lockPaths)) ?? new Map<string, string>();
     const warning = await staleWarnings(deps, ctx, lockPaths);
-    const outcome = await applyV4a(resolved, ctx?.signal, { stricter: follows(deps, 'patchStricterFuzzy'), addMustCreate: absolute });
+    const tomlGate = (path: string, content: string) => tomlGateRefusal({ ...deps, ...(ctx?.signal ? { signal: ctx.signal } : {}) }, path, content);
+    const outcome = await applyV4a(resolved, ctx?.signal, { stricter: follows(deps, 'patchStricterFuzzy'), addMustCreate: absolute }, tomlGate);
     await deps.fileStates?.notePatch(ctx, known, outcome.writes);
     for (const gone of outcome.removed) deps.fileStates?.forget(ctx, gone);
     // Upstream's lists: created/deleted as the headers name them; modified is every header's resolved
