@@ -8,15 +8,25 @@ import type { HermesCaller } from '../../platform/hermes/call.js';
 // tools/file_operations.py before) called in a Hermes call worker (workers/hermes-call/lint.py),
 // so the verdict and its words are that Hermes' own. Where no Hermes Agent is installed the same
 // module runs in the system python3 and checks with the standard library's parsers (`ast.parse`,
-// `tomllib.loads`) in the form Hermes' linters answer. Each check is bounded: texts over
+// `tomllib.loads`) in the form Hermes' linters answer. JSON and YAML go to Hermes' linters too where
+// a Hermes is found (its parsers' own words), else the gateway parses them (write-file.ts). Each check is bounded: texts over
 // `writeLintMaxBytes` are not checked, and a check past `writeLintTimeoutSeconds` is stopped; an
 // unchecked text gets a `skipped` lint that says why, and is never refused.
 
 /** A `lint` field, as upstream's LintResult.to_dict gives it. */
 export type Lint = { status: 'skipped'; message: string } | { status: 'ok' | 'error'; output: string; message?: string };
 
-/** The extensions checked in Python (Hermes' LINTERS_INPROC entries the gateway does not parse itself). */
+/** The extensions always checked in Python (Hermes' LINTERS_INPROC entries the gateway does not parse itself). */
 export const PYTHON_CHECKED = new Set(['.py', '.toml']);
+/** The extensions checked by Hermes' own linters where a Hermes is found, else parsed by the gateway (write-file.ts). */
+const HERMES_WHEN_FOUND = new Set(['.json', '.yaml', '.yml']);
+/** Hermes' fail-closed extensions (`_FAIL_CLOSED_INPROC_EXTS`): content that does not parse is not written. */
+const FAIL_CLOSED = new Set(['.json', '.yaml', '.yml', '.toml']);
+
+/** Whether files of `ext` are checked in Python here (Hermes' linters, or the system python3's for PYTHON_CHECKED). */
+export function checkedInPython(deps: LintDeps, ext: string): boolean {
+  return PYTHON_CHECKED.has(ext) || (HERMES_WHEN_FOUND.has(ext) && deps.hermes?.available === true);
+}
 
 export interface LintDeps {
   /** Hermes' own functions (its linters); the system python3 where none is installed. */
@@ -107,7 +117,7 @@ export function refineDelta(post: Lint, pre: () => Lint | null): Lint {
   return { status: 'error', output: `New lint errors introduced by this edit (pre-existing errors filtered out):\n${fresh.join('\n')}` };
 }
 
-/** Hermes' `_check_lint_delta` of a Python-checked file (PYTHON_CHECKED): `after` refined against `before`. */
+/** Hermes' `_check_lint_delta` of a file checked in Python (checkedInPython): `after` refined against `before`. */
 export async function pythonLintDelta(deps: LintDeps, path: string, before: string | null, after: string): Promise<Lint> {
   const ext = extname(path).toLowerCase();
   const verdicts = await pythonVerdicts(deps, ext, [after, before]);
@@ -124,12 +134,13 @@ export async function pythonLint(deps: LintDeps, path: string, content: string |
 }
 
 /**
- * Hermes' fail-closed gate for TOML (`_FAIL_CLOSED_INPROC_EXTS`): the refusal message when `content`
- * does not parse, else null (also when it could not be checked: an unchecked write is not refused).
+ * Hermes' fail-closed gate (`_FAIL_CLOSED_INPROC_EXTS`) for a file checked in Python: the refusal
+ * message when `content` does not parse, else null (also when it could not be checked: an
+ * unchecked write is not refused).
  */
-export async function tomlGateRefusal(deps: LintDeps, path: string, content: string): Promise<string | null> {
+export async function pythonGateRefusal(deps: LintDeps, path: string, content: string): Promise<string | null> {
   const ext = extname(path).toLowerCase();
-  if (ext !== '.toml') return null;
+  if (!FAIL_CLOSED.has(ext) || !checkedInPython(deps, ext)) return null;
   const verdicts = await pythonVerdicts(deps, ext, [content]);
   if (!Array.isArray(verdicts)) return null;
   const [ok, error] = verdicts[0]!;

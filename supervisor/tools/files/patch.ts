@@ -10,8 +10,7 @@ import { hermesDirs, type CheckedPath } from './sensitive-paths.js';
 import { assertWritable, CROSS_PROFILE_PROPERTY } from './write-blocks.js';
 import { fileDiff } from './unified-diff.js';
 import { applyV4a, hasTraversal, notFoundHint, operationPaths, parseV4aPatch, type ResolvedOperation } from './v4a.js';
-import { tomlGateRefusal } from './lint.js';
-import { assertNewerWriteGuards, assertNoAddedRedactionMarker, follows, jsonConstantRefusal, lintDeltaOf, lintNow, syntaxGateRefusal, type EditDeps, type Lint } from './write-file.js';
+import { assertNewerWriteGuards, assertNoAddedRedactionMarker, follows, gateRefusal, jsonConstantRefusal, lintDeltaOf, lintNow, type EditDeps, type Lint } from './write-file.js';
 import { sha256Hex } from './read-state.js';
 
 // patch — Hermes' targeted edit tool (tools/file_tools.py `patch_tool`):
@@ -122,8 +121,7 @@ async function replaceMode(deps: EditDeps, args: Record<string, unknown>, ctx: C
     const newContent = detectLineEnding(raw.content) === '\r\n' ? normalizeLineEndings(result.content, '\r\n') : result.content;
     assertNoAddedRedactionMarker('patch', input, raw.content, newContent);
     const refusal =
-      syntaxGateRefusal(checked.real, newContent) ??
-      (await tomlGateRefusal({ ...deps, ...(ctx?.signal ? { signal: ctx.signal } : {}) }, checked.real, newContent)) ??
+      (await gateRefusal(deps, checked.real, newContent, ctx?.signal)) ??
       (follows(deps, 'writeJsonConstants') && extname(checked.real).toLowerCase() === '.json' ? jsonConstantRefusal(checked.real, newContent, raw.content) : null);
     if (refusal) throw patchError(ErrorCode.INVALID_ARGUMENTS, `Failed to write changes: ${refusal}`);
     throwIfAborted(ctx?.signal, 'patch');
@@ -191,8 +189,8 @@ async function patchMode(deps: EditDeps, args: Record<string, unknown>, ctx: Cal
   return withPathLocks(lockPaths, async () => {
     const known = (await deps.fileStates?.knownContent(ctx, lockPaths)) ?? new Map<string, string>();
     const warning = await staleWarnings(deps, ctx, lockPaths);
-    const tomlGate = (path: string, content: string) => tomlGateRefusal({ ...deps, ...(ctx?.signal ? { signal: ctx.signal } : {}) }, path, content);
-    const outcome = await applyV4a(resolved, ctx?.signal, { stricter: follows(deps, 'patchStricterFuzzy'), addMustCreate: absolute }, tomlGate);
+    const gate = (path: string, content: string) => gateRefusal(deps, path, content, ctx?.signal);
+    const outcome = await applyV4a(resolved, ctx?.signal, { stricter: follows(deps, 'patchStricterFuzzy'), addMustCreate: absolute }, gate);
     await deps.fileStates?.notePatch(ctx, known, outcome.writes);
     for (const gone of outcome.removed) deps.fileStates?.forget(ctx, gone);
     // Upstream's lists: created/deleted as the headers name them; modified is every header's resolved

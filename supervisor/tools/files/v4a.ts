@@ -67,7 +67,7 @@ export async function applyV4a(
   operations: readonly ResolvedOperation[],
   signal?: AbortSignal,
   options: SimulationOptions = {},
-  /** The refusal of content that fails a syntax check made outside the gateway (TOML: lint.ts), or null. */
+  /** The fail-closed syntax gate (write-file.ts gateRefusal); JSON/YAML parsed here without it. */
   gate?: (path: string, content: string) => Promise<string | null>,
 ): Promise<V4aOutcome> {
   const sim = new Simulation(options);
@@ -83,7 +83,7 @@ export async function applyV4a(
     for (const op of operations) {
       if (op.operation !== 'update' && op.operation !== 'add') continue;
       const final = sim.state.get(op.absPath);
-      const refusal = final ? (syntaxGateRefusal(op.filePath, final.content) ?? (gate ? await gate(op.filePath, final.content) : null)) : null;
+      const refusal = final ? (gate ? await gate(op.filePath, final.content) : syntaxGateRefusal(op.filePath, final.content)) : null;
       if (refusal) sim.errors.push({ kind: 'invalid', message: `${op.filePath}: ${refusal}` });
     }
   }

@@ -15,7 +15,7 @@ import { hasBinaryExtension } from './fs-util.js';
 import { readHermesConfig } from '../../platform/hermes-config.js';
 import type { HermesRelease } from '../../platform/hermes/release.js';
 import { follows } from './follows.js';
-import { PYTHON_CHECKED, pythonLint, pythonLintDelta, refineDelta, tomlGateRefusal, type Lint, type LintDeps } from './lint.js';
+import { checkedInPython, PYTHON_CHECKED, pythonGateRefusal, pythonLint, pythonLintDelta, refineDelta, type Lint, type LintDeps } from './lint.js';
 import type { CheckedPath, HermesDirs } from './sensitive-paths.js';
 
 // write_file — Hermes' whole-file write (tools/file_tools.py `write_file_tool`,
@@ -26,11 +26,12 @@ import type { CheckedPath, HermesDirs } from './sensitive-paths.js';
 // written through (the link survives), after its real target passed the same checks: every write
 // goes to the checked real path, and the final rename never follows a symlink.
 //
-// The syntax tier (`lint`) is upstream's: JSON and YAML parsed here, Python and TOML by the fronted
-// Hermes' own linters (lint.ts; the system python3 where no Hermes is found); like upstream's
-// fail-closed gate, a write whose JSON/YAML/TOML does not parse is refused before anything touches
-// disk, and a file type upstream has no linter for reports "No linter for .ext files". Upstream's
-// shell linters (.js .ts .go .rs) are not run: their lint is `skipped` and says so.
+// The syntax tier (`lint`) is upstream's: Python, JSON, YAML and TOML checked by the fronted Hermes'
+// own linters (lint.ts; without a Hermes, Python and TOML by the system python3 and JSON and YAML
+// parsed here); like upstream's fail-closed gate, a write whose JSON/YAML/TOML does not parse is
+// refused before anything touches disk, and a file type upstream has no linter for reports "No
+// linter for .ext files". Upstream's shell linters (.js .ts .go .rs) are not run: their lint is
+// `skipped` and says so.
 // One step beyond upstream: new text that adds a redaction marker the gateway itself shows in place
 // of a secret (`«redacted:ghp_…»`, `«redacted-secret»`) to the file is refused, so a read → write
 // round trip never stores the marker over the real secret.
@@ -111,13 +112,13 @@ export function lintDelta(path: string, before: string | null, after: string, se
 
 /** lintDelta, with Python and TOML checked in Python (lint.ts): what write_file and patch report. */
 export async function lintDeltaOf(deps: EditDeps, path: string, before: string | null, after: string, signal?: AbortSignal): Promise<Lint> {
-  if (PYTHON_CHECKED.has(extname(path).toLowerCase())) return pythonLintDelta({ ...deps, ...(signal ? { signal } : {}) }, path, before, after);
+  if (checkedInPython(deps, extname(path).toLowerCase())) return pythonLintDelta({ ...deps, ...(signal ? { signal } : {}) }, path, before, after);
   return lintDelta(path, before, after, deps.searchPath);
 }
 
 /** lintOf, with Python and TOML checked in Python (lint.ts): a V4A patch's files as they are now. */
 export async function lintNow(deps: EditDeps, path: string, content: string | null, signal?: AbortSignal): Promise<Lint> {
-  if (PYTHON_CHECKED.has(extname(path).toLowerCase())) return pythonLint({ ...deps, ...(signal ? { signal } : {}) }, path, content);
+  if (checkedInPython(deps, extname(path).toLowerCase())) return pythonLint({ ...deps, ...(signal ? { signal } : {}) }, path, content);
   return lintOf(path, content, deps.searchPath);
 }
 
@@ -126,6 +127,19 @@ export async function lintNow(deps: EditDeps, path: string, content: string | nu
  * refusal message, or null.
  */
 export function syntaxGateRefusal(path: string, content: string): string | null {
+  return structuredGateRefusal(path, content);
+}
+
+/**
+ * The fail-closed gate as the gateway runs it: JSON/YAML/TOML through Hermes' own linters where they
+ * are checked in Python (lint.ts), else JSON/YAML parsed here. The refusal message, or null.
+ */
+export async function gateRefusal(deps: EditDeps, path: string, content: string, signal?: AbortSignal): Promise<string | null> {
+  if (checkedInPython(deps, extname(path).toLowerCase())) return pythonGateRefusal({ ...deps, ...(signal ? { signal } : {}) }, path, content);
+  return structuredGateRefusal(path, content);
+}
+
+function structuredGateRefusal(path: string, content: string): string | null {
   const ext = extname(path).toLowerCase();
   const error = structuredSyntaxError(ext, content);
   if (!error) return null;
@@ -294,8 +308,8 @@ export async function writeFile(deps: EditDeps, args: Record<string, unknown>, c
     let dirsCreated: string[];
     let bytes: Buffer;
     let before: string | null = null;
-    // JSON and YAML parsed here, TOML by Hermes' own linter (lint.ts).
-    const refusal = syntaxGateRefusal(writePath, content) ?? (await tomlGateRefusal({ ...deps, ...(ctx?.signal ? { signal: ctx.signal } : {}) }, writePath, content));
+    // Hermes' own linters where they check the type (lint.ts), else JSON and YAML parsed here.
+    const refusal = await gateRefusal(deps, writePath, content, ctx?.signal);
     // Upstream's WriteResult of a refused write: nothing written, no directory created.
     if (refusal) throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, refusal, { bytes_written: 0, dirs_created: false, resolved_path: writePath });
     let verified: boolean | undefined;

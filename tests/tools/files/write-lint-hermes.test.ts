@@ -71,6 +71,19 @@ for (const [label, withoutHermes] of [["Hermes' own linters", false], ['the syst
   });
 }
 
+test("JSON and YAML: Hermes' own parsers' words where a Hermes is found, the gateway's parsers where none is", async () => {
+  const withHermes = cases.make({ hermesCaller: await caller() });
+  const e = await expectCode(withHermes.write.handler({ path: 'c.json', content: '{"a": 1,}\n' }, ctx), ErrorCode.INVALID_ARGUMENTS);
+  assert.match(e.message, /\(JSONDecodeError: Expecting property name enclosed in double quotes \(line 1, column 9\)\)/);
+  const y = await expectCode(withHermes.write.handler({ path: 'c.yml', content: 'a: [1, 2\n' }, ctx), ErrorCode.INVALID_ARGUMENTS);
+  assert.match(y.message, /candidate content fails \.yml syntax validation \(YAMLError: /);
+  assert.deepEqual((await call(withHermes.write, { path: 'k.yaml', content: 'kind: A\n---\nref: !Ref B\n' })).lint, { status: 'ok', output: '' });
+  const without = cases.make({ hermesCaller: await caller(true) });
+  const g = await expectCode(without.write.handler({ path: 'c.json', content: '{"a": 1,}\n' }, ctx), ErrorCode.INVALID_ARGUMENTS);
+  assert.match(g.message, /candidate content fails \.json syntax validation \(JSONDecodeError: /);
+  assert.doesNotMatch(g.message, /Expecting property name/, "no Hermes: the gateway's own JSON parser answers");
+});
+
 test('a text over writeLintMaxBytes is not checked: lint says why, and TOML is written unrefused', async () => {
   const c = cases.make({ hermesCaller: await caller(), writeLintMaxBytes: 16 });
   const r = await call(c.write, { path: 'c.toml', content: '[s\nk = v\n# a long enough comment\n' });
