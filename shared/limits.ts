@@ -28,6 +28,9 @@ const LimitsSchema = v.object({
   readFileInlineMaxBytes: PositiveInt,
   // how long Hermes' own document extractor may take for one document read_file hands it (read-document.ts)
   readFileDocumentTimeoutSeconds: PositiveInt,
+  // write_file/patch's syntax check of a Python or TOML file in Python: its time, and the largest text checked (lint.ts)
+  writeLintTimeoutSeconds: PositiveInt,
+  writeLintMaxBytes: PositiveInt,
   searchDescriptionMaxChars: PositiveInt,
   searchMaxQueries: PositiveInt,
   searchMaxLimit: PositiveInt,

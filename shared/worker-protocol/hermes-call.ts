@@ -15,7 +15,7 @@ import { defineProtocol, type ReadyMessage } from './protocol.js';
 // anything. An operation that changes nothing never sends 'committing'.
 
 /** The modules a call may name: each a file workers/hermes-call/<module>.py with `handle(op, payload, commit)`. */
-export type HermesCallModule = 'documents' | 'cron';
+export type HermesCallModule = 'documents' | 'cron' | 'lint';
 
 /**
  * Why a call has no value: Hermes' function raised (`raised`: "Type: message"), or this Hermes does

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
 import { call, viaBridge } from '../helpers/gateway.js';
+import { hermes } from '../helpers/hermes.js';
 import { writeFiles, type FileSpec } from './workspace.js';
 
 // What the two file-editing surfaces (write_file, patch) share: every case starts from fresh files
@@ -121,7 +122,8 @@ export function compareEditSurface(surface: string, tool: string, driver: string
     fixture: fx,
     async setUp() {
       for (const way of ['hermes', 'mcp', 'mcp_session', 'hermes_tools']) for (const c of cases) writeFiles(dirOf(way, c), c.files);
-      await fx.gateway();
+      // The gateway fronts the compared Hermes: its syntax checks of Python and TOML are Hermes' own linters.
+      await fx.gateway({ env: { HERMES_AGENT_PYTHON: hermes().python } });
     },
     async hermes(list) {
       const input = { cases: list.map((c) => ({ id: c.id, args: argsIn(c, dirOf('hermes', c), fx.ws), steps: stepsIn(c, dirOf('hermes', c), fx.ws), schema: c.schema === true })) };

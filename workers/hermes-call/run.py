@@ -29,7 +29,7 @@ import sys
 
 CHANNEL = 3
 HERE = os.path.dirname(os.path.abspath(__file__))
-MODULES = ("documents", "cron")
+MODULES = ("documents", "cron", "lint")
 
 
 def _send(body):

@@ -34,6 +34,11 @@ export interface HermesCallOptions {
    * change was made is not known.
    */
   mutates?: boolean;
+  /**
+   * Runs the module in this interpreter instead of Hermes' (only a module that works without Hermes
+   * says so: lint's standard-library checks where no Hermes Agent is installed).
+   */
+  interpreter?: string;
 }
 
 export class HermesCaller {
@@ -56,8 +61,8 @@ export class HermesCaller {
    * `signal` aborts (see HermesCallOptions.mutates for a mutation's).
    */
   async call(module: HermesCallModule, op: string, payload: unknown, options: HermesCallOptions): Promise<unknown> {
-    const python = this.install.python;
-    if (!python || !this.available) throw new GatewayError(ErrorCode.HERMES_AGENT_NOT_INSTALLED, `this needs Hermes Agent's own ${module} code, and no Hermes Agent was found (${describeInstall(this.install)})`);
+    const python = options.interpreter ?? this.install.python;
+    if (!python || (options.interpreter === undefined && !this.available)) throw new GatewayError(ErrorCode.HERMES_AGENT_NOT_INSTALLED, `this needs Hermes Agent's own ${module} code, and no Hermes Agent was found (${describeInstall(this.install)})`);
     options.signal?.throwIfAborted();
     const what = `Hermes' ${module} ${op}`;
     const refusal = startRefusal(this.runtime.resources, what);

@@ -63,8 +63,9 @@ import { writeFileTool } from './write-file.js';
 // Per-task state (read-state.ts) serves write_file's read-before-overwrite guard and the staleness
 // warnings. Still left out: read dedup stubs, repeat-read and repeat-search warnings/blocks, patch
 // failure counters (read-state.ts is where they would live). Also not done: LSP
-// diagnostics, Python/TOML syntax checks and shell linters (lint says so; JSON and YAML are checked,
-// and refused before writing when they would not parse), HERMES_WRITE_SAFE_ROOT, and ripgrep itself
+// diagnostics and shell linters (lint says so; Python and TOML are checked by Hermes' own linters,
+// lint.ts, JSON and YAML by the gateway, and JSON/YAML/TOML refused before writing when they would
+// not parse), HERMES_WRITE_SAFE_ROOT, and ripgrep itself
 // (search is native TypeScript; see search-files.ts). read_file follows the Hermes fronted
 // (`release`): after 0.19 it also shows UTF-16 text transcoded and retries unicode-equivalent names.
 
@@ -90,6 +91,10 @@ interface FileToolDeps {
   hermes?: HermesCaller;
   /** How long Hermes' document extractor may take for one document (`readFileDocumentTimeoutSeconds`). */
   readFileDocumentTimeoutSeconds?: number;
+  /** How long write_file/patch's syntax check of a Python or TOML file may take (`writeLintTimeoutSeconds`). */
+  writeLintTimeoutSeconds?: number;
+  /** The largest Python or TOML text write_file/patch syntax-check (`writeLintMaxBytes`). */
+  writeLintMaxBytes?: number;
   /** The workers' transport cap (`workerTransportMaxBytes`), which bounds a document handed to Hermes. */
   workerTransportMaxBytes?: number;
   /** search_files' walk budget (`searchFilesMaxEntries`, `searchFilesTimeoutSeconds`). */

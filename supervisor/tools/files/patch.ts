@@ -10,7 +10,7 @@ import { hermesDirs, type CheckedPath } from './sensitive-paths.js';
 import { assertWritable, CROSS_PROFILE_PROPERTY } from './write-blocks.js';
 import { fileDiff } from './unified-diff.js';
 import { applyV4a, hasTraversal, notFoundHint, operationPaths, parseV4aPatch, type ResolvedOperation } from './v4a.js';
-import { assertNewerWriteGuards, assertNoAddedRedactionMarker, follows, jsonConstantRefusal, lintDelta, lintOf, syntaxGateRefusal, type EditDeps, type Lint } from './write-file.js';
+import { assertNewerWriteGuards, assertNoAddedRedactionMarker, follows, gateRefusal, jsonConstantRefusal, lintDeltaOf, lintNow, type EditDeps, type Lint } from './write-file.js';
 import { sha256Hex } from './read-state.js';
 
 // patch — Hermes' targeted edit tool (tools/file_tools.py `patch_tool`):
@@ -121,7 +121,7 @@ async function replaceMode(deps: EditDeps, args: Record<string, unknown>, ctx: C
     const newContent = detectLineEnding(raw.content) === '\r\n' ? normalizeLineEndings(result.content, '\r\n') : result.content;
     assertNoAddedRedactionMarker('patch', input, raw.content, newContent);
     const refusal =
-      syntaxGateRefusal(checked.real, newContent) ??
+      (await gateRefusal(deps, checked.real, newContent, ctx?.signal)) ??
       (follows(deps, 'writeJsonConstants') && extname(checked.real).toLowerCase() === '.json' ? jsonConstantRefusal(checked.real, newContent, raw.content) : null);
     if (refusal) throw patchError(ErrorCode.INVALID_ARGUMENTS, `Failed to write changes: ${refusal}`);
     throwIfAborted(ctx?.signal, 'patch');
@@ -139,7 +139,7 @@ async function replaceMode(deps: EditDeps, args: Record<string, unknown>, ctx: C
           // Upstream labels the diff with the absolute path it patched: `a//abs/path`.
           diff: fileDiff(checked.real, raw.content, newContent),
           modified: [checked.real],
-          lint: lintDelta(checked.real, raw.content, newContent, deps.searchPath),
+          lint: await lintDeltaOf(deps, checked.real, raw.content, newContent, ctx?.signal),
         }),
         ...(note ? { note } : {}),
       },
@@ -189,7 +189,8 @@ async function patchMode(deps: EditDeps, args: Record<string, unknown>, ctx: Cal
   return withPathLocks(lockPaths, async () => {
     const known = (await deps.fileStates?.knownContent(ctx, lockPaths)) ?? new Map<string, string>();
     const warning = await staleWarnings(deps, ctx, lockPaths);
-    const outcome = await applyV4a(resolved, ctx?.signal, { stricter: follows(deps, 'patchStricterFuzzy'), addMustCreate: absolute });
+    const gate = (path: string, content: string) => gateRefusal(deps, path, content, ctx?.signal);
+    const outcome = await applyV4a(resolved, ctx?.signal, { stricter: follows(deps, 'patchStricterFuzzy'), addMustCreate: absolute }, gate);
     await deps.fileStates?.notePatch(ctx, known, outcome.writes);
     for (const gone of outcome.removed) deps.fileStates?.forget(ctx, gone);
     // Upstream's lists: created/deleted as the headers name them; modified is every header's resolved
@@ -205,7 +206,7 @@ async function patchMode(deps: EditDeps, args: Record<string, unknown>, ctx: Cal
     ];
     for (const { key, abs } of linted) {
       const text = abs === null ? null : await readFile(abs, 'utf8').catch(() => null);
-      lint[key] = lintOf(key, text, deps.searchPath);
+      lint[key] = await lintNow(deps, key, text, ctx?.signal);
     }
     const result = patchResult({ diff: outcome.diff, modified, created, deleted, lint: Object.keys(lint).length > 0 ? lint : undefined });
     return withWarning(outcome.notes.length > 0 ? { ...result, note: outcome.notes.join('\n') } : result, warning);

@@ -63,7 +63,13 @@ interface Applied {
  * Validate and apply resolved operations all-or-nothing. Throws PATCH_* on validation failure
  * (nothing written) and FILE_WRITE_FAILED when a write fails (everything restored).
  */
-export async function applyV4a(operations: readonly ResolvedOperation[], signal?: AbortSignal, options: SimulationOptions = {}): Promise<V4aOutcome> {
+export async function applyV4a(
+  operations: readonly ResolvedOperation[],
+  signal?: AbortSignal,
+  options: SimulationOptions = {},
+  /** The fail-closed syntax gate (write-file.ts gateRefusal); JSON/YAML parsed here without it. */
+  gate?: (path: string, content: string) => Promise<string | null>,
+): Promise<V4aOutcome> {
   const sim = new Simulation(options);
   for (const op of operations) {
     if (op.operation === 'update') await sim.update(op);
@@ -71,13 +77,13 @@ export async function applyV4a(operations: readonly ResolvedOperation[], signal?
     else if (op.operation === 'delete') await sim.delete(op);
     else await sim.move(op);
   }
-  // Hermes' write_file refuses JSON/YAML that does not parse; here that is found before anything
+  // Hermes' write_file refuses JSON/YAML/TOML that does not parse; here that is found before anything
   // is written (Hermes finds it in its apply phase, after the earlier operations were written).
   if (sim.errors.length === 0) {
     for (const op of operations) {
       if (op.operation !== 'update' && op.operation !== 'add') continue;
       const final = sim.state.get(op.absPath);
-      const refusal = final ? syntaxGateRefusal(op.filePath, final.content) : null;
+      const refusal = final ? (gate ? await gate(op.filePath, final.content) : syntaxGateRefusal(op.filePath, final.content)) : null;
       if (refusal) sim.errors.push({ kind: 'invalid', message: `${op.filePath}: ${refusal}` });
     }
   }

@@ -16,6 +16,7 @@ import { hasBinaryExtension } from './fs-util.js';
 import { readHermesConfig } from '../../platform/hermes-config.js';
 import type { HermesRelease } from '../../platform/hermes/release.js';
 import { follows } from './follows.js';
+import { checkedInPython, PYTHON_CHECKED, pythonGateRefusal, pythonLint, pythonLintDelta, refineDelta, type Lint, type LintDeps } from './lint.js';
 import type { CheckedPath, HermesDirs } from './sensitive-paths.js';
 
 // write_file — Hermes' whole-file write (tools/file_tools.py `write_file_tool`,
@@ -26,11 +27,12 @@ import type { CheckedPath, HermesDirs } from './sensitive-paths.js';
 // written through (the link survives), after its real target passed the same checks: every write
 // goes to the checked real path, and the final rename never follows a symlink.
 //
-// The syntax tier (`lint`) is upstream's for the formats the gateway can parse itself: JSON and
-// YAML are checked (and, like upstream's fail-closed gate, a write whose JSON/YAML does not parse
-// is refused before anything touches disk), and a file type upstream has no linter for reports
-// upstream's "No linter for .ext files". Source files upstream checks with Python or a shell linter
-// (.py .js .ts .go .rs) and TOML are reported `skipped` (no Python or toolchain run per write).
+// The syntax tier (`lint`) is upstream's: Python, JSON, YAML and TOML checked by the fronted Hermes'
+// own linters (lint.ts; without a Hermes, Python and TOML by the system python3 and JSON and YAML
+// parsed here); like upstream's fail-closed gate, a write whose JSON/YAML/TOML does not parse is
+// refused before anything touches disk, and a file type upstream has no linter for reports "No
+// linter for .ext files". Upstream's shell linters (.js .ts .go .rs) are not run: their lint is
+// `skipped` and says so.
 // One step beyond upstream: new text that adds a redaction marker the gateway itself shows in place
 // of a secret (`«redacted:ghp_…»`, `«redacted-secret»`) to the file is refused, so a read → write
 // round trip never stores the marker over the real secret.
@@ -40,11 +42,7 @@ import type { CheckedPath, HermesDirs } from './sensitive-paths.js';
 // agent-instruction, SSH-config, NaN and lone-surrogate refusals, and no cross-profile guard.
 // Not done here: LSP diagnostics.
 
-/** A `lint` field, as upstream's LintResult.to_dict gives it. */
-export type Lint = { status: 'skipped'; message: string } | { status: 'ok' | 'error'; output: string; message?: string };
-
-/** Upstream's checks run in Python (not by the gateway). */
-const PYTHON_CHECKED = new Set(['.py', '.toml']);
+export type { Lint } from './lint.js';
 /** Upstream's shell linters, by extension: the command each needs on PATH (not run by the gateway). */
 const SHELL_LINTERS: Readonly<Record<string, string>> = { '.js': 'node', '.ts': 'npx', '.go': 'go', '.rs': 'rustfmt' };
 
@@ -97,7 +95,8 @@ export function lintOf(path: string, content: string | null, searchPath = DEFAUL
   const shell = SHELL_LINTERS[ext];
   // Upstream reports a linter missing from PATH as skipped; one that is there the gateway does not run.
   if (shell !== undefined && !onPath(shell, searchPath)) return { status: 'skipped', message: `${shell} not available` };
-  if (shell !== undefined || PYTHON_CHECKED.has(ext)) return { status: 'skipped', message: `Syntax checks of ${ext} files are not run by the gateway` };
+  if (shell !== undefined) return { status: 'skipped', message: `Syntax checks of ${ext} files are not run by the gateway` };
+  if (PYTHON_CHECKED.has(ext)) return { status: 'skipped', message: `Syntax checks of ${ext} files are not available here` };
   if (ext !== '.json' && ext !== '.yaml' && ext !== '.yml') return { status: 'skipped', message: `No linter for ${ext} files` };
   if (content === null) return { status: 'skipped', message: `Failed to read ${path} for lint` };
   const error = structuredSyntaxError(ext, content)!;
@@ -109,16 +108,19 @@ export function lintOf(path: string, content: string | null, searchPath = DEFAUL
  * failed too, only the errors this edit introduced (or a note that they were all there before).
  */
 export function lintDelta(path: string, before: string | null, after: string, searchPath = DEFAULT_SEARCH_PATH): Lint {
-  const post = lintOf(path, after, searchPath);
-  if (post.status !== 'error' || before === null) return post;
-  const pre = lintOf(path, before, searchPath);
-  if (pre.status !== 'error' || !pre.output) return post;
-  const preLines = new Set(pre.output.split('\n').map((l) => l.trim()).filter((l) => l));
-  const fresh = post.output.split('\n').filter((l) => l.trim() && !preLines.has(l.trim()));
-  if (fresh.length === 0) {
-    return { status: 'error', output: post.output, message: "Pre-existing lint errors — this edit didn't introduce new ones but the file is still broken." };
-  }
-  return { status: 'error', output: `New lint errors introduced by this edit (pre-existing errors filtered out):\n${fresh.join('\n')}` };
+  return refineDelta(lintOf(path, after, searchPath), () => (before === null ? null : lintOf(path, before, searchPath)));
+}
+
+/** lintDelta, with Python and TOML checked in Python (lint.ts): what write_file and patch report. */
+export async function lintDeltaOf(deps: EditDeps, path: string, before: string | null, after: string, signal?: AbortSignal): Promise<Lint> {
+  if (checkedInPython(deps, extname(path).toLowerCase())) return pythonLintDelta({ ...deps, ...(signal ? { signal } : {}) }, path, before, after);
+  return lintDelta(path, before, after, deps.searchPath);
+}
+
+/** lintOf, with Python and TOML checked in Python (lint.ts): a V4A patch's files as they are now. */
+export async function lintNow(deps: EditDeps, path: string, content: string | null, signal?: AbortSignal): Promise<Lint> {
+  if (checkedInPython(deps, extname(path).toLowerCase())) return pythonLint({ ...deps, ...(signal ? { signal } : {}) }, path, content);
+  return lintOf(path, content, deps.searchPath);
 }
 
 /**
@@ -126,6 +128,19 @@ export function lintDelta(path: string, before: string | null, after: string, se
  * refusal message, or null.
  */
 export function syntaxGateRefusal(path: string, content: string): string | null {
+  return structuredGateRefusal(path, content);
+}
+
+/**
+ * The fail-closed gate as the gateway runs it: JSON/YAML/TOML through Hermes' own linters where they
+ * are checked in Python (lint.ts), else JSON/YAML parsed here. The refusal message, or null.
+ */
+export async function gateRefusal(deps: EditDeps, path: string, content: string, signal?: AbortSignal): Promise<string | null> {
+  if (checkedInPython(deps, extname(path).toLowerCase())) return pythonGateRefusal({ ...deps, ...(signal ? { signal } : {}) }, path, content);
+  return structuredGateRefusal(path, content);
+}
+
+function structuredGateRefusal(path: string, content: string): string | null {
   const ext = extname(path).toLowerCase();
   const error = structuredSyntaxError(ext, content);
   if (!error) return null;
@@ -185,7 +200,7 @@ export function looksLikeReadFileOutput(content: string): boolean {
 }
 
 /** What write_file and patch need from their host besides paths: the Hermes they follow, the per-task file states. */
-export interface EditDeps extends PathDeps {
+export interface EditDeps extends PathDeps, Omit<LintDeps, 'signal'> {
   /** The Hermes followed (release.ts); the newest the gateway knows when absent. */
   release?: HermesRelease;
   /** Per-task file states (read-state.ts): write_file's read-before-overwrite guard. */
@@ -296,7 +311,8 @@ export async function writeFile(deps: EditDeps, args: Record<string, unknown>, c
     let dirsCreated: string[];
     let bytes: Buffer;
     let before: string | null = null;
-    const refusal = syntaxGateRefusal(writePath, content);
+    // Hermes' own linters where they check the type (lint.ts), else JSON and YAML parsed here.
+    const refusal = await gateRefusal(deps, writePath, content, ctx?.signal);
     // Upstream's WriteResult of a refused write: nothing written, no directory created.
     if (refusal) throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, refusal, { bytes_written: 0, dirs_created: false, resolved_path: writePath });
     let verified: boolean | undefined;
@@ -307,7 +323,7 @@ export async function writeFile(deps: EditDeps, args: Record<string, unknown>, c
       }
       if (REDACTION_MARKER_RE.test(content)) assertNoAddedRedactionMarker('write_file', input, existingStat ? await readFile(writePath, 'utf8') : '', content);
       // Upstream reads the old text only for the formats it lints in-process (an empty file counts as none).
-      if (existingStat && structuredSyntaxError(extname(writePath).toLowerCase(), '') !== null) before = (await readFile(writePath, 'utf8')) || null;
+      if (existingStat && (structuredSyntaxError(extname(writePath).toLowerCase(), '') !== null || PYTHON_CHECKED.has(extname(writePath).toLowerCase()))) before = (await readFile(writePath, 'utf8')) || null;
       const constant = follows(deps, 'writeJsonConstants') && extname(writePath).toLowerCase() === '.json' ? jsonConstantRefusal(writePath, content, before) : null;
       if (constant) throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, constant, { bytes_written: 0, dirs_created: false, resolved_path: writePath });
       dirsCreated = await ensureParentDirs(writePath);
@@ -327,7 +343,7 @@ export async function writeFile(deps: EditDeps, args: Record<string, unknown>, c
       dirs_created: dirsCreated.length > 0,
       ...(verified !== undefined ? { verified } : {}),
       // Upstream lints the text as written (its BOM and CRLF restored) against the old file's text.
-      lint: lintDelta(writePath, before, bytes.toString('utf8'), deps.searchPath),
+      lint: await lintDeltaOf(deps, writePath, before, bytes.toString('utf8'), ctx?.signal),
       ...(warning ? { _warning: warning } : {}),
       resolved_path: writePath,
       files_modified: [writePath],

@@ -60,6 +60,8 @@ export class Cases {
       workerTransportMaxBytes?: number;
       /** search_files' walk budget (`searchFilesMaxEntries`); the default limit when absent. */
       searchFilesMaxEntries?: number;
+      /** The largest Python/TOML text write_file/patch syntax-check (`writeLintMaxBytes`). */
+      writeLintMaxBytes?: number;
       guardOff?: boolean;
     } = {},
   ): Case {
@@ -93,6 +95,7 @@ export class Cases {
       ...(opts.hermesCaller ? { hermes: opts.hermesCaller } : {}),
       ...(opts.workerTransportMaxBytes === undefined ? {} : { workerTransportMaxBytes: opts.workerTransportMaxBytes }),
       ...(opts.searchFilesMaxEntries === undefined ? {} : { searchFilesMaxEntries: opts.searchFilesMaxEntries }),
+      ...(opts.writeLintMaxBytes === undefined ? {} : { writeLintMaxBytes: opts.writeLintMaxBytes }),
     });
     const p = (rel: string): string => (rel.startsWith('~/') ? join(home, rel.slice(2)) : join(proj, rel));
     return {

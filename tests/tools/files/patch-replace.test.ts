@@ -25,7 +25,7 @@ describe('patch (replace mode)', () => {
     assert.equal('files_created' in r, false);
     assert.equal('files_deleted' in r, false);
     assert.equal(r.resolved_path, real);
-    assert.deepEqual(r.lint, { status: 'skipped', message: 'Syntax checks of .py files are not run by the gateway' });
+    assert.deepEqual(r.lint, { status: 'skipped', message: 'Syntax checks of .py files are not available here' });
   });
 
   test('mode defaults to replace', async () => {

@@ -188,13 +188,13 @@ describe('write_file: syntax checks as Hermes reports them', () => {
     assert.equal(fs.existsSync(c.p('new')), false, 'no directory is created for a refused write');
   });
 
-  test('lint: ok for parsed JSON/YAML, "No linter" for other types, skipped for code files', async () => {
+  test('lint: ok for parsed JSON/YAML, "No linter" for other types; Python skipped where no Python can be called', async () => {
     const c = cases.make();
     const lint = async (path: string, content: string) => (await call(c.write, { path, content })).lint;
     assert.deepEqual(await lint('c.json', '{"a": [1, 2]}'), { status: 'ok', output: '' });
     assert.deepEqual(await lint('k.yaml', 'kind: A\n---\nref: !Ref B\na: 1\na: 2\n'), { status: 'ok', output: '' });
     assert.deepEqual(await lint('notes.md', '# x\n'), { status: 'skipped', message: 'No linter for .md files' });
     assert.deepEqual(await lint('Makefile', 'all:\n'), { status: 'skipped', message: 'No linter for  files' });
-    assert.deepEqual(await lint('m.py', 'def f(:\n'), { status: 'skipped', message: 'Syntax checks of .py files are not run by the gateway' });
+    assert.deepEqual(await lint('m.py', 'def f(:\n'), { status: 'skipped', message: 'Syntax checks of .py files are not available here' });
   });
 });
