@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { accessSync, constants as fsConstants } from 'node:fs';
 import { delimiter, extname, join } from 'node:path';
 import { GatewayError } from '../../../shared/errors.js';
+import { defaultLimits } from '../../../shared/limits.js';
 import type { HermesCaller } from '../../platform/hermes/call.js';
 
 // write_file's and patch's syntax checks of Python and TOML, as the Hermes the gateway fronts runs
@@ -40,12 +42,18 @@ export interface LintDeps {
   signal?: AbortSignal;
 }
 
-/** The defaults of policy/default-limits.json, for a bare composition. */
-const DEFAULT_TIMEOUT_SECONDS = 20;
-const DEFAULT_MAX_BYTES = 262_144;
 
 /** One linter verdict as Hermes' in-process linters give it: `[ok, error]` (error `__SKIP__`: dependency missing). */
 type Verdict = [boolean, string];
+
+/**
+ * The last verdicts each checker gave, by extension and text digest: a write of JSON, YAML or TOML
+ * asks for the fail-closed gate's verdict and then for the written text's lint, the same text, so
+ * the second answer is the first (one worker per write, not two). A handful is enough for that.
+ */
+const recentVerdicts = new WeakMap<object, Map<string, Verdict>>();
+const RECENT_VERDICTS = 8;
+const verdictKey = (interpreter: string | undefined, ext: string, text: string): string => `${interpreter ?? ''}\0${ext}\0${createHash('sha256').update(text).digest('hex')}`;
 
 function systemPython(searchPath: string | undefined): string | undefined {
   for (const dir of (searchPath ?? '/usr/bin:/bin').split(delimiter)) {
@@ -66,7 +74,7 @@ function systemPython(searchPath: string | undefined): string | undefined {
  * are none. `texts` may hold null (no such text): its verdict is null.
  */
 export async function pythonVerdicts(deps: LintDeps, ext: string, texts: ReadonlyArray<string | null>): Promise<Array<Verdict | null> | Lint> {
-  const max = deps.writeLintMaxBytes ?? DEFAULT_MAX_BYTES;
+  const max = deps.writeLintMaxBytes ?? defaultLimits().writeLintMaxBytes;
   const present = texts.filter((t): t is string => t !== null);
   if (present.some((t) => Buffer.byteLength(t, 'utf8') > max)) {
     return { status: 'skipped', message: `Syntax check of ${ext} skipped: the file is over the gateway's ${max}-byte limit for syntax checks (writeLintMaxBytes)` };
@@ -75,10 +83,15 @@ export async function pythonVerdicts(deps: LintDeps, ext: string, texts: Readonl
   if (!hermes) return { status: 'skipped', message: `Syntax checks of ${ext} files are not available here` };
   const interpreter = hermes.available ? undefined : systemPython(deps.searchPath);
   if (!hermes.available && interpreter === undefined) return { status: 'skipped', message: `python3 not available` };
+  let recent = recentVerdicts.get(hermes);
+  if (!recent) recentVerdicts.set(hermes, (recent = new Map()));
+  const keys = texts.map((t) => (t === null ? null : verdictKey(interpreter, ext, t)));
+  const known = keys.map((k) => (k === null ? null : (recent.get(k) ?? null)));
+  if (keys.every((k, i) => k === null || known[i] !== null)) return known;
   let value: unknown;
   try {
     value = await hermes.call('lint', 'check', { ext, texts: present, without_hermes: interpreter !== undefined }, {
-      timeoutMs: (deps.writeLintTimeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+      timeoutMs: (deps.writeLintTimeoutSeconds ?? defaultLimits().writeLintTimeoutSeconds) * 1000,
       ...(deps.signal ? { signal: deps.signal } : {}),
       ...(interpreter !== undefined ? { interpreter } : {}),
     });
@@ -91,7 +104,14 @@ export async function pythonVerdicts(deps: LintDeps, ext: string, texts: Readonl
   if (results === null) return { status: 'skipped', message: `No linter for ${ext} files` };
   if (!Array.isArray(results) || results.length !== present.length) return { status: 'skipped', message: `Syntax check of ${ext} not run: an unexpected answer` };
   let i = 0;
-  return texts.map((t) => (t === null ? null : (results[i++] as Verdict)));
+  const verdicts = texts.map((t) => (t === null ? null : (results[i++] as Verdict)));
+  keys.forEach((k, j) => {
+    if (k === null) return;
+    recent.delete(k);
+    recent.set(k, verdicts[j]!);
+    if (recent.size > RECENT_VERDICTS) recent.delete(recent.keys().next().value!);
+  });
+  return verdicts;
 }
 
 /** A verdict as Hermes' `_check_lint` reports it (LintResult.to_dict). */
@@ -120,9 +140,20 @@ export function refineDelta(post: Lint, pre: () => Lint | null): Lint {
 /** Hermes' `_check_lint_delta` of a file checked in Python (checkedInPython): `after` refined against `before`. */
 export async function pythonLintDelta(deps: LintDeps, path: string, before: string | null, after: string): Promise<Lint> {
   const ext = extname(path).toLowerCase();
+  // A text the gate has just passed lints ok: the old text is then not needed (refineDelta only reads it after an error).
+  const gated = await knownVerdict(deps, ext, after);
+  if (gated?.[0] === true) return lintOfVerdict(ext, gated);
   const verdicts = await pythonVerdicts(deps, ext, [after, before]);
   if (!Array.isArray(verdicts)) return verdicts;
   return refineDelta(lintOfVerdict(ext, verdicts[0]!), () => (verdicts[1] ? lintOfVerdict(ext, verdicts[1]) : null));
+}
+
+/** The verdict already given for `text` (recentVerdicts), without starting a check. */
+async function knownVerdict(deps: LintDeps, ext: string, text: string): Promise<Verdict | undefined> {
+  const hermes = deps.hermes;
+  if (!hermes) return undefined;
+  const interpreter = hermes.available ? undefined : systemPython(deps.searchPath);
+  return recentVerdicts.get(hermes)?.get(verdictKey(interpreter, ext, text));
 }
 
 /** Hermes' `_check_lint` of a Python-checked file as it is now (`content` null: it could not be read). */

@@ -57,6 +57,25 @@ for (const [label, withoutHermes] of [["Hermes' own linters", false], ['the syst
       assert.deepEqual(still.lint, { status: 'error', output: "SyntaxError: invalid syntax (line 1, column 7)", message: "Pre-existing lint errors — this edit didn't introduce new ones but the file is still broken." });
     });
 
+    test('a JSON, YAML or TOML write is checked once: the gate\'s verdict on the text is its lint too (one worker per write)', async () => {
+      const hermesCaller = await caller(withoutHermes);
+      const calls: string[] = [];
+      const real = hermesCaller.call.bind(hermesCaller);
+      hermesCaller.call = (module, op, payload, options) => {
+        calls.push(`${module}.${op}`);
+        return real(module, op, payload, options);
+      };
+      const c = cases.make({ hermesCaller });
+      for (const [path, content] of [['p.toml', 'a = 1\n'], ['d.json', '{"a": 1}\n'], ['y.yaml', 'a: 1\n']] as const) {
+        calls.length = 0;
+        const r = await call(c.write, { path, content });
+        assert.deepEqual(r.lint, { status: 'ok', output: '' }, path);
+        // JSON and YAML are parsed by the gateway itself where no Hermes is found.
+        const expected = withoutHermes && !path.endsWith('.toml') ? [] : ['lint.check'];
+        assert.deepEqual(calls, expected, `${path}: ${JSON.stringify(calls)}`);
+      }
+    });
+
     test('TOML that does not parse is refused before anything is written, by write_file and by patch', async () => {
       const c = cases.make({ hermesCaller: await caller(withoutHermes) });
       const e = await expectCode(c.write.handler({ path: 'new/c.toml', content: '[s\nk = v\n' }, ctx), ErrorCode.INVALID_ARGUMENTS);
