@@ -64,6 +64,7 @@ export const EVERY_HERMES: readonly string[] = [
   'gates/real-hermes',
   'http/app-view/view-browser-vision', // browser_vision's analysis by Hermes' tool server
   'tools/files/read-documents-hermes', // read_file's documents through Hermes' own extractor
+  'core/hermes-args', // the gateway's dispatch coercion against Hermes' coerce_tool_args
   'tools/guards/hermes-', // the guards' rules against each Hermes' own
 ];
 
