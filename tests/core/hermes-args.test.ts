@@ -11,6 +11,11 @@ import { coerceToolArgs, hermesArgumentRepair } from '../../supervisor/core/herm
 import { HermesRelease } from '../../supervisor/platform/hermes/release.js';
 import { processManageSchema } from '../../supervisor/tools/processes/process-manage.js';
 import { terminalSchema } from '../../supervisor/tools/processes/terminal.js';
+import { loadConfig } from '../../supervisor/platform/config.js';
+import { createLogger } from '../../supervisor/platform/telemetry.js';
+import { sessionSearchTools } from '../../supervisor/tools/guarded/session-search.js';
+import { directCronjob } from '../fixtures/cron-home.js';
+import { Cases } from '../tools/files/fixture.js';
 import { hermes, hermesEnv } from '../helpers/hermes.js';
 
 // The gateway's copy of Hermes' dispatch coercion (supervisor/core/hermes-args.ts coerceToolArgs)
@@ -19,7 +24,11 @@ import { hermes, hermesEnv } from '../helpers/hermes.js';
 // is where a string "3" for an integer is compared with what Hermes makes of it.
 
 const home = mkdtempSync(join(tmpdir(), 'hermes-args-'));
-after(() => rmSync(home, { recursive: true, force: true }));
+const files = new Cases();
+after(() => {
+  files.cleanup();
+  rmSync(home, { recursive: true, force: true });
+});
 
 type Args = Record<string, unknown>;
 interface HermesCase {
@@ -142,4 +151,25 @@ test('a repaired call passes the schema; what Hermes leaves a string stays INVAL
   for (const bad of [{ command: 'ls', timeout: '6.5' }, { command: 'ls', background: 'yes' }]) {
     assert.throws(() => validate(bad), (e: unknown) => e instanceof GatewayError && e.code === ErrorCode.INVALID_ARGUMENTS, JSON.stringify(bad));
   }
+});
+
+test("session_search, patch and cronjob, as built, repair a call's strings as Hermes' dispatch does with its own schema", async () => {
+  const release = new HermesRelease(hermes().version);
+  const newest = release.has('process-manage-schema');
+  const config = loadConfig({ PATH: process.env.PATH ?? '/usr/bin:/bin', HERMES_HOME: home, HOME: home, HERMES_MCP_ROOTS: home, HERMES_MCP_STATE_DIR: join(home, '.gateway-state') });
+  const [sessionSearch] = sessionSearchTools(config, createLogger('error'), release);
+  const { tool: cronjob } = await directCronjob(mkdtempSync(join(home, 'cron-')), {});
+  const patch = files.make().patch;
+  const cases = [
+    { tool: sessionSearch!, hermesTool: 'session_search', args: { query: 'x', limit: '5', around_message_id: '12', window: ' 3 ' } },
+    { tool: sessionSearch!, hermesTool: 'session_search', args: { query: '7', limit: 'many', window: '2.5' } },
+    { tool: patch, hermesTool: 'patch', args: { path: 'a.txt', old_string: '1', new_string: '2', replace_all: 'TRUE' } },
+    { tool: patch, hermesTool: 'patch', args: { path: 'a.txt', old_string: 'true', new_string: 'false', replace_all: 'yes' } },
+    { tool: cronjob, hermesTool: newest ? 'cronjob_manage' : 'cronjob', args: { action: 'create', prompt: 'p', schedule: '1h', repeat: '3', skills: 'one', context_from: '["job1"]' } },
+  ];
+  const expected = hermesCoerce(cases.map((c) => ({ tool: c.hermesTool, args: c.args })));
+  cases.forEach((c, i) => {
+    assert.ok(c.tool.coerceArguments, `${c.tool.name} repairs its arguments`);
+    assert.deepEqual(c.tool.coerceArguments(structuredClone(c.args)), expected[i], `${hermes().version} ${c.tool.name}: ${JSON.stringify(c.args)}`);
+  });
 });
