@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
+import { withHermesArgumentRepair } from '../../core/hermes-args.js';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { CallContext, ToolDefinition } from '../../core/tool-types.js';
 import { assertEncodable, atomicWrite, BOM, detectLineEnding, normalizeLineEndings, readRawText, withPathLocks, writeFailed } from './fs-util.js';
@@ -227,7 +228,8 @@ export function patchTool(deps: EditDeps): ToolDefinition {
   // tests/fidelity/divergences.yaml patch-v4a-schema-for-every-client). mode stays optional: the
   // handler defaults it to replace, as Hermes' does.
   const layered = follows(deps, 'patchReplaceOnlySchema');
-  return {
+  // Hermes' dispatch coercion ("true" for replace_all) before the schema.
+  return withHermesArgumentRepair({
     name: 'patch',
     description:
       'Targeted find-and-replace edits in files. Use this instead of sed/awk in terminal. ' +
@@ -276,5 +278,5 @@ export function patchTool(deps: EditDeps): ToolDefinition {
     async handler(args: Record<string, unknown>, ctx: CallContext) {
       return { structured: await patch(deps, args ?? {}, ctx) };
     },
-  };
+  });
 }

@@ -17,7 +17,7 @@ import { requireString } from './paths.js';
 import { servedPage } from './read-state.js';
 import { MAX_LINE_LENGTH } from './read-scan.js';
 import { checkedPath, deviceError, isBlockedDevice, readVerdict } from './sensitive-paths.js';
-import { coerceIntegerArgs, type IntegerArgRule } from './integer-args.js';
+import { coerceIntegerArgs, type IntegerArgRule } from '../../core/hermes-args.js';
 
 // read_file — Hermes' paginated text read (tools/file_tools.py `read_file_tool`,
 // tools/file_operations.py `ShellFileOperations.read_file`): `N|line` gutter, 1-indexed offset,
@@ -82,7 +82,7 @@ function intArg(v: unknown, fallback: number): number {
 }
 
 /**
- * Hermes `normalize_read_pagination`'s repair and clamps, applied before the schema (integer-args.ts),
+ * Hermes `normalize_read_pagination`'s repair and clamps, applied before the schema (core/hermes-args.ts),
  * for the Hermes versions the tests run (0.19.0 to 0.22.2) and a Hermes of unknown version. A
  * Hermes newer than the newest one run (v0.23.5 reads a negative offset as the file's last lines,
  * rules that could not be read: docs/hermes-versions.md#read_file) keeps the repair of numeric

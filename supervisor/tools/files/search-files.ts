@@ -7,7 +7,7 @@ import { searchContent } from './search-content.js';
 import { searchFileNames, searchFileNamesOrdered, type FileOrder } from './search-glob.js';
 import { openRoot, type SearchScope, type WalkBudget } from './search-walk.js';
 import { defaultLimits } from '../../../shared/limits.js';
-import { coerceIntegerArgs } from './integer-args.js';
+import { coerceIntegerArgs } from '../../core/hermes-args.js';
 
 // search_files — Hermes' content / file-name search (tools/file_tools.py `search_tool`, which runs
 // tools/file_operations.py `ShellFileOperations.search`: ripgrep where it is installed), implemented
@@ -57,7 +57,7 @@ const OUTPUT_MODES = new Set(['content', 'files_only', 'count']);
 
 /**
  * Hermes `normalize_search_pagination`'s repair and clamps, applied before the schema
- * (integer-args.ts); `context` is read by Hermes' search as given, after dispatch turned a numeric
+ * (core/hermes-args.ts); `context` is read by Hermes' search as given, after dispatch turned a numeric
  * string into its integer.
  */
 const SEARCH_INTEGER_ARGS = { offset: { min: 0 }, limit: { min: 1 }, context: { stringsOnly: true } } as const;

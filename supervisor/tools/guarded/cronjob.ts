@@ -11,6 +11,7 @@ import { CRONJOB_MUTATIONS_ENV, enabledActions, MUTATING_ACTIONS, parseCronjobMu
 import { invalidArgs } from './cron/records.js';
 import { Slots } from './cron/slots.js';
 import { cronPaths, loadJobs } from './cron/store.js';
+import { withHermesArgumentRepair } from '../../core/hermes-args.js';
 
 // cronjob — Hermes' cron job manager (its `cronjob` tool, `cronjob_manage` in later Hermes, over
 // cron/jobs.py) as a gateway-owned guarded adapter, following the Hermes the gateway fronts:
@@ -176,7 +177,8 @@ export function cronjobTools(config: GatewayConfig, log: Logger, release: Hermes
       }
     },
   };
-  return [cronjob];
+  // Hermes' dispatch coercion ("true" for confirm, "3" for repeat) before the schema.
+  return [withHermesArgumentRepair(cronjob)];
 }
 
 /**

@@ -10,6 +10,7 @@ import { EXCLUDE_SESSION_IDS_CAP, MAX_QUERY_CHARS } from './session-search/fts.j
 import type { SearchArgs, SessionSearchChange, TaskInput } from './session-search/shapes.js';
 import type sessionSearchTask from './session-search/task.js';
 import type { TaskResult } from './session-search/task.js';
+import { hermesArgumentRepair } from '../../core/hermes-args.js';
 
 // session_search — the guarded, read-only adapter over Hermes' session database
 // ($HERMES_HOME/state.db). Hermes' own tool is an agent-loop tool (it needs the live agent's db
@@ -174,11 +175,14 @@ export function sessionSearchTools(config: GatewayConfig, log: Logger, release: 
   const budgetChars = Math.max(1024, config.limits.maxOutputChars - ENVELOPE_RESERVE_CHARS);
   const changes = sessionSearchChanges(release);
   const followed = new Set(changes);
+  const schema = inputSchema(followed);
   return [
     {
       name: 'session_search',
       description: description(followed),
-      inputSchema: inputSchema(followed) as unknown as ToolDefinition['inputSchema'],
+      inputSchema: schema as unknown as ToolDefinition['inputSchema'],
+      // Hermes' dispatch coercion ("5" for limit) before the schema; Hermes' function clamps.
+      coerceArguments: hermesArgumentRepair(schema),
       annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true, title: 'Search past Hermes sessions' },
       requiresOwner: false,
       async handler(args, ctx) {

@@ -6,6 +6,7 @@ import type { HermesRelease } from '../../platform/hermes/release.js';
 import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
 import { type InputAction, inputProperties, sendInput, visibleOutput } from './process-terminal.js';
 import type { ProcessRegistry, TrackedProcess } from './registry.js';
+import { hermesArgumentRepair } from '../../core/hermes-args.js';
 
 // process_manage (Hermes' `process` tool): a session's background processes, by their proc_ id.
 // The reading actions (list, poll, log, wait) and kill are here; the input actions (write, submit,
@@ -112,6 +113,7 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
   const listFields = release.has('process-list-fields');
   const waitFields = release.has('process-wait-fields');
   const offsetHead = release.has('process-log-offset-head');
+  const inputSchema = processManageSchema(release, limits);
   /** The completion-sized tail, with output_cut when the output was longer (Hermes' _completion_output, since 0.22.2). */
   const completion = (p: TrackedProcess) => {
     const all = visibleOutput(p);
@@ -121,7 +123,9 @@ export function processManageTool(registry: ProcessRegistry, runtime: WorkerRunt
   return {
     name: 'process_manage',
     description: `Manage this session's background processes (started by jobs): list, poll, log, wait (at most ${maxWait} s per call), kill, write/submit stdin, close stdin; for a job prepared with pty: true, write/submit go to its terminal (submit presses Enter), close sends ^D and resize changes its window (cols/rows).${handoff ? ' handoff is for subagents, which this gateway has none of: it is always refused.' : ''} Needs the session (session_token or MCP session) that owns them.`,
-    inputSchema: processManageSchema(release, limits),
+    inputSchema,
+    // Hermes' dispatch coercion ("10" for offset/limit/timeout) before the schema.
+    coerceArguments: hermesArgumentRepair(inputSchema),
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, idempotentHint: false },
     requiresOwner: true,
     redaction: 'command-output',

@@ -12,6 +12,7 @@ import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
 import { stripInertHeredocBodies } from './heredoc.js';
 import { signalExitNote, terminalHint } from './terminal-hints.js';
 import type { TerminalPool } from './terminal-pool.js';
+import { hermesArgumentRepair } from '../../core/hermes-args.js';
 
 // Direct `terminal`: short foreground commands only (the execution guard: at most 30 s, no
 // background, PTY or notification options; longer work is a job), run in the owner's terminal
@@ -328,11 +329,14 @@ export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime, release
   const maxTimeout = limits.terminalMaxTimeoutSeconds;
   const transientWorkdir = release.has('terminal-workdir-transient');
   approvalPolicy(); // a broken policy/dangerous-commands.json fails startup, not the first command
+  const inputSchema = terminalSchema(release, maxTimeout);
   const cwdNote = release.has('terminal-result-cwd') ? ' When a command changes directory, the result\'s cwd says where it ended.' : '';
   return {
     name: 'terminal',
     description: `Run a short foreground shell command (at most ${maxTimeout} s; timeout=${maxTimeout} when omitted) on the Hermes host. cwd and exported variables persist per session (session_token or MCP session).${cwdNote} Background, PTY, notification options or longer timeouts are refused: use job_prepare/job_start for builds, tests and deploys, or execute_code with hermes_tools.terminal for independent pipelines.`,
-    inputSchema: terminalSchema(release, maxTimeout),
+    inputSchema,
+    // Hermes' dispatch coercion ("60" for timeout, "false" for background) before the schema.
+    coerceArguments: hermesArgumentRepair(inputSchema),
     annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true, idempotentHint: false },
     requiresOwner: true,
     holdsLease: true,

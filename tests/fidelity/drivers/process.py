@@ -29,12 +29,18 @@ try:  # Hermes 0.22 moved the session key to tools/approval_context.py
     from tools.approval_context import reset_current_session_key, set_current_session_key  # noqa: E402
 except ImportError:
     from tools.approval import reset_current_session_key, set_current_session_key  # noqa: E402
+from model_tools import coerce_tool_args  # noqa: E402
+from tools.registry import registry  # noqa: E402
 from tools.process_registry import ProcessRegistry, _handle_process, process_registry  # noqa: E402
 from tools.terminal_tool import terminal_tool  # noqa: E402
 
 # The gateway's background processes are jobs, which outlive their session: Hermes'
 # persist_on_release=true, where its terminal_tool has it.
 PERSIST = {"persist_on_release": True} if "persist_on_release" in inspect.signature(terminal_tool).parameters else {}
+
+
+# The name Hermes registers its process tool under (0.19: process; 0.22: process_manage).
+PROCESS_TOOL = "process_manage" if registry.get_schema("process_manage") else "process"
 
 
 def act(args, proc_id, task):
@@ -53,6 +59,8 @@ def act(args, proc_id, task):
     elif isinstance(call["session_id"], dict):  # {"prefix": n}: the first n characters of the process id
         call["session_id"] = proc_id[: call["session_id"]["prefix"]]
     # list filters by the session key (set in handle); the other actions name their process.
+    # Hermes' dispatch coercion (model_tools.py coerce_tool_args) first, as handle_function_call applies it.
+    call = coerce_tool_args(PROCESS_TOOL, call)
     answer = json.loads(_handle_process(call, task_id=None if call.get("action") == "list" else task))
     # An action that waits (wait) reads output that arrived after the cleaning above: the same
     # cleaner on the output it answers with.

@@ -4,7 +4,9 @@ mapping, the foreground refusals, a foreground heartbeat dropped), on each case:
 {"dir", "before": [commands or argument objects], "args": {...}}. Each case runs under a task id of
 its own, whose first command is `cd` into the case's directory (so its session cwd record starts
 there, as the gateway's fresh session does); the `before` calls run next and their answers are
-dropped; the answer is that of `args`."""
+dropped; the answer is that of `args`. Every call's arguments first go through Hermes' dispatch
+coercion (model_tools.py coerce_tool_args, which its handle_function_call applies before the
+handler), so a case sending "60" for timeout compares what Hermes' dispatch makes of it."""
 
 import json
 import os
@@ -14,11 +16,12 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from oracle import serve  # noqa: E402
 
+from model_tools import coerce_tool_args  # noqa: E402
 from tools.terminal_tool import _handle_terminal  # noqa: E402
 
 
 def run(args, task):
-    return json.loads(_handle_terminal(dict(args), task_id=task))
+    return json.loads(_handle_terminal(coerce_tool_args("terminal", dict(args)), task_id=task))
 
 
 def handle(case, request):

@@ -188,7 +188,9 @@ describe('session_search: the four shapes over a database Hermes wrote, Hermes d
     const client = await connect(gw.mcpUrl, 'modern');
     assert.match(failsWith(await viaBridge(client, 'session_search', { query: 'otter', profile: 'work' }), 'INVALID_ARGUMENTS'), /unknown property "profile"/);
     assert.match(failsWith(await viaBridge(client, 'session_search', { query: 'x'.repeat(2049) }), 'INVALID_ARGUMENTS'), /2048/);
-    failsWith(await viaBridge(client, 'session_search', { query: 'otter', limit: '5' }), 'INVALID_ARGUMENTS');
+    // "5" is read as 5, as Hermes' dispatch (coerce_tool_args) reads it; a limit no number can be read from is refused.
+    assert.equal(ok(await viaBridge(client, 'session_search', { query: 'otter', limit: '5' })).success, true);
+    failsWith(await viaBridge(client, 'session_search', { query: 'otter', limit: 'five' }), 'INVALID_ARGUMENTS');
     failsWith(await viaBridge(client, 'session_search', { query: 'otter', sort: 'sideways' }), 'INVALID_ARGUMENTS');
     failsWith(await viaBridge(client, 'session_search', { session_id: 's'.repeat(513) }), 'INVALID_ARGUMENTS');
     assert.match(failsWith(await viaBridge(client, 'session_search', { session_id: `work/${S_CLI}` }), 'INVALID_ARGUMENTS'), /cross-profile/);
