@@ -1,7 +1,7 @@
 import { unlink } from 'node:fs/promises';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { atomicWrite, ensureParentDirs, removeCreatedDirs } from './fs-util.js';
-import { assertNoAddedRedactionMarker, syntaxGateRefusal } from './write-file.js';
+import { assertNoAddedRedactionMarker } from './write-file.js';
 import { sha256Hex, type PatchWrite } from './read-state.js';
 import { encodeSim, Simulation, type Original, type ResolvedOperation, type SimulationOptions, type ValidationError } from './v4a-simulate.js';
 
@@ -65,10 +65,10 @@ interface Applied {
  */
 export async function applyV4a(
   operations: readonly ResolvedOperation[],
-  signal?: AbortSignal,
-  options: SimulationOptions = {},
-  /** The fail-closed syntax gate (write-file.ts gateRefusal); JSON/YAML parsed here without it. */
-  gate?: (path: string, content: string) => Promise<string | null>,
+  signal: AbortSignal | undefined,
+  options: SimulationOptions,
+  /** The fail-closed syntax gate (write-file.ts gateRefusal). */
+  gate: (path: string, content: string) => Promise<string | null>,
 ): Promise<V4aOutcome> {
   const sim = new Simulation(options);
   for (const op of operations) {
@@ -83,7 +83,7 @@ export async function applyV4a(
     for (const op of operations) {
       if (op.operation !== 'update' && op.operation !== 'add') continue;
       const final = sim.state.get(op.absPath);
-      const refusal = final ? (gate ? await gate(op.filePath, final.content) : syntaxGateRefusal(op.filePath, final.content)) : null;
+      const refusal = final ? await gate(op.filePath, final.content) : null;
       if (refusal) sim.errors.push({ kind: 'invalid', message: `${op.filePath}: ${refusal}` });
     }
   }

@@ -124,14 +124,6 @@ export async function lintNow(deps: EditDeps, path: string, content: string | nu
 }
 
 /**
- * Upstream's fail-closed gate: JSON/YAML content that does not parse is not written. Returns the
- * refusal message, or null.
- */
-export function syntaxGateRefusal(path: string, content: string): string | null {
-  return structuredGateRefusal(path, content);
-}
-
-/**
  * The fail-closed gate as the gateway runs it: JSON/YAML/TOML through Hermes' own linters where they
  * are checked in Python (lint.ts), else JSON/YAML parsed here. The refusal message, or null.
  */
