@@ -47,13 +47,14 @@ export interface LintDeps {
 type Verdict = [boolean, string];
 
 /**
- * The last verdicts each checker gave, by extension and text digest: a write of JSON, YAML or TOML
+ * The last verdicts each checker (a HermesCaller: its Hermes, or the system python3 it falls back
+ * to) gave, by extension and text digest: a write of JSON, YAML or TOML
  * asks for the fail-closed gate's verdict and then for the written text's lint, the same text, so
  * the second answer is the first (one worker per write, not two). A handful is enough for that.
  */
 const recentVerdicts = new WeakMap<object, Map<string, Verdict>>();
 const RECENT_VERDICTS = 8;
-const verdictKey = (interpreter: string | undefined, ext: string, text: string): string => `${interpreter ?? ''}\0${ext}\0${createHash('sha256').update(text).digest('hex')}`;
+const verdictKey = (ext: string, text: string): string => `${ext}\0${createHash('sha256').update(text).digest('hex')}`;
 
 function systemPython(searchPath: string | undefined): string | undefined {
   for (const dir of (searchPath ?? '/usr/bin:/bin').split(delimiter)) {
@@ -85,7 +86,7 @@ export async function pythonVerdicts(deps: LintDeps, ext: string, texts: Readonl
   if (!hermes.available && interpreter === undefined) return { status: 'skipped', message: `python3 not available` };
   let recent = recentVerdicts.get(hermes);
   if (!recent) recentVerdicts.set(hermes, (recent = new Map()));
-  const keys = texts.map((t) => (t === null ? null : verdictKey(interpreter, ext, t)));
+  const keys = texts.map((t) => (t === null ? null : verdictKey(ext, t)));
   const known = keys.map((k) => (k === null ? null : (recent.get(k) ?? null)));
   if (keys.every((k, i) => k === null || known[i] !== null)) return known;
   let value: unknown;
@@ -141,19 +142,11 @@ export function refineDelta(post: Lint, pre: () => Lint | null): Lint {
 export async function pythonLintDelta(deps: LintDeps, path: string, before: string | null, after: string): Promise<Lint> {
   const ext = extname(path).toLowerCase();
   // A text the gate has just passed lints ok: the old text is then not needed (refineDelta only reads it after an error).
-  const gated = await knownVerdict(deps, ext, after);
+  const gated = deps.hermes && recentVerdicts.get(deps.hermes)?.get(verdictKey(ext, after));
   if (gated?.[0] === true) return lintOfVerdict(ext, gated);
   const verdicts = await pythonVerdicts(deps, ext, [after, before]);
   if (!Array.isArray(verdicts)) return verdicts;
   return refineDelta(lintOfVerdict(ext, verdicts[0]!), () => (verdicts[1] ? lintOfVerdict(ext, verdicts[1]) : null));
-}
-
-/** The verdict already given for `text` (recentVerdicts), without starting a check. */
-async function knownVerdict(deps: LintDeps, ext: string, text: string): Promise<Verdict | undefined> {
-  const hermes = deps.hermes;
-  if (!hermes) return undefined;
-  const interpreter = hermes.available ? undefined : systemPython(deps.searchPath);
-  return recentVerdicts.get(hermes)?.get(verdictKey(interpreter, ext, text));
 }
 
 /** Hermes' `_check_lint` of a Python-checked file as it is now (`content` null: it could not be read). */
