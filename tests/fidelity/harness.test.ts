@@ -52,6 +52,14 @@ test('a case an entry lists must show it: an answer that became equal to Hermes\
   assert.doesNotMatch(problems, /case a/);
 });
 
+test('a case shows every entry whose predicate holds for its differing fields, not only the first', () => {
+  const a = entry({ id: 'first', fields: { code: { pattern: '[A-Z_]+' } } });
+  const b = entry({ id: 'second', cases: ['c'], fields: { code: { equals: 'FILE_NOT_FOUND' } } });
+  const s = surfaceWith(a, b);
+  assert.deepEqual(s.judge('c', { code: 'FILE_NOT_FOUND' }, {}).divergences, ['first', 'second']);
+  assert.deepEqual(s.problems().filter((p) => /first|second/.test(p)), []);
+});
+
 test('an entry no case shows is reported', () => {
   const s = surfaceWith(entry({ fields: { code: { equals: 'X' } } }));
   s.judge('a', { n: 1 }, { n: 1 });

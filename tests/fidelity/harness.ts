@@ -195,8 +195,10 @@ export class Surface {
     const used = new Set<string>();
     const refused = new Set<string>();
     // A differing field is intended when an applying entry covers it and the entry's predicate
-    // holds for the gateway's value there (the first such entry is the one shown).
+    // holds for the gateway's value there; every entry whose predicate holds is shown by the case.
     const covered = (field: string): boolean => {
+      const refusals: string[] = [];
+      let ok = false;
       for (const d of applying) {
         for (const [pattern, predicate] of Object.entries(d.fields)) {
           const at = coveredAt(pattern, field);
@@ -204,12 +206,12 @@ export class Surface {
           const g = valueAt(gateway, at);
           if (holds(predicate, { caseId, via, field: at, gateway: g, hermes: valueAt(hermes, at), gatewayAnswer: gateway, hermesAnswer: hermes, checks: this.checks })) {
             used.add(d.id);
-            return true;
-          }
-          refused.add(`${d.id} says \`${at}\` is ${describePredicate(predicate)}; the gateway answered ${JSON.stringify(g) ?? 'nothing'}`);
+            ok = true;
+          } else refusals.push(`${d.id} says \`${at}\` is ${describePredicate(predicate)}; the gateway answered ${JSON.stringify(g) ?? 'nothing'}`);
         }
       }
-      return false;
+      if (!ok) for (const r of refusals) refused.add(r);
+      return ok;
     };
     const uncovered = fields.filter((f) => !covered(f));
     const verdict: VerdictKind = fields.length === 0 ? 'equal' : uncovered.length === 0 ? 'divergent' : 'different';
