@@ -6,7 +6,7 @@ import { redact, redactCommandOutput } from '../../shared/redact.js';
 import { sessionToken, viaBridge } from '../helpers/gateway.js';
 import { hermes } from '../helpers/hermes.js';
 import { appliesTo, checksOf } from '../../scripts/differences-from-hermes.js';
-import { compareSurface, divergences, loadCases, oneByOne, oracleAnswers, runOracle, SurfaceFixture, type Answers, type Divergence, type FidelityCase } from './harness.js';
+import { compareSurface, divergences, loadCases, oneByOne, oracleAnswers, runOracle, Surface, SurfaceFixture, type Answers, type Divergence, type FidelityCase } from './harness.js';
 import { hidesAll, leakedPieces } from './redaction-judge.js';
 import { writeFiles } from './workspace.js';
 
@@ -187,7 +187,7 @@ const LEAK_EXCUSED: ReadonlyArray<{ divergence: string; case: string; modes: Rea
   { divergence: 'redaction-values-bounded-by-quotes', case: 'header-x-api-key', modes: ['default', 'code_file', 'terminal'] },
   // A mask already in the text is kept as it is; Hermes masks it again.
   { divergence: 'redaction-masks-in-input-kept', case: 'already-masked-input', modes: MODES },
-  { divergence: 'redaction-masks-in-input-kept', case: 'yaml-value-sentinel', modes: ['default'], hermes: '<0.22.2' },
+  { divergence: 'redaction-sentinel-in-input-kept', case: 'yaml-value-sentinel', modes: ['default'] },
   // File content's sentinel names the key's vendor (`«redacted:ghp_…»`); Hermes writes `***`.
   { divergence: 'redaction-file-read-sentinel-everywhere', case: 'auth-token-scheme', modes: ['file_read', 'secret_file'] },
 ];
@@ -244,4 +244,26 @@ test(`redaction: the gateway shows nothing Hermes ${hermes().version} hides, in 
   // The check itself: an unmasked text shows what Hermes hid of a key both versions mask.
   const ghp = byId.get('github-ghp')!;
   assert.ok(!hidesAll(ghp.text, (answers.get(ghp.id) as Modes).default, ghp.text), 'the leak check finds the unmasked key');
+});
+
+// The listed divergences state what the gateway masks, not just that it differs: a truncated private
+// key (no END line, which Hermes leaves in the clear) left unmasked, or masked but for its body, is
+// reported, judged against the list as it is.
+test('redaction: a truncated private key left in the clear, whole or in part, is reported', async () => {
+  const entry = divergences().find((d) => d.id === 'redaction-private-key-blocks')!;
+  const answers = await hermesModes(entry.cases!.map((id) => byId.get(id)!));
+  const c = byId.get('pem-truncated')!;
+  const h = answers.get(c.id) as Modes;
+  const g = direct(c);
+  assert.equal(new Surface('redaction').judge(c.id, g, h, 'direct').verdict, 'divergent');
+  const bodyLeft = Object.fromEntries(MODES.map((m) => [m, c.text.replace(/^-----BEGIN [^\n]*-----/, '[REDACTED PRIVATE KEY]')]));
+  assert.notDeepEqual(bodyLeft, h);
+  assert.equal(new Surface('redaction').judge(c.id, bodyLeft, h, 'direct').verdict, 'different');
+  // The other case the entry lists answered as the gateway does, this one as Hermes does.
+  const inTheClear = new Surface('redaction', {}, [entry]);
+  for (const id of entry.cases!) inTheClear.judge(id, id === c.id ? h : direct(byId.get(id)!), answers.get(id), 'direct');
+  assert.deepEqual(
+    inTheClear.problems().filter((p) => p.includes(entry.id)),
+    [`redaction: ${entry.id} lists the case ${c.id}, which does not show it (direct: equal); remove it from the list`],
+  );
 });
