@@ -69,6 +69,29 @@ function processIds(id: string, c: ProcessCase): Record<string, string> {
 const norm = (a: Answer, c: ProcessCase) =>
   withoutUptime(normalise(errorAsHermes(a.result), { replace: { [fx.ws]: '<ws>', ...processIds(a.process, c) }, volatile: ['pid', 'uptime_seconds', 'started_at', 'exited_at'] }));
 const caseById = new Map(cases.map((c) => [c.id, c]));
+/** The job each case's process was started by (the gateway's side), for `{check: job-of-case}`. */
+const jobOfCase = new Map<string, string>();
+
+/**
+ * The stable code of a process_manage error, from Hermes' answer to the same call: its status
+ * not_found / already_exited, or its "session_id is required" and handoff refusals.
+ */
+function codeOfHermesError(h: unknown): string | undefined {
+  if (typeof h !== 'object' || h === null) return undefined;
+  const { status, error } = h as { status?: unknown; error?: unknown };
+  if (status === 'not_found') return 'PROCESS_NOT_FOUND';
+  if (status === 'already_exited') return 'PROCESS_NOT_RUNNING';
+  if (status === undefined && typeof error === 'string' && (/^session_id is required for \w+$/.test(error) || error.startsWith('handoff is only available to a running subagent'))) return 'INVALID_ARGUMENTS';
+  return undefined;
+}
+
+/** The UTF-8 bytes a write or submit case's action sends (submit adds the newline). */
+function bytesSent(c: ProcessCase | undefined): number | undefined {
+  if (c === undefined || typeof c.action.data !== 'string') return undefined;
+  if (c.action.action === 'write') return Buffer.byteLength(c.action.data, 'utf8');
+  if (c.action.action === 'submit') return Buffer.byteLength(`${c.action.data}\n`, 'utf8');
+  return undefined;
+}
 
 compareSurface<ProcessCase>({
   surface: 'process',
@@ -91,6 +114,7 @@ compareSurface<ProcessCase>({
         const token = (await viaBridge(client, 'session_open')).data.session_token as string;
         const prep = (await viaBridge(client, 'job_prepare', { command: c.command, workdir: dirOf(c), ...(c.pty ? { pty: true } : {}) }, token)).data;
         const job = { job_id: prep.job_id as string, recovery_token: prep.recovery_token as string };
+        jobOfCase.set(c.id, job.job_id);
         const started = await viaBridge(client, 'job_start', job, token);
         if (started.isError) throw new Error(`job_start failed for ${c.id}: ${JSON.stringify(started.data)}`);
         const listed = (await viaBridge(client, 'process_manage', { action: 'list' }, token)).data.processes as Array<{ session_id: string; job_id?: string }>;
@@ -108,5 +132,10 @@ compareSurface<ProcessCase>({
           await viaBridge(client, 'session_close', {}, token).catch(() => undefined);
         }
       }),
+  },
+  checks: {
+    'code-of-hermes-error': ({ field, gateway: g, hermesAnswer }) => field === 'code' && g !== undefined && g === codeOfHermesError(hermesAnswer),
+    'job-of-case': ({ caseId, gateway: g }) => typeof g === 'string' && g === jobOfCase.get(caseId),
+    'utf8-bytes-sent': ({ caseId, gateway: g }) => g === bytesSent(caseById.get(caseId)),
   },
 });

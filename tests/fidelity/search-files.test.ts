@@ -3,13 +3,14 @@ import { test } from 'node:test';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, symlinkSync, utimesSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { satisfies } from '@renovatebot/pep440';
 import { ensurePackage, RIPGREP } from '../../scripts/test-prerequisites.js';
 import { HermesRelease } from '../../supervisor/platform/hermes/release.js';
 import { hermes } from '../helpers/hermes.js';
 import { viaBridge } from '../helpers/gateway.js';
 import { appliesTo } from '../../scripts/differences-from-hermes.js';
-import { compareSurface, divergences, errorAsHermes, loadCases, normalise, oneByOne, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
+import { compareSurface, divergences, errorAsHermes, loadCases, normalise, oneByOne, SurfaceFixture, valueAt, type Answers, type FidelityCase } from './harness.js';
 import { writeFiles, type FidelityGateway, type FileSpec } from './workspace.js';
 
 // search_files against Hermes' search_files handler (tools/file_tools.py _handle_search_files, then
@@ -49,6 +50,8 @@ const fx = new SurfaceFixture('search');
 const base = loadCases<SearchCase>('search_files').filter((c) => c.hermes === undefined || satisfies(hermes().version, c.hermes));
 /** Whether the compared Hermes orders file search by `order` (0.22: discovery by default). */
 const discoveryOrder = new HermesRelease(hermes().version).has('searchFilesOrder');
+/** Whether the compared Hermes puts its truncation hint in the JSON as `_hint` (0.22), not as text after it. */
+const hintField = new HermesRelease(hermes().version).has('searchFilesHintField');
 const cases: SearchCase[] = base.flatMap((c) => [
   { ...c, dir: c.id, ripgrep: true },
   ...(c.no_rg ? [{ ...c, id: `${c.id}.no-rg`, dir: c.id, ripgrep: false }] : []),
@@ -125,6 +128,49 @@ const seen = (via: string, answers: Answers): Answers => {
   return answers;
 };
 
+/** Python's int() of a pagination argument, or `fallback` where it raises (tools/file_operations.py _coerce_int). */
+function pythonInt(v: unknown, fallback: number): number {
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v === 'number') return Number.isFinite(v) ? Math.trunc(v) : fallback;
+  if (typeof v === 'string' && /^\s*[-+]?\d+(?:_\d+)*\s*$/.test(v)) return Number.parseInt(v.replace(/_/g, ''), 10);
+  return fallback;
+}
+
+/** Hermes' normalize_search_pagination (tools/file_operations.py): offset at least 0 (default 0), limit at least 1 (default 50). */
+function pagination(args: SearchCase['args']): { offset: number; limit: number } {
+  return { offset: Math.max(0, pythonInt(args.offset ?? 0, 0)), limit: Math.max(1, pythonInt(args.limit ?? 50, 50)) };
+}
+
+/**
+ * `{check: next-page-hint}`: Hermes' truncation hint naming offset+limit (tools/file_tools.py), present
+ * exactly where the gateway says `truncated: true`. Following Hermes 0.22 it is the result's `_hint`
+ * (so a script's result has it too); following 0.19 it is a text block after the result, as Hermes
+ * appends it after its JSON, which a hermes_tools script's result does not carry.
+ */
+function nextPageHint(c: SearchCase | undefined, via: string, gatewayAnswer: unknown): string | undefined {
+  if (c === undefined || (gatewayAnswer as { truncated?: unknown } | null)?.truncated !== true) return undefined;
+  const { offset, limit } = pagination(c.args);
+  const hint = `Results truncated. Use offset=${offset + limit} to see more, or narrow with a more specific pattern or file_glob.`;
+  if (hintField) return hint;
+  return via === 'mcp' ? `[Hint: ${hint}]` : undefined;
+}
+
+type Match = { path: string; line: number; content: string };
+/** Hermes' path-grouped `matches_text` (each path on its line, then `  <line>: <content>` rows) read back as the matches it groups. */
+function matchesOfText(text: unknown): Match[] | undefined {
+  if (typeof text !== 'string') return undefined;
+  const out: Match[] = [];
+  let path: string | undefined;
+  for (const row of text.split('\n')) {
+    const m = /^ {2}(\d+): (.*)$/s.exec(row);
+    if (!m) path = row;
+    else if (path === undefined) return undefined;
+    else out.push({ path, line: Number(m[1]), content: m[2]! });
+  }
+  return out;
+}
+const caseById = new Map(cases.map((c) => [c.id, c]));
+
 compareSurface<SearchCase>({
   surface: 'search_files',
   cases,
@@ -159,6 +205,22 @@ compareSurface<SearchCase>({
         }
       }
       return seen('hermes_tools', out);
+    },
+  },
+  checks: {
+    // The gateway's answer on a host without ripgrep is its answer to the same search (same way) with ripgrep.
+    'as-with-ripgrep': ({ caseId, via, field, gateway: g }) => {
+      const withRg = gatewaySeen.get(via);
+      const base = caseId.replace(/\.no-rg$/, '');
+      return base !== caseId && withRg !== undefined && withRg.has(base) && isDeepStrictEqual(g, valueAt(withRg.get(base), field));
+    },
+    'next-page-hint': ({ caseId, via, field, gateway: g, gatewayAnswer }) => field === '_hint' && g === nextPageHint(caseById.get(caseId), via, gatewayAnswer),
+    // The matches Hermes' matches_text lists, as the structured list (sorted as the case compares its matches).
+    'matches-of-hermes-text': ({ caseId, field, gateway: g, hermesAnswer }) => {
+      const listed = matchesOfText((hermesAnswer as { matches_text?: unknown } | null)?.matches_text);
+      const c = caseById.get(caseId);
+      if (field !== 'matches' || listed === undefined || c === undefined) return false;
+      return isDeepStrictEqual(g, c.unordered ? [...listed].sort(byPathLine) : listed);
     },
   },
 });

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { call } from '../helpers/gateway.js';
 import { compareSurface, loadCases, SurfaceFixture, type FidelityCase } from './harness.js';
 
@@ -42,5 +43,10 @@ compareSurface<SchemaCase>({
       const tools = data.tools as Record<string, Described>;
       return new Map(list.map((c) => [c.id, answer(c, c.tool, tools[c.tool]!)]));
     },
+  },
+  checks: {
+    // process_manage's action enum: Hermes' actions, in Hermes' order, and resize after them.
+    'hermes-enum-and-resize': ({ caseId, field, gateway: g, hermes: h }) =>
+      caseId === 'process_manage.action' && field === 'enum' && Array.isArray(h) && !h.includes('resize') && isDeepStrictEqual(g, [...(h as unknown[]), 'resize']),
   },
 });

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { realpathSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { satisfies } from '@renovatebot/pep440';
 import { viaBridge } from '../helpers/gateway.js';
@@ -51,6 +52,44 @@ function splitTruncated(v: unknown): unknown {
   if (!m) return v;
   return { ...v, output: { head: output.slice(0, m.index), notice: m[0], tail: output.slice(m.index + m[0].length) } };
 }
+
+/**
+ * `{check: counts-without-cwd-marker}`: Hermes appends its cwd marker line to the output before
+ * truncating it and removes it after (tools/environments/base.py: `printf '\n{marker}%s{marker}\n'
+ * "$(pwd -P)"`, the marker `__HERMES_CWD_{session}__` with a 12-character session id), so its
+ * notice counts that line and its tail shows that many characters less of the command's output.
+ * The gateway's notice is Hermes' with both counts less the line's length (for the case's directory),
+ * and its tail is Hermes' tail with at most that many characters of the output before it (fewer
+ * where escape sequences in them are stripped after the cut).
+ */
+function cwdMarkerLine(c: TerminalCase): number {
+  const marker = `__HERMES_CWD_${'0'.repeat(12)}__`;
+  return `\n${marker}${realpathSync(dirOf(c))}${marker}\n`.length;
+}
+const thousands = (n: number) => n.toLocaleString('en-US');
+function countsWithoutCwdMarker(c: TerminalCase | undefined, field: string, g: unknown, h: unknown): boolean {
+  if (c === undefined || typeof g !== 'string' || typeof h !== 'string') return false;
+  const d = cwdMarkerLine(c);
+  if (field === 'output.tail') return g.endsWith(h) && g.length > h.length && g.length - h.length <= d;
+  if (field !== 'output.notice') return false;
+  const m = /^\n\n\.\.\. \[OUTPUT TRUNCATED - ([\d,]+) chars omitted out of ([\d,]+) total\] \.\.\.\n\n$/.exec(h);
+  if (!m) return false;
+  const [omitted, total] = [m[1]!, m[2]!].map((x) => Number(x.replace(/,/g, '')));
+  return g === `\n\n... [OUTPUT TRUNCATED - ${thousands(omitted! - d)} chars omitted out of ${thousands(total! - d)} total] ...\n\n`;
+}
+
+/**
+ * `{check: diagnostic-names-command-file}`: bash's diagnostic as Hermes shows it (`/usr/bin/bash:
+ * line N: ...`, N counted in Hermes' wrapper script), naming instead the session's command file
+ * (`<state dir>/terminal-XXXXXX/command.sh`) and the line in the case's one-line command.
+ */
+function diagnosticNamesCommandFile(c: TerminalCase | undefined, g: unknown, h: unknown): boolean {
+  if (c === undefined || c.args.command.includes('\n') || typeof g !== 'string' || typeof h !== 'string') return false;
+  const hermesRest = /^\/usr\/bin\/bash: line \d+: (.+)$/s.exec(h)?.[1];
+  const gatewayRest = /^\/[^:\n]*\/terminal-[A-Za-z0-9]+\/command\.sh: line 1: (.+)$/s.exec(g)?.[1];
+  return hermesRest !== undefined && gatewayRest === hermesRest;
+}
+const caseById = new Map(cases.map((c) => [c.id, c]));
 
 const norm = (v: unknown) => splitTruncated(normalise(errorAsHermes(v), { replace: { [fx.ws]: '<ws>' }, volatile: ['pid', 'session_id'] }));
 
@@ -114,5 +153,7 @@ compareSurface<TerminalCase>({
       const raw = unredacted.get(caseId);
       return field === 'output' && raw !== undefined && typeof g === 'string' && typeof h === 'string' && hidesAll(raw, h, g);
     },
+    'counts-without-cwd-marker': ({ caseId, field, gateway: g, hermes: h }) => countsWithoutCwdMarker(caseById.get(caseId), field, g, h),
+    'diagnostic-names-command-file': ({ caseId, field, gateway: g, hermes: h }) => field === 'output' && diagnosticNamesCommandFile(caseById.get(caseId), g, h),
   },
 });
