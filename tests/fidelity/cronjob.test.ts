@@ -3,10 +3,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { homeWithCron, jobsPath } from '../fixtures/cron-home.js';
 import { startScriptedModel, type ModelRequest, type ScriptedModel } from '../fixtures/scripted-model.js';
 import { lastUserText } from '../helpers/bridge.js';
 import { hermes, startEgressTrap, type EgressTrap } from '../helpers/hermes.js';
+import type { Check } from '../../scripts/divergence-predicates.js';
 import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, runOracle, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
 import { startFidelityGateway, type FidelityGateway } from './workspace.js';
 
@@ -144,6 +146,51 @@ function compared(answer: unknown, file: string | null, readback: unknown, befor
   return stable;
 }
 
+/** Hermes' answers, compared (the checks below read other cases' answers). */
+let hermesAnswers: Answers = new Map();
+/** The id of the job a case's call names ("@<name>"). */
+const calledJob = (caseId: string): string | undefined => {
+  const c = cases.find((x) => x.id === caseId);
+  return acted.get(caseId)?.ids[String(c?.call.job_id ?? '').replace(/^@/, '')];
+};
+
+// What the divergences (divergences/cronjob.yaml) say the gateway answers where it differs,
+// computed from the case and Hermes' answers.
+type JobRecord = Record<string, unknown> & { id?: string; repeat?: { completed?: number } };
+const checks: Record<string, Check> = {
+  /** Hermes' own guard refusal (its answer to creating a job with a lifecycle command), with the gateway's code. */
+  'lifecycle-guard-refusal': (c) => {
+    const refused = (hermesAnswers.get('create-lifecycle-restart') as { answer?: Record<string, unknown> } | undefined)?.answer;
+    return refused?.success === false && typeof refused.error === 'string' && isDeepStrictEqual(c.gateway, { ...refused, code: 'CRONJOB_PROMPT_BLOCKED' });
+  },
+  /** The jobs.json the case's setup wrote, unchanged. */
+  'store-unchanged': (c) => {
+    const act = acted.get(c.caseId);
+    return act?.before != null && c.gateway === stabilised(act.before, act.before, act.t_call, new Set(Object.values(act.ids)));
+  },
+  /** Hermes' get_due_jobs finds the job the call named (and only it) due. */
+  'the-run-job-is-due': (c) => calledJob(c.caseId) !== undefined && isDeepStrictEqual(c.gateway, [calledJob(c.caseId)]),
+  /**
+   * Hermes' jobs.json after its run with the run undone and the job triggered instead: the job due
+   * now (next_run_at, and manual_run_at where Hermes' trigger_job sets it), no last run, one
+   * completed repeat fewer, no fire claim (which only Hermes' own run takes), and the store
+   * updated now (Hermes' is updated when its run ends).
+   */
+  'queued-not-run': (c) => {
+    if (typeof c.gateway !== 'string' || typeof c.hermes !== 'string') return false;
+    const id = calledJob(c.caseId);
+    const expected = JSON.parse(c.hermes) as { jobs: JobRecord[]; updated_at?: unknown };
+    const job = expected.jobs.find((j) => j.id === id);
+    if (!job?.repeat || typeof job.repeat.completed !== 'number') return false;
+    job.repeat.completed -= 1;
+    Object.assign(job, { next_run_at: '<now+0m>', last_run_at: null, last_status: null });
+    delete job.fire_claim;
+    if ('updated_at' in expected) expected.updated_at = '<now+0m>';
+    if (satisfies(hermes().version, '>=0.22.2')) Object.assign(job, { manual_run_at: '<now+0m>', manual_run_prompt: null });
+    return isDeepStrictEqual(JSON.parse(c.gateway), expected);
+  },
+};
+
 function writeStore(home: string, text: string | null): void {
   const path = jobsPath(home);
   if (text === null) rmSync(path, { force: true });
@@ -208,6 +255,7 @@ compareSurface<CronCase>({
       const { before, ids, t_call, answer, file, readback } = a.result;
       out.set(a.id, compared(answer, file, readback, before, t_call, new Set(Object.values(ids))));
     }
+    hermesAnswers = out;
     return out;
   },
   gateway: {
@@ -244,6 +292,7 @@ compareSurface<CronCase>({
       return out;
     },
   },
+  checks,
 });
 
 // Hermes' run really ran: its agent sent the job's prompt to the scripted model, which answered the

@@ -1,7 +1,9 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HomeSpec } from '../helpers/hermes.js';
-import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, oracleAnswers, runOracle, SurfaceFixture, type FidelityCase } from './harness.js';
+import { isDeepStrictEqual } from 'node:util';
+import type { Check } from '../../scripts/divergence-predicates.js';
+import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, oracleAnswers, runOracle, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
 import { writeFiles, type FidelityGateway, type FileSpec } from './workspace.js';
 
 // skills_list / skill_view against Hermes' own (tools/skills_tool.py), over MCP. Both homes hold
@@ -110,6 +112,26 @@ function sortFileLists(v: unknown): unknown {
 
 const norm = (home: string) => (v: unknown) => normalise(sortFileLists(errorAsHermes(v)), { replace: { [home]: '<home>' } });
 
+/** Hermes' answers, normalised (a check reads another case's). */
+let hermesAnswers: Answers = new Map();
+
+// What the divergences (divergences/skills.yaml) say the gateway answers where it differs,
+// computed from Hermes' answers.
+const checks: Record<string, Check> = {
+  /** Names the variables Hermes reports missing, in its order, and where to set them. */
+  'names-the-missing-variables': (c) => {
+    const missing = (c.hermesAnswer as { missing_required_environment_variables?: unknown }).missing_required_environment_variables;
+    if (!Array.isArray(missing) || missing.length === 0) return false;
+    return c.gateway === `Secure secret entry is not available through the MCP gateway. Set ${missing.join(', ')} in the environment the Hermes tools run with (e.g. <home>/.env).`;
+  },
+  /** Hermes' own answer to the first view of the same skill (the view-plain case). */
+  'as-hermes-first-view': (c) => {
+    const first = cases.find((x) => x.id === 'view-plain');
+    const repeated = cases.find((x) => x.id === c.caseId);
+    return first !== undefined && isDeepStrictEqual(first.args, repeated?.args) && hermesAnswers.has('view-plain') && isDeepStrictEqual(c.gateway, hermesAnswers.get('view-plain'));
+  },
+};
+
 compareSurface<SkillsCase>({
   surface: 'skills',
   cases,
@@ -129,7 +151,8 @@ compareSurface<SkillsCase>({
   },
   async hermes(list) {
     const answers = oracleAnswers(await runOracle('skills.py', { cases: list.map((c) => ({ id: c.id, tool: c.tool, args: c.args, home: homeOf(c, 'hermes'), repeat: c.repeat === true })) }, hermesHome));
-    return new Map(list.map((c) => [c.id, norm(homeOf(c, 'hermes'))(answers.get(c.id))]));
+    hermesAnswers = new Map(list.map((c) => [c.id, norm(homeOf(c, 'hermes'))(answers.get(c.id))]));
+    return hermesAnswers;
   },
   gateway: {
     mcp: (list) =>
@@ -139,4 +162,5 @@ compareSurface<SkillsCase>({
         return norm(homeOf(c, 'gateway'))(await gw.call(c.tool, c.args));
       }),
   },
+  checks,
 });

@@ -8,7 +8,8 @@ import { startFidelityGateway, writeFiles, type FileSpec } from './workspace.js'
 // _load_hermes_md; tools/memory_tool.py MemoryStore). Each case's files are written twice, once
 // for each side (Hermes' SOUL.md seeding writes into its home), and the gateway is started for the
 // case with that home and project directory. Compared per file: where it is read from, whether it
-// is loaded, its text, and whether it was cut to a size limit.
+// is loaded, its text, and whether it was cut to a size limit; each file by its slot (soul,
+// project, memory, user).
 
 interface StartupCase extends FidelityCase {
   files: Record<string, FileSpec>;
@@ -28,7 +29,17 @@ const fx = new SurfaceFixture('startup');
 const cases = loadCases<StartupCase>('startup_context');
 
 const sideDir = (c: StartupCase, side: 'hermes' | 'gateway') => join(fx.ws, c.id, side);
-const norm = (dir: string) => (v: unknown) => normalise(errorAsHermes(v), { replace: { [dir]: '<case>' } });
+/**
+ * The four files by their slot (soul, project, memory, user) rather than by file name: a
+ * divergence names a field by a dotted path, which a key like `SOUL.md` would split.
+ */
+const SLOTS: Record<string, string> = { 'SOUL.md': 'soul', '.hermes.md': 'project', 'MEMORY.md': 'memory', 'USER.md': 'user' };
+function bySlot(v: unknown): unknown {
+  const files = (v as { files?: unknown } | null)?.files;
+  if (typeof files !== 'object' || files === null || Array.isArray(files)) return v;
+  return { ...(v as object), files: Object.fromEntries(Object.entries(files).map(([name, f]) => [SLOTS[name] ?? name, f])) };
+}
+const norm = (dir: string) => (v: unknown) => normalise(bySlot(errorAsHermes(v)), { replace: { [dir]: '<case>' } });
 
 compareSurface<StartupCase>({
   surface: 'startup_context',

@@ -6,9 +6,6 @@ import type { AnchoredView, MessageRow, SessionRow } from './store.js';
 // `_shape_message` shapes them, redacted before anything is cut, and an answer fitted to the
 // output budget by capping each message's content at the widest tier that fits.
 
-export const HISTORICAL_NOTE =
-  'Historical context from the local Hermes session database (read-only): it records what was said in past conversations at the time, ' +
-  'not proof of the current state of any file, service or external source. Check the original source when it is accessible.';
 /** Generated context-compaction handoffs are not conversation openings/closings (Hermes #43175). */
 const COMPACTION_PREFIXES = ['[CONTEXT COMPACTION', '[CONTEXT SUMMARY]:'];
 
@@ -195,13 +192,13 @@ export function sessionMeta(meta: SessionRow): Record<string, unknown> {
 
 /**
  * A transcript answer (scroll, read): `build`'s fields with each message's content capped at the
- * widest tier that fits the budget, the historical note last. `contentCap`: the followed Hermes' own
+ * widest tier that fits the budget. `contentCap`: the followed Hermes' own
  * cap on each content (Hermes 0.22's read: 2000), below every tier; the answer's
  * `content_limit_chars` says the tighter of the two when a narrower tier was needed.
  */
 export function fitTranscript(budget: number, build: (shaper: Shaper, cap: number) => Record<string, unknown>, contentCap = Infinity): Record<string, unknown> {
   const shaper = new Shaper();
-  return fit(TRANSCRIPT_TIERS, (cap) => ({ ...build(shaper, cap), note: HISTORICAL_NOTE }), budget, (cap) => Math.min(cap, contentCap));
+  return fit(TRANSCRIPT_TIERS, (cap) => build(shaper, cap), budget, (cap) => Math.min(cap, contentCap));
 }
 
 type DiscoverTier = (typeof DISCOVER_TIERS)[number];

@@ -1,6 +1,6 @@
 import { redact } from '../../../../shared/redact.js';
 import { EXCLUDE_SESSION_IDS_CAP } from './fts.js';
-import { cutCodePoints, DISCOVER_TIERS, discoverResult, fit, fitTranscript, formatWhen, HISTORICAL_NOTE, isCompactionSummary, plainContent, sessionMeta, Shaper } from './shaper.js';
+import { cutCodePoints, DISCOVER_TIERS, discoverResult, fit, fitTranscript, formatWhen, isCompactionSummary, plainContent, sessionMeta, Shaper } from './shaper.js';
 import type { HermesChangeName } from '../../../platform/hermes/release.js';
 import { SessionStore, StoreError, type AnchoredView, type IndexRebuild, type SearchHit, type SessionRow } from './store.js';
 
@@ -21,11 +21,13 @@ import { SessionStore, StoreError, type AnchoredView, type IndexRebuild, type Se
 // What the database holds (display_kind, sessions.hidden, a stale or rebuilding index) is read from
 // it whatever the version (store-open.ts StateDbFacts).
 //
-// Gateway differences: there is no `profile` parameter (cross-profile reads are deliberately unavailable), no
-// current session (the gateway is not inside a Hermes conversation, so nothing is excluded as
-// "already in context"), every answer carries a historical-context `note`, secrets are redacted
-// before anything is cut, and the answer is fitted to the gateway's output cap by shortening message
-// contents (each cut flagged `content_truncated`) instead of being replaced by a truncation receipt.
+// Gateway differences: there is no `profile` parameter (cross-profile reads are deliberately
+// unavailable), no current session (the gateway is not inside a Hermes conversation, so nothing is
+// excluded as "already in context"), secrets are redacted before anything is cut, and the answer is
+// fitted to the gateway's output cap by shortening message contents (each cut flagged
+// `content_truncated`) instead of being replaced by a truncation receipt. That results are
+// historical context, not proof of the current state, is said where Hermes says it: in the tool's
+// description.
 //
 // How a message and an answer are shaped (redaction, caps, the output budget): shaper.ts.
 
@@ -307,7 +309,7 @@ function discover(store: SessionStore, query: string, call: PreparedCall, limit:
   const rebuild = indexRebuild(store.facts.rebuild);
   if (hits.length === 0 && !titled) {
     const message = changes.has('session_search_guidance_texts') ? NO_MATCH_GUIDANCE : NO_MATCH_MESSAGE;
-    return { success: true, mode: 'discover', query, ...(detail ? { detail } : {}), results: [], count: 0, message, ...rebuild, note: HISTORICAL_NOTE };
+    return { success: true, mode: 'discover', query, ...(detail ? { detail } : {}), results: [], count: 0, message, ...rebuild };
   }
   // Interactive sessions first, cron after; stable, so rank (or time) order holds within each class.
   const ordered = [...hits].sort((a, b) => Number(DEMOTED_SOURCES.has(a.source ?? '')) - Number(DEMOTED_SOURCES.has(b.source ?? '')));
@@ -378,7 +380,6 @@ function discover(store: SessionStore, query: string, call: PreparedCall, limit:
       sessions_searched: seen.size,
       ...(links ? { link_hint: LINK_HINT } : {}),
       ...rebuild,
-      note: HISTORICAL_NOTE,
     };
   };
   return fit(DISCOVER_TIERS, build, budget, (t) => t.window);
@@ -476,7 +477,6 @@ function browse(store: SessionStore, call: PreparedCall, limit: number): Record<
     results,
     count: results.length,
     message: `Showing ${results.length} most recent sessions. Pass a query= to search, or session_id+around_message_id to scroll.`,
-    note: HISTORICAL_NOTE,
   };
 }
 
