@@ -133,6 +133,7 @@ async function replaceMode(deps: EditDeps, args: Record<string, unknown>, ctx: C
       throw writeFailed(input, e);
     }
     await deps.fileStates?.notePatch(ctx, known, [{ real: checked.real, readSha: sha256Hex(raw.bytes), writtenSha: sha256Hex(written) }]);
+    deps.fileStates?.forgetReads(ctx, checked.real); // Hermes `_update_read_timestamp`: the next read shows the file
     const note = stricter ? boundaryNote([result.strategy]) : null;
     return withWarning(
       {
@@ -194,6 +195,7 @@ async function patchMode(deps: EditDeps, args: Record<string, unknown>, ctx: Cal
     const outcome = await applyV4a(resolved, ctx?.signal, { stricter: follows(deps, 'patchStricterFuzzy'), addMustCreate: absolute }, gate);
     await deps.fileStates?.notePatch(ctx, known, outcome.writes);
     for (const gone of outcome.removed) deps.fileStates?.forget(ctx, gone);
+    for (const real of lockPaths) deps.fileStates?.forgetReads(ctx, real);
     // Upstream's lists: created/deleted as the headers name them; modified is every header's resolved
     // path (Update/Add/Delete in order, then both ends of each Move), repeats kept.
     const created = resolved.filter((r) => r.operation === 'add').map((r) => r.filePath);

@@ -330,6 +330,7 @@ export async function writeFile(deps: EditDeps, args: Record<string, unknown>, c
     }
     const sha = sha256Hex(bytes);
     await deps.fileStates?.noteWrite(ctx, writePath, sha);
+    deps.fileStates?.forgetReads(ctx, writePath); // Hermes `_update_read_timestamp`: the next read shows the file
     return {
       bytes_written: bytes.length,
       dirs_created: dirsCreated.length > 0,

@@ -1,0 +1,113 @@
+import { statSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { viaBridge } from '../helpers/gateway.js';
+import { hermes } from '../helpers/hermes.js';
+import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, SurfaceFixture, type FidelityCase } from './harness.js';
+import { writeFiles, type FileSpec } from './workspace.js';
+
+// Hermes' per-task file state (read de-duplication, repeated-read warnings and BLOCKED answers,
+// staleness warnings on write_file and patch, what resets them) compared on SEQUENCES of calls:
+// each case's steps run in order under one task id on Hermes' side (drivers/file_state.py calls its
+// tool functions with that task_id, and notify_other_tool_call before every other tool, as its
+// dispatcher does) and under one gateway owner (a session token) on the gateway's; `task: other`
+// steps under a second task id / session token. A case's answer is the list of its read_file,
+// write_file and patch steps' answers, with the case's directory as `<dir>` and wall-clock times
+// (Hermes' "at HH:MM:SS" in its sibling-writer warnings) as `<time>`.
+
+type Step =
+  | { tool: 'read_file' | 'write_file' | 'patch' | 'search_files'; args: Record<string, unknown>; task?: 'same' | 'other' }
+  /** A tool call whose own work touches no file (the gateway: terminal `true`; Hermes: its dispatcher's notification alone). */
+  | { other_tool: true; task?: 'same' | 'other' }
+  /** The file gets a modification time ten seconds later, its content unchanged. */
+  | { touch: string }
+  /** The file rewritten from outside any task; `keep_mtime`: its old modification time put back. */
+  | { edit: string; content: string; keep_mtime?: boolean };
+
+interface StateCase extends FidelityCase {
+  files: Record<string, FileSpec>;
+  steps: Step[];
+}
+
+const fx = new SurfaceFixture('file-state');
+const cases = loadCases<StateCase>('file_state');
+const dirOf = (way: string, c: StateCase) => join(fx.ws, way, c.id);
+
+/** A step with its paths made absolute under the case's directory (`path` args, `touch`/`edit` targets, `{dir}` in a V4A patch). */
+function stepIn(s: Step, dir: string): Step {
+  if ('touch' in s) return { touch: join(dir, s.touch) };
+  if ('edit' in s) return { ...s, edit: join(dir, s.edit) };
+  if ('other_tool' in s) return s;
+  const args: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(s.args)) args[k] = typeof v !== 'string' ? v : k === 'path' ? join(dir, v) : v.split('{dir}').join(dir);
+  return { ...s, args };
+}
+
+function touch(path: string): void {
+  const st = statSync(path);
+  const t = new Date(st.mtimeMs + 10_000);
+  utimesSync(path, t, t);
+}
+
+function edit(path: string, content: string, keepMtime: boolean): void {
+  const st = statSync(path);
+  writeFileSync(path, content);
+  if (keepMtime) utimesSync(path, st.atime, st.mtime);
+}
+
+/** The case files' modification time before the steps: a whole second, an hour ago. */
+const START = Math.floor(Date.now() / 1000) - 3600;
+
+const CLOCK = /\b\d\d:\d\d:\d\d\b/g;
+
+/** One case's step answers as compared: errors as Hermes words them, the directory and clock times replaced. */
+function answerOf(dir: string, answers: unknown[]): unknown {
+  const replace = { [dir]: '<dir>', [fx.ws]: '<ws>' };
+  const timed = JSON.parse(JSON.stringify(answers.map(errorAsHermes)).replace(CLOCK, '<time>')) as unknown;
+  return normalise(timed, { replace });
+}
+
+compareSurface<StateCase>({
+  surface: 'file_state',
+  cases,
+  fixture: fx,
+  async setUp() {
+    for (const way of ['hermes', 'mcp_session'])
+      for (const c of cases) {
+        writeFiles(dirOf(way, c), c.files);
+        // Whole-second times, so an `edit` that keeps the old one puts it back exactly (Node sets times in milliseconds).
+        for (const rel of Object.keys(c.files)) utimesSync(join(dirOf(way, c), rel), START, START);
+      }
+    await fx.gateway({ env: { HERMES_AGENT_PYTHON: hermes().python } });
+  },
+  async hermes(list) {
+    const input = { cases: list.map((c) => ({ id: c.id, steps: c.steps.map((s) => stepIn(s, dirOf('hermes', c))) })) };
+    const answers = await fx.driver('file_state.py', input, { TERMINAL_CWD: fx.ws }, 300_000);
+    return new Map(list.map((c) => [c.id, answerOf(dirOf('hermes', c), answers.get(c.id) as unknown[])]));
+  },
+  gateway: {
+    // One session token is the task (Hermes' task id), a second one the other task.
+    mcp_session: (list) =>
+      oneByOne(list, async (c) => {
+        const dir = dirOf('mcp_session', c);
+        const client = fx.gw.client;
+        const token = (await viaBridge(client, 'session_open')).data.session_token as string;
+        const other = (await viaBridge(client, 'session_open')).data.session_token as string;
+        const answers: unknown[] = [];
+        for (const raw of c.steps) {
+          const s = stepIn(raw, dir);
+          if ('touch' in s) touch(s.touch);
+          else if ('edit' in s) edit(s.edit, s.content, s.keep_mtime === true);
+          else {
+            const as = s.task === 'other' ? other : token;
+            if ('other_tool' in s) await viaBridge(client, 'terminal', { command: 'true' }, as);
+            else {
+              const answer = (await viaBridge(client, s.tool, s.args, as)).data;
+              if (s.tool !== 'search_files') answers.push(answer);
+            }
+          }
+        }
+        for (const t of [token, other]) await viaBridge(client, 'session_close', {}, t).catch(() => undefined);
+        return answerOf(dir, answers);
+      }),
+  },
+});
