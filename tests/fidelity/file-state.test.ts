@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { viaBridge } from '../helpers/gateway.js';
 import { hermes } from '../helpers/hermes.js';
 import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, SurfaceFixture, type FidelityCase } from './harness.js';
-import { writeFiles, type FileSpec } from './workspace.js';
+import { writeFiles, type FidelityGateway, type FileSpec } from './workspace.js';
 
 // Hermes' per-task file state (read de-duplication, repeated-read warnings and BLOCKED answers,
 // staleness warnings on write_file and patch, what resets them) compared on SEQUENCES of calls:
@@ -26,9 +26,15 @@ type Step =
 interface StateCase extends FidelityCase {
   files: Record<string, FileSpec>;
   steps: Step[];
+  /** Run with Hermes' kill switch HERMES_DISABLE_FILE_STATE_GUARD=1 (Hermes' driver and a gateway of its own). */
+  guard_off?: boolean;
 }
 
+const GUARD_OFF = { HERMES_DISABLE_FILE_STATE_GUARD: '1' };
+
 const fx = new SurfaceFixture('file-state');
+/** The gateway with Hermes' kill switch set, for the guard_off cases. */
+let guardOff: FidelityGateway | undefined;
 const cases = loadCases<StateCase>('file_state');
 const dirOf = (way: string, c: StateCase) => join(fx.ws, way, c.id);
 
@@ -78,18 +84,24 @@ compareSurface<StateCase>({
         for (const rel of Object.keys(c.files)) utimesSync(join(dirOf(way, c), rel), START, START);
       }
     await fx.gateway({ env: { HERMES_AGENT_PYTHON: hermes().python } });
+    guardOff = await fx.gateway({ env: { HERMES_AGENT_PYTHON: hermes().python, ...GUARD_OFF } });
   },
   async hermes(list) {
-    const input = { cases: list.map((c) => ({ id: c.id, steps: c.steps.map((s) => stepIn(s, dirOf('hermes', c))) })) };
-    const answers = await fx.driver('file_state.py', input, { TERMINAL_CWD: fx.ws }, 300_000);
-    return new Map(list.map((c) => [c.id, answerOf(dirOf('hermes', c), answers.get(c.id) as unknown[])]));
+    const out = new Map<string, unknown>();
+    for (const off of [false, true]) {
+      const some = list.filter((c) => (c.guard_off === true) === off);
+      const input = { cases: some.map((c) => ({ id: c.id, steps: c.steps.map((s) => stepIn(s, dirOf('hermes', c))) })) };
+      const answers = await fx.driver('file_state.py', input, { TERMINAL_CWD: fx.ws, ...(off ? GUARD_OFF : {}) }, 300_000);
+      for (const c of some) out.set(c.id, answerOf(dirOf('hermes', c), answers.get(c.id) as unknown[]));
+    }
+    return out;
   },
   gateway: {
     // One session token is the task (Hermes' task id), a second one the other task.
     mcp_session: (list) =>
       oneByOne(list, async (c) => {
         const dir = dirOf('mcp_session', c);
-        const client = fx.gw.client;
+        const client = (c.guard_off ? guardOff! : fx.gw).client;
         const token = (await viaBridge(client, 'session_open')).data.session_token as string;
         const other = (await viaBridge(client, 'session_open')).data.session_token as string;
         const answers: unknown[] = [];

@@ -235,12 +235,14 @@ export async function readFile(deps: ReadFileDeps, rules: ReadRules, args: Recor
     // Hermes 0.19 counts a failed read too (its error gets the warning, the 4th is BLOCKED); later releases do not.
     if (!states || !rules.loop.failedReadsCounted || !(e instanceof GatewayError)) throw e;
     const count = await states.noteReadLoop(ctx, input, checked.real, offset, limit, before, rules.loop);
+    await states.noteReadTime(ctx, checked.real);
     if (count >= READ_BLOCK_AT) throw readBlocked(input, count, rules);
     if (count >= READ_WARN_AT) throw new GatewayError(e.code, e.message, { ...e.details, _warning: repeatWarning(count) });
     throw e;
   }
   if (!states) return { structured, secretFile };
   const count = await states.noteReadLoop(ctx, input, checked.real, offset, limit, before, rules.loop);
+  await states.noteReadTime(ctx, checked.real);
   const page = servedPage(checked.real, offset, limit, structured, secretFile === true, seen, MAX_LINE_LENGTH);
   if (count >= READ_BLOCK_AT && rules.loop.byVersion) await states.noteBlockedRead(ctx, checked.real);
   else await states.noteRead(ctx, page);

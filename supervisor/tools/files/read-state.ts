@@ -136,6 +136,8 @@ export class TaskFileState {
   readonly dedup: BoundedMap<StatKey>;
   /** Hermes `dedup_hits`: per read region, the "unchanged" stubs it got since its last real read. */
   readonly dedupHits: BoundedMap<number>;
+  /** Hermes `read_timestamps`: per real path, its mtime when this task last read or edited it (the per-task staleness warning). */
+  readonly readTimes: BoundedMap<bigint>;
   /** Hermes `last_key`: the last read (or search) of this task, until another tool call. */
   lastRead: string | null = null;
   /** Hermes `consecutive`: how many times in a row `lastRead` was read. */
@@ -154,6 +156,7 @@ export class TaskFileState {
     this.stamps = new BoundedMap(maxPaths, ttlMs, now);
     this.dedup = new BoundedMap(maxPaths, ttlMs, now);
     this.dedupHits = new BoundedMap(maxPaths, ttlMs, now);
+    this.readTimes = new BoundedMap(maxPaths, ttlMs, now);
   }
 }
 
@@ -403,6 +406,15 @@ export class FileStates {
   }
 
   /**
+   * A read Hermes' read tracker counted (noteReadLoop's reads; for a sessionless call too): the
+   * file's mtime now, for the per-task staleness warning (Hermes `read_timestamps`).
+   */
+  async noteReadTime(ctx: Pick<CallContext, 'owner' | 'grant'>, real: string): Promise<void> {
+    const now = await fileStat(real);
+    if (now) this.task(ctx).readTimes.set(real, now.mtimeNs);
+  }
+
+  /**
    * A read that Hermes after 0.19 BLOCKED after reading (`_record_successful_read` with count ≥ 4):
    * it is no full view, so the task's whole-file baseline goes and its read stamp is partial.
    */
@@ -537,8 +549,29 @@ export class FileStates {
    * The staleness warning an edit of `real` carries (FileStateRegistry.check_stale; Hermes' patch
    * `_warning`, and write_file's before 0.20.6), or null.
    */
-  async staleWarning(ctx: Pick<CallContext, 'owner' | 'grant'>, real: string): Promise<string | null> {
-    return this.enabled ? this.checkStale(this.task(ctx), real) : null;
+  async staleWarning(ctx: Pick<CallContext, 'owner' | 'grant'>, real: string, label: string): Promise<string | null> {
+    const task = this.task(ctx);
+    return (this.enabled ? await this.checkStale(task, real) : null) ?? (await this.readTimeDrift(task, real, label));
+  }
+
+  /**
+   * Hermes `_check_file_staleness` (the per-task read tracker's warning, after the registry's; the
+   * only one with HERMES_DISABLE_FILE_STATE_GUARD=1): the file's mtime moved since this task last
+   * read or edited it. `label`: the path as the call gave it.
+   */
+  private async readTimeDrift(task: TaskFileState, real: string, label: string): Promise<string | null> {
+    const read = task.readTimes.get(real);
+    if (read === undefined) return null;
+    const now = await fileStat(real);
+    if (!now || now.mtimeNs === read) return null;
+    return `Warning: ${label} was modified since you last read it (external edit or concurrent agent). The content you read may be stale. Consider re-reading the file to verify before writing.`;
+  }
+
+  /** Hermes `_update_read_timestamp` after the task's own edit: a path's read time follows it (once the task has read anything). */
+  private async refreshReadTime(task: TaskFileState, real: string): Promise<void> {
+    if (task.readTimes.size === 0) return;
+    const now = await fileStat(real);
+    if (now) task.readTimes.set(real, now.mtimeNs);
   }
 
   /** FileStateRegistry.check_stale: another task wrote after this one read, the file moved on, or the last read was partial. */
@@ -565,8 +598,9 @@ export class FileStates {
 
   /** The task's own write_file wrote `sha256` to `real` (`_mark_full_write_baseline` + FileStateRegistry.note_write). */
   async noteWrite(ctx: Pick<CallContext, 'owner' | 'grant'>, real: string, sha256: string): Promise<void> {
-    if (!this.enabled) return;
     const task = this.task(ctx);
+    await this.refreshReadTime(task, real);
+    if (!this.enabled) return;
     if (!this.guard) return this.stampWrite(task, real, await fileStat(real));
     const version = await fileVersion(real);
     if (version && version.sha256 === sha256) {
@@ -600,8 +634,9 @@ export class FileStates {
    * `writes` in order, so a second edit of one path chains from the first.
    */
   async notePatch(ctx: Pick<CallContext, 'owner' | 'grant'>, known: ReadonlyMap<string, string>, writes: readonly PatchWrite[]): Promise<void> {
-    if (!this.enabled) return;
     const task = this.task(ctx);
+    for (const real of new Set(writes.map((w) => w.real))) await this.refreshReadTime(task, real);
+    if (!this.enabled) return;
     if (!this.guard) {
       for (const w of writes) this.stampWrite(task, w.real, await fileStat(w.real));
       return;

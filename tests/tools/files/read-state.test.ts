@@ -169,6 +169,29 @@ describe('read_file: repeated reads (Hermes per-task read state)', () => {
   });
 });
 
+describe('staleness with HERMES_DISABLE_FILE_STATE_GUARD=1: the read tracker’s own warning', () => {
+  for (const hermes of ['0.19.0', '0.22.2']) {
+    test(`Hermes ${hermes}: a file whose mtime moved since the task read it is edited with Hermes’ warning, naming the path as given`, async () => {
+      const c = cases.make({ hermes, guardOff: true });
+      const path = c.file('a.txt', 'one\ntwo\n');
+      const warning = 'Warning: a.txt was modified since you last read it (external edit or concurrent agent). The content you read may be stale. Consider re-reading the file to verify before writing.';
+      for (const who of [session, ctx]) {
+        fs.writeFileSync(path, 'one\ntwo\n');
+        await call(c.read, { path: 'a.txt', offset: 1, limit: who === ctx ? 10 : 20 }, who);
+        bumpMtime(path);
+        const patched = await call(c.patch, { mode: 'replace', path: 'a.txt', old_string: 'two', new_string: 'TWO' }, who);
+        assert.equal(patched._warning, warning, who.owner.kind);
+        // The task's own edit moves its read time along: no warning on the next one.
+        assert.equal((await call(c.write, { path: 'a.txt', content: 'x\n' }, who))._warning, undefined, who.owner.kind);
+        bumpMtime(path, 20);
+        assert.equal((await call(c.write, { path: 'a.txt', content: 'y\n' }, who))._warning, warning, who.owner.kind);
+      }
+      // A task that never read the file gets no warning.
+      assert.equal((await call(c.write, { path: 'a.txt', content: 'z\n' }, otherSession))._warning, undefined);
+    });
+  }
+});
+
 describe('read-state: bounded memory', () => {
   test('a task keeps at most maxPaths read regions, the oldest going first', async () => {
     const c = cases.make();
