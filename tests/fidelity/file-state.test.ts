@@ -72,10 +72,39 @@ function answerOf(dir: string, answers: unknown[]): unknown {
   return normalise(timed, { replace });
 }
 
+/** The step of an answer a field of it (`<step>.<name>`) belongs to. */
+function stepOf(answer: unknown, field: string): Record<string, unknown> | undefined {
+  const step = (answer as unknown[])[Number(field.split('.')[0])];
+  return typeof step === 'object' && step !== null ? (step as Record<string, unknown>) : undefined;
+}
+
+/** The gateway's stable code for a refusal, from Hermes' text of it (shared/errors.ts). */
+function codeFor(hermesError: unknown): string | undefined {
+  if (typeof hermesError !== 'string') return undefined;
+  if (hermesError.startsWith('BLOCKED: You have ')) return 'FILE_READ_REPEATED';
+  if (hermesError.startsWith('File not found: ')) return 'FILE_NOT_FOUND';
+  if (hermesError.startsWith('Binary file')) return 'FILE_BINARY';
+  if (hermesError.startsWith('Refusing to overwrite ')) return 'FILE_STALE_WRITE';
+  return undefined;
+}
+
+/** The other task's name in Hermes' sibling texts: the driver's task id for the case's other task. */
+const hermesOther = (caseId: string) => `'fidelity-file-state-${caseId}-other'`;
+
 compareSurface<StateCase>({
   surface: 'file_state',
   cases,
   fixture: fx,
+  checks: {
+    // The step's code is the one its Hermes error text names (the text itself is compared as it is).
+    'code-of-hermes-error': ({ field, gateway, hermesAnswer }) => gateway !== undefined && gateway === codeFor(stepOf(hermesAnswer, field)?.error),
+    // Hermes' text exactly, the other task's id replaced by one 'task-<8 hex digits>' label (a digest of the other owner).
+    'sibling-owner-label': ({ caseId, gateway, hermes: h }) => {
+      if (typeof gateway !== 'string' || typeof h !== 'string' || !h.includes(hermesOther(caseId))) return false;
+      const label = /'task-[0-9a-f]{8}'/.exec(gateway)?.[0];
+      return label !== undefined && gateway === h.split(hermesOther(caseId)).join(label);
+    },
+  },
   async setUp() {
     for (const way of ['hermes', 'mcp_session'])
       for (const c of cases) {
