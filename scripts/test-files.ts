@@ -47,6 +47,7 @@ export function shareOut(files: readonly string[], count: number): string[][] {
 // code) run once more against the newest.
 export const EVERY_HERMES: readonly string[] = [
   'fidelity/', // each surface compared with Hermes' own functions
+  'fidelity/file-state', // Hermes' per-task file state on sequences of calls (also under fidelity/; named for itself)
   'hermes/', // test homes built by Hermes' own config code
   'tools/hermes-tools/real-', // Hermes' tool server
   'tools/hermes-tools/descriptions',

@@ -47,6 +47,8 @@ export const ErrorCode = {
   CONTENT_HAS_REDACTION_MARKER: 'CONTENT_HAS_REDACTION_MARKER',
   // write_file: an existing file this task has not seen in full as it is now (Hermes' stale_write_blocked)
   FILE_STALE_WRITE: 'FILE_STALE_WRITE',
+  // read_file: the same region read again and again by one task, refused as Hermes refuses it (its "BLOCKED: ..." answer)
+  FILE_READ_REPEATED: 'FILE_READ_REPEATED',
   LONG_RUNNING_OPERATION_REQUIRES_JOB: 'LONG_RUNNING_OPERATION_REQUIRES_JOB',
   RESOURCE_ISOLATION_REQUIRES_JOB: 'RESOURCE_ISOLATION_REQUIRES_JOB',
   CODE_TOO_LARGE: 'CODE_TOO_LARGE',

@@ -6,6 +6,7 @@ import type { CallContext, NormalizedToolResult, Owner, ToolDefinition, ToolOutc
 import type { Catalog, CatalogEntry } from './catalog/catalog.js';
 import { compileArgumentValidator } from './catalog/validate.js';
 import { answer, callTool, cancelledBeforeStart, categoryOf, outcomeOfError, runTool, type CallFrame, type Surface } from './pipeline.js';
+import type { CallHook } from './adapter.js';
 import type { CapabilityStore } from './owners/capabilities.js';
 import type { OwnerRegistry } from './owners/owners.js';
 import type { RequestRecord } from '../platform/telemetry.js';
@@ -86,6 +87,8 @@ export class Dispatcher {
       capabilities: CapabilityStore;
       limits: Limits;
       onInternalError: (tool: string, error: unknown) => void;
+      /** The adapters' call hooks (Adapter.callHook), told of each catalogued tool's call before it runs. */
+      callHooks?: readonly CallHook[];
     },
   ) {
     this.surface = {
@@ -194,6 +197,8 @@ export class Dispatcher {
           ...(scope.grant ? { grant: scope.grant } : {}),
           callNested: (name, nestedArgs) => this.callNested(ctx, name, nestedArgs),
         };
+        // The adapters hear of each catalogued tool's call (the discovery tools are the gateway's own, not a task's calls).
+        if (this.deps.callHooks?.length && this.deps.catalog.has(tool.name)) for (const hook of this.deps.callHooks) hook(tool.name, ctx);
         // Work a lease-holding handler leaves running past its answer stays counted under the same owner.
         if (tool.holdsLease) ctx.retain = (work) => void owners.runLeased(owner.id, () => work).catch(() => {});
         return ctx;

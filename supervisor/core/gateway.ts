@@ -170,6 +170,7 @@ export class Gateway {
       // The Error itself: the logger's err serializer keeps (and redacts) its message and stack; a
       // string there would be spread into one field per character.
       onInternalError: (tool, error) => log.error({ event: 'tool_internal_error', tool, ...(error instanceof Error ? { err: error } : { reason: String(error) }) }),
+      callHooks: adapters.flatMap((a) => (a.callHook ? [a.callHook] : [])),
     });
     const gw = new Gateway({ config, log, now, owners, capabilities, readiness, catalog, dispatcher, publicList, adapters });
     log.info({ event: 'catalog_frozen', tools: catalog.size, public: publicList.length }, 'catalog frozen');

@@ -60,6 +60,7 @@ export const MIN_CASES: Readonly<Record<string, number>> = {
   honcho_identity: 10,
   honcho_tools: 15,
   browser: 20,
+  file_state: 20,
 };
 
 /** One case of a surface, as its data file (cases/<surface>.yaml) gives it. */

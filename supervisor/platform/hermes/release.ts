@@ -89,6 +89,19 @@ const FILE_TOOL_CHANGES = {
     since: '0.22.2',
     what: "read_file refuses a binary document it cannot render with the reason ('Cannot read … document extraction failed — …') instead of reading it as a file (tools/file_tools.py _read_extracted_document; first run)",
   },
+  readFileDedupByVersion: {
+    since: '0.22.2',
+    what:
+      "read_file's de-duplication compares the file's device, inode, size and mtime/ctime in nanoseconds (0.19: its mtime only), records only a read during which the file did not change, and forgets the region a BLOCKED read refused (tools/file_tools.py read_file_tool, _record_successful_read, tools/file_tools_read_tracking.py _file_metadata; first run)",
+  },
+  readFileFailedReadsUncounted: {
+    since: '0.22.2',
+    what: "read_file's failed reads (a missing file, binary content, any error) are neither de-duplicated nor counted as repeated reads (0.19 counts them: a fourth identical failed read is BLOCKED) (tools/file_tools.py read_file_tool: `if _err or result_dict.get(\"is_binary\")` returns before _record_successful_read; first run)",
+  },
+  readFileBlockedGuardrailMarker: {
+    since: '0.22.2',
+    what: "read_file's BLOCKED answers to repeated reads carry guardrail_refusal: true (tools/file_tools.py _dedup_stub_or_block and read_file_tool, agent/tool_result_classification.py GUARDRAIL_REFUSAL_KEY; first run)",
+  },
   writeFileReadBeforeOverwrite: {
     since: '0.20.6',
     what:

@@ -21,7 +21,7 @@ import { writeFileTool } from './write-file.js';
 //   search-files.ts     content (RegExp) and file-name (glob) search, bounded walk
 //   confine.ts          HERMES_MCP_FILE_ACCESS: every path confined to HERMES_MCP_ROOTS (default)
 //   sensitive-paths.ts  Hermes' read/write block lists and the cross-profile soft guard
-//   read-state.ts       per-task file state: write_file's read-before-overwrite guard, staleness warnings
+//   read-state.ts       per-task file state: write_file's read-before-overwrite guard, staleness warnings, repeated reads
 //   follows.ts          which Hermes the tools follow (release.ts changes, asked by name)
 //   fs-util.ts, paths.ts, sequence-matcher.ts, unified-diff.ts   shared helpers
 //
@@ -48,6 +48,8 @@ import { writeFileTool } from './write-file.js';
 //                      0.22) the bytes read back are not the bytes written
 //   FILE_STALE_WRITE   (Hermes 0.20.6+) write_file over an existing file this task has not seen in
 //                      full as it is now (`stale_write_blocked`, `path`, `resolved_path`)
+//   FILE_READ_REPEATED read_file of a region this session read again and again (Hermes' "BLOCKED: …",
+//                      `path`, `already_read`; after 0.19 `guardrail_refusal`)
 //   PATCH_NO_MATCH     "Could not find …" (with the "Did you mean one of these sections?" snippet)
 //   PATCH_AMBIGUOUS    several matches without replace_all
 //   PATCH_INVALID      unparsable V4A, `..` in a V4A header, failed V4A validation, the fuzzy
@@ -60,9 +62,10 @@ import { writeFileTool } from './write-file.js';
 // terminal command ended), or the default cwd for an owner-less (per-request) call; in roots mode
 // only while that cwd is inside a root — and `~` is the service user's home.
 //
-// Per-task state (read-state.ts) serves write_file's read-before-overwrite guard and the staleness
-// warnings. Still left out: read dedup stubs, repeat-read and repeat-search warnings/blocks, patch
-// failure counters (read-state.ts is where they would live). Also not done: LSP
+// Per-task state (read-state.ts) serves write_file's read-before-overwrite guard, the staleness
+// warnings, and read_file's repeated-read answers (the "unchanged" stub, the warning, BLOCKED; for
+// sessions and session tokens). Still left out: repeat-search warnings/blocks and patch failure
+// counters (read-state.ts is where they would live). Also not done: LSP
 // diagnostics and shell linters (lint says so; Python and TOML are checked by Hermes' own linters,
 // lint.ts, JSON and YAML by the gateway, and JSON/YAML/TOML refused before writing when they would
 // not parse), HERMES_WRITE_SAFE_ROOT, and ripgrep itself
@@ -102,7 +105,7 @@ interface FileToolDeps {
   searchFilesTimeoutSeconds?: number;
   /** The largest Hermes config.yaml read for the write guards (`hermesConfigMaxBytes`). */
   hermesConfigMaxBytes?: number;
-  /** Per-task file states (read-state.ts), for write_file's read-before-overwrite guard. */
+  /** Per-task file states (read-state.ts), for write_file's read-before-overwrite guard and read_file's repeated reads. */
   fileStates?: FileStates;
 }
 

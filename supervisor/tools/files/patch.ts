@@ -58,10 +58,10 @@ function patchResult(fields: { diff: string; modified: string[]; created?: strin
 }
 
 /** Hermes' patch `_warning`: each path's staleness warning (read-state.ts), joined by " | ". */
-async function staleWarnings(deps: EditDeps, ctx: CallContext, reals: readonly string[]): Promise<string | null> {
+async function staleWarnings(deps: EditDeps, ctx: CallContext, paths: ReadonlyArray<{ input: string; real: string }>): Promise<string | null> {
   const out: string[] = [];
-  for (const real of reals) {
-    const w = await deps.fileStates?.staleWarning(ctx, real);
+  for (const { input, real } of paths) {
+    const w = await deps.fileStates?.staleWarning(ctx, real, input);
     if (w) out.push(w);
   }
   return out.length > 0 ? out.join(' | ') : null;
@@ -87,7 +87,7 @@ async function replaceMode(deps: EditDeps, args: Record<string, unknown>, ctx: C
   return withPathLocks([checked.real], async () => {
     // What the task knew of the file before this patch read it (read-state.ts): a patch from known bytes keeps write_file's baseline.
     const known = (await deps.fileStates?.knownContent(ctx, [checked.real])) ?? new Map<string, string>();
-    const warning = await staleWarnings(deps, ctx, [checked.real]);
+    const warning = await staleWarnings(deps, ctx, [{ input, real: checked.real }]);
     let raw: Awaited<ReturnType<typeof readRawText>>;
     try {
       raw = await readRawText(target.expanded, checked.real, PATCH_MAX_FILE_BYTES);
@@ -133,6 +133,7 @@ async function replaceMode(deps: EditDeps, args: Record<string, unknown>, ctx: C
       throw writeFailed(input, e);
     }
     await deps.fileStates?.notePatch(ctx, known, [{ real: checked.real, readSha: sha256Hex(raw.bytes), writtenSha: sha256Hex(written) }]);
+    deps.fileStates?.forgetReads(ctx, checked.real); // Hermes `_update_read_timestamp`: the next read shows the file
     const note = stricter ? boundaryNote([result.strategy]) : null;
     return withWarning(
       {
@@ -189,11 +190,16 @@ async function patchMode(deps: EditDeps, args: Record<string, unknown>, ctx: Cal
   const lockPaths = resolved.flatMap((r) => (r.absNewPath ? [r.absPath, r.absNewPath] : [r.absPath]));
   return withPathLocks(lockPaths, async () => {
     const known = (await deps.fileStates?.knownContent(ctx, lockPaths)) ?? new Map<string, string>();
-    const warning = await staleWarnings(deps, ctx, lockPaths);
+    const warning = await staleWarnings(
+      deps,
+      ctx,
+      targets.map((t) => ({ input: t.input, real: t.checked.real })),
+    );
     const gate = (path: string, content: string) => gateRefusal(deps, path, content, ctx?.signal);
     const outcome = await applyV4a(resolved, ctx?.signal, { stricter: follows(deps, 'patchStricterFuzzy'), addMustCreate: absolute }, gate);
     await deps.fileStates?.notePatch(ctx, known, outcome.writes);
     for (const gone of outcome.removed) deps.fileStates?.forget(ctx, gone);
+    for (const real of lockPaths) deps.fileStates?.forgetReads(ctx, real);
     // Upstream's lists: created/deleted as the headers name them; modified is every header's resolved
     // path (Update/Add/Delete in order, then both ends of each Move), repeats kept.
     const created = resolved.filter((r) => r.operation === 'add').map((r) => r.filePath);

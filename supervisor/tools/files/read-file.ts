@@ -14,7 +14,7 @@ import { fitReadBudget, numbered } from './read-format.js';
 import { pageLines, readText, type ReadFileDeps, type ReadRules } from './read-text.js';
 import { onLocalFileSystem } from './local-fs.js';
 import { requireString } from './paths.js';
-import { servedPage } from './read-state.js';
+import { READ_BLOCK_AT, READ_WARN_AT, servedPage } from './read-state.js';
 import { MAX_LINE_LENGTH } from './read-scan.js';
 import { checkedPath, deviceError, isBlockedDevice, readVerdict } from './sensitive-paths.js';
 import { coerceIntegerArgs, type IntegerArgRule } from '../../core/hermes-args.js';
@@ -46,8 +46,12 @@ import { coerceIntegerArgs, type IntegerArgRule } from '../../core/hermes-args.j
 // gigabytes to show five lines. Past that budget counting stops: `total_lines` is then what was seen
 // (`total_lines_is_lower_bound: true`), and lines beyond it are not served.
 //
-// Hermes' per-task read state (the "unchanged since last read" dedup stub, the repeat warnings
-// and BLOCKED errors) is deliberately NOT kept: every read returns the file's content.
+// Repeated reads are answered as Hermes answers them, per task (read-state.ts keeps the state of a
+// session or session token; a sessionless call always reads): the same region of an unchanged file
+// read again gets Hermes' "unchanged" stub instead of its content, and from the second stub on
+// `FILE_READ_REPEATED` (Hermes' "BLOCKED: ..." error); a region read 3 times in a row carries
+// Hermes' `_warning`, the 4th is `FILE_READ_REPEATED`. The task's edit of the file, and any other
+// tool call, start over (read-state.ts). Extracted documents are never de-duplicated, as in Hermes.
 
 const READ_DEFAULT_OFFSET = 1;
 const READ_MAX_LIMIT = 2000;
@@ -72,6 +76,8 @@ export function readRules(release: HermesRelease): ReadRules {
       anydoc: release.has('readDocumentAnydoc'),
     },
     documentFailures: release.has('readDocumentFailuresReported'),
+    loop: { byVersion: release.has('readFileDedupByVersion'), failedReadsCounted: !release.has('readFileFailedReadsUncounted') },
+    blockedMarker: release.has('readFileBlockedGuardrailMarker'),
   };
 }
 
@@ -211,12 +217,73 @@ export async function readFile(deps: ReadFileDeps, rules: ReadRules, args: Recor
   }
   const { blocked, secretFile } = verdict ?? (await readVerdict(checked, input, deps.hermesHome));
   if (blocked) throw new GatewayError(ErrorCode.FILE_BLOCKED, blocked);
+  // Hermes' dedup check (read_file_tool): the same region of the file as this task last read it.
+  const states = deps.fileStates;
+  const repeated = await states?.repeatedRead(ctx, checked.real, offset, limit, rules.loop);
+  if (repeated?.kind === 'unchanged') {
+    return { structured: { status: 'unchanged', message: READ_DEDUP_STATUS_MESSAGE, path: input, dedup: true, content_returned: false } };
+  }
+  if (repeated?.kind === 'blocked') throw stubBlocked(input, repeated.times, rules);
+  const before = (await states?.statBefore(ctx, checked.real)) ?? null;
   // Every answer is redacted by the pipeline, once, in file-read mode (secret_file for this path).
   // What the task saw is recorded for write_file's read-before-overwrite guard (read-state.ts).
   let seen: Stats | undefined;
-  const structured = await readText(deps, rules, { input, expanded: target.expanded, absolute: target.absolute, real: checked.real }, offset, limit, maxJson, ctx, false, (st) => (seen = st));
-  await deps.fileStates?.noteRead(ctx, servedPage(checked.real, offset, limit, structured, secretFile === true, seen, MAX_LINE_LENGTH));
+  let structured: Record<string, unknown>;
+  try {
+    structured = await readText(deps, rules, { input, expanded: target.expanded, absolute: target.absolute, real: checked.real }, offset, limit, maxJson, ctx, false, (st) => (seen = st));
+  } catch (e) {
+    // Hermes 0.19 counts a failed read too (its error gets the warning, the 4th is BLOCKED); later releases do not.
+    if (!states || !rules.loop.failedReadsCounted || !(e instanceof GatewayError)) throw e;
+    const count = await states.noteReadLoop(ctx, input, checked.real, offset, limit, before, rules.loop);
+    await states.noteReadTime(ctx, checked.real);
+    if (count >= READ_BLOCK_AT) throw readBlocked(input, count, rules);
+    if (count >= READ_WARN_AT) throw new GatewayError(e.code, e.message, { ...e.details, _warning: repeatWarning(count) });
+    throw e;
+  }
+  if (!states) return { structured, secretFile };
+  const count = await states.noteReadLoop(ctx, input, checked.real, offset, limit, before, rules.loop);
+  await states.noteReadTime(ctx, checked.real);
+  const page = servedPage(checked.real, offset, limit, structured, secretFile === true, seen, MAX_LINE_LENGTH);
+  if (count >= READ_BLOCK_AT && rules.loop.byVersion) await states.noteBlockedRead(ctx, checked.real);
+  else await states.noteRead(ctx, page);
+  if (count >= READ_BLOCK_AT) throw readBlocked(input, count, rules);
+  if (count >= READ_WARN_AT) structured._warning = repeatWarning(count);
   return { structured, secretFile };
+}
+
+/** Hermes `_READ_DEDUP_STATUS_MESSAGE` (tools/file_tools.py in 0.19, tools/file_tools_write_guards.py later). */
+const READ_DEDUP_STATUS_MESSAGE = 'File unchanged since last read. The content from the earlier read_file result in this conversation is still current — refer to that instead of re-reading.';
+
+/** Hermes read_file_tool's `_warning` on the 3rd identical read in a row. */
+function repeatWarning(count: number): string {
+  return (
+    `You have read this exact file region ${count} times consecutively. ` +
+    'The content has not changed since your last read. Use the information you already have. ' +
+    'If you are stuck in a loop, stop reading and proceed with writing or responding.'
+  );
+}
+
+/** Hermes' BLOCKED fields: the path as given, how many reads, and (after 0.19) the guardrail marker. */
+function blockedDetails(input: string, times: number, rules: ReadRules): Record<string, unknown> {
+  return { path: input, already_read: times, ...(rules.blockedMarker ? { guardrail_refusal: true } : {}) };
+}
+
+/** Hermes read_file_tool's BLOCKED answer to the 4th identical read in a row (the read is not shown). */
+function readBlocked(input: string, count: number, rules: ReadRules): GatewayError {
+  return new GatewayError(
+    ErrorCode.FILE_READ_REPEATED,
+    `BLOCKED: You have read this exact file region ${count} times in a row. The content has NOT changed. You already have this information. STOP re-reading and proceed with your task.`,
+    blockedDetails(input, count, rules),
+  );
+}
+
+/** Hermes `_dedup_stub_or_block`'s BLOCKED answer from the second stub of an unchanged region on. */
+function stubBlocked(input: string, times: number, rules: ReadRules): GatewayError {
+  return new GatewayError(
+    ErrorCode.FILE_READ_REPEATED,
+    `BLOCKED: You have called read_file on this exact region ${times} times and the file has NOT changed. STOP calling read_file for this path — the content from your earlier read_file result in this conversation is still current. Proceed with your task using the information you already have.`,
+    blockedDetails(input, times, rules),
+  );
 }
 
 function limitDescription(rules: ReadRules): string {

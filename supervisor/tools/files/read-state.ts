@@ -35,8 +35,16 @@ import { redact } from '../../../shared/redact.js';
 // exist (the least recently used go first), and the last-writer map holds at most 4 × `maxPaths`
 // paths.
 //
-// Later per-task features (read de-duplication, repeated-read warnings, staleness warnings on
-// patch) belong here too: TaskFileState is the one place a task's file knowledge lives.
+// Hermes' read-loop bookkeeping lives here too (tools/file_tools.py read_file_tool in 0.19,
+// tools/file_tools_read_tracking.py in later releases): per (real path, offset, limit) the file as a
+// read found it (`dedup`) and how many "unchanged" stubs that region got since (`dedup_hits`), and
+// the last read's key with the number of times in a row it was read (`last_key`, `consecutive`).
+// read_file answers from them (read-file.ts); an edit of a path forgets its regions
+// (`_invalidate_dedup_for_path`), and any other tool call of the task resets the counters
+// (`notify_other_tool_call`, which Hermes' dispatcher calls; here the native adapter's call hook).
+// They are kept for durable owners only: a sessionless credential may serve several conversations
+// at once, and a stub saying "the earlier read_file result in this conversation is still current"
+// would withhold a file from a conversation that never saw it.
 
 /** A file as Hermes' `_file_version` identifies it: stat fields and the sha256 of its bytes. */
 export interface FileVersion {
@@ -48,7 +56,8 @@ export interface FileVersion {
   sha256: string;
 }
 
-type StatKey = Omit<FileVersion, 'sha256'>;
+/** A file's stat fields as Hermes' `_file_metadata` gives them. */
+export type StatKey = Omit<FileVersion, 'sha256'>;
 
 /** Hermes' `_READ_COVERAGE_RANGES_CAP`: past this many disjoint ranges a path's coverage restarts. */
 const COVERAGE_RANGES_CAP = 256;
@@ -91,6 +100,15 @@ class BoundedMap<T> {
     this.map.delete(key);
   }
 
+  /** Deletes every entry whose key `drop` selects. */
+  deleteWhere(drop: (key: string) => boolean): void {
+    for (const key of [...this.map.keys()]) if (drop(key)) this.map.delete(key);
+  }
+
+  clear(): void {
+    this.map.clear();
+  }
+
   get size(): number {
     return this.map.size;
   }
@@ -114,6 +132,16 @@ export class TaskFileState {
   readonly coverage: BoundedMap<Coverage>;
   readonly blindPatches: BoundedMap<string>;
   readonly stamps: BoundedMap<ReadStamp>;
+  /** Hermes `dedup`: per read region (regionKey), the file as that read found it. */
+  readonly dedup: BoundedMap<StatKey>;
+  /** Hermes `dedup_hits`: per read region, the "unchanged" stubs it got since its last real read. */
+  readonly dedupHits: BoundedMap<number>;
+  /** Hermes `read_timestamps`: per real path, its mtime when this task last read or edited it (the per-task staleness warning). */
+  readonly readTimes: BoundedMap<bigint>;
+  /** Hermes `last_key`: the last read (or search) of this task, until another tool call. */
+  lastRead: string | null = null;
+  /** Hermes `consecutive`: how many times in a row `lastRead` was read. */
+  consecutive = 0;
 
   constructor(
     /** The owner key this state belongs to (an owner id, or `ledger:<credential>`). */
@@ -126,8 +154,32 @@ export class TaskFileState {
     this.coverage = new BoundedMap(maxPaths, ttlMs, now);
     this.blindPatches = new BoundedMap(maxPaths, ttlMs, now);
     this.stamps = new BoundedMap(maxPaths, ttlMs, now);
+    this.dedup = new BoundedMap(maxPaths, ttlMs, now);
+    this.dedupHits = new BoundedMap(maxPaths, ttlMs, now);
+    this.readTimes = new BoundedMap(maxPaths, ttlMs, now);
   }
 }
+
+/** A read region as Hermes keys its de-duplication: (resolved path, offset, limit). */
+function regionKey(real: string, offset: number, limit: number): string {
+  return `${real}\0${offset}\0${limit}`;
+}
+
+/** How read_file's de-duplication sees a file, as the Hermes followed does (release.ts readFileDedupByVersion). */
+export interface ReadLoopRules {
+  /** Later releases: device, inode, size, mtime and ctime (`_file_metadata`); 0.19: the mtime only. */
+  byVersion: boolean;
+  /** 0.19: a failed read (an error, binary content) counts as a read; later releases leave it out. */
+  failedReadsCounted: boolean;
+}
+
+/** What read_file answers instead of a read (Hermes `_dedup_stub_or_block`): the stub, or BLOCKED after this many calls. */
+export type RepeatedRead = { kind: 'unchanged' } | { kind: 'blocked'; times: number };
+
+/** Hermes' repeated-read thresholds (read_file_tool): a warning on the 3rd identical read in a row, BLOCKED from the 4th; BLOCKED from the 2nd stub. */
+export const READ_WARN_AT = 3;
+export const READ_BLOCK_AT = 4;
+const STUB_BLOCK_AT = 2;
 
 /** One read_file page as it was served (before the pipeline's redaction). */
 export interface ReadPage {
@@ -298,6 +350,100 @@ export class FileStates {
     return s;
   }
 
+  /** The state of a durable owner (a session or a session token), or undefined for a sessionless call; `create`: made on first use. */
+  private durable(ctx: Pick<CallContext, 'owner' | 'grant'>, create: boolean): TaskFileState | undefined {
+    if (ctx.owner.kind === 'request') return undefined;
+    return create ? this.task(ctx) : this.owners.get(ctx.owner.id);
+  }
+
+  /**
+   * Before a read (Hermes read_file_tool's dedup check): the region was read before by this task
+   * and the file is as that read found it, so Hermes answers the "unchanged" stub, or BLOCKED from
+   * the second stub on (`_dedup_stub_or_block`); null to read. Counts the stub.
+   */
+  async repeatedRead(ctx: Pick<CallContext, 'owner' | 'grant'>, real: string, offset: number, limit: number, rules: ReadLoopRules): Promise<RepeatedRead | null> {
+    const task = this.durable(ctx, false);
+    const key = regionKey(real, offset, limit);
+    const cached = task?.dedup.get(key);
+    if (!task || !cached) return null;
+    const now = await fileStat(real);
+    if (!now || !(rules.byVersion ? sameStat(cached, now) : cached.mtimeNs === now.mtimeNs)) return null;
+    const hits = (task.dedupHits.get(key) ?? 0) + 1;
+    task.dedupHits.set(key, hits);
+    return hits >= STUB_BLOCK_AT ? { kind: 'blocked', times: hits + 1 } : { kind: 'unchanged' };
+  }
+
+  /** The file as it is before a read (Hermes `_file_metadata` before reading), for noteReadLoop. */
+  async statBefore(ctx: Pick<CallContext, 'owner' | 'grant'>, real: string): Promise<StatKey | null> {
+    return ctx.owner.kind === 'request' ? null : fileStat(real);
+  }
+
+  /**
+   * After a read Hermes counts (every real read in 0.19, a successful one later): the region's stub
+   * count goes, the read counts in a row (key: the path as given, offset, limit: Hermes `read_key`),
+   * and the region's de-duplication record is kept: in 0.19 whenever the file can be stat'ed (a
+   * BLOCKED read too), later only for a read during which the file did not change, and not for a
+   * BLOCKED one. Returns how many times in a row the region was read (0 for a sessionless call).
+   */
+  async noteReadLoop(ctx: Pick<CallContext, 'owner' | 'grant'>, input: string, real: string, offset: number, limit: number, before: StatKey | null, rules: ReadLoopRules): Promise<number> {
+    const task = this.durable(ctx, true);
+    if (!task) return 0;
+    const key = regionKey(real, offset, limit);
+    const after = await fileStat(real);
+    task.dedupHits.delete(key);
+    const readKey = `read\0${input}\0${offset}\0${limit}`;
+    if (task.lastRead === readKey) task.consecutive += 1;
+    else {
+      task.lastRead = readKey;
+      task.consecutive = 1;
+    }
+    const count = task.consecutive;
+    if (!rules.byVersion) {
+      if (after) task.dedup.set(key, after);
+    } else if (before && after && sameStat(before, after) && count < READ_BLOCK_AT) task.dedup.set(key, before);
+    else task.dedup.delete(key);
+    return count;
+  }
+
+  /**
+   * A read Hermes' read tracker counted (noteReadLoop's reads; for a sessionless call too): the
+   * file's mtime now, for the per-task staleness warning (Hermes `read_timestamps`).
+   */
+  async noteReadTime(ctx: Pick<CallContext, 'owner' | 'grant'>, real: string): Promise<void> {
+    const now = await fileStat(real);
+    if (now) this.task(ctx).readTimes.set(real, now.mtimeNs);
+  }
+
+  /**
+   * A read that Hermes after 0.19 BLOCKED after reading (`_record_successful_read` with count ≥ 4):
+   * it is no full view, so the task's whole-file baseline goes and its read stamp is partial.
+   */
+  async noteBlockedRead(ctx: Pick<CallContext, 'owner' | 'grant'>, real: string): Promise<void> {
+    if (!this.enabled) return;
+    const task = this.task(ctx);
+    const now = await fileStat(real);
+    task.baselines.delete(real);
+    if (now) task.stamps.set(real, { mtimeNs: now.mtimeNs, at: this.now(), partial: true });
+  }
+
+  /** The task edited `real` (Hermes `_invalidate_dedup_for_path`): every read region of it is forgotten. */
+  forgetReads(ctx: Pick<CallContext, 'owner' | 'grant'>, real: string): void {
+    this.durable(ctx, false)?.dedup.deleteWhere((k) => k.startsWith(`${real}\0`));
+  }
+
+  /**
+   * A tool call of the task other than read_file (Hermes `notify_other_tool_call`): the reads in a
+   * row start again and the stub counts go. search_files is a read of its own kind for Hermes: it
+   * ends a run of identical reads but leaves the stub counts (`search: true`).
+   */
+  otherToolCall(ctx: Pick<CallContext, 'owner' | 'grant'>, search = false): void {
+    const task = this.durable(ctx, false);
+    if (!task) return;
+    task.lastRead = null;
+    task.consecutive = 0;
+    if (!search) task.dedupHits.clear();
+  }
+
   /** An owner ended: its state goes (FileStateRegistry.forget_task; its writer claims too). */
   release(ownerId: string): void {
     this.owners.delete(ownerId);
@@ -403,8 +549,29 @@ export class FileStates {
    * The staleness warning an edit of `real` carries (FileStateRegistry.check_stale; Hermes' patch
    * `_warning`, and write_file's before 0.20.6), or null.
    */
-  async staleWarning(ctx: Pick<CallContext, 'owner' | 'grant'>, real: string): Promise<string | null> {
-    return this.enabled ? this.checkStale(this.task(ctx), real) : null;
+  async staleWarning(ctx: Pick<CallContext, 'owner' | 'grant'>, real: string, label: string): Promise<string | null> {
+    const task = this.task(ctx);
+    return (this.enabled ? await this.checkStale(task, real) : null) ?? (await this.readTimeDrift(task, real, label));
+  }
+
+  /**
+   * Hermes `_check_file_staleness` (the per-task read tracker's warning, after the registry's; the
+   * only one with HERMES_DISABLE_FILE_STATE_GUARD=1): the file's mtime moved since this task last
+   * read or edited it. `label`: the path as the call gave it.
+   */
+  private async readTimeDrift(task: TaskFileState, real: string, label: string): Promise<string | null> {
+    const read = task.readTimes.get(real);
+    if (read === undefined) return null;
+    const now = await fileStat(real);
+    if (!now || now.mtimeNs === read) return null;
+    return `Warning: ${label} was modified since you last read it (external edit or concurrent agent). The content you read may be stale. Consider re-reading the file to verify before writing.`;
+  }
+
+  /** Hermes `_update_read_timestamp` after the task's own edit: a path's read time follows it (once the task has read anything). */
+  private async refreshReadTime(task: TaskFileState, real: string): Promise<void> {
+    if (task.readTimes.size === 0) return;
+    const now = await fileStat(real);
+    if (now) task.readTimes.set(real, now.mtimeNs);
   }
 
   /** FileStateRegistry.check_stale: another task wrote after this one read, the file moved on, or the last read was partial. */
@@ -431,8 +598,9 @@ export class FileStates {
 
   /** The task's own write_file wrote `sha256` to `real` (`_mark_full_write_baseline` + FileStateRegistry.note_write). */
   async noteWrite(ctx: Pick<CallContext, 'owner' | 'grant'>, real: string, sha256: string): Promise<void> {
-    if (!this.enabled) return;
     const task = this.task(ctx);
+    await this.refreshReadTime(task, real);
+    if (!this.enabled) return;
     if (!this.guard) return this.stampWrite(task, real, await fileStat(real));
     const version = await fileVersion(real);
     if (version && version.sha256 === sha256) {
@@ -466,8 +634,9 @@ export class FileStates {
    * `writes` in order, so a second edit of one path chains from the first.
    */
   async notePatch(ctx: Pick<CallContext, 'owner' | 'grant'>, known: ReadonlyMap<string, string>, writes: readonly PatchWrite[]): Promise<void> {
-    if (!this.enabled) return;
     const task = this.task(ctx);
+    for (const real of new Set(writes.map((w) => w.real))) await this.refreshReadTime(task, real);
+    if (!this.enabled) return;
     if (!this.guard) {
       for (const w of writes) this.stampWrite(task, w.real, await fileStat(w.real));
       return;

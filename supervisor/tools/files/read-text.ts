@@ -12,7 +12,7 @@ import { INLINE, POOLED, SNIFF_BYTES, scanPage, type Page, type ReadIo } from '.
 import { UTF16_MAX_BYTES, utf16Encoding, utf16Hint, utf16Lines } from './read-utf16.js';
 import { onLocalFileSystem } from './local-fs.js';
 import type { PathDeps } from './paths.js';
-import type { FileStates } from './read-state.js';
+import type { FileStates, ReadLoopRules } from './read-state.js';
 import { checkedPath, deviceError, isBlockedDevice, readVerdict } from './sensitive-paths.js';
 
 // read_file's read of a file that is not a document (Hermes `ShellFileOperations.read_file`, its
@@ -70,6 +70,10 @@ export interface ReadRules {
   documents: DocumentRules;
   /** A document that fails to render is refused with Hermes' reason, not read as a file (readDocumentFailuresReported). */
   documentFailures: boolean;
+  /** Repeated reads: how a file is compared, whether failed reads count (readFileDedupByVersion, readFileFailedReadsUncounted). */
+  loop: ReadLoopRules;
+  /** BLOCKED answers carry `guardrail_refusal: true` (readFileBlockedGuardrailMarker). */
+  blockedMarker: boolean;
 }
 
 /** A path to read: as the caller gave it, `~` expanded, absolute, and real (the one opened). */

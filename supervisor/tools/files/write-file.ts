@@ -298,7 +298,7 @@ export async function writeFile(deps: EditDeps, args: Record<string, unknown>, c
       throw new GatewayError(ErrorCode.FILE_STALE_WRITE, staleWriteMessage(input, blocker), { stale_write_blocked: true, path: input, resolved_path: writePath });
     }
     // Before 0.20.6 a stale overwrite is written, with a warning (FileStateRegistry.check_stale).
-    const warning = deps.fileStates && !deps.fileStates.guard ? await deps.fileStates.staleWarning(ctx, writePath) : null;
+    const warning = deps.fileStates && !deps.fileStates.guard ? await deps.fileStates.staleWarning(ctx, writePath, input) : null;
     if (surrogateLate) assertEncodable(writePath, content, 'repr');
     let dirsCreated: string[];
     let bytes: Buffer;
@@ -330,6 +330,7 @@ export async function writeFile(deps: EditDeps, args: Record<string, unknown>, c
     }
     const sha = sha256Hex(bytes);
     await deps.fileStates?.noteWrite(ctx, writePath, sha);
+    deps.fileStates?.forgetReads(ctx, writePath); // Hermes `_update_read_timestamp`: the next read shows the file
     return {
       bytes_written: bytes.length,
       dirs_created: dirsCreated.length > 0,

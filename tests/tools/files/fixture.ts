@@ -28,6 +28,8 @@ export interface Case {
   write: ToolDefinition;
   patch: ToolDefinition;
   search: ToolDefinition;
+  /** The tools' per-task file states. */
+  fileStates: FileStates;
   /** Owner ids cwdFor was asked about. */
   owners: string[];
   /** Writes a file under the project (`~/…` = under HERMES_HOME), creating parents. Returns its path. */
@@ -106,6 +108,7 @@ export class Cases {
       write: write!,
       patch: patch!,
       search: search!,
+      fileStates,
       owners,
       p,
       file(rel, content) {
