@@ -1,5 +1,7 @@
 import { readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
-import { isAbsolute, join, relative } from 'node:path';
+import { dirname, isAbsolute, join, relative } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import type { Check } from '../../scripts/divergence-predicates.js';
 import { compareSurface, errorAsHermes, loadCases, normalise, oneByOne, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
 import { call, viaBridge } from '../helpers/gateway.js';
 import { hermes } from '../helpers/hermes.js';
@@ -102,6 +104,52 @@ export function argsIn(c: EditCase, dir: string, ws: string): Record<string, unk
   return out;
 }
 
+const record = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+
+/** How a refusal's code follows from its message (and, where the message does not tell, the case). */
+type CodeRule = readonly [RegExp, string | ((c: EditCase, target: string, message: string) => string)];
+
+/**
+ * A V4A validation failure's code from its bullets (one per refused operation), as the gateway's
+ * v4a.ts classifies them: all not found, PATCH_NO_MATCH; all ambiguous, PATCH_AMBIGUOUS; else PATCH_INVALID.
+ */
+function v4aValidationCode(message: string): string {
+  const bullets = message.split('\n').filter((l) => l.startsWith('  • '));
+  const kind = (b: string) => (/hint '.*' is ambiguous|not found — Found \d+ matches/.test(b) ? 'ambiguous' : /hint '.*' not found$|not found — Could not find a match/.test(b) ? 'no_match' : 'other');
+  const kinds = new Set(bullets.map(kind));
+  return kinds.size === 1 && kinds.has('no_match') ? 'PATCH_NO_MATCH' : kinds.size === 1 && kinds.has('ambiguous') ? 'PATCH_AMBIGUOUS' : 'PATCH_INVALID';
+}
+
+/** The stable code each refusal of the surface carries, by its message (Hermes' words, or the gateway's own). */
+const CODE_OF_MESSAGE: Readonly<Record<string, readonly CodeRule[]>> = {
+  write_file: [
+    [/^Refusing to overwrite existing (?:PDF|binary file) /, 'FILE_BLOCKED'],
+    [/^Refusing to overwrite /, 'FILE_STALE_WRITE'],
+    [/^Refusing to write plain text to binary /, 'FILE_BLOCKED'],
+    [/^BLOCKED: write to protected /, 'FILE_BLOCKED'],
+    [/^Refusing to write '.*?': candidate content /s, 'INVALID_ARGUMENTS'],
+    [/^Refusing to write internal read_file display text /, 'INVALID_ARGUMENTS'],
+    [/^Cannot write '.*': it exists and is not a regular file\.$/s, 'FILE_NOT_REGULAR'],
+    [/^write_file: refusing to write '.*?': the new text contains «/s, 'CONTENT_HAS_REDACTION_MARKER'],
+  ],
+  patch: [
+    [/^patch: refusing to write '.*?': the new text contains «/s, 'CONTENT_HAS_REDACTION_MARKER'],
+    // Hermes says the same for a missing file and a directory; the case tells which it is.
+    [/^Failed to read file: /, (c, target) => (isDirSpec(c.files?.[target]) ? 'FILE_NOT_REGULAR' : 'FILE_NOT_FOUND')],
+    [/^Failed to write changes: Refusing to write '.*?': candidate content /s, 'INVALID_ARGUMENTS'],
+    [/^(?:old_string |No edit was applied because old_string and new_string are identical|path required$|patch content required$|invalid arguments for patch: )/, 'INVALID_ARGUMENTS'],
+    [/^Found \d+ (?:approximate )?matches /, 'PATCH_AMBIGUOUS'],
+    [/^Could not find a match for old_string /, 'PATCH_NO_MATCH'],
+    [/^Patch validation failed \(no files were modified\):\n/, (_c, _target, message) => v4aValidationCode(message)],
+    [/^(?:Escape-drift detected: |Failed to parse patch: |V4A patch header contains '\.\.' traversal: )/, 'PATCH_INVALID'],
+  ],
+};
+
+/** What a unified diff puts after a line the file does not end with a newline after. */
+const NO_NEWLINE_MARK = '\n\\ No newline at end of file\n';
+
+const isDirSpec = (spec: FileSpec | undefined): boolean => typeof spec === 'object' && 'dir' in spec;
+
 /**
  * The fidelity comparison of one file-editing surface: `tool` (write_file or patch) against Hermes'
  * function in drivers/`driver`, over MCP and through hermes_tools.
@@ -115,13 +163,65 @@ export function compareEditSurface(surface: string, tool: string, driver: string
     const replace = { [dir]: '<dir>', [fx.ws]: '<ws>', [relative(fx.ws, dir)]: '<rel>' };
     return normalise(withKeysReplaced({ result: errorAsHermes(result), files: readBack(dir) }, replace), { replace });
   };
+  const byId = new Map(cases.map((c) => [c.id, c]));
+  /** The case's files as they were before the call (a copy no way edits), read back as the answers' are. */
+  const filesBefore = (c: EditCase): unknown => record(answerOf('before', c, undefined)).files;
+  /** The path the case's call names, relative to its directory. */
+  const targetOf = (c: EditCase): string => relative(dirOf('before', c), String(argsIn(c, dirOf('before', c), fx.ws).path));
+
+  // The named checks this surface's divergences pin fields with (divergences/<surface>.yaml).
+  const checks: Record<string, Check> = {
+    // The code its message carries (CODE_OF_MESSAGE): a refusal whose code does not fit its words fails.
+    'code-of-message': ({ caseId, gateway, gatewayAnswer }) => {
+      const c = byId.get(caseId);
+      const message = record(record(gatewayAnswer).result).error;
+      if (c === undefined || typeof message !== 'string') return false;
+      const rule = (CODE_OF_MESSAGE[surface] ?? []).find(([re]) => re.test(message));
+      return rule !== undefined && gateway === (typeof rule[1] === 'string' ? rule[1] : rule[1](c, targetOf(c), message));
+    },
+    // Nothing was written: the case's files are as they were before the call, byte for byte.
+    'files-unchanged': ({ caseId, gateway }) => {
+      const c = byId.get(caseId);
+      return c !== undefined && isDeepStrictEqual(gateway, filesBefore(c));
+    },
+    // The call's content was written to its path, byte for byte, and nothing else changed.
+    'content-written': ({ caseId, gateway }) => {
+      const c = byId.get(caseId);
+      return c !== undefined && typeof c.args.content === 'string' && isDeepStrictEqual(gateway, { ...record(filesBefore(c)), [targetOf(c)]: c.args.content });
+    },
+    // Hermes' difflib diff with each line that lacks a newline ended and marked ("\\ No newline at
+    // end of file"): taking the marks out gives Hermes' text back, each mark stands where one of
+    // Hermes' lines ran into the next (or at the end), and there is one for each side of the
+    // case's one file (before, after) that does not end in a newline.
+    'no-newline-marked': ({ caseId, gateway, hermes: h, gatewayAnswer }) => {
+      const c = byId.get(caseId);
+      if (c === undefined || typeof gateway !== 'string' || typeof h !== 'string' || !gateway.endsWith('\n')) return false;
+      const parts = gateway.split(NO_NEWLINE_MARK);
+      let at = 0;
+      for (const part of parts.slice(0, -1)) {
+        at += part.length;
+        if (at < h.length && !'+- '.includes(h[at]!)) return false;
+      }
+      const lacks = (files: unknown) => Object.values(record(files)).filter((t) => typeof t === 'string' && t !== '' && !t.endsWith('\n')).length;
+      return parts.join('') === h && parts.length - 1 === lacks(filesBefore(c)) + lacks(record(gatewayAnswer).files);
+    },
+    // true exactly when the path's parent directory did not exist before the call (the case's files hold none there).
+    'dirs-created': ({ caseId, gateway }) => {
+      const c = byId.get(caseId);
+      if (c === undefined) return false;
+      const parent = dirname(targetOf(c));
+      const existed = parent === '.' || Object.entries(c.files ?? {}).some(([k, spec]) => (k === parent && isDirSpec(spec)) || k.startsWith(`${parent}/`));
+      return gateway === !existed;
+    },
+  };
 
   compareSurface<EditCase>({
     surface,
     cases,
     fixture: fx,
     async setUp() {
-      for (const way of ['hermes', 'mcp', 'mcp_session', 'hermes_tools']) for (const c of cases) writeFiles(dirOf(way, c), c.files);
+      // `before`: a copy no way edits, what the case's files were before the call.
+      for (const way of ['before', 'hermes', 'mcp', 'mcp_session', 'hermes_tools']) for (const c of cases) writeFiles(dirOf(way, c), c.files);
       // The gateway fronts the compared Hermes: its syntax checks of Python and TOML are Hermes' own linters.
       await fx.gateway({ env: { HERMES_AGENT_PYTHON: hermes().python } });
     },
@@ -195,5 +295,6 @@ export function compareEditSurface(surface: string, tool: string, driver: string
         return out;
       },
     },
+    checks,
   });
 }

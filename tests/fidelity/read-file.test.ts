@@ -1,15 +1,13 @@
-import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { test } from 'node:test';
 import { satisfies } from '@renovatebot/pep440';
-import { appliesTo } from '../../scripts/differences-from-hermes.js';
+import type { Check } from '../../scripts/divergence-predicates.js';
 import { HermesRelease } from '../../supervisor/platform/hermes/release.js';
 import { viaBridge } from '../helpers/gateway.js';
 import { hermes } from '../helpers/hermes.js';
 import { toolServerStandIn } from '../helpers/hermes-tools.js';
-import { compareSurface, differingFields, divergences, errorAsHermes, loadCases, normalise, normalisedAnswers, oneByOne, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
+import { compareSurface, errorAsHermes, loadCases, normalise, normalisedAnswers, oneByOne, SurfaceFixture, type FidelityCase } from './harness.js';
 import { writeFiles, type FidelityGateway, type FileSpec } from './workspace.js';
 
 // read_file against Hermes' read_file_tool (tools/file_tools.py), over MCP and through hermes_tools,
@@ -71,8 +69,6 @@ const WIDE_RESULT_CAP = 1_000_000;
 const fx = new SurfaceFixture('read');
 const cases = loadCases<ReadCase>('read_file').filter((c) => c.hermes === undefined || satisfies(hermes().version, c.hermes));
 let gwWide: FidelityGateway | undefined;
-let hermesSeen: Answers = new Map();
-const gatewaySeen = new Map<string, Answers>();
 
 const argsOf = (c: ReadCase) => ({ ...c.args, path: isAbsolute(c.args.path) ? c.args.path : join(fx.ws, c.id, c.args.path) });
 const norm = (v: unknown) => normalise(errorAsHermes(v), { replace: { [fx.ws]: '<ws>' } });
@@ -95,9 +91,106 @@ async function hermesToolsViaFile(calls: Array<[string, Record<string, unknown>]
   return JSON.parse(readFileSync(out, 'utf8')) as unknown[];
 }
 
-const seen = (via: string, answers: Answers): Answers => {
-  gatewaySeen.set(via, answers);
-  return answers;
+// The named checks read_file's divergences pin their fields with (divergences/read_file.yaml): each
+// computes the gateway's answer from the case and Hermes' answer, and holds only for that value.
+
+const byId = new Map(cases.map((c) => [c.id, c]));
+const record = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
+
+/** The stable code each refusal's message (Hermes' words, or the gateway's own) carries. */
+const CODE_OF_MESSAGE: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^File not found: /, 'FILE_NOT_FOUND'],
+  [/^(?:Binary file |Cannot read binary file ')/, 'FILE_BINARY'],
+  [/^Cannot read '.*' \(\.\w+\): document extraction failed — /s, 'FILE_EXTRACTION_FAILED'],
+  [/^Cannot read '.*': not a regular file /s, 'FILE_NOT_REGULAR'],
+  [/^'.*' is a FIFO \(named pipe\), not a regular file /s, 'FILE_NOT_REGULAR'],
+  [/^'.*' is outside the allowed roots /s, 'PATH_OUTSIDE_ROOTS'],
+  [/^Access denied: /, 'FILE_BLOCKED'],
+  [/^invalid arguments for read_file: /, 'INVALID_ARGUMENTS'],
+];
+
+/** The page Hermes' normalize_read_pagination reads: int() of each value (a numeric string, a fraction truncated), then clamped. */
+function pageOf(args: ReadCase['args']): { offset: number; limit: number } {
+  const defaultLimit = new HermesRelease(hermes().version).has('readFileDefaultLimit2000') ? 2000 : 500;
+  return {
+    offset: Math.max(1, Math.trunc(Number(args.offset ?? 1))),
+    limit: Math.max(1, Math.min(2000, Math.trunc(Number(args.limit ?? defaultLimit)))),
+  };
+}
+
+/** The case's file as bytes (the first one it writes), or null when it is not given byte for byte. */
+function fileBytes(c: ReadCase): Buffer | null {
+  const file = Object.values(c.files ?? {})[0];
+  return typeof file === 'string' ? Buffer.from(file) : file && typeof file === 'object' && 'base64' in file ? Buffer.from(file.base64, 'base64') : null;
+}
+
+/** The numbers of a page's first and last lines (`N|text` each), or undefined for an empty page. */
+function lineSpan(content: unknown): { first: number; last: number } | undefined {
+  if (typeof content !== 'string' || content === '') return undefined;
+  const first = /^(\d+)\|/.exec(content);
+  const last = /(?:^|\n)(\d+)\|[^\n]*$/.exec(content);
+  return first && last ? { first: Number(first[1]), last: Number(last[1]) } : undefined;
+}
+
+/** The read budget left under the gateway's default result cap (65,536 characters): what its capped pages say they were cut at. */
+const CAPPED_READ_BUDGET = 64_512;
+/** Characters `s` takes inside a JSON string (what the result cap counts). */
+const jsonLength = (s: string): number => JSON.stringify(s).length - 2;
+
+const checks: Record<string, Check> = {
+  // The code its message carries (CODE_OF_MESSAGE): a refusal whose code does not fit its words fails.
+  'code-of-message': ({ gateway, gatewayAnswer }) => {
+    const message = record(gatewayAnswer).error;
+    return typeof message === 'string' && CODE_OF_MESSAGE.find(([re]) => re.test(message))?.[1] === gateway;
+  },
+  // Hermes before 0.22 numbers one line after a page that ends at the file's final newline (or at an
+  // offset past the end): the gateway's page is Hermes' without that one line, numbered where the
+  // page ends (its last line plus one, within the page's limit), or the offset itself when it is empty.
+  'phantom-line-removed': ({ caseId, gateway, hermes: h, gatewayAnswer }) => {
+    const c = byId.get(caseId);
+    if (c === undefined || typeof gateway !== 'string' || typeof h !== 'string') return false;
+    const { offset, limit } = pageOf(c.args);
+    const next = gateway === '' ? offset : Math.min(offset + limit, Number(record(gatewayAnswer).total_lines) + 1);
+    return h === (gateway === '' ? `${next}|` : `${gateway}\n${next}|`);
+  },
+  // The count is Hermes' plus the last line, which the file does not end with a newline after.
+  'unterminated-last-line-counted': ({ caseId, gateway, hermes: h }) => {
+    const c = byId.get(caseId);
+    const bytes = c === undefined ? null : fileBytes(c);
+    return typeof gateway === 'number' && typeof h === 'number' && gateway === h + 1 && bytes !== null && bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a;
+  },
+  // A page cut to fit the result cap: Hermes' page up to the gateway's last line, every line whole,
+  // within CAPPED_READ_BUDGET, and the next line of Hermes' page would not have fitted.
+  'page-cut-at-cap': ({ gateway, hermes: h }) => {
+    const span = lineSpan(gateway);
+    if (span === undefined || typeof h !== 'string') return false;
+    const cut = h.indexOf(`\n${span.last + 1}|`);
+    if (cut < 0 || gateway !== h.slice(0, cut)) return false;
+    const nextEnd = h.indexOf('\n', cut + 1);
+    return jsonLength(gateway) <= CAPPED_READ_BUDGET && jsonLength(h.slice(0, nextEnd < 0 ? h.length : nextEnd)) > CAPPED_READ_BUDGET;
+  },
+  // The line after the page's last one: a page that ends at line 50 says 51.
+  'next-offset-after-page': ({ gateway, gatewayAnswer }) => {
+    const span = lineSpan(record(gatewayAnswer).content);
+    return span !== undefined && gateway === span.last + 1;
+  },
+  // Hermes' budget hint (read_file_tool's wording), for the capped budget and the page shown.
+  'capped-budget-hint': ({ gateway, gatewayAnswer }) => {
+    const a = record(gatewayAnswer);
+    const span = lineSpan(a.content);
+    if (span === undefined) return false;
+    const budget = String(CAPPED_READ_BUDGET).replace(/\B(?=(\d{3})+$)/g, ',');
+    const n = span.last - span.first + 1;
+    return gateway === `Output truncated at the ${budget}-char read budget after ${n} line(s) (showing lines ${span.first}-${span.last} of ${String(a.total_lines)}). Use offset=${span.last + 1} to continue.`;
+  },
+  // The refusal names the one argument besides path the case sends, as the integer it must be.
+  'argument-must-be-integer': ({ caseId, gateway }) => {
+    const c = byId.get(caseId);
+    const args = Object.keys(c?.args ?? {}).filter((k) => k !== 'path');
+    return args.length === 1 && gateway === `invalid arguments for read_file: /${args[0]} must be integer`;
+  },
+  // The refusal's message is Hermes' own note.
+  'hermes-note': ({ gateway, hermesAnswer }) => typeof gateway === 'string' && gateway === record(hermesAnswer).note,
 };
 
 compareSurface<ReadCase>({
@@ -118,11 +211,10 @@ compareSurface<ReadCase>({
     gwWide = await fx.gateway({ env, home: fx.hermesHome('gw-wide'), limits: { maxOutputChars: WIDE_RESULT_CAP } });
   },
   async hermes(list) {
-    hermesSeen = normalisedAnswers(await fx.driver('read_file.py', { cases: list.map((c) => ({ id: c.id, args: argsOf(c) })) }, { TERMINAL_CWD: fx.ws }), norm);
-    return hermesSeen;
+    return normalisedAnswers(await fx.driver('read_file.py', { cases: list.map((c) => ({ id: c.id, args: argsOf(c) })) }, { TERMINAL_CWD: fx.ws }), norm);
   },
   gateway: {
-    mcp: async (list) => seen('mcp', await oneByOne(list, async (c) => norm(await fx.gw.call('read_file', argsOf(c))))),
+    mcp: async (list) => oneByOne(list, async (c) => norm(await fx.gw.call('read_file', argsOf(c)))),
     async hermes_tools(list) {
       const answers = new Map<string, unknown>();
       const viaScript = list.filter((c) => c.hermes_tools !== false);
@@ -131,88 +223,10 @@ compareSurface<ReadCase>({
         const results = await hermesToolsViaFile(chunk.map((c) => ['read_file', argsOf(c)]));
         chunk.forEach((c, j) => answers.set(c.id, norm(results[j])));
       }
-      return seen('hermes_tools', answers);
+      return answers;
     },
-    mcp_wide_cap: async (list) =>
-      seen('mcp_wide_cap', await oneByOne(list.filter((c) => c.wide_result_cap === true), async (c) => norm(await gwWide!.call('read_file', argsOf(c))))),
+    mcp_wide_cap: async (list) => oneByOne(list.filter((c) => c.wide_result_cap === true), async (c) => norm(await gwWide!.call('read_file', argsOf(c)))),
   },
+  checks,
 });
 
-// Two divergences cover a whole field (content, total_lines) in the cases they list; these checks
-// hold them to what they say, so nothing else in those fields can differ unnoticed.
-
-/** The cases a divergence lists, when it applies to the Hermes compared with (none otherwise). */
-function listedCases(id: string): string[] {
-  const d = divergences().find((x) => x.id === id);
-  return d !== undefined && appliesTo(d, hermes().version) ? (d.cases ?? []) : [];
-}
-const record = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null ? (v as Record<string, unknown>) : {});
-/** The pairs (gateway way, case) where `field` differs, the cap's cases only from the gateway whose cap does not bind. */
-function differing(caseIds: string[], field: string): Array<{ via: string; id: string; g: Record<string, unknown>; h: Record<string, unknown> }> {
-  const capCases = new Set(listedCases('read-file-budget-fits-result-cap'));
-  const out = [];
-  for (const [via, answers] of gatewaySeen) {
-    for (const id of caseIds) {
-      if (!answers.has(id) || (capCases.has(id) && via !== 'mcp_wide_cap')) continue;
-      const g = record(answers.get(id));
-      const h = record(hermesSeen.get(id));
-      if (differingFields(g[field], h[field]).length > 0) out.push({ via, id, g, h });
-    }
-  }
-  return out;
-}
-
-test('read_file: where read-file-no-phantom-line applies, Hermes only adds the empty line after the last one', () => {
-  const caseArgs = new Map(cases.map((c) => [c.id, c.args]));
-  const ids = listedCases('read-file-no-phantom-line');
-  const pairs = differing(ids, 'content');
-  for (const { via, id, g, h } of pairs) {
-    const args = caseArgs.get(id)!;
-    // Hermes' normalize_read_pagination: int() of the value (a numeric string, a fraction truncated), then clamped.
-    const offset = Math.max(1, Math.trunc(Number(args.offset ?? 1)));
-    const limit = Math.max(1, Math.min(2000, Math.trunc(Number(args.limit ?? (new HermesRelease(hermes().version).has('readFileDefaultLimit2000') ? 2000 : 500)))));
-    const shown = String(g.content);
-    // The line after the page: after its last line, or the offset itself when nothing is shown.
-    const next = shown === '' ? offset : Math.min(offset + limit, Number(g.total_lines) + 1);
-    const expected = shown === '' ? `${next}|` : `${shown}\n${next}|`;
-    assert.equal(h.content, expected, `${id} (${via}): Hermes' content is not the gateway's plus the line ${next}|`);
-  }
-  // Every listed case shows it somewhere (a case that stopped showing it should leave the list).
-  const shown = new Set(pairs.map((p) => p.id));
-  assert.deepEqual(ids.filter((id) => !shown.has(id)), []);
-});
-
-test('read_file: where read-file-last-line-counted applies, Hermes counts one line fewer and the file does not end in a newline', () => {
-  const ids = listedCases('read-file-last-line-counted');
-  const pairs = differing(ids, 'total_lines');
-  for (const { via, id, g, h } of pairs) {
-    assert.equal(h.total_lines, Number(g.total_lines) - 1, `${id} (${via})`);
-    const file = Object.values(cases.find((c) => c.id === id)!.files ?? {})[0];
-    const bytes = typeof file === 'string' ? Buffer.from(file) : file && 'base64' in file ? Buffer.from(file.base64, 'base64') : null;
-    assert.ok(bytes !== null && bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a, `${id}: its file ends in a newline`);
-  }
-  const shown = new Set(pairs.map((p) => p.id));
-  assert.deepEqual(ids.filter((id) => !shown.has(id)), []);
-});
-
-test('read_file: where read-file-schema-validated-arguments applies, the gateway refuses the argument Hermes could not read, and only that', () => {
-  const caseArgs = new Map(cases.map((c) => [c.id, c.args]));
-  const ids = listedCases('read-file-schema-validated-arguments');
-  const shown = new Set<string>();
-  for (const [via, answers] of gatewaySeen) {
-    for (const id of ids) {
-      if (!answers.has(id)) continue;
-      const g = record(answers.get(id));
-      const h = record(hermesSeen.get(id));
-      // The one argument in the case besides path is the one named, as the integer it must be.
-      const arg = Object.keys(caseArgs.get(id)!).find((k) => k !== 'path');
-      assert.deepEqual(Object.keys(g).sort(), ['code', 'error'], `${id} (${via}): ${JSON.stringify(g)}`);
-      assert.equal(g.code, 'INVALID_ARGUMENTS', `${id} (${via})`);
-      assert.match(String(g.error), new RegExp(`^invalid arguments for read_file: /${arg} must be integer$`), `${id} (${via})`);
-      // Hermes read the file in its place (its default, or 1 / 0 for true / false).
-      assert.equal(typeof h.content, 'string', `${id}: Hermes answered ${JSON.stringify(h)}`);
-      shown.add(id);
-    }
-  }
-  assert.deepEqual(ids.filter((id) => !shown.has(id)), []);
-});
