@@ -112,9 +112,11 @@ const CODE_OF_MESSAGE: ReadonlyArray<readonly [RegExp, string]> = [
 /** The page Hermes' normalize_read_pagination reads: int() of each value (a numeric string, a fraction truncated), then clamped. */
 function pageOf(args: ReadCase['args']): { offset: number; limit: number } {
   const defaultLimit = new HermesRelease(hermes().version).has('readFileDefaultLimit2000') ? 2000 : 500;
+  // Python's float() reads digits grouped by underscores ("1_0.0" is 10).
+  const num = (v: unknown) => Number(typeof v === 'string' ? v.replaceAll('_', '') : v);
   return {
-    offset: Math.max(1, Math.trunc(Number(args.offset ?? 1))),
-    limit: Math.max(1, Math.min(2000, Math.trunc(Number(args.limit ?? defaultLimit)))),
+    offset: Math.max(1, Math.trunc(num(args.offset ?? 1))),
+    limit: Math.max(1, Math.min(2000, Math.trunc(num(args.limit ?? defaultLimit)))),
   };
 }
 

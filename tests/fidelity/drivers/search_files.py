@@ -12,7 +12,8 @@ forgotten afterwards: the file operations are shared between task ids.
 
 search_tool returns JSON; Hermes 0.19 appends "\n\n[Hint: ...]" when the results were truncated
 (0.22 puts `_hint` in the JSON): the answer is the JSON object, with that hint (when present) as
-"_hint"."""
+"_hint". The arguments first go through Hermes' dispatch coercion (model_tools.py coerce_tool_args,
+as handle_function_call applies it)."""
 
 import json
 import os
@@ -21,6 +22,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from oracle import serve  # noqa: E402
 
+from model_tools import coerce_tool_args  # noqa: E402
 from tools.file_tools import _get_file_ops, _handle_search_files  # noqa: E402
 
 HINT = "\n\n[Hint: "
@@ -35,7 +37,7 @@ def handle(case, request):
             _orig = type(ops)._resolve_command
             ops._resolve_command = lambda cmd, _o=_orig, _s=ops: None if cmd == "rg" else _o(_s, cmd)
     try:
-        raw = _handle_search_files(case["args"], task_id=task_id)
+        raw = _handle_search_files(coerce_tool_args("search_files", dict(case["args"])), task_id=task_id)
     finally:
         ops._command_cache.pop("rg", None)
         ops.__dict__.pop("_resolve_command", None)
