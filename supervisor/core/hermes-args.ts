@@ -8,7 +8,7 @@
 //    tool's: read_file and search_files (their integer repair, below), write_file, patch, terminal,
 //    process_manage, execute_code, session_search, cronjob, delegate_task, skills_list, skill_view,
 //    the browser_* tools, and the tools Hermes' own tool server serves (web_search, web_extract,
-//    vision_analyze, ...: Hermes' schemas as its tools/list gives them). The memory_* tools too: they
+//    vision_analyze, ...: its tools/list schemas, read with the registry's types, registryTypesOf). The memory_* tools too: they
 //    answer as Hermes' honcho_* tools, which Hermes' registry does not hold (its memory provider
 //    serves them, and their handler reads numbers with int() and flags with bool()), so the gateway
 //    applies the same dispatch rules to their schema, as it does to every other tool a model knows
@@ -305,4 +305,28 @@ function withHandlerProperties(inputSchema: JsonSchema): JsonSchema {
 export function withHermesArgumentRepair<T extends { inputSchema: JsonSchema; coerceArguments?: (args: Record<string, unknown>) => Record<string, unknown> }>(tool: T): T {
   const own = tool.coerceArguments;
   return { ...tool, coerceArguments: hermesArgumentRepair(tool.inputSchema, own) };
+}
+
+/**
+ * `inputSchema` as Hermes' dispatch sees the tool: each property its MCP tool server lists as
+ * `anyOf: [{type: T}, {type: 'null'}]` (how FastMCP writes a Python `T | None` parameter) read as
+ * `type: T`, the type Hermes' registry schema gives it and its dispatch coerces against (so
+ * `"null"` stays a string there, and the schema refuses it, as the tool server's own validation does). Hermes' tool server hands a call to that dispatch (model_tools.py `handle_function_call`),
+ * so `limit: "5"` for web_search is 5 there; without this view the FastMCP union has no `type` and
+ * the gateway would refuse a call Hermes answers.
+ */
+export function registryTypesOf(inputSchema: JsonSchema): JsonSchema {
+  const properties = inputSchema.properties;
+  if (!isRecord(properties)) return inputSchema;
+  const out: Record<string, unknown> = {};
+  for (const [key, prop] of Object.entries(properties)) {
+    out[key] = prop;
+    if (!isRecord(prop) || prop.type !== undefined || !Array.isArray(prop.anyOf)) continue;
+    const branches = prop.anyOf.filter(isRecord);
+    const typed = branches.filter((b) => b.type !== 'null');
+    if (branches.length !== prop.anyOf.length || typed.length !== 1 || typeof typed[0]!.type !== 'string') continue;
+    const { anyOf: _union, ...rest } = prop;
+    out[key] = { ...rest, ...typed[0] };
+  }
+  return { ...inputSchema, properties: out };
 }

@@ -343,4 +343,21 @@ test("the tools of Hermes' tool server repair a call's strings as Hermes' dispat
   });
   const validate = compileArgumentValidator(tools.web_search!);
   assert.deepEqual(validate({ query: 'q', limit: '5' }), { query: 'q', limit: 5 });
+  // As Hermes' tool server lists web_search (FastMCP's schema of its Python signature: an optional
+  // integer is a union with null): the call is repaired against the registry's type all the same.
+  const listed = toolServerTool(
+    {
+      name: 'web_search',
+      description: schemas.web_search!.description,
+      inputSchema: { type: 'object', properties: { query: { title: 'Query', type: 'string' }, limit: { anyOf: [{ type: 'integer' }, { type: 'null' }], default: null, title: 'Limit' } }, required: ['query'], title: 'web_searchArguments' },
+    },
+    unreachable,
+  );
+  assert.ok(!('unusable' in listed));
+  const sent = [{ query: 'q', limit: '5' }, { query: 'q', limit: ' 7 ' }, { query: 'q', limit: 'null' }, { query: 'q', limit: '2.5' }];
+  const hermesSaw = hermesCoerce(sent.map((args) => ({ tool: 'web_search', args })));
+  sent.forEach((args, i) => assert.deepEqual(listed.coerceArguments!(structuredClone(args)), hermesSaw[i], JSON.stringify(args)));
+  const validateListed = compileArgumentValidator(listed);
+  assert.deepEqual(validateListed({ query: 'q', limit: '5' }), { query: 'q', limit: 5 });
+  assert.throws(() => validateListed({ query: 'q', limit: 'null' }), (e: unknown) => e instanceof GatewayError && e.code === ErrorCode.INVALID_ARGUMENTS);
 });
