@@ -66,6 +66,7 @@ export const EVERY_HERMES: readonly string[] = [
   'http/app-view/view-browser-vision', // browser_vision's analysis by Hermes' tool server
   'tools/files/read-documents-hermes', // read_file's documents through Hermes' own extractor
   'tools/files/write-lint-hermes', // write_file/patch syntax checks through Hermes' own linters
+  'tools/files/write-args-hermes', // write_file's cross_profile as each Hermes' dispatch and guard read it
   'core/hermes-args', // the gateway's dispatch coercion against Hermes' coerce_tool_args
   'tools/guards/hermes-', // the guards' rules against each Hermes' own
 ];

@@ -2,6 +2,23 @@
 // mirrors from Hermes (native and guarded families), so that a call Hermes answers is answered here
 // too instead of costing the model a turn with INVALID_ARGUMENTS.
 //
+// Which tools get it (ToolDefinition.coerceArguments, built by hermesArgumentRepair or
+// withHermesArgumentRepair where the tool is defined):
+//  - Hermes' dispatch coercion (`coerceToolArgs`) on every tool whose name and schema are a Hermes
+//    tool's: read_file and search_files (their integer repair, below), write_file, patch, terminal,
+//    process_manage, execute_code, session_search, cronjob, delegate_task, skills_list, skill_view,
+//    the browser_* tools, and the tools Hermes' own tool server serves (web_search, web_extract,
+//    vision_analyze, ...: its tools/list schemas, read with the registry's types, registryTypesOf). The memory_* tools too: they
+//    answer as Hermes' honcho_* tools, which Hermes' registry does not hold (its memory provider
+//    serves them, and their handler reads numbers with int() and flags with bool()), so the gateway
+//    applies the same dispatch rules to their schema, as it does to every other tool a model knows
+//    from Hermes.
+//  - None on the gateway's own tools (tool_search/tool_call, session_*, job_*, graph, lsp_*, the
+//    agent-task tools hermes_task/hermes_status/..., startup_*): their contracts are the gateway's,
+//    no Hermes behaviour to follow, and a wrong type there stays INVALID_ARGUMENTS as documented.
+// What Hermes itself refuses or cannot use (a type it leaves alone, an unknown property) is left as
+// sent, so the schema answers it with the same stable INVALID_ARGUMENTS as before.
+//
 // `coerceToolArgs` (below) is Hermes' dispatch step for every tool; `coerceIntegerArgs` adds the
 // int() and clamps of the file tools' own pagination. The integer repair of the file tools:
 //
@@ -257,14 +274,59 @@ export function hermesArgumentRepair(
   inputSchema: JsonSchema,
   then?: (args: Record<string, unknown>) => Record<string, unknown>,
 ): (args: Record<string, unknown>) => Record<string, unknown> {
+  const schema = withHandlerProperties(inputSchema);
   return (args) => {
-    const coerced = coerceToolArgs(args, inputSchema);
+    const coerced = coerceToolArgs(args, schema);
     return then ? then(coerced) : coerced;
   };
+}
+
+/**
+ * `inputSchema` with each property that only a `patternProperties` entry `^name$` declares lifted
+ * into `properties`: a property Hermes no longer advertises but its handler still reads (write_file's
+ * cross_profile after 0.19, which the handler reads with bool()). Hermes' dispatch cannot coerce
+ * what its schema does not list, and its handler's bool() takes any non-empty string as true; the
+ * gateway reads "true"/"false" as booleans instead (the same answer for "true"; for "false" the
+ * guard the model asked to keep stays on) and refuses any other string, as it did.
+ */
+function withHandlerProperties(inputSchema: JsonSchema): JsonSchema {
+  const patterns = inputSchema.patternProperties;
+  if (!isRecord(patterns)) return inputSchema;
+  const lifted: Record<string, unknown> = {};
+  for (const [pattern, schema] of Object.entries(patterns)) {
+    const name = /^\^([A-Za-z0-9_]+)\$$/.exec(pattern)?.[1];
+    if (name !== undefined) lifted[name] = schema;
+  }
+  if (Object.keys(lifted).length === 0) return inputSchema;
+  return { ...inputSchema, properties: { ...lifted, ...(isRecord(inputSchema.properties) ? inputSchema.properties : {}) } };
 }
 
 /** `tool` with Hermes' argument repair (hermesArgumentRepair against its own inputSchema) added. */
 export function withHermesArgumentRepair<T extends { inputSchema: JsonSchema; coerceArguments?: (args: Record<string, unknown>) => Record<string, unknown> }>(tool: T): T {
   const own = tool.coerceArguments;
   return { ...tool, coerceArguments: hermesArgumentRepair(tool.inputSchema, own) };
+}
+
+/**
+ * `inputSchema` as Hermes' dispatch sees the tool: each property its MCP tool server lists as
+ * `anyOf: [{type: T}, {type: 'null'}]` (how FastMCP writes a Python `T | None` parameter) read as
+ * `type: T`, the type Hermes' registry schema gives it and its dispatch coerces against (so
+ * `"null"` stays a string there, and the schema refuses it, as the tool server's own validation does). Hermes' tool server hands a call to that dispatch (model_tools.py `handle_function_call`),
+ * so `limit: "5"` for web_search is 5 there; without this view the FastMCP union has no `type` and
+ * the gateway would refuse a call Hermes answers.
+ */
+export function registryTypesOf(inputSchema: JsonSchema): JsonSchema {
+  const properties = inputSchema.properties;
+  if (!isRecord(properties)) return inputSchema;
+  const out: Record<string, unknown> = {};
+  for (const [key, prop] of Object.entries(properties)) {
+    out[key] = prop;
+    if (!isRecord(prop) || prop.type !== undefined || !Array.isArray(prop.anyOf)) continue;
+    const branches = prop.anyOf.filter(isRecord);
+    const typed = branches.filter((b) => b.type !== 'null');
+    if (branches.length !== prop.anyOf.length || typed.length !== 1 || typeof typed[0]!.type !== 'string') continue;
+    const { anyOf: _union, ...rest } = prop;
+    out[key] = { ...rest, ...typed[0] };
+  }
+  return { ...inputSchema, properties: out };
 }

@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { redact } from '../../../shared/redact.js';
+import { withHermesArgumentRepair } from '../../core/hermes-args.js';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../../core/tool-types.js';
 import { checkExpression } from './evaluate-policy.js';
 import { cleanRef, imagesOf, truncateSnapshot } from './page-text.js';
@@ -72,7 +73,8 @@ export function browserTools({ sessions, vision }: Deps): ToolDefinition[] {
   const tool = (def: Omit<ToolDefinition, 'requiresOwner' | 'holdsLease' | 'handler'> & { run: Run; budget?: 'navigate' }): ToolDefinition => {
     const { run, budget, ...rest } = def;
     // holdsLease: session_close releases the binding only after the owner's browser calls settled.
-    return { ...rest, requiresOwner: true, holdsLease: true, handler: owned(run, budget ?? 'command') };
+    // Hermes' dispatch coercion (supervisor/core/hermes-args.ts): `annotate: "true"` is a boolean, as there.
+    return withHermesArgumentRepair({ ...rest, requiresOwner: true, holdsLease: true, handler: owned(run, budget ?? 'command') });
   };
   const readOnly = { readOnlyHint: true, destructiveHint: false, openWorldHint: true, idempotentHint: true };
   const acts = { readOnlyHint: false, destructiveHint: false, openWorldHint: true, idempotentHint: false };

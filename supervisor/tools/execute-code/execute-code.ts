@@ -7,6 +7,7 @@ import { BoundedCollector, capHeadTail, stripAnsi } from '../../../shared/output
 import { descendantsOf, signalName } from '../../../shared/proc.js';
 import type { DoneMessage } from '../../../shared/worker-protocol/execute.js';
 import { redactCommandResult } from '../../core/result.js';
+import { withHermesArgumentRepair } from '../../core/hermes-args.js';
 import type { CallContext, ToolDefinition } from '../../core/tool-types.js';
 import { startRefusal } from '../../platform/spawning/resource-policy.js';
 import type { CgroupLimit } from '../../platform/spawning/cgroup-limits.js';
@@ -360,7 +361,8 @@ export function executeCodeTool(pool: ExecuteCodePool, runtime: WorkerRuntime, c
   // Hermes' web tools are offered to scripts only when its tool server serves them here.
   const web = ['web_search', 'web_extract'].filter(catalogued);
   const webNote = web.length > 0 ? `; ${web.join(' and ')} ${web.length > 1 ? 'are' : 'is'} Hermes' own, through its tool server` : '';
-  return {
+  // Hermes' dispatch coercion (supervisor/core/hermes-args.ts): `reset: "true"` is a boolean, as there.
+  return withHermesArgumentRepair<ToolDefinition>({
     name: 'execute_code',
     description: `Run a Python script in a fresh, isolated worker (interpreter state never persists; \`reset\` is accepted and ignored). Import tools with \`from hermes_tools import ${['terminal', 'read_file', 'write_file', 'search_files', 'patch', ...web].join(', ')}\` (at most ${limits.executeCodeMaxToolCalls} calls; terminal is foreground only, and a command Hermes would ask approval for, e.g. rm -r, git reset --hard or curl | sh, is denied with status "blocked": the script was the one approval${webNote}). Print the final result. Limits: ${limits.executeCodeDeadlineSeconds} s total including queue wait, ${limits.executeCodeConcurrency} scripts at once, ${limits.executeCodeMaxBytes} bytes of code, ${limits.executeCodeStdoutMaxBytes} characters of stdout kept (head and tail). The script runs with the service user's privileges: this is not a sandbox.`,
     inputSchema: {
@@ -389,7 +391,7 @@ export function executeCodeTool(pool: ExecuteCodePool, runtime: WorkerRuntime, c
       const result = await pool.run(code, ctx, cwdFor(ctx.owner.id));
       return { structured: { ...result } };
     },
-  };
+  });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { withHermesArgumentRepair } from '../../core/hermes-args.js';
 import type { ToolDefinition } from '../../core/tool-types.js';
 import type { HermesCaller } from '../../platform/hermes/call.js';
 import type { HermesRelease } from '../../platform/hermes/release.js';
@@ -109,7 +110,11 @@ interface FileToolDeps {
   fileStates?: FileStates;
 }
 
-/** read_file, write_file, patch, search_files — in that order. */
+/**
+ * read_file, write_file, patch, search_files — in that order. write_file gets Hermes' dispatch
+ * coercion here (supervisor/core/hermes-args.ts; `cross_profile: "true"` is true), the others where
+ * they are defined.
+ */
 export function fileTools(deps: FileToolDeps): ToolDefinition[] {
-  return [readFileTool(deps), writeFileTool(deps), patchTool(deps), searchFilesTool(deps)];
+  return [readFileTool(deps), withHermesArgumentRepair(writeFileTool(deps)), patchTool(deps), searchFilesTool(deps)];
 }

@@ -1,4 +1,5 @@
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import { withHermesArgumentRepair } from '../../core/hermes-args.js';
 import type { ToolDefinition } from '../../core/tool-types.js';
 
 // delegate_task — catalogued with Hermes' own parameter set (tools/delegate_tool.py:
@@ -11,6 +12,8 @@ import type { ToolDefinition } from '../../core/tool-types.js';
 // a synchronous delegation would hold the MCP response open for a whole sub-agent run. Long work
 // goes through a prepared background job (session_open -> job_prepare -> job_start -> job_status).
 // Hermes' own native delegation inside an agent turn is unchanged. The handler touches nothing.
+// Hermes' dispatch coercion applies first (supervisor/core/hermes-args.ts): `background: "true"` or
+// `tasks` sent as JSON text reach the refusal, as they reach Hermes' handler.
 
 const ROLE = { type: 'string', enum: ['leaf', 'orchestrator'], description: 'Hermes sub-agent role.' } as const;
 const ACP_COMMAND = { type: 'string', maxLength: 4096, description: "Hermes' ACP subprocess transport (e.g. `copilot`). Accepted for compatibility; never run here." } as const;
@@ -73,5 +76,5 @@ export function delegateTaskTools(): ToolDefinition[] {
       });
     },
   };
-  return [delegateTask];
+  return [withHermesArgumentRepair(delegateTask)];
 }

@@ -6,6 +6,7 @@ import type { Limits } from '../../../shared/limits.js';
 import { compileArgumentValidator } from '../../core/catalog/validate.js';
 import { ResidentWorker, WORKER_SLACK_MS } from '../../platform/spawning/resident-worker.js';
 import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
+import { hermesArgumentRepair, registryTypesOf } from '../../core/hermes-args.js';
 import type { ContentBlock, ToolDefinition, ToolOutcome } from '../../core/tool-types.js';
 
 // The tool server's tools as catalog entries: name, description and input schema exactly as its
@@ -109,6 +110,10 @@ export function toolServerTool(upstream: HermesToolDefinition, call: ToolServerC
     name: upstream.name,
     description: upstream.description,
     inputSchema,
+    // Hermes' dispatch coercion (supervisor/core/hermes-args.ts) before the gateway's validation, so
+    // a call Hermes' tool server would answer (`limit: "5"`) is not refused here first; against the
+    // types Hermes' registry gives (registryTypesOf), which its dispatch coerces against.
+    coerceArguments: hermesArgumentRepair(registryTypesOf(inputSchema)),
     annotations: ANNOTATIONS[upstream.name] ?? { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
     ...(upstream.name === 'vision_analyze' ? { returnsImages: true } : {}),
     handler: async (args, ctx) => outcomeOf(await call(upstream.name, args, undefined, ctx.signal)),

@@ -1,5 +1,6 @@
 import type { Conclusion } from '@honcho-ai/sdk';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import { withHermesArgumentRepair } from '../../core/hermes-args.js';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../../core/tool-types.js';
 import { REASONING_LEVELS, type ReasoningLevel } from './config.js';
 import { honchoStatus, type Prepared } from './honcho.js';
@@ -303,7 +304,9 @@ export function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
     return { structured: { state: 'deleted', id } };
   }
 
-  return [profile, search, context, reasoning, conclude];
+  // Hermes' dispatch coercion on each (supervisor/core/hermes-args.ts): `limit: "5"` is 5, as Hermes'
+  // honcho tools read their numbers with int().
+  return [profile, search, context, reasoning, conclude].map(withHermesArgumentRepair);
 }
 
 const OWNERSHIP_PAGE_SIZE = 100;

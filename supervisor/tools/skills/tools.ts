@@ -1,3 +1,4 @@
+import { withHermesArgumentRepair } from '../../core/hermes-args.js';
 import type { CallContext, ToolDefinition } from '../../core/tool-types.js';
 import { HermesRelease } from '../../platform/hermes/release.js';
 import type { SkillsConfig, SkillsContext } from './common.js';
@@ -7,11 +8,14 @@ import { skillView } from './view.js';
 // ---------------------------------------------------------------------------------------------
 // Tool definitions
 
-/** `release`: the Hermes whose skills tools these answer as (a Hermes of unknown version: the newest the gateway knows). */
+/**
+ * `release`: the Hermes whose skills tools these answer as (a Hermes of unknown version: the newest the gateway knows).
+ * Both get Hermes' dispatch coercion (supervisor/core/hermes-args.ts), as every Hermes tool does there.
+ */
 export function skillsTools(settings: SkillsConfig, release: HermesRelease = new HermesRelease(undefined)): ToolDefinition[] {
   const config: SkillsContext = { ...settings, release };
   const annotations = { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true } as const;
-  return [
+  const tools: ToolDefinition[] = [
     {
       name: 'skills_list',
       description: 'List available skills (name + description). Use skill_view(name) to load full content.',
@@ -53,4 +57,5 @@ export function skillsTools(settings: SkillsConfig, release: HermesRelease = new
       },
     },
   ];
+  return tools.map(withHermesArgumentRepair);
 }

@@ -125,7 +125,8 @@ describe('delegate_task', () => {
       { tasks: [{ context: 'no goal' }] },
       { goal: 'x', background: 'yes' },
       { goal: 'x', max_iterations: 2.5 },
-      { goal: 'x', acp_args: '--acp' },
+      // A bare '--acp' is Hermes' dispatch's one-element list (supervisor/core/hermes-args.ts); a number item is not repaired.
+      { goal: 'x', acp_args: [7] },
       { goal: 'x', role: 'boss' },
     ]) {
       const r = await viaBridge(client, 'delegate_task', args);
