@@ -1,49 +1,30 @@
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
-import { after, before, test } from 'node:test';
-import { startFixturePages, type FixturePages } from '../../fixtures/camofox/pages.js';
-import { ALLOW_LOOPBACK_PAGES, browse, homeWithConfig } from '../../helpers/browser.js';
-import { startStandin, type Standin } from '../../helpers/camofox.js';
-import { connect, openSession, startTestGateway, viaBridge, type TestGateway } from '../../helpers/gateway.js';
+import { test } from 'node:test';
+import { browse } from '../../helpers/browser.js';
+import { connect, openSession, viaBridge } from '../../helpers/gateway.js';
+import { browserSuite } from './fixture.js';
 
 // Each owner has its own tab: two sessions browse different pages side by side, a call without a
 // durable owner is refused, and session_close drops only the closing owner's binding.
 
 const USER = 'gateway_owners_user';
-let standin: Standin;
-let pages: FixturePages;
-let gw: TestGateway;
-let home: string;
+const suite = browserSuite({ user: USER, session: false });
 
-before(async () => {
-  pages = await startFixturePages();
-  standin = await startStandin();
-  home = homeWithConfig(ALLOW_LOOPBACK_PAGES);
-  gw = await startTestGateway({ home, env: { CAMOFOX_URL: `http://127.0.0.1:${standin.port}`, CAMOFOX_USER_ID: USER } });
-});
-
-after(async () => {
-  await gw?.close();
-  await standin?.stop();
-  await pages?.close();
-  if (home) rmSync(home, { recursive: true, force: true });
-});
-
-const boundTabs = async () => ((await (await fetch(`${gw.url}/healthz`)).json()) as { browser_bound_tabs: number }).browser_bound_tabs;
+const boundTabs = async () => ((await (await fetch(`${suite.gw.url}/healthz`)).json()) as { browser_bound_tabs: number }).browser_bound_tabs;
 
 test('a sessionless call without a token is refused before Camofox is asked', async () => {
-  const client = await connect(gw.mcpUrl, 'modern');
-  const r = await viaBridge(client, 'browser_navigate', { url: `${pages.origin}/form.html` });
+  const client = await connect(suite.gw.mcpUrl, 'modern');
+  const r = await viaBridge(client, 'browser_navigate', { url: `${suite.pages.origin}/form.html` });
   assert.equal(r.data.error, 'OWNER_REQUIRED');
   await client.close();
 });
 
 test('two owners get separate tabs; session_close drops only its own', async () => {
-  const a = await openSession(gw.mcpUrl);
-  const b = await openSession(gw.mcpUrl);
-  await browse(a.client, a.token, 'browser_navigate', { url: `${pages.origin}/form.html` });
-  await browse(b.client, b.token, 'browser_navigate', { url: `${pages.origin}/second.html` });
-  const tabs = ((await standin.call('GET', `/tabs?userId=${USER}`)).json as { tabs: Array<{ listItemId: string }> }).tabs;
+  const a = await openSession(suite.gw.mcpUrl);
+  const b = await openSession(suite.gw.mcpUrl);
+  await browse(a.client, a.token, 'browser_navigate', { url: `${suite.pages.origin}/form.html` });
+  await browse(b.client, b.token, 'browser_navigate', { url: `${suite.pages.origin}/second.html` });
+  const tabs = ((await suite.standin.call('GET', `/tabs?userId=${USER}`)).json as { tabs: Array<{ listItemId: string }> }).tabs;
   assert.equal(tabs.length, 2);
   assert.notEqual(tabs[0]!.listItemId, tabs[1]!.listItemId, 'each owner is its own Hermes task (tab group)');
   assert.match((await browse(a.client, a.token, 'browser_snapshot')).data.snapshot as string, /textbox "Name"/);
@@ -61,7 +42,7 @@ test('two owners get separate tabs; session_close drops only its own', async () 
 });
 
 test('a new owner starts without a page', async () => {
-  const c = await openSession(gw.mcpUrl);
+  const c = await openSession(suite.gw.mcpUrl);
   const r = await browse(c.client, c.token, 'browser_snapshot');
   assert.equal(r.data.error, 'BROWSER_NOT_NAVIGATED');
   assert.equal(r.data.recovery, 'browser_navigate');
