@@ -1,47 +1,30 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/client';
+import { test } from 'node:test';
 import { gte } from '@renovatebot/pep440';
-import { connect, viaBridge } from '../../helpers/gateway.js';
-import { toolServerReadiness } from '../../helpers/hermes-tools.js';
+import { viaBridge } from '../../helpers/gateway.js';
 import { hermes } from '../../helpers/hermes.js';
-import { startRealTools, type RealTools } from '../../helpers/real-hermes-tools.js';
-import { tempDirs } from '../../helpers/temp.js';
-import { waitFor } from '../../helpers/wait.js';
+import { realToolsSuite } from './fixture.js';
 
 // The tools of Hermes' own tool server, over MCP, take arguments sent as strings as Hermes'
 // dispatch does (supervisor/core/hermes-args.ts) instead of the gateway's validation refusing them
 // first: web_search's "limit": "2" reaches Hermes as 2 (Firecrawl's stand-in sees the limit Hermes
 // sends for 2), a bare URL for web_extract's `urls` is a one-element list; "two" is INVALID_ARGUMENTS.
 
-const temp = tempDirs();
-let real: RealTools;
-let client: Client;
 
-before(async () => {
-  real = await startRealTools(temp.make('hmcp-real-args-'));
-  client = await connect(real.gw.mcpUrl, 'modern');
-  await waitFor(async () => (await toolServerReadiness(real.gw.url)).web.status !== 'starting', 60_000, 'the smoke calls done');
-});
-
-after(async () => {
-  await client?.close();
-  await real?.close();
-  temp.removeAll();
-});
+const suite = realToolsSuite('hmcp-real-args-', {}, { webReady: true });
 
 test('web_search "limit": "2" and web_extract with a bare URL are answered as Hermes answers them; "limit": "two" is INVALID_ARGUMENTS', async () => {
-  const r = await viaBridge(client, 'web_search', { query: 'gateways', limit: '2' });
+  const r = await viaBridge(suite.client, 'web_search', { query: 'gateways', limit: '2' });
   assert.equal(r.data.success, true, JSON.stringify(r.data));
   assert.equal((r.data.data as { web: unknown[] }).web.length, 2);
   // Hermes 0.22.2 asks Firecrawl for 10 whatever the limit (as real-calls shows for the number 2).
-  assert.equal(real.firecrawl.requests.at(-1)?.body?.limit, gte(hermes().version, '0.22.2') ? 10 : 2);
-  const page = await viaBridge(client, 'web_extract', { urls: 'http://localhost/docs' });
+  assert.equal(suite.real.firecrawl.requests.at(-1)?.body?.limit, gte(hermes().version, '0.22.2') ? 10 : 2);
+  const page = await viaBridge(suite.client, 'web_extract', { urls: 'http://localhost/docs' });
   const results = page.data.results as Array<{ url: string; title: string }>;
   assert.equal(results.length, 1, JSON.stringify(page.data));
   assert.equal(results[0]!.title, 'Stand-in page');
-  const sent = real.firecrawl.requests.length;
-  const bad = await viaBridge(client, 'web_search', { query: 'gateways', limit: 'two' });
+  const sent = suite.real.firecrawl.requests.length;
+  const bad = await viaBridge(suite.client, 'web_search', { query: 'gateways', limit: 'two' });
   assert.equal(bad.data.error, 'INVALID_ARGUMENTS');
-  assert.equal(real.firecrawl.requests.length, sent, 'nothing reached Hermes');
+  assert.equal(suite.real.firecrawl.requests.length, sent, 'nothing reached Hermes');
 });

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/client';
-import { connect, viaBridge } from '../../helpers/gateway.js';
-import { startRealTools, type RealTools } from '../../helpers/real-hermes-tools.js';
-import { tempDirs } from '../../helpers/temp.js';
+import { test } from 'node:test';
+import { viaBridge } from '../../helpers/gateway.js';
+import { realToolsSuite } from './fixture.js';
 
 // Hermes installs a backend's missing Python packages on first use (0.19.0 tools/lazy_deps.py
 // ensure(), 0.22.2 pm/install.py: a pip install into its venv from PyPI), unless lazy installs are
@@ -14,28 +12,16 @@ import { tempDirs } from '../../helpers/temp.js';
 // 0.22.2 would then retry the search through its keyless free tier (mcp.exa.ai and others,
 // tools/web_tools_rescue.py); the gateway's managed scope for its tool server turns that off.
 
-const temp = tempDirs();
-let real: RealTools;
-let client: Client;
 
-before(async () => {
-  real = await startRealTools(temp.make('hmcp-real-lazy-'), {
-    config: { web: { backend: 'exa' } },
-    dotenv: { EXA_API_KEY: 'exa-test-key-not-real' },
-    env: { HERMES_MCP_OPTIONAL_COMPONENTS: 'web_provider' },
+const suite = realToolsSuite('hmcp-real-lazy-', {
+  config: { web: { backend: 'exa' } },
+  dotenv: { EXA_API_KEY: 'exa-test-key-not-real' },
+  env: { HERMES_MCP_OPTIONAL_COMPONENTS: 'web_provider' },
   });
-  client = await connect(real.gw.mcpUrl, 'modern');
-});
-
-after(async () => {
-  await client?.close();
-  await real?.close();
-  temp.removeAll();
-});
 
 test("a web backend whose packages are missing is not pip-installed on a remote agent's call", async () => {
-  const r = await viaBridge(client, 'web_search', { query: 'hermes agent', limit: 1 });
+  const r = await viaBridge(suite.client, 'web_search', { query: 'hermes agent', limit: 1 });
   const text = JSON.stringify(r.data);
   assert.match(text, /exa/i, `Hermes' own answer names the backend: ${text.slice(0, 400)}`);
-  assert.deepEqual(real.egress, [], 'nothing was fetched to install the backend');
+  assert.deepEqual(suite.real.egress, [], 'nothing was fetched to install the backend');
 });
