@@ -1,5 +1,6 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { parse } from 'yaml';
 import { HERMES_PINS, type HermesPin } from './hermes-venv.js';
 
@@ -184,8 +185,20 @@ export function survivorReport(control: DumpedVerdict[] | undefined, mutant: Dum
   });
   if (changed.length === 0) return "no case's gateway answer changed: no case exercises it";
   const excusedBy = [...new Set(changed.flatMap((v) => v.divergences))];
-  const shown = changed.slice(0, 4).map((v) => `${v.case} (${v.via}) [${v.fields.join(', ')}]`).join(', ');
+  const shown = changed
+    .slice(0, 4)
+    .map((v) => `${v.case} (${v.via}) [${changedFields(before.get(`${v.case}\0${v.via}`)?.gateway, v.gateway).join(', ')}]`)
+    .join(', ');
   return `${changed.length} answer(s) changed, e.g. ${shown}; excused by ${excusedBy.length > 0 ? excusedBy.join(', ') : 'no divergence (equal to Hermes)'}`;
+}
+
+/** The dotted paths at which two answers differ (as the fidelity harness compares them). */
+export function changedFields(a: unknown, b: unknown, path = ''): string[] {
+  if (isDeepStrictEqual(a, b)) return [];
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null || Array.isArray(a) !== Array.isArray(b)) return [path || '.'];
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  return [...new Set([...Object.keys(ra), ...Object.keys(rb)])].sort().flatMap((k) => changedFields(ra[k], rb[k], path ? `${path}.${k}` : k));
 }
 
 /** The share `k` of `n` of `list` (0 ≤ k < n): every n-th entry from the k-th, in corpus order. */
