@@ -19,22 +19,18 @@
 // with INVALID_ARGUMENTS and the model learns its argument was not used (a divergence the fidelity
 // suite lists). The published schema stays Hermes' own: integers, within its bounds.
 
-/** Python `int(s)` of a string: optional sign, decimal digits with single underscores between. */
-const PY_INT_LITERAL = /^\s*[+-]?\d+(?:_\d+)*\s*$/;
-/** Python `float(s)` of a decimal string (no inf/nan, which `_coerce_number` keeps as strings). */
-const PY_FLOAT_LITERAL = /^\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
-
 /**
  * The integer Hermes makes of an integer argument (steps 1 and 2 above), or undefined when Hermes
- * would not read it as a number (then its default applies there; the gateway refuses).
+ * would not read it as a number (then its default applies there; the gateway refuses). A string
+ * goes through step 1 (`coerceNumber` below, `_coerce_number(value, integer_only=True)`), which
+ * makes an integer of every string step 2's `int()` could read, and of integral float forms
+ * ("3.0", "1e2", "1_0.0") besides; what step 1 leaves a string, `int()` refuses.
  */
 export function hermesInteger(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? Math.trunc(value) || 0 : undefined;
   if (typeof value !== 'string') return undefined;
-  if (PY_INT_LITERAL.test(value)) return Number(value.trim().replaceAll('_', ''));
-  if (!PY_FLOAT_LITERAL.test(value)) return undefined;
-  const n = Number(value.trim());
-  return Number.isFinite(n) && Number.isInteger(n) ? n || 0 : undefined;
+  const n = coerceNumber(value, true);
+  return typeof n === 'number' ? n : undefined;
 }
 
 /** One integer argument: its clamp, as Hermes' normalize_*_pagination applies it. */

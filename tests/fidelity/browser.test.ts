@@ -1,9 +1,11 @@
+import { readFileSync } from 'node:fs';
 import type { Client } from '@modelcontextprotocol/client';
 import { startFixturePages, type FixturePages } from '../fixtures/camofox/pages.js';
 import { ALLOW_LOOPBACK_PAGES, browse } from '../helpers/browser.js';
 import { startStandin, type Standin } from '../helpers/camofox.js';
 import { openSession, startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { hermes, type HomeSpec } from '../helpers/hermes.js';
+import type { CheckContext } from '../../scripts/divergence-predicates.js';
 import { compareSurface, errorAsHermes, loadCases, normalise, oracleAnswers, runOracle, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
 
 // The ten browser tools against Hermes' own in Camofox mode (tools/browser_tool.py browser_* with
@@ -68,10 +70,58 @@ async function tabsOf(user: string): Promise<Array<{ tabId: string; listItemId?:
   return (r.json as { tabs: Array<{ tabId: string; listItemId?: string }> }).tabs;
 }
 
+/** A string field of a whole answer, or undefined. */
+const textOf = (answer: unknown, field: string): string | undefined => {
+  const v = typeof answer === 'object' && answer !== null ? (answer as Record<string, unknown>)[field] : undefined;
+  return typeof v === 'string' ? v : undefined;
+};
+
+/**
+ * The primitive an evaluate refusal's message names, in Hermes' words (tools/browser_tool.py
+ * _enforce_browser_eval_policy, tools/browser_tool_eval_policy.py from 0.22: "… sensitive browser
+ * JavaScript primitive (<what>) while …"): from
+ * Hermes' error where Hermes refuses too, else from the gateway's (which its own entry pins).
+ */
+function primitiveNamedInError(c: CheckContext): boolean {
+  const message = textOf(c.hermesAnswer, 'error') ?? textOf(c.gatewayAnswer, 'error') ?? '';
+  const named = /sensitive browser JavaScript primitive \((.+?)\) while/.exec(message)?.[1];
+  return named !== undefined && c.gateway === named;
+}
+
+/** Hermes' default snapshot limit (tools/browser_tool.py SNAPSHOT_SUMMARIZE_THRESHOLD; DEFAULT_SNAPSHOT_THRESHOLD from 0.22). */
+const HERMES_SNAPSHOT_THRESHOLD = 15_000;
+/** The room Hermes' _truncate_snapshot keeps for its note when it has no stored copy to name. */
+const HERMES_PLAIN_NOTE_RESERVE = 110;
+
+/**
+ * Hermes' own cut of the full snapshot, as it makes it when it has no stored copy to point at
+ * (tools/browser_tool.py _truncate_snapshot, tools/browser_tool_snapshot.py from 0.22: line
+ * boundaries, the note's reserve, the plain browser_snapshot note). The full snapshot is the copy
+ * Hermes stored and names in its own note (read while its home still exists).
+ */
+function snapshotCutWithoutStoredCopy(c: CheckContext): boolean {
+  const stored = /read_file path="([^"]+)"/.exec(typeof c.hermes === 'string' ? c.hermes : '')?.[1];
+  if (stored === undefined) return false;
+  const full = readFileSync(stored, 'utf8');
+  if (full.length <= HERMES_SNAPSHOT_THRESHOLD) return false;
+  const lines = full.split('\n');
+  const kept: string[] = [];
+  let chars = 0;
+  const reserve = Math.min(HERMES_PLAIN_NOTE_RESERVE, Math.floor(HERMES_SNAPSHOT_THRESHOLD / 2));
+  for (const line of lines) {
+    if (chars + line.length + 1 > HERMES_SNAPSHOT_THRESHOLD - reserve) break;
+    kept.push(line);
+    chars += line.length + 1;
+  }
+  const expected = `${kept.join('\n')}\n\n[... ${lines.length - kept.length} more lines truncated, use browser_snapshot for full content]`;
+  return c.gateway === expected;
+}
+
 compareSurface<BrowserCase>({
   surface: 'browser',
   cases,
   fixture: fx,
+  checks: { 'primitive-named-in-error': primitiveNamedInError, 'snapshot-cut-without-stored-copy': snapshotCutWithoutStoredCopy },
   async setUp() {
     pages = await startFixturePages();
     standin = await startStandin();

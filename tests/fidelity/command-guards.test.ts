@@ -9,7 +9,7 @@ import { OperatorDenyRules } from '../../supervisor/tools/guards/deny-rules.js';
 import { protectedRuntimeOf } from '../../supervisor/tools/guards/runtime-floor.js';
 import { sessionToken, viaBridge } from '../helpers/gateway.js';
 import { hermes } from '../helpers/hermes.js';
-import { compareSurface, errorAsHermes, FIDELITY_DIR, oneByOne, oracleAnswers, runOracle, SurfaceFixture, type FidelityCase } from './harness.js';
+import { compareSurface, divergences, errorAsHermes, FIDELITY_DIR, oneByOne, oracleAnswers, runOracle, Surface, SurfaceFixture, type FidelityCase } from './harness.js';
 import type { FidelityGateway } from './workspace.js';
 
 // command_guards: the verdict of Hermes' own guards (tools/approval.py detect_hardline_command, the
@@ -240,4 +240,25 @@ test(`command_guards: the gateway is never less strict than Hermes ${hermes().ve
     const flagged = cases.filter((c) => c.id.startsWith(`${group}/`) && gatewayVerdicts.get(c.id)?.verdict !== 'allow');
     assert.ok(flagged.length >= 10, `${group}: only ${flagged.length} cases the gateway flags`);
   }
+});
+
+// The listed divergences state the gateway's own verdict, not just that it differs: a stricter
+// verdict the list names that becomes Hermes' own (`sudo -u root shutdown now` allowed) or another
+// one (asked about instead of blocked) is reported, judged against the list as it is.
+test('command_guards: a listed stricter verdict that becomes Hermes\' own, or another one, is reported', () => {
+  const id = 'wrapper-read-through/sudo-u-root-shutdown-now';
+  const h = hermesVerdicts.get(id);
+  const g = gatewayVerdicts.get(id);
+  assert.deepEqual(h, { verdict: 'allow' }, `Hermes ${hermes().version} allows ${id}`);
+  assert.deepEqual(g, { verdict: 'hardline', key: 'system shutdown/reboot' });
+  assert.equal(new Surface('command_guards').judge(id, g, h, 'function').verdict, 'divergent');
+  assert.equal(new Surface('command_guards').judge(id, { verdict: 'dangerous', key: 'system shutdown/reboot' }, h, 'function').verdict, 'different');
+  // Every other case the entry lists answered as the gateway does, this one as Hermes does.
+  const entry = divergences().find((d) => d.id === 'wrapper-words-read-through')!;
+  const asHermesDoes = new Surface('command_guards', {}, [entry]);
+  for (const other of entry.cases!) asHermesDoes.judge(other, other === id ? h : gatewayVerdicts.get(other), hermesVerdicts.get(other), 'function');
+  assert.deepEqual(
+    asHermesDoes.problems().filter((p) => p.includes(entry.id)),
+    [`command_guards: wrapper-words-read-through lists the case ${id}, which does not show it (function: equal); remove it from the list`],
+  );
 });

@@ -4,7 +4,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { appliesTo, listedDivergences, type ListedDivergence } from '../../scripts/differences-from-hermes.js';
+import { appliesTo, checksOf, listedDivergences, type ListedDivergence } from '../../scripts/differences-from-hermes.js';
+import { describePredicate, holds, type Check } from '../../scripts/divergence-predicates.js';
 import { FIDELITY_REPORT_DIR, type FidelityTally } from '../../scripts/fidelity-report.js';
 import { packageRoot } from '../../shared/package-root.js';
 import { copyOfHermesHome, hermes, hermesEnv, runDriver, type HomeSpec } from '../helpers/hermes.js';
@@ -18,15 +19,21 @@ import { cachedHermesAnswers } from './hermes-cache.js';
 // way written down here (normalise), compared field by field, and each case is judged:
 //
 // - equal:      no field differs;
-// - divergent:  every differing field is covered by an intended divergence (divergences.yaml) that
-//               applies to this case;
+// - divergent:  every differing field is covered by an intended divergence (divergences/<surface>.yaml,
+//               its format in the README there) that applies to this case and this way of reaching
+//               the gateway, AND the gateway's value there satisfies that entry's predicate for the
+//               field (what the gateway answers: a constant, Hermes' value transformed, a check...);
 // - different:  anything else. A different case fails its surface.
 //
-// A listed divergence that no case of its surface shows any more fails too (the list stays true),
-// and each surface has the minimum number of cases it promises (MIN_CASES). The suite runs once per
-// Hermes pin (HERMES_TEST_PIN, tests/helpers/hermes.ts): an entry scoped to some Hermes versions
-// (`hermes:` in divergences.yaml) applies only when comparing with one of them. Every surface's
-// tally is written to FIDELITY_REPORT_DIR; the test runner prints them as one table after the run.
+// An entry only permits a difference, so the list is also held true the other way: a listed
+// divergence that no case of its surface shows fails, and so does a case an entry lists that does
+// not show that entry (an answer that became equal to Hermes', or one no longer matching the
+// predicate). Each surface has the minimum number of cases it promises (MIN_CASES). The suite runs
+// once per Hermes pin (HERMES_TEST_PIN, tests/helpers/hermes.ts): an entry scoped to some Hermes
+// versions (`hermes:`) applies only when comparing with one of them. Every surface's tally is
+// written to FIDELITY_REPORT_DIR; the test runner prints them as one table after the run. With
+// HMCP_FIDELITY_DUMP set to a directory, every verdict is written there too (<pin>/<surface>.json),
+// to read the values an entry's predicates are checked against.
 //
 // A surface's test states what is particular to it: its cases, how Hermes' driver and the gateway
 // are asked, how their answers are normalised. The rest is here: compareSurface runs the
@@ -75,11 +82,11 @@ export function loadCases<C extends FidelityCase = FidelityCase>(surface: string
   return cases;
 }
 
-/** One intended difference from Hermes (divergences.yaml; its fields are described there). */
+/** One intended difference from Hermes (divergences/<surface>.yaml; the format is in the README there). */
 export type Divergence = ListedDivergence;
 
 let listed: Divergence[] | undefined;
-/** Every intended divergence, from divergences.yaml. */
+/** Every intended divergence, from divergences/. */
 export function divergences(): Divergence[] {
   listed ??= listedDivergences();
   return listed;
@@ -96,11 +103,28 @@ export function differingFields(a: unknown, b: unknown, path = ''): string[] {
   return keys.flatMap((k) => differingFields(ra[k], rb[k], path ? `${path}.${k}` : k));
 }
 
-function fieldMatches(pattern: string, field: string): boolean {
+/**
+ * The concrete path at which field pattern `pattern` covers the differing field `field` (a pattern
+ * covers the path itself and everything below it; `.` covers the whole answer), or undefined.
+ */
+export function coveredAt(pattern: string, field: string): string | undefined {
+  if (pattern === '.') return '.';
+  if (field === '.') return undefined;
   const p = pattern.split('.');
   const f = field.split('.');
-  // A pattern covers the field itself and everything below it.
-  return p.length <= f.length && p.every((seg, i) => seg === '*' || seg === f[i]);
+  if (p.length > f.length || !p.every((seg, i) => seg === '*' || seg === f[i])) return undefined;
+  return f.slice(0, p.length).join('.');
+}
+
+/** The value at a dotted path (`.`: the value itself); undefined where the path does not lead. */
+export function valueAt(value: unknown, path: string): unknown {
+  if (path === '.') return value;
+  let v = value;
+  for (const seg of path.split('.')) {
+    if (typeof v !== 'object' || v === null) return undefined;
+    v = (v as Record<string, unknown>)[seg];
+  }
+  return v;
 }
 
 export interface Normalisation {
@@ -138,43 +162,61 @@ export interface Verdict {
   fields: string[];
   /** The divergences that cover them. */
   divergences: string[];
+  /** Where an entry covered a differing field but its predicate did not hold: which, and the value. */
+  refused: string[];
   gateway: unknown;
   hermes: unknown;
 }
-
-/**
- * Whether the condition a divergence names (`when` in divergences.yaml) holds for one differing
- * field of one case; a surface that lists conditional divergences says how each is checked.
- */
-export type DivergenceCondition = (when: string, c: { caseId: string; field: string; gateway: unknown; hermes: unknown }) => boolean;
 
 /** One surface's comparisons, tallied for the report. */
 export class Surface {
   readonly verdicts: Verdict[] = [];
   private readonly listed: Divergence[];
+  private readonly missingChecks: string[];
 
+  /**
+   * `checks`: the named checks this surface's entries may use in their predicates; `entries`: the
+   * divergences judged against (the listed ones of this surface by default).
+   */
   constructor(
     readonly name: string,
-    private readonly condition?: DivergenceCondition,
+    private readonly checks: Readonly<Record<string, Check>> = {},
+    entries: readonly Divergence[] = divergences(),
   ) {
     if (!(name in MIN_CASES)) throw new Error(`fidelity surface ${name} has no MIN_CASES entry`);
-    this.listed = divergences().filter((d) => d.surface === name && appliesTo(d, hermes().version));
+    const ofSurface = entries.filter((d) => d.surface === name);
+    this.missingChecks = [...new Set(ofSurface.flatMap((d) => checksOf(d).filter((c) => !(c in checks)).map((c) => `${d.id} names the check ${c}, which this surface does not provide`)))];
+    this.listed = ofSurface.filter((d) => appliesTo(d, hermes().version));
   }
 
   /** Compares one case's two answers (already normalised) and records the verdict. */
   judge(caseId: string, gateway: unknown, hermes: unknown, via = 'mcp'): Verdict {
     const fields = differingFields(gateway, hermes);
-    const applying = this.listed.filter((d) => !d.cases || d.cases.includes(caseId));
+    const applying = this.listed.filter((d) => (!d.cases || d.cases.includes(caseId)) && (!d.via || d.via.includes(via)));
     const used = new Set<string>();
-    // A conditional divergence covers a field only where its condition holds (never without a check).
-    const holds = (d: Divergence, field: string): boolean => d.when === undefined || this.condition?.(d.when, { caseId, field, gateway, hermes }) === true;
-    const uncovered = fields.filter((f) => {
-      const d = applying.find((x) => (!x.fields || x.fields.some((p) => fieldMatches(p, f))) && holds(x, f));
-      if (d) used.add(d.id);
-      return !d;
-    });
+    const refused = new Set<string>();
+    // A differing field is intended when an applying entry covers it and the entry's predicate
+    // holds for the gateway's value there; every entry whose predicate holds is shown by the case.
+    const covered = (field: string): boolean => {
+      const refusals: string[] = [];
+      let ok = false;
+      for (const d of applying) {
+        for (const [pattern, predicate] of Object.entries(d.fields)) {
+          const at = coveredAt(pattern, field);
+          if (at === undefined) continue;
+          const g = valueAt(gateway, at);
+          if (holds(predicate, { caseId, via, field: at, gateway: g, hermes: valueAt(hermes, at), gatewayAnswer: gateway, hermesAnswer: hermes, checks: this.checks })) {
+            used.add(d.id);
+            ok = true;
+          } else refusals.push(`${d.id} says \`${at}\` is ${describePredicate(predicate)}; the gateway answered ${JSON.stringify(g) ?? 'nothing'}`);
+        }
+      }
+      if (!ok) for (const r of refusals) refused.add(r);
+      return ok;
+    };
+    const uncovered = fields.filter((f) => !covered(f));
     const verdict: VerdictKind = fields.length === 0 ? 'equal' : uncovered.length === 0 ? 'divergent' : 'different';
-    const v: Verdict = { case: caseId, via, verdict, fields, divergences: [...used], gateway, hermes };
+    const v: Verdict = { case: caseId, via, verdict, fields, divergences: [...used], refused: verdict === 'different' ? [...refused] : [], gateway, hermes };
     this.verdicts.push(v);
     return v;
   }
@@ -188,10 +230,23 @@ export class Surface {
   problems(): string[] {
     const out: string[] = [];
     for (const v of this.verdicts.filter((x) => x.verdict === 'different')) {
-      out.push(`${this.name}/${v.case} (${v.via}) differs in ${v.fields.join(', ')}:\n  gateway: ${JSON.stringify(v.gateway)}\n  hermes:  ${JSON.stringify(v.hermes)}`);
+      const why = v.refused.map((r) => `\n  not as listed: ${r}`).join('');
+      out.push(`${this.name}/${v.case} (${v.via}) differs in ${v.fields.join(', ')}:${why}\n  gateway: ${JSON.stringify(v.gateway)}\n  hermes:  ${JSON.stringify(v.hermes)}`);
     }
+    out.push(...this.missingChecks.map((m) => `${this.name}: ${m}`));
     const seen = new Set(this.verdicts.flatMap((v) => v.divergences));
-    for (const d of this.listed) if (!seen.has(d.id)) out.push(`${this.name}: the listed divergence ${d.id} is not shown by any case (remove it or add the case)`);
+    for (const d of this.listed) {
+      if (!seen.has(d.id)) {
+        out.push(`${this.name}: the listed divergence ${d.id} is not shown by any case (remove it or add the case)`);
+        continue;
+      }
+      // Every case an entry lists shows it, on some way the entry applies to.
+      for (const id of d.cases ?? []) {
+        const of = this.verdicts.filter((v) => v.case === id && (!d.via || d.via.includes(v.via)));
+        if (of.length === 0) out.push(`${this.name}: ${d.id} lists the case ${id}, which was not compared${d.via ? ` by way of ${d.via.join(' or ')}` : ''}`);
+        else if (!of.some((v) => v.divergences.includes(d.id))) out.push(`${this.name}: ${d.id} lists the case ${id}, which does not show it (${of.map((v) => `${v.via}: ${v.verdict}`).join(', ')}); remove it from the list`);
+      }
+    }
     const min = MIN_CASES[this.name]!;
     if (this.caseIds.size < min) out.push(`${this.name}: ${this.caseIds.size} cases compared, at least ${min} promised`);
     return out;
@@ -205,6 +260,11 @@ export class Surface {
     const count = (k: VerdictKind) => new Set(this.verdicts.filter((v) => v.verdict === k).map((v) => `${v.case}\0${v.via}`)).size;
     const tally: FidelityTally = { surface: this.name, pin, hermes: version, cases: this.caseIds.size, comparisons: this.verdicts.length, equal: count('equal'), divergent: count('divergent'), different: count('different') };
     writeFileSync(join(dir, `${this.name}.json`), JSON.stringify(tally) + '\n');
+    const dump = process.env.HMCP_FIDELITY_DUMP;
+    if (dump) {
+      mkdirSync(join(dump, pin), { recursive: true });
+      writeFileSync(join(dump, pin, `${this.name}.json`), JSON.stringify(this.verdicts, null, 1) + '\n');
+    }
   }
 }
 
@@ -309,8 +369,8 @@ export interface SurfaceSpec<C extends FidelityCase> {
   hermes: (cases: C[]) => Promise<Answers>;
   /** The gateway's answers, by way of reaching it (mcp, hermes_tools, ...), already normalised; a way may answer only some cases. */
   gateway: Record<string, (cases: C[]) => Promise<Answers>>;
-  /** How the conditions of this surface's conditional divergences (`when`) are checked. */
-  condition?: DivergenceCondition;
+  /** The named checks this surface's divergences may use in their predicates (`{check: name}`). */
+  checks?: Readonly<Record<string, Check>>;
 }
 
 /**
@@ -319,7 +379,7 @@ export interface SurfaceSpec<C extends FidelityCase> {
  * cases, and writes the surface's tally.
  */
 export function compareSurface<C extends FidelityCase>(spec: SurfaceSpec<C>): void {
-  const surface = new Surface(spec.surface, spec.condition);
+  const surface = new Surface(spec.surface, spec.checks);
   let hermesAnswers: Answers = new Map();
   const gatewayAnswers = new Map<string, Answers>();
   before(async () => {

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { Surface } from './harness.js';
 import { hiddenPieces, hidesAll, leakedPieces } from './redaction-judge.js';
 
-// The leak check behind divergences.yaml's `when: hides-all`: a difference from Hermes' redaction is
+// The leak check behind the `hides-all` check divergences name (`{check: hides-all}`): a difference from Hermes' redaction is
 // accepted only where the gateway's answer shows no piece of the text that Hermes' answer hides.
 
 test('what Hermes hid is what a character diff from the text to its answer removed', () => {
@@ -28,16 +28,14 @@ test("Hermes masking a neighbour of the value (its closing quote, the next line)
   assert.equal(hidesAll('API_KEY=\nPATH=/usr/bin', 'API_KEY=***', 'API_KEY=\nPATH=/usr/bin'), false);
 });
 
-test('a conditional divergence covers a differing field only where its condition holds', () => {
-  // cmd-cat-env is a case of this pin's union entry (`when: hides-all`) in its terminal field.
+test('a divergence whose predicate is the hides-all check covers a differing field only where the check holds', () => {
+  // cmd-cat-env is a case of this pin's union entry (`{check: hides-all}`) in its terminal field.
   const text = 'API_KEY=abc123\nMAX_TOKENS=100\nDEBUG=true';
   const hermesAnswer = { terminal: text };
-  const condition = (when: string, c: { field: string; gateway: unknown; hermes: unknown }): boolean =>
-    when === 'hides-all' && hidesAll(text, (c.hermes as Record<string, string>)[c.field]!, (c.gateway as Record<string, string>)[c.field]!);
-  const surface = new Surface('redaction', condition);
+  const surface = new Surface('redaction', { 'hides-all': (c) => typeof c.gateway === 'string' && typeof c.hermes === 'string' && hidesAll(text, c.hermes, c.gateway) });
   assert.equal(surface.judge('cmd-cat-env', { terminal: 'API_KEY=***\nMAX_TOKENS=***\nDEBUG=true' }, hermesAnswer, 'direct').verdict, 'divergent');
   // Hermes' answer here hides the key; a gateway answer that shows it is different, not divergent.
   assert.equal(surface.judge('cmd-cat-env', { terminal: text }, { terminal: 'API_KEY=***\nMAX_TOKENS=100\nDEBUG=true' }, 'direct').verdict, 'different');
-  // Without a way to check the condition, the entry covers nothing.
-  assert.equal(new Surface('redaction').judge('cmd-cat-env', { terminal: 'API_KEY=***\nMAX_TOKENS=***\nDEBUG=true' }, hermesAnswer, 'direct').verdict, 'different');
+  // A surface that does not provide a check its entries name reports it.
+  assert.match(new Surface('redaction').problems().join('\n'), /names the check hides-all, which this surface does not provide/);
 });

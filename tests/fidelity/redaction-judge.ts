@@ -1,6 +1,6 @@
 import { diffChars } from 'diff';
 
-// The leak check of the redaction fidelity suite (divergences.yaml `when: hides-all`): where the
+// The leak check of the redaction fidelity suite (the `hides-all` check divergences name): where the
 // gateway's redaction differs from a Hermes version's because it masks more (the union of the
 // versions' passes, the less revealing of their masks), the difference is intended only if the
 // gateway shows nothing that this Hermes hides.

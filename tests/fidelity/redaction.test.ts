@@ -5,8 +5,8 @@ import { test } from 'node:test';
 import { redact, redactCommandOutput } from '../../shared/redact.js';
 import { sessionToken, viaBridge } from '../helpers/gateway.js';
 import { hermes } from '../helpers/hermes.js';
-import { appliesTo } from '../../scripts/differences-from-hermes.js';
-import { compareSurface, divergences, loadCases, oneByOne, oracleAnswers, runOracle, SurfaceFixture, type Answers, type Divergence, type FidelityCase } from './harness.js';
+import { appliesTo, checksOf } from '../../scripts/differences-from-hermes.js';
+import { compareSurface, divergences, loadCases, oneByOne, oracleAnswers, runOracle, Surface, SurfaceFixture, type Answers, type Divergence, type FidelityCase } from './harness.js';
 import { hidesAll, leakedPieces } from './redaction-judge.js';
 import { writeFiles } from './workspace.js';
 
@@ -32,7 +32,7 @@ import { writeFiles } from './workspace.js';
 // HERMES_HOME, so `cat config.yaml` names a project's file on both sides.
 //
 // The gateway redacts what ANY supported Hermes redacts, so against one version it may mask more:
-// the entries of divergences.yaml with `when: hides-all` accept such a difference only where the
+// the divergences whose fields are `{check: hides-all}` accept such a difference only where the
 // gateway's answer shows no piece of the text this Hermes' answer hides (redaction-judge.ts), a
 // check each pin's run makes against its own Hermes.
 
@@ -132,7 +132,7 @@ function direct(c: RedactionCase): Modes {
   };
 }
 
-/** `when: hides-all`: the gateway's answer in `field` shows nothing of the case's text that Hermes' answer hides. */
+/** The `hides-all` check: the gateway's answer in `field` shows nothing of the case's text that Hermes' answer hides. */
 function hidesAllOf(caseId: string, field: string, gateway: unknown, hermesAnswer: unknown): boolean {
   const c = byId.get(caseId);
   const mode = field as keyof Modes;
@@ -168,7 +168,7 @@ compareSurface<RedactionCase>({
         }),
       ),
   },
-  condition: (when, { caseId, field, gateway, hermes: answer }) => when === 'hides-all' && hidesAllOf(caseId, field, gateway, answer),
+  checks: { 'hides-all': (c) => hidesAllOf(c.caseId, c.field, c.gatewayAnswer, c.hermesAnswer) },
 });
 
 // The (case, modes) pairs where the gateway shows a piece of the text this Hermes hides, each for the
@@ -187,7 +187,7 @@ const LEAK_EXCUSED: ReadonlyArray<{ divergence: string; case: string; modes: Rea
   { divergence: 'redaction-values-bounded-by-quotes', case: 'header-x-api-key', modes: ['default', 'code_file', 'terminal'] },
   // A mask already in the text is kept as it is; Hermes masks it again.
   { divergence: 'redaction-masks-in-input-kept', case: 'already-masked-input', modes: MODES },
-  { divergence: 'redaction-masks-in-input-kept', case: 'yaml-value-sentinel', modes: ['default'], hermes: '<0.22.2' },
+  { divergence: 'redaction-sentinel-in-input-kept', case: 'yaml-value-sentinel', modes: ['default'] },
   // File content's sentinel names the key's vendor (`«redacted:ghp_…»`); Hermes writes `***`.
   { divergence: 'redaction-file-read-sentinel-everywhere', case: 'auth-token-scheme', modes: ['file_read', 'secret_file'] },
 ];
@@ -196,10 +196,10 @@ const LEAK_EXCUSED: ReadonlyArray<{ divergence: string; case: string; modes: Rea
 function divergenceNamed(id: string): Divergence {
   const d = divergences().find((x) => x.surface === 'redaction' && x.id === id);
   if (d === undefined) throw new Error(`LEAK_EXCUSED cites ${id}, which is no redaction divergence`);
-  if (d.when !== undefined) throw new Error(`LEAK_EXCUSED cites ${id}, whose difference is accepted only under its condition`);
+  if (checksOf(d).includes('hides-all')) throw new Error(`LEAK_EXCUSED cites ${id}, whose difference is accepted only where the gateway hides all`);
   for (const e of LEAK_EXCUSED.filter((x) => x.divergence === id)) {
     if (d.cases !== undefined && !d.cases.includes(e.case)) throw new Error(`LEAK_EXCUSED: ${id} does not list ${e.case}`);
-    const outside = e.modes.filter((m) => d.fields !== undefined && !d.fields.includes(m));
+    const outside = e.modes.filter((m) => !Object.keys(d.fields).some((f) => f === m || f === '*' || f === '.'));
     if (outside.length > 0) throw new Error(`LEAK_EXCUSED: ${id} does not name the fields ${outside.join(', ')}`);
   }
   return d;
@@ -244,4 +244,26 @@ test(`redaction: the gateway shows nothing Hermes ${hermes().version} hides, in 
   // The check itself: an unmasked text shows what Hermes hid of a key both versions mask.
   const ghp = byId.get('github-ghp')!;
   assert.ok(!hidesAll(ghp.text, (answers.get(ghp.id) as Modes).default, ghp.text), 'the leak check finds the unmasked key');
+});
+
+// The listed divergences state what the gateway masks, not just that it differs: a truncated private
+// key (no END line, which Hermes leaves in the clear) left unmasked, or masked but for its body, is
+// reported, judged against the list as it is.
+test('redaction: a truncated private key left in the clear, whole or in part, is reported', async () => {
+  const entry = divergences().find((d) => d.id === 'redaction-private-key-blocks')!;
+  const answers = await hermesModes(entry.cases!.map((id) => byId.get(id)!));
+  const c = byId.get('pem-truncated')!;
+  const h = answers.get(c.id) as Modes;
+  const g = direct(c);
+  assert.equal(new Surface('redaction').judge(c.id, g, h, 'direct').verdict, 'divergent');
+  const bodyLeft = Object.fromEntries(MODES.map((m) => [m, c.text.replace(/^-----BEGIN [^\n]*-----/, '[REDACTED PRIVATE KEY]')]));
+  assert.notDeepEqual(bodyLeft, h);
+  assert.equal(new Surface('redaction').judge(c.id, bodyLeft, h, 'direct').verdict, 'different');
+  // The other case the entry lists answered as the gateway does, this one as Hermes does.
+  const inTheClear = new Surface('redaction', {}, [entry]);
+  for (const id of entry.cases!) inTheClear.judge(id, id === c.id ? h : direct(byId.get(id)!), answers.get(id), 'direct');
+  assert.deepEqual(
+    inTheClear.problems().filter((p) => p.includes(entry.id)),
+    [`redaction: ${entry.id} lists the case ${c.id}, which does not show it (direct: equal); remove it from the list`],
+  );
 });

@@ -141,7 +141,7 @@ compareSurface<SearchCase>({
   },
   async hermes(list) {
     const input = { cases: list.map((c) => ({ id: c.id, args: argsOf(c), ripgrep: c.ripgrep })) };
-    const answers = await fx.driver('search_files.py', input, { TERMINAL_CWD: fx.ws });
+    const answers = await fx.driver('search_files.py', input, { TERMINAL_CWD: fx.ws }, 600_000);
     hermesSeen = new Map(list.map((c) => [c.id, norm(c, answers.get(c.id))]));
     return hermesSeen;
   },

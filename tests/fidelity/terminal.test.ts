@@ -3,6 +3,7 @@ import { isAbsolute, join } from 'node:path';
 import { satisfies } from '@renovatebot/pep440';
 import { viaBridge } from '../helpers/gateway.js';
 import { hermes } from '../helpers/hermes.js';
+import { checksOf } from '../../scripts/differences-from-hermes.js';
 import { compareSurface, divergences, errorAsHermes, loadCases, normalise, normalisedAnswers, oneByOne, SurfaceFixture, type FidelityCase } from './harness.js';
 import { hidesAll } from './redaction-judge.js';
 import { writeFiles, type FileSpec } from './workspace.js';
@@ -54,7 +55,7 @@ function splitTruncated(v: unknown): unknown {
 const norm = (v: unknown) => splitTruncated(normalise(errorAsHermes(v), { replace: { [fx.ws]: '<ws>' }, volatile: ['pid', 'session_id'] }));
 
 /**
- * `when: hides-all` (redaction's leak check, redaction-judge.ts): the unredacted output of each case a
+ * `{check: hides-all}` (redaction's leak check, redaction-judge.ts): the unredacted output of each case a
  * conditional divergence lists, its commands run one after another in bash in the case's directory,
  * as Hermes' local terminal runs them. Filled in setUp.
  */
@@ -73,7 +74,7 @@ compareSurface<TerminalCase>({
   fixture: fx,
   async setUp() {
     for (const c of cases) writeFiles(dirOf(c), c.files);
-    const conditional = new Set(divergences().filter((d) => d.surface === 'terminal' && d.when !== undefined).flatMap((d) => d.cases ?? []));
+    const conditional = new Set(divergences().filter((d) => d.surface === 'terminal' && checksOf(d).includes('hides-all')).flatMap((d) => d.cases ?? []));
     for (const c of cases) if (conditional.has(c.id)) unredacted.set(c.id, unredactedOutput(c));
     await fx.gateway();
   },
@@ -108,10 +109,10 @@ compareSurface<TerminalCase>({
         return norm(answer);
       }),
   },
-  condition: (when, { caseId, field, gateway, hermes: answer }) => {
-    const raw = unredacted.get(caseId);
-    const outputOf = (v: unknown): unknown => (typeof v === 'object' && v !== null ? (v as { output?: unknown }).output : undefined);
-    const [g, h] = [outputOf(gateway), outputOf(answer)];
-    return when === 'hides-all' && field === 'output' && raw !== undefined && typeof g === 'string' && typeof h === 'string' && hidesAll(raw, h, g);
+  checks: {
+    'hides-all': ({ caseId, field, gateway: g, hermes: h }) => {
+      const raw = unredacted.get(caseId);
+      return field === 'output' && raw !== undefined && typeof g === 'string' && typeof h === 'string' && hidesAll(raw, h, g);
+    },
   },
 });

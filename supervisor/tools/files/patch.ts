@@ -225,7 +225,7 @@ export function patchTool(deps: EditDeps): ToolDefinition {
   // Hermes 0.22 advertises V4A only to OpenAI-family main models (its base schema is replace-only);
   // the gateway's caller is the MCP client, ChatGPT first of all, and Hermes' handler applies V4A
   // from any model, so the V4A layer's shape is published whatever model Hermes runs (a divergence,
-  // tests/fidelity/divergences.yaml patch-v4a-schema-for-every-client). mode stays optional: the
+  // tests/fidelity/divergences/patch.yaml patch-v4a-schema-for-every-client). mode stays optional: the
   // handler defaults it to replace, as Hermes' does.
   const layered = follows(deps, 'patchReplaceOnlySchema');
   // Hermes' dispatch coercion ("true" for replace_all) before the schema.

@@ -35,7 +35,7 @@ import { coerceIntegerArgs, type IntegerArgRule } from '../../core/hermes-args.j
 // found" for a directory; later releases read 2000, decide by bytes (and show UTF-16 transcoded),
 // name empty files and offsets past the end, retry unicode-equivalent names, count merge conflicts.
 //
-// Where the gateway deliberately differs (tests/fidelity/divergences.yaml): lines are the file's
+// Where the gateway deliberately differs (tests/fidelity/divergences/): lines are the file's
 // own — no empty line numbered after the final newline, and a last line without a newline is
 // counted (Hermes does so since 0.22; before, it read through `sed` and `wc -l`); the read budget
 // also fits the gateway's result cap (maxOutputChars), so a page is cut with a `next_offset`

@@ -33,7 +33,7 @@ export function utf16Encoding(bytes: Uint8Array): Utf16Encoding | null {
 /**
  * The file's lines as upstream reads them: decoded with replacement characters, a leading BOM
  * dropped, CRLF made LF, split on LF. Unlike upstream, the empty string after a final newline is
- * not a line (read_file counts a file's own lines, tests/fidelity/divergences.yaml).
+ * not a line (read_file counts a file's own lines, tests/fidelity/divergences/read_file.yaml).
  */
 export function utf16Lines(bytes: Uint8Array, encoding: Utf16Encoding): string[] {
   let text = new TextDecoder(encoding === 'utf-16-le' ? 'utf-16le' : 'utf-16be', { ignoreBOM: true }).decode(bytes);

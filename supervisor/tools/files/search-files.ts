@@ -39,7 +39,7 @@ import { coerceIntegerArgs } from '../../core/hermes-args.js';
 // cancels it. Paths are shown like rg prints them: `path` as given, joined with the relative path.
 //
 // Differences from Hermes, on purpose, are the search_files entries of
-// tests/fidelity/divergences.yaml (docs/differences-from-hermes.md): among them, truncation is
+// tests/fidelity/divergences/ (docs/differences-from-hermes.md): among them, truncation is
 // reported exactly, `matches` is never replaced by the dense `matches_text` form, file search is
 // newest first over the whole tree, and the schema's `target` enum is the authoritative
 // ['content','files'] — the handler still maps the legacy aliases `grep` → content and `find` →

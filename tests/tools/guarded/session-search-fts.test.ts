@@ -21,7 +21,7 @@ import { hermes, hermesEnv, runDriverSync } from '../../helpers/hermes.js';
 // `SessionDB._sanitize_fts5_query` (hermes_state.py, hermes-agent 0.19.0) on the same inputs, except
 // '100% done', 'a/b/c' and 'k=v&x=y': the gateway also neutralises `@ / # & | ~ [ ] < > , ; ! ? $ = \ '`
 // and a non-CJK `%`, which 0.19.0 hands to FTS5 as a syntax error (the intended divergence
-// session-search-fts-punctuation in tests/fidelity/divergences.yaml). tests/fidelity/session-search.test.ts
+// session-search-fts-punctuation in tests/fidelity/divergences/session_search.yaml). tests/fidelity/session-search.test.ts
 // compares the whole tool with Hermes' own.
 
 const HERMES_SANITIZER: Array<[string, string]> = [
