@@ -250,6 +250,7 @@ for (const [key, group] of groups) {
     } finally {
       restore();
     }
+    if (stopped) break; // the run was ended by the signal: no verdict
     // A survivor: which cases' gateway answers it changed, and which divergences excused them.
     if (r.outcome === 'survived' && controlDump) r.why = survivorReport(readDump(controlDump), readDump(r.dump));
     process.stdout.write(`  ${m.id}: ${r.outcome} in ${(r.ms / 1000).toFixed(1)} s${r.outcome === 'caught' ? '' : ` (${r.why})`}\n`);
