@@ -138,20 +138,28 @@ export type MutantOutcome = 'caught' | 'survived' | 'broken';
 const NO_ANSWER = [/^Hermes gave no answer for /, /^no way of reaching the gateway answered /];
 
 /**
- * A mutant run's outcome: survived when the surface's test file passed; caught when it failed and
- * every failure is a fidelity verdict (a failed assertion of one of the surface's own tests: a case
- * that differs, a problem of its divergence list); broken otherwise (a timeout, a hook or a file
- * that threw, an answer missing, the test file not loading, a failure without a test).
+ * A mutant run's outcome: survived when the surface's test file passed (or failed only as it does
+ * unmutated: `known`, the unmutated run's failures, are not the mutation's); caught when it failed
+ * and every new failure is a fidelity verdict (a failed assertion of one of the surface's own tests:
+ * a case that differs, a problem of its divergence list); broken otherwise (a timeout, a hook or a
+ * file that threw, an answer missing, the test file not loading, a failure without a test).
  */
-export function judgeRun(surface: string, exit: { code: number | null; timedOut: boolean }, failed: readonly FailedTest[]): { outcome: MutantOutcome; why: string } {
+export function judgeRun(
+  surface: string,
+  exit: { code: number | null; timedOut: boolean },
+  failed: readonly FailedTest[],
+  known: readonly FailedTest[] = [],
+): { outcome: MutantOutcome; why: string } {
   if (exit.timedOut) return { outcome: 'broken', why: 'timed out' };
+  const fresh = failed.filter((f) => !known.some((k) => k.name === f.name && k.message === f.message && k.failureType === f.failureType));
   if (exit.code === 0 && failed.length === 0) return { outcome: 'survived', why: 'the fidelity test passed' };
   if (failed.length === 0) return { outcome: 'broken', why: `the test run exited ${String(exit.code)} without a failed test` };
-  const notVerdict = failed.find(
+  if (fresh.length === 0) return { outcome: 'survived', why: 'the fidelity test failed only as it does unmutated' };
+  const notVerdict = fresh.find(
     (f) => !f.name.startsWith(`${surface}: `) || f.failureType !== 'testCodeFailure' || f.code !== 'ERR_ASSERTION' || NO_ANSWER.some((re) => re.test(f.message)),
   );
   if (notVerdict) return { outcome: 'broken', why: `${notVerdict.name}: ${notVerdict.failureType ?? 'failure'} ${firstLine(notVerdict.message)}` };
-  return { outcome: 'caught', why: failed.map((f) => `${f.name.slice(surface.length + 2)}: ${firstLine(f.message)}`).join(' | ') };
+  return { outcome: 'caught', why: fresh.map((f) => `${f.name.slice(surface.length + 2)}: ${firstLine(f.message)}`).join(' | ') };
 }
 
 function firstLine(s: string): string {
@@ -201,9 +209,49 @@ export function changedFields(a: unknown, b: unknown, path = ''): string[] {
   return [...new Set([...Object.keys(ra), ...Object.keys(rb)])].sort().flatMap((k) => changedFields(ra[k], rb[k], path ? `${path}.${k}` : k));
 }
 
-/** The share `k` of `n` of `list` (0 ≤ k < n): every n-th entry from the k-th, in corpus order. */
-export function shareOf<T>(list: readonly T[], k: number, n: number): T[] {
-  return list.filter((_, i) => i % n === k);
+/**
+ * About how long one run of each surface's fidelity test file takes, in seconds (measured unmutated
+ * against the oldest Hermes on two cores, Hermes asked). Only the shares' balance depends on them; a
+ * surface not listed counts DEFAULT_SURFACE_SECONDS.
+ */
+export const SURFACE_SECONDS: Readonly<Record<string, number>> = {
+  read_file: 9,
+  write_file: 14,
+  patch: 15,
+  search_files: 10,
+  terminal: 29,
+  process: 118,
+  command_guards: 6,
+  redaction: 8,
+  session_search: 6,
+  cronjob: 73,
+  skills: 8,
+  startup_context: 12,
+  hermes_tools: 6,
+  honcho_identity: 12,
+  honcho_tools: 44,
+  browser: 57,
+  terminal_schema: 6,
+};
+const DEFAULT_SURFACE_SECONDS = 30;
+
+/**
+ * The share `k` of `n` of the corpus (0 ≤ k < n): the corpus dealt into n shares of about equal
+ * running time (longest first, each to the share with the least time so far; ties by corpus order
+ * and share number), so every mutation is in exactly one share and a daily share's time stays near
+ * the corpus' nth part whatever surfaces it draws. The shares only change when the corpus does.
+ */
+export function shareOf(list: readonly Mutation[], k: number, n: number, seconds: Readonly<Record<string, number>> = SURFACE_SECONDS): Mutation[] {
+  const cost = (m: Mutation) => seconds[m.surface] ?? DEFAULT_SURFACE_SECONDS;
+  const totals = Array.from({ length: n }, () => 0);
+  const share = new Map<Mutation, number>();
+  const byCost = list.map((m, i) => ({ m, i })).sort((a, b) => cost(b.m) - cost(a.m) || a.i - b.i);
+  for (const { m } of byCost) {
+    const least = totals.indexOf(Math.min(...totals));
+    share.set(m, least);
+    totals[least]! += cost(m);
+  }
+  return list.filter((m) => share.get(m) === k);
 }
 
 /** `--share K/N`: K a number below N, or `day` for the day of the year (UTC) modulo N, so a daily run rotates through the corpus. */

@@ -89,6 +89,7 @@ interface RunResult {
   log: string;
   /** Where the run's verdicts were dumped (HMCP_FIDELITY_DUMP), when the harness wrote them. */
   dump: string;
+  failed: FailedTest[];
 }
 
 const root = packageRoot();
@@ -163,7 +164,7 @@ const hermesKept = join(copy, '.cache', 'mutation-hermes-answers');
 let runNumber = 0;
 
 /** One run of `surface`'s fidelity test file in the copy, against `pin`. */
-async function runSurface(surface: string, pin: HermesPin, keptAnswers: boolean, timeoutMs: number): Promise<RunResult> {
+async function runSurface(surface: string, pin: HermesPin, keptAnswers: boolean, timeoutMs: number, known: readonly FailedTest[] = []): Promise<RunResult> {
   const n = ++runNumber;
   const events = join(copy, '.cache', `mutation-run-${n}.jsonl`);
   const log = join(copy, '.cache', `mutation-run-${n}.log`);
@@ -199,7 +200,7 @@ async function runSurface(surface: string, pin: HermesPin, keptAnswers: boolean,
         .filter((l) => l !== '')
         .map((l) => JSON.parse(l) as FailedTest)
     : [];
-  return { ...judgeRun(surface, { code, timedOut }, failed), ms: Date.now() - started, log, dump: join(dump, pin, `${surface}.json`) };
+  return { ...judgeRun(surface, { code, timedOut }, failed, known), ms: Date.now() - started, log, dump: join(dump, pin, `${surface}.json`), failed };
 }
 
 const tail = (file: string, lines = 15): string => (existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n') : '(no log)');
@@ -224,11 +225,18 @@ for (const [key, group] of groups) {
   let keep = false;
   let timeoutMs = DEFAULT_TIMEOUT_MS;
   let controlDump: string | undefined;
+  /** The unmutated run's failures (fidelity verdicts only), which are not any mutation's. */
+  let known: FailedTest[] = [];
   if (options.baseline) {
     keep = group.length >= KEEP_HERMES_FROM;
     const control = await runSurface(surface, pin, keep, DEFAULT_TIMEOUT_MS);
     process.stdout.write(`${surface} (${pin}) unmutated: ${control.outcome === 'survived' ? 'passes' : 'FAILS'} in ${(control.ms / 1000).toFixed(1)} s\n`);
-    if (control.outcome !== 'survived') {
+    // Failing unmutated with fidelity verdicts, the surface can still judge its mutants: a mutant is
+    // caught by a failure the unmutated run does not have. Broken unmutated, it cannot.
+    if (control.outcome === 'caught') {
+      known = control.failed;
+      process.stdout.write(`  its failures, which no mutant is credited with:\n${known.map((f) => `    ${f.name}: ${f.message.split('\n').slice(0, 3).join(' ')}`).join('\n')}\n`);
+    } else if (control.outcome !== 'survived') {
       process.stdout.write(`${tail(control.log)}\n`);
       for (const m of group) rows.push({ m, pin, outcome: 'broken', why: `the unmutated surface does not pass: ${control.why}`, ms: 0 });
       continue;
@@ -236,7 +244,7 @@ for (const [key, group] of groups) {
     timeoutMs = Math.max(MIN_TIMEOUT_MS, TIMEOUT_FACTOR * control.ms);
     controlDump = control.dump;
     if (keep) {
-      const replay = await runSurface(surface, pin, true, timeoutMs);
+      const replay = await runSurface(surface, pin, true, timeoutMs, known);
       process.stdout.write(`${surface} (${pin}) unmutated on kept Hermes answers: ${replay.outcome === 'survived' ? 'passes' : 'FAILS, so they are not used'} in ${(replay.ms / 1000).toFixed(1)} s\n`);
       keep = replay.outcome === 'survived';
     }
@@ -246,7 +254,7 @@ for (const [key, group] of groups) {
     const restore = applyMutation(copy, m);
     let r: RunResult;
     try {
-      r = await runSurface(surface, pin, keep, timeoutMs);
+      r = await runSurface(surface, pin, keep, timeoutMs, known);
     } finally {
       restore();
     }

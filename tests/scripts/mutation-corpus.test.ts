@@ -109,13 +109,23 @@ test('a mutant run is caught only on a fidelity verdict', () => {
   assert.equal(judgeRun('read_file', failed, [{ ...differs, code: 'ERR_INVALID_ARG_TYPE' }]).outcome, 'broken');
   assert.equal(judgeRun('read_file', failed, []).outcome, 'broken');
   assert.equal(judgeRun('read_file', failed, [{ ...differs, name: 'terminal: x' }]).outcome, 'broken');
+  // A surface failing unmutated: only a failure it does not have there is the mutation's.
+  assert.equal(judgeRun('read_file', failed, [unseen], [unseen]).outcome, 'survived');
+  assert.equal(judgeRun('read_file', failed, [unseen, differs], [unseen]).outcome, 'caught');
+  assert.equal(judgeRun('read_file', failed, [{ ...unseen, message: 'Expected values to be strictly deep-equal, and more' }], [unseen]).outcome, 'caught');
 });
 
-test('the shares of the corpus split it: each mutation in exactly one share, by day of the year when asked', () => {
-  const list = Array.from({ length: 50 }, (_, i) => i);
-  const shares = Array.from({ length: 8 }, (_, k) => shareOf(list, k, 8));
-  assert.deepEqual(shares.flat().sort((a, b) => a - b), list);
-  assert.ok(shares.every((s) => s.length === 6 || s.length === 7));
+test('the shares of the corpus split it: each mutation in exactly one share, of about equal time, by day of the year when asked', () => {
+  const seconds = { process: 120, cronjob: 75, browser: 60, read_file: 10 };
+  const list = [...Array.from({ length: 4 }, (_, i) => mutation({ id: `p${i}`, surface: 'process' })), ...Array.from({ length: 3 }, (_, i) => mutation({ id: `c${i}`, surface: 'cronjob' })), ...Array.from({ length: 3 }, (_, i) => mutation({ id: `b${i}`, surface: 'browser' })), ...Array.from({ length: 30 }, (_, i) => mutation({ id: `r${i}` }))];
+  const shares = Array.from({ length: 8 }, (_, k) => shareOf(list, k, 8, seconds));
+  assert.deepEqual(shares.flat().map((m) => m.id).sort(), list.map((m) => m.id).sort());
+  const times = shares.map((s) => s.reduce((t, m) => t + seconds[m.surface as keyof typeof seconds], 0));
+  // 1185 s in all: no share over its eighth by more than one mutation's time.
+  assert.ok(Math.max(...times) <= 1185 / 8 + 120, times.join(' '));
+  assert.ok(shares.every((s) => s.filter((m) => m.surface === 'process').length <= 1));
+  // In corpus order within a share, and the same shares every time.
+  assert.deepEqual(shareOf(list, 3, 8, seconds), shares[3]);
   assert.deepEqual(parseShare('3/8'), { k: 3, n: 8 });
   assert.deepEqual(parseShare('day/8', new Date(Date.UTC(2026, 0, 1))), { k: 0, n: 8 });
   assert.deepEqual(parseShare('day/8', new Date(Date.UTC(2026, 1, 10))), { k: 40 % 8, n: 8 });
