@@ -183,19 +183,25 @@ export function readDump(file: string): DumpedVerdict[] | undefined {
   return Array.isArray(data) ? data : data.verdicts;
 }
 
-/** What a surviving mutant changed, judged against the unmutated run: the cases whose gateway answer changed and the divergences that excused them. */
+/**
+ * What a surviving mutant changed, judged against the unmutated run: the cases whose gateway answer
+ * changed where it differs from Hermes' (a value equal to Hermes' in both runs, such as a time both
+ * sides took from the same run, is not the mutation's), and the divergences that excused them.
+ */
 export function survivorReport(control: DumpedVerdict[] | undefined, mutant: DumpedVerdict[] | undefined): string {
   if (!control || !mutant) return 'the fidelity test passed (the harness wrote no verdicts to tell which cases changed)';
   const before = new Map(control.map((v) => [`${v.case}\0${v.via}`, v]));
-  const changed = mutant.filter((v) => {
+  const related = (field: string, differing: readonly string[]) => differing.some((d) => d === '.' || field === d || field.startsWith(`${d}.`) || d.startsWith(`${field}.`));
+  const changed = mutant.flatMap((v) => {
     const b = before.get(`${v.case}\0${v.via}`);
-    return !b || JSON.stringify(b.gateway) !== JSON.stringify(v.gateway);
+    const fields = changedFields(b?.gateway, v.gateway).filter((f) => related(f, [...v.fields, ...(b?.fields ?? [])]));
+    return fields.length > 0 ? [{ v, fields }] : [];
   });
   if (changed.length === 0) return "no case's gateway answer changed: no case exercises it";
-  const excusedBy = [...new Set(changed.flatMap((v) => v.divergences))];
+  const excusedBy = [...new Set(changed.flatMap(({ v }) => v.divergences))];
   const shown = changed
     .slice(0, 4)
-    .map((v) => `${v.case} (${v.via}) [${changedFields(before.get(`${v.case}\0${v.via}`)?.gateway, v.gateway).join(', ')}]`)
+    .map(({ v, fields }) => `${v.case} (${v.via}) [${fields.join(', ')}]`)
     .join(', ');
   return `${changed.length} answer(s) changed, e.g. ${shown}; excused by ${excusedBy.length > 0 ? excusedBy.join(', ') : 'no divergence (equal to Hermes)'}`;
 }
