@@ -11,6 +11,7 @@ import { packageRoot } from '../../shared/package-root.js';
 import { copyOfHermesHome, hermes, hermesEnv, runDriver, type HomeSpec } from '../helpers/hermes.js';
 import { tempDirs } from '../helpers/temp.js';
 import { startFidelityGateway, type FidelityGateway, type FidelityGatewayOptions } from './workspace.js';
+import { cachedHermesAnswers } from './hermes-cache.js';
 
 // The fidelity suite: the same case goes to Hermes' own function (a driver in drivers/, run in the
 // pinned Hermes venv) and to the gateway (over MCP, as a client calls it, and through
@@ -384,7 +385,7 @@ export function compareSurface<C extends FidelityCase>(spec: SurfaceSpec<C>): vo
   const gatewayAnswers = new Map<string, Answers>();
   before(async () => {
     await spec.setUp?.();
-    hermesAnswers = await spec.hermes(spec.cases);
+    hermesAnswers = await cachedHermesAnswers(spec.surface, () => spec.hermes(spec.cases));
     for (const [via, answer] of Object.entries(spec.gateway)) gatewayAnswers.set(via, await answer(spec.cases));
   });
   after(async () => {
