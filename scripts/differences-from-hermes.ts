@@ -68,9 +68,6 @@ export function parseDivergences(text: string, file: string): ListedDivergence[]
       const v = d[k];
       if (v !== undefined && (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'string') || new Set(v).size !== v.length)) throw new Error(`${where}: ${k} is a non-empty list of distinct names`);
     }
-    // Transitional: an entry in the old form (a list of fields, or none) covers them unpinned.
-    if (d.fields === undefined) d.fields = { '*': 'unpinned' };
-    else if (Array.isArray(d.fields)) d.fields = Object.fromEntries((d.fields as string[]).map((f) => [f, 'unpinned' as const]));
     if (typeof d.fields !== 'object' || d.fields === null || Array.isArray(d.fields) || Object.keys(d.fields).length === 0) throw new Error(`${where} names no fields: each entry maps its fields to what the gateway answers there`);
     try {
       checksOf(d);
@@ -79,11 +76,6 @@ export function parseDivergences(text: string, file: string): ListedDivergence[]
     }
   }
   return list;
-}
-
-/** The entries that do not yet pin every field (the old form). */
-export function unpinnedDivergences(list = listedDivergences()): string[] {
-  return list.filter((d) => Object.values(d.fields).includes('unpinned')).map((d) => d.id);
 }
 
 /** Every intended divergence: the surface files in name order, each in its own order. */

@@ -23,7 +23,6 @@ export type Check = (c: CheckContext) => boolean;
 
 export type Predicate =
   | 'absent'
-  | 'unpinned'
   | { equals: unknown }
   | { 'one-of': unknown[] }
   | { pattern: string }
@@ -62,7 +61,7 @@ function kindOf(p: object): Kind {
  * field (BROAD_FIELDS), where no pattern is taken. Returns the checks it names.
  */
 export function validatePredicate(p: unknown, broad = false): string[] {
-  if (p === 'absent' || p === 'unpinned') return [];
+  if (p === 'absent') return [];
   if (typeof p !== 'object' || p === null || Array.isArray(p)) throw new Error(`a predicate is \`absent\` or a mapping, not ${JSON.stringify(p)}`);
   const kind = kindOf(p);
   const v = (p as Record<string, unknown>)[kind];
@@ -108,7 +107,6 @@ export interface PredicateContext extends CheckContext {
 /** Whether the gateway's value satisfies `p` (see the README for each kind). */
 export function holds(p: Predicate, c: PredicateContext): boolean {
   if (p === 'absent') return c.gateway === undefined;
-  if (p === 'unpinned') return true;
   const kind = kindOf(p);
   const v = (p as Record<string, unknown>)[kind];
   switch (kind) {
@@ -148,7 +146,6 @@ const show = (x: unknown): string => {
 /** The predicate in words, for the generated docs. */
 export function describePredicate(p: Predicate): string {
   if (p === 'absent') return 'absent';
-  if (p === 'unpinned') return 'any value (not yet pinned)';
   const kind = kindOf(p);
   const v = (p as Record<string, unknown>)[kind];
   switch (kind) {

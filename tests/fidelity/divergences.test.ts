@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { DIFFERENCES_PAGE, listedDivergences, unpinnedDivergences, withDifferences } from '../../scripts/differences-from-hermes.js';
+import { DIFFERENCES_PAGE, listedDivergences, withDifferences } from '../../scripts/differences-from-hermes.js';
 import { MIN_CASES } from './harness.js';
 
 // The intended divergences are data (one file per surface); docs/differences-from-hermes.md is made from them, so
@@ -14,8 +14,4 @@ test('docs/differences-from-hermes.md lists exactly the divergences in tests/fid
 
 test('every divergence names a fidelity surface, a reason and a summary', () => {
   for (const d of listedDivergences()) assert.ok(d.surface in MIN_CASES, `${d.id}: unknown surface ${d.surface}`);
-});
-
-test('every divergence pins each field it names to what the gateway answers there', () => {
-  assert.deepEqual(unpinnedDivergences(), [], 'entries in the old form (a list of fields, or none): give each field its predicate (tests/fidelity/divergences/README.md)');
 });

@@ -113,6 +113,8 @@ test('an entry that does not pin its fields is refused when the file is read', (
   const refused = (yaml: string, why: RegExp) => assert.throws(() => parseDivergences(yaml, 'read_file.yaml'), why);
   const head = '- id: e\n  surface: read_file\n  summary: s\n  reason: r\n';
   refused(`${head}  fields: {}\n`, /names no fields/);
+  refused(head, /names no fields/);
+  refused(`${head}  fields: [code, error]\n`, /names no fields/);
   refused(`${head}  fields:\n    code: {pattern: '.*'}\n`, /accepts any value/);
   refused(`${head}  fields:\n    code: {pattern: '(?:x|).{0,}'}\n`, /accepts any value/);
   refused(`${head}  fields:\n    error: {pattern: 'Binary file .+'}\n`, /does not pin a broad field/);
