@@ -238,6 +238,7 @@ export const SURFACE_SECONDS: Readonly<Record<string, number>> = {
   honcho_tools: 44,
   browser: 57,
   terminal_schema: 6,
+  file_state: 6,
 };
 const DEFAULT_SURFACE_SECONDS = 30;
 
