@@ -23,6 +23,7 @@ import { writeFileTool } from './write-file.js';
 //   confine.ts          HERMES_MCP_FILE_ACCESS: every path confined to HERMES_MCP_ROOTS (default)
 //   sensitive-paths.ts  Hermes' read/write block lists and the cross-profile soft guard
 //   read-state.ts       per-task file state: write_file's read-before-overwrite guard, staleness warnings, repeated reads
+//   file-version.ts     a file's identity as the per-task state compares it: stat fields, sha256 of its bytes
 //   follows.ts          which Hermes the tools follow (release.ts changes, asked by name)
 //   fs-util.ts, paths.ts, sequence-matcher.ts, unified-diff.ts   shared helpers
 //

@@ -12,7 +12,7 @@ import { assertWritable, CROSS_PROFILE_PROPERTY } from './write-blocks.js';
 import { fileDiff } from './unified-diff.js';
 import { applyV4a, hasTraversal, notFoundHint, operationPaths, parseV4aPatch, type ResolvedOperation } from './v4a.js';
 import { assertNewerWriteGuards, assertNoAddedRedactionMarker, follows, gateRefusal, jsonConstantRefusal, lintDeltaOf, lintNow, type EditDeps, type Lint } from './write-file.js';
-import { sha256Hex } from './read-state.js';
+import { sha256Hex } from './file-version.js';
 
 // patch — Hermes' targeted edit tool (tools/file_tools.py `patch_tool`):
 // - mode "replace" (default): path + old_string + new_string (+ replace_all), matched through the

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { constants as fsConstants, type BigIntStats, type Stats } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import type { CallContext } from '../../core/tool-types.js';
+import { fileStat, fileVersion, sameStat, sameVersion, type FileVersion, type StatKey } from './file-version.js';
 import { redact } from '../../../shared/redact.js';
 
 // What a task knows of the files it touched: Hermes' per-task file state (tools/file_tools_read_tracking.py
@@ -46,24 +47,10 @@ import { redact } from '../../../shared/redact.js';
 // at once, and a stub saying "the earlier read_file result in this conversation is still current"
 // would withhold a file from a conversation that never saw it.
 
-/** A file as Hermes' `_file_version` identifies it: stat fields and the sha256 of its bytes. */
-export interface FileVersion {
-  dev: bigint;
-  ino: bigint;
-  size: bigint;
-  mtimeNs: bigint;
-  ctimeNs: bigint;
-  sha256: string;
-}
-
-/** A file's stat fields as Hermes' `_file_metadata` gives them. */
-export type StatKey = Omit<FileVersion, 'sha256'>;
-
 /** Hermes' `_READ_COVERAGE_RANGES_CAP`: past this many disjoint ranges a path's coverage restarts. */
 const COVERAGE_RANGES_CAP = 256;
 /** Hermes' `_MAX_GLOBAL_WRITERS` relative to its per-agent caps: the last-writer map is this many times `maxPaths`. */
 const LAST_WRITERS_FACTOR = 4;
-const HASH_CHUNK = 1024 * 1024;
 
 interface Dated<T> {
   value: T;
@@ -228,18 +215,6 @@ export interface PatchWrite {
   writtenSha: string;
 }
 
-function statKey(st: BigIntStats): StatKey {
-  return { dev: st.dev, ino: st.ino, size: st.size, mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs };
-}
-
-function sameStat(a: StatKey, b: StatKey): boolean {
-  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
-}
-
-function sameVersion(a: FileVersion | undefined, b: FileVersion | undefined): boolean {
-  return a !== undefined && b !== undefined && sameStat(a, b) && a.sha256 === b.sha256;
-}
-
 /**
  * Milliseconds as a (non-bigint) Stats gives them, compared with nanoseconds to within ten
  * microseconds: a double holds today's times in milliseconds to about a quarter of a microsecond.
@@ -251,52 +226,6 @@ function sameMs(ms: number, ns: bigint): boolean {
 /** read_file's (non-bigint) fstat of what it read is the file `st` describes now. */
 function seenIs(seen: Stats, st: StatKey): boolean {
   return BigInt(seen.dev) === st.dev && BigInt(seen.ino) === st.ino && BigInt(seen.size) === st.size && sameMs(seen.mtimeMs, st.mtimeNs) && sameMs(seen.ctimeMs, st.ctimeNs);
-}
-
-/** The sha256 of `bytes`, hex (what Hermes' `_content_sha256` holds). */
-export function sha256Hex(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
-}
-
-/** Hermes `_file_metadata`: the stat fields of a path, or null. */
-async function fileStat(real: string): Promise<StatKey | null> {
-  try {
-    return statKey(await stat(real, { bigint: true }));
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Hermes `_file_version`: a regular file's stat fields and the sha256 of its bytes, taken so that
- * the stat before and after hashing agree (else null: the file is changing).
- */
-export async function fileVersion(real: string): Promise<FileVersion | null> {
-  let handle;
-  try {
-    handle = await open(real, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0) | (fsConstants.O_NOFOLLOW ?? 0));
-  } catch {
-    return null;
-  }
-  try {
-    const before = await handle.stat({ bigint: true });
-    if (!before.isFile()) return null;
-    const hash = createHash('sha256');
-    const buffer = Buffer.alloc(HASH_CHUNK);
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, HASH_CHUNK, null);
-      if (bytesRead === 0) break;
-      hash.update(buffer.subarray(0, bytesRead));
-    }
-    const after = await fileStat(real);
-    const key = statKey(before);
-    if (!after || !sameStat(key, after)) return null;
-    return { ...key, sha256: hash.digest('hex') };
-  } catch {
-    return null;
-  } finally {
-    await handle.close().catch(() => undefined);
-  }
 }
 
 function clock(ms: number): string {

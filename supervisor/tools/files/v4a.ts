@@ -2,7 +2,8 @@ import { unlink } from 'node:fs/promises';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { atomicWrite, ensureParentDirs, removeCreatedDirs } from './fs-util.js';
 import { assertNoAddedRedactionMarker } from './write-file.js';
-import { sha256Hex, type PatchWrite } from './read-state.js';
+import { sha256Hex } from './file-version.js';
+import type { PatchWrite } from './read-state.js';
 import { encodeSim, Simulation, type Original, type ResolvedOperation, type SimulationOptions, type ValidationError } from './v4a-simulate.js';
 
 // V4A patches (tools/patch_parser.py): the multi-file format used by codex/cline.
