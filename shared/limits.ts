@@ -43,6 +43,8 @@ const LimitsSchema = v.object({
   httpRequestTimeoutSeconds: PositiveInt,
   orphanReapIntervalSeconds: PositiveInt,
   workerReapGraceSeconds: PositiveInt,
+  // a private state directory without an owner record (an older gateway's) is removed at start only once left alone this long (private-dirs.ts)
+  unrecordedStateDirAgeSeconds: PositiveInt,
   terminalMaxTimeoutSeconds: PositiveInt,
   terminalOutputMaxChars: PositiveInt,
   workerTransportMaxBytes: PositiveInt,

@@ -15,6 +15,7 @@ import { scriptToolDispatch } from './execute-code/script-tools.js';
 import { terminalTool } from './processes/terminal.js';
 import { TerminalPool } from './processes/terminal-pool.js';
 import { sampleWorkerUsage, type WorkerUsage } from '../platform/spawning/usage.js';
+import { sweepStalePrivateDirs, type SweepReport } from '../platform/spawning/private-dirs.js';
 import { createWorkerRuntime, SHORT_WORKER_SLICE, type WorkerRuntime } from '../platform/spawning/worker-runtime.js';
 import { shortWorkerLimits, startRefusal } from '../platform/spawning/resource-policy.js';
 
@@ -45,6 +46,7 @@ export interface NativeAdapter extends Adapter {
 export function nativeAdapter(config: GatewayConfig, log: Logger, owners = new OwnerRegistry({ defaultCwd: config.terminalCwd }), release: HermesRelease = new HermesRelease(undefined), install: HermesInstall = noHermes()): NativeAdapter {
   const runtime = createWorkerRuntime(config, config.inheritedEnvironment, (entry, reason) => log.warn({ event: 'worker_failed', worker: entry, reason }, 'worker failed'));
   const hermesCaller = new HermesCaller(runtime, install);
+  sweepStateDir(config, log);
   if (runtime.isolation.degraded) log.warn({ event: 'isolation_degraded', mode: runtime.isolation.mode, reason: runtime.isolation.reason }, 'process isolation degraded');
   else log.info({ event: 'isolation', mode: runtime.isolation.mode }, 'process isolation');
   // Under an enforced resource policy, execute_code units run in systemd scopes, else in direct
@@ -153,4 +155,24 @@ function shortWorkerAdmission(runtime: WorkerRuntime): Record<string, unknown> {
     resource_reason: resources.reason,
     ...(refusal ? { reasons: [resources.reason], error: refusal.code } : {}),
   };
+}
+
+/**
+ * At start: removes the exec/zygote/terminal directories that gateways killed without a stop left
+ * in the shared state directory (never a live gateway's: private-dirs.ts), and says how many.
+ */
+function sweepStateDir(config: GatewayConfig, log: Logger): void {
+  let report: SweepReport;
+  try {
+    report = sweepStalePrivateDirs(config.stateDir, { unrecordedMinAgeMs: config.limits.unrecordedStateDirAgeSeconds * 1000 });
+  } catch (e) {
+    log.warn({ event: 'state_dir_sweep_failed', state_dir: config.stateDir, reason: e instanceof Error ? e.message : String(e) }, 'could not look for stale state directories');
+    return;
+  }
+  if (report.skipped) {
+    log.warn({ event: 'state_dir_sweep_skipped', state_dir: config.stateDir, reason: report.skipped }, 'stale state directories not removed: the state directory is not private');
+    return;
+  }
+  const removed = report.verdicts.filter((v) => v.removed);
+  if (removed.length > 0) log.info({ event: 'stale_state_dirs_removed', state_dir: config.stateDir, count: removed.length, names: removed.map((v) => v.name) }, `removed ${removed.length} state directories of gateways that are gone`);
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { scrubChildEnv } from './env-scrub.js';
 import { packageRoot } from '../../../shared/package-root.js';
@@ -15,6 +15,7 @@ import { terminalProtocol, type TerminalProtocol } from '../../../shared/worker-
 import { zygoteProtocol, type ZygoteProtocol } from '../../../shared/worker-protocol/zygote.js';
 import type { GatewayConfig } from '../config.js';
 import { detectIsolation, type IsolationReport } from './isolation.js';
+import { makePrivateDir, type PrivateDirKind } from './private-dirs.js';
 import { loadResourceState, shortWorkerLimits, type ResourceState } from './resource-policy.js';
 import { CgroupLimit } from './cgroup-limits.js';
 import { scopeArgv } from './systemd-scope.js';
@@ -99,8 +100,11 @@ export interface WorkerRuntime {
    * its script or Hermes' code runs, and removes it after); undefined otherwise.
    */
   shortWorkerCgroup(kind?: ShortWorkerKind): CgroupLimit | undefined;
-  /** A fresh private directory under the state root (removed by the caller). */
-  privateDir(prefix: string): string;
+  /**
+   * A fresh private directory `<kind>-XXXXXX` (0700) under the state root, recording this gateway
+   * as its owner (removed by the caller; a killed gateway's are removed by the next one to start).
+   */
+  privateDir(kind: PrivateDirKind): string;
   spawnWorker<E extends WorkerEntry>(entry: E, options?: SpawnOptions): WorkerProcess<WorkerProtocols[E]>;
   /** Logs a worker's failure (for workers not spawned here, such as zygote-forked units). */
   reportWorkerFailure: WorkerFailureLog;
@@ -138,8 +142,8 @@ export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEn
       if (resources.enforcement !== 'cgroup' || !shortLimits) return undefined;
       return new CgroupLimit(resources.cgroupRoot!, `${kind}-${randomBytes(8).toString('hex')}`, shortLimits);
     },
-    privateDir(prefix) {
-      return mkdtempSync(join(config.stateDir, `${prefix}-`)); // mkdtemp creates 0700
+    privateDir(kind) {
+      return makePrivateDir(config.stateDir, kind);
     },
     reportWorkerFailure: onWorkerFailure,
     spawnWorker<E extends WorkerEntry>(entry: E, options: SpawnOptions = {}) {
