@@ -174,5 +174,6 @@ function sweepStateDir(config: GatewayConfig, log: Logger): void {
     return;
   }
   const removed = report.verdicts.filter((v) => v.removed);
-  if (removed.length > 0) log.info({ event: 'stale_state_dirs_removed', state_dir: config.stateDir, count: removed.length, names: removed.map((v) => v.name) }, `removed ${removed.length} state directories of gateways that are gone`);
+  for (const { name, reason } of removed) log.debug({ event: 'stale_state_dir_removed', name, reason });
+  if (removed.length > 0) log.info({ event: 'stale_state_dirs_removed', state_dir: config.stateDir, count: removed.length }, `removed ${removed.length} state directories of gateways that are gone`);
 }
