@@ -195,6 +195,24 @@ describe('the result view in Chromium', () => {
     });
   });
 
+  test('a V4A patch of three files: each under one heading saying what became of it, no file listed twice', async () => {
+    await withHost(browser.open(await connect(gw.mcpUrl, 'modern', { views: true }), html), async (host) => {
+      const [kept, added, removed] = ['v4a-kept.txt', 'v4a-added.txt', 'v4a-removed.txt'].map((f) => join(gw.home, f)) as [string, string, string];
+      await viaBridge(model, 'write_file', { path: kept, content: 'alpha\nbeta\n' }, token);
+      await viaBridge(model, 'write_file', { path: removed, content: 'old\n' }, token);
+      const patch = ['*** Begin Patch', `*** Update File: ${kept}`, '@@', ' alpha', '-beta', '+gamma', `*** Add File: ${added}`, '+new line', `*** Delete File: ${removed}`, '*** End Patch'].join('\n');
+      const result = await shown(host, 'patch', { mode: 'patch', patch });
+      assert.notEqual(result.isError, true, JSON.stringify(result.structuredContent));
+      await host.view.locator('.card-diff .diff-path').first().waitFor();
+      assert.deepEqual(await host.view.locator('.diff-path').allTextContents(), [kept, `${added} (new file)`, `${removed} (deleted)`]);
+      const text = (await host.view.locator('.card-diff').textContent())!;
+      for (const path of [kept, added, removed]) assert.equal(text.split(path).length - 1, 1, `${path} once in ${text}`);
+      assert.ok(!/[ab]\/\//.test(text), 'no a// or b// prefix');
+      assert.equal(await host.view.locator('.files').count(), 0);
+      assert.deepEqual(await host.view.locator('.diff-file').nth(1).locator('.diff-line').allTextContents(), ['+new line']);
+    });
+  });
+
   test('hostile output renders as text and runs nothing', async () => {
     await withHost(browser.open(await connect(gw.mcpUrl, 'modern', { views: true }), html), async (host) => {
       const hostile = `<img src=x onerror="console.log('PWNED-img')"><script>console.log('PWNED-script')</script>`;

@@ -161,42 +161,54 @@ export function diffBlock(lines: readonly string[]): HTMLPreElement {
   return pre;
 }
 
-/** One file of a unified diff: its path as the headers name it (undefined for /dev/null) and the lines below them. */
+/**
+ * One file of a diff: its heading (the path once, and what became of the file), the paths it names,
+ * and the lines below its headers. A stretch before any header has neither heading nor path.
+ */
 export interface DiffFile {
-  from: string | undefined;
-  to: string | undefined;
+  heading: string | undefined;
+  paths: string[];
   lines: string[];
 }
 
+/** What V4A patches write for a file moved or deleted without a diff (`# Moved: a -> b`). */
+const DIFF_NOTE = /^# (Moved|Deleted): (.*)$/;
+
 /**
- * A unified diff cut into its files: each `--- ` line followed by a `+++ ` line starts one. Their
- * git-style `a/` and `b/` prefixes go (Hermes writes them before absolute paths too: `a//tmp/x`),
- * and so does a timestamp after a tab. Lines before the first header form a file with no path.
+ * A unified diff cut into its files: each `--- ` line followed by a `+++ ` line starts one, and so
+ * does a V4A note (`# Moved: a -> b`, `# Deleted: a`). Their git-style `a/` and `b/` prefixes go
+ * (Hermes writes them before absolute paths too: `a//tmp/x`), and so does a timestamp after a tab.
  */
 export function diffFiles(diff: string): DiffFile[] {
   const all = diff.replace(/\n$/, '').split('\n');
   const files: DiffFile[] = [];
   let current: DiffFile | undefined;
-  const path = (header: string, prefix: 'a/' | 'b/', git: boolean): string | undefined => {
-    const p = header.slice(4).replace(/\t.*$/, '');
-    if (p === '/dev/null') return undefined;
-    return git && p.startsWith(prefix) ? p.slice(2) : p;
-  };
   for (let i = 0; i < all.length; i++) {
     const line = all[i]!;
     const next = all[i + 1];
+    const note = DIFF_NOTE.exec(line);
+    if (note) {
+      const [from, to] = note[2]!.split(' -> ');
+      current = { heading: note[1] === 'Moved' && to !== undefined ? `${from} → ${to} (moved)` : `${note[2]} (deleted)`, paths: [from!, ...(to === undefined ? [] : [to])], lines: [] };
+      files.push(current);
+      continue;
+    }
     if (line.startsWith('--- ') && next?.startsWith('+++ ')) {
-      const from = line.slice(4);
-      const to = next.slice(4);
+      const rawFrom = line.slice(4).replace(/\t.*$/, '');
+      const rawTo = next.slice(4).replace(/\t.*$/, '');
       // The prefixes are git's convention only when both headers carry them (or one is /dev/null).
-      const git = (from.startsWith('a/') || from.startsWith('/dev/null')) && (to.startsWith('b/') || to.startsWith('/dev/null'));
-      current = { from: path(line, 'a/', git), to: path(next, 'b/', git), lines: [] };
+      const git = (rawFrom.startsWith('a/') || rawFrom === '/dev/null') && (rawTo.startsWith('b/') || rawTo === '/dev/null');
+      const path = (p: string) => (p === '/dev/null' ? undefined : git ? p.slice(2) : p);
+      const from = path(rawFrom);
+      const to = path(rawTo);
+      const heading = from === undefined ? `${to} (new file)` : to === undefined ? `${from} (deleted)` : from === to ? to : `${from} → ${to}`;
+      current = { heading, paths: [from, to].filter((p): p is string => p !== undefined), lines: [] };
       files.push(current);
       i++;
       continue;
     }
     if (!current) {
-      current = { from: undefined, to: undefined, lines: [] };
+      current = { heading: undefined, paths: [], lines: [] };
       files.push(current);
     }
     current.lines.push(line);
@@ -204,31 +216,23 @@ export function diffFiles(diff: string): DiffFile[] {
   return files;
 }
 
-/** A diff file's heading: its path once, with what became of it when it was made, removed or renamed. */
-export function diffHeading(file: DiffFile): string | undefined {
-  if (file.from === undefined && file.to === undefined) return undefined;
-  if (file.from === undefined) return `${file.to} (new file)`;
-  if (file.to === undefined) return `${file.from} (deleted)`;
-  return file.from === file.to ? file.to : `${file.from} → ${file.to}`;
-}
+const stringsOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((f): f is string => typeof f === 'string') : []);
 
 function diffCard(tool: string, s: Structured): HTMLElement | null {
-  const files = Array.isArray(s.files_modified) ? s.files_modified.filter((f): f is string => typeof f === 'string') : [];
+  const files = [...new Set([...stringsOf(s.files_modified), ...stringsOf(s.files_created), ...stringsOf(s.files_deleted)])];
   const diff = str(s.diff);
   if (!diff && files.length === 0) return null;
   const sections = diff ? diffFiles(diff) : [];
-  const named = new Set(sections.flatMap((f) => [f.from, f.to]).filter((p): p is string => p !== undefined));
-  // Files the diff's headings already name are not listed again.
-  const unnamed = files.filter((f) => !named.has(f));
+  const named = sections.flatMap((f) => f.paths);
+  // Files the diff's headings already name are not listed again (a relative header path names the
+  // absolute one the result lists).
+  const unnamed = files.filter((f) => !named.some((p) => f === p || f.endsWith(`/${p}`)));
   return card(
     'diff',
     tool,
     undefined,
     unnamed.length ? el('ul', 'files', ...unnamed.map((f) => el('li', undefined, f))) : null,
-    ...sections.map((f) => {
-      const heading = diffHeading(f);
-      return el('div', 'diff-file', heading ? el('h3', 'diff-path', heading) : null, diffBlock(f.lines));
-    }),
+    ...sections.map((f) => el('div', 'diff-file', f.heading ? el('h3', 'diff-path', f.heading) : null, f.lines.length ? diffBlock(f.lines) : null)),
     diff ? null : el('p', 'note', `${num(s.bytes_written) ?? 0} bytes written`),
   );
 }
