@@ -210,6 +210,15 @@ describe('the result view in Chromium', () => {
       assert.ok(!/[ab]\/\//.test(text), 'no a// or b// prefix');
       assert.equal(await host.view.locator('.files').count(), 0);
       assert.deepEqual(await host.view.locator('.diff-file').nth(1).locator('.diff-line').allTextContents(), ['+new line']);
+
+      // A removed `-- x` before an added `++ y` reads like file headers, but inside a hunk it is none.
+      const dashes = join(gw.home, 'dashes.txt');
+      await viaBridge(model, 'write_file', { path: dashes, content: 'top\n-- x\nend\n' }, token);
+      const edited = await shown(host, 'patch', { path: dashes, old_string: '-- x', new_string: '++ y' });
+      assert.match(String(edited.structuredContent?.diff), /\n--- x\n\+\+\+ y\n/);
+      await host.view.locator('.diff-line.diff-del').waitFor();
+      assert.deepEqual(await host.view.locator('.diff-path').allTextContents(), [dashes]);
+      assert.deepEqual(await host.view.locator('.diff-line').allTextContents(), ['@@ -1,3 +1,3 @@', ' top', '--- x', '+++ y', ' end']);
     });
   });
 

@@ -141,7 +141,8 @@ function outputCard(tool: string, result: ToolResult, command: string | undefine
     commandOutcome(tool, s),
     ran ? commandBlock(ran) : null,
     facts([
-      ['status', str(s.status)],
+      // execute_code's status is its badge already.
+      ['status', tool === 'execute_code' ? undefined : str(s.status)],
       ['duration', seconds === undefined ? undefined : `${seconds} s`],
       ['meaning', str(s.exit_code_meaning)],
     ]),
@@ -171,6 +172,8 @@ export interface DiffFile {
   lines: string[];
 }
 
+/** A hunk's header and its line counts (a count left out is 1). */
+const HUNK = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/;
 /** What V4A patches write for a file moved or deleted without a diff (`# Moved: a -> b`). */
 const DIFF_NOTE = /^# (Moved|Deleted): (.*)$/;
 
@@ -183,9 +186,28 @@ export function diffFiles(diff: string): DiffFile[] {
   const all = diff.replace(/\n$/, '').split('\n');
   const files: DiffFile[] = [];
   let current: DiffFile | undefined;
+  // Lines a hunk still holds, from its `@@ -a,b +c,d @@` counts: inside a hunk, a removed `-- x`
+  // before an added `++ y` reads `--- x` / `+++ y` and is no file header.
+  let oldLeft = 0;
+  let newLeft = 0;
   for (let i = 0; i < all.length; i++) {
     const line = all[i]!;
     const next = all[i + 1];
+    if (oldLeft > 0 || newLeft > 0) {
+      if (line.startsWith('-')) oldLeft--;
+      else if (line.startsWith('+')) newLeft--;
+      else if (!line.startsWith('\\')) {
+        oldLeft--;
+        newLeft--;
+      }
+      current!.lines.push(line);
+      continue;
+    }
+    const hunk = HUNK.exec(line);
+    if (hunk) {
+      oldLeft = hunk[1] === undefined ? 1 : Number(hunk[1]);
+      newLeft = hunk[2] === undefined ? 1 : Number(hunk[2]);
+    }
     const note = DIFF_NOTE.exec(line);
     if (note) {
       const [from, to] = note[2]!.split(' -> ');
