@@ -40,15 +40,22 @@ export function withDeclaredCsp(html: string, csp: Csp): string {
   return html.replace('<head>', `<head><meta http-equiv="Content-Security-Policy" content="${policy}">`);
 }
 
+/** The view as a host loads it: its HTML under the CSP it declares, and whether it asked for the host's border. */
+export interface HostedView {
+  html: string;
+  prefersBorder: boolean;
+}
+
 /**
  * The view as a host loads it: its HTML as `client`'s resources/read returns it (bundled from the
- * current sources first, ensureViewBuilt), under the CSP its `_meta.ui` declares.
+ * current sources first, ensureViewBuilt), under the CSP its `_meta.ui` declares, and its
+ * `_meta.ui.prefersBorder` (the host draws a border around the frame when it is true).
  */
-export async function viewAsHosted(client: Client): Promise<string> {
+export async function viewAsHosted(client: Client): Promise<HostedView> {
   await ensureViewBuilt();
   const { contents } = await client.readResource({ uri: 'ui://hermes-mcp-gateway/result-view.html' });
-  const csp = (contents[0]!._meta as { ui: { csp: Csp } }).ui.csp;
-  return withDeclaredCsp((contents[0] as { text: string }).text, csp);
+  const ui = (contents[0]!._meta as { ui: { csp: Csp; prefersBorder?: boolean } }).ui;
+  return { html: withDeclaredCsp((contents[0] as { text: string }).text, ui.csp), prefersBorder: ui.prefersBorder === true };
 }
 
 /**
@@ -68,7 +75,7 @@ async function hostScript(): Promise<string> {
 
 /** What tests/http/app-view/host/host.ts puts on the host page's window. */
 interface HostApi {
-  load(html: string, theme: 'light' | 'dark'): Promise<void>;
+  load(html: string, theme: 'light' | 'dark', prefersBorder: boolean): Promise<void>;
   deliver(input: unknown, result: unknown): Promise<void>;
   setTheme(theme: 'light' | 'dark'): Promise<void>;
   hide(): Promise<void>;
@@ -87,6 +94,13 @@ export interface ViewHost {
   calls: HostCall[];
   /** Console lines of the host and the view. */
   console: string[];
+  /**
+   * Every Content Security Policy violation in the host page or the view's frame, reported or
+   * not: each `securitypolicyviolation` event (directive, blocked URI, sample), and each console
+   * message Chromium writes for one ("Refused to ...", "... violates the following Content
+   * Security Policy directive ...").
+   */
+  cspViolations: string[];
   deliver(input: Record<string, unknown>, result: unknown): Promise<void>;
   setTheme(theme: 'light' | 'dark'): Promise<void>;
   hide(): Promise<void>;
@@ -105,6 +119,9 @@ export async function withHost<T>(opening: Promise<ViewHost>, use: (host: ViewHo
   }
 }
 
+/** How a frame's `securitypolicyviolation` event reaches the test: a console line with this prefix. */
+const CSP_EVENT = 'securitypolicyviolation:';
+
 export class ViewBrowser {
   private constructor(
     private readonly browser: Browser,
@@ -116,25 +133,35 @@ export class ViewBrowser {
     return new ViewBrowser(browser, script);
   }
 
-  /** A host page showing the view `html`, its tool calls answered by `client`. */
-  async open(client: Client, html: string, options: { theme?: 'light' | 'dark'; width?: number } = {}): Promise<ViewHost> {
+  /** A host page showing the view, its tool calls answered by `client`. */
+  async open(client: Client, view: HostedView, options: { theme?: 'light' | 'dark'; width?: number } = {}): Promise<ViewHost> {
     const page = await this.browser.newPage({ viewport: { width: options.width ?? 720, height: 900 }, deviceScaleFactor: 1 });
     const calls: HostCall[] = [];
     const lines: string[] = [];
-    page.on('console', (m) => lines.push(m.text()));
+    const violations: string[] = [];
+    page.on('console', (m) => {
+      lines.push(m.text());
+      if (m.text().startsWith(CSP_EVENT) || /Content Security Policy|Refused to (evaluate|execute|load|apply|connect|frame)/i.test(m.text())) violations.push(m.text());
+    });
     page.on('pageerror', (e) => lines.push(`pageerror: ${e.message}`));
+    // In every frame, before any of its scripts: the view's frame is a new document, so this runs
+    // in it ahead of the view's own script and sees a violation made while the bundle loads.
+    await page.addInitScript((prefix: string) => {
+      document.addEventListener('securitypolicyviolation', (e) => console.error(`${prefix} ${e.violatedDirective} ${e.blockedURI} ${JSON.stringify(e.sample)}`), true);
+    }, CSP_EVENT);
     await page.exposeFunction('hostCallTool', async (params: { name: string; arguments?: Record<string, unknown> }) => {
       calls.push({ name: params.name, arguments: params.arguments ?? {}, at: Date.now() });
       return client.callTool({ name: params.name, arguments: params.arguments ?? {} });
     });
     await page.setContent(`<!doctype html><html><body style="margin:0;padding:16px"><div id="frame"></div><script>${this.script}</script></body></html>`);
-    await page.evaluate(([h, t]) => (globalThis as unknown as { host: HostApi }).host.load(h, t), [html, options.theme ?? 'light'] as const);
+    await page.evaluate(([h, t, b]) => (globalThis as unknown as { host: HostApi }).host.load(h, t, b), [view.html, options.theme ?? 'light', view.prefersBorder] as const);
     const frameHandle = page.locator('#frame iframe');
     return {
       page,
       view: page.frameLocator('#frame iframe'),
       calls,
       console: lines,
+      cspViolations: violations,
       deliver: (input, result) => page.evaluate(([i, r]) => (globalThis as unknown as { host: HostApi }).host.deliver(i, r), [input, result] as const),
       setTheme: (theme) => page.evaluate((t) => (globalThis as unknown as { host: HostApi }).host.setTheme(t), theme),
       hide: () => page.evaluate(() => (globalThis as unknown as { host: HostApi }).host.hide()),

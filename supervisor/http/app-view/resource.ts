@@ -36,12 +36,15 @@ export const TOOL_CALL_VIEW_META: Readonly<Record<string, unknown>> = Object.fre
 
 /**
  * The resource's `_meta.ui`: a CSP with no allowed domain at all (everything the view needs is
- * inline; images are data: URLs from the result), and a border like any other card.
+ * inline; images are data: URLs from the result), and no border from the host. The card draws its
+ * own, one border only: its colour says how the call ended (a failure's or an error's is red),
+ * which a host's border cannot, and a result with no card leaves the view at zero height, where a
+ * host's border would still draw an empty frame.
  */
 const RESOURCE_META = Object.freeze({
-  ui: { csp: { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] }, prefersBorder: true },
+  ui: { csp: { connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] }, prefersBorder: false },
   'openai/widgetCSP': { connect_domains: [], resource_domains: [] },
-  'openai/widgetPrefersBorder': true,
+  'openai/widgetPrefersBorder': false,
   'openai/widgetDescription': 'Shows a tool_call result as a card: job progress, terminal output, diffs, matches, screenshots, errors.',
 });
 

@@ -57,6 +57,9 @@ describe('the result view resource', () => {
         assert.equal(view!.uri, URI);
         assert.equal(view!.mimeType, MIME);
         assert.deepEqual((view!._meta as { ui: { csp: unknown } }).ui.csp, NO_DOMAINS);
+        // The card draws the view's one border: the host is asked for none, in both vocabularies.
+        assert.equal((view!._meta as { ui: { prefersBorder?: unknown } }).ui.prefersBorder, false);
+        assert.equal((view!._meta as Record<string, unknown>)['openai/widgetPrefersBorder'], false);
         const { resourceTemplates } = await client.listResourceTemplates();
         assert.deepEqual(resourceTemplates, []);
       } finally {

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { viaBridge, startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 import { authCli, connectWithToken, createStaticToken } from '../../helpers/auth.js';
-import { ViewBrowser, viewAsHosted } from '../../helpers/view-host.js';
+import { type HostedView, ViewBrowser, viewAsHosted } from '../../helpers/view-host.js';
 
 // The view's tool calls are the host's tools/call requests, authorised like a model's: a host
 // holding a read-only credential can follow a job (job_status is read-only) but its Cancel is
@@ -15,7 +15,7 @@ describe('the result view calls tools with the host credential', () => {
   let browser: ViewBrowser;
   let model: Client;
   let token: string;
-  let html: string;
+  let html: HostedView;
 
   before(async () => {
     gw = await startTestGateway({ env: { HERMES_MCP_AUTH: 'on' } });

@@ -9,7 +9,7 @@ import { startFixturePages, type FixturePages } from '../../fixtures/camofox/pag
 import { ALLOW_LOOPBACK_PAGES, homeWithConfig } from '../../helpers/browser.js';
 import { pngSize, startStandin, type Standin } from '../../helpers/camofox.js';
 import { connect, openSession, startTestGateway, viaBridge, type TestGateway } from '../../helpers/gateway.js';
-import { ViewBrowser, viewAsHosted, type ViewHost, withHost, screenshotsDir } from '../../helpers/view-host.js';
+import { type HostedView, ViewBrowser, viewAsHosted, type ViewHost, withHost, screenshotsDir } from '../../helpers/view-host.js';
 
 // The result view's browser cards in Chromium, from real browser tool results: a gateway wired to
 // the Camofox stand-in (which drives its own Chromium over the fixture pages), the results handed
@@ -47,7 +47,7 @@ describe('the result view\'s browser cards, from real browser tool results', () 
   let browser: ViewBrowser;
   let model: Client;
   let token: string;
-  let html: string;
+  let html: HostedView;
   let hostile: { url: string; close(): Promise<void> };
 
   before(async () => {

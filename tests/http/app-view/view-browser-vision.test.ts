@@ -5,7 +5,7 @@ import { browse } from '../../helpers/browser.js';
 import { connect, openSession, viaBridge } from '../../helpers/gateway.js';
 import { startRealBrowserVision, VISION_PAGE, type RealBrowserVision } from '../../helpers/real-hermes-tools.js';
 import { tempDirs } from '../../helpers/temp.js';
-import { ViewBrowser, viewAsHosted, withHost, screenshotsDir } from '../../helpers/view-host.js';
+import { type HostedView, ViewBrowser, viewAsHosted, withHost, screenshotsDir } from '../../helpers/view-host.js';
 
 // The browser_vision card from a real analysis: Hermes' real tool server answers vision_analyze
 // with its auxiliary vision client at a scripted OpenAI-compatible model (the paid provider's
@@ -23,7 +23,7 @@ describe('the result view shows a real browser_vision analysis', () => {
   let client: Client;
   let token: string;
   let browser: ViewBrowser;
-  let html: string;
+  let html: HostedView;
 
   before(async () => {
     setup = await startRealBrowserVision(temp.make('hmcp-view-vision-'), ANALYSIS);

@@ -1,6 +1,7 @@
+import { redact } from '../../../../shared/redact/pipeline.js';
 import { STYLED_META_KEY, withoutSgr } from '../../../core/styled.js';
 import { ansiBlock } from './ansi.js';
-import { collapsible, el } from './dom.js';
+import { collapsible, el, hiddenFromReaders, readersOnly } from './dom.js';
 import { RECOVERY_HINTS } from './hints.js';
 
 // One card per kind of result, chosen by the deferred tool that answered. Results the view has
@@ -41,8 +42,51 @@ export function shownText(result: ToolResult, field: string): string | undefined
   return plain !== undefined && typeof twin === 'string' && withoutSgr(twin) === plain ? twin : plain;
 }
 
-export function card(kind: string, title: string, ...body: Array<Node | null | undefined | false>): HTMLElement {
-  return el('section', `card card-${kind}`, el('header', 'card-title', title), ...body);
+/** How a command ended, as the card's badge says it: `failed` marks the card as a failure. */
+export interface Outcome {
+  failed: boolean;
+  label: string;
+}
+
+/**
+ * The outcome badge: a mark, the outcome in words for screen readers, and the label ("exit 3"), so
+ * a failure is never told by colour alone.
+ */
+export function outcomeBadge(outcome: Outcome): HTMLElement {
+  return el(
+    'span',
+    `outcome outcome-${outcome.failed ? 'failed' : 'ok'}`,
+    hiddenFromReaders(el('span', 'outcome-mark', outcome.failed ? '✗ ' : '✓ ')),
+    readersOnly(outcome.failed ? 'failed: ' : 'succeeded: '),
+    outcome.label,
+  );
+}
+
+/** A card: its title (the deferred tool), the outcome badge when there is one, and its body. A failure's card is marked `card-failed`. */
+export function card(kind: string, title: string, outcome: Outcome | undefined, ...body: Array<Node | null | undefined | false>): HTMLElement {
+  const head = el('header', 'card-head', el('span', 'card-title', title), outcome ? outcomeBadge(outcome) : null);
+  return el('section', `card card-${kind}${outcome?.failed ? ' card-failed' : ''}`, head, ...body);
+}
+
+/** Commands longer than this (or of more than one line) show their start, and the whole on demand. */
+const COMMAND_SHOWN_CHARS = 160;
+
+/**
+ * The command a card ran, as text. It comes from the call's input, which the host hands the view as
+ * the model wrote it: no part of the gateway's result redaction has touched it. So it is redacted
+ * here, with the gateway's own redaction in its default mode (the one that masks the most, and the
+ * one the gateway's logs use), and the view shows no secret that a result would have masked.
+ */
+export function commandBlock(command: string): HTMLElement {
+  const shown = redact(command.trim());
+  const lines = shown.split('\n');
+  const first = lines[0]!;
+  const cut = first.length > COMMAND_SHOWN_CHARS;
+  const short = `${cut ? `${first.slice(0, COMMAND_SHOWN_CHARS - 1)}…` : first}${lines.length > 1 ? ' …' : ''}`;
+  const line = el('div', 'command', hiddenFromReaders(el('span', 'prompt', '$ ')), readersOnly('command: '), el('code', 'command-text', short));
+  if (!cut && lines.length === 1) return line;
+  const whole = el('details', 'command-whole', el('summary', undefined, line), el('pre', 'command-full', shown));
+  return whole;
 }
 
 function facts(pairs: Array<[string, string | undefined]>): HTMLElement {
@@ -62,25 +106,43 @@ export function errorCard(structured: Structured, tool?: string): HTMLElement {
   return card(
     'error',
     tool ? `${tool} failed` : 'Error',
+    undefined,
     el('p', 'error-code', code),
     message ? el('p', 'error-message', message) : null,
     hint ? el('p', 'error-hint', hint) : null,
   );
 }
 
-function outputCard(tool: string, result: ToolResult): HTMLElement | null {
+/**
+ * How a command's run ended: a non-zero exit code, an `error`, or (execute_code) a status other than
+ * success is a failure; exit 0 or execute_code's success is not; a process still running has no
+ * outcome yet.
+ */
+export function commandOutcome(tool: string, s: Structured): Outcome | undefined {
+  const exit = num(s.exit_code);
+  const status = str(s.status);
+  const failed = (exit !== undefined && exit !== 0) || str(s.error) !== undefined || (tool === 'execute_code' && status !== undefined && status !== 'success');
+  if (exit !== undefined) return { failed, label: `exit ${exit}` };
+  if (tool === 'execute_code' && status !== undefined) return { failed, label: status };
+  return failed ? { failed, label: 'error' } : undefined;
+}
+
+function outputCard(tool: string, result: ToolResult, command: string | undefined): HTMLElement | null {
   const s = result.structuredContent ?? {};
   if (tool === 'process_manage' && s.output === undefined) return null;
   const output = shownText(result, 'output') ?? '';
-  const exit = num(s.exit_code);
   const seconds = num(s.duration_seconds);
   const truncated = s.truncated === true || output.includes('...[truncated by hermes-mcp-gateway]');
+  // process_manage's result names its process's command (redacted with the rest of the result).
+  const ran = command ?? (tool === 'process_manage' ? str(s.command) : undefined);
   return card(
     'output',
     tool,
+    commandOutcome(tool, s),
+    ran ? commandBlock(ran) : null,
     facts([
-      ['exit code', exit === undefined ? undefined : String(exit)],
-      ['status', str(s.status)],
+      // execute_code's status is its badge already.
+      ['status', tool === 'execute_code' ? undefined : str(s.status)],
       ['duration', seconds === undefined ? undefined : `${seconds} s`],
       ['meaning', str(s.exit_code_meaning)],
     ]),
@@ -91,24 +153,109 @@ function outputCard(tool: string, result: ToolResult): HTMLElement | null {
 }
 
 /** A unified diff, one line per row, coloured by its first character. */
-export function diffBlock(diff: string): HTMLPreElement {
+export function diffBlock(lines: readonly string[]): HTMLPreElement {
   const pre = el('pre', 'diff');
-  for (const line of diff.replace(/\n$/, '').split('\n')) {
-    const kind = line.startsWith('+++') || line.startsWith('---') ? 'file' : line.startsWith('@@') ? 'hunk' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : 'ctx';
+  for (const line of lines) {
+    const kind = line.startsWith('@@') ? 'hunk' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : 'ctx';
     pre.append(el('span', `diff-line diff-${kind}`, line), '\n');
   }
   return pre;
 }
 
+/**
+ * One file of a diff: its heading (the path once, and what became of the file), the paths it names,
+ * and the lines below its headers. A stretch before any header has neither heading nor path.
+ */
+export interface DiffFile {
+  heading: string | undefined;
+  paths: string[];
+  lines: string[];
+}
+
+/** A hunk's header and its line counts (a count left out is 1). */
+const HUNK = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/;
+/** What V4A patches write for a file moved or deleted without a diff (`# Moved: a -> b`). */
+const DIFF_NOTE = /^# (Moved|Deleted): (.*)$/;
+
+/**
+ * A unified diff cut into its files: each `--- ` line followed by a `+++ ` line starts one, and so
+ * does a V4A note (`# Moved: a -> b`, `# Deleted: a`). Their git-style `a/` and `b/` prefixes go
+ * (Hermes writes them before absolute paths too: `a//tmp/x`), and so does a timestamp after a tab.
+ */
+export function diffFiles(diff: string): DiffFile[] {
+  const all = diff.replace(/\n$/, '').split('\n');
+  const files: DiffFile[] = [];
+  let current: DiffFile | undefined;
+  // Lines a hunk still holds, from its `@@ -a,b +c,d @@` counts: inside a hunk, a removed `-- x`
+  // before an added `++ y` reads `--- x` / `+++ y` and is no file header.
+  let oldLeft = 0;
+  let newLeft = 0;
+  for (let i = 0; i < all.length; i++) {
+    const line = all[i]!;
+    const next = all[i + 1];
+    if (oldLeft > 0 || newLeft > 0) {
+      if (line.startsWith('-')) oldLeft--;
+      else if (line.startsWith('+')) newLeft--;
+      else if (!line.startsWith('\\')) {
+        oldLeft--;
+        newLeft--;
+      }
+      current!.lines.push(line);
+      continue;
+    }
+    const hunk = HUNK.exec(line);
+    if (hunk) {
+      oldLeft = hunk[1] === undefined ? 1 : Number(hunk[1]);
+      newLeft = hunk[2] === undefined ? 1 : Number(hunk[2]);
+    }
+    const note = DIFF_NOTE.exec(line);
+    if (note) {
+      const [from, to] = note[2]!.split(' -> ');
+      current = { heading: note[1] === 'Moved' && to !== undefined ? `${from} → ${to} (moved)` : `${note[2]} (deleted)`, paths: [from!, ...(to === undefined ? [] : [to])], lines: [] };
+      files.push(current);
+      continue;
+    }
+    if (line.startsWith('--- ') && next?.startsWith('+++ ')) {
+      const rawFrom = line.slice(4).replace(/\t.*$/, '');
+      const rawTo = next.slice(4).replace(/\t.*$/, '');
+      // The prefixes are git's convention only when both headers carry them (or one is /dev/null).
+      const git = (rawFrom.startsWith('a/') || rawFrom === '/dev/null') && (rawTo.startsWith('b/') || rawTo === '/dev/null');
+      const path = (p: string) => (p === '/dev/null' ? undefined : git ? p.slice(2) : p);
+      const from = path(rawFrom);
+      const to = path(rawTo);
+      const heading = from === undefined ? `${to} (new file)` : to === undefined ? `${from} (deleted)` : from === to ? to : `${from} → ${to}`;
+      current = { heading, paths: [from, to].filter((p): p is string => p !== undefined), lines: [] };
+      files.push(current);
+      i++;
+      continue;
+    }
+    if (!current) {
+      current = { heading: undefined, paths: [], lines: [] };
+      files.push(current);
+    }
+    current.lines.push(line);
+  }
+  return files;
+}
+
+const stringsOf = (v: unknown): string[] => (Array.isArray(v) ? v.filter((f): f is string => typeof f === 'string') : []);
+
 function diffCard(tool: string, s: Structured): HTMLElement | null {
-  const files = Array.isArray(s.files_modified) ? s.files_modified.filter((f): f is string => typeof f === 'string') : [];
+  const files = [...new Set([...stringsOf(s.files_modified), ...stringsOf(s.files_created), ...stringsOf(s.files_deleted)])];
   const diff = str(s.diff);
   if (!diff && files.length === 0) return null;
+  const sections = diff ? diffFiles(diff) : [];
+  const named = sections.flatMap((f) => f.paths);
+  // Files the diff's headings already name are not listed again (a relative header path names the
+  // absolute one the result lists).
+  const unnamed = files.filter((f) => !named.some((p) => f === p || f.endsWith(`/${p}`)));
   return card(
     'diff',
     tool,
-    files.length ? el('ul', 'files', ...files.map((f) => el('li', undefined, f))) : null,
-    diff ? diffBlock(diff) : el('p', 'note', `${num(s.bytes_written) ?? 0} bytes written`),
+    undefined,
+    unnamed.length ? el('ul', 'files', ...unnamed.map((f) => el('li', undefined, f))) : null,
+    ...sections.map((f) => el('div', 'diff-file', f.heading ? el('h3', 'diff-path', f.heading) : null, f.lines.length ? diffBlock(f.lines) : null)),
+    diff ? null : el('p', 'note', `${num(s.bytes_written) ?? 0} bytes written`),
   );
 }
 
@@ -122,7 +269,7 @@ function matchesCard(tool: string, s: Structured): HTMLElement | null {
       table.append(el('div', 'line', el('span', 'line-no', m ? m[1]! : ''), el('span', 'line-text', m ? m[2]! : line)));
     }
     const total = num(s.total_lines);
-    return card('matches', tool, collapsible(`${total ?? ''} lines`.trim(), table), s.truncated === true ? truncationNote('Only part of the file was read.') : null);
+    return card('matches', tool, undefined, collapsible(`${total ?? ''} lines`.trim(), table), s.truncated === true ? truncationNote('Only part of the file was read.') : null);
   }
   const matches = Array.isArray(s.matches) ? (s.matches as Structured[]) : [];
   const files = Array.isArray(s.files) ? (s.files as unknown[]).filter((f): f is string => typeof f === 'string') : [];
@@ -139,7 +286,7 @@ function matchesCard(tool: string, s: Structured): HTMLElement | null {
     ),
   );
   const total = num(s.total_count);
-  return card('matches', tool, total !== undefined ? el('p', 'note', `${total} matches`) : null, ...blocks, ...(files.length ? [el('ul', 'files', ...files.map((f) => el('li', undefined, f)))] : []));
+  return card('matches', tool, undefined, total !== undefined ? el('p', 'note', `${total} matches`) : null, ...blocks, ...(files.length ? [el('ul', 'files', ...files.map((f) => el('li', undefined, f)))] : []));
 }
 
 const IMAGE_TYPES = /^image\/(png|jpeg|gif|webp)$/;
@@ -157,6 +304,7 @@ function browserCard(tool: string, s: Structured, content: ContentBlock[]): HTML
   return card(
     'browser',
     tool,
+    undefined,
     facts([
       ['title', title],
       ['url', url],
@@ -180,11 +328,14 @@ function browserCard(tool: string, s: Structured, content: ContentBlock[]): HTML
   );
 }
 
-/** The card for a non-job result, or null when the view adds nothing to it. */
-export function resultCard(tool: string, result: ToolResult): HTMLElement | null {
+/**
+ * The card for a non-job result, or null when the view adds nothing to it. `command` is the
+ * command the call's input carried (`arguments.command`), as the host handed it to the view.
+ */
+export function resultCard(tool: string, result: ToolResult, command?: string): HTMLElement | null {
   const s = result.structuredContent ?? {};
   if (result.isError === true && typeof s.error === 'string') return errorCard(s, tool);
-  if (OUTPUT_TOOLS.has(tool)) return outputCard(tool, result);
+  if (OUTPUT_TOOLS.has(tool)) return outputCard(tool, result, command);
   if (DIFF_TOOLS.has(tool)) return diffCard(tool, s);
   if (MATCH_TOOLS.has(tool)) return matchesCard(tool, s);
   if (BROWSER_TOOLS.has(tool)) return browserCard(tool, s, result.content ?? []);

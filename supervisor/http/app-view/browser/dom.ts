@@ -18,6 +18,17 @@ export function button(label: string, className: string, onClick: () => void): H
   return b;
 }
 
+/** `node` shown, but not read out by screen readers (a mark whose meaning is also in words). */
+export function hiddenFromReaders<T extends HTMLElement>(node: T): T {
+  node.setAttribute('aria-hidden', 'true');
+  return node;
+}
+
+/** Words for screen readers only (the visual card says the same with a mark or its layout). */
+export function readersOnly(text: string): HTMLElement {
+  return el('span', 'readers-only', text);
+}
+
 /** A <details> block: `summary` always shown, the body on demand. */
 export function collapsible(summary: Child, body: Node, open = true): HTMLDetailsElement {
   const d = el('details', 'block', el('summary', undefined, summary), body);

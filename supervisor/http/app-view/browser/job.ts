@@ -1,5 +1,5 @@
 import { ansiBlock } from './ansi.js';
-import { card, errorCard, shownText, truncationNote, type Structured, type ToolResult } from './cards.js';
+import { card, commandBlock, errorCard, shownText, truncationNote, type Outcome, type Structured, type ToolResult } from './cards.js';
 import { button, duration, el } from './dom.js';
 
 // A job's card, kept current: while the job is starting or running the view asks job_status
@@ -12,6 +12,8 @@ const WAIT_SECONDS = 20;
 const MIN_GAP_MS = 1_000;
 const ACTIVE = new Set(['starting', 'running']);
 const CANCELLABLE = new Set(['prepared', 'starting', 'running', 'unknown']);
+/** States in which the job's command failed, whatever its exit code says (a timeout kills it). */
+const FAILED = new Set(['failed', 'timed_out']);
 
 export type CallTool = (name: string, args: Record<string, unknown>) => Promise<ToolResult>;
 
@@ -30,11 +32,16 @@ export class JobCard {
   private problem: HTMLElement | null = null;
   private ticker: ReturnType<typeof setInterval> | undefined;
 
+  /**
+   * `command` is the one the call's input carried (job_prepare's `arguments.command`): the job's
+   * receipt never holds it, so the cards of later job calls show none.
+   */
   constructor(
     private readonly tool: string,
     result: ToolResult,
     token: string | undefined,
     private readonly callTool: CallTool,
+    private readonly command?: string,
   ) {
     this.job = result.structuredContent ?? {};
     this.tail = shownText(result, 'output_tail');
@@ -141,15 +148,17 @@ export class JobCard {
 
   private render(): void {
     const j = this.job;
-    const exit = typeof j.exit_code === 'number' ? String(j.exit_code) : undefined;
+    const exit = typeof j.exit_code === 'number' ? j.exit_code : undefined;
     const tail = this.tail;
     const terminal = j.terminal as { cols?: number } | undefined;
     const screen = tail === undefined ? null : ansiBlock(tail || '(no output yet)', j.tty === true ? 'terminal screen' : 'terminal');
     if (screen && j.tty === true && typeof terminal?.cols === 'number') screen.style.setProperty('--cols', String(terminal.cols));
     const badge = el('span', `state state-${this.state}`, this.state);
+    const failed = FAILED.has(this.state) || (exit !== undefined && exit !== 0);
+    const outcome: Outcome | undefined =
+      exit !== undefined ? { failed, label: `exit ${exit}` } : failed ? { failed, label: str(j.signal) ? `signal ${str(j.signal)}` : this.state.replace('_', ' ') } : undefined;
     const details = [
-      exit !== undefined ? `exit code ${exit}` : undefined,
-      str(j.signal) ? `signal ${str(j.signal)}` : undefined,
+      str(j.signal) && exit !== undefined ? `signal ${str(j.signal)}` : undefined,
       str(j.termination_reason) ? str(j.termination_reason) : undefined,
       j.cancel_requested === true && ACTIVE.has(this.state) ? 'cancel requested' : undefined,
     ].filter((d): d is string => d !== undefined);
@@ -162,6 +171,8 @@ export class JobCard {
     const body = card(
       'job',
       this.tool,
+      outcome,
+      this.command ? commandBlock(this.command) : null,
       el('div', 'job-head', badge, el('code', 'job-id', str(j.job_id) ?? '')),
       str(j.workdir) ? el('p', 'note', str(j.workdir)!) : null,
       this.times(),

@@ -1,3 +1,5 @@
+// First: zod must be told not to probe for eval before any schema is built (jitless.ts).
+import './jitless.js';
 import { App, applyDocumentTheme, applyHostFonts, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
 import { errorCard, JOB_TOOLS, resultCard, type Structured, type ToolResult } from './cards.js';
 import { JobCard, type CallTool } from './job.js';
@@ -10,6 +12,8 @@ const app = new App({ name: 'hermes-mcp-gateway-view', version: '1.0.0' }, {}, {
 
 let tool: string | undefined;
 let inputToken: string | undefined;
+/** The command the call's input carried, as the host gave it (the cards redact it before showing it). */
+let inputCommand: string | undefined;
 let jobCard: JobCard | undefined;
 
 function applyContext(ctx: McpUiHostContext | undefined): void {
@@ -35,7 +39,7 @@ function render(result: ToolResult): void {
     // The token only when this call carried it: job_prepare's answer, or the arguments of a job call.
     const token = typeof s.recovery_token === 'string' ? s.recovery_token : inputToken;
     show(null);
-    jobCard = new JobCard(name, result, token, callTool);
+    jobCard = new JobCard(name, result, token, callTool, inputCommand);
     root.replaceChildren(jobCard.root);
     document.body.classList.remove('empty');
     return;
@@ -45,7 +49,7 @@ function render(result: ToolResult): void {
     show(text ? errorCard({ error: 'ERROR', message: text }, name || undefined) : null);
     return;
   }
-  show(resultCard(name, result));
+  show(resultCard(name, result, inputCommand));
 }
 
 app.ontoolinput = (params) => {
@@ -54,6 +58,8 @@ app.ontoolinput = (params) => {
   tool = typeof call?.name === 'string' ? call.name : undefined;
   const token = call?.arguments?.recovery_token;
   inputToken = typeof token === 'string' ? token : undefined;
+  const command = call?.arguments?.command;
+  inputCommand = typeof command === 'string' && command.trim() !== '' ? command : undefined;
 };
 app.ontoolresult = (result) => render(result as ToolResult);
 app.ontoolcancelled = () => show(null);

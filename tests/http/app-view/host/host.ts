@@ -13,7 +13,7 @@ declare global {
   interface Window {
     hostCallTool(params: CallToolParams): Promise<ToolResult>;
     host: {
-      load(html: string, theme: 'light' | 'dark'): Promise<void>;
+      load(html: string, theme: 'light' | 'dark', prefersBorder: boolean): Promise<void>;
       deliver(input: Record<string, unknown>, result: ToolResult): Promise<void>;
       setTheme(theme: 'light' | 'dark'): Promise<void>;
       hide(): Promise<void>;
@@ -32,11 +32,12 @@ function context(theme: 'light' | 'dark'): McpUiHostContext {
 }
 
 window.host = {
-  async load(html, theme) {
+  async load(html, theme, prefersBorder) {
     document.body.style.background = theme === 'dark' ? '#0b0f19' : '#f3f4f6';
     frame = document.createElement('iframe');
     frame.setAttribute('sandbox', 'allow-scripts');
-    frame.style.cssText = 'width: 100%; border: 0; height: 0; display: block;';
+    // A view that prefers a border gets the host's, around the frame, as hosts draw it.
+    frame.style.cssText = `width: 100%; height: 0; display: block; box-sizing: content-box; ${prefersBorder ? 'border: 1px solid #d1d5db; border-radius: 12px;' : 'border: 0;'}`;
     document.getElementById('frame')!.replaceChildren(frame);
     bridge = new AppBridge(null, { name: 'view-test-host', version: '1.0.0' }, { serverTools: {} }, { hostContext: context(theme) });
     bridge.oncalltool = async (params) => (await window.hostCallTool({ name: params.name, arguments: params.arguments })) as never;
