@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { ensureHermesVenv, ensureOracleVenv, HERMES_PINS, HONCHO_ORACLE, honchoProviderIn, KNOWN_VENVS, linkVenvs, needsHonchoOracle, pinnedHermes, pinnedVersion, requirementLines, REQUIREMENTS, requirementsOf, VENV, venvOf, venvStamp, type VenvHost } from '../../scripts/hermes-venv.js';
+import { EXAMPLES_PYTHON, ensureHermesVenv, ensureOracleVenv, HERMES_PINS, HONCHO_ORACLE, honchoProviderIn, KNOWN_VENVS, linkVenvs, needsHonchoOracle, pinnedHermes, pinnedVersion, requirementLines, REQUIREMENTS, requirementsOf, VENV, venvOf, venvStamp, type VenvHost } from '../../scripts/hermes-venv.js';
 import { packageRoot } from '../../shared/package-root.js';
 import { hermesSupport } from '../../supervisor/platform/hermes/release.js';
 import { tempDirs } from '../helpers/temp.js';
@@ -148,7 +148,7 @@ test('the Honcho oracle venv is provisioned like a pin from its own requirement 
 });
 
 test('a staged copy links every venv the checkout has (both pins and the Honcho oracle), so its run provisions none again', () => {
-  assert.deepEqual(KNOWN_VENVS.map((v) => v.venv), [venvOf('oldest'), venvOf('newest'), HONCHO_ORACLE.venv]);
+  assert.deepEqual(KNOWN_VENVS.map((v) => v.venv), [venvOf('oldest'), venvOf('newest'), HONCHO_ORACLE.venv, EXAMPLES_PYTHON.venv]);
   const root = checkout();
   const stage = temp.make('hermes-venv-stage-');
   // The checkout has the oldest pin and the oracle, not the newest; the stage has a stale link.
