@@ -123,7 +123,7 @@ function createDemoHome(demo: DemoHome): DemoHome {
  * Copies each regular file under `project` into `root` (same relative path) that `root` does not
  * have, so a first read, command or job has something to act on; a path that exists there (a file
  * the user changed, or anything else by that name) is never touched. Directories it makes are 0700,
- * files 0600. Returns the files copied.
+ * files 0600; `__pycache__` directories are left out. Returns the files copied.
  */
 export function seedProject(project: string, root: string): string[] {
   const copied: string[] = [];
@@ -131,6 +131,8 @@ export function seedProject(project: string, root: string): string[] {
     if (!entry.isFile()) continue;
     const source = join(entry.parentPath, entry.name);
     const rel = relative(project, source);
+    // Bytecode Python leaves beside the sources (git ignores it) is no part of the project.
+    if (rel.split(sep).includes('__pycache__')) continue;
     const target = join(root, rel);
     mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
     try {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { packageRoot } from '../../../shared/package-root.js';
@@ -82,13 +82,16 @@ test('an installed copy (not a checkout) gets no demo home', async () => {
 /** The demo project's files as shipped (relative paths). */
 function projectFiles(): string[] {
   const project = join(packageRoot(), 'policy', 'demo-project');
-  return (readdirSync(project, { recursive: true, encoding: 'utf8' }) as string[]).filter((f) => statSync(join(project, f)).isFile()).sort();
+  return (readdirSync(project, { recursive: true, encoding: 'utf8' }) as string[]).filter((f) => statSync(join(project, f)).isFile() && !f.split('/').includes('__pycache__')).sort();
 }
 
 test('the demo project root holds the demo project, its tests pass, and a restart restores only what is missing', async () => {
   const root = stage(true);
   const work = join(root, '.cache', 'demo', 'work');
   const shipped = projectFiles();
+  // Bytecode a local run of the project's tests left in the checkout is not copied.
+  mkdirSync(join(root, 'policy', 'demo-project', '__pycache__'));
+  writeFileSync(join(root, 'policy', 'demo-project', '__pycache__', 'greet.cpython-311.pyc'), 'bytecode');
   assert.ok(shipped.includes('README.md') && shipped.some((f) => f.endsWith('.py')), `a README and a Python module: ${shipped.join(', ')}`);
   const first = await readyz(root, freshMachine());
   assert.equal(first.status, 200, JSON.stringify(first.body.reasons));
@@ -97,6 +100,7 @@ test('the demo project root holds the demo project, its tests pass, and a restar
     assert.equal(statSync(join(work, f)).mode & 0o777, 0o600, `${f} is the user's alone`);
   }
   assert.deepEqual(first.logs.find((l) => l.event === 'demo_home')?.seeded, shipped, 'the log line names the files copied');
+  assert.equal(existsSync(join(work, '__pycache__')), false);
   // The project's own tests pass with the system python3, as terminal and jobs run them.
   const run = spawnSync('python3', ['-m', 'unittest', '-v'], { cwd: work, encoding: 'utf8', env: { PATH: '/usr/bin:/bin', PYTHONDONTWRITEBYTECODE: '1' } });
   assert.equal(run.status, 0, run.stderr);
