@@ -19,7 +19,8 @@ import { isExecutable } from './test-prerequisites.js';
 //
 // Beside the pins, an oracle venv is a Hermes tree installed only for the surfaces whose code a
 // pin's package leaves out (it is no test pass of its own): the Honcho fidelity tests use
-// HONCHO_ORACLE when the pin under test has no plugins/memory/honcho (honchoProviderIn).
+// HONCHO_ORACLE when the pin under test has no plugins/memory/honcho (honchoProviderIn). The same
+// machinery provisions the MCP Python SDK the Python examples run on (EXAMPLES_PYTHON).
 
 /** Which Hermes a test process runs against (HERMES_TEST_PIN; `oldest` when unset). */
 export type HermesPin = 'oldest' | 'newest';
@@ -53,8 +54,19 @@ export function venvOf(pin: HermesPin): string {
  */
 export const HONCHO_ORACLE: VenvFiles = { requirements: join('tests', 'hermes', 'requirements-honcho-oracle.txt'), venv: join('.cache', 'hermes-venv-honcho-oracle') };
 
-/** Every venv this module provisions: each pin's and each oracle's. */
-export const KNOWN_VENVS: readonly VenvFiles[] = [PIN_FILES.oldest, PIN_FILES.newest, HONCHO_ORACLE];
+/**
+ * The MCP Python SDK (PyPI `mcp`, pinned in examples/python/requirements.txt) that the Python
+ * examples run on, in a venv of its own: no Hermes in it, only the client a user would install.
+ */
+export const EXAMPLES_PYTHON: VenvFiles = { requirements: join('examples', 'python', 'requirements.txt'), venv: join('.cache', 'examples-python-venv') };
+
+/** Every venv this module provisions: each pin's, each oracle's, and the Python examples'. */
+export const KNOWN_VENVS: readonly VenvFiles[] = [PIN_FILES.oldest, PIN_FILES.newest, HONCHO_ORACLE, EXAMPLES_PYTHON];
+
+/** Whether a run of `files` (test file paths relative to dist/tests/) runs the Python examples (tests/examples/). */
+export function needsExamplesPython(files: readonly string[]): boolean {
+  return files.some((f) => f.startsWith(join('examples', 'python')));
+}
 
 /**
  * Links each venv of KNOWN_VENVS that `root` has into `stage`, a copy of the checkout (a staged
@@ -198,9 +210,23 @@ export function honchoProviderIn(tree: HermesTree): boolean {
   return existsSync(lib) && readdirSync(lib).some((py) => existsSync(join(lib, py, 'site-packages', 'plugins', 'memory', 'honcho', 'client.py')));
 }
 
+/** The Python examples' venv (EXAMPLES_PYTHON), provisioned like a pin's: its interpreter and directory. */
+export function ensureExamplesVenv(root: string = packageRoot(), host: VenvHost = realHost): { python: string; dir: string } {
+  const requirements = readFileSync(join(root, EXAMPLES_PYTHON.requirements), 'utf8');
+  return provisionVenv(root, host, EXAMPLES_PYTHON, requirementLines(requirements).join(' '));
+}
+
 function ensureVenv(root: string, host: VenvHost, files: VenvFiles): HermesTree {
+  const { distribution, version } = pinnedHermes(readFileSync(join(root, files.requirements), 'utf8'));
+  return { ...provisionVenv(root, host, files, `${distribution}==${version}`), version, distribution };
+}
+
+/**
+ * The venv of `files`, reused while its requirement lines are unchanged, built (under a lock) when
+ * missing, unstamped or changed. `what`: what it installs, for the messages.
+ */
+function provisionVenv(root: string, host: VenvHost, files: VenvFiles, what: string): { python: string; dir: string } {
   const requirements = readFileSync(join(root, files.requirements), 'utf8');
-  const { distribution, version } = pinnedHermes(requirements);
   const hash = venvStamp(requirements);
   const dir = join(root, files.venv);
   const python = join(dir, 'bin', 'python');
@@ -215,14 +241,14 @@ function ensureVenv(root: string, host: VenvHost, files: VenvFiles): HermesTree 
     const stamped = readFileSync(stamp, 'utf8').trim();
     return stamped === hash || (WHOLE_FILE_STAMP.test(stamped) && installedAsPinned(dir, requirementLines(requirements)));
   };
-  if (ready()) return { python, version, distribution, dir };
+  if (ready()) return { python, dir };
   // One builder at a time: test files that run side by side (or two test runs) would otherwise
   // each empty the directory and install into it at once. A caller that finds the lock held by a
   // live process waits for it, then uses what it built; a lock whose process is gone is taken over.
   const release = lockVenv(`${dir}.lock`);
   try {
-    if (ready()) return { python, version, distribution, dir };
-    return buildVenv(root, host, files, { dir, python, stamp, hash, version, distribution });
+    if (ready()) return { python, dir };
+    return buildVenv(root, host, files, { dir, python, stamp, hash, what });
   } finally {
     release();
   }
@@ -296,15 +322,15 @@ function processAlive(pid: number): boolean {
   }
 }
 
-function buildVenv(root: string, host: VenvHost, files: VenvFiles, v: HermesTree & { stamp: string; hash: string }): HermesTree {
-  const { dir, python, stamp, hash, version, distribution } = v;
+function buildVenv(root: string, host: VenvHost, files: VenvFiles, v: { dir: string; python: string; stamp: string; hash: string; what: string }): { python: string; dir: string } {
+  const { dir, python, stamp, hash, what } = v;
   const requirementsFile = files.requirements;
   const python3 = host.python3();
-  if (!python3) throw new Error(`hermes-venv: the Hermes tests need Python 3.11+ (python3) to install ${distribution}==${version}; install Debian's python3 and python3-venv (apt-get install -y python3 python3-venv)`);
+  if (!python3) throw new Error(`hermes-venv: the tests need Python 3.11+ (python3) to install ${what}; install Debian's python3 and python3-venv (apt-get install -y python3 python3-venv)`);
   // Built where it stays (a venv's scripts name its own path), from empty.
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dirname(dir), { recursive: true });
-  host.say(`hermes-venv: installing ${distribution}==${version} into ${files.venv} (${requirementsFile} changed or no venv yet)`);
+  host.say(`hermes-venv: installing ${what} into ${files.venv} (${requirementsFile} changed or no venv yet)`);
   if (host.run(python3, ['-m', 'venv', dir]) !== 0) {
     rmSync(dir, { recursive: true, force: true });
     throw new Error(`hermes-venv: ${python3} -m venv failed (Debian: apt-get install -y python3-venv); then run: ${manualCommands(root, python3, files)}`);
@@ -316,5 +342,5 @@ function buildVenv(root: string, host: VenvHost, files: VenvFiles, v: HermesTree
   }
   writeFileSync(stamp, `${hash}\n`);
   host.say(`hermes-venv: ready (${python})`);
-  return { python, version, distribution, dir };
+  return { python, dir };
 }

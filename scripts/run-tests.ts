@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { packageRoot } from '../shared/package-root.js';
 import { clearFidelityReport, fidelityTable } from './fidelity-report.js';
-import { ensureHermesVenv, ensureOracleVenv, HONCHO_ORACLE, needsHonchoOracle, type HermesPin } from './hermes-venv.js';
+import { ensureExamplesVenv, ensureHermesVenv, ensureOracleVenv, HONCHO_ORACLE, needsExamplesPython, needsHonchoOracle, type HermesPin } from './hermes-venv.js';
 import { filesForPin, runArguments, runStatus, testFiles } from './test-files.js';
 import { CHROMIUM, CURL, ensurePackage, NGINX, RIPGREP } from './test-prerequisites.js';
 
@@ -54,6 +54,8 @@ try {
     const venv = ensureHermesVenv(root, undefined, pin);
     // The Honcho fidelity files compare with an oracle venv when the pin's package has no Honcho provider.
     if (needsHonchoOracle(venv, files.map((f) => relative(testsDir, f)))) ensureOracleVenv(HONCHO_ORACLE, root);
+    // The Python examples run on the pinned MCP Python SDK, in its own project-local venv.
+    if (needsExamplesPython(files.map((f) => relative(testsDir, f)))) ensureExamplesVenv(root);
   }
 } catch (err) {
   process.stderr.write(`run-tests: ${(err as Error).message}\n`);

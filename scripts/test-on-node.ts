@@ -1,7 +1,7 @@
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { join, relative } from 'node:path';
 import { packageRoot } from '../shared/package-root.js';
-import { ensureHermesVenv, ensureOracleVenv, HONCHO_ORACLE, linkVenvs, needsHonchoOracle } from './hermes-venv.js';
+import { ensureExamplesVenv, ensureHermesVenv, ensureOracleVenv, HONCHO_ORACLE, linkVenvs, needsExamplesPython, needsHonchoOracle } from './hermes-venv.js';
 import { nodeBinary } from './node-binary.js';
 import { checkoutFiles, dependencyStamp, markInstalled, stageCheckout } from './staged-checkout.js';
 import { runArguments, shareOut, testFiles } from './test-files.js';
@@ -129,6 +129,7 @@ async function main(majors: readonly number[], runArgs: readonly string[], split
       const venv = ensureHermesVenv(root, undefined, pin);
       if (suites.some((suite) => needsHonchoOracle(venv, suite))) ensureOracleVenv(HONCHO_ORACLE, root);
     }
+    if (suites.some(needsExamplesPython)) ensureExamplesVenv(root);
   }
   for (const [i, s] of staged.entries()) {
     if (s === false) return false;

@@ -1,5 +1,5 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, sep } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
 import { parseEnv } from 'node:util';
 import { ErrorCode } from '../../shared/errors.js';
 import { packageRoot } from '../../shared/package-root.js';
@@ -45,11 +45,18 @@ export const DEMO_OPTIONAL_COMPONENTS = ['memory', 'lsp', 'graph', 'browser', 'h
 /** Where the demo lives, under the package root (`.cache/` is git-ignored). */
 const DEMO_DIR = ['.cache', 'demo'];
 
+/** The demo project's files, under the package root: copied into the demo's project root where missing. */
+const DEMO_PROJECT = ['policy', 'demo-project'];
+
 export interface DemoHome {
   /** The embedded Hermes home (SOUL.md only). */
   home: string;
-  /** Its project root (the default HERMES_MCP_ROOTS). */
+  /** Its project root (the default HERMES_MCP_ROOTS), holding a copy of `project`. */
   root: string;
+  /** The demo project the root is seeded from (policy/demo-project). */
+  project: string;
+  /** The project's files (relative paths) this start copied into the root because they were missing there. */
+  seeded?: readonly string[];
   /** Whether it exists (doctor and the operator CLI never create it; the gateway does). */
   created: boolean;
 }
@@ -95,10 +102,13 @@ export function demoHome(env: NodeJS.ProcessEnv, root: string): DemoHome | undef
   if (env.HERMES_HOME || !startedFromCheckout(root) || existsSync(hermesHomeOf(env))) return undefined;
   const dir = join(root, ...DEMO_DIR);
   const home = join(dir, 'hermes-home');
-  return { home, root: join(dir, 'work'), created: existsSync(join(home, 'SOUL.md')) };
+  return { home, root: join(dir, 'work'), project: join(root, ...DEMO_PROJECT), created: existsSync(join(home, 'SOUL.md')) };
 }
 
-/** Makes the demo home (0700 directories, a SOUL.md) if it is not there yet. */
+/**
+ * Makes the demo home (0700 directories, a SOUL.md) if it is not there yet, and gives its project
+ * root the demo project's files that are missing there (seedProject).
+ */
 function createDemoHome(demo: DemoHome): DemoHome {
   for (const dir of [demo.home, demo.root]) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -106,7 +116,34 @@ function createDemoHome(demo: DemoHome): DemoHome {
   }
   const soul = join(demo.home, 'SOUL.md');
   if (!existsSync(soul)) writeFileSync(soul, '# Soul\nYou are Hermes, served from the hermes-mcp-gateway demo home.\n', { mode: 0o600 });
-  return { ...demo, created: true };
+  return { ...demo, created: true, seeded: seedProject(demo.project, demo.root) };
+}
+
+/**
+ * Copies each regular file under `project` into `root` (same relative path) that `root` does not
+ * have, so a first read, command or job has something to act on; a path that exists there (a file
+ * the user changed, or anything else by that name) is never touched. Directories it makes are 0700,
+ * files 0600; `__pycache__` directories are left out. Returns the files copied.
+ */
+export function seedProject(project: string, root: string): string[] {
+  const copied: string[] = [];
+  for (const entry of readdirSync(project, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const source = join(entry.parentPath, entry.name);
+    const rel = relative(project, source);
+    // Bytecode Python leaves beside the sources (git ignores it) is no part of the project.
+    if (rel.split(sep).includes('__pycache__')) continue;
+    const target = join(root, rel);
+    mkdirSync(dirname(target), { recursive: true, mode: 0o700 });
+    try {
+      // `wx`: created only if absent, in one step (never over a file made meanwhile).
+      writeFileSync(target, readFileSync(source), { flag: 'wx', mode: 0o600 });
+      copied.push(rel);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
+  return copied.sort();
 }
 
 /**
@@ -228,7 +265,7 @@ export function describeSources(sources: EnvironmentSources): Array<{ event: str
     const optional = DEMO_OPTIONAL_COMPONENTS.join(', ');
     lines.push({
       event: 'demo_home',
-      fields: { home: sources.demo.home, root: sources.demo.root, optional: [...DEMO_OPTIONAL_COMPONENTS] },
+      fields: { home: sources.demo.home, root: sources.demo.root, optional: [...DEMO_OPTIONAL_COMPONENTS], seeded: [...(sources.demo.seeded ?? [])] },
       message:
         `demo home at ${sources.demo.home} (project root ${sources.demo.root}): HERMES_HOME is unset and ~/.hermes does not exist, so this checkout serves an embedded demo home; ` +
         `${optional} are optional here (no Honcho, language server, code graph, Camofox or Hermes install is configured for it); ` +

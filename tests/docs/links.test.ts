@@ -4,7 +4,7 @@ import { dirname, join, relative } from 'node:path';
 import { test } from 'node:test';
 import { packageRoot } from '../../shared/package-root.js';
 
-// Every relative link of the README, ARCHITECTURE.md, docs/ and the bench results resolves: the
+// Every relative link of the README, ARCHITECTURE.md, docs/, examples/ and the bench results resolves: the
 // file (or directory) exists, and an #anchor names a heading of the Markdown page it points into,
 // as GitHub makes anchors from headings. Links in code blocks and code spans are not links.
 
@@ -12,7 +12,7 @@ const root = packageRoot();
 
 function markdownPages(): string[] {
   const docs = (readdirSync(join(root, 'docs'), { recursive: true, encoding: 'utf8' }) as string[]).filter((f) => f.endsWith('.md')).map((f) => join('docs', f));
-  return ['README.md', 'ARCHITECTURE.md', join('bench', 'RESULTS.md'), ...docs];
+  return ['README.md', 'ARCHITECTURE.md', join('bench', 'RESULTS.md'), join('examples', 'README.md'), ...docs];
 }
 
 /** The page's lines outside fenced code blocks. */

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { CURL, ensurePackage } from '../../scripts/test-prerequisites.js';
 import { packageRoot } from '../../shared/package-root.js';
@@ -61,5 +61,16 @@ export async function runReadmeCurl(command: string, baseUrl: string): Promise<s
   if (!command.includes(README_ORIGIN)) throw new Error(`not aimed at ${README_ORIGIN}: ${command}`);
   const line = command.replace(/^curl /, `${ensurePackage(CURL)} `).replaceAll(README_ORIGIN, baseUrl);
   const { stdout } = await execFileAsync('bash', ['-c', line], { timeout: 30_000, maxBuffer: 4 * 1024 * 1024 });
+  return stdout;
+}
+
+/**
+ * Runs a documented block as one bash script (its later commands use the variables its earlier
+ * ones set), with the documented origin replaced by `baseUrl` and the docs checks' curl first on
+ * PATH. Its stdout; a non-zero exit fails with what it printed.
+ */
+export async function runReadmeBlock(script: string, baseUrl: string): Promise<string> {
+  const path = `${dirname(ensurePackage(CURL))}:${process.env.PATH ?? '/usr/bin:/bin'}`;
+  const { stdout } = await execFileAsync('bash', ['-c', script.replaceAll(README_ORIGIN, baseUrl)], { timeout: 120_000, maxBuffer: 4 * 1024 * 1024, env: { ...process.env, PATH: path } });
   return stdout;
 }

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { ensureHermesVenv, ensureOracleVenv, HERMES_PINS, HONCHO_ORACLE, honchoProviderIn, KNOWN_VENVS, linkVenvs, needsHonchoOracle, pinnedHermes, pinnedVersion, requirementLines, REQUIREMENTS, requirementsOf, VENV, venvOf, venvStamp, type VenvHost } from '../../scripts/hermes-venv.js';
+import { EXAMPLES_PYTHON, ensureExamplesVenv, ensureHermesVenv, ensureOracleVenv, HERMES_PINS, HONCHO_ORACLE, honchoProviderIn, KNOWN_VENVS, linkVenvs, needsExamplesPython, needsHonchoOracle, pinnedHermes, pinnedVersion, requirementLines, REQUIREMENTS, requirementsOf, VENV, venvOf, venvStamp, type VenvHost } from '../../scripts/hermes-venv.js';
 import { packageRoot } from '../../shared/package-root.js';
 import { hermesSupport } from '../../supervisor/platform/hermes/release.js';
 import { tempDirs } from '../helpers/temp.js';
@@ -127,6 +127,25 @@ test('an install that fails (index unreachable) throws the exact commands and le
   assert.equal(existsSync(join(root, VENV)), false);
 });
 
+test('the Python examples\' venv is provisioned from its own requirement file (no Hermes pin in it), and reused while it is unchanged', () => {
+  const root = checkout();
+  mkdirSync(join(root, 'examples', 'python'), { recursive: true });
+  writeFileSync(join(root, EXAMPLES_PYTHON.requirements), '# the SDK\nmcp==2.3.0\n');
+  const first = host();
+  const venv = ensureExamplesVenv(root, first.h);
+  assert.equal(venv.python, join(root, EXAMPLES_PYTHON.venv, 'bin', 'python'));
+  assert.deepEqual(first.runs, [`/usr/bin/python3 -m venv ${join(root, EXAMPLES_PYTHON.venv)}`, `${join(root, EXAMPLES_PYTHON.venv, 'bin', 'pip')} install --quiet --retries 1 --timeout 20 -r ${join(root, EXAMPLES_PYTHON.requirements)}`]);
+  const again = host();
+  ensureExamplesVenv(root, again.h);
+  assert.deepEqual(again.runs, [], 'an unchanged pin reuses the venv');
+  writeFileSync(join(root, EXAMPLES_PYTHON.requirements), 'mcp==2.4.0\n');
+  const changed = host();
+  ensureExamplesVenv(root, changed.h);
+  assert.equal(changed.runs.length, 2, 'a changed pin rebuilds it');
+  assert.equal(needsExamplesPython([join('examples', 'python.test.js')]), true);
+  assert.equal(needsExamplesPython([join('examples', 'typescript.test.js'), join('docs', 'links.test.js')]), false);
+});
+
 test('the Honcho oracle venv is provisioned like a pin from its own requirement file, and the provider probe finds plugins/memory/honcho', () => {
   const root = checkout();
   mkdirSync(join(root, '.cache'), { recursive: true });
@@ -148,7 +167,7 @@ test('the Honcho oracle venv is provisioned like a pin from its own requirement 
 });
 
 test('a staged copy links every venv the checkout has (both pins and the Honcho oracle), so its run provisions none again', () => {
-  assert.deepEqual(KNOWN_VENVS.map((v) => v.venv), [venvOf('oldest'), venvOf('newest'), HONCHO_ORACLE.venv]);
+  assert.deepEqual(KNOWN_VENVS.map((v) => v.venv), [venvOf('oldest'), venvOf('newest'), HONCHO_ORACLE.venv, EXAMPLES_PYTHON.venv]);
   const root = checkout();
   const stage = temp.make('hermes-venv-stage-');
   // The checkout has the oldest pin and the oracle, not the newest; the stage has a stale link.
