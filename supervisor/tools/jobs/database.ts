@@ -14,7 +14,12 @@ import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 
 export type JobDatabase = Database.Database;
 
-const MIGRATIONS: readonly string[] = [
+/**
+ * Every schema version's step, in order: MIGRATIONS[v] takes a database from version v to v + 1.
+ * Kept (and exported) whole, so the schema of any earlier version can be rebuilt from the first
+ * steps, as an upgrade test needs.
+ */
+export const MIGRATIONS: readonly string[] = [
   // 1: jobs and the operator admission gate.
   `CREATE TABLE jobs (
      id TEXT PRIMARY KEY,
