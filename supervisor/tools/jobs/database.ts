@@ -139,6 +139,22 @@ export function openJobDatabase(path: string, options: { create?: boolean } = {}
   return db;
 }
 
+/**
+ * Opens an existing job database read-only and as it is: never created, never migrated (a snapshot
+ * taken before an upgrade must keep the schema the earlier version reads).
+ */
+export function openJobDatabaseAsIs(path: string): JobDatabase {
+  assertSafePath(path, 'job database');
+  let db: JobDatabase;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+  } catch (e) {
+    throw new GatewayError(ErrorCode.JOB_STORE_UNAVAILABLE, `job database ${path}: ${(e as Error).message}`);
+  }
+  db.pragma('busy_timeout = 5000');
+  return db;
+}
+
 function migrate(db: JobDatabase): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > SCHEMA_VERSION) {
