@@ -398,3 +398,37 @@ test('removal: the documented steps leave none of our units and nothing enabled;
   assert.ok(systemctl.includes('--user disable --now hermes-mcp-gateway'));
   for (const f of ours) assert.match(r.stdout, new RegExp(`removed ${unitDir}/${f.replace('.', '\\.')}`));
 });
+
+test("removal of the state: the gateway's files go, Hermes' own home stays as it was", { timeout: 60_000 }, async () => {
+  const [block] = markedBlocks('remove-state', DOC);
+  const hermesHome = makeHermesHome();
+  after(() => rmSync(hermesHome, { recursive: true, force: true }));
+  const s = await withSystemctl(stand(hermesHome), true);
+  writeFileSync(join(hermesHome, '.env'), 'OPENAI_API_KEY=sk-keep\nHERMES_MCP_LOG_LEVEL=info\n', { mode: 0o600 });
+  const hermesFiles = (dir: string): string[] =>
+    readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name)).sort();
+  const hermesOwn = hermesFiles(hermesHome);
+  assert.ok(hermesOwn.some((f) => f.endsWith('SOUL.md')) && hermesOwn.some((f) => f.includes(`${join(hermesHome, 'memories')}`)), hermesOwn.join('\n'));
+  // The gateway's own files, made by the gateway: a start and a stop (job database, its exit records,
+  // the state directory), a static token (the auth database), a reconcile (its audit log).
+  assert.equal((await runBlock(s, 'systemctl --user start hermes-mcp-gateway', s.checkout)).code, 0);
+  await serviceUp(s);
+  assert.equal(authCli(hermesHome, ['token', 'create', 'gone-soon']).status, 0);
+  assert.equal((await runBlock(s, 'systemctl --user stop hermes-mcp-gateway', s.checkout)).code, 0);
+  mkdirSync(join(hermesHome, 'logs'), { recursive: true });
+  writeFileSync(join(hermesHome, 'logs', 'gateway-auth-audit.jsonl'), '{}\n', { mode: 0o600 });
+  writeFileSync(join(hermesHome, 'logs', 'gateway-auth-audit.jsonl.1'), '{}\n', { mode: 0o600 });
+  writeFileSync(join(hermesHome, 'gateway-jobs.sqlite3-audit.jsonl'), '{}\n', { mode: 0o600 });
+  const stateDir = join(s.env.XDG_RUNTIME_DIR!, `hermes-mcp-gateway-${process.getuid!()}`);
+  mkdirSync(join(stateDir, 'terminal-x'), { recursive: true, mode: 0o700 });
+  const ours = hermesFiles(hermesHome).filter((f) => !hermesOwn.includes(f));
+  for (const name of ['gateway-jobs.sqlite3', 'gateway-auth.sqlite3']) assert.ok(ours.includes(join(hermesHome, name)), `${name} was made: ${ours.join(', ')}`);
+  assert.ok(existsSync(join(hermesHome, 'gateway-jobs.sqlite3-exits')));
+
+  const r = await runBlock(s, block!, s.checkout);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(hermesFiles(hermesHome), hermesOwn, 'exactly the gateway\'s files are gone; every file Hermes had is there');
+  assert.ok(!existsSync(join(hermesHome, 'gateway-jobs.sqlite3-exits')));
+  assert.ok(!existsSync(stateDir));
+  assert.match(readFileSync(join(hermesHome, '.env'), 'utf8'), /OPENAI_API_KEY=sk-keep/);
+});
