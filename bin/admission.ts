@@ -23,7 +23,7 @@ const USAGE: Record<string, string> = {
     '  (prepared jobs do not block). On timeout (default drainTimeoutSeconds) exits 3 and\n' +
     '  admission stays paused; interrupting it also leaves admission paused.',
   resume: `hermes-mcp-admission resume ${COMMON} (--owner-token-file F | --owner-token T)\n  Reopens admission; only the token that paused it may. Prefer --owner-token-file (a chmod 600\n  file of yours): a token on the command line is visible to other local users in ps.`,
-  snapshot: `hermes-mcp-admission snapshot ${COMMON} --output PATH\n  Consistent copy of the job database into a new 0600 file.`,
+  snapshot: `hermes-mcp-admission snapshot ${COMMON} --output PATH\n  Consistent copy of the job database, as it is (read-only, never migrated),\n  into a new 0600 file.`,
   reconcile:
     `hermes-mcp-admission reconcile ${COMMON} [--job ID] [--apply]\n` +
     '  Lists the unknown jobs (left by a gateway that was killed) that hold job capacity and their\n' +
@@ -62,7 +62,7 @@ const str = { type: 'string' } as const;
 
 // Each subcommand accepts only its own flags (a misplaced one is an error, not ignored) and turns
 // them into a runner before the database is opened, so usage errors never depend on the store.
-const COMMANDS: Record<string, { flags: FlagSpec; prepare(values: Values, database: string): AdmissionRun }> = {
+const COMMANDS: Record<string, { flags: FlagSpec; asIs?: boolean; prepare(values: Values, database: string): AdmissionRun }> = {
   status: { flags: {}, prepare: () => status },
   drain: {
     flags: { 'owner-token': str, 'owner-token-file': str, timeout: str, reason: str },
@@ -85,6 +85,8 @@ const COMMANDS: Record<string, { flags: FlagSpec; prepare(values: Values, databa
   },
   snapshot: {
     flags: { output: str },
+    // Read-only, never migrated: a snapshot taken before an upgrade keeps the schema the earlier version reads.
+    asIs: true,
     prepare(values) {
       const output = required(values, 'output');
       return (db, out) => snapshot(db, out, output);
@@ -135,7 +137,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     const database = typeof values.database === 'string' ? required(values, 'database') : defaultJobsDatabase(gatewayEnvironment(process.env).env);
-    return await runOnJobDatabase(database, values.json === true, command.prepare(values, database));
+    return await runOnJobDatabase(database, values.json === true, command.prepare(values, database), { asIs: command.asIs === true });
   } catch (e) {
     if (e instanceof UsageError) {
       const usage = name !== undefined && Object.hasOwn(USAGE, name) ? `usage: ${USAGE[name]}\n` : TOP_USAGE;

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Render the hermes-mcp-gateway systemd units (service + workload slices) for a user or a system
-# install. Never runs systemctl itself: it prints the command for the operator.
+# install, or (--remove) removes exactly the unit files it renders. Never changes a unit's state
+# itself (no start, stop, enable, disable, daemon-reload): it prints the command for the operator.
 set -euo pipefail
 
 usage() {
   cat <<'USAGE'
 Usage: scripts/install-units.sh (--user | --system) [options]
+       scripts/install-units.sh (--user | --system) --remove [--dest DIR] [--dry-run]
 
 Render systemd/hermes-mcp-gateway.service.in, hermesjobs.slice and hermesshort.slice (and, with
 --tunnel-client, systemd/tunnel-client.service.in for OpenAI's Secure MCP Tunnel client).
@@ -18,6 +20,12 @@ Modes (exactly one):
 Options:
   --dest DIR          render into DIR instead of the mode's default directory
   --dry-run           print the rendered units to stdout, write nothing
+  --remove            remove the units this script renders (hermes-mcp-gateway.service,
+                      hermesjobs.slice, hermesshort.slice, tunnel-client.service) from the
+                      mode's directory (or --dest DIR): only files that carry this script's
+                      header, and only once the services are neither active nor enabled
+                      (asked read-only with systemctl is-active / is-enabled when systemctl is
+                      there); with --dry-run, only print what it would remove
   --user-name NAME    system mode: run the service as NAME (default: invoking user,
                       $SUDO_USER when run through sudo); its primary group is used for Group=
   --group NAME        system mode: override Group=
@@ -46,6 +54,8 @@ die() { echo "install-units.sh: $*" >&2; exit 2; }
 mode=""
 dest=""
 dry_run=0
+remove=0
+other_options=0
 user_name=""
 group_name=""
 hermes_home="${HERMES_HOME:-}"
@@ -64,21 +74,67 @@ while [[ $# -gt 0 ]]; do
     --system) [[ -z "$mode" || "$mode" == system ]] || die "--user and --system are exclusive"; mode=system; shift ;;
     --dest) need_arg "$@"; dest="$2"; shift 2 ;;
     --dry-run) dry_run=1; shift ;;
-    --user-name) need_arg "$@"; user_name="$2"; shift 2 ;;
-    --group) need_arg "$@"; group_name="$2"; shift 2 ;;
-    --hermes-home) need_arg "$@"; hermes_home="$2"; shift 2 ;;
-    --state-dir) need_arg "$@"; state_dir="$2"; shift 2 ;;
-    --roots) need_arg "$@"; roots="$2"; shift 2 ;;
-    --node) need_arg "$@"; node_bin="$2"; shift 2 ;;
-    --bridge-env) need_arg "$@"; bridge_env="$2"; shift 2 ;;
-    --tunnel-client) need_arg "$@"; tunnel_client="$2"; shift 2 ;;
-    --tunnel-env) need_arg "$@"; tunnel_env="$2"; shift 2 ;;
+    --remove) remove=1; shift ;;
+    --user-name) need_arg "$@"; user_name="$2"; other_options=1; shift 2 ;;
+    --group) need_arg "$@"; group_name="$2"; other_options=1; shift 2 ;;
+    --hermes-home) need_arg "$@"; hermes_home="$2"; other_options=1; shift 2 ;;
+    --state-dir) need_arg "$@"; state_dir="$2"; other_options=1; shift 2 ;;
+    --roots) need_arg "$@"; roots="$2"; other_options=1; shift 2 ;;
+    --node) need_arg "$@"; node_bin="$2"; other_options=1; shift 2 ;;
+    --bridge-env) need_arg "$@"; bridge_env="$2"; other_options=1; shift 2 ;;
+    --tunnel-client) need_arg "$@"; tunnel_client="$2"; other_options=1; shift 2 ;;
+    --tunnel-env) need_arg "$@"; tunnel_env="$2"; other_options=1; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $1" ;;
   esac
 done
 
 [[ -n "$mode" ]] || { usage >&2; die "choose --user or --system"; }
+
+# --remove: the files this script writes, each only when its first line is the header this script's
+# sources give it (a file of the same name that someone else wrote stays), and never while a
+# service is still running or enabled (its unit file gone, systemd would keep a unit it can no longer
+# stop or disable cleanly).
+if [[ "$remove" == 1 ]]; then
+  [[ "$other_options" == 0 ]] || die "--remove takes only --user|--system, --dest and --dry-run"
+  if [[ "$mode" == system ]]; then
+    dest="${dest:-/etc/systemd/system}"; systemctl_cmd=(systemctl)
+  else
+    dest="${dest:-${XDG_CONFIG_HOME:-$HOME/.config}/systemd/user}"; systemctl_cmd=(systemctl --user)
+  fi
+  ours=()
+  for f in hermes-mcp-gateway.service tunnel-client.service hermesjobs.slice hermesshort.slice; do
+    [[ -e "$dest/$f" || -L "$dest/$f" ]] || continue
+    first="$(head -n 1 "$dest/$f" 2>/dev/null || true)"
+    if [[ -f "$dest/$f" && ! -L "$dest/$f" && "$first" == "# $f -- "* ]]; then
+      ours+=("$f")
+    else
+      echo "note: $dest/$f was not written by this script (no '# $f -- ' header); left in place" >&2
+    fi
+  done
+  if [[ ${#ours[@]} -eq 0 ]]; then
+    echo "nothing to remove in $dest"
+    exit 0
+  fi
+  if command -v systemctl >/dev/null 2>&1; then
+    busy=()
+    for f in "${ours[@]}"; do
+      [[ "$f" == *.service ]] || continue
+      active="$("${systemctl_cmd[@]}" is-active "$f" 2>/dev/null || true)"
+      enabled="$("${systemctl_cmd[@]}" is-enabled "$f" 2>/dev/null || true)"
+      [[ "$active" != active && "$active" != activating && "$active" != reloading && "$enabled" != enabled ]] || busy+=("${f%.service}")
+    done
+    if [[ ${#busy[@]} -gt 0 ]]; then
+      die "${busy[*]} is still active or enabled; first run: ${systemctl_cmd[*]} disable --now ${busy[*]}"
+    fi
+  fi
+  for f in "${ours[@]}"; do
+    if [[ "$dry_run" == 1 ]]; then echo "would remove $dest/$f"; else rm -f "$dest/$f"; echo "removed $dest/$f"; fi
+  done
+  echo "Run (not executed by this script):"
+  echo "  ${systemctl_cmd[*]} daemon-reload"
+  exit 0
+fi
 
 script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 prefix="$(cd "$script_dir/.." && pwd)"

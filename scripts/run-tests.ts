@@ -7,7 +7,7 @@ import { packageRoot } from '../shared/package-root.js';
 import { clearFidelityReport, fidelityTable } from './fidelity-report.js';
 import { ensureExamplesVenv, ensureHermesVenv, ensureOracleVenv, HONCHO_ORACLE, needsExamplesPython, needsHonchoOracle, type HermesPin } from './hermes-venv.js';
 import { filesForPin, runArguments, runStatus, testFiles } from './test-files.js';
-import { CHROMIUM, CURL, ensurePackage, NGINX, RIPGREP } from './test-prerequisites.js';
+import { CADDY, CHROMIUM, CURL, ensurePackage, NGINX, RIPGREP, SQLITE3 } from './test-prerequisites.js';
 
 // Runs the compiled test files with node's test runner, on whichever Node runs this script.
 // The files are listed here rather than handed to `node --test` as a directory or a glob:
@@ -47,6 +47,9 @@ try {
   ensurePackage(NGINX);
   // The docs checks run the documented curl lines as written.
   ensurePackage(CURL);
+  // The operations docs checks: a Caddy in front of the gateway, and the sqlite3 shell's .backup.
+  ensurePackage(CADDY);
+  ensurePackage(SQLITE3);
   // The search_files fidelity cases compare with Hermes' search as it runs with ripgrep installed.
   ensurePackage(RIPGREP);
   // The Hermes tests run the real Hermes Agents, pinned, each from a project-local venv (hermes-venv.ts).

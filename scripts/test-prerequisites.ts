@@ -11,6 +11,9 @@ import { delimiter, join } from 'node:path';
 // - nginx: the public-URL tests' reverse proxy, run as each test's own throw-away instance (its
 //   own prefix, config and ephemeral loopback port, never the system service or its default site);
 // - curl: the docs checks run the curl lines of the README and docs/ against a test gateway;
+// - caddy: the reverse-proxy docs check serves a gateway through the documented Caddyfile, as its own
+//   throw-away instance like nginx;
+// - sqlite3: the backup docs check runs the documented `sqlite3 .backup` line;
 // - ripgrep: the search_files fidelity cases run Hermes' search as it runs on a host with ripgrep
 //   installed (and, by the driver's choice, as on one without).
 
@@ -26,6 +29,8 @@ export interface DebianPackage {
 export const CHROMIUM: DebianPackage = { name: 'chromium', executable: 'chromium', path: '/usr/bin/chromium', neededBy: 'The browser tests' };
 export const NGINX: DebianPackage = { name: 'nginx', executable: 'nginx', path: '/usr/sbin/nginx', neededBy: 'The public-URL tests' };
 export const CURL: DebianPackage = { name: 'curl', executable: 'curl', path: '/usr/bin/curl', neededBy: 'The docs checks' };
+export const CADDY: DebianPackage = { name: 'caddy', executable: 'caddy', path: '/usr/bin/caddy', neededBy: 'The reverse-proxy docs check' };
+export const SQLITE3: DebianPackage = { name: 'sqlite3', executable: 'sqlite3', path: '/usr/bin/sqlite3', neededBy: 'The backup docs check' };
 export const RIPGREP: DebianPackage = { name: 'ripgrep', executable: 'rg', path: '/usr/bin/rg', neededBy: 'The search_files fidelity cases' };
 
 export function installCommand(pkg: DebianPackage): string {

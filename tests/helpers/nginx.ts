@@ -46,8 +46,12 @@ export function makeCertificate(dir: string, name: string): { cert: string; key:
   return { cert, key };
 }
 
-/** nginx on 127.0.0.1:`port` (pick one with freePort() when the gateway must know its public URL first). */
-export async function startProxy(dir: string, name: string, upstreamPort: number, port: number): Promise<TestProxy> {
+/**
+ * nginx on 127.0.0.1:`port` (pick one with freePort() when the gateway must know its public URL first).
+ * `server`, given the throw-away certificate, returns the `server { … }` block to use instead of the
+ * built-in one (a documented block with its address, certificate and upstream filled in).
+ */
+export async function startProxy(dir: string, name: string, upstreamPort: number, port: number, server?: (tls: { cert: string; key: string }) => string): Promise<TestProxy> {
   const nginx = ensurePackage(NGINX);
   const { cert, key } = makeCertificate(dir, name);
   mkdirSync(join(dir, 'tmp'), { recursive: true });
@@ -67,7 +71,7 @@ http {
   fastcgi_temp_path ${dir}/tmp/fastcgi;
   uwsgi_temp_path ${dir}/tmp/uwsgi;
   scgi_temp_path ${dir}/tmp/scgi;
-  server {
+  ${server ? server({ cert, key }) : `server {
     listen 127.0.0.1:${port} ssl;
     server_name ${name};
     ssl_certificate ${cert};
@@ -81,7 +85,7 @@ http {
       proxy_set_header X-Forwarded-Host $http_host;
       proxy_buffering off;
     }
-  }
+  }`}
 }
 `,
   );

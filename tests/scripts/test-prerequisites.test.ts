@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CHROMIUM, CURL, ensurePackage, executablePath, installCommand, NGINX, RIPGREP, type PrerequisiteHost } from '../../scripts/test-prerequisites.js';
+import { CADDY, CHROMIUM, CURL, ensurePackage, executablePath, installCommand, NGINX, RIPGREP, SQLITE3, type PrerequisiteHost } from '../../scripts/test-prerequisites.js';
 
 // The test command's Debian prerequisites (scripts/test-prerequisites.ts), for each package the tests
 // run for real: present, it only looks; missing, as root on Debian it installs Debian's package
@@ -24,7 +24,7 @@ function host(opts: { installed: boolean; canApt: boolean; failOn?: string }) {
   return { h, ran, said };
 }
 
-for (const pkg of [CHROMIUM, NGINX, CURL, RIPGREP]) {
+for (const pkg of [CHROMIUM, NGINX, CURL, RIPGREP, CADDY, SQLITE3]) {
   test(`${pkg.name} present: its path, and no apt-get at all`, () => {
     const { h, ran, said } = host({ installed: true, canApt: true });
     assert.equal(ensurePackage(pkg, h), pkg.path);

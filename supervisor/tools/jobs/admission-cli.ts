@@ -2,7 +2,7 @@ import { closeSync, constants, existsSync, fchmodSync, lstatSync, openSync, read
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { processIsAlive } from '../../../shared/proc.js';
-import { assertSafePath, openJobDatabase, type JobDatabase } from './database.js';
+import { assertSafePath, openJobDatabase, openJobDatabaseAsIs, type JobDatabase } from './database.js';
 import { OWNER_TOKEN_PATTERN, activeJobs, gateState, jobCounts, liveSignalPauses, pauseAdmission, resumeAdmission, type JobRow } from './job-repository.js';
 
 // The commands of hermes-mcp-admission (bin/admission.ts parses their arguments): status, drain,
@@ -166,11 +166,12 @@ export async function snapshot(db: JobDatabase, out: Out, output: string): Promi
 /**
  * Runs `run` on the job database at `database`, printing to stdout (JSON lines with `json`).
  * openJobDatabase checks the path (no symlink, trusted directories) before SQLite touches it;
- * create: false, so a mistyped path fails instead of starting an empty database.
+ * create: false, so a mistyped path fails instead of starting an empty database. `asIs` (snapshot):
+ * read-only and never migrated, so a copy taken before an upgrade keeps the earlier schema.
  */
-export async function runOnJobDatabase(database: string, json: boolean, run: AdmissionRun): Promise<number> {
+export async function runOnJobDatabase(database: string, json: boolean, run: AdmissionRun, options: { asIs?: boolean } = {}): Promise<number> {
   const out: Out = { print: (obj, human) => void process.stdout.write(`${json ? JSON.stringify(obj) : human}\n`) };
-  const db = openJobDatabase(database, { create: false });
+  const db = options.asIs ? openJobDatabaseAsIs(database) : openJobDatabase(database, { create: false });
   try {
     return await run(db, out);
   } finally {

@@ -14,7 +14,12 @@ import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 
 export type JobDatabase = Database.Database;
 
-const MIGRATIONS: readonly string[] = [
+/**
+ * Every schema version's step, in order: MIGRATIONS[v] takes a database from version v to v + 1.
+ * Kept (and exported) whole, so the schema of any earlier version can be rebuilt from the first
+ * steps, as an upgrade test needs.
+ */
+export const MIGRATIONS: readonly string[] = [
   // 1: jobs and the operator admission gate.
   `CREATE TABLE jobs (
      id TEXT PRIMARY KEY,
@@ -131,6 +136,22 @@ export function openJobDatabase(path: string, options: { create?: boolean } = {}
   // Deleted content (an admitted job's command) is overwritten, not left in free pages.
   db.pragma('secure_delete = ON');
   migrate(db);
+  return db;
+}
+
+/**
+ * Opens an existing job database read-only and as it is: never created, never migrated (a snapshot
+ * taken before an upgrade must keep the schema the earlier version reads).
+ */
+export function openJobDatabaseAsIs(path: string): JobDatabase {
+  assertSafePath(path, 'job database');
+  let db: JobDatabase;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+  } catch (e) {
+    throw new GatewayError(ErrorCode.JOB_STORE_UNAVAILABLE, `job database ${path}: ${(e as Error).message}`);
+  }
+  db.pragma('busy_timeout = 5000');
   return db;
 }
 

@@ -10,7 +10,8 @@ import { dirname, join, resolve } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { admitJob, finishJob, gateState, hashSecret, pauseAdmission, prepareJob, type AdmissionRules, type Instance } from '../../../supervisor/tools/jobs/job-repository.js';
-import { openJobDatabase, type JobDatabase } from '../../../supervisor/tools/jobs/database.js';
+import Database from 'better-sqlite3';
+import { MIGRATIONS, openJobDatabase, SCHEMA_VERSION, type JobDatabase } from '../../../supervisor/tools/jobs/database.js';
 import { waitFor, within } from '../../helpers/wait.js';
 
 // dist/tests/jobs/admission-cli.test.js -> repo root is three levels up.
@@ -243,6 +244,26 @@ test('snapshot writes a consistent, readable 0600 copy', () => {
   open.push(copy);
   assert.equal((copy.prepare('SELECT count(*) AS n FROM jobs').get() as { n: number }).n, 2);
   assert.deepEqual(gateState(copy), gateState(f.db));
+});
+
+test('snapshot copies an older schema as it is: neither the database nor the copy is migrated', () => {
+  const dir = join(work, `t${++fixtures}`);
+  mkdirSync(dir, { mode: 0o700 });
+  const path = join(dir, 'jobs.sqlite3');
+  const previous = SCHEMA_VERSION - 1;
+  const old = new Database(path);
+  old.pragma('journal_mode = WAL');
+  for (const step of MIGRATIONS.slice(0, previous)) old.exec(step);
+  old.pragma(`user_version = ${previous}`);
+  old.close();
+  const out = join(dir, 'snap.sqlite3');
+  const r = run('snapshot', '--database', path, '--output', out);
+  assert.equal(r.status, 0, r.stderr);
+  for (const file of [path, out]) {
+    const db = new Database(file, { readonly: true, fileMustExist: true });
+    assert.equal(db.pragma('user_version', { simple: true }), previous, file);
+    db.close();
+  }
 });
 
 test('snapshot refuses an output that already exists', () => {
