@@ -7,7 +7,7 @@ import { packageRoot } from '../shared/package-root.js';
 import { clearFidelityReport, fidelityTable } from './fidelity-report.js';
 import { ensureExamplesVenv, ensureHermesVenv, ensureOracleVenv, HONCHO_ORACLE, needsExamplesPython, needsHonchoOracle, type HermesPin } from './hermes-venv.js';
 import { filesForPin, runArguments, runStatus, testFiles } from './test-files.js';
-import { CADDY, CHROMIUM, CURL, ensurePackage, NGINX, RIPGREP, SQLITE3 } from './test-prerequisites.js';
+import { ensurePackages, TEST_PACKAGES } from './test-prerequisites.js';
 
 // Runs the compiled test files with node's test runner, on whichever Node runs this script.
 // The files are listed here rather than handed to `node --test` as a directory or a glob:
@@ -40,18 +40,13 @@ if (passes.length === 0) {
   process.exit(1);
 }
 
-// The browser tests need Debian's chromium; install it (as root on Debian) or say how, before any test starts.
+// The Debian packages the tests run (test-prerequisites.ts, TEST_PACKAGES): chromium for the browser
+// tests, nginx for the public-URL tests, curl for the docs checks, caddy and sqlite3 for the
+// operations docs checks, ripgrep for the search_files fidelity cases. All are looked for before any
+// test starts; the missing ones are installed together (as root on Debian) or named together with
+// the one command that installs them.
 try {
-  ensurePackage(CHROMIUM);
-  // The public-URL tests run a real nginx (their own instance) in front of the gateway.
-  ensurePackage(NGINX);
-  // The docs checks run the documented curl lines as written.
-  ensurePackage(CURL);
-  // The operations docs checks: a Caddy in front of the gateway, and the sqlite3 shell's .backup.
-  ensurePackage(CADDY);
-  ensurePackage(SQLITE3);
-  // The search_files fidelity cases compare with Hermes' search as it runs with ripgrep installed.
-  ensurePackage(RIPGREP);
+  ensurePackages(TEST_PACKAGES);
   // The Hermes tests run the real Hermes Agents, pinned, each from a project-local venv (hermes-venv.ts).
   for (const { pin, files } of passes) {
     const venv = ensureHermesVenv(root, undefined, pin);

@@ -3,9 +3,10 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
 // The Debian packages the tests run for real, and the one way the test command makes sure of them:
-// present, it only looks; missing, as root on Debian it installs the package from the machine's own
-// apt sources (saying so); anywhere else it fails with the exact install command — never a skip,
-// and nothing is ever fetched from anywhere else (playwright-core downloads no browser).
+// present, it only looks; missing, as root on Debian it installs them from the machine's own apt
+// sources (saying so), all in one apt-get install; anywhere else it fails naming every missing
+// package at once with the one install command — never a skip, and nothing is ever fetched from
+// anywhere else (playwright-core downloads no browser).
 //
 // - chromium: the browser tests' real headless browser (driven by playwright-core);
 // - nginx: the public-URL tests' reverse proxy, run as each test's own throw-away instance (its
@@ -33,8 +34,12 @@ export const CADDY: DebianPackage = { name: 'caddy', executable: 'caddy', path: 
 export const SQLITE3: DebianPackage = { name: 'sqlite3', executable: 'sqlite3', path: '/usr/bin/sqlite3', neededBy: 'The backup docs check' };
 export const RIPGREP: DebianPackage = { name: 'ripgrep', executable: 'rg', path: '/usr/bin/rg', neededBy: 'The search_files fidelity cases' };
 
-export function installCommand(pkg: DebianPackage): string {
-  return `apt-get update && apt-get install -y --no-install-recommends ${pkg.name}`;
+/** The packages the test command makes sure of before any test starts (run-tests.ts). */
+export const TEST_PACKAGES: readonly DebianPackage[] = [CHROMIUM, NGINX, CURL, CADDY, SQLITE3, RIPGREP];
+
+/** The one command that installs `pkgs` on Debian, run as root. */
+export function installCommand(...pkgs: readonly DebianPackage[]): string {
+  return `apt-get update && apt-get install -y --no-install-recommends ${pkgs.map((p) => p.name).join(' ')}`;
 }
 
 /** Whether `path` is there and executable by this process. */
@@ -70,19 +75,50 @@ const realHost: PrerequisiteHost = {
   say: (line) => process.stderr.write(`${line}\n`),
 };
 
-/** The package's executable, installing it first when it is missing and we may. Throws with the exact instruction otherwise. */
-export function ensurePackage(pkg: DebianPackage, host: PrerequisiteHost = realHost): string {
-  const found = host.find(pkg);
-  if (found) return found;
-  const command = installCommand(pkg);
-  if (!host.canApt()) throw new Error(`${pkg.neededBy} need Debian's ${pkg.name} package, and it is not installed. As root, run: ${command}`);
-  host.say(`test-prerequisites: ${pkg.name} is missing; installing Debian's package: ${command}`);
-  for (const args of [['update'], ['install', '-y', '--no-install-recommends', pkg.name]]) {
+/**
+ * Each package's executable, by package name. Every package is looked for first; those missing are
+ * installed together when we may (one apt-get update, one apt-get install naming all of them), so
+ * one round settles them all. Otherwise it throws once, naming every missing package, who needs
+ * it, and the one command that installs them all (as root, or through sudo).
+ */
+export function ensurePackages(pkgs: readonly DebianPackage[], host: PrerequisiteHost = realHost): Map<string, string> {
+  const found = new Map<string, string>();
+  const missing: DebianPackage[] = [];
+  for (const pkg of pkgs) {
+    const path = host.find(pkg);
+    if (path) found.set(pkg.name, path);
+    else missing.push(pkg);
+  }
+  if (missing.length === 0) return found;
+  const command = installCommand(...missing);
+  const names = missing.map((p) => p.name).join(', ');
+  if (!host.canApt()) {
+    const needs = missing.map((p) => `${p.name} (${p.neededBy.charAt(0).toLowerCase()}${p.neededBy.slice(1)})`).join(', ');
+    throw new Error(
+      `the tests run Debian packages that are not installed: ${needs}. Install ${missing.length === 1 ? 'it' : `all ${missing.length}`} with one command, as root: ${command}` +
+        ` (or through sudo: sudo sh -c '${command}'), then run the tests again; run as root on Debian, the test command installs them itself.`,
+    );
+  }
+  host.say(`test-prerequisites: missing ${names}; installing Debian's package${missing.length === 1 ? '' : 's'}: ${command}`);
+  for (const args of [['update'], ['install', '-y', '--no-install-recommends', ...missing.map((p) => p.name)]]) {
     const status = host.run('apt-get', args);
     if (status !== 0) throw new Error(`test-prerequisites: apt-get ${args.join(' ')} failed (exit ${status}); run as root: ${command}`);
   }
-  const installed = host.find(pkg);
-  if (!installed) throw new Error(`test-prerequisites: apt-get installed ${pkg.name} but no ${pkg.executable} executable was found; run as root: ${command}`);
-  host.say(`test-prerequisites: using ${installed}`);
-  return installed;
+  const absent: DebianPackage[] = [];
+  for (const pkg of missing) {
+    const installed = host.find(pkg);
+    if (installed) {
+      found.set(pkg.name, installed);
+      host.say(`test-prerequisites: using ${installed}`);
+    } else absent.push(pkg);
+  }
+  if (absent.length > 0) {
+    throw new Error(`test-prerequisites: apt-get installed ${absent.map((p) => p.name).join(', ')} but found no ${absent.map((p) => p.executable).join(', ')} executable; run as root: ${installCommand(...absent)}`);
+  }
+  return found;
+}
+
+/** The package's executable, installing it first when it is missing and we may (ensurePackages for one). */
+export function ensurePackage(pkg: DebianPackage, host: PrerequisiteHost = realHost): string {
+  return ensurePackages([pkg], host).get(pkg.name)!;
 }
