@@ -1,8 +1,9 @@
 import type { RunningGateway } from './server.js';
 
 // Once the gateway listens: where it serves, which readiness components are ready, the one thing to
-// do for each that is not (the reasons and actions /readyz gives, from the same probes), and a
-// first client command to paste, as a few lines for a person (the readable log format only).
+// do for each that is not, required or optional (the reasons and actions /readyz gives, from the
+// same probes and worded by the same function, readiness.ts notReadyReason), and a first client
+// command to paste, as a few lines for a person (the readable log format only).
 
 /** The MCP Inspector's CLI lists the tools; it needs Node >= 22, hence its own `node@22`. */
 export function inspectorCommand(mcpUrl: string): string {
@@ -22,8 +23,8 @@ export interface StartupSummary {
   ready_components: string[];
   /** Required components that are not ready, as /readyz's `reasons` say. */
   not_ready: NotReady[];
-  /** Components declared optional (HERMES_MCP_OPTIONAL_COMPONENTS) that are not ready, by status. */
-  optional_not_ready: Record<string, string>;
+  /** Components declared optional (HERMES_MCP_OPTIONAL_COMPONENTS) that are not ready, with /readyz's reason and action. */
+  optional_not_ready: NotReady[];
   first_client_command: string;
   /** Said when loopback calls need a credential too (HERMES_MCP_AUTH, a public URL). */
   credential_note?: string;
@@ -38,7 +39,7 @@ export async function startupSummary(running: Pick<RunningGateway, 'gateway' | '
     ready: report.ready,
     ready_components: entries.filter(([, c]) => c.ready).map(([name]) => name),
     not_ready: report.reasons.map((r) => ({ ...r, status: report.components[r.component]?.status ?? 'error' })),
-    optional_not_ready: Object.fromEntries(entries.filter(([, c]) => !c.ready && !c.required).map(([name, c]) => [name, c.status])),
+    optional_not_ready: report.optionalReasons.map((r) => ({ ...r, status: report.components[r.component]?.status ?? 'error' })),
     first_client_command: inspectorCommand(mcpUrl),
     ...(authRequired ? { credential_note: 'this gateway asks for a credential on loopback too: give the Inspector a static token (hermes-mcp-auth --help; docs/connect-chatgpt.md, Static tokens)' } : {}),
   };
@@ -50,9 +51,7 @@ export function summaryLines(s: StartupSummary): string {
     `hermes-mcp-gateway serving ${s.url}: ${s.ready ? 'ready' : `not ready (${s.not_ready.length} required component${s.not_ready.length === 1 ? '' : 's'})`}`,
     `  ready: ${s.ready_components.join(', ') || '(none)'}`,
     ...s.not_ready.flatMap((r) => [`  not ready: ${r.component} (${r.status}): ${r.reason}`, `    to do: ${r.action}`]),
-    ...(Object.keys(s.optional_not_ready).length > 0
-      ? [`  optional, not ready: ${Object.entries(s.optional_not_ready).map(([name, status]) => `${name} (${status})`).join(', ')}`]
-      : []),
+    ...s.optional_not_ready.flatMap((r) => [`  optional, not ready: ${r.component} (${r.status}): ${r.reason}`, `    to do: ${r.action}`]),
     '  first client command:',
     `    ${s.first_client_command}`,
     ...(s.credential_note ? [`    (${s.credential_note})`] : []),

@@ -19,8 +19,8 @@ export interface ReadinessComponent {
   probe(): Promise<ProbeResult> | ProbeResult;
 }
 
-/** One line of /readyz's summary: a required component that is not ready, and what to do. */
-interface ReadinessReason {
+/** One line of /readyz's summary: a component that is not ready, why, and what to do. */
+export interface ReadinessReason {
   component: string;
   reason: string;
   action: string;
@@ -30,6 +30,11 @@ interface ReadinessReport {
   ready: boolean;
   /** Every required component that is not ready (empty when ready). */
   reasons: ReadinessReason[];
+  /**
+   * Every optional component that is not ready, in the same words (`notReadyReason`): not in
+   * /readyz's `reasons`, which blocks nothing, but said by the console summary at start.
+   */
+  optionalReasons: ReadinessReason[];
   components: Record<string, ProbeResult & { required: boolean }>;
 }
 
@@ -37,6 +42,15 @@ interface ReadinessReport {
 const GENERIC_ACTION = 'see this component\'s reason and details in /readyz';
 
 const PROBE_TIMEOUT_MS = 5000;
+
+/**
+ * What /readyz says of a component that is not ready: its reason (else its status) and the one
+ * thing to do (its probe's action, else the generic one). The one wording of /readyz's `reasons`
+ * and of the console summary (startup-summary.ts).
+ */
+export function notReadyReason(component: string, result: ProbeResult): ReadinessReason {
+  return { component, reason: result.reason ?? result.status, action: result.action ?? GENERIC_ACTION };
+}
 
 export class Readiness {
   private readonly components: ReadinessComponent[] = [];
@@ -81,9 +95,9 @@ export class Readiness {
       }),
     );
     const components = Object.fromEntries(entries);
-    const reasons = entries
-      .filter(([, r]) => !r.ready && r.required)
-      .map(([component, r]) => ({ component, reason: r.reason ?? r.status, action: r.action ?? GENERIC_ACTION }));
-    return { ready: reasons.length === 0, reasons, components };
+    const notReady = entries.filter(([, r]) => !r.ready);
+    const reasons = notReady.filter(([, r]) => r.required).map(([component, r]) => notReadyReason(component, r));
+    const optionalReasons = notReady.filter(([, r]) => !r.required).map(([component, r]) => notReadyReason(component, r));
+    return { ready: reasons.length === 0, reasons, optionalReasons, components };
   }
 }

@@ -12,8 +12,8 @@ import { waitFor, within } from '../../helpers/wait.js';
 
 // On a terminal (or with --log-format pretty) the log is lines for a person, with level names; in a
 // pipe it stays one JSON object a line. Once listening, the gateway says where it serves, what is
-// ready, what to do about each required component that is not (the very reasons and actions of
-// /readyz), and a first client command to paste. The 10-second worker_usage samples are debug.
+// ready, what to do about each component that is not, required or optional (the very reasons and
+// actions of /readyz), and a first client command to paste. The 10-second worker_usage samples are debug.
 
 const BIN = join(packageRoot(), 'dist', 'bin', 'gateway.js');
 const dirs = tempDirs();
@@ -86,7 +86,9 @@ test('on a terminal: readable lines with level names, then the summary with the 
   assert.match(output, /^ {2}ready: .*\bstartup_files\b.*\bjob_store\b/m);
   assert.match(output, /^ {2}not ready: lsp \(not_configured\): no trusted workspace/m);
   assert.match(output, /^ {4}to do: list the project roots whose language servers may run in HERMES_MCP_LSP_TRUSTED_ROOTS/m);
-  assert.match(output, /^ {2}optional, not ready: .*memory \(not_configured\)/m);
+  // An optional component gets its reason and its one thing to do too, not a bare status word.
+  assert.match(output, /^ {2}optional, not ready: memory \(not_configured\): .+\n {4}to do: .+$/m);
+  assert.doesNotMatch(output, /optional, not ready: .*\), \w+ \(/, 'one component a line, not a list of statuses');
   assert.ok(output.includes(`\n    ${INSPECTOR(port)}\n`), output);
 });
 
@@ -105,11 +107,21 @@ test('--log-format pretty gives readable lines in a pipe too, with /readyz\'s ow
   assert.match(stderr, /^\d\d:\d\d:\d\d INFO  hermes-mcp-gateway listening/m);
   assert.doesNotMatch(stderr, /\{"level":/);
   const port = Number(/serving http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(stderr)?.[1]);
-  const readyz = (await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as { reasons: Array<{ component: string; reason: string; action: string }> };
+  const readyz = (await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as {
+    reasons: Array<{ component: string; reason: string; action: string }>;
+    components: Record<string, { ready: boolean; required: boolean; status: string; reason?: string; action?: string }>;
+  };
   assert.ok(readyz.reasons.length > 0);
   for (const r of readyz.reasons) {
-    assert.ok(stderr.includes(`  not ready: ${r.component} (`) && stderr.includes(`: ${r.reason}\n`), `${r.component}'s reason as /readyz gives it`);
-    assert.ok(stderr.includes(`    to do: ${r.action}\n`), `${r.component}'s action as /readyz gives it`);
+    const status = readyz.components[r.component]!.status;
+    assert.ok(stderr.includes(`\n  not ready: ${r.component} (${status}): ${r.reason}\n    to do: ${r.action}\n`), `${r.component}'s reason and action as /readyz gives them:\n${stderr}`);
+  }
+  // The optional ones that are not ready: each with the reason and the action /readyz gives it.
+  const optional = Object.entries(readyz.components).filter(([, c]) => !c.ready && !c.required);
+  assert.ok(optional.length >= 3, JSON.stringify(readyz.components));
+  for (const [name, c] of optional) {
+    assert.ok(c.reason && c.action, `${name}: /readyz gives a reason and an action: ${JSON.stringify(c)}`);
+    assert.ok(stderr.includes(`\n  optional, not ready: ${name} (${c.status}): ${c.reason}\n    to do: ${c.action}\n`), `${name}'s reason and action as /readyz gives them:\n${stderr}`);
   }
   await stop(child);
   const bad = spawnProcess(BIN, ['--log-format=xml'], { env: binEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
