@@ -23,8 +23,9 @@ export function fromProbe(name: string, result: ProbeResult & { required: boolea
     if (result.required) return { name, level: 'fail', reason, fix };
     return { name, level: 'warn', reason: `${reason} (optional here: HERMES_MCP_OPTIONAL_COMPONENTS)`, fix };
   }
-  // Ready but not whole: some language servers missing, isolation degraded, no state.db yet.
-  if (result.status === 'degraded' || result.status === 'missing') return { name, level: 'warn', reason: `${result.status}: ${reason}`, fix };
+  // Ready but not whole: some language servers missing, isolation degraded; or ready with nothing
+  // in it yet (session_db `empty`: no session history, worth knowing if HERMES_HOME is not the one meant).
+  if (result.status === 'degraded' || result.status === 'empty') return { name, level: 'warn', reason: `${result.status}: ${reason}`, fix };
   return { name, level: 'ok', reason: result.status === 'ok' || !result.reason ? result.status : `${result.status}: ${result.reason}` };
 }
 

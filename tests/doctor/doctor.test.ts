@@ -65,6 +65,9 @@ test('a healthy-enough configuration: expected lines, exit 0, and no worker outl
   for (const name of ['configuration', 'startup_files', 'roots', 'browser', 'graph', 'job_database', 'systemd_user', 'hermesjobs.slice', 'public_url']) assert.ok(line(result.stdout, 'OK', name), `OK ${name}\n${result.stdout}`);
   assert.match(line(result.stdout, 'WARN', 'memory') ?? '', /optional here/);
   assert.ok(line(result.stdout, 'WARN', 'resource_policy'), 'development mode is a warning');
+  // No state.db yet: session_db is ready and empty (nothing to search), a warning to know, with what to do.
+  assert.match(line(result.stdout, 'WARN', 'session_db') ?? '', /session_db\s+empty: STATE_DB_MISSING: no Hermes session database at .*state\.db: Hermes creates state\.db on its first run/);
+  assert.match(result.stdout, /\n\s+fix: nothing to do until Hermes has run once in this HERMES_HOME \(it creates state\.db\); otherwise point HERMES_HOME at your Hermes home\n/);
   assert.match(result.stdout, /no check failed/);
   // The probes ran for real: the graph upstream was started to answer, and is gone with doctor.
   assert.ok(graph.starts().length >= 1, 'the graph probe started its upstream');

@@ -227,8 +227,9 @@ const PROBE_TRANSIENT_RETRIES = 2;
  *     version and the index layout; `degraded` (still ready) where Hermes marked its search index
  *     stale or it is absent, so searches scan the messages table;
  *   - no state.db yet (Hermes has not run in this HERMES_HOME), or one without sessions (another part
- *     of Hermes laid out the tables before the first session): ready, status `missing` (nothing to
- *     search is not a failure; session_search answers STATE_DB_MISSING);
+ *     of Hermes laid out the tables before the first session): ready, status `empty` — no session
+ *     history yet, so nothing to search, which is not a failure (session_search answers
+ *     STATE_DB_MISSING, the code the reason starts with);
  *   - a database without a column the reader needs: not ready, status `error`, with the stable code
  *     (STATE_DB_SCHEMA_TOO_NEW for a schema newer than the gateway knows, STATE_DB_SCHEMA_UNSUPPORTED
  *     otherwise) and the missing columns; a foreign or unreadable file: STATE_DB_UNAVAILABLE;
@@ -273,7 +274,7 @@ export function sessionDbReadiness(config: GatewayConfig): ReadinessComponent {
           if (!(e instanceof StoreError) && !isSqliteError(e)) throw e; // a defect: Readiness reports it as an error
           const err = storeErrorFrom(e, dbPath);
           if (err.code === ErrorCode.STATE_DB_MISSING) {
-            return { ready: true, status: 'missing', reason: `${err.code}: ${err.message}`, details: { path: dbPath } };
+            return { ready: true, status: 'empty', reason: `${err.code}: ${err.message}`, details: { path: dbPath } };
           }
           if (err.code === ErrorCode.BUSY) {
             return {

@@ -44,11 +44,11 @@ describe('/readyz session_db', () => {
 
   const install = (mutate?: (w: Database.Database) => void) => installStateDb(home, mutate);
 
-  test('no state.db yet (Hermes has not run here): ready, status missing, /readyz 200, nothing created', async () => {
+  test('no state.db yet (Hermes has not run here): ready, status empty (nothing to search yet), /readyz 200, nothing created', async () => {
     const { status, body } = await readyz(gw.url);
     const c = body.components.session_db!;
     assert.equal(status, 200, JSON.stringify(body));
-    assert.deepEqual([c.ready, c.required, c.status], [true, true, 'missing']);
+    assert.deepEqual([c.ready, c.required, c.status], [true, true, 'empty']);
     assert.match(c.reason!, /STATE_DB_MISSING/);
     assert.ok(!existsSync(join(home, 'state.db')), 'the probe never creates the database');
   });
@@ -75,7 +75,7 @@ describe('/readyz session_db', () => {
     assert.equal(sha256(db), hash);
   });
 
-  test("the database Hermes' async-delegation store makes before any session: ready, status missing (no sessions yet)", async () => {
+  test("the database Hermes' async-delegation store makes before any session: ready, status empty (no sessions yet)", async () => {
     // Hermes' own tools/async_delegation.py (0.22: reconcile_state_schema, no version row, no index).
     for (const f of ['state.db', 'state.db-wal', 'state.db-shm']) rmSync(join(home, f), { force: true });
     const { path } = delegationStore(home);
@@ -83,7 +83,7 @@ describe('/readyz session_db', () => {
     const { status, body } = await readyz(gw.url);
     const c = body.components.session_db!;
     assert.equal(status, 200, JSON.stringify(body));
-    assert.deepEqual([c.ready, c.status], [true, 'missing']);
+    assert.deepEqual([c.ready, c.status], [true, 'empty']);
     assert.match(c.reason!, /^STATE_DB_MISSING: no Hermes sessions in .*state\.db yet/);
     assert.equal(sha256(path), hash);
   });
