@@ -95,7 +95,7 @@ export function ensurePackages(pkgs: readonly DebianPackage[], host: Prerequisit
   if (!host.canApt()) {
     const needs = missing.map((p) => `${p.name} (${p.neededBy.charAt(0).toLowerCase()}${p.neededBy.slice(1)})`).join(', ');
     throw new Error(
-      `the tests run Debian packages that are not installed: ${needs}. Install ${missing.length === 1 ? 'it' : `all ${missing.length}`} with one command, as root: ${command}` +
+      `the tests run Debian packages that are not installed: ${needs}. Install ${missing.length === 1 ? 'it' : missing.length === 2 ? 'both' : `all ${missing.length}`} with one command, as root: ${command}` +
         ` (or through sudo: sudo sh -c '${command}'), then run the tests again; run as root on Debian, the test command installs them itself.`,
     );
   }
