@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
 import { checkCommand, commandContext, denyError, type CommandVerdict, type GuardConfig } from '../guards/approval.js';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { resolveInsideRoots } from '../../platform/roots.js';
@@ -81,7 +82,28 @@ function refuseGuarded(verdict: CommandVerdict, after: string): void {
   }
 }
 
-export function jobTools(store: () => JobStore, roots: readonly string[], limits: Limits, guard: GuardConfig): ToolDefinition[] {
+/**
+ * job_prepare's workdir as a real directory inside the roots. A relative workdir resolves against the
+ * owner's current directory (`cwd`: where its terminal's last command ended, else the terminal's
+ * starting directory, HERMES_MCP_TERMINAL_CWD or the first root), as the file tools resolve relative
+ * paths; then, like an absolute one, its real path (symlinks followed, `..` folded) must be inside a
+ * root. A refusal of a relative one says what it resolved against.
+ */
+async function jobWorkdir(requested: string, cwd: string, roots: readonly string[]): Promise<string> {
+  const relative = !isAbsolute(requested);
+  const absolute = relative ? resolve(cwd, requested) : requested;
+  let workdir: string;
+  try {
+    workdir = await resolveInsideRoots(absolute, roots);
+  } catch (e) {
+    if (!relative || !(e instanceof GatewayError)) throw e;
+    throw new GatewayError(e.code, `${e.message} (the relative workdir '${requested}' resolved against the session's current directory ${cwd})`, { workdir: requested, resolved_path: absolute, cwd, roots: [...roots] });
+  }
+  if (!(await stat(workdir)).isDirectory()) throw new GatewayError(ErrorCode.PATH_OUTSIDE_ROOTS, `workdir is not a directory: ${requested}`);
+  return workdir;
+}
+
+export function jobTools(store: () => JobStore, roots: readonly string[], limits: Limits, guard: GuardConfig, cwdFor: (ownerId: string) => string): ToolDefinition[] {
   // A frozen catalog does not change: without a database the tools are listed as always and every
   // call answers JOB_STORE_UNAVAILABLE, before anything else is looked at.
   const open = (): { db: JobDatabase; runner: JobRunner } => {
@@ -97,7 +119,7 @@ export function jobTools(store: () => JobStore, roots: readonly string[], limits
       type: 'object',
       properties: {
         command: { type: 'string', minLength: 1, maxLength: COMMAND_MAX_CHARS },
-        workdir: { type: 'string', minLength: 1, maxLength: 4096, description: 'Absolute directory inside HERMES_MCP_ROOTS.' },
+        workdir: { type: 'string', minLength: 1, maxLength: 4096, description: "Directory inside HERMES_MCP_ROOTS; a relative one resolves against the session's current directory (the terminal's)." },
         max_runtime: { type: 'integer', minimum: 1, maximum: limits.jobMaxRuntimeSeconds },
         idempotency_key: { type: 'string', minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9._~:-]+$', description: 'A fresh random key per request (16-128 characters).' },
         resource_profile: { type: 'string', enum: [...RESOURCE_PROFILES], description: `Host-defined limits; default ${DEFAULT_RESOURCE_PROFILE}.` },
@@ -117,9 +139,9 @@ export function jobTools(store: () => JobStore, roots: readonly string[], limits
       if (command.trim() === '') throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, 'command is empty');
       const terminal = terminalFor(args, limits);
       const requested = args.workdir as string;
-      refuseGuarded(checkCommand(command, commandContext(guard, requested.startsWith('/') ? requested : undefined)), 'nothing was prepared');
-      const workdir = await resolveInsideRoots(requested, roots);
-      if (!(await stat(workdir)).isDirectory()) throw new GatewayError(ErrorCode.PATH_OUTSIDE_ROOTS, `workdir is not a directory: ${args.workdir}`);
+      const cwd = cwdFor(ctx.owner.id);
+      refuseGuarded(checkCommand(command, commandContext(guard, resolve(cwd, requested))), 'nothing was prepared');
+      const workdir = await jobWorkdir(requested, cwd, roots);
       const profile = ((args.resource_profile as ResourceProfile | undefined) ?? DEFAULT_RESOURCE_PROFILE) as ResourceProfile;
       const result = prepareJob(
         db,
