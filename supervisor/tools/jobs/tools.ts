@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { checkCommand, commandContext, denyError, type CommandVerdict, type GuardConfig } from '../guards/approval.js';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import { resolveInsideRoots } from '../../platform/roots.js';
+import { resolveWorkdirInsideRoots } from '../../platform/roots.js';
 import type { Limits } from '../../../shared/limits.js';
 import type { ToolDefinition, ToolOutcome } from '../../core/tool-types.js';
 import { DEFAULT_RESOURCE_PROFILE, RESOURCE_PROFILES, type ResourceProfile } from '../../../policy/resource-policy.js';
@@ -82,23 +82,9 @@ function refuseGuarded(verdict: CommandVerdict, after: string): void {
   }
 }
 
-/**
- * job_prepare's workdir as a real directory inside the roots. A relative workdir resolves against the
- * owner's current directory (`cwd`: where its terminal's last command ended, else the terminal's
- * starting directory, HERMES_MCP_TERMINAL_CWD or the first root), as the file tools resolve relative
- * paths; then, like an absolute one, its real path (symlinks followed, `..` folded) must be inside a
- * root. A refusal of a relative one says what it resolved against.
- */
+/** job_prepare's workdir as a real directory inside the roots (a relative one against the owner's current directory). */
 async function jobWorkdir(requested: string, cwd: string, roots: readonly string[]): Promise<string> {
-  const relative = !isAbsolute(requested);
-  const absolute = relative ? resolve(cwd, requested) : requested;
-  let workdir: string;
-  try {
-    workdir = await resolveInsideRoots(absolute, roots);
-  } catch (e) {
-    if (!relative || !(e instanceof GatewayError)) throw e;
-    throw new GatewayError(e.code, `${e.message} (the relative workdir '${requested}' resolved against the session's current directory ${cwd})`, { workdir: requested, resolved_path: absolute, cwd, roots: [...roots] });
-  }
+  const workdir = await resolveWorkdirInsideRoots(requested, cwd, roots);
   if (!(await stat(workdir)).isDirectory()) throw new GatewayError(ErrorCode.PATH_OUTSIDE_ROOTS, `workdir is not a directory: ${requested}`);
   return workdir;
 }
