@@ -106,7 +106,7 @@ export class Dispatcher {
     if (name === TOOL_CALL.name) {
       let call: DeferredCall;
       try {
-        call = unwrapToolCall(this.validateToolCall(rawArgs));
+        call = unwrapToolCall(withPlacementHints(this.validateToolCall, rawArgs, TOOL_CALL));
         if (scope.signal.aborted) throw cancelledBeforeStart();
       } catch (e) {
         return this.answer(record, outcomeOfError(this.surface, name, e));
@@ -115,8 +115,9 @@ export class Dispatcher {
     }
     const entry = this.deps.publicTools.get(name);
     if (!entry) {
-      const outcome = this.deps.catalog.has(name)
-        ? errorOutcome(ErrorCode.TOOL_NOT_PUBLIC, `${name} is a deferred tool: call it through tool_call {calls:[{name:"${name}", arguments:{...}}]}`)
+      const hidden = this.deps.catalog.get(name)?.tool;
+      const outcome = hidden
+        ? errorOutcome(ErrorCode.TOOL_NOT_PUBLIC, notPublicMessage(hidden))
         : errorOutcome(ErrorCode.UNKNOWN_TOOL, `unknown tool "${name}"; tools/list shows the six public tools and tool_search finds the rest`);
       return this.answer(record, outcome);
     }
@@ -137,8 +138,10 @@ export class Dispatcher {
   }
 
   /** The scope check, then the owner, then the pipeline; each refusal answered as the call's result. */
-  private async call(entry: CatalogEntry, rawArgs: unknown, scope: RequestScope, owner: () => Owner): Promise<NormalizedToolResult> {
-    const { tool } = entry;
+  private async call(catalogued: CatalogEntry, rawArgs: unknown, scope: RequestScope, owner: () => Owner): Promise<NormalizedToolResult> {
+    const { tool } = catalogued;
+    // Arguments refused for a property that belongs elsewhere in the request say where it goes.
+    const entry = { tool, validate: (args: unknown) => withPlacementHints(catalogued.validate, args, tool) };
     let resolved: Owner;
     try {
       // The scope check: a call outside the credential's grant never reaches validation or its handler.
@@ -212,6 +215,55 @@ export class Dispatcher {
     if (record) record.category = categoryOf(outcome);
     return answer(outcome, this.surface, tool);
   }
+}
+
+/**
+ * Properties a client puts inside a tool's arguments that belong elsewhere in the request, and where
+ * they go: a session token is tool_call's own argument beside `calls`; `_meta` is the MCP request's,
+ * in `params` beside `name` and `arguments` (the sessionless era's protocol version and capabilities).
+ */
+const MISPLACED: Readonly<Record<string, string>> = {
+  session_token:
+    'session_token goes in tool_call\'s own arguments, beside calls, not inside a call or its arguments: {"calls":[{"name":"<tool>","arguments":{...}}],"session_token":"<from session_open>"}',
+  _meta: '_meta goes in the tools/call request\'s params, beside name and arguments, not inside arguments: {"name":"tool_call","arguments":{...},"_meta":{...}}',
+};
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The misplaced properties `args` holds where `schema` does not declare them. */
+function misplacedIn(args: unknown, schema: unknown): string[] {
+  if (!isPlainObject(args)) return [];
+  const declared = isPlainObject(schema) && isPlainObject(schema.properties) ? schema.properties : {};
+  return Object.keys(MISPLACED).filter((key) => Object.hasOwn(args, key) && !Object.hasOwn(declared, key));
+}
+
+/**
+ * `validate(args)`; when it refuses arguments that hold a misplaced property (MISPLACED), the
+ * refusal (INVALID_ARGUMENTS, its message as it was) also says where that property goes. tool_call's
+ * own calls are looked into too: a session_token inside `calls[0]` is the same mistake.
+ */
+function withPlacementHints(validate: (args: unknown) => Record<string, unknown>, args: unknown, tool: Pick<ToolDefinition, 'name' | 'inputSchema'>): Record<string, unknown> {
+  try {
+    return validate(args);
+  } catch (e) {
+    if (!(e instanceof GatewayError) || e.code !== ErrorCode.INVALID_ARGUMENTS) throw e;
+    const found = misplacedIn(args, tool.inputSchema);
+    if (tool.name === TOOL_CALL.name && isPlainObject(args) && Array.isArray(args.calls)) {
+      for (const call of args.calls) found.push(...misplacedIn(call, {}));
+    }
+    if (found.length === 0) throw e;
+    const hints = [...new Set(found)].map((key) => MISPLACED[key]!);
+    throw new GatewayError(e.code, `${e.message}. ${hints.join('. ')}`, e.details);
+  }
+}
+
+/** TOOL_NOT_PUBLIC: the tool_call that reaches the deferred tool instead, with a session token when it needs an owner. */
+function notPublicMessage(tool: Pick<ToolDefinition, 'name' | 'requiresOwner'>): string {
+  const call = `{"calls":[{"name":"${tool.name}","arguments":{...}}]${tool.requiresOwner ? ',"session_token":"<from session_open>"' : ''}}`;
+  const session = tool.requiresOwner ? `; ${tool.name} needs a session: call session_open through tool_call first for the token (or keep one 2025-era MCP session)` : '';
+  return `${tool.name} is a deferred tool: call it through tool_call (tools/call name "tool_call", arguments ${call})${session}`;
 }
 
 /** tool_call's validated arguments as the one deferred call they name. */

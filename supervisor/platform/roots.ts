@@ -49,6 +49,29 @@ export async function resolveInsideRoots(path: string, roots: readonly string[])
 }
 
 /**
+ * A working directory argument (the terminal's and job_prepare's `workdir`) as a real path inside
+ * the roots. A relative one resolves against `cwd`, the owner's current directory (where its
+ * terminal's last command ended, else the terminal's starting directory), as a shell's `cd` would;
+ * then, like an absolute one, its real path (symlinks followed, `..` folded) must be inside a root.
+ * A refusal of a relative one also says what it resolved against.
+ */
+export async function resolveWorkdirInsideRoots(requested: string, cwd: string, roots: readonly string[]): Promise<string> {
+  if (isAbsolute(requested)) return resolveInsideRoots(requested, roots);
+  const absolute = resolve(cwd, requested);
+  try {
+    return await resolveInsideRoots(absolute, roots);
+  } catch (e) {
+    if (!(e instanceof GatewayError)) throw e;
+    throw new GatewayError(e.code, `${e.message} (the relative workdir '${requested}' resolved against the session's current directory ${cwd})`, {
+      workdir: requested,
+      resolved_path: absolute,
+      cwd,
+      roots: [...roots],
+    });
+  }
+}
+
+/**
  * A missing `path` may be reported as missing only when it is inside the roots on both counts:
  * lexically under a root (as configured or its real path), and the nearest part of it that exists
  * really is inside one (a dangling symlink is not followed: where it leads may be outside).

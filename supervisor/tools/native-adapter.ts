@@ -31,6 +31,8 @@ export interface NativeAdapter extends Adapter {
   runtime: WorkerRuntime;
   /** Calls of Hermes' own functions in the Hermes the gateway fronts (document extraction, cron). */
   hermesCaller: HermesCaller;
+  /** An owner's current directory (where its terminal's last command ended, else the default): relative job workdirs resolve against it. */
+  cwdFor(ownerId: string): string;
 }
 
 /**
@@ -90,6 +92,7 @@ export function nativeAdapter(config: GatewayConfig, log: Logger, owners = new O
     processes,
     runtime,
     hermesCaller,
+    cwdFor,
     source: {
       name: 'native',
       // Built when the catalog asks: read_file and execute_code name Hermes' tools only if they were catalogued.

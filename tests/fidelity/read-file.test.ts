@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { satisfies } from '@renovatebot/pep440';
 import type { Check } from '../../scripts/divergence-predicates.js';
 import { HermesRelease } from '../../supervisor/platform/hermes/release.js';
@@ -190,6 +190,18 @@ const checks: Record<string, Check> = {
     const c = byId.get(caseId);
     const args = Object.keys(c?.args ?? {}).filter((k) => k !== 'path');
     return args.length === 1 && gateway === `invalid arguments for read_file: /${args[0]} must be integer`;
+  },
+  // A missing file: Hermes' "File not found" text, then where the gateway looked (confine.ts
+  // whereLooked): the absolute path asked for unless Hermes' text already names an absolute,
+  // normalised path (the one asked for, or after 0.19 the one it resolved to), and the project
+  // roots, which are the workspace here.
+  'not-found-says-where': ({ caseId, gateway, hermes: h }) => {
+    const c = byId.get(caseId);
+    const named = typeof h === 'string' ? /^File not found: (.*)$/s.exec(h)?.[1]?.split('<ws>').join(fx.ws) : undefined;
+    if (c === undefined || named === undefined) return false;
+    const namesResolvedPath = isAbsolute(named) && resolve(named) === named;
+    const lookedFor = namesResolvedPath ? '' : `looked for ${String(norm(resolve(argsOf(c).path)))}; `;
+    return gateway === `${String(h)} (${lookedFor}project roots: ${String(norm(fx.ws))})`;
   },
   // The refusal's message is Hermes' own note.
   'hermes-note': ({ gateway, hermesAnswer }) => typeof gateway === 'string' && gateway === record(hermesAnswer).note,

@@ -32,6 +32,30 @@ function jsonRpcError(status: number, code: number, message: string): Response {
 
 const sessionNotFound = () => jsonRpcError(404, -32001, 'Session not found');
 
+/**
+ * What the SDK's transport answers a request that has no Mcp-Session-Id and is not `initialize`
+ * (HTTP 400). Such a request reached the 2025-era sessions only because it carries no 2026-07-28
+ * `_meta` envelope either, so the answer keeps the SDK's code, status and words (clients behave
+ * the same) and names the fix for each era.
+ */
+const NOT_INITIALIZED = { status: 400, code: -32000, message: 'Bad Request: Server not initialized' } as const;
+const NOT_INITIALIZED_HINTED =
+  `${NOT_INITIALIZED.message}: this request has no Mcp-Session-Id and no 2026-07-28 envelope. ` +
+  'Sessionless (2026-07-28): add params._meta {"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}} ' +
+  '(and the MCP-Protocol-Version and Mcp-Method headers, Mcp-Name for tools/call). ' +
+  '2025 era: send initialize first, then its Mcp-Session-Id header on every request.';
+
+/** Whether `response` is the SDK transport's NOT_INITIALIZED answer (read from a clone: the original stays unread). */
+async function isNotInitialized(response: Response): Promise<boolean> {
+  if (response.status !== NOT_INITIALIZED.status || !(response.headers.get('content-type') ?? '').includes('application/json')) return false;
+  try {
+    const body = (await response.clone().json()) as { error?: { code?: unknown; message?: unknown } } | null;
+    return body?.error?.code === NOT_INITIALIZED.code && body.error.message === NOT_INITIALIZED.message;
+  } catch {
+    return false;
+  }
+}
+
 export class LegacySessions {
   private readonly sessions = new Map<string, SessionEntry>();
 
@@ -85,7 +109,12 @@ export class LegacySessions {
       }),
     };
     await server.connect(entry.transport);
-    return entry.transport.handleRequest(request, options);
+    const response = await entry.transport.handleRequest(request, options);
+    if (entry.transport.sessionId !== undefined || !(await isNotInitialized(response))) return response;
+    // Neither era's request: no session opened, nothing to keep.
+    void entry.transport.close().catch(() => {});
+    void server.close().catch(() => {});
+    return jsonRpcError(response.status, NOT_INITIALIZED.code, NOT_INITIALIZED_HINTED);
   }
 
   private isExpired(entry: SessionEntry): boolean {

@@ -70,6 +70,19 @@ function cwdOutsideRoots(input: string, cwd: string, access: FileAccess): Gatewa
 }
 
 /**
+ * Where a file tool looked for a path it did not find, appended to Hermes' own "not found" text:
+ * ` (looked for /abs/path; project roots: /a, /b)`. The absolute path is left out when the message
+ * already names it (`shownPath`), the roots when the tools are not confined to them (`hermes` mode).
+ */
+export function whereLooked(access: FileAccess, absolute: string, shownPath: string): string {
+  const parts = [
+    ...(absolute === shownPath ? [] : [`looked for ${absolute}`]),
+    ...(access.mode === 'roots' ? [`project roots: ${access.roots.join(', ')}`] : []),
+  ];
+  return parts.length === 0 ? '' : ` (${parts.join('; ')})`;
+}
+
+/**
  * The caller's `input` as a file tool may use it: validated (INVALID_PATH), `~` expanded, made
  * absolute against the owner's cwd, real-resolved and — in `roots` mode — confined
  * (PATH_OUTSIDE_ROOTS). Call it immediately before the operation and use `real` for the I/O.

@@ -5,7 +5,7 @@ import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { CallContext, ToolDefinition } from '../../core/tool-types.js';
 import { assertEncodable, atomicWrite, BOM, detectLineEnding, normalizeLineEndings, readRawText, withPathLocks, writeFailed } from './fs-util.js';
 import { boundaryNote, fuzzyFindAndReplace, isAlreadyApplied, noMatchHint } from './fuzzy-match.js';
-import { resolveToolPath } from './confine.js';
+import { resolveToolPath, whereLooked } from './confine.js';
 import { throwIfAborted } from './paths.js';
 import { hermesDirs, type CheckedPath } from './sensitive-paths.js';
 import { assertWritable, CROSS_PROFILE_PROPERTY } from './write-blocks.js';
@@ -94,7 +94,7 @@ async function replaceMode(deps: EditDeps, args: Record<string, unknown>, ctx: C
     } catch (e) {
       // Upstream reads through `cat`: a missing file or a directory is "Failed to read file".
       if (e instanceof GatewayError && (e.code === ErrorCode.FILE_NOT_FOUND || e.code === ErrorCode.FILE_NOT_REGULAR)) {
-        throw patchError(e.code, `Failed to read file: ${checked.real}`);
+        throw patchError(e.code, `Failed to read file: ${checked.real}${e.code === ErrorCode.FILE_NOT_FOUND ? whereLooked(deps.access, checked.real, checked.real) : ''}`);
       }
       throw e;
     }

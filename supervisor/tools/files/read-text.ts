@@ -4,7 +4,7 @@ import type { HermesCaller } from '../../platform/hermes/call.js';
 import type { HermesRelease } from '../../platform/hermes/release.js';
 import type { CallContext } from '../../core/tool-types.js';
 import { READ_FLAGS, decodeLenient, describeBinaryFile, hasBinaryExtension, isLikelyBinaryBytes, isNotFound, notFoundError, notRegularError, readFailed } from './fs-util.js';
-import { resolveToolPath } from './confine.js';
+import { resolveToolPath, whereLooked } from './confine.js';
 import { conflictBlocks, conflictHint, fitReadBudget, formatCount, numbered, overLong } from './read-format.js';
 import { unicodeVariant, variantNote } from './read-names.js';
 import type { DocumentRules } from './read-extract.js';
@@ -341,7 +341,9 @@ async function missing(
     const variant = await unicodeVariant(p.real);
     if (variant !== null) return readVariant(deps, rules, p, variant, offset, limit, maxJson, ctx);
   }
-  const e = rules.resolvedPaths ? await notFoundError(p.real, p.real, { nearMiss: rules.nameRecovery }) : await notFoundError(p.expanded, p.absolute);
+  const e = rules.resolvedPaths
+    ? await notFoundError(p.real, p.real, { nearMiss: rules.nameRecovery }, whereLooked(deps.access, p.real, p.real))
+    : await notFoundError(p.expanded, p.absolute, {}, whereLooked(deps.access, p.absolute, p.expanded));
   throw withReadFields(e, rules, true);
 }
 

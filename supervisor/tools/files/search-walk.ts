@@ -5,7 +5,7 @@ import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { insideAnyRoot, realRoots } from '../../platform/roots.js';
 import type { CallContext } from '../../core/tool-types.js';
 import { isNotFound, READ_FLAGS } from './fs-util.js';
-import { resolveToolPath } from './confine.js';
+import { resolveToolPath, whereLooked } from './confine.js';
 import { throwIfAborted, type PathDeps } from './paths.js';
 import { checkedPath, deviceError, isBlockedDevice, readBlockError, readBlockMessage, type CheckedPath, type HermesDirs } from './sensitive-paths.js';
 
@@ -332,7 +332,7 @@ export async function rootFiles(
   return walkFiles(root, budget, options, signal);
 }
 
-async function pathNotFound(input: string, display: string, absolute: string): Promise<GatewayError> {
+async function pathNotFound(input: string, display: string, absolute: string, where: string): Promise<GatewayError> {
   const parent = dirname(absolute);
   const q = basename(display).toLowerCase();
   let similar: string[] = [];
@@ -350,7 +350,7 @@ async function pathNotFound(input: string, display: string, absolute: string): P
       // parent missing too
     }
   }
-  const message = `Path not found: ${input}` + (similar.length > 0 ? `. Similar paths: ${similar.join(', ')}` : '');
+  const message = `Path not found: ${input}` + (similar.length > 0 ? `. Similar paths: ${similar.join(', ')}` : '') + where;
   return new GatewayError(ErrorCode.FILE_NOT_FOUND, message, { similar_paths: similar });
 }
 
@@ -365,7 +365,7 @@ export async function openRoot(deps: PathDeps, input: string, ctx: CallContext, 
   try {
     st = await stat(target.absolute);
   } catch (e) {
-    if (isNotFound(e)) throw await pathNotFound(input, target.expanded, target.absolute);
+    if (isNotFound(e)) throw await pathNotFound(input, target.expanded, target.absolute, whereLooked(deps.access, target.absolute, input));
     throw new GatewayError(ErrorCode.FILE_NOT_FOUND, `Cannot search ${input}: ${(e as Error).message}`);
   }
   if (!st.isFile() && !st.isDirectory()) throw new GatewayError(ErrorCode.FILE_NOT_REGULAR, `Cannot search ${input}: not a regular file or directory.`);

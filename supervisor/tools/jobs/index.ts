@@ -26,10 +26,12 @@ export interface JobsAdapter extends Adapter {
 }
 
 /** `now` is the clock receipts, expiry and deadlines follow (the gateway's; Date.now by default). */
-/** What jobs share with the native adapter: its worker runtime and the owners' background processes. */
+/** What jobs share with the native adapter: its worker runtime, the owners' background processes and current directories. */
 export interface JobsHost {
   runtime: WorkerRuntime;
   processes: ProcessRegistry;
+  /** An owner's current directory, as the terminal and the file tools resolve relative paths against it. */
+  cwdFor(ownerId: string): string;
 }
 
 export function jobsAdapter(native: JobsHost, log: Logger, now: () => number = Date.now): JobsAdapter {
@@ -109,7 +111,7 @@ export function jobsAdapter(native: JobsHost, log: Logger, now: () => number = D
     },
     source: {
       name: 'jobs',
-      tools: () => jobTools(() => store() ?? { unavailable: storeError ?? 'job database unavailable' }, config.roots, config.limits, config),
+      tools: () => jobTools(() => store() ?? { unavailable: storeError ?? 'job database unavailable' }, config.roots, config.limits, config, native.cwdFor),
     },
     readiness: [
       {

@@ -1,7 +1,8 @@
 import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { checkCommand, commandContext, denyError, type CommandVerdict, type GuardConfig } from '../guards/approval.js';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import { resolveInsideRoots } from '../../platform/roots.js';
+import { resolveWorkdirInsideRoots } from '../../platform/roots.js';
 import type { Limits } from '../../../shared/limits.js';
 import type { ToolDefinition, ToolOutcome } from '../../core/tool-types.js';
 import { DEFAULT_RESOURCE_PROFILE, RESOURCE_PROFILES, type ResourceProfile } from '../../../policy/resource-policy.js';
@@ -81,7 +82,14 @@ function refuseGuarded(verdict: CommandVerdict, after: string): void {
   }
 }
 
-export function jobTools(store: () => JobStore, roots: readonly string[], limits: Limits, guard: GuardConfig): ToolDefinition[] {
+/** job_prepare's workdir as a real directory inside the roots (a relative one against the owner's current directory). */
+async function jobWorkdir(requested: string, cwd: string, roots: readonly string[]): Promise<string> {
+  const workdir = await resolveWorkdirInsideRoots(requested, cwd, roots);
+  if (!(await stat(workdir)).isDirectory()) throw new GatewayError(ErrorCode.PATH_OUTSIDE_ROOTS, `workdir is not a directory: ${requested}`);
+  return workdir;
+}
+
+export function jobTools(store: () => JobStore, roots: readonly string[], limits: Limits, guard: GuardConfig, cwdFor: (ownerId: string) => string): ToolDefinition[] {
   // A frozen catalog does not change: without a database the tools are listed as always and every
   // call answers JOB_STORE_UNAVAILABLE, before anything else is looked at.
   const open = (): { db: JobDatabase; runner: JobRunner } => {
@@ -97,7 +105,7 @@ export function jobTools(store: () => JobStore, roots: readonly string[], limits
       type: 'object',
       properties: {
         command: { type: 'string', minLength: 1, maxLength: COMMAND_MAX_CHARS },
-        workdir: { type: 'string', minLength: 1, maxLength: 4096, description: 'Absolute directory inside HERMES_MCP_ROOTS.' },
+        workdir: { type: 'string', minLength: 1, maxLength: 4096, description: "Directory inside HERMES_MCP_ROOTS; a relative one resolves against the session's current directory (the terminal's)." },
         max_runtime: { type: 'integer', minimum: 1, maximum: limits.jobMaxRuntimeSeconds },
         idempotency_key: { type: 'string', minLength: 16, maxLength: 128, pattern: '^[A-Za-z0-9._~:-]+$', description: 'A fresh random key per request (16-128 characters).' },
         resource_profile: { type: 'string', enum: [...RESOURCE_PROFILES], description: `Host-defined limits; default ${DEFAULT_RESOURCE_PROFILE}.` },
@@ -117,9 +125,9 @@ export function jobTools(store: () => JobStore, roots: readonly string[], limits
       if (command.trim() === '') throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, 'command is empty');
       const terminal = terminalFor(args, limits);
       const requested = args.workdir as string;
-      refuseGuarded(checkCommand(command, commandContext(guard, requested.startsWith('/') ? requested : undefined)), 'nothing was prepared');
-      const workdir = await resolveInsideRoots(requested, roots);
-      if (!(await stat(workdir)).isDirectory()) throw new GatewayError(ErrorCode.PATH_OUTSIDE_ROOTS, `workdir is not a directory: ${args.workdir}`);
+      const cwd = cwdFor(ctx.owner.id);
+      refuseGuarded(checkCommand(command, commandContext(guard, resolve(cwd, requested))), 'nothing was prepared');
+      const workdir = await jobWorkdir(requested, cwd, roots);
       const profile = ((args.resource_profile as ResourceProfile | undefined) ?? DEFAULT_RESOURCE_PROFILE) as ResourceProfile;
       const result = prepareJob(
         db,

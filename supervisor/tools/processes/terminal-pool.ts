@@ -62,6 +62,11 @@ export class TerminalPool {
     owner.idleTimer.unref();
   }
 
+  /** Where `ownerId`'s next command starts without a workdir: where its last one ended, else the starting directory. */
+  cwdOf(ownerId: string): string {
+    return this.cwds.cwdFor(ownerId);
+  }
+
   private async workerFor(owner: OwnerTerminal): Promise<WorkerProcess<TerminalProtocol>> {
     if (owner.worker?.alive) return owner.worker;
     const worker = this.runtime.spawnWorker('terminal-worker');

@@ -3,7 +3,8 @@ import { approvalPolicy, checkCommand, commandContext, denyError } from '../guar
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { stripAnsi } from '../../../shared/output-cap.js';
 import type { ExecResult } from '../../../shared/worker-protocol/exec.js';
-import { resolveInsideRoots } from '../../platform/roots.js';
+import { resolveWorkdirInsideRoots } from '../../platform/roots.js';
+import { resolve } from 'node:path';
 import { commandOutput } from '../../core/result.js';
 import { styledTwin } from '../../core/styled.js';
 import type { ToolDefinition, ToolOutcome } from '../../core/tool-types.js';
@@ -350,7 +351,9 @@ export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime, release
       // approval Hermes would have asked for. (Inside execute_code there is no such prompt, so
       // hermes_tools.terminal denies them; see execute-code.ts.) The operator's approvals.deny
       // rules refuse a command whatever else is configured (COMMAND_DENIED).
-      const verdict = checkCommand(command, commandContext(runtime.config, typeof args.workdir === 'string' && args.workdir.startsWith('/') ? args.workdir : undefined));
+      // A relative workdir is where `cd` would go from the session's current directory.
+      const requestedWorkdir = typeof args.workdir === 'string' ? resolve(pool.cwdOf(ctx.owner.id), args.workdir) : undefined;
+      const verdict = checkCommand(command, commandContext(runtime.config, requestedWorkdir));
       if (verdict.verdict === 'deny') throw denyError(verdict);
       if (verdict.verdict === 'hardline') {
         throw new GatewayError(
@@ -379,7 +382,7 @@ export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime, release
           'the host resource policy is enforced, so direct terminal is refused before execution; use execute_code with hermes_tools.terminal for short independent commands, or job_prepare + job_start',
         );
       }
-      const workdir = typeof args.workdir === 'string' ? await resolveInsideRoots(args.workdir, roots) : undefined;
+      const workdir = typeof args.workdir === 'string' ? await resolveWorkdirInsideRoots(args.workdir, pool.cwdOf(ctx.owner.id), roots) : undefined;
       const timeoutSeconds = (args.timeout as number | undefined) ?? maxTimeout;
       const r = await pool.run(ctx.owner.id, command, {
         timeoutSeconds,

@@ -130,7 +130,8 @@ describe('patch (replace mode)', () => {
     const c = cases.make();
     c.file('main.py', 'x\n');
     const e = await expectCode(c.patch.handler({ path: 'main.pyy', old_string: 'x', new_string: 'y' }, ctx), ErrorCode.FILE_NOT_FOUND);
-    assert.equal(e.message, `Failed to read file: ${fs.realpathSync(c.p('.'))}/main.pyy`);
+    // Hermes' words (the resolved path), then the roots the file tools reach.
+    assert.equal(e.message, `Failed to read file: ${fs.realpathSync(c.p('.'))}/main.pyy (project roots: ${c.root})`);
     assert.equal(e.details?.success, false);
   });
 

@@ -233,11 +233,20 @@ describe('read_file: refusals', () => {
     c.file('config.yaml', 'a: 1\n');
     c.file('unrelated.md', 'x\n');
     const e = await expectCode(c.read.handler({ path: 'config.yml' }, ctx), ErrorCode.FILE_NOT_FOUND);
-    assert.equal(e.message, 'File not found: config.yml');
+    // Hermes' words, then where the relative path was looked for and the roots the tools reach.
+    assert.equal(e.message, `File not found: config.yml (looked for ${c.p('config.yml')}; project roots: ${c.root})`);
     assert.deepEqual(e.details, { content: '', total_lines: 0, file_size: 0, truncated: false, is_binary: false, is_image: false, similar_files: ['config.yaml'] });
     // No similar name: no similar_files at all (Hermes drops an empty list).
     const none = await expectCode(c.read.handler({ path: 'zzz.py' }, ctx), ErrorCode.FILE_NOT_FOUND);
     assert.equal(none.details?.similar_files, undefined);
+  });
+
+  test('unconfined (HERMES_MCP_FILE_ACCESS=hermes), a missing file names only the path looked for, and nothing when Hermes named it', async () => {
+    const c = cases.make({ hermes: '0.19.0', access: 'hermes' });
+    const relative = await expectCode(c.read.handler({ path: 'README.md' }, ctx), ErrorCode.FILE_NOT_FOUND);
+    assert.equal(relative.message, `File not found: README.md (looked for ${c.p('README.md')})`);
+    const absolute = await expectCode(c.read.handler({ path: c.p('README.md') }, ctx), ErrorCode.FILE_NOT_FOUND);
+    assert.equal(absolute.message, `File not found: ${c.p('README.md')}`);
   });
 
   test('a near-miss spelling is suggested too (0.19)', async () => {
@@ -253,7 +262,8 @@ describe('read_file: refusals', () => {
     c.file('README', 'x\n');
     c.file('settings.toml', 'y\n');
     const e = await expectCode(c.read.handler({ path: 'REAMDE' }, ctx), ErrorCode.FILE_NOT_FOUND);
-    assert.equal(e.message, `File not found: ${c.p('REAMDE')}`);
+    // The path is named already: only the roots follow.
+    assert.equal(e.message, `File not found: ${c.p('REAMDE')} (project roots: ${c.root})`);
     assert.deepEqual(e.details, {
       content: '',
       total_lines: 0,
@@ -276,7 +286,7 @@ describe('read_file: refusals', () => {
     const c = cases.make();
     fs.symlinkSync('gone.txt', c.p('dangling.txt'));
     const e = await expectCode(c.read.handler({ path: 'dangling.txt' }, ctx), ErrorCode.FILE_NOT_FOUND);
-    assert.equal(e.message, `File not found: ${c.p('gone.txt')}`);
+    assert.equal(e.message, `File not found: ${c.p('gone.txt')} (project roots: ${c.root})`);
     assert.equal(e.details?.not_found, true);
   });
 

@@ -319,7 +319,7 @@ describe('search_files: content', () => {
   test('a missing path is FILE_NOT_FOUND with similar paths', async () => {
     const c = project();
     const e = await expectCode(c.search.handler({ pattern: 'x', path: 'sr' }, ctx), ErrorCode.FILE_NOT_FOUND);
-    assert.match(e.message, /^Path not found: sr\. Similar paths: src$/);
+    assert.equal(e.message, `Path not found: sr. Similar paths: src (looked for ${c.p('sr')}; project roots: ${c.root})`);
   });
 
   test('an aborted signal cancels the walk', async () => {

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { advanceAndMaintain, testClock } from '../../helpers/clock.js';
 import { startTestGateway, viaBridge, type TestGateway } from '../../helpers/gateway.js';
-import { openSession, prepareJob, workdirIn, type JobCredential } from '../../helpers/jobs.js';
+import { openSession, prepareJob, waitForFinal, workdirIn, type JobCredential } from '../../helpers/jobs.js';
 
 // Admission over MCP: quotas and workspace locks are explicit errors (never a queue) and nothing
 // runs when they refuse; bad preparations are refused before anything is stored; outputs are
@@ -88,7 +89,10 @@ describe('jobs: admission rules and input validation', () => {
       [{ command: 'true', workdir: dir, resource_profile: 'huge' }, 'INVALID_ARGUMENTS'],
       [{ command: '', workdir: dir }, 'INVALID_ARGUMENTS'],
       [{ command: 'true', workdir: '/etc' }, 'PATH_OUTSIDE_ROOTS'],
-      [{ command: 'true', workdir: 'relative/dir' }, 'PATH_OUTSIDE_ROOTS'],
+      // A relative workdir resolves against the session's directory (the root here): a missing one is
+      // missing, one that leads out of the root is outside it.
+      [{ command: 'true', workdir: 'relative/dir' }, 'FILE_NOT_FOUND'],
+      [{ command: 'true', workdir: '..' }, 'PATH_OUTSIDE_ROOTS'],
       [{ command: 'true', workdir: join(dir, 'file') }, 'PATH_OUTSIDE_ROOTS'],
       [{ command: 'rm -rf /', workdir: dir }, 'COMMAND_BLOCKED'],
     ];
@@ -96,6 +100,37 @@ describe('jobs: admission rules and input validation', () => {
       const r = await viaBridge(client, 'job_prepare', args, token);
       assert.equal(r.data.error, code, JSON.stringify(args));
       assert.equal(r.data.job_id, undefined);
+    }
+    await client.close();
+  });
+
+  test("a relative workdir resolves against the session's current directory, as the terminal's; out of the roots it is refused", async () => {
+    const { client, token } = await session();
+    const root = realpathSync(gw.home);
+    const sub = workdir('rel', 'sub');
+    symlinkSync(tmpdir(), join(workdir('rel'), 'out-link'));
+    const preparedIn = async (dir: string) => {
+      const job = await prepare(client, token, 'pwd', dir);
+      return { job, workdir: (await viaBridge(client, 'job_status', job)).data.workdir };
+    };
+    // A fresh session's directory is the terminal's starting one: the first root.
+    assert.equal((await preparedIn('.')).workdir, root);
+    // After a cd, relative workdirs follow the session's terminal.
+    assert.equal((await viaBridge(client, 'terminal', { command: 'cd rules/rel' }, token)).isError, false);
+    const here = await preparedIn('sub');
+    assert.equal(here.workdir, realpathSync(sub));
+    assert.equal((await preparedIn('./sub/../sub')).workdir, realpathSync(sub));
+    // The job runs there.
+    assert.equal((await viaBridge(client, 'job_start', here.job, token)).isError, false);
+    assert.equal(String((await waitForFinal(client, here.job)).output_tail).trim(), realpathSync(sub));
+    // `..` up and out of the root, and a symlink inside it that leads out, are outside the roots.
+    for (const outside of ['../../..', 'out-link']) {
+      const refused = await viaBridge(client, 'job_prepare', { command: 'true', workdir: outside }, token);
+      assert.equal(refused.data.error, 'PATH_OUTSIDE_ROOTS', outside);
+      const cwd = join(gw.home, 'rules', 'rel');
+      assert.equal(refused.data.message, `path is outside the allowed roots (HERMES_MCP_ROOTS): ${resolve(cwd, outside)} (the relative workdir '${outside}' resolved against the session's current directory ${cwd})`);
+      assert.equal(refused.data.resolved_path, resolve(cwd, outside));
+      assert.equal(refused.data.job_id, undefined);
     }
     await client.close();
   });

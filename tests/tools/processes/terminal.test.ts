@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ESCAPEE_COUNT, escapeeCommand, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../../helpers/escapees.js';
 import { abortableToolCall, connect, openSession, startTestGateway, type TestGateway, viaBridge } from '../../helpers/gateway.js';
@@ -67,6 +67,21 @@ describe('direct terminal through tool_call', () => {
     assert.equal(outside.data.error, 'PATH_OUTSIDE_ROOTS');
     const inside = await viaBridge(client, 'terminal', { command: 'pwd', workdir: gw.home }, token);
     assert.equal(inside.data.output, gw.home);
+    await client.close();
+  });
+
+  test("a relative workdir is where cd would go from the session's current directory; out of the roots it is refused", async () => {
+    const { client, token } = await tokenClient();
+    const sub = join(gw.home, 'rel-workdir', 'sub');
+    mkdirSync(sub, { recursive: true });
+    // A fresh session starts in the first root.
+    assert.equal((await viaBridge(client, 'terminal', { command: 'pwd', workdir: '.' }, token)).data.output, realpathSync(gw.home));
+    await viaBridge(client, 'terminal', { command: 'cd rel-workdir' }, token);
+    assert.equal((await viaBridge(client, 'terminal', { command: 'pwd', workdir: 'sub' }, token)).data.output, realpathSync(sub));
+    const refused = await viaBridge(client, 'terminal', { command: 'pwd', workdir: '../..' }, token);
+    assert.equal(refused.data.error, 'PATH_OUTSIDE_ROOTS');
+    const cwd = join(gw.home, 'rel-workdir');
+    assert.equal(refused.data.message, `path is outside the allowed roots (HERMES_MCP_ROOTS): ${resolve(cwd, '../..')} (the relative workdir '../..' resolved against the session's current directory ${cwd})`);
     await client.close();
   });
 
