@@ -113,7 +113,6 @@ function subject(step: Step): string {
   if (/^call\(\)\s*\{/.test(step.command)) return 'the call function';
   const tool = /"calls":\[\{"name":"([a-z_]+)"/.exec(step.command)?.[1];
   if (tool) return tool;
-  if (/\/readyz\b/.test(step.command)) return '/readyz';
   if (step.assigns.length > 0) return `${step.assigns.join(', ')} from earlier answers`;
   return '(unknown)';
 }
@@ -177,7 +176,6 @@ const checks: Record<string, (i: number) => void> = {
     assert.equal(r.status, 'success', String(r.output));
     assert.equal(String(r.output).trim(), `42 ${greetOutput()}`);
   },
-  '/readyz': (i) => assert.equal(outputs[i]!.vars.ROOT, gw.root, 'ROOT is the demo project root'),
   job_prepare: (i) => {
     assert.equal(outputs[i]!.stdout, '', 'the answer is kept in JOB');
     const { message } = parseAnswer(outputs[i]!.vars.JOB ?? '');

@@ -64,8 +64,9 @@ export const EXAMPLES: readonly Example[] = [
   {
     name: 'job',
     check: (out, gw) => {
-      assert.match(out, new RegExp(`^prepared job_[0-9a-f]{24} in ${gw.root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
-      assert.match(out, /^started: (starting|running|succeeded)$/m);
+      assert.match(out, /^prepared job_[0-9a-f]{24} \(workdir \.\)$/m);
+      // The relative workdir resolved against a new session's current directory: the project root.
+      assert.match(out, new RegExp(`^started in ${gw.root.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: (starting|running|succeeded)$`, 'm'));
       assert.match(out, /^succeeded \(exit 0\); output:$/m);
       assert.match(out, UNITTEST_OK);
     },
