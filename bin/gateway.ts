@@ -113,5 +113,6 @@ function startFailure(e: unknown): string {
 
 main().catch((e) => {
   process.stderr.write(`hermes-mcp-gateway: failed to start: ${startFailure(e)}\n`);
-  process.exit(1);
+  // A setting or a file to fix (exit 2, as for the configuration read first), or a failure (1).
+  process.exit(e instanceof ConfigError ? 2 : 1);
 });

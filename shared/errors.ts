@@ -85,6 +85,7 @@ export const ErrorCode = {
   DELEGATION_REQUIRES_JOB: 'DELEGATION_REQUIRES_JOB',
   // configuration: $HERMES_HOME/.env (supervisor/platform/environment.ts)
   ENV_FILE_UNSAFE: 'ENV_FILE_UNSAFE',
+  STATE_DIR_UNSAFE: 'STATE_DIR_UNSAFE',
   ENV_FILE_INVALID: 'ENV_FILE_INVALID',
   // session_search
   STATE_DB_MISSING: 'STATE_DB_MISSING',

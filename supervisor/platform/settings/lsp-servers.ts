@@ -34,9 +34,10 @@ export const DEFAULT_LSP_SERVERS: readonly LspServerSpec[] = Object.freeze<LspSe
     command: ['typescript-language-server', '--stdio'],
     extensions: ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'],
     languageId: { '.ts': 'typescript', '.mts': 'typescript', '.cts': 'typescript', '.tsx': 'typescriptreact', '.js': 'javascript', '.mjs': 'javascript', '.cjs': 'javascript', '.jsx': 'javascriptreact' },
-    // typescript-language-server 6 needs TypeScript's tsserver.js, which TypeScript 7 (npm's
-    // latest) no longer ships: without the pin, this command installs a server that cannot start.
-    install: 'npm install -g typescript-language-server typescript@5',
+    // The server needs TypeScript's tsserver.js, which TypeScript 7 (npm's latest) no longer
+    // ships: without the pin, this command installs a server that cannot start. Its 5.x line is the
+    // one every supported Node runs (6.x requires Node 22.22.2+) and the one the tests run.
+    install: 'npm install -g typescript-language-server@5 typescript@5',
     // Its default ("auto") answers hover and definition from a syntax-only tsserver while the
     // project loads, which cannot follow imports ("import add" instead of the function): every
     // answer here comes from the semantic server. Automatic type acquisition is off: it would run

@@ -45,6 +45,22 @@ export function ownOwnerRecord(): OwnerRecord {
   return own;
 }
 
+/**
+ * Why `stateDir` is not a directory only this account can change, or undefined when it is (or does
+ * not exist yet, or the platform has no user ids): a symbolic link, not a directory, another uid's,
+ * or writable by its group or by others.
+ */
+export function stateDirProblem(stateDir: string): string | undefined {
+  const uid = process.getuid?.();
+  const root = lstatSync(stateDir, { throwIfNoEntry: false });
+  if (uid === undefined || !root) return undefined;
+  if (root.isSymbolicLink()) return `${stateDir} is a symbolic link`;
+  if (!root.isDirectory()) return `${stateDir} is not a directory`;
+  if (root.uid !== uid) return `${stateDir} belongs to uid ${root.uid}, not ${uid}`;
+  if ((root.mode & 0o022) !== 0) return `${stateDir} is writable by others (mode ${(root.mode & 0o777).toString(8)})`;
+  return undefined;
+}
+
 /** A fresh private directory `<kind>-XXXXXX` (0700) under `stateDir`, with this process's owner record. */
 export function makePrivateDir(stateDir: string, kind: PrivateDirKind): string {
   const dir = mkdtempSync(join(stateDir, `${kind}-`)); // mkdtemp creates 0700
@@ -86,12 +102,9 @@ export interface SweepOptions {
 export function sweepStalePrivateDirs(stateDir: string, options: SweepOptions): SweepReport {
   const uid = process.getuid?.();
   if (uid === undefined) return { skipped: 'no user ids on this platform', verdicts: [] };
-  const root = lstatSync(stateDir, { throwIfNoEntry: false });
-  if (!root) return { verdicts: [] };
-  if (root.isSymbolicLink()) return { skipped: `${stateDir} is a symbolic link`, verdicts: [] };
-  if (!root.isDirectory()) return { skipped: `${stateDir} is not a directory`, verdicts: [] };
-  if (root.uid !== uid) return { skipped: `${stateDir} belongs to uid ${root.uid}, not ${uid}`, verdicts: [] };
-  if ((root.mode & 0o022) !== 0) return { skipped: `${stateDir} is writable by others (mode ${(root.mode & 0o777).toString(8)})`, verdicts: [] };
+  if (!lstatSync(stateDir, { throwIfNoEntry: false })) return { verdicts: [] };
+  const problem = stateDirProblem(stateDir);
+  if (problem) return { skipped: problem, verdicts: [] };
 
   const now = options.now ?? Date.now();
   const self = ownOwnerRecord();

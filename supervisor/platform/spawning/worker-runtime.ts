@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync 
 import { join } from 'node:path';
 import { scrubChildEnv } from './env-scrub.js';
 import { packageRoot } from '../../../shared/package-root.js';
+import { ErrorCode } from '../../../shared/errors.js';
 import { maxFrameBytes } from '../../../shared/worker-protocol/caps.js';
 import { executeUnitProtocol, type ExecuteUnitProtocol } from '../../../shared/worker-protocol/execute.js';
 import { lspProtocol, type LspProtocol } from '../../../shared/worker-protocol/lsp.js';
@@ -13,9 +14,9 @@ import { processProtocol, type ProcessProtocol } from '../../../shared/worker-pr
 import type { ProtocolMessages, WorkerProtocol } from '../../../shared/worker-protocol/protocol.js';
 import { terminalProtocol, type TerminalProtocol } from '../../../shared/worker-protocol/terminal.js';
 import { zygoteProtocol, type ZygoteProtocol } from '../../../shared/worker-protocol/zygote.js';
-import type { GatewayConfig } from '../config.js';
+import { ConfigError, type GatewayConfig } from '../config.js';
 import { detectIsolation, type IsolationReport } from './isolation.js';
-import { makePrivateDir, type PrivateDirKind } from './private-dirs.js';
+import { makePrivateDir, stateDirProblem, type PrivateDirKind } from './private-dirs.js';
 import { loadResourceState, shortWorkerLimits, type ResourceState } from './resource-policy.js';
 import { CgroupLimit } from './cgroup-limits.js';
 import { scopeArgv } from './systemd-scope.js';
@@ -123,6 +124,15 @@ type WorkerFailureLog = (entry: string, reason: string) => void;
 export function createWorkerRuntime(config: GatewayConfig, env: NodeJS.ProcessEnv, onWorkerFailure: WorkerFailureLog = () => {}): WorkerRuntime {
   const isolation = detectIsolation(config.isolation);
   mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
+  // mkdir leaves a directory that was already there as it is: the workers' sockets and scripts live
+  // under it, so one another account can change (or a link to one) is refused, not used.
+  const unsafe = stateDirProblem(config.stateDir);
+  if (unsafe) {
+    throw new ConfigError(
+      `${ErrorCode.STATE_DIR_UNSAFE}: ${unsafe}; the workers' sockets and scripts are kept there, so another account could reach or replace them: ` +
+        `remove it (the gateway makes it again, 0700, its own) or set HERMES_MCP_STATE_DIR to a directory only you can write`,
+    );
+  }
   const childEnv = scrubChildEnv(env);
   // Probed once, and only when it matters: without a resource policy systemd-run is never run. The
   // probe gets the workers' own environment, so it finds the same systemd-run (PATH) and reaches the

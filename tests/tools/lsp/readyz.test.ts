@@ -42,7 +42,7 @@ test('trusted, but no server on PATH: missing, with the install commands', async
   assert.equal(code, 503);
   const lsp = body.components.lsp!;
   assert.equal(lsp.status, 'missing');
-  assert.match(lsp.action!, /npm install -g typescript-language-server typescript@5`/);
+  assert.match(lsp.action!, /npm install -g typescript-language-server@5 typescript@5`/);
   assert.match(lsp.action!, /npm install -g pyright/);
 });
 

@@ -66,8 +66,8 @@ test('a file in a root that is not trusted is LSP_WORKSPACE_UNTRUSTED, naming th
 test('a server missing from PATH is LSP_SERVER_NOT_INSTALLED with the exact install command', async () => {
   const data = await refused('lsp_references', { path: join(trusted, 'ts', 'src', 'math.ts'), line: 1, character: 17 });
   assert.equal(data.error, 'LSP_SERVER_NOT_INSTALLED');
-  assert.equal(data.install, 'npm install -g typescript-language-server typescript@5');
-  assert.match(data.message as string, /npm install -g typescript-language-server typescript@5`/);
+  assert.equal(data.install, 'npm install -g typescript-language-server@5 typescript@5');
+  assert.match(data.message as string, /npm install -g typescript-language-server@5 typescript@5`/);
 });
 
 test('a file no configured server handles is LSP_NO_SERVER_FOR_FILE', async () => {
