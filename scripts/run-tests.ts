@@ -18,15 +18,19 @@ import { ensurePackages, TEST_PACKAGES } from './test-prerequisites.js';
 //   node dist/scripts/run-tests.js '!fidelity/'    every file but those whose path starts so
 //   node dist/scripts/run-tests.js --hermes=newest fidelity/
 //                                                  against one Hermes only (oldest, newest; both by default)
+//   node dist/scripts/run-tests.js --prepare-only  installs what the selected files need (Debian
+//                                                  packages, venvs), runs nothing: `npm test` does this
+//                                                  first, so what is missing is named before conformance
 //
 // The selected files run against the oldest supported Hermes, then those of them that compare with
 // a real Hermes (test-files.ts, EVERY_HERMES) run again against the newest (HERMES_TEST_PIN).
 
 const root = packageRoot();
 const testsDir = join(root, 'dist', 'tests');
+const prepareOnly = process.argv.includes('--prepare-only');
 let parsed: ReturnType<typeof runArguments>;
 try {
-  parsed = runArguments(process.argv.slice(2));
+  parsed = runArguments(process.argv.slice(2).filter((a) => a !== '--prepare-only'));
 } catch (err) {
   process.stderr.write(`run-tests: ${(err as Error).message}\n`);
   process.exit(2);
@@ -59,6 +63,7 @@ try {
   process.stderr.write(`run-tests: ${(err as Error).message}\n`);
   process.exit(1);
 }
+if (prepareOnly) process.exit(0);
 
 // Three files at a time on two cores: most tests spend their time waiting on child processes,
 // servers and timers (the whole suite uses ~1.3 cores at 2 files at a time), and 3 took the suite
