@@ -11,7 +11,7 @@ import { authCheck, environmentCheck, jobDatabaseCheck, resourcePolicyCheck, sys
 import { exitCode, formatText, fromProbe, type DoctorCheck } from './report.js';
 
 // `hermes-mcp-gateway doctor`: what an operator runs when /readyz is 503 or before a tunnel
-// cutover. It reads the configuration the gateway would (main.ts hands it the same environment), builds the same
+// cutover. It reads the configuration the gateway would (bin/gateway.ts hands it the same environment), builds the same
 // adapters the gateway composes and runs their own readiness probes (the checks are theirs, not a
 // copy), without listening and without the jobs adapter (which would reconcile the job database),
 // then adds what readiness does not cover (host-checks.ts). The workers the adapters start to answer

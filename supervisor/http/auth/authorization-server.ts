@@ -25,8 +25,6 @@ export const OAUTH_ROUTES = {
   jwks: '/oauth/jwks',
 } as const;
 
-/** Paths handed to oidc-provider as they are (the discovery documents are mapped onto its own). */
-export const PROVIDER_PATHS = [...Object.values(OAUTH_ROUTES), '/.well-known/openid-configuration'];
 
 export type Provider = ProviderType;
 

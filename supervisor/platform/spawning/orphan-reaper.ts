@@ -1,7 +1,7 @@
 import { zombieChildrenOf } from '../../../shared/proc.js';
 import { subreaperAddon } from '../../../shared/subreaper.js';
 
-// The gateway is a child subreaper (main.ts), so every orphan of a worker's tree (a worker whose
+// The gateway is a child subreaper (bin/gateway.ts), so every orphan of a worker's tree (a worker whose
 // launcher died before waiting for it, a setsid escapee the fallback sweep killed) is re-parented to
 // this process and, once dead, stays a zombie until this process waits for it. Zombies hold a pid
 // each and count against the unit's TasksMax, so a long-running gateway must reap them. libuv only

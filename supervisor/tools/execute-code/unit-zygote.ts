@@ -17,7 +17,7 @@ import { ZygoteUnit } from './zygote-unit.js';
 // The gateway talks to the zygote with frames on its fd 3 (spawn, kill / ready, unavailable,
 // exit); the units connect back to this gateway's private unit socket (unit-connections.ts). If
 // the zygote dies, every unit it holds dies with it (parent-death signals all the way down) and is
-// reported ended; the next unit starts a new zygote (execute-units.ts).
+// reported ended; the next unit starts a new zygote (units.ts).
 
 export class UnitZygote {
   /** Settles once the zygote can fork units (rejects with the reason it cannot). */

@@ -26,7 +26,6 @@ const BINARY_EXTENSIONS = new Set([
   '.swf', '.fla',
   '.lockb', '.dat', '.data',
 ]);
-export const IMAGE_EXTENSIONS = new Set(['.png', '.jpg', '.jpeg', '.gif', '.webp', '.bmp', '.ico']);
 
 export function fileExtension(p: string): string {
   return extname(p).toLowerCase();

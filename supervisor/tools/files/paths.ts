@@ -91,11 +91,6 @@ export function isUnder(child: string, parent: string): boolean {
   return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
 }
 
-/** The `a/<path>` label Hermes puts in diff headers, without doubling the slash of absolute paths. */
-export function diffLabel(p: string): string {
-  return p.replace(/^\/+/, '');
-}
-
 export function throwIfAborted(signal: AbortSignal | undefined, what: string): void {
   if (signal?.aborted) throw new GatewayError(ErrorCode.CANCELLED, `${what} cancelled`);
 }

@@ -1,6 +1,6 @@
 import { ExtractionError, renderDocument, type RenderOptions } from './read-extract.js';
 
-// Runs in a thread of the supervisor's CPU pool (cpu/pool.ts): a notebook, Word document, Excel
+// Runs in a thread of the supervisor's CPU pool (platform/thread-pool/pool.ts): a notebook, Word document, Excel
 // workbook or SQLite database rendered as text for read_file, off the event loop (a workbook can
 // hold 64 MiB of XML per sheet). The file's bytes come in; its text, or why it cannot be rendered,
 // goes out.

@@ -18,7 +18,7 @@ import { hermesArgumentRepair } from '../../core/hermes-args.js';
 // cross-profile `profile` override (its schema is built once, for that Hermes: Hermes 0.22's
 // `detail`, `after`, `before` and `exclude_session_ids` only where it has them), the same four
 // result shapes and defaults (see session-search/shapes.ts), read through better-sqlite3 opened
-// read-only on a thread of the supervisor's CPU pool (cpu/pool.ts) running session-search/task.ts,
+// read-only on a thread of the supervisor's CPU pool (platform/thread-pool/pool.ts) running session-search/task.ts,
 // never migrating or writing the database. The database is read by what it holds, whatever its
 // schema version (session-search/store-open.ts); a missing database, and one without the columns
 // the reader needs, are stable errors.

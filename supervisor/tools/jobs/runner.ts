@@ -359,7 +359,7 @@ export class JobRunner {
     if (this.paused) this.signalPaused = false; // this process's pause ends with it
     const running = [...this.local.values()];
     for (const local of running) this.stop(local, 'gateway_shutdown');
-    // TERM grace, then KILL, all inside the supervisor's own shutdown budget (main.ts exits hard
+    // TERM grace, then KILL, all inside the supervisor's own shutdown budget (bin/gateway.ts exits hard
     // after shutdownGraceSeconds).
     const grace = Math.max(1, Math.min(this.limits.jobKillGraceSeconds, this.limits.shutdownGraceSeconds - 4)) * 1000;
     await settledWithin(Promise.all(running.map((l) => l.done)), grace);
