@@ -11,6 +11,7 @@ import type { CapabilityStore } from './owners/capabilities.js';
 import type { OwnerRegistry } from './owners/owners.js';
 import type { RequestRecord } from '../platform/telemetry.js';
 import { assertScope, principalKey, type Grant } from './scopes.js';
+import { isJsonObject } from '../platform/json-object.js';
 
 // The gateway's surface of the tool pipeline (core/pipeline.ts): target resolution, owner
 // resolution, the scope check and the owner lease around the pipeline's steps. A reader follows
@@ -228,14 +229,10 @@ const MISPLACED: Readonly<Record<string, string>> = {
   _meta: '_meta goes in the tools/call request\'s params, beside name and arguments, not inside arguments: {"name":"tool_call","arguments":{...},"_meta":{...}}',
 };
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 /** The misplaced properties `args` holds where `schema` does not declare them. */
 function misplacedIn(args: unknown, schema: unknown): string[] {
-  if (!isPlainObject(args)) return [];
-  const declared = isPlainObject(schema) && isPlainObject(schema.properties) ? schema.properties : {};
+  if (!isJsonObject(args)) return [];
+  const declared = isJsonObject(schema) && isJsonObject(schema.properties) ? schema.properties : {};
   return Object.keys(MISPLACED).filter((key) => Object.hasOwn(args, key) && !Object.hasOwn(declared, key));
 }
 
@@ -250,7 +247,7 @@ function withPlacementHints(validate: (args: unknown) => Record<string, unknown>
   } catch (e) {
     if (!(e instanceof GatewayError) || e.code !== ErrorCode.INVALID_ARGUMENTS) throw e;
     const found = misplacedIn(args, tool.inputSchema);
-    if (tool.name === TOOL_CALL.name && isPlainObject(args) && Array.isArray(args.calls)) {
+    if (tool.name === TOOL_CALL.name && isJsonObject(args) && Array.isArray(args.calls)) {
       for (const call of args.calls) found.push(...misplacedIn(call, {}));
     }
     if (found.length === 0) throw e;

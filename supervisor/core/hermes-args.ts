@@ -1,3 +1,5 @@
+import { isJsonObject } from '../platform/json-object.js';
+
 // Hermes' repair of a model's tool arguments, re-expressed in one place for every tool the gateway
 // mirrors from Hermes (native and guarded families), so that a call Hermes answers is answered here
 // too instead of costing the model a turn with INVALID_ARGUMENTS.
@@ -106,9 +108,6 @@ export function coerceIntegerArgs(args: Record<string, unknown>, rules: Readonly
 
 type JsonSchema = Readonly<Record<string, unknown>>;
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Python `float(s)` of a string, decimal forms only (inf/nan are kept as strings by Hermes). */
 const PY_FLOAT_STRING = /^\s*[+-]?(?:\d+(?:_\d+)*(?:\.(?:\d+(?:_\d+)*)?)?|\.\d+(?:_\d+)*)(?:[eE][+-]?\d+(?:_\d+)*)?\s*$/;
@@ -138,7 +137,7 @@ function coerceJson(value: string, kind: 'array' | 'object'): unknown {
   } catch {
     return value;
   }
-  return (kind === 'array' ? Array.isArray(parsed) : isRecord(parsed)) ? parsed : value;
+  return (kind === 'array' ? Array.isArray(parsed) : isJsonObject(parsed)) ? parsed : value;
 }
 
 /** `_schema_allows_null`. */
@@ -148,7 +147,7 @@ function schemaAllowsNull(schema: JsonSchema | undefined): boolean {
   if (t === 'null' || (Array.isArray(t) && t.includes('null')) || schema.nullable === true) return true;
   for (const key of ['anyOf', 'oneOf']) {
     const variants = schema[key];
-    if (Array.isArray(variants) && variants.some((v) => isRecord(v) && v.type === 'null')) return true;
+    if (Array.isArray(variants) && variants.some((v) => isJsonObject(v) && v.type === 'null')) return true;
   }
   return false;
 }
@@ -172,7 +171,7 @@ function coerceValue(value: string, expected: unknown, schema: JsonSchema | unde
 
 /** `_schema_accepts_kind`. */
 function schemaAcceptsKind(schema: unknown, kind: 'array' | 'object'): boolean {
-  if (!isRecord(schema)) return false;
+  if (!isJsonObject(schema)) return false;
   const t = schema.type;
   if (t === kind || (Array.isArray(t) && t.includes(kind))) return true;
   return ['anyOf', 'oneOf', 'allOf'].some((key) => {
@@ -183,7 +182,7 @@ function schemaAcceptsKind(schema: unknown, kind: 'array' | 'object'): boolean {
 
 /** `_normalize_json_strings_for_schema`: JSON-encoded containers inside containers, schema-guided. */
 function normalizeJsonStrings(value: unknown, schema: unknown): unknown {
-  if (!isRecord(schema)) return value;
+  if (!isJsonObject(schema)) return value;
   let v = value;
   if (typeof v === 'string') {
     const trimmed = v.trim();
@@ -197,12 +196,12 @@ function normalizeJsonStrings(value: unknown, schema: unknown): unknown {
       return value;
     }
     if (Array.isArray(parsed) && expectsArray) v = parsed;
-    else if (isRecord(parsed) && expectsObject) v = parsed;
+    else if (isJsonObject(parsed) && expectsObject) v = parsed;
     else return value;
   }
   if (Array.isArray(v)) {
     const items = schema.items;
-    if (!isRecord(items)) return v;
+    if (!isJsonObject(items)) return v;
     let changed = false;
     const out = v.map((item: unknown) => {
       const next = normalizeJsonStrings(item, items);
@@ -211,13 +210,13 @@ function normalizeJsonStrings(value: unknown, schema: unknown): unknown {
     });
     return changed ? out : v;
   }
-  if (isRecord(v)) {
+  if (isJsonObject(v)) {
     const props = schema.properties;
-    if (!isRecord(props)) return v;
+    if (!isJsonObject(props)) return v;
     let changed = false;
     const out: Record<string, unknown> = { ...v };
     for (const [k, propSchema] of Object.entries(props)) {
-      if (!Object.hasOwn(v, k) || !isRecord(propSchema)) continue;
+      if (!Object.hasOwn(v, k) || !isJsonObject(propSchema)) continue;
       const next = normalizeJsonStrings(v[k], propSchema);
       if (next !== v[k]) {
         out[k] = next;
@@ -235,10 +234,10 @@ function normalizeJsonStrings(value: unknown, schema: unknown): unknown {
  */
 export function coerceToolArgs(args: Record<string, unknown>, inputSchema: JsonSchema): Record<string, unknown> {
   const properties = inputSchema.properties;
-  if (!isRecord(properties)) return args;
+  if (!isJsonObject(properties)) return args;
   for (const [key, value] of Object.entries(args)) {
     const propSchema = properties[key];
-    if (!isRecord(propSchema) || Object.keys(propSchema).length === 0) continue;
+    if (!isJsonObject(propSchema) || Object.keys(propSchema).length === 0) continue;
     const expected = propSchema.type;
     if (expected === 'array' && value !== null && !Array.isArray(value)) {
       if (typeof value === 'string') {
@@ -252,7 +251,7 @@ export function coerceToolArgs(args: Record<string, unknown>, inputSchema: JsonS
       continue;
     }
     if (typeof value !== 'string') {
-      if ((expected === 'array' && Array.isArray(value)) || (expected === 'object' && isRecord(value))) {
+      if ((expected === 'array' && Array.isArray(value)) || (expected === 'object' && isJsonObject(value))) {
         args[key] = normalizeJsonStrings(value, propSchema);
       }
       continue;
@@ -291,14 +290,14 @@ export function hermesArgumentRepair(
  */
 function withHandlerProperties(inputSchema: JsonSchema): JsonSchema {
   const patterns = inputSchema.patternProperties;
-  if (!isRecord(patterns)) return inputSchema;
+  if (!isJsonObject(patterns)) return inputSchema;
   const lifted: Record<string, unknown> = {};
   for (const [pattern, schema] of Object.entries(patterns)) {
     const name = /^\^([A-Za-z0-9_]+)\$$/.exec(pattern)?.[1];
     if (name !== undefined) lifted[name] = schema;
   }
   if (Object.keys(lifted).length === 0) return inputSchema;
-  return { ...inputSchema, properties: { ...lifted, ...(isRecord(inputSchema.properties) ? inputSchema.properties : {}) } };
+  return { ...inputSchema, properties: { ...lifted, ...(isJsonObject(inputSchema.properties) ? inputSchema.properties : {}) } };
 }
 
 /** `tool` with Hermes' argument repair (hermesArgumentRepair against its own inputSchema) added. */
@@ -317,12 +316,12 @@ export function withHermesArgumentRepair<T extends { inputSchema: JsonSchema; co
  */
 export function registryTypesOf(inputSchema: JsonSchema): JsonSchema {
   const properties = inputSchema.properties;
-  if (!isRecord(properties)) return inputSchema;
+  if (!isJsonObject(properties)) return inputSchema;
   const out: Record<string, unknown> = {};
   for (const [key, prop] of Object.entries(properties)) {
     out[key] = prop;
-    if (!isRecord(prop) || prop.type !== undefined || !Array.isArray(prop.anyOf)) continue;
-    const branches = prop.anyOf.filter(isRecord);
+    if (!isJsonObject(prop) || prop.type !== undefined || !Array.isArray(prop.anyOf)) continue;
+    const branches = prop.anyOf.filter(isJsonObject);
     const typed = branches.filter((b) => b.type !== 'null');
     if (branches.length !== prop.anyOf.length || typed.length !== 1 || typeof typed[0]!.type !== 'string') continue;
     const { anyOf: _union, ...rest } = prop;

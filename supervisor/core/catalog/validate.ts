@@ -1,6 +1,7 @@
 import Ajv2020Module, { type ErrorObject } from 'ajv/dist/2020.js';
 import { GatewayError, ErrorCode } from '../../../shared/errors.js';
 import type { ToolDefinition } from '../tool-types.js';
+import { isJsonObject } from '../../platform/json-object.js';
 
 // One JSON Schema 2020-12 validator (ajv) for every tool's input, compiled once when the catalog
 // is frozen: a schema that does not compile fails startup instead of failing a call later.
@@ -21,9 +22,6 @@ function describe(errors: ErrorObject[] | null | undefined): string {
   return `${at} ${e.message ?? 'is invalid'}`;
 }
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 export function compileArgumentValidator(tool: Pick<ToolDefinition, 'name' | 'inputSchema' | 'coerceArguments'>): ArgumentValidator {
   let check;
@@ -34,7 +32,7 @@ export function compileArgumentValidator(tool: Pick<ToolDefinition, 'name' | 'in
   }
   return (args: unknown) => {
     const raw = args ?? {};
-    const value = tool.coerceArguments && isPlainObject(raw) ? tool.coerceArguments({ ...raw }) : raw;
+    const value = tool.coerceArguments && isJsonObject(raw) ? tool.coerceArguments({ ...raw }) : raw;
     if (!check(value)) {
       throw new GatewayError(ErrorCode.INVALID_ARGUMENTS, `invalid arguments for ${tool.name}: ${describe(check.errors)}`);
     }

@@ -19,6 +19,7 @@ import { PublicOrigin } from '../../platform/settings/public-origin.js';
 import { SCOPES } from '../../core/scopes.js';
 import { StaticTokenVerifier } from './static-tokens.js';
 import { protectAuthFiles } from '../../tools/files/sensitive-paths.js';
+import { parseJsonObject } from '../../platform/json-object.js';
 
 // Composition of the authentication edge, built only when it is on (a public URL is configured, or
 // HERMES_MCP_AUTH=on). Without it the gateway keeps its loopback-only Host/Origin check and
@@ -104,13 +105,8 @@ const MAX_REGISTRATION_BYTES = 64 * 1024;
 async function publicClientRegistration(request: Request): Promise<string | undefined> {
   const text = await readCappedBody(request, MAX_REGISTRATION_BYTES);
   if (text === undefined) return undefined;
-  let metadata: unknown;
-  try {
-    metadata = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return undefined;
+  const metadata = parseJsonObject(text);
+  if (!metadata) return undefined;
   return JSON.stringify({ ...metadata, token_endpoint_auth_method: 'none', application_type: 'web' });
 }
 

@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { processStartTime } from '../../../shared/proc.js';
+import { parseJsonObject } from '../json-object.js';
 
 // The private directories the gateway makes under its state directory (config.stateDir): one per
 // execute_code unit (`exec-*`, its RPC socket), one per unit zygote (`zygote-*`, the unit socket and
@@ -189,14 +190,9 @@ export function readOwnerRecord(dir: string): OwnerRecord | undefined {
 }
 
 function parseOwnerRecord(text: string): OwnerRecord | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const { pid, start, boot, pidns } = value as Record<string, unknown>;
+  const value = parseJsonObject(text);
+  if (!value) return undefined;
+  const { pid, start, boot, pidns } = value;
   if (typeof pid !== 'number' || !Number.isInteger(pid) || pid < 1) return undefined;
   for (const field of [start, boot, pidns]) if (field !== undefined && typeof field !== 'string') return undefined;
   return {

@@ -1,5 +1,6 @@
 import type { GraphToolDefinition } from '../../../shared/worker-protocol/graph.js';
 import type { ToolDefinition } from '../../core/tool-types.js';
+import { isJsonObject } from '../../platform/json-object.js';
 
 // The public `inspect_code_graph` schema. The catalog is frozen at startup, so it is built once:
 // from the upstream tool's own input schema when the upstream answered at startup (plus a required,
@@ -51,7 +52,7 @@ export function builtinDefinition(): { description: string; inputSchema: InputSc
 export function publicDefinition(upstream: GraphToolDefinition): { description: string; inputSchema: InputSchema } | { unusable: string } {
   const { $schema: _dialect, ...schema } = upstream.inputSchema;
   if (schema.type !== undefined && schema.type !== 'object') return { unusable: `the upstream's input schema is not an object schema (type ${JSON.stringify(schema.type)})` };
-  const properties = isRecord(schema.properties) ? schema.properties : {};
+  const properties = isJsonObject(schema.properties) ? schema.properties : {};
   if ('cwd' in properties) return { unusable: 'the upstream tool has a cwd argument of its own, which the gateway routing argument would shadow' };
   const required = Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : [];
   return {
@@ -60,6 +61,3 @@ export function publicDefinition(upstream: GraphToolDefinition): { description: 
   };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
