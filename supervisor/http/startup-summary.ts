@@ -1,3 +1,4 @@
+import type { ReadinessReason } from '../platform/health/readiness.js';
 import type { RunningGateway } from './server.js';
 
 // Once the gateway listens: where it serves, which readiness components are ready, the one thing to
@@ -10,12 +11,8 @@ export function inspectorCommand(mcpUrl: string): string {
   return `npx -y -p node@22 -p @modelcontextprotocol/inspector@2.12.0 mcp-inspector --cli ${mcpUrl} --transport http --method tools/list`;
 }
 
-interface NotReady {
-  component: string;
-  status: string;
-  reason: string;
-  action: string;
-}
+/** A component that is not ready, as /readyz words it, with its status. */
+type NotReady = ReadinessReason & { status: string };
 
 export interface StartupSummary {
   url: string;
@@ -33,13 +30,15 @@ export interface StartupSummary {
 export async function startupSummary(running: Pick<RunningGateway, 'gateway' | 'url'>, authRequired: boolean): Promise<StartupSummary> {
   const report = await running.gateway.readiness.check();
   const entries = Object.entries(report.components);
+  // Each reason with its component's status word, as /readyz's `components` give it.
+  const withStatus = (r: ReadinessReason): NotReady => ({ ...r, status: report.components[r.component]?.status ?? 'error' });
   const mcpUrl = `${running.url}/mcp`;
   return {
     url: mcpUrl,
     ready: report.ready,
     ready_components: entries.filter(([, c]) => c.ready).map(([name]) => name),
-    not_ready: report.reasons.map((r) => ({ ...r, status: report.components[r.component]?.status ?? 'error' })),
-    optional_not_ready: report.optionalReasons.map((r) => ({ ...r, status: report.components[r.component]?.status ?? 'error' })),
+    not_ready: report.reasons.map(withStatus),
+    optional_not_ready: report.optionalReasons.map(withStatus),
     first_client_command: inspectorCommand(mcpUrl),
     ...(authRequired ? { credential_note: 'this gateway asks for a credential on loopback too: give the Inspector a static token (hermes-mcp-auth --help; docs/connect-chatgpt.md, Static tokens)' } : {}),
   };

@@ -352,7 +352,8 @@ export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime, release
       // hermes_tools.terminal denies them; see execute-code.ts.) The operator's approvals.deny
       // rules refuse a command whatever else is configured (COMMAND_DENIED).
       // A relative workdir is where `cd` would go from the session's current directory.
-      const requestedWorkdir = typeof args.workdir === 'string' ? resolve(pool.cwdOf(ctx.owner.id), args.workdir) : undefined;
+      const cwd = pool.cwdOf(ctx.owner.id);
+      const requestedWorkdir = typeof args.workdir === 'string' ? resolve(cwd, args.workdir) : undefined;
       const verdict = checkCommand(command, commandContext(runtime.config, requestedWorkdir));
       if (verdict.verdict === 'deny') throw denyError(verdict);
       if (verdict.verdict === 'hardline') {
@@ -382,7 +383,7 @@ export function terminalTool(pool: TerminalPool, runtime: WorkerRuntime, release
           'the host resource policy is enforced, so direct terminal is refused before execution; use execute_code with hermes_tools.terminal for short independent commands, or job_prepare + job_start',
         );
       }
-      const workdir = typeof args.workdir === 'string' ? await resolveWorkdirInsideRoots(args.workdir, pool.cwdOf(ctx.owner.id), roots) : undefined;
+      const workdir = typeof args.workdir === 'string' ? await resolveWorkdirInsideRoots(args.workdir, cwd, roots) : undefined;
       const timeoutSeconds = (args.timeout as number | undefined) ?? maxTimeout;
       const r = await pool.run(ctx.owner.id, command, {
         timeoutSeconds,
