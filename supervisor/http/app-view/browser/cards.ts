@@ -85,8 +85,7 @@ export function commandBlock(command: string): HTMLElement {
   const short = `${cut ? `${first.slice(0, COMMAND_SHOWN_CHARS - 1)}…` : first}${lines.length > 1 ? ' …' : ''}`;
   const line = el('div', 'command', hiddenFromReaders(el('span', 'prompt', '$ ')), readersOnly('command: '), el('code', 'command-text', short));
   if (!cut && lines.length === 1) return line;
-  const whole = el('details', 'command-whole', el('summary', undefined, line), el('pre', 'command-full', shown));
-  return whole;
+  return el('details', 'command-whole', el('summary', undefined, line), el('pre', 'command-full', shown));
 }
 
 function facts(pairs: Array<[string, string | undefined]>): HTMLElement {
@@ -272,7 +271,7 @@ function matchesCard(tool: string, s: Structured): HTMLElement | null {
     return card('matches', tool, undefined, collapsible(`${total ?? ''} lines`.trim(), table), s.truncated === true ? truncationNote('Only part of the file was read.') : null);
   }
   const matches = Array.isArray(s.matches) ? (s.matches as Structured[]) : [];
-  const files = Array.isArray(s.files) ? (s.files as unknown[]).filter((f): f is string => typeof f === 'string') : [];
+  const files = stringsOf(s.files);
   if (matches.length === 0 && files.length === 0) return null;
   const byFile = new Map<string, Structured[]>();
   for (const m of matches) {
