@@ -92,9 +92,15 @@ async function main(): Promise<void> {
   try {
     const url = `${gw.url}/mcp`;
     const token = (await toolCall(url, 'session_open', {})).session_token as string;
+    let reads = 0;
     const calls: Record<string, () => Promise<unknown>> = {
       'terminal `true`': () => toolCall(url, 'terminal', { command: 'true' }, token),
-      'read_file (40 lines)': () => toolCall(url, 'read_file', { path: source }, token),
+      // A new region each time (the file has 40 lines, the calls are 23): reading one unchanged region
+      // again is refused by the repeated-read guards, which are not the path being measured.
+      'read_file (40 lines)': () => {
+        reads += 1;
+        return toolCall(url, 'read_file', { path: source, offset: reads }, token);
+      },
     };
     for (let i = 0; i < 20; i++) await fetch(`${gw.url}/healthz`).then((r) => r.text());
     const anyRequest = await measured(() => fetch(`${gw.url}/healthz`).then((r) => r.text()));
