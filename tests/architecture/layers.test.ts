@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import ts from 'typescript';
 import { packageRoot } from '../../shared/package-root.js';
+import { importGraph, sourceFiles, type ImportGraph } from '../helpers/import-graph.js';
 
+// The rules of the product's import graph, each a checker over a graph: the checkers run once on a
+// small made-up graph holding one violation of their rule (so each is seen to report what it
+// forbids, and nothing else), then on the repository's own graph.
+//
 // The layers, bottom to top (ARCHITECTURE.md draws them): each product file imports only files of
 // its own layer or the layers below it, and no import cycle exists anywhere in the product code.
-// Imports are read by TypeScript's own pre-processor (static, dynamic and type-only imports alike).
 //
 //   shared/                 what the supervisor and the worker processes both use
 //   supervisor/platform/    configuration, telemetry, health, worker spawning, thread pool
@@ -18,29 +20,16 @@ import { packageRoot } from '../../shared/package-root.js';
 //   bin/                    the four programs: argument parsing, then a call into the layers
 //
 // workers/ is a separate process: it imports shared/ and itself, nothing of the supervisor.
+//
+// Inside supervisor/tools/, a folder is a unit with one entry: an import that crosses into a folder
+// below a family (supervisor/tools/<family>/<folder>/…) targets that folder's index.ts, and an import
+// from outside a family targets the family's index.ts or the index.ts of one of its folders. So a
+// nested folder is reached through each folder's index.ts in turn, and files inside one folder
+// import each other freely. Redaction has one owner, the pipeline in supervisor/core: no file under
+// supervisor/tools/ imports shared/redact.
 
 const LAYERS = ['shared', 'supervisor/platform', 'supervisor/core', 'supervisor/tools', 'supervisor/http', 'supervisor/doctor', 'bin'] as const;
-const PRODUCT_ROOTS = ['shared', 'supervisor', 'workers', 'bin'];
-
-function productFiles(): string[] {
-  const root = packageRoot();
-  return PRODUCT_ROOTS.flatMap((dir) =>
-    (readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => join(dir, f)),
-  );
-}
-
-/** The product files `file` imports (relative specifiers that name one), as repository paths. */
-function importsOf(file: string, known: Set<string>): string[] {
-  const text = readFileSync(join(packageRoot(), file), 'utf8');
-  const { importedFiles } = ts.preProcessFile(text, true, true);
-  const out: string[] = [];
-  for (const { fileName } of importedFiles) {
-    if (!fileName.startsWith('.')) continue;
-    const target = normalize(join(dirname(file), fileName)).replace(/\.js$/, '.ts');
-    if (known.has(target)) out.push(target);
-  }
-  return out;
-}
+const TOOLS = 'supervisor/tools';
 
 /** The layer index of a file, or 'workers'. */
 function layerOf(file: string): number | 'workers' {
@@ -50,45 +39,42 @@ function layerOf(file: string): number | 'workers' {
   return index;
 }
 
-const files = productFiles();
-const known = new Set(files);
-const graph = new Map(files.map((f) => [f, importsOf(f, known)]));
+const inside = (file: string, folder: string): boolean => file.startsWith(folder + '/');
+const arrow = (from: string, to: string): string => `${from} -> ${to}`;
 
-test('the product tree is there to check, and every file is in a layer', () => {
-  assert.ok(files.length > 200 && graph.get(join('bin', 'gateway.ts'))!.length > 0, 'the sources and their imports are read');
-  for (const f of files) layerOf(f);
-});
-
-test('each layer imports only itself and the layers below it; workers import only shared/', () => {
+/** Imports of a layer above the importer's own, and imports by the workers of anything but shared/ and workers/. */
+function upwardImports(graph: ImportGraph): string[] {
   const upward: string[] = [];
   for (const [from, targets] of graph) {
     const own = layerOf(from);
     for (const to of targets) {
       const theirs = layerOf(to);
       const allowed = own === 'workers' ? theirs === 'workers' || theirs === 0 : theirs !== 'workers' && theirs <= own;
-      if (!allowed) upward.push(`${from} -> ${to}`);
+      if (!allowed) upward.push(arrow(from, to));
     }
   }
-  assert.deepEqual(upward, [], 'move the shared piece down a layer, or pass it in from the layer above');
-});
+  return upward;
+}
 
-test('a tool family does not import the composition above the families (supervisor/tools/*.ts)', () => {
+/** Imports by a tool family of the composition above the families (the files directly in supervisor/tools/). */
+function familyImportsOfComposition(graph: ImportGraph): string[] {
   const wrong: string[] = [];
   for (const [from, targets] of graph) {
-    if (!from.startsWith('supervisor/tools/') || dirname(from) === 'supervisor/tools') continue;
-    for (const to of targets) if (dirname(to) === 'supervisor/tools') wrong.push(`${from} -> ${to}`);
+    if (familyOf(from) === undefined) continue;
+    for (const to of targets) if (inside(to, TOOLS) && familyOf(to) === undefined) wrong.push(arrow(from, to));
   }
-  assert.deepEqual(wrong, []);
-});
+  return wrong;
+}
 
-test('no import cycles', () => {
+/** The import cycles, each as its files (sorted) joined by ' <-> '; a file importing itself is one. */
+function importCycles(graph: ImportGraph): string[] {
   // Tarjan's strongly connected components: a component of more than one file is a cycle.
   let next = 0;
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];
   const onStack = new Set<string>();
-  const cycles: string[][] = [];
+  const cycles: string[] = [];
   const visit = (v: string): void => {
     index.set(v, next);
     low.set(v, next);
@@ -109,9 +95,168 @@ test('no import cycles', () => {
         onStack.delete(w);
         component.push(w);
       } while (w !== v);
-      if (component.length > 1 || (graph.get(v) ?? []).includes(v)) cycles.push(component.sort());
+      if (component.length > 1 || (graph.get(v) ?? []).includes(v)) cycles.push(component.sort().join(' <-> '));
     }
   };
-  for (const f of files) if (!index.has(f)) visit(f);
-  assert.deepEqual(cycles.map((c) => c.map((f) => relative('.', f)).join(' <-> ')), []);
+  for (const f of graph.keys()) if (!index.has(f)) visit(f);
+  return cycles;
+}
+
+/** supervisor/tools/<family> for a file inside a family's folder; undefined for any other file. */
+function familyOf(file: string): string | undefined {
+  if (!inside(file, TOOLS)) return undefined;
+  const parts = file.slice(TOOLS.length + 1).split('/');
+  return parts.length > 1 ? `${TOOLS}/${parts[0]}` : undefined;
+}
+
+/** The folders below `family` holding `file`, outermost first. */
+function foldersBelow(family: string, file: string): string[] {
+  const parts = file.slice(family.length + 1).split('/').slice(0, -1);
+  return parts.map((_, i) => [family, ...parts.slice(0, i + 1)].join('/'));
+}
+
+/**
+ * Imports that bypass a folder's entry: one crossing into a folder below a family must target that
+ * folder's index.ts (so it crosses into one folder at most), and one from outside the family must
+ * target an index.ts (the family's, or that of the one folder it crosses into).
+ */
+function entryBypasses(graph: ImportGraph): string[] {
+  const wrong: string[] = [];
+  for (const [from, targets] of graph) {
+    for (const to of targets) {
+      const family = familyOf(to);
+      if (family === undefined) continue;
+      const entered = foldersBelow(family, to).filter((folder) => !inside(from, folder));
+      const allowed =
+        entered.length === 0 ? inside(from, family) || to === `${family}/index.ts` : entered.length === 1 && to === `${entered[0]}/index.ts`;
+      if (!allowed) wrong.push(arrow(from, to));
+    }
+  }
+  return wrong;
+}
+
+/** Imports of shared/redact (the module or its folder) by files under supervisor/tools/. */
+function toolRedactions(graph: ImportGraph): string[] {
+  const wrong: string[] = [];
+  for (const [from, targets] of graph) {
+    if (!inside(from, TOOLS)) continue;
+    for (const to of targets) if (to === 'shared/redact.ts' || inside(to, 'shared/redact')) wrong.push(arrow(from, to));
+  }
+  return wrong;
+}
+
+/** A graph from `from -> to` lines (every file named becomes a node). */
+function graphOf(...edges: string[]): ImportGraph {
+  const graph: ImportGraph = new Map();
+  for (const edge of edges) {
+    const [from, to] = edge.split(' -> ') as [string, string];
+    graph.set(from, [...(graph.get(from) ?? []), to]);
+    if (!graph.has(to)) graph.set(to, []);
+  }
+  return graph;
+}
+
+test('made-up violation, upwardImports: a core file importing a family, a worker importing platform/', () => {
+  assert.deepEqual(
+    upwardImports(
+      graphOf(
+        'supervisor/core/a.ts -> shared/b.ts',
+        'supervisor/core/a.ts -> supervisor/tools/files/index.ts',
+        'workers/w.ts -> shared/b.ts',
+        'workers/w.ts -> supervisor/platform/c.ts',
+        'bin/x.ts -> supervisor/http/y.ts',
+      ),
+    ),
+    ['supervisor/core/a.ts -> supervisor/tools/files/index.ts', 'workers/w.ts -> supervisor/platform/c.ts'],
+  );
+});
+
+test('made-up violation, familyImportsOfComposition: a family importing supervisor/tools/native-adapter.ts', () => {
+  assert.deepEqual(
+    familyImportsOfComposition(graphOf('supervisor/tools/files/index.ts -> supervisor/tools/native-adapter.ts', 'supervisor/tools/native-adapter.ts -> supervisor/tools/files/index.ts')),
+    ['supervisor/tools/files/index.ts -> supervisor/tools/native-adapter.ts'],
+  );
+});
+
+test('made-up violation, importCycles: a three-file cycle and a file importing itself', () => {
+  assert.deepEqual(importCycles(graphOf('shared/a.ts -> shared/b.ts', 'shared/b.ts -> shared/c.ts', 'shared/c.ts -> shared/a.ts', 'shared/d.ts -> shared/a.ts', 'shared/e.ts -> shared/e.ts')), [
+    'shared/a.ts <-> shared/b.ts <-> shared/c.ts',
+    'shared/e.ts',
+  ]);
+});
+
+test('made-up violation, entryBypasses: past a folder entry, through two folders at once, into a family from outside', () => {
+  assert.deepEqual(
+    entryBypasses(
+      graphOf(
+        // allowed: inside one folder, into a folder's entry, a family's entry to its folders', from outside to an entry
+        'supervisor/tools/files/patch/index.ts -> supervisor/tools/files/patch/apply.ts',
+        'supervisor/tools/files/patch/apply.ts -> supervisor/tools/files/patch/v4a/index.ts',
+        'supervisor/tools/files/patch/v4a/parse.ts -> supervisor/tools/files/fs-util.ts',
+        'supervisor/tools/files/patch/v4a/parse.ts -> supervisor/tools/files/access/index.ts',
+        'supervisor/tools/files/index.ts -> supervisor/tools/files/read/index.ts',
+        'supervisor/tools/jobs/index.ts -> supervisor/tools/files/index.ts',
+        'supervisor/tools/jobs/index.ts -> supervisor/tools/files/access/index.ts',
+        'supervisor/http/server.ts -> supervisor/tools/files/index.ts',
+        'supervisor/tools/native-adapter.ts -> supervisor/tools/guarded/cron/index.ts',
+        // forbidden: past a folder's entry, through two folders at once, from outside to a family's inner file
+        'supervisor/tools/files/index.ts -> supervisor/tools/files/read/text.ts',
+        'supervisor/tools/files/index.ts -> supervisor/tools/files/patch/v4a/index.ts',
+        'supervisor/tools/files/read/index.ts -> supervisor/tools/files/patch/v4a/parse.ts',
+        'supervisor/tools/jobs/index.ts -> supervisor/tools/files/fs-util.ts',
+        'supervisor/tools/jobs/runner.ts -> supervisor/tools/files/access/confine.ts',
+        'supervisor/http/server.ts -> supervisor/tools/files/patch/v4a/index.ts',
+      ),
+    ),
+    [
+      'supervisor/tools/files/index.ts -> supervisor/tools/files/read/text.ts',
+      'supervisor/tools/files/index.ts -> supervisor/tools/files/patch/v4a/index.ts',
+      'supervisor/tools/files/read/index.ts -> supervisor/tools/files/patch/v4a/parse.ts',
+      'supervisor/tools/jobs/index.ts -> supervisor/tools/files/fs-util.ts',
+      'supervisor/http/server.ts -> supervisor/tools/files/patch/v4a/index.ts',
+      'supervisor/tools/jobs/runner.ts -> supervisor/tools/files/access/confine.ts',
+    ],
+  );
+});
+
+test('made-up violation, toolRedactions: a family file and a composition file importing shared/redact', () => {
+  assert.deepEqual(
+    toolRedactions(
+      graphOf(
+        'supervisor/core/pipeline.ts -> shared/redact.ts',
+        'supervisor/tools/memory/calls.ts -> shared/redact.ts',
+        'supervisor/tools/native-adapter.ts -> shared/redact/mask.ts',
+        'supervisor/tools/files/index.ts -> shared/redaction-free.ts',
+      ),
+    ),
+    ['supervisor/tools/memory/calls.ts -> shared/redact.ts', 'supervisor/tools/native-adapter.ts -> shared/redact/mask.ts'],
+  );
+});
+
+const files = sourceFiles(packageRoot(), ['shared', 'supervisor', 'workers', 'bin']);
+const graph = importGraph(packageRoot(), files);
+
+test('the product tree is there to check, and every file is in a layer', () => {
+  assert.ok(files.length > 200 && graph.get(join('bin', 'gateway.ts'))!.length > 0, 'the sources and their imports are read');
+  for (const f of files) layerOf(f);
+});
+
+test('each layer imports only itself and the layers below it; workers import only shared/', () => {
+  assert.deepEqual(upwardImports(graph), [], 'move the shared piece down a layer, or pass it in from the layer above');
+});
+
+test('a tool family does not import the composition above the families (supervisor/tools/*.ts)', () => {
+  assert.deepEqual(familyImportsOfComposition(graph), []);
+});
+
+test('no import cycles', () => {
+  assert.deepEqual(importCycles(graph), []);
+});
+
+test('a folder under a tool family is entered through its index.ts', { todo: 'the families are being moved into one folder per tool' }, () => {
+  assert.deepEqual(entryBypasses(graph), [], "import the folder's index.ts, and export from it what its importers need");
+});
+
+test('no file under supervisor/tools/ imports shared/redact', { todo: 'the redaction moves into the pipeline with the families' }, () => {
+  assert.deepEqual(toolRedactions(graph), [], 'return the facts, and declare the redaction mode the pipeline applies to them');
 });
