@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { chmodSync, cpSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { loadConfig } from '../../../supervisor/platform/config.js';
 import { hermesProbe, locateHermes, type HermesInstall } from '../../../supervisor/platform/hermes/locate.js';
 import { hermes } from '../../helpers/hermes.js';
-import { startTestGateway } from '../../helpers/gateway.js';
+import { checkout, interpreter, site } from '../../helpers/hermes-checkout.js';
 import { tempDirs } from '../../helpers/temp.js';
 
 // Which Hermes Agent the gateway fronts: found where Hermes' own installers put its interpreter (an
@@ -21,27 +21,10 @@ const temp = tempDirs();
 after(() => temp.removeAll());
 
 const PATH = process.env.PATH ?? '/usr/bin:/bin';
-const site = () => join(hermes().dir, 'lib', 'python3.11', 'site-packages');
 
 /** locateHermes as a gateway with `env` runs it; HOME a fresh directory unless given, so the machine's ~/.hermes is never looked at. */
 function locate(env: Record<string, string>): Promise<HermesInstall> {
   return locateHermes(loadConfig({ PATH, HOME: temp.make('hmcp-locate-user-'), ...env }, { inheritedEnvironment: { PATH } }));
-}
-
-/** An interpreter at `path` that is the pinned Hermes venv's (a script, as a venv's python is outside it). */
-function interpreter(path: string): string {
-  mkdirSync(join(path, '..'), { recursive: true });
-  writeFileSync(path, `#!/bin/sh\nexec ${hermes().python} "$@"\n`);
-  chmodSync(path, 0o755);
-  return path;
-}
-
-/** A checkout as an installer leaves it: Hermes' own hermes_cli package, and optionally its stamp and pyproject.toml. */
-function checkout(dir: string, files: { stamp?: string; pyproject?: string } = {}): string {
-  cpSync(join(site(), 'hermes_cli'), join(dir, 'hermes_cli'), { recursive: true });
-  if (files.stamp !== undefined) writeFileSync(join(dir, 'install-stamp.json'), JSON.stringify({ baseVersion: files.stamp, source: 'git' }));
-  if (files.pyproject !== undefined) writeFileSync(join(dir, 'pyproject.toml'), `[project]\nname = "hermes-agent"\nversion = "${files.pyproject}"\n`);
-  return dir;
 }
 
 test('HERMES_AGENT_PYTHON naming the pinned venv: its version from the installed distribution, supported', async () => {
@@ -137,24 +120,6 @@ test('a venv under $HERMES_HOME/venvs counts only when its own Hermes is found; 
   assert.equal(install.state, 'found', JSON.stringify(install));
   assert.equal(install.pythonFrom, '$HERMES_HOME/venvs');
   assert.equal(install.release.version, hermes().version);
-});
-
-test('a version outside the supported range: /readyz 503 with the hermes component unsupported and what to do', async () => {
-  const home = temp.make('hmcp-locate-');
-  const tree = checkout(join(home, 'hermes-agent'), { stamp: '0.18.4' });
-  interpreter(join(tree, 'venv', 'bin', 'python'));
-  const gw = await startTestGateway({ home: realpathSync(home), env: { HERMES_MCP_ROOTS: home, HERMES_MCP_OPTIONAL_COMPONENTS: 'memory,lsp,graph,browser,hermes_tools,web_provider,startup_files,session_db' } });
-  try {
-    const res = await fetch(`${gw.url}/readyz`);
-    const body = (await res.json()) as { reasons: Array<{ component: string; reason: string; action: string }>; components: Record<string, { ready: boolean; status: string }> };
-    assert.equal(res.status, 503);
-    assert.deepEqual(body.components.hermes && { ready: body.components.hermes.ready, status: body.components.hermes.status }, { ready: false, status: 'unsupported' });
-    const reason = body.reasons.find((r) => r.component === 'hermes');
-    assert.equal(reason?.reason, 'Hermes Agent 0.18.4 is outside the versions this gateway supports (>=0.19.0,<0.24)');
-    assert.match(reason?.action ?? '', /hermes update/);
-  } finally {
-    await gw.close();
-  }
 });
 
 test('HERMES_MCP_HERMES_VERSION is followed instead of what is found (and a version that is not one is refused at start)', async () => {
