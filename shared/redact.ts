@@ -27,7 +27,8 @@
 //
 // The passes live under shared/redact/: mask.ts (masking primitives), formats.ts and prefixes.ts
 // (pass 1: the format table and its compiled regex, keys split by control characters, Zhipu keys),
-// assignments.ts (passes 2-4 and their value policies, Python reprs), patterns.ts (passes 5-13),
+// value-policy.ts (the value policies of passes 2-4), assignments.ts (pass 2), fields.ts (passes 3-4,
+// Python reprs), patterns.ts (passes 5-13),
 // pipeline.ts (redact() and the pass order), deep.ts (redactDeep) and commands.ts (which mode a
 // command's output gets). This module is the public surface.
 

@@ -16,7 +16,7 @@
 import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import { redactPythonDiagnosticLines } from './assignments.js';
+import { redactPythonDiagnosticLines } from './fields.js';
 import { outputMaskerKeepingMasksOf } from './mask.js';
 import { redact } from './pipeline.js';
 

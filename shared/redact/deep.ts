@@ -1,6 +1,6 @@
 // redactDeep(): shared/redact.ts applied to every string of a structure.
 
-import { JSON_FIELD_NAME_RE, maskJsonFieldValue } from './assignments.js';
+import { JSON_FIELD_NAME_RE, maskJsonFieldValue } from './fields.js';
 import { FILE_READ_MASKER, OUTPUT_MASKER } from './mask.js';
 import { redact, runsAssignmentPasses, type RedactOptions } from './pipeline.js';
 

@@ -26,7 +26,7 @@ export const AUTH_GATE_RE = /authorization/i;
 // Gateway: Postmark's server and account token headers too (Postmark tokens are bare UUIDs, so
 // the header name is the only thing that marks them).
 // No boundary before the name, as in Hermes: `X-My-Api-Key:` holds `api-key:`. A quote inside the
-// value ends it only where it closes something (as QUOTE_CLOSES in assignments.ts); after an opening
+// value ends it only where it closes something (as QUOTE_CLOSES in value-policy.ts); after an opening
 // quote the value ends at the next quote (pipeline.ts cuts it there).
 export const SECRET_HEADER_RE =
   /((?:api-?key|x-api-token|x-auth-token|x-access-token|x-postmark-(?:server|account)-token)[ \t]*:[ \t]*(?:\\?["'])?|(?:api-key|x-api-token|x-auth-token|x-access-token|x-postmark-(?:server|account)-token)\\?["'][ \t]*:[ \t]*\\?["'])((?:[^\s"'\\]|\\(?!["'])|["'](?![,;)}\]>]*(?:\s|$)))+)/gi;

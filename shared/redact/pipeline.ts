@@ -1,6 +1,7 @@
 // redact(): the pass order of shared/redact.ts. The passes themselves live beside this file.
 
-import { redactEnvAssignments, redactJsonFields, redactPythonReprFields, redactYaml } from './assignments.js';
+import { redactEnvAssignments } from './assignments.js';
+import { redactJsonFields, redactPythonReprFields, redactYaml } from './fields.js';
 import { ALREADY_MASKED_RE, FILE_READ_MASKER, MASK, maskUnlessMasked, outputMaskerForOneCall, type Masker } from './mask.js';
 import {
   AUTH_GATE_RE,
