@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Lane } from '../../workers/hermes-tools/lane.js';
+import { Lane } from '../../../workers/hermes-tools/lane.js';
 
 // The Hermes tools worker's lane: one request at a time on the tool server, in arrival order; a
 // waiter whose signal aborts leaves without running and without holding up the ones after it.

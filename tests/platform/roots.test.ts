@@ -2,9 +2,9 @@ import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isGatewayError } from '../../../shared/errors.js';
-import { resolveInsideRoots } from '../../../supervisor/platform/roots.js';
-import { tempDirs } from '../../helpers/temp.js';
+import { isGatewayError } from '../../shared/errors.js';
+import { resolveInsideRoots } from '../../supervisor/platform/roots.js';
+import { tempDirs } from '../helpers/temp.js';
 
 // A path that does not exist is FILE_NOT_FOUND when it is inside the roots (lexically, and the
 // nearest part of it that exists really is inside), and PATH_OUTSIDE_ROOTS otherwise, with the same

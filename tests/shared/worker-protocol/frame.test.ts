@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { encodeFrame, FrameDecoder, FrameError, type Frame } from '../../shared/worker-protocol/frame.js';
+import { encodeFrame, FrameDecoder, FrameError, type Frame } from '../../../shared/worker-protocol/frame.js';
 
 // The supervisor <-> worker wire (shared/worker-protocol/frame.ts): 4-byte big-endian length, then UTF-8 JSON.
 

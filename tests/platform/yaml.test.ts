@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parsePyYaml } from '../../../supervisor/platform/yaml.js';
+import { parsePyYaml } from '../../supervisor/platform/yaml.js';
 
 // Hermes reads config.yaml and SKILL.md frontmatter with PyYAML (`yaml.safe_load`); the gateway
 // must read the same values from them. Each expectation below is what PyYAML 6 answers for the

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { containsSecret, maskToken, redact } from '../../shared/redact.js';
-import { SECRET_FORMATS } from '../../shared/redact/formats.js';
-import { matchedFormat, PREFIX_RE } from '../../shared/redact/prefixes.js';
+import { containsSecret, maskToken, redact } from '../../../shared/redact.js';
+import { SECRET_FORMATS } from '../../../shared/redact/formats.js';
+import { matchedFormat, PREFIX_RE } from '../../../shared/redact/prefixes.js';
 
 // The credential-format corpus: for every format the redactor knows, one real-shaped sample that
 // must be masked and one near miss (a prose word or identifier with the same prefix, a too-short
