@@ -1,12 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { constants as osConstants } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { constants as osConstants, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { packageRoot } from '../shared/package-root.js';
 import { clearFidelityReport, fidelityTable } from './fidelity-report.js';
 import { ensureExamplesVenv, ensureHermesVenv, ensureOracleVenv, HONCHO_ORACLE, needsExamplesPython, needsHonchoOracle, type HermesPin } from './hermes-venv.js';
-import { filesForPin, runArguments, runStatus, testFiles } from './test-files.js';
+import { knownDurations, parseRecorded, recordDurations } from './test-durations.js';
+import { filesForPin, longestFirst, mirroredTests, passWork, runArguments, runStatus, shareConcurrency, testFiles } from './test-files.js';
 import { ensurePackages, TEST_PACKAGES } from './test-prerequisites.js';
 
 // Runs the compiled test files with node's test runner, on whichever Node runs this script.
@@ -18,26 +20,37 @@ import { ensurePackages, TEST_PACKAGES } from './test-prerequisites.js';
 //   node dist/scripts/run-tests.js '!fidelity/'    every file but those whose path starts so
 //   node dist/scripts/run-tests.js --hermes=newest fidelity/
 //                                                  against one Hermes only (oldest, newest; both by default)
+//   node dist/scripts/run-tests.js --unit          only the unit tests: those mirroring a product
+//                                                  file (test-files.ts mirroredTests)
+//   node dist/scripts/run-tests.js --conformance   the MCP conformance suites (conformance.ts) too,
+//                                                  beside the test files: `npm test`
 //   node dist/scripts/run-tests.js --prepare-only  installs what the selected files need (Debian
-//                                                  packages, venvs), runs nothing: `npm test` does this
-//                                                  first, so what is missing is named before conformance
+//                                                  packages, venvs), runs nothing
 //
-// The selected files run against the oldest supported Hermes, then those of them that compare with
-// a real Hermes (test-files.ts, EVERY_HERMES) run again against the newest (HERMES_TEST_PIN).
+// The selected files run against the oldest supported Hermes, and those of them that compare with
+// a real Hermes (test-files.ts, EVERY_HERMES) against the newest too (HERMES_TEST_PIN): one pass per
+// Hermes, the passes side by side (they share nothing: each Hermes has its own venv, each file its
+// own homes and ports). The first pass prints as it runs; the others' output, and conformance's,
+// is kept and printed whole after it, in that order.
 
 const root = packageRoot();
 const testsDir = join(root, 'dist', 'tests');
+const FLAGS = ['--prepare-only', '--unit', '--conformance'];
 const prepareOnly = process.argv.includes('--prepare-only');
+const withConformance = process.argv.includes('--conformance');
 let parsed: ReturnType<typeof runArguments>;
 try {
-  parsed = runArguments(process.argv.slice(2).filter((a) => a !== '--prepare-only'));
+  parsed = runArguments(process.argv.slice(2).filter((a) => !FLAGS.includes(a)));
 } catch (err) {
   process.stderr.write(`run-tests: ${(err as Error).message}\n`);
   process.exit(2);
 }
 const { prefixes, pins } = parsed;
-const files = testFiles(testsDir, prefixes);
-const passes = pins.map((pin) => ({ pin, files: filesForPin(files.map((f) => relative(testsDir, f)), pin).map((f) => join(testsDir, f)) })).filter((p) => p.files.length > 0);
+const unitTests = process.argv.includes('--unit') ? new Set(mirroredTests(root)) : undefined;
+const selected = testFiles(testsDir, prefixes)
+  .map((f) => relative(testsDir, f))
+  .filter((f) => !unitTests || unitTests.has(f));
+const passes = pins.map((pin) => ({ pin, files: longestFirst(filesForPin(selected, pin), knownDurations(root, pin)) })).filter((p) => p.files.length > 0);
 
 if (passes.length === 0) {
   process.stderr.write(`run-tests: no test file under ${relative(root, testsDir)} matches ${process.argv.slice(2).join(' ')}\n`);
@@ -55,9 +68,9 @@ try {
   for (const { pin, files } of passes) {
     const venv = ensureHermesVenv(root, undefined, pin);
     // The Honcho fidelity files compare with an oracle venv when the pin's package has no Honcho provider.
-    if (needsHonchoOracle(venv, files.map((f) => relative(testsDir, f)))) ensureOracleVenv(HONCHO_ORACLE, root);
+    if (needsHonchoOracle(venv, files)) ensureOracleVenv(HONCHO_ORACLE, root);
     // The Python examples run on the pinned MCP Python SDK, in its own project-local venv.
-    if (needsExamplesPython(files.map((f) => relative(testsDir, f)))) ensureExamplesVenv(root);
+    if (needsExamplesPython(files)) ensureExamplesVenv(root);
   }
 } catch (err) {
   process.stderr.write(`run-tests: ${(err as Error).message}\n`);
@@ -65,40 +78,81 @@ try {
 }
 if (prepareOnly) process.exit(0);
 
-// Three files at a time on two cores: most tests spend their time waiting on child processes,
-// servers and timers (the whole suite uses ~1.3 cores at 2 files at a time), and 3 took the suite
-// from 3m43s to 2m56s here with every test passing. No --test-force-exit: it drops results still in
-// a file's pipe to the runner on Node 20 and 22, so the counts differed between Nodes; instead each
-// file ends on its own, and one that leaked a handle fails after a grace period (exit-watchdog.ts).
+// TEST_CONCURRENCY files at a time in all, shared between the passes by the time each is expected
+// to take: most tests spend their time waiting on child processes, servers and timers (the whole
+// suite used ~1.3 cores of two at 2 files at a time). No --test-force-exit: it drops results still
+// in a file's pipe to the runner on Node 20 and 22, so the counts differed between Nodes; instead
+// each file ends on its own, and one that leaked a handle fails after a grace period
+// (exit-watchdog.ts).
+const TEST_CONCURRENCY = 6;
 const watchdog = pathToFileURL(join(testsDir, 'helpers', 'exit-watchdog.js')).href;
+const reporter = process.stdout.isTTY ? 'spec' : 'tap';
+const concurrency = shareConcurrency(
+  passes.map((p) => passWork(p.files, knownDurations(root, p.pin))),
+  TEST_CONCURRENCY,
+);
+const recorded = mkdtempSync(join(tmpdir(), 'hmcp-test-durations-'));
 clearFidelityReport();
-let current: ChildProcess | undefined;
+
+interface Job {
+  title: string;
+  child: ChildProcess;
+  /** What it printed, kept to print after the first job (which prints as it runs). */
+  output: string[];
+  status: Promise<number>;
+}
+const jobs: Job[] = [];
 /** The signal that stopped the run, if one did. */
 let stopped: NodeJS.Signals | undefined;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     stopped = signal;
-    current?.kill(signal);
+    for (const job of jobs) job.child.kill(signal);
   });
 }
+
+function start(title: string, args: string[], env: NodeJS.ProcessEnv): void {
+  const live = jobs.length === 0;
+  if (live) process.stdout.write(`\n== ${title} ==\n`);
+  // Spawned, not spawnSync: a SIGINT/SIGTERM sent to this script (npm test stopped by a signal to
+  // its process) is passed on, and each pass stops its test files.
+  const child = spawn(process.execPath, args, { cwd: root, stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const output: string[] = [];
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => output.push(chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => output.push(chunk));
+  const status = once(child, 'close').then(([code, signal]) => (code as number | null) ?? (signal ? 128 + (osConstants.signals[signal as NodeJS.Signals] ?? 0) : 1));
+  jobs.push({ title, child, output, status });
+}
+
+for (const [i, { pin, files }] of passes.entries()) {
+  const title = passes.length > 1 ? `against Hermes ${pin}: ${files.length} test files, ${concurrency[i]} at a time` : `${files.length} test files, ${concurrency[i]} at a time`;
+  start(title, [`--import=${watchdog}`, join(root, 'dist', 'scripts', 'test-pass.js'), `--concurrency=${concurrency[i]}`, `--reporter=${reporter}`, ...files.map((f) => join(testsDir, f))], {
+    HERMES_TEST_PIN: pin,
+    HMCP_TEST_DURATIONS: join(recorded, `${pin}.jsonl`),
+  });
+}
+// The conformance suites drive one gateway at a time with one client: they wait far more than they compute.
+if (withConformance) start('MCP conformance suites', [join(root, 'dist', 'scripts', 'conformance.js')], {});
+
 let status = 0;
-for (const pass of passes) {
-  if (stopped) break;
-  if (passes.length > 1) process.stdout.write(`\n== against Hermes ${pass.pin}: ${pass.files.length} test files ==\n`);
-  const code = await runPass(pass.pin, pass.files);
+for (const job of jobs) {
+  const code = await job.status;
+  if (job !== jobs[0]) process.stdout.write(`\n== ${job.title} ==\n${job.output.join('')}`);
   if (code !== 0 && status === 0) status = code;
 }
+recordDurations(
+  root,
+  Object.fromEntries(passes.map(({ pin }) => [pin, parseRecorded(readText(join(recorded, `${pin}.jsonl`)), testsDir)])),
+);
+rmSync(recorded, { recursive: true, force: true });
 // The fidelity suite's table (tests/fidelity), after the runner's own summaries.
 process.stdout.write(fidelityTable());
 process.exit(runStatus(status, stopped));
 
-/** One run of node's test runner over `list`, against Hermes `pin`: its exit status. */
-async function runPass(pin: HermesPin, list: string[]): Promise<number> {
-  // Spawned, not spawnSync: a SIGINT/SIGTERM sent to this script (npm test stopped by a signal to
-  // its process) is passed on to the runner, which stops its test files; a synchronous spawn could not
-  // handle the signal, and the runner went on alone under init.
-  const runner = spawn(process.execPath, ['--test', '--test-concurrency=3', `--import=${watchdog}`, ...list], { cwd: root, stdio: 'inherit', env: { ...process.env, HERMES_TEST_PIN: pin } });
-  current = runner;
-  const [code, signal] = (await once(runner, 'exit')) as [number | null, NodeJS.Signals | null];
-  return code ?? (signal ? 128 + (osConstants.signals[signal] ?? 0) : 1);
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
 }

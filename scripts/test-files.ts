@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { join } from 'node:path';
 import { HERMES_PINS, parsePin, type HermesPin } from './hermes-venv.js';
@@ -101,4 +101,65 @@ export function runArguments(args: readonly string[]): { prefixes: string[]; pin
 export function runStatus(status: number, stoppedBy?: NodeJS.Signals): number {
   if (status !== 0 || stoppedBy === undefined) return status;
   return 128 + (osConstants.signals[stoppedBy] ?? 0);
+}
+
+// The unit tests (`npm run test:unit`, run-tests --unit): the test files that mirror a product file,
+// the one of `supervisor/X/Y.ts` at `tests/X/Y.test.ts`, of `shared/a.ts` at `tests/shared/a.test.ts`
+// (the same for workers/ and bin/). Found from the product tree, so a unit test written at its
+// mirrored path joins the selection without being listed anywhere.
+export const PRODUCT_DIRS: readonly string[] = ['bin', 'shared', 'supervisor', 'workers'];
+
+/** The compiled name (under tests/) of the test that mirrors `file`, a product source path under the checkout. */
+export function mirrorOf(file: string): string {
+  return file.replace(/^supervisor\//, '').replace(/\.ts$/, '.test.js');
+}
+
+/** The compiled names (under tests/, sorted) of the unit tests whose source mirrors a product file of checkout `root`. */
+export function mirroredTests(root: string): string[] {
+  const sources = PRODUCT_DIRS.flatMap((dir) =>
+    (readdirSync(join(root, dir), { recursive: true, encoding: 'utf8' }) as string[]).filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts')).map((f) => join(dir, f)),
+  );
+  return sources
+    .map(mirrorOf)
+    .filter((t) => existsSync(join(root, 'tests', t.replace(/\.js$/, '.ts'))))
+    .sort();
+}
+
+// The order a pass starts its files in: longest first, so the last files to start are short ones
+// and the pass does not end on one long file running alone. The durations are the measured ones
+// (run-tests records every file's, test-durations.ts).
+
+/** `files` (paths under tests/) longest first by `durations` (ms); a file without one (a new file) first of all, as it may be long. */
+export function longestFirst(files: readonly string[], durations: Readonly<Record<string, number>>): string[] {
+  const known = (f: string) => durations[f] ?? Number.POSITIVE_INFINITY;
+  return [...files].sort((a, b) => known(b) - known(a) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The time (ms) `files` take run one after another: their durations, a file without one counted as the median file. */
+export function passWork(files: readonly string[], durations: Readonly<Record<string, number>>): number {
+  const known = files.map((f) => durations[f]).filter((ms): ms is number => ms !== undefined).sort((a, b) => a - b);
+  const median = known.length > 0 ? known[Math.floor(known.length / 2)]! : 1;
+  return files.reduce((sum, f) => sum + (durations[f] ?? median), 0);
+}
+
+/**
+ * `total` slots (files run at once) shared between passes expected to take `work` each, in
+ * proportion, so they end near together: each gets at least one, and the shares add up to `total`
+ * (or to the number of passes, when that is more).
+ */
+export function shareConcurrency(work: readonly number[], total: number): number[] {
+  const slots = Math.max(total, work.length);
+  const sum = work.reduce((a, b) => a + b, 0);
+  const shares = work.map((w) => Math.max(1, Math.floor(sum > 0 ? (w / sum) * slots : slots / work.length)));
+  // What rounding down left over goes to the passes with the most work per slot.
+  while (shares.reduce((a, b) => a + b, 0) < slots) {
+    const i = shares.reduce((best, s, j) => (work[j]! / s > work[best]! / shares[best]! ? j : best), 0);
+    shares[i]!++;
+  }
+  // What the minimum of one gave beyond `slots` comes back from the passes with the least work per slot.
+  while (shares.reduce((a, b) => a + b, 0) > slots) {
+    const i = shares.reduce((best, s, j) => (s > 1 && (shares[best]! <= 1 || work[j]! / s < work[best]! / shares[best]!) ? j : best), shares.findIndex((s) => s > 1));
+    shares[i]!--;
+  }
+  return shares;
 }

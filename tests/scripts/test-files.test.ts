@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { after, test } from 'node:test';
-import { EVERY_HERMES, EVERY_NODE, filesForPin, runArguments, runStatus, shareOut, testFiles } from '../../scripts/test-files.js';
+import { EVERY_HERMES, EVERY_NODE, filesForPin, longestFirst, mirroredTests, mirrorOf, passWork, runArguments, runStatus, shareConcurrency, shareOut, testFiles } from '../../scripts/test-files.js';
+import { knownDurations, parseRecorded, recordDurations } from '../../scripts/test-durations.js';
 import { tempDirs } from '../helpers/temp.js';
 
 // Which compiled test files a run selects (run-tests.js, test-on-node.js), and how --split shares
@@ -62,4 +63,77 @@ test("run-tests' status: a failing pass's, else the stopping signal's (one betwe
   assert.equal(runStatus(1, 'SIGINT'), 1, "a failed pass's status stands");
   assert.equal(runStatus(0, 'SIGINT'), 130, 'the first pass passed, then a signal: not a pass');
   assert.equal(runStatus(0, 'SIGTERM'), 143);
+});
+
+test('the unit tests are the test files mirroring a product file, found from the product tree', () => {
+  assert.equal(mirrorOf('supervisor/core/gateway.ts'), 'core/gateway.test.js');
+  assert.equal(mirrorOf('supervisor/tools/files/read/index.ts'), 'tools/files/read/index.test.js');
+  assert.equal(mirrorOf('shared/limits.ts'), 'shared/limits.test.js');
+  assert.equal(mirrorOf('workers/frames.ts'), 'workers/frames.test.js');
+  const dir = tree([
+    'supervisor/core/a.ts',
+    'supervisor/tools/files/read/index.ts',
+    'supervisor/tools/files/write/index.ts',
+    'shared/s.ts',
+    'workers/w.ts',
+    'bin/b.ts',
+    'tests/core/a.test.ts',
+    'tests/core/gateway-flow.test.ts',
+    'tests/tools/files/read/index.test.ts',
+    'tests/shared/s.test.ts',
+    'tests/shared/other.test.ts',
+    'tests/workers/w.test.ts',
+    'tests/scripts/x.test.ts',
+  ]);
+  assert.deepEqual(mirroredTests(dir), ['core/a.test.js', 'shared/s.test.js', 'tools/files/read/index.test.js', 'workers/w.test.js']);
+  writeFileSync(join(dir, 'tests', 'tools', 'files', 'write-flow.test.ts'), '');
+  mkdirSync(join(dir, 'tests', 'bin'));
+  writeFileSync(join(dir, 'tests', 'bin', 'b.test.ts'), '');
+  assert.deepEqual(mirroredTests(dir), ['bin/b.test.js', 'core/a.test.js', 'shared/s.test.js', 'tools/files/read/index.test.js', 'workers/w.test.js'], 'a test written at its mirrored path joins');
+});
+
+test('a pass starts its files longest first, a file never measured before all', () => {
+  const durations = { 'a.test.js': 1000, 'b.test.js': 90_000, 'c.test.js': 5000, 'gone.test.js': 999_999 };
+  assert.deepEqual(longestFirst(['a.test.js', 'b.test.js', 'c.test.js', 'new.test.js', 'd-new.test.js'], durations), ['d-new.test.js', 'new.test.js', 'b.test.js', 'c.test.js', 'a.test.js']);
+  assert.deepEqual(longestFirst(['b.test.js', 'a.test.js'], {}), ['a.test.js', 'b.test.js'], 'by name when nothing was measured');
+  assert.equal(passWork(['a.test.js', 'b.test.js', 'c.test.js', 'new.test.js'], durations), 1000 + 90_000 + 5000 + 5000, 'an unmeasured file counts as the median');
+});
+
+test('the files run at once are shared between the passes by their work, at least one each, adding up to the total', () => {
+  assert.deepEqual(shareConcurrency([560, 330], 6), [4, 2]);
+  assert.deepEqual(shareConcurrency([100, 1], 6), [5, 1]);
+  assert.deepEqual(shareConcurrency([1000, 1, 1], 3), [1, 1, 1]);
+  assert.deepEqual(shareConcurrency([1, 1, 1], 2), [1, 1, 1], 'never a pass without a slot');
+  assert.deepEqual(shareConcurrency([0], 6), [6]);
+  for (const work of [[3, 5, 8], [1, 0], [7, 7], [1e6, 2, 3, 4]]) {
+    for (const total of [1, 2, 5, 9]) {
+      const shares = shareConcurrency(work, total);
+      assert.equal(shares.reduce((a, b) => a + b, 0), Math.max(total, work.length), `${work} over ${total}: ${shares}`);
+      assert.ok(shares.every((s) => s >= 1), `${work} over ${total}: ${shares}`);
+    }
+  }
+});
+
+test('measured durations: read from what the test files recorded, kept per pin over the committed ones', () => {
+  const dir = temp.make('hmcp-durations-');
+  const testsDir = join(dir, 'dist', 'tests');
+  const lines = [
+    JSON.stringify({ file: join(testsDir, 'core', 'a.test.js'), ms: 1234 }),
+    JSON.stringify({ file: join(testsDir, 'fidelity', 'b.test.js'), ms: 56_789 }),
+    JSON.stringify({ file: join(dir, 'elsewhere.test.js'), ms: 1 }),
+    JSON.stringify({ file: join(testsDir, 'helpers', 'spawned.js'), ms: 1 }),
+    '{"file": "cut sh',
+  ].join('\n');
+  assert.deepEqual(parseRecorded(lines, testsDir), { 'core/a.test.js': 1234, 'fidelity/b.test.js': 56_789 });
+  mkdirSync(join(dir, 'scripts'));
+  writeFileSync(join(dir, 'scripts', 'test-durations.json'), JSON.stringify({ oldest: { 'core/a.test.js': 9000, 'core/c.test.js': 7000 }, newest: { 'fidelity/b.test.js': 1000 } }));
+  assert.deepEqual(knownDurations(dir, 'oldest'), { 'core/a.test.js': 9000, 'core/c.test.js': 7000 }, 'the committed ones before any run here');
+  recordDurations(dir, { oldest: parseRecorded(lines, testsDir) });
+  assert.deepEqual(knownDurations(dir, 'oldest'), { 'core/a.test.js': 1200, 'core/c.test.js': 7000, 'fidelity/b.test.js': 56_800 }, 'measured here, in hundreds of ms');
+  assert.deepEqual(knownDurations(dir, 'newest'), { 'fidelity/b.test.js': 1000 });
+  recordDurations(dir, { newest: { 'fidelity/b.test.js': 20 } });
+  assert.deepEqual(knownDurations(dir, 'newest'), { 'fidelity/b.test.js': 100 });
+  assert.equal(knownDurations(dir, 'oldest')['core/a.test.js'], 1200, 'a pass that did not run keeps its measures');
+  writeFileSync(join(dir, '.cache', 'test-durations.json'), 'not json');
+  assert.deepEqual(knownDurations(dir, 'oldest'), { 'core/a.test.js': 9000, 'core/c.test.js': 7000 }, 'an unreadable table only loses the order');
 });
