@@ -1,4 +1,5 @@
-import { cmp, limitText, sortSkills, type SkillsContext } from './common.js';
+import { limitText } from '../../../shared/limits.js';
+import { cmp, sortSkills, type SkillsContext } from './common.js';
 import { findAllSkills } from './discover.js';
 
 // ---------------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
+import { limitText } from '../../../shared/limits.js';
 import { realpath, stat } from 'node:fs/promises';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import { GatewayError, ErrorCode } from '../../../shared/errors.js';
 import { ownedRelative, pickCandidate, sortedUnique } from './catalog.js';
-import { isRecord, limitText, sortSkills, toPosix, type SkillsContext } from './common.js';
+import { isRecord, sortSkills, toPosix, type SkillsContext } from './common.js';
 import { disabledSkillNames, findAllSkills, openRoot, skillCatalog, type SkillsRoot } from './discover.js';
 import { linkedFiles, serveSkillFile } from './files.js';
 import { matchesPlatform, parseFrontmatter, parseTags, requiredEnvironmentVariables } from './frontmatter.js';
