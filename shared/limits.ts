@@ -152,6 +152,11 @@ export function envNameFor(limit: string): string {
   return 'HERMES_MCP_' + limit.replace(/([A-Z])/g, '_$1').toUpperCase();
 }
 
+/** A limit as an error message names it: its key, its value and the variable that sets it. */
+export function limitText(limits: Limits, key: keyof Limits): string {
+  return `${key}=${limits[key]} (${envNameFor(key)})`;
+}
+
 let defaultsCache: Limits | undefined;
 export function defaultLimits(): Limits {
   if (!defaultsCache) {

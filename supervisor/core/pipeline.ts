@@ -73,7 +73,7 @@ export async function runTool(entry: PipelineEntry, rawArgs: unknown, surface: S
     const ctx = frame.context(tool);
     const work = () => tool.handler(args, ctx);
     const outcome = frame.around ? await frame.around(tool, work) : await work();
-    return { outcome: redactOutcome(tool.redaction, outcome), stage: 'run' };
+    return { outcome: redactOutcome(tool.redaction, outcome, tool.afterRedaction), stage: 'run' };
   } catch (e) {
     return { outcome: outcomeOfError(surface, tool.name, e), stage: 'run' };
   }

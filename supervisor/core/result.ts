@@ -1,7 +1,7 @@
 import { GatewayError, type ErrorCode } from '../../shared/errors.js';
 import { redact, redactCommandOutput, redactDeep, type CommandPlace } from '../../shared/redact.js';
 import { STYLED_META_KEY, withoutSgr } from './styled.js';
-import type { ContentBlock, NormalizedToolResult, ResultRedaction, ToolOutcome } from './tool-types.js';
+import type { ContentBlock, NormalizedToolResult, ResultRedaction, ToolDefinition, ToolOutcome } from './tool-types.js';
 
 // What a tool result becomes on its way out, the two steps of the pipeline (core/pipeline.ts) that
 // touch it: redactOutcome redacts it once, in the mode its tool declares (ToolDefinition.redaction),
@@ -82,18 +82,27 @@ function commandResultCopy(value: unknown): unknown {
 /**
  * The pipeline's redaction step: the handler's outcome redacted once, in its tool's mode, and
  * marked so that normalizeResult leaves `structured` as it is. The default mode (`output`) is left
- * to normalizeResult, as is every `content` block. The outcome's facts (`secretFile`) stay here.
+ * to normalizeResult, as is every `content` block, unless the tool has an `afterRedaction` step,
+ * which then gets the redacted result at once. The outcome's facts (`secretFile`) stay here.
  */
-export function redactOutcome(mode: ResultRedaction | undefined, outcome: ToolOutcome): ToolOutcome {
+export function redactOutcome(mode: ResultRedaction | undefined, outcome: ToolOutcome, after?: ToolDefinition['afterRedaction']): ToolOutcome {
+  const redacted = redactedInMode(mode, outcome, after !== undefined);
+  if (after === undefined || redacted.isError || redacted.structured === undefined || outcome.structured === undefined) return redacted;
+  return { ...redacted, structured: after(redacted.structured, outcome.structured) };
+}
+
+function redactedInMode(mode: ResultRedaction | undefined, outcome: ToolOutcome, now: boolean): ToolOutcome {
   const { secretFile, ...rest } = outcome;
-  if (mode === undefined || mode === 'output' || rest.structured === undefined) return rest;
-  switch (mode) {
+  if (rest.structured === undefined) return rest;
+  switch (mode ?? 'output') {
+    case 'output':
+      return now ? { ...rest, structured: redactDeep(rest.structured), redacted: 'output' } : rest;
     case 'file-read':
       return { ...rest, ...fileReadOutcome(rest.structured, { secretFile: secretFile === true }) };
     case 'code-file':
-      return { ...rest, structured: redactDeep(rest.structured, { codeFile: true }), redacted: mode };
+      return { ...rest, structured: redactDeep(rest.structured, { codeFile: true }), redacted: 'code-file' };
     case 'command-output':
-      return { ...rest, structured: redactCommandResult(rest.structured), redacted: mode };
+      return { ...rest, structured: redactCommandResult(rest.structured), redacted: 'command-output' };
   }
 }
 

@@ -70,9 +70,9 @@ export interface ToolOutcome {
    * Set by the pipeline (supervisor/core/result.ts redactOutcome) once every string of
    * `structured` is redacted in its tool's mode, so normalizeResult does not redact `structured`
    * again in the default mode (which would run the assignment passes that mode skips and mask code
-   * assignments). Never set by a handler. `content` blocks are redacted as always.
+   * assignments; `output` only for a tool with `afterRedaction`). Never set by a handler. `content` blocks are redacted as always.
    */
-  redacted?: Exclude<ResultRedaction, 'output'>;
+  redacted?: ResultRedaction;
   /**
    * Styled twins (core/styled.ts styledTwin) of top-level string fields of `structured`, by field:
    * the same text with its colours, for the result view. Sent in the result's `_meta` only where a
@@ -141,6 +141,14 @@ export interface ToolDefinition {
   returnsImages?: boolean;
   /** How the pipeline redacts this tool's result (ResultRedaction); default `output`. */
   redaction?: ResultRedaction;
+  /**
+   * What only the redacted result can say, run by the pipeline on a successful `structured` result
+   * right after redacting it (at once, in any mode): given the redacted `structured` and the
+   * handler's own, returns the `structured` to send. A whole-or-nothing size budget of what the
+   * client receives (a GatewayError thrown here is the call's answer), or a flag saying redaction
+   * changed a file's text.
+   */
+  afterRedaction?: (redacted: Record<string, unknown>, raw: Record<string, unknown>) => Record<string, unknown>;
   /**
    * Repairs arguments before they are validated against `inputSchema`, as the Hermes function the
    * tool mirrors repairs them (a numeric string for an integer, an offset below 1 clamped). Given a

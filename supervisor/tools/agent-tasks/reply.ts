@@ -50,3 +50,8 @@ export function resultFromReply(id: string, text: string, dir: string, details: 
     details: { ...extra, ...details },
   };
 }
+
+/** The fields of a task result every agent-task tool answers with (details stay in result.json). */
+export function publicResult(result: TaskResult): Record<string, unknown> {
+  return { id: result.id, status: result.status, summary: result.summary, artifacts: result.artifacts, next_steps: result.next_steps };
+}

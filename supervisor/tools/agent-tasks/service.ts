@@ -23,6 +23,14 @@ export interface BridgeService {
   release: HermesRelease;
 }
 
+/** Whether the bridge is set up: every agent-task tool is catalogued either way and answers BRIDGE_NOT_CONFIGURED without one. */
+export type BridgeState = { kind: 'configured'; service: BridgeService } | { kind: 'not_configured' | 'invalid'; reason: string };
+
+export function serviceOf(state: BridgeState): BridgeService {
+  if (state.kind === 'configured') return state.service;
+  throw new GatewayError(ErrorCode.BRIDGE_NOT_CONFIGURED, state.reason);
+}
+
 export interface ResolvedAgent {
   agent: AgentEntry;
   api: HermesApi;

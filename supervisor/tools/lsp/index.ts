@@ -6,7 +6,13 @@ import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
 import type { ToolDefinition } from '../../core/tool-types.js';
 import { LspWorkerHost } from './host.js';
 import { findProgram } from '../../platform/settings/lsp-servers.js';
-import { lspStatus, lspTools } from './tools.js';
+import { lspDefinitionTool } from './definition/index.js';
+import { lspDiagnosticsTool } from './diagnostics/index.js';
+import { lspDocumentSymbolsTool } from './document-symbols/index.js';
+import { lspHoverTool } from './hover/index.js';
+import type { LspToolDeps } from './query.js';
+import { lspReferencesTool } from './references/index.js';
+import { lspStatus, lspStatusTool } from './status/index.js';
 
 // The read-only LSP adapter. Its tools are the same six ToolDefinitions whichever face serves them:
 // deferred tools of the gateway catalog (reached through tool_call), or the hermes-mcp-lsp stdio
@@ -17,6 +23,10 @@ import { lspStatus, lspTools } from './tools.js';
 // (until a call starts one again), ready otherwise (degraded when only some servers are
 // installed). The probe reads configuration, PATH and the worker's last report: it never waits on
 // the worker or on a call in flight.
+
+function lspTools(deps: LspToolDeps): ToolDefinition[] {
+  return [lspDiagnosticsTool(deps), lspHoverTool(deps), lspDefinitionTool(deps), lspReferencesTool(deps), lspDocumentSymbolsTool(deps), lspStatusTool(deps)];
+}
 
 export interface LspService {
   tools: ToolDefinition[];

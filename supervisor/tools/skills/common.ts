@@ -1,6 +1,5 @@
 import { sep } from 'node:path';
 import { GatewayError, ErrorCode } from '../../../shared/errors.js';
-import { envNameFor, type Limits } from '../../../shared/limits.js';
 import type { GatewayConfig } from '../../platform/config.js';
 import type { HermesRelease } from '../../platform/hermes/release.js';
 
@@ -22,9 +21,6 @@ export interface SkillSummary {
 export const SUPPORT_DIRS = ['references', 'templates', 'assets', 'scripts'] as const;
 export const SUPPORT_DIR_SET = new Set<string>(SUPPORT_DIRS);
 
-export function limitText(limits: Limits, key: keyof Limits): string {
-  return `${key}=${limits[key]} (${envNameFor(key)})`;
-}
 
 export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);

@@ -17,13 +17,23 @@
 // the Hermes the gateway fronts.
 
 import type { Adapter } from '../../core/adapter.js';
-import type { HermesRelease } from '../../platform/hermes/release.js';
+import { withHermesArgumentRepair } from '../../core/hermes-args.js';
+import type { ToolDefinition } from '../../core/tool-types.js';
+import { HermesRelease } from '../../platform/hermes/release.js';
 import type { SkillsConfig } from './common.js';
-import { skillsTools } from './tools.js';
+import { skillsListTool } from './list/index.js';
+import { skillViewTool } from './view/index.js';
 
-export type { SkillsConfig, SkillSummary } from './common.js';
-export { parseFrontmatter, requiredEnvironmentVariables, type RequiredEnv } from './frontmatter.js';
-export { skillsTools } from './tools.js';
+export type { SkillsConfig } from './common.js';
+
+/**
+ * `release`: the Hermes whose skills tools these answer as (a Hermes of unknown version: the newest the gateway knows).
+ * Both get Hermes' dispatch coercion (supervisor/core/hermes-args.ts), as every Hermes tool does there.
+ */
+export function skillsTools(settings: SkillsConfig, release: HermesRelease = new HermesRelease(undefined)): ToolDefinition[] {
+  const config = { ...settings, release };
+  return [skillsListTool(config), skillViewTool(config)].map(withHermesArgumentRepair);
+}
 
 /**
  * skills_list / skill_view, catalogued under Hermes' source name so the policy filters them with

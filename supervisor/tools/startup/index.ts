@@ -1,5 +1,6 @@
 import type { Adapter } from '../../core/adapter.js';
-import { startupContextTool, startupReadiness, type StartupConfig } from './startup-context.js';
+import type { StartupConfig } from './read.js';
+import { startupContextTool, startupReadiness } from './startup-context.js';
 
 // startup_context (Hermes' SOUL.md, AGENTS.md and the other startup files, bounded and redacted) and
 // its /readyz component `startup_files`; one of the gateway's own tools, beside session_open/close.

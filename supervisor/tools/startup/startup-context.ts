@@ -1,202 +1,15 @@
-import { createHash } from 'node:crypto';
-import { constants as fsConstants, type BigIntStats } from 'node:fs';
-import { lstat, open, realpath, stat, type FileHandle } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
 import { GatewayError, ErrorCode, isGatewayError } from '../../../shared/errors.js';
-import { envNameFor, type Limits } from '../../../shared/limits.js';
-import { redact } from '../../../shared/redact.js';
+import { limitText, type Limits } from '../../../shared/limits.js';
+import { redactOutcome } from '../../core/result.js';
 import type { ToolDefinition } from '../../core/tool-types.js';
 import type { ReadinessComponent } from '../../platform/health/readiness.js';
-import type { GatewayConfig } from '../../platform/config.js';
 import { hermesHomeAdvice } from '../../platform/health/advice.js';
+import { readStartupContext, type StartupConfig, type StartupFile } from './read.js';
 
-// `startup_context`: the four fixed Hermes startup files, read with bounded, no-follow reads and
-// returned whole or not at all. It takes no path and is not a filesystem surface: the file set is
-// fixed (the project file is found where Hermes finds it, see findHermesMd), each file is opened with O_NOFOLLOW, judged by fstat of the open descriptor (type and
-// size) before a single byte is read, and the serialized envelope must fit its budget — an
-// oversized result is an explicit error, never a cut document. /readyz runs exactly the same read.
-
-type StartupFileName = '.hermes.md' | 'SOUL.md' | 'MEMORY.md' | 'USER.md';
-
-export interface StartupFile {
-  name: StartupFileName;
-  path: string;
-  present: boolean;
-  bytes?: number;
-  /** Hex sha256 of the raw bytes on disk (before redaction). */
-  sha256?: string;
-  /** ISO 8601 modification time. */
-  mtime?: string;
-  mtime_ms?: number;
-  /** UTF-8 text with secrets redacted. */
-  content?: string;
-}
-
-export interface StartupContext {
-  files: StartupFile[];
-  total_bytes: number;
-}
-
-export type StartupConfig = Pick<GatewayConfig, 'hermesHome' | 'projectDir' | 'limits'>;
-
-interface FileSpec {
-  name: StartupFileName;
-  path: string;
-  required: boolean;
-  /** Lives under `$HERMES_HOME/memories`, which must itself be a real directory. */
-  inMemories: boolean;
-}
-
-interface Opened {
-  spec: FileSpec;
-  handle: FileHandle;
-  stat: BigIntStats;
-}
-
-// O_NONBLOCK keeps open() of a FIFO from waiting for a writer; fstat then refuses it as not regular.
-const OPEN_FLAGS = fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | (fsConstants.O_NONBLOCK ?? 0);
-
-function limitText(limits: Limits, key: keyof Limits): string {
-  return `${key}=${limits[key]} (${envNameFor(key)})`;
-}
-
-const HERMES_MD_NAMES = ['.hermes.md', 'HERMES.md'] as const;
-
-async function isFileFollowing(path: string): Promise<boolean> {
-  return stat(path).then(
-    (st) => st.isFile(),
-    () => false,
-  );
-}
-
-/**
- * Where Hermes reads the project file (agent/prompt_builder.py `_find_hermes_md`): `.hermes.md` or
- * `HERMES.md` in the project directory, then in each parent up to and including the git root (the
- * nearest directory holding `.git`); without a git root only the project directory itself. The
- * first match wins; with none, the project directory's `.hermes.md` (reported absent).
- */
-async function findHermesMd(projectDir: string): Promise<string> {
-  const start = await realpath(projectDir).catch(() => resolve(projectDir));
-  const chain: string[] = [];
-  for (let dir = start; ; dir = dirname(dir)) {
-    chain.push(dir);
-    if (dirname(dir) === dir) break;
-  }
-  let gitRoot: string | undefined;
-  for (const dir of chain) {
-    if (await lstat(join(dir, '.git')).then(() => true, () => false)) {
-      gitRoot = dir;
-      break;
-    }
-  }
-  const searched = gitRoot === undefined ? [start] : chain.slice(0, chain.indexOf(gitRoot) + 1);
-  for (const dir of searched) {
-    for (const name of HERMES_MD_NAMES) if (await isFileFollowing(join(dir, name))) return join(dir, name);
-  }
-  return join(start, '.hermes.md');
-}
-
-async function fileSpecs(config: StartupConfig): Promise<FileSpec[]> {
-  const memories = join(config.hermesHome, 'memories');
-  return [
-    { name: '.hermes.md', path: await findHermesMd(config.projectDir), required: false, inMemories: false },
-    { name: 'SOUL.md', path: join(config.hermesHome, 'SOUL.md'), required: true, inMemories: false },
-    { name: 'MEMORY.md', path: join(memories, 'MEMORY.md'), required: false, inMemories: true },
-    { name: 'USER.md', path: join(memories, 'USER.md'), required: false, inMemories: true },
-  ];
-}
-
-function errnoOf(e: unknown): string | undefined {
-  return typeof e === 'object' && e !== null && 'code' in e ? String((e as NodeJS.ErrnoException).code) : undefined;
-}
-
-/** `{dev, ino}` of the memories directory, `null` when absent; refuses a symlink or non-directory. */
-async function checkMemoriesDir(dir: string): Promise<{ dev: bigint; ino: bigint } | null> {
-  let st: BigIntStats;
-  try {
-    st = await lstat(dir, { bigint: true });
-  } catch (e) {
-    if (errnoOf(e) === 'ENOENT') return null;
-    throw new GatewayError(ErrorCode.STARTUP_FILE_UNREADABLE, `cannot inspect startup directory ${dir} (holding MEMORY.md and USER.md): ${(e as Error).message}`);
-  }
-  if (st.isSymbolicLink()) {
-    throw new GatewayError(
-      ErrorCode.STARTUP_FILE_SYMLINK,
-      `startup directory ${dir} (holding MEMORY.md and USER.md) is a symlink; startup files are read without following symlinks`,
-    );
-  }
-  if (!st.isDirectory()) {
-    throw new GatewayError(ErrorCode.STARTUP_FILE_NOT_REGULAR, `startup directory ${dir} (holding MEMORY.md and USER.md) is not a directory`);
-  }
-  return { dev: st.dev, ino: st.ino };
-}
-
-/** Opens one file without following a symlink and judges it by fstat; `null` when absent. */
-async function openChecked(spec: FileSpec, limits: Limits): Promise<Opened | null> {
-  let handle: FileHandle;
-  try {
-    handle = await open(spec.path, OPEN_FLAGS);
-  } catch (e) {
-    const code = errnoOf(e);
-    if (code === 'ENOENT') {
-      if (!spec.required) return null;
-      throw new GatewayError(
-        ErrorCode.STARTUP_FILE_MISSING,
-        `required startup file ${spec.name} is missing at ${spec.path}; Hermes seeds SOUL.md on first run, so HERMES_HOME is missing or broken`,
-      );
-    }
-    if (code === 'ELOOP' || code === 'EMLINK') {
-      throw new GatewayError(ErrorCode.STARTUP_FILE_SYMLINK, `startup file ${spec.name} at ${spec.path} is a symlink; startup files are read without following symlinks`);
-    }
-    if (code === 'ENXIO' || code === 'ENOTDIR') {
-      throw new GatewayError(ErrorCode.STARTUP_FILE_NOT_REGULAR, `startup file ${spec.name} at ${spec.path} is not a regular file (${code})`);
-    }
-    throw new GatewayError(ErrorCode.STARTUP_FILE_UNREADABLE, `cannot open startup file ${spec.name} at ${spec.path}: ${(e as Error).message}`);
-  }
-  try {
-    const stat = await handle.stat({ bigint: true });
-    if (!stat.isFile()) {
-      throw new GatewayError(ErrorCode.STARTUP_FILE_NOT_REGULAR, `startup file ${spec.name} at ${spec.path} is not a regular file`);
-    }
-    if (stat.size > BigInt(limits.startupMaxFileBytes)) {
-      throw new GatewayError(
-        ErrorCode.STARTUP_FILE_TOO_LARGE,
-        `startup file ${spec.name} at ${spec.path} is ${stat.size} bytes, above ${limitText(limits, 'startupMaxFileBytes')}; nothing was read`,
-      );
-    }
-    return { spec, handle, stat };
-  } catch (e) {
-    await handle.close().catch(() => undefined);
-    throw e;
-  }
-}
-
-async function readExactly(opened: Opened): Promise<Buffer> {
-  const size = Number(opened.stat.size);
-  const buffer = Buffer.alloc(size);
-  let offset = 0;
-  while (offset < size) {
-    const { bytesRead } = await opened.handle.read(buffer, offset, size - offset, offset);
-    if (bytesRead === 0) break;
-    offset += bytesRead;
-  }
-  const after = await opened.handle.stat({ bigint: true });
-  if (offset !== size || after.size !== opened.stat.size || after.mtimeNs !== opened.stat.mtimeNs) {
-    throw new GatewayError(
-      ErrorCode.STARTUP_FILE_CHANGED,
-      `startup file ${opened.spec.name} at ${opened.spec.path} changed while being read (size ${opened.stat.size} -> ${after.size} bytes, ${offset} read); retry`,
-    );
-  }
-  return buffer;
-}
-
-function decodeUtf8(bytes: Buffer, spec: FileSpec): string {
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new GatewayError(ErrorCode.STARTUP_FILE_INVALID_UTF8, `startup file ${spec.name} at ${spec.path} is not valid UTF-8; startup files must be UTF-8 text`);
-  }
-}
+// `startup_context`: the four fixed Hermes startup files (read.ts), returned whole or not at all.
+// It takes no path and is not a filesystem surface. The serialized envelope, as the client
+// receives it (redacted), must fit its budget: an oversized result is an explicit error, never a
+// cut document. /readyz runs exactly the same read and check.
 
 function envelopeBudget(limits: Limits): { max: number; limit: string } {
   return limits.startupMaxEnvelopeChars <= limits.maxOutputChars
@@ -204,85 +17,27 @@ function envelopeBudget(limits: Limits): { max: number; limit: string } {
     : { max: limits.maxOutputChars, limit: limitText(limits, 'maxOutputChars') };
 }
 
-export async function readStartupContext(config: StartupConfig): Promise<StartupContext> {
-  const { limits } = config;
-  const specs = await fileSpecs(config);
-  const memoriesDir = join(config.hermesHome, 'memories');
-  const opened: Opened[] = [];
-  try {
-    // Phase 1: open and fstat all four files; nothing is read until every one passed its checks.
-    const memoriesBefore = await checkMemoriesDir(memoriesDir);
-    const present = new Map<StartupFileName, Opened>();
-    for (const spec of specs) {
-      if (spec.inMemories && memoriesBefore === null) continue;
-      const o = await openChecked(spec, limits);
-      if (o) {
-        opened.push(o);
-        present.set(spec.name, o);
-      }
-    }
-    if (memoriesBefore !== null) {
-      // The directory was judged by path before the files were opened through it: make sure it was
-      // not swapped for a symlink (or another directory) in between.
-      const memoriesAfter = await checkMemoriesDir(memoriesDir);
-      if (memoriesAfter === null || memoriesAfter.dev !== memoriesBefore.dev || memoriesAfter.ino !== memoriesBefore.ino) {
-        throw new GatewayError(ErrorCode.STARTUP_FILE_CHANGED, `startup directory ${memoriesDir} changed while the startup files were opened; retry`);
-      }
-    }
 
-    // Phase 2: the total budget, still before reading any content.
-    const total = opened.reduce((sum, o) => sum + Number(o.stat.size), 0);
-    if (total > limits.startupMaxTotalBytes) {
-      const sizes = opened.map((o) => `${o.spec.name} ${o.stat.size}`).join(', ');
-      throw new GatewayError(
-        ErrorCode.STARTUP_FILE_TOO_LARGE,
-        `startup files total ${total} bytes (${sizes}), above ${limitText(limits, 'startupMaxTotalBytes')}; nothing was read`,
-      );
-    }
-
-    // Phase 3: read exactly the fstat size, detect changes, validate, hash, redact.
-    const files: StartupFile[] = [];
-    for (const spec of specs) {
-      const o = present.get(spec.name);
-      if (!o) {
-        files.push({ name: spec.name, path: spec.path, present: false });
-        continue;
-      }
-      const bytes = await readExactly(o);
-      const text = decodeUtf8(bytes, spec);
-      const mtimeMs = Number(o.stat.mtimeNs / 1_000_000n);
-      files.push({
-        name: spec.name,
-        path: spec.path,
-        present: true,
-        bytes: bytes.length,
-        sha256: createHash('sha256').update(bytes).digest('hex'),
-        mtime: new Date(mtimeMs).toISOString(),
-        mtime_ms: mtimeMs,
-        content: redact(text),
-      });
-    }
-    const result: StartupContext = { files, total_bytes: total };
-
-    // Phase 4: the serialized envelope must fit whole; JSON escaping can multiply a file's size.
-    const { max, limit } = envelopeBudget(limits);
-    const chars = JSON.stringify(result).length;
-    if (chars > max) {
-      const parts = files
-        .filter((f) => f.present)
-        .map((f) => ({ name: f.name, chars: JSON.stringify(f).length }))
-        .sort((a, b) => b.chars - a.chars);
-      const largest = parts[0];
-      throw new GatewayError(
-        ErrorCode.STARTUP_ENVELOPE_TOO_LARGE,
-        `startup_context result serializes to ${chars} characters, above ${limit}` +
-          (largest ? `; largest file ${largest.name} serializes to ${largest.chars} characters (${parts.map((p) => `${p.name} ${p.chars}`).join(', ')})` : ''),
-      );
-    }
-    return result;
-  } finally {
-    await Promise.all(opened.map((o) => o.handle.close().catch(() => undefined)));
+/**
+ * The whole-or-nothing budget of the redacted result (the pipeline's afterRedaction step): JSON
+ * escaping can multiply a file's size, so it is the serialized envelope that must fit.
+ */
+function checkEnvelope(redacted: Record<string, unknown>, limits: Limits): Record<string, unknown> {
+  const { max, limit } = envelopeBudget(limits);
+  const chars = JSON.stringify(redacted).length;
+  if (chars > max) {
+    const parts = (redacted.files as StartupFile[])
+      .filter((f) => f.present)
+      .map((f) => ({ name: f.name, chars: JSON.stringify(f).length }))
+      .sort((a, b) => b.chars - a.chars);
+    const largest = parts[0];
+    throw new GatewayError(
+      ErrorCode.STARTUP_ENVELOPE_TOO_LARGE,
+      `startup_context result serializes to ${chars} characters, above ${limit}` +
+        (largest ? `; largest file ${largest.name} serializes to ${largest.chars} characters (${parts.map((p) => `${p.name} ${p.chars}`).join(', ')})` : ''),
+    );
   }
+  return redacted;
 }
 
 export function startupContextTool(config: StartupConfig): ToolDefinition {
@@ -304,6 +59,7 @@ export function startupContextTool(config: StartupConfig): ToolDefinition {
       const result = await readStartupContext(config);
       return { structured: { ...result } };
     },
+    afterRedaction: (redacted) => checkEnvelope(redacted, config.limits),
   };
 }
 
@@ -312,7 +68,10 @@ export function startupReadiness(config: StartupConfig): ReadinessComponent {
     name: 'startup_files',
     async probe() {
       try {
+        const tool = startupContextTool(config);
         const result = await readStartupContext(config);
+        // The tool's own answer as the pipeline makes it: redacted, then held to the envelope budget.
+        redactOutcome(tool.redaction, { structured: { ...result } }, tool.afterRedaction);
         return { ready: true, status: 'ok', details: { files: result.files.filter((f) => f.present).map((f) => f.name) } };
       } catch (e) {
         const code = isGatewayError(e) ? e.code : ErrorCode.INTERNAL_ERROR;

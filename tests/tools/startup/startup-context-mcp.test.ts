@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import type { StartupFile } from '../../../supervisor/tools/startup/startup-context.js';
+import type { StartupFile } from '../../../supervisor/tools/startup/read.js';
 import { call, connect, ERAS, startTestGateway, type Era, type TestGateway } from '../../helpers/gateway.js';
 
 // The gateway-owned public tools through the real HTTP endpoint, with real SDK v2 clients in both

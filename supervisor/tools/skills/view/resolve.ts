@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
-import type { Limits } from '../../../shared/limits.js';
-import { isInside } from '../../platform/roots.js';
-import { checkAborted, SUPPORT_DIR_SET, type SkillsContext } from './common.js';
-import { excludedSkillDirs, readSkillHead, walkSkills, type SkillFile, type SkillsRoot } from './discover.js';
-import { parseFrontmatter } from './frontmatter.js';
-import { containedReal } from './io.js';
+import type { Limits } from '../../../../shared/limits.js';
+import { isInside } from '../../../platform/roots.js';
+import { checkAborted, SUPPORT_DIR_SET, type SkillsContext } from '../common.js';
+import { excludedSkillDirs, readSkillHead, walkSkills, type SkillFile, type SkillsRoot } from '../discover.js';
+import { parseFrontmatter } from '../frontmatter.js';
+import { containedReal } from '../io.js';
 
 // skill_view name checks and resolution of a name to its candidate SKILL.md files.
 

@@ -1,8 +1,10 @@
-import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import type { HermesApi } from './hermes-api.js';
-import { resultFromReply } from './reply.js';
-import { resolveAgent, withDeadline, type BridgeService, type ResolvedAgent } from './service.js';
-import { TERMINAL, type RunRecord, type TaskResult } from './tasks.js';
+import { ErrorCode, GatewayError } from '../../../../shared/errors.js';
+import type { HermesApi } from '../hermes-api.js';
+import { resultFromReply } from '../reply.js';
+import type { ToolDefinition } from '../../../core/tool-types.js';
+import { AGENT, ID, READ_ONLY } from '../schema.js';
+import { resolveAgent, serviceOf, withDeadline, type BridgeService, type BridgeState, type ResolvedAgent } from '../service.js';
+import { TERMINAL, type RunRecord, type TaskResult } from '../tasks.js';
 
 // hermes_status: GET /v1/runs/{run_id} on the agent that accepted the run (run.json says which;
 // without one, the `agent` argument or the default agent). Hermes' own states pass through; the
@@ -146,5 +148,16 @@ export async function runStatus(service: BridgeService, runId: string, agentName
     ...(rotatedFrom ? { session_rotated_from: rotatedFrom } : {}),
     terminal: TERMINAL.has(status),
     ...(resultUpdated !== undefined ? { result_updated: resultUpdated } : {}),
+  };
+}
+
+export function hermesStatusTool(state: BridgeState): ToolDefinition {
+  return {
+    name: 'hermes_status',
+    description:
+      'Status of an async hermes_task run: queued, running, waiting_for_approval, stopping, or a terminal state (completed, failed, cancelled, interrupted) with output or error, timestamps, agent and task_id. A terminal state is also written to the task result (result_updated).',
+    inputSchema: { type: 'object', properties: { run_id: ID, agent: AGENT }, required: ['run_id'], additionalProperties: false },
+    annotations: READ_ONLY,
+    handler: async (args, ctx) => ({ structured: await runStatus(serviceOf(state), args.run_id as string, args.agent as string | undefined, ctx.signal) }),
   };
 }

@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, type Stats } from 'node:fs';
 import { join, sep } from 'node:path';
-import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import { isBridgeTempFile } from './tasks.js';
+import { ErrorCode, GatewayError } from '../../../../shared/errors.js';
+import { isBridgeTempFile } from '../tasks.js';
 
 // Read-only access to one task's directory for hermes_files. A path is refused before the disk is
 // touched when it is absolute or holds `..`, a backslash or NUL; then every component is lstat'ed

@@ -1,6 +1,8 @@
-import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import { runAgent, runStatus } from './run-status.js';
-import { capabilitiesOf, withDeadline, type BridgeService } from './service.js';
+import { ErrorCode, GatewayError } from '../../../../shared/errors.js';
+import type { ToolDefinition } from '../../../core/tool-types.js';
+import { AGENT, ID } from '../schema.js';
+import { capabilitiesOf, serviceOf, withDeadline, type BridgeService, type BridgeState } from '../service.js';
+import { runAgent, runStatus } from '../status/index.js';
 
 // hermes_cancel: stop an async run (POST /v1/runs/{run_id}/stop on the agent that accepted it, as
 // hermes_status finds it). A gateway tool beside the five of hermes-mcp-bridge; the drop-in bridge
@@ -15,7 +17,7 @@ import { capabilitiesOf, withDeadline, type BridgeService } from './service.js';
 // client of that API server (Hermes' own UI, another bridge) started. Any other id is RUN_NOT_FOUND
 // before anything is sent; hermes_status still reads such a run.
 
-export async function runCancel(service: BridgeService, runId: string, agentName: string | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
+async function runCancel(service: BridgeService, runId: string, agentName: string | undefined, signal: AbortSignal): Promise<Record<string, unknown>> {
   if (!service.store.findRun(runId)) {
     throw new GatewayError(ErrorCode.RUN_NOT_FOUND, `no task of this gateway recorded run ${runId}: hermes_cancel stops only runs hermes_task started here (hermes_status still reads any run the agent knows)`, { run_id: runId });
   }
@@ -33,4 +35,15 @@ export async function runCancel(service: BridgeService, runId: string, agentName
   }
   const status = await runStatus(service, runId, agentName, signal);
   return { ...status, stop: stop.kind === 'stopping' ? 'requested' : 'not_running' };
+}
+
+export function hermesCancelTool(state: BridgeState): ToolDefinition {
+  return {
+    name: 'hermes_cancel',
+    description:
+      'Stop an async run that hermes_task started through this gateway (Hermes interrupts its agent; the run settles "cancelled", which hermes_status and hermes_result then show). Answers the run\'s status like hermes_status, with `stop`: "requested", or "not_running" when the run had already ended (nothing is changed then). RUN_NOT_FOUND for a run no task here recorded; RUN_STOP_UNSUPPORTED when the agent\'s Hermes cannot stop runs.',
+    inputSchema: { type: 'object', properties: { run_id: ID, agent: AGENT }, required: ['run_id'], additionalProperties: false },
+    annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false, idempotentHint: true },
+    handler: async (args, ctx) => ({ structured: await runCancel(serviceOf(state), args.run_id as string, args.agent as string | undefined, ctx.signal) }),
+  };
 }

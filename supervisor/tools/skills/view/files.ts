@@ -1,10 +1,10 @@
 import { lstat, opendir, realpath, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
-import { GatewayError, ErrorCode } from '../../../shared/errors.js';
-import type { Limits } from '../../../shared/limits.js';
-import { isInside } from '../../platform/roots.js';
-import { checkAborted, cmp, limitText, SUPPORT_DIR_SET, SUPPORT_DIRS, type SkillsContext } from './common.js';
-import { containedReal, FileRefused, readBounded } from './io.js';
+import { GatewayError, ErrorCode } from '../../../../shared/errors.js';
+import { limitText, type Limits } from '../../../../shared/limits.js';
+import { isInside } from '../../../platform/roots.js';
+import { checkAborted, cmp, SUPPORT_DIR_SET, SUPPORT_DIRS, type SkillsContext } from '../common.js';
+import { containedReal, FileRefused, readBounded } from '../io.js';
 import { hasTraversal, isAbsoluteAnywhere } from './resolve.js';
 
 // A skill's linked files: listing them for skill_view and serving one by `file_path`.

@@ -3,10 +3,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { isGatewayError } from '../../../shared/errors.js';
-import { readTaskPath } from '../../../supervisor/tools/agent-tasks/files.js';
-import { tempDirs } from '../../helpers/temp.js';
-import { within } from '../../helpers/wait.js';
+import { isGatewayError } from '../../../../shared/errors.js';
+import { readTaskPath } from '../../../../supervisor/tools/agent-tasks/files/read.js';
+import { taskArtifacts } from '../../../../supervisor/tools/agent-tasks/reply.js';
+import { tempDirs } from '../../../helpers/temp.js';
+import { within } from '../../../helpers/wait.js';
 
 // hermes_files' confinement: a traversal corpus (.., encoded, absolute, backslash, NUL, symlink
 // mid-path, symlink out, FIFO, non-UTF-8, oversize) is refused, and nothing hangs.
@@ -79,4 +80,22 @@ describe('hermes_files confinement', () => {
       assert.equal(await within(Promise.resolve().then(() => codeOf(path)), 2000, path), code);
     });
   }
+});
+
+// hermes_files names: a colon is an ordinary POSIX file-name character (no drive letters here),
+// and only the bridge's own atomic-write temp files (`<name>.tmp-<pid>-<8 hex>`) are hidden, not
+// every name that happens to contain `.tmp-`.
+
+const nameLimits = { maxBytes: 1024, maxEntries: 50 };
+
+test('a:b.txt is served; only <name>.tmp-<pid>-<hex> is hidden from listings and artifacts', () => {
+  const task = join(temp.make('hmcp-names-'), 't1');
+  mkdirSync(task);
+  writeFileSync(join(task, 'a:b.txt'), 'colon\n');
+  writeFileSync(join(task, 'notes.tmp-draft.md'), 'draft\n');
+  writeFileSync(join(task, 'result.json.tmp-4242-0123abcd'), '{');
+  assert.equal((readTaskPath(task, 't1', 'a:b.txt', nameLimits) as { content: string }).content, 'colon\n');
+  const names = (readTaskPath(task, 't1', '', nameLimits) as { entries: Array<{ name: string }> }).entries.map((e) => e.name);
+  assert.deepEqual(names, ['a:b.txt', 'notes.tmp-draft.md']);
+  assert.deepEqual(taskArtifacts(task), ['a:b.txt', 'notes.tmp-draft.md']);
 });
