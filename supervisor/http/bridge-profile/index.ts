@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Adapter } from '../../core/adapter.js';
-import { shuttingDown } from '../app.js';
+import { shuttingDown } from '../mcp/endpoint.js';
 import { packageVersion } from '../../../shared/package-root.js';
 import type { GatewayConfig } from '../../platform/config.js';
 import { HermesRelease } from '../../platform/hermes/release.js';

@@ -1,4 +1,6 @@
 import { createMcpHandler, isJsonContentType, isLegacyRequest, PROTOCOL_VERSION_META_KEY, type AuthInfo, type McpHandlerRequestOptions } from '@modelcontextprotocol/server';
+import type { Handler } from 'hono';
+import type { AuthEdge } from '../auth/index.js';
 import { auditFacts } from '../edge/audit.js';
 import { readCappedBody } from '../edge/body-limit.js';
 import type { Gateway } from '../../core/gateway.js';
@@ -9,11 +11,30 @@ import { createMcpServer } from './server-factory.js';
 // carrying the 2026-07-28 `_meta` envelope is modern; `initialize` and session traffic are legacy):
 // modern requests go to the SDK's per-request handler, legacy ones to real stateful sessions.
 
+/** Shutdown state: once draining, /mcp refuses new requests and /readyz says so. */
+export interface HttpLifecycle {
+  draining: boolean;
+}
+
 export interface McpEndpoint {
   /** `authInfo`: the verified credential when authentication is on (reaches tool handlers as ctx.http.authInfo). */
   handle(request: Request, authInfo?: AuthInfo): Promise<Response>;
+  /**
+   * The /mcp route: 503 while draining, else the request through authentication (when it is on)
+   * to handle(). Which of the two it is, is decided here, once.
+   */
+  route(lifecycle: HttpLifecycle, auth: AuthEdge | undefined): Handler;
   legacySessions: LegacySessions;
   close(): Promise<void>;
+}
+
+/** What /mcp answers while the gateway drains: retry later (a restarted gateway will serve it). */
+export function shuttingDown(retryAfterSeconds: number): Response {
+  return new Response(
+    JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: `Service Unavailable: the gateway is shutting down; retry in ${retryAfterSeconds} s` }, id: null }),
+    // Connection: close, so a keep-alive client reconnects (to the restarted gateway) next time.
+    { status: 503, headers: { 'content-type': 'application/json', 'retry-after': String(retryAfterSeconds), connection: 'close' } },
+  );
 }
 
 function parseError(): Response {
@@ -93,8 +114,13 @@ export function createMcpEndpoint(gateway: Gateway, onError: (error: Error) => v
     return modern.fetch(request, options);
   }
 
+  const retryAfter = limits.shutdownGraceSeconds;
   return {
     handle,
+    route(lifecycle, auth) {
+      if (!auth) return (c) => (lifecycle.draining ? shuttingDown(retryAfter) : handle(c.req.raw));
+      return (c) => (lifecycle.draining ? shuttingDown(retryAfter) : auth.mcp(c, (authInfo) => handle(c.req.raw, authInfo)));
+    },
     legacySessions,
     async close() {
       clearInterval(sweeper);
