@@ -1,9 +1,8 @@
 import type { Logger } from 'pino';
 import type { ToolDefinition, ToolSource } from './tool-types.js';
 import { discoveryTools, DISCOVERY_TOOL_NAMES } from './catalog/disclosure.js';
-import { Catalog, type CatalogEntry } from './catalog/catalog.js';
+import { Catalog, compileArgumentValidator, type CatalogEntry } from './catalog/catalog.js';
 import { loadToolPolicy, type ToolPolicy } from './catalog/policy.js';
-import { compileArgumentValidator } from './catalog/validate.js';
 import type { GatewayConfig } from '../platform/config.js';
 import { Dispatcher, TOOL_CALL } from './dispatch.js';
 import type { Adapter } from './adapter.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import { ErrorCode } from '../../../shared/errors.js';
 import { errorOutcome } from '../../core/result.js';
-import { compileArgumentValidator } from '../../core/catalog/validate.js';
+import { compileArgumentValidator } from '../../core/catalog/catalog.js';
 import { callTool, type PipelineEntry, type Surface } from '../../core/pipeline.js';
 import type { AuditFacts } from '../edge/audit.js';
 import type { NormalizedToolResult, ToolDefinition } from '../../core/tool-types.js';

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { loadLimits, type Limits } from '../../../shared/limits.js';
 import type { CallContext } from '../../../supervisor/core/tool-types.js';
-import { compileArgumentValidator } from '../../../supervisor/core/catalog/validate.js';
+import { compileArgumentValidator } from '../../../supervisor/core/catalog/catalog.js';
 import { loadConfig } from '../../../supervisor/platform/config.js';
 import {
   readStartupContext,
