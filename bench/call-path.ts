@@ -22,7 +22,7 @@ import { Writable } from 'node:stream';
 import { packageRoot } from '../shared/package-root.js';
 import { environmentSnapshot, loadConfig } from '../supervisor/platform/config.js';
 import { createLogger } from '../supervisor/platform/telemetry.js';
-import { startGateway } from '../supervisor/http/server.js';
+import { startGateway } from '../supervisor/compose/index.js';
 import { toolCall } from './measure.js';
 
 /** The terminal worker's files on an exec request's path (workers/terminal-worker.ts and what it runs for `exec`). */

@@ -3,7 +3,7 @@ import { handleBinArguments } from './arguments.js';
 import { ConfigError } from '../supervisor/platform/config.js';
 import { describeSources, loadGatewayConfig } from '../supervisor/platform/environment.js';
 import { becomeSubreaper } from '../shared/subreaper.js';
-import { startGateway } from '../supervisor/http/server.js';
+import { startGateway } from '../supervisor/compose/index.js';
 import { createLogger } from '../supervisor/platform/telemetry.js';
 import { reportStartup } from '../supervisor/http/startup-summary.js';
 

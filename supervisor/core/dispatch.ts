@@ -3,8 +3,7 @@ import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import type { Limits } from '../../shared/limits.js';
 import { errorOutcome } from './result.js';
 import type { CallContext, NormalizedToolResult, Owner, ToolDefinition, ToolOutcome } from './tool-types.js';
-import type { Catalog, CatalogEntry } from './catalog/catalog.js';
-import { compileArgumentValidator } from './catalog/validate.js';
+import { compileArgumentValidator, type Catalog, type CatalogEntry } from './catalog/catalog.js';
 import { answer, callTool, cancelledBeforeStart, categoryOf, outcomeOfError, runTool, type CallFrame, type Surface } from './pipeline.js';
 import type { CallHook } from './adapter.js';
 import type { CapabilityStore } from './owners/capabilities.js';
@@ -145,8 +144,9 @@ export class Dispatcher {
     const entry = { tool, validate: (args: unknown) => withPlacementHints(catalogued.validate, args, tool) };
     let resolved: Owner;
     try {
-      // The scope check: a call outside the credential's grant never reaches validation or its handler.
-      assertScope(scope.grant, tool.name, rawArgs);
+      // The scope check (authentication on: a grant): a call outside the credential's grant never
+      // reaches validation or its handler.
+      if (scope.grant) assertScope(scope.grant, tool.name, rawArgs);
       resolved = owner();
     } catch (e) {
       return this.answer(scope.record, outcomeOfError(this.surface, tool.name, e), tool);

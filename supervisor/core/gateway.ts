@@ -1,9 +1,8 @@
 import type { Logger } from 'pino';
 import type { ToolDefinition, ToolSource } from './tool-types.js';
 import { discoveryTools, DISCOVERY_TOOL_NAMES } from './catalog/disclosure.js';
-import { Catalog, type CatalogEntry } from './catalog/catalog.js';
+import { Catalog, compileArgumentValidator, type CatalogEntry } from './catalog/catalog.js';
 import { loadToolPolicy, type ToolPolicy } from './catalog/policy.js';
-import { compileArgumentValidator } from './catalog/validate.js';
 import type { GatewayConfig } from '../platform/config.js';
 import { Dispatcher, TOOL_CALL } from './dispatch.js';
 import type { Adapter } from './adapter.js';
@@ -15,8 +14,9 @@ import { OwnerRegistry } from './owners/owners.js';
 import { sessionTools } from './owners/session-tools.js';
 import { OrphanReaper } from '../platform/spawning/orphan-reaper.js';
 
-// Composition root: registers every source and readiness component, freezes the catalog, and
-// exposes what the MCP layer needs: the six public tools to list, and the Dispatcher that calls them.
+// The gateway over the adapters the composition root (supervisor/compose/) gives it: registers
+// every source and readiness component, freezes the catalog, and exposes what the MCP layer needs:
+// the six public tools to list, and the Dispatcher that calls them.
 
 export interface GatewayOptions {
   config: GatewayConfig;
@@ -101,30 +101,12 @@ export class Gateway {
     const capabilities = new CapabilityStore({ ttlMs: config.limits.sessionTokenTtlSeconds * 1000, maxActive: config.limits.maxSessionTokens, now });
     const policy = options.policy ?? loadToolPolicy();
     const adapters = options.adapters ?? [];
-    // The gateway's own tools and Hermes' come from several adapters each under one source name, so
-    // the policy filters each as one upstream; asked in the adapters' order.
-    const merged = async (name: string, catalogued: (name: string) => boolean) =>
-      (await Promise.all(adapters.flatMap((a) => (a.source?.name === name ? [a.source.tools(catalogued)] : [])))).flat();
-
-    const sources: ToolSource[] = [
-      {
-        name: 'gateway',
-        tools: async (catalogued) => [
-          ...(await merged('gateway', catalogued)),
-          ...sessionTools({
-            capabilities,
-            owners,
-            ttlSeconds: config.limits.sessionTokenTtlSeconds,
-            onReleaseError: (owner, error) => log.error({ event: 'owner_release_failed', owner_kind: owner.split(':')[0], err: String(error) }),
-          }),
-        ],
-      },
-      // Hermes' tools: the skills read from $HERMES_HOME and its own tool server's web, vision,
-      // image and video tools. Asked before every other adapter's source, so those can describe
-      // what Hermes' tool server turned out to serve.
-      { name: 'hermes', tools: (catalogued) => merged('hermes', catalogued) },
-      ...adapters.flatMap((a) => (a.source && a.source.name !== 'hermes' && a.source.name !== 'gateway' ? [a.source] : [])),
-    ];
+    const sources = catalogSources(adapters, sessionTools({
+      capabilities,
+      owners,
+      ttlSeconds: config.limits.sessionTokenTtlSeconds,
+      onReleaseError: (owner, error) => log.error({ event: 'owner_release_failed', owner_kind: owner.split(':')[0], err: String(error) }),
+    }));
     const catalog = await Catalog.assemble(sources, policy);
     for (const d of catalog.report.dropped) log.info({ event: 'tool_dropped_by_policy', source: d.source, tool: d.name, reason: d.reason });
 
@@ -137,30 +119,7 @@ export class Gateway {
     for (const c of adapters.flatMap((a) => a.readiness ?? [])) readiness.register(c);
     for (const a of adapters) if (a.releaseHook) owners.registerReleaseHook(a.name, a.releaseHook);
 
-    // The public tools: tool_search and tool_describe (built over the frozen catalog), the
-    // catalogued ones the policy makes public, and tool_call, which the Dispatcher handles itself.
-    const discovery = new Map<string, CatalogEntry>(
-      discoveryTools({ catalog, limits: config.limits }).map((tool) => [tool.name, { tool, source: 'gateway', configured: true, validate: compileArgumentValidator(tool) }]),
-    );
-    const publicTools = new Map<string, CatalogEntry>();
-    const listed: Array<Pick<ToolDefinition, 'description' | 'inputSchema' | 'annotations'>> = [];
-    for (const name of policy.publicOrder) {
-      if (name === TOOL_CALL.name) {
-        listed.push(TOOL_CALL);
-        continue;
-      }
-      const entry = discovery.get(name) ?? catalog.get(name);
-      if (!entry) throw new Error(`catalog: public tool "${name}" is not provided by any source`);
-      publicTools.set(name, entry);
-      listed.push(entry.tool);
-    }
-    for (const name of DISCOVERY_TOOL_NAMES) if (!policy.publicOrder.includes(name)) throw new Error(`policy: discovery tool ${name} must be public`);
-    const publicList = Object.freeze(
-      policy.publicOrder.map((name, i) => {
-        const tool = listed[i]!;
-        return Object.freeze({ name, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations });
-      }),
-    );
+    const { publicTools, publicList } = publicSurface(catalog, policy, config.limits);
     const dispatcher = new Dispatcher({
       catalog,
       publicTools,
@@ -207,4 +166,52 @@ export class Gateway {
     this.orphans.stop();
     await closeCpuPool();
   }
+}
+
+/**
+ * The catalog's sources. The gateway's own tools and Hermes' come from several adapters each under
+ * one source name, so the policy filters each as one upstream; asked in the adapters' order.
+ * Hermes' tools (the skills read from $HERMES_HOME and its own tool server's web, vision, image and
+ * video tools) are asked before every other adapter's source, so those can describe what Hermes'
+ * tool server turned out to serve.
+ */
+function catalogSources(adapters: readonly Adapter[], sessions: ToolDefinition[]): ToolSource[] {
+  const merged = async (name: string, catalogued: (name: string) => boolean) =>
+    (await Promise.all(adapters.flatMap((a) => (a.source?.name === name ? [a.source.tools(catalogued)] : [])))).flat();
+  return [
+    { name: 'gateway', tools: async (catalogued) => [...(await merged('gateway', catalogued)), ...sessions] },
+    { name: 'hermes', tools: (catalogued) => merged('hermes', catalogued) },
+    ...adapters.flatMap((a) => (a.source && a.source.name !== 'hermes' && a.source.name !== 'gateway' ? [a.source] : [])),
+  ];
+}
+
+/**
+ * The public tools: tool_search and tool_describe (built over the frozen catalog), the catalogued
+ * ones the policy makes public, and tool_call, which the Dispatcher handles itself; and the list
+ * tools/list serves, in the policy's order.
+ */
+function publicSurface(catalog: Catalog, policy: ToolPolicy, limits: GatewayConfig['limits']): { publicTools: Map<string, CatalogEntry>; publicList: readonly PublicTool[] } {
+  const discovery = new Map<string, CatalogEntry>(
+    discoveryTools({ catalog, limits }).map((tool) => [tool.name, { tool, source: 'gateway', configured: true, validate: compileArgumentValidator(tool) }]),
+  );
+  const publicTools = new Map<string, CatalogEntry>();
+  const listed: Array<Pick<ToolDefinition, 'description' | 'inputSchema' | 'annotations'>> = [];
+  for (const name of policy.publicOrder) {
+    if (name === TOOL_CALL.name) {
+      listed.push(TOOL_CALL);
+      continue;
+    }
+    const entry = discovery.get(name) ?? catalog.get(name);
+    if (!entry) throw new Error(`catalog: public tool "${name}" is not provided by any source`);
+    publicTools.set(name, entry);
+    listed.push(entry.tool);
+  }
+  for (const name of DISCOVERY_TOOL_NAMES) if (!policy.publicOrder.includes(name)) throw new Error(`policy: discovery tool ${name} must be public`);
+  const publicList = Object.freeze(
+    policy.publicOrder.map((name, i) => {
+      const tool = listed[i]!;
+      return Object.freeze({ name, description: tool.description, inputSchema: tool.inputSchema, annotations: tool.annotations });
+    }),
+  );
+  return { publicTools, publicList };
 }

@@ -3,7 +3,7 @@ import { cpuTask, runOnCpuPool } from '../platform/thread-pool/pool.js';
 import type normalizeTask from './normalize-task.js';
 import { errorOutcome, normalizeResult, outcomeFromError, redactOutcome, type NormalizeOptions } from './result.js';
 import type { CallContext, NormalizedToolResult, ToolDefinition, ToolOutcome } from './tool-types.js';
-import type { ArgumentValidator } from './catalog/validate.js';
+import type { ArgumentValidator } from './catalog/catalog.js';
 
 // The one pipeline of a tool call, whoever serves it: the gateway's Dispatcher (core/dispatch.ts),
 // hermes-mcp-lsp's stdio server (tools/lsp/stdio-server.ts) and the bridge profile

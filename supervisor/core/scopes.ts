@@ -69,9 +69,8 @@ function grants(grant: Grant, scope: Scope): boolean {
   return grant.scopes.includes(SCOPE_FULL) || (scope === SCOPE_READ && grant.scopes.includes(SCOPE_READ));
 }
 
-/** Throws SCOPE_INSUFFICIENT (naming the scope it needs) unless `grant` allows `tool` with `args`; no grant means no authentication is in effect. */
-export function assertScope(grant: Grant | undefined, tool: string, args: unknown): void {
-  if (!grant) return;
+/** Throws SCOPE_INSUFFICIENT (naming the scope it needs) unless `grant` allows `tool` with `args`. */
+export function assertScope(grant: Grant, tool: string, args: unknown): void {
   const needed = scopeNeeded(tool, args);
   if (grants(grant, needed)) return;
   throw new GatewayError(

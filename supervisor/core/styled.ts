@@ -12,7 +12,7 @@ import { keepSgrOnly } from '../../shared/output-cap/ansi.js';
 // the client receives it: redacted, capped, the same characters. So a twin can never carry a byte
 // of content the model's text does not: a field that redaction changed, or a cap cut, has no twin,
 // and the view shows the plain text. Hosts give a result's `_meta` to the view, not to the model;
-// the MCP endpoint sends it only to clients that render views (http/app-view/register.ts).
+// the MCP endpoint sends it only to clients that render views (http/mcp/endpoint.ts).
 
 /** Where a result's styled twins travel: `_meta[STYLED_META_KEY][field]`. */
 export const STYLED_META_KEY = 'hermes-mcp-gateway/styled';

@@ -1,12 +1,8 @@
 import { pino } from 'pino';
-import type { Adapter } from '../core/adapter.js';
 import { ConfigError, loadConfig } from '../platform/config.js';
 import { gatewayEnvironment } from '../platform/environment.js';
-import { Gateway, ownerRegistry } from '../core/gateway.js';
-import { nativeAdapter } from '../tools/native-adapter.js';
-import { backendAdapters } from '../http/server.js';
+import { composeForCheck } from '../compose/check.js';
 import { hermesAgentCheck } from './hermes-agent.js';
-import { locateHermes } from '../platform/hermes/locate.js';
 import { authCheck, environmentCheck, jobDatabaseCheck, resourcePolicyCheck, systemdChecks } from './host-checks.js';
 import { exitCode, formatText, fromProbe, type DoctorCheck } from './report.js';
 
@@ -53,23 +49,17 @@ export async function runDoctor(processEnv: NodeJS.ProcessEnv): Promise<DoctorCh
   ];
   // Silent: the adapters' own startup logging would bury the report; each result is in it.
   const log = pino({ level: 'silent' });
-  const owners = ownerRegistry(config, log);
-  // Found as the gateway's start finds it: the adapters that follow Hermes' version read it.
-  const hermes = await locateHermes(config);
-  const native = nativeAdapter(config, log, owners, hermes.release, hermes);
-  const backends = backendAdapters(config, hermes, native, log);
-  const adapters: Adapter[] = [backends.hermes, backends.startup, backends.skills, native, backends.guarded, backends.memory, backends.browser, backends.lsp, backends.graph, backends.hermesTools];
-  let gateway: Gateway | undefined;
+  const composed = await composeForCheck(config, log);
+  const { hermes, native, backends, gateway } = composed;
   try {
-    gateway = await Gateway.create({ config, log, adapters, owners });
+    if (!gateway) throw composed.error;
     const report = await gateway.readiness.check();
     for (const [name, result] of Object.entries(report.components)) checks.push(fromProbe(name, result, FIXES));
     checks.push(hermesAgentCheck(config, hermes, backends.hermesTools.startup()));
   } catch (e) {
     checks.push({ name: 'composition', level: 'fail', reason: `the gateway could not be composed: ${(e as Error).message}`, fix: 'fix what the reason names; the gateway would refuse to start the same way' });
   } finally {
-    if (gateway) await gateway.close();
-    else await Promise.all(adapters.map((a) => a.close?.()));
+    await composed.close();
   }
   checks.push(resourcePolicyCheck(native.runtime.resources));
   checks.push(jobDatabaseCheck(config));

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { defaultLimits } from '../../shared/limits.js';
-import { compileArgumentValidator } from '../../supervisor/core/catalog/validate.js';
+import { compileArgumentValidator } from '../../supervisor/core/catalog/catalog.js';
 import { coerceToolArgs, hermesArgumentRepair } from '../../supervisor/core/hermes-args.js';
 import { HermesRelease } from '../../supervisor/platform/hermes/release.js';
 import { processManageSchema } from '../../supervisor/tools/processes/process-manage.js';

@@ -10,7 +10,7 @@ export type Schema = Record<string, unknown>;
 type Arb = fc.Arbitrary<unknown>;
 
 const Ajv2020 = Ajv2020Module as unknown as typeof Ajv2020Module.default;
-// The gateway's own validator settings (supervisor/core/catalog/validate.ts): no coercion, no defaults.
+// The gateway's own validator settings (supervisor/core/catalog/catalog.ts): no coercion, no defaults.
 const ajv = new Ajv2020({ allErrors: false, strict: false, coerceTypes: false, useDefaults: false, validateFormats: false });
 
 /** Whether `value` satisfies `schema`, by the same rules the gateway applies. */

@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import type { Limits } from '../../shared/limits.js';
 import { environmentSnapshot, loadConfig } from '../../supervisor/platform/config.js';
 import type { GatewayOptions } from '../../supervisor/core/gateway.js';
-import { startGateway, type RunningGateway } from '../../supervisor/http/server.js';
+import { startGateway, type RunningGateway } from '../../supervisor/compose/index.js';
 import { createLogger } from '../../supervisor/platform/telemetry.js';
 import { copyOfHermesHome, type HomeSpec } from './hermes.js';
 import { logSink } from './log-sink.js';

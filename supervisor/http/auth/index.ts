@@ -128,45 +128,10 @@ interface MountOptions {
 function mountOAuth(app: Hono, o: MountOptions): void {
   const { provider, audit, config } = o;
   const limits = config.limits;
-  // oidc-provider reports what went wrong on each of its endpoints; the audit line of that request carries it.
-  const outcomes = new WeakMap<IncomingMessage, { client?: string; error?: string }>();
-  const note = (ctx: { req: IncomingMessage; oidc?: { client?: { clientId: string } } }, error?: { error?: string }) => {
-    outcomes.set(ctx.req, { ...(ctx.oidc?.client ? { client: ctx.oidc.client.clientId } : {}), ...(error?.error ? { error: error.error } : {}) });
-  };
-  // Each of these events is emitted with the Koa context first (and the error second); the typed overloads list them one by one.
-  const events = provider as unknown as NodeJS.EventEmitter;
-  for (const event of ['authorization.error', 'grant.error', 'registration_create.error', 'revocation.error', 'server_error', 'discovery.error']) {
-    events.on(event, (ctx: Parameters<typeof note>[0], error: { error?: string }) => note(ctx, error));
-  }
-  for (const event of ['grant.success', 'authorization.success', 'registration_create.success', 'revocation.success']) events.on(event, (ctx: Parameters<typeof note>[0]) => note(ctx));
-  const consent = new ConsentPages({
-    provider,
-    db: o.db,
-    maxTries: limits.authConsentMaxTries,
-    ttlSeconds: limits.authConsentTtlSeconds,
-    authCommand: operatorCommand('hermes-mcp-auth', config.helperSearchPath),
-    ...(config.auth.passphraseFile ? { passphraseFile: config.auth.passphraseFile } : {}),
-    passphraseLimit: new PassphraseLimit({ maxFailures: limits.authPassphraseMaxFailures, windowMs: limits.authPassphraseFailureWindowSeconds * 1000, lockoutMs: limits.authPassphraseLockoutSeconds * 1000, now: o.now }),
-    now: o.now,
-    defaultResource: new URL('/mcp', o.origins.urls[0]).href,
-    audit: (facts) => audit.write({ ts: new Date(o.now()).toISOString(), method: 'CONSENT', path: CONSENT_PREFIX, status: 0, duration_ms: 0, grant: 'oauth', ...facts }),
-  });
+  const outcomes = providerOutcomes(provider);
+  const consent = consentPages(o);
   const buckets = new TokenBuckets(limits.authOauthRateLimitPerMinute, o.now);
-  const metadata = new Map(
-    o.origins.urls.map((u) => {
-      const resource = new URL('/mcp', u);
-      return [
-        u.host,
-        buildOAuthProtectedResourceMetadata({
-          // Only `issuer` is read from it: the authorization server's own metadata is oidc-provider's.
-          oauthMetadata: { issuer: o.origins.urls[0]!.origin, authorization_endpoint: new URL(OAUTH_ROUTES.authorization, o.origins.urls[0]).href, token_endpoint: new URL(OAUTH_ROUTES.token, o.origins.urls[0]).href, response_types_supported: ['code'] },
-          resourceServerUrl: resource,
-          scopesSupported: [...SCOPES],
-          resourceName: 'Hermes MCP gateway',
-        }),
-      ] as const;
-    }),
-  );
+  const metadata = protectedResourceMetadata(o.origins);
 
   const handler = async (c: Context<{ Bindings: NodeBindings }>) => {
     const started = performance.now();
@@ -216,4 +181,57 @@ function mountOAuth(app: Hono, o: MountOptions): void {
   app.get('/.well-known/oauth-authorization-server', handler);
   app.get('/.well-known/openid-configuration', handler);
   app.all('/oauth/*', handler);
+}
+
+/** oidc-provider reports what went wrong on each of its endpoints; the audit line of that request carries it. */
+function providerOutcomes(provider: MountOptions['provider']): WeakMap<IncomingMessage, { client?: string; error?: string }> {
+  const outcomes = new WeakMap<IncomingMessage, { client?: string; error?: string }>();
+  const note = (ctx: { req: IncomingMessage; oidc?: { client?: { clientId: string } } }, error?: { error?: string }) => {
+    outcomes.set(ctx.req, { ...(ctx.oidc?.client ? { client: ctx.oidc.client.clientId } : {}), ...(error?.error ? { error: error.error } : {}) });
+  };
+  // Each of these events is emitted with the Koa context first (and the error second); the typed overloads list them one by one.
+  const events = provider as unknown as NodeJS.EventEmitter;
+  for (const event of ['authorization.error', 'grant.error', 'registration_create.error', 'revocation.error', 'server_error', 'discovery.error']) {
+    events.on(event, (ctx: Parameters<typeof note>[0], error: { error?: string }) => note(ctx, error));
+  }
+  for (const event of ['grant.success', 'authorization.success', 'registration_create.success', 'revocation.success']) events.on(event, (ctx: Parameters<typeof note>[0]) => note(ctx));
+  return outcomes;
+}
+
+/** The consent page, its passphrase limit and its audit lines. */
+function consentPages(o: MountOptions): ConsentPages {
+  const { audit, config } = o;
+  const limits = config.limits;
+  return new ConsentPages({
+    provider: o.provider,
+    db: o.db,
+    maxTries: limits.authConsentMaxTries,
+    ttlSeconds: limits.authConsentTtlSeconds,
+    authCommand: operatorCommand('hermes-mcp-auth', config.helperSearchPath),
+    ...(config.auth.passphraseFile ? { passphraseFile: config.auth.passphraseFile } : {}),
+    passphraseLimit: new PassphraseLimit({ maxFailures: limits.authPassphraseMaxFailures, windowMs: limits.authPassphraseFailureWindowSeconds * 1000, lockoutMs: limits.authPassphraseLockoutSeconds * 1000, now: o.now }),
+    now: o.now,
+    defaultResource: new URL('/mcp', o.origins.urls[0]).href,
+    audit: (facts) => audit.write({ ts: new Date(o.now()).toISOString(), method: 'CONSENT', path: CONSENT_PREFIX, status: 0, duration_ms: 0, grant: 'oauth', ...facts }),
+  });
+}
+
+/** The protected-resource metadata served for each public name's /mcp. */
+function protectedResourceMetadata(origins: PublicOrigin) {
+  return new Map(
+    origins.urls.map((u) => {
+      const resource = new URL('/mcp', u);
+      return [
+        u.host,
+        buildOAuthProtectedResourceMetadata({
+          // Only `issuer` is read from it: the authorization server's own metadata is oidc-provider's.
+          oauthMetadata: { issuer: origins.urls[0]!.origin, authorization_endpoint: new URL(OAUTH_ROUTES.authorization, origins.urls[0]).href, token_endpoint: new URL(OAUTH_ROUTES.token, origins.urls[0]).href, response_types_supported: ['code'] },
+          resourceServerUrl: resource,
+          scopesSupported: [...SCOPES],
+          resourceName: 'Hermes MCP gateway',
+        }),
+      ] as const;
+    }),
+  );
+
 }

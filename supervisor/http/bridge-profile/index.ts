@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { Adapter } from '../../core/adapter.js';
-import { shuttingDown } from '../app.js';
+import { shuttingDown } from '../mcp/endpoint.js';
 import { packageVersion } from '../../../shared/package-root.js';
 import type { GatewayConfig } from '../../platform/config.js';
 import { HermesRelease } from '../../platform/hermes/release.js';
@@ -50,30 +50,7 @@ const POLL_MS = 25;
 
 /** `release`: the Hermes Agent the gateway fronts (its API server's behaviour; the newest the gateway knows by default). */
 export function bridgeAdapter(config: GatewayConfig, log: Logger, release: HermesRelease = new HermesRelease(undefined)): BridgeAdapter {
-  let state: BridgeState;
-  if (!config.bridgeEnvFile) {
-    state = { kind: 'not_configured', reason: 'the Hermes agent-task tools are not configured: set HERMES_MCP_BRIDGE_ENV to a hermes-mcp-bridge .env file and restart the gateway' };
-  } else {
-    const resolution = resolveBridgeSettings(config.bridgeEnvFile, config.hermesHome, config.userHome);
-    if (resolution.status === 'configured') {
-      const { settings } = resolution;
-      state = {
-        kind: 'configured',
-        service: {
-          settings,
-          registry: new AgentRegistry(settings, config.inheritedEnvironment),
-          store: new TaskStore(settings.tasksDir, config.limits.bridgeResultMaxBytes),
-          limits: config.limits,
-          capabilities: new CapabilityCache(config.limits.bridgeCapabilitiesCacheSeconds),
-          release,
-        },
-      };
-      log.info({ event: 'bridge_configured', env_file: settings.envFile, tasks_dir: settings.tasksDir, agents_file: settings.agentsFile, mcp_port: settings.mcpPort }, 'hermes-mcp-bridge profile configured');
-    } else {
-      state = { kind: 'invalid', reason: resolution.reason };
-      log.error({ event: 'bridge_invalid', reason: resolution.reason }, resolution.reason);
-    }
-  }
+  const state = bridgeState(config, log, release);
   // The profile serves the bridge's five; the catalog has hermes_cancel besides.
   const tools = bridgeTools(state);
   const catalogTools = [...tools, ...gatewayAgentTools(state)];
@@ -106,20 +83,7 @@ export function bridgeAdapter(config: GatewayConfig, log: Logger, release: Herme
     state,
     profile,
     source: { name: 'agents', tools: () => catalogTools, configured: state.kind === 'configured' },
-    readyFacts: () => {
-      if (state.kind !== 'configured') return { bridge: { status: state.kind, reason: state.reason } };
-      const view = state.service.registry.current();
-      return {
-        bridge: {
-          status: 'configured',
-          agents: view.agents.length,
-          default_agent: view.defaultName,
-          ...(view.degraded ? { degraded: view.degraded } : {}),
-          ...(view.error ? { registry_error: view.error } : {}),
-          ...(listenError ? { listen_error: listenError } : {}),
-        },
-      };
-    },
+    readyFacts: () => ({ bridge: bridgeFacts(state, listenError) }),
     attach(next) {
       host = next;
     },
@@ -164,5 +128,45 @@ export function bridgeAdapter(config: GatewayConfig, log: Logger, release: Herme
       await closed;
       audit?.close();
     },
+  };
+}
+
+/** The profile's state: not configured, configured (its agent registry, task store and capabilities), or invalid with the reason. */
+function bridgeState(config: GatewayConfig, log: Logger, release: HermesRelease): BridgeState {
+  if (!config.bridgeEnvFile) {
+    return { kind: 'not_configured', reason: 'the Hermes agent-task tools are not configured: set HERMES_MCP_BRIDGE_ENV to a hermes-mcp-bridge .env file and restart the gateway' };
+  }
+  const resolution = resolveBridgeSettings(config.bridgeEnvFile, config.hermesHome, config.userHome);
+  if (resolution.status !== 'configured') {
+    log.error({ event: 'bridge_invalid', reason: resolution.reason }, resolution.reason);
+    return { kind: 'invalid', reason: resolution.reason };
+  }
+  const { settings } = resolution;
+  const state: BridgeState = {
+    kind: 'configured',
+    service: {
+      settings,
+      registry: new AgentRegistry(settings, config.inheritedEnvironment),
+      store: new TaskStore(settings.tasksDir, config.limits.bridgeResultMaxBytes),
+      limits: config.limits,
+      capabilities: new CapabilityCache(config.limits.bridgeCapabilitiesCacheSeconds),
+      release,
+    },
+  };
+  log.info({ event: 'bridge_configured', env_file: settings.envFile, tasks_dir: settings.tasksDir, agents_file: settings.agentsFile, mcp_port: settings.mcpPort }, 'hermes-mcp-bridge profile configured');
+  return state;
+}
+
+/** /readyz's `bridge` fact. */
+function bridgeFacts(state: BridgeState, listenError: string | undefined): Record<string, unknown> {
+  if (state.kind !== 'configured') return { status: state.kind, reason: state.reason };
+  const view = state.service.registry.current();
+  return {
+    status: 'configured',
+    agents: view.agents.length,
+    default_agent: view.defaultName,
+    ...(view.degraded ? { degraded: view.degraded } : {}),
+    ...(view.error ? { registry_error: view.error } : {}),
+    ...(listenError ? { listen_error: listenError } : {}),
   };
 }

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import { ErrorCode } from '../../../shared/errors.js';
 import { errorOutcome } from '../../core/result.js';
-import { compileArgumentValidator } from '../../core/catalog/validate.js';
-import { callTool, type PipelineEntry, type Surface } from '../../core/pipeline.js';
+import { compileArgumentValidator } from '../../core/catalog/catalog.js';
+import { callTool, type CallFrame, type PipelineEntry, type Surface } from '../../core/pipeline.js';
 import type { AuditFacts } from '../edge/audit.js';
 import type { NormalizedToolResult, ToolDefinition } from '../../core/tool-types.js';
 
@@ -76,32 +76,11 @@ export function createRpcHandler(deps: RpcDeps) {
       return { rpcError: [-32602, `unknown tool ${JSON.stringify(name)}; tools/list shows the five tools`] };
     }
     facts.tool = entry.tool.name; // one of the five (byName holds nothing else)
-    const ownerId = `request:${randomUUID()}`;
-    let invalid: string | undefined;
-    const { result } = await callTool(entry, params.arguments ?? {}, surface, {
-      context: () => ({
-        owner: { id: ownerId, kind: 'request' },
-        signal,
-        callId: randomUUID(),
-        era: 'legacy',
-        callNested: async () => errorOutcome(ErrorCode.UNKNOWN_TOOL, 'the bridge profile runs no nested tool calls'),
-      }),
-      around: (tool, work) => deps.track(tool, ownerId, work),
-      categorise(outcome, stage) {
-        if (stage === 'validate') {
-          invalid = String(outcome.structured?.message);
-          return;
-        }
-        if (outcome.isError && outcome.structured && typeof outcome.structured.error === 'string') {
-          // The bridge's codes are lower-case (unknown_agent, duplicate_id, ...); the gateway's are their upper-case twins.
-          outcome.structured.error = outcome.structured.error.toLowerCase();
-          facts.error = outcome.structured.error as string;
-        }
-      },
-    });
-    if (invalid !== undefined) {
+    const refusal: { invalid?: string } = {};
+    const { result } = await callTool(entry, params.arguments ?? {}, surface, bridgeFrame(deps, signal, facts, refusal));
+    if (refusal.invalid !== undefined) {
       facts.error = 'invalid_params';
-      return { rpcError: [-32602, invalid] };
+      return { rpcError: [-32602, refusal.invalid] };
     }
     return { result };
   }
@@ -149,5 +128,35 @@ export function createRpcHandler(deps: RpcDeps) {
       if (a) answers.push(a);
     }
     return answers.length === 0 ? { status: 202 } : { status: 200, body: answers };
+  };
+}
+
+/**
+ * The frame of one bridge tool call: a fresh request owner, counted by `track`; arguments refused
+ * by validation go to `refusal.invalid` (answered as JSON-RPC invalid params), and error codes are
+ * spelt the bridge's way.
+ */
+function bridgeFrame(deps: Pick<RpcDeps, 'track'>, signal: AbortSignal, facts: AuditFacts, refusal: { invalid?: string }): CallFrame {
+  const ownerId = `request:${randomUUID()}`;
+  return {
+    context: () => ({
+      owner: { id: ownerId, kind: 'request' },
+      signal,
+      callId: randomUUID(),
+      era: 'legacy',
+      callNested: async () => errorOutcome(ErrorCode.UNKNOWN_TOOL, 'the bridge profile runs no nested tool calls'),
+    }),
+    around: (tool, work) => deps.track(tool, ownerId, work),
+    categorise(outcome, stage) {
+      if (stage === 'validate') {
+        refusal.invalid = String(outcome.structured?.message);
+        return;
+      }
+      if (outcome.isError && outcome.structured && typeof outcome.structured.error === 'string') {
+        // The bridge's codes are lower-case (unknown_agent, duplicate_id, ...); the gateway's are their upper-case twins.
+        outcome.structured.error = outcome.structured.error.toLowerCase();
+        facts.error = outcome.structured.error as string;
+      }
+    },
   };
 }

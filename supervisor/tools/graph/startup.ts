@@ -1,5 +1,5 @@
 import type { GraphFailureCode, GraphToolDefinition } from '../../../shared/worker-protocol/graph.js';
-import { compileArgumentValidator } from '../../core/catalog/validate.js';
+import { compileArgumentValidator } from '../../core/catalog/catalog.js';
 import type { GatewayConfig } from '../../platform/config.js';
 import { realRoots } from '../../platform/roots.js';
 import { commandExists } from '../../platform/spawning/command-exists.js';

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { HermesToolDefinition, HermesToolResult, HermesToolsFailureCode, HermesToolsSettings } from '../../../shared/worker-protocol/hermes-tools.js';
 import type { Limits } from '../../../shared/limits.js';
-import { compileArgumentValidator } from '../../core/catalog/validate.js';
+import { compileArgumentValidator } from '../../core/catalog/catalog.js';
 import { ResidentWorker, WORKER_SLACK_MS } from '../../platform/spawning/resident-worker.js';
 import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
 import { hermesArgumentRepair, registryTypesOf } from '../../core/hermes-args.js';

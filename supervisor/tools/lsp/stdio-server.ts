@@ -5,7 +5,7 @@ import { ErrorCode } from '../../../shared/errors.js';
 import type { Limits } from '../../../shared/limits.js';
 import { packageVersion } from '../../../shared/package-root.js';
 import { errorOutcome } from '../../core/result.js';
-import { compileArgumentValidator } from '../../core/catalog/validate.js';
+import { compileArgumentValidator } from '../../core/catalog/catalog.js';
 import { answer, callTool, type PipelineEntry, type Surface } from '../../core/pipeline.js';
 import type { NormalizedToolResult, ToolDefinition } from '../../core/tool-types.js';
 

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { defaultLimits, loadLimits } from '../../../shared/limits.js';
 import { resolveInsideRoots } from '../../../supervisor/platform/roots.js';
 import { ConfigError, loadConfig } from '../../../supervisor/platform/config.js';
-import { startGateway } from '../../../supervisor/http/server.js';
+import { startGateway } from '../../../supervisor/compose/index.js';
 import { createLogger } from '../../../supervisor/platform/telemetry.js';
 
 test('defaults: 127.0.0.1:3060, HERMES_HOME ~/.hermes, roots ~/work, spec limits', () => {

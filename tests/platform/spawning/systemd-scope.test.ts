@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import { packageRoot } from '../../../shared/package-root.js';
 import { environmentSnapshot, loadConfig } from '../../../supervisor/platform/config.js';
-import { nativeAdapter } from '../../../supervisor/tools/native-adapter.js';
+import { nativeAdapter } from '../../../supervisor/compose/native.js';
 import { createWorkerRuntime, type WorkerRuntime } from '../../../supervisor/platform/spawning/worker-runtime.js';
 import type { ExecuteUnitProtocol } from '../../../shared/worker-protocol/execute.js';
 import type { ProtocolMessages } from '../../../shared/worker-protocol/protocol.js';

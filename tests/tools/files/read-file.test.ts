@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { after, describe, test } from 'node:test';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import { compileArgumentValidator } from '../../../supervisor/core/catalog/validate.js';
+import { compileArgumentValidator } from '../../../supervisor/core/catalog/catalog.js';
 import { Cases, call, ctx, expectCode, text } from './fixture.js';
 
 const cases = new Cases();

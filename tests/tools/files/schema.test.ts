@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import { compileArgumentValidator } from '../../../supervisor/core/catalog/validate.js';
+import { compileArgumentValidator } from '../../../supervisor/core/catalog/catalog.js';
 import type { ToolDefinition } from '../../../supervisor/core/tool-types.js';
 import { Cases } from './fixture.js';
 

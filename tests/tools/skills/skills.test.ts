@@ -8,7 +8,7 @@ import { after, before, describe, mock, test } from 'node:test';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { loadLimits, type Limits } from '../../../shared/limits.js';
 import type { CallContext, ToolDefinition } from '../../../supervisor/core/tool-types.js';
-import { compileArgumentValidator } from '../../../supervisor/core/catalog/validate.js';
+import { compileArgumentValidator } from '../../../supervisor/core/catalog/catalog.js';
 import { HermesRelease } from '../../../supervisor/platform/hermes/release.js';
 import { skillsTools, type SkillsConfig } from '../../../supervisor/tools/skills/index.js';
 

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import { compileArgumentValidator } from '../../../supervisor/core/catalog/validate.js';
+import { compileArgumentValidator } from '../../../supervisor/core/catalog/catalog.js';
 import { redactOutcome } from '../../../supervisor/core/result.js';
 import type { ToolDefinition } from '../../../supervisor/core/tool-types.js';
 import type { StartupContext } from '../../../supervisor/tools/startup/read.js';

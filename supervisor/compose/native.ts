@@ -5,15 +5,15 @@ import type { GatewayConfig } from '../platform/config.js';
 import { HermesRelease } from '../platform/hermes/release.js';
 import { HermesCaller } from '../platform/hermes/call.js';
 import { noHermes, type HermesInstall } from '../platform/hermes/locate.js';
-import { ExecuteCodePool, executeCodeTool } from './execute-code/execute-code.js';
-import { fileAccessFacts } from './files/confine.js';
-import { fileTools } from './files/index.js';
-import { FileStates } from './files/read-state.js';
-import { processManageTool } from './processes/process-manage.js';
-import { ProcessRegistry } from './processes/registry.js';
-import { scriptToolDispatch } from './execute-code/script-tools.js';
-import { terminalTool } from './processes/terminal.js';
-import { TerminalPool } from './processes/terminal-pool.js';
+import { ExecuteCodePool, executeCodeTool } from '../tools/execute-code/execute-code.js';
+import { fileAccessFacts } from '../tools/files/confine.js';
+import { fileTools } from '../tools/files/index.js';
+import { FileStates } from '../tools/files/read-state.js';
+import { processManageTool } from '../tools/processes/process-manage.js';
+import { ProcessRegistry } from '../tools/processes/registry.js';
+import { scriptToolDispatch } from '../tools/execute-code/script-tools.js';
+import { terminalTool } from '../tools/processes/terminal.js';
+import { TerminalPool } from '../tools/processes/terminal-pool.js';
 import { sampleWorkerUsage, type WorkerUsage } from '../platform/spawning/usage.js';
 import { sweepStalePrivateDirs, type SweepReport } from '../platform/spawning/private-dirs.js';
 import { createWorkerRuntime, SHORT_WORKER_SLICE, type WorkerRuntime } from '../platform/spawning/worker-runtime.js';
@@ -38,10 +38,7 @@ export interface NativeAdapter extends Adapter {
 /**
  * `owners`: the gateway's owner registry (Gateway.create's `owners`), where the terminal records
  * each owner's cwd and the file tools and execute_code read it; an adapter on its own gets one of
- * its own.
- */
-/**
- * `release`: the Hermes Agent the gateway fronts, which the file, terminal and process tools follow
+ * its own. `release`: the Hermes Agent the gateway fronts, which the file, terminal and process tools follow
  * (the newest the gateway knows by default); `install`: where that Hermes is, for calls of its own
  * functions (none by default).
  */
@@ -49,44 +46,17 @@ export function nativeAdapter(config: GatewayConfig, log: Logger, owners = new O
   const runtime = createWorkerRuntime(config, config.inheritedEnvironment, (entry, reason) => log.warn({ event: 'worker_failed', worker: entry, reason }, 'worker failed'));
   const hermesCaller = new HermesCaller(runtime, install);
   sweepStateDir(config, log);
-  if (runtime.isolation.degraded) log.warn({ event: 'isolation_degraded', mode: runtime.isolation.mode, reason: runtime.isolation.reason }, 'process isolation degraded');
-  else log.info({ event: 'isolation', mode: runtime.isolation.mode }, 'process isolation');
-  // Under an enforced resource policy, execute_code units run in systemd scopes, else in direct
-  // cgroups; when neither is possible execute_code is refused like jobs (never run unlimited).
-  const { resources } = runtime;
-  if (resources.mode === 'failed') log.error({ event: 'resource_policy_failed', reason: resources.reason }, 'resource policy invalid: jobs and execute_code refused until it is fixed');
-  else if (startRefusal(resources, 'execute_code')) log.error({ event: 'resource_policy_unenforceable', reason: resources.reason }, 'resource policy cannot be enforced here: jobs and execute_code refused');
-  else if (runtime.scoped) log.info({ event: 'systemd_scope', slice: SHORT_WORKER_SLICE }, 'execute_code workers run in systemd scopes');
-  else if (resources.enforcement === 'cgroup') log.info({ event: 'short_worker_cgroup', root: resources.cgroupRoot }, 'execute_code workers run in their own cgroups');
+  logIsolation(runtime, log);
   const terminals = new TerminalPool(runtime, owners);
   const { cwdFor } = owners;
   const access = { mode: config.fileAccess, roots: config.roots };
-  // What each owner's file tools saw and wrote (write_file's read-before-overwrite guard), released with the owner.
-  const fileStates = new FileStates({
-    enabled: !config.fileStateGuardDisabled,
-    guard: release.has('writeFileReadBeforeOverwrite'),
-    maxPaths: config.limits.fileStatePathsPerOwner,
-    ledgerTtlMs: config.limits.fileStateLedgerTtlSeconds * 1000,
-    maxLedgers: config.limits.fileStateMaxLedgers,
-  });
-  const fileDeps = { hermesHome: config.hermesHome, cwdFor, access, readFileScanMaxBytes: config.limits.readFileScanMaxBytes, readFileInlineMaxBytes: config.limits.readFileInlineMaxBytes, maxOutputChars: config.limits.maxOutputChars, searchPath: config.helperSearchPath, release, fileStates, hermes: hermesCaller, readFileDocumentTimeoutSeconds: config.limits.readFileDocumentTimeoutSeconds, workerTransportMaxBytes: config.limits.workerTransportMaxBytes, hermesConfigMaxBytes: config.limits.hermesConfigMaxBytes, searchFilesMaxEntries: config.limits.searchFilesMaxEntries, searchFilesTimeoutSeconds: config.limits.searchFilesTimeoutSeconds, writeLintTimeoutSeconds: config.limits.writeLintTimeoutSeconds, writeLintMaxBytes: config.limits.writeLintMaxBytes };
+  const { fileStates, fileDeps } = fileToolParts(config, cwdFor, access, release, hermesCaller);
   const files = fileTools(fileDeps);
   // hermes_tools file calls from a script are nested calls of its execute_code call (script-tools.ts).
   const exec = new ExecuteCodePool(runtime, scriptToolDispatch(files.map((tool) => tool.name)), release);
   exec.prewarm(); // nothing is prepared while execute_code would be refused
   const processes = new ProcessRegistry(runtime, release);
-  // Worker CPU/RSS, sampled in the background so /healthz stays a cheap read; logged at debug while
-  // any worker is alive (every 10 s, it would drown an info log; /healthz shows the latest).
-  let usage: WorkerUsage = { workers: 0, processes: 0, cpu_percent: 0, rss_bytes: 0 };
-  const sampler = setInterval(() => {
-    const pids = runtime.liveWorkerPids();
-    void sampleWorkerUsage(pids).then((u) => {
-      usage = u;
-      if (pids.length > 0) log.debug({ event: 'worker_usage', ...u });
-    });
-  }, USAGE_SAMPLE_MS);
-  sampler.unref();
-
+  const usage = usageSampler(runtime, log);
   return {
     name: 'native',
     processes,
@@ -129,10 +99,10 @@ export function nativeAdapter(config: GatewayConfig, log: Logger, owners = new O
       terminal_owners: terminals.owned,
       terminal_workers_idle_released: terminals.idleReleases,
       background_processes: processes.running,
-      worker_usage: usage,
+      worker_usage: usage.latest(),
     }),
     async close() {
-      clearInterval(sampler);
+      usage.stop();
       await Promise.all([exec.close(), terminals.closeAll(), processes.closeAll()]);
     },
   };
@@ -179,4 +149,51 @@ function sweepStateDir(config: GatewayConfig, log: Logger): void {
   const removed = report.verdicts.filter((v) => v.removed);
   for (const { name, reason } of removed) log.debug({ event: 'stale_state_dir_removed', name, reason });
   if (removed.length > 0) log.info({ event: 'stale_state_dirs_removed', state_dir: config.stateDir, count: removed.length }, `removed ${removed.length} state directories of gateways that are gone`);
+}
+
+/** Logs how workers are isolated here and how the resource policy applies to execute_code's units. */
+function logIsolation(runtime: WorkerRuntime, log: Logger): void {
+  if (runtime.isolation.degraded) log.warn({ event: 'isolation_degraded', mode: runtime.isolation.mode, reason: runtime.isolation.reason }, 'process isolation degraded');
+  else log.info({ event: 'isolation', mode: runtime.isolation.mode }, 'process isolation');
+  // Under an enforced resource policy, execute_code units run in systemd scopes, else in direct
+  // cgroups; when neither is possible execute_code is refused like jobs (never run unlimited).
+  const { resources } = runtime;
+  if (resources.mode === 'failed') log.error({ event: 'resource_policy_failed', reason: resources.reason }, 'resource policy invalid: jobs and execute_code refused until it is fixed');
+  else if (startRefusal(resources, 'execute_code')) log.error({ event: 'resource_policy_unenforceable', reason: resources.reason }, 'resource policy cannot be enforced here: jobs and execute_code refused');
+  else if (runtime.scoped) log.info({ event: 'systemd_scope', slice: SHORT_WORKER_SLICE }, 'execute_code workers run in systemd scopes');
+  else if (resources.enforcement === 'cgroup') log.info({ event: 'short_worker_cgroup', root: resources.cgroupRoot }, 'execute_code workers run in their own cgroups');
+}
+
+/**
+ * The file tools' dependencies, and what each owner's file tools saw and wrote (write_file's
+ * read-before-overwrite guard), released with the owner.
+ */
+function fileToolParts(config: GatewayConfig, cwdFor: (ownerId: string) => string, access: { mode: GatewayConfig['fileAccess']; roots: readonly string[] }, release: HermesRelease, hermes: HermesCaller) {
+  const fileStates = new FileStates({
+    enabled: !config.fileStateGuardDisabled,
+    guard: release.has('writeFileReadBeforeOverwrite'),
+    maxPaths: config.limits.fileStatePathsPerOwner,
+    ledgerTtlMs: config.limits.fileStateLedgerTtlSeconds * 1000,
+    maxLedgers: config.limits.fileStateMaxLedgers,
+  });
+  const { limits } = config;
+  const fileDeps = { hermesHome: config.hermesHome, cwdFor, access, readFileScanMaxBytes: limits.readFileScanMaxBytes, readFileInlineMaxBytes: limits.readFileInlineMaxBytes, maxOutputChars: limits.maxOutputChars, searchPath: config.helperSearchPath, release, fileStates, hermes, readFileDocumentTimeoutSeconds: limits.readFileDocumentTimeoutSeconds, workerTransportMaxBytes: limits.workerTransportMaxBytes, hermesConfigMaxBytes: limits.hermesConfigMaxBytes, searchFilesMaxEntries: limits.searchFilesMaxEntries, searchFilesTimeoutSeconds: limits.searchFilesTimeoutSeconds, writeLintTimeoutSeconds: limits.writeLintTimeoutSeconds, writeLintMaxBytes: limits.writeLintMaxBytes };
+  return { fileStates, fileDeps };
+}
+
+/**
+ * Worker CPU/RSS, sampled in the background so /healthz stays a cheap read; logged at debug while
+ * any worker is alive (every 10 s, it would drown an info log; /healthz shows the latest).
+ */
+function usageSampler(runtime: WorkerRuntime, log: Logger): { latest(): WorkerUsage; stop(): void } {
+  let usage: WorkerUsage = { workers: 0, processes: 0, cpu_percent: 0, rss_bytes: 0 };
+  const sampler = setInterval(() => {
+    const pids = runtime.liveWorkerPids();
+    void sampleWorkerUsage(pids).then((u) => {
+      usage = u;
+      if (pids.length > 0) log.debug({ event: 'worker_usage', ...u });
+    });
+  }, USAGE_SAMPLE_MS);
+  sampler.unref();
+  return { latest: () => usage, stop: () => clearInterval(sampler) };
 }
