@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { settledWithin } from '../../../shared/settle.js';
-import { approvalPolicy, checkCommand, commandContext, denyMessage, type CommandVerdict } from '../guards/approval.js';
+import { approvalPolicy, checkCommand, commandContext, denyMessage, type CommandVerdict } from '../command-guards/index.js';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { BoundedCollector, capHeadTail, stripAnsi } from '../../../shared/output-cap.js';
 import { descendantsOf, signalName } from '../../../shared/proc.js';

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { checkCommand, commandContext, denyError, type CommandVerdict, type GuardConfig } from '../guards/approval.js';
+import { checkCommand, commandContext, denyError, type CommandVerdict, type GuardConfig } from '../command-guards/index.js';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { resolveWorkdirInsideRoots } from '../../platform/roots.js';
 import type { Limits } from '../../../shared/limits.js';

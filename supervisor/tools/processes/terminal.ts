@@ -1,5 +1,5 @@
 import { realpathSync } from 'node:fs';
-import { approvalPolicy, checkCommand, commandContext, denyError } from '../guards/approval.js';
+import { approvalPolicy, checkCommand, commandContext, denyError } from '../command-guards/index.js';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { stripAnsi } from '../../../shared/output-cap.js';
 import type { ExecResult } from '../../../shared/worker-protocol/exec.js';
