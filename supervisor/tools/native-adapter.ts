@@ -9,11 +9,9 @@ import { ExecuteCodePool, executeCodeTool } from './execute-code/execute-code.js
 import { fileAccessFacts } from './files/confine.js';
 import { fileTools } from './files/index.js';
 import { FileStates } from './files/read-state.js';
-import { processManageTool } from './processes/process-manage.js';
-import { ProcessRegistry } from './processes/registry.js';
+import { processManageTool, ProcessRegistry } from './processes/process-manage/index.js';
 import { scriptToolDispatch } from './execute-code/script-tools.js';
-import { terminalTool } from './processes/terminal.js';
-import { TerminalPool } from './processes/terminal-pool.js';
+import { TerminalPool, terminalTool } from './processes/terminal/index.js';
 import { sampleWorkerUsage, type WorkerUsage } from '../platform/spawning/usage.js';
 import { sweepStalePrivateDirs, type SweepReport } from '../platform/spawning/private-dirs.js';
 import { createWorkerRuntime, SHORT_WORKER_SLICE, type WorkerRuntime } from '../platform/spawning/worker-runtime.js';

@@ -70,6 +70,24 @@ export function commandContext(config: GuardConfig, cwd?: string): CommandContex
   };
 }
 
+/** A tool's command judge, made once when the tool is made: the patterns, the operator's deny rules and Hermes' runtime paths found then. */
+export interface CommandGuard {
+  /** The verdict on `command` run in `cwd` (when known: relative paths for the runtime floor). */
+  check(command: string, cwd?: string): CommandVerdict;
+}
+
+/**
+ * The command guard of a tool configured with `config`. The patterns load here (a broken
+ * policy/dangerous-commands.json fails the tool's construction, at startup), and so do the Hermes
+ * runtime paths (the Hermes the gateway fronts is located once, at startup); the deny rules'
+ * config.yaml files are still read again whenever they change.
+ */
+export function commandGuard(config: GuardConfig): CommandGuard {
+  const policy = approvalPolicy();
+  const ctx = commandContext(config);
+  return { check: (command, cwd) => checkCommand(command, cwd ? { ...ctx, cwd } : ctx, policy) };
+}
+
 /** Where a deny rule comes from, in refusals. */
 export const DENY_SOURCE = 'approvals.deny';
 

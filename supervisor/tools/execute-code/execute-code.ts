@@ -14,7 +14,7 @@ import type { CgroupLimit } from '../../platform/spawning/cgroup-limits.js';
 import type { ExecuteUnit } from './unit.js';
 import { ExecuteUnitSource } from './units.js';
 import { startRpcServer, type RpcServer } from './rpc-server.js';
-import { foregroundBackgroundGuidance, foregroundOutcome } from '../processes/terminal.js';
+import { foregroundBackgroundGuidance, foregroundOutcome } from '../processes/terminal/index.js';
 import { HermesRelease } from '../../platform/hermes/release.js';
 import { removeDir, type WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
 

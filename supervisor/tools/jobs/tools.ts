@@ -10,7 +10,7 @@ import { prepareJob, type JobRow } from './job-repository.js';
 import { assertCanStartWork } from '../../platform/spawning/resource-policy.js';
 import type { JobRunner } from './runner.js';
 import type { JobDatabase } from './database.js';
-import { INPUT_ACTIONS, inputProperties, sendInput, terminalSizeProperties, type InputAction } from '../processes/process-terminal.js';
+import { INPUT_ACTIONS, inputProperties, sendInput, terminalSizeProperties, type InputAction } from '../processes/process-manage/index.js';
 
 // The deferred job tools. prepare/start need an interactive session (a capability token or a
 // legacy MCP session); status/cancel/input authorize by the job credential alone, so recovery works

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import type { ProcessProtocol, TerminalSize } from '../../../shared/worker-protocol/process.js';
-import { settledWithin } from '../../../shared/settle.js';
-import { HermesRelease } from '../../platform/hermes/release.js';
-import type { WorkerProcess } from '../../platform/spawning/worker-process.js';
-import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
+import { ErrorCode, GatewayError } from '../../../../shared/errors.js';
+import type { ProcessProtocol, TerminalSize } from '../../../../shared/worker-protocol/process.js';
+import { settledWithin } from '../../../../shared/settle.js';
+import { HermesRelease } from '../../../platform/hermes/release.js';
+import type { WorkerProcess } from '../../../platform/spawning/worker-process.js';
+import type { WorkerRuntime } from '../../../platform/spawning/worker-runtime.js';
 
 // The owner-scoped process registry behind process_manage (Hermes' `process` tool; the tool is in
 // process-manage.ts, its input actions in process-terminal.ts). Direct terminal never backgrounds
