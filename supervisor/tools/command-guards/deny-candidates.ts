@@ -1,8 +1,8 @@
-import { collapseUnquotedWhitespace, deobfuscateWord, segmentWords, simpleCommandEnd, spend, type Budget } from './command-words.js';
+import { basename, deobfuscateWord, segmentWords, spend, type Budget } from './command-words.js';
 import { executionFindings } from './execution-findings.js';
 import { pythonStrip } from './fnmatch.js';
-import { hermesNormalise, type CommandHomes } from './normalise.js';
-import { basename, shellTokens } from './shell-tokens.js';
+import { collapseUnquotedWhitespace, hermesNormalise, simpleCommandEnd, type CommandHomes } from './normalise.js';
+import { shellTokens } from './shell-tokens.js';
 
 // ---------------------------------------------------------------------------------------------
 // The operator's deny rules: what a glob is matched against

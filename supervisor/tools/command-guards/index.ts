@@ -1,14 +1,14 @@
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { GatewayConfig } from '../../platform/config.js';
 import { approvalPolicy, type ApprovalPolicy, type CommandPattern, type PatternText } from './approval-policy.js';
-import { commandStartVariant, markRawCommandStarts, maskQuotedNewlines, maskQuotedProse, OverBudget, segmentWords, type Budget } from './command-words.js';
+import { commandStartVariant, markRawCommandStarts, OverBudget, segmentWords, type Budget } from './command-words.js';
 import { denyCandidates } from './deny-candidates.js';
 import { denyRulesFor, type DenyRuleSource } from './deny-rules.js';
 import { EXECUTION_FINDING_KEYS, executionFindings, MALFORMED_EXEC_KEY, programPayloads } from './execution-findings.js';
 import { globMatches } from './fnmatch.js';
 import { grepSafeVariant } from './grep-variant.js';
 import { LIFECYCLE_SPLICE_KEY, splicesGatewayLifecycle } from './lifecycle.js';
-import { finishNormalising, hermesNormalise, lowerPreservingFlags, parserLimitExceeded, type CommandHomes } from './normalise.js';
+import { finishNormalising, hermesNormalise, lowerPreservingFlags, maskQuotedNewlines, maskQuotedProse, parserLimitExceeded, type CommandHomes } from './normalise.js';
 import { commandDeletesRuntime, hermesRuntimePaths, type ProtectedPath } from './runtime-floor.js';
 
 // The gateway's approval guard: Hermes' command guards (tools/approval.py in 0.19, the

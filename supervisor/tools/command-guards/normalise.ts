@@ -2,6 +2,9 @@ import { stripAnsi } from '../../../shared/output-cap.js';
 import type { GatewayConfig } from '../../platform/config.js';
 import { PYTHON_WHITESPACE } from './fnmatch.js';
 
+// How the guards read a command's text before any pattern sees it: Hermes' normalisation, then
+// whitespace and case; Hermes' parser limits; quoted text read as data.
+
 /** The configured homes whose absolute paths read as `~/.hermes/` and `~/` (the patterns' spelling). */
 export type CommandHomes = Pick<GatewayConfig, 'hermesHome' | 'userHome'>;
 
@@ -75,4 +78,152 @@ export function parserLimitExceeded(command: string): boolean {
   let separators = 0;
   for (const ch of command) if (ch === ';' || ch === '&' || ch === '|' || ch === '\n') if (++separators >= MAX_SEGMENTS) return true;
   return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Quoted text: read as data
+// ---------------------------------------------------------------------------------------------
+
+/** The command with every newline inside quotes read as a space (Hermes' _mask_quoted_newlines: a quoted newline is data). */
+export function maskQuotedNewlines(c: string): string {
+  if (!c.includes('\n')) return c;
+  let out = '';
+  let quote = '';
+  for (let i = 0; i < c.length; i++) {
+    const ch = c[i]!;
+    if (quote !== "'" && ch === '\\' && i + 1 < c.length) {
+      out += ch + c[++i];
+      continue;
+    }
+    if (quote) {
+      if (ch === quote) quote = '';
+      out += quote && ch === '\n' ? ' ' : ch;
+      continue;
+    }
+    if (ch === "'" || ch === '"') quote = ch;
+    out += ch;
+  }
+  return out;
+}
+
+/**
+ * The command with the text inside quotes blanked, the quotes kept, and a `$(…)` or backtick span
+ * inside double quotes kept (the shell runs it): Hermes' _mask_quoted_prose, for the patterns that
+ * read globs and braces, which are data inside quotes.
+ */
+export function maskQuotedProse(c: string): string {
+  let out = '';
+  let quote = '';
+  for (let i = 0; i < c.length; i++) {
+    const ch = c[i]!;
+    if (!quote) {
+      if (ch === '\\' && i + 1 < c.length) {
+        out += ch + c[++i];
+        continue;
+      }
+      if (ch === "'" || ch === '"') quote = ch;
+      out += ch;
+      continue;
+    }
+    if (ch === quote) {
+      quote = '';
+      out += ch;
+      continue;
+    }
+    if (quote === '"' && (ch === '`' || (ch === '$' && c[i + 1] === '('))) {
+      const end = ch === '`' ? c.indexOf('`', i + 1) : substitutionEnd(c, i);
+      if (end > i) {
+        out += c.slice(i, end + 1);
+        i = end;
+        continue;
+      }
+    }
+    if (quote === '"' && ch === '\\' && i + 1 < c.length) {
+      out += '  ';
+      i++;
+      continue;
+    }
+    out += ' ';
+  }
+  return out;
+}
+
+/** The offset of the `)` closing the `$(` at `i` (quotes inside read through), or -1. */
+function substitutionEnd(c: string, i: number): number {
+  let depth = 0;
+  let quote = '';
+  for (let j = i; j < c.length; j++) {
+    const ch = c[j];
+    if (quote) {
+      if (ch === quote) quote = '';
+      continue;
+    }
+    if (ch === "'" || ch === '"') quote = ch;
+    else if (ch === '(') depth++;
+    else if (ch === ')' && --depth === 0) return j;
+  }
+  return -1;
+}
+
+/**
+ * The end of the simple command that starts at `from` (Hermes' _shell_command_segment): the first
+ * unquoted ; & | newline, `)` or backtick, with `$(…)`, `${…}` and backtick spans read whole.
+ */
+export function simpleCommandEnd(c: string, from: number): number {
+  let quote = '';
+  for (let i = from; i < c.length; i++) {
+    const ch = c[i]!;
+    if (quote === "'") {
+      if (ch === "'") quote = '';
+      continue;
+    }
+    if (ch === '\\') {
+      i++;
+      continue;
+    }
+    if (ch === '$' && c[i + 1] === '(') {
+      const end = substitutionEnd(c, i);
+      if (end > 0) {
+        i = end;
+        continue;
+      }
+    }
+    if (ch === '$' && c[i + 1] === '{') {
+      const end = c.indexOf('}', i + 2);
+      if (end > 0) {
+        i = end;
+        continue;
+      }
+    }
+    if (quote === '"') {
+      if (ch === '"') quote = '';
+      continue;
+    }
+    if (ch === "'" || ch === '"') quote = ch;
+    else if (';&|\n)`'.includes(ch)) return i;
+  }
+  return c.length;
+}
+
+/** `s` with each run of unquoted whitespace as one space (quoted text kept as written). */
+export function collapseUnquotedWhitespace(s: string): string {
+  let out = '';
+  let quote = '';
+  for (let i = 0; i < s.length; i++) {
+    const ch = s[i]!;
+    if (quote) {
+      if (ch === quote) quote = '';
+      out += ch;
+    } else if (/\s/.test(ch)) {
+      if (!out.endsWith(' ')) out += ' ';
+    } else {
+      if (ch === "'" || ch === '"') quote = ch;
+      else if (ch === '\\' && i + 1 < s.length) {
+        out += ch + s[++i];
+        continue;
+      }
+      out += ch;
+    }
+  }
+  return out;
 }
