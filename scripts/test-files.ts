@@ -68,7 +68,7 @@ export const EVERY_HERMES: readonly string[] = [
   'tools/files/write-lint-hermes', // write_file/patch syntax checks through Hermes' own linters
   'tools/files/write-args-hermes', // write_file's cross_profile as each Hermes' dispatch and guard read it
   'core/hermes-args', // the gateway's dispatch coercion against Hermes' coerce_tool_args
-  'tools/guards/hermes-', // the guards' rules against each Hermes' own
+  'tools/command-guards/hermes-', // the guards' rules against each Hermes' own
 ];
 
 /** `files` (paths under tests/) that run against `pin`. */

@@ -9,11 +9,9 @@ import { ExecuteCodePool, executeCodeTool } from '../tools/execute-code/execute-
 import { fileAccessFacts } from '../tools/files/confine.js';
 import { fileTools } from '../tools/files/index.js';
 import { FileStates } from '../tools/files/read-state.js';
-import { processManageTool } from '../tools/processes/process-manage.js';
-import { ProcessRegistry } from '../tools/processes/registry.js';
+import { processManageTool, ProcessRegistry } from '../tools/processes/process-manage/index.js';
 import { scriptToolDispatch } from '../tools/execute-code/script-tools.js';
-import { terminalTool } from '../tools/processes/terminal.js';
-import { TerminalPool } from '../tools/processes/terminal-pool.js';
+import { TerminalPool, terminalTool } from '../tools/processes/terminal/index.js';
 import { sampleWorkerUsage, type WorkerUsage } from '../platform/spawning/usage.js';
 import { sweepStalePrivateDirs, type SweepReport } from '../platform/spawning/private-dirs.js';
 import { createWorkerRuntime, SHORT_WORKER_SLICE, type WorkerRuntime } from '../platform/spawning/worker-runtime.js';

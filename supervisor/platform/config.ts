@@ -85,7 +85,7 @@ export interface GatewayConfig {
   userHome: string;
   /**
    * Hermes' managed scope (`HERMES_MANAGED_DIR`, default `/etc/hermes`, used when it is a directory):
-   * its config.yaml's `approvals.deny` rules apply beside the user's (supervisor/tools/guards/deny-rules.ts).
+   * its config.yaml's `approvals.deny` rules apply beside the user's (supervisor/tools/command-guards/deny-rules.ts).
    */
   hermesManagedDir: string;
   /** The Hermes platform this gateway serves (`HERMES_PLATFORM`, else `HERMES_SESSION_PLATFORM`): picks config.yaml `skills.platform_disabled`. */

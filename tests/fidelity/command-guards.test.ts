@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse, stringify } from 'yaml';
 import { environmentSnapshot } from '../../supervisor/platform/config.js';
-import { checkCommand, type CommandVerdict } from '../../supervisor/tools/guards/approval.js';
-import { OperatorDenyRules } from '../../supervisor/tools/guards/deny-rules.js';
-import { protectedRuntimeOf } from '../../supervisor/tools/guards/runtime-floor.js';
+import { checkCommand, type CommandVerdict } from '../../supervisor/tools/command-guards/index.js';
+import { OperatorDenyRules } from '../../supervisor/tools/command-guards/deny-rules.js';
+import { protectedRuntimeOf } from '../../supervisor/tools/command-guards/runtime-floor.js';
 import { sessionToken, viaBridge } from '../helpers/gateway.js';
 import { hermes } from '../helpers/hermes.js';
 import { compareSurface, divergences, errorAsHermes, FIDELITY_DIR, oneByOne, oracleAnswers, runOracle, Surface, SurfaceFixture, type FidelityCase } from './harness.js';
@@ -15,7 +15,7 @@ import type { FidelityGateway } from './workspace.js';
 // command_guards: the verdict of Hermes' own guards (tools/approval.py detect_hardline_command, the
 // runtime self-delete floor where Hermes has it, _check_sudo_stdin_guard, _match_user_deny_rule and
 // detect_dangerous_command, through drivers/command_guards.py) against the gateway's checkCommand
-// (supervisor/tools/guards/approval.ts). Compared: the verdict category (allow / dangerous = needs
+// (supervisor/tools/command-guards/index.ts). Compared: the verdict category (allow / dangerous = needs
 // approval / deny = an approvals.deny rule refuses it / hardline = always blocked) and the key (the
 // pattern's description, or the deny rule's glob). Both Hermes pins run it; the gateway follows
 // every supported Hermes at once, so against each it is stricter where the other flags more

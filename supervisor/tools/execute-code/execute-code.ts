@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { settledWithin } from '../../../shared/settle.js';
-import { approvalPolicy, checkCommand, commandContext, denyMessage, type CommandVerdict } from '../guards/approval.js';
+import { approvalPolicy, checkCommand, commandContext, denyMessage, type CommandVerdict } from '../command-guards/index.js';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { BoundedCollector, capHeadTail, stripAnsi } from '../../../shared/output-cap.js';
 import { descendantsOf, signalName } from '../../../shared/proc.js';
@@ -14,7 +14,7 @@ import type { CgroupLimit } from '../../platform/spawning/cgroup-limits.js';
 import type { ExecuteUnit } from './unit.js';
 import { ExecuteUnitSource } from './units.js';
 import { startRpcServer, type RpcServer } from './rpc-server.js';
-import { foregroundBackgroundGuidance, foregroundOutcome } from '../processes/terminal.js';
+import { foregroundBackgroundGuidance, foregroundOutcome } from '../processes/terminal/index.js';
 import { HermesRelease } from '../../platform/hermes/release.js';
 import { removeDir, type WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
 

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { isGatewayError } from '../../../shared/errors.js';
 import type { Adapter } from '../../core/adapter.js';
 import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
-import type { ProcessRegistry } from '../processes/registry.js';
+import type { ProcessRegistry } from '../processes/process-manage/index.js';
 import { gateState, jobCounts } from './job-repository.js';
 import { JobRunner } from './runner.js';
 import { openJobDatabase, type JobDatabase } from './database.js';

@@ -1,4 +1,4 @@
-import type { TrackedProcess } from '../processes/registry.js';
+import type { TrackedProcess } from '../processes/process-manage/index.js';
 import type { CgroupLimit } from '../../platform/spawning/cgroup-limits.js';
 import { redactCommandOutput, type CommandPlace } from '../../../shared/redact.js';
 import { stripAnsi } from '../../../shared/output-cap.js';

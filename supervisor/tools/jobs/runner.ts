@@ -8,7 +8,7 @@ import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { withKeyedLocks } from '../../../shared/keyed-lock.js';
 import { descendantsOf, processIsAlive, processStartTime } from '../../../shared/proc.js';
 import type { ResourceProfile } from '../../../policy/resource-policy.js';
-import type { ProcessRegistry, TrackedProcess } from '../processes/registry.js';
+import type { ProcessRegistry, TrackedProcess } from '../processes/process-manage/index.js';
 import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
 import { CgroupLimit } from '../../platform/spawning/cgroup-limits.js';
 import { scopeArgv } from '../../platform/spawning/systemd-scope.js';

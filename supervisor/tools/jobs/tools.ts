@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { checkCommand, commandContext, denyError, type CommandVerdict, type GuardConfig } from '../guards/approval.js';
+import { checkCommand, commandContext, denyError, type CommandVerdict, type GuardConfig } from '../command-guards/index.js';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { resolveWorkdirInsideRoots } from '../../platform/roots.js';
 import type { Limits } from '../../../shared/limits.js';
@@ -10,7 +10,7 @@ import { prepareJob, type JobRow } from './job-repository.js';
 import { assertCanStartWork } from '../../platform/spawning/resource-policy.js';
 import type { JobRunner } from './runner.js';
 import type { JobDatabase } from './database.js';
-import { INPUT_ACTIONS, inputProperties, sendInput, terminalSizeProperties, type InputAction } from '../processes/process-terminal.js';
+import { INPUT_ACTIONS, inputProperties, sendInput, terminalSizeProperties, type InputAction } from '../processes/process-manage/index.js';
 
 // The deferred job tools. prepare/start need an interactive session (a capability token or a
 // legacy MCP session); status/cancel/input authorize by the job credential alone, so recovery works

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { defaultLimits, loadLimits } from '../../../shared/limits.js';
 import { readHermesConfig } from '../../../supervisor/platform/hermes-config.js';
-import { OperatorDenyRules } from '../../../supervisor/tools/guards/deny-rules.js';
+import { OperatorDenyRules } from '../../../supervisor/tools/command-guards/deny-rules.js';
 import { resolveHonchoConfig } from '../../../supervisor/tools/memory/config.js';
 import { disabledSkillNames } from '../../../supervisor/tools/skills/discover.js';
 import { tempDirs } from '../../helpers/temp.js';

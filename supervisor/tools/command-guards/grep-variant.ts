@@ -1,5 +1,5 @@
-import { deobfuscateWord, spend, type Budget, type SegmentWords } from './command-words.js';
-import { basename, splitOption, tokensWithSpans } from './shell-tokens.js';
+import { basename, deobfuscateWord, spend, type Budget, type SegmentWords } from './command-words.js';
+import { splitOption, tokensWithSpans } from './shell-tokens.js';
 
 // Hermes' _grep_safe_detection_variant and _quoted_grep_pattern_spans (tools/approval.py): a
 // quoted `grep -P` pattern is a regular expression, data rather than a command, so it is blanked

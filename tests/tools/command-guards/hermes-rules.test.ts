@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { after, before, describe, test } from 'node:test';
 import { satisfies } from '@renovatebot/pep440';
-import { approvalPolicy, STRUCTURAL_KEYS } from '../../../supervisor/tools/guards/approval.js';
+import { approvalPolicy, STRUCTURAL_KEYS } from '../../../supervisor/tools/command-guards/index.js';
 import { FIDELITY_DIR } from '../../fidelity/harness.js';
 import { hermes, hermesEnv, runDriver } from '../../helpers/hermes.js';
 import { tempDirs } from '../../helpers/temp.js';

@@ -3,13 +3,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { checkCommand } from '../../../supervisor/tools/guards/approval.js';
-import { expansions, OperatorDenyRules, rulesOf } from '../../../supervisor/tools/guards/deny-rules.js';
-import { compileGlob, globMatches, pythonStrip } from '../../../supervisor/tools/guards/fnmatch.js';
+import { checkCommand } from '../../../supervisor/tools/command-guards/index.js';
+import { expansions, OperatorDenyRules, rulesOf } from '../../../supervisor/tools/command-guards/deny-rules.js';
+import { compileGlob, globMatches, pythonStrip } from '../../../supervisor/tools/command-guards/fnmatch.js';
 import { hermes } from '../../helpers/hermes.js';
 import { tempDirs } from '../../helpers/temp.js';
 
-// The operator's approvals.deny rules (supervisor/tools/guards/deny-rules.ts) as files on disk: how
+// The operator's approvals.deny rules (supervisor/tools/command-guards/deny-rules.ts) as files on disk: how
 // each shape of `deny` reads, `${VAR}` expansion, the managed scope beside the user's config, an
 // edit applying to the next command, a file that cannot be read. The glob matching is compared with
 // Python's own fnmatch.fnmatchcase (run in Hermes' interpreter). How a command's words reach the

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
-import { approvalPolicy, checkCommand, type CommandHomes } from '../../../supervisor/tools/guards/approval.js';
+import { approvalPolicy, checkCommand, type CommandHomes } from '../../../supervisor/tools/command-guards/index.js';
 import { loadExamples } from './pattern-examples.js';
 
 // Every rule of policy/dangerous-commands.json against its examples (pattern-examples.yaml), in the

@@ -2,7 +2,8 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { interpreterCandidates, type InterpreterSettings } from '../../platform/hermes/locate.js';
 import { isExecutableFile } from '../../platform/spawning/command-exists.js';
-import { basename, shellTokens } from './shell-tokens.js';
+import { basename } from './command-words.js';
+import { shellTokens } from './shell-tokens.js';
 
 // Hermes' runtime self-protection (agent/runtime_self_protection.py command_deletes_runtime, after
 // 0.19, applied by tools/approval.py _floor_block right after the hardline patterns): a command that

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { packageRoot } from '../../../shared/package-root.js';
 
-// tests/tools/guards/pattern-examples.yaml: examples of every rule of policy/dangerous-commands.json
+// tests/tools/command-guards/pattern-examples.yaml: examples of every rule of policy/dangerous-commands.json
 // (its header says what each field means). Read by pattern-examples.test.ts (the gateway) and
 // hermes-rules.test.ts (each Hermes the tests run).
 
@@ -32,7 +32,7 @@ type Entry = string | { command: string; hermes?: string; verdict?: List; key?: 
 type ExampleFile = Record<List, Record<string, { flagged?: Entry[]; allowed?: Entry[] }>>;
 
 export function loadExamples(): Example[] {
-  const file = parse(readFileSync(join(packageRoot(), 'tests', 'tools', 'guards', 'pattern-examples.yaml'), 'utf8')) as ExampleFile;
+  const file = parse(readFileSync(join(packageRoot(), 'tests', 'tools', 'command-guards', 'pattern-examples.yaml'), 'utf8')) as ExampleFile;
   const out: Example[] = [];
   for (const list of ['hardline', 'dangerous'] as const) {
     for (const [rule, { flagged = [], allowed = [] }] of Object.entries(file[list])) {

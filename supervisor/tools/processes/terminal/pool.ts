@@ -1,9 +1,9 @@
-import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import type { ExecResult } from '../../../shared/worker-protocol/exec.js';
-import type { TerminalProtocol } from '../../../shared/worker-protocol/terminal.js';
-import type { OwnerRegistry } from '../../core/owners/owners.js';
-import type { WorkerProcess } from '../../platform/spawning/worker-process.js';
-import { removeDir, type WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
+import { ErrorCode, GatewayError } from '../../../../shared/errors.js';
+import type { ExecResult } from '../../../../shared/worker-protocol/exec.js';
+import type { TerminalProtocol } from '../../../../shared/worker-protocol/terminal.js';
+import type { OwnerRegistry } from '../../../core/owners/owners.js';
+import type { WorkerProcess } from '../../../platform/spawning/worker-process.js';
+import { removeDir, type WorkerRuntime } from '../../../platform/spawning/worker-runtime.js';
 
 // The terminal's workers: each owner gets one long-lived terminal worker in its own PID namespace
 // plus a private state directory holding its cwd and exported environment, so they persist between

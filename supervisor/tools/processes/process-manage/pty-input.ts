@@ -1,6 +1,6 @@
-import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import type { Limits } from '../../../shared/limits.js';
-import type { TerminalSize } from '../../../shared/worker-protocol/process.js';
+import { ErrorCode, GatewayError } from '../../../../shared/errors.js';
+import type { Limits } from '../../../../shared/limits.js';
+import type { TerminalSize } from '../../../../shared/worker-protocol/process.js';
 import type { TrackedProcess } from './registry.js';
 
 // Input to a background process (process_manage and job_input write/submit/close/resize), and what

@@ -1,5 +1,5 @@
-import { deobfuscateWord, segmentWords, spend, type Budget, type SegmentWords } from './command-words.js';
-import { basename, shellTokens, splitOption } from './shell-tokens.js';
+import { basename, deobfuscateWord, segmentWords, spend, type Budget, type SegmentWords } from './command-words.js';
+import { shellTokens, splitOption } from './shell-tokens.js';
 
 // How a command runs programs it was handed (Hermes' _execution_flag_findings, tools/approval.py):
 // an interpreter told to run inline code (python -c, node -e, a heredoc), a shell's -c, and a

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { loadConfig } from '../../../supervisor/platform/config.js';
 import { gatewayEnvironment } from '../../../supervisor/platform/environment.js';
-import { checkCommand, commandContext } from '../../../supervisor/tools/guards/approval.js';
+import { checkCommand, commandContext } from '../../../supervisor/tools/command-guards/index.js';
 import { hermes, hermesEnv } from '../../helpers/hermes.js';
 import { tempDirs } from '../../helpers/temp.js';
 

@@ -109,16 +109,20 @@ export class OperatorDenyRules implements DenyRuleSource {
   /** What `${VAR}` expands from (hermesExpansionEnvironment). */
   private readonly env: Readonly<Record<string, string>>;
 
+  /** The config files whose rules apply: the user's, then the managed scope's. */
+  private readonly configFiles: readonly string[];
+
   constructor(private readonly config: DenyRuleConfig) {
     this.env = hermesExpansionEnvironment({ inheritedEnvironment: config.inheritedEnvironment, hermesDotenv: config.hermesDotenv ?? {} });
+    // Whether the managed scope is a directory is an installation fact, decided once; the files
+    // themselves are read again whenever they change.
+    const managed = managedScopeDir(config);
+    this.configFiles = [join(config.hermesHome, 'config.yaml'), ...(managed ? [join(managed, 'config.yaml')] : [])];
   }
 
   /** The config files whose rules apply: the user's, then the managed scope's. */
-  files(): string[] {
-    const out = [join(this.config.hermesHome, 'config.yaml')];
-    const managed = managedScopeDir(this.config);
-    if (managed) out.push(join(managed, 'config.yaml'));
-    return out;
+  files(): readonly string[] {
+    return this.configFiles;
   }
 
   current(): DenyRules {

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import type { ProcessProtocol, TerminalSize } from '../../../shared/worker-protocol/process.js';
-import { settledWithin } from '../../../shared/settle.js';
-import { HermesRelease } from '../../platform/hermes/release.js';
-import type { WorkerProcess } from '../../platform/spawning/worker-process.js';
-import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
+import { ErrorCode, GatewayError } from '../../../../shared/errors.js';
+import type { ProcessProtocol, TerminalSize } from '../../../../shared/worker-protocol/process.js';
+import { settledWithin } from '../../../../shared/settle.js';
+import { HermesRelease } from '../../../platform/hermes/release.js';
+import type { WorkerProcess } from '../../../platform/spawning/worker-process.js';
+import type { WorkerRuntime } from '../../../platform/spawning/worker-runtime.js';
 
 // The owner-scoped process registry behind process_manage (Hermes' `process` tool; the tool is in
-// process-manage.ts, its input actions in process-terminal.ts). Direct terminal never backgrounds
+// index.ts, its input actions in pty-input.ts). Direct terminal never backgrounds
 // anything, so processes enter here only through the jobs adapter; each runs in a worker of its own
 // (own PID namespace). Jobs start with persistOnRelease (Hermes' persist_on_release=true): their
 // session ending does not stop them. An owner sees and acts on its own processes only: another
@@ -51,7 +51,7 @@ export interface TrackedProcess {
   exitSignal?: string | null;
   /** A PTY process: its current window size (absent: plain pipes). */
   terminal?: TerminalSize;
-  /** A PTY process's rendered lines still on the screen (see process-terminal.ts); '' otherwise. */
+  /** A PTY process's rendered lines still on the screen (see pty-input.ts); '' otherwise. */
   screen: string;
   /** The job this process runs, when a job started it. */
   jobId?: string;

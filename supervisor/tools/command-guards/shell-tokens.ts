@@ -106,8 +106,6 @@ export function tokensWithSpans(segment: string, start: number): SpanToken[] | n
   return out;
 }
 
-export const basename = (path: string) => path.slice(path.lastIndexOf('/') + 1);
-
 /** `--option=value` as [option, value]; [token, null] without `=`. */
 export function splitOption(token: string): [string, string | null] {
   const eq = token.indexOf('=');

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { checkCommand } from '../../../supervisor/tools/guards/approval.js';
-import { commandDeletesRuntime, protectedRuntimeOf } from '../../../supervisor/tools/guards/runtime-floor.js';
+import { checkCommand } from '../../../supervisor/tools/command-guards/index.js';
+import { commandDeletesRuntime, protectedRuntimeOf } from '../../../supervisor/tools/command-guards/runtime-floor.js';
 import { tempDirs } from '../../helpers/temp.js';
 
 // The runtime self-delete floor (later Hermes' agent/runtime_self_protection.py, applied right after

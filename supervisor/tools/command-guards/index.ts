@@ -1,27 +1,15 @@
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import { stripAnsi } from '../../../shared/output-cap.js';
 import type { GatewayConfig } from '../../platform/config.js';
 import { approvalPolicy, type ApprovalPolicy, type CommandPattern, type PatternText } from './approval-policy.js';
-import {
-  collapseUnquotedWhitespace,
-  commandStartVariant,
-  deobfuscateWord,
-  markRawCommandStarts,
-  maskQuotedNewlines,
-  maskQuotedProse,
-  OverBudget,
-  segmentWords,
-  simpleCommandEnd,
-  spend,
-  type Budget,
-} from './command-words.js';
+import { commandStartVariant, markRawCommandStarts, OverBudget, segmentWords, type Budget } from './command-words.js';
+import { denyCandidates } from './deny-candidates.js';
 import { denyRulesFor, type DenyRuleSource } from './deny-rules.js';
 import { EXECUTION_FINDING_KEYS, executionFindings, MALFORMED_EXEC_KEY, programPayloads } from './execution-findings.js';
-import { pythonStrip, globMatches, PYTHON_WHITESPACE } from './fnmatch.js';
+import { globMatches } from './fnmatch.js';
 import { grepSafeVariant } from './grep-variant.js';
 import { LIFECYCLE_SPLICE_KEY, splicesGatewayLifecycle } from './lifecycle.js';
+import { finishNormalising, hermesNormalise, lowerPreservingFlags, maskQuotedNewlines, maskQuotedProse, parserLimitExceeded, type CommandHomes } from './normalise.js';
 import { commandDeletesRuntime, hermesRuntimePaths, type ProtectedPath } from './runtime-floor.js';
-import { basename, shellTokens } from './shell-tokens.js';
 
 // The gateway's approval guard: Hermes' command guards (tools/approval.py in 0.19, the
 // tools/approval_*.py modules later), the union of every supported Hermes: whatever any of them
@@ -39,12 +27,13 @@ import { basename, shellTokens } from './shell-tokens.js';
 //     approval (the host's consent covers that one script, never a session-wide grant), so the
 //     caller denies these there.
 //
-// This file judges; approval-policy.ts loads the patterns, command-words.ts and shell-tokens.ts
-// read the command as the shell would, execution-findings.ts, grep-variant.ts, runtime-floor.ts,
-// deny-rules.ts and lifecycle.ts are Hermes' structural checks.
+// This file judges and is the folder's one entry; approval-policy.ts loads the patterns,
+// normalise.ts, command-words.ts and shell-tokens.ts read the command as the shell would,
+// execution-findings.ts, grep-variant.ts, runtime-floor.ts, deny-rules.ts (with deny-candidates.ts)
+// and lifecycle.ts are Hermes' structural checks.
 
-export { approvalPolicy, loadApprovalPolicy } from './approval-policy.js';
-export { MALFORMED_EXEC_KEY } from './execution-findings.js';
+export { approvalPolicy } from './approval-policy.js';
+export type { CommandHomes } from './normalise.js';
 
 export type CommandVerdict =
   | { verdict: 'allow' }
@@ -53,9 +42,6 @@ export type CommandVerdict =
   | { verdict: 'deny'; rule: string; file: string }
   /** The approvals.deny rules cannot be read as rules: every command is refused until they can. */
   | { verdict: 'deny'; problem: string };
-
-/** The configured homes whose absolute paths read as `~/.hermes/` and `~/` (the patterns' spelling). */
-export type CommandHomes = Pick<GatewayConfig, 'hermesHome' | 'userHome'>;
 
 /** What a command is judged with besides its text. */
 export interface CommandContext extends CommandHomes {
@@ -82,6 +68,24 @@ export function commandContext(config: GuardConfig, cwd?: string): CommandContex
     env: config.inheritedEnvironment,
     ...(cwd ? { cwd } : {}),
   };
+}
+
+/** A tool's command judge, made once when the tool is made: the patterns, the operator's deny rules and Hermes' runtime paths found then. */
+export interface CommandGuard {
+  /** The verdict on `command` run in `cwd` (when known: relative paths for the runtime floor). */
+  check(command: string, cwd?: string): CommandVerdict;
+}
+
+/**
+ * The command guard of a tool configured with `config`. The patterns load here (a broken
+ * policy/dangerous-commands.json fails the tool's construction, at startup), and so do the Hermes
+ * runtime paths (the Hermes the gateway fronts is located once, at startup); the deny rules'
+ * config.yaml files are still read again whenever they change.
+ */
+export function commandGuard(config: GuardConfig): CommandGuard {
+  const policy = approvalPolicy();
+  const ctx = commandContext(config);
+  return { check: (command, cwd) => checkCommand(command, cwd ? { ...ctx, cwd } : ctx, policy) };
 }
 
 /** Where a deny rule comes from, in refusals. */
@@ -113,12 +117,6 @@ export const runtimeDeleteKey = (what: string) => `recursive/any delete of ${wha
  */
 export const STRUCTURAL_KEYS: readonly string[] = [PARSER_LIMIT_KEY, MALFORMED_EXEC_KEY, ...EXECUTION_FINDING_KEYS, LIFECYCLE_SPLICE_KEY, runtimeDeleteKey('')];
 
-/** Hermes' parser limits: longer input, or this many separators, is refused unread. */
-const MAX_COMMAND_CHARS = 128_000;
-const MAX_SEPARATOR_FREE_CHARS = 4_096;
-const MAX_SEGMENTS = 25_000;
-/** What reading one more program text for the deny rules costs, per character, from the same budget. */
-const DENY_SOURCE_COST = 8;
 /** Tokenising work allowed per command (characters), so nested starts cannot make it quadratic. */
 const PARSE_BUDGET_FACTOR = 64;
 const PARSE_BUDGET_BASE = 1_048_576;
@@ -236,7 +234,7 @@ function judge(command: string, ctx: CommandContext, policy: ApprovalPolicy): Co
     const rules = ctx.deny.current();
     if ('problem' in rules) return { verdict: 'deny', problem: rules.problem };
     if (rules.rules.length > 0) {
-      const candidates = denyCandidates(command, base, grep, payloads, readings, ctx, budget);
+      const candidates = denyCandidates(command, base, grep, payloads, readings.map((r) => r.text), ctx, budget);
       for (const candidate of candidates) {
         for (const rule of rules.rules) if (rule.compiled.some((g) => globMatches(g, candidate))) return { verdict: 'deny', rule: rule.glob, file: rule.file };
       }
@@ -249,147 +247,3 @@ function judge(command: string, ctx: CommandContext, policy: ApprovalPolicy): Co
   return { verdict: 'allow' };
 }
 
-// ---------------------------------------------------------------------------------------------
-// The operator's deny rules: what a glob is matched against
-// ---------------------------------------------------------------------------------------------
-
-/** shlex.quote: a word as the shell would need it written. */
-const shellQuote = (w: string) => (w === '' ? "''" : /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'"'"'`)}'`);
-
-/** The payload of `env -S STRING` / `--split-string=STRING` with the words after it (Hermes' _env_split_payload), or null. */
-function envSplitPayload(tokens: string[]): string | null {
-  for (let i = 1; i < tokens.length; i++) {
-    const token = tokens[i]!;
-    if (token === '--' || !token.startsWith('-')) return null;
-    const eq = token.indexOf('=');
-    const option = eq < 0 ? token : token.slice(0, eq);
-    if (option === '--split-string' || token.startsWith('-S')) {
-      const attached = option === '--split-string' ? eq >= 0 : token.length > 2;
-      let payload: string;
-      if (attached) payload = option === '--split-string' ? token.slice(eq + 1) : token.slice(2);
-      else payload = tokens[++i] ?? '';
-      const args = shellTokens(payload) ?? payload.split(/\s+/).filter(Boolean);
-      return [...args, ...tokens.slice(i + 1)].map(shellQuote).join(' ');
-    }
-    if (eq < 0 && ['-a', '--argv0', '-C', '--chdir', '-u', '--unset'].includes(option)) i++;
-  }
-  return null;
-}
-
-/**
- * Every text a deny glob is matched against, as the union of what each supported Hermes matches:
- * the command's readings (0.19: its detection variants, whole), and (later Hermes,
- * _deny_command_variants) each command-position word with the rest of its simple command, the word
- * deobfuscated and as its basename, so `git push*` also matches `ls && git push`, `sudo git push`,
- * `/usr/bin/git push`, `env -S 'git push'` and `bash -c 'git push'`. Lowercased and stripped (Hermes
- * matches `candidate.lower().strip()` against `glob.lower()`).
- */
-function denyCandidates(command: string, base: string, grep: string, payloads: string[], readings: Reading[], ctx: CommandHomes, budget: Budget): string[] {
-  const out = new Set<string>();
-  const put = (text: string) => {
-    spend(budget, text.length);
-    out.add(pythonStrip(text.toLowerCase()));
-  };
-  for (const text of [base, grep, ...payloads]) put(text);
-  for (const reading of readings) put(reading.text);
-  const pending = [command, base];
-  const seen = new Set<string>();
-  while (pending.length > 0) {
-    const source = pending.shift()!;
-    if (seen.has(source)) continue;
-    seen.add(source);
-    // Each program text read again is paid for in full, so payloads nested in payloads
-    // (`env -S 'env -S …'`) end at the parser limit instead of taking quadratic time.
-    spend(budget, DENY_SOURCE_COST * source.length);
-    const words = segmentWords(source, budget);
-    for (const { segment, spans } of words) {
-      for (const [start, end, raw] of spans) {
-        spend(budget, segment.length - end);
-        const executable = deobfuscateWord(raw).replace(/\\(.)/g, '$1');
-        const tail = collapseUnquotedWhitespace(segment.slice(end, simpleCommandEnd(segment, end)).replace(/\s+$/, ''));
-        for (const name of new Set([executable, basename(executable)])) {
-          put(name + tail);
-          put(hermesNormalise(name + tail, ctx));
-        }
-        if (basename(executable) === 'env') {
-          const tokens = shellTokens(segment.slice(start, simpleCommandEnd(segment, start)));
-          const payload = tokens ? envSplitPayload(tokens) : null;
-          if (payload) pending.push(payload);
-        }
-      }
-    }
-    for (const finding of executionFindings(words, budget)) if (finding.payload) pending.push(finding.payload);
-  }
-  return [...out];
-}
-
-// ---------------------------------------------------------------------------------------------
-// Normalisation (Hermes' _normalize_command_for_detection, then whitespace and case)
-// ---------------------------------------------------------------------------------------------
-
-/** The text every pattern sees (lowercased). Exported for tests. */
-export function normaliseCommand(command: string, homes: CommandHomes): string {
-  return finishNormalising(hermesNormalise(command, homes)).toLowerCase();
-}
-
-/** Hermes' _normalize_command_for_detection: case and whitespace kept (the structural checks read them). */
-function hermesNormalise(command: string, homes: CommandHomes): string {
-  let c = stripAnsi(command).replace(/\0/g, '').normalize('NFKC');
-  // A line continuation joins its two lines: `rm -rf \<newline>/` runs `rm -rf /`.
-  c = c.replace(/\\\r?\n/g, '');
-  c = foldHomes(c, homes);
-  // r\m → rm, r''m → rm, rm${IFS}-rf → rm -rf: spellings the shell reads as the plain word.
-  c = c.replace(/\\([^\n])/g, '$1');
-  c = c.replace(/''|""/g, '');
-  return c.replace(/\$\{IFS\b[^}]*\}|\$IFS\b/g, ' ');
-}
-
-/** Whitespace as Python's patterns read `\s` (also \x1c-\x1f and \x85), newlines apart: each run becomes one space. */
-const SPACE_RUN = new RegExp(`[${PYTHON_WHITESPACE.replace('\n', '')}]+`, 'g');
-const EDGE = new RegExp(`^[${PYTHON_WHITESPACE}]+|[${PYTHON_WHITESPACE}]+$`, 'g');
-
-/**
- * Then whitespace, for the patterns: a run of whitespace (as Python counts it, so `rm\x1f-rf`
- * reads as `rm -rf`) becomes one space; newlines (command separators) are kept, one per run. An
- * invisible character JavaScript also counts as whitespace (U+FEFF) is kept: a pattern looks for it.
- * Case is kept (each pattern reads the lowercased text or the one whose flags keep their case).
- */
-function finishNormalising(c: string): string {
-  return c.replace(SPACE_RUN, ' ').replace(/ ?\n[ \n]*/g, '\n').replace(EDGE, '');
-}
-
-/** Hermes' _lower_preserving_flags: every word lowercased except those starting with `-`. */
-function lowerPreservingFlags(c: string): string {
-  return c
-    .split(/(\s+)/)
-    .map((t) => (t.startsWith('-') ? t : t.toLowerCase()))
-    .join('');
-}
-
-/**
- * Absolute Hermes-home and user-home prefixes read as ~/.hermes/ and ~/ (the patterns' spelling).
- * Both are the gateway's configured ones (config.hermesHome, config.userHome), so a HERMES_HOME
- * outside ~/.hermes is guarded like ~/.hermes.
- */
-function foldHomes(c: string, homes: CommandHomes): string {
-  c = foldPrefix(c, [homes.hermesHome], '~/.hermes');
-  return foldPrefix(c, [homes.userHome], '~');
-}
-
-function foldPrefix(c: string, paths: string[], replacement: string): string {
-  const candidates = [...new Set(paths.map((p) => p.replace(/\/+$/, '')))].sort((a, b) => b.length - a.length);
-  for (const path of candidates) {
-    // A home of fewer than two components (`/`, `/home`) would rewrite unrelated paths.
-    if (path.split('/').filter(Boolean).length < 2 || !c.includes(path + '/')) continue;
-    c = c.split(path + '/').join(replacement + '/');
-  }
-  return c;
-}
-
-function parserLimitExceeded(command: string): boolean {
-  if (command.length > MAX_COMMAND_CHARS) return true;
-  if (command.length > MAX_SEPARATOR_FREE_CHARS && !/[;&|\n]/.test(command)) return true;
-  let separators = 0;
-  for (const ch of command) if (ch === ';' || ch === '&' || ch === '|' || ch === '\n') if (++separators >= MAX_SEGMENTS) return true;
-  return false;
-}

@@ -177,7 +177,8 @@ interface PrefixWord {
   command: boolean;
 }
 
-const basenameOf = (word: string) => word.slice(word.lastIndexOf('/') + 1);
+/** The last component of a path (the word itself without a '/'). */
+export const basename = (path: string) => path.slice(path.lastIndexOf('/') + 1);
 
 /**
  * The words from the command start `start`: each wrapper and assignment (a wrapper's options, their
@@ -231,7 +232,7 @@ function* prefixWords(c: string, start: number, budget?: Budget): Generator<Pref
       positionals--;
       continue;
     }
-    const name = basenameOf(word).toLowerCase();
+    const name = basename(word).toLowerCase();
     if (WRAPPERS.has(name)) {
       wrapper = name;
       options = true;
@@ -285,28 +286,6 @@ export function markRawCommandStarts(c: string, marker: string): string {
   return out + c.slice(done);
 }
 
-/** The command with every newline inside quotes read as a space (Hermes' _mask_quoted_newlines: a quoted newline is data). */
-export function maskQuotedNewlines(c: string): string {
-  if (!c.includes('\n')) return c;
-  let out = '';
-  let quote = '';
-  for (let i = 0; i < c.length; i++) {
-    const ch = c[i]!;
-    if (quote !== "'" && ch === '\\' && i + 1 < c.length) {
-      out += ch + c[++i];
-      continue;
-    }
-    if (quote) {
-      if (ch === quote) quote = '';
-      out += quote && ch === '\n' ? ' ' : ch;
-      continue;
-    }
-    if (ch === "'" || ch === '"') quote = ch;
-    out += ch;
-  }
-  return out;
-}
-
 /** Top-level command segments (split at ; & && | || newline outside quotes), with their offsets. */
 function topLevelSegments(c: string): Array<[number, string]> {
   const out: Array<[number, string]> = [];
@@ -350,126 +329,4 @@ export interface SegmentWords {
 /** Each top-level segment of `c` with its command-position words (read once per command). */
 export function segmentWords(c: string, budget: Budget): SegmentWords[] {
   return topLevelSegments(c).map(([at, segment]) => ({ at, segment, spans: commandWordSpans(segment, budget) }));
-}
-
-/**
- * The command with the text inside quotes blanked, the quotes kept, and a `$(…)` or backtick span
- * inside double quotes kept (the shell runs it): Hermes' _mask_quoted_prose, for the patterns that
- * read globs and braces, which are data inside quotes.
- */
-export function maskQuotedProse(c: string): string {
-  let out = '';
-  let quote = '';
-  for (let i = 0; i < c.length; i++) {
-    const ch = c[i]!;
-    if (!quote) {
-      if (ch === '\\' && i + 1 < c.length) {
-        out += ch + c[++i];
-        continue;
-      }
-      if (ch === "'" || ch === '"') quote = ch;
-      out += ch;
-      continue;
-    }
-    if (ch === quote) {
-      quote = '';
-      out += ch;
-      continue;
-    }
-    if (quote === '"' && (ch === '`' || (ch === '$' && c[i + 1] === '('))) {
-      const end = ch === '`' ? c.indexOf('`', i + 1) : substitutionEnd(c, i);
-      if (end > i) {
-        out += c.slice(i, end + 1);
-        i = end;
-        continue;
-      }
-    }
-    if (quote === '"' && ch === '\\' && i + 1 < c.length) {
-      out += '  ';
-      i++;
-      continue;
-    }
-    out += ' ';
-  }
-  return out;
-}
-
-/** The offset of the `)` closing the `$(` at `i` (quotes inside read through), or -1. */
-function substitutionEnd(c: string, i: number): number {
-  let depth = 0;
-  let quote = '';
-  for (let j = i; j < c.length; j++) {
-    const ch = c[j];
-    if (quote) {
-      if (ch === quote) quote = '';
-      continue;
-    }
-    if (ch === "'" || ch === '"') quote = ch;
-    else if (ch === '(') depth++;
-    else if (ch === ')' && --depth === 0) return j;
-  }
-  return -1;
-}
-
-/**
- * The end of the simple command that starts at `from` (Hermes' _shell_command_segment): the first
- * unquoted ; & | newline, `)` or backtick, with `$(…)`, `${…}` and backtick spans read whole.
- */
-export function simpleCommandEnd(c: string, from: number): number {
-  let quote = '';
-  for (let i = from; i < c.length; i++) {
-    const ch = c[i]!;
-    if (quote === "'") {
-      if (ch === "'") quote = '';
-      continue;
-    }
-    if (ch === '\\') {
-      i++;
-      continue;
-    }
-    if (ch === '$' && c[i + 1] === '(') {
-      const end = substitutionEnd(c, i);
-      if (end > 0) {
-        i = end;
-        continue;
-      }
-    }
-    if (ch === '$' && c[i + 1] === '{') {
-      const end = c.indexOf('}', i + 2);
-      if (end > 0) {
-        i = end;
-        continue;
-      }
-    }
-    if (quote === '"') {
-      if (ch === '"') quote = '';
-      continue;
-    }
-    if (ch === "'" || ch === '"') quote = ch;
-    else if (';&|\n)`'.includes(ch)) return i;
-  }
-  return c.length;
-}
-
-/** `s` with each run of unquoted whitespace as one space (quoted text kept as written). */
-export function collapseUnquotedWhitespace(s: string): string {
-  let out = '';
-  let quote = '';
-  for (let i = 0; i < s.length; i++) {
-    const ch = s[i]!;
-    if (quote) {
-      if (ch === quote) quote = '';
-      out += ch;
-    } else if (/\s/.test(ch)) {
-      if (!out.endsWith(' ')) out += ' ';
-    } else {
-      if (ch === "'" || ch === '"') quote = ch;
-      else if (ch === '\\' && i + 1 < s.length) {
-        out += ch + s[++i];
-        continue;
-      }
-      out += ch;
-    }
-  }
-  return out;
 }

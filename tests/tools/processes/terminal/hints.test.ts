@@ -1,12 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { HermesRelease } from '../../../supervisor/platform/hermes/release.js';
-import { stripInertHeredocBodies } from '../../../supervisor/tools/processes/heredoc.js';
-import { signalExitNote, terminalHint } from '../../../supervisor/tools/processes/terminal-hints.js';
-import { exitCodeMeaning, foregroundBackgroundGuidance } from '../../../supervisor/tools/processes/terminal.js';
+import { signalExitNote, terminalHint } from '../../../../supervisor/tools/processes/terminal/hints.js';
 
 // The rules re-expressed from Hermes 0.22.2 (tools/terminal_tool_result.py _interpret_signal_exit,
-// tools/terminal_hints.py, tools/shell_heredoc.py), each checked on the shapes Hermes' own module
+// tools/terminal_hints.py), each checked on the shapes Hermes' own module
 // documents; the fidelity suite compares the same rules with the installed Hermes.
 
 test('signal notes: 128+N for the curated signals, -N as subprocess reports it, none for SIGINT or an ordinary code', () => {
@@ -15,9 +12,6 @@ test('signal notes: 128+N for the curated signals, -N as subprocess reports it, 
   assert.equal(signalExitNote(-9), 'Command terminated by signal 9: SIGKILL — often the kernel OOM killer on memory exhaustion, or an explicit kill -9');
   assert.equal(signalExitNote(-1), 'Command terminated by SIGHUP (signal 1)');
   for (const code of [130, -2, 1, 2, 126, 127, 128, 129, 150]) assert.equal(signalExitNote(code), undefined, String(code));
-  assert.equal(exitCodeMeaning('grep x y', 137, false), undefined, 'before 0.22.2 there are no signal notes');
-  assert.match(exitCodeMeaning('grep x y', 137, true)!, /^Exit code 137 usually means/, 'the signal note comes before the per-command table');
-  assert.equal(exitCodeMeaning('grep x y', 1, true), 'No matches found (not an error)');
 });
 
 test('failure hints: the first output pattern wins, then the exit code; none where the code has a meaning', () => {
@@ -43,24 +37,4 @@ test('masked-success warnings: a failure shape behind a pass-through pipe or an 
   assert.equal(hint('cargo build | tail -5', 'Finished release'), undefined, 'no failure shape');
   assert.equal(hint('cargo build', 'error[E0425]'), undefined, 'nothing masks the status');
   assert.equal(hint('make || exit 1', 'make: *** [all] Error 1'), undefined);
-});
-
-test('heredoc bodies are masked only when provably inert', () => {
-  const py = "python3 - <<'EOF'\nx = 1 & 3\nprint(x)\nEOF";
-  assert.equal(stripInertHeredocBodies(py), "python3 - <<'EOF'\n\n\n");
-  for (const kept of [
-    "bash <<'EOF'\nsleep 1 &\nEOF", // a shell runs the body
-    'cat <<EOF\na & b\nEOF', // an unquoted delimiter: the body expands
-    "cat <<'EOF' | sh\nsleep 1 &\nEOF", // a list operator after the heredoc
-    "python3 - <<'EOF'\nnever terminated &", // no terminator line
-    "echo $(cat <<'E'\nx & y\nE\n)", // inside a substitution
-  ]) {
-    assert.equal(stripInertHeredocBodies(kept), kept, kept);
-  }
-  assert.equal(stripInertHeredocBodies("FOO=1 env /usr/bin/python3.11 - <<-'X'\n\tprint(1 & 2)\n\tX"), "FOO=1 env /usr/bin/python3.11 - <<-'X'\n\n");
-  const newest = new HermesRelease('0.22.2');
-  const oldest = new HermesRelease('0.19.0');
-  assert.equal(foregroundBackgroundGuidance(py, newest), undefined, '0.22.2 runs it');
-  assert.match(foregroundBackgroundGuidance(py, oldest)!, /'&' backgrounding/, '0.19 refuses it');
-  assert.match(foregroundBackgroundGuidance("bash <<'EOF'\nsleep 1 &\nEOF", newest)!, /'&' backgrounding/);
 });
