@@ -5,8 +5,8 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../../shared/package-root.js';
 import { isGatewayError } from '../../shared/errors.js';
-import { admitJob, finishJob, type AdmissionRules } from '../../supervisor/tools/jobs/job-repository.js';
-import { openJobDatabase, type JobDatabase } from '../../supervisor/tools/jobs/database.js';
+import { admitJob, finishJob, type AdmissionRules } from '../../supervisor/tools/jobs/store/index.js';
+import { openJobDatabase, type JobDatabase } from '../../supervisor/tools/jobs/store/index.js';
 import { mulberry32 } from './random.js';
 
 // An admission racer: a separate process that opens the job database and, on a start signal,

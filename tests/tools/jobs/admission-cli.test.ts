@@ -9,9 +9,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { admitJob, finishJob, gateState, hashSecret, pauseAdmission, prepareJob, type AdmissionRules, type Instance } from '../../../supervisor/tools/jobs/job-repository.js';
+import { admitJob, finishJob, gateState, hashSecret, pauseAdmission, prepareJob, type AdmissionRules, type Instance } from '../../../supervisor/tools/jobs/store/index.js';
 import Database from 'better-sqlite3';
-import { MIGRATIONS, openJobDatabase, SCHEMA_VERSION, type JobDatabase } from '../../../supervisor/tools/jobs/database.js';
+import { openJobDatabase, type JobDatabase } from '../../../supervisor/tools/jobs/store/index.js';
+import { OLDER_JOB_SCHEMA, olderJobDatabase } from '../../helpers/job-database.js';
 import { waitFor, within } from '../../helpers/wait.js';
 
 // dist/tests/jobs/admission-cli.test.js -> repo root is three levels up.
@@ -250,12 +251,8 @@ test('snapshot copies an older schema as it is: neither the database nor the cop
   const dir = join(work, `t${++fixtures}`);
   mkdirSync(dir, { mode: 0o700 });
   const path = join(dir, 'jobs.sqlite3');
-  const previous = SCHEMA_VERSION - 1;
-  const old = new Database(path);
-  old.pragma('journal_mode = WAL');
-  for (const step of MIGRATIONS.slice(0, previous)) old.exec(step);
-  old.pragma(`user_version = ${previous}`);
-  old.close();
+  const previous = OLDER_JOB_SCHEMA;
+  olderJobDatabase(path);
   const out = join(dir, 'snap.sqlite3');
   const r = run('snapshot', '--database', path, '--output', out);
   assert.equal(r.status, 0, r.stderr);

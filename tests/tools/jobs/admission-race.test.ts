@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import { ErrorCode, isGatewayError } from '../../../shared/errors.js';
-import { admitJob, finishJob, getJob, prepareJob, type AdmissionRules, type JobRow } from '../../../supervisor/tools/jobs/job-repository.js';
-import { openJobDatabase, type JobDatabase } from '../../../supervisor/tools/jobs/database.js';
+import { admitJob, finishJob, getJob, prepareJob, type AdmissionRules, type JobRow } from '../../../supervisor/tools/jobs/store/index.js';
+import { openJobDatabase, type JobDatabase } from '../../../supervisor/tools/jobs/store/index.js';
 import {
   installInvariantTrigger,
   invariantViolations,

@@ -1,9 +1,8 @@
 import { existsSync, readFileSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { processIsAlive, signalTree } from '../../../shared/proc.js';
-import type { JobDatabase } from './database.js';
-import { finishJob, getJob, type JobRow } from './job-repository.js';
+import { processIsAlive, signalTree } from '../../../../shared/proc.js';
+import { finishJob, getJob, type JobDatabase, type JobRow } from '../store/index.js';
 
 // Releasing an `unknown` job: the one place that decides, with evidence, that nothing of such a job
 // still runs. Both job_cancel (the credential holder) and `hermes-mcp-admission reconcile` (the
@@ -16,7 +15,7 @@ import { finishJob, getJob, type JobRow } from './job-repository.js';
 // tree). The scope is looked up in the cgroup filesystem, read-only, never through systemctl: that
 // would talk to (and could activate) a user manager, and the kernel's view is the one that counts.
 
-/** The slice every job's systemd scope is placed in (runner.ts) and looked up in here. */
+/** The slice every job's systemd scope is placed in (runner/launch.ts) and looked up in here. */
 export const JOB_SLICE = 'hermesjobs.slice';
 const GONE_WAIT_MS = 2000;
 const POLL_MS = 50;

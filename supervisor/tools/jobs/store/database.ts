@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { closeSync, chmodSync, lstatSync, openSync, constants } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
-import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import { ErrorCode, GatewayError } from '../../../../shared/errors.js';
 
 // The job database: one SQLite file (default $HERMES_HOME/gateway-jobs.sqlite3), mode 0600, WAL so
 // status reads never wait for a writer, and a busy timeout so two gateway processes (or the
@@ -15,11 +15,10 @@ import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 export type JobDatabase = Database.Database;
 
 /**
- * Every schema version's step, in order: MIGRATIONS[v] takes a database from version v to v + 1.
- * Kept (and exported) whole, so the schema of any earlier version can be rebuilt from the first
- * steps, as an upgrade test needs.
+ * Every schema version's step, in order: MIGRATIONS[v] takes a database from version v to v + 1,
+ * so a database any earlier gateway left behind is brought up to date one step at a time.
  */
-export const MIGRATIONS: readonly string[] = [
+const MIGRATIONS: readonly string[] = [
   // 1: jobs and the operator admission gate.
   `CREATE TABLE jobs (
      id TEXT PRIMARY KEY,

@@ -1,12 +1,11 @@
 import { closeSync, constants, existsSync, fchmodSync, lstatSync, openSync, readFileSync, unlinkSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import { processIsAlive } from '../../../shared/proc.js';
-import { assertSafePath, openJobDatabase, openJobDatabaseAsIs, type JobDatabase } from './database.js';
-import { OWNER_TOKEN_PATTERN, activeJobs, gateState, jobCounts, liveSignalPauses, pauseAdmission, resumeAdmission, type JobRow } from './job-repository.js';
+import { ErrorCode, GatewayError } from '../../../../shared/errors.js';
+import { processIsAlive } from '../../../../shared/proc.js';
+import { activeJobs, assertSafePath, gateState, jobCounts, liveSignalPauses, openJobDatabase, openJobDatabaseAsIs, OWNER_TOKEN_PATTERN, pauseAdmission, resumeAdmission, type JobDatabase, type JobRow } from '../store/index.js';
 
 // The commands of hermes-mcp-admission (bin/admission.ts parses their arguments): status, drain,
-// resume and snapshot over the job database (reconcile is admission-reconcile.ts). They talk to
+// resume and snapshot over the job database (reconcile is reconcile.ts). They talk to
 // the database directly, never over MCP, so no agent can drain or resume, and share the gate with
 // every gateway process through SQLite: a pause taken here is seen by the next admission anywhere.
 // What they print never includes a token hash, a command or a preparer.

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import type { Completion } from './job-repository.js';
+import type { Completion } from '../store/index.js';
 
 // The record a job's worker writes (atomically, beside the job database) when the command ends,
 // before it reports the end over its channel: if the gateway dies in between, its successor reads

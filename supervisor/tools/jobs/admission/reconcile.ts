@@ -1,17 +1,16 @@
 import { appendFileSync, chmodSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { userInfo } from 'node:os';
-import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import type { JobDatabase } from './database.js';
-import { activeJobs, getJob, type JobRow } from './job-repository.js';
+import { ErrorCode, GatewayError } from '../../../../shared/errors.js';
+import { activeJobs, getJob, type JobDatabase, type JobRow } from '../store/index.js';
 import { releaseUnknownJob, remainsOf } from './unknown-release.js';
 
 // `hermes-mcp-admission reconcile`: the operator's way out when `unknown` jobs (left by a gateway
 // that was killed) hold the host's job capacity and nobody holds their recovery tokens any more.
-// Each one is released exactly as job_cancel releases an unknown job (supervisor/tools/jobs/
-// unknown-release.ts: kill whatever of it remains, and only with nothing left record it
-// `cancelled`), with its own termination reason and one audit line per release. A dry run by
-// default: it shows what --apply would do and changes nothing.
+// Each one is released exactly as job_cancel releases an unknown job (unknown-release.ts: kill
+// whatever of it remains, and only with nothing left record it `cancelled`), with its own
+// termination reason and one audit line per release. A dry run by default: it shows what --apply
+// would do and changes nothing.
 
 export const EXIT_NOT_RELEASED = 1;
 export const RECONCILE_REASON = 'operator_reconciled: released by hermes-mcp-admission reconcile; no process of the job remains';

@@ -1,41 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
-import { settledWithin } from '../../../shared/settle.js';
 import type { Logger } from 'pino';
-import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import { withKeyedLocks } from '../../../shared/keyed-lock.js';
-import { descendantsOf, processIsAlive, processStartTime } from '../../../shared/proc.js';
-import type { ResourceProfile } from '../../../policy/resource-policy.js';
-import type { ProcessRegistry, TrackedProcess } from '../processes/registry.js';
-import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
-import { CgroupLimit } from '../../platform/spawning/cgroup-limits.js';
-import { scopeArgv } from '../../platform/spawning/systemd-scope.js';
-import {
-  admitJob,
-  authorizedJob,
-  cancelPrepared,
-  finishJob,
-  getJob,
-  isFinal,
-  markRunning,
-  recordOutput,
-  recordSignalPause,
-  recordTerminalSize,
-  stmt,
-  requestCancel,
-  sweepJobs,
-  type Instance,
-  type JobRow,
-} from './job-repository.js';
-import { admissionRules, assertHeadroom, reservationFor } from './host-admission.js';
-import { JobChanges } from './job-changes.js';
+import { settledWithin } from '../../../../shared/settle.js';
+import { ErrorCode, GatewayError } from '../../../../shared/errors.js';
+import { withKeyedLocks } from '../../../../shared/keyed-lock.js';
+import { processIsAlive, processStartTime } from '../../../../shared/proc.js';
+import type { ResourceProfile } from '../../../../policy/resource-policy.js';
+import type { ProcessRegistry, TrackedProcess } from '../../processes/registry.js';
+import type { WorkerRuntime } from '../../../platform/spawning/worker-runtime.js';
+import { assertCanStartWork } from '../../../platform/spawning/resource-policy.js';
+import { admissionRules, assertHeadroom, releaseUnknownJob, reservationFor } from '../admission/index.js';
+import { admitJob, authorizedJob, cancelPrepared, finishJob, getJob, isFinal, JobChanges, recordOutput, recordSignalPause, stmt, sweepJobs } from '../store/index.js';
+import type { Instance, JobDatabase, JobRow } from '../store/index.js';
+import { cancelThroughDatabase } from './cancel-elsewhere.js';
+import { launchJob, type LaunchSite } from './launch.js';
 import { LocalJob, type StopReason } from './local-job.js';
 import { enforceOrphanDeadlines, reconcileOrphanJob, reconcileOrphanJobs } from './orphans.js';
-import { JOB_SLICE, releaseUnknownJob } from './unknown-release.js';
-import { assertCanStartWork } from '../../platform/spawning/resource-policy.js';
-import type { JobDatabase } from './database.js';
 
 // Runs admitted jobs and keeps their receipts true.
 //
@@ -81,6 +62,7 @@ export class JobRunner {
   private readonly local = new Map<string, LocalJob>();
   private readonly changes = new JobChanges();
   private readonly exitsDir: string;
+  private readonly site: LaunchSite;
   private timer?: NodeJS.Timeout;
   private ticks = 0;
   private closing = false;
@@ -93,6 +75,7 @@ export class JobRunner {
     private readonly log: Logger,
     readonly now: () => number = Date.now,
   ) {
+    this.site = { db, runtime, processes, log, now };
     this.instance = { id: randomBytes(8).toString('hex'), pid: process.pid, start: processStartTime(process.pid) ?? '0' };
     // Exit records live beside the database: whichever gateway opens it next can read them.
     this.exitsDir = `${runtime.config.jobsDatabase}-exits`;
@@ -152,44 +135,8 @@ export class JobRunner {
   private async launch(job: JobRow, command: string, ownerId: string): Promise<void> {
     const local = new LocalJob(job.id, job.deadline_at ?? Infinity, join(this.exitsDir, `${job.id}.json`), this.limits.jobOutputTailChars, command, { hermesHome: this.runtime.config.hermesHome, cwd: job.workdir });
     this.local.set(job.id, local);
-    const { resources } = this.runtime;
-    const limits = resources.mode === 'enforced' ? resources.policy?.profiles[job.profile as ResourceProfile] : undefined;
-    try {
-      let scope: readonly string[] | undefined;
-      if (limits && resources.enforcement === 'systemd') scope = scopeArgv({ unit: job.unit!, slice: JOB_SLICE, limits });
-      if (limits && resources.enforcement === 'cgroup') local.cgroup = new CgroupLimit(resources.cgroupRoot!, job.unit!, limits);
-      const proc = await this.processes.start(ownerId, command, job.workdir, {
-        persistOnRelease: true,
-        ...(scope ? { scope } : {}),
-        // Moved before the command starts, so everything it spawns is born inside the cgroup.
-        beforeStart: (worker) => {
-          if (local.cgroup && worker.pid) for (const pid of [worker.pid, ...descendantsOf(worker.pid)]) local.cgroup.adopt(pid);
-        },
-        exitFile: local.exitFile,
-        jobId: job.id,
-        // A PTY job's output arrives rendered (workers/pty/): finished lines through onOutput like
-        // any output, the live screen through onScreen. The stored tail is both, so a prompt or a
-        // progress bar's last state is in the receipt, redacted and capped with the rest.
-        ...(job.pty === 1 ? { pty: { cols: job.pty_cols ?? this.limits.ptyDefaultCols, rows: job.pty_rows ?? this.limits.ptyDefaultRows } } : {}),
-        onResize: (size) => recordTerminalSize(this.db, job.id, size, this.now()),
-        onScreen: (screen) => local.onScreen(screen),
-        onOutput: (data) => local.onOutput(data),
-        onExit: (p) => this.onLocalExit(local, p),
-      });
-      local.proc = proc;
-      const pid = proc.worker.pid;
-      const start = pid ? processStartTime(pid) : undefined;
-      markRunning(this.db, job.id, pid && start ? { pid, start } : undefined, this.now());
-      this.log.info({ event: 'job_started', job: job.id, profile: job.profile, enforcement: limits ? resources.enforcement : 'none' }, 'job started');
-      this.changes.notify(job.id);
-    } catch (e) {
-      // Nothing ran (or it died at once): a failed receipt, capacity released.
-      this.local.delete(job.id);
-      local.cgroup?.remove();
-      finishJob(this.db, job.id, { state: 'failed', exitCode: null, signal: null, reason: `launch_failed: ${(e as Error).message}` }, this.now());
-      local.settle();
-      this.changes.notify(job.id);
-    }
+    if (!(await launchJob(this.site, job, command, ownerId, local, (p) => this.onLocalExit(local, p)))) this.local.delete(job.id);
+    this.changes.notify(job.id);
   }
 
   private flush(local: LocalJob): void {
@@ -288,15 +235,7 @@ export class JobRunner {
       return getJob(this.db, id)!;
     }
     if (row.state !== 'unknown' && row.instance_id && row.instance_pid && row.instance_start && processIsAlive(row.instance_pid, row.instance_start)) {
-      // Another live gateway process owns it: ask it through the database and wait a little.
-      requestCancel(this.db, id, now);
-      const until = Date.now() + (this.limits.jobKillGraceSeconds + 5) * 1000;
-      let current = row;
-      while (!isFinal(current.state) && Date.now() < until) {
-        await delay(250);
-        current = getJob(this.db, id) ?? current;
-      }
-      return current;
+      return cancelThroughDatabase(this.db, row, this.limits.jobKillGraceSeconds, now);
     }
     if (row.state !== 'unknown') reconcileOrphanJob(this.db, row, { exitsDir: this.exitsDir, log: this.log, now: this.now() });
     return this.cancelUnknown(id);

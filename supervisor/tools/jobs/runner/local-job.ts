@@ -1,12 +1,12 @@
-import type { TrackedProcess } from '../processes/registry.js';
-import type { CgroupLimit } from '../../platform/spawning/cgroup-limits.js';
-import { redactCommandOutput, type CommandPlace } from '../../../shared/redact.js';
-import { stripAnsi } from '../../../shared/output-cap.js';
-import { styledTwin } from '../../core/styled.js';
+import type { TrackedProcess } from '../../processes/registry.js';
+import type { CgroupLimit } from '../../../platform/spawning/cgroup-limits.js';
+import { stripAnsi } from '../../../../shared/output-cap.js';
+import { storedCommandOutput, type CommandPlace } from '../../../core/result.js';
+import { styledTwin } from '../../../core/styled.js';
 import { completionFromRecord, readExitRecord } from './exit-record.js';
-import type { Completion, ReceiptOutput } from './job-repository.js';
+import type { Completion, ReceiptOutput } from '../store/index.js';
 
-// A job this gateway process runs (runner.ts launches and stops it): its process, the output it
+// A job this gateway process runs (runner.ts and launch.ts start and stop it): its process, the output it
 // has produced so far, how it is being stopped, and what its end makes of the receipt.
 
 /** Extra raw output kept beyond the stored tail, so redaction sees a secret whole before the cut. */
@@ -36,7 +36,7 @@ export class LocalJob {
     readonly exitFile: string,
     /** How much of the output the receipt keeps (limits.jobOutputTailChars). */
     private readonly tailChars: number,
-    /** The job's command: which mode its output is redacted in (shared/redact/commands.ts). */
+    /** The job's command: which mode its output is redacted in (core/result.ts storedCommandOutput). */
     readonly command = '',
     /** The gateway's HERMES_HOME (its config.yaml is a secret-bearing file a command may print) and the job's workdir (where its relative operands are). */
     private readonly place: CommandPlace = {},
@@ -75,7 +75,7 @@ export class LocalJob {
    */
   receiptOutput(): ReceiptOutput {
     const raw = this.tail + this.screen;
-    const text = redactCommandOutput(stripAnsi(raw), this.command, this.place);
+    const text = storedCommandOutput(stripAnsi(raw), this.command, this.place);
     const tail = text.slice(-this.tailChars);
     return { tail, styled: styledTwin(raw, tail) ?? null, bytes: this.bytes + Buffer.byteLength(this.screen), truncated: this.dropped || tail.length < text.length };
   }

@@ -1,10 +1,10 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { processIsAlive, signalTree } from '../../../shared/proc.js';
+import { processIsAlive, signalTree } from '../../../../shared/proc.js';
 import { completionFromRecord, readExitRecord } from './exit-record.js';
-import type { JobDatabase } from './database.js';
-import { activeJobs, finishJob, type Completion, type Instance, type JobRow } from './job-repository.js';
+import type { JobDatabase } from '../store/index.js';
+import { activeJobs, finishJob, type Completion, type Instance, type JobRow } from '../store/index.js';
 
 // Jobs whose gateway process is gone (killed, crashed, restarted). Their outcome is recovered from
 // the exit record the job's worker wrote beside the database when it got that far; otherwise the

@@ -1,14 +1,14 @@
-import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import type { Limits } from '../../../shared/limits.js';
-import { memAvailableBytes } from '../../../shared/proc.js';
-import { sizeBytes, type ResourceProfile } from '../../../policy/resource-policy.js';
-import type { ResourceState } from '../../platform/spawning/resource-policy.js';
-import type { AdmissionRules } from './job-repository.js';
+import { ErrorCode, GatewayError } from '../../../../shared/errors.js';
+import type { Limits } from '../../../../shared/limits.js';
+import { memAvailableBytes } from '../../../../shared/proc.js';
+import { sizeBytes, type ResourceProfile } from '../../../../policy/resource-policy.js';
+import type { ResourceState } from '../../../platform/spawning/resource-policy.js';
+import type { AdmissionRules } from '../store/index.js';
 
 // What the host resource policy in force adds to job admission: the memory a profile reserves,
 // the one-heavy and memory-budget rules, and the host headroom check made just before the admission
 // transaction. One-heavy admission and memory reservations are host protections: they apply when
-// the policy is enforced; development mode keeps the legacy count/workspace quotas only.
+// the policy is enforced; development mode keeps only the count and workspace quotas.
 
 function enforcedPolicy(resources: ResourceState) {
   return resources.mode === 'enforced' ? resources.policy : undefined;

@@ -1,0 +1,18 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { getJob, isFinal, requestCancel, type JobDatabase, type JobRow } from '../store/index.js';
+
+/**
+ * Cancels a job another live gateway process runs: the request is recorded in the database, where
+ * that process's maintenance loop finds it and stops the job (TERM, then KILL after the grace
+ * period); the receipt is read back until it is final or the grace (plus a margin) has passed.
+ */
+export async function cancelThroughDatabase(db: JobDatabase, row: JobRow, killGraceSeconds: number, now: number): Promise<JobRow> {
+  requestCancel(db, row.id, now);
+  const until = Date.now() + (killGraceSeconds + 5) * 1000;
+  let current = row;
+  while (!isFinal(current.state) && Date.now() < until) {
+    await delay(250);
+    current = getJob(db, row.id) ?? current;
+  }
+  return current;
+}
