@@ -11,7 +11,7 @@ import { mulberry32 } from './random.js';
 
 // An admission racer: a separate process that opens the job database and, on a start signal,
 // admits pre-prepared jobs as fast as it can. It checks nothing itself: it counts what admitJob
-// said and prints one JSON line. The parent (tests/tools/jobs/admission-race.test.ts, bench/admission.ts)
+// said and prints one JSON line. The parent (tests/tools/jobs/store/admission.test.ts, bench/admission.ts)
 // judges the database afterwards.
 //
 //   node dist/tests/helpers/admission-racer.js <config.json>

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { descendantsOf } from '../../../shared/proc.js';
 import type { CallContext } from '../../../supervisor/core/tool-types.js';
 import { loadConfig } from '../../../supervisor/platform/config.js';
-import { ExecuteCodePool } from '../../../supervisor/tools/execute-code/execute-code.js';
+import { ExecuteCodePool } from '../../../supervisor/tools/execute-code/index.js';
 import { createWorkerRuntime, type WorkerRuntime } from '../../../supervisor/platform/spawning/worker-runtime.js';
 import { isNamespaceInit } from '../../helpers/escapees.js';
 import { tempDirs } from '../../helpers/temp.js';

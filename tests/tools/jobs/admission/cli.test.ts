@@ -6,18 +6,16 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { admitJob, finishJob, gateState, hashSecret, pauseAdmission, prepareJob, type AdmissionRules, type Instance } from '../../../supervisor/tools/jobs/store/index.js';
+import { admitJob, finishJob, gateState, hashSecret, pauseAdmission, prepareJob, type AdmissionRules, type Instance } from '../../../../supervisor/tools/jobs/store/index.js';
 import Database from 'better-sqlite3';
-import { openJobDatabase, type JobDatabase } from '../../../supervisor/tools/jobs/store/index.js';
-import { OLDER_JOB_SCHEMA, olderJobDatabase } from '../../helpers/job-database.js';
-import { waitFor, within } from '../../helpers/wait.js';
+import { openJobDatabase, type JobDatabase } from '../../../../supervisor/tools/jobs/store/index.js';
+import { OLDER_JOB_SCHEMA, olderJobDatabase } from '../../../helpers/job-database.js';
+import { packageRoot } from '../../../../shared/package-root.js';
+import { waitFor, within } from '../../../helpers/wait.js';
 
-// dist/tests/jobs/admission-cli.test.js -> repo root is three levels up.
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..');
-const cli = join(repoRoot, 'dist', 'bin', 'admission.js');
+const cli = join(packageRoot(), 'dist', 'bin', 'admission.js');
 const work = mkdtempSync(join(tmpdir(), 'hermes-admission-cli-'));
 const open: JobDatabase[] = [];
 after(() => {

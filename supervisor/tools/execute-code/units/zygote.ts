@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { maxFrameBytes } from '../../../shared/worker-protocol/caps.js';
-import type { ZygoteProtocol } from '../../../shared/worker-protocol/zygote.js';
-import { WORKER_TAG_VAR } from '../../../shared/proc.js';
+import { maxFrameBytes } from '../../../../shared/worker-protocol/caps.js';
+import type { ZygoteProtocol } from '../../../../shared/worker-protocol/zygote.js';
+import { WORKER_TAG_VAR } from '../../../../shared/proc.js';
 import { UnitConnectionServer } from './unit-connections.js';
-import type { WorkerProcess } from '../../platform/spawning/worker-process.js';
-import { removeDir, stageZygoteCode, type WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
-import { ZygoteUnit } from './zygote-unit.js';
+import type { WorkerProcess } from '../../../platform/spawning/worker-process.js';
+import { removeDir, stageZygoteCode, type WorkerRuntime } from '../../../platform/spawning/worker-runtime.js';
+import { ForkedUnit } from './forked-unit.js';
 
 // The unit zygote: one long-lived, warm Python process per gateway (workers/execute/zygote.py,
 // under `setpriv --pdeathsig KILL`, so it dies with the gateway) that forks execute_code units on
@@ -17,12 +17,12 @@ import { ZygoteUnit } from './zygote-unit.js';
 // The gateway talks to the zygote with frames on its fd 3 (spawn, kill / ready, unavailable,
 // exit); the units connect back to this gateway's private unit socket (unit-connections.ts). If
 // the zygote dies, every unit it holds dies with it (parent-death signals all the way down) and is
-// reported ended; the next unit starts a new zygote (units.ts).
+// reported ended; the next unit starts a new zygote (index.ts).
 
-export class UnitZygote {
+export class Zygote {
   /** Settles once the zygote can fork units (rejects with the reason it cannot). */
   readonly ready: Promise<void>;
-  private readonly units = new Map<string, ZygoteUnit>();
+  private readonly units = new Map<string, ForkedUnit>();
   private readonly dir: string;
   private server?: UnitConnectionServer;
   private worker?: WorkerProcess<ZygoteProtocol>;
@@ -91,11 +91,11 @@ export class UnitZygote {
    * A new unit: `cwd`, and `env` on top of the zygote's own environment (the scrubbed one every
    * unit gets). Call once `ready` has resolved.
    */
-  fork(options: { cwd: string; env: Record<string, string>; onFailure?: (reason: string) => void }): ZygoteUnit {
+  fork(options: { cwd: string; env: Record<string, string>; onFailure?: (reason: string) => void }): ForkedUnit {
     const { limits } = this.runtime.config;
     const id = randomBytes(8).toString('hex');
     const token = randomBytes(32).toString('base64url');
-    const unit = new ZygoteUnit(
+    const unit = new ForkedUnit(
       {
         forget: (unitId) => this.server?.forget(unitId),
         killHolder: (unitId) => this.worker?.send({ type: 'kill', id: unitId }),

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test, type TestContext } from 'node:test';
-import { ErrorCode, isGatewayError } from '../../../shared/errors.js';
-import { admitJob, finishJob, getJob, prepareJob, type AdmissionRules, type JobRow } from '../../../supervisor/tools/jobs/store/index.js';
-import { openJobDatabase, type JobDatabase } from '../../../supervisor/tools/jobs/store/index.js';
+import { ErrorCode, isGatewayError } from '../../../../shared/errors.js';
+import { admitJob, finishJob, getJob, prepareJob, type AdmissionRules, type JobRow } from '../../../../supervisor/tools/jobs/store/index.js';
+import { openJobDatabase, type JobDatabase } from '../../../../supervisor/tools/jobs/store/index.js';
 import {
   installInvariantTrigger,
   invariantViolations,
@@ -16,8 +16,8 @@ import {
   type RacerJob,
   type RacerResult,
   type RunningRacer,
-} from '../../helpers/admission-racer.js';
-import { within } from '../../helpers/wait.js';
+} from '../../../helpers/admission-racer.js';
+import { within } from '../../../helpers/wait.js';
 
 // Admission under real contention: two separate processes (tests/helpers/admission-racer.ts) admit
 // the same prepared jobs against one SQLite file at the same instant. The racers only count; this

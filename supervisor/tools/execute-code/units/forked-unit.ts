@@ -1,17 +1,17 @@
 import { PassThrough, type Writable } from 'node:stream';
 import type { Socket } from 'node:net';
-import { signalName } from '../../../shared/proc.js';
-import { encodeFrame, type Frame } from '../../../shared/worker-protocol/frame.js';
-import { executeUnitProtocol, type ExecuteUnitProtocol } from '../../../shared/worker-protocol/execute.js';
-import { messageDecoder, type ReplyTo, type RequestBody, type RequestType } from '../../../shared/worker-protocol/protocol.js';
-import { PendingRequests } from '../../../shared/worker-protocol/requests.js';
-import type { UnitHelloMessage } from '../../../shared/worker-protocol/zygote.js';
+import { signalName } from '../../../../shared/proc.js';
+import { encodeFrame, type Frame } from '../../../../shared/worker-protocol/frame.js';
+import { executeUnitProtocol, type ExecuteUnitProtocol } from '../../../../shared/worker-protocol/execute.js';
+import { messageDecoder, type ReplyTo, type RequestBody, type RequestType } from '../../../../shared/worker-protocol/protocol.js';
+import { PendingRequests } from '../../../../shared/worker-protocol/requests.js';
+import type { UnitHelloMessage } from '../../../../shared/worker-protocol/zygote.js';
 import type { ExecuteUnit } from './unit.js';
 import type { UnitConnectionKind } from './unit-connections.js';
-import { firstMessage, type WorkerExit } from '../../platform/spawning/worker-process.js';
+import { firstMessage, type WorkerExit } from '../../../platform/spawning/worker-process.js';
 
 // One execute_code unit forked by the unit zygote (workers/execute/zygote.py), seen through the
-// same surface a spawned unit's WorkerProcess offers execute-code.ts: frames, the script's stdio,
+// same surface a spawned unit's WorkerProcess offers the pool (pool.ts): frames, the script's stdio,
 // exit, kill. The unit reaches the gateway over three connections it makes itself
 // (unit-connections.ts); until they arrive, the script's stdio are buffered in pass-through streams,
 // so the caller can use them at once, as it would a spawned process's pipes.
@@ -34,7 +34,7 @@ interface UnitHost {
 
 type UnitMessage = ExecuteUnitProtocol['fromWorker'];
 
-interface ZygoteUnitOptions {
+interface ForkedUnitOptions {
   id: string;
   token: string;
   maxFrameBytes: number;
@@ -44,7 +44,7 @@ interface ZygoteUnitOptions {
   onFailure?: (reason: string) => void;
 }
 
-export class ZygoteUnit implements ExecuteUnit {
+export class ForkedUnit implements ExecuteUnit {
   readonly exited: Promise<WorkerExit>;
   private resolveExit!: (exit: WorkerExit) => void;
   private readonly io = { stdin: new PassThrough(), stdout: new PassThrough(), stderr: new PassThrough() };
@@ -63,7 +63,7 @@ export class ZygoteUnit implements ExecuteUnit {
 
   constructor(
     private readonly host: UnitHost,
-    private readonly options: ZygoteUnitOptions,
+    private readonly options: ForkedUnitOptions,
   ) {
     this.exited = new Promise((resolve) => (this.resolveExit = resolve));
   }

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { startRpcServer, type RpcServerOptions } from '../../../../supervisor/tools/execute-code/rpc-server.js';
+import { startRpcServer, type RpcServerOptions } from '../../../../supervisor/tools/execute-code/rpc/index.js';
 
 function tempDir(t: { after(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'hx-rpc-'));

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { openJobDatabase, SCHEMA_VERSION } from '../../../supervisor/tools/jobs/store/index.js';
-import { getJob, hashSecret, prepareJob } from '../../../supervisor/tools/jobs/store/index.js';
-import { tempDirs } from '../../helpers/temp.js';
+import { openJobDatabase, SCHEMA_VERSION } from '../../../../supervisor/tools/jobs/store/index.js';
+import { getJob, hashSecret, prepareJob } from '../../../../supervisor/tools/jobs/store/index.js';
+import { tempDirs } from '../../../helpers/temp.js';
 
 // PTY jobs added columns to the job database (schema 3). A database an older gateway left behind
 // (schema 2) is migrated in place: its jobs read as plain ones and an idempotency key recorded then

@@ -1,8 +1,11 @@
-import { UnitZygote } from './unit-zygote.js';
+import { Zygote } from './zygote.js';
 import type { ExecuteUnit } from './unit.js';
-import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
 
-// Where execute_code units come from. Forked by the unit zygote (unit-zygote.ts) whenever that
+export type { ExecuteUnit } from './unit.js';
+import type { HermesRelease } from '../../../platform/hermes/release.js';
+import type { WorkerRuntime } from '../../../platform/spawning/worker-runtime.js';
+
+// Where execute_code units come from. Forked by the unit zygote (zygote.ts) whenever that
 // gives every guarantee a spawned unit has; otherwise spawned one by one, as
 // `setpriv ... unshare ... python3 unit.py` under the host's isolation prefix:
 //
@@ -32,15 +35,27 @@ function zygoteRefusal(runtime: WorkerRuntime): string | undefined {
   return undefined;
 }
 
+/**
+ * What hermes_tools' signatures follow of the Hermes the gateway fronts, as that Hermes'
+ * generate_hermes_tools_module writes them (tools/code_execution_tool.py): read_file's default
+ * limit, and whether search_files takes `order`.
+ */
+export function stubSignatures(release: HermesRelease): Record<string, string> {
+  return {
+    HERMES_MCP_STUB_READ_FILE_LIMIT: release.has('readFileDefaultLimit2000') ? '2000' : '500',
+    ...(release.has('searchFilesOrder') ? { HERMES_MCP_STUB_SEARCH_ORDER: 'discovery' } : {}),
+  };
+}
+
 export class ExecuteUnitSource {
-  private zygote?: UnitZygote;
+  private zygote?: Zygote;
   /** Why units are spawned one by one from now on (undefined: the zygote is used). */
   private zygoteOff?: string;
   private closed = false;
 
   /**
-   * `stub`: what hermes_tools' signatures follow of the Hermes fronted (execute-code.ts
-   * stubSignatures). hermes_tools reads it once, where it is imported (the zygote, or a spawned
+   * `stub`: what hermes_tools' signatures follow of the Hermes fronted (stubSignatures
+   * below). hermes_tools reads it once, where it is imported (the zygote, or a spawned
    * unit's script process), and removes it before any script runs; so a forked unit never gets it.
    */
   constructor(
@@ -63,9 +78,9 @@ export class ExecuteUnitSource {
     return this.runtime.spawnWorker('execute-unit', { cwd: options.cwd, env: { ...env, ...this.stub } });
   }
 
-  private async readyZygote(): Promise<UnitZygote | undefined> {
+  private async readyZygote(): Promise<Zygote | undefined> {
     if (this.zygoteOff !== undefined || this.closed) return undefined;
-    if (!this.zygote?.alive) this.zygote = new UnitZygote(this.runtime, { ...unitPythonEnv(this.runtime), ...this.stub });
+    if (!this.zygote?.alive) this.zygote = new Zygote(this.runtime, { ...unitPythonEnv(this.runtime), ...this.stub });
     const zygote = this.zygote;
     try {
       await zygote.ready;

@@ -4,10 +4,10 @@ import { statSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { UnitConnectionServer } from '../../../supervisor/tools/execute-code/unit-connections.js';
-import { ZygoteUnit } from '../../../supervisor/tools/execute-code/zygote-unit.js';
-import { tempDirs } from '../../helpers/temp.js';
-import { waitFor, within } from '../../helpers/wait.js';
+import { UnitConnectionServer } from '../../../../supervisor/tools/execute-code/units/unit-connections.js';
+import { ForkedUnit } from '../../../../supervisor/tools/execute-code/units/forked-unit.js';
+import { tempDirs } from '../../../helpers/temp.js';
+import { waitFor, within } from '../../../helpers/wait.js';
 
 // The socket zygote-forked execute_code units connect back on: a connection is handed to its unit
 // only with the unit's id and one-time token, once per kind, and only while the unit is expected;
@@ -25,9 +25,9 @@ after(async () => {
   temp.removeAll();
 });
 
-function newUnit(): ZygoteUnit {
+function newUnit(): ForkedUnit {
   const id = randomBytes(8).toString('hex');
-  const unit = new ZygoteUnit(
+  const unit = new ForkedUnit(
     { forget: (unitId) => server.forget(unitId), killHolder: () => {}, unresponsive: () => {} },
     { id, token: randomBytes(32).toString('base64url'), maxFrameBytes: 1 << 20, reapGraceMs: 1000 },
   );
@@ -50,7 +50,7 @@ async function closedByGateway(bytes: Buffer | string, keep?: (socket: Socket) =
   return closed;
 }
 
-const preamble = (kind: string, unit: ZygoteUnit, token = unit.token) => `${kind}${unit.id}${token}`;
+const preamble = (kind: string, unit: ForkedUnit, token = unit.token) => `${kind}${unit.id}${token}`;
 
 test('the socket is private to the gateway user', () => {
   assert.equal(statSync(server.path).mode & 0o777, 0o600);

@@ -1,14 +1,14 @@
 import type { Readable, Writable } from 'node:stream';
-import type { ExecuteUnitProtocol } from '../../../shared/worker-protocol/execute.js';
-import type { ReplyTo, RequestBody, RequestType } from '../../../shared/worker-protocol/protocol.js';
-import type { WorkerExit } from '../../platform/spawning/worker-process.js';
+import type { ExecuteUnitProtocol } from '../../../../shared/worker-protocol/execute.js';
+import type { ReplyTo, RequestBody, RequestType } from '../../../../shared/worker-protocol/protocol.js';
+import type { WorkerExit } from '../../../platform/spawning/worker-process.js';
 
 // The one interface both kinds of execute_code unit implement (a unit forked by the zygote,
-// zygote-unit.ts, and a unit spawned on its own, units.ts), apart from where they come from.
+// forked-unit.ts, and a unit spawned on its own, index.ts), apart from where they come from.
 
 type UnitMessage = ExecuteUnitProtocol['fromWorker'];
 
-/** A running execute_code unit: what execute-code.ts uses of it, whichever way it was made. */
+/** A running execute_code unit: what the pool (pool.ts) uses of it, whichever way it was made. */
 export interface ExecuteUnit {
   readonly exited: Promise<WorkerExit>;
   /** The unit's init as the gateway sees it (undefined until known). */

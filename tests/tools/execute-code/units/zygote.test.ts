@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { loadConfig } from '../../../supervisor/platform/config.js';
-import { UnitZygote } from '../../../supervisor/tools/execute-code/unit-zygote.js';
-import { WorkerProcess } from '../../../supervisor/platform/spawning/worker-process.js';
-import { createWorkerRuntime, type SpawnOptions, type WorkerEntry, type WorkerProtocols, type WorkerRuntime } from '../../../supervisor/platform/spawning/worker-runtime.js';
-import { zygoteProtocol, type ZygoteProtocol } from '../../../shared/worker-protocol/zygote.js';
-import { tempDirs } from '../../helpers/temp.js';
-import { within } from '../../helpers/wait.js';
-import { parentOf } from '../../helpers/procfs.js';
+import { loadConfig } from '../../../../supervisor/platform/config.js';
+import { Zygote } from '../../../../supervisor/tools/execute-code/units/zygote.js';
+import { WorkerProcess } from '../../../../supervisor/platform/spawning/worker-process.js';
+import { createWorkerRuntime, type SpawnOptions, type WorkerEntry, type WorkerProtocols, type WorkerRuntime } from '../../../../supervisor/platform/spawning/worker-runtime.js';
+import { zygoteProtocol, type ZygoteProtocol } from '../../../../shared/worker-protocol/zygote.js';
+import { tempDirs } from '../../../helpers/temp.js';
+import { within } from '../../../helpers/wait.js';
+import { parentOf } from '../../../helpers/procfs.js';
 
 // Without root the unit zygote cannot make a PID namespace itself: each unit gets a holder that
 // unshares a user namespace (root mapped to the gateway's uid, setgroups denied, as
@@ -56,7 +56,7 @@ test('as a non-root user, every unit gets a holder and a user namespace of its o
       return zygoteProcess as unknown as WorkerProcess<WorkerProtocols[E]>;
     },
   };
-  const zygote = new UnitZygote(runtime, { PYTHONDONTWRITEBYTECODE: '1' });
+  const zygote = new Zygote(runtime, { PYTHONDONTWRITEBYTECODE: '1' });
   try {
     await within(zygote.ready, 15_000, 'the zygote');
     chmodSync(join(dir, 'units.sock'), 0o666);
