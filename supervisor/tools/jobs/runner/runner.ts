@@ -10,10 +10,10 @@ import type { ResourceProfile } from '../../../../policy/resource-policy.js';
 import type { ProcessRegistry, TrackedProcess } from '../../processes/registry.js';
 import type { WorkerRuntime } from '../../../platform/spawning/worker-runtime.js';
 import { assertCanStartWork } from '../../../platform/spawning/resource-policy.js';
-import { admissionRules, assertHeadroom, releaseUnknownJob, reservationFor } from '../admission/index.js';
-import { admitJob, authorizedJob, cancelPrepared, finishJob, getJob, isFinal, JobChanges, recordOutput, recordSignalPause, stmt, sweepJobs } from '../store/index.js';
+import { admissionRules, assertHeadroom, reservationFor } from '../admission/index.js';
+import { admitJob, authorizedJob, cancelPrepared, cancelRequestsFor, finishJob, getJob, isFinal, JobChanges, recordOutput, recordSignalPause, sweepJobs } from '../store/index.js';
 import type { Instance, JobDatabase, JobRow } from '../store/index.js';
-import { cancelThroughDatabase } from './cancel-elsewhere.js';
+import { cancelThroughDatabase, cancelUnknown } from './remote-cancel.js';
 import { launchJob, type LaunchSite } from './launch.js';
 import { LocalJob, type StopReason } from './local-job.js';
 import { enforceOrphanDeadlines, reconcileOrphanJob, reconcileOrphanJobs } from './orphans.js';
@@ -238,21 +238,9 @@ export class JobRunner {
       return cancelThroughDatabase(this.db, row, this.limits.jobKillGraceSeconds, now);
     }
     if (row.state !== 'unknown') reconcileOrphanJob(this.db, row, { exitsDir: this.exitsDir, log: this.log, now: this.now() });
-    return this.cancelUnknown(id);
-  }
-
-  /**
-   * An `unknown` job is released only with evidence: any process left of it is killed first, and
-   * only when none remains does it become `cancelled` (never `succeeded`).
-   */
-  private async cancelUnknown(id: string): Promise<JobRow> {
-    const { row } = await releaseUnknownJob(this.db, id, {
-      now: this.now(),
-      reason: 'cancelled_after_unknown: no process of the job remains',
-      ...(this.runtime.config.cgroupRoot ? { cgroupRoot: this.runtime.config.cgroupRoot } : {}),
-    });
+    const released = await cancelUnknown(this.db, id, this.now(), this.runtime.config.cgroupRoot);
     this.changes.notify(id);
-    return row;
+    return released;
   }
 
   // ---- maintenance and reconciliation ----------------------------------------------------------
@@ -261,9 +249,7 @@ export class JobRunner {
   tick(full = this.ticks++ % RECONCILE_EVERY_TICKS === 0): void {
     try {
       const now = this.now();
-      const cancelRequested = new Set(
-        (stmt(this.db, `SELECT id FROM jobs WHERE cancel_requested = 1 AND instance_id = ? AND state IN ('starting','running')`).all(this.instance.id) as Array<{ id: string }>).map((r) => r.id),
-      );
+      const cancelRequested = cancelRequestsFor(this.db, this.instance);
       for (const local of this.local.values()) {
         this.flush(local);
         if (cancelRequested.has(local.id)) this.stop(local, 'cancelled');

@@ -1,5 +1,5 @@
 import type { JobDatabase } from './database.js';
-import { ACTIVE_SQL, FINAL_SQL, stmt, type JobState } from './rows.js';
+import { ACTIVE_SQL, FINAL_SQL, stmt, type Instance, type JobState } from './rows.js';
 
 // What happens to an admitted job's receipt: it runs, its output and window size are recorded, it
 // ends (once: a final receipt is never rewritten), a cancel is asked for, and old receipts go.
@@ -70,6 +70,12 @@ export function finishJob(db: JobDatabase, id: string, c: Completion, now: numbe
 
 export function requestCancel(db: JobDatabase, id: string, now: number): void {
   stmt(db, 'UPDATE jobs SET cancel_requested = 1, updated_at = ? WHERE id = ?').run(now, id);
+}
+
+/** The jobs `instance` runs whose cancel was asked for through another gateway process (requestCancel). */
+export function cancelRequestsFor(db: JobDatabase, instance: Instance): Set<string> {
+  const rows = stmt(db, `SELECT id FROM jobs WHERE cancel_requested = 1 AND instance_id = ? AND state IN ('starting','running')`).all(instance.id) as Array<{ id: string }>;
+  return new Set(rows.map((r) => r.id));
 }
 
 /** A prepared job cancelled before it ever started: final at once, payload gone. */

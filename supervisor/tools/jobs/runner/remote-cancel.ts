@@ -1,5 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { releaseUnknownJob } from '../admission/index.js';
 import { getJob, isFinal, requestCancel, type JobDatabase, type JobRow } from '../store/index.js';
+
+// Cancelling a job this gateway process does not run: another live process runs it, or nothing
+// does any more and it is (or becomes) `unknown`.
 
 /**
  * Cancels a job another live gateway process runs: the request is recorded in the database, where
@@ -15,4 +19,13 @@ export async function cancelThroughDatabase(db: JobDatabase, row: JobRow, killGr
     current = getJob(db, row.id) ?? current;
   }
   return current;
+}
+
+/**
+ * An `unknown` job is released only with evidence: any process left of it is killed first, and
+ * only when none remains does it become `cancelled` (never `succeeded`).
+ */
+export async function cancelUnknown(db: JobDatabase, id: string, now: number, cgroupRoot: string | undefined): Promise<JobRow> {
+  const { row } = await releaseUnknownJob(db, id, { now, reason: 'cancelled_after_unknown: no process of the job remains', ...(cgroupRoot ? { cgroupRoot } : {}) });
+  return row;
 }
