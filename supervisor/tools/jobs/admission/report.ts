@@ -1,6 +1,5 @@
 import type { Limits } from '../../../../shared/limits.js';
 import type { ResourceState } from '../../../platform/spawning/resource-policy.js';
-import type { JobRunner } from '../runner/index.js';
 import { gateState, jobCounts, type JobDatabase } from '../store/index.js';
 
 // /readyz.job_admission: whether fresh jobs can start on this gateway process, and every reason
@@ -12,7 +11,8 @@ export interface AdmissionFacts {
   resources: ResourceState;
   limits: Limits;
   db?: JobDatabase;
-  runner?: JobRunner;
+  /** The runner on this gateway process: its signal pause and the jobs it runs. */
+  runner?: { readonly signalPaused: boolean; readonly activeLocal: number };
   /** Why the job store is not open. */
   storeError?: string;
   /** The operator's admission command, as the advice names it. */
