@@ -1,4 +1,4 @@
-// Job admission benchmark on one fresh SQLite job database (supervisor/tools/jobs/database.ts), with the
+// Job admission benchmark on one fresh SQLite job database (supervisor/tools/jobs/store/database.ts), with the
 // admitting done by separate processes (tests/helpers/admission-racer.ts), as two gateway
 // processes would:
 //
@@ -26,8 +26,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { launchGateway, nodeFlags, started } from './launch.js';
-import { authorizedJob, nestedPaths, prepareJob, type AdmissionRules } from '../supervisor/tools/jobs/job-repository.js';
-import { openJobDatabase, type JobDatabase } from '../supervisor/tools/jobs/database.js';
+import { authorizedJob, nestedPaths, openJobDatabase, prepareJob, type AdmissionRules, type JobDatabase } from '../supervisor/tools/jobs/store/index.js';
 import {
   installInvariantTrigger,
   invariantViolations,

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // hermes-mcp-admission: the operator's handle on the job admission gate, for maintenance windows.
 // This file parses the arguments and prints the usage; the commands are supervisor/tools/jobs/
-// admission-cli.ts (status, drain, resume, snapshot) and admission-reconcile.ts (reconcile).
+// admission/cli.ts (status, drain, resume, snapshot) and admission/reconcile.ts (reconcile).
 //
 // Exit codes: 0 done; 1 refused or failed (stderr says `CODE: message`); 2 usage error;
 // 3 drain timed out, with admission left paused (fail closed: the operator decides what next).
@@ -11,8 +11,7 @@ import { ErrorCode, isGatewayError } from '../shared/errors.js';
 import { loadLimits } from '../shared/limits.js';
 import { defaultJobsDatabase } from '../supervisor/platform/config.js';
 import { gatewayEnvironment } from '../supervisor/platform/environment.js';
-import { drain, EXIT_FAILED, EXIT_USAGE, ownerToken, resume, runOnJobDatabase, snapshot, status, UsageError, type AdmissionRun } from '../supervisor/tools/jobs/admission-cli.js';
-import { reconcile } from '../supervisor/tools/jobs/admission-reconcile.js';
+import { drain, EXIT_FAILED, EXIT_USAGE, ownerToken, reconcile, resume, runOnJobDatabase, snapshot, status, UsageError, type AdmissionRun } from '../supervisor/tools/jobs/admission/index.js';
 
 const COMMON = '[--database PATH] [--json]';
 const USAGE: Record<string, string> = {

@@ -2,8 +2,8 @@ import { defineProtocol, type ReadyMessage } from './protocol.js';
 
 // The execute_code unit zygote (workers/execute/zygote.py, which mirrors these types by hand): one
 // warm Python per gateway that forks units on request. 'spawn' forks a unit that connects back to
-// the gateway's unit socket with its token (supervisor/tools/execute-code/unit-connections.ts) and then
-// speaks the execute unit protocol there (execute.ts, after one `hello` frame carrying its pid);
+// the gateway's unit socket with its token (supervisor/tools/execute-code/units/unit-connections.ts)
+// and then speaks the execute unit protocol there (execute.ts, after one `hello` frame carrying its pid);
 // 'kill' SIGKILLs a unit's first process if the zygote has not reaped it yet; 'shutdown' (or EOF)
 // kills every unit still held and exits. The zygote answers 'ready' once it has checked that it can
 // make units on this host, else 'unavailable' with the reason; 'exit' reports a reaped unit.

@@ -32,6 +32,7 @@ export function fileReadOutcome(structured: Record<string, unknown>, options: { 
 // Which mode a command's output gets (an environment dump, a read of a secret-bearing file, or
 // code) is decided in shared/redact/commands.ts.
 export { isEnvDumpCommand } from '../../shared/redact.js';
+export type { CommandPlace } from '../../shared/redact.js';
 
 /** A command's output inside a `command-output` result, with the command that printed it. */
 export class CommandOutput {
@@ -54,6 +55,17 @@ export class CommandOutput {
  */
 export function commandOutput(text: string, command: string, place: CommandPlace = {}): CommandOutput {
   return new CommandOutput(text, command, place);
+}
+
+/**
+ * What `command` printed, kept beyond its call: a job's receipt tail, stored in the job database
+ * and read back by later calls. Redacted once, as it is stored, as a commandOutput() in a
+ * `command-output` result is (redact_terminal_output for that command), so the record at rest holds
+ * nothing a result would mask. The handler states what the text is and where the command ran; the
+ * job tools' results are then redacted in their own (default) mode like any other.
+ */
+export function storedCommandOutput(text: string, command: string, place: CommandPlace = {}): string {
+  return redactCommandOutput(text, command, place);
 }
 
 /**

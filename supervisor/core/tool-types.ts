@@ -95,7 +95,9 @@ export interface ToolOutcome {
  *   as `redact_terminal_output` shows it (the ENV pass only when the command prints the
  *   environment), every other string as code: terminal, process_manage.
  * Every mode but `output` is applied as soon as the handler returns, so a nested call (execute_code's
- * hermes_tools) gets the same redacted value.
+ * hermes_tools) gets the same redacted value. A command's output kept beyond its call (a job's
+ * receipt tail) is redacted as it is stored, by `storedCommandOutput` (core/result.ts), in the
+ * `command-output` mode's rule for command output.
  */
 export type ResultRedaction = 'output' | 'code-file' | 'file-read' | 'command-output';
 

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { GatewayConfig } from '../platform/config.js';
-import { assertSafePath, SCHEMA_VERSION } from '../tools/jobs/database.js';
+import { assertSafePath, SCHEMA_VERSION } from '../tools/jobs/store/index.js';
 import type { ResourceState } from '../platform/spawning/resource-policy.js';
 import type { DoctorCheck } from './report.js';
 import { passphraseFileProblem } from '../http/auth/consent.js';

@@ -5,8 +5,9 @@ import { dirname, join } from 'node:path';
 import { after, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { packageRoot } from '../../shared/package-root.js';
-import { MIGRATIONS, SCHEMA_VERSION } from '../../supervisor/tools/jobs/database.js';
-import { prepareJob } from '../../supervisor/tools/jobs/job-repository.js';
+import { SCHEMA_VERSION } from '../../supervisor/tools/jobs/store/index.js';
+import { OLDER_JOB_SCHEMA, olderJobDatabase } from '../helpers/job-database.js';
+import { prepareJob } from '../../supervisor/tools/jobs/store/index.js';
 import { authCli } from '../helpers/auth.js';
 import { makeHermesHome, optionalComponents, viaBridge } from '../helpers/gateway.js';
 import { openSession, waitForFinal, workdirIn, type JobCredential } from '../helpers/jobs.js';
@@ -317,15 +318,13 @@ test('upgrade from the previous job schema: the documented steps migrate it; goi
   after(() => rmSync(hermesHome, { recursive: true, force: true }));
   const s = await withSystemctl(stand(hermesHome, { enabled: ['hermes-mcp-gateway'], active: ['hermes-mcp-gateway'] }), true);
 
-  // The job database as the previous schema version left it: the migration code's own first steps,
-  // and jobs prepared by the product's own insert (which writes only that version's columns).
-  const PREVIOUS = SCHEMA_VERSION - 1;
+  // The job database as an earlier schema version left it, and jobs prepared by the product's own
+  // insert (which writes only that version's columns).
+  const PREVIOUS = OLDER_JOB_SCHEMA;
   const jobsDb = join(hermesHome, 'gateway-jobs.sqlite3');
+  olderJobDatabase(jobsDb);
   {
     const db = new Database(jobsDb);
-    db.pragma('journal_mode = WAL');
-    for (const step of MIGRATIONS.slice(0, PREVIOUS)) db.exec(step);
-    db.pragma(`user_version = ${PREVIOUS}`);
     const rules = { maxPrepared: 10, ttlMs: 7 * 24 * 3600_000 };
     for (const command of ['make test', 'npm run build']) {
       prepareJob(db, { command, workdir: join(hermesHome, command.split(' ')[0]!), maxRuntime: 600, profile: 'heavy', heavy: true, memoryReservation: 0, preparedBy: 'old-session' }, rules, Date.now());

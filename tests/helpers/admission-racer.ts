@@ -5,13 +5,13 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../../shared/package-root.js';
 import { isGatewayError } from '../../shared/errors.js';
-import { admitJob, finishJob, type AdmissionRules } from '../../supervisor/tools/jobs/job-repository.js';
-import { openJobDatabase, type JobDatabase } from '../../supervisor/tools/jobs/database.js';
+import { admitJob, finishJob, type AdmissionRules } from '../../supervisor/tools/jobs/store/index.js';
+import { openJobDatabase, type JobDatabase } from '../../supervisor/tools/jobs/store/index.js';
 import { mulberry32 } from './random.js';
 
 // An admission racer: a separate process that opens the job database and, on a start signal,
 // admits pre-prepared jobs as fast as it can. It checks nothing itself: it counts what admitJob
-// said and prints one JSON line. The parent (tests/tools/jobs/admission-race.test.ts, bench/admission.ts)
+// said and prints one JSON line. The parent (tests/tools/jobs/store/admission.test.ts, bench/admission.ts)
 // judges the database afterwards.
 //
 //   node dist/tests/helpers/admission-racer.js <config.json>

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { CallContext } from '../../../supervisor/core/tool-types.js';
 import { loadConfig } from '../../../supervisor/platform/config.js';
-import { ExecuteCodePool } from '../../../supervisor/tools/execute-code/execute-code.js';
+import { ExecuteCodePool } from '../../../supervisor/tools/execute-code/index.js';
 import { createWorkerRuntime } from '../../../supervisor/platform/spawning/worker-runtime.js';
 import { ESCAPE_SCRIPT, killSurvivors, newMarker, waitForNoSurvivors, waitForSurvivors } from '../../helpers/escapees.js';
 import { tempDirs } from '../../helpers/temp.js';

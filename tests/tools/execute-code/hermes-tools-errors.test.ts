@@ -11,8 +11,8 @@ import { createMcpEndpoint, type McpEndpoint } from '../../../supervisor/http/mc
 import { memoryAdapter } from '../../../supervisor/tools/memory/index.js';
 import { skillsAdapter } from '../../../supervisor/tools/skills/index.js';
 import { startupAdapter } from '../../../supervisor/tools/startup/index.js';
-import { ExecuteCodePool, executeCodeTool } from '../../../supervisor/tools/execute-code/execute-code.js';
-import { scriptToolDispatch } from '../../../supervisor/tools/execute-code/script-tools.js';
+import { ExecuteCodePool, executeCodeTool } from '../../../supervisor/tools/execute-code/index.js';
+import { scriptToolDispatch } from '../../../supervisor/tools/execute-code/index.js';
 import { createWorkerRuntime } from '../../../supervisor/platform/spawning/worker-runtime.js';
 import { createLogger } from '../../../supervisor/platform/telemetry.js';
 import type { ToolDefinition } from '../../../supervisor/core/tool-types.js';

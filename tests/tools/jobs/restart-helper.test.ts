@@ -13,8 +13,8 @@ import { dirname, join, resolve } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { admitJob, gateState, getJob, prepareJob, type AdmissionRules, type Instance } from '../../../supervisor/tools/jobs/job-repository.js';
-import { openJobDatabase, type JobDatabase } from '../../../supervisor/tools/jobs/database.js';
+import { admitJob, gateState, getJob, prepareJob, type AdmissionRules, type Instance } from '../../../supervisor/tools/jobs/store/index.js';
+import { openJobDatabase, type JobDatabase } from '../../../supervisor/tools/jobs/store/index.js';
 import { startTestGateway } from '../../helpers/gateway.js';
 import { within } from '../../helpers/wait.js';
 

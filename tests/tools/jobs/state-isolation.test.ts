@@ -35,14 +35,15 @@ test('no test starts a gateway, the gateway bin or a job database without its ow
   const offenders: string[] = [];
   for (const file of files) {
     const rel = relative(root, file);
-    if (rel === join('jobs', 'state-isolation.test.ts') || rel === join('helpers', 'gateway.ts')) continue;
+    if (rel === join('tools', 'jobs', 'state-isolation.test.ts') || rel === join('helpers', 'gateway.ts')) continue;
     const text = readFileSync(file, 'utf8');
     const startsGateway = /\bstartGateway\(|\bjobsAdapter\(|spawn\([^)]*main\.js/.test(text) || /launchGateway\(/.test(text);
     const opensDatabase = /\bopenJobDatabase\(/.test(text);
     // A gateway needs an explicit throwaway HERMES_HOME (or job database path) in the same file.
     if (startsGateway && !/HERMES_HOME: (?!'')|HERMES_MCP_JOBS_DATABASE: (?!'')|launchGateway\(home/.test(text)) offenders.push(`${rel}: starts a gateway without its own HERMES_HOME`);
-    // A database opened directly must live in a mkdtemp directory of that test (directly or through tests/helpers/temp.ts).
-    if (opensDatabase && !/mkdtempSync\(|tempDirs\(\)/.test(text) && !/cfg\.db|args\.db|options\.db/.test(text)) offenders.push(`${rel}: opens a job database outside a temp directory`);
+    // A database opened directly must live in a mkdtemp directory of that test (directly or through
+    // tests/helpers/temp.ts), or be refused by the isolation guard when it does not.
+    if (opensDatabase && !/mkdtempSync\(|tempDirs\(\)|assertIsolatedJobDatabase\(/.test(text) && !/cfg\.db|args\.db|options\.db/.test(text)) offenders.push(`${rel}: opens a job database outside a temp directory`);
   }
   assert.deepEqual(offenders, []);
 });

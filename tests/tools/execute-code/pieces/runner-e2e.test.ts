@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scrubChildEnv } from '../../../../supervisor/platform/spawning/env-scrub.js';
-import { startRpcServer, type RpcServerOptions } from '../../../../supervisor/tools/execute-code/rpc-server.js';
+import { startRpcServer, type RpcServerOptions } from '../../../../supervisor/tools/execute-code/rpc/index.js';
 
-// This file runs as dist/tests/native-tools/execute-pieces/runner-e2e.test.js; the .py files are not
+// This file runs as dist/tests/tools/execute-code/pieces/runner-e2e.test.js; the .py files are not
 // compiled, so they are read from the source tree at the repository root.
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../..');
 const RUNNER_PY = join(REPO_ROOT, 'workers/execute/runner.py');
