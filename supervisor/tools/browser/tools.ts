@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import { redact } from '../../../shared/redact.js';
+import { redactOutbound } from '../../core/redaction.js';
 import { withHermesArgumentRepair } from '../../core/hermes-args.js';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../../core/tool-types.js';
 import { checkExpression } from './evaluate-policy.js';
@@ -275,13 +275,13 @@ export function browserTools({ sessions, vision }: Deps): ToolDefinition[] {
         let annotation: string | undefined;
         if (args.annotate === true) {
           try {
-            annotation = redact((await snapshotText(ctx, call)).snapshot.slice(0, ANNOTATION_CHARS));
+            annotation = redactOutbound((await snapshotText(ctx, call)).snapshot.slice(0, ANNOTATION_CHARS));
           } catch (e) {
             if (e instanceof GatewayError && e.code === ErrorCode.CANCELLED) throw e;
           }
         }
         const analysis = await vision.analyze({ png, screenshotPath, question, ...(annotation ? { annotation } : {}), signal: ctx.signal });
-        return ok({ analysis: redact(analysis), screenshot_path: screenshotPath });
+        return ok({ analysis, screenshot_path: screenshotPath });
       },
     }),
   ];

@@ -1,4 +1,4 @@
-import { redact } from '../../../../shared/redact.js';
+import { redactBeforeCut } from '../../../core/redaction.js';
 import { EXCLUDE_SESSION_IDS_CAP } from './fts.js';
 import { cutCodePoints, DISCOVER_TIERS, discoverResult, fit, fitTranscript, formatWhen, isCompactionSummary, plainContent, sessionMeta, Shaper } from './shaper.js';
 import type { HermesChangeName } from '../../../platform/hermes/release.js';
@@ -360,10 +360,10 @@ function discover(store: SessionStore, query: string, call: PreparedCall, limit:
         when: formatWhen(meta.started_at),
         source: meta.source || 'unknown',
         model: meta.model || 'unknown',
-        title: redact(title),
+        title: redactBeforeCut(title),
         matched_role: 'session_title',
         match_message_id: anchor ?? null,
-        snippet: `Session title matched: ${redact(title)}`,
+        snippet: `Session title matched: ${redactBeforeCut(title)}`,
       };
       const entry = discoverResult(shaper, tier, head, { view, anchor, root, keepBookend: () => true });
       if (adaptive) entry.detail = 'full';
@@ -458,12 +458,12 @@ function browse(store: SessionStore, call: PreparedCall, limit: number): Record<
     ? store.boundedBrowse(hiddenSources(call), limit + BROWSE_HEADROOM, PREVIEW_SOURCE_CHARS).slice(0, limit)
     : store.browse(hiddenSources(call), limit, PREVIEW_SOURCE_CHARS);
   const results = rows.map((s) => {
-    const raw = redact(plainContent(s.preview_raw ?? '')).trim();
+    const raw = redactBeforeCut(plainContent(s.preview_raw ?? '')).trim();
     const cut = cutCodePoints(raw, PREVIEW_CHARS);
     return {
       session_id: s.id,
       ...(links ? { link: linkOf(call, s.id) } : {}),
-      title: s.title ? redact(s.title) : null,
+      title: s.title || null,
       source: s.source ?? '',
       started_at: s.started_at ?? '',
       last_active: s.last_active ?? '',
