@@ -7,7 +7,7 @@ import type { GatewayConfig } from '../../../platform/config.js';
 import { HERMES_CHANGES, type HermesRelease } from '../../../platform/hermes/release.js';
 import { cpuTask, runOnCpuPool } from '../../../platform/thread-pool/pool.js';
 import { sessionSearchDescription, sessionSearchInputSchema } from './schema.js';
-import type { SearchArgs, SessionSearchChange, TaskInput } from './shapes.js';
+import type { SearchArgs, SessionSearchChange, TaskInput } from './args.js';
 import type sessionSearchTask from './task.js';
 import type { TaskResult } from './task.js';
 

@@ -1,5 +1,5 @@
 import { EXCLUDE_SESSION_IDS_CAP, MAX_QUERY_CHARS } from './fts.js';
-import type { SessionSearchChange } from './shapes.js';
+import type { SessionSearchChange } from './args.js';
 
 // What session_search says of itself for the Hermes it follows: its description and its input
 // schema, each built once for that Hermes' changes (Hermes 0.22's `detail`, `after`, `before` and
