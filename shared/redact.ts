@@ -35,4 +35,4 @@
 export { commandReadsSecretFile, isEnvDumpCommand, redactCommandOutput, redactsWholeOutput, type CommandPlace } from './redact/commands.js';
 export { redactDeep } from './redact/deep.js';
 export { maskToken } from './redact/mask.js';
-export { containsSecret, redact, type RedactOptions } from './redact/pipeline.js';
+export { redact, type RedactOptions } from './redact/pipeline.js';

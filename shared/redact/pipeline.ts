@@ -189,8 +189,3 @@ function applyPasses(text: string, codeFile: boolean, masker: Masker): string {
 
   return text;
 }
-
-/** True when redact() would change the text; used to refuse secret-like memory writes. */
-export function containsSecret(text: string): boolean {
-  return redact(text) !== text;
-}

@@ -13,7 +13,7 @@ import { processManageSchema } from '../../supervisor/tools/processes/process-ma
 import { terminalSchema } from '../../supervisor/tools/processes/terminal/index.js';
 import { loadConfig } from '../../supervisor/platform/config.js';
 import { createLogger } from '../../supervisor/platform/telemetry.js';
-import { sessionSearchTools } from '../../supervisor/tools/guarded/session-search.js';
+import { sessionSearchTools } from '../../supervisor/tools/guarded/session-search/index.js';
 import { toolServerTool } from '../../supervisor/tools/hermes-tools/tools.js';
 import type { ToolDefinition } from '../../supervisor/core/tool-types.js';
 import { directCronjob } from '../fixtures/cron-home.js';

@@ -6,7 +6,7 @@ import { hermes, honchoOracle } from '../helpers/hermes.js';
 import { honchoJson, SEED, startMemoryGateway, USER_PEER } from '../helpers/memory.js';
 import { compareSurface, errorAsHermes, loadCases, oracleAnswers, runOracle, SurfaceFixture, type Answers, type FidelityCase } from './harness.js';
 
-// honcho_tools: the gateway's memory tools (supervisor/tools/memory/tools.ts, over MCP) against Hermes' own
+// honcho_tools: the gateway's memory tools (supervisor/tools/memory/, over MCP) against Hermes' own
 // Honcho tools (drivers/honcho_tools.py: plugins/memory/honcho HonchoMemoryProvider.handle_tool_call),
 // each side against a Honcho stand-in of its own (tests/fixtures/honcho-standin.ts) seeded alike and
 // configured by the same honcho.json. The tools are shaped differently (Hermes answers prose in

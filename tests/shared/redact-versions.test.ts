@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { containsSecret, maskToken, redact, redactCommandOutput } from '../../shared/redact.js';
+import { maskToken, redact, redactCommandOutput } from '../../shared/redact.js';
+import { containsSecret } from '../../shared/secret-detect.js';
 
 // What the gateway masks because SOME supported Hermes masks it: newer Hermes' (0.22) prefixes and
 // passes on top of 0.19's, in every mode the gateway redacts in. The expected strings are those

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { containsSecret, maskToken, redact, redactDeep } from '../../shared/redact.js';
+import { maskToken, redact, redactDeep } from '../../shared/redact.js';
+import { containsSecret } from '../../shared/secret-detect.js';
 
 // Fixture secrets are assembled from pieces so this file never holds a literal that a repository
 // secret scanner would flag; none of them is a real credential.

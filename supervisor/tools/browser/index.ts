@@ -6,13 +6,30 @@ import { BrowserBindings } from './bindings.js';
 import { callBudget, camofoxMessage, CamofoxClient } from './client.js';
 import { CamofoxSessions } from './session.js';
 import { resolveBrowserSettings } from './settings.js';
-import { browserTools } from './tools.js';
+import type { ToolDefinition } from '../../core/tool-types.js';
+import { actTools } from './act/index.js';
+import { inspectTools } from './inspect/index.js';
+import { browserKit } from './kit.js';
+import { pageTools } from './page/index.js';
+import { visionTools } from './vision-tool/index.js';
 import { visionUnavailable, type VisionAnalyzer } from './vision.js';
 
 // The browser adapter: Hermes' ten browser tools, natively against Camofox' REST API (as Hermes'
 // tools/browser_camofox.py drives it), one tab per owner. /readyz `browser` is Camofox' /health;
 // HERMES_MCP_OPTIONAL_COMPONENTS=browser runs without it. session_close drops only that owner's
 // binding. /healthz reports how many owners hold a tab (never calls Camofox).
+
+// The ten Hermes browser tools on Camofox (tools/browser_tool.py schemas, tools/browser_camofox.py
+// calls and result shapes). Descriptions say what this gateway serves: browser_vision's says whether
+// its analysis step works here (vision.ts; known before these tools are built, since Hermes' tool
+// server is asked for its tools first), and none points at tools it may not have.
+// One folder per group of tools: page/ (navigate, snapshot), act/ (click, type, press, scroll,
+// back), inspect/ (get_images, console), vision-tool/ (vision); what they share: kit.ts.
+
+function browserTools(sessions: CamofoxSessions, vision: VisionAnalyzer): ToolDefinition[] {
+  const kit = browserKit(sessions);
+  return [...pageTools(kit), ...actTools(kit), ...inspectTools(kit, vision), ...visionTools(kit, vision)];
+}
 
 export interface BrowserAdapter extends Adapter {
   sessions: CamofoxSessions;
@@ -41,7 +58,7 @@ export function browserAdapter(config: GatewayConfig, log: Logger, vision: Visio
   return {
     name: 'browser',
     sessions,
-    source: { name: 'browser', tools: () => browserTools({ sessions, vision }) },
+    source: { name: 'browser', tools: () => browserTools(sessions, vision) },
     readiness: [{ name: 'browser', probe }],
     releaseHook: (ownerId) => sessions.release(ownerId),
     health: () => ({ browser_bound_tabs: sessions.bindings.boundTabs }),

@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import { lookup } from 'node:dns/promises';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import { redactKnownFormats } from '../../../shared/redact/prefixes.js';
+import { containsKnownTokenFormat } from '../../../shared/secret-detect.js';
 
 // Which pages browser_navigate may open, checked before any request reaches Camofox. The rules are
 // Hermes' navigation guards (tools/browser_tool.py browser_navigate, tools/url_safety.py) for a
@@ -140,7 +140,7 @@ export async function checkPageUrl(raw: string, policy: UrlPolicy, reportedByBro
     } catch {
       // keep the encoded form
     }
-    if (redactKnownFormats(decoded) !== decoded) throw blocked('Blocked: URL contains what appears to be an API key or token. Secrets must not be sent in URLs.', 'secret_in_url');
+    if (containsKnownTokenFormat(decoded)) throw blocked('Blocked: URL contains what appears to be an API key or token. Secrets must not be sent in URLs.', 'secret_in_url');
     for (const [key, value] of url.searchParams) {
       if (value !== '' && SENSITIVE_PARAMS.has(key.toLowerCase())) {
         throw blocked(`the URL carries a credential-named query parameter (${key}); the browser does not send credentials to a page`, 'credential_parameter');

@@ -3,9 +3,9 @@ import type { Adapter } from '../../core/adapter.js';
 import type { GatewayConfig } from '../../platform/config.js';
 import type { HermesCaller } from '../../platform/hermes/call.js';
 import { HermesRelease } from '../../platform/hermes/release.js';
-import { cronjobReadiness, cronjobTools } from './cronjob.js';
-import { delegateTaskTools } from './delegate-task.js';
-import { sessionDbReadiness, sessionSearchTools } from './session-search.js';
+import { cronjobReadiness, cronjobTools } from './cronjob/index.js';
+import { delegateTaskTools } from './delegate-task/index.js';
+import { sessionDbReadiness, sessionSearchTools } from './session-search/index.js';
 
 // Gateway-owned guarded adapters for three Hermes agent-loop capabilities that the stateless Hermes
 // allowlist never exposes: session_search (read-only over state.db), cronjob (Hermes' jobs.json,

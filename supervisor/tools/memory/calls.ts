@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { Limits } from '../../../shared/limits.js';
-import { redact } from '../../../shared/redact.js';
 import { errorOutcome } from '../../core/result.js';
 import type { CallContext, ToolOutcome } from '../../core/tool-types.js';
 import { describeFailure, honchoStatus, toGatewayError, type HonchoBackend, type Prepared } from './honcho.js';
@@ -134,7 +133,7 @@ export async function mutate<T>(deps: MemoryToolDeps, ctx: CallContext, spec: Mu
       if (late) log.warn({ event: 'memory_mutation_settled', ...late }, 'a memory mutation that had answered unknown finished');
     },
     (e: unknown) => {
-      const error = redact(describeFailure(e, backend.settings.baseURL));
+      const error = describeFailure(e, backend.settings.baseURL);
       if (unconfirmed(e, sent)) {
         const late = ledger.endUnconfirmed(spec.key, error, holdMs);
         if (late) log.warn({ event: 'memory_mutation_ended_unconfirmed', ...ref, error }, 'a memory mutation that had answered unknown ended without confirmation; still unresolved');
@@ -156,7 +155,7 @@ export async function mutate<T>(deps: MemoryToolDeps, ctx: CallContext, spec: Mu
     if (!unconfirmed(e, sent)) throw withState(toGatewayError(e, backend.settings.baseURL), 'failed');
     // A timeout, a dropped connection or a server error after sending: it may have been applied.
     // The rejection handler above (registered first, so it already ran) recorded it as unresolved.
-    log.warn({ event: 'memory_mutation_unknown', ...ref, reason: redact(describeFailure(e, backend.settings.baseURL)) }, 'memory mutation ended unconfirmed; outcome unknown');
+    log.warn({ event: 'memory_mutation_unknown', ...ref, reason: describeFailure(e, backend.settings.baseURL) }, 'memory mutation ended unconfirmed; outcome unknown');
     return { state: 'unknown', running: false };
   }
   if (result === TIMED_OUT) {

@@ -1,6 +1,6 @@
 import type { Honcho, HonchoError, Peer, Session } from '@honcho-ai/sdk';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import { redact } from '../../../shared/redact.js';
+import { redactOutbound } from '../../core/redaction.js';
 import type { ProbeResult } from '../../platform/health/readiness.js';
 import type { HonchoSettings } from './config.js';
 
@@ -105,7 +105,7 @@ export class HonchoBackend {
       host: identity.host,
       config: source,
       api_key: apiKeySource,
-      ...(warnings.length > 0 ? { warnings: warnings.map((w) => redact(w)) } : {}),
+      ...(warnings.length > 0 ? { warnings: warnings.map((w) => redactOutbound(w)) } : {}),
     };
     const started = Date.now();
     try {
@@ -115,7 +115,7 @@ export class HonchoBackend {
       return {
         ready: false,
         status: 'error',
-        reason: redact(describeFailure(e, baseURL)),
+        reason: redactOutbound(describeFailure(e, baseURL)),
         action: `start Honcho at ${displayUrl(baseURL)} or correct its address and key in ${source}, or set HERMES_MCP_OPTIONAL_COMPONENTS=memory to run without it`,
         details,
       };
@@ -155,7 +155,7 @@ export function honchoStatus(e: unknown): number | undefined {
 
 /** A Honcho failure as the stable gateway error a client sees (reads and definite write failures). */
 export function toGatewayError(e: unknown, baseURL: string): GatewayError {
-  const message = redact(describeFailure(e, baseURL));
+  const message = describeFailure(e, baseURL);
   const failure = sdkFailure(e);
   if (failure?.kind === 'timeout') return new GatewayError(ErrorCode.MEMORY_TIMEOUT, message);
   const status = honchoStatus(e);

@@ -6,13 +6,44 @@ import { HermesRelease } from '../../platform/hermes/release.js';
 import { resolveHonchoConfig } from './config.js';
 import { displayUrl, HonchoBackend } from './honcho.js';
 import { MutationLedger } from './ledger.js';
-import { memoryTools, type MemoryState } from './tools.js';
+import { withHermesArgumentRepair } from '../../core/hermes-args.js';
+import type { ToolDefinition } from '../../core/tool-types.js';
+import type { MemoryState, MemoryToolDeps } from './calls.js';
+import { concludeTool } from './conclude/index.js';
+import { contextTool } from './context/index.js';
+import { profileTool } from './profile/index.js';
+import { reasoningTool } from './reasoning/index.js';
+import { searchTool } from './search/index.js';
 
 // The memory adapter: Hermes' Honcho memory through the official SDK. The configuration is
 // resolved once at startup, like the rest of the frozen catalog (a Honcho config change needs a
 // gateway restart). /readyz `memory`: ready when Honcho answers for the configured workspace,
 // not_configured without a Honcho configuration, error for an unusable configuration or an
 // unreachable/refusing Honcho. /healthz reports the mutations whose outcome is still unknown.
+
+// The five memory tools over Honcho v3 (the REST API in Honcho's docs/v3/openapi.json):
+//
+//   memory_profile    GET  peers/{observer}/card?target={user}, else peers/{user}/card     (read-only)
+//   memory_search     POST search (filter peer_perspective {user}: Hermes' message excerpts)
+//                     + GET peers/{observer}/context?target={user}&search_query&search_top_k
+//                     (fallback POST peers/{observer}/representation) + POST conclusions/query
+//   memory_context    GET  peers/{observer}/context?target={user}[&search_query] + POST conclusions/list
+//                     + GET sessions/{s}/context?summary=true&peer_target={user} (s: `session`, else
+//                     the project's Hermes session, left out when Honcho has none)
+//   memory_reasoning  POST peers/{observer}/chat (target {user})                       (Honcho's LLM)
+//   memory_conclude   POST conclusions | POST conclusions/list | DELETE conclusions/{id}
+//
+// Reads take Hermes' perspective (its assistant peer's view of the user, as Hermes' own tools read it,
+// or the user's own view when Hermes' assistant does not observe others: settings.readObserver);
+// writes are conclusions observed by the assistant peer `chatgpt` about the user peer. Every call
+// is `native`: it is counted in /healthz inflight_native_calls until its Honcho request really ends.
+// (calls.ts) A call answers after memoryTimeoutSeconds; a read that ran out answers MEMORY_TIMEOUT (safe to
+// retry), a mutation whose request was already sent answers `state: unknown` and is never re-sent.
+
+/** The five memory tools, each with Hermes' dispatch coercion (core/hermes-args.ts): `limit: "5"` is 5, as Hermes' honcho tools read their numbers with int(). */
+function memoryTools(deps: MemoryToolDeps): ToolDefinition[] {
+  return [profileTool(deps), searchTool(deps), contextTool(deps), reasoningTool(deps), concludeTool(deps)].map(withHermesArgumentRepair);
+}
 
 export interface MemoryAdapter extends Adapter {
   ledger: MutationLedger;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import { containsSecret } from '../../../shared/redact.js';
+import { containsSecret } from '../../../shared/secret-detect.js';
 
 // The gateway's write policy for Honcho conclusions: a conclusion is a
 // durable fact of one of four kinds; secret-like or explicitly temporary content is refused before

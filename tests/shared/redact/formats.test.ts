@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { containsSecret, maskToken, redact } from '../../../shared/redact.js';
+import { maskToken, redact } from '../../../shared/redact.js';
+import { containsSecret } from '../../../shared/secret-detect.js';
 import { SECRET_FORMATS } from '../../../shared/redact/formats.js';
 import { matchedFormat, PREFIX_RE } from '../../../shared/redact/prefixes.js';
 

@@ -3,10 +3,11 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { HermesRelease } from '../../../supervisor/platform/hermes/release.js';
-import { formatJob, normalizeJobRecord, repeatDisplay } from '../../../supervisor/tools/guarded/cron/format.js';
-import { parseJobsText } from '../../../supervisor/tools/guarded/cron/store.js';
+import { formatJob, normalizeJobRecord, repeatDisplay } from '../../../supervisor/tools/guarded/cronjob/format.js';
+import { parseJobsText } from '../../../supervisor/tools/guarded/cronjob/store.js';
 import { loadConfig } from '../../../supervisor/platform/config.js';
-import { cronjobReadiness, parseCronjobMutations } from '../../../supervisor/tools/guarded/cronjob.js';
+import { cronjobReadiness } from '../../../supervisor/tools/guarded/cronjob/index.js';
+import { parseCronjobMutations } from '../../../supervisor/tools/guarded/cronjob/permissions.js';
 import { FIXTURE_JOB_ID, callContext, cronCaller, cronFixtureDir, directCronjob, homeWithCron, jobsPath, sha256 } from '../../fixtures/cron-home.js';
 import { hermes } from '../../helpers/hermes.js';
 

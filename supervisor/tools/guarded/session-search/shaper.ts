@@ -1,5 +1,5 @@
 import { stripAnsi } from '../../../../shared/output-cap.js';
-import { redact, redactDeep } from '../../../../shared/redact.js';
+import { redactBeforeCut, redactStructureBeforeCut, redactWindow } from '../../../core/redaction.js';
 import type { AnchoredView, MessageRow, SessionRow } from './store.js';
 
 // How session_search shows what it read (shapes.ts runs the modes): messages as Hermes'
@@ -99,7 +99,7 @@ export class Shaper {
     let text = asText(m.content);
     if (text !== null) {
       if (text.includes('\x1b')) text = stripAnsi(text);
-      text = redact(text);
+      text = redactBeforeCut(text);
     }
     this.contents.set(m.id, text);
     return text;
@@ -114,7 +114,7 @@ export class Shaper {
       } catch {
         parsed = []; // Hermes falls back to [] for undecodable tool_calls
       }
-      parsed = redactDeep(parsed);
+      parsed = redactStructureBeforeCut(parsed);
     }
     this.toolCalls.set(m.id, parsed);
     return parsed;
@@ -150,23 +150,11 @@ export class Shaper {
     return entry;
   }
 
-  /**
-   * A snippet is a window cut out of a message, so a secret it crosses may be missing the prefix the
-   * redactor recognises. Any word of 6+ characters that redacting the whole message removed is
-   * masked in the snippet too.
-   */
+  /** A snippet is a window cut out of a message: redacted as one (core/redaction.ts redactWindow). */
   snippet(snippet: string | null, rawContent: unknown): string {
     if (!snippet) return '';
     // FTS indexes the stored text, so a multimodal message's snippet is a window of its JSON.
-    snippet = snippet.replaceAll(CONTENT_JSON_PREFIX, '');
-    const raw = asText(rawContent);
-    if (raw !== null) {
-      const redacted = redact(raw);
-      if (redacted !== raw) {
-        snippet = snippet.replace(/[\p{L}\p{N}]{6,}/gu, (run) => (raw.includes(run) && !redacted.includes(run) ? '***' : run));
-      }
-    }
-    return redact(snippet);
+    return redactWindow(snippet.replaceAll(CONTENT_JSON_PREFIX, ''), asText(rawContent));
   }
 }
 

@@ -1,4 +1,5 @@
-import { prepareArgs, runSessionSearch, type TaskInput } from './shapes.js';
+import { prepareArgs, type TaskInput } from './args.js';
+import { runSessionSearch } from './shapes.js';
 import { isSqliteError, isTransientReadError, SessionStore, StoreError, storeErrorFrom } from './store.js';
 
 // The piscina worker entry for session_search: better-sqlite3 is synchronous, so the search runs on

@@ -1,6 +1,6 @@
-import { ErrorCode, GatewayError } from '../../../shared/errors.js';
-import { withHermesArgumentRepair } from '../../core/hermes-args.js';
-import type { ToolDefinition } from '../../core/tool-types.js';
+import { ErrorCode, GatewayError } from '../../../../shared/errors.js';
+import { withHermesArgumentRepair } from '../../../core/hermes-args.js';
+import type { ToolDefinition } from '../../../core/tool-types.js';
 
 // delegate_task — catalogued with Hermes' own parameter set (tools/delegate_tool.py:
 // goal, context, tasks[{goal, context, acp_command, acp_args, role}], role,
