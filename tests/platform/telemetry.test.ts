@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createLogger } from '../../../supervisor/platform/telemetry.js';
-import { logSink } from '../../helpers/log-sink.js';
+import { createLogger } from '../../supervisor/platform/telemetry.js';
+import { logSink } from '../helpers/log-sink.js';
 
 // The gateway's logger redacts every record on its way out: fields, the message and serialized
 // errors. A GitLab token (assembled here, not a real one) stands for any credential a failing
