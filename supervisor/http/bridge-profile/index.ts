@@ -10,11 +10,7 @@ import type { GatewayConfig } from '../../platform/config.js';
 import { HermesRelease } from '../../platform/hermes/release.js';
 import { listenerTimeouts } from '../edge/keep-alive.js';
 import { bridgeProfileApp } from './profile.js';
-import { CapabilityCache } from '../../tools/agent-tasks/capabilities.js';
-import { AgentRegistry } from '../../tools/agent-tasks/registry.js';
-import { resolveBridgeSettings } from '../../tools/agent-tasks/settings.js';
-import { TaskStore } from '../../tools/agent-tasks/tasks.js';
-import { bridgeTools, gatewayAgentTools, type BridgeState } from '../../tools/agent-tasks/index.js';
+import { AgentRegistry, bridgeTools, CapabilityCache, gatewayAgentTools, resolveBridgeSettings, TaskStore, type BridgeState } from '../../tools/agent-tasks/index.js';
 
 // The hermes-mcp-bridge adapter: that bridge's five tools and the gateway's hermes_cancel as
 // deferred catalog tools (source `agents`), and that bridge's HTTP surface, with its five tools

@@ -10,8 +10,7 @@ import { clientIp } from '../edge/client-ip.js';
 import { rateLimit, TokenBuckets } from '../edge/rate-limit.js';
 import type { ToolDefinition } from '../../core/tool-types.js';
 import { createRpcHandler, type RpcDeps } from './profile-rpc.js';
-import { readBridgeToken } from '../../tools/agent-tasks/settings.js';
-import type { BridgeState } from '../../tools/agent-tasks/index.js';
+import { readBridgeToken, type BridgeState } from '../../tools/agent-tasks/index.js';
 
 // The drop-in hermes-mcp-bridge HTTP surface: POST /mcp (stateless JSON-RPC, profile-rpc.ts) and
 // GET|HEAD /health, behind that bridge's edge rules in its order: audit line for every request,

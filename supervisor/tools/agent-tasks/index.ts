@@ -14,6 +14,11 @@ import { hermesTaskTool } from './task/index.js';
 // to set.
 
 export type { BridgeState } from './service.js';
+// What the bridge profile (supervisor/http/bridge-profile) composes the family's state from.
+export { CapabilityCache } from './capabilities.js';
+export { AgentRegistry } from './registry.js';
+export { readBridgeToken, resolveBridgeSettings } from './settings.js';
+export { TaskStore } from './tasks.js';
 
 export function bridgeTools(state: BridgeState): ToolDefinition[] {
   return [hermesTaskTool(state), hermesStatusTool(state), listAgentsTool(state), hermesResultTool(state), hermesFilesTool(state)];

@@ -14,6 +14,9 @@ import { pageTools } from './page/index.js';
 import { visionTools } from './vision-tool/index.js';
 import { visionUnavailable, type VisionAnalyzer } from './vision.js';
 
+// The vision seam Hermes' tools adapter fills (supervisor/tools/hermes-tools/vision.ts).
+export { visionRefusal, type VisionAnalyzer } from './vision.js';
+
 // The browser adapter: Hermes' ten browser tools, natively against Camofox' REST API (as Hermes'
 // tools/browser_camofox.py drives it), one tab per owner. /readyz `browser` is Camofox' /health;
 // HERMES_MCP_OPTIONAL_COMPONENTS=browser runs without it. session_close drops only that owner's

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Adapter } from '../../core/adapter.js';
-import type { VisionAnalyzer } from '../browser/vision.js';
+import type { VisionAnalyzer } from '../browser/index.js';
 import { loadToolPolicy, type ToolPolicy } from '../../core/catalog/policy.js';
 import type { GatewayConfig } from '../../platform/config.js';
 import { hermesEnvironment, hermesInheritance } from '../../platform/hermes/environment.js';

@@ -1,5 +1,5 @@
 import { GatewayError } from '../../../shared/errors.js';
-import { visionRefusal, type VisionAnalyzer } from '../browser/vision.js';
+import { visionRefusal, type VisionAnalyzer } from '../browser/index.js';
 import { resultValue, type ToolServerCall } from './tools.js';
 
 // browser_vision's analysis step through the tool server's vision_analyze, on the screenshot file
