@@ -107,3 +107,6 @@ export function lspAdapter(config: GatewayConfig, runtime: WorkerRuntime, log: L
     close: () => service.close(),
   };
 }
+
+// The LSP tools as a stdio MCP server for Hermes Agent's own MCP client (bin/lsp.ts, hermes-mcp-lsp).
+export { lspServerFactory } from './stdio-server.js';
