@@ -5,8 +5,7 @@ import { becomeSubreaper } from '../shared/subreaper.js';
 import { ConfigError, loadConfig } from '../supervisor/platform/config.js';
 import { createWorkerRuntime } from '../supervisor/platform/spawning/worker-runtime.js';
 import { createLogger } from '../supervisor/platform/telemetry.js';
-import { lspService } from '../supervisor/tools/lsp/index.js';
-import { lspServerFactory } from '../supervisor/tools/lsp/index.js';
+import { lspServerFactory, lspService } from '../supervisor/tools/lsp/index.js';
 
 // `hermes-mcp-lsp`: the read-only LSP tools as a stdio MCP server, for Hermes Agent's own MCP
 // client (an `mcp_servers` entry in Hermes' config.yaml). It is not a client of the HTTP gateway:
