@@ -6,9 +6,9 @@ import { HermesRelease } from '../platform/hermes/release.js';
 import { HermesCaller } from '../platform/hermes/call.js';
 import { noHermes, type HermesInstall } from '../platform/hermes/locate.js';
 import { ExecuteCodePool, executeCodeTool } from './execute-code/execute-code.js';
-import { fileAccessFacts } from './files/confine.js';
+import { fileAccessFacts } from './files/access/index.js';
 import { fileTools } from './files/index.js';
-import { FileStates } from './files/read-state.js';
+import { FileStates } from './files/state/index.js';
 import { processManageTool } from './processes/process-manage.js';
 import { ProcessRegistry } from './processes/registry.js';
 import { scriptToolDispatch } from './execute-code/script-tools.js';
@@ -69,7 +69,7 @@ export function nativeAdapter(config: GatewayConfig, log: Logger, owners = new O
     ledgerTtlMs: config.limits.fileStateLedgerTtlSeconds * 1000,
     maxLedgers: config.limits.fileStateMaxLedgers,
   });
-  const fileDeps = { hermesHome: config.hermesHome, cwdFor, access, readFileScanMaxBytes: config.limits.readFileScanMaxBytes, readFileInlineMaxBytes: config.limits.readFileInlineMaxBytes, maxOutputChars: config.limits.maxOutputChars, searchPath: config.helperSearchPath, release, fileStates, hermes: hermesCaller, readFileDocumentTimeoutSeconds: config.limits.readFileDocumentTimeoutSeconds, workerTransportMaxBytes: config.limits.workerTransportMaxBytes, hermesConfigMaxBytes: config.limits.hermesConfigMaxBytes, searchFilesMaxEntries: config.limits.searchFilesMaxEntries, searchFilesTimeoutSeconds: config.limits.searchFilesTimeoutSeconds, writeLintTimeoutSeconds: config.limits.writeLintTimeoutSeconds, writeLintMaxBytes: config.limits.writeLintMaxBytes };
+  const fileDeps = { hermesHome: config.hermesHome, cwdFor, access, readFileScanMaxBytes: config.limits.readFileScanMaxBytes, readFileInlineMaxBytes: config.limits.readFileInlineMaxBytes, maxOutputChars: config.limits.maxOutputChars, searchPath: config.helperSearchPath, release, fileStates, hermes: hermesCaller, readFileDocumentTimeoutSeconds: config.limits.readFileDocumentTimeoutSeconds, workerTransportMaxBytes: config.limits.workerTransportMaxBytes, hermesConfigMaxBytes: config.limits.hermesConfigMaxBytes, searchFilesMaxEntries: config.limits.searchFilesMaxEntries, searchFilesTimeoutSeconds: config.limits.searchFilesTimeoutSeconds, writeLintTimeoutSeconds: config.limits.writeLintTimeoutSeconds, writeLintMaxBytes: config.limits.writeLintMaxBytes, authFiles: config.auth.required ? config.auth : undefined };
   const files = fileTools(fileDeps);
   // hermes_tools file calls from a script are nested calls of its execute_code call (script-tools.ts).
   const exec = new ExecuteCodePool(runtime, scriptToolDispatch(files.map((tool) => tool.name)), release);

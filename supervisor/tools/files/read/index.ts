@@ -1,0 +1,342 @@
+import { statSync, type Stats } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { ErrorCode, GatewayError } from '../../../../shared/errors.js';
+import { defaultLimits } from '../../../../shared/limits.js';
+import { maxFrameBytes } from '../../../../shared/worker-protocol/caps.js';
+import { HermesRelease, hermesSupport } from '../../../platform/hermes/release.js';
+import { gt } from '@renovatebot/pep440';
+import type { CallContext, ToolDefinition, ToolOutcome } from '../../../core/tool-types.js';
+import { fileExtension, hasBinaryExtension, isExtractableDocument } from '../common/index.js';
+import { deviceError, onLocalFileSystem, requirePath, resolveAccess } from '../access/index.js';
+import { splitLines } from './extract/index.js';
+import { readDocument, type DocumentDeps } from './document.js';
+import { fitReadBudget, numbered, servedPage } from './format.js';
+import { pageLines, readText, type ReadFileDeps, type ReadRules } from './text.js';
+import { READ_BLOCK_AT, READ_WARN_AT } from '../state/index.js';
+import { coerceIntegerArgs, type IntegerArgRule } from '../../../core/hermes-args.js';
+
+// read_file — Hermes' paginated text read (tools/file_tools.py `read_file_tool`,
+// tools/file_operations.py `ShellFileOperations.read_file`): `N|line` gutter, 1-indexed offset,
+// limit ≤ 2000, lines cut at 2000 characters (code points), formatted content cut on a line
+// boundary at the 100,000-character read budget with a `next_offset`, notebooks, Word documents and
+// Excel workbooks rendered as text (read-document.ts), device paths, binaries, images and Hermes
+// credential files refused, `similar_files` for a missing file, content redacted once by the
+// pipeline, in Hermes' file-read mode (`secret_file` for a secret-bearing path). The text read
+// itself is read-text.ts (its bytes scanned by read-scan.ts). Every answer, a refusal too, carries
+// Hermes' ReadResult fields (content, total_lines, file_size, truncated, is_binary, is_image,
+// not_found) where Hermes' does.
+//
+// It answers as the Hermes the gateway fronts (release.ts FILE_TOOL_CHANGES, `ReadRules`): 0.19
+// reads 500 lines by default, decides binary by the share of control characters and says "File not
+// found" for a directory; later releases read 2000, decide by bytes (and show UTF-16 transcoded),
+// name empty files and offsets past the end, retry unicode-equivalent names, count merge conflicts.
+//
+// Where the gateway deliberately differs (tests/fidelity/divergences/): lines are the file's
+// own — no empty line numbered after the final newline, and a last line without a newline is
+// counted (Hermes does so since 0.22; before, it read through `sed` and `wc -l`); the read budget
+// also fits the gateway's result cap (maxOutputChars), so a page is cut with a `next_offset`
+// instead of the whole result being replaced by a truncation receipt.
+//
+// One call reads at most `readFileScanMaxBytes` of the file (HERMES_MCP_READ_FILE_SCAN_MAX_BYTES):
+// upstream counts every line for `total_lines`, which on a huge or sparse file means reading
+// gigabytes to show five lines. Past that budget counting stops: `total_lines` is then what was seen
+// (`total_lines_is_lower_bound: true`), and lines beyond it are not served.
+//
+// Repeated reads are answered as Hermes answers them, per task (read-state.ts keeps the state of a
+// session or session token; a sessionless call always reads): the same region of an unchanged file
+// read again gets Hermes' "unchanged" stub instead of its content, and from the second stub on
+// `FILE_READ_REPEATED` (Hermes' "BLOCKED: ..." error); a region read 3 times in a row carries
+// Hermes' `_warning`, the 4th is `FILE_READ_REPEATED`. The task's edit of the file, and any other
+// tool call, start over (read-state.ts). Extracted documents are never de-duplicated, as in Hermes.
+
+const READ_DEFAULT_OFFSET = 1;
+const READ_MAX_LIMIT = 2000;
+
+/** What read_file does as the Hermes it follows, read once from its release. */
+export function readRules(release: HermesRelease): ReadRules {
+  return {
+    defaultLimit: release.has('readFileDefaultLimit2000') ? 2000 : 500,
+    deadEndNotes: release.has('readFileDeadEndNotes'),
+    notFoundField: release.has('readFileNotFoundField'),
+    binaryByBytes: release.has('readFileBinaryByBytes'),
+    nameRecovery: release.has('readFileNameRecovery'),
+    resolvedPaths: release.has('readFileResolvedPaths'),
+    specialFileNote: release.has('readFileSpecialFileNote'),
+    truncatedLinesFlag: release.has('readFileTruncatedLinesFlag'),
+    conflictBlocks: release.has('readFileConflictBlocks'),
+    linesAsCatN: release.has('readFileLinesAsCatN'),
+    documents: {
+      notebookOutputs: release.has('readDocumentNotebookOutputs'),
+      phoneticSkipped: release.has('readDocumentPhoneticTextSkipped'),
+      sqlite: release.has('readDocumentSqlite'),
+      anydoc: release.has('readDocumentAnydoc'),
+    },
+    documentFailures: release.has('readDocumentFailuresReported'),
+    loop: { byVersion: release.has('readFileDedupByVersion'), failedReadsCounted: !release.has('readFileFailedReadsUncounted') },
+    blockedMarker: release.has('readFileBlockedGuardrailMarker'),
+  };
+}
+
+function intArg(v: unknown, fallback: number): number {
+  if (v === undefined || v === null) return fallback;
+  const n = typeof v === 'number' ? v : Number(v);
+  return Number.isFinite(n) ? Math.trunc(n) : fallback;
+}
+
+/**
+ * Hermes `normalize_read_pagination`'s repair and clamps, applied before the schema (core/hermes-args.ts),
+ * for the Hermes versions the tests run (0.19.0 to 0.22.2) and a Hermes of unknown version. A
+ * Hermes newer than the newest one run (v0.23.5 reads a negative offset as the file's last lines,
+ * rules that could not be read: docs/hermes-versions.md#read_file) keeps the repair of numeric
+ * strings and fractions, but an offset below 1 stays INVALID_ARGUMENTS: raising it to 1 would show
+ * the first lines where that Hermes shows the last.
+ */
+function readIntegerArgs(release: HermesRelease): Record<string, IntegerArgRule> {
+  const version = release.version;
+  const newerThanRun = version !== undefined && hermesSupport().run.every((run) => gt(version, run));
+  return { offset: newerThanRun ? {} : { min: 1 }, limit: { min: 1, max: READ_MAX_LIMIT } };
+}
+
+/** Hermes `normalize_read_pagination`: offset ≥ 1; 1 ≤ limit ≤ 2000 (the default per release). */
+function normalizeReadPagination(offset: unknown, limit: unknown, defaultLimit: number): { offset: number; limit: number } {
+  return {
+    offset: Math.max(1, intArg(offset, READ_DEFAULT_OFFSET)),
+    limit: Math.max(1, Math.min(intArg(limit, defaultLimit), READ_MAX_LIMIT)),
+  };
+}
+
+const visionServed = (deps: ReadFileDeps) => deps.catalogued?.('vision_analyze') === true;
+
+/** The gateway's cap on one tool result leaves this much room for the fields besides the content. */
+const RESULT_FIELDS_ROOM = 1024;
+
+/** The JSON-escaped characters a read's content may take within the gateway's result cap. */
+function contentRoom(deps: ReadFileDeps): number {
+  return deps.maxOutputChars === undefined ? Number.POSITIVE_INFINITY : Math.max(RESULT_FIELDS_ROOM, deps.maxOutputChars - RESULT_FIELDS_ROOM);
+}
+
+/** Hermes' answer for an extracted document: its lines paged and numbered, `extracted_document: true`. */
+function documentPage(text: string, size: number, offset: number, limit: number, maxJson: number, rules: ReadRules): Record<string, unknown> {
+  const lines = splitLines(text);
+  const end = offset + limit - 1;
+  const page = lines.slice(offset - 1, end);
+  const result: Record<string, unknown> = { content: '', total_lines: lines.length, file_size: size, truncated: lines.length > end, extracted_document: true };
+  if (result.truncated) result.hint = `Use offset=${end + 1} to continue reading (showing ${offset}-${Math.min(end, lines.length)} of ${lines.length} lines)`;
+  // Upstream numbers the page only when its text is not empty (a page of one empty line shows nothing).
+  if (page.join('\n') !== '') fitReadBudget(result, numbered(pageLines(page, rules), offset), offset, lines.length, maxJson, rules.truncatedLinesFlag);
+  return result;
+}
+
+/** How long Hermes' extractor may take when no limit was configured (policy/default-limits.json's). */
+const DOCUMENT_TIMEOUT_SECONDS = 60;
+/** A call frame's room besides the base64 of the document (its type, id, module, op and path). */
+const CALL_FRAME_ROOM = 8192;
+
+/** The documents' dependencies, from read_file's. */
+function documentDeps(deps: ReadFileDeps): DocumentDeps {
+  const frame = maxFrameBytes(deps.workerTransportMaxBytes ?? defaultLimits().workerTransportMaxBytes);
+  return {
+    readFileScanMaxBytes: deps.readFileScanMaxBytes,
+    ...(deps.hermes ? { hermes: deps.hermes } : {}),
+    documentTimeoutMs: (deps.readFileDocumentTimeoutSeconds ?? DOCUMENT_TIMEOUT_SECONDS) * 1000,
+    documentTransportMaxBytes: Math.max(0, Math.floor(((frame - CALL_FRAME_ROOM) * 3) / 4)),
+  };
+}
+
+/** Hermes `_special_file_kind`: what a FIFO, socket or device is called, or null for anything else. */
+function specialKind(st: Stats): string | null {
+  if (st.isFile() || st.isDirectory()) return null;
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  return null; // a dangling symlink (lstat would say so): the read answers for it
+}
+
+/**
+ * Hermes after 0.19 answers a FIFO, socket or device by its kind before anything opens it (a read
+ * would block). The gateway refuses it with that note as the message (FILE_NOT_REGULAR), keeping
+ * Hermes' `success: false` and `note` beside it.
+ */
+async function refuseSpecialFile(real: string, input: string): Promise<void> {
+  let st: Stats;
+  try {
+    st = onLocalFileSystem(real) ? statSync(real) : await stat(real);
+  } catch {
+    return; // missing or unreadable: the read answers for it
+  }
+  const kind = specialKind(st);
+  if (kind === null) return;
+  const note =
+    `'${input}' is ${kind}, not a regular file — reading it would block indefinitely, so no read was attempted. ` +
+    'Use terminal utilities if you need to interact with it.';
+  throw new GatewayError(ErrorCode.FILE_NOT_REGULAR, note, { success: false, note });
+}
+
+export async function readFile(deps: ReadFileDeps, rules: ReadRules, args: Record<string, unknown>, ctx: CallContext): Promise<ToolOutcome> {
+  const input = requirePath(args, 'read_file');
+  const { offset, limit } = normalizeReadPagination(args.offset, args.limit, rules.defaultLimit);
+  const target = await resolveAccess(deps, input, ctx, 'read');
+  const { checked } = target;
+  const { blocked, secretFile } = target.verdict;
+  const maxJson = contentRoom(deps);
+
+  // Order as upstream: device guard, (after 0.19) special files, Hermes internal/credential files
+  // for documents, documents, binary extension, the rest's credential check, then the read.
+  if (target.device) throw deviceError(input);
+  if (rules.specialFileNote) await refuseSpecialFile(checked.real, input);
+  const extractable = isExtractableDocument(checked.real, rules.documents);
+  if (extractable && blocked) throw new GatewayError(ErrorCode.FILE_BLOCKED, blocked);
+  if (extractable) {
+    const doc = await readDocument(documentDeps(deps), checked.real, input, { ...rules.documents, displayPath: checked.real }, ctx.signal);
+    if (doc.kind === 'text') {
+      const structured = documentPage(doc.text, doc.size, offset, limit, maxJson, rules);
+      await deps.fileStates?.noteDocumentRead(ctx, checked.real, offset, structured, secretFile);
+      return { structured, secretFile };
+    }
+    // Hermes after 0.19 refuses a binary document it cannot render with the reason; a notebook (and
+    // anything in 0.19) is then read as any file.
+    const ext = fileExtension(checked.real);
+    if (rules.documentFailures && ext !== '.ipynb' && !doc.message.startsWith('Unsupported document type')) {
+      throw new GatewayError(
+        ErrorCode.FILE_EXTRACTION_FAILED,
+        `Cannot read '${input}' (${ext}): document extraction failed — ${doc.message}. Use terminal utilities to inspect or convert the file.`,
+      );
+    }
+  }
+  if (hasBinaryExtension(checked.real)) {
+    const ext = fileExtension(checked.real);
+    throw new GatewayError(
+      ErrorCode.FILE_BINARY,
+      `Cannot read binary file '${input}' (${ext}). ${visionServed(deps) ? 'Use vision_analyze for images, or terminal to inspect binary files.' : 'Use terminal to inspect binary files.'}`,
+    );
+  }
+  if (blocked) throw new GatewayError(ErrorCode.FILE_BLOCKED, blocked);
+  // Hermes' dedup check (read_file_tool): the same region of the file as this task last read it.
+  const states = deps.fileStates;
+  const repeated = await states?.repeatedRead(ctx, checked.real, offset, limit, rules.loop);
+  if (repeated?.kind === 'unchanged') {
+    return { structured: { status: 'unchanged', message: READ_DEDUP_STATUS_MESSAGE, path: input, dedup: true, content_returned: false } };
+  }
+  if (repeated?.kind === 'blocked') throw stubBlocked(input, repeated.times, rules);
+  const before = (await states?.statBefore(ctx, checked.real)) ?? null;
+  // Every answer is redacted by the pipeline, once, in file-read mode (secret_file for this path).
+  // What the task saw is recorded for write_file's read-before-overwrite guard (read-state.ts).
+  let seen: Stats | undefined;
+  let structured: Record<string, unknown>;
+  try {
+    structured = await readText(deps, rules, { input, expanded: target.expanded, absolute: target.absolute, real: checked.real }, offset, limit, maxJson, ctx, false, (st) => (seen = st));
+  } catch (e) {
+    // Hermes 0.19 counts a failed read too (its error gets the warning, the 4th is BLOCKED); later releases do not.
+    if (!states || !rules.loop.failedReadsCounted || !(e instanceof GatewayError)) throw e;
+    const count = await states.noteReadLoop(ctx, input, checked.real, offset, limit, before, rules.loop);
+    await states.noteReadTime(ctx, checked.real);
+    if (count >= READ_BLOCK_AT) throw readBlocked(input, count, rules);
+    if (count >= READ_WARN_AT) throw new GatewayError(e.code, e.message, { ...e.details, _warning: repeatWarning(count) });
+    throw e;
+  }
+  if (!states) return { structured, secretFile };
+  const count = await states.noteReadLoop(ctx, input, checked.real, offset, limit, before, rules.loop);
+  await states.noteReadTime(ctx, checked.real);
+  const page = servedPage(checked.real, offset, limit, structured, secretFile === true, seen);
+  if (count >= READ_BLOCK_AT && rules.loop.byVersion) await states.noteBlockedRead(ctx, checked.real);
+  else await states.noteRead(ctx, page);
+  if (count >= READ_BLOCK_AT) throw readBlocked(input, count, rules);
+  if (count >= READ_WARN_AT) structured._warning = repeatWarning(count);
+  return { structured, secretFile };
+}
+
+/** Hermes `_READ_DEDUP_STATUS_MESSAGE` (tools/file_tools.py in 0.19, tools/file_tools_write_guards.py later). */
+const READ_DEDUP_STATUS_MESSAGE = 'File unchanged since last read. The content from the earlier read_file result in this conversation is still current — refer to that instead of re-reading.';
+
+/** Hermes read_file_tool's `_warning` on the 3rd identical read in a row. */
+function repeatWarning(count: number): string {
+  return (
+    `You have read this exact file region ${count} times consecutively. ` +
+    'The content has not changed since your last read. Use the information you already have. ' +
+    'If you are stuck in a loop, stop reading and proceed with writing or responding.'
+  );
+}
+
+/** Hermes' BLOCKED fields: the path as given, how many reads, and (after 0.19) the guardrail marker. */
+function blockedDetails(input: string, times: number, rules: ReadRules): Record<string, unknown> {
+  return { path: input, already_read: times, ...(rules.blockedMarker ? { guardrail_refusal: true } : {}) };
+}
+
+/** Hermes read_file_tool's BLOCKED answer to the 4th identical read in a row (the read is not shown). */
+function readBlocked(input: string, count: number, rules: ReadRules): GatewayError {
+  return new GatewayError(
+    ErrorCode.FILE_READ_REPEATED,
+    `BLOCKED: You have read this exact file region ${count} times in a row. The content has NOT changed. You already have this information. STOP re-reading and proceed with your task.`,
+    blockedDetails(input, count, rules),
+  );
+}
+
+/** Hermes `_dedup_stub_or_block`'s BLOCKED answer from the second stub of an unchanged region on. */
+function stubBlocked(input: string, times: number, rules: ReadRules): GatewayError {
+  return new GatewayError(
+    ErrorCode.FILE_READ_REPEATED,
+    `BLOCKED: You have called read_file on this exact region ${times} times and the file has NOT changed. STOP calling read_file for this path — the content from your earlier read_file result in this conversation is still current. Proceed with your task using the information you already have.`,
+    blockedDetails(input, times, rules),
+  );
+}
+
+function limitDescription(rules: ReadRules): string {
+  return rules.defaultLimit === 2000
+    ? 'Maximum number of lines to read (default: 2000, max: 2000). Reads are additionally capped at a ~100K-character budget with a next_offset continuation.'
+    : 'Maximum number of lines to read (default: 500, max: 2000)';
+}
+
+const DESCRIPTION_START =
+  'Read a text file with line numbers and pagination. Use this instead of cat/head/tail in terminal. ' +
+  "Output format: 'LINE_NUM|CONTENT'. Suggests similar filenames if not found. Use offset and limit for large files. " +
+  'Reads exceeding ~100K characters are truncated on a line boundary and return a next_offset; continue with offset to read the rest. ';
+
+/**
+ * The release's description: Hermes' own (READ_FILE_SCHEMA), naming vision_analyze only when the
+ * catalog serves it and, after 0.19, the formats Hermes' extractor renders only when a Hermes with
+ * one is there to call (Hermes states them unconditionally; its hosted-OCR "PDF (scanned or text)"
+ * never, as the gateway hands no document to a hosted service).
+ */
+function description(deps: ReadFileDeps, rules: ReadRules): string {
+  if (!rules.documents.sqlite) {
+    return (
+      DESCRIPTION_START +
+      'Jupyter notebooks (.ipynb), Word documents (.docx), and Excel workbooks (.xlsx) are auto-extracted to readable text. ' +
+      `NOTE: Cannot read images or other binary files${visionServed(deps) ? ' — use vision_analyze for images' : ''}.`
+    );
+  }
+  const documents =
+    rules.documents.anydoc && deps.hermes?.available === true
+      ? '.ipynb, Office (.docx/.xlsx/.pptx and legacy .doc/.ppt/.xls), PDF (text layer), OpenDocument, RTF, EPUB, SQLite (.db/.sqlite: schema, row counts, first rows)'
+      : '.ipynb, Office (.docx/.xlsx), SQLite (.db/.sqlite: schema, row counts, first rows)';
+  return `${DESCRIPTION_START}Documents auto-extract to readable text: ${documents}. Cannot read images/binary${visionServed(deps) ? ' — use vision_analyze for images' : ''}.`;
+}
+
+export function readFileTool(deps: ReadFileDeps): ToolDefinition {
+  const release = deps.release ?? new HermesRelease(undefined);
+  const rules = readRules(release);
+  const integerArgs = readIntegerArgs(release);
+  return {
+    name: 'read_file',
+    description: description(deps, rules),
+    inputSchema: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', minLength: 1, description: 'Path to the file to read (absolute, relative, or ~/path)' },
+        offset: { type: 'integer', minimum: 1, default: READ_DEFAULT_OFFSET, description: 'Line number to start reading from (1-indexed, default: 1)' },
+        // No minimum, as upstream's schema: a limit below 1 reads one line.
+        limit: { type: 'integer', maximum: READ_MAX_LIMIT, default: rules.defaultLimit, description: limitDescription(rules) },
+      },
+      required: ['path'],
+      additionalProperties: false,
+    },
+    annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, title: 'Read a file' },
+    requiresOwner: false,
+    redaction: 'file-read',
+    coerceArguments: (args) => coerceIntegerArgs(args, integerArgs),
+    async handler(args: Record<string, unknown>, ctx: CallContext) {
+      return readFile(deps, rules, args ?? {}, ctx);
+    },
+  };
+}
