@@ -35,5 +35,3 @@ async function withZip(bytes: Buffer, kind: string, render: (zip: Zip) => Promis
   }
 }
 
-
-export type { default as ExtractTask, ExtractResult } from './task.js';
