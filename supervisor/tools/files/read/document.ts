@@ -5,7 +5,11 @@ import type { HermesCaller } from '../../../platform/hermes/call.js';
 import { cpuTask, runOnCpuPool } from '../../../platform/thread-pool/pool.js';
 import { ANYDOC_EXTENSIONS, fileExtension, isNotFound, READ_FLAGS } from '../common/index.js';
 import { type ExtractResult, type ExtractTask, MAX_DOCUMENT_BYTES, renderDocument, type RenderOptions } from './extract/index.js';
-import { formatCount } from './format.js';
+import { defaultLimits } from '../../../../shared/limits.js';
+import { maxFrameBytes } from '../../../../shared/worker-protocol/caps.js';
+import { splitLines } from './extract/index.js';
+import { fitReadBudget, formatCount, numbered, pageLines } from './format.js';
+import type { ReadFileDeps, ReadRules } from './rules.js';
 
 // read_file's documents: the file read whole and rendered as text, which read-file.ts pages as
 // Hermes does. Notebooks, Word documents, Excel workbooks and (after Hermes 0.19) SQLite databases
@@ -155,4 +159,33 @@ async function documentText(path: string, bytes: Buffer, options: RenderOptions,
     if ((e as Error)?.message === 'Task queue is at limit') throw new GatewayError(ErrorCode.BUSY, 'too many documents are being rendered; try again shortly');
     return { ok: false, message: `the document could not be rendered (${(e as Error)?.message ?? String(e)})` }; // its thread died
   }
+}
+
+/** How long Hermes' extractor may take when no limit was configured (policy/default-limits.json's). */
+const DOCUMENT_TIMEOUT_SECONDS = 60;
+
+/** A call frame's room besides the base64 of the document (its type, id, module, op and path). */
+const CALL_FRAME_ROOM = 8192;
+
+/** The documents' dependencies, from read_file's. */
+export function documentDeps(deps: ReadFileDeps): DocumentDeps {
+  const frame = maxFrameBytes(deps.workerTransportMaxBytes ?? defaultLimits().workerTransportMaxBytes);
+  return {
+    readFileScanMaxBytes: deps.readFileScanMaxBytes,
+    ...(deps.hermes ? { hermes: deps.hermes } : {}),
+    documentTimeoutMs: (deps.readFileDocumentTimeoutSeconds ?? DOCUMENT_TIMEOUT_SECONDS) * 1000,
+    documentTransportMaxBytes: Math.max(0, Math.floor(((frame - CALL_FRAME_ROOM) * 3) / 4)),
+  };
+}
+
+/** Hermes' answer for an extracted document: its lines paged and numbered, `extracted_document: true`. */
+export function documentPage(text: string, size: number, offset: number, limit: number, maxJson: number, rules: ReadRules): Record<string, unknown> {
+  const lines = splitLines(text);
+  const end = offset + limit - 1;
+  const page = lines.slice(offset - 1, end);
+  const result: Record<string, unknown> = { content: '', total_lines: lines.length, file_size: size, truncated: lines.length > end, extracted_document: true };
+  if (result.truncated) result.hint = `Use offset=${end + 1} to continue reading (showing ${offset}-${Math.min(end, lines.length)} of ${lines.length} lines)`;
+  // Upstream numbers the page only when its text is not empty (a page of one empty line shows nothing).
+  if (page.join('\n') !== '') fitReadBudget(result, numbered(pageLines(page, rules), offset), offset, lines.length, maxJson, rules.truncatedLinesFlag);
+  return result;
 }

@@ -1,6 +1,8 @@
 import type { Stats } from 'node:fs';
 import { fileReadRedactionChanges } from '../../../core/result.js';
+import { GatewayError } from '../../../../shared/errors.js';
 import type { ReadPage } from '../state/index.js';
+import type { ReadRules } from './rules.js';
 import { MAX_LINE_LENGTH } from './scan.js';
 
 // How read_file shows lines, for text files and documents alike (Hermes tools/file_tools.py
@@ -131,4 +133,67 @@ export function servedPage(real: string, offset: number, limit: number, result: 
   const end = result.truncated_by === 'bytes' && typeof result.next_offset === 'number' ? result.next_offset - 1 : Math.min(offset + limit - 1, totalLines);
   const altered = content !== '' && (fileReadRedactionChanges(content, secretFile) || content.split('\n').some(wasCut));
   return { real, start: offset, end, totalLines, whole: offset <= 1 && result.truncated !== true, altered, seen };
+}
+
+/** Above this size (and a wide, truncated read) a `_hint` nudges toward targeted reads. */
+const LARGE_FILE_HINT_BYTES = 512_000;
+
+/** Hermes' ReadResult fields of an answer without content (`ReadResult().to_dict()`). */
+export function emptyRead(rules: ReadRules): Record<string, unknown> {
+  const fields: Record<string, unknown> = { content: '', total_lines: 0, file_size: 0, truncated: false, is_binary: false, is_image: false };
+  if (rules.notFoundField) fields.not_found = false;
+  return fields;
+}
+
+/** A refusal of a missing or irregular file with Hermes' ReadResult fields (`similar_files` only when there are some). */
+export function withReadFields(e: GatewayError, rules: ReadRules, notFound = false): GatewayError {
+  const { similar_files: similar, ...rest } = e.details ?? {};
+  const details: Record<string, unknown> = { ...emptyRead(rules), ...rest };
+  if (rules.notFoundField) details.not_found = notFound;
+  if (Array.isArray(similar) && similar.length > 0) details.similar_files = similar;
+  return new GatewayError(e.code, e.message, details);
+}
+
+/**
+ * A page of lines as Hermes after 0.21 numbers a page it joined itself (a document's, a UTF-16
+ * file's): one trailing newline of the joined text is dropped, so a blank last line of the page is
+ * not shown (`_add_line_numbers`).
+ */
+export function pageLines(page: string[], rules: ReadRules): string[] {
+  return rules.linesAsCatN && page.length > 1 && page[page.length - 1] === '' ? page.slice(0, -1) : page;
+}
+
+/** What a read found: the page's lines as the file has them, and what the answer says about them. */
+export interface Found {
+  lines: string[];
+  totalLines: number;
+  fileSize: number;
+  truncated: boolean;
+  hint?: string;
+  extra?: Record<string, unknown>;
+}
+
+/**
+ * The answer for the lines found: numbered, fitted to the read budget, with Hermes' hints (and
+ * after 0.19 `truncated_lines` and the merge-conflict count).
+ */
+export function answer(rules: ReadRules, found: Found, offset: number, limit: number, maxJson: number): Record<string, unknown> {
+  const result: Record<string, unknown> = { ...emptyRead(rules), total_lines: found.totalLines, file_size: found.fileSize, truncated: found.truncated, ...found.extra };
+  if (found.hint !== undefined) result.hint = found.hint;
+  if (rules.truncatedLinesFlag && found.lines.some(overLong)) result.truncated_lines = true;
+  // The read budget on the formatted content (what would enter the model's context), before redaction.
+  fitReadBudget(result, numbered(found.lines, offset), offset, found.totalLines, maxJson, rules.truncatedLinesFlag);
+  if (rules.conflictBlocks) {
+    const blocks = conflictBlocks(String(result.content));
+    if (blocks > 0) {
+      result.conflict_blocks = blocks;
+      result._hint = conflictHint(blocks);
+    }
+  }
+  if (result._hint === undefined && result.truncated && found.fileSize > LARGE_FILE_HINT_BYTES && limit > 200) {
+    result._hint =
+      `This file is large (${formatCount(found.fileSize)} bytes). Consider reading only the section you need with offset and limit ` +
+      'to keep context usage efficient.';
+  }
+  return result;
 }

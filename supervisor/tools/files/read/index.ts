@@ -1,28 +1,26 @@
 import { statSync, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { ErrorCode, GatewayError } from '../../../../shared/errors.js';
-import { defaultLimits } from '../../../../shared/limits.js';
-import { maxFrameBytes } from '../../../../shared/worker-protocol/caps.js';
-import { HermesRelease, hermesSupport } from '../../../platform/hermes/release.js';
-import { gt } from '@renovatebot/pep440';
+import { coerceIntegerArgs } from '../../../core/hermes-args.js';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../../../core/tool-types.js';
-import { fileExtension, hasBinaryExtension, isExtractableDocument } from '../common/index.js';
+import { HermesRelease } from '../../../platform/hermes/release.js';
 import { deviceError, onLocalFileSystem, requirePath, resolveAccess } from '../access/index.js';
-import { splitLines } from './extract/index.js';
-import { readDocument, type DocumentDeps } from './document.js';
-import { fitReadBudget, numbered, servedPage } from './format.js';
-import { pageLines, readText, type ReadFileDeps, type ReadRules } from './text.js';
+import { fileExtension, hasBinaryExtension, isExtractableDocument } from '../common/index.js';
 import { READ_BLOCK_AT, READ_WARN_AT } from '../state/index.js';
-import { coerceIntegerArgs, type IntegerArgRule } from '../../../core/hermes-args.js';
+import { documentDeps, documentPage, readDocument } from './document.js';
+import { servedPage } from './format.js';
+import { READ_DEDUP_STATUS_MESSAGE, readBlocked, repeatWarning, stubBlocked } from './repeat.js';
+import { description, limitDescription, READ_DEFAULT_OFFSET, READ_MAX_LIMIT, readIntegerArgs, readRules, visionServed, type ReadFileDeps, type ReadRules } from './rules.js';
+import { readText } from './text.js';
 
 // read_file — Hermes' paginated text read (tools/file_tools.py `read_file_tool`,
 // tools/file_operations.py `ShellFileOperations.read_file`): `N|line` gutter, 1-indexed offset,
 // limit ≤ 2000, lines cut at 2000 characters (code points), formatted content cut on a line
 // boundary at the 100,000-character read budget with a `next_offset`, notebooks, Word documents and
-// Excel workbooks rendered as text (read-document.ts), device paths, binaries, images and Hermes
+// Excel workbooks rendered as text (document.ts), device paths, binaries, images and Hermes
 // credential files refused, `similar_files` for a missing file, content redacted once by the
 // pipeline, in Hermes' file-read mode (`secret_file` for a secret-bearing path). The text read
-// itself is read-text.ts (its bytes scanned by read-scan.ts). Every answer, a refusal too, carries
+// itself is text.ts (its bytes scanned by scan.ts). Every answer, a refusal too, carries
 // Hermes' ReadResult fields (content, total_lines, file_size, truncated, is_binary, is_image,
 // not_found) where Hermes' does.
 //
@@ -42,59 +40,17 @@ import { coerceIntegerArgs, type IntegerArgRule } from '../../../core/hermes-arg
 // gigabytes to show five lines. Past that budget counting stops: `total_lines` is then what was seen
 // (`total_lines_is_lower_bound: true`), and lines beyond it are not served.
 //
-// Repeated reads are answered as Hermes answers them, per task (read-state.ts keeps the state of a
+// Repeated reads are answered as Hermes answers them, per task (state/ keeps the state of a
 // session or session token; a sessionless call always reads): the same region of an unchanged file
 // read again gets Hermes' "unchanged" stub instead of its content, and from the second stub on
 // `FILE_READ_REPEATED` (Hermes' "BLOCKED: ..." error); a region read 3 times in a row carries
 // Hermes' `_warning`, the 4th is `FILE_READ_REPEATED`. The task's edit of the file, and any other
-// tool call, start over (read-state.ts). Extracted documents are never de-duplicated, as in Hermes.
-
-const READ_DEFAULT_OFFSET = 1;
-const READ_MAX_LIMIT = 2000;
-
-/** What read_file does as the Hermes it follows, read once from its release. */
-export function readRules(release: HermesRelease): ReadRules {
-  return {
-    defaultLimit: release.has('readFileDefaultLimit2000') ? 2000 : 500,
-    deadEndNotes: release.has('readFileDeadEndNotes'),
-    notFoundField: release.has('readFileNotFoundField'),
-    binaryByBytes: release.has('readFileBinaryByBytes'),
-    nameRecovery: release.has('readFileNameRecovery'),
-    resolvedPaths: release.has('readFileResolvedPaths'),
-    specialFileNote: release.has('readFileSpecialFileNote'),
-    truncatedLinesFlag: release.has('readFileTruncatedLinesFlag'),
-    conflictBlocks: release.has('readFileConflictBlocks'),
-    linesAsCatN: release.has('readFileLinesAsCatN'),
-    documents: {
-      notebookOutputs: release.has('readDocumentNotebookOutputs'),
-      phoneticSkipped: release.has('readDocumentPhoneticTextSkipped'),
-      sqlite: release.has('readDocumentSqlite'),
-      anydoc: release.has('readDocumentAnydoc'),
-    },
-    documentFailures: release.has('readDocumentFailuresReported'),
-    loop: { byVersion: release.has('readFileDedupByVersion'), failedReadsCounted: !release.has('readFileFailedReadsUncounted') },
-    blockedMarker: release.has('readFileBlockedGuardrailMarker'),
-  };
-}
+// tool call, start over (state/). Extracted documents are never de-duplicated, as in Hermes.
 
 function intArg(v: unknown, fallback: number): number {
   if (v === undefined || v === null) return fallback;
   const n = typeof v === 'number' ? v : Number(v);
   return Number.isFinite(n) ? Math.trunc(n) : fallback;
-}
-
-/**
- * Hermes `normalize_read_pagination`'s repair and clamps, applied before the schema (core/hermes-args.ts),
- * for the Hermes versions the tests run (0.19.0 to 0.22.2) and a Hermes of unknown version. A
- * Hermes newer than the newest one run (v0.23.5 reads a negative offset as the file's last lines,
- * rules that could not be read: docs/hermes-versions.md#read_file) keeps the repair of numeric
- * strings and fractions, but an offset below 1 stays INVALID_ARGUMENTS: raising it to 1 would show
- * the first lines where that Hermes shows the last.
- */
-function readIntegerArgs(release: HermesRelease): Record<string, IntegerArgRule> {
-  const version = release.version;
-  const newerThanRun = version !== undefined && hermesSupport().run.every((run) => gt(version, run));
-  return { offset: newerThanRun ? {} : { min: 1 }, limit: { min: 1, max: READ_MAX_LIMIT } };
 }
 
 /** Hermes `normalize_read_pagination`: offset ≥ 1; 1 ≤ limit ≤ 2000 (the default per release). */
@@ -105,42 +61,12 @@ function normalizeReadPagination(offset: unknown, limit: unknown, defaultLimit: 
   };
 }
 
-const visionServed = (deps: ReadFileDeps) => deps.catalogued?.('vision_analyze') === true;
-
 /** The gateway's cap on one tool result leaves this much room for the fields besides the content. */
 const RESULT_FIELDS_ROOM = 1024;
 
 /** The JSON-escaped characters a read's content may take within the gateway's result cap. */
 function contentRoom(deps: ReadFileDeps): number {
   return deps.maxOutputChars === undefined ? Number.POSITIVE_INFINITY : Math.max(RESULT_FIELDS_ROOM, deps.maxOutputChars - RESULT_FIELDS_ROOM);
-}
-
-/** Hermes' answer for an extracted document: its lines paged and numbered, `extracted_document: true`. */
-function documentPage(text: string, size: number, offset: number, limit: number, maxJson: number, rules: ReadRules): Record<string, unknown> {
-  const lines = splitLines(text);
-  const end = offset + limit - 1;
-  const page = lines.slice(offset - 1, end);
-  const result: Record<string, unknown> = { content: '', total_lines: lines.length, file_size: size, truncated: lines.length > end, extracted_document: true };
-  if (result.truncated) result.hint = `Use offset=${end + 1} to continue reading (showing ${offset}-${Math.min(end, lines.length)} of ${lines.length} lines)`;
-  // Upstream numbers the page only when its text is not empty (a page of one empty line shows nothing).
-  if (page.join('\n') !== '') fitReadBudget(result, numbered(pageLines(page, rules), offset), offset, lines.length, maxJson, rules.truncatedLinesFlag);
-  return result;
-}
-
-/** How long Hermes' extractor may take when no limit was configured (policy/default-limits.json's). */
-const DOCUMENT_TIMEOUT_SECONDS = 60;
-/** A call frame's room besides the base64 of the document (its type, id, module, op and path). */
-const CALL_FRAME_ROOM = 8192;
-
-/** The documents' dependencies, from read_file's. */
-function documentDeps(deps: ReadFileDeps): DocumentDeps {
-  const frame = maxFrameBytes(deps.workerTransportMaxBytes ?? defaultLimits().workerTransportMaxBytes);
-  return {
-    readFileScanMaxBytes: deps.readFileScanMaxBytes,
-    ...(deps.hermes ? { hermes: deps.hermes } : {}),
-    documentTimeoutMs: (deps.readFileDocumentTimeoutSeconds ?? DOCUMENT_TIMEOUT_SECONDS) * 1000,
-    documentTransportMaxBytes: Math.max(0, Math.floor(((frame - CALL_FRAME_ROOM) * 3) / 4)),
-  };
 }
 
 /** Hermes `_special_file_kind`: what a FIFO, socket or device is called, or null for anything else. */
@@ -244,73 +170,6 @@ export async function readFile(deps: ReadFileDeps, rules: ReadRules, args: Recor
   if (count >= READ_BLOCK_AT) throw readBlocked(input, count, rules);
   if (count >= READ_WARN_AT) structured._warning = repeatWarning(count);
   return { structured, secretFile };
-}
-
-/** Hermes `_READ_DEDUP_STATUS_MESSAGE` (tools/file_tools.py in 0.19, tools/file_tools_write_guards.py later). */
-const READ_DEDUP_STATUS_MESSAGE = 'File unchanged since last read. The content from the earlier read_file result in this conversation is still current — refer to that instead of re-reading.';
-
-/** Hermes read_file_tool's `_warning` on the 3rd identical read in a row. */
-function repeatWarning(count: number): string {
-  return (
-    `You have read this exact file region ${count} times consecutively. ` +
-    'The content has not changed since your last read. Use the information you already have. ' +
-    'If you are stuck in a loop, stop reading and proceed with writing or responding.'
-  );
-}
-
-/** Hermes' BLOCKED fields: the path as given, how many reads, and (after 0.19) the guardrail marker. */
-function blockedDetails(input: string, times: number, rules: ReadRules): Record<string, unknown> {
-  return { path: input, already_read: times, ...(rules.blockedMarker ? { guardrail_refusal: true } : {}) };
-}
-
-/** Hermes read_file_tool's BLOCKED answer to the 4th identical read in a row (the read is not shown). */
-function readBlocked(input: string, count: number, rules: ReadRules): GatewayError {
-  return new GatewayError(
-    ErrorCode.FILE_READ_REPEATED,
-    `BLOCKED: You have read this exact file region ${count} times in a row. The content has NOT changed. You already have this information. STOP re-reading and proceed with your task.`,
-    blockedDetails(input, count, rules),
-  );
-}
-
-/** Hermes `_dedup_stub_or_block`'s BLOCKED answer from the second stub of an unchanged region on. */
-function stubBlocked(input: string, times: number, rules: ReadRules): GatewayError {
-  return new GatewayError(
-    ErrorCode.FILE_READ_REPEATED,
-    `BLOCKED: You have called read_file on this exact region ${times} times and the file has NOT changed. STOP calling read_file for this path — the content from your earlier read_file result in this conversation is still current. Proceed with your task using the information you already have.`,
-    blockedDetails(input, times, rules),
-  );
-}
-
-function limitDescription(rules: ReadRules): string {
-  return rules.defaultLimit === 2000
-    ? 'Maximum number of lines to read (default: 2000, max: 2000). Reads are additionally capped at a ~100K-character budget with a next_offset continuation.'
-    : 'Maximum number of lines to read (default: 500, max: 2000)';
-}
-
-const DESCRIPTION_START =
-  'Read a text file with line numbers and pagination. Use this instead of cat/head/tail in terminal. ' +
-  "Output format: 'LINE_NUM|CONTENT'. Suggests similar filenames if not found. Use offset and limit for large files. " +
-  'Reads exceeding ~100K characters are truncated on a line boundary and return a next_offset; continue with offset to read the rest. ';
-
-/**
- * The release's description: Hermes' own (READ_FILE_SCHEMA), naming vision_analyze only when the
- * catalog serves it and, after 0.19, the formats Hermes' extractor renders only when a Hermes with
- * one is there to call (Hermes states them unconditionally; its hosted-OCR "PDF (scanned or text)"
- * never, as the gateway hands no document to a hosted service).
- */
-function description(deps: ReadFileDeps, rules: ReadRules): string {
-  if (!rules.documents.sqlite) {
-    return (
-      DESCRIPTION_START +
-      'Jupyter notebooks (.ipynb), Word documents (.docx), and Excel workbooks (.xlsx) are auto-extracted to readable text. ' +
-      `NOTE: Cannot read images or other binary files${visionServed(deps) ? ' — use vision_analyze for images' : ''}.`
-    );
-  }
-  const documents =
-    rules.documents.anydoc && deps.hermes?.available === true
-      ? '.ipynb, Office (.docx/.xlsx/.pptx and legacy .doc/.ppt/.xls), PDF (text layer), OpenDocument, RTF, EPUB, SQLite (.db/.sqlite: schema, row counts, first rows)'
-      : '.ipynb, Office (.docx/.xlsx), SQLite (.db/.sqlite: schema, row counts, first rows)';
-  return `${DESCRIPTION_START}Documents auto-extract to readable text: ${documents}. Cannot read images/binary${visionServed(deps) ? ' — use vision_analyze for images' : ''}.`;
 }
 
 export function readFileTool(deps: ReadFileDeps): ToolDefinition {

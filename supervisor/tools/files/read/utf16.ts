@@ -1,3 +1,9 @@
+import { ErrorCode, GatewayError } from '../../../../shared/errors.js';
+import { describeBinaryFile, hasBinaryExtension } from '../common/index.js';
+import { answer, emptyRead, pageLines } from './format.js';
+import type { ReadFileDeps, ReadPath, ReadRules } from './rules.js';
+import type { ReadIo } from './scan.js';
+
 // read_file's UTF-16 text (Hermes `ShellFileOperations._try_read_utf16`, tools/file_operations.py):
 // a file the byte-level binary check refused (a NUL, or invalid UTF-8) is shown transcoded when a
 // byte-order mark, or the parity of its zero bytes, says it is UTF-16 (Windows Notepad files,
@@ -48,4 +54,46 @@ export function utf16Lines(bytes: Uint8Array, encoding: Utf16Encoding): string[]
 /** Upstream's hint for a transcoded read (`enc.upper()`: UTF-16-LE, UTF-16-BE). */
 export function utf16Hint(encoding: Utf16Encoding): string {
   return `Transcoded from ${encoding.toUpperCase()} to UTF-8 for display. Text edits via patch/write_file would re-encode as UTF-8.`;
+}
+
+/** `size` bytes of `fd` from its start (fewer if it shrank since its fstat). */
+async function readAll(io: ReadIo, fd: number, size: number): Promise<Buffer> {
+  const buf = Buffer.allocUnsafe(size);
+  let filled = 0;
+  while (filled < size) {
+    const n = await io.read(fd, buf.subarray(filled), size - filled, filled);
+    if (n === 0) break;
+    filled += n;
+  }
+  return buf.subarray(0, filled);
+}
+
+/**
+ * Hermes after 0.19 `_read_binary_file`: a UTF-16 file (not of a binary extension, at most 10 MiB)
+ * shown transcoded, anything else refused with its type named (`describe_binary_file`).
+ */
+export async function utf16OrBinary(
+  deps: ReadFileDeps,
+  rules: ReadRules,
+  p: ReadPath,
+  io: ReadIo,
+  fd: number,
+  fileSize: number,
+  head: Buffer,
+  offset: number,
+  limit: number,
+  maxJson: number,
+): Promise<Record<string, unknown>> {
+  if (!hasBinaryExtension(p.real) && fileSize <= Math.min(UTF16_MAX_BYTES, deps.readFileScanMaxBytes)) {
+    const bytes = await readAll(io, fd, fileSize);
+    const encoding = utf16Encoding(bytes);
+    if (encoding !== null) {
+      const all = utf16Lines(bytes, encoding);
+      const endLine = offset + limit - 1;
+      const truncated = all.length > endLine;
+      const hint = utf16Hint(encoding) + (truncated ? ` Use offset=${endLine + 1} to continue reading (showing ${offset}-${endLine} of ${all.length} lines)` : '');
+      return answer(rules, { lines: pageLines(all.slice(offset - 1, endLine), rules), totalLines: all.length, fileSize, truncated, hint }, offset, limit, maxJson);
+    }
+  }
+  throw new GatewayError(ErrorCode.FILE_BINARY, describeBinaryFile(head, fileSize), { ...emptyRead(rules), is_binary: true, file_size: fileSize });
 }

@@ -5,7 +5,7 @@ import { ErrorCode, GatewayError } from '../../../../shared/errors.js';
 import { insideAnyRoot, realRoots } from '../../../platform/roots.js';
 import type { CallContext } from '../../../core/tool-types.js';
 import { isNotFound, READ_FLAGS, throwIfAborted } from '../common/index.js';
-import { checkedPath, deviceError, readBlockError, readBlockMessage, resolveAccess, whereLooked, type CheckedPath, type HermesDirs, type PathDeps } from '../access/index.js';
+import { deviceError, readBlockError, resolveAccess, whereLooked, type CheckedPath, type HermesDirs, type PathDeps } from '../access/index.js';
 
 // What search_files' two targets share (search-files.ts describes the tool): opening the search
 // root, the bounded, rg-like walk beneath it, and rg `--glob` matching of the walked paths.

@@ -187,3 +187,43 @@ export class TaskFileState {
     this.readTimes = new BoundedMap(maxPaths, ttlMs, now);
   }
 }
+
+/** A read region as Hermes keys its de-duplication: (resolved path, offset, limit). */
+export function regionKey(real: string, offset: number, limit: number): string {
+  return `${real}\0${offset}\0${limit}`;
+}
+
+/** How read_file's de-duplication sees a file, as the Hermes followed does (release.ts readFileDedupByVersion). */
+export interface ReadLoopRules {
+  /** Later releases: device, inode, size, mtime and ctime (`_file_metadata`); 0.19: the mtime only. */
+  byVersion: boolean;
+  /** 0.19: a failed read (an error, binary content) counts as a read; later releases leave it out. */
+  failedReadsCounted: boolean;
+}
+
+/** What read_file answers instead of a read (Hermes `_dedup_stub_or_block`): the stub, or BLOCKED after this many calls. */
+export type RepeatedRead = { kind: 'unchanged' } | { kind: 'blocked'; times: number };
+
+/** Hermes' repeated-read thresholds (read_file_tool): a warning on the 3rd identical read in a row, BLOCKED from the 4th; BLOCKED from the 2nd stub. */
+export const READ_WARN_AT = 3;
+
+export const READ_BLOCK_AT = 4;
+
+export const STUB_BLOCK_AT = 2;
+
+/** One read_file page as it was served (before the pipeline's redaction). */
+export interface ReadPage {
+  /** The real path read. */
+  real: string;
+  /** First and last line shown (1-based, inclusive). */
+  start: number;
+  end: number;
+  /** The file's line count as read_file reported it. */
+  totalLines: number;
+  /** Whether the page was all of the file (offset 1, nothing truncated). */
+  whole: boolean;
+  /** Whether the page was changed on its way out: a secret redacted, a line cut at its length cap. */
+  altered: boolean;
+  /** The stat read_file took of what it read (fstat of its descriptor). */
+  seen: Stats;
+}
