@@ -15,7 +15,7 @@ import { isUnder, realResolve } from './real-path.js';
 // - the cross-profile soft guard (another Hermes profile's skills/plugins/cron/memories, or a
 //   sandbox mirror of Hermes state), which `cross_profile: true` opts out of.
 // Every check looks at both the lexical absolute path and the real path (symlinks followed), so a
-// symlink cannot launder a blocked target. The write-side rules are in write-blocks.ts.
+// symlink cannot launder a blocked target. The write-side rules are in write/blocks.ts.
 
 // ---------------------------------------------------------------------------------------------
 // Hermes directories
@@ -52,7 +52,7 @@ export interface CheckedPath {
   real: string;
 }
 
-/** `p.real` when the caller already resolved it (confine.ts): the checks then judge the path that is opened. */
+/** `p.real` when the caller already resolved it (access/index.ts): the checks then judge the path that is opened. */
 export async function checkedPath(p: { absolute: string; real?: string }): Promise<CheckedPath> {
   return { lexical: p.absolute, real: p.real ?? (await realResolve(p.absolute)) };
 }

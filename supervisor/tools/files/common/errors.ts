@@ -85,7 +85,7 @@ async function similarFiles(displayPath: string, absolutePath: string, rules: Si
 /** Hermes' near-miss spelling threshold (`difflib.SequenceMatcher(None, a, b).ratio() >= 0.8`). */
 const NEAR_MISS_RATIO = 0.8;
 
-/** Hermes' "File not found: <input>" with its similar names; `where` (confine.ts whereLooked) is appended to the text. */
+/** Hermes' "File not found: <input>" with its similar names; `where` (access/index.ts whereLooked) is appended to the text. */
 export async function notFoundError(input: string, absolutePath: string, rules: SimilarityRules = {}, where = ''): Promise<GatewayError> {
   return new GatewayError(ErrorCode.FILE_NOT_FOUND, `File not found: ${input}${where}`, { similar_files: await similarFiles(input, absolutePath, rules) });
 }

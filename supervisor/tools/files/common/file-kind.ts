@@ -64,8 +64,8 @@ export function isExtractableDocument(path: string, rules: DocumentRules): boole
 
 /**
  * The document's text (every line ending in "\n"); `bytes` is the whole file. CPU-bound (a workbook
- * may hold 64 MiB of XML per sheet): read_file runs it on the CPU pool (read-extract-task.ts).
- * The anydoc formats are not rendered here (read-document.ts asks Hermes).
+ * may hold 64 MiB of XML per sheet): read_file runs it on the CPU pool (read/extract/task.ts).
+ * The anydoc formats are not rendered here (read/document.ts asks Hermes).
  */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const UTF8_LENIENT = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });

@@ -13,20 +13,20 @@ import { sha256Hex } from '../state/index.js';
 
 // patch — Hermes' targeted edit tool (tools/file_tools.py `patch_tool`):
 // - mode "replace" (default): path + old_string + new_string (+ replace_all), matched through the
-//   fuzzy strategy chain (fuzzy-match.ts); unique unless replace_all;
+//   fuzzy strategy chain (fuzzy/); unique unless replace_all;
 // - mode "patch": a V4A multi-file patch (v4a.ts), all-or-nothing; header paths with `..` refused.
-// Every path passes the roots confinement (confine.ts), the sensitive-path and cross-profile checks
+// Every path passes the roots confinement (access/index.ts), the sensitive-path and cross-profile checks
 // before anything is read, so no diff, hint or error quotes a refused file. Success is upstream's
 // PatchResult.to_dict: `{success, diff?, files_modified, files_created?, files_deleted?, lint?,
 // resolved_path?}` (empty fields left out; files_modified resolved to absolute paths, V4A's
 // created/deleted files as its headers name them; `lint` one result in replace mode, one per
 // written file in V4A mode). Failures are thrown GatewayErrors with upstream's messages; those
 // upstream's PatchResult reports carry `success: false`, the argument errors do not (upstream's
-// tool_error). An edit that adds a redaction marker to a file is refused (write-file.ts, v4a.ts).
+// tool_error). An edit that adds a redaction marker to a file is refused (write/index.ts, v4a.ts).
 //
 // Following the Hermes the gateway fronts (release.ts): 0.22's stricter fuzzy chain, its texts,
 // `note` and `no_change`, V4A's absolute labels and Add-must-create; a patch keeps write_file's
-// baseline when it started from known bytes (read-state.ts), and carries Hermes' staleness
+// baseline when it started from known bytes (state/), and carries Hermes' staleness
 // `_warning`. Not done here: upstream's escalating "This is failure #N patching …" hint after
 // repeated failures on one path.
 
@@ -54,7 +54,7 @@ function patchResult(fields: { diff: string; modified: string[]; created?: strin
   return out;
 }
 
-/** Hermes' patch `_warning`: each path's staleness warning (read-state.ts), joined by " | ". */
+/** Hermes' patch `_warning`: each path's staleness warning (state/), joined by " | ". */
 async function staleWarnings(deps: EditDeps, ctx: CallContext, paths: ReadonlyArray<{ input: string; real: string }>): Promise<string | null> {
   const out: string[] = [];
   for (const { input, real } of paths) {
@@ -81,7 +81,7 @@ async function replaceMode(deps: EditDeps, args: Record<string, unknown>, ctx: C
   assertEncodable(input, newString);
 
   return withPathLocks([checked.real], async () => {
-    // What the task knew of the file before this patch read it (read-state.ts): a patch from known bytes keeps write_file's baseline.
+    // What the task knew of the file before this patch read it (state/): a patch from known bytes keeps write_file's baseline.
     const known = (await deps.fileStates?.knownContent(ctx, [checked.real])) ?? new Map<string, string>();
     const warning = await staleWarnings(deps, ctx, [{ input, real: checked.real }]);
     let raw: Awaited<ReturnType<typeof readRawText>>;

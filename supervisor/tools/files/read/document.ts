@@ -11,9 +11,9 @@ import { splitLines } from './extract/index.js';
 import { fitReadBudget, formatCount, numbered, pageLines } from './format.js';
 import type { ReadFileDeps, ReadRules } from './rules.js';
 
-// read_file's documents: the file read whole and rendered as text, which read-file.ts pages as
+// read_file's documents: the file read whole and rendered as text, which read/index.ts pages as
 // Hermes does. Notebooks, Word documents, Excel workbooks and (after Hermes 0.19) SQLite databases
-// are rendered in TypeScript (read-extract.ts): a small notebook inline, anything else on the CPU
+// are rendered in TypeScript (read/extract/): a small notebook inline, anything else on the CPU
 // pool. The formats Hermes after 0.19 converts with firecrawl-anydoc (PDF, Office, OpenDocument,
 // RTF, EPUB) are rendered by Hermes' own extractor (tools/read_extract.py
 // `extract_document_bytes`) in a Hermes call worker (platform/hermes/call.ts), given the bytes the

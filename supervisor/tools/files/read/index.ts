@@ -147,7 +147,7 @@ export async function readFile(deps: ReadFileDeps, rules: ReadRules, args: Recor
   if (repeated?.kind === 'blocked') throw stubBlocked(input, repeated.times, rules);
   const before = (await states?.statBefore(ctx, checked.real)) ?? null;
   // Every answer is redacted by the pipeline, once, in file-read mode (secret_file for this path).
-  // What the task saw is recorded for write_file's read-before-overwrite guard (read-state.ts).
+  // What the task saw is recorded for write_file's read-before-overwrite guard (state/).
   let seen: Stats | undefined;
   let structured: Record<string, unknown>;
   try {

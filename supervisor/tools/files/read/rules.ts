@@ -20,17 +20,17 @@ export interface ReadFileDeps extends PathDeps {
   catalogued?: (name: string) => boolean;
   /** The Hermes followed (release.ts); the newest the gateway knows when absent. */
   release?: HermesRelease;
-  /** Calls of Hermes' own functions: its document extractor (read-document.ts); none in a bare composition. */
+  /** Calls of Hermes' own functions: its document extractor (read/document.ts); none in a bare composition. */
   hermes?: HermesCaller;
   /** How long Hermes' extractor may take for one document (`readFileDocumentTimeoutSeconds`). */
   readFileDocumentTimeoutSeconds?: number;
-  /** The per-task file states (read-state.ts): a page served is recorded there. */
+  /** The per-task file states (state/): a page served is recorded there. */
   fileStates?: FileStates;
   /** The workers' transport cap (`workerTransportMaxBytes`): what a document handed to Hermes may weigh. */
   workerTransportMaxBytes?: number;
 }
 
-/** read_file's behaviour as the Hermes followed has it (read-file.ts `readRules`, one flag per change). */
+/** read_file's behaviour as the Hermes followed has it (read/index.ts `readRules`, one flag per change). */
 export interface ReadRules {
   /** The limit when none is given: 500 (0.19), 2000 (readFileDefaultLimit2000). */
   defaultLimit: number;

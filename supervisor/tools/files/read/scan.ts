@@ -3,7 +3,7 @@ import { decodeLenient } from '../common/index.js';
 
 // read_file's scan of a file: one chunked pass within the per-call byte budget that counts its
 // lines and keeps the requested window, each line clamped (`cut -b1-N` upstream) and decoded, its
-// first chunk also serving the binary sniff. read-file.ts turns the page into Hermes' answer.
+// first chunk also serving the binary sniff. read/index.ts turns the page into Hermes' answer.
 
 /** `tool_output.max_line_length`. */
 export const MAX_LINE_LENGTH = 2000;
@@ -57,7 +57,7 @@ export const SNIFF_BYTES = 1000;
 
 // The file's I/O goes through a descriptor, one of two ways. Through the thread pool with the
 // callback API (per call, a FileHandle and the promise API cost about twice its CPU), or, on a
-// local disk or memory file system (local-fs.ts), inline on the event loop: there each call takes
+// local disk or memory file system (access/real-path.ts), inline on the event loop: there each call takes
 // microseconds, while a thread-pool round trip cost more than the rest of read_file on a busy host.
 // Only the reads of a file of at most `readFileInlineMaxBytes` are inline (its fstat size: the scan
 // never reads past it), so a large file never holds the event loop for its whole scan.

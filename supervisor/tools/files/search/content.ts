@@ -8,7 +8,7 @@ import { LINE_ORIENTED_WARNING, compileSearchRegex, patternHasRegexNewline } fro
 const MULTILINE_WARNING = 'Pattern contains \\n — multiline mode (-U) was enabled automatically so the regex can match across line boundaries.';
 
 // search_files target "content": a RegExp over the lines of every searchable file the walk yields
-// (search-files.ts describes the tool; search-regex.ts turns the pattern into that RegExp).
+// (search/index.ts describes the tool; search/regex.ts turns the pattern into that RegExp).
 
 /** Files up to this size are read whole to be searched; larger ones are streamed (scanFile). */
 export const SEARCH_MAX_FILE_BYTES = 2 * 1024 * 1024;
@@ -238,7 +238,7 @@ export async function searchContent(
   const whitelist = fileGlob && !fileGlob.startsWith('!') && globOk ? globOk : undefined;
   scan: for await (const f of await rootFiles(root, budget, signal, { whitelist })) {
     throwIfAborted(signal, 'search_files');
-    if (budget.limitReason) break; // a large file's scan ran out of time (search-files.ts reports it)
+    if (budget.limitReason) break; // a large file's scan ran out of time (search/index.ts reports it)
     if (globOk && !root.isFile && !globOk(f.rel)) continue;
     if (isBlockedDevicePath(f.checked.lexical) || isBlockedDevicePath(f.checked.real)) continue; // e.g. /proc/<pid>/maps in a walk of /proc
     const found = await scanFile(f.abs, re, context, outputMode === 'content' ? want + 1 - entries.length : 0, budget, signal, multiline);

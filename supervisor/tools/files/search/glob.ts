@@ -3,12 +3,12 @@ import { throwIfAborted } from '../common/index.js';
 import { readBlockMessage } from '../access/index.js';
 import { globMatcher, rootFiles, type SearchPage, type SearchScope, type SearchTally } from './walk.js';
 
-// search_files target "files": a glob over the walked paths (search-files.ts describes the tool).
+// search_files target "files": a glob over the walked paths (search/index.ts describes the tool).
 // Following Hermes 0.19: every file, newest first. Following 0.22 (`order`): in the walk's own order
 // ('discovery') or newest first ('modified'), with the matching directories beside the files
 // (re-sorted newest first, by whole seconds, when there are any), counted up to offset+limit+1.
 
-/** How a 0.22 file search orders and pages (search-files.ts). */
+/** How a 0.22 file search orders and pages (search/index.ts). */
 export type FileOrder = 'discovery' | 'modified';
 
 /** Hermes 0.22's file search (`_search_files_rg` with `_search_directories_with_find`); sets `total_count` and `files` on `result`. */

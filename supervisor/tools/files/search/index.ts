@@ -44,8 +44,8 @@ import { coerceIntegerArgs } from '../../../core/hermes-args.js';
 // ['content','files'] — the handler still maps the legacy aliases `grep` → content and `find` →
 // files for direct (non-schema-validated) callers.
 //
-// Content search lives in search-content.ts, file-name search in search-glob.ts, and the root,
-// walk and glob matching they share in search-walk.ts; this module parses the arguments, runs one
+// Content search lives in search/content.ts, file-name search in search/glob.ts, and the root,
+// walk and glob matching they share in search/walk.ts; this module parses the arguments, runs one
 // of them and shapes the result.
 
 export { SEARCH_MAX_FILE_BYTES, type SearchMatch } from './content.js';

@@ -7,7 +7,7 @@ import type { CallContext } from '../../../core/tool-types.js';
 import { isNotFound, READ_FLAGS, throwIfAborted } from '../common/index.js';
 import { deviceError, readBlockError, resolveAccess, whereLooked, type CheckedPath, type HermesDirs, type PathDeps } from '../access/index.js';
 
-// What search_files' two targets share (search-files.ts describes the tool): opening the search
+// What search_files' two targets share (search/index.ts describes the tool): opening the search
 // root, the bounded, rg-like walk beneath it, and rg `--glob` matching of the walked paths.
 
 // Loaded on first use (CommonJS build, so the call sites stay synchronous): an idle gateway never

@@ -42,7 +42,7 @@ export type { ReadLoopRules, ReadPage, RepeatedRead } from './task.js';
 // tools/file_tools_read_tracking.py in later releases): per (real path, offset, limit) the file as a
 // read found it (`dedup`) and how many "unchanged" stubs that region got since (`dedup_hits`), and
 // the last read's key with the number of times in a row it was read (`last_key`, `consecutive`).
-// read_file answers from them (read-file.ts); an edit of a path forgets its regions
+// read_file answers from them (read/index.ts); an edit of a path forgets its regions
 // (`_invalidate_dedup_for_path`), and any other tool call of the task resets the counters
 // (`notify_other_tool_call`, which Hermes' dispatcher calls; here the native adapter's call hook).
 // They are kept for durable owners only: a sessionless credential may serve several conversations

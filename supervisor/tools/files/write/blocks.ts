@@ -3,7 +3,7 @@ import { extname, join, relative, sep } from 'node:path';
 import { ErrorCode, GatewayError } from '../../../../shared/errors.js';
 import { authFiles, checkedPath, type CheckedPath, either, type HermesDirs, isUnder, NOT_A_BOUNDARY, type UserPath } from '../access/index.js';
 
-// Hermes' write-side file-safety rules (tools/file_tools.py, agent/file_safety.py; sensitive-paths.ts
+// Hermes' write-side file-safety rules (tools/file_tools.py, agent/file_safety.py; access/rules.ts
 // has the read side and what both share): system prefixes, docker.sock, the Hermes config/auth/.env
 // files, the credential deny list, Hermes session/token state and the gateway's own authentication
 // files, then the cross-profile / sandbox-mirror soft guard that `cross_profile: true` opts out of.

@@ -11,7 +11,7 @@ import type { HermesCaller } from '../../../platform/hermes/call.js';
 // so the verdict and its words are that Hermes' own. Where no Hermes Agent is installed the same
 // module runs in the system python3 and checks with the standard library's parsers (`ast.parse`,
 // `tomllib.loads`) in the form Hermes' linters answer. JSON and YAML go to Hermes' linters too where
-// a Hermes is found (its parsers' own words), else the gateway parses them (write-file.ts). Each check is bounded: texts over
+// a Hermes is found (its parsers' own words), else the gateway parses them (write/index.ts). Each check is bounded: texts over
 // `writeLintMaxBytes` are not checked, and a check past `writeLintTimeoutSeconds` is stopped; an
 // unchecked text gets a `skipped` lint that says why, and is never refused.
 
@@ -20,7 +20,7 @@ export type Lint = { status: 'skipped'; message: string } | { status: 'ok' | 'er
 
 /** The extensions always checked in Python (Hermes' LINTERS_INPROC entries the gateway does not parse itself). */
 export const PYTHON_CHECKED = new Set(['.py', '.toml']);
-/** The extensions checked by Hermes' own linters where a Hermes is found, else parsed by the gateway (write-file.ts). */
+/** The extensions checked by Hermes' own linters where a Hermes is found, else parsed by the gateway (write/index.ts). */
 const HERMES_WHEN_FOUND = new Set(['.json', '.yaml', '.yml']);
 /** Hermes' fail-closed extensions (`_FAIL_CLOSED_INPROC_EXTS`): content that does not parse is not written. */
 const FAIL_CLOSED = new Set(['.json', '.yaml', '.yml', '.toml']);

@@ -21,9 +21,9 @@ import { applyReplacements, detectEscapeDrift, maybeUnescapeNewString, preserveU
 // unicode_normalized keeps the file's own Unicode in unchanged spans, and the escape-drift guard
 // refuses edits that look like a transport artifact. Error texts are upstream's, word for word.
 //
-// The strategies live in fuzzy-strategies.ts, the replacement shaping and guards in
-// fuzzy-replace.ts, the shared text helpers in fuzzy-text.ts and the "did you mean?" hint in
-// fuzzy-hint.ts; this module runs the chain and re-exports the public API.
+// The strategies live in strategies.ts, the replacement shaping and guards in
+// replace.ts, the shared text helpers in text.ts and the "did you mean?" hint in
+// hint.ts; this module runs the chain and re-exports the public API.
 
 export type { Span } from './text.js';
 export { unicodeNormalize } from './text.js';

@@ -1,7 +1,7 @@
 import { SequenceMatcher } from '../../common/index.js';
 import { leadingWhitespace, origToNormMap, strip, unicodeNormalize, type Span } from './text.js';
 
-// Replacement shaping and guards, applied by fuzzyFindAndReplace (fuzzy-match.ts) after a strategy
+// Replacement shaping and guards, applied by fuzzyFindAndReplace (fuzzy/) after a strategy
 // has found its matches.
 
 function firstMeaningfulLine(text: string): string | null {

@@ -1,7 +1,7 @@
 import { SequenceMatcher, similarity } from '../../common/index.js';
 import { blockEquals, findNormalizedLineMatches, LineIndex, lstrip, mapNormToOrig, origToNormMap, strip, unicodeNormalize, type Span } from './text.js';
 
-// The individual fuzzy-match strategies, in chain order (see fuzzy-match.ts for the chain itself).
+// The individual fuzzy-match strategies, in chain order (see index.ts for the chain itself).
 
 export type StrategyName =
   | 'exact'

@@ -1,5 +1,5 @@
-// Text helpers shared by the fuzzy-match strategies (fuzzy-strategies.ts), the replacement shaping
-// and guards (fuzzy-replace.ts) and the "did you mean?" hint (fuzzy-hint.ts).
+// Text helpers shared by the fuzzy-match strategies (strategies.ts), the replacement shaping
+// and guards (replace.ts) and the "did you mean?" hint (hint.ts).
 
 export type Span = [number, number];
 

@@ -14,7 +14,7 @@ import { encodeSim, Simulation, type Original, type ResolvedOperation, type Simu
 //   *** Move File: a.txt -> b.txt
 //   *** End Patch
 //
-// Parsing lives in v4a-parse.ts, the validation phase (the simulated overlay) in v4a-simulate.ts;
+// Parsing lives in parse.ts, the validation phase (the simulated overlay) in simulate.ts;
 // this module holds the all-or-nothing apply phase and re-exports the public API.
 //
 // Applying is all-or-nothing: every operation is simulated in order against an overlay (so a later
@@ -29,7 +29,7 @@ export { hasTraversal, operationPaths, parseV4aPatch, type Hunk, type HunkLine, 
 export type { ResolvedOperation } from './simulate.js';
 
 interface V4aOutcome {
-  /** Each file written, with the sha256 of the bytes it had ('' when created) and of the bytes written (read-state.ts). */
+  /** Each file written, with the sha256 of the bytes it had ('' when created) and of the bytes written (state/). */
   writes: PatchWrite[];
   /** Files deleted or moved away. */
   removed: string[];
@@ -67,7 +67,7 @@ export async function applyV4a(
   operations: readonly ResolvedOperation[],
   signal: AbortSignal | undefined,
   options: SimulationOptions,
-  /** The fail-closed syntax gate (write-file.ts gateRefusal). */
+  /** The fail-closed syntax gate (write/index.ts gateRefusal). */
   gate: (path: string, content: string) => Promise<string | null>,
 ): Promise<V4aOutcome> {
   const sim = new Simulation(options);
@@ -91,7 +91,7 @@ export async function applyV4a(
     sim.errors.push({ kind: 'invalid', message: 'Patch contains no changes (only context lines were provided)' });
   }
   if (sim.errors.length > 0) throw validationFailure(sim.errors);
-  // No Update or Add may leave a file holding a redaction marker it did not hold (write-file.ts).
+  // No Update or Add may leave a file holding a redaction marker it did not hold (write/index.ts).
   for (const op of operations) {
     if (op.operation !== 'update' && op.operation !== 'add') continue;
     const final = sim.state.get(op.absPath);

@@ -4,7 +4,7 @@ import type { Zip } from './zip.js';
 import { iterXml, optionalXml, xmlOrNull, zipXml, type XmlElement } from './xml.js';
 
 // read_file's Word documents and Excel workbooks as text (Hermes' tools/read_extract.py): the
-// archive read by read-extract-zip.ts, its XML by read-extract-xml.ts.
+// archive read by zip.ts, its XML by xml.ts.
 
 // ---------------------------------------------------------------------------------------------
 // Word documents (Hermes `_extract_docx`): each w:p a line, w:tab a tab, w:br / w:cr a line break;

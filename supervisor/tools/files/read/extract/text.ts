@@ -1,4 +1,4 @@
-// What read_file's document renderers share (read-extract.ts and the read-extract-* files): the
+// What read_file's document renderers share (extract/): the
 // error that makes read_file fall back to its ordinary text/binary handling, and the Python string
 // helpers Hermes' tools/read_extract.py renders with.
 

@@ -6,7 +6,7 @@ import type { Zip } from './zip.js';
 // (a conforming, namespace-aware parser that expands no entity beyond XML's five and character
 // references: a DOCTYPE's own entities are refused, external ones never read).
 //
-// saxes is loaded on first use (its CommonJS build), like yauzl in read-extract-zip.ts: an idle
+// saxes is loaded on first use (its CommonJS build), like yauzl in zip.ts: an idle
 // gateway should not carry an XML parser it may never need.
 const requireHere = createRequire(import.meta.url);
 let saxesModule: typeof import('saxes') | undefined;

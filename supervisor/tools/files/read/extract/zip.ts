@@ -7,7 +7,7 @@ import { ExtractionError } from './text.js';
 // by yauzl (central directory, zip64, local headers, stored and deflated members).
 //
 // yauzl is loaded on first use (its CommonJS build): read_file renders notebooks on the event loop
-// through read-extract.ts, and an idle gateway should not carry a ZIP reader it may never need
+// through read/extract/, and an idle gateway should not carry a ZIP reader it may never need
 // (every module loaded at start-up counts against the idle-RSS budget).
 const requireHere = createRequire(import.meta.url);
 let yauzlModule: typeof yauzl | undefined;
