@@ -29,13 +29,11 @@ export function overLong(line: string): boolean {
   return line.length > MAX_LINE_LENGTH && codePoints(line) > MAX_LINE_LENGTH;
 }
 
-const CUT_MARKER = '... [truncated]';
-
 /** A line cut at MAX_LINE_LENGTH code points (Python slicing never splits a character). */
 function cutLine(line: string): string {
   if (line.length <= MAX_LINE_LENGTH) return line;
   const chars = Array.from(line);
-  return chars.length <= MAX_LINE_LENGTH ? line : chars.slice(0, MAX_LINE_LENGTH).join('') + CUT_MARKER;
+  return chars.length <= MAX_LINE_LENGTH ? line : chars.slice(0, MAX_LINE_LENGTH).join('') + '... [truncated]';
 }
 
 export function numbered(lines: string[], start: number): string[] {
@@ -112,6 +110,9 @@ export function conflictHint(blocks: number): string {
     'Resolve them (keep one side or combine, delete the markers) before editing around them.'
   );
 }
+
+/** The marker cutLine puts after a line cut at its length cap. */
+const CUT_MARKER = '... [truncated]';
 
 /** A numbered line read_file cut at its length cap (MAX_LINE_LENGTH code points, then the marker). */
 function wasCut(numbered: string): boolean {
