@@ -6,9 +6,9 @@ import { HermesRelease } from '../platform/hermes/release.js';
 import { HermesCaller } from '../platform/hermes/call.js';
 import { noHermes, type HermesInstall } from '../platform/hermes/locate.js';
 import { ExecuteCodePool, executeCodeTool, scriptToolDispatch } from '../tools/execute-code/index.js';
-import { fileAccessFacts } from '../tools/files/confine.js';
+import { fileAccessFacts } from '../tools/files/access/index.js';
 import { fileTools } from '../tools/files/index.js';
-import { FileStates } from '../tools/files/read-state.js';
+import { FileStates } from '../tools/files/state/index.js';
 import { processManageTool, ProcessRegistry } from '../tools/processes/process-manage/index.js';
 import { TerminalPool, terminalTool } from '../tools/processes/terminal/index.js';
 import { sampleWorkerUsage, type WorkerUsage } from '../platform/spawning/usage.js';
@@ -174,7 +174,7 @@ function fileToolParts(config: GatewayConfig, cwdFor: (ownerId: string) => strin
     maxLedgers: config.limits.fileStateMaxLedgers,
   });
   const { limits } = config;
-  const fileDeps = { hermesHome: config.hermesHome, cwdFor, access, readFileScanMaxBytes: limits.readFileScanMaxBytes, readFileInlineMaxBytes: limits.readFileInlineMaxBytes, maxOutputChars: limits.maxOutputChars, searchPath: config.helperSearchPath, release, fileStates, hermes, readFileDocumentTimeoutSeconds: limits.readFileDocumentTimeoutSeconds, workerTransportMaxBytes: limits.workerTransportMaxBytes, hermesConfigMaxBytes: limits.hermesConfigMaxBytes, searchFilesMaxEntries: limits.searchFilesMaxEntries, searchFilesTimeoutSeconds: limits.searchFilesTimeoutSeconds, writeLintTimeoutSeconds: limits.writeLintTimeoutSeconds, writeLintMaxBytes: limits.writeLintMaxBytes };
+  const fileDeps = { hermesHome: config.hermesHome, cwdFor, access, readFileScanMaxBytes: limits.readFileScanMaxBytes, readFileInlineMaxBytes: limits.readFileInlineMaxBytes, maxOutputChars: limits.maxOutputChars, searchPath: config.helperSearchPath, release, fileStates, hermes, readFileDocumentTimeoutSeconds: limits.readFileDocumentTimeoutSeconds, workerTransportMaxBytes: limits.workerTransportMaxBytes, hermesConfigMaxBytes: limits.hermesConfigMaxBytes, searchFilesMaxEntries: limits.searchFilesMaxEntries, searchFilesTimeoutSeconds: limits.searchFilesTimeoutSeconds, writeLintTimeoutSeconds: limits.writeLintTimeoutSeconds, writeLintMaxBytes: limits.writeLintMaxBytes, authFiles: config.auth.required ? config.auth : undefined };
   return { fileStates, fileDeps };
 }
 

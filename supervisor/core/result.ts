@@ -29,6 +29,31 @@ export function fileReadOutcome(structured: Record<string, unknown>, options: { 
   return { structured: redactDeep(structured, { fileRead: true, secretFile: options.secretFile === true }), redacted: 'file-read' };
 }
 
+// The markers the redaction writes in place of a secret (`«redacted:ghp_…»`, `«redacted-secret»`):
+// write_file and patch refuse to put new ones in a file.
+export { REDACTION_MARKER_RE } from '../../shared/redact/mask.js';
+
+/** Whether the file-read redaction (`secretFile` for a secret-bearing file) changes `text`: a page the agent saw altered is not the file as it is. */
+export function fileReadRedactionChanges(text: string, secretFile: boolean): boolean {
+  return redact(text, { fileRead: true, secretFile }) !== text;
+}
+
+/**
+ * A `file-search` result redacted: every string in file-read mode, each element of `matches`
+ * whose `path` is one of `secretFiles` also with the assignment passes (`secret_file=True`).
+ */
+function redactSearchResult(structured: Record<string, unknown>, secretFiles: readonly string[]): Record<string, unknown> {
+  const { matches, ...rest } = structured;
+  const out = redactDeep(rest, { fileRead: true, secretFile: false });
+  if (!Array.isArray(matches)) return matches === undefined ? out : { ...redactDeep({ matches }, { fileRead: true, secretFile: false }), ...out };
+  const secret = new Set(secretFiles);
+  return { matches: matches.map((m: unknown) => redactDeep(m, { fileRead: true, secretFile: isSecretMatch(m, secret) })), ...out };
+}
+
+function isSecretMatch(match: unknown, secret: ReadonlySet<string>): boolean {
+  return match !== null && typeof match === 'object' && secret.has(String((match as { path?: unknown }).path));
+}
+
 // Which mode a command's output gets (an environment dump, a read of a secret-bearing file, or
 // code) is decided in shared/redact/commands.ts.
 export { isEnvDumpCommand } from '../../shared/redact.js';
@@ -104,13 +129,15 @@ export function redactOutcome(mode: ResultRedaction | undefined, outcome: ToolOu
 }
 
 function redactedInMode(mode: ResultRedaction | undefined, outcome: ToolOutcome, now: boolean): ToolOutcome {
-  const { secretFile, ...rest } = outcome;
+  const { secretFile, secretFiles, ...rest } = outcome;
   if (rest.structured === undefined) return rest;
   switch (mode ?? 'output') {
     case 'output':
       return now ? { ...rest, structured: redactDeep(rest.structured), redacted: 'output' } : rest;
     case 'file-read':
       return { ...rest, ...fileReadOutcome(rest.structured, { secretFile: secretFile === true }) };
+    case 'file-search':
+      return { ...rest, structured: redactSearchResult(rest.structured, secretFiles ?? []), redacted: mode };
     case 'code-file':
       return { ...rest, structured: redactDeep(rest.structured, { codeFile: true }), redacted: 'code-file' };
     case 'command-output':

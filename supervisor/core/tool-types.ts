@@ -67,6 +67,12 @@ export interface ToolOutcome {
    */
   secretFile?: boolean;
   /**
+   * For a `file-search` tool: the paths, as `matches` names them, of the secret-bearing files whose
+   * lines the matches quote, so those matches also get the assignment passes (Hermes classifies
+   * every hit's path). A fact about the result, read by the pipeline's redaction, never sent.
+   */
+  secretFiles?: readonly string[];
+  /**
    * Set by the pipeline (supervisor/core/result.ts redactOutcome) once every string of
    * `structured` is redacted in its tool's mode, so normalizeResult does not redact `structured`
    * again in the default mode (which would run the assignment passes that mode skips and mask code
@@ -90,7 +96,9 @@ export interface ToolOutcome {
  *   is normalised for an MCP client;
  * - `code-file`: every string as code (`code_file=True`): execute_code's stdout and stderr;
  * - `file-read`: every string as file content handed to the agent (`file_read=True`; with
- *   `secret_file=True` when the outcome says `secretFile`): read_file, search_files;
+ *   `secret_file=True` when the outcome says `secretFile`): read_file;
+ * - `file-search`: `file-read` for every string, a match (an element of `matches`) of a file the
+ *   outcome names in `secretFiles` with `secret_file=True`: search_files;
  * - `command-output`: a command's output (marked by the handler with commandOutput(), core/result.ts)
  *   as `redact_terminal_output` shows it (the ENV pass only when the command prints the
  *   environment), every other string as code: terminal, process_manage.
@@ -99,7 +107,7 @@ export interface ToolOutcome {
  * receipt tail) is redacted as it is stored, by `storedCommandOutput` (core/result.ts), in the
  * `command-output` mode's rule for command output.
  */
-export type ResultRedaction = 'output' | 'code-file' | 'file-read' | 'command-output';
+export type ResultRedaction = 'output' | 'code-file' | 'file-read' | 'file-search' | 'command-output';
 
 /** An MCP CallToolResult as the gateway emits it. */
 export interface NormalizedToolResult {

@@ -70,6 +70,21 @@ describe('redactOutcome', () => {
     assert.deepEqual(normalizeResult(plain, CAP).structuredContent, { content: rc });
   });
 
+  test('file-search: a match of a secret-bearing file gets the assignment passes, other matches and fields do not; the fact is not passed on', () => {
+    const line = `export SERVICE_TOKEN=${OPAQUE}`;
+    const outcome = redactOutcome('file-search', {
+      structured: { matches: [{ path: '.bashrc', line: 1, content: line }, { path: 'src/env.sh', line: 1, content: line }], total_count: 2 },
+      secretFiles: ['.bashrc'],
+    });
+    assert.deepEqual(outcome, {
+      structured: {
+        matches: [{ path: '.bashrc', line: 1, content: 'export SERVICE_TOKEN=«redacted-secret»' }, { path: 'src/env.sh', line: 1, content: line }],
+        total_count: 2,
+      },
+      redacted: 'file-search',
+    });
+  });
+
   test('code-file: every string as code, once (an assignment stays)', () => {
     const outcome = redactOutcome('code-file', { structured: { output: DUMP } });
     assert.deepEqual(normalizeResult(outcome, CAP).structuredContent, { output: DUMP });

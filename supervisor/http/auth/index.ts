@@ -18,7 +18,6 @@ import { PassphraseLimit } from './passphrase-limit.js';
 import { PublicOrigin } from '../../platform/settings/public-origin.js';
 import { SCOPES } from '../../core/scopes.js';
 import { StaticTokenVerifier } from './static-tokens.js';
-import { protectAuthFiles } from '../../tools/files/sensitive-paths.js';
 import { parseJsonObject } from '../../platform/json-object.js';
 
 // Composition of the authentication edge, built only when it is on (a public URL is configured, or
@@ -57,9 +56,6 @@ export async function createAuthEdge(config: GatewayConfig, log: Logger, now: ()
   const { auth, limits } = config;
   if (!auth.required) return undefined;
   assertAuthFilesSafe(auth);
-  // Before anything is written: the file tools must never read or write these (a read-scope token
-  // reading the passphrase could approve itself a full one).
-  protectAuthFiles({ database: auth.database, auditLog: auth.auditLog, ...(auth.passphraseFile ? { passphraseFile: auth.passphraseFile } : {}) });
   const origins = new PublicOrigin(auth.publicUrls, auth.allowedOrigins);
   const db: AuthDatabase = openAuthDatabase(auth.database);
   const audit = new AuditLog(auth.auditLog, limits.authAuditMaxBytes, (error) => log.error({ event: 'auth_audit_failed', err: String(error) }));

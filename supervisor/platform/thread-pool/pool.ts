@@ -4,7 +4,7 @@ import type { Piscina } from 'piscina';
 // loop never stalls on it: normalising one big result (core/pipeline.ts; the redaction passes are linear, but 100k+
 // characters of them still take milliseconds every other request would wait for),
 // session_search's synchronous SQLite reads (tools/guarded/session-search/task.ts) and read_file's
-// rendering of notebooks, Word documents and workbooks (tools/files/read-extract-task.ts). Each use names its
+// rendering of notebooks, Word documents and workbooks (tools/files/read/extract/task.ts). Each use names its
 // task module per run; the pool is sized here and closed by the gateway's close(). Threads are
 // created on first use and exit after IDLE_TIMEOUT_MS idle, so an idle gateway pays no memory for them.
 

@@ -3,29 +3,28 @@ import type { ToolDefinition } from '../../core/tool-types.js';
 import type { HermesCaller } from '../../platform/hermes/call.js';
 import type { HermesRelease } from '../../platform/hermes/release.js';
 import type { FileAccess } from '../../platform/roots.js';
-import type { FileStates } from './read-state.js';
-import { patchTool } from './patch.js';
-import { readFileTool } from './read-file.js';
-import { searchFilesTool } from './search-files.js';
-import { writeFileTool } from './write-file.js';
+import { authFileSpellings, type AuthFilePaths } from './access/index.js';
+import type { FileStates } from './state/index.js';
+import { patchTool } from './patch/index.js';
+import { readFileTool } from './read/index.js';
+import { searchFilesTool } from './search/index.js';
+import { writeFileTool } from './write/index.js';
 
 // The four native Hermes file tools — read_file, write_file, patch, search_files — re-implemented
 // in TypeScript with Hermes' parameter names, defaults, limits and result shapes
-// (tools/file_tools.py and friends). Each concern has its own module:
+// (tools/file_tools.py and friends). One folder per tool, each entered through its index.ts:
 //
-//   read-file.ts        pagination, `N|line` gutter, caps, binary/device/credential refusals
-//                       (read-text.ts reads a text file, read-scan.ts scans its bytes, read-format.ts
-//                       numbers and fits the page, read-document.ts renders documents)
-//   write-file.ts       sensitive-target refusals, gutter-text refusal, atomic writes
-//   patch.ts            replace mode + dispatch to V4A; fuzzy-match.ts holds the strategy chain
-//   v4a.ts              V4A parser and all-or-nothing applier
-//   search-files.ts     content (RegExp) and file-name (glob) search, bounded walk
-//   confine.ts          HERMES_MCP_FILE_ACCESS: every path confined to HERMES_MCP_ROOTS (default)
-//   sensitive-paths.ts  Hermes' read/write block lists and the cross-profile soft guard
-//   read-state.ts       per-task file state: write_file's read-before-overwrite guard, staleness warnings, repeated reads
-//   file-version.ts     a file's identity as the per-task state compares it: stat fields, sha256 of its bytes
-//   follows.ts          which Hermes the tools follow (release.ts changes, asked by name)
-//   fs-util.ts, paths.ts, sequence-matcher.ts, unified-diff.ts   shared helpers
+//   access/   the one way to a path (resolveAccess): validation, resolution against the owner's cwd,
+//             real paths, HERMES_MCP_ROOTS confinement, Hermes' read rules and secret-bearing files
+//   read/     read_file: pagination, `N|line` gutter, caps, refusals; its text read and byte scan,
+//             documents (extract/ renders notebooks, Office files, SQLite)
+//   write/    write_file: write refusals (blocks.ts), gutter-text refusal, lint, atomic writes
+//   patch/    patch: replace mode, V4A (v4a/), the fuzzy strategy chain (fuzzy/)
+//   search/   search_files: content (RegExp) and file-name (glob) search, the bounded walk
+//   state/    per-task file state: write_file's read-before-overwrite guard, staleness warnings,
+//             repeated reads; a file's identity (version.ts)
+//   common/   what the folders share: binary detection, text encodings, disk writes, failures,
+//             which Hermes the tools follow (follows.ts)
 //
 // Error policy (one rule for all four tools): every failure is THROWN as a GatewayError with a
 // stable code, never returned as a Hermes-style `{"error": "..."}` success result. The message is
@@ -64,14 +63,14 @@ import { writeFileTool } from './write-file.js';
 // terminal command ended), or the default cwd for an owner-less (per-request) call; in roots mode
 // only while that cwd is inside a root — and `~` is the service user's home.
 //
-// Per-task state (read-state.ts) serves write_file's read-before-overwrite guard, the staleness
+// Per-task state (state/) serves write_file's read-before-overwrite guard, the staleness
 // warnings, and read_file's repeated-read answers (the "unchanged" stub, the warning, BLOCKED; for
 // sessions and session tokens). Still left out: repeat-search warnings/blocks and patch failure
-// counters (read-state.ts is where they would live). Also not done: LSP
+// counters (state/ is where they would live). Also not done: LSP
 // diagnostics and shell linters (lint says so; Python and TOML are checked by Hermes' own linters,
-// lint.ts, JSON and YAML by the gateway, and JSON/YAML/TOML refused before writing when they would
+// write/lint.ts, JSON and YAML by the gateway, and JSON/YAML/TOML refused before writing when they would
 // not parse), HERMES_WRITE_SAFE_ROOT, and ripgrep itself
-// (search is native TypeScript; see search-files.ts). read_file follows the Hermes fronted
+// (search is native TypeScript; see search/index.ts). read_file follows the Hermes fronted
 // (`release`): after 0.19 it also shows UTF-16 text transcoded and retries unicode-equivalent names.
 
 interface FileToolDeps {
@@ -80,7 +79,7 @@ interface FileToolDeps {
   catalogued?: (name: string) => boolean;
   /** The owner's working directory (the owner registry's: where its last terminal command ended); relative paths resolve against it. */
   cwdFor(ownerId: string): string;
-  /** `HERMES_MCP_FILE_ACCESS` and `HERMES_MCP_ROOTS` (confine.ts). */
+  /** `HERMES_MCP_FILE_ACCESS` and `HERMES_MCP_ROOTS` (access/). */
   access: FileAccess;
   /** The most read_file reads of one file per call (`readFileScanMaxBytes`). */
   readFileScanMaxBytes: number;
@@ -107,7 +106,9 @@ interface FileToolDeps {
   searchFilesTimeoutSeconds?: number;
   /** The largest Hermes config.yaml read for the write guards (`hermesConfigMaxBytes`). */
   hermesConfigMaxBytes?: number;
-  /** Per-task file states (read-state.ts), for write_file's read-before-overwrite guard and read_file's repeated reads. */
+  /** The authentication edge's files when authentication is on: no tool reads or writes them. */
+  authFiles?: AuthFilePaths;
+  /** Per-task file states (state/), for write_file's read-before-overwrite guard and read_file's repeated reads. */
   fileStates?: FileStates;
 }
 
@@ -117,5 +118,7 @@ interface FileToolDeps {
  * they are defined.
  */
 export function fileTools(deps: FileToolDeps): ToolDefinition[] {
-  return [readFileTool(deps), withHermesArgumentRepair(writeFileTool(deps)), patchTool(deps), searchFilesTool(deps)];
+  const { authFiles, ...rest } = deps;
+  const tools = { ...rest, authFiles: authFileSpellings(authFiles) };
+  return [readFileTool(tools), withHermesArgumentRepair(writeFileTool(tools)), patchTool(tools), searchFilesTool(tools)];
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { commandReadsSecretFile, isEnvDumpCommand, redactCommandOutput, redactsWholeOutput } from '../../../shared/redact.js';
 import { commandSegments, isSecretFileOperand } from '../../../shared/redact/commands.js';
-import { hermesDirs, isSecretBearingFile } from '../../../supervisor/tools/files/sensitive-paths.js';
+import { hermesDirs, isSecretBearingFile } from '../../../supervisor/tools/files/access/rules.js';
 
 // Which commands' output is redacted whole (shared/redact/commands.ts): an environment dump as
 // Hermes 0.19 and newer Hermes recognise one (agent/redact.py is_env_dump_command), or a read of a

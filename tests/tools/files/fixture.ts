@@ -10,7 +10,7 @@ import type { FileAccessMode } from '../../../supervisor/platform/roots.js';
 import { redactOutcome } from '../../../supervisor/core/result.js';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../../../supervisor/core/tool-types.js';
 import { fileTools } from '../../../supervisor/tools/files/index.js';
-import { FileStates } from '../../../supervisor/tools/files/read-state.js';
+import { FileStates } from '../../../supervisor/tools/files/state/index.js';
 
 // Shared fixture for the native file-tool tests: a throw-away HERMES_HOME + project directory per
 // case, the four tools bound to them, and helpers to call handlers and assert error codes. By default

@@ -5,7 +5,7 @@ import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { ErrorCode } from '../../../shared/errors.js';
 import { closeCpuPool } from '../../../supervisor/platform/thread-pool/pool.js';
-import { pyFloat } from '../../../supervisor/tools/files/read-extract-sqlite.js';
+import { pyFloat } from '../../../supervisor/tools/files/read/extract/sqlite.js';
 import { Cases, call, ctx, expectCode, text } from './fixture.js';
 
 // read_file's documents as Hermes after 0.19 renders them, where the gateway renders them itself:

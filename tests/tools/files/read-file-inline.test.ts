@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { after, test } from 'node:test';
-import { onLocalFileSystem } from '../../../supervisor/tools/files/local-fs.js';
+import { onLocalFileSystem } from '../../../supervisor/tools/files/access/real-path.js';
 import { Cases, call } from './fixture.js';
 
 // A file of at most readFileInlineMaxBytes on a local file system is read on the event loop, a

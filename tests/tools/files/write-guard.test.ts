@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import { after, describe, test } from 'node:test';
 import { ErrorCode } from '../../../shared/errors.js';
 import type { CallContext } from '../../../supervisor/core/tool-types.js';
-import { FileStates } from '../../../supervisor/tools/files/read-state.js';
+import { FileStates } from '../../../supervisor/tools/files/state/index.js';
 import { Cases, call, ctx, expectCode } from './fixture.js';
 
 // write_file's read-before-overwrite guard (Hermes 0.20.6 and later, upstream PR #91238): an
