@@ -249,10 +249,10 @@ test('no import cycles', () => {
   assert.deepEqual(importCycles(graph), []);
 });
 
-test('a folder under a tool family is entered through its index.ts', { todo: 'the families are being moved into one folder per tool' }, () => {
+test('a folder under a tool family is entered through its index.ts', () => {
   assert.deepEqual(entryBypasses(graph), [], "import the folder's index.ts, and export from it what its importers need");
 });
 
-test('no file under supervisor/tools/ imports shared/redact', { todo: 'the redaction moves into the pipeline with the families' }, () => {
+test('no file under supervisor/tools/ imports shared/redact', () => {
   assert.deepEqual(toolRedactions(graph), [], 'return the facts, and declare the redaction mode the pipeline applies to them');
 });
