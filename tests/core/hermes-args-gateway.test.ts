@@ -5,16 +5,23 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import type { ToolDefinition } from '../../supervisor/core/tool-types.js';
-import type { HermesRelease } from '../../supervisor/platform/hermes/release.js';
+import { loadConfig } from '../../supervisor/platform/config.js';
+import { HermesRelease } from '../../supervisor/platform/hermes/release.js';
+import { createLogger } from '../../supervisor/platform/telemetry.js';
+import { sessionSearchTools } from '../../supervisor/tools/guarded/session-search.js';
+import { directCronjob } from '../fixtures/cron-home.js';
+import { Cases } from '../tools/files/fixture.js';
 import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
 import { hermes } from '../helpers/hermes.js';
 import { hermesCoerce, runHermes, type Args } from '../helpers/hermes-coerce.js';
 
-// Every tool mirroring a Hermes tool, as the gateway's catalog serves it (a whole gateway fronting
+// session_search, patch and cronjob as built (cronjob on a Hermes home of its own), and every tool
+// mirroring a Hermes tool as the gateway's catalog serves it (a whole gateway fronting
 // the pinned Hermes), repairs a call's arguments as Hermes' own dispatch coercion does. The unit
 // comparison of supervisor/core/hermes-args.ts is hermes-args.test.ts.
 
 const home = mkdtempSync(join(tmpdir(), 'hermes-args-gw-'));
+const files = new Cases();
 let gw: TestGateway;
 before(async () => {
   gw = await startTestGateway({
@@ -23,8 +30,31 @@ before(async () => {
 });
 after(async () => {
   await gw?.close();
+  files.cleanup();
   rmSync(home, { recursive: true, force: true });
 });
+
+test("session_search, patch and cronjob, as built, repair a call's strings as Hermes' dispatch does with its own schema", async () => {
+  const release = new HermesRelease(hermes().version);
+  const newest = release.has('process-manage-schema');
+  const config = loadConfig({ PATH: process.env.PATH ?? '/usr/bin:/bin', HERMES_HOME: home, HOME: home, HERMES_MCP_ROOTS: home, HERMES_MCP_STATE_DIR: join(home, '.gateway-state') });
+  const [sessionSearch] = sessionSearchTools(config, createLogger('error'), release);
+  const { tool: cronjob } = await directCronjob(mkdtempSync(join(home, 'cron-')), {});
+  const patch = files.make().patch;
+  const cases = [
+    { tool: sessionSearch!, hermesTool: 'session_search', args: { query: 'x', limit: '5', around_message_id: '12', window: ' 3 ' } },
+    { tool: sessionSearch!, hermesTool: 'session_search', args: { query: '7', limit: 'many', window: '2.5' } },
+    { tool: patch, hermesTool: 'patch', args: { path: 'a.txt', old_string: '1', new_string: '2', replace_all: 'TRUE' } },
+    { tool: patch, hermesTool: 'patch', args: { path: 'a.txt', old_string: 'true', new_string: 'false', replace_all: 'yes' } },
+    { tool: cronjob, hermesTool: newest ? 'cronjob_manage' : 'cronjob', args: { action: 'create', prompt: 'p', schedule: '1h', repeat: '3', skills: 'one', context_from: '["job1"]' } },
+  ];
+  const expected = hermesCoerce(home, cases.map((c) => ({ tool: c.hermesTool, args: c.args })));
+  cases.forEach((c, i) => {
+    assert.ok(c.tool.coerceArguments, `${c.tool.name} repairs its arguments`);
+    assert.deepEqual(c.tool.coerceArguments(structuredClone(c.args)), expected[i], `${hermes().version} ${c.tool.name}: ${JSON.stringify(c.args)}`);
+  });
+});
+
 
 /** The tools whose name and schema are a Hermes tool's (supervisor/core/hermes-args.ts header). */
 const MIRRORED = new Set([

@@ -10,25 +10,18 @@ import { coerceIntegerArgs, coerceToolArgs, hermesArgumentRepair, hermesInteger,
 import { HermesRelease } from '../../supervisor/platform/hermes/release.js';
 import { processManageSchema } from '../../supervisor/tools/processes/process-manage.js';
 import { terminalSchema } from '../../supervisor/tools/processes/terminal.js';
-import { loadConfig } from '../../supervisor/platform/config.js';
-import { createLogger } from '../../supervisor/platform/telemetry.js';
-import { sessionSearchTools } from '../../supervisor/tools/guarded/session-search.js';
 import { toolServerTool } from '../../supervisor/tools/hermes-tools/tools.js';
-import { directCronjob } from '../fixtures/cron-home.js';
-import { Cases } from '../tools/files/fixture.js';
 import { hermes } from '../helpers/hermes.js';
 import { hermesCoerce, runHermes, type Args } from '../helpers/hermes-coerce.js';
 
 // The gateway's copy of Hermes' dispatch coercion (supervisor/core/hermes-args.ts coerceToolArgs)
 // against Hermes' own: model_tools.py / tools/arg_coercion.py `coerce_tool_args`, run in the pinned
 // Hermes venv. The fidelity drivers call Hermes' tool functions directly (below dispatch), so this
-// is where a string "3" for an integer is compared with what Hermes makes of it. The tools as the
-// gateway's catalog serves them are compared in hermes-args-gateway.test.ts.
+// is where a string "3" for an integer is compared with what Hermes makes of it. The tools as built
+// (session_search, patch, cronjob) and as the gateway's catalog serves them: hermes-args-gateway.test.ts.
 
 const home = mkdtempSync(join(tmpdir(), 'hermes-args-'));
-const files = new Cases();
 after(() => {
-  files.cleanup();
   rmSync(home, { recursive: true, force: true });
 });
 
@@ -116,28 +109,6 @@ test('a repaired call passes the schema; what Hermes leaves a string stays INVAL
     assert.throws(() => validate(bad), (e: unknown) => e instanceof GatewayError && e.code === ErrorCode.INVALID_ARGUMENTS, JSON.stringify(bad));
   }
 });
-
-test("session_search, patch and cronjob, as built, repair a call's strings as Hermes' dispatch does with its own schema", async () => {
-  const release = new HermesRelease(hermes().version);
-  const newest = release.has('process-manage-schema');
-  const config = loadConfig({ PATH: process.env.PATH ?? '/usr/bin:/bin', HERMES_HOME: home, HOME: home, HERMES_MCP_ROOTS: home, HERMES_MCP_STATE_DIR: join(home, '.gateway-state') });
-  const [sessionSearch] = sessionSearchTools(config, createLogger('error'), release);
-  const { tool: cronjob } = await directCronjob(mkdtempSync(join(home, 'cron-')), {});
-  const patch = files.make().patch;
-  const cases = [
-    { tool: sessionSearch!, hermesTool: 'session_search', args: { query: 'x', limit: '5', around_message_id: '12', window: ' 3 ' } },
-    { tool: sessionSearch!, hermesTool: 'session_search', args: { query: '7', limit: 'many', window: '2.5' } },
-    { tool: patch, hermesTool: 'patch', args: { path: 'a.txt', old_string: '1', new_string: '2', replace_all: 'TRUE' } },
-    { tool: patch, hermesTool: 'patch', args: { path: 'a.txt', old_string: 'true', new_string: 'false', replace_all: 'yes' } },
-    { tool: cronjob, hermesTool: newest ? 'cronjob_manage' : 'cronjob', args: { action: 'create', prompt: 'p', schedule: '1h', repeat: '3', skills: 'one', context_from: '["job1"]' } },
-  ];
-  const expected = hermesCoerce(home, cases.map((c) => ({ tool: c.hermesTool, args: c.args })));
-  cases.forEach((c, i) => {
-    assert.ok(c.tool.coerceArguments, `${c.tool.name} repairs its arguments`);
-    assert.deepEqual(c.tool.coerceArguments(structuredClone(c.args)), expected[i], `${hermes().version} ${c.tool.name}: ${JSON.stringify(c.args)}`);
-  });
-});
-
 
 test("the tools of Hermes' tool server repair a call's strings as Hermes' dispatch does, before the gateway validates them", () => {
   // Their schemas are Hermes' registered ones, as its tool server lists them.
