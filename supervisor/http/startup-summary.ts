@@ -27,7 +27,7 @@ export interface StartupSummary {
   credential_note?: string;
 }
 
-export async function startupSummary(running: { gateway: Gateway; url: string }, authRequired: boolean): Promise<StartupSummary> {
+export async function startupSummary(running: { gateway: Pick<Gateway, 'readiness'>; url: string }, authRequired: boolean): Promise<StartupSummary> {
   const report = await running.gateway.readiness.check();
   const entries = Object.entries(report.components);
   // Each reason with its component's status word, as /readyz's `components` give it.
@@ -63,6 +63,6 @@ export function summaryLines(s: StartupSummary): string {
  * summary: /readyz answers the same, and probing every backend at start would make an idle
  * gateway load what only a readiness check needs (fetch, the backends' clients).
  */
-export async function reportStartup(running: { gateway: Gateway; url: string }, options: { authRequired: boolean; out?: NodeJS.WritableStream }): Promise<void> {
+export async function reportStartup(running: { gateway: Pick<Gateway, 'readiness'>; url: string }, options: { authRequired: boolean; out?: NodeJS.WritableStream }): Promise<void> {
   (options.out ?? process.stderr).write(summaryLines(await startupSummary(running, options.authRequired)));
 }

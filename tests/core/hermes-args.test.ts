@@ -1,88 +1,29 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { defaultLimits } from '../../shared/limits.js';
 import { compileArgumentValidator } from '../../supervisor/core/catalog/catalog.js';
-import { coerceToolArgs, hermesArgumentRepair } from '../../supervisor/core/hermes-args.js';
+import { coerceIntegerArgs, coerceToolArgs, hermesArgumentRepair, hermesInteger, registryTypesOf, withHermesArgumentRepair } from '../../supervisor/core/hermes-args.js';
 import { HermesRelease } from '../../supervisor/platform/hermes/release.js';
 import { processManageSchema } from '../../supervisor/tools/processes/process-manage/index.js';
 import { terminalSchema } from '../../supervisor/tools/processes/terminal/index.js';
-import { loadConfig } from '../../supervisor/platform/config.js';
-import { createLogger } from '../../supervisor/platform/telemetry.js';
-import { sessionSearchTools } from '../../supervisor/tools/guarded/session-search/index.js';
 import { toolServerTool } from '../../supervisor/tools/hermes-tools/tools.js';
-import type { ToolDefinition } from '../../supervisor/core/tool-types.js';
-import { directCronjob } from '../fixtures/cron-home.js';
-import { startTestGateway, type TestGateway } from '../helpers/gateway.js';
-import { Cases } from '../tools/files/fixture.js';
-import { hermes, hermesEnv } from '../helpers/hermes.js';
+import { hermes } from '../helpers/hermes.js';
+import { hermesCoerce, runHermes, type Args } from '../helpers/hermes-coerce.js';
 
 // The gateway's copy of Hermes' dispatch coercion (supervisor/core/hermes-args.ts coerceToolArgs)
 // against Hermes' own: model_tools.py / tools/arg_coercion.py `coerce_tool_args`, run in the pinned
 // Hermes venv. The fidelity drivers call Hermes' tool functions directly (below dispatch), so this
-// is where a string "3" for an integer is compared with what Hermes makes of it.
+// is where a string "3" for an integer is compared with what Hermes makes of it. The tools as built
+// (session_search, patch, cronjob) and as the gateway's catalog serves them: hermes-args-gateway.test.ts.
 
 const home = mkdtempSync(join(tmpdir(), 'hermes-args-'));
-const files = new Cases();
-// The tools as the gateway serves them (its catalog), fronting the pinned Hermes.
-let gw: TestGateway;
-before(async () => {
-  gw = await startTestGateway({
-    env: { HERMES_AGENT_PYTHON: hermes().python, CAMOFOX_URL: 'http://127.0.0.1:9', HERMES_MCP_OPTIONAL_COMPONENTS: 'browser,memory,hermes_tools,graph,lsp,jobs' },
-  });
-});
-after(async () => {
-  await gw?.close();
-  files.cleanup();
+after(() => {
   rmSync(home, { recursive: true, force: true });
 });
-
-type Args = Record<string, unknown>;
-interface HermesCase {
-  /** A Hermes tool name: its registered schema is used. */
-  tool?: string;
-  /** Or a schema given to Hermes' coerce_tool_args in place of the registry's. */
-  schema?: Record<string, unknown>;
-  args: Args;
-}
-
-/** Hermes' coerce_tool_args on each case, in one interpreter of the pinned venv. */
-function hermesCoerce(cases: HermesCase[]): Args[] {
-  const script = [
-    'import json, sys',
-    'import model_tools',
-    'from tools.registry import registry',
-    'coerce = model_tools.coerce_tool_args',
-    'real = registry.get_schema',
-    'out = []',
-    'for c in json.load(sys.stdin):',
-    '    if "schema" in c:',
-    '        registry.get_schema = lambda name, s=c["schema"]: {"name": name, "parameters": s}',
-    '    else:',
-    '        registry.get_schema = real',
-    '        assert real(c["tool"]), "Hermes registers no tool " + c["tool"]',
-    '    out.append(coerce(c.get("tool", "gateway_schema"), dict(c["args"])))',
-    'print(json.dumps(out))',
-  ].join('\n');
-  return JSON.parse(runHermes(script, JSON.stringify(cases))) as Args[];
-}
-
-/** A script in the pinned venv's interpreter; its last line of output. */
-function runHermes(script: string, input: string): string {
-  const stdout = execFileSync(hermes().python, ['-c', script], {
-    input,
-    cwd: home,
-    env: hermesEnv(home),
-    encoding: 'utf8',
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  const lines = stdout.trim().split('\n');
-  return lines[lines.length - 1]!;
-}
 
 const RULES_SCHEMA = {
   type: 'object',
@@ -131,7 +72,7 @@ const RULE_ARGS: Args[] = [
 ];
 
 test("coerceToolArgs makes of strings what Hermes' coerce_tool_args makes of them, rule by rule", () => {
-  const expected = hermesCoerce(RULE_ARGS.map((args) => ({ schema: RULES_SCHEMA, args })));
+  const expected = hermesCoerce(home, RULE_ARGS.map((args) => ({ schema: RULES_SCHEMA, args })));
   RULE_ARGS.forEach((args, i) => {
     assert.deepEqual(coerceToolArgs(structuredClone(args), RULES_SCHEMA), expected[i], `${hermes().version}: ${JSON.stringify(args)}`);
   });
@@ -151,7 +92,7 @@ function toolCases(release: HermesRelease): { gateway: Record<string, unknown>; 
 test("terminal and process_manage coerce a call's strings as Hermes' dispatch does with its own schema", () => {
   const release = new HermesRelease(hermes().version);
   const cases = toolCases(release);
-  const expected = hermesCoerce(cases.map((c) => ({ tool: c.hermesTool, args: c.args })));
+  const expected = hermesCoerce(home, cases.map((c) => ({ tool: c.hermesTool, args: c.args })));
   cases.forEach((c, i) => {
     assert.deepEqual(coerceToolArgs(structuredClone(c.args), c.gateway), expected[i], `${hermes().version} ${c.hermesTool}: ${JSON.stringify(c.args)}`);
   });
@@ -169,146 +110,6 @@ test('a repaired call passes the schema; what Hermes leaves a string stays INVAL
   }
 });
 
-test("session_search, patch and cronjob, as built, repair a call's strings as Hermes' dispatch does with its own schema", async () => {
-  const release = new HermesRelease(hermes().version);
-  const newest = release.has('process-manage-schema');
-  const config = loadConfig({ PATH: process.env.PATH ?? '/usr/bin:/bin', HERMES_HOME: home, HOME: home, HERMES_MCP_ROOTS: home, HERMES_MCP_STATE_DIR: join(home, '.gateway-state') });
-  const [sessionSearch] = sessionSearchTools(config, createLogger('error'), release);
-  const { tool: cronjob } = await directCronjob(mkdtempSync(join(home, 'cron-')), {});
-  const patch = files.make().patch;
-  const cases = [
-    { tool: sessionSearch!, hermesTool: 'session_search', args: { query: 'x', limit: '5', around_message_id: '12', window: ' 3 ' } },
-    { tool: sessionSearch!, hermesTool: 'session_search', args: { query: '7', limit: 'many', window: '2.5' } },
-    { tool: patch, hermesTool: 'patch', args: { path: 'a.txt', old_string: '1', new_string: '2', replace_all: 'TRUE' } },
-    { tool: patch, hermesTool: 'patch', args: { path: 'a.txt', old_string: 'true', new_string: 'false', replace_all: 'yes' } },
-    { tool: cronjob, hermesTool: newest ? 'cronjob_manage' : 'cronjob', args: { action: 'create', prompt: 'p', schedule: '1h', repeat: '3', skills: 'one', context_from: '["job1"]' } },
-  ];
-  const expected = hermesCoerce(cases.map((c) => ({ tool: c.hermesTool, args: c.args })));
-  cases.forEach((c, i) => {
-    assert.ok(c.tool.coerceArguments, `${c.tool.name} repairs its arguments`);
-    assert.deepEqual(c.tool.coerceArguments(structuredClone(c.args)), expected[i], `${hermes().version} ${c.tool.name}: ${JSON.stringify(c.args)}`);
-  });
-});
-
-
-// --- Every other tool mirroring a Hermes tool, as the gateway's catalog serves it -------------
-
-/** The tools whose name and schema are a Hermes tool's (supervisor/core/hermes-args.ts header). */
-const MIRRORED = new Set([
-  'read_file', 'write_file', 'patch', 'search_files', 'terminal', 'process_manage', 'execute_code',
-  'session_search', 'cronjob', 'delegate_task', 'skills_list', 'skill_view',
-  'browser_navigate', 'browser_snapshot', 'browser_click', 'browser_type', 'browser_press', 'browser_scroll',
-  'browser_back', 'browser_get_images', 'browser_console', 'browser_vision',
-  'memory_profile', 'memory_search', 'memory_context', 'memory_reasoning', 'memory_conclude',
-]);
-
-function served(name: string): ToolDefinition {
-  const entry = gw.gateway.catalog.get(name);
-  assert.ok(entry, `the gateway serves ${name}`);
-  return entry.tool;
-}
-
-test("the gateway's own tools keep strict validation; every tool mirroring Hermes' repairs its arguments", () => {
-  const names = gw.gateway.catalog.names();
-  for (const name of MIRRORED) assert.ok(names.includes(name), `${name} is catalogued`);
-  for (const name of names) {
-    // Hermes' tool server's tools (web_search, ...: source `hermes`) where this Hermes serves them here.
-    const mirrored = MIRRORED.has(name) || gw.gateway.catalog.get(name)!.source === 'hermes';
-    assert.equal(typeof served(name).coerceArguments === 'function', mirrored, `${name}: ${mirrored ? 'repairs as Hermes' : "the gateway's own, strict"}`);
-  }
-  // A gateway tool's integer sent as a string stays INVALID_ARGUMENTS.
-  const jobStatus = gw.gateway.catalog.get('job_status')!;
-  const call = { job_id: `job_${'0'.repeat(24)}`, recovery_token: 'r'.repeat(32) };
-  assert.deepEqual(jobStatus.validate({ ...call, wait_seconds: 5 }), { ...call, wait_seconds: 5 });
-  assert.throws(
-    () => jobStatus.validate({ ...call, wait_seconds: '5' }),
-    (e: unknown) => e instanceof GatewayError && e.code === ErrorCode.INVALID_ARGUMENTS && e.message.includes('/wait_seconds'),
-  );
-});
-
-interface MirrorCase {
-  name: string;
-  /** Hermes' registered tool, or the gateway's schema given to Hermes' coerce_tool_args (the tool or the property is not Hermes' registry's in this pin). */
-  hermesTool: string | 'gateway-schema';
-  args: Args;
-}
-
-function mirrorCases(release: HermesRelease): MirrorCase[] {
-  const newest = release.has('process-manage-schema');
-  const oldest = !newest;
-  return [
-    ...(oldest
-      ? [
-          { name: 'write_file', hermesTool: 'write_file', args: { path: 'a.txt', content: '1', cross_profile: 'true' } },
-          { name: 'write_file', hermesTool: 'write_file', args: { path: 'a.txt', content: 'true', cross_profile: ' FALSE ' } },
-          { name: 'write_file', hermesTool: 'write_file', args: { path: 'a.txt', content: 'x', cross_profile: 'yes' } },
-        ]
-      : []),
-    { name: 'write_file', hermesTool: 'write_file', args: { path: '3', content: '{"a":1}' } },
-    { name: 'skills_list', hermesTool: 'skills_list', args: { category: '3' } },
-    { name: 'skill_view', hermesTool: 'skill_view', args: { name: 'true', file_path: '["x"]' } },
-    { name: 'execute_code', hermesTool: newest ? 'execute_code' : 'gateway-schema', args: { code: 'print(1)', reset: 'True' } },
-    { name: 'execute_code', hermesTool: newest ? 'execute_code' : 'gateway-schema', args: { code: '2', reset: 'yes' } },
-    { name: 'delegate_task', hermesTool: 'delegate_task', args: { tasks: '[{"goal":"a","acp_args":"[\\"--x\\"]"}]' } },
-    { name: 'delegate_task', hermesTool: 'delegate_task', args: { tasks: 'one goal' } },
-    { name: 'delegate_task', hermesTool: 'delegate_task', args: { tasks: ['{"goal":"a","context":"c"}', { goal: 'b' }] } },
-    { name: 'delegate_task', hermesTool: oldest ? 'delegate_task' : 'gateway-schema', args: { goal: 'g', context: '5', background: 'true' } },
-    { name: 'delegate_task', hermesTool: 'gateway-schema', args: { goal: 'g', max_iterations: '7', acp_args: '--stdio', background: 'no' } },
-    { name: 'browser_snapshot', hermesTool: 'browser_snapshot', args: { full: 'false' } },
-    { name: 'browser_console', hermesTool: 'browser_console', args: { clear: 'TRUE', expression: '1+1' } },
-    { name: 'browser_vision', hermesTool: 'browser_vision', args: { question: 'what?', annotate: ' true ' } },
-    { name: 'browser_vision', hermesTool: 'browser_vision', args: { question: '4', annotate: '1' } },
-    { name: 'browser_type', hermesTool: 'browser_type', args: { ref: '@e1', text: '42' } },
-    { name: 'browser_scroll', hermesTool: 'browser_scroll', args: { direction: 'down' } },
-    { name: 'browser_navigate', hermesTool: 'browser_navigate', args: { url: 'https://example.com/?q=true' } },
-    { name: 'memory_search', hermesTool: 'gateway-schema', args: { query: 'pnpm', limit: '5' } },
-    { name: 'memory_search', hermesTool: 'gateway-schema', args: { query: '7', limit: '2.5' } },
-    { name: 'memory_conclude', hermesTool: 'gateway-schema', args: { action: 'list', page: ' 2 ', size: '1e1' } },
-    { name: 'memory_reasoning', hermesTool: 'gateway-schema', args: { query: 'true', reasoning_level: 'low' } },
-    { name: 'memory_context', hermesTool: 'gateway-schema', args: { query: 'null', session: '12' } },
-  ];
-}
-
-test("write_file, skills, execute_code, delegate_task, browser and memory tools, as served, repair a call's strings as Hermes' dispatch does", () => {
-  const release = gw.hermes.release;
-  assert.equal(release.version, hermes().version, 'the gateway fronts the pinned Hermes');
-  const cases = mirrorCases(release);
-  const expected = hermesCoerce(cases.map((c) => (c.hermesTool === 'gateway-schema' ? { schema: served(c.name).inputSchema, args: c.args } : { tool: c.hermesTool, args: c.args })));
-  cases.forEach((c, i) => {
-    const tool = served(c.name);
-    assert.deepEqual(tool.coerceArguments!(structuredClone(c.args)), expected[i], `${hermes().version} ${c.name}: ${JSON.stringify(c.args)}`);
-  });
-});
-
-test("write_file's cross_profile, which Hermes 0.22 no longer advertises, is read with the boolean rule", () => {
-  const write = served('write_file');
-  const advertised = Object.hasOwn(write.inputSchema.properties as Record<string, unknown>, 'cross_profile');
-  const sent = [{ path: 'a', content: 'b', cross_profile: 'true' }, { path: 'a', content: 'b', cross_profile: ' False ' }];
-  // Hermes: its dispatch (registered schema), then its handler's bool(args.get("cross_profile", False)).
-  const script = [
-    'import json, sys',
-    'import model_tools',
-    'out = []',
-    'for args in json.load(sys.stdin):',
-    '    c = model_tools.coerce_tool_args("write_file", dict(args))',
-    '    out.append([c["cross_profile"], bool(c.get("cross_profile", False))])',
-    'print(json.dumps(out))',
-  ].join('\n');
-  const hermesSaw = JSON.parse(runHermes(script, JSON.stringify(sent))) as [unknown, boolean][];
-  const gateway = sent.map((args) => write.coerceArguments!(structuredClone(args)).cross_profile);
-  assert.deepEqual(gateway, [true, false]);
-  if (advertised) {
-    assert.deepEqual(hermesSaw, [[true, true], [false, false]], 'Hermes 0.19 coerces it at dispatch, as the gateway does');
-  } else {
-    // Hermes 0.22 leaves the string to its handler, whose bool() reads "true" as true (as here) and
-    // " False " as true too; the gateway reads it as false (the guard the model kept stays on).
-    assert.deepEqual(hermesSaw, [['true', true], [' False ', true]]);
-  }
-  const validate = gw.gateway.catalog.get('write_file')!.validate;
-  assert.throws(() => validate({ path: 'a', content: 'b', cross_profile: 'yes' }), (e: unknown) => e instanceof GatewayError && e.code === ErrorCode.INVALID_ARGUMENTS);
-  assert.throws(() => validate({ path: 'a', content: 'b', unknown: 'true' }), (e: unknown) => e instanceof GatewayError && e.code === ErrorCode.INVALID_ARGUMENTS);
-});
-
 test("the tools of Hermes' tool server repair a call's strings as Hermes' dispatch does, before the gateway validates them", () => {
   // Their schemas are Hermes' registered ones, as its tool server lists them.
   const names = ['web_search', 'web_extract', 'vision_analyze'];
@@ -318,7 +119,7 @@ test("the tools of Hermes' tool server repair a call's strings as Hermes' dispat
     'from tools.registry import registry',
     `print(json.dumps({n: registry.get_schema(n) for n in ${JSON.stringify(names)}}))`,
   ].join('\n');
-  const schemas = JSON.parse(runHermes(script, '')) as Record<string, { description: string; parameters: Record<string, unknown> }>;
+  const schemas = JSON.parse(runHermes(home, script, '')) as Record<string, { description: string; parameters: Record<string, unknown> }>;
   const unreachable = () => Promise.reject(new Error('no tool server in this test: only the arguments are repaired'));
   const tools = Object.fromEntries(
     names.map((name) => {
@@ -336,7 +137,7 @@ test("the tools of Hermes' tool server repair a call's strings as Hermes' dispat
     // Hermes 0.22's vision_analyze takes a region (an array); 0.19's has none (the schema refuses it).
     ...(Object.hasOwn(schemas.vision_analyze!.parameters.properties as Record<string, unknown>, 'region') ? [{ tool: 'vision_analyze', args: { image_url: '/tmp/a.png', question: 'q', region: '[0,0,10,10]' } }] : []),
   ];
-  const expected = hermesCoerce(cases);
+  const expected = hermesCoerce(home, cases);
   cases.forEach((c, i) => {
     const tool = tools[c.tool]!;
     assert.deepEqual(tool.coerceArguments!(structuredClone(c.args)), expected[i], `${hermes().version} ${c.tool}: ${JSON.stringify(c.args)}`);
@@ -355,9 +156,78 @@ test("the tools of Hermes' tool server repair a call's strings as Hermes' dispat
   );
   assert.ok(!('unusable' in listed));
   const sent = [{ query: 'q', limit: '5' }, { query: 'q', limit: ' 7 ' }, { query: 'q', limit: 'null' }, { query: 'q', limit: '2.5' }];
-  const hermesSaw = hermesCoerce(sent.map((args) => ({ tool: 'web_search', args })));
+  const hermesSaw = hermesCoerce(home, sent.map((args) => ({ tool: 'web_search', args })));
   sent.forEach((args, i) => assert.deepEqual(listed.coerceArguments!(structuredClone(args)), hermesSaw[i], JSON.stringify(args)));
   const validateListed = compileArgumentValidator(listed);
   assert.deepEqual(validateListed({ query: 'q', limit: '5' }), { query: 'q', limit: 5 });
   assert.throws(() => validateListed({ query: 'q', limit: 'null' }), (e: unknown) => e instanceof GatewayError && e.code === ErrorCode.INVALID_ARGUMENTS);
+});
+
+test('hermesInteger: int() of a number truncates toward zero; strings go through the dispatch step; the rest is undefined', () => {
+  const cases: [unknown, number | undefined][] = [
+    [2.7, 2], [-2.7, -2], [-0.5, 0], [7, 7], [Number.NaN, undefined], [Number.POSITIVE_INFINITY, undefined],
+    ['3', 3], [' 3 ', 3], ['3.0', 3], ['1e2', 100], ['1_0.0', 10], ['-0', 0],
+    ['2.5', undefined], ['abc', undefined], ['', undefined], ['inf', undefined], [true, undefined], [null, undefined], [[], undefined],
+  ];
+  for (const [value, expected] of cases) assert.equal(hermesInteger(value), expected, JSON.stringify(value));
+  assert.ok(Object.is(hermesInteger(-0.5), 0), 'never -0');
+});
+
+test('coerceIntegerArgs drops null, clamps what Hermes reads as an integer, leaves the rest to the schema; stringsOnly converts strings only', () => {
+  const rules = { offset: { min: 1 }, limit: { min: 1, max: 2000 }, other: {}, context: { stringsOnly: true } } as const;
+  const args: Record<string, unknown> = { offset: null, limit: '5000', other: 'abc', context: 2.7, untouched: '3' };
+  assert.equal(coerceIntegerArgs(args, rules), args, 'in place');
+  assert.deepEqual(args, { limit: 2000, other: 'abc', context: 2.7, untouched: '3' });
+  assert.deepEqual(coerceIntegerArgs({ offset: 0, limit: -3.9, other: 9.9 }, rules), { offset: 1, limit: 1, other: 9 });
+  assert.deepEqual(coerceIntegerArgs({ context: ' 4 ' }, rules), { context: 4 });
+  assert.deepEqual(coerceIntegerArgs({ context: null }, rules), { context: null }, 'stringsOnly leaves null to the schema');
+  assert.deepEqual(coerceIntegerArgs({ context: '2.5' }, rules), { context: '2.5' });
+});
+
+test("registryTypesOf reads a FastMCP optional (anyOf T | null) as type T, and leaves every other union alone", () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      limit: { anyOf: [{ type: 'integer' }, { type: 'null' }], default: null, title: 'Limit' },
+      both: { anyOf: [{ type: 'integer' }, { type: 'string' }] },
+      typed: { type: 'string', anyOf: [{ type: 'string' }, { type: 'null' }] },
+      many: { anyOf: [{ type: ['integer', 'string'] }, { type: 'null' }] },
+      q: { type: 'string' },
+    },
+    required: ['q'],
+  };
+  const seen = registryTypesOf(schema);
+  assert.deepEqual(seen, {
+    type: 'object',
+    properties: {
+      limit: { default: null, title: 'Limit', type: 'integer' },
+      both: schema.properties.both,
+      typed: schema.properties.typed,
+      many: schema.properties.many,
+      q: { type: 'string' },
+    },
+    required: ['q'],
+  });
+  assert.deepEqual(coerceToolArgs({ limit: '5' }, seen), { limit: 5 });
+  assert.deepEqual(coerceToolArgs({ limit: 'null' }, seen), { limit: 'null' }, 'the registry type allows no null');
+  const noProperties = { type: 'object' };
+  assert.equal(registryTypesOf(noProperties), noProperties);
+});
+
+test("withHermesArgumentRepair coerces a property only ^name$ patternProperties declares, then runs the tool's own repair", () => {
+  const order: string[] = [];
+  const tool = withHermesArgumentRepair({
+    name: 't',
+    inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, patternProperties: { '^cross_profile$': { type: 'boolean' }, '^x_.*$': { type: 'integer' } } },
+    coerceArguments: (args: Record<string, unknown>) => {
+      order.push(`own saw n=${JSON.stringify(args.n)}`);
+      return { ...args, own: true };
+    },
+  });
+  assert.equal(tool.name, 't');
+  assert.deepEqual(tool.coerceArguments({ n: '3', cross_profile: ' False ', x_a: '4' }), { n: 3, cross_profile: false, x_a: '4', own: true });
+  assert.deepEqual(order, ['own saw n=3'], 'the dispatch coercion first');
+  assert.deepEqual(tool.coerceArguments({ cross_profile: 'yes' }), { cross_profile: 'yes', own: true }, 'left for the schema to refuse');
+  const plain = hermesArgumentRepair({ type: 'object', properties: { b: { type: 'boolean' } } });
+  assert.deepEqual(plain({ b: 'TRUE', c: 'true' }), { b: true, c: 'true' });
 });

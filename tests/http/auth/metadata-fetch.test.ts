@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
-import { lookup } from 'node:dns/promises';
 import { createServer, type Server } from 'node:net';
-import { hostname } from 'node:os';
 import { after, before, test } from 'node:test';
-import { guardedFetch, isPublicAddress } from '../../../supervisor/http/auth/metadata-fetch.js';
-import { HandClient, pkcePair } from '../../helpers/auth.js';
-import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
+import { guardedFetch, guardedLookup, isPublicAddress } from '../../../supervisor/http/auth/metadata-fetch.js';
 
 // A Client ID Metadata Document is fetched only from public addresses, judged after resolving the
 // name: a public-looking name that resolves to loopback or a private network never gets a
-// connection. A loopback listener stands in for the internal service and counts connections.
+// connection. A loopback listener stands in for the internal service and counts connections. Through
+// a whole gateway's authorization server: metadata-fetch-gateway.test.ts.
 
 let listener: Server;
 let port: number;
@@ -45,20 +42,36 @@ test('a name resolving to loopback (or to any private address among public ones)
   assert.equal(connections, 0);
 });
 
-test('through the gateway: a client_id whose name resolves to this machine is never fetched', async (t) => {
-  // This host's own name resolves to loopback on most machines (/etc/hosts); elsewhere there is no
-  // offline name to try, and the injected-resolver test above covers the guard.
-  const name = hostname().toLowerCase();
-  const resolved = await lookup(name, { all: true }).catch(() => []);
-  if (name.includes('.') || resolved.length === 0 || !resolved.every((a) => a.address.startsWith('127.'))) return t.skip(`${name} does not resolve to loopback here`);
-  const gw: TestGateway = await startTestGateway({ env: { HERMES_MCP_PUBLIC_URL: 'https://hermes.example.test' } });
-  try {
-    const c = new HandClient(gw.url, 'hermes.example.test');
-    c.clientId = `https://${name}:${port}/client.json`;
-    const res = await c.authorize({ code_challenge: pkcePair().challenge, code_challenge_method: 'S256' });
-    assert.ok(res.status >= 400 || /error=/.test(String(res.headers.location)), `${res.status} ${res.headers.location}`);
-    assert.equal(connections, 0, 'no connection reached the loopback listener');
-  } finally {
-    await gw.close();
-  }
+test('guardedLookup: every address public answers the first (or all when asked); otherwise EADDRNOTPUBLIC; a resolver failure passes through', async () => {
+  const lookupWith = (addresses: { address: string; family: number }[] | Error, all: boolean) =>
+    new Promise<{ error: NodeJS.ErrnoException | null; address: unknown; family: number | undefined }>((resolve) =>
+      guardedLookup(async () => {
+        if (addresses instanceof Error) throw addresses;
+        return addresses;
+      })('client.example.test', { all }, (error, address, family) => resolve({ error, address, family })),
+    );
+  const two = [{ address: '93.184.216.34', family: 4 }, { address: '2606:4700::1111', family: 6 }];
+  assert.deepEqual(await lookupWith(two, false), { error: null, address: '93.184.216.34', family: 4 });
+  assert.deepEqual(await lookupWith(two, true), { error: null, address: two, family: undefined });
+  const refused = await lookupWith([{ address: '93.184.216.34', family: 4 }, { address: '10.0.0.1', family: 4 }], false);
+  assert.equal(refused.error?.code, 'EADDRNOTPUBLIC');
+  assert.equal(refused.error?.message, 'client.example.test resolves to 10.0.0.1: a client metadata document is never fetched from this machine or a private network');
+  const none = await lookupWith([], true);
+  assert.equal(none.error?.code, 'EADDRNOTPUBLIC');
+  assert.match(none.error!.message, /^client\.example\.test resolves to no address:/);
+  const failing = Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
+  assert.equal((await lookupWith(failing, false)).error, failing);
+});
+
+test('only https URLs are fetched, and a private IP literal is refused before any lookup', async () => {
+  let asked = 0;
+  const fetch = guardedFetch(async () => {
+    asked++;
+    return [];
+  });
+  await assert.rejects(fetch(`http://client.example.test:${port}/client.json`), { message: 'a client metadata document is fetched over https only' });
+  await assert.rejects(fetch(new Request(`https://10.1.2.3:${port}/c.json`)), { message: '10.1.2.3 is not a public address' });
+  await assert.rejects(fetch(`https://127.0.0.1:${port}/c.json`), { message: '127.0.0.1 is not a public address' });
+  assert.equal(asked, 0);
+  assert.equal(connections, 0);
 });

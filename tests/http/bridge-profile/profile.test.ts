@@ -1,121 +1,165 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { makeBridgeFixture, type BridgeFixture } from '../../helpers/bridge.js';
-import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { defaultLimits } from '../../../shared/limits.js';
+import type { ToolDefinition } from '../../../supervisor/core/tool-types.js';
+import { bridgeProfileApp, type ProfileOptions } from '../../../supervisor/http/bridge-profile/profile.js';
+import { createLogger } from '../../../supervisor/platform/telemetry.js';
+import { CapabilityCache } from '../../../supervisor/tools/agent-tasks/capabilities.js';
+import { HermesRelease } from '../../../supervisor/platform/hermes/release.js';
+import { AgentRegistry } from '../../../supervisor/tools/agent-tasks/registry.js';
+import { resolveBridgeSettings } from '../../../supervisor/tools/agent-tasks/settings.js';
+import { TaskStore } from '../../../supervisor/tools/agent-tasks/tasks.js';
 import { tempDirs } from '../../helpers/temp.js';
 
-// The drop-in bridge profile over real HTTP with a real SDK v2 client, on both mounts: /bridge/mcp
-// on the gateway port and /mcp on its own MCP_PORT listener. Stateless (no Mcp-Session-Id), the
-// five tools flat in tools/list, notifications 202, batches for the revisions that have them.
-// Stand-in (Hermes API): the MCP surface is under test; real-hermes.test.ts runs the tools on real Hermes.
+// The bridge profile's Hono app, called with real Requests: its edge rules in their order (405,
+// bearer, 415, 413, parse error), /health, the refusal while draining, the token re-read from the
+// .env file, and the answer when the bridge is not configured. The five real tools, served on the
+// gateway's port and MCP_PORT by a whole gateway: profile-gateway.test.ts.
 
-describe('bridge profile (drop-in hermes-mcp-bridge surface)', () => {
-  const temp = tempDirs();
-  let fx: BridgeFixture;
-  let gw: TestGateway;
-  before(async () => {
-    fx = await makeBridgeFixture(temp.make('hmcp-profile-'), { mcpPort: 0 });
-    // Many requests from one loopback client here; the rate limit has its own test (profile-edge).
-    gw = await startTestGateway({ env: fx.env, limits: { bridgeRateLimitPerMinute: 10_000 } });
-  });
-  after(async () => {
-    await gw.close();
-    await fx.close();
-    temp.removeAll();
-  });
+const dirs = tempDirs();
+after(() => dirs.removeAll());
 
-  const mounts = () => [
-    { name: 'gateway port /bridge', mcp: `${gw.url}/bridge/mcp`, health: `${gw.url}/bridge/health` },
-    { name: 'own MCP_PORT', mcp: `${gw.bridgeUrl}/mcp`, health: `${gw.bridgeUrl}/health` },
-  ];
+const limits = { ...defaultLimits(), bridgeMaxBodyBytes: 200, bridgeRateLimitPerMinute: 10_000 };
+const log = createLogger('silent');
 
-  async function sdkClient(url: string, mode: 'legacy' | 'auto' = 'legacy'): Promise<Client> {
-    const client = new Client({ name: 'bridge-test', version: '1.0.0' }, { versionNegotiation: { mode } });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${fx.token}` } } }));
-    return client;
+const echo: ToolDefinition = {
+  name: 'echo',
+  description: 'Echo.',
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+  annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false },
+  handler: async (args) => ({ structured: { echoed: args.text } }),
+};
+
+function profile(refusing = () => false): { request: (path: string, init?: RequestInit) => Promise<Response>; token: string; envFile: string; audit: string; tracked: string[] } {
+  const home = dirs.make('bridge-profile-');
+  const token = randomBytes(32).toString('hex');
+  const envFile = join(home, 'bridge.env');
+  writeFileSync(envFile, `MCP_AUTH_TOKEN=${token}\nTASKS_DIR=${join(home, 'tasks')}\nAGENTS_FILE=${join(home, 'agents.yaml')}\nAUDIT_LOG=${join(home, 'audit.jsonl')}\n`, { mode: 0o600 });
+  const resolution = resolveBridgeSettings(envFile, home, home);
+  assert.equal(resolution.status, 'configured');
+  if (resolution.status !== 'configured') throw new Error('unreachable');
+  const { settings } = resolution;
+  const tracked: string[] = [];
+  const options: ProfileOptions = {
+    state: {
+      kind: 'configured',
+      service: { settings, registry: new AgentRegistry(settings, {}), store: new TaskStore(settings.tasksDir, limits.bridgeResultMaxBytes), limits, capabilities: new CapabilityCache(60), release: new HermesRelease('0.22.2.post1') },
+    },
+    tools: [echo],
+    limits,
+    version: '9.9.9',
+    log,
+    refusing,
+    refusal: () => new Response('draining', { status: 503, headers: { 'retry-after': '5' } }),
+    track: (tool, _owner, work) => {
+      tracked.push(tool.name);
+      return work();
+    },
+  };
+  const { app, audit } = bridgeProfileApp(options);
+  assert.ok(audit);
+  return { request: async (path, init) => app.request(path, init), token, envFile, audit: settings.auditLog, tracked };
+}
+
+const rpc = (token: string | undefined, body: string, headers: Record<string, string> = {}): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+  body,
+});
+
+test('not configured: every path answers 503 with the reason', async () => {
+  const { app, audit } = bridgeProfileApp({ state: { kind: 'not_configured', reason: 'set HERMES_MCP_BRIDGE_ENV' }, tools: [], limits, version: '1', log, refusing: () => false, refusal: () => new Response(null, { status: 503 }), track: (_t, _o, work) => work() });
+  assert.equal(audit, undefined);
+  for (const path of ['/mcp', '/health', '/anything']) {
+    const res = await app.request(path);
+    assert.equal(res.status, 503);
+    assert.deepEqual(await res.json(), { status: 'not_configured', service: 'hermes-mcp-bridge', reason: 'set HERMES_MCP_BRIDGE_ENV' });
   }
+});
 
-  test('the own listener runs on loopback', () => {
-    assert.match(gw.bridgeUrl ?? '', /^http:\/\/127\.0\.0\.1:\d+$/);
-  });
+test('/health names the service, version, tools and the synthetic default agent; HEAD too', async () => {
+  const p = profile();
+  const res = await p.request('/health');
+  assert.equal(res.status, 200);
+  const body = (await res.json()) as Record<string, unknown>;
+  assert.equal(body.status, 'ok');
+  assert.equal(body.service, 'hermes-mcp-bridge');
+  assert.equal(body.version, '9.9.9');
+  assert.equal(body.tools, 1);
+  assert.equal((body.agents as { count: number }).count, 1);
+  assert.equal((await p.request('/health', { method: 'HEAD' })).status, 200);
+});
 
-  for (const index of [0, 1]) {
-    test(`mount ${index}: health, then an SDK client lists the five tools and runs a sync task`, async () => {
-      const m = mounts()[index]!;
-      const health = (await (await fetch(m.health)).json()) as Record<string, unknown>;
-      assert.equal(health.status, 'ok');
-      assert.equal(health.service, 'hermes-mcp-bridge');
-      assert.equal(health.tools, 5);
-      assert.deepEqual(health.agents, { default: 'hermes', count: 1, available: 1 });
-      for (const mode of ['legacy', 'auto'] as const) {
-        const client = await sdkClient(m.mcp, mode);
-        try {
-          const { tools } = await client.listTools();
-          assert.deepEqual(tools.map((t) => t.name).sort(), ['hermes_files', 'hermes_result', 'hermes_status', 'hermes_task', 'list_agents']);
-          const r = (await client.callTool({ name: 'hermes_task', arguments: { task: `hello ${index}`, mode: 'sync', id: `p-${index}-${mode}` } })) as { structuredContent?: Record<string, unknown> };
-          assert.equal(r.structuredContent?.status, 'completed');
-          const res = (await client.callTool({ name: 'hermes_result', arguments: { id: `p-${index}-${mode}` } })) as { structuredContent?: Record<string, unknown> };
-          assert.match(String(res.structuredContent?.summary), /hello/);
-        } finally {
-          await client.close();
-        }
-      }
-    });
-  }
+test('a call with the token runs the tool (tracked); the audit log has a line per request', async () => {
+  const p = profile();
+  const res = await p.request('/mcp', rpc(p.token, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } })));
+  assert.equal(res.status, 200);
+  const body = (await res.json()) as { id: number; result: { structuredContent?: unknown; isError?: boolean } };
+  assert.equal(body.id, 1);
+  assert.deepEqual(body.result.structuredContent, { echoed: 'hi' });
+  assert.deepEqual(p.tracked, ['echo']);
+  const notification = await p.request('/mcp', rpc(p.token, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })));
+  assert.equal(notification.status, 202);
+  assert.equal(await notification.text(), '');
+  const lines = readFileSync(p.audit, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.equal(lines.length, 2);
+  assert.ok(!readFileSync(p.audit, 'utf8').includes(p.token), 'the token is never audited');
+});
 
-  const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${fx.token}`, ...headers },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-    });
+test('the edge rules: 405 for anything but POST, 401 without or with a wrong token, 415, 413, 400 parse error, 404 elsewhere', async () => {
+  const p = profile();
+  const get = await p.request('/mcp');
+  assert.equal(get.status, 405);
+  assert.equal(get.headers.get('allow'), 'POST');
+  assert.deepEqual(await get.json(), { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method Not Allowed: POST only' } });
+  const ping = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' });
+  const missing = await p.request('/mcp', rpc(undefined, ping));
+  assert.equal(missing.status, 401);
+  assert.match(missing.headers.get('www-authenticate') ?? '', /^Bearer realm="hermes-mcp-bridge"/);
+  assert.deepEqual(await missing.json(), { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Unauthorized: bearer token required' } });
+  const wrong = await p.request('/mcp', rpc('0'.repeat(64), ping));
+  assert.equal(wrong.status, 401);
+  assert.equal(((await wrong.json()) as { error: { message: string } }).error.message, 'Unauthorized: invalid token');
+  const text = await p.request('/mcp', rpc(p.token, ping, { 'content-type': 'text/plain' }));
+  assert.equal(text.status, 415);
+  const big = await p.request('/mcp', rpc(p.token, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping', params: { pad: 'x'.repeat(300) } })));
+  assert.equal(big.status, 413);
+  assert.equal(((await big.json()) as { error: { message: string } }).error.message, 'Payload Too Large: at most 200 bytes');
+  const broken = await p.request('/mcp', rpc(p.token, '{"jsonrpc":'));
+  assert.equal(broken.status, 400);
+  assert.deepEqual(await broken.json(), { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+  assert.deepEqual(await (await p.request('/mcp', rpc(p.token, ping))).json(), { jsonrpc: '2.0', id: 2, result: {} });
+  const elsewhere = await p.request('/nope');
+  assert.equal(elsewhere.status, 404);
+  assert.deepEqual(await elsewhere.json(), { error: 'not_found', message: 'no route GET /nope' });
+});
 
-  test('stateless: initialize issues no session id; a notification is 202; ping is {}', async () => {
-    const url = mounts()[1]!.mcp;
-    const init = await post(url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
-    assert.equal(init.status, 200);
-    assert.equal(init.headers.get('mcp-session-id'), null);
-    const body = (await init.json()) as { result: { protocolVersion: string; serverInfo: { name: string }; capabilities: unknown } };
-    assert.equal(body.result.protocolVersion, '2025-03-26');
-    assert.equal(body.result.serverInfo.name, 'hermes-mcp-bridge');
-    assert.deepEqual(body.result.capabilities, { tools: { listChanged: false } });
-    assert.equal((await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' })).status, 202);
-    assert.deepEqual(((await (await post(url, { jsonrpc: '2.0', id: 2, method: 'ping' })).json()) as { result: unknown }).result, {});
-  });
+test('while refusing, /mcp answers the refusal before authentication; /health still answers', async () => {
+  let refusing = true;
+  const p = profile(() => refusing);
+  const res = await p.request('/mcp', rpc(undefined, '{}'));
+  assert.equal(res.status, 503);
+  assert.equal(res.headers.get('retry-after'), '5');
+  assert.equal((await p.request('/health')).status, 200);
+  refusing = false;
+  assert.equal((await p.request('/mcp', rpc(undefined, '{}'))).status, 401);
+});
 
-  test('JSON-RPC errors: -32700 parse, -32600 invalid, -32601 unknown method, -32602 invalid params; tool errors are isError lower-case', async () => {
-    const url = mounts()[1]!.mcp;
-    const codeOf = async (body: unknown) => ((await (await post(url, body)).json()) as { error?: { code: number } }).error?.code;
-    assert.equal(await codeOf('{nope'), -32700);
-    assert.equal(await codeOf({ jsonrpc: '1.0', id: 1, method: 'ping' }), -32600);
-    assert.equal(await codeOf({ jsonrpc: '2.0', id: 1, method: 'resources/list' }), -32601);
-    assert.equal(await codeOf({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'hermes_task', arguments: { task: 'x' } } }), -32602);
-    assert.equal(await codeOf({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'nope', arguments: {} } }), -32602);
-    const r = (await (await post(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'hermes_task', arguments: { task: 'x', mode: 'sync', agent: 'ghost' } } })).json()) as {
-      result: { isError: boolean; structuredContent: { error: string; message: string } };
-    };
-    assert.equal(r.result.isError, true);
-    assert.equal(r.result.structuredContent.error, 'unknown_agent');
-    // Any spelling of a name that is not registered is unknown_agent (naming the agents), not -32602.
-    for (const agent of ['Coder', 'no such agent!']) {
-      const u = (await (await post(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'hermes_task', arguments: { task: 'x', mode: 'sync', agent } } })).json()) as {
-        result?: { isError: boolean; structuredContent: { error: string; message: string } };
-      };
-      assert.equal(u.result?.structuredContent.error, 'unknown_agent', `${agent}: ${JSON.stringify(u)}`);
-      assert.match(u.result!.structuredContent.message, /registered agents \(hermes\)/);
-    }
-  });
-
-  test('batches: up to 20 for 2025-03-26 (or no version header), refused over 20 and for 2025-06-18', async () => {
-    const url = mounts()[0]!.mcp;
-    const batch = (n: number) => Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'ping' }));
-    const ok = await post(url, [...batch(2), { jsonrpc: '2.0', method: 'notifications/initialized' }]);
-    assert.equal(ok.status, 200);
-    assert.deepEqual(((await ok.json()) as Array<{ id: number }>).map((r) => r.id), [0, 1]);
-    assert.equal((await post(url, batch(20), { 'mcp-protocol-version': '2025-03-26' })).status, 200);
-    assert.equal((await post(url, batch(21))).status, 400);
-    assert.equal((await post(url, batch(2), { 'mcp-protocol-version': '2025-06-18' })).status, 400);
-    assert.equal((await post(url, [{ jsonrpc: '2.0', method: 'notifications/initialized' }])).status, 202);
-  });
+test('a rotated MCP_AUTH_TOKEN applies without a restart; none at all makes /health degraded and /mcp refuse', async () => {
+  const p = profile();
+  const rotated = randomBytes(32).toString('hex');
+  const ping = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
+  writeFileSync(p.envFile, readFileSync(p.envFile, 'utf8').replace(p.token, rotated) + '# rotated\n');
+  assert.equal((await p.request('/mcp', rpc(p.token, ping))).status, 401);
+  assert.equal((await p.request('/mcp', rpc(rotated, ping))).status, 200);
+  writeFileSync(p.envFile, readFileSync(p.envFile, 'utf8').replace(`MCP_AUTH_TOKEN=${rotated}\n`, ''));
+  const health = (await (await p.request('/health')).json()) as Record<string, unknown>;
+  assert.equal(health.status, 'degraded');
+  assert.equal(health.auth, 'not_configured');
+  const closed = await p.request('/mcp', rpc(rotated, ping));
+  assert.equal(closed.status, 503, 'fails closed');
+  assert.deepEqual(await closed.json(), { error: 'not_configured', message: 'no valid bearer token is configured for this endpoint' });
 });
