@@ -1,10 +1,11 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { defaultLimits } from '../../../shared/limits.js';
 import { readHermesConfig } from '../../platform/hermes-config.js';
 import { HermesRelease } from '../../platform/hermes/release.js';
+import { DEFAULT_HOST, fromEnv, fromFile, isObject, PRINTABLE, printableUrl, rulesOf, str, type ApiKeySource, type Env, type Json, type RawFields, type Rules } from './honcho-fields.js';
+import { sessionName } from './session-name.js';
 
 // Hermes' Honcho configuration, resolved the way Hermes resolves it (Hermes Agent's
 // plugins/memory/honcho/client.py), so the gateway talks to the same
@@ -37,7 +38,6 @@ import { HermesRelease } from '../../platform/hermes/release.js';
 // guessing (writing conclusions about a peer Hermes never reads would silently split the memory).
 
 const ASSISTANT_PEER = 'chatgpt';
-const DEFAULT_HOST = 'hermes';
 const ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
 const ENVIRONMENT_URLS: Record<string, string> = {
   production: 'https://api.honcho.dev',
@@ -63,7 +63,7 @@ export interface HonchoSettings {
   /** Bearer token; `local` is Hermes' placeholder for self-hosted servers without a configured key. */
   apiKey?: string;
   /** Where the key came from, for diagnostics (never the key itself). */
-  apiKeySource: 'host_block' | 'root' | 'environment' | 'placeholder' | 'none';
+  apiKeySource: ApiKeySource;
   /** `dialecticReasoningLevel` (default `low`) and whether a caller may override it (`dialecticDynamic`). */
   reasoningLevel: ReasoningLevel;
   reasoningDynamic: boolean;
@@ -87,18 +87,6 @@ export type HonchoResolution =
   | { status: 'not_configured'; reason: string; source: string; warnings: string[] }
   | { status: 'invalid'; reason: string; source: string; warnings: string[] };
 
-type Env = Readonly<Record<string, string | undefined>>;
-type Json = Record<string, unknown>;
-
-function isObject(v: unknown): v is Json {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function str(v: unknown): string | undefined {
-  if (typeof v !== 'string') return undefined;
-  const t = v.trim();
-  return t === '' ? undefined : t;
-}
 
 /** `hermes` for the default profile, `hermes_<sanitized profile>` otherwise (client.profile_host_key). */
 function profileHostKey(profile: string | undefined): string {
@@ -143,16 +131,6 @@ function honchoConfigPath(hermesHome: string, userHome: string): string {
   return candidates.find((p) => existsSync(p)) ?? candidates[candidates.length - 1]!;
 }
 
-function hostBlock(raw: Json, host: string): Json {
-  const hosts = isObject(raw.hosts) ? raw.hosts : {};
-  const block = hosts[host];
-  if (isObject(block) && Object.keys(block).length > 0) return block;
-  if (host.startsWith(`${DEFAULT_HOST}_`)) {
-    const legacy = hosts[`${DEFAULT_HOST}.${host.slice(DEFAULT_HOST.length + 1)}`];
-    if (isObject(legacy)) return legacy;
-  }
-  return isObject(block) ? block : {};
-}
 
 /** Loopback / private / link-local / CGNAT hosts: Hermes sends the placeholder key `local` there. */
 function isLocalBaseUrl(url: string): boolean {
@@ -179,197 +157,6 @@ function configYamlBaseUrl(hermesHome: string, warnings: string[], configMaxByte
   return isObject(honcho) ? str(honcho.base_url) : undefined;
 }
 
-/** The Honcho rules of the Hermes the gateway fronts (HONCHO_CHANGES in platform/hermes/release.ts). */
-interface Rules {
-  /** Host-block and `endpoint.baseUrl` base URLs, and HONCHO_URL. */
-  baseUrlSources: boolean;
-  /** A base URL with a character outside printable ASCII is dropped (client.py _sanitize_url). */
-  printableBaseUrl: boolean;
-  /** The root apiKey, like the host block's, is sent to a local Honcho. */
-  rootKeyOnLocal: boolean;
-  /** sessionAiPeerPrefix prefixes the session with the assistant peer. */
-  sessionAiPeerPrefix: boolean;
-}
-
-function rulesOf(release: HermesRelease): Rules {
-  return {
-    baseUrlSources: release.has('honcho_base_url_sources'),
-    printableBaseUrl: release.has('honcho_base_url_printable'),
-    rootKeyOnLocal: release.has('honcho_root_key_on_local'),
-    sessionAiPeerPrefix: release.has('honcho_session_ai_peer_prefix'),
-  };
-}
-
-interface RawFields {
-  apiKey?: string;
-  apiKeySource: HonchoSettings['apiKeySource'];
-  /** honcho.json sets the key itself (the host block; from 0.20.1 also the root): the only key sent to a local Honcho (client.py get_honcho_client). */
-  explicitKey: boolean;
-  baseUrl?: string;
-  workspace: string;
-  peerName?: string;
-  environment: string;
-  enabled: boolean;
-  /** `enabled` was set explicitly (host block or root), not derived from a key or URL. */
-  enabledExplicit: boolean;
-  reasoningLevel?: string;
-  reasoningDynamic: boolean;
-  contextTokens?: number;
-  /** sessionStrategy, sessionPeerPrefix (host > root) and the root `sessions` map (directory -> session name). */
-  sessionStrategy: string;
-  sessionPeerPrefix: boolean;
-  /** sessionAiPeerPrefix (host > root, when set): Hermes 0.21.3 prefixes the session with the assistant peer. */
-  sessionAiPeerPrefix: boolean;
-  sessions: Record<string, string>;
-  aiPeer?: string;
-  aiObserveOthers: boolean;
-}
-
-/** HONCHO_BASE_URL, then (from 0.20.1) HONCHO_URL, the Honcho SDK's own variable (client.py from_env, from_global_config). */
-function envBaseUrl(env: Env, rules: Rules): string | undefined {
-  return str(env.HONCHO_BASE_URL) ?? (rules.baseUrlSources ? str(env.HONCHO_URL) : undefined);
-}
-
-const PRINTABLE = /^[\x20-\x7e]*$/;
-
-/**
- * `url`, or undefined when it has a character outside printable ASCII (0x20-0x7e): from 0.20.1 Hermes
- * drops such a URL with a warning instead of failing at client construction (client.py _sanitize_url).
- */
-function printableUrl(url: string | undefined, rules: Rules, warnings: string[]): string | undefined {
-  if (url === undefined || !rules.printableBaseUrl || PRINTABLE.test(url)) return url;
-  warnings.push(`the Honcho base URL ${JSON.stringify(url)} has non-printable characters and is ignored, as Hermes ignores it`);
-  return undefined;
-}
-
-/**
- * The base URL a honcho.json names. Hermes 0.19: root baseUrl, base_url, then the environment. From
- * 0.20.1 (client.py from_global_config): the host block's baseUrl, base_url, the root's
- * endpoint.baseUrl (the Honcho SDK's own layout; a host block's `endpoint` is not read), root
- * baseUrl, base_url, then the environment.
- */
-function fileBaseUrl(raw: Json, block: Json, env: Env, rules: Rules): string | undefined {
-  const endpoint = isObject(raw.endpoint) ? str(raw.endpoint.baseUrl) : undefined;
-  const own = rules.baseUrlSources ? (str(block.baseUrl) ?? str(block.base_url) ?? endpoint) : undefined;
-  return own ?? str(raw.baseUrl) ?? str(raw.base_url) ?? envBaseUrl(env, rules);
-}
-
-/** Fields from a honcho.json: host block (truthy) > root > environment > default. */
-function fromFile(raw: Json, host: string, env: Env, rules: Rules, warnings: string[]): RawFields {
-  const block = hostBlock(raw, host);
-  const pick = (key: string): unknown => block[key] || raw[key];
-  const firstSet = (key: string): unknown => (block[key] !== undefined && block[key] !== null ? block[key] : raw[key]);
-  const hostKey = str(block.apiKey);
-  const rootKey = str(raw.apiKey);
-  const envKey = str(env.HONCHO_API_KEY);
-  const apiKey = hostKey ?? rootKey ?? envKey;
-  const baseUrl = printableUrl(fileBaseUrl(raw, block, env, rules), rules, warnings);
-  const enabledSetting = firstSet('enabled');
-  const tokens = Number(firstSet('contextTokens'));
-  const dynamic = firstSet('dialecticDynamic');
-  return {
-    ...(apiKey ? { apiKey } : {}),
-    apiKeySource: hostKey ? 'host_block' : rootKey ? 'root' : envKey ? 'environment' : 'none',
-    explicitKey: Boolean(hostKey || (rules.rootKeyOnLocal && rootKey)),
-    ...(baseUrl ? { baseUrl } : {}),
-    workspace: str(pick('workspace')) ?? host,
-    ...(str(pick('peerName')) ? { peerName: str(pick('peerName'))! } : {}),
-    environment: str(pick('environment')) ?? 'production',
-    enabled: enabledSetting === undefined || enabledSetting === null ? Boolean(apiKey || baseUrl) : Boolean(enabledSetting),
-    enabledExplicit: enabledSetting !== undefined && enabledSetting !== null,
-    ...(str(pick('dialecticReasoningLevel')) ? { reasoningLevel: str(pick('dialecticReasoningLevel'))! } : {}),
-    reasoningDynamic: dynamic === undefined || dynamic === null ? true : Boolean(dynamic),
-    ...(Number.isSafeInteger(tokens) && tokens > 0 ? { contextTokens: tokens } : {}),
-    sessionStrategy: str(pick('sessionStrategy')) ?? 'per-directory',
-    sessionPeerPrefix: Boolean(firstSet('sessionPeerPrefix')),
-    sessionAiPeerPrefix: Boolean(firstSet('sessionAiPeerPrefix')),
-    ...(str(pick('aiPeer')) ? { aiPeer: str(pick('aiPeer'))! } : {}),
-    aiObserveOthers: aiObservesOthers(block.observation || raw.observation),
-    sessions: isObject(raw.sessions) ? Object.fromEntries(Object.entries(raw.sessions).filter((e): e is [string, string] => typeof e[1] === 'string')) : {},
-  };
-}
-
-/** Environment-only configuration (HonchoClientConfig.from_env): workspace `hermes`, no user peer. */
-function fromEnv(env: Env, rules: Rules, warnings: string[]): RawFields {
-  const apiKey = str(env.HONCHO_API_KEY);
-  const baseUrl = printableUrl(envBaseUrl(env, rules), rules, warnings);
-  return {
-    ...(apiKey ? { apiKey } : {}),
-    apiKeySource: apiKey ? 'environment' : 'none',
-    explicitKey: false,
-    ...(baseUrl ? { baseUrl } : {}),
-    workspace: DEFAULT_HOST,
-    environment: str(env.HONCHO_ENVIRONMENT) ?? 'production',
-    enabled: Boolean(apiKey || baseUrl),
-    enabledExplicit: false,
-    reasoningDynamic: true,
-    sessionStrategy: 'per-directory',
-    sessionPeerPrefix: false,
-    sessionAiPeerPrefix: false,
-    sessions: {},
-    aiObserveOthers: true,
-  };
-}
-
-/** client.py _resolve_observation's ai_observe_others: true in both presets unless `observation.ai.observeOthers` says otherwise. */
-function aiObservesOthers(observation: unknown): boolean {
-  const ai = isObject(observation) && isObject(observation.ai) ? observation.ai : undefined;
-  return ai && 'observeOthers' in ai ? Boolean(ai.observeOthers) : true;
-}
-
-/** The name of the git repository `dir` is in (its top level's name), as `git rev-parse --show-toplevel` finds it. */
-function gitRepoName(dir: string): string | undefined {
-  for (let d = resolve(dir); ; d = dirname(d)) {
-    if (existsSync(join(d, '.git'))) return basename(d);
-    if (dirname(d) === d) return undefined;
-  }
-}
-
-/** Honcho's longest session id, and the hash Hermes ends a longer one with (client.py _HONCHO_SESSION_ID_MAX_LEN, _HONCHO_SESSION_ID_HASH_LEN). */
-const SESSION_ID_MAX = 100;
-const SESSION_ID_HASH = 8;
-
-/**
- * `name` cut to Honcho's 100 characters the way Hermes cuts it (client.py _enforce_session_id_limit):
- * unchanged when it fits, else its first 91 characters without trailing `-`, `-`, and the first 8 hex
- * digits of the SHA-256 of `original`. Characters are counted as Python counts them (code points).
- */
-function enforceSessionIdLimit(name: string, original: string): string {
-  const chars = Array.from(name);
-  if (chars.length <= SESSION_ID_MAX) return name;
-  const digest = createHash('sha256').update(original, 'utf8').digest('hex').slice(0, SESSION_ID_HASH);
-  return `${chars
-    .slice(0, SESSION_ID_MAX - SESSION_ID_HASH - 1)
-    .join('')
-    .replace(/-+$/, '')}-${digest}`;
-}
-
-/**
- * The Honcho session Hermes uses in `cwd` when no gateway session key, Hermes session id or title
- * applies (client.py HonchoClientConfig.resolve_session_name, then session.py's id sanitizing):
- * the `sessions` map entry for the directory, else per-repo: the git repository's name, per-directory
- * (the default; per-session without a session id too): the directory's name, each prefixed with
- * `<peerName>-` under sessionPeerPrefix; any other strategy (global): the workspace. Only a gateway
- * session key (which the gateway never has) is cut to 100 characters here: a long directory name is
- * not, in any version. From 0.21.3 (read from upstream's client.py resolve_session_name, not run),
- * sessionAiPeerPrefix prefixes whichever of these applies with the assistant peer (`aiPeer`, default
- * the host; runs of other characters made one `-`, `-` trimmed), and that name is cut to 100.
- */
-function sessionName(fields: RawFields, host: string, cwd: string, rules: Rules): string {
-  const prefixed = (base: string) => (fields.sessionPeerPrefix && fields.peerName ? `${fields.peerName}-${base}` : base);
-  let name: string;
-  const manual = fields.sessions[cwd];
-  if (manual) name = manual;
-  else if (fields.sessionStrategy === 'per-repo') name = prefixed(gitRepoName(cwd) ?? basename(cwd));
-  else if (fields.sessionStrategy === 'per-directory' || fields.sessionStrategy === 'per-session') name = prefixed(basename(cwd));
-  else name = fields.workspace;
-  if (rules.sessionAiPeerPrefix && fields.sessionAiPeerPrefix) {
-    const ai = (fields.aiPeer ?? host).replace(/[^a-zA-Z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
-    if (ai) name = enforceSessionIdLimit(`${ai}-${name}`, `${ai}-${name}`);
-  }
-  return (name || 'hermes-default').replace(/[^a-zA-Z0-9_-]/g, '-');
-}
-
 /**
  * Hermes' Honcho settings for HERMES_HOME `hermesHome`; `cwd` (the project directory) names the
  * session; `release` is the Hermes whose rules are followed (the newest the gateway knows by default).
@@ -387,17 +174,7 @@ export function resolveHonchoConfig(
   const warnings: string[] = [];
   const profileHost = profileHostKey(activeProfile(hermesHome, userHome));
   const path = honchoConfigPath(hermesHome, userHome);
-  let raw: Json | undefined;
-  if (existsSync(path)) {
-    try {
-      const parsed: unknown = JSON.parse(readFileSync(path, 'utf8').replace(/^\uFEFF/, ''));
-      if (!isObject(parsed)) throw new Error('not a JSON object');
-      raw = parsed;
-    } catch (e) {
-      // Hermes falls back to the environment (with a warning) when its config does not parse.
-      warnings.push(`${path} is unreadable (${(e as Error).message}); using the environment like Hermes does`);
-    }
-  }
+  const raw = readHonchoFile(path, warnings);
   // client.resolve_active_host: only the default profile may opt into the file's defaultHost.
   const host = str(env.HERMES_HONCHO_HOST) ?? (profileHost === DEFAULT_HOST ? (raw && str(String(raw.defaultHost ?? ''))) ?? profileHost : profileHost);
   const fields: RawFields = raw ? fromFile(raw, host, env, rules, warnings) : fromEnv(env, rules, warnings);
@@ -410,24 +187,8 @@ export function resolveHonchoConfig(
   }
   const invalid = (reason: string): HonchoResolution => ({ status: 'invalid', reason: `Honcho configuration invalid: ${reason}`, source, warnings });
 
-  if (!fields.baseUrl) fields.baseUrl = printableUrl(configYamlBaseUrl(hermesHome, warnings, configMaxBytes), rules, warnings);
-  let baseURL: string;
-  if (fields.baseUrl) {
-    // Before 0.20.1 Hermes hands such a URL to the SDK, which refuses it: Honcho is unusable there.
-    if (!PRINTABLE.test(fields.baseUrl)) return invalid(`base URL ${JSON.stringify(fields.baseUrl)} has non-printable characters, which Hermes' Honcho client refuses too (remove them)`);
-    baseURL = fields.baseUrl.replace(/\/v\d+\/*$/, '').replace(/\/+$/, '');
-    let parsed: URL;
-    try {
-      parsed = new URL(baseURL);
-    } catch {
-      return invalid(`base URL ${JSON.stringify(fields.baseUrl)} is not a URL`);
-    }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return invalid(`base URL must be http(s), got ${parsed.protocol}`);
-  } else {
-    const url = ENVIRONMENT_URLS[fields.environment];
-    if (!url) return invalid(`unknown environment ${JSON.stringify(fields.environment)} (production, local or demo)`);
-    baseURL = url;
-  }
+  const root = apiRoot(fields, hermesHome, rules, warnings, configMaxBytes);
+  if ('invalid' in root) return invalid(root.invalid);
   if (!ID_PATTERN.test(fields.workspace) || fields.workspace.length > 512) return invalid(`workspace ${JSON.stringify(fields.workspace)} is not a Honcho id`);
   if (!fields.peerName) {
     return invalid(
@@ -437,6 +198,52 @@ export function resolveHonchoConfig(
   // Hermes' session manager sanitizes peer ids to Honcho's pattern.
   const userPeer = fields.peerName.replace(/[^a-zA-Z0-9_-]/g, '-').slice(0, 512);
   if (userPeer === ASSISTANT_PEER) return invalid(`the user peer cannot be "${ASSISTANT_PEER}", the gateway's assistant peer`);
+  return { status: 'configured', settings: settingsOf(fields, { host, userPeer, baseURL: root.baseURL, cwd, rules, source, warnings }) };
+}
+
+/** honcho.json at `path` as a JSON object; undefined when there is none, or (with a warning) when it does not parse. */
+function readHonchoFile(path: string, warnings: string[]): Json | undefined {
+  if (!existsSync(path)) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(path, 'utf8').replace(/^\uFEFF/, ''));
+    if (!isObject(parsed)) throw new Error('not a JSON object');
+    return parsed;
+  } catch (e) {
+    // Hermes falls back to the environment (with a warning) when its config does not parse.
+    warnings.push(`${path} is unreadable (${(e as Error).message}); using the environment like Hermes does`);
+    return undefined;
+  }
+}
+
+/**
+ * The API root (without a version suffix) of the base URL the fields name, config.yaml filling one
+ * they left unset (recorded in `fields.baseUrl`), else of their environment; or why it is invalid.
+ */
+function apiRoot(fields: RawFields, hermesHome: string, rules: Rules, warnings: string[], configMaxBytes: number): { baseURL: string } | { invalid: string } {
+  if (!fields.baseUrl) fields.baseUrl = printableUrl(configYamlBaseUrl(hermesHome, warnings, configMaxBytes), rules, warnings);
+  if (!fields.baseUrl) {
+    const url = ENVIRONMENT_URLS[fields.environment];
+    return url ? { baseURL: url } : { invalid: `unknown environment ${JSON.stringify(fields.environment)} (production, local or demo)` };
+  }
+  // Before 0.20.1 Hermes hands such a URL to the SDK, which refuses it: Honcho is unusable there.
+  if (!PRINTABLE.test(fields.baseUrl)) return { invalid: `base URL ${JSON.stringify(fields.baseUrl)} has non-printable characters, which Hermes' Honcho client refuses too (remove them)` };
+  const baseURL = fields.baseUrl.replace(/\/v\d+\/*$/, '').replace(/\/+$/, '');
+  let parsed: URL;
+  try {
+    parsed = new URL(baseURL);
+  } catch {
+    return { invalid: `base URL ${JSON.stringify(fields.baseUrl)} is not a URL` };
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { invalid: `base URL must be http(s), got ${parsed.protocol}` };
+  return { baseURL };
+}
+
+/** The settings of checked fields: the identity, the key sent, the reasoning level, whose view reads take. */
+function settingsOf(
+  fields: RawFields,
+  at: { host: string; userPeer: string; baseURL: string; cwd: string; rules: Rules; source: string; warnings: string[] },
+): HonchoSettings {
+  const { host, userPeer, baseURL, warnings } = at;
   let reasoningLevel: ReasoningLevel = 'low';
   if (fields.reasoningLevel) {
     if ((REASONING_LEVELS as readonly string[]).includes(fields.reasoningLevel)) reasoningLevel = fields.reasoningLevel as ReasoningLevel;
@@ -451,19 +258,16 @@ export function resolveHonchoConfig(
   const placeholder = fields.baseUrl !== undefined && isLocalBaseUrl(baseURL) && !fields.explicitKey;
   const apiKey = placeholder ? 'local' : fields.apiKey;
   return {
-    status: 'configured',
-    settings: {
-      identity: { host, workspace: fields.workspace, userPeer, assistantPeer: ASSISTANT_PEER, session: sessionName(fields, host, resolve(cwd), rules) },
-      baseURL,
-      ...(apiKey ? { apiKey } : {}),
-      apiKeySource: placeholder ? 'placeholder' : fields.apiKeySource,
-      reasoningLevel,
-      reasoningDynamic: fields.reasoningDynamic,
-      readObserver: fields.aiObserveOthers ? hermesPeer : userPeer,
-      hermesPeer,
-      ...(fields.contextTokens ? { contextTokens: fields.contextTokens } : {}),
-      source,
-      warnings,
-    },
+    identity: { host, workspace: fields.workspace, userPeer, assistantPeer: ASSISTANT_PEER, session: sessionName(fields, host, resolve(at.cwd), at.rules) },
+    baseURL,
+    ...(apiKey ? { apiKey } : {}),
+    apiKeySource: placeholder ? 'placeholder' : fields.apiKeySource,
+    reasoningLevel,
+    reasoningDynamic: fields.reasoningDynamic,
+    readObserver: fields.aiObserveOthers ? hermesPeer : userPeer,
+    hermesPeer,
+    ...(fields.contextTokens ? { contextTokens: fields.contextTokens } : {}),
+    source: at.source,
+    warnings,
   };
 }

@@ -1,98 +1,59 @@
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
-import type { Client } from '@modelcontextprotocol/client';
-import { browse, homeWithConfig, startFakeCamofox, type FakeCamofox } from '../../helpers/browser.js';
-import { openSession, startTestGateway, type TestGateway } from '../../helpers/gateway.js';
+import { test } from 'node:test';
+import { checkPageUrl, classifyAddress, type UrlPolicy } from '../../../supervisor/tools/browser/url-policy.js';
 
-// Bad navigation targets get a stable code before any request reaches Camofox: a recording fake
-// Camofox sees nothing. By default loopback and private addresses are refused (the gateway's
-// caller is remote: Hermes' rule for a browser that is not the caller's own machine); Hermes'
-// security.allow_private_urls opens them, but never cloud metadata.
+// Which pages browser_navigate may open, checked on addresses only: no name here is looked up in DNS
+// (localhost and the metadata names are refused before any lookup). navigate-policy.test.ts checks
+// the same through a gateway and a recording fake Camofox.
 
-let camofox: FakeCamofox;
-const started: Array<{ gw: TestGateway; client: Client; home: string }> = [];
+const closed: UrlPolicy = { allowPrivateUrls: false, urlMaxChars: 2048, lookupTimeoutMs: 500 };
+const open: UrlPolicy = { ...closed, allowPrivateUrls: true };
 
-async function gatewayWith(config: Record<string, unknown>) {
-  const home = homeWithConfig(config);
-  const gw = await startTestGateway({ home, env: { CAMOFOX_URL: camofox.url } });
-  const { client, token } = await openSession(gw.mcpUrl);
-  started.push({ gw, client, home });
-  return (url: string) => browse(client, token, 'browser_navigate', { url });
-}
-
-before(async () => {
-  camofox = await startFakeCamofox();
-});
-
-after(async () => {
-  for (const { gw, client, home } of started) {
-    await client.close();
-    await gw.close();
-    rmSync(home, { recursive: true, force: true });
+test('classifyAddress: metadata, private ranges (also IPv4-mapped, bracketed, zoned), public', () => {
+  for (const ip of ['169.254.169.254', '169.254.1.1', '100.100.100.200', 'fd00:ec2::254', '::ffff:169.254.169.254', '::ffff:a9fe:a9fe']) assert.equal(classifyAddress(ip), 'metadata', ip);
+  for (const ip of ['127.0.0.1', '10.0.0.1', '172.16.0.1', '192.168.1.1', '100.64.0.1', '0.0.0.0', '224.0.0.1', '::1', '[::1]', 'fe80::1%eth0', 'fc00::1', '::ffff:127.0.0.1', '::ffff:7f00:1']) {
+    assert.equal(classifyAddress(ip), 'private', ip);
   }
-  await camofox?.close();
+  for (const ip of ['8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700::1111']) assert.equal(classifyAddress(ip), null, ip);
 });
 
-const tabRequests = () => camofox.requests.filter((r) => r.path !== '/health');
+test('checkPageUrl: the normalized URL for a public address', async () => {
+  assert.equal(await checkPageUrl(' http://8.8.8.8/a b?q=1 ', closed), 'http://8.8.8.8/a%20b?q=1');
+  assert.equal(await checkPageUrl('https://[2606:4700::1111]/', closed), 'https://[2606:4700::1111]/');
+  assert.equal(await checkPageUrl('http://8.8.8.8/?token=', closed), 'http://8.8.8.8/?token=', 'an empty credential parameter carries nothing');
+});
 
-describe('default policy', () => {
-  let navigate: (url: string) => ReturnType<typeof browse>;
-  before(async () => {
-    navigate = await gatewayWith({});
-  });
-
-  const cases: Array<[string, string, string?]> = [
-    ['file:///etc/passwd', 'BROWSER_URL_INVALID'],
-    ['javascript:alert(1)', 'BROWSER_URL_INVALID'],
-    ['data:text/html,<h1>x</h1>', 'BROWSER_URL_INVALID'],
-    ['not a url', 'BROWSER_URL_INVALID'],
-    ['http://169.254.169.254/latest/meta-data/', 'BROWSER_URL_BLOCKED', 'cloud_metadata'],
-    ['http://metadata.google.internal/computeMetadata/v1/', 'BROWSER_URL_BLOCKED', 'cloud_metadata'],
-    ['http://10.1.2.3/', 'BROWSER_URL_BLOCKED', 'private_address'],
-    ['http://192.168.1.1/admin', 'BROWSER_URL_BLOCKED', 'private_address'],
-    ['http://172.20.0.1/', 'BROWSER_URL_BLOCKED', 'private_address'],
-    ['http://100.64.0.1/', 'BROWSER_URL_BLOCKED', 'private_address'],
-    ['http://127.0.0.1:3060/mcp', 'BROWSER_URL_BLOCKED', 'private_address'],
-    ['http://0x7f.1/', 'BROWSER_URL_BLOCKED', 'private_address'],
-    ['http://localhost:9377/health', 'BROWSER_URL_BLOCKED', 'private_address'],
-    ['http://[::1]/', 'BROWSER_URL_BLOCKED', 'private_address'],
-    ['http://[::ffff:10.0.0.1]/', 'BROWSER_URL_BLOCKED', 'private_address'],
-    ['https://example.com/login?token=abc123', 'BROWSER_URL_BLOCKED', 'credential_parameter'],
-    ['https://example.com/?q=sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCD', 'BROWSER_URL_BLOCKED', 'secret_in_url'],
-    [`https://example.com/${'a'.repeat(8200)}`, 'BROWSER_INPUT_TOO_LARGE'],
-  ];
-  for (const [url, code, reason] of cases) {
-    test(`${url.slice(0, 60)} → ${code}${reason ? ` (${reason})` : ''}`, async () => {
-      const before = tabRequests().length;
-      const r = await navigate(url);
-      assert.equal(r.isError, true);
-      assert.equal(r.data.error, code, r.text);
-      if (reason) assert.equal(r.data.reason, reason);
-      assert.deepEqual(tabRequests().slice(before), [], 'nothing reached Camofox');
-    });
+test('checkPageUrl: size, shape and scheme errors', async () => {
+  await assert.rejects(checkPageUrl(`http://8.8.8.8/${'a'.repeat(2048)}`, closed), { code: 'BROWSER_INPUT_TOO_LARGE' });
+  await assert.rejects(checkPageUrl('not a url', closed), { code: 'BROWSER_URL_INVALID' });
+  for (const [raw, scheme] of [['file:///etc/passwd', 'file'], ['javascript:alert(1)', 'javascript'], ['data:text/html,x', 'data'], ['about:blank', 'about']] as const) {
+    await assert.rejects(checkPageUrl(raw, open), { code: 'BROWSER_URL_INVALID', details: { scheme } }, raw);
   }
 });
 
-describe('security.allow_private_urls: true', () => {
-  let navigate: (url: string) => ReturnType<typeof browse>;
-  before(async () => {
-    navigate = await gatewayWith({ security: { allow_private_urls: true } });
-  });
-
-  test('cloud metadata stays refused', async () => {
-    const before = tabRequests().length;
-    for (const url of ['http://169.254.169.254/', 'http://[::ffff:169.254.169.254]/', 'http://100.100.100.200/']) {
-      const r = await navigate(url);
-      assert.equal(r.data.reason, 'cloud_metadata', `${url}: ${r.text}`);
+test('checkPageUrl: BROWSER_URL_BLOCKED with its reason: credentials in the URL, metadata always, private unless allowed', async () => {
+  const reason = async (raw: string, policy: UrlPolicy) => {
+    try {
+      await checkPageUrl(raw, policy);
+      return 'allowed';
+    } catch (e) {
+      const err = e as { code?: string; details?: { reason?: string } };
+      assert.equal(err.code, 'BROWSER_URL_BLOCKED', raw);
+      return err.details?.reason;
     }
-    assert.deepEqual(tabRequests().slice(before), []);
-  });
+  };
+  assert.equal(await reason('http://8.8.8.8/?API_KEY=abc', open), 'credential_parameter');
+  assert.equal(await reason(`http://8.8.8.8/?q=${encodeURIComponent('sk-proj-' + 'a'.repeat(40))}`, open), 'secret_in_url');
+  for (const raw of ['http://169.254.169.254/latest/meta-data', 'http://metadata.google.internal/', 'http://METADATA.GOOG./x', 'http://[fd00:ec2::254]/']) {
+    assert.equal(await reason(raw, open), 'cloud_metadata', raw);
+  }
+  for (const raw of ['http://127.0.0.1:8080/', 'http://localhost/', 'http://app.localhost./', 'http://[::1]/', 'http://10.0.0.5/']) {
+    assert.equal(await reason(raw, closed), 'private_address', raw);
+    if (!raw.includes('localhost')) assert.equal(await reason(raw, open), 'allowed', raw);
+  }
+});
 
-  test('a private address is opened', async () => {
-    const r = await navigate('http://10.1.2.3/');
-    assert.equal(r.isError, false, r.text);
-    const opened = tabRequests().find((q) => q.method === 'POST' && q.path === '/tabs');
-    assert.equal((opened?.body as { url: string }).url, 'http://10.1.2.3/');
-  });
+test('checkPageUrl on a URL the browser reported: no size or credential checks, the host still checked', async () => {
+  assert.equal(await checkPageUrl(`http://8.8.8.8/?token=x&p=${'a'.repeat(3000)}`, closed, true), `http://8.8.8.8/?token=x&p=${'a'.repeat(3000)}`);
+  await assert.rejects(checkPageUrl('http://192.168.0.1/', closed, true), { code: 'BROWSER_URL_BLOCKED', details: { reason: 'private_address' } });
 });

@@ -13,9 +13,9 @@ import {
   stripOuterQuotes,
   trigramEligibleTokens,
   trigramServesCjk,
-} from '../../../supervisor/tools/guarded/session-search/fts.js';
-import { HermesRelease } from '../../../supervisor/platform/hermes/release.js';
-import { hermes, hermesEnv, runDriverSync } from '../../helpers/hermes.js';
+} from '../../../../supervisor/tools/guarded/session-search/fts.js';
+import { HermesRelease } from '../../../../supervisor/platform/hermes/release.js';
+import { hermes, hermesEnv, runDriverSync } from '../../../helpers/hermes.js';
 
 // The FTS5 query port. Expected values are the output of Hermes' own
 // `SessionDB._sanitize_fts5_query` (hermes_state.py, hermes-agent 0.19.0) on the same inputs, except
