@@ -7,16 +7,14 @@ import { parsePyYaml } from '../../../supervisor/platform/yaml.js';
 import { mergeLeaves, OVERLAY_DIR, TOOL_SERVER_SETTINGS, writeToolServerOverlay } from '../../../supervisor/tools/hermes-tools/managed-overlay.js';
 import { loadConfig } from '../../../supervisor/platform/config.js';
 import { managedScopeDir } from '../../../supervisor/platform/hermes/managed-scope.js';
-import { startTestGateway } from '../../helpers/gateway.js';
-import { toolServerReadiness, toolServerStandIn } from '../../helpers/hermes-tools.js';
 import { hermes } from '../../helpers/hermes.js';
 import { tempDirs } from '../../helpers/temp.js';
-import { waitFor } from '../../helpers/wait.js';
 
 // The managed scope the gateway gives Hermes' tool server (managed-overlay.ts): the three settings
 // a tool server needs over the administrator's own managed scope, which is found as Hermes finds it
 // (hermes_cli/managed_scope.py get_managed_dir) and carried over (its config.yaml merged under, its
-// .env copied). The real tool server reading it is real-tool-search.test.ts.
+// .env copied). The gateway handing it to the tool server is managed-overlay-gateway.test.ts; the
+// real tool server reading it is real-tool-search.test.ts.
 
 const temp = tempDirs();
 after(() => temp.removeAll());
@@ -189,25 +187,4 @@ test("leaves merge as Hermes' _deep_merge merges them: mappings key by key, anyt
   const merged = mergeLeaves(base, { a: { c: [2], e: { f: 3 } }, d: { g: 4 } });
   assert.equal(JSON.stringify(merged), '{"a":{"b":1,"c":[2],"e":{"f":3}},"d":{"g":4},"__proto__":{"polluted":true}}');
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
-});
-
-test('the gateway hands the tool server HERMES_MANAGED_DIR, and /readyz names the scopes', async () => {
-  const admin = adminDir('web: {backend: firecrawl}\n');
-  const standIn = toolServerStandIn(temp.make('hmcp-tools-'));
-  const state = temp.make('hmcp-state-');
-  const gw = await startTestGateway({ env: { HERMES_MCP_HERMES_TOOLS_COMMAND: standIn.command, HERMES_MCP_STATE_DIR: state, HERMES_MANAGED_DIR: admin }, inherited: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
-  try {
-    const start = await waitFor(() => standIn.starts()[0], 30_000, 'the tool server started');
-    const dir = start.env.HERMES_MANAGED_DIR!;
-    assert.equal(dirname(dir), join(state, OVERLAY_DIR));
-    assert.deepEqual(written(dir), mergeLeaves({ web: { backend: 'firecrawl' } }, TOOL_SERVER_SETTINGS));
-    const r = await waitFor(async () => {
-      const now = await toolServerReadiness(gw.url);
-      return now.hermesTools.details?.state === 'up' ? now : undefined;
-    }, 30_000, 'the tool server up');
-    assert.equal(r.hermesTools.details?.managed_dir, dir);
-    assert.equal(r.hermesTools.details?.admin_managed_dir, admin);
-  } finally {
-    await gw.close();
-  }
 });
