@@ -32,7 +32,7 @@ test('--version prints the package version', () => {
 });
 
 test('any other argument, --log-format included, exits 2 with the usage and nothing on stdout', () => {
-  for (const [args, named] of [[['--stdio'], '--stdio'], [['--log-format', 'json'], '--log-format'], [['--help', 'x'], 'x']] as const) {
+  for (const [args, named] of [[['--log-format', 'json'], '--log-format'], [['--help', 'x'], 'x']] as const) {
     const r = lsp([...args]);
     assert.equal(r.status, 2, args.join(' '));
     assert.equal(r.stdout, '', 'stdout is the MCP stream');
