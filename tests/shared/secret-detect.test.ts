@@ -17,3 +17,11 @@ test('containsKnownTokenFormat: only a credential of a known format, not an assi
   assert.equal(containsKnownTokenFormat('https://example.com/?password=hunter2'), false);
   assert.equal(containsKnownTokenFormat('https://example.com/docs/page'), false);
 });
+
+test('containsSecret is whether ordinary-text redaction changes the text', () => {
+  assert.equal(containsSecret('DATABASE_PASSWORD=swordfish-swordfish'), true);
+  assert.equal(containsSecret('call me at +14155550123'), true);
+  assert.equal(containsSecret('MAX_TOKENS=100 in ordinary text'), true, 'a token-named key: some supported Hermes masks it');
+  assert.equal(containsSecret('width=100 height=20'), false);
+  assert.equal(containsSecret('just words'), false);
+});
