@@ -1,7 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, sep } from 'node:path';
+import { join } from 'node:path';
 import { request as httpRequest } from 'node:http';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -11,7 +11,10 @@ import type { GatewayOptions } from '../../supervisor/core/gateway.js';
 import { startGateway, type RunningGateway } from '../../supervisor/compose/index.js';
 import { createLogger } from '../../supervisor/platform/telemetry.js';
 import { copyOfHermesHome, type HomeSpec } from './hermes.js';
+import { assertIsolatedJobDatabase } from './job-isolation.js';
 import { logSink } from './log-sink.js';
+
+export { assertIsolatedJobDatabase, liveJobDatabasePaths } from './job-isolation.js';
 
 // A real gateway on an ephemeral loopback port with a throwaway HERMES_HOME, plus real SDK v2
 // clients in either protocol era. Every test gets its own; close() removes everything it made.
@@ -73,19 +76,6 @@ const BASE_HOME_FILES = { '.hermes.md': '# Project context\n' };
 /** A fresh throwaway HERMES_HOME: a copy of the base home, which Hermes builds once (copyOfHermesHome). */
 export function makeHermesHome(): string {
   return copyOfHermesHome(mkdtempSync(join(tmpdir(), 'hmcp-home-')), BASE_HOME, BASE_HOME_FILES);
-}
-
-/** The job databases `npm start` would use here (embedded defaults, and this environment's): never touched by tests. */
-export function liveJobDatabasePaths(): string[] {
-  return [loadConfig({}).jobsDatabase, loadConfig(process.env).jobsDatabase];
-}
-
-/** Throws unless `path` is a throwaway job database (under the temp directory, not a live one). */
-export function assertIsolatedJobDatabase(path: string): void {
-  const tmp = realpathSync(tmpdir());
-  if (liveJobDatabasePaths().includes(path) || !(path.startsWith(tmpdir() + sep) || path.startsWith(tmp + sep))) {
-    throw new Error(`test isolation: refusing job database ${path}; tests use a temporary HERMES_HOME`);
-  }
 }
 
 export async function startTestGateway(

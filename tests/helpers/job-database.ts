@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { openJobDatabase } from '../../supervisor/tools/jobs/store/index.js';
-import { assertIsolatedJobDatabase } from './gateway.js';
+import { assertIsolatedJobDatabase } from './job-isolation.js';
 
 /** The schema version olderJobDatabase writes: the one before the output tail's styled twin. */
 export const OLDER_JOB_SCHEMA = 3;

@@ -1,37 +1,12 @@
+import { deobfuscateWord } from './deobfuscate.js';
+import { SUDO_ENV_OPTIONS_WITH_ARG, WRAPPER_OPTIONS_WITH_ARG, WRAPPER_POSITIONALS, WRAPPER_QUERY_OPTIONS, WRAPPERS } from './command-wrappers.js';
+
 // Where the shell starts a command and which words stand in command position (Hermes'
 // _iter_shell_command_starts and _iter_shell_command_word_spans, tools/approval.py in 0.19,
 // tools/approval_detection.py later), read from the command as text. Reading is bounded: each word
 // at MAX_WORD characters, each command start at MAX_PREFIX_WORDS words, and the whole command by a
 // Budget of tokenising work.
 
-/**
- * Words that run the command after them (Hermes' _COMMAND_WRAPPER_WORDS: 0.19 names the first
- * eight, later Hermes also nice, timeout, stdbuf, ionice, chrt, taskset and chroot).
- */
-const WRAPPERS = new Set(['sudo', 'env', 'exec', 'nohup', 'setsid', 'time', 'command', 'builtin', 'nice', 'timeout', 'stdbuf', 'ionice', 'chrt', 'taskset', 'chroot']);
-/** sudo/env options (lowercased) whose value is the next word (the gateway's reading since 0.19). */
-const SUDO_ENV_OPTIONS_WITH_ARG = new Set(['-u', '--user', '-g', '--group', '-h', '--host', '-p', '--prompt', '-c', '--close-from', '--chdir', '-d', '-r', '--role', '-t', '--type', '--unset']);
-/** Each wrapper's options whose value is the next word, as written (Hermes' _COMMAND_WRAPPER_OPTIONS_WITH_ARG). */
-const WRAPPER_OPTIONS_WITH_ARG: Readonly<Record<string, ReadonlySet<string>>> = {
-  chroot: new Set(['--groups', '--userspec']),
-  sudo: new Set(['-c', '--close-from', '-g', '--group', '-h', '--host', '-p', '--prompt', '-u', '--user']),
-  env: new Set(['-a', '--argv0', '-C', '--chdir', '-S', '--split-string', '-u', '--unset']),
-  exec: new Set(['-a']),
-  nice: new Set(['-n', '--adjustment']),
-  time: new Set(['-f', '--format', '-o', '--output']),
-  timeout: new Set(['-k', '--kill-after', '-s', '--signal']),
-  stdbuf: new Set(['-e', '--error', '-i', '--input', '-o', '--output']),
-  ionice: new Set(['-c', '--class', '-n', '--classdata']),
-};
-/** Options after which a wrapper runs no command (Hermes' _COMMAND_WRAPPER_NON_EXECUTING_OPTIONS). */
-const WRAPPER_QUERY_OPTIONS: Readonly<Record<string, ReadonlySet<string>>> = {
-  command: new Set(['-v', '-V']),
-  chrt: new Set(['-p', '--pid']),
-  ionice: new Set(['-p', '--pid', '--pgid', '--uid']),
-  taskset: new Set(['-p', '--pid']),
-};
-/** Operands a wrapper takes before the command (Hermes' _COMMAND_WRAPPER_POSITIONAL_ARGS). */
-const WRAPPER_POSITIONALS: Readonly<Record<string, number>> = { chroot: 1, chrt: 1, taskset: 1, timeout: 1 };
 /** Words after which a new command starts (Hermes' _SHELL_COMMAND_TRANSITIONS, after 0.19). */
 const TRANSITIONS = new Set(['if', 'then', 'else', 'elif', 'do', 'while', 'until', '!']);
 const TRANSITION_FIRST = 'itedwu!';
@@ -144,26 +119,6 @@ function readWord(c: string, pos: number): [number, number] | null {
     else if (depth === 0 && !inBacktick && ' \t\n;&|()<>'.includes(ch!)) return [start, i];
   }
   return i === c.length ? [start, i] : null;
-}
-
-const SIMPLE_LITERAL = String.raw`['"]?([a-z0-9_./:@%+=,-]+)['"]?`;
-const LITERAL_SUBSTITUTION = new RegExp(String.raw`\$\(\s*(?:echo(?:\s+-[ne]+)*|printf(?:\s+['"]?%s['"]?)?)\s+${SIMPLE_LITERAL}\s*\)|\x60\s*(?:echo(?:\s+-[ne]+)*|printf(?:\s+['"]?%s['"]?)?)\s+${SIMPLE_LITERAL}\s*\x60`, 'gi');
-
-/** How the shell would spell a command word: literal $(echo x) / ${v:-x} / ${v/a/x} and quotes resolved. */
-export function deobfuscateWord(word: string): string {
-  // Only quotes and $(…) / ${…} / backticks change a word here.
-  if (!/[$'"`]/.test(word)) return word;
-  let w = word;
-  for (let round = 0; round < 2; round++) {
-    const before = w;
-    w = w
-      .replace(LITERAL_SUBSTITUTION, (_m, a?: string, b?: string) => a ?? b ?? '')
-      .replace(/\$\{[^}/\s]+\/[^}/]*\/([^}]*)\}/g, '$1')
-      .replace(/\$\{[^}:\s]+:-([^}]*)\}/g, '$1')
-      .replace(/['"]/g, '');
-    if (w === before) break;
-  }
-  return w;
 }
 
 interface PrefixWord {

@@ -1,6 +1,7 @@
-import { basename, deobfuscateWord, segmentWords, spend, type Budget } from './command-words.js';
+import { basename, segmentWords, spend, type Budget } from './command-words.js';
+import { deobfuscateWord } from './deobfuscate.js';
 import { executionFindings } from './execution-findings.js';
-import { pythonStrip } from './fnmatch.js';
+import { pythonStrip } from '../../../shared/python-strip.js';
 import { collapseUnquotedWhitespace, hermesNormalise, simpleCommandEnd, type CommandHomes } from './normalise.js';
 import { shellTokens } from './shell-tokens.js';
 

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { hermesExpansionEnvironment, type GatewayConfig } from '../../platform/config.js';
 import { defaultLimits } from '../../../shared/limits.js';
 import { readConfigYaml } from '../../platform/hermes-config.js';
-import { compileGlob, pythonStrip, type Glob } from './fnmatch.js';
+import { pythonStrip } from '../../../shared/python-strip.js';
+import { compileGlob, type Glob } from './fnmatch.js';
 import { managedScopeDir } from '../../platform/hermes/managed-scope.js';
 
 // The operator's own command rules: `approvals.deny` in Hermes' config.yaml, a list of globs that

@@ -12,18 +12,6 @@ export interface Glob {
   readonly pieces: readonly Piece[];
 }
 
-/** Python's isspace() characters: what str.strip() removes. */
-export const PYTHON_WHITESPACE = '\t\n\v\f\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
-
-/** Python's str.strip(): whitespace as Python counts it removed from both ends. */
-export function pythonStrip(s: string): string {
-  let a = 0;
-  let b = s.length;
-  while (a < b && PYTHON_WHITESPACE.includes(s[a]!)) a++;
-  while (b > a && PYTHON_WHITESPACE.includes(s[b - 1]!)) b--;
-  return s.slice(a, b);
-}
-
 const escapeInClass = (s: string) => s.replace(/[\\\]^-]/g, (c) => `\\${c}`);
 
 /** The members of a set, `stuff` as Python's translate builds it (code points `[i, j)` of the glob), as a JavaScript class body. */

@@ -1,4 +1,5 @@
-import { basename, deobfuscateWord, spend, type Budget, type SegmentWords } from './command-words.js';
+import { basename, spend, type Budget, type SegmentWords } from './command-words.js';
+import { deobfuscateWord } from './deobfuscate.js';
 import { splitOption, tokensWithSpans } from './shell-tokens.js';
 
 // Hermes' _grep_safe_detection_variant and _quoted_grep_pattern_spans (tools/approval.py): a

@@ -1,6 +1,6 @@
 import { stripAnsi } from '../../../shared/output-cap.js';
 import type { GatewayConfig } from '../../platform/config.js';
-import { PYTHON_WHITESPACE } from './fnmatch.js';
+import { PYTHON_WHITESPACE } from '../../../shared/python-strip.js';
 
 // How the guards read a command's text before any pattern sees it: Hermes' normalisation, then
 // whitespace and case; Hermes' parser limits; quoted text read as data.

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { checkCommand } from '../../../supervisor/tools/command-guards/index.js';
 import { expansions, OperatorDenyRules, rulesOf } from '../../../supervisor/tools/command-guards/deny-rules.js';
-import { compileGlob, globMatches, pythonStrip } from '../../../supervisor/tools/command-guards/fnmatch.js';
+import { compileGlob, globMatches } from '../../../supervisor/tools/command-guards/fnmatch.js';
+import { pythonStrip } from '../../../shared/python-strip.js';
 import { hermes } from '../../helpers/hermes.js';
 import { tempDirs } from '../../helpers/temp.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compileGlob, globMatches, pythonStrip } from '../../../supervisor/tools/command-guards/fnmatch.js';
+import { compileGlob, globMatches } from '../../../supervisor/tools/command-guards/fnmatch.js';
 
 // Python's fnmatch.fnmatchcase as the approvals.deny globs are matched.
 
@@ -39,10 +39,4 @@ test('matching stays linear on a pathological glob', () => {
   assert.ok(!globMatches(glob, 'a'.repeat(20_000)));
   const used = process.cpuUsage(start);
   assert.ok((used.user + used.system) / 1000 < 4000);
-});
-
-test('pythonStrip removes what Python counts as whitespace, no more', () => {
-  assert.equal(pythonStrip('\x1c\x85 a b \u3000\n'), 'a b');
-  assert.equal(pythonStrip('\ufeffa'), '\ufeffa', 'U+FEFF is not whitespace to Python');
-  assert.equal(pythonStrip(''), '');
 });

@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { stripAnsi } from '../../../../shared/output-cap.js';
+import { pythonStrip } from '../../../../shared/python-strip.js';
 import type { ExecResult } from '../../../../shared/worker-protocol/exec.js';
 import { commandOutput } from '../../../core/result.js';
 import { styledTwin } from '../../../core/styled.js';
@@ -17,20 +18,6 @@ export type ReleaseFeatures = Pick<HermesRelease, 'has'>;
 // ---------------------------------------------------------------------------------------------
 // The foreground result, as Hermes' terminal_tool (tools/terminal_tool.py) builds it
 // ---------------------------------------------------------------------------------------------
-
-/** Python's str.isspace() characters (str.strip() removes these; JS trim() differs at U+001C-1F, U+0085, U+FEFF). */
-function isPythonSpace(u: number): boolean {
-  return (u >= 0x09 && u <= 0x0d) || (u >= 0x1c && u <= 0x20) || u === 0x85 || u === 0xa0 || u === 0x1680 || (u >= 0x2000 && u <= 0x200a) || u === 0x2028 || u === 0x2029 || u === 0x202f || u === 0x205f || u === 0x3000;
-}
-
-/** Python's str.strip() (no arguments). */
-function pythonStrip(s: string): string {
-  let start = 0;
-  let end = s.length;
-  while (start < end && isPythonSpace(s.charCodeAt(start))) start++;
-  while (end > start && isPythonSpace(s.charCodeAt(end - 1))) end--;
-  return s.slice(start, end);
-}
 
 /**
  * The captured output within `maxChars` code points, the way Hermes' bounded foreground capture
