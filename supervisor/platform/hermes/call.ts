@@ -5,7 +5,8 @@ import type { HermesCallModule } from '../../../shared/worker-protocol/hermes-ca
 import { startRefusal } from '../spawning/resource-policy.js';
 import type { WorkerRuntime } from '../spawning/worker-runtime.js';
 import { hermesEnvironment, hermesSettings } from './environment.js';
-import { describeInstall, type HermesInstall } from './locate.js';
+import { describeInstall } from './install-report.js';
+import type { HermesInstall } from './locate.js';
 
 // One call of one of Hermes' own functions, where the gateway answers as the Hermes it fronts by
 // running that Hermes' code rather than a re-expression of it (document extraction, cron's own
