@@ -8,7 +8,7 @@ import { packageRoot } from '../shared/package-root.js';
 import { clearFidelityReport, fidelityTable } from './fidelity-report.js';
 import { ensureExamplesVenv, ensureHermesVenv, ensureOracleVenv, HONCHO_ORACLE, needsExamplesPython, needsHonchoOracle, type HermesPin } from './hermes-venv.js';
 import { knownDurations, parseRecorded, recordDurations } from './test-durations.js';
-import { filesForPin, longestFirst, mirroredTests, passWork, runArguments, runStatus, shareConcurrency, testFiles } from './test-files.js';
+import { filesForPin, longestFirst, mirroredTests, runArguments, runStatus, testFiles } from './test-files.js';
 import { ensurePackages, TEST_PACKAGES } from './test-prerequisites.js';
 
 // Runs the compiled test files with node's test runner, on whichever Node runs this script.
@@ -29,9 +29,8 @@ import { ensurePackages, TEST_PACKAGES } from './test-prerequisites.js';
 //
 // The selected files run against the oldest supported Hermes, and those of them that compare with
 // a real Hermes (test-files.ts, EVERY_HERMES) against the newest too (HERMES_TEST_PIN): one pass per
-// Hermes, the passes side by side (they share nothing: each Hermes has its own venv, each file its
-// own homes and ports). The first pass prints as it runs; the others' output, and conformance's,
-// is kept and printed whole after it, in that order.
+// Hermes, one after the other, each printing as it runs, then (with --conformance) the MCP
+// conformance suites. Each pass starts its longest files first (test-durations.ts).
 
 const root = packageRoot();
 const testsDir = join(root, 'dist', 'tests');
@@ -78,19 +77,18 @@ try {
 }
 if (prepareOnly) process.exit(0);
 
-// TEST_CONCURRENCY files at a time in all, shared between the passes by the time each is expected
-// to take: most tests spend their time waiting on child processes, servers and timers (the whole
-// suite used ~1.3 cores of two at 2 files at a time). No --test-force-exit: it drops results still
+// TEST_CONCURRENCY files at a time, one pass after the other (the conformance suites last): most
+// tests spend their time waiting on child processes, servers and timers (the whole suite used ~1.3
+// cores of two at 2 files at a time). The passes do not run side by side: with six files at a time
+// on two cores, execute_code's fidelity cases lost their unit's RPC socket (FileNotFoundError in
+// hermes_tools' _connect), which three files at a time in turn never showed. No --test-force-exit: it drops results still
 // in a file's pipe to the runner on Node 20 and 22, so the counts differed between Nodes; instead
 // each file ends on its own, and one that leaked a handle fails after a grace period
 // (exit-watchdog.ts).
-const TEST_CONCURRENCY = 6;
+const TEST_CONCURRENCY = 3;
 const watchdog = pathToFileURL(join(testsDir, 'helpers', 'exit-watchdog.js')).href;
 const reporter = process.stdout.isTTY ? 'spec' : 'tap';
-const concurrency = shareConcurrency(
-  passes.map((p) => passWork(p.files, knownDurations(root, p.pin))),
-  TEST_CONCURRENCY,
-);
+const concurrency = passes.map(() => TEST_CONCURRENCY);
 const recorded = mkdtempSync(join(tmpdir(), 'hmcp-test-durations-'));
 clearFidelityReport();
 
@@ -111,8 +109,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-function start(title: string, args: string[], env: NodeJS.ProcessEnv): void {
-  const live = jobs.length === 0;
+function start(title: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const live = true;
   if (live) process.stdout.write(`\n== ${title} ==\n`);
   // Spawned, not spawnSync: a SIGINT/SIGTERM sent to this script (npm test stopped by a signal to
   // its process) is passed on, and each pass stops its test files.
@@ -122,22 +120,24 @@ function start(title: string, args: string[], env: NodeJS.ProcessEnv): void {
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => output.push(chunk));
   const status = once(child, 'close').then(([code, signal]) => (code as number | null) ?? (signal ? 128 + (osConstants.signals[signal as NodeJS.Signals] ?? 0) : 1));
   jobs.push({ title, child, output, status });
+  return status;
 }
 
 for (const [i, { pin, files }] of passes.entries()) {
+  if (stopped) break;
   const title = passes.length > 1 ? `against Hermes ${pin}: ${files.length} test files, ${concurrency[i]} at a time` : `${files.length} test files, ${concurrency[i]} at a time`;
   start(title, [`--import=${watchdog}`, join(root, 'dist', 'scripts', 'test-pass.js'), `--concurrency=${concurrency[i]}`, `--reporter=${reporter}`, ...files.map((f) => join(testsDir, f))], {
     HERMES_TEST_PIN: pin,
     HMCP_TEST_DURATIONS: join(recorded, `${pin}.jsonl`),
   });
+  await jobs[jobs.length - 1]!.status;
 }
 // The conformance suites drive one gateway at a time with one client: they wait far more than they compute.
-if (withConformance) start('MCP conformance suites', [join(root, 'dist', 'scripts', 'conformance.js')], {});
+if (withConformance && !stopped) await start('MCP conformance suites', [join(root, 'dist', 'scripts', 'conformance.js')], {});
 
 let status = 0;
 for (const job of jobs) {
   const code = await job.status;
-  if (job !== jobs[0]) process.stdout.write(`\n== ${job.title} ==\n${job.output.join('')}`);
   if (code !== 0 && status === 0) status = code;
 }
 recordDurations(

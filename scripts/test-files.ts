@@ -134,32 +134,3 @@ export function longestFirst(files: readonly string[], durations: Readonly<Recor
   const known = (f: string) => durations[f] ?? Number.POSITIVE_INFINITY;
   return [...files].sort((a, b) => known(b) - known(a) || (a < b ? -1 : a > b ? 1 : 0));
 }
-
-/** The time (ms) `files` take run one after another: their durations, a file without one counted as the median file. */
-export function passWork(files: readonly string[], durations: Readonly<Record<string, number>>): number {
-  const known = files.map((f) => durations[f]).filter((ms): ms is number => ms !== undefined).sort((a, b) => a - b);
-  const median = known.length > 0 ? known[Math.floor(known.length / 2)]! : 1;
-  return files.reduce((sum, f) => sum + (durations[f] ?? median), 0);
-}
-
-/**
- * `total` slots (files run at once) shared between passes expected to take `work` each, in
- * proportion, so they end near together: each gets at least one, and the shares add up to `total`
- * (or to the number of passes, when that is more).
- */
-export function shareConcurrency(work: readonly number[], total: number): number[] {
-  const slots = Math.max(total, work.length);
-  const sum = work.reduce((a, b) => a + b, 0);
-  const shares = work.map((w) => Math.max(1, Math.floor(sum > 0 ? (w / sum) * slots : slots / work.length)));
-  // What rounding down left over goes to the passes with the most work per slot.
-  while (shares.reduce((a, b) => a + b, 0) < slots) {
-    const i = shares.reduce((best, s, j) => (work[j]! / s > work[best]! / shares[best]! ? j : best), 0);
-    shares[i]!++;
-  }
-  // What the minimum of one gave beyond `slots` comes back from the passes with the least work per slot.
-  while (shares.reduce((a, b) => a + b, 0) > slots) {
-    const i = shares.reduce((best, s, j) => (s > 1 && (shares[best]! <= 1 || work[j]! / s < work[best]! / shares[best]!) ? j : best), shares.findIndex((s) => s > 1));
-    shares[i]!--;
-  }
-  return shares;
-}

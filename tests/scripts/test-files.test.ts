@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { after, test } from 'node:test';
-import { EVERY_HERMES, EVERY_NODE, filesForPin, longestFirst, mirroredTests, mirrorOf, passWork, runArguments, runStatus, shareConcurrency, shareOut, testFiles } from '../../scripts/test-files.js';
+import { EVERY_HERMES, EVERY_NODE, filesForPin, longestFirst, mirroredTests, mirrorOf, runArguments, runStatus, shareOut, testFiles } from '../../scripts/test-files.js';
 import { knownDurations, parseRecorded, recordDurations } from '../../scripts/test-durations.js';
 import { tempDirs } from '../helpers/temp.js';
 
@@ -96,22 +96,6 @@ test('a pass starts its files longest first, a file never measured before all', 
   const durations = { 'a.test.js': 1000, 'b.test.js': 90_000, 'c.test.js': 5000, 'gone.test.js': 999_999 };
   assert.deepEqual(longestFirst(['a.test.js', 'b.test.js', 'c.test.js', 'new.test.js', 'd-new.test.js'], durations), ['d-new.test.js', 'new.test.js', 'b.test.js', 'c.test.js', 'a.test.js']);
   assert.deepEqual(longestFirst(['b.test.js', 'a.test.js'], {}), ['a.test.js', 'b.test.js'], 'by name when nothing was measured');
-  assert.equal(passWork(['a.test.js', 'b.test.js', 'c.test.js', 'new.test.js'], durations), 1000 + 90_000 + 5000 + 5000, 'an unmeasured file counts as the median');
-});
-
-test('the files run at once are shared between the passes by their work, at least one each, adding up to the total', () => {
-  assert.deepEqual(shareConcurrency([560, 330], 6), [4, 2]);
-  assert.deepEqual(shareConcurrency([100, 1], 6), [5, 1]);
-  assert.deepEqual(shareConcurrency([1000, 1, 1], 3), [1, 1, 1]);
-  assert.deepEqual(shareConcurrency([1, 1, 1], 2), [1, 1, 1], 'never a pass without a slot');
-  assert.deepEqual(shareConcurrency([0], 6), [6]);
-  for (const work of [[3, 5, 8], [1, 0], [7, 7], [1e6, 2, 3, 4]]) {
-    for (const total of [1, 2, 5, 9]) {
-      const shares = shareConcurrency(work, total);
-      assert.equal(shares.reduce((a, b) => a + b, 0), Math.max(total, work.length), `${work} over ${total}: ${shares}`);
-      assert.ok(shares.every((s) => s >= 1), `${work} over ${total}: ${shares}`);
-    }
-  }
 });
 
 test('measured durations: read from what the test files recorded, kept per pin over the committed ones', () => {
