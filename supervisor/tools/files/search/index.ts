@@ -4,7 +4,8 @@ import type { PathDeps } from '../access/index.js';
 import { follows, type FollowsDeps } from '../common/index.js';
 import { searchContent } from './content.js';
 import { searchFileNames, searchFileNamesOrdered, type FileOrder } from './glob.js';
-import { openRoot, type SearchScope, type WalkBudget } from './walk.js';
+import { type SearchScope, type WalkBudget } from './walk.js';
+import { openRoot } from './root.js';
 import { defaultLimits } from '../../../../shared/limits.js';
 import { coerceIntegerArgs } from '../../../core/hermes-args.js';
 

@@ -94,91 +94,106 @@ function caseFold(c: string): string | null {
  * cases (`[hH]`, and `[a-cA-C]` for a letter range in a class).
  */
 function jsSpelling(source: string, unicode: boolean): string {
-  let out = '';
-  let inClass = false;
-  // Case-insensitivity of each open group (the last is the current one).
-  const scopes: boolean[] = [false];
-  const ci = () => scopes[scopes.length - 1]!;
+  const s: Spelling = { out: '', inClass: false, scopes: [false], unicode };
   for (let i = 0; i < source.length; i++) {
     const ch = source[i]!;
-    if (ch === '\\') {
-      const next = source[i + 1] ?? '';
-      const prop = /^([pP])\{([A-Za-z_]+)\}/.exec(source.slice(i + 1));
-      if (prop) {
-        out += unicode && !isUnicodeProperty(prop[2]!) ? `\\${prop[1]}{Script=${prop[2]}}` : `\\${prop[0]}`;
-        i += prop[0].length;
-        continue;
-      }
-      const spelled = unicode ? (inClass ? INSIDE_CLASS : OUTSIDE_CLASS)[next] : undefined;
-      out += spelled ?? ch + next;
-      i++;
-      continue;
-    }
-    if (inClass) {
-      const posix = /^\[:([a-z]+):\]/.exec(source.slice(i));
-      if (posix && POSIX_CLASSES[posix[1]!] !== undefined) {
-        out += POSIX_CLASSES[posix[1]!];
-        i += posix[0].length - 1;
-        continue;
-      }
-      if (ch === ']') inClass = false;
-      else if (ci()) {
-        const range = /^(.)-([^\]\\])/u.exec(source.slice(i));
-        if (range) {
-          const [from, to] = [caseFold(range[1]!), caseFold(range[2]!)];
-          out += range[0] + (from !== null && to !== null ? `${from}-${to}` : '');
-          i += range[0].length - 1;
-          continue;
-        }
-        out += ch + (caseFold(ch) ?? '');
-        continue;
-      }
-      out += ch;
-      continue;
-    }
-    if (ch === '[') {
-      inClass = true;
-      out += ch;
-      // A `]` (or `^]`) first in a class is a literal `]` to rg; JS reads `[]` as an empty class.
-      const lead = source[i + 1] === '^' ? (source[i + 2] === ']' ? '^]' : '^') : source[i + 1] === ']' ? ']' : '';
-      out += lead.replace(']', '\\]');
-      i += lead.length;
-      continue;
-    }
-    if (ch === '(') {
-      const flagged = /^\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?([:)])/.exec(source.slice(i));
-      if (flagged && (flagged[1] !== '' || flagged[2] !== undefined)) {
-        const on = flagged[1]!.includes('i') ? true : flagged[2]?.includes('i') ? false : ci();
-        if (flagged[3] === ')') scopes[scopes.length - 1] = on; // the rest of the enclosing group
-        else {
-          scopes.push(on);
-          out += '(?:';
-        }
-        i += flagged[0].length - 1;
-        continue;
-      }
-      scopes.push(ci());
-      const named = /^\(\?P?<([A-Za-z_][A-Za-z0-9_]*)>/.exec(source.slice(i));
-      if (named) {
-        out += `(?<${named[1]}>`; // the name as it is, never case-spelled
-        i += named[0].length - 1;
-        continue;
-      }
-      out += ch;
-      continue;
-    }
-    if (ch === ')') {
-      if (scopes.length > 1) scopes.pop();
-      out += ch;
-      continue;
-    }
-    const codePoint = source.codePointAt(i)!;
-    const whole = String.fromCodePoint(codePoint);
-    if (whole.length === 2) i++;
-    const other = ci() ? caseFold(whole) : null;
-    out += other !== null ? `[${whole}${other}]` : whole;
+    if (ch === '\\') i = spellEscape(s, source, i);
+    else if (s.inClass) i = spellInClass(s, source, i);
+    else if (ch === '[') i = openClass(s, source, i);
+    else if (ch === '(') i = openGroup(s, source, i);
+    else if (ch === ')') {
+      if (s.scopes.length > 1) s.scopes.pop();
+      s.out += ch;
+    } else i = spellLiteral(s, source, i);
   }
-  return out;
+  return s.out;
+}
+
+/** jsSpelling's state; each step below appends to `out` and returns the index of the last character it consumed. */
+interface Spelling {
+  out: string;
+  inClass: boolean;
+  /** Case-insensitivity of each open group (the last is the current one). */
+  scopes: boolean[];
+  unicode: boolean;
+}
+
+const caseInsensitive = (s: Spelling): boolean => s.scopes[s.scopes.length - 1]!;
+
+/** A backslash escape at `i`: a `\p{…}` property, or a class shorthand spelled for `u` mode. */
+function spellEscape(s: Spelling, source: string, i: number): number {
+  const next = source[i + 1] ?? '';
+  const prop = /^([pP])\{([A-Za-z_]+)\}/.exec(source.slice(i + 1));
+  if (prop) {
+    s.out += s.unicode && !isUnicodeProperty(prop[2]!) ? `\\${prop[1]}{Script=${prop[2]}}` : `\\${prop[0]}`;
+    return i + prop[0].length;
+  }
+  const spelled = s.unicode ? (s.inClass ? INSIDE_CLASS : OUTSIDE_CLASS)[next] : undefined;
+  s.out += spelled ?? '\\' + next;
+  return i + 1;
+}
+
+/** A character inside a class: a POSIX class, the closing `]`, or (case-insensitive) a letter or range in both cases. */
+function spellInClass(s: Spelling, source: string, i: number): number {
+  const ch = source[i]!;
+  const posix = /^\[:([a-z]+):\]/.exec(source.slice(i));
+  if (posix && POSIX_CLASSES[posix[1]!] !== undefined) {
+    s.out += POSIX_CLASSES[posix[1]!];
+    return i + posix[0].length - 1;
+  }
+  if (ch === ']') s.inClass = false;
+  else if (caseInsensitive(s)) {
+    const range = /^(.)-([^\]\\])/u.exec(source.slice(i));
+    if (range) {
+      const [from, to] = [caseFold(range[1]!), caseFold(range[2]!)];
+      s.out += range[0] + (from !== null && to !== null ? `${from}-${to}` : '');
+      return i + range[0].length - 1;
+    }
+    s.out += ch + (caseFold(ch) ?? '');
+    return i;
+  }
+  s.out += ch;
+  return i;
+}
+
+/** A `[` opening a class. */
+function openClass(s: Spelling, source: string, i: number): number {
+  s.inClass = true;
+  s.out += '[';
+  // A `]` (or `^]`) first in a class is a literal `]` to rg; JS reads `[]` as an empty class.
+  const lead = source[i + 1] === '^' ? (source[i + 2] === ']' ? '^]' : '^') : source[i + 1] === ']' ? ']' : '';
+  s.out += lead.replace(']', '\\]');
+  return i + lead.length;
+}
+
+/** A `(` opening a group: inline case flags (scoped here), a Python-style named group, or a plain group. */
+function openGroup(s: Spelling, source: string, i: number): number {
+  const flagged = /^\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?([:)])/.exec(source.slice(i));
+  if (flagged && (flagged[1] !== '' || flagged[2] !== undefined)) {
+    const on = flagged[1]!.includes('i') ? true : flagged[2]?.includes('i') ? false : caseInsensitive(s);
+    if (flagged[3] === ')') s.scopes[s.scopes.length - 1] = on; // the rest of the enclosing group
+    else {
+      s.scopes.push(on);
+      s.out += '(?:';
+    }
+    return i + flagged[0].length - 1;
+  }
+  s.scopes.push(caseInsensitive(s));
+  const named = /^\(\?P?<([A-Za-z_][A-Za-z0-9_]*)>/.exec(source.slice(i));
+  if (named) {
+    s.out += `(?<${named[1]}>`; // the name as it is, never case-spelled
+    return i + named[0].length - 1;
+  }
+  s.out += '(';
+  return i;
+}
+
+/** Any other character (a whole code point): in both cases where case-insensitive. */
+function spellLiteral(s: Spelling, source: string, i: number): number {
+  const whole = String.fromCodePoint(source.codePointAt(i)!);
+  const other = caseInsensitive(s) ? caseFold(whole) : null;
+  s.out += other !== null ? `[${whole}${other}]` : whole;
+  return whole.length === 2 ? i + 1 : i;
 }
 
 function isUnicodeProperty(name: string): boolean {

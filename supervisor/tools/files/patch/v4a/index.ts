@@ -70,6 +70,19 @@ export async function applyV4a(
   /** The fail-closed syntax gate (write/index.ts gateRefusal). */
   gate: (path: string, content: string) => Promise<string | null>,
 ): Promise<V4aOutcome> {
+  const sim = await validate(operations, options, gate);
+  if (signal?.aborted) throw new GatewayError(ErrorCode.CANCELLED, 'patch cancelled before any file was written');
+  const { writes, deletes } = plan(sim);
+  await writeAll(writes, deletes);
+  const created = operations.filter((o) => o.operation === 'add').map((o) => o.absPath);
+  const deleted = operations.filter((o) => o.operation === 'delete').map((o) => o.absPath);
+  const modified = [...new Set(operations.flatMap((o) => (o.operation === 'move' ? [o.absPath, o.absNewPath!] : [o.absPath])))];
+  const written = writes.map((w) => ({ real: w.abs, readSha: w.original.exists && w.original.bytes ? sha256Hex(w.original.bytes) : '', writtenSha: sha256Hex(w.bytes) }));
+  return { notes: sim.notes, writes: written, removed: deletes.map((d) => d.abs), diff: sim.diffs.join('\n'), filesModified: modified, filesCreated: created, filesDeleted: deleted };
+}
+
+/** The validation phase: every operation simulated in order, the syntax gate, the redaction-marker check; throws PATCH_* on any problem. */
+async function validate(operations: readonly ResolvedOperation[], options: SimulationOptions, gate: (path: string, content: string) => Promise<string | null>): Promise<Simulation> {
   const sim = new Simulation(options);
   for (const op of operations) {
     if (op.operation === 'update') await sim.update(op);
@@ -97,11 +110,20 @@ export async function applyV4a(
     const final = sim.state.get(op.absPath);
     if (final) assertNoAddedRedactionMarker('patch', op.filePath, sim.originals.get(op.absPath)?.bytes?.toString('utf8') ?? '', final.content);
   }
-  if (signal?.aborted) throw new GatewayError(ErrorCode.CANCELLED, 'patch cancelled before any file was written');
+  return sim;
+}
 
-  // Plan: final writes (in operation order), then deletions.
-  const writes: Array<{ abs: string; bytes: Buffer; mode?: number; original: Original }> = [];
-  const deletes: Array<{ abs: string; original: Original }> = [];
+interface PlannedWrite {
+  abs: string;
+  bytes: Buffer;
+  mode?: number;
+  original: Original;
+}
+
+/** The final writes (in operation order; unchanged bytes skipped), then the deletions. */
+function plan(sim: Simulation): { writes: PlannedWrite[]; deletes: Applied[] } {
+  const writes: PlannedWrite[] = [];
+  const deletes: Applied[] = [];
   for (const [abs, final] of sim.state) {
     const original = sim.originals.get(abs) ?? { exists: false };
     if (final === null) {
@@ -112,7 +134,11 @@ export async function applyV4a(
     if (original.exists && original.bytes && original.bytes.equals(bytes)) continue;
     writes.push({ abs, bytes, mode: final.mode ?? (original.exists ? original.mode : undefined), original });
   }
+  return { writes, deletes };
+}
 
+/** The apply phase: writes then deletions; on a failure everything done is restored (FILE_WRITE_FAILED). */
+async function writeAll(writes: readonly PlannedWrite[], deletes: readonly Applied[]): Promise<void> {
   const applied: Applied[] = [];
   const createdDirs: string[] = [];
   try {
@@ -126,19 +152,7 @@ export async function applyV4a(
       applied.push({ abs: d.abs, original: d.original });
     }
   } catch (e) {
-    const failures: string[] = [];
-    for (const a of applied.reverse()) {
-      try {
-        if (a.original.exists && a.original.bytes) {
-          await ensureParentDirs(a.abs);
-          await atomicWrite(a.abs, a.original.bytes, a.original.mode);
-        } else {
-          await unlink(a.abs);
-        }
-      } catch (re) {
-        failures.push(`${a.abs}: ${(re as Error).message}`);
-      }
-    }
+    const failures = await restore(applied.reverse());
     await removeCreatedDirs(createdDirs);
     const cause = (e as Error).message;
     throw new GatewayError(
@@ -149,10 +163,22 @@ export async function applyV4a(
       { success: false, restored: failures.length === 0 },
     );
   }
+}
 
-  const created = operations.filter((o) => o.operation === 'add').map((o) => o.absPath);
-  const deleted = operations.filter((o) => o.operation === 'delete').map((o) => o.absPath);
-  const modified = [...new Set(operations.flatMap((o) => (o.operation === 'move' ? [o.absPath, o.absNewPath!] : [o.absPath])))];
-  const written = writes.map((w) => ({ real: w.abs, readSha: w.original.exists && w.original.bytes ? sha256Hex(w.original.bytes) : '', writtenSha: sha256Hex(w.bytes) }));
-  return { notes: sim.notes, writes: written, removed: deletes.map((d) => d.abs), diff: sim.diffs.join('\n'), filesModified: modified, filesCreated: created, filesDeleted: deleted };
+/** Puts back each file's original bytes (or removes a created one), in the order given; the failures, as text. */
+async function restore(applied: readonly Applied[]): Promise<string[]> {
+  const failures: string[] = [];
+  for (const a of applied) {
+    try {
+      if (a.original.exists && a.original.bytes) {
+        await ensureParentDirs(a.abs);
+        await atomicWrite(a.abs, a.original.bytes, a.original.mode);
+      } else {
+        await unlink(a.abs);
+      }
+    } catch (re) {
+      failures.push(`${a.abs}: ${(re as Error).message}`);
+    }
+  }
+  return failures;
 }

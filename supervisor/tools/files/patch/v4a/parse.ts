@@ -39,7 +39,8 @@ const HINT_RE = /^@@\s*(.+?)\s*@@/;
 const EOF_MARKER = /^\*\*\*\s*End\s+of\s+File\s*$/;
 const MOVE_TO_MARKER = /^\*\*\*\s*Move\s+to:\s*(.*)$/;
 
-export function parseV4aPatch(text: string): { operations: PatchOperation[]; error: string | null } {
+/** The lines between `*** Begin Patch` (the last before the end, if any) and the first `*** End Patch`, without CRs. */
+function patchBody(text: string): string[] {
   const lines = text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
   let startIdx = -1;
   let endIdx = lines.length;
@@ -50,6 +51,30 @@ export function parseV4aPatch(text: string): { operations: PatchOperation[]; err
       break;
     }
   }
+  return lines.slice(startIdx + 1, endIdx);
+}
+
+/** The operation a marker line starts, with its match, or null. */
+function operationMarker(line: string): [OperationType, RegExpExecArray] | null {
+  for (const [kind, re] of OP_MARKERS) {
+    const m = re.exec(line);
+    if (m) return [kind, m];
+  }
+  return null;
+}
+
+/** What a parsed patch's operations lack (an empty path, an Update without hunks, a Move without destination). */
+function operationErrors(operations: readonly PatchOperation[]): string[] {
+  const errors: string[] = [];
+  for (const o of operations) {
+    if (!o.filePath) errors.push('Operation with empty file path');
+    if (o.operation === 'update' && o.hunks.length === 0) errors.push(`UPDATE '${o.filePath}': no hunks found`);
+    if (o.operation === 'move' && !o.newPath) errors.push(`MOVE '${o.filePath}': missing destination path (expected 'src -> dst')`);
+  }
+  return errors;
+}
+
+export function parseV4aPatch(text: string): { operations: PatchOperation[]; error: string | null } {
   const operations: PatchOperation[] = [];
   const errors: string[] = [];
   let op: PatchOperation | null = null;
@@ -66,15 +91,8 @@ export function parseV4aPatch(text: string): { operations: PatchOperation[]; err
     operations.push(op);
   };
 
-  for (const line of lines.slice(startIdx + 1, endIdx)) {
-    let marker: [OperationType, RegExpExecArray] | null = null;
-    for (const [kind, re] of OP_MARKERS) {
-      const m = re.exec(line);
-      if (m) {
-        marker = [kind, m];
-        break;
-      }
-    }
+  for (const line of patchBody(text)) {
+    const marker = operationMarker(line);
     if (marker) {
       const [kind, m] = marker;
       flush();
@@ -116,11 +134,7 @@ export function parseV4aPatch(text: string): { operations: PatchOperation[]; err
     else if (first !== '\\') hunk.lines.push({ prefix: ' ', content: line }); // implicit context line
   }
   flush();
-  for (const o of operations) {
-    if (!o.filePath) errors.push('Operation with empty file path');
-    if (o.operation === 'update' && o.hunks.length === 0) errors.push(`UPDATE '${o.filePath}': no hunks found`);
-    if (o.operation === 'move' && !o.newPath) errors.push(`MOVE '${o.filePath}': missing destination path (expected 'src -> dst')`);
-  }
+  errors.push(...operationErrors(operations));
   return errors.length > 0 ? { operations: [], error: `Parse error: ${errors.join('; ')}` } : { operations, error: null };
 }
 
