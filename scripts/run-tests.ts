@@ -88,58 +88,45 @@ if (prepareOnly) process.exit(0);
 const TEST_CONCURRENCY = 3;
 const watchdog = pathToFileURL(join(testsDir, 'helpers', 'exit-watchdog.js')).href;
 const reporter = process.stdout.isTTY ? 'spec' : 'tap';
-const concurrency = passes.map(() => TEST_CONCURRENCY);
 const recorded = mkdtempSync(join(tmpdir(), 'hmcp-test-durations-'));
 clearFidelityReport();
 
-interface Job {
-  title: string;
-  child: ChildProcess;
-  /** What it printed, kept to print after the first job (which prints as it runs). */
-  output: string[];
-  status: Promise<number>;
-}
-const jobs: Job[] = [];
 /** The signal that stopped the run, if one did. */
 let stopped: NodeJS.Signals | undefined;
+let current: ChildProcess | undefined;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     stopped = signal;
-    for (const job of jobs) job.child.kill(signal);
+    current?.kill(signal);
   });
 }
 
-function start(title: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const live = true;
-  if (live) process.stdout.write(`\n== ${title} ==\n`);
+/** Runs one step (a pass, the conformance suites) to its end, printing as it runs: its exit status. */
+async function step(title: string, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  process.stdout.write(`\n== ${title} ==\n`);
   // Spawned, not spawnSync: a SIGINT/SIGTERM sent to this script (npm test stopped by a signal to
-  // its process) is passed on, and each pass stops its test files.
-  const child = spawn(process.execPath, args, { cwd: root, stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-  const output: string[] = [];
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => output.push(chunk));
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => output.push(chunk));
-  const status = once(child, 'close').then(([code, signal]) => (code as number | null) ?? (signal ? 128 + (osConstants.signals[signal as NodeJS.Signals] ?? 0) : 1));
-  jobs.push({ title, child, output, status });
-  return status;
+  // its process) is passed on, and the pass stops its test files.
+  current = spawn(process.execPath, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  const [code, signal] = (await once(current, 'close')) as [number | null, NodeJS.Signals | null];
+  return code ?? (signal ? 128 + (osConstants.signals[signal] ?? 0) : 1);
 }
-
-for (const [i, { pin, files }] of passes.entries()) {
-  if (stopped) break;
-  const title = passes.length > 1 ? `against Hermes ${pin}: ${files.length} test files, ${concurrency[i]} at a time` : `${files.length} test files, ${concurrency[i]} at a time`;
-  start(title, [`--import=${watchdog}`, join(root, 'dist', 'scripts', 'test-pass.js'), `--concurrency=${concurrency[i]}`, `--reporter=${reporter}`, ...files.map((f) => join(testsDir, f))], {
-    HERMES_TEST_PIN: pin,
-    HMCP_TEST_DURATIONS: join(recorded, `${pin}.jsonl`),
-  });
-  await jobs[jobs.length - 1]!.status;
-}
-// The conformance suites drive one gateway at a time with one client: they wait far more than they compute.
-if (withConformance && !stopped) await start('MCP conformance suites', [join(root, 'dist', 'scripts', 'conformance.js')], {});
 
 let status = 0;
-for (const job of jobs) {
-  const code = await job.status;
+const failed = (code: number) => {
   if (code !== 0 && status === 0) status = code;
+};
+for (const { pin, files } of passes) {
+  if (stopped) break;
+  const title = passes.length > 1 ? `against Hermes ${pin}: ${files.length} test files, ${TEST_CONCURRENCY} at a time` : `${files.length} test files, ${TEST_CONCURRENCY} at a time`;
+  failed(
+    await step(title, [`--import=${watchdog}`, join(root, 'dist', 'scripts', 'test-pass.js'), `--concurrency=${TEST_CONCURRENCY}`, `--reporter=${reporter}`, ...files.map((f) => join(testsDir, f))], {
+      HERMES_TEST_PIN: pin,
+      HMCP_TEST_DURATIONS: join(recorded, `${pin}.jsonl`),
+    }),
+  );
 }
+// The conformance suites drive one gateway at a time with one client: they wait far more than they compute.
+if (withConformance && !stopped) failed(await step('MCP conformance suites', [join(root, 'dist', 'scripts', 'conformance.js')], {}));
 recordDurations(
   root,
   Object.fromEntries(passes.map(({ pin }) => [pin, parseRecorded(readText(join(recorded, `${pin}.jsonl`)), testsDir)])),
