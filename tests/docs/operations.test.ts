@@ -89,8 +89,12 @@ function stand(hermesHome: string, options: { enabled?: string[]; active?: strin
     HERMES_HOME: hermesHome,
     XDG_CONFIG_HOME: join(home, '.config'),
     XDG_RUNTIME_DIR: join(root, 'run'),
+    // The stand's own: the documented removal also clears $TMPDIR/hermes-mcp-gateway-<uid>, which
+    // under the shared /tmp is the state directory of every other gateway this suite runs.
+    TMPDIR: join(root, 'tmp'),
   };
   mkdirSync(env.XDG_RUNTIME_DIR!, { mode: 0o700 });
+  mkdirSync(env.TMPDIR!, { mode: 0o700 });
   return {
     home,
     hermesHome,
@@ -420,6 +424,9 @@ test("removal of the state: the gateway's files go, Hermes' own home stays as it
   writeFileSync(join(hermesHome, 'gateway-jobs.sqlite3-audit.jsonl'), '{}\n', { mode: 0o600 });
   const stateDir = join(s.env.XDG_RUNTIME_DIR!, `hermes-mcp-gateway-${process.getuid!()}`);
   mkdirSync(join(stateDir, 'terminal-x'), { recursive: true, mode: 0o700 });
+  // Where a gateway started without XDG_RUNTIME_DIR keeps it.
+  const tmpStateDir = join(s.env.TMPDIR!, `hermes-mcp-gateway-${process.getuid!()}`);
+  mkdirSync(join(tmpStateDir, 'exec-x'), { recursive: true, mode: 0o700 });
   const ours = hermesFiles(hermesHome).filter((f) => !hermesOwn.includes(f));
   for (const name of ['gateway-jobs.sqlite3', 'gateway-auth.sqlite3']) assert.ok(ours.includes(join(hermesHome, name)), `${name} was made: ${ours.join(', ')}`);
   assert.ok(existsSync(join(hermesHome, 'gateway-jobs.sqlite3-exits')));
@@ -429,5 +436,6 @@ test("removal of the state: the gateway's files go, Hermes' own home stays as it
   assert.deepEqual(hermesFiles(hermesHome), hermesOwn, 'exactly the gateway\'s files are gone; every file Hermes had is there');
   assert.ok(!existsSync(join(hermesHome, 'gateway-jobs.sqlite3-exits')));
   assert.ok(!existsSync(stateDir));
+  assert.ok(!existsSync(tmpStateDir));
   assert.match(readFileSync(join(hermesHome, '.env'), 'utf8'), /OPENAI_API_KEY=sk-keep/);
 });
