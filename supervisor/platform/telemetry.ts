@@ -152,11 +152,16 @@ export function isClientAbort(error: unknown, request: Request): boolean {
 // OpenTelemetry API: ~80 modules and ~11 MB of idle RSS, none of which the gateway uses. The
 // package (15.x) has no `exports` map, so these paths are its public files; the types are the
 // index's.
-const promFile = createRequire(import.meta.url);
-const Registry = promFile('prom-client/lib/registry') as typeof PromClient.Registry;
-const Counter = promFile('prom-client/lib/counter') as typeof PromClient.Counter;
-const Gauge = promFile('prom-client/lib/gauge') as typeof PromClient.Gauge;
-const Histogram = promFile('prom-client/lib/histogram') as typeof PromClient.Histogram;
+// Loaded when a gateway builds its metrics: hermes-mcp-lsp logs through this module but has none.
+function promClasses() {
+  const promFile = createRequire(import.meta.url);
+  return {
+    Registry: promFile('prom-client/lib/registry') as typeof PromClient.Registry,
+    Counter: promFile('prom-client/lib/counter') as typeof PromClient.Counter,
+    Gauge: promFile('prom-client/lib/gauge') as typeof PromClient.Gauge,
+    Histogram: promFile('prom-client/lib/histogram') as typeof PromClient.Histogram,
+  };
+}
 
 // GET /metrics (Prometheus text format, loopback only): what an operator graphs and alerts on.
 // One Registry per gateway instance, never prom-client's global one: tests (and embedders) run many
@@ -200,7 +205,7 @@ export interface MetricsSources {
 }
 
 export class GatewayMetrics {
-  readonly registry = new Registry();
+  readonly registry: PromClient.Registry;
   private readonly requests: PromClient.Counter<'tool' | 'outcome'>;
   private readonly latency: PromClient.Histogram<'tool' | 'outcome'>;
   private readonly rejections: PromClient.Counter<'reason'>;
@@ -208,6 +213,8 @@ export class GatewayMetrics {
   private readonly spawnLatency: PromClient.Histogram<'kind'>;
 
   constructor(private readonly sources: MetricsSources) {
+    const { Registry, Counter, Gauge, Histogram } = promClasses();
+    this.registry = new Registry();
     const registers = [this.registry];
     this.requests = new Counter({ name: 'hermes_mcp_requests_total', help: 'MCP requests by tool (the deferred target for tool_call) and outcome', labelNames: ['tool', 'outcome'], registers });
     this.latency = new Histogram({ name: 'hermes_mcp_request_duration_seconds', help: 'MCP request latency by tool and outcome', labelNames: ['tool', 'outcome'], buckets: LATENCY_BUCKETS, registers });
