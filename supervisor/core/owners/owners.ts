@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { formatDuration } from '../../platform/duration.js';
-import { GatewayError, ErrorCode } from '../../../shared/errors.js';
+import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 
 // Owners: their leases, release hooks and working directories, and the capability tokens that
 // name the owners of sessionless clients (CapabilityStore, below).

@@ -1,5 +1,5 @@
 import { basename, segmentWords, spend, type Budget } from './command-words.js';
-import { deobfuscateWord, collapseUnquotedWhitespace, hermesNormalise, simpleCommandEnd, type CommandHomes } from './normalise.js';
+import { collapseUnquotedWhitespace, deobfuscateWord, hermesNormalise, simpleCommandEnd, type CommandHomes } from './normalise.js';
 import { executionFindings } from './execution-findings.js';
 import { pythonStrip } from '../../../shared/python-strip.js';
 import { shellTokens } from './shell-tokens.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { encodeFrame, type Frame, type FrameError } from '../../../shared/worker-protocol/frame.js';
-import { defineProtocol, messageDecoder, messageId, type ReadyMessage, PendingRequests } from '../../../shared/worker-protocol/protocol.js';
+import { defineProtocol, messageDecoder, messageId, PendingRequests, type ReadyMessage } from '../../../shared/worker-protocol/protocol.js';
 
 // What a worker kind's protocol is: its message type names by direction, and each request's reply type.
 

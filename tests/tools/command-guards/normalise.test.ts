@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { finishNormalising, hermesNormalise, lowerPreservingFlags, parserLimitExceeded, type CommandHomes, deobfuscateWord } from '../../../supervisor/tools/command-guards/normalise.js';
+import { deobfuscateWord, finishNormalising, hermesNormalise, lowerPreservingFlags, parserLimitExceeded, type CommandHomes } from '../../../supervisor/tools/command-guards/normalise.js';
 
 // How a command is read before any pattern sees it (Hermes' _normalize_command_for_detection, then
 // whitespace and case), and Hermes' parser limits.

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { signalName } from '../../../../shared/proc.js';
 import { encodeFrame, type Frame } from '../../../../shared/worker-protocol/frame.js';
 import { executeUnitProtocol, type ExecuteUnitProtocol } from '../../../../shared/worker-protocol/execute.js';
-import { messageDecoder, type ReplyTo, type RequestBody, type RequestType, PendingRequests } from '../../../../shared/worker-protocol/protocol.js';
+import { messageDecoder, PendingRequests, type ReplyTo, type RequestBody, type RequestType } from '../../../../shared/worker-protocol/protocol.js';
 import type { UnitHelloMessage } from '../../../../shared/worker-protocol/zygote.js';
 import type { ExecuteUnit } from './unit.js';
 import type { UnitConnectionKind } from './unit-connections.js';
