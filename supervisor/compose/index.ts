@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { Gateway, ownerRegistry, type GatewayOptions } from '../core/gateway.js';
 import type { GatewayConfig } from '../platform/config.js';
 import { locateHermes, type HermesInstall } from '../platform/hermes/locate.js';
-import { GatewayMetrics } from '../platform/metrics.js';
+import { GatewayMetrics } from '../platform/telemetry.js';
 import { createApp } from '../http/app.js';
 import { assertAuthFilesSafe, createAuthEdge, type AuthEdge } from '../http/auth/index.js';
 import { bridgeAdapter, type BridgeAdapter } from '../http/bridge-profile/index.js';

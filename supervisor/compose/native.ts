@@ -78,12 +78,8 @@ export function nativeAdapter(config: GatewayConfig, log: Logger, owners = new O
     // Beside the components, like job_admission: neither how far the file tools reach nor whether
     // execute_code may start units under the resource policy ever changes readiness.
     readyFacts: () => ({ file_access: fileAccessFacts(access), short_worker_admission: shortWorkerAdmission(runtime) }),
-    // Hermes' dispatcher resets a task's repeated-read counters on every tool call but read_file and
-    // search_files (model_tools.py handle_function_call → notify_other_tool_call); a search ends a
-    // run of identical reads as a read of its own kind.
-    callHook(tool, ctx) {
-      if (tool !== 'read_file') fileStates.otherToolCall(ctx, tool === 'search_files');
-    },
+    // Every tool call but the reads resets the task's repeated-read counters.
+    callHook: fileStates.toolCalled,
     async releaseHook(ownerId) {
       fileStates.release(ownerId);
       await Promise.all([terminals.release(ownerId), processes.release(ownerId)]);

@@ -6,8 +6,7 @@ import type { CallContext, NormalizedToolResult, Owner, ToolDefinition, ToolOutc
 import { compileArgumentValidator, type Catalog, type CatalogEntry } from './catalog/catalog.js';
 import { answer, callTool, cancelledBeforeStart, categoryOf, outcomeOfError, runTool, type CallFrame, type Surface } from './pipeline.js';
 import type { CallHook } from './adapter.js';
-import type { CapabilityStore } from './owners/capabilities.js';
-import type { OwnerRegistry } from './owners/owners.js';
+import type { CapabilityStore, OwnerRegistry } from './owners/owners.js';
 import type { RequestRecord } from '../platform/telemetry.js';
 import { assertScope, principalKey, type Grant } from './scopes.js';
 import { isJsonObject } from '../platform/json-object.js';

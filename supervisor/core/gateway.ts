@@ -9,8 +9,7 @@ import type { Adapter } from './adapter.js';
 import { closeCpuPool } from '../platform/thread-pool/pool.js';
 import { Readiness } from '../platform/health/readiness.js';
 import { missingRoots, rootsReadiness } from '../platform/health/roots.js';
-import { CapabilityStore } from './owners/capabilities.js';
-import { OwnerRegistry } from './owners/owners.js';
+import { CapabilityStore, OwnerRegistry } from './owners/owners.js';
 import { sessionTools } from './owners/session-tools.js';
 import { OrphanReaper } from '../platform/spawning/orphan-reaper.js';
 

@@ -76,10 +76,11 @@ export class CommandOutput {
 /**
  * Marks `text` as what `command` printed, in the result of a `command-output` tool: the pipeline
  * redacts it as Hermes' redact_terminal_output does for that command (the handler says what the
- * text is and where the command ran; which mode that calls for is decided here).
+ * text is and where the command ran; which mode that calls for is decided here). A command that
+ * printed nothing has nothing to redact: its output is the empty string as it is.
  */
-export function commandOutput(text: string, command: string, place: CommandPlace = {}): CommandOutput {
-  return new CommandOutput(text, command, place);
+export function commandOutput(text: string, command: string, place: CommandPlace = {}): CommandOutput | '' {
+  return text === '' ? '' : new CommandOutput(text, command, place);
 }
 
 /**

@@ -4,8 +4,7 @@ import type { AuthEdge } from './auth/index.js';
 import type { Gateway } from '../core/gateway.js';
 import { eventLoopDelay } from '../platform/health/event-loop-delay.js';
 import type { HttpLifecycle, McpEndpoint } from './mcp/endpoint.js';
-import type { GatewayMetrics } from '../platform/metrics.js';
-import { bindRequestRecord, isClientAbort, logRequest, newRequestRecord, requestRecordOf } from '../platform/telemetry.js';
+import { bindRequestRecord, isClientAbort, logRequest, newRequestRecord, requestRecordOf, type GatewayMetrics } from '../platform/telemetry.js';
 
 // The HTTP surface: /mcp, /healthz, /readyz, /metrics behind DNS-rebinding protection (loopback Host and
 // Origin names only, any port) and one log event per request.

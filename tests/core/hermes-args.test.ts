@@ -6,7 +6,7 @@ import { after, test } from 'node:test';
 import { ErrorCode, GatewayError } from '../../shared/errors.js';
 import { defaultLimits } from '../../shared/limits.js';
 import { compileArgumentValidator } from '../../supervisor/core/catalog/catalog.js';
-import { coerceIntegerArgs, coerceToolArgs, hermesArgumentRepair, hermesInteger, registryTypesOf, withHermesArgumentRepair } from '../../supervisor/core/hermes-args.js';
+import { coerceNumber, coerceToolArgs, coerceValue, hermesArgumentRepair, normalizeJsonStrings, registryTypesOf, schemaAllowsNull, withHermesArgumentRepair } from '../../supervisor/core/hermes-args.js';
 import { HermesRelease } from '../../supervisor/platform/hermes/release.js';
 import { processManageSchema } from '../../supervisor/tools/processes/process-manage/index.js';
 import { terminalSchema } from '../../supervisor/tools/processes/terminal/index.js';
@@ -163,27 +163,6 @@ test("the tools of Hermes' tool server repair a call's strings as Hermes' dispat
   assert.throws(() => validateListed({ query: 'q', limit: 'null' }), (e: unknown) => e instanceof GatewayError && e.code === ErrorCode.INVALID_ARGUMENTS);
 });
 
-test('hermesInteger: int() of a number truncates toward zero; strings go through the dispatch step; the rest is undefined', () => {
-  const cases: [unknown, number | undefined][] = [
-    [2.7, 2], [-2.7, -2], [-0.5, 0], [7, 7], [Number.NaN, undefined], [Number.POSITIVE_INFINITY, undefined],
-    ['3', 3], [' 3 ', 3], ['3.0', 3], ['1e2', 100], ['1_0.0', 10], ['-0', 0],
-    ['2.5', undefined], ['abc', undefined], ['', undefined], ['inf', undefined], [true, undefined], [null, undefined], [[], undefined],
-  ];
-  for (const [value, expected] of cases) assert.equal(hermesInteger(value), expected, JSON.stringify(value));
-  assert.ok(Object.is(hermesInteger(-0.5), 0), 'never -0');
-});
-
-test('coerceIntegerArgs drops null, clamps what Hermes reads as an integer, leaves the rest to the schema; stringsOnly converts strings only', () => {
-  const rules = { offset: { min: 1 }, limit: { min: 1, max: 2000 }, other: {}, context: { stringsOnly: true } } as const;
-  const args: Record<string, unknown> = { offset: null, limit: '5000', other: 'abc', context: 2.7, untouched: '3' };
-  assert.equal(coerceIntegerArgs(args, rules), args, 'in place');
-  assert.deepEqual(args, { limit: 2000, other: 'abc', context: 2.7, untouched: '3' });
-  assert.deepEqual(coerceIntegerArgs({ offset: 0, limit: -3.9, other: 9.9 }, rules), { offset: 1, limit: 1, other: 9 });
-  assert.deepEqual(coerceIntegerArgs({ context: ' 4 ' }, rules), { context: 4 });
-  assert.deepEqual(coerceIntegerArgs({ context: null }, rules), { context: null }, 'stringsOnly leaves null to the schema');
-  assert.deepEqual(coerceIntegerArgs({ context: '2.5' }, rules), { context: '2.5' });
-});
-
 test("registryTypesOf reads a FastMCP optional (anyOf T | null) as type T, and leaves every other union alone", () => {
   const schema = {
     type: 'object',
@@ -230,4 +209,54 @@ test("withHermesArgumentRepair coerces a property only ^name$ patternProperties 
   assert.deepEqual(tool.coerceArguments({ cross_profile: 'yes' }), { cross_profile: 'yes', own: true }, 'left for the schema to refuse');
   const plain = hermesArgumentRepair({ type: 'object', properties: { b: { type: 'boolean' } } });
   assert.deepEqual(plain({ b: 'TRUE', c: 'true' }), { b: true, c: 'true' });
+});
+
+// Hermes' coercion of one argument value (model_tools.py `_coerce_number`, `_coerce_value`,
+// `_schema_allows_null`, `_normalize_json_strings_for_schema`), value by value.
+
+test('coerceNumber: what float() reads and is finite; a fraction stays a string for an integer', () => {
+  for (const [text, n] of [['3', 3], [' 3 ', 3], ['3.0', 3], ['1e2', 100], ['1_0', 10], ['-0', 0], ['+.5e1', 5]] as const) assert.equal(coerceNumber(text, true), n, text);
+  assert.ok(Object.is(coerceNumber('-0', true), 0), '-0 reads as 0');
+  assert.equal(coerceNumber('2.5', false), 2.5);
+  for (const text of ['2.5', 'abc', '', 'inf', 'nan', '1e999', '0x10', '1__0', '_1']) assert.equal(coerceNumber(text, true), text, text);
+});
+
+test('coerceValue: booleans, JSON containers, null where allowed, unions in order', () => {
+  assert.equal(coerceValue(' TRUE ', 'boolean', undefined), true);
+  assert.equal(coerceValue('False', 'boolean', undefined), false);
+  assert.equal(coerceValue('yes', 'boolean', undefined), 'yes');
+  assert.deepEqual(coerceValue('[1,"a"]', 'array', undefined), [1, 'a']);
+  assert.equal(coerceValue('{"a":1}', 'array', undefined), '{"a":1}', 'an object for an array stays a string');
+  assert.deepEqual(coerceValue('{"a":1}', 'object', undefined), { a: 1 });
+  assert.equal(coerceValue('[1', 'array', undefined), '[1');
+  assert.equal(coerceValue('NULL', 'integer', { type: ['integer', 'null'] }), null);
+  assert.equal(coerceValue('null', 'integer', { type: 'integer' }), 'null');
+  assert.equal(coerceValue('null', 'null', undefined), null);
+  assert.equal(coerceValue('7', ['boolean', 'integer'], undefined), 7);
+  assert.equal(coerceValue('true', ['integer', 'boolean'], undefined), true);
+  assert.equal(coerceValue('x', ['integer', 'boolean'], undefined), 'x');
+  assert.equal(coerceValue('3', 'string', undefined), '3');
+});
+
+test('schemaAllowsNull: a null type, a type list with null, nullable, or a null branch of anyOf/oneOf', () => {
+  assert.equal(schemaAllowsNull(undefined), false);
+  assert.equal(schemaAllowsNull({ type: 'null' }), true);
+  assert.equal(schemaAllowsNull({ type: ['string', 'null'] }), true);
+  assert.equal(schemaAllowsNull({ type: 'string', nullable: true }), true);
+  assert.equal(schemaAllowsNull({ anyOf: [{ type: 'string' }, { type: 'null' }] }), true);
+  assert.equal(schemaAllowsNull({ oneOf: [{ type: 'null' }] }), true);
+  assert.equal(schemaAllowsNull({ allOf: [{ type: 'null' }] }), false);
+  assert.equal(schemaAllowsNull({ type: 'string' }), false);
+});
+
+test('normalizeJsonStrings: JSON-encoded containers inside containers where the schema expects them; the same value when nothing changes', () => {
+  const schema = { type: 'array', items: { type: 'object', properties: { tags: { type: 'array' }, name: { type: 'string' } } } };
+  const value = ['{"tags":"[\\"a\\"]","name":"[x]"}'];
+  assert.deepEqual(normalizeJsonStrings(value, schema), [{ tags: ['a'], name: '[x]' }]);
+  const untouched = [{ tags: ['a'], name: 'n' }];
+  assert.equal(normalizeJsonStrings(untouched, schema), untouched);
+  assert.equal(normalizeJsonStrings('[1]', { type: 'object' }), '[1]', 'an array where only an object fits');
+  assert.deepEqual(normalizeJsonStrings(' [1] ', { anyOf: [{ type: 'array' }] }), [1]);
+  assert.equal(normalizeJsonStrings('[1', { type: 'array' }), '[1');
+  assert.equal(normalizeJsonStrings('x', 'not a schema'), 'x');
 });

@@ -36,6 +36,11 @@ describe('redactOutcome', () => {
     for (const o of [outcome, structuredClone(outcome)]) assert.deepEqual(normalizeResult(o, CAP).structuredContent, outcome.structured);
   });
 
+  test('command-output: an empty output is the empty string itself, with nothing to redact', () => {
+    assert.equal(commandOutput('', 'env'), '');
+    assert.deepEqual(redactOutcome('command-output', { structured: { output: commandOutput('', 'env'), exit_code: 0 } }).structured, { output: '', exit_code: 0 });
+  });
+
   test('command-output: a command that reads a secret-bearing file has its whole output redacted; pytest and exception lines get the repr pass', () => {
     const env = `API_KEY=${OPAQUE}\nMAX_TOKENS=100`;
     const outcome = redactOutcome('command-output', {

@@ -2,8 +2,7 @@ import { formatDuration } from '../../platform/duration.js';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { ToolDefinition } from '../tool-types.js';
 import { principalKey } from '../scopes.js';
-import type { CapabilityStore } from './capabilities.js';
-import type { OwnerRegistry } from './owners.js';
+import type { CapabilityStore, OwnerRegistry } from './owners.js';
 
 // session_open / session_close: capability sessions for sessionless (2026-07-28) clients, which
 // have no MCP session to hang terminal cwd, processes or browser bindings on.

@@ -6,8 +6,7 @@ import { descendantsOf, processesTagged, WORKER_TAG_VAR } from '../../../shared/
 import { subreaperAddon } from '../../../shared/subreaper.js';
 import { defaultMaxFrameBytes, FRAME_CAP_VAR } from '../../../shared/worker-protocol/caps.js';
 import { encodeFrame, type Frame } from '../../../shared/worker-protocol/frame.js';
-import { messageDecoder, type ProtocolMessages, type ReplyTo, type RequestBody, type RequestType, type WorkerProtocol } from '../../../shared/worker-protocol/protocol.js';
-import { PendingRequests } from '../../../shared/worker-protocol/requests.js';
+import { messageDecoder, PendingRequests, type ProtocolMessages, type ReplyTo, type RequestBody, type RequestType, type WorkerProtocol } from '../../../shared/worker-protocol/protocol.js';
 import type { IsolationReport } from './isolation.js';
 
 // Supervisor side of one worker process: spawned under the host's isolation prefix (and, when the

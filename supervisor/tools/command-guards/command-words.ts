@@ -1,4 +1,4 @@
-import { deobfuscateWord } from './deobfuscate.js';
+import { deobfuscateWord } from './normalise.js';
 import { SUDO_ENV_OPTIONS_WITH_ARG, WRAPPER_OPTIONS_WITH_ARG, WRAPPER_POSITIONALS, WRAPPER_QUERY_OPTIONS, WRAPPERS } from './command-wrappers.js';
 
 // Where the shell starts a command and which words stand in command position (Hermes'

@@ -1,8 +1,7 @@
 import { basename, segmentWords, spend, type Budget } from './command-words.js';
-import { deobfuscateWord } from './deobfuscate.js';
+import { collapseUnquotedWhitespace, deobfuscateWord, hermesNormalise, simpleCommandEnd, type CommandHomes } from './normalise.js';
 import { executionFindings } from './execution-findings.js';
 import { pythonStrip } from '../../../shared/python-strip.js';
-import { collapseUnquotedWhitespace, hermesNormalise, simpleCommandEnd, type CommandHomes } from './normalise.js';
 import { shellTokens } from './shell-tokens.js';
 
 // ---------------------------------------------------------------------------------------------

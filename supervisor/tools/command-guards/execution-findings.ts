@@ -1,5 +1,5 @@
 import { basename, segmentWords, spend, type Budget, type SegmentWords } from './command-words.js';
-import { deobfuscateWord } from './deobfuscate.js';
+import { deobfuscateWord } from './normalise.js';
 import { shellTokens, splitOption } from './shell-tokens.js';
 
 // How a command runs programs it was handed (Hermes' _execution_flag_findings, tools/approval.py):

@@ -6,8 +6,7 @@ import { denyCandidates } from './deny-candidates.js';
 import { denyRulesFor, type DenyRuleSource } from './deny-rules.js';
 import { EXECUTION_FINDING_KEYS, executionFindings, MALFORMED_EXEC_KEY, programPayloads } from './execution-findings.js';
 import { globMatches } from './fnmatch.js';
-import { grepSafeVariant } from './grep-variant.js';
-import { LIFECYCLE_SPLICE_KEY, splicesGatewayLifecycle } from './lifecycle.js';
+import { grepSafeVariant, LIFECYCLE_SPLICE_KEY, splicesGatewayLifecycle } from './structural.js';
 import { finishNormalising, hermesNormalise, lowerPreservingFlags, maskQuotedNewlines, maskQuotedProse, parserLimitExceeded, type CommandHomes } from './normalise.js';
 import { commandDeletesRuntime, hermesRuntimePaths, type ProtectedPath } from './runtime-floor.js';
 
@@ -29,8 +28,8 @@ import { commandDeletesRuntime, hermesRuntimePaths, type ProtectedPath } from '.
 //
 // This file judges and is the folder's one entry; approval-policy.ts loads the patterns,
 // normalise.ts, command-words.ts and shell-tokens.ts read the command as the shell would,
-// execution-findings.ts, grep-variant.ts, runtime-floor.ts, deny-rules.ts (with deny-candidates.ts)
-// and lifecycle.ts are Hermes' structural checks.
+// execution-findings.ts, structural.ts (the grep-safe variant, the spliced gateway lifecycle),
+// runtime-floor.ts and deny-rules.ts (with deny-candidates.ts) are Hermes' structural checks.
 
 export { approvalPolicy } from './approval-policy.js';
 export type { CommandHomes } from './normalise.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { executeCommandsProtocol, executeUnitProtocol } from '../../../shared/worker-protocol/execute.js';
-import { PendingRequests } from '../../../shared/worker-protocol/requests.js';
+import { PendingRequests } from '../../../shared/worker-protocol/protocol.js';
 import { assertTypeNames, decodeFromWorker } from '../../helpers/protocol.js';
 
 // The execute_code unit's protocol, and the narrower one its command helper speaks.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { graphProtocol } from '../../../shared/worker-protocol/graph.js';
-import { PendingRequests } from '../../../shared/worker-protocol/requests.js';
+import { PendingRequests } from '../../../shared/worker-protocol/protocol.js';
 import { assertTypeNames, decodeFromWorker } from '../../helpers/protocol.js';
 
 // The graph worker's protocol: four requests, each with its own -result reply, and 'configure'.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { hermesCallProtocol } from '../../../shared/worker-protocol/hermes-call.js';
-import { PendingRequests } from '../../../shared/worker-protocol/requests.js';
+import { PendingRequests } from '../../../shared/worker-protocol/protocol.js';
 import { assertTypeNames, decodeFromWorker } from '../../helpers/protocol.js';
 
 // The Hermes call worker's protocol: 'call' answered by 'result', with the 'committing' / 'proceed' handshake.

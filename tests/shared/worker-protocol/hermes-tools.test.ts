@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { hermesToolsProtocol } from '../../../shared/worker-protocol/hermes-tools.js';
-import { PendingRequests } from '../../../shared/worker-protocol/requests.js';
+import { PendingRequests } from '../../../shared/worker-protocol/protocol.js';
 import { assertTypeNames, decodeFromWorker } from '../../helpers/protocol.js';
 
 // The Hermes tools worker's protocol: tools, call and status requests; configure and cancel without a reply.

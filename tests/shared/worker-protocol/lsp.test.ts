@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { lspProtocol } from '../../../shared/worker-protocol/lsp.js';
-import { PendingRequests } from '../../../shared/worker-protocol/requests.js';
+import { PendingRequests } from '../../../shared/worker-protocol/protocol.js';
 import { assertTypeNames, decodeFromWorker } from '../../helpers/protocol.js';
 
 // The LSP worker's protocol: 'query' answered by 'answer'; 'servers' and 'stopped' are reports.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { PendingRequests } from '../../../shared/worker-protocol/requests.js';
+import { PendingRequests } from '../../../shared/worker-protocol/protocol.js';
 import { terminalProtocol } from '../../../shared/worker-protocol/terminal.js';
 import { assertTypeNames, decodeFromWorker } from '../../helpers/protocol.js';
 

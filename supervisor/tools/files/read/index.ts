@@ -1,11 +1,10 @@
 import { statSync, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { ErrorCode, GatewayError } from '../../../../shared/errors.js';
-import { coerceIntegerArgs } from '../../../core/hermes-args.js';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../../../core/tool-types.js';
 import { HermesRelease } from '../../../platform/hermes/release.js';
 import { deviceError, onLocalFileSystem, requirePath, resolveAccess } from '../access/index.js';
-import { fileExtension, hasBinaryExtension, isExtractableDocument } from '../common/index.js';
+import { coerceIntegerArgs, fileExtension, hasBinaryExtension, isExtractableDocument } from '../common/index.js';
 import { READ_BLOCK_AT, READ_WARN_AT } from '../state/index.js';
 import { documentDeps, documentPage, readDocument } from './document.js';
 import { servedPage } from './format.js';

@@ -1,9 +1,8 @@
 import { gt } from '@renovatebot/pep440';
 import type { HermesCaller } from '../../../platform/hermes/call.js';
 import { hermesSupport, type HermesRelease } from '../../../platform/hermes/release.js';
-import type { IntegerArgRule } from '../../../core/hermes-args.js';
 import type { PathDeps } from '../access/index.js';
-import type { DocumentRules } from '../common/index.js';
+import type { DocumentRules, IntegerArgRule } from '../common/index.js';
 import type { FileStates, ReadLoopRules } from '../state/index.js';
 
 // What read_file is given and what it follows: its dependencies, its behaviour as the Hermes it
@@ -100,7 +99,7 @@ export function readRules(release: HermesRelease): ReadRules {
 }
 
 /**
- * Hermes `normalize_read_pagination`'s repair and clamps, applied before the schema (core/hermes-args.ts),
+ * Hermes `normalize_read_pagination`'s repair and clamps, applied before the schema (common/pagination.ts),
  * for the Hermes versions the tests run (0.19.0 to 0.22.2) and a Hermes of unknown version. A
  * Hermes newer than the newest one run (v0.23.5 reads a negative offset as the file's last lines,
  * rules that could not be read: docs/hermes-versions.md#read_file) keeps the repair of numeric

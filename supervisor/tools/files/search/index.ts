@@ -1,13 +1,12 @@
 import { ErrorCode, GatewayError } from '../../../../shared/errors.js';
 import type { CallContext, ToolDefinition, ToolOutcome } from '../../../core/tool-types.js';
 import type { PathDeps } from '../access/index.js';
-import { follows, type FollowsDeps } from '../common/index.js';
+import { coerceIntegerArgs, follows, type FollowsDeps } from '../common/index.js';
 import { searchContent } from './content.js';
 import { searchFileNames, searchFileNamesOrdered, type FileOrder } from './glob.js';
 import { type SearchScope, type WalkBudget } from './walk.js';
 import { openRoot } from './root.js';
 import { defaultLimits } from '../../../../shared/limits.js';
-import { coerceIntegerArgs } from '../../../core/hermes-args.js';
 
 // search_files — Hermes' content / file-name search (tools/file_tools.py `search_tool`, which runs
 // tools/file_operations.py `ShellFileOperations.search`: ripgrep where it is installed), implemented
@@ -57,7 +56,7 @@ const OUTPUT_MODES = new Set(['content', 'files_only', 'count']);
 
 /**
  * Hermes `normalize_search_pagination`'s repair and clamps, applied before the schema
- * (core/hermes-args.ts); `context` is read by Hermes' search as given, after dispatch turned a numeric
+ * (common/pagination.ts); `context` is read by Hermes' search as given, after dispatch turned a numeric
  * string into its integer.
  */
 const SEARCH_INTEGER_ARGS = { offset: { min: 0 }, limit: { min: 1 }, context: { stringsOnly: true } } as const;

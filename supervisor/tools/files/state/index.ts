@@ -1,3 +1,4 @@
+import type { CallHook } from '../../../core/adapter.js';
 import type { CallContext } from '../../../core/tool-types.js';
 import { fileReadRedactionChanges } from '../../../core/result.js';
 import { BoundedMap, fileStat, fileVersion, TaskFileState, type ReadLoopRules, type ReadPage, type RepeatedRead, type StatKey } from './task.js';
@@ -148,6 +149,16 @@ export class FileStates {
   forgetReads(ctx: Pick<CallContext, 'owner' | 'grant'>, real: string): void {
     this.durable(ctx, false)?.dedup.deleteWhere((k) => k.startsWith(`${real}\0`));
   }
+
+  /**
+   * The adapter's call hook, told of every catalogued tool's call: Hermes' dispatcher resets a
+   * task's repeated-read counters on every tool call but read_file and search_files (model_tools.py
+   * handle_function_call → notify_other_tool_call); a search ends a run of identical reads as a read
+   * of its own kind.
+   */
+  readonly toolCalled: CallHook = (tool, ctx) => {
+    if (tool !== 'read_file') this.otherToolCall(ctx, tool === 'search_files');
+  };
 
   /**
    * A tool call of the task other than read_file (Hermes `notify_other_tool_call`): the reads in a

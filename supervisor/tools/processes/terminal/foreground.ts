@@ -142,7 +142,8 @@ export function foregroundOutcome(r: ExecResult, command: string, timeoutSeconds
   const { release } = context;
   const exitCode = r.timedOut ? 124 : r.exitCode;
   const captured = capture(r.output, maxChars, r.timedOut ? `\n[Command timed out after ${timeoutSeconds}s]` : '');
-  const text = pythonStrip(stripAnsi(captured));
+  // A command that printed nothing has no output to clean.
+  const text = captured === '' ? '' : pythonStrip(stripAnsi(captured));
   const hints = release.has('terminal-failure-hints');
   const meaning = exitCodeMeaning(command, exitCode, hints);
   const cwd = release.has('terminal-result-cwd') ? changedDirectory(r, context.startedIn) : undefined;

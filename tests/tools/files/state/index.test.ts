@@ -118,17 +118,18 @@ describe('read_file: repeated reads (Hermes per-task read state)', () => {
     }
   });
 
-  test('another tool call clears the stub count and the reads in a row; a search keeps the stub count', async () => {
+  test('another tool’s call (the adapter’s call hook) clears the stub count and the reads in a row; a search keeps the stub count', async () => {
     const c = cases.make();
     c.file('a.txt', 'one\n');
     await call(c.read, { path: 'a.txt' }, session);
     assert.equal((await call(c.read, { path: 'a.txt' }, session)).status, 'unchanged');
-    c.fileStates.otherToolCall(session);
+    c.fileStates.toolCalled('terminal', session);
     assert.equal((await call(c.read, { path: 'a.txt' }, session)).status, 'unchanged');
-    c.fileStates.otherToolCall(session, true);
+    c.fileStates.toolCalled('search_files', session);
+    c.fileStates.toolCalled('read_file', session); // a read is not another tool's call
     await expectCode(c.read.handler({ path: 'a.txt' }, session), ErrorCode.FILE_READ_REPEATED);
     // Another owner's tool call changes nothing of this one's.
-    c.fileStates.otherToolCall(otherSession);
+    c.fileStates.toolCalled('terminal', otherSession);
     await expectCode(c.read.handler({ path: 'a.txt' }, session), ErrorCode.FILE_READ_REPEATED);
   });
 
