@@ -67,11 +67,11 @@ test('killTree: a pid whose start time differs (a reused pid) is left alone', as
 test('upstreamGone: an orphan the gone upstream left is killed and reaped; a tracked upstream is kept', async () => {
   const kept = sleeper();
   trackUpstream(kept.pid!);
-  const leaver = upstream('sleep 30 & echo $!');
+  const leaver = upstream('sleep 30 >/dev/null & echo $!');
   trackUpstream(leaver.pid!);
   let out = '';
   leaver.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  await once(leaver, 'exit');
+  await once(leaver, 'close');
   const orphan = Number(out.trim());
   // Re-parented to this process (the subreaper), like an upstream's orphan to the worker.
   await waitFor(() => statFields(orphan)?.[1] === String(process.pid), 5000, 'the orphan re-parented here');
