@@ -14,7 +14,10 @@ let honcho: HonchoStandin;
 before(async () => {
   honcho = await startHonchoStandin();
 });
-after(() => honcho.close());
+after(async () => {
+  assert.deepEqual(honcho.violations, [], 'the stand-in saw only documented answers');
+  await honcho.close();
+});
 
 function settings(baseURL: string, over: Partial<HonchoSettings> = {}): HonchoSettings {
   return {
