@@ -44,18 +44,24 @@ const SupportSchema = v.object({
   read: v.array(Version),
 });
 
+/** The shipped policy file, the only one kept once read. */
+const DEFAULT_SUPPORT_FILE = join(packageRoot(), 'policy', 'hermes-versions.json');
 let support: HermesSupport | undefined;
-/** The supported range (policy/hermes-versions.json), read once. */
-export function hermesSupport(file = join(packageRoot(), 'policy', 'hermes-versions.json')): HermesSupport {
-  if (support && file === join(packageRoot(), 'policy', 'hermes-versions.json')) return support;
+/** The supported range: the shipped policy/hermes-versions.json, read once; another `file` is read each time. */
+export function hermesSupport(file = DEFAULT_SUPPORT_FILE): HermesSupport {
+  if (file !== DEFAULT_SUPPORT_FILE) return readSupport(file);
+  support ??= readSupport(file);
+  return support;
+}
+
+function readSupport(file: string): HermesSupport {
   const raw = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
   delete raw.$comment;
   const parsed = v.parse(SupportSchema, raw);
   for (const version of [...parsed.run, ...parsed.read]) {
     if (!satisfies(version, parsed.supported)) throw new Error(`policy/hermes-versions.json: ${version} is outside the supported range ${parsed.supported}`);
   }
-  support = Object.freeze({ ...parsed, run: Object.freeze([...parsed.run]), read: Object.freeze([...parsed.read]) });
-  return support;
+  return Object.freeze({ ...parsed, run: Object.freeze([...parsed.run]), read: Object.freeze([...parsed.read]) });
 }
 
 /** A Hermes version as the gateway follows it: a valid PEP 440 version other than Hermes' `0.0.0` placeholder. */

@@ -72,7 +72,6 @@ test('hermesSupport: the project policy is frozen and every run/read version is 
   assert.equal(hermesSupport(), s);
 });
 
-// Last in this file: reading another file replaces the cached policy for the rest of the process.
 test('hermesSupport: another file is parsed and checked; a version outside the range or a bad one is refused', () => {
   const ok = hermesSupport(policy({ $comment: 'x', supported: '>=1.0', run: ['1.2'], read: [] }));
   assert.deepEqual({ ...ok, run: [...ok.run], read: [...ok.read] }, { supported: '>=1.0', run: ['1.2'], read: [] });
@@ -80,4 +79,7 @@ test('hermesSupport: another file is parsed and checked; a version outside the r
   assert.throws(() => hermesSupport(policy({ supported: '>=1.0', run: [], read: [] })));
   assert.throws(() => hermesSupport(policy({ supported: '>=1.0', run: ['banana'], read: [] })), /a PEP 440 version/);
   assert.throws(() => hermesSupport(policy({ supported: 'nonsense', run: ['1.0'], read: [] })), /a PEP 440 specifier/);
+  // Reading another file leaves the shipped policy as it was for every later call.
+  assert.notEqual(hermesSupport().supported, '>=1.0');
+  assert.equal(hermesSupport(), hermesSupport());
 });
