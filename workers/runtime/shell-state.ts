@@ -9,8 +9,7 @@ __hermes_tag="$HERMES_MCP_WORKER_TAG"
 if [ -f "$__hermes_state/env.sh" ]; then . "$__hermes_state/env.sh" >/dev/null 2>&1; fi
 export HERMES_MCP_WORKER_TAG="$__hermes_tag"
 __hermes_save() {
-  builtin pwd -P > "$__hermes_state/cwd" 2>/dev/null
-  export -p > "$__hermes_state/env.sh" 2>/dev/null
+  { builtin pwd -P > "$__hermes_state/cwd"; export -p > "$__hermes_state/env.sh"; } 2>/dev/null
 }
 trap __hermes_save EXIT
 `;

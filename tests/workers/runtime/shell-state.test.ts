@@ -53,3 +53,16 @@ test('a broken snapshot is ignored silently; a missing one is not an error', () 
   const r = run(state, 'echo "ok:${BEFORE:-}"');
   assert.equal(r.stdout, 'ok:1\n');
 });
+
+test('a state directory that is gone costs the command nothing: no save errors in its output, its status kept', () => {
+  const gone = join(dirs.make('shell-state-'), 'removed');
+  const r = spawnSync('bash', ['-c', `__hermes_state=${JSON.stringify(gone)}\n${SHELL_STATE}\necho out; echo err >&2; exit 4`], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH },
+    cwd: '/',
+    // stdin from /dev/null: on a socket (Node's default pipe) Debian's bash takes itself for an
+    // rsh/ssh session and reads ~/.bashrc, whose own errors are not the prologue's.
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  assert.deepEqual({ stdout: r.stdout, stderr: r.stderr, status: r.status }, { stdout: 'out\n', stderr: 'err\n', status: 4 });
+});
