@@ -111,7 +111,9 @@ export function upstreamError(what: string, a: Answer, baseUrl: string): Gateway
   }
   if (a.status === 429) {
     // Hermes' max_concurrent_runs: every agent-serving endpoint answers 429 + Retry-After while it is full.
-    const retryAfter = Number(a.headers.get('retry-after'));
+    // No header (or an HTTP date) is not "now": Number(null) would read as 0 s.
+    const header = a.headers.get('retry-after')?.trim();
+    const retryAfter = header ? Number(header) : Number.NaN;
     const seconds = Number.isInteger(retryAfter) && retryAfter >= 0 ? retryAfter : 1;
     return new GatewayError(ErrorCode.AGENT_BUSY, `the Hermes agent is running as many tasks as it allows (HTTP 429); retry in ${seconds} s`, { retryable: true, retry_after_seconds: seconds, http_status: 429 });
   }

@@ -154,11 +154,11 @@ describe('upstreamError', () => {
     assert.equal(busy.code, ErrorCode.AGENT_BUSY);
     assert.deepEqual(busy.details, { retryable: true, retry_after_seconds: 7, http_status: 429 });
     assert.match(busy.message, /retry in 7 s$/);
-    for (const value of ['soon', '-3', '1.5']) {
+    for (const value of ['soon', '-3', '1.5', '', 'Wed, 21 Oct 2026 07:28:00 GMT']) {
       assert.equal(upstreamError('runs', answer(429, null, { 'retry-after': value }), base).details?.retry_after_seconds, 1, value);
     }
-    // No Retry-After at all reads as Number(null), 0: retry at once.
-    assert.equal(upstreamError('runs', answer(429, null), base).details?.retry_after_seconds, 0);
+    // No Retry-After at all is the same second, not "retry at once".
+    assert.equal(upstreamError('runs', answer(429, null), base).details?.retry_after_seconds, 1);
   });
   test('anything else: UPSTREAM_FAILED with the status, the code and the reason cut at 200 characters', () => {
     const e = upstreamError('chat completion', answer(502, { error: { message: 'r'.repeat(250), code: 'agent_incomplete' } }), base);
