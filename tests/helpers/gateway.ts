@@ -1,6 +1,5 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { request as httpRequest } from 'node:http';
 import { createInterface } from 'node:readline';
@@ -10,7 +9,7 @@ import { environmentSnapshot, loadConfig } from '../../supervisor/platform/confi
 import type { GatewayOptions } from '../../supervisor/core/gateway.js';
 import { startGateway, type RunningGateway } from '../../supervisor/compose/index.js';
 import { createLogger } from '../../supervisor/platform/telemetry.js';
-import { copyOfHermesHome, type HomeSpec } from './hermes.js';
+import { makeHermesHome } from './base-home.js';
 import { assertIsolatedJobDatabase } from './job-isolation.js';
 import { logSink } from './log-sink.js';
 
@@ -61,22 +60,7 @@ export function listeningPort(stderr: Readable, exited: Promise<unknown>, onLine
   });
 }
 
-/**
- * The base test home, written by Hermes' own code (tests/hermes/drivers/make_home.py): its default
- * SOUL.md and directories (hermes_cli.config.ensure_hermes_home), two memory entries and a user
- * profile entry through its memory tool, the demo skill through skill_manage's create path.
- */
-const BASE_HOME: HomeSpec = {
-  memories: { memory: ['Project uses pnpm.', 'Deploys on Fridays are banned.'], user: ['Name: Ada'] },
-  skills: { demo: '---\nname: demo\ndescription: A demo skill\n---\n# Demo\nBody.\n' },
-};
-/** A project context file: Hermes only reads .hermes.md (agent/prompt_builder.py), a user writes it. */
-const BASE_HOME_FILES = { '.hermes.md': '# Project context\n' };
-
-/** A fresh throwaway HERMES_HOME: a copy of the base home, which Hermes builds once (copyOfHermesHome). */
-export function makeHermesHome(): string {
-  return copyOfHermesHome(mkdtempSync(join(tmpdir(), 'hmcp-home-')), BASE_HOME, BASE_HOME_FILES);
-}
+export { makeHermesHome };
 
 export async function startTestGateway(
   options: {

@@ -3,7 +3,8 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { connect, viaBridge, type TestGateway } from '../../helpers/gateway.js';
-import { FIXTURE_JOB_ID, callContext, directCronjob, hermesCron, homeWithCron, jobsPath, readJobsFile, sha256, startCronGateway } from '../../fixtures/cron-home.js';
+import { FIXTURE_JOB_ID, callContext, directCronjob, hermesCron, homeWithCron, jobsPath, readJobsFile, sha256 } from '../../fixtures/cron-home.js';
+import { startCronGateway } from '../../fixtures/cron-gateway.js';
 
 // The gateway and a running Hermes share cron/jobs.json. The Hermes side is Hermes' own cron.jobs
 // in the pinned venv (tests/hermes/drivers/cron_jobs.py): it takes cron/.jobs.lock with

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ERAS, call, connect, viaBridge, type TestGateway } from '../../helpers/gateway.js';
 import { hermes } from '../../helpers/hermes.js';
-import { FIXTURE_JOB_ID, cronFixtureDir, hermesCron, homeWithCron, jobsPath, readJobsFile, sha256, startCronGateway } from '../../fixtures/cron-home.js';
+import { FIXTURE_JOB_ID, cronFixtureDir, hermesCron, homeWithCron, jobsPath, readJobsFile, sha256 } from '../../fixtures/cron-home.js';
+import { startCronGateway } from '../../fixtures/cron-gateway.js';
 
 // cronjob end to end over real MCP, the gateway fronting the pinned Hermes, against a private copy
 // of the cron/jobs.json that Hermes' own create_job wrote (tests/hermes/drivers/cron_jobs.py):

@@ -1,15 +1,11 @@
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { loadConfig } from '../../../supervisor/platform/config.js';
-import { cronjobReadiness } from '../../../supervisor/tools/guarded/cronjob/index.js';
-import { FIXTURE_JOB_ID, callContext, cronCaller, directCronjob, homeWithCron, jobsPath, sha256 } from '../../fixtures/cron-home.js';
-import { hermes } from '../../helpers/hermes.js';
+import { FIXTURE_JOB_ID, callContext, directCronjob, homeWithCron, jobsPath, sha256 } from '../../../fixtures/cron-home.js';
 
 // The cronjob tool built directly over a home whose jobs.json the pinned Hermes wrote: the host's
-// permission setting as the tool applies it, the answers without a Hermes to call, and readiness
-// with and without one. What a mutation writes and refuses is Hermes' own code's (cronjob.test.ts,
+// permission setting as the tool applies it, the arguments each action takes, and the answers
+// without a Hermes to call. What a mutation writes and refuses is Hermes' own code's (cronjob.test.ts,
 // fidelity/cronjob.test.ts); the pieces alone are tested at their mirrored paths under cronjob/.
 
 describe("the host's permission setting, as the tool applies it", () => {
@@ -82,24 +78,39 @@ describe('without a Hermes to call', () => {
   });
 });
 
-describe('cronjob readiness', () => {
-  test('ready when the read-only list works, saying whether a Hermes makes the mutations; not ready on a corrupt jobs.json; never writes', async () => {
+describe("the tool's words and its arguments", () => {
+  test("the description states the host's mutation setting", async () => {
     const home = homeWithCron();
     try {
-      const config = loadConfig({ HERMES_HOME: home, HERMES_MCP_PORT: '0', HERMES_MCP_ROOTS: home, HERMES_MCP_STATE_DIR: join(home, '.gateway-state'), HERMES_AGENT_PYTHON: hermes().python });
-      const caller = await cronCaller(config);
-      const before = sha256(jobsPath(home));
-      const ok = await cronjobReadiness({ ...config, cronjobMutations: 'pause' }, caller).probe();
-      assert.deepEqual(ok, { ready: true, status: 'ok', details: { jobs: 1, mutations: ['pause'], hermes_calls: true } });
-      // Without a Hermes to call, list still works: ready, and the mutations' state is said.
-      const none = await cronjobReadiness({ ...config, cronjobMutations: 'pause' }, undefined).probe();
-      assert.deepEqual([none.ready, none.status, none.details], [true, 'no_hermes', { jobs: 1, mutations: ['pause'], hermes_calls: false }]);
-      assert.match(none.reason!, /HERMES_AGENT_NOT_INSTALLED/);
-      assert.equal((await cronjobReadiness(config, undefined).probe()).status, 'ok', 'mutations off: nothing missing');
-      assert.equal(sha256(jobsPath(home)), before);
-      writeFileSync(jobsPath(home), 'not json'); // by hand: Hermes never writes this
-      const bad = await cronjobReadiness(config, caller).probe();
-      assert.deepEqual([bad.ready, bad.status], [false, 'error']);
+      assert.match((await directCronjob(home, { HERMES_MCP_CRONJOB_MUTATIONS: 'on' })).tool.description, /enabled on this host \(HERMES_MCP_CRONJOB_MUTATIONS=on\)/);
+      assert.match((await directCronjob(home, {})).tool.description, /DISABLED on this host \(HERMES_MCP_CRONJOB_MUTATIONS=off\); only list works/);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  test("an argument that does not apply to the action is INVALID_ARGUMENTS, named, with success false; an alias is its action's", async () => {
+    const home = homeWithCron();
+    try {
+      const { tool } = await directCronjob(home, { HERMES_MCP_CRONJOB_MUTATIONS: 'off' });
+      await assert.rejects(tool.handler({ action: 'list', job_id: FIXTURE_JOB_ID }, callContext()), (e: { code?: string; message?: string; details?: Record<string, unknown> }) => {
+        assert.equal(e.code, 'INVALID_ARGUMENTS');
+        assert.equal(e.message, "cronjob: 'job_id' does not apply to action 'list' (it takes: include_disabled); nothing was written.");
+        assert.equal(e.details?.success, false);
+        return true;
+      });
+      await assert.rejects(tool.handler({ action: 'resume', job_id: FIXTURE_JOB_ID, name: 'x', reason: 'y' }, callContext()), {
+        code: 'INVALID_ARGUMENTS',
+        message: "cronjob: 'name', 'reason' do not apply to action 'resume' (it takes: job_id); nothing was written.",
+      });
+      // run_now is run: its arguments are run's, and as a mutation it is refused by the host setting.
+      await assert.rejects(tool.handler({ action: 'run_now', job_id: FIXTURE_JOB_ID, confirm: true }, callContext()), (e: { code?: string; details?: Record<string, unknown> }) => {
+        assert.equal(e.code, 'CRONJOB_MUTATIONS_DISABLED');
+        assert.equal(e.details?.success, false);
+        return true;
+      });
+      const listed = await tool.handler({ action: 'list', include_disabled: false }, callContext());
+      assert.equal(listed.structured!.success, true);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
