@@ -43,3 +43,16 @@ export function backendAdapters(config: GatewayConfig, install: HermesInstall, n
 }
 
 export type BackendAdapters = ReturnType<typeof backendAdapters>;
+
+
+/**
+ * Every adapter a gateway composes, in catalog order: the backends, the native tools after the
+ * Hermes files ones, and what only the served gateway has (the jobs, the bridge profile). A backend
+ * added to backendAdapters and not placed here fails to compile (`unplaced`), so none is built and
+ * left out.
+ */
+export function composedAdapters(backends: BackendAdapters, native: NativeAdapter, served?: { jobs: Adapter; bridge: Adapter }): Adapter[] {
+  const { hermes, startup, skills, guarded, memory, browser, lsp, graph, hermesTools, ...unplaced } = backends;
+  void (unplaced satisfies Record<string, never>);
+  return [hermes, startup, skills, native, ...(served ? [served.jobs] : []), guarded, memory, browser, lsp, graph, ...(served ? [served.bridge] : []), hermesTools];
+}

@@ -1,9 +1,8 @@
 import type { Logger } from 'pino';
-import type { Adapter } from '../core/adapter.js';
 import { Gateway, ownerRegistry } from '../core/gateway.js';
 import type { GatewayConfig } from '../platform/config.js';
 import { locateHermes, type HermesInstall } from '../platform/hermes/locate.js';
-import { backendAdapters, type BackendAdapters } from './adapters.js';
+import { backendAdapters, composedAdapters, type BackendAdapters } from './adapters.js';
 import { nativeAdapter, type NativeAdapter } from './native.js';
 
 // The gateway composed to be checked, not served (`hermes-mcp-gateway doctor`): the same adapters
@@ -27,7 +26,7 @@ export async function composeForCheck(config: GatewayConfig, log: Logger): Promi
   const hermes = await locateHermes(config);
   const native = nativeAdapter(config, log, owners, hermes.release, hermes);
   const backends = backendAdapters(config, hermes, native, log);
-  const adapters: Adapter[] = [backends.hermes, backends.startup, backends.skills, native, backends.guarded, backends.memory, backends.browser, backends.lsp, backends.graph, backends.hermesTools];
+  const adapters = composedAdapters(backends, native);
   try {
     const gateway = await Gateway.create({ config, log, adapters, owners });
     return { hermes, native, backends, gateway, close: () => gateway.close() };

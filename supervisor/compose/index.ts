@@ -10,7 +10,7 @@ import { bridgeAdapter, type BridgeAdapter } from '../http/bridge-profile/index.
 import { createMcpEndpoint, type HttpLifecycle, type McpEndpoint } from '../http/mcp/endpoint.js';
 import { assertLoopback, serveGateway, type Listener } from '../http/server.js';
 import { jobsAdapter, type JobsAdapter } from '../tools/jobs/index.js';
-import { backendAdapters, type BackendAdapters } from './adapters.js';
+import { backendAdapters, composedAdapters, type BackendAdapters } from './adapters.js';
 import { nativeAdapter, type NativeAdapter } from './native.js';
 
 // The composition root: the one place that builds every adapter and the gateway over them, and
@@ -97,8 +97,7 @@ async function compose(options: StartOptions): Promise<Composed> {
   const jobs = jobsAdapter(native, log, options.now);
   const bridge = bridgeAdapter(config, log, hermes.release);
   const backends = backendAdapters(config, hermes, native, log, options.policy);
-  const { hermes: hermesComponent, startup, skills, guarded, memory, browser, lsp, graph, hermesTools } = backends;
-  const gateway = await Gateway.create({ ...options, owners, adapters: [hermesComponent, startup, skills, native, jobs, guarded, memory, browser, lsp, graph, bridge, hermesTools, ...(options.adapters ?? [])] });
+  const gateway = await Gateway.create({ ...options, owners, adapters: [...composedAdapters(backends, native, { jobs, bridge }), ...(options.adapters ?? [])] });
   const endpoint = createMcpEndpoint(gateway, (error) => log.warn({ event: 'mcp_rejected', reason: error.message }));
   // Authentication (public URL, credentials, OAuth) when configured; undefined leaves loopback use as it was.
   const auth = await createAuthEdge(config, log, options.now);

@@ -10,6 +10,14 @@ describe('discovery bridge: tool_search / tool_describe / tool_call', () => {
   });
   after(async () => gw.close());
 
+  test("the policy admits every tool the gateway's own families offer: none of native's or the browser's is dropped unseen", () => {
+    // Those sources are filtered like Hermes' tool server (the allow list of policy/tool-policy.json):
+    // a family tool missing from the list would be left out of the catalog with only a log line.
+    const own = gw.gateway.catalog.report.dropped.filter((d) => d.source === 'native' || d.source === 'browser');
+    assert.deepEqual(own, []);
+    assert.ok(gw.gateway.catalog.names().includes('read_file') && gw.gateway.catalog.names().includes('browser_navigate'));
+  });
+
   for (const era of ERAS) {
     test(`${era}: every catalogued tool is found by its exact name at rank 1`, async () => {
       const client = await connect(gw.mcpUrl, era);
