@@ -1,23 +1,16 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { ConnectionError, HonchoError, TimeoutError } from '@honcho-ai/sdk';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { HonchoSettings } from '../../../supervisor/tools/memory/config.js';
 import { describeFailure, displayUrl, HonchoBackend, honchoStatus, toGatewayError } from '../../../supervisor/tools/memory/honcho.js';
-import { startHonchoStandin, type HonchoStandin } from '../../fixtures/honcho-standin.js';
+import { honchoStandinForFile } from '../../fixtures/honcho-standin.js';
 
 // The one Honcho client: its readiness probe and peers against the in-process Honcho stand-in
 // (real loopback HTTP), and how its failures read and which gateway error each becomes.
 
-let honcho: HonchoStandin;
-before(async () => {
-  honcho = await startHonchoStandin();
-});
-after(async () => {
-  assert.deepEqual(honcho.violations, [], 'the stand-in saw only documented answers');
-  await honcho.close();
-});
+const honcho = honchoStandinForFile();
 
 function settings(baseURL: string, over: Partial<HonchoSettings> = {}): HonchoSettings {
   return {
@@ -57,14 +50,14 @@ test('displayUrl: userinfo and the trailing slash dropped; an invalid URL is nam
 });
 
 test('probe: ready with the identity and latency when Honcho answers the workspace get-or-create', async () => {
-  const backend = new HonchoBackend(settings(honcho.url, { warnings: ['a warning'] }), 10_000);
+  const backend = new HonchoBackend(settings(honcho().url, { warnings: ['a warning'] }), 10_000);
   const result = await backend.probe();
   assert.equal(result.ready, true);
   assert.equal(result.status, 'ok');
   const { latency_ms: latency, ...details } = result.details as Record<string, unknown>;
   assert.equal(typeof latency, 'number');
-  assert.deepEqual(details, { base_url: displayUrl(honcho.url), workspace: 'ws-test', user_peer: 'ada', assistant_peer: 'chatgpt', session: 'proj', host: 'hermes', config: '/home/h/.honcho/config.json', api_key: 'none', warnings: ['a warning'] });
-  assert.ok(honcho.calls.some((c) => c.method === 'POST' && c.path === '/v3/workspaces'));
+  assert.deepEqual(details, { base_url: displayUrl(honcho().url), workspace: 'ws-test', user_peer: 'ada', assistant_peer: 'chatgpt', session: 'proj', host: 'hermes', config: '/home/h/.honcho/config.json', api_key: 'none', warnings: ['a warning'] });
+  assert.ok(honcho().calls.some((c) => c.method === 'POST' && c.path === '/v3/workspaces'));
 });
 
 test('probe: an unreachable Honcho is not ready, with what to do', async () => {
@@ -77,15 +70,15 @@ test('probe: an unreachable Honcho is not ready, with what to do', async () => {
 });
 
 test('prepare: the peers get-or-created once; the read observer is the assistant, the user or its own peer', async () => {
-  const assistantView = new HonchoBackend(settings(honcho.url, { readObserver: 'chatgpt' }), 10_000);
+  const assistantView = new HonchoBackend(settings(honcho().url, { readObserver: 'chatgpt' }), 10_000);
   const p = await assistantView.prepare();
   assert.equal(assistantView.prepare(), assistantView.prepare());
   assert.deepEqual([p.honcho.workspaceId, p.user.id, p.assistant.id, p.observer.id], ['ws-test', 'ada', 'chatgpt', 'chatgpt']);
   assert.equal(p.observer, p.assistant);
   assert.equal(p.session('s-1').id, 's-1');
-  const userView = await new HonchoBackend(settings(honcho.url, { readObserver: 'ada' }), 10_000).prepare();
+  const userView = await new HonchoBackend(settings(honcho().url, { readObserver: 'ada' }), 10_000).prepare();
   assert.equal(userView.observer, userView.user);
-  const ownView = await new HonchoBackend(settings(honcho.url, { readObserver: 'hermes' }), 10_000).prepare();
+  const ownView = await new HonchoBackend(settings(honcho().url, { readObserver: 'hermes' }), 10_000).prepare();
   assert.equal(ownView.observer.id, 'hermes');
 });
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { pino } from 'pino';
 import { ErrorCode, GatewayError } from '../../../../shared/errors.js';
 import { loadLimits } from '../../../../shared/limits.js';
@@ -9,19 +9,12 @@ import type { HonchoSettings } from '../../../../supervisor/tools/memory/config.
 import { HonchoBackend } from '../../../../supervisor/tools/memory/honcho.js';
 import { MutationLedger } from '../../../../supervisor/tools/memory/ledger.js';
 import { profileTool } from '../../../../supervisor/tools/memory/profile/index.js';
-import { startHonchoStandin, type HonchoStandin } from '../../../fixtures/honcho-standin.js';
+import { honchoStandinForFile } from '../../../fixtures/honcho-standin.js';
 
 // memory_profile against the Honcho stand-in: the read observer's card of the user, else the
 // user's own card, else an empty card with a hint.
 
-let honcho: HonchoStandin;
-before(async () => {
-  honcho = await startHonchoStandin();
-});
-after(async () => {
-  assert.deepEqual(honcho.violations, [], 'the stand-in saw only documented answers');
-  await honcho.close();
-});
+const honcho = honchoStandinForFile();
 
 const HINT = 'No profile facts yet: this is not an error. Honcho builds the peer card over time from observed Hermes conversations; try memory_search or memory_reasoning.';
 
@@ -32,7 +25,7 @@ function deps(state: MemoryState) {
 function configured(workspace: string, readObserver: string): MemoryState {
   const settings: HonchoSettings = {
     identity: { host: 'hermes', workspace, userPeer: 'ada', assistantPeer: 'chatgpt', session: 'proj' },
-    baseURL: honcho.url,
+    baseURL: honcho().url,
     apiKeySource: 'none',
     reasoningLevel: 'low',
     reasoningDynamic: true,
@@ -62,18 +55,18 @@ test('the definition: memory_profile, no arguments, read-only, holding the lease
 });
 
 test("Hermes' peer's card of the user, with the identity that answered", async () => {
-  honcho.seed({ workspace: 'ws-observed', peers: ['ada', 'hermes'], cards: [{ observer: 'hermes', observed: 'ada', card: ['Name: Ada'] }, { observer: 'ada', observed: 'ada', card: ['own'] }] });
+  honcho().seed({ workspace: 'ws-observed', peers: ['ada', 'hermes'], cards: [{ observer: 'hermes', observed: 'ada', card: ['Name: Ada'] }, { observer: 'ada', observed: 'ada', card: ['own'] }] });
   assert.deepEqual(await profile(configured('ws-observed', 'hermes')), { workspace: 'ws-observed', user_peer: 'ada', assistant_peer: 'chatgpt', card: ['Name: Ada'] });
 });
 
 test("an empty observed card falls back to the user's own; a user observer reads its own card directly", async () => {
-  honcho.seed({ workspace: 'ws-own', peers: ['ada', 'hermes'], cards: [{ observer: 'hermes', observed: 'ada', card: [] }, { observer: 'ada', observed: 'ada', card: ['Prefers pnpm'] }] });
+  honcho().seed({ workspace: 'ws-own', peers: ['ada', 'hermes'], cards: [{ observer: 'hermes', observed: 'ada', card: [] }, { observer: 'ada', observed: 'ada', card: ['Prefers pnpm'] }] });
   assert.deepEqual((await profile(configured('ws-own', 'hermes'))).card, ['Prefers pnpm']);
   assert.deepEqual((await profile(configured('ws-own', 'ada'))).card, ['Prefers pnpm']);
 });
 
 test('no card at all: an empty card and the hint', async () => {
-  honcho.seed({ workspace: 'ws-empty', peers: ['ada', 'hermes'] });
+  honcho().seed({ workspace: 'ws-empty', peers: ['ada', 'hermes'] });
   assert.deepEqual(await profile(configured('ws-empty', 'hermes')), { workspace: 'ws-empty', user_peer: 'ada', assistant_peer: 'chatgpt', card: [], hint: HINT });
 });
 

@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { loadLimits } from '../../../../shared/limits.js';
-import { HermesRelease } from '../../../../supervisor/platform/hermes/release.js';
-import type { SkillsContext, SkillsRoot } from '../../../../supervisor/tools/skills/common.js';
 import { isDisabled, locate } from '../../../../supervisor/tools/skills/view/locate.js';
 import type { Candidate } from '../../../../supervisor/tools/skills/view/resolve.js';
+import { skillsTree } from '../../../helpers/skills-tree.js';
 import { tempDirs } from '../../../helpers/temp.js';
 
 // Which of several candidates skill_view loads, and whether skills.disabled hides it, on real trees.
@@ -17,15 +15,8 @@ after(() => temp.removeAll());
 const skill = (name: string, body = 'body') => `---\nname: ${name}\ndescription: d\n---\n${body}\n`;
 
 function tree(files: Record<string, string>, version: string | undefined) {
-  const home = realpathSync(temp.make('hmcp-skill-locate-'));
-  const dir = join(home, 'skills');
-  mkdirSync(dir);
-  for (const [rel, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, rel)), { recursive: true });
-    writeFileSync(join(dir, rel), text);
-  }
-  const ctx: SkillsContext = { hermesHome: home, limits: loadLimits({}, {}), kanbanContext: false, inheritedEnvironment: {}, release: new HermesRelease(version) };
-  const root: SkillsRoot = { dir, real: dir };
+  const { home, root, ctx } = skillsTree(temp, files, version);
+  const dir = root.dir;
   const cand = (rel: string): Candidate => {
     const md = join(dir, rel);
     return { skillDir: rel.endsWith('SKILL.md') ? dirname(md) : null, md, real: md };

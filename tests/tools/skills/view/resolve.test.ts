@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { loadLimits } from '../../../../shared/limits.js';
-import { HermesRelease } from '../../../../supervisor/platform/hermes/release.js';
-import type { SkillsContext } from '../../../../supervisor/tools/skills/common.js';
 import { collectCandidates, hasTraversal, isAbsoluteAnywhere, lookupPathError } from '../../../../supervisor/tools/skills/view/resolve.js';
+import { skillsTree } from '../../../helpers/skills-tree.js';
 import { tempDirs } from '../../../helpers/temp.js';
 
 // skill_view's name checks and the candidates a name can mean (resolve.ts), on real skill trees.
@@ -26,15 +24,8 @@ test('name checks: NUL, absolute (POSIX, Windows, drive letters), and .. compone
 
 describe('collectCandidates', () => {
   function tree(files: Record<string, string>, version?: string) {
-    const home = temp.make('hmcp-skill-resolve-');
-    const dir = join(home, 'skills');
-    mkdirSync(dir);
-    for (const [rel, text] of Object.entries(files)) {
-      mkdirSync(dirname(join(dir, rel)), { recursive: true });
-      writeFileSync(join(dir, rel), text);
-    }
-    const ctx: SkillsContext = { hermesHome: home, limits: loadLimits({}, {}), kanbanContext: false, inheritedEnvironment: {}, release: new HermesRelease(version) };
-    return { root: { dir, real: dir }, ctx };
+    const { root, ctx } = skillsTree(temp, files, version);
+    return { root, ctx };
   }
   const skill = (name: string) => `---\nname: ${name}\ndescription: d\n---\nbody\n`;
   const rel = (root: { dir: string }, cs: Array<{ md: string; skillDir: string | null }>) => cs.map((c) => [c.md.slice(root.dir.length + 1), c.skillDir === null ? null : c.skillDir.slice(root.dir.length + 1)]);
