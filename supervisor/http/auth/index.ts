@@ -22,7 +22,7 @@ import { parseJsonObject } from '../../platform/json-object.js';
 
 // Composition of the authentication edge, built only when it is on (a public URL is configured, or
 // HERMES_MCP_AUTH=on). Without it the gateway keeps its loopback-only Host/Origin check and
-// serves /mcp unauthenticated, as before.
+// serves /mcp unauthenticated.
 
 export interface AuthEdge {
   originGuard: MiddlewareHandler;

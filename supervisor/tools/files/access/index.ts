@@ -166,7 +166,7 @@ async function resolveToolPath(deps: PathDeps, input: string, ctx: CallContext |
  * (its prefix that spells the root is the root's own real path, and the root exists). A path that
  * does not exist (its real path may run through a root that does not), or whose real path is not
  * under a configured root as spelled (a root reached through a symlink), is judged against the
- * real roots, as every path was before.
+ * real roots.
  */
 async function againstRoots(p: string, access: FileAccess, roots: () => Promise<string[]>): Promise<{ real: string; inside: boolean }> {
   const existing = realpathOnLocalFs(p) ?? (await realpath(p).catch(() => undefined));

@@ -73,7 +73,7 @@ const MAX_LINKS = 40;
  * realpath(p) resolved on the event loop, one lstat (and readlink for a link) per component, for
  * as long as every directory it looks in and every name it reaches is on a local mount; undefined
  * as soon as one is not, or a component is missing or unreadable, or links loop: the caller then
- * asks the thread pool, which answers (or fails) as before. `p` is absolute and normalised.
+ * asks the thread pool's realpath, which answers (or fails) for any mount. `p` is absolute and normalised.
  */
 export function realpathOnLocalFs(p: string): string | undefined {
   const table = currentMounts(performance.now());
