@@ -26,7 +26,8 @@ import { writeFiles, type FidelityGateway, type FileSpec } from './workspace.js'
 // - `unordered: true` sorts matches (by path, then line) and files on both sides before comparing:
 //   for content searches over several files, whose order ripgrep leaves to its parallel walk. A file
 //   search in Hermes 0.22's default `order: discovery` is compared so too (ripgrep's walk order, or
-//   find's directory order without it, is no order a second walker can repeat);
+//   find's directory order without it, is no order a second walker can repeat), and a truncated
+//   page of one by how many distinct files of the case it holds (which ones is the walker's);
 // - `hermes: '<specifier>'` (PEP 440) compares the case only with the Hermes versions it names: a
 //   file search paged in discovery order picks a different page on each walker.
 
@@ -106,8 +107,20 @@ function norm(c: SearchCase, v: unknown): unknown {
   const discovery = discoveryOrder && c.args.target === 'files' && c.args.order !== 'modified';
   if (!c.unordered && !discovery) return r;
   if (Array.isArray(r.matches)) r.matches = [...(r.matches as unknown[])].sort(byPathLine);
-  if (Array.isArray(r.files)) r.files = [...(r.files as string[])].sort();
+  if (Array.isArray(r.files)) r.files = discovery && r.truncated === true ? pageOfCaseFiles(c, r.files as string[]) : [...(r.files as string[])].sort();
   return r;
+}
+
+/**
+ * A truncated page in discovery order: which of the case's files it holds is the walker's (ripgrep's
+ * parallel walk, or find's directory order), so each side is compared by how many distinct files of
+ * the case it holds. Anything else (a repeat, a path the case did not write) stays as it was, and
+ * the comparison shows it.
+ */
+function pageOfCaseFiles(c: SearchCase, files: string[]): string | string[] {
+  const written = new Set(Object.keys(c.files ?? {}).map((rel) => `<dir>/${rel}`));
+  const fromCase = new Set(files.filter((f) => written.has(f)));
+  return fromCase.size === files.length ? `${files.length} distinct files of the case` : [...files].sort();
 }
 
 /**
