@@ -3,7 +3,7 @@ import { handleBinArguments } from './arguments.js';
 import { ConfigError } from '../supervisor/platform/config.js';
 import { describeSources, loadGatewayConfig } from '../supervisor/platform/environment.js';
 import { becomeSubreaper } from '../shared/subreaper.js';
-import { startGateway } from '../supervisor/compose/index.js';
+import { startGateway, type RunningGateway } from '../supervisor/compose/index.js';
 import { createLogger } from '../supervisor/platform/telemetry.js';
 import { reportStartup } from '../supervisor/http/startup-summary.js';
 
@@ -64,22 +64,23 @@ async function main(): Promise<void> {
   // The log goes to stderr: lines for a person when that is a terminal, JSON for services and pipes.
   const format = served.logFormat ?? (config.logFormat === 'auto' ? (process.stderr.isTTY ? 'pretty' : 'json') : config.logFormat);
   const log = createLogger(config.logLevel, undefined, format);
-  for (const { event, message, fields } of describeSources(sources)) log.info({ event, ...fields }, message);
-  // Orphans of a worker's tree re-parent to us rather than to PID 1, so the fallback sweep can
-  // still find and reap them (inside PID namespaces nothing ever re-parents here).
-  if (!becomeSubreaper()) log.warn({ event: 'subreaper_unavailable' }, 'could not become a child subreaper (native addon missing?)');
-  const running = await startGateway({ config, log });
-  // On a terminal (or --log-format pretty): what serves, what is not ready and what to do, a first client command.
-  if (format === 'pretty') void reportStartup(running, { authRequired: config.auth.required }).catch((e: unknown) => log.warn({ event: 'startup_summary_failed', err: e }));
-  let stopping = false;
   // Controlled shutdown in two bounded phases of shutdownGraceSeconds each: drain (no new requests,
   // running calls finish and answer), then stop workers and jobs, close the listener and exit
-  // (forced if that phase overruns).
+  // (forced if that phase overruns). Taken before the gateway starts: a SIGTERM that arrives while
+  // it starts (systemd stopping a unit that is still coming up, or right after `listening` is
+  // written) waits for the start and then stops it the same way, instead of the signal's default
+  // action killing the process with its work half set up.
+  let started: Promise<RunningGateway> | undefined;
+  let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     const graceMs = config.limits.shutdownGraceSeconds * 1000;
     log.info({ event: 'shutdown', signal }, 'shutting down: draining');
+    // Signal handlers run from the event loop, so the start has begun by then; a start that fails
+    // is reported, and the process ended, where it is awaited below.
+    const running = await started?.catch(() => undefined);
+    if (!running) return;
     const drained = await running.drain(graceMs);
     log.info({ event: 'drained', ...drained }, drained.drained ? 'drained' : 'drain timed out; stopping what still runs');
     const force = setTimeout(() => process.exit(1), graceMs);
@@ -91,6 +92,14 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  for (const { event, message, fields } of describeSources(sources)) log.info({ event, ...fields }, message);
+  // Orphans of a worker's tree re-parent to us rather than to PID 1, so the fallback sweep can
+  // still find and reap them (inside PID namespaces nothing ever re-parents here).
+  if (!becomeSubreaper()) log.warn({ event: 'subreaper_unavailable' }, 'could not become a child subreaper (native addon missing?)');
+  started = startGateway({ config, log });
+  const running = await started;
+  // On a terminal (or --log-format pretty): what serves, what is not ready and what to do, a first client command.
+  if (format === 'pretty') void reportStartup(running, { authRequired: config.auth.required }).catch((e: unknown) => log.warn({ event: 'startup_summary_failed', err: e }));
   // The local operator's pause: SIGUSR1 stops fresh job starts on this process, SIGUSR2 resumes
   // them. Running jobs, status, cancel and authorized repeat starts are unaffected.
   const onSignal = (signal: 'SIGUSR1' | 'SIGUSR2') => {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { launchGateway } from '../../bench/launch.js';
+import { gatewayMain, launchGateway, nodeFlags } from '../../bench/launch.js';
 import { descendantsOf, processIsAlive, processStartTime } from '../../shared/proc.js';
 import { connect, optionalComponents, rawPost, sessionToken, viaBridge } from '../helpers/gateway.js';
 import { tempDirs } from '../helpers/temp.js';
@@ -105,4 +105,30 @@ test('SIGTERM with a call in flight: the call gets its real answer, a new call g
     return alive.length === 0 ? alive : undefined;
   }).catch(() => started.filter((p) => processIsAlive(p.pid, p.start)));
   assert.deepEqual(survivors, []);
+});
+
+test('SIGTERM while the gateway is still starting: the start completes, then it drains and exits 0', async () => {
+  const home = dirs.make('hmcp-drain-early-');
+  writeFileSync(join(home, 'SOUL.md'), '# Soul\n');
+  mkdirSync(join(home, 'state'), { mode: 0o700 });
+  // A graph upstream that never answers holds the start (up to its 3 s startup timeout); the file
+  // it writes first says the start is under way, with the gateway's signal handlers in place.
+  const marker = join(home, 'graph-started');
+  const graph = join(home, 'slow-graph');
+  writeFileSync(graph, `#!/bin/sh\n: > '${marker}'\nexec sleep 60\n`, { mode: 0o755 });
+  const child = spawn(process.execPath, [...nodeFlags, gatewayMain], {
+    env: { ...process.env, HOME: home, HERMES_HOME: home, HERMES_MCP_ROOTS: home, HERMES_MCP_PORT: '0', HERMES_MCP_STATE_DIR: join(home, 'state'), HERMES_MCP_OPTIONAL_COMPONENTS: optionalComponents(), HERMES_MCP_GRAPH_COMMAND: graph, HERMES_MCP_GRAPH_STARTUP_TIMEOUT_SECONDS: '3' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  children.add(child);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  await until('the graph upstream to be started', 30_000, async () => (existsSync(marker) ? true : undefined));
+  assert.doesNotMatch(stderr, /"event":"listening"/, 'the signal goes in before the gateway listens');
+  child.kill('SIGTERM');
+  assert.deepEqual(await within(exited, 60_000, 'the gateway to exit'), { code: 0, signal: null });
+  const events = stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => (JSON.parse(l) as { event?: string }).event);
+  for (const event of ['shutdown', 'listening', 'drained']) assert.ok(events.includes(event), `${event} in ${events.join(', ')}`);
+  assert.ok(events.indexOf('shutdown') < events.indexOf('listening'), 'the shutdown was asked for during the start');
 });
