@@ -1,5 +1,8 @@
 import Database from 'better-sqlite3';
-import { openJobDatabase } from '../../supervisor/tools/jobs/store/index.js';
+import { join } from 'node:path';
+import { after } from 'node:test';
+import { openJobDatabase, type JobDatabase } from '../../supervisor/tools/jobs/store/index.js';
+import { tempDirs } from './temp.js';
 import { assertIsolatedJobDatabase } from './job-isolation.js';
 
 /** The schema version olderJobDatabase writes: the one before the output tail's styled twin. */
@@ -18,4 +21,22 @@ export function olderJobDatabase(path: string): void {
   for (const column of ['output_styled', 'output_truncated']) db.exec(`ALTER TABLE jobs DROP COLUMN ${column}`);
   db.pragma(`user_version = ${OLDER_JOB_SCHEMA}`);
   db.close();
+}
+
+/**
+ * Fresh job databases for one test file: each call opens a new one (openJobDatabase) in a
+ * directory of its own named `prefix`…; after the file's tests every one is closed and removed.
+ */
+export function jobDatabasesForFile(prefix: string): () => JobDatabase {
+  const temp = tempDirs();
+  const open: JobDatabase[] = [];
+  after(() => {
+    for (const db of open.splice(0)) db.close();
+    temp.removeAll();
+  });
+  return () => {
+    const db = openJobDatabase(join(temp.make(prefix), 'jobs.sqlite3'));
+    open.push(db);
+    return db;
+  };
 }

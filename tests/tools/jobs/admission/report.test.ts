@@ -1,30 +1,18 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import type { Limits } from '../../../../shared/limits.js';
 import type { ResourceState } from '../../../../supervisor/platform/spawning/resource-policy.js';
 import { admissionReport } from '../../../../supervisor/tools/jobs/admission/report.js';
-import { finishJob, openJobDatabase, pauseAdmission, prepareJob, admitJob, type JobDatabase } from '../../../../supervisor/tools/jobs/store/index.js';
-import { tempDirs } from '../../../helpers/temp.js';
+import { finishJob, pauseAdmission, prepareJob, admitJob } from '../../../../supervisor/tools/jobs/store/index.js';
+import { jobDatabasesForFile } from '../../../helpers/job-database.js';
 
 // /readyz.job_admission: accepting only with no reason against it, and every reason said.
-
-const temp = tempDirs();
-const open: JobDatabase[] = [];
-after(() => {
-  for (const db of open) db.close();
-  temp.removeAll();
-});
 
 const DEV: ResourceState = { mode: 'development', enforcement: 'none', reason: 'development mode: no resource policy' };
 const LIMITS = { maxActiveJobs: 2 } as Limits;
 const facts = { resources: DEV, limits: LIMITS, admissionCommand: 'hermes-mcp-admission' };
 
-function database(): JobDatabase {
-  const db = openJobDatabase(join(temp.make('hmcp-report-'), 'jobs.sqlite3'));
-  open.push(db);
-  return db;
-}
+const database = jobDatabasesForFile('hmcp-report-');
 
 test('development mode with an open store and nothing paused accepts, with no reasons', () => {
   const report = admissionReport({ ...facts, db: database(), runner: { signalPaused: false, activeLocal: 1 } });

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { processStartTime } from '../../../../shared/proc.js';
 import { JOB_SLICE, releaseUnknownJob, remainsOf } from '../../../../supervisor/tools/jobs/admission/unknown-release.js';
-import { admitJob, finishJob, getJob, markRunning, openJobDatabase, prepareJob, type JobDatabase } from '../../../../supervisor/tools/jobs/store/index.js';
+import { admitJob, finishJob, getJob, markRunning, prepareJob, type JobDatabase } from '../../../../supervisor/tools/jobs/store/index.js';
+import { jobDatabasesForFile } from '../../../helpers/job-database.js';
 import { tempDirs } from '../../../helpers/temp.js';
 import { waitFor } from '../../../helpers/wait.js';
 
@@ -14,11 +15,9 @@ import { waitFor } from '../../../helpers/wait.js';
 // and the cgroups it may sit in (a directory of this test's own standing in for the cgroup mount).
 
 const temp = tempDirs();
-const open: JobDatabase[] = [];
 const started: ChildProcess[] = [];
 after(() => {
   for (const child of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  for (const db of open) db.close();
   temp.removeAll();
 });
 
@@ -27,11 +26,7 @@ const REASON = 'released by the test';
 const UID = process.getuid?.() ?? 0;
 let workdirs = 0;
 
-function database(): JobDatabase {
-  const db = openJobDatabase(join(temp.make('hmcp-unknown-release-'), 'jobs.sqlite3'));
-  open.push(db);
-  return db;
-}
+const database = jobDatabasesForFile('hmcp-unknown-release-');
 
 function job(db: JobDatabase, state: 'unknown' | 'running', worker?: { pid: number; start: string }): string {
   const r = prepareJob(db, { command: 'make', workdir: `/w/${++workdirs}`, maxRuntime: 60, profile: 'light', heavy: false, memoryReservation: 0, preparedBy: 'o' }, { maxPrepared: 100, ttlMs: 60_000 }, 1000);

@@ -1,32 +1,20 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { processStartTime } from '../../../../shared/proc.js';
 import { cancelThroughDatabase, cancelUnknown } from '../../../../supervisor/tools/jobs/runner/remote-cancel.js';
-import { admitJob, finishJob, getJob, markRunning, openJobDatabase, prepareJob, type Instance, type JobDatabase } from '../../../../supervisor/tools/jobs/store/index.js';
-import { tempDirs } from '../../../helpers/temp.js';
+import { admitJob, finishJob, getJob, markRunning, prepareJob, type Instance, type JobDatabase } from '../../../../supervisor/tools/jobs/store/index.js';
+import { jobDatabasesForFile } from '../../../helpers/job-database.js';
 import { waitFor } from '../../../helpers/wait.js';
 
 // Cancelling a job this process does not run: through the database for a live owner, or by
 // releasing an unknown job once nothing of it remains.
 
-const temp = tempDirs();
-const open: JobDatabase[] = [];
-after(() => {
-  for (const db of open) db.close();
-  temp.removeAll();
-});
-
 const RULES = { maxActive: 10, maxPerSession: 10, maxHeavy: Infinity, memoryBudget: Infinity };
 const OTHER: Instance = { id: 'other', pid: process.pid, start: 'x' };
 let workdirs = 0;
 
-function database(): JobDatabase {
-  const db = openJobDatabase(join(temp.make('hmcp-remote-cancel-'), 'jobs.sqlite3'));
-  open.push(db);
-  return db;
-}
+const database = jobDatabasesForFile('hmcp-remote-cancel-');
 
 function runningJob(db: JobDatabase, worker?: { pid: number; start: string }): string {
   const r = prepareJob(db, { command: 'make', workdir: `/w/${++workdirs}`, maxRuntime: 60, profile: 'light', heavy: false, memoryReservation: 0, preparedBy: 'o' }, { maxPrepared: 100, ttlMs: 60_000 }, 1000);

@@ -1,22 +1,9 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { gateState, liveSignalPauses, OWNER_TOKEN_PATTERN, pauseAdmission, recordSignalPause, resumeAdmission } from '../../../../supervisor/tools/jobs/store/gate.js';
-import { openJobDatabase, type JobDatabase } from '../../../../supervisor/tools/jobs/store/index.js';
-import { tempDirs } from '../../../helpers/temp.js';
+import { jobDatabasesForFile } from '../../../helpers/job-database.js';
 
-const temp = tempDirs();
-const open: JobDatabase[] = [];
-after(() => {
-  for (const db of open) db.close();
-  temp.removeAll();
-});
-
-function database(): JobDatabase {
-  const db = openJobDatabase(join(temp.make('hmcp-gate-'), 'jobs.sqlite3'));
-  open.push(db);
-  return db;
-}
+const database = jobDatabasesForFile('hmcp-gate-');
 
 const MINE = 'a'.repeat(40);
 const THEIRS = 'b'.repeat(40);

@@ -1,26 +1,14 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { after, test } from 'node:test';
-import { admitJob, getJob, openJobDatabase, prepareJob, type JobDatabase } from '../../../../supervisor/tools/jobs/store/index.js';
+import { test } from 'node:test';
+import { admitJob, getJob, prepareJob, type JobDatabase } from '../../../../supervisor/tools/jobs/store/index.js';
 import { cancelPrepared, cancelRequestsFor, finishJob, markRunning, recordOutput, requestCancel, sweepJobs } from '../../../../supervisor/tools/jobs/store/receipts.js';
-import { tempDirs } from '../../../helpers/temp.js';
-
-const temp = tempDirs();
-const open: JobDatabase[] = [];
-after(() => {
-  for (const db of open) db.close();
-  temp.removeAll();
-});
+import { jobDatabasesForFile } from '../../../helpers/job-database.js';
 
 const RULES = { maxActive: 4, maxPerSession: 4, maxHeavy: Infinity, memoryBudget: Infinity };
 const HERE = { id: 'here', pid: process.pid, start: 'now' };
 let workdirs = 0;
 
-function database(): JobDatabase {
-  const db = openJobDatabase(join(temp.make('hmcp-receipts-'), 'jobs.sqlite3'));
-  open.push(db);
-  return db;
-}
+const database = jobDatabasesForFile('hmcp-receipts-');
 
 function prepared(db: JobDatabase, now = 1000): { id: string; token: string } {
   const r = prepareJob(db, { command: 'make', workdir: `/w/${++workdirs}`, maxRuntime: 60, profile: 'light', heavy: false, memoryReservation: 0, preparedBy: 'o' }, { maxPrepared: 100, ttlMs: 60_000 }, now);

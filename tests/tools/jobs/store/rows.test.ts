@@ -1,25 +1,13 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { join } from 'node:path';
-import { after, test } from 'node:test';
-import { admitJob, finishJob, openJobDatabase, prepareJob, type JobDatabase } from '../../../../supervisor/tools/jobs/store/index.js';
+import { test } from 'node:test';
+import { admitJob, finishJob, prepareJob, type JobDatabase } from '../../../../supervisor/tools/jobs/store/index.js';
 import { ACTIVE_SQL, activeJobs, FINAL_SQL, getJob, hashSecret, isFinal, jobCounts, sameHash, stmt } from '../../../../supervisor/tools/jobs/store/rows.js';
-import { tempDirs } from '../../../helpers/temp.js';
+import { jobDatabasesForFile } from '../../../helpers/job-database.js';
 
 // A job's row and the reads every part of the store shares.
 
-const temp = tempDirs();
-const open: JobDatabase[] = [];
-after(() => {
-  for (const db of open) db.close();
-  temp.removeAll();
-});
-
-function database(): JobDatabase {
-  const db = openJobDatabase(join(temp.make('hmcp-rows-'), 'jobs.sqlite3'));
-  open.push(db);
-  return db;
-}
+const database = jobDatabasesForFile('hmcp-rows-');
 
 let workdirs = 0;
 function prepared(db: JobDatabase): { id: string; token: string } {
