@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { lookup } from 'node:dns/promises';
-import { createServer, type Server } from 'node:net';
 import { hostname } from 'node:os';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
+import { internalServiceForFile } from '../../helpers/internal-service.js';
 import { HandClient, pkcePair } from '../../helpers/auth.js';
 import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 
@@ -10,18 +10,7 @@ import { startTestGateway, type TestGateway } from '../../helpers/gateway.js';
 // is never fetched. A loopback listener stands in for the internal service and counts connections.
 // The guard itself: metadata-fetch.test.ts.
 
-let listener: Server;
-let port: number;
-let connections = 0;
-before(async () => {
-  listener = createServer((socket) => {
-    connections++;
-    socket.destroy();
-  });
-  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-  port = (listener.address() as { port: number }).port;
-});
-after(() => new Promise<void>((resolve) => listener.close(() => resolve())));
+const service = internalServiceForFile();
 
 test('through the gateway: a client_id whose name resolves to this machine is never fetched', async (t) => {
   // This host's own name resolves to loopback on most machines (/etc/hosts); elsewhere there is no
@@ -32,10 +21,10 @@ test('through the gateway: a client_id whose name resolves to this machine is ne
   const gw: TestGateway = await startTestGateway({ env: { HERMES_MCP_PUBLIC_URL: 'https://hermes.example.test' } });
   try {
     const c = new HandClient(gw.url, 'hermes.example.test');
-    c.clientId = `https://${name}:${port}/client.json`;
+    c.clientId = `https://${name}:${service.port}/client.json`;
     const res = await c.authorize({ code_challenge: pkcePair().challenge, code_challenge_method: 'S256' });
     assert.ok(res.status >= 400 || /error=/.test(String(res.headers.location)), `${res.status} ${res.headers.location}`);
-    assert.equal(connections, 0, 'no connection reached the loopback listener');
+    assert.equal(service.connections, 0, 'no connection reached the loopback listener');
   } finally {
     await gw.close();
   }

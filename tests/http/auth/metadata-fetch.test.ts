@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:net';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
+import { internalServiceForFile } from '../../helpers/internal-service.js';
 import { guardedFetch, guardedLookup, isPublicAddress } from '../../../supervisor/http/auth/metadata-fetch.js';
 
 // A Client ID Metadata Document is fetched only from public addresses, judged after resolving the
@@ -8,18 +8,7 @@ import { guardedFetch, guardedLookup, isPublicAddress } from '../../../superviso
 // connection. A loopback listener stands in for the internal service and counts connections. Through
 // a whole gateway's authorization server: metadata-fetch-gateway.test.ts.
 
-let listener: Server;
-let port: number;
-let connections = 0;
-before(async () => {
-  listener = createServer((socket) => {
-    connections++;
-    socket.destroy();
-  });
-  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-  port = (listener.address() as { port: number }).port;
-});
-after(() => new Promise<void>((resolve) => listener.close(() => resolve())));
+const service = internalServiceForFile();
 
 test('loopback, private, link-local, unique-local, mapped and reserved addresses are not public', () => {
   for (const a of ['127.0.0.1', '127.8.9.10', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fd00::1', 'fc12::1', 'fe80::1', '::ffff:127.0.0.1', '::ffff:10.0.0.1', '64:ff9b::a00:1', 'ff02::1', 'not-an-ip']) {
@@ -35,11 +24,11 @@ test('a name resolving to loopback (or to any private address among public ones)
       asked.push(name);
       return addresses;
     });
-    await assert.rejects(fetch(`https://client.example.test:${port}/client.json`, { signal: AbortSignal.timeout(2500) }), /resolves to 127\.0\.0\.1/);
+    await assert.rejects(fetch(`https://client.example.test:${service.port}/client.json`, { signal: AbortSignal.timeout(2500) }), /resolves to 127\.0\.0\.1/);
     assert.deepEqual(asked, ['client.example.test']);
   }
-  await assert.rejects(guardedFetch(async () => [])(`https://[::1]:${port}/client.json`), /not a public address/);
-  assert.equal(connections, 0);
+  await assert.rejects(guardedFetch(async () => [])(`https://[::1]:${service.port}/client.json`), /not a public address/);
+  assert.equal(service.connections, 0);
 });
 
 test('guardedLookup: every address public answers the first (or all when asked); otherwise EADDRNOTPUBLIC; a resolver failure passes through', async () => {
@@ -69,9 +58,9 @@ test('only https URLs are fetched, and a private IP literal is refused before an
     asked++;
     return [];
   });
-  await assert.rejects(fetch(`http://client.example.test:${port}/client.json`), { message: 'a client metadata document is fetched over https only' });
-  await assert.rejects(fetch(new Request(`https://10.1.2.3:${port}/c.json`)), { message: '10.1.2.3 is not a public address' });
-  await assert.rejects(fetch(`https://127.0.0.1:${port}/c.json`), { message: '127.0.0.1 is not a public address' });
+  await assert.rejects(fetch(`http://client.example.test:${service.port}/client.json`), { message: 'a client metadata document is fetched over https only' });
+  await assert.rejects(fetch(new Request(`https://10.1.2.3:${service.port}/c.json`)), { message: '10.1.2.3 is not a public address' });
+  await assert.rejects(fetch(`https://127.0.0.1:${service.port}/c.json`), { message: '127.0.0.1 is not a public address' });
   assert.equal(asked, 0);
-  assert.equal(connections, 0);
+  assert.equal(service.connections, 0);
 });
