@@ -24,6 +24,11 @@ test('an empty environment gives the documented defaults', () => {
   assert.equal(c.hermesHome, join(homedir(), '.hermes'));
   assert.equal(c.projectDir, c.hermesHome);
   assert.deepEqual(c.roots, [join(homedir(), 'work')]);
+  // The spec's limits, from policy/default-limits.json.
+  assert.equal(c.limits.maxRequestBodyBytes, 4 * 1024 * 1024);
+  assert.equal(c.limits.maxOutputChars, 65536);
+  assert.equal(c.limits.sessionTokenTtlSeconds, 900);
+  assert.equal(c.limits.maxSessionTokens, 256);
   assert.equal(c.fileAccess, 'roots');
   assert.equal(c.fileStateGuardDisabled, false);
   assert.deepEqual([...c.optionalComponents], []);

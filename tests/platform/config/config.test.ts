@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { defaultLimits, loadLimits } from '../../../shared/limits.js';
@@ -8,19 +8,6 @@ import { resolveInsideRoots } from '../../../supervisor/platform/roots.js';
 import { ConfigError, loadConfig } from '../../../supervisor/platform/config.js';
 import { startGateway } from '../../../supervisor/compose/index.js';
 import { createLogger } from '../../../supervisor/platform/telemetry.js';
-
-test('defaults: 127.0.0.1:3060, HERMES_HOME ~/.hermes, roots ~/work, spec limits', () => {
-  const c = loadConfig({});
-  assert.equal(c.host, '127.0.0.1');
-  assert.equal(c.port, 3060);
-  assert.equal(c.hermesHome, join(homedir(), '.hermes'));
-  assert.equal(c.projectDir, c.hermesHome);
-  assert.deepEqual(c.roots, [join(homedir(), 'work')]);
-  assert.equal(c.limits.maxRequestBodyBytes, 4 * 1024 * 1024);
-  assert.equal(c.limits.maxOutputChars, 65536);
-  assert.equal(c.limits.sessionTokenTtlSeconds, 900);
-  assert.equal(c.limits.maxSessionTokens, 256);
-});
 
 test('a non-loopback bind is refused at startup with a clear error', async () => {
   for (const host of ['0.0.0.0', '::', '192.168.1.10', 'example.com']) {
