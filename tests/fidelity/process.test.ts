@@ -112,7 +112,9 @@ compareSurface<ProcessCase>({
       oneByOne(list, async (c) => {
         const client = fx.gw.client;
         const token = (await viaBridge(client, 'session_open')).data.session_token as string;
-        const prep = (await viaBridge(client, 'job_prepare', { command: c.command, workdir: dirOf(c), ...(c.pty ? { pty: true } : {}) }, token)).data;
+        const prepared = await viaBridge(client, 'job_prepare', { command: c.command, workdir: dirOf(c), ...(c.pty ? { pty: true } : {}) }, token);
+        if (prepared.isError) throw new Error(`job_prepare failed for ${c.id}: ${JSON.stringify(prepared.data)}`);
+        const prep = prepared.data;
         const job = { job_id: prep.job_id as string, recovery_token: prep.recovery_token as string };
         jobOfCase.set(c.id, job.job_id);
         const started = await viaBridge(client, 'job_start', job, token);

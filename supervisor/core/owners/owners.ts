@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { formatDuration } from '../../platform/duration.js';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import { clientToken } from '../../../shared/tokens.js';
 
 // Owners: their leases, release hooks and working directories, and the capability tokens that
 // name the owners of sessionless clients (CapabilityStore, below).
@@ -151,8 +152,9 @@ export class CapabilityStore {
   private readonly byHash = new Map<string, CapabilityRecord>();
 
   constructor(
-    private readonly options: { ttlMs: number; maxActive: number; now: () => number },
+    private readonly options: { ttlMs: number; maxActive: number; now: () => number; random?: (size: number) => Buffer },
   ) {}
+
 
   private isActive(r: CapabilityRecord): boolean {
     return !r.revoked && r.expiresAt > this.options.now();
@@ -172,7 +174,8 @@ export class CapabilityStore {
         `at most ${this.options.maxActive} capability sessions may be open at once; close one with session_close or wait for one to expire`,
       );
     }
-    const token = 'hmcp_' + randomBytes(24).toString('base64url');
+    // Never one that output redaction would alter on its way to the client (shared/tokens.ts).
+    const token = clientToken('hmcp_', 24, this.options.random);
     const now = this.options.now();
     const record: CapabilityRecord = {
       id: randomBytes(9).toString('base64url'),

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CapabilityStore, OwnerRegistry } from '../../../supervisor/core/owners/owners.js';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import { redact } from '../../../shared/redact.js';
 
 // An owner's working directory lives in the owner registry: the terminal records where each
 // command ended, the file tools read it through cwdFor, and it is forgotten when the owner ends,
@@ -106,6 +107,15 @@ test('open: an hmcp_ token of 192 random bits, an id that is not derived from it
   assert.equal(record.expiresAt, 1_060_000, 'use never extends it');
   assert.equal(record.createdAt, 1_000_000);
   assert.notEqual(caps.open().token, opened.token);
+});
+
+test('open hands out a token that output redaction leaves as it is: a draw it would alter is drawn again', () => {
+  const draws = ['IgD09oOnTbQpeyJzYM1EqOmCbxGlxLuf', 'q7Ahb0mC3xv_TtZr1Lk9Wd2Pn4Yc6Qa8'];
+  assert.notEqual(redact(`hmcp_${draws[0]}`), `hmcp_${draws[0]}`, 'redaction masks the first draw as a JWT');
+  const caps = new CapabilityStore({ ttlMs: 1_000, maxActive: 10, now: () => 0, random: () => Buffer.from(draws.shift()!, 'base64url') });
+  const opened = caps.open();
+  assert.equal(opened.token, 'hmcp_q7Ahb0mC3xv_TtZr1Lk9Wd2Pn4Yc6Qa8');
+  assert.equal(caps.resolve(opened.token).id, opened.id);
 });
 
 test('resolve refuses an unknown token, a closed one, an expired one (naming the lifetime), and one bound to another session', () => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { clientToken } from '../../../../shared/tokens.js';
 import { ErrorCode, GatewayError } from '../../../../shared/errors.js';
 import { isInside } from '../../../platform/roots.js';
 import type { JobDatabase } from './database.js';
@@ -59,7 +60,7 @@ export function prepareJob(db: JobDatabase, req: PrepareRequest, rules: { maxPre
         throw new GatewayError(ErrorCode.JOB_PREPARE_LIMIT, `${waiting} unused preparations are waiting (limit ${rules.maxPrepared}); start or let them expire first`);
       }
       const id = `job_${randomBytes(12).toString('hex')}`;
-      const token = `hjr_${randomBytes(32).toString('base64url')}`;
+      const token = clientToken('hjr_', 32);
       stmt(db, 
         `INSERT INTO jobs (id, token_hash, request_hash, idempotency_key, prepared_by, command, workdir, max_runtime, profile, heavy, memory_reservation, state, created_at, expires_at, updated_at, pty, pty_cols, pty_rows)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'prepared', ?, ?, ?, ?, ?, ?)`,
