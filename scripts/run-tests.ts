@@ -10,6 +10,7 @@ import { ensureExamplesVenv, ensureHermesVenv, ensureOracleVenv, HONCHO_ORACLE, 
 import { knownDurations, parseRecorded, recordDurations } from './test-durations.js';
 import { filesForPin, longestFirst, mirroredTests, runArguments, runStatus, testFiles } from './test-files.js';
 import { ensurePackages, TEST_PACKAGES } from './test-prerequisites.js';
+import { runUnits, writeRunUnits, type RunUnit } from './unit-groups.js';
 
 // Runs the compiled test files with node's test runner, on whichever Node runs this script.
 // The files are listed here rather than handed to `node --test` as a directory or a glob:
@@ -30,7 +31,8 @@ import { ensurePackages, TEST_PACKAGES } from './test-prerequisites.js';
 // The selected files run against the oldest supported Hermes, and those of them that compare with
 // a real Hermes (test-files.ts, EVERY_HERMES) against the newest too (HERMES_TEST_PIN): one pass per
 // Hermes, one after the other, each printing as it runs, then (with --conformance) the MCP
-// conformance suites. Each pass starts its longest files first (test-durations.ts).
+// conformance suites. Each pass starts its longest files first (test-durations.ts), the mirrored
+// unit tests a folder to a process (unit-groups.ts), every other file in a process of its own.
 
 const root = packageRoot();
 const testsDir = join(root, 'dist', 'tests');
@@ -45,11 +47,21 @@ try {
   process.exit(2);
 }
 const { prefixes, pins } = parsed;
-const unitTests = process.argv.includes('--unit') ? new Set(mirroredTests(root)) : undefined;
+const mirrored = new Set(mirroredTests(root));
+const unitOnly = process.argv.includes('--unit');
 const selected = testFiles(testsDir, prefixes)
   .map((f) => relative(testsDir, f))
-  .filter((f) => !unitTests || unitTests.has(f));
-const passes = pins.map((pin) => ({ pin, files: longestFirst(filesForPin(selected, pin), knownDurations(root, pin)) })).filter((p) => p.files.length > 0);
+  .filter((f) => !unitOnly || mirrored.has(f));
+// Each pass starts its processes longest first (a group of unit tests lasts as long as its files together).
+const passes = pins
+  .map((pin) => {
+    const files = filesForPin(selected, pin);
+    const durations = knownDurations(root, pin);
+    const units = new Map(runUnits(files, mirrored).map((u): [string, RunUnit] => [u.group ?? u.files[0]!, u]));
+    const length = (u: RunUnit) => u.files.reduce((sum, f) => sum + (durations[f] ?? Number.POSITIVE_INFINITY), 0);
+    return { pin, files, units: longestFirst([...units.keys()], Object.fromEntries([...units].map(([k, u]) => [k, length(u)]))).map((k) => units.get(k)!) };
+  })
+  .filter((p) => p.files.length > 0);
 
 if (passes.length === 0) {
   process.stderr.write(`run-tests: no test file under ${relative(root, testsDir)} matches ${process.argv.slice(2).join(' ')}\n`);
@@ -85,7 +97,7 @@ if (prepareOnly) process.exit(0);
 // still in a file's pipe to the runner on Node 20 and 22, so the counts differed between Nodes;
 // instead each file ends on its own, and one that leaked a handle fails after a grace period
 // (exit-watchdog.ts).
-const TEST_CONCURRENCY = unitTests ? 4 : 3;
+const TEST_CONCURRENCY = unitOnly ? 4 : 3;
 const watchdog = pathToFileURL(join(testsDir, 'helpers', 'exit-watchdog.js')).href;
 const reporter = process.stdout.isTTY ? 'spec' : 'tap';
 const recorded = mkdtempSync(join(tmpdir(), 'hmcp-test-durations-'));
@@ -115,11 +127,13 @@ let status = 0;
 const failed = (code: number) => {
   if (code !== 0 && status === 0) status = code;
 };
-for (const { pin, files } of passes) {
+for (const { pin, files, units } of passes) {
   if (stopped) break;
-  const title = passes.length > 1 ? `against Hermes ${pin}: ${files.length} test files, ${TEST_CONCURRENCY} at a time` : `${files.length} test files, ${TEST_CONCURRENCY} at a time`;
+  const counts = `${files.length} test files in ${units.length} processes, ${TEST_CONCURRENCY} at a time`;
+  const title = passes.length > 1 ? `against Hermes ${pin}: ${counts}` : counts;
+  const started = writeRunUnits(units, testsDir, mkdtempSync(join(recorded, `${pin}-`)));
   failed(
-    await step(title, [`--import=${watchdog}`, join(root, 'dist', 'scripts', 'test-pass.js'), `--concurrency=${TEST_CONCURRENCY}`, `--reporter=${reporter}`, ...files.map((f) => join(testsDir, f))], {
+    await step(title, [`--import=${watchdog}`, join(root, 'dist', 'scripts', 'test-pass.js'), `--concurrency=${TEST_CONCURRENCY}`, `--reporter=${reporter}`, ...started], {
       HERMES_TEST_PIN: pin,
       HMCP_TEST_DURATIONS: join(recorded, `${pin}.jsonl`),
     }),

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startupAdapter } from '../../../supervisor/tools/startup/index.js';
-import { ALL, ctx, fixture } from './fixture.js';
+import { ALL, ctx, fixtures } from './fixture.js';
+
+const fixture = fixtures();
 
 // The startup adapter (index.ts): startup_context among the gateway's own tools, and /readyz
 // startup_files, both reading the same configuration.

@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { readStartupContext, type StartupConfig } from '../../../supervisor/tools/startup/read.js';
-import { ALL, expectCode, fixture } from './fixture.js';
+import { ALL, expectCode, fixtures } from './fixture.js';
+
+const fixture = fixtures();
 
 describe('the startup files read', () => {
   test('a missing optional file is reported present:false without content', async () => {

@@ -10,7 +10,9 @@ import { redactOutcome } from '../../../supervisor/core/result.js';
 import type { ToolDefinition } from '../../../supervisor/core/tool-types.js';
 import type { StartupContext } from '../../../supervisor/tools/startup/read.js';
 import { startupContextTool, startupReadiness } from '../../../supervisor/tools/startup/startup-context.js';
-import { ALL, ctx, expectCode, fixture } from './fixture.js';
+import { ALL, ctx, expectCode, fixtures } from './fixture.js';
+
+const fixture = fixtures();
 
 /** The tool's answer as the pipeline makes it: the handler's facts, redacted, then its afterRedaction step. */
 async function asSent(tool: ToolDefinition): Promise<StartupContext> {

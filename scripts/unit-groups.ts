@@ -1,0 +1,87 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+// The mirrored unit tests (test-files.ts mirroredTests) run a folder to a process: a process of its
+// own per file cost each file Node's start and a new load of the modules it tests, about 70% of the
+// unit tests' CPU time (118 CPU seconds alone, 49 in one process). Each file of a group runs inside
+// a suite named after it (node:test scopes a file's top-level hooks to that suite, and reports its
+// tests under the file's path), one file after another in name order, so a group always runs the
+// same files in the same order. The whole-gateway tests keep a process each.
+//
+// A file that changes its process for good runs alone: becoming a child subreaper (PR_SET_CHILD_SUBREAPER)
+// makes every later orphan of the process its child, which the tests of the workers' cleanup, run
+// in the same process, would then find as their own (tests/scripts/unit-groups.test.ts checks that
+// every unit test calling becomeSubreaper is listed here).
+export const OWN_PROCESS: readonly string[] = [
+  'platform/spawning/orphan-reaper.test.js',
+  'shared/subreaper.test.js',
+  'workers/mcp-upstream/tree.test.js',
+  'workers/runtime/reap.test.js',
+];
+
+/** What a pass starts as one process: a group of unit tests sharing one (`group` names it), or a single test file. */
+export interface RunUnit {
+  group?: string;
+  /** Paths under tests/, in the order they run. */
+  files: string[];
+}
+
+/** The group of a unit test: its family under tools/ (`tools/files`), else its first folder (`platform`, `shared`). */
+export function groupOf(file: string): string {
+  const parts = file.split('/');
+  return (parts[0] === 'tools' && parts.length > 2 ? parts.slice(0, 2) : parts.slice(0, 1)).join('/');
+}
+
+/** `files` (paths under tests/) as a pass starts them: the unit tests among them in groups (`unit`), every other file alone. */
+export function runUnits(files: readonly string[], unit: ReadonlySet<string>): RunUnit[] {
+  const groups = new Map<string, string[]>();
+  const alone: RunUnit[] = [];
+  for (const f of [...files].sort()) {
+    if (!unit.has(f) || OWN_PROCESS.includes(f)) {
+      alone.push({ files: [f] });
+      continue;
+    }
+    const g = groupOf(f);
+    groups.set(g, [...(groups.get(g) ?? []), f]);
+  }
+  return [...[...groups].map(([group, members]) => ({ group, files: members })), ...alone];
+}
+
+/**
+ * The module that runs a group's files (absolute paths, with their names under tests/) in one
+ * process, each in a suite of its own. With HMCP_TEST_DURATIONS set, each file appends its own
+ * running time there, as a file alone does through tests/helpers/exit-watchdog.ts.
+ */
+export function groupModule(members: ReadonlyArray<{ name: string; path: string }>): string {
+  const list = JSON.stringify(members.map((m) => ({ name: m.name, path: m.path, url: pathToFileURL(m.path).href })), null, 1);
+  // node:test runs each describe body as it is declared, so the files' imports start together; a
+  // test or hook a file declares at its top level, after an await too, belongs to its own suite.
+  // (A helper module's top-level hook would belong to the first file that imported it: helpers
+  // have none, tests/scripts/unit-groups.test.ts checks.)
+  return `import { after, before, describe } from 'node:test';
+import { appendFileSync } from 'node:fs';
+const durations = process.env.HMCP_TEST_DURATIONS;
+for (const { name, path, url } of ${list}) {
+  describe(name, async () => {
+    let started = 0;
+    before(() => (started = performance.now()));
+    if (durations) after(() => appendFileSync(durations, JSON.stringify({ file: path, ms: Math.round(performance.now() - started) }) + '\\n'));
+    await import(url);
+  });
+}
+`;
+}
+
+/**
+ * The files a pass hands to node's runner for `units`: a group's module written into `dir`
+ * (`unit-<group>.test.mjs`), a single file's own path; `testsDir` is where the tests' paths lie.
+ */
+export function writeRunUnits(units: readonly RunUnit[], testsDir: string, dir: string): string[] {
+  return units.map((u) => {
+    if (u.group === undefined) return join(testsDir, u.files[0]!);
+    const file = join(dir, `unit-${u.group.replace(/\//g, '-')}.test.mjs`);
+    writeFileSync(file, groupModule(u.files.map((name) => ({ name, path: join(testsDir, name) }))));
+    return file;
+  });
+}
