@@ -21,7 +21,19 @@ from tools.terminal_tool import _handle_terminal  # noqa: E402
 
 
 def run(args, task):
-    return json.loads(_handle_terminal(coerce_tool_args("terminal", dict(args)), task_id=task))
+    answer = json.loads(_handle_terminal(coerce_tool_args("terminal", dict(args)), task_id=task))
+    # Hermes names an output's spill file by the second, its pid and the low 16 bits of id(proc)
+    # (tools/environments/base_output.py _new_output_collector) and creates it exclusively: a
+    # second truncated output within the same second, whose Popen reuses the first one's address,
+    # finds the name taken and is answered without full_output_path. Cases run back to back in
+    # one process, so each spill file is removed once its answer is in (its text is not compared).
+    spill = answer.get("full_output_path") if isinstance(answer, dict) else None
+    if spill:
+        try:
+            os.unlink(spill)
+        except OSError:
+            pass
+    return answer
 
 
 def handle(case, request):
