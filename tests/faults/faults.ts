@@ -48,9 +48,9 @@ export interface Outcome {
 }
 
 export async function timed(run: () => Promise<{ isError: boolean; data: Record<string, unknown> }>): Promise<Outcome> {
-  const started = Date.now();
+  const started = performance.now();
   const { isError, data } = await run();
-  return { isError, data, elapsedMs: Date.now() - started };
+  return { isError, data, elapsedMs: performance.now() - started };
 }
 
 /** The caller's promise: an error with the expected code, within the bound, naming the component. */

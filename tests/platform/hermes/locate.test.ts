@@ -151,9 +151,9 @@ test('an interpreter that never answers: failed within hermesAgentVersionTimeout
   const python = join(home, 'python');
   writeFileSync(python, '#!/bin/sh\nexec sleep 60\n');
   chmodSync(python, 0o755);
-  const started = Date.now();
+  const started = performance.now();
   const install = await locate({ HERMES_HOME: home, HERMES_AGENT_PYTHON: python, HERMES_MCP_HERMES_AGENT_VERSION_TIMEOUT_SECONDS: '1' });
-  assert.ok(Date.now() - started < 10_000);
+  assert.ok(performance.now() - started < 10_000);
   assert.equal(install.state, 'failed');
   const probe = hermesProbe(install);
   assert.equal(probe.ready, false);

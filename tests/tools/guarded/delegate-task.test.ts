@@ -65,9 +65,9 @@ describe('delegate_task', () => {
         { tasks: [{ goal: 'a' }, { goal: 'b', context: 'c', role: 'leaf' }] },
       ];
       for (const args of calls) {
-        const t0 = Date.now();
+        const t0 = performance.now();
         const r = await viaBridge(client, 'delegate_task', args);
-        assert.ok(Date.now() - t0 < 5_000, 'refused immediately, no inference');
+        assert.ok(performance.now() - t0 < 5_000, 'refused immediately, no inference');
         assert.equal(r.isError, true);
         assert.equal(r.data.error, 'DELEGATION_REQUIRES_JOB', JSON.stringify(r.data));
         assert.match(r.data.message as string, /job_prepare/);

@@ -425,7 +425,7 @@ describe('search_files: files', () => {
     fs.mkdirSync(bulk, { recursive: true });
     for (let i = 0; i <= SEARCH_MAX_ENTRIES; i++) fs.writeFileSync(join(bulk, `m${i}.js`), 'module.exports = 1;\n');
     c.file('src/app.js', 'needle\n');
-    const started = Date.now();
+    const started = performance.now();
     const r = await call(c.search, { pattern: 'needle' });
     // The walk is depth-first in name order: node_modules spends the budget before src is reached,
     // and the answer says the search stopped rather than that nothing matched.
@@ -433,7 +433,7 @@ describe('search_files: files', () => {
     assert.equal(r.truncated, true);
     assert.equal(r.total_count_is_lower_bound, true);
     assert.match(text(r.warning), new RegExp(`Search stopped after ${SEARCH_MAX_ENTRIES.toLocaleString('en-US')} directory entries; results are incomplete`));
-    assert.ok(Date.now() - started < defaultLimits().searchFilesTimeoutSeconds * 1000, 'the entry bound stops it before the deadline');
+    assert.ok(performance.now() - started < defaultLimits().searchFilesTimeoutSeconds * 1000, 'the entry bound stops it before the deadline');
     // Named by a .gitignore inside a git repository, node_modules is not walked at all.
     fs.mkdirSync(c.p('.git'));
     c.file('.gitignore', 'node_modules/\n');
