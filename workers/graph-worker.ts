@@ -4,6 +4,7 @@ import { killEverythingStarted } from './runtime/reap.js';
 import { runWorker } from './runtime/run-worker.js';
 import { SessionPool } from './graph/pool.js';
 import { GraphFailureError, type UpstreamSession } from './graph/session.js';
+import { monotonicMs } from '../shared/clock.js';
 
 // The graph worker: one long-lived child of the gateway, in its own PID namespace, owning the graph
 // upstream's stdio MCP sessions (graph/pool.ts, graph/session.ts). The upstreams are its children,
@@ -78,7 +79,7 @@ async function serve(sessions: SessionPool, message: Request): Promise<void> {
 async function probe(sessions: SessionPool, cwd: string, timeoutMs: number): Promise<{ state: 'ok' | 'busy' | 'failed'; failure?: GraphFailure }> {
   const resident = sessions.peek(cwd);
   if (resident ? resident.users > 0 : sessions.isOpening(cwd)) return { state: 'busy' };
-  const deadline = Date.now() + timeoutMs;
+  const deadline = monotonicMs() + timeoutMs;
   const claimed = sessions.acquire(cwd);
   let timer: NodeJS.Timeout | undefined;
   let session: UpstreamSession | undefined;
@@ -96,7 +97,7 @@ async function probe(sessions: SessionPool, cwd: string, timeoutMs: number): Pro
     return { state: 'failed', failure: { code: 'GRAPH_TIMEOUT', message: `the graph upstream did not open a session in ${cwd} within ${timeoutMs} ms` } };
   }
   try {
-    if (await session.ping(Math.max(1, deadline - Date.now()))) return { state: 'ok' };
+    if (await session.ping(Math.max(1, deadline - monotonicMs()))) return { state: 'ok' };
     return { state: 'failed', failure: { code: 'GRAPH_UPSTREAM_FAILED', message: `the graph upstream for ${cwd} did not answer a ping within ${timeoutMs} ms` } };
   } finally {
     sessions.release(session);

@@ -5,6 +5,7 @@ import { RestartPending, UpstreamKeeper } from './hermes-tools/keeper.js';
 import { timer, UpstreamFailure } from './mcp-upstream/session.js';
 import { killEverythingStarted } from './runtime/reap.js';
 import { runWorker } from './runtime/run-worker.js';
+import { monotonicMs } from '../shared/clock.js';
 
 // The Hermes tools worker: one long-lived child of the gateway, in its own PID namespace, hosting
 // Hermes' own stdio MCP tool server (hermes-tools/keeper.ts keeps it running). The tool server is
@@ -98,7 +99,7 @@ async function serve(tools: UpstreamKeeper, message: Request): Promise<void> {
  * finished the call it could not stop) or, past hermesToolsStuckPingMs, is restarted.
  */
 async function serveCall(tools: UpstreamKeeper, message: Extract<Request, { type: 'call' }>, signal: AbortSignal): Promise<void> {
-  const deadline = Date.now() + message.timeoutMs;
+  const deadline = monotonicMs() + message.timeoutMs;
   const expiry = timer(message.timeoutMs);
   const waiting = new AbortController();
   const stopWaiting = (reason: unknown) => waiting.abort(reason);
@@ -113,7 +114,7 @@ async function serveCall(tools: UpstreamKeeper, message: Extract<Request, { type
     await tools.lane.run(message.name, async () => {
       let upstream;
       try {
-        upstream = await Promise.race([tools.session(deadline - Date.now()), expiry.promise]);
+        upstream = await Promise.race([tools.session(deadline - monotonicMs()), expiry.promise]);
       } catch (e) {
         if (!expiry.expired) throw e;
         throw new Refusal({ code: 'HERMES_TOOLS_TIMEOUT', message: `Hermes' tool server did not come up within the ${message.name} call's ${message.timeoutMs / 1000} s (${message.budgetName}); the call was not run` });
@@ -121,7 +122,7 @@ async function serveCall(tools: UpstreamKeeper, message: Extract<Request, { type
       if (signal.aborted) throw signal.reason;
       let result;
       try {
-        result = await upstream.call(message.name, message.arguments, deadline - Date.now(), 'cancel', signal);
+        result = await upstream.call(message.name, message.arguments, deadline - monotonicMs(), 'cancel', signal);
       } catch (e) {
         const stopped = signal.aborted ? 'its client cancelled it' : e instanceof UpstreamFailure && e.kind === 'timeout' ? `its ${message.timeoutMs / 1000} s budget (${message.budgetName}) ran out` : undefined;
         if (stopped === undefined) throw e;

@@ -5,6 +5,7 @@ import type { Hono } from 'hono';
 import { isLoopbackHost, type GatewayConfig } from '../platform/config.js';
 import type { HttpLifecycle } from './mcp/endpoint.js';
 import { listenerTimeouts } from './edge/keep-alive.js';
+import { monotonicMs } from '../../shared/clock.js';
 
 // Serves a composed gateway's app (supervisor/compose/): an HTTP listener on loopback only, its
 // drain and its close. What is served is decided by the composition; this file only listens.
@@ -69,12 +70,12 @@ export async function serveGateway(config: Pick<GatewayConfig, 'host' | 'port' |
       lifecycle.draining = true;
       const openRequests = () => open.posts() + served.openElsewhere();
       const outcome = (): DrainOutcome => ({ drained: openRequests() === 0 && served.inflightNativeCalls() === 0, open_requests: openRequests(), inflight_native_calls: served.inflightNativeCalls() });
-      const deadline = Date.now() + timeoutMs;
+      const deadline = monotonicMs() + timeoutMs;
       // Every answer from now on says Connection: close and ends its connection, the calls in flight
       // included; a connection still idle is closed with the listener, right after the drain. Not
       // here: a client reusing it at that moment would get a reset, where it now gets a 503.
       open.closeAfterAnswers();
-      while (!outcome().drained && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+      while (!outcome().drained && monotonicMs() < deadline) await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
       return outcome();
     },
     async close() {

@@ -1,5 +1,6 @@
 import type { GraphCallResult, GraphFailureCode, GraphSettings, GraphToolDefinition } from '../../shared/worker-protocol/graph.js';
 import { McpUpstream, UpstreamFailure } from '../mcp-upstream/session.js';
+import { monotonicMs } from '../../shared/clock.js';
 
 // One resident stdio MCP session with the graph upstream, for one project root: the upstream runs
 // with that root as its cwd (the stdio session itself is ../mcp-upstream/session.ts). Opening it
@@ -72,10 +73,10 @@ export class UpstreamSession {
   /** One tools/call, in turn; the budget counts from now. */
   async call(args: Record<string, unknown>): Promise<GraphCallResult> {
     const budgetMs = this.settings.callTimeoutMs;
-    const deadline = Date.now() + budgetMs;
+    const deadline = monotonicMs() + budgetMs;
     await this.turn(deadline, budgetMs);
     try {
-      return await this.upstream.call(this.tool.name, args, deadline - Date.now(), 'kill');
+      return await this.upstream.call(this.tool.name, args, deadline - monotonicMs(), 'kill');
     } catch (e) {
       if (!(e instanceof UpstreamFailure)) throw e;
       if (e.kind === 'timeout') {
@@ -127,7 +128,7 @@ export class UpstreamSession {
       const expiry = setTimeout(() => {
         this.waiters.splice(this.waiters.indexOf(waiter), 1);
         reject(new GraphFailureError('GRAPH_TIMEOUT', `the call waited ${budgetMs / 1000} s (graphCallTimeoutSeconds) behind earlier calls on ${this.root} and was not run`));
-      }, deadline - Date.now());
+      }, deadline - monotonicMs());
       this.waiters.push(waiter);
     });
   }

@@ -1,6 +1,7 @@
 import type { HermesToolDefinition, HermesToolServerInfo, HermesToolsSettings, HermesToolsStatus } from '../../shared/worker-protocol/hermes-tools.js';
 import { McpUpstream, timer, UpstreamFailure } from '../mcp-upstream/session.js';
 import { Lane } from './lane.js';
+import { monotonicMs } from '../../shared/clock.js';
 
 // Keeps Hermes' tool server running: one stdio MCP session (../mcp-upstream/session.ts), opened at
 // configuration and reopened after every exit or failed open, after a backoff that doubles per
@@ -50,7 +51,7 @@ export class UpstreamKeeper {
     if (this.upstream && !this.upstream.closed) return this.upstream;
     if (this.opening) return this.opening;
     if (this.restart) {
-      const waitMs = this.restart.at - Date.now();
+      const waitMs = this.restart.at - monotonicMs();
       if (waitMs > withinMs) throw new RestartPending(`Hermes' tool server is restarting after ${this.lastFailure ?? 'a failure'}; the next attempt is in ${Math.ceil(waitMs / 1000)} s (restart ${this.restarts + 1})`);
       await this.restart.due;
       return this.session(withinMs - Math.max(0, waitMs));
@@ -65,17 +66,17 @@ export class UpstreamKeeper {
    * a timeout) rejects.
    */
   async firstTools(withinMs: number): Promise<HermesToolDefinition[]> {
-    const deadline = Date.now() + withinMs;
+    const deadline = monotonicMs() + withinMs;
     for (;;) {
       if (this.tools) return this.tools;
-      const left = deadline - Date.now();
+      const left = deadline - monotonicMs();
       const expiry = timer(left);
       try {
         await Promise.race([this.session(left), expiry.promise]);
       } catch (e) {
         if (expiry.expired) throw new UpstreamFailure('timeout', `no tools/list within ${withinMs} ms`, '');
         // A restart due past the deadline (RestartPending) is not waited for: that would spin.
-        if (this.stopped || e instanceof RestartPending || (e instanceof UpstreamFailure && e.kind === 'not_installed') || !this.restart || Date.now() >= deadline) throw e;
+        if (this.stopped || e instanceof RestartPending || (e instanceof UpstreamFailure && e.kind === 'not_installed') || !this.restart || monotonicMs() >= deadline) throw e;
         // else: a failed start with its restart scheduled; wait for it (session() does) if it is due in time
       } finally {
         expiry.cancel();
@@ -95,7 +96,7 @@ export class UpstreamKeeper {
 
   /** Milliseconds until the restart that is pending, if one is. */
   restartInMs(): number | undefined {
-    return this.restart ? Math.max(0, this.restart.at - Date.now()) : undefined;
+    return this.restart ? Math.max(0, this.restart.at - monotonicMs()) : undefined;
   }
 
   async status(pingTimeoutMs: number): Promise<HermesToolsStatus> {
@@ -103,7 +104,7 @@ export class UpstreamKeeper {
     const upstream = this.upstream;
     if (upstream && !upstream.closed) {
       const busy = this.lane.busy;
-      if (busy && busy.what !== 'ping') return { state: 'up', ...base, busy: { tool: busy.what, forMs: Date.now() - busy.since } };
+      if (busy && busy.what !== 'ping') return { state: 'up', ...base, busy: { tool: busy.what, forMs: monotonicMs() - busy.since } };
       return { state: 'up', ...base, answersPing: await this.probe(upstream, pingTimeoutMs) };
     }
     const nextAttemptInMs = this.restartInMs();
@@ -200,6 +201,6 @@ export class UpstreamKeeper {
       void this.open().catch(() => {}); // a failed restart schedules the next one
       resolveDue();
     }, delay);
-    this.restart = { at: Date.now() + delay, due, timer };
+    this.restart = { at: monotonicMs() + delay, due, timer };
   }
 }

@@ -1,3 +1,5 @@
+import { monotonicMs } from '../../shared/clock.js';
+
 // One request at a time on Hermes' tool server. Its FastMCP server runs each Hermes tool as a
 // synchronous function on its event loop, so while a call runs it reads nothing else (a ping waits
 // for the call), and mcp 1.26 crashes when a request it has read but not started is cancelled —
@@ -27,7 +29,7 @@ export class Lane {
       void previous.then(release);
       throw e;
     }
-    this.holder = { what, since: Date.now() };
+    this.holder = { what, since: monotonicMs() };
     try {
       return await fn();
     } finally {

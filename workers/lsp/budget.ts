@@ -1,5 +1,6 @@
 import { CancellationTokenSource, type CancellationToken } from 'vscode-languageserver-protocol/node';
 import type { LspFailureCode } from '../../shared/worker-protocol/lsp.js';
+import { monotonicMs } from '../../shared/clock.js';
 
 // One query's time budget. Every wait of the query races `expired`, so a server that never answers
 // (or never publishes diagnostics) ends the query with LSP_TIMEOUT, never with a verdict; and the
@@ -26,7 +27,7 @@ export class Budget {
   ended = false;
 
   constructor(readonly ms: number) {
-    this.deadline = Date.now() + ms;
+    this.deadline = monotonicMs() + ms;
     this.expired = new Promise<never>((_, reject) => (this.rejectExpired = reject));
     this.expired.catch(() => {}); // observed by race(); never an unhandled rejection
     this.timer = setTimeout(() => this.end(`no answer within the ${Math.round(ms / 1000)} s budget (HERMES_MCP_LSP_CALL_TIMEOUT_SECONDS)`), ms);
@@ -37,7 +38,7 @@ export class Budget {
   }
 
   remaining(): number {
-    return Math.max(0, this.deadline - Date.now());
+    return Math.max(0, this.deadline - monotonicMs());
   }
 
   /** The caller gave up (or the budget ran out): cancel in-flight requests, fail every wait. */

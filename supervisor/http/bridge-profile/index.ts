@@ -11,6 +11,7 @@ import { HermesRelease } from '../../platform/hermes/release.js';
 import { listenerTimeouts } from '../edge/keep-alive.js';
 import { bridgeProfileApp } from './profile.js';
 import { AgentRegistry, bridgeTools, CapabilityCache, gatewayAgentTools, resolveBridgeSettings, TaskStore, type BridgeState } from '../../tools/agent-tasks/index.js';
+import { monotonicMs } from '../../../shared/clock.js';
 
 // The hermes-mcp-bridge adapter: that bridge's five tools and the gateway's hermes_cancel as
 // deferred catalog tools (source `agents`), and that bridge's HTTP surface, with its five tools
@@ -118,8 +119,8 @@ export function bridgeAdapter(config: GatewayConfig, log: Logger, release: Herme
       const server = own as (ServerType & { closeIdleConnections?: () => void; closeAllConnections?: () => void }) | undefined;
       const closed = server ? new Promise<void>((resolve) => server.close(() => resolve())) : Promise.resolve();
       server?.closeIdleConnections?.();
-      const deadline = Date.now() + config.limits.shutdownGraceSeconds * 1000;
-      while ((running > 0 || ownOpen > 0) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      const deadline = monotonicMs() + config.limits.shutdownGraceSeconds * 1000;
+      while ((running > 0 || ownOpen > 0) && monotonicMs() < deadline) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       server?.closeAllConnections?.();
       await closed;
       audit?.close();

@@ -1,4 +1,5 @@
 import { ErrorCode, GatewayError } from '../../../shared/errors.js';
+import { monotonicMs } from '../../../shared/clock.js';
 
 // A small HTTP client for Camofox' REST API (jo-inc/camofox-browser server.js), as Hermes'
 // tools/browser_camofox.py calls it: JSON bodies, `Authorization: Bearer $CAMOFOX_API_KEY` when a
@@ -27,11 +28,11 @@ export interface CallBudget {
 }
 
 export function callBudget(ms: number, name: string): CallBudget {
-  return { endsAt: Date.now() + ms, ms, name };
+  return { endsAt: monotonicMs() + ms, ms, name };
 }
 
 export function remainingMs(budget: CallBudget): number {
-  return Math.max(0, budget.endsAt - Date.now());
+  return Math.max(0, budget.endsAt - monotonicMs());
 }
 
 interface RequestOptions {

@@ -12,6 +12,7 @@ import { createCallUnit, destroyCallUnit, doneFrame, OUTPUT_DRAIN_GRACE_MS, type
 import type { RpcDispatch } from './rpc/index.js';
 import { scriptTerminal } from './script-terminal.js';
 import { ExecuteUnitSource, stubSignatures } from './units/index.js';
+import { monotonicMs } from '../../../shared/clock.js';
 
 // execute_code: one fresh unit (own PID namespace) per call, never reused, with a 30-second
 // deadline that includes queue wait, at most two running at once and a bounded queue (an explicit
@@ -121,7 +122,7 @@ export class ExecuteCodePool {
         cleanup();
         resolve(why);
       };
-      const timer = setTimeout(() => giveUp('timeout'), Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(() => giveUp('timeout'), Math.max(0, deadline - monotonicMs()));
       const onAbort = () => giveUp('interrupted');
       signal.addEventListener('abort', onAbort, { once: true });
       const cleanup = () => {
@@ -140,13 +141,13 @@ export class ExecuteCodePool {
   }
 
   async run(code: string, ctx: CallContext, cwd: string): Promise<ExecuteResult> {
-    const started = Date.now();
+    const started = monotonicMs();
     const deadlineSeconds = this.runtime.config.limits.executeCodeDeadlineSeconds;
     const deadline = started + deadlineSeconds * 1000;
-    const elapsed = () => Math.round((Date.now() - started) / 10) / 100;
+    const elapsed = () => Math.round((monotonicMs() - started) / 10) / 100;
     let slot = await this.acquireSlot(deadline, ctx.signal);
     // A slot freed in the same instant the deadline passed is no use: never start a script late.
-    if (slot === 'ok' && Date.now() >= deadline) {
+    if (slot === 'ok' && monotonicMs() >= deadline) {
       this.releaseSlot();
       slot = 'timeout';
     }
@@ -169,7 +170,7 @@ export class ExecuteCodePool {
       this.prewarm();
       type Outcome = { kind: 'done'; frame: DoneMessage } | { kind: 'timeout' } | { kind: 'interrupted' } | { kind: 'crashed'; why: string };
       const outcome = await new Promise<Outcome>((resolve) => {
-        const timer = setTimeout(() => resolve({ kind: 'timeout' }), Math.max(0, deadline - Date.now()));
+        const timer = setTimeout(() => resolve({ kind: 'timeout' }), Math.max(0, deadline - monotonicMs()));
         const onAbort = () => resolve({ kind: 'interrupted' });
         ctx.signal.addEventListener('abort', onAbort, { once: true });
         u.ready.catch((e: Error) => resolve({ kind: 'crashed', why: u.worker.alive ? e.message : u.worker.describeExit() }));

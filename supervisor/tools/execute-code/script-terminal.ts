@@ -4,6 +4,7 @@ import type { HermesRelease } from '../../platform/hermes/release.js';
 import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
 import { foregroundBackgroundGuidance, foregroundOutcome } from '../processes/terminal/index.js';
 import type { CallUnit } from './call-unit.js';
+import { monotonicMs } from '../../../shared/clock.js';
 
 // hermes_tools.terminal inside an execute_code script: run by the script's own unit, inside the
 // call's PID namespace and bounded by the call's deadline, after the approval guard.
@@ -20,7 +21,7 @@ export async function scriptTerminal(unit: CallUnit, args: Record<string, unknow
   const guidance = foregroundBackgroundGuidance(String(args.command ?? ''), release);
   if (guidance) return { output: '', exit_code: -1, error: guidance, status: 'error' };
   // hermes_tools.terminal runs inside this call's own namespace, bounded by the call's deadline.
-  const remaining = Math.max(1, Math.floor((call.deadline - Date.now()) / 1000));
+  const remaining = Math.max(1, Math.floor((call.deadline - monotonicMs()) / 1000));
   const requested = typeof args.timeout === 'number' && args.timeout > 0 ? args.timeout : runtime.config.limits.terminalMaxTimeoutSeconds;
   const timeoutSeconds = Math.min(requested, remaining);
   const startedIn = typeof args.workdir === 'string' ? args.workdir : unit.cwd;

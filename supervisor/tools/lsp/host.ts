@@ -5,6 +5,7 @@ import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import type { LspAnswer, LspQuery, LspProtocol, RunningServer } from '../../../shared/worker-protocol/lsp.js';
 import type { WorkerProcess } from '../../platform/spawning/worker-process.js';
 import type { WorkerRuntime } from '../../platform/spawning/worker-runtime.js';
+import { monotonicMs } from '../../../shared/clock.js';
 
 // The supervisor's side of the one LSP worker: started on the first query (no language server
 // runs before a call needs one), restarted by the next query after it died (a query in flight when
@@ -101,11 +102,11 @@ export class LspWorkerHost {
 
   private async start(): Promise<WorkerProcess<LspProtocol>> {
     this.starts++;
-    const startedAt = Date.now();
+    const startedAt = monotonicMs();
     const worker = this.runtime.spawnWorker('lsp-worker', {
       onFailure: (reason) => {
         this.lastFailure = reason;
-        if (Date.now() - startedAt < EARLY_DEATH_MS) this.failing = true;
+        if (monotonicMs() - startedAt < EARLY_DEATH_MS) this.failing = true;
       },
     });
     worker.onFrame((message) => {

@@ -9,6 +9,7 @@ import type { CallUnit } from '../../../supervisor/tools/execute-code/call-unit.
 import { scriptTerminal } from '../../../supervisor/tools/execute-code/script-terminal.js';
 import type { ExecuteUnit } from '../../../supervisor/tools/execute-code/units/unit.js';
 import { tempDirs } from '../../helpers/temp.js';
+import { monotonicMs } from '../../../shared/clock.js';
 
 // hermes_tools.terminal inside a script: the approval guard first (blocked, never run), Hermes'
 // refusal of self-backgrounding, then the unit's worker runs it within the call's deadline.
@@ -23,7 +24,7 @@ const ctx = { owner: { id: 'request:1', kind: 'request' } } as unknown as CallCo
 
 function unitWith(requests: Array<Record<string, unknown>>, reply: Record<string, unknown>, deadlineInMs = 60_000): CallUnit {
   const worker = { request: async (body: Record<string, unknown>) => (requests.push(body), reply) } as unknown as ExecuteUnit;
-  return { worker, dir: '/unit/state', cwd: home, call: { ctx, deadline: Date.now() + deadlineInMs } } as unknown as CallUnit;
+  return { worker, dir: '/unit/state', cwd: home, call: { ctx, deadline: monotonicMs() + deadlineInMs } } as unknown as CallUnit;
 }
 
 test("an allowed command runs on the unit's worker, in its cwd, bounded by the call's deadline", async () => {

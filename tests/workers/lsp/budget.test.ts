@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Budget, LspFailure } from '../../../workers/lsp/budget.js';
+import { monotonicMs } from '../../../shared/clock.js';
 
 const timeout = (message: string) => (e: unknown) => e instanceof LspFailure && e.code === 'LSP_TIMEOUT' && e.name === 'LspFailure' && e.message === message;
 
@@ -35,7 +36,7 @@ test('end() by the caller: the given reason, at once, before the deadline', asyn
   await assert.rejects(waiting, timeout('the client cancelled'));
   assert.equal(budget.ended, true);
   assert.equal(budget.token.isCancellationRequested, true);
-  assert.ok(budget.deadline > Date.now() + 50_000);
+  assert.ok(budget.deadline > monotonicMs() + 50_000);
 });
 
 test('the message rounds the budget to whole seconds', async () => {

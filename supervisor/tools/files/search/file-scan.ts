@@ -1,6 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { decodeLenient, READ_FLAGS, throwIfAborted } from '../common/index.js';
 import type { WalkBudget } from './walk.js';
+import { monotonicMs } from '../../../../shared/clock.js';
 
 // Searching one file's lines for search_files' content target (search/content.ts): rg's encoding
 // sniffing, its binary rule, its line splitting, and what Hermes shows of a matching line.
@@ -98,7 +99,7 @@ async function scanStream(handle: FileHandle, re: RegExp, context: number, keep:
   };
   for (;;) {
     throwIfAborted(signal, 'search_files');
-    if (Date.now() > budget.deadline) {
+    if (monotonicMs() > budget.deadline) {
       budget.limitReason = 'search_timeout';
       break;
     }

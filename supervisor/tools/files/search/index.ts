@@ -7,6 +7,7 @@ import { searchFileNames, searchFileNamesOrdered, type FileOrder } from './glob.
 import { type SearchScope, type WalkBudget } from './walk.js';
 import { openRoot } from './root.js';
 import { defaultLimits } from '../../../../shared/limits.js';
+import { monotonicMs } from '../../../../shared/clock.js';
 
 // search_files — Hermes' content / file-name search (tools/file_tools.py `search_tool`, which runs
 // tools/file_operations.py `ShellFileOperations.search`: ripgrep where it is installed), implemented
@@ -104,7 +105,7 @@ async function searchFiles(deps: SearchDeps, args: Record<string, unknown>, ctx:
   const dirs = root.dirs;
   const maxEntries = deps.searchFilesMaxEntries ?? defaultLimits().searchFilesMaxEntries;
   const timeoutSeconds = deps.searchFilesTimeoutSeconds ?? defaultLimits().searchFilesTimeoutSeconds;
-  const budget: WalkBudget = { entries: 0, maxEntries, deadline: Date.now() + timeoutSeconds * 1000, limitReason: null };
+  const budget: WalkBudget = { entries: 0, maxEntries, deadline: monotonicMs() + timeoutSeconds * 1000, limitReason: null };
   const scope: SearchScope = { root, budget, dirs, signal: ctx?.signal };
   const warnings: string[] = [];
   const result: Record<string, unknown> = {};

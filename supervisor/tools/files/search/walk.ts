@@ -4,6 +4,7 @@ import { ErrorCode, GatewayError } from '../../../../shared/errors.js';
 import { throwIfAborted } from '../common/index.js';
 import type { CheckedPath, HermesDirs } from '../access/index.js';
 import { ancestorLayers, dirLayers, exists, ignoreVerdict, picomatchLib, type IgnoreLayer } from './ignore.js';
+import { monotonicMs } from '../../../../shared/clock.js';
 
 // What search_files' two targets share (search/index.ts describes the tool): the bounded, rg-like
 // walk beneath the search root (search/root.ts opens it; search/ignore.ts holds rg's ignore files),
@@ -126,7 +127,7 @@ async function* walkFiles(root: SearchRoot, budget: WalkBudget, options: WalkOpt
   let first = true;
   while (stack.length > 0) {
     throwIfAborted(signal, 'search_files');
-    if (Date.now() > budget.deadline) {
+    if (monotonicMs() > budget.deadline) {
       budget.limitReason = 'search_timeout';
       return;
     }

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCode, GatewayError } from '../../../../shared/errors.js';
 import { processIsAlive } from '../../../../shared/proc.js';
 import { activeJobs, assertSafePath, gateState, jobCounts, liveSignalPauses, openJobDatabase, openJobDatabaseAsIs, OWNER_TOKEN_PATTERN, pauseAdmission, resumeAdmission, type JobDatabase, type JobRow } from '../store/index.js';
+import { monotonicMs } from '../../../../shared/clock.js';
 
 // The commands of hermes-mcp-admission (bin/admission.ts parses their arguments): status, drain,
 // resume and snapshot over the job database (reconcile is reconcile.ts). They talk to
@@ -107,14 +108,14 @@ export function status(db: JobDatabase, out: Out): number {
 export async function drain(db: JobDatabase, out: Out, token: string, timeoutSeconds: number, reason: string): Promise<number> {
   // Claim first, then wait: from here no new job can start, so the active set only shrinks.
   pauseAdmission(db, token, reason, Date.now());
-  const deadline = Date.now() + timeoutSeconds * 1000;
+  const deadline = monotonicMs() + timeoutSeconds * 1000;
   for (;;) {
     const active = activeJobs(db).map(describeJob);
     if (active.length === 0) {
       out.print({ drained: true, paused: true }, 'drained');
       return 0;
     }
-    if (Date.now() >= deadline) {
+    if (monotonicMs() >= deadline) {
       out.print({ drained: false, paused: true, active_jobs: active }, `still active:\n${active.map(jobLine).join('\n')}`);
       process.stderr.write(`${DRAIN_TIMEOUT}: ${active.length} job(s) still active after ${timeoutSeconds} s (${active.map((j) => j.id).join(', ')}); admission stays paused\n`);
       return EXIT_DRAIN_TIMEOUT;

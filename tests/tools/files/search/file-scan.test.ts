@@ -5,11 +5,12 @@ import { after, test } from 'node:test';
 import { multilineMatchingLines, scanFile, shownLine, sniffEncoding, splitFileLines, withContext } from '../../../../supervisor/tools/files/search/file-scan.js';
 import type { WalkBudget } from '../../../../supervisor/tools/files/search/walk.js';
 import { tempDirs } from '../../../helpers/temp.js';
+import { monotonicMs } from '../../../../shared/clock.js';
 
 const temp = tempDirs();
 after(() => temp.removeAll());
 
-const budget = (): WalkBudget => ({ entries: 0, maxEntries: 1000, deadline: Date.now() + 60_000, limitReason: null });
+const budget = (): WalkBudget => ({ entries: 0, maxEntries: 1000, deadline: monotonicMs() + 60_000, limitReason: null });
 
 test('sniffEncoding: a UTF-8 BOM is dropped, a UTF-16 one picks the encoding', () => {
   assert.deepEqual(sniffEncoding(Buffer.from([0xef, 0xbb, 0xbf, 0x61])), { encoding: 'utf-8', bom: 3 });
