@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import type { HermesPin } from './hermes-venv.js';
 
@@ -28,6 +28,16 @@ function readTable(file: string): DurationTable {
 /** The durations of `pin`'s files in checkout `root`: the committed ones, overridden by this checkout's measured ones. */
 export function knownDurations(root: string, pin: HermesPin): Record<string, number> {
   return { ...readTable(join(root, COMMITTED_DURATIONS))[pin], ...readTable(join(root, MEASURED_DURATIONS))[pin] };
+}
+
+/**
+ * Appends one test file's running time to the pass's record (HMCP_TEST_DURATIONS), if it keeps one:
+ * written by tests/helpers/exit-watchdog.ts for a file in a process of its own, and by a unit-test
+ * group's module (unit-groups.ts) for each of its files; parseRecorded reads it.
+ */
+export function recordDuration(file: string, ms: number): void {
+  const record = process.env.HMCP_TEST_DURATIONS;
+  if (record) appendFileSync(record, `${JSON.stringify({ file, ms: Math.round(ms) })}\n`);
 }
 
 /**

@@ -60,13 +60,12 @@ export function groupModule(members: ReadonlyArray<{ name: string; path: string 
   // (A helper module's top-level hook would belong to the first file that imported it: helpers
   // have none, tests/scripts/unit-groups.test.ts checks.)
   return `import { after, before, describe } from 'node:test';
-import { appendFileSync } from 'node:fs';
-const durations = process.env.HMCP_TEST_DURATIONS;
+import { recordDuration } from ${JSON.stringify(new URL('./test-durations.js', import.meta.url).href)};
 for (const { name, path, url } of ${list}) {
   describe(name, async () => {
     let started = 0;
     before(() => (started = performance.now()));
-    if (durations) after(() => appendFileSync(durations, JSON.stringify({ file: path, ms: Math.round(performance.now() - started) }) + '\\n'));
+    after(() => recordDuration(path, performance.now() - started));
     await import(url);
   });
 }

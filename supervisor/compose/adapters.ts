@@ -44,7 +44,6 @@ export function backendAdapters(config: GatewayConfig, install: HermesInstall, n
 
 export type BackendAdapters = ReturnType<typeof backendAdapters>;
 
-
 /**
  * Every adapter a gateway composes, in catalog order: the backends, the native tools after the
  * Hermes files ones, and what only the served gateway has (the jobs, the bridge profile). A backend

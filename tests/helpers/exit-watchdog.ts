@@ -1,5 +1,5 @@
-import { appendFileSync } from 'node:fs';
 import { after } from 'node:test';
+import { recordDuration } from '../../scripts/test-durations.js';
 
 // Loaded into every test file by scripts/run-tests.ts (`node --import`, which node's runner passes
 // on to each file it starts), instead of node's
@@ -28,8 +28,5 @@ if (process.env.NODE_TEST_CONTEXT !== undefined) {
       process.exit(1);
     }, LEAK_GRACE_MS).unref();
   });
-  const durations = process.env.HMCP_TEST_DURATIONS;
-  if (durations) {
-    process.on('exit', () => appendFileSync(durations, `${JSON.stringify({ file: process.argv[1], ms: Math.round(performance.now()) })}\n`));
-  }
+  if (process.env.HMCP_TEST_DURATIONS) process.on('exit', () => recordDuration(process.argv[1]!, performance.now()));
 }

@@ -155,7 +155,6 @@ export class CapabilityStore {
     private readonly options: { ttlMs: number; maxActive: number; now: () => number; random?: (size: number) => Buffer },
   ) {}
 
-
   private isActive(r: CapabilityRecord): boolean {
     return !r.revoked && r.expiresAt > this.options.now();
   }
