@@ -31,8 +31,8 @@ import { runUnits, writeRunUnits, type RunUnit } from './unit-groups.js';
 // The selected files run against the oldest supported Hermes, and those of them that compare with
 // a real Hermes (test-files.ts, EVERY_HERMES) against the newest too (HERMES_TEST_PIN): one pass per
 // Hermes, one after the other, each printing as it runs, then (with --conformance) the MCP
-// conformance suites. Each pass starts its longest files first (test-durations.ts), the mirrored
-// unit tests a folder to a process (unit-groups.ts), every other file in a process of its own.
+// conformance suites. Each pass starts its test files a group to a process (unit-groups.ts), the
+// longest first (test-durations.ts).
 
 const root = packageRoot();
 const testsDir = join(root, 'dist', 'tests');
@@ -52,12 +52,12 @@ const unitOnly = process.argv.includes('--unit');
 const selected = testFiles(testsDir, prefixes)
   .map((f) => relative(testsDir, f))
   .filter((f) => !unitOnly || mirrored.has(f));
-// Each pass starts its processes longest first (a group of unit tests lasts as long as its files together).
+// Each pass starts its processes longest first (a group lasts as long as its files together).
 const passes = pins
   .map((pin) => {
     const files = filesForPin(selected, pin);
     const durations = knownDurations(root, pin);
-    const units = new Map(runUnits(files, mirrored).map((u): [string, RunUnit] => [u.group ?? u.files[0]!, u]));
+    const units = new Map(runUnits(files, mirrored, durations).map((u): [string, RunUnit] => [u.group ?? u.files[0]!, u]));
     const length = (u: RunUnit) => u.files.reduce((sum, f) => sum + (durations[f] ?? Number.POSITIVE_INFINITY), 0);
     return { pin, files, units: longestFirst([...units.keys()], Object.fromEntries([...units].map(([k, u]) => [k, length(u)]))).map((k) => units.get(k)!) };
   })

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { packageRoot } from '../../shared/package-root.js';
 import { mirroredTests } from '../../scripts/test-files.js';
-import { groupOf, OWN_PROCESS, runUnits, writeRunUnits } from '../../scripts/unit-groups.js';
+import { GATEWAY_GROUP_MS, groupOf, OWN_PROCESS, runUnits, writeRunUnits } from '../../scripts/unit-groups.js';
 import { tempDirs } from '../helpers/temp.js';
 
-// The mirrored unit tests run a folder to a process (scripts/unit-groups.ts): which files share
-// one, and that sharing keeps each file's hooks and results its own.
+// A pass runs its test files a group to a process (scripts/unit-groups.ts): which files share one,
+// and that sharing keeps each file's hooks and results its own.
 
 const temp = tempDirs();
 after(() => temp.removeAll());
@@ -28,6 +28,25 @@ test('a unit test goes to its family under tools/, or to its first folder; every
     { files: ['http/whole-gateway.test.js'] },
     { files: ['shared/subreaper.test.js'] },
   ]);
+});
+
+test('the other files share a process per folder, in runs of at most GATEWAY_GROUP_MS measured; one unmeasured, or that long alone, runs alone', () => {
+  const third = GATEWAY_GROUP_MS / 3;
+  const unit = new Set(['tools/jobs/store/x.test.js']);
+  const files = ['http/a.test.js', 'http/b.test.js', 'http/c.test.js', 'http/d.test.js', 'http/new.test.js', 'fidelity/long.test.js', 'tools/jobs/store/x.test.js', 'tools/jobs/run.test.js', 'platform/spawning/orphans-healthz.test.js'];
+  const durations = { 'http/a.test.js': third, 'http/b.test.js': third, 'http/c.test.js': third + 1, 'http/d.test.js': 10, 'fidelity/long.test.js': GATEWAY_GROUP_MS, 'tools/jobs/store/x.test.js': GATEWAY_GROUP_MS, 'tools/jobs/run.test.js': 5, 'platform/spawning/orphans-healthz.test.js': 5 };
+  assert.deepEqual(runUnits(files, unit, durations), [
+    { group: 'gateway/http#1', files: ['http/a.test.js', 'http/b.test.js'] },
+    { group: 'gateway/http#2', files: ['http/c.test.js', 'http/d.test.js'] },
+    { group: 'gateway/tools/jobs', files: ['tools/jobs/run.test.js'] },
+    { group: 'tools/jobs', files: ['tools/jobs/store/x.test.js'] },
+    { files: ['fidelity/long.test.js'] },
+    { files: ['http/new.test.js'] },
+    { files: ['platform/spawning/orphans-healthz.test.js'] },
+  ]);
+  const dir = temp.make('hmcp-gateway-groups-');
+  const modules = writeRunUnits([{ group: 'gateway/http#2', files: ['http/c.test.js'] }, { group: 'tools/jobs', files: ['tools/jobs/store/x.test.js'] }, { files: ['http/new.test.js'] }], '/t', dir);
+  assert.deepEqual(modules, [join(dir, 'gateway-http-2.test.mjs'), join(dir, 'unit-tools-jobs.test.mjs'), '/t/http/new.test.js']);
 });
 
 /** Runs scripts/test-pass.js over `files`, with the durations written to `durations`. */
@@ -63,9 +82,10 @@ test("a group's files run in one process, each in a suite named after it, its to
   assert.match(failing.stdout, /^not ok 2 - core\/b\.test\.mjs$/m);
 });
 
-test('every unit test that makes its process a subreaper runs alone, and no test helper declares a top-level hook', () => {
-  const subreapers = mirroredTests(root).filter((f) => readFileSync(join(root, 'tests', f.replace(/\.js$/, '.ts')), 'utf8').includes('becomeSubreaper('));
-  assert.ok(subreapers.length > 0, 'the subreaper tests are found');
+test('every test that makes its process a subreaper runs alone, and no test helper declares a top-level hook', () => {
+  const tests = (readdirSync(join(root, 'tests'), { recursive: true, encoding: 'utf8' }) as string[]).filter((f) => f.endsWith('.test.ts'));
+  const subreapers = tests.filter((f) => /^import \{[^}]*\bbecomeSubreaper\b[^}]*\} from '[./]+\/shared\/subreaper\.js';$/m.test(readFileSync(join(root, 'tests', f), 'utf8'))).map((f) => f.replace(/\.ts$/, '.js'));
+  assert.ok(subreapers.some((f) => mirroredTests(root).includes(f)) && subreapers.some((f) => !mirroredTests(root).includes(f)), 'the subreaper tests are found, unit and whole-gateway');
   assert.deepEqual(subreapers.filter((f) => !OWN_PROCESS.includes(f)), []);
   const helpers = (readdirSync(join(root, 'tests'), { recursive: true, encoding: 'utf8' }) as string[]).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
   assert.ok(helpers.includes(join('helpers', 'temp.ts')));
