@@ -38,7 +38,7 @@ export interface RunUnit {
   files: string[];
 }
 
-/** The group of a unit test: its family under tools/ (`tools/files`), else its first folder (`platform`, `shared`). */
+/** The folder a test is grouped by: its family under tools/ (`tools/files`), else its first folder (`platform`, `shared`). */
 export function groupOf(file: string): string {
   const parts = file.split('/');
   return (parts[0] === 'tools' && parts.length > 2 ? parts.slice(0, 2) : parts.slice(0, 1)).join('/');
@@ -50,12 +50,11 @@ export function groupOf(file: string): string {
  * per file), or alone.
  */
 export function runUnits(files: readonly string[], unit: ReadonlySet<string>, durations: Readonly<Record<string, number>> = {}): RunUnit[] {
-  const groups = new Map<string, string[][]>();
+  const groups = new Map<string, Array<{ files: string[]; ms: number }>>();
   const alone: RunUnit[] = [];
-  const budget = new Map<string[], number>();
   for (const f of [...files].sort()) {
-    const ms = durations[f];
     const isUnit = unit.has(f);
+    const ms = durations[f];
     if (OWN_PROCESS.includes(f) || (!isUnit && (ms === undefined || ms >= GATEWAY_GROUP_MS))) {
       alone.push({ files: [f] });
       continue;
@@ -63,12 +62,14 @@ export function runUnits(files: readonly string[], unit: ReadonlySet<string>, du
     const g = isUnit ? groupOf(f) : `gateway/${groupOf(f)}`;
     const chunks = groups.get(g) ?? [];
     groups.set(g, chunks);
+    // A unit-test folder is one group whatever its length.
+    const cost = isUnit ? 0 : (ms ?? 0);
     let last = chunks.at(-1);
-    if (!last || (!isUnit && (budget.get(last) ?? 0) + ms! > GATEWAY_GROUP_MS)) chunks.push((last = []));
-    last.push(f);
-    if (!isUnit) budget.set(last, (budget.get(last) ?? 0) + ms!);
+    if (!last || last.ms + cost > GATEWAY_GROUP_MS) chunks.push((last = { files: [], ms: 0 }));
+    last.files.push(f);
+    last.ms += cost;
   }
-  const grouped = [...groups].flatMap(([g, chunks]) => chunks.map((members, i) => ({ group: chunks.length > 1 ? `${g}#${i + 1}` : g, files: members })));
+  const grouped = [...groups].flatMap(([g, chunks]) => chunks.map((c, i) => ({ group: chunks.length > 1 ? `${g}#${i + 1}` : g, files: c.files })));
   return [...grouped, ...alone];
 }
 
