@@ -32,7 +32,7 @@ export function knownDurations(root: string, pin: HermesPin): Record<string, num
 
 /**
  * Appends one test file's running time to the pass's record (HMCP_TEST_DURATIONS), if it keeps one:
- * written by tests/helpers/exit-watchdog.ts for a file in a process of its own, and by a unit-test
+ * written by tests/helpers/exit-watchdog.ts for a file in a process of its own, and by a test
  * group's module (unit-groups.ts) for each of its files; parseRecorded reads it.
  */
 export function recordDuration(file: string, ms: number): void {
