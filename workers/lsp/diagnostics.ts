@@ -1,6 +1,7 @@
 import { DocumentDiagnosticRequest, LSPErrorCodes, ResponseError, type Diagnostic } from 'vscode-languageserver-protocol/node';
 import { LspFailure, type Budget } from './budget.js';
 import type { ServerSession } from './session.js';
+import { monotonicMs } from '../../shared/clock.js';
 
 // A file's diagnostics from either model a server offers:
 // - pull (`textDocument/diagnostic`): declared statically as `diagnosticProvider`, or registered
@@ -45,7 +46,7 @@ export async function fileDiagnostics(session: ServerSession, file: string, lang
   // The reopen and the wait for its publishes are one turn on the document: a concurrent call's
   // close/open would otherwise publish in the middle of this one's wait.
   const pushed = await session.withDocument(file, budget, async (): Promise<Diagnostic[] | 'pull'> => {
-    const started = Date.now();
+    const started = monotonicMs();
     const baseline = await session.reopen(file, languageId, budget);
     // The first publish for this opening, unless the server registers pull diagnostics meanwhile.
     for (;;) {
@@ -57,7 +58,7 @@ export async function fileDiagnostics(session: ServerSession, file: string, lang
     const quietMs = Math.max(settleMs, Math.round((first.at - started) / 2));
     for (;;) {
       const last = session.pushedAfter(file, baseline)!;
-      const wait = last.at + quietMs - Date.now();
+      const wait = last.at + quietMs - monotonicMs();
       if (wait <= 0) return last.items;
       await budget.race(session.guard(Promise.race([session.nextChange(), new Promise((r) => setTimeout(r, wait))])));
     }

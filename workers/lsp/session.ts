@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { monotonicMs } from '../../shared/clock.js';
 import {
   createProtocolConnection,
   DidChangeTextDocumentNotification,
@@ -42,6 +43,7 @@ const BARRIER_METHOD = '$/hermes/barrier';
 export interface PushedDiagnostics {
   /** Order of arrival across all files (a query compares it with the point it synced at). */
   seq: number;
+  /** When it arrived, on the monotonic clock (the settle wait measures from it). */
   at: number;
   items: Diagnostic[];
 }
@@ -101,7 +103,7 @@ export class ServerSession extends EventEmitter {
     this.connection.onNotification(PublishDiagnosticsNotification.type, (params) => {
       const path = pathOf(params.uri);
       if (path === undefined) return;
-      this.pushed.set(path, { seq: ++this.pushSeq, at: Date.now(), items: params.diagnostics });
+      this.pushed.set(path, { seq: ++this.pushSeq, at: monotonicMs(), items: params.diagnostics });
       this.emit('changed');
     });
     this.connection.onError(() => {});

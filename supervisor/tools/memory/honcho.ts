@@ -3,6 +3,7 @@ import { ErrorCode, GatewayError } from '../../../shared/errors.js';
 import { redactOutbound } from '../../core/redaction.js';
 import type { ProbeResult } from '../../platform/health/readiness.js';
 import type { HonchoSettings } from './config.js';
+import { monotonicMs } from '../../../shared/clock.js';
 
 // One Honcho client for the process, built with the official SDK from the resolved Hermes
 // configuration. The gateway never retries (maxRetries 0): a retried mutation is a replay.
@@ -107,10 +108,10 @@ export class HonchoBackend {
       api_key: apiKeySource,
       ...(warnings.length > 0 ? { warnings: warnings.map((w) => redactOutbound(w)) } : {}),
     };
-    const started = Date.now();
+    const started = monotonicMs();
     try {
       await (await this.newClient()).http.post('/v3/workspaces', { body: { id: identity.workspace }, timeout: PROBE_TIMEOUT_MS });
-      return { ready: true, status: 'ok', details: { ...details, latency_ms: Date.now() - started } };
+      return { ready: true, status: 'ok', details: { ...details, latency_ms: monotonicMs() - started } };
     } catch (e) {
       return {
         ready: false,

@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { releaseUnknownJob } from '../admission/index.js';
 import { getJob, isFinal, requestCancel, type JobDatabase, type JobRow } from '../store/index.js';
+import { monotonicMs } from '../../../../shared/clock.js';
 
 // Cancelling a job this gateway process does not run: another live process runs it, or nothing
 // does any more and it is (or becomes) `unknown`.
@@ -12,9 +13,9 @@ import { getJob, isFinal, requestCancel, type JobDatabase, type JobRow } from '.
  */
 export async function cancelThroughDatabase(db: JobDatabase, row: JobRow, killGraceSeconds: number, now: number): Promise<JobRow> {
   requestCancel(db, row.id, now);
-  const until = Date.now() + (killGraceSeconds + 5) * 1000;
+  const until = monotonicMs() + (killGraceSeconds + 5) * 1000;
   let current = row;
-  while (!isFinal(current.state) && Date.now() < until) {
+  while (!isFinal(current.state) && monotonicMs() < until) {
     await delay(250);
     current = getJob(db, row.id) ?? current;
   }

@@ -17,6 +17,7 @@ import { cancelThroughDatabase, cancelUnknown } from './remote-cancel.js';
 import { launchJob, type LaunchSite } from './launch.js';
 import { LocalJob, type StopReason } from './local-job.js';
 import { enforceOrphanDeadlines, reconcileOrphanJob, reconcileOrphanJobs } from './orphans.js';
+import { monotonicMs } from '../../../../shared/clock.js';
 
 // Runs admitted jobs and keeps their receipts true.
 //
@@ -175,11 +176,11 @@ export class JobRunner {
     let row = authorizedJob(this.db, id, token);
     const local = this.local.get(id);
     if (local) this.flush(local);
-    const until = Date.now() + Math.min(waitSeconds, this.limits.jobStatusMaxWaitSeconds) * 1000;
+    const until = monotonicMs() + Math.min(waitSeconds, this.limits.jobStatusMaxWaitSeconds) * 1000;
     const initial = row.state;
-    while (Date.now() < until && !signal.aborted && row.state === initial && !isFinal(row.state)) {
+    while (monotonicMs() < until && !signal.aborted && row.state === initial && !isFinal(row.state)) {
       // Woken at once by a change this process makes; polled for changes other processes make.
-      await this.changes.nextOrDelay(id, Math.min(250, until - Date.now()), signal);
+      await this.changes.nextOrDelay(id, Math.min(250, until - monotonicMs()), signal);
       row = getJob(this.db, id) ?? row;
     }
     const after = this.local.get(id);
